@@ -1,0 +1,1 @@
+# bench: build fragment (see top-level Makefile)

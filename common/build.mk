@@ -1,0 +1,1 @@
+# common: build fragment (see top-level Makefile)

@@ -1,0 +1,76 @@
+/* wire.h -- the batch format of PROTOCOL.md §1: shim -> ftiod, and spool files.
+ *
+ * One ZeroMQ message (or one item of a spool file) is one batch: a msgpack map
+ * with a header and column arrays ts/te/bytes/off/op/layer/fid/flags of equal
+ * length.  The encoder is used by the shim's flusher thread (never on the
+ * application's hot path); the decoder by ftiod, `ftio` (spool reader) and the
+ * tests.  The decoder treats its input as hostile: any malformed, oversized or
+ * wrong-version message is rejected with a reason, never a crash.
+ */
+#ifndef FTIO_WIRE_H
+#define FTIO_WIRE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "record.h"
+
+#define FTIO_WIRE_VERSION     1
+#define FTIO_WIRE_MAX_RECORDS (1u << 22)   /* per batch; larger is rejected */
+#define FTIO_WIRE_MAX_FILES   (1u << 16)   /* file entries per batch */
+#define FTIO_WIRE_MAX_STR     4096         /* job, host, path, mark length */
+
+struct ftio_file_entry {
+    uint32_t    id;
+    const char *path;       /* decoder: points into the batch's storage */
+};
+
+/* Everything in a batch except the records. */
+struct ftio_batch_header {
+    int         version;
+    const char *job;
+    const char *host;
+    int64_t     pid;
+    int32_t     rank;        /* -1 when not MPI */
+    int32_t     nranks;      /*  0 when not MPI */
+    uint64_t    seq;
+    int64_t     clock_mono;  /* anchor taken together with clock_real */
+    int64_t     clock_real;
+    int64_t     skew_ns;     /* optional; 0 when absent */
+    uint64_t    lost;
+    const char *mark;        /* NULL when absent */
+    bool        final;
+    size_t      nfiles;
+    const struct ftio_file_entry *files;
+};
+
+/* A decoded batch.  Owns its memory; reuse one across ftio_wire_decode()
+ * calls to avoid reallocating (the decoder grows it as needed). */
+struct ftio_batch {
+    struct ftio_batch_header h;
+    size_t              n;        /* number of records */
+    struct ftio_record *rec;      /* n records (tid = 0, reserved = 0) */
+    void               *storage;  /* private */
+};
+
+/* Encode header + n records as one msgpack map appended to a growing buffer.
+ * Returns 0, or -1 on allocation failure. */
+struct ftio_wbuf { char *data; size_t len, cap; };
+int  ftio_wire_encode(struct ftio_wbuf *out, const struct ftio_batch_header *h,
+                      const struct ftio_record *rec, size_t n);
+void ftio_wbuf_free(struct ftio_wbuf *b);
+
+/* Decode exactly one batch from buf[0..len).  On success returns 0 and sets
+ * *used to the bytes consumed (a spool file holds batches back to back).
+ * On failure returns -1 and writes a one-line reason to err; *used is then the
+ * offset where decoding failed.  Returns 1 (not an error) when buf holds only
+ * the beginning of a batch: the caller may read more, or report truncation. */
+int  ftio_wire_decode(const void *buf, size_t len, struct ftio_batch *out,
+                      size_t *used, char *err, size_t errlen);
+void ftio_batch_free(struct ftio_batch *b);
+
+/* Human names, for tools and logs. */
+const char *ftio_op_name(int op);
+const char *ftio_layer_name(int layer);
+
+#endif

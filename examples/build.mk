@@ -1,0 +1,1 @@
+# examples: build fragment (see top-level Makefile)

@@ -1,0 +1,2 @@
+# libtrace: build fragment (see top-level Makefile)
+include libtrace/mpiio.mk

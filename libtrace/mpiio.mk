@@ -1,0 +1,1 @@
+# libtrace/mpiio.mk

@@ -1,0 +1,69 @@
+/* shim.h -- internal contract between the interception layers and the
+ * recording core of libftio.so.
+ *
+ *   posix.c stdio.c mpiio.c lifecycle.c   (wrappers: call the real function,
+ *            |                             time it, hand a record to the core)
+ *            v
+ *   core.c (state, init, config) ring.c (per-thread SPSC rings)
+ *   fdtable.c (which descriptors we trace)  flusher.c (thread: rings -> wire
+ *   batches -> ZeroMQ PUSH, or the spool file)
+ *
+ * Hot-path rules for every wrapper: no allocation, no locks, no syscalls but
+ * the real call and two clock reads, errno preserved on every path, and a
+ * call made while ftio_busy is set goes straight to the real function.
+ * Nothing here is exported from the .so except the wrapped symbols and ftio.h.
+ */
+#ifndef FTIO_SHIM_H
+#define FTIO_SHIM_H
+
+#include <stdint.h>
+#include <time.h>
+#include "record.h"
+
+#define FTIO_HIDDEN __attribute__((visibility("hidden")))
+
+/* Reentrancy guard: set while inside any wrapper (and permanently in the
+ * flusher thread) so that I/O we cause ourselves is never recorded. */
+extern __thread int ftio_busy __attribute__((tls_model("initial-exec")));
+
+/* Depth of MPI-IO calls on this thread: POSIX/stdio records made while it is
+ * > 0 carry FTIO_FLAG_NESTED (the daemon counts their bytes once). */
+extern __thread int ftio_mpiio_depth __attribute__((tls_model("initial-exec")));
+
+/* 1 once initialised and neither FTIO_DISABLE nor ftio_pause() is in force. */
+extern int ftio_active FTIO_HIDDEN;
+
+static inline uint64_t ftio_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Resolve the next definition of `name` (dlsym RTLD_NEXT); NULL if absent.
+ * Wrappers cache the result in a static pointer (see FTIO_REAL in posix.c). */
+FTIO_HIDDEN void *ftio_resolve(const char *name);
+
+/* Is this layer traced (FTIO_LAYERS)? */
+FTIO_HIDDEN int ftio_layer_on(int layer);
+
+/* Append one record to the calling thread's ring.  Lock-free, no allocation;
+ * when the ring is full the record is counted as lost (never blocks). */
+FTIO_HIDDEN void ftio_emit(const struct ftio_record *r);
+
+/* Register a path seen at open time (made absolute, excluded prefixes
+ * checked).  Returns its file id, or 0 when the path is excluded and must not
+ * be traced.  Called on open paths only, never per data call. */
+FTIO_HIDDEN uint32_t ftio_file_register(const char *path);
+
+/* Rank and world size: from launcher variables at init, confirmed by MPI_Init. */
+FTIO_HIDDEN void ftio_set_rank(int rank, int nranks);
+
+/* Ask the flusher to send everything now (mark may be NULL).  With wait != 0
+ * returns once the data is sent or spooled (bounded by linger). */
+FTIO_HIDDEN void ftio_flush_now(const char *mark, int wait);
+
+/* Final flush + stop the flusher; idempotent; used by every exit path. */
+FTIO_HIDDEN void ftio_shutdown(void);
+
+#endif

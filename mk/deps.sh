@@ -1,0 +1,17 @@
+#!/bin/sh
+# Installs the Debian packages ftio needs, but only those that are missing, so
+# that `make check` / `make demo` work on a fresh Debian machine (run as root).
+PKGS="build-essential pkg-config libfftw3-dev libzmq3-dev libmsgpack-dev libjansson-dev
+      libopenmpi-dev openmpi-bin check python3 python3-zmq"
+missing=""
+for p in $PKGS; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "deps: installing missing Debian packages:$missing"
+if [ "$(id -u)" != 0 ]; then
+  echo "deps: not root; install them with: apt-get install$missing" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq && apt-get install -y -qq --no-install-recommends $missing

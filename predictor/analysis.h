@@ -1,0 +1,211 @@
+/* analysis.h -- the FTIO period-detection library (libftioanalysis.a).
+ *
+ * Data flows one way:
+ *   requests --(signal.c: event sweep)--> step signal --(sample.c)--> samples
+ *   samples  --(spectrum.c: FFTW)--> spectrum --(detect.c)--> candidates, class
+ *   samples + dominant frequency --(metrics.c)--> characterisation, next phase
+ *   samples --(acf.c)--> autocorrelation cross-check
+ * The daemon skips the first two steps: it accumulates records straight into
+ * bins (bins.c, exact integral per bin) and hands the bins to ftio_analyze().
+ *
+ * Everything follows ../shared/docs/ALGORITHM.md; behaviour marked [compat]
+ * there reproduces the published implementation digit for digit.
+ * Units: seconds, bytes, B/s, Hz.  Functions return 0 on success and -1 on
+ * error (with a one-line reason in err when an err buffer is taken).
+ * Not thread-safe per object: use one ftio_analyzer per thread.
+ */
+#ifndef FTIO_ANALYSIS_H
+#define FTIO_ANALYSIS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- requests (§1) ---------------------------------------------------- */
+
+/* Each request contributes a constant rate over [t_start, t_end). */
+struct ftio_requests {
+    size_t  n, cap;
+    double *t_start;
+    double *t_end;
+    double *rate;      /* B/s */
+};
+
+/* Append with a known rate (TMIO traces give rates). */
+int  ftio_requests_push_rate(struct ftio_requests *r, double t_start, double t_end, double rate);
+/* Append with a byte count; a zero-length request lasts 1 us (§1). */
+int  ftio_requests_push_bytes(struct ftio_requests *r, double t_start, double t_end, double bytes);
+void ftio_requests_free(struct ftio_requests *r);
+
+/* ---- application signal (§1) ------------------------------------------ */
+
+/* Step function: value b[i] holds from t[i] to t[i+1]. */
+struct ftio_signal {
+    size_t  n;
+    double *t;
+    double *b;
+};
+
+/* Event sweep: 2n points, starts before ends on equal times. */
+int  ftio_signal_build(const struct ftio_requests *r, struct ftio_signal *out);
+void ftio_signal_free(struct ftio_signal *s);
+/* Exact volume sum b[i] * (t[i+1] - t[i]) (V_0 of §2). */
+double ftio_signal_volume(const struct ftio_signal *s);
+
+/* ---- samples (§2) ----------------------------------------------------- */
+
+enum ftio_sampling {
+    FTIO_SAMPLING_HOLD = 0,    /* [compat] zero-order hold, accumulated step */
+    FTIO_SAMPLING_AVERAGE,     /* mean of B over each bin (exact integral) */
+};
+
+struct ftio_samples {
+    size_t  n, cap;
+    double  fs;
+    double  t0;                /* time of sample 0 (window start) */
+    double  t1;                /* window end (t_last of §2) */
+    double  exact_volume;      /* V_0, for the abstraction error; NAN if unknown */
+    double *x;                 /* B/s */
+};
+
+/* Sample s at fs inside [ts, te] (NAN = unbounded).  N <= 0 is an error
+ * ("trace shorter than one sample at fs=...; raise -f"). */
+int  ftio_sample(const struct ftio_signal *s, double fs, double ts, double te,
+                 enum ftio_sampling mode, struct ftio_samples *out,
+                 char *err, size_t errlen);
+void ftio_samples_free(struct ftio_samples *x);
+/* |V_a - V_0| / V_0, or NAN when V_0 is unknown or zero. */
+double ftio_abstraction_error(const struct ftio_samples *x);
+
+/* ---- binned signal for streaming (§1, online) -------------------------- */
+
+/* A ring of `capacity` bins of width 1/fs starting at absolute bin index
+ * `first`; adding a request spreads its bytes exactly over the bins it
+ * overlaps.  Bins that fall off the ring's horizon are dropped. */
+struct ftio_bins {
+    double   fs;
+    double   origin;     /* time of bin index 0 */
+    size_t   capacity;
+    int64_t  first;      /* absolute index of the oldest kept bin */
+    int64_t  last;       /* absolute index one past the newest touched bin */
+    double  *vol;        /* bytes per bin, ring indexed by (index % capacity) */
+    double   dropped_bytes;  /* bytes that fell before the horizon */
+};
+
+int  ftio_bins_init(struct ftio_bins *b, double fs, double origin, size_t capacity);
+void ftio_bins_add(struct ftio_bins *b, double t_start, double t_end, double bytes);
+/* Copy bins covering [ts, te] (clipped to what is kept) as samples in B/s. */
+int  ftio_bins_samples(const struct ftio_bins *b, double ts, double te,
+                       struct ftio_samples *out);
+void ftio_bins_free(struct ftio_bins *b);
+
+/* ---- options and results (§3-§5, §7) ----------------------------------- */
+
+struct ftio_options {
+    double fs;                 /* 10 Hz */
+    double tol;                /* 0.8 */
+    bool   psd;                /* true: power spectrum; false: --no-psd */
+    int    top_n;              /* -n K; 0 = off */
+    enum ftio_sampling sampling;
+    bool   autocorrelation;
+    double t_start, t_end;     /* -ts / -te, NAN = unbounded */
+};
+void ftio_options_default(struct ftio_options *o);
+
+enum ftio_class { FTIO_CLASS_NONE = 0, FTIO_CLASS_MODERATE, FTIO_CLASS_HIGH };
+const char *ftio_class_name(enum ftio_class c);   /* "none" "moderate" "high" */
+
+struct ftio_candidate {
+    size_t bin;                /* k */
+    double frequency;          /* Hz */
+    double period;             /* s */
+    double confidence;         /* 0 for -n entries that are not candidates */
+    double amplitude;          /* |X_k| */
+    double phase;              /* rad, referred to absolute time 0 */
+};
+
+#define FTIO_MAX_CANDIDATES 32
+
+struct ftio_metrics {
+    bool   valid;              /* false when there is no dominant frequency */
+    double r_io, b_io;
+    bool   sigma_valid;        /* false when fewer than 2 whole periods */
+    double sigma_vol, sigma_time, periodicity;
+    double phase_bytes;        /* volume per phase */
+    double phase_duration;     /* time in I/O per phase */
+};
+
+struct ftio_next_phase {
+    bool   valid;
+    double start, end, bytes;
+};
+
+struct ftio_acf {
+    bool   valid;
+    double period, confidence;
+    bool   agrees;             /* within 10 % of the DFT period */
+};
+
+struct ftio_result {
+    double t0, t1, fs;
+    size_t samples;
+    double volume;             /* V_a */
+    double abstraction_error;  /* NAN when unknown */
+
+    enum ftio_class cls;
+    bool   has_period;
+    struct ftio_candidate dominant;       /* valid when has_period */
+
+    size_t ncand;                          /* surviving candidates (after harmonics) */
+    struct ftio_candidate cand[FTIO_MAX_CANDIDATES];
+
+    size_t ntop;                           /* -n */
+    struct ftio_candidate top[FTIO_MAX_CANDIDATES];
+
+    struct ftio_metrics    metrics;
+    struct ftio_next_phase next;           /* relative to `now` given to ftio_analyze */
+    struct ftio_acf        acf;
+};
+
+/* Holds cached FFTW plans and scratch buffers; one per thread. */
+struct ftio_analyzer;
+struct ftio_analyzer *ftio_analyzer_new(void);
+void ftio_analyzer_free(struct ftio_analyzer *a);
+
+/* Spectrum, detection, metrics, next phase after `now` (pass x->t1 offline),
+ * and the ACF when o->autocorrelation.  Never allocates per call once the
+ * analyzer has seen a given N. */
+int ftio_analyze(struct ftio_analyzer *a, const struct ftio_samples *x,
+                 const struct ftio_options *o, double now, struct ftio_result *out,
+                 char *err, size_t errlen);
+
+/* Convenience for the offline path: signal -> samples -> ftio_analyze. */
+int ftio_analyze_requests(struct ftio_analyzer *a, const struct ftio_requests *r,
+                          const struct ftio_options *o, struct ftio_result *out,
+                          char *err, size_t errlen);
+
+/* ---- online helpers shared by `ftio --window` and ftiod (§6) ----------- */
+
+/* Adaptive window [compat]: frequency hits. */
+struct ftio_window {
+    double fixed;        /* > 0: fixed window length in s (--window S) */
+    double job_start;
+    double start;        /* start of the next analysis window */
+    int    hits;         /* consecutive analyses with exactly one candidate */
+};
+void   ftio_window_init(struct ftio_window *w, double job_start, double fixed_len);
+/* Feed an analysis made over a window ending at t_end; returns the next start. */
+double ftio_window_update(struct ftio_window *w, const struct ftio_result *r, double t_end);
+
+/* Frequency groups and P(periodic) over many analyses. */
+#define FTIO_MAX_GROUPS 16
+struct ftio_freq_group { double f_min, f_max; unsigned count; };
+struct ftio_history {
+    unsigned analyses, periodic;
+    size_t   ngroups;
+    struct ftio_freq_group group[FTIO_MAX_GROUPS];
+};
+void   ftio_history_add(struct ftio_history *h, const struct ftio_result *r);
+double ftio_history_p_periodic(const struct ftio_history *h);
+
+#endif

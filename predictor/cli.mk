@@ -1,0 +1,1 @@
+# predictor/cli.mk

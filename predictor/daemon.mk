@@ -1,0 +1,1 @@
+# predictor/daemon.mk

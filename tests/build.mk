@@ -1,0 +1,8 @@
+# tests/: one fragment per component.  Each appends Check binaries to
+# CHECK_PROGS and shell tests to SHELL_TESTS (both run by tests/run.sh).
+include tests/analysis.mk
+include tests/readers.mk
+include tests/wire.mk
+include tests/shim.mk
+include tests/mpiio.mk
+include tests/daemon.mk

@@ -1,0 +1,43 @@
+#!/bin/sh
+# Runs every test given on the command line and prints one closing line
+# "N passed, N failed".  Check binaries are counted per test case (from Check's
+# own "Checks: X, Failures: Y, Errors: Z" line); a shell test counts as one
+# test, passing when it exits 0.  Output of each test goes to $B/test-logs/.
+B=${B:-build}
+LOGS="$B/test-logs"
+mkdir -p "$LOGS"
+passed=0; failed=0; failures=""
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1
+# Each test gets its own ports and spool dir (see tests/lib.sh).
+export FTIO_TEST_BUILD="$B"
+for t in "$@"; do
+  name=$(basename "$t")
+  log="$LOGS/$name.log"
+  start=$(date +%s)
+  case "$t" in
+    *.sh) timeout 300 sh "$t" >"$log" 2>&1; rc=$? ;;
+    *)    CK_DEFAULT_TIMEOUT=60 timeout 600 "$t" >"$log" 2>&1; rc=$? ;;
+  esac
+  secs=$(( $(date +%s) - start ))
+  summary=$(grep -E 'Checks: [0-9]+, Failures: [0-9]+, Errors: [0-9]+' "$log" | tail -1)
+  if [ -n "$summary" ]; then
+    n=$(echo "$summary" | sed -E 's/.*Checks: ([0-9]+).*/\1/')
+    f=$(echo "$summary" | sed -E 's/.*Failures: ([0-9]+), Errors: ([0-9]+).*/\1+\2/')
+    f=$(( f ))
+    passed=$(( passed + n - f )); failed=$(( failed + f ))
+    [ "$rc" != 0 ] && [ "$f" = 0 ] && { failed=$(( failed + 1 )); f=1; }
+  else
+    if [ "$rc" = 0 ]; then passed=$(( passed + 1 )); f=0; else failed=$(( failed + 1 )); f=1; fi
+  fi
+  if [ "$f" = 0 ]; then
+    printf 'PASS %-40s %3ss %s\n' "$name" "$secs" "$summary"
+  else
+    printf 'FAIL %-40s %3ss (rc=%s) %s\n' "$name" "$secs" "$rc" "$summary"
+    failures="$failures $name"
+    sed 's/^/    | /' "$log" | tail -40
+  fi
+done
+[ -n "$failures" ] && echo "failed:$failures"
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
