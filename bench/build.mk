@@ -1,1 +1,6 @@
-# bench: build fragment (see top-level Makefile)
+# bench: build fragment (see top-level Makefile).  One include per benchmark
+# owner; each appends to BENCH_TARGETS.
+include bench/analysis.mk
+include bench/mpiio.mk
+include bench/ingest.mk
+include bench/overhead.mk

@@ -54,7 +54,14 @@ struct ftio_batch {
 };
 
 /* Encode header + n records as one msgpack map appended to a growing buffer.
- * Returns 0, or -1 on allocation failure. */
+ * Returns 0, or -1 on allocation failure (errno ENOMEM) or on input the
+ * decoder would reject (errno EINVAL: job NULL/empty, a string longer than
+ * FTIO_WIRE_MAX_STR, an empty file path, n > FTIO_WIRE_MAX_RECORDS, nfiles >
+ * FTIO_WIRE_MAX_FILES); out->len is then unchanged.  h->version is ignored
+ * (always FTIO_WIRE_VERSION); host NULL is sent as ""; mark NULL and
+ * skew_ns 0 are omitted; rec[].tid/reserved are not sent.  Records are not
+ * validated here: see the decoder's per-record rules below.
+ * Start with a zeroed wbuf; reuse it (set len = 0) to avoid reallocating. */
 struct ftio_wbuf { char *data; size_t len, cap; };
 int  ftio_wire_encode(struct ftio_wbuf *out, const struct ftio_batch_header *h,
                       const struct ftio_record *rec, size_t n);
@@ -64,7 +71,35 @@ void ftio_wbuf_free(struct ftio_wbuf *b);
  * *used to the bytes consumed (a spool file holds batches back to back).
  * On failure returns -1 and writes a one-line reason to err; *used is then the
  * offset where decoding failed.  Returns 1 (not an error) when buf holds only
- * the beginning of a batch: the caller may read more, or report truncation. */
+ * the beginning of a batch: the caller may read more, or report truncation
+ * (*used = len then; every proper prefix of a valid batch returns 1).
+ * err may be NULL / errlen 0, used may be NULL.  `out` must start zeroed ({0}); on -1 or 1 it
+ * holds an empty batch (n = 0, header zeroed), never partial data.
+ *
+ * Memory: all strings (job, host, mark, file paths) and rec[] point into
+ * storage owned by `out`; they stay valid until the next decode into the same
+ * `out` or ftio_batch_free().  The input buffer may be freed right away.
+ *
+ * Validation (anything else is rejected with -1, the whole batch):
+ *  - the batch is a map; keys are strings; unknown keys (and non-string keys)
+ *    are skipped for forward compatibility; a known key twice is an error.
+ *  - required keys: v (== 1), job (non-empty str), seq, ts, te, bytes, op.
+ *    Optional, with their default when absent: host "" (never NULL), pid 0,
+ *    rank -1, nranks 0, clock [0, 0], lost 0, skew_ns 0, files [], mark NULL
+ *    (nil accepted as absent), final false, off -1, layer POSIX, fid 0,
+ *    flags 0.  Strings: str type, <= FTIO_WIRE_MAX_STR bytes, no NUL byte.
+ *  - numbers: any msgpack int width, signed or unsigned, or a finite float
+ *    (truncated toward zero), range-checked: seq, lost, ts, te >= 0;
+ *    rank in [-1, INT32_MAX], nranks in [0, INT32_MAX], rank < nranks when
+ *    nranks > 0; op < FTIO_OP_COUNT, layer < FTIO_LAYER_COUNT, fid uint32,
+ *    flags uint16 (unknown flag bits are kept); pid, clock, off, bytes,
+ *    skew_ns any int64.
+ *  - columns: all present columns have the same length n <= FTIO_WIRE_MAX_RECORDS.
+ *  - files: <= FTIO_WIRE_MAX_FILES entries [uint32 id, non-empty path].
+ *  - per record: te < ts rejects the batch (a monotonic clock cannot do it,
+ *    so the sender is broken or the data corrupt); so does bytes < 0 on a
+ *    read/write (failed calls are not data records).  Negative bytes on
+ *    metadata ops are accepted (e.g. a failed close's return value). */
 int  ftio_wire_decode(const void *buf, size_t len, struct ftio_batch *out,
                       size_t *used, char *err, size_t errlen);
 void ftio_batch_free(struct ftio_batch *b);

@@ -1,1 +1,15 @@
 # examples: build fragment (see top-level Makefile)
+#   $(B)/bin/posix_periodic   plain POSIX program with periodic checkpoints
+#   $(B)/bin/flush_points     explicit flush points through <ftio.h>
+include examples/daemon.mk
+include examples/mpi.mk
+
+$(B)/bin/posix_periodic: $(B)/examples/posix_periodic.o
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ $(LDFLAGS)
+
+$(B)/bin/flush_points: $(B)/examples/flush_points.o
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ $(LDFLAGS)
+
+ALL_TARGETS += $(B)/bin/posix_periodic $(B)/bin/flush_points

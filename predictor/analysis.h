@@ -6,7 +6,8 @@
  *   samples + dominant frequency --(metrics.c)--> characterisation, next phase
  *   samples --(acf.c)--> autocorrelation cross-check
  * The daemon skips the first two steps: it accumulates records straight into
- * bins (bins.c, exact integral per bin) and hands the bins to ftio_analyze().
+ * bins (bins.c: exact integral per bin, and B at each bin's left edge for
+ * the hold sampling) and hands the bins to ftio_analyze().
  *
  * Everything follows ../shared/docs/ALGORITHM.md; behaviour marked [compat]
  * there reproduces the published implementation digit for digit.
@@ -46,7 +47,9 @@ struct ftio_signal {
     double *b;
 };
 
-/* Event sweep: 2n points, starts before ends on equal times. */
+/* Event sweep: 2n points, starts before ends on equal times.  -1 (errno
+ * EINVAL) when a request ends before it starts, ENOMEM when out of memory.
+ * Uses a second thread for large inputs (>= 100000 requests). */
 int  ftio_signal_build(const struct ftio_requests *r, struct ftio_signal *out);
 void ftio_signal_free(struct ftio_signal *s);
 /* Exact volume sum b[i] * (t[i+1] - t[i]) (V_0 of §2). */
@@ -69,7 +72,9 @@ struct ftio_samples {
 };
 
 /* Sample s at fs inside [ts, te] (NAN = unbounded).  N <= 0 is an error
- * ("trace shorter than one sample at fs=...; raise -f"). */
+ * ("trace shorter than one sample at fs=...; raise -f").  out must be
+ * zeroed or a previous result: its buffer is reused (free with
+ * ftio_samples_free). */
 int  ftio_sample(const struct ftio_signal *s, double fs, double ts, double te,
                  enum ftio_sampling mode, struct ftio_samples *out,
                  char *err, size_t errlen);
@@ -81,7 +86,11 @@ double ftio_abstraction_error(const struct ftio_samples *x);
 
 /* A ring of `capacity` bins of width 1/fs starting at absolute bin index
  * `first`; adding a request spreads its bytes exactly over the bins it
- * overlaps.  Bins that fall off the ring's horizon are dropped. */
+ * overlaps (for AVERAGE sampling) and adds its rate to the point value of B
+ * at every grid instant origin + k/fs with t_start <= instant < t_end (for
+ * HOLD sampling: the sweep's value there, starts before ends on equal times).
+ * Bin k spans [origin + k/fs, origin + (k+1)/fs) and point k is its left
+ * edge.  Bins and points that fall off the ring's horizon are dropped. */
 struct ftio_bins {
     double   fs;
     double   origin;     /* time of bin index 0 */
@@ -90,11 +99,22 @@ struct ftio_bins {
     int64_t  last;       /* absolute index one past the newest touched bin */
     double  *vol;        /* bytes per bin, ring indexed by (index % capacity) */
     double   dropped_bytes;  /* bytes that fell before the horizon */
+    double  *point;      /* B(origin + k/fs) in B/s, same ring as vol */
 };
 
 int  ftio_bins_init(struct ftio_bins *b, double fs, double origin, size_t capacity);
+/* O(bins spanned), never allocates.  Zero-length requests last 1 us. */
 void ftio_bins_add(struct ftio_bins *b, double t_start, double t_end, double bytes);
-/* Copy bins covering [ts, te] (clipped to what is kept) as samples in B/s. */
+/* Copy the whole bins inside [ts, te] (NAN = unbounded; clipped to what is
+ * kept) as samples in B/s: t0 = start of the first bin, t1 = end of the
+ * last, exact_volume = their bytes.  AVERAGE: sample k = bytes of bin k * fs
+ * (what ftio_sample(..AVERAGE..) computes from the sweep); HOLD: sample k =
+ * B at the bin's left edge (the [compat] zero-order hold, on the exact grid
+ * origin + k/fs instead of an accumulated t_step).  -1 when no whole bin is
+ * left (ERANGE) or the mode is unknown (EINVAL).  out as for ftio_sample(). */
+int  ftio_bins_samples_mode(const struct ftio_bins *b, double ts, double te,
+                            enum ftio_sampling mode, struct ftio_samples *out);
+/* The AVERAGE form of ftio_bins_samples_mode(). */
 int  ftio_bins_samples(const struct ftio_bins *b, double ts, double te,
                        struct ftio_samples *out);
 void ftio_bins_free(struct ftio_bins *b);
@@ -119,7 +139,8 @@ struct ftio_candidate {
     size_t bin;                /* k */
     double frequency;          /* Hz */
     double period;             /* s */
-    double confidence;         /* 0 for -n entries that are not candidates */
+    double confidence;         /* §3 step 6; for -n entries 0 unless the bin is
+                                  in A or B (as the reference prints it) */
     double amplitude;          /* |X_k| */
     double phase;              /* rad, referred to absolute time 0 */
 };
@@ -156,7 +177,9 @@ struct ftio_result {
     bool   has_period;
     struct ftio_candidate dominant;       /* valid when has_period */
 
-    size_t ncand;                          /* surviving candidates (after harmonics) */
+    size_t ncand;                          /* surviving candidates (after harmonics),
+                                              0 when there were 3 or more */
+    size_t nsurvivors;                     /* survivors before that rule (diagnostic) */
     struct ftio_candidate cand[FTIO_MAX_CANDIDATES];
 
     size_t ntop;                           /* -n */
@@ -178,6 +201,12 @@ void ftio_analyzer_free(struct ftio_analyzer *a);
 int ftio_analyze(struct ftio_analyzer *a, const struct ftio_samples *x,
                  const struct ftio_options *o, double now, struct ftio_result *out,
                  char *err, size_t errlen);
+
+/* §5 self-scoring: once x covers next->start, the first substantial sample
+ * (x_k > mean bandwidth of x) at or after next->start; *actual = its time,
+ * *error = actual - predicted start (s).  -1 when there is none (yet). */
+int ftio_next_phase_score(const struct ftio_next_phase *next, const struct ftio_samples *x,
+                          double *actual, double *error);
 
 /* Convenience for the offline path: signal -> samples -> ftio_analyze. */
 int ftio_analyze_requests(struct ftio_analyzer *a, const struct ftio_requests *r,
@@ -205,6 +234,7 @@ struct ftio_history {
     size_t   ngroups;
     struct ftio_freq_group group[FTIO_MAX_GROUPS];
 };
+/* Start from a zeroed struct; a group's share is count / analyses. */
 void   ftio_history_add(struct ftio_history *h, const struct ftio_result *r);
 double ftio_history_p_periodic(const struct ftio_history *h);
 

@@ -1,1 +1,15 @@
-# predictor/daemon.mk
+# predictor/daemon.mk -- ftiod, the online predictor (predictor/daemon/).
+FTIOD_SRCS := $(wildcard predictor/daemon/*.c)
+FTIOD_OBJS := $(FTIOD_SRCS:%.c=$(B)/%.o)
+# Everything but main.o, for the unit tests and the ingest bench.
+FTIOD_CORE_OBJS := $(filter-out $(B)/predictor/daemon/main.o,$(FTIOD_OBJS))
+FTIOD_LIBS := $(B)/lib/libftioreaders.a $(B)/lib/libftioanalysis.a $(B)/lib/libftiocommon.a
+
+$(B)/bin/ftiod: $(FTIOD_OBJS) $(FTIOD_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $(FTIOD_OBJS) $(FTIOD_LIBS) \
+	  $(FFTW_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS) $(JANSSON_LIBS)
+
+ALL_TARGETS += $(B)/bin/ftiod
+INSTALL_BIN += $(B)/bin/ftiod
+INSTALL_MAN += man/ftiod.1

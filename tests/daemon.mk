@@ -1,1 +1,17 @@
-# tests/daemon.mk
+# tests/daemon.mk -- ftiod: Check unit tests of the job state, a test tool
+# that forges wire batches (tests/daemon/gen.c), and end-to-end shell tests.
+DAEMON_GEN := $(B)/tests/daemon-gen
+DAEMON_TEST_JOB := $(B)/tests/test_daemon_job
+
+$(DAEMON_GEN): $(B)/tests/daemon/gen.o $(B)/lib/libftiocommon.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(ZMQ_LIBS) $(MSGPACK_LIBS) $(JANSSON_LIBS) -lm
+
+$(DAEMON_TEST_JOB): $(B)/tests/daemon/test_job.o $(B)/predictor/daemon/job.o \
+                    $(B)/lib/libftioanalysis.a $(B)/lib/libftiocommon.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(FFTW_LIBS) -lm
+
+ALL_TARGETS += $(DAEMON_GEN) $(DAEMON_TEST_JOB)
+CHECK_PROGS += $(DAEMON_TEST_JOB)
+SHELL_TESTS += $(sort $(wildcard tests/daemon/*.sh))

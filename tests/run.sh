@@ -24,7 +24,7 @@ for t in "$@"; do
   if [ -n "$summary" ]; then
     n=$(echo "$summary" | sed -E 's/.*Checks: ([0-9]+).*/\1/')
     f=$(echo "$summary" | sed -E 's/.*Failures: ([0-9]+), Errors: ([0-9]+).*/\1+\2/')
-    f=$(( f ))
+    f=$(( $f ))
     passed=$(( passed + n - f )); failed=$(( failed + f ))
     [ "$rc" != 0 ] && [ "$f" = 0 ] && { failed=$(( failed + 1 )); f=1; }
   else

@@ -1,1 +1,34 @@
-# tests/shim.mk
+# tests/shim.mk -- tests of libftio.so's core, POSIX and stdio layers.
+# ftio-recv (the test receiver, reused by the MPI-IO and daemon tests), the
+# call-family program in three builds (plain, _FORTIFY_SOURCE, LFS) and the
+# lifecycle/threads program; the shell tests drive them under LD_PRELOAD.
+SHIM_TEST_DIR := $(B)/tests
+FTIO_RECV     := $(SHIM_TEST_DIR)/ftio-recv
+
+$(FTIO_RECV): $(B)/tests/shim/ftio_recv.o $(COMMON_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ $(LDFLAGS) $(ZMQ_LIBS) $(MSGPACK_LIBS)
+
+# The call-family program, compiled three ways from one source.
+$(SHIM_TEST_DIR)/shim_calls: tests/shim/shim_calls.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS)
+$(SHIM_TEST_DIR)/shim_calls_fortify: tests/shim/shim_calls.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -O2 -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=2 -o $@ $< $(LDFLAGS)
+$(SHIM_TEST_DIR)/shim_calls_lfs: tests/shim/shim_calls.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -D_FILE_OFFSET_BITS=64 -o $@ $< $(LDFLAGS)
+
+$(SHIM_TEST_DIR)/shim_life: $(B)/tests/shim/shim_life.o
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ $(LDFLAGS)
+
+SHIM_TEST_BINS := $(FTIO_RECV) $(SHIM_TEST_DIR)/shim_calls $(SHIM_TEST_DIR)/shim_calls_fortify \
+                  $(SHIM_TEST_DIR)/shim_calls_lfs $(SHIM_TEST_DIR)/shim_life
+
+ALL_TARGETS += $(SHIM_TEST_BINS)
+SHELL_TESTS += tests/shim/calls.sh tests/shim/lifecycle.sh tests/shim/delivery.sh
+
+shim-tests: $(SHIM_LIB) $(SHIM_TEST_BINS) $(B)/bin/flush_points $(B)/bin/posix_periodic
+.PHONY: shim-tests

@@ -1,0 +1,9 @@
+# bench/ingest.mk -- ftiod ingest benchmark (included from bench/build.mk).
+#   $(B)/bench/ingest   throughput (records/s decoded + merged), ftiod RSS over
+#                       time, flush-to-prediction latency with a 1 h window.
+#   bench/ingest.sh     runs it (short by default; INGEST_DURATION=600 for the spec run)
+$(B)/bench/ingest: $(B)/bench/ingest.o $(B)/lib/libftiocommon.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(ZMQ_LIBS) $(MSGPACK_LIBS) $(JANSSON_LIBS) -lm
+
+BENCH_TARGETS += $(B)/bench/ingest $(B)/bin/ftiod

@@ -1,0 +1,58 @@
+#!/bin/sh
+# mpi_overhead.sh -- overhead of libftio.so on MPI-IO (run by bench/run.sh, or
+# alone: B=build sh bench/mpi_overhead.sh).
+#
+#  1. MPI_File_write_at, 1 byte, $CALLS calls (default 10^6) in one rank:
+#     ns per call plain vs preloaded, median of $RUNS runs (default 5), as
+#     wall time, fastest tenth of the loop, and CPU time of the calling
+#     thread (the least disturbed by other load on a shared machine).  The
+#     difference includes the record of the nested pwrite() OMPIO makes.
+#  2. The checkpoint example (2 ranks, 10 iterations, 0.2 s compute, 4 MiB
+#     blocks): its own wall time, plain vs preloaded, median of $RUNS.
+# The preloaded runs spool to a temporary directory (FTIO_SPOOL=always), so
+# the flusher's encoding and writing is part of the measured cost.
+set -eu
+B=${B:-build}
+CALLS=${CALLS:-1000000}
+RUNS=${RUNS:-5}
+LIB=$(cd "$B/lib" && pwd)/libftio.so
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+MPIRUN="timeout 600 mpirun --allow-run-as-root --oversubscribe"
+[ -f "$LIB" ] || { echo "mpi_overhead: $LIB not built" >&2; exit 1; }
+
+median() { tr ' ' '\n' | sort -n | awk 'NF { v[++n] = $1 } END { print v[int((n + 1) / 2)] }'; }
+
+# pair NP PROGRAM ARGS...: $RUNS runs plain and preloaded, alternating;
+# their outputs go to $T/plain.out and $T/pre.out.
+pair() {
+    np=$1; shift
+    : > "$T/plain.out"; : > "$T/pre.out"
+    for i in $(seq "$RUNS"); do
+        $MPIRUN -np "$np" "$@" >> "$T/plain.out"
+        $MPIRUN -np "$np" -x LD_PRELOAD="$LIB" -x FTIO_SPOOL=always -x FTIO_SPOOL_DIR="$T" \
+            "$@" >> "$T/pre.out"
+        rm -f "$T"/*.msgpack
+    done
+}
+
+# report LABEL SED_EXPR UNIT: medians of one figure, plain vs preloaded.
+report() {
+    plain=$(sed -n "$2" "$T/plain.out" | tr '\n' ' ')
+    pre=$(sed -n "$2" "$T/pre.out" | tr '\n' ' ')
+    p=$(echo $plain | median)
+    q=$(echo $pre | median)
+    echo "$1: plain $p $3, preloaded $q $3, added $(echo "$q $p" | awk '{printf "%.1f (%.2f %%)", $1 - $2, ($1 - $2) / $2 * 100}') $3 (median of $RUNS)"
+    echo "    plain runs: $plain"
+    echo "    preloaded runs: $pre"
+}
+
+pair 1 "$B/bench/mpi_overhead" -n "$CALLS" -o "$T"
+echo "MPI_File_write_at, 1 byte, $CALLS calls, 1 rank:"
+report "  wall time per call" 's/^write_at_ns_per_call //p' ns
+report "  fastest tenth of the loop" 's/^write_at_best_block_ns //p' ns
+report "  CPU time of the calling thread per call" 's/^write_at_thread_cpu_ns //p' ns
+
+pair 2 "$B/bin/checkpoint" -n 10 -c 0.2 -b 4M -o "$T"
+echo "checkpoint example, 2 ranks, 10 x 4 MiB per rank, 0.2 s compute:"
+report "  wall time" 's/.*total \([0-9.]*\) s.*/\1/p' s

@@ -1,0 +1,6 @@
+# bench/mpiio.mk -- MPI-IO overhead benchmark (bench/mpi_overhead.sh runs it).
+$(B)/bench/mpi_overhead: bench/mpi_overhead.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS) -o $@ $< $(LDFLAGS)
+
+BENCH_TARGETS += $(B)/bench/mpi_overhead $(B)/bin/checkpoint

@@ -1,0 +1,46 @@
+#!/bin/sh
+# overhead.sh -- ns that libftio.so adds per intercepted call.
+#
+#   B=build sh bench/overhead.sh            (after `make bench`)
+#   CALLS=1000000 RUNS=5 MODES="pwrite read fwrite" B=build sh bench/overhead.sh
+#
+# For each mode of bench/overhead.c: $RUNS runs of $CALLS 1-byte calls, plain
+# and preloaded alternately (same binary, same machine state), and the
+# median of each; "added" = median(preloaded) - median(plain).  Preloaded
+# runs spool to a temporary directory (FTIO_SPOOL=always): the flusher's
+# encoding and writing competes for the same 2 cores, as in real use.
+#
+# Extending: every executable-or-not bench/overhead-*.sh next to this file is
+# run afterwards with the same environment (B, CALLS, RUNS), so other layers
+# add their loops without editing this script; each prints its own table.
+set -eu
+B=${B:-build}
+CALLS=${CALLS:-1000000}
+RUNS=${RUNS:-5}
+MODES=${MODES:-pwrite read fwrite}
+LIB=$(cd "$B/lib" && pwd)/libftio.so
+BIN="$B/bench/overhead"
+[ -f "$LIB" ] && [ -x "$BIN" ] || { echo "overhead: build $LIB and $BIN first (make bench)" >&2; exit 1; }
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+
+median() { sort -n | awk '{ v[++n] = $1 } END { print v[int((n + 1) / 2)] }'; }
+ns() { sed -n 's/^ns_per_call=//p'; }
+
+echo "libftio.so overhead: $CALLS calls per run, median of $RUNS runs (ns per call)"
+printf '%-8s %10s %10s %10s\n' call plain preloaded added
+for m in $MODES; do
+  : >"$T/plain"; : >"$T/pre"
+  for i in $(seq "$RUNS"); do
+    "$BIN" "$m" "$CALLS" "$T" | ns >>"$T/plain"
+    env LD_PRELOAD="$LIB" FTIO_SPOOL=always FTIO_SPOOL_DIR="$T" "$BIN" "$m" "$CALLS" "$T" | ns >>"$T/pre"
+    rm -f "$T"/*.msgpack
+  done
+  p=$(median <"$T/plain"); q=$(median <"$T/pre")
+  printf '%-8s %10s %10s %10s\n' "$m" "$p" "$q" "$(echo "$q $p" | awk '{ printf "%.1f", $1 - $2 }')"
+done
+
+for ext in "$(dirname "$0")"/overhead-*.sh; do
+  [ -f "$ext" ] && B="$B" CALLS="$CALLS" RUNS="$RUNS" sh "$ext"
+done
+exit 0

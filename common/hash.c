@@ -1,0 +1,22 @@
+/* hash.c -- FNV-1a 64 folded to 32 bits: the file id of a path (hash.h).
+ * Not cryptographic: ids only need to be stable and rarely collide among the
+ * few thousand files of one job. */
+#include <string.h>
+#include "hash.h"
+
+uint32_t ftio_hash_bytes(const void *data, size_t len)
+{
+    const unsigned char *p = data;
+    uint64_t h = 0xcbf29ce484222325ull;           /* FNV-1a 64 offset basis */
+    for (size_t i = 0; i < len; i++) {
+        h ^= p[i];
+        h *= 0x100000001b3ull;                    /* FNV-1a 64 prime */
+    }
+    uint32_t folded = (uint32_t)(h >> 32) ^ (uint32_t)h;
+    return folded ? folded : 1;                   /* 0 is reserved: unknown */
+}
+
+uint32_t ftio_path_hash(const char *path)
+{
+    return ftio_hash_bytes(path, strlen(path));
+}

@@ -1,0 +1,296 @@
+/* checkpoint.c -- MPI checkpointing mini-app: the periodic I/O pattern ftio
+ * is built to predict.
+ *
+ * Every iteration each rank computes for a while (sleep, or a busy loop with
+ * --busy), then all ranks write one checkpoint: rank r writes its block at
+ * offset r * block of DIR/checkpoint.mpiio with a collective
+ * MPI_File_write_at_all (or MPI_File_iwrite_at + MPI_Wait with
+ * --nonblocking, or its own POSIX file DIR/checkpoint.<rank>.posix with
+ * --posix).  The file is reopened and overwritten each iteration, as a
+ * rolling checkpoint is.  Run it under the shim to watch a periodic signal:
+ *
+ *   LD_PRELOAD=libftio.so mpirun -np 4 checkpoint -n 20 -c 2 -b 8M -o /tmp
+ *
+ * Each rank writes iterations * block bytes in total; rank 0 prints a
+ * one-line summary (and, with --verbose, one line per iteration).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+struct options {
+    int    iterations;
+    long long block;           /* bytes per rank per checkpoint */
+    double compute;            /* seconds per iteration */
+    double jitter;             /* +- fraction of compute, uniform */
+    int    busy, posix, nonblocking, verbose;
+    const char *dir;
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+        "usage: checkpoint [options]\n"
+        "  -n, --iterations N    checkpoints to write (default 5)\n"
+        "  -b, --block SIZE      bytes per rank per checkpoint, k/M/G suffixes (default 1M)\n"
+        "  -c, --compute SEC     compute time before each checkpoint (default 1)\n"
+        "  -j, --jitter FRAC     vary compute time by up to +-FRAC of it (default 0)\n"
+        "      --busy            compute with a busy loop instead of sleeping\n"
+        "      --posix           file per process with POSIX pwrite instead of MPI-IO\n"
+        "      --nonblocking     MPI_File_iwrite_at + MPI_Wait instead of write_at_all\n"
+        "  -o, --output DIR      where checkpoint files go (default .)\n"
+        "  -v, --verbose         one line per iteration (rank 0)\n"
+        "  -h, --help            this help\n");
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int parse_size(const char *s, long long *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || v < 0)
+        return -1;
+    switch (*end) {
+    case 'k': case 'K': v *= 1024; end++; break;
+    case 'm': case 'M': v *= 1024 * 1024; end++; break;
+    case 'g': case 'G': v *= 1024.0 * 1024 * 1024; end++; break;
+    }
+    if (*end == 'B' || *end == 'b')
+        end++;
+    if (*end || v < 1 || v > INT_MAX)
+        return -1;
+    *out = (long long)v;
+    return 0;
+}
+
+static int parse_double(const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* 0 ok, 1 --help, -1 bad input (message in err). */
+static int parse(int argc, char **argv, struct options *o, char *err, size_t errlen)
+{
+    enum { OPT_BUSY = 256, OPT_POSIX, OPT_NONBLOCKING };
+    static const struct option longopts[] = {
+        {"iterations", required_argument, 0, 'n'}, {"block", required_argument, 0, 'b'},
+        {"compute", required_argument, 0, 'c'},    {"jitter", required_argument, 0, 'j'},
+        {"busy", no_argument, 0, OPT_BUSY},        {"posix", no_argument, 0, OPT_POSIX},
+        {"nonblocking", no_argument, 0, OPT_NONBLOCKING},
+        {"output", required_argument, 0, 'o'},     {"verbose", no_argument, 0, 'v'},
+        {"help", no_argument, 0, 'h'},             {0, 0, 0, 0},
+    };
+    *o = (struct options){ .iterations = 5, .block = 1 << 20, .compute = 1.0, .dir = "." };
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":n:b:c:j:o:vh", longopts, NULL)) != -1) {
+        char *end;
+        switch (c) {
+        case 'n':
+            errno = 0;
+            long n = strtol(optarg, &end, 10);
+            if (errno || *end || end == optarg || n < 1 || n > 1000000) {
+                snprintf(err, errlen, "bad --iterations '%s' (1..1000000)", optarg);
+                return -1;
+            }
+            o->iterations = (int)n;
+            break;
+        case 'b':
+            if (parse_size(optarg, &o->block)) {
+                snprintf(err, errlen, "bad --block '%s' (1 byte .. 2 GiB-1, k/M/G suffixes)", optarg);
+                return -1;
+            }
+            break;
+        case 'c':
+            if (parse_double(optarg, 0, 86400, &o->compute)) {
+                snprintf(err, errlen, "bad --compute '%s' (seconds, 0..86400)", optarg);
+                return -1;
+            }
+            break;
+        case 'j':
+            if (parse_double(optarg, 0, 1, &o->jitter)) {
+                snprintf(err, errlen, "bad --jitter '%s' (fraction, 0..1)", optarg);
+                return -1;
+            }
+            break;
+        case OPT_BUSY: o->busy = 1; break;
+        case OPT_POSIX: o->posix = 1; break;
+        case OPT_NONBLOCKING: o->nonblocking = 1; break;
+        case 'o': o->dir = optarg; break;
+        case 'v': o->verbose = 1; break;
+        case 'h': return 1;
+        case ':':
+            snprintf(err, errlen, "option '%s' needs a value", argv[optind - 1]);
+            return -1;
+        default:
+            snprintf(err, errlen, "unknown option '%s' (see --help)", argv[optind - 1]);
+            return -1;
+        }
+    }
+    if (optind < argc) {
+        snprintf(err, errlen, "unexpected argument '%s' (see --help)", argv[optind]);
+        return -1;
+    }
+    if (o->posix && o->nonblocking) {
+        snprintf(err, errlen, "--posix and --nonblocking exclude each other");
+        return -1;
+    }
+    return 0;
+}
+
+/* The compute phase: sleep, or spin on arithmetic the compiler must keep. */
+static void compute(double seconds, int busy)
+{
+    if (seconds <= 0)
+        return;
+    if (!busy) {
+        struct timespec ts = { (time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9) };
+        while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+            ;
+        return;
+    }
+    volatile double x = 1.0;
+    double end = now() + seconds;
+    while (now() < end)
+        for (int i = 0; i < 10000; i++)
+            x = x * 1.0000001 + 1e-9;
+}
+
+static void fail(int rank, const char *what, int rc)
+{
+    char msg[MPI_MAX_ERROR_STRING] = "";
+    int len = 0;
+    MPI_Error_string(rc, msg, &len);
+    fprintf(stderr, "checkpoint: rank %d: %s: %s\n", rank, what, msg);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+static void write_mpiio(const struct options *o, int rank, const char *buf)
+{
+    char path[4096];
+    MPI_File fh;
+    MPI_Status st;
+    int rc;
+    snprintf(path, sizeof path, "%s/checkpoint.mpiio", o->dir);
+    rc = MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
+    if (rc != MPI_SUCCESS)
+        fail(rank, path, rc);
+    MPI_Offset off = (MPI_Offset)rank * o->block;
+    if (o->nonblocking) {
+        MPI_Request req;
+        rc = MPI_File_iwrite_at(fh, off, buf, (int)o->block, MPI_BYTE, &req);
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Wait(&req, &st);
+    } else {
+        rc = MPI_File_write_at_all(fh, off, buf, (int)o->block, MPI_BYTE, &st);
+    }
+    if (rc != MPI_SUCCESS)
+        fail(rank, "write", rc);
+    rc = MPI_File_close(&fh);
+    if (rc != MPI_SUCCESS)
+        fail(rank, "close", rc);
+}
+
+static void write_posix(const struct options *o, int rank, const char *buf)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/checkpoint.%d.posix", o->dir, rank);
+    int fd = open(path, O_WRONLY | O_CREAT, 0644);
+    if (fd < 0) {
+        fprintf(stderr, "checkpoint: rank %d: %s: %s\n", rank, path, strerror(errno));
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    for (long long done = 0; done < o->block;) {
+        ssize_t n = pwrite(fd, buf + done, (size_t)(o->block - done), (off_t)done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            fprintf(stderr, "checkpoint: rank %d: write %s: %s\n", rank, path,
+                    n < 0 ? strerror(errno) : "no progress");
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        done += n;
+    }
+    if (close(fd) != 0) {
+        fprintf(stderr, "checkpoint: rank %d: close %s: %s\n", rank, path, strerror(errno));
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    int rank, nranks;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+
+    struct options o;
+    char err[256];
+    int p = parse(argc, argv, &o, err, sizeof err);
+    if (p != 0) {
+        if (rank == 0) {
+            if (p > 0)
+                usage(stdout);
+            else
+                fprintf(stderr, "checkpoint: %s\n", err);
+        }
+        MPI_Finalize();
+        return p > 0 ? 0 : 2;
+    }
+
+    char *buf = malloc((size_t)o.block);
+    if (!buf) {
+        fprintf(stderr, "checkpoint: rank %d: cannot allocate %lld bytes\n", rank, o.block);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    unsigned seed = 12345u + 7919u * (unsigned)rank;
+    double t_start = now(), t_io = 0;
+    for (int it = 0; it < o.iterations; it++) {
+        double c = o.compute;
+        if (o.jitter > 0)
+            c *= 1.0 + o.jitter * (2.0 * rand_r(&seed) / (double)RAND_MAX - 1.0);
+        compute(c, o.busy);
+        memset(buf, 'a' + it % 26, (size_t)o.block);
+        double t0 = now();
+        if (o.posix)
+            write_posix(&o, rank, buf);
+        else
+            write_mpiio(&o, rank, buf);
+        double dt = now() - t0;
+        t_io += dt;
+        if (o.verbose && rank == 0)
+            printf("iteration %d: compute %.3f s, checkpoint %.3f s\n", it, c, dt);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    double total = now() - t_start;
+    if (rank == 0)
+        printf("checkpoint: %d ranks, %d iterations, %lld bytes per rank each, %s, "
+               "total %.3f s, rank-0 I/O %.3f s\n",
+               nranks, o.iterations, o.block,
+               o.posix ? "posix" : o.nonblocking ? "mpiio-nonblocking" : "mpiio-collective",
+               total, t_io);
+    free(buf);
+    MPI_Finalize();
+    return 0;
+}

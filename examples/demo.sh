@@ -1,0 +1,118 @@
+#!/bin/sh
+# demo.sh -- the live end-to-end demo (`make demo`; the Makefile builds first).
+#
+# Starts ftiod on free local TCP ports, subscribes to its predictions
+# (`ftio sub`), runs the MPI checkpointing mini-app under the shim with a known
+# period (compute 3 s + a 4 MiB collective checkpoint per rank, 10 times,
+# 4 ranks), prints the predictions as they arrive, and ends with a summary of
+# predicted vs true period (the true one is what the app measured: its total
+# time / iterations).  Exits non-zero when the prediction is wrong (off by more
+# than 5 %, or no period found).  Everything runs in a temporary directory
+# that is removed at the end; about 40 s.
+set -u
+B=${B:-build}
+B=$(cd "$B" 2>/dev/null && pwd) || { echo "demo: no build directory '$B'" >&2; exit 1; }
+ITER=${DEMO_ITERATIONS:-10}
+COMPUTE=${DEMO_COMPUTE:-3}
+BLOCK=${DEMO_BLOCK:-4M}
+RANKS=${DEMO_RANKS:-4}
+JOB="demo-$$"
+PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
+
+for f in bin/ftiod bin/ftio bin/checkpoint lib/libftio.so; do
+  [ -e "$B/$f" ] || { echo "demo: $B/$f is missing (run 'make' first)" >&2; exit 1; }
+done
+command -v mpirun >/dev/null || { echo "demo: mpirun not found" >&2; exit 1; }
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/ftio-demo.XXXXXX")
+DPID=""; SPID=""
+cleanup() {
+  [ -n "$SPID" ] && kill "$SPID" 2>/dev/null
+  [ -n "$DPID" ] && kill -TERM "$DPID" 2>/dev/null && wait "$DPID" 2>/dev/null
+  rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# ---- ftiod on the first free triple of ports from 5555 on -------------------
+port=5555
+while :; do
+  L="tcp://127.0.0.1:$port"; P="tcp://127.0.0.1:$((port + 1))"; S="tcp://127.0.0.1:$((port + 2))"
+  "$B/bin/ftiod" --listen "$L" --pub "$P" --status-endpoint "$S" --log "$T/published.jsonl" \
+    2>"$T/ftiod.err" &
+  DPID=$!
+  sleep 0.3
+  if kill -0 "$DPID" 2>/dev/null && "$B/bin/ftiod" --status --status-endpoint "$S" >/dev/null 2>&1; then
+    break
+  fi
+  kill "$DPID" 2>/dev/null; wait "$DPID" 2>/dev/null; DPID=""
+  port=$((port + 3))
+  [ $port -gt 5700 ] && { echo "demo: no free ports for ftiod" >&2; cat "$T/ftiod.err" >&2; exit 1; }
+done
+echo "== ftiod listening on $L, publishing on $P"
+
+# ---- predictions as they arrive ---------------------------------------------
+"$B/bin/ftio" sub --endpoint "$P" --job "$JOB" --timeout $((ITER * (COMPUTE + 2) + 30)) \
+  | sed 's/^/   prediction | /' &
+SPID=$!
+sleep 0.3
+
+# ---- the application ---------------------------------------------------------
+ROOTOPT=""
+[ "$(id -u)" = 0 ] && ROOTOPT="--allow-run-as-root"
+echo "== mpirun -np $RANKS checkpoint -n $ITER -c $COMPUTE -b $BLOCK (under libftio.so, job $JOB)"
+mpirun $ROOTOPT --oversubscribe -np "$RANKS" \
+  -x LD_PRELOAD="$B/lib/libftio.so" -x FTIO_ENDPOINT="$L" -x FTIO_JOB="$JOB" \
+  -x FTIO_SPOOL_DIR="$T" \
+  "$B/bin/checkpoint" -n "$ITER" -c "$COMPUTE" -b "$BLOCK" -o "$T" -v >"$T/app.out" 2>&1
+rc=$?
+sed 's/^/   app        | /' "$T/app.out"
+[ $rc = 0 ] || { echo "demo: the application failed (exit $rc)" >&2; exit 1; }
+
+# The job ends in ftiod when every rank sent its final batch: `ftio sub --job`
+# exits on the job's end message.
+i=0
+while kill -0 "$SPID" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+kill "$SPID" 2>/dev/null; SPID=""
+
+# ---- summary -----------------------------------------------------------------
+"$PY" - "$T/published.jsonl" "$T/app.out" "$JOB" "$COMPUTE" <<'EOF'
+import json, re, sys
+log, app, job, compute = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
+msgs = [json.loads(l) for l in open(log)]
+preds = [m["message"] for m in msgs if m["topic"] == "ftio.%s.write" % job]
+end = [m["message"] for m in msgs if m["topic"] == "ftio.%s.end" % job]
+m = re.search(r"(\d+) iterations.*total ([0-9.]+) s", open(app).read())
+if not m:
+    print("demo: FAIL: no summary line from the application"); sys.exit(1)
+iters, total = int(m.group(1)), float(m.group(2))
+true_p = total / iters
+final = end[-1]["summary"].get("write") if end else (preds[-1] if preds else None)
+print()
+print("================ ftio live demo: summary ================")
+print("true period          %.3f s  (app: %d iterations in %.2f s; compute %.1f s)" % (true_p, iters, total, compute))
+if not final or final.get("period") is None:
+    print("predicted period     none")
+    print("RESULT               FAIL: no period predicted")
+    sys.exit(1)
+p = final["period"]
+err = abs(p - true_p) / true_p
+print("predicted period     %.3f s  (class %s, confidence %.2f, P(periodic) %.2f)"
+      % (p, final["class"], final["confidence"], final["p_periodic"] or 0))
+print("relative error       %.2f %%" % (100 * err))
+print("predictions          %d published for writes, job end %s" % (len(preds), "received" if end else "NOT received"))
+t0 = min(x["window"]["start"] for x in preds) if preds else 0
+first_ok = next((x for x in preds if x["period"] and abs(x["period"] - true_p) / true_p <= 0.05), None)
+if first_ok:
+    print("first within 5 %%    after %.1f s of the job (~%d phases)"
+          % (first_ok["window"]["end"] - t0, round((first_ok["window"]["end"] - t0) / true_p) + 1))
+errs = [x["last_error"]["start"] for x in preds if x.get("last_error")]
+if errs:
+    print("self-scoring         next-phase start off by %.3f s on average (%d scored)"
+          % (sum(abs(e) for e in errs) / len(errs), len(errs)))
+print("ranks, records       %s ranks, %s write records, %s lost" % (final["ranks"], final["records"], final["lost"]))
+ok = err <= 0.05 and final["class"] in ("high", "moderate")
+print("RESULT               %s" % ("PASS" if ok else "FAIL: prediction off"))
+print("==========================================================")
+sys.exit(0 if ok else 1)
+EOF

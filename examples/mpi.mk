@@ -1,0 +1,7 @@
+# examples/mpi.mk -- MPI examples, built with mpicc (included by examples/build.mk).
+#   $(B)/bin/checkpoint   periodic MPI-IO checkpointing mini-app (--help)
+$(B)/bin/checkpoint: examples/checkpoint.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS) -o $@ $< $(LDFLAGS)
+
+ALL_TARGETS += $(B)/bin/checkpoint

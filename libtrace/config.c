@@ -1,0 +1,155 @@
+/* config.c -- the shim's environment (PROTOCOL.md §4), read once at init.
+ *
+ * Runs in the library constructor, before main(): a bad value can't make the
+ * application fail, so it is reported on one stderr line and the default is
+ * used instead.  Nothing here is consulted on the hot path except through the
+ * plain fields of ftio_cfg / ftio_layer_mask.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "internal.h"
+#include "record.h"
+
+struct ftio_config ftio_cfg;
+
+/* Integer variable in [lo, hi]; otherwise warn and use def. */
+static long env_long(const char *name, long def, long lo, long hi)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return def;
+    char *end;
+    long x = strtol(v, &end, 10);
+    if (*end || x < lo || x > hi) {
+        ftio_warn("%s=%s is not an integer in [%ld, %ld]; using %ld", name, v, lo, hi, def);
+        return def;
+    }
+    return x;
+}
+
+static int env_flag(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v && strcmp(v, "0") != 0 && strcasecmp(v, "no") != 0 &&
+           strcasecmp(v, "false") != 0;
+}
+
+static void copy_str(char *dst, size_t cap, const char *src, const char *what)
+{
+    if (strlen(src) >= cap)
+        ftio_warn("%s is too long (max %zu); truncated", what, cap - 1);
+    snprintf(dst, cap, "%s", src);
+}
+
+/* FTIO_LAYERS=posix,stdio,mpiio,api (or "all"). */
+static unsigned parse_layers(const char *v)
+{
+    static const char *const names[FTIO_LAYER_COUNT] = { "posix", "stdio", "mpiio", "api" };
+    unsigned mask = 0;
+    char buf[256];
+    copy_str(buf, sizeof buf, v, "FTIO_LAYERS");
+    for (char *save = NULL, *tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+        int found = 0;
+        if (strcasecmp(tok, "all") == 0) {
+            mask = (1u << FTIO_LAYER_COUNT) - 1;
+            continue;
+        }
+        if (strcasecmp(tok, "mpi") == 0 || strcasecmp(tok, "mpi-io") == 0)
+            tok = "mpiio";
+        for (int l = 0; l < FTIO_LAYER_COUNT; l++)
+            if (strcasecmp(tok, names[l]) == 0) {
+                mask |= 1u << l;
+                found = 1;
+            }
+        if (!found)
+            ftio_warn("FTIO_LAYERS: unknown layer '%s' (known: posix,stdio,mpiio,api)", tok);
+    }
+    return mask;
+}
+
+static void add_exclude(struct ftio_config *c, const char *p, size_t len)
+{
+    while (len > 1 && p[len - 1] == '/')
+        len--;
+    if (len == 0)
+        return;
+    if (p[0] != '/') {
+        ftio_warn("FTIO_EXCLUDE: '%.*s' is not an absolute path; ignored", (int)len, p);
+        return;
+    }
+    if (c->nexclude == FTIO_MAX_EXCLUDES) {
+        ftio_warn("FTIO_EXCLUDE: more than %d prefixes; the rest is ignored", FTIO_MAX_EXCLUDES);
+        return;
+    }
+    char *s = strndup(p, len);
+    if (!s)
+        return;
+    c->exclude[c->nexclude] = s;
+    c->exclude_len[c->nexclude] = len;
+    c->nexclude++;
+}
+
+static void parse_excludes(struct ftio_config *c, const char *v)
+{
+    while (*v) {
+        size_t len = strcspn(v, ":,");
+        add_exclude(c, v, len);
+        v += len;
+        if (*v)
+            v++;
+    }
+}
+
+void ftio_config_load(struct ftio_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->disable = env_flag("FTIO_DISABLE");
+    c->debug = env_flag("FTIO_DEBUG");
+    if (c->disable)
+        return;
+
+    const char *ep = getenv("FTIO_ENDPOINT");
+    copy_str(c->endpoint, sizeof c->endpoint, ep && *ep ? ep : "tcp://127.0.0.1:5555", "FTIO_ENDPOINT");
+
+    const char *sp = getenv("FTIO_SPOOL");
+    c->spool_mode = FTIO_SPOOL_AUTO;
+    if (sp && *sp) {
+        if (strcasecmp(sp, "always") == 0 || strcmp(sp, "1") == 0)
+            c->spool_mode = FTIO_SPOOL_ALWAYS;
+        else if (strcasecmp(sp, "never") == 0 || strcmp(sp, "0") == 0)
+            c->spool_mode = FTIO_SPOOL_NEVER;
+        else if (strcasecmp(sp, "auto") != 0)
+            ftio_warn("FTIO_SPOOL=%s: expected auto, always or never; using auto", sp);
+    }
+    const char *dir = getenv("FTIO_SPOOL_DIR");
+    if (!dir || !*dir)
+        dir = getenv("TMPDIR");
+    copy_str(c->spool_dir, sizeof c->spool_dir, dir && *dir ? dir : "/tmp", "FTIO_SPOOL_DIR");
+
+    c->flush_ms = (int)env_long("FTIO_FLUSH_MS", 1000, 1, 3600 * 1000);
+    c->linger_ms = (int)env_long("FTIO_LINGER_MS", 2000, 0, 60 * 1000);
+    c->hwm = (int)env_long("FTIO_HWM", 1000, 1, 1000000);
+    c->signals = env_flag("FTIO_SIGNALS") || !getenv("FTIO_SIGNALS");
+
+    /* Per-thread ring: FTIO_BUFFER_MB megabytes of 48-byte records, rounded
+     * down to a power of two (index masking), at least 1024 records. */
+    long mb = env_long("FTIO_BUFFER_MB", 2, 1, 4096);
+    size_t want = (size_t)mb * 1024 * 1024 / sizeof(struct ftio_record), cap = 1024;
+    while (cap * 2 <= want)
+        cap *= 2;
+    c->ring_records = cap;
+
+    const char *layers = getenv("FTIO_LAYERS");
+    c->layers = layers && *layers ? parse_layers(layers) : (1u << FTIO_LAYER_COUNT) - 1;
+
+    /* FTIO_EXCLUDE=a,b replaces the default list; FTIO_EXCLUDE=+a,b adds to
+     * it; FTIO_EXCLUDE= (empty) traces every path. */
+    static const char defaults[] = "/proc,/sys,/dev,/etc,/usr,/lib,/lib32,/lib64,/libx32,/bin,/sbin,"
+                                   "/run,/var/run,/var/lib,/snap,/boot";
+    const char *ex = getenv("FTIO_EXCLUDE");
+    if (!ex || ex[0] == '+')
+        parse_excludes(c, defaults);
+    if (ex)
+        parse_excludes(c, ex[0] == '+' ? ex + 1 : ex);
+}

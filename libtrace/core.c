@@ -1,0 +1,211 @@
+/* core.c -- process state of libftio.so: initialisation, identity (job, host,
+ * pid, rank), symbol resolution and diagnostics.
+ *
+ * The constructor runs while the process is still single-threaded: it
+ * resolves every real function, reads the environment, sizes the descriptor
+ * table and installs the fork/exit/signal hooks.  It does not start the
+ * flusher thread: that happens on the first record (ring.c), so programs that
+ * never touch a traced file (shell utilities under LD_PRELOAD) stay untouched.
+ * The destructor (and every other exit path, lifecycle.c) calls
+ * ftio_shutdown(), which is idempotent.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "internal.h"
+
+__thread int ftio_busy __attribute__((tls_model("initial-exec")));
+__thread int ftio_mpiio_depth __attribute__((tls_model("initial-exec")));
+int ftio_active;
+unsigned ftio_layer_mask;
+struct ftio_identity ftio_id;
+
+static atomic_int initialised, paused, shut_down;
+
+void ftio_set_paused(int p)
+{
+    atomic_store(&paused, p);
+    int on = atomic_load(&initialised) && !atomic_load(&paused) && !atomic_load(&shut_down);
+    __atomic_store_n(&ftio_active, on, __ATOMIC_RELAXED);
+}
+
+/* glibc keeps some names (the __xstat family on newer releases) only as
+ * versioned compatibility symbols, which plain dlsym may not return. */
+void *ftio_resolve(const char *name)
+{
+    static const char *const versions[] = { "GLIBC_2.2.5", "GLIBC_2.17", "GLIBC_2.0" };
+    void *p = dlsym(RTLD_NEXT, name);
+    for (size_t i = 0; !p && i < sizeof versions / sizeof *versions; i++)
+        p = dlvsym(RTLD_NEXT, name, versions[i]);
+    return p;
+}
+
+int ftio_layer_on(int layer)
+{
+    return layer >= 0 && layer < FTIO_LAYER_COUNT && (ftio_layer_mask & (1u << layer));
+}
+
+void ftio_set_rank(int rank, int nranks)
+{
+    atomic_store(&ftio_id.rank, rank);
+    atomic_store(&ftio_id.nranks, nranks);
+    ftio_log("rank %d of %d", rank, nranks);
+}
+
+static void vlog(const char *fmt, va_list ap)
+{
+    char buf[512];
+    int n = snprintf(buf, sizeof buf, "ftio[%ld]: ", (long)atomic_load(&ftio_id.pid));
+    if (n < 0)
+        return;
+    int m = vsnprintf(buf + n, sizeof buf - (size_t)n - 1, fmt, ap);
+    if (m < 0)
+        return;
+    size_t len = (size_t)n + (size_t)m;
+    if (len > sizeof buf - 2)
+        len = sizeof buf - 2;
+    buf[len++] = '\n';
+    int saved = errno, busy = ftio_busy;
+    ftio_busy = 1;
+    ssize_t w = write(2, buf, len);
+    (void)w;
+    ftio_busy = busy;
+    errno = saved;
+}
+
+void ftio_log(const char *fmt, ...)
+{
+    if (!ftio_cfg.debug)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vlog(fmt, ap);
+    va_end(ap);
+}
+
+void ftio_warn(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vlog(fmt, ap);
+    va_end(ap);
+}
+
+/* Keep ids usable in a file name (the spool file embeds job and host). */
+static void sanitize(char *s)
+{
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+              *s == '.' || *s == '_' || *s == '-'))
+            *s = '_';
+}
+
+/* First set variable among names, or NULL. */
+static const char *first_env(const char *const *names, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *v = getenv(names[i]);
+        if (v && *v)
+            return v;
+    }
+    return NULL;
+}
+
+/* PROTOCOL.md §1: scheduler job ids, else something every rank of the same
+ * launch shares (Open MPI / PMIx namespace, the mpirun's HNP job family),
+ * else host-pid (a lone process, its forked children inherit it). */
+static void identity_init(void)
+{
+    static const char *const sched[] = { "FTIO_JOB", "SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID",
+                                         "FLUX_JOB_ID", "COBALT_JOBID" };
+    static const char *const launch[] = { "PMIX_NAMESPACE", "OMPI_MCA_ess_base_jobid",
+                                          "PMI_JOBID", "MPIEXEC_UNIVERSE" };
+    static const char *const rank_vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
+                                             "SLURM_PROCID", "PALS_RANKID", "MV2_COMM_WORLD_RANK" };
+    static const char *const size_vars[] = { "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS",
+                                             "PALS_SIZE", "MV2_COMM_WORLD_SIZE" };
+
+    atomic_store(&ftio_id.pid, (long)getpid());
+    if (gethostname(ftio_id.host, sizeof ftio_id.host - 1) != 0)
+        snprintf(ftio_id.host, sizeof ftio_id.host, "unknown");
+    sanitize(ftio_id.host);
+
+    const char *job = first_env(sched, sizeof sched / sizeof *sched);
+    char hnp[64] = "";
+    if (!job) {
+        job = first_env(launch, sizeof launch / sizeof *launch);
+        const char *uri = getenv("OMPI_MCA_orte_hnp_uri");   /* "<jobfam>.0;tcp://..." */
+        if (!job && uri && *uri) {
+            snprintf(hnp, sizeof hnp, "ompi-%.*s", (int)strcspn(uri, ".;"), uri);
+            job = hnp;
+        }
+    }
+    if (job)
+        snprintf(ftio_id.job, sizeof ftio_id.job, "%s", job);
+    else
+        snprintf(ftio_id.job, sizeof ftio_id.job, "%.200s-%ld", ftio_id.host, (long)getpid());
+    sanitize(ftio_id.job);
+
+    int rank = -1, nranks = 0;
+    const char *r = first_env(rank_vars, sizeof rank_vars / sizeof *rank_vars);
+    const char *s = first_env(size_vars, sizeof size_vars / sizeof *size_vars);
+    if (r)
+        rank = atoi(r);
+    if (s)
+        nranks = atoi(s);
+    atomic_store(&ftio_id.rank, r ? rank : -1);
+    atomic_store(&ftio_id.nranks, r ? nranks : 0);
+}
+
+__attribute__((constructor(101))) static void ftio_init(void)
+{
+    int saved = errno;
+    ftio_busy = 1;
+    /* Resolve every wrapped symbol while single-threaded, even when disabled:
+     * wrappers still forward through these pointers. */
+    ftio_posix_resolve_all();
+    ftio_stdio_resolve_all();
+    ftio_lifecycle_resolve_all();
+    ftio_config_load(&ftio_cfg);
+    if (!ftio_cfg.disable) {
+        ftio_layer_mask = ftio_cfg.layers;
+        identity_init();
+        ftio_fdtable_init();
+        ftio_files_init();
+        ftio_rings_init(ftio_cfg.ring_records);
+        ftio_flusher_init();
+        ftio_lifecycle_init();
+        atomic_store(&initialised, 1);
+        ftio_set_paused(0);
+        ftio_log("initialised: job=%s host=%s rank=%d endpoint=%s spool=%s ring=%zu",
+                 ftio_id.job, ftio_id.host, atomic_load(&ftio_id.rank), ftio_cfg.endpoint,
+                 ftio_cfg.spool_dir, ftio_cfg.ring_records);
+    }
+    ftio_busy = 0;
+    errno = saved;
+}
+
+/* Called once the last batch is out (flusher.c): stop recording for good. */
+void ftio_mark_shut_down(void)
+{
+    atomic_store(&shut_down, 1);
+    ftio_set_paused(atomic_load(&paused));
+}
+
+/* Fork child: recording resumes (the child gets its own stream). */
+void ftio_core_after_fork_child(void)
+{
+    atomic_store(&ftio_id.pid, (long)getpid());
+    atomic_store(&shut_down, 0);
+    ftio_set_paused(atomic_load(&paused));
+}
+
+__attribute__((destructor(101))) static void ftio_fini(void)
+{
+    int saved = errno;
+    ftio_shutdown();
+    errno = saved;
+}

@@ -1,0 +1,444 @@
+/* flusher.c -- the background thread: rings -> wire batches -> ZeroMQ PUSH,
+ * or the spool file when nobody is listening.
+ *
+ * Started on a process's first record.  It wakes every FTIO_FLUSH_MS, when a
+ * ring is half full, or on request (ftio_flush_now(), exit paths, fatal
+ * signals) through an eventfd, which makes the kick async-signal-safe.  It
+ * owns the ZeroMQ context and PUSH socket (ZMQ_SNDHWM bounded, ZMQ_IMMEDIATE
+ * so nothing queues without a connected peer, ZMQ_LINGER bounding every exit,
+ * sends with ZMQ_DONTWAIT).  A batch that can't be sent goes to the spool file
+ * (spool.c); one that can be neither sent nor spooled is counted in the next
+ * header's "lost".  "seq" only advances for delivered batches, so receivers
+ * see gaps only for batches delivered elsewhere (spool vs socket).
+ *
+ * The thread blocks the asynchronous signals (they go to application
+ * threads) and runs with ftio_busy set, so its own I/O is never traced.
+ * fork: the child abandons the inherited context (never closes it: its
+ * threads do not exist in the child) and starts its own flusher lazily.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+#include <zmq.h>
+#include "internal.h"
+#include "timeutil.h"
+#include "wire.h"
+
+#define BATCH_MAX   65536      /* records per message */
+#define FILES_MAX   4096       /* file entries per message */
+#define CONNECT_GRACE_MS 300   /* wait for the first connection this long */
+
+atomic_int ftio_flusher_started;
+
+static struct {
+    pthread_t        th;
+    int              efd;
+    atomic_int       stop, exited, shutdown_begun;
+    _Atomic uint64_t req_gen, done_gen;
+    pthread_mutex_t  start_mu;        /* starting the thread */
+    pthread_mutex_t  mark_mu;         /* the pending mark */
+    pthread_mutex_t  api_mu;          /* one named flush at a time */
+    char             mark[FTIO_WIRE_MAX_STR];
+    int              have_mark;
+    /* Owned by the flusher thread. */
+    void            *zctx, *zsock;
+    int              zmq_broken;      /* bad endpoint: spool only */
+    int              ever_sent;
+    int64_t          sock_created_ns;
+    uint64_t         seq, lost;
+    struct ftio_record     *batch;
+    struct ftio_file_entry *fentries;
+    struct ftio_wbuf wbuf;
+} fl = {
+    .efd = -1,
+    .start_mu = PTHREAD_MUTEX_INITIALIZER,
+    .mark_mu = PTHREAD_MUTEX_INITIALIZER,
+    .api_mu = PTHREAD_MUTEX_INITIALIZER,
+};
+
+static __thread int in_flusher __attribute__((tls_model("initial-exec")));
+
+void ftio_flusher_init(void)
+{
+    fl.efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (fl.efd < 0)
+        ftio_warn("eventfd: %s; flushing only every FTIO_FLUSH_MS", strerror(errno));
+}
+
+void ftio_flusher_kick(void)
+{
+    if (fl.efd >= 0) {
+        int saved = errno;
+        eventfd_write(fl.efd, 1);
+        errno = saved;
+    }
+}
+
+/* Read after a waited flush, when the flusher is idle. */
+uint64_t ftio_flusher_next_seq(void)
+{
+    return __atomic_load_n(&fl.seq, __ATOMIC_ACQUIRE);
+}
+
+void ftio_flusher_set_seq_base(uint64_t seq)
+{
+    fl.seq = seq;
+}
+
+int ftio_flusher_running(void)
+{
+    return atomic_load(&ftio_flusher_started) && !atomic_load(&fl.exited);
+}
+
+/* ---- ZeroMQ ----------------------------------------------------------- */
+
+static void zmq_open(void)
+{
+    if (fl.zsock || fl.zmq_broken || ftio_cfg.spool_mode == FTIO_SPOOL_ALWAYS)
+        return;
+    fl.zctx = zmq_ctx_new();
+    if (!fl.zctx) {
+        fl.zmq_broken = 1;
+        ftio_warn("zmq_ctx_new: %s; spooling to %s", zmq_strerror(errno), ftio_cfg.spool_dir);
+        return;
+    }
+    fl.zsock = zmq_socket(fl.zctx, ZMQ_PUSH);
+    int hwm = ftio_cfg.hwm, linger = ftio_cfg.linger_ms, one = 1;
+    if (!fl.zsock || zmq_setsockopt(fl.zsock, ZMQ_SNDHWM, &hwm, sizeof hwm) != 0 ||
+        zmq_setsockopt(fl.zsock, ZMQ_LINGER, &linger, sizeof linger) != 0 ||
+        zmq_setsockopt(fl.zsock, ZMQ_IMMEDIATE, &one, sizeof one) != 0 ||
+        zmq_connect(fl.zsock, ftio_cfg.endpoint) != 0) {
+        ftio_warn("FTIO_ENDPOINT=%s: %s; spooling to %s", ftio_cfg.endpoint, zmq_strerror(errno),
+                  ftio_cfg.spool_dir);
+        fl.zmq_broken = 1;
+        if (fl.zsock)
+            zmq_close(fl.zsock);
+        fl.zsock = NULL;
+        return;
+    }
+    fl.sock_created_ns = ftio_mono_ns();
+    ftio_log("PUSH connected to %s", ftio_cfg.endpoint);
+}
+
+static void zmq_shut(void)
+{
+    if (fl.zsock)
+        zmq_close(fl.zsock);          /* pending messages linger up to ZMQ_LINGER */
+    if (fl.zctx)
+        while (zmq_ctx_term(fl.zctx) != 0 && errno == EINTR)
+            ;
+    fl.zsock = fl.zctx = NULL;
+}
+
+/* 1 if the message was handed to a connected peer. */
+static int zmq_deliver(const void *buf, size_t len)
+{
+    zmq_open();
+    if (!fl.zsock)
+        return 0;
+    if (!fl.ever_sent) {
+        /* Right after connect() the session may not be up yet; give it a
+         * short, bounded grace so a daemon that is there gets the data. */
+        int64_t left = CONNECT_GRACE_MS - (ftio_mono_ns() - fl.sock_created_ns) / 1000000;
+        if (left > 0) {
+            zmq_pollitem_t it = { .socket = fl.zsock, .events = ZMQ_POLLOUT };
+            zmq_poll(&it, 1, (long)left);
+        }
+    }
+    if (zmq_send(fl.zsock, buf, len, ZMQ_DONTWAIT) == (int)len) {
+        fl.ever_sent = 1;
+        return 1;
+    }
+    return 0;
+}
+
+/* ---- batches ---------------------------------------------------------- */
+
+/* Encode and deliver one batch.  Returns 1 when something was delivered. */
+static int deliver(const struct ftio_record *rec, size_t n, const char *mark, int final)
+{
+    void *token;
+    size_t nf = ftio_files_pending(fl.fentries, FILES_MAX, &token);
+    if (n == 0 && nf == 0 && !mark && !final && fl.lost == 0)
+        return 0;
+    struct ftio_batch_header h = {
+        .version = FTIO_WIRE_VERSION,
+        .job = ftio_id.job,
+        .host = ftio_id.host,
+        .pid = atomic_load(&ftio_id.pid),
+        .rank = atomic_load(&ftio_id.rank),
+        .nranks = atomic_load(&ftio_id.nranks),
+        .seq = fl.seq,
+        .lost = fl.lost,
+        .mark = mark,
+        .final = final ? true : false,
+        .nfiles = nf,
+        .files = fl.fentries,
+    };
+    ftio_clock_anchor(&h.clock_mono, &h.clock_real);
+    fl.wbuf.len = 0;
+    if (ftio_wire_encode(&fl.wbuf, &h, rec, n) != 0) {
+        fl.lost += n;
+        ftio_log("encode failed (out of memory): %zu records lost", n);
+        return 0;
+    }
+    const char *how = NULL;
+    if (ftio_cfg.spool_mode != FTIO_SPOOL_ALWAYS && zmq_deliver(fl.wbuf.data, fl.wbuf.len))
+        how = "sent";
+    else if (ftio_cfg.spool_mode != FTIO_SPOOL_NEVER && ftio_spool_append(fl.wbuf.data, fl.wbuf.len) == 0)
+        how = "spooled";
+    if (!how) {
+        fl.lost += n;
+        ftio_log("batch seq %llu (%zu records) neither sent nor spooled", (unsigned long long)fl.seq, n);
+        return 0;
+    }
+    ftio_log("batch seq %llu: %zu records, %zu files, lost %llu%s%s %s", (unsigned long long)fl.seq,
+             n, nf, (unsigned long long)fl.lost, final ? ", final" : "", mark ? ", mark" : "", how);
+    __atomic_store_n(&fl.seq, fl.seq + 1, __ATOMIC_RELEASE);
+    fl.lost = 0;
+    ftio_files_commit(token);
+    return 1;
+}
+
+/* Drain every ring; the mark and the final flag go on the last batch. */
+static void flush_all(const char *mark, int final)
+{
+    if (!fl.batch) {
+        fl.batch = malloc(BATCH_MAX * sizeof *fl.batch);
+        fl.fentries = malloc(FILES_MAX * sizeof *fl.fentries);
+        if (!fl.batch || !fl.fentries) {
+            free(fl.batch);
+            free(fl.fentries);
+            fl.batch = NULL;
+            fl.fentries = NULL;
+            ftio_warn("out of memory in the flusher");
+            return;
+        }
+    }
+    /* Bounded: producers may keep filling while we drain. */
+    for (int round = 0; round < 64; round++) {
+        size_t n = ftio_rings_drain(fl.batch, BATCH_MAX, &fl.lost);
+        int last = n < BATCH_MAX || round == 63;
+        deliver(fl.batch, n, last ? mark : NULL, last && final);
+        if (last)
+            break;
+    }
+}
+
+static int take_mark(char *out)
+{
+    pthread_mutex_lock(&fl.mark_mu);
+    int have = fl.have_mark;
+    if (have)
+        memcpy(out, fl.mark, sizeof fl.mark);
+    fl.have_mark = 0;
+    pthread_mutex_unlock(&fl.mark_mu);
+    return have;
+}
+
+static void *flusher_main(void *arg)
+{
+    (void)arg;
+    sigset_t set;
+    sigfillset(&set);
+    sigdelset(&set, SIGSEGV);
+    sigdelset(&set, SIGBUS);
+    sigdelset(&set, SIGFPE);
+    sigdelset(&set, SIGILL);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    ftio_busy = 1;
+    in_flusher = 1;
+    zmq_open();               /* connect early: the first flush finds a session */
+    char mark[FTIO_WIRE_MAX_STR];
+    for (;;) {
+        if (!atomic_load(&fl.stop) &&
+            atomic_load(&fl.req_gen) == atomic_load(&fl.done_gen)) {
+            struct pollfd p = { .fd = fl.efd, .events = POLLIN };
+            if (fl.efd >= 0)
+                poll(&p, 1, ftio_cfg.flush_ms);
+            else
+                usleep((useconds_t)ftio_cfg.flush_ms * 1000);
+        }
+        eventfd_t v;
+        if (fl.efd >= 0)
+            eventfd_read(fl.efd, &v);
+        uint64_t gen = atomic_load(&fl.req_gen);
+        int stopping = atomic_load(&fl.stop);
+        int has_mark = take_mark(mark);
+        flush_all(has_mark ? mark : NULL, stopping);
+        atomic_store(&fl.done_gen, gen);
+        if (stopping)
+            break;
+    }
+    zmq_shut();
+    atomic_store(&fl.exited, 1);
+    return NULL;
+}
+
+void ftio_flusher_start_if_needed(void)
+{
+    if (atomic_load(&ftio_flusher_started) || atomic_load(&fl.shutdown_begun) || ftio_cfg.disable)
+        return;
+    int busy = ftio_busy;
+    ftio_busy = 1;
+    pthread_mutex_lock(&fl.start_mu);
+    if (!atomic_load(&ftio_flusher_started)) {
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setstacksize(&attr, 256 * 1024);
+        int rc = pthread_create(&fl.th, &attr, flusher_main, NULL);
+        pthread_attr_destroy(&attr);
+        if (rc == 0)
+            atomic_store(&ftio_flusher_started, 1);
+        else
+            ftio_warn("cannot start the flusher thread: %s", strerror(rc));
+    }
+    pthread_mutex_unlock(&fl.start_mu);
+    ftio_busy = busy;
+}
+
+/* Poll (async-signal-safe) until cond() or the deadline. */
+static int wait_until(int (*cond)(uint64_t), uint64_t arg, int timeout_ms)
+{
+    int64_t deadline = ftio_mono_ns() + (int64_t)timeout_ms * 1000000;
+    while (!cond(arg)) {
+        if (ftio_mono_ns() > deadline)
+            return 0;
+        struct timespec ts = { 0, 200000 };
+        nanosleep(&ts, NULL);
+    }
+    return 1;
+}
+
+static int gen_done(uint64_t gen)
+{
+    return atomic_load(&fl.done_gen) >= gen || atomic_load(&fl.exited);
+}
+
+static int has_exited(uint64_t unused)
+{
+    (void)unused;
+    return atomic_load(&fl.exited);
+}
+
+/* Every wait of an exit path is bounded by linger plus a margin. */
+static int wait_bound_ms(void)
+{
+    return ftio_cfg.linger_ms + CONNECT_GRACE_MS + 1000;
+}
+
+void ftio_flush_now(const char *mark, int wait)
+{
+    if (ftio_cfg.disable || !ftio_fdt || in_flusher || atomic_load(&fl.shutdown_begun))
+        return;
+    int saved = errno, busy = ftio_busy;
+    ftio_busy = 1;
+    if (mark) {
+        pthread_mutex_lock(&fl.api_mu);
+        pthread_mutex_lock(&fl.mark_mu);
+        snprintf(fl.mark, sizeof fl.mark, "%s", mark);
+        fl.have_mark = 1;
+        pthread_mutex_unlock(&fl.mark_mu);
+        ftio_flusher_start_if_needed();      /* a mark is sent even without records */
+    }
+    if (ftio_flusher_running()) {
+        uint64_t gen = atomic_fetch_add(&fl.req_gen, 1) + 1;
+        ftio_flusher_kick();
+        if (wait || mark)
+            wait_until(gen_done, gen, wait_bound_ms());
+    }
+    if (mark)
+        pthread_mutex_unlock(&fl.api_mu);
+    ftio_busy = busy;
+    errno = saved;
+}
+
+void ftio_flush_from_signal(int final)
+{
+    if (ftio_cfg.disable || !ftio_fdt || in_flusher || !ftio_flusher_running())
+        return;
+    int saved = errno;
+    if (final) {
+        if (atomic_exchange(&fl.shutdown_begun, 1))
+            return;
+        atomic_store(&fl.stop, 1);
+        ftio_flusher_kick();
+        wait_until(has_exited, 0, wait_bound_ms());
+        ftio_mark_shut_down();
+    } else {
+        uint64_t gen = atomic_fetch_add(&fl.req_gen, 1) + 1;
+        ftio_flusher_kick();
+        wait_until(gen_done, gen, wait_bound_ms());
+    }
+    errno = saved;
+}
+
+void ftio_shutdown(void)
+{
+    if (ftio_cfg.disable || !ftio_fdt || in_flusher)
+        return;
+    if (atomic_exchange(&fl.shutdown_begun, 1))
+        return;
+    int saved = errno, busy = ftio_busy;
+    ftio_busy = 1;
+    pthread_mutex_lock(&fl.start_mu);        /* nobody starts it behind our back */
+    int started = atomic_load(&ftio_flusher_started);
+    pthread_mutex_unlock(&fl.start_mu);
+    if (started) {
+        atomic_store(&fl.stop, 1);
+        ftio_flusher_kick();
+        if (wait_until(has_exited, 0, wait_bound_ms()))
+            pthread_join(fl.th, NULL);
+        else
+            ftio_log("flusher did not finish within %d ms; exiting anyway", wait_bound_ms());
+    }
+    ftio_mark_shut_down();
+    ftio_log("shut down");
+    ftio_busy = busy;
+    errno = saved;
+}
+
+void ftio_flusher_atfork_prepare(void)
+{
+    pthread_mutex_lock(&fl.api_mu);
+    pthread_mutex_lock(&fl.start_mu);
+    pthread_mutex_lock(&fl.mark_mu);
+}
+
+void ftio_flusher_atfork_parent(void)
+{
+    pthread_mutex_unlock(&fl.mark_mu);
+    pthread_mutex_unlock(&fl.start_mu);
+    pthread_mutex_unlock(&fl.api_mu);
+}
+
+void ftio_flusher_after_fork_child(void)
+{
+    pthread_mutex_init(&fl.mark_mu, NULL);
+    pthread_mutex_init(&fl.start_mu, NULL);
+    pthread_mutex_init(&fl.api_mu, NULL);
+    /* The parent's context and socket belong to threads that do not exist
+     * here: abandon them (closing would touch the parent's session). */
+    fl.zctx = fl.zsock = NULL;
+    fl.zmq_broken = 0;
+    fl.ever_sent = 0;
+    fl.seq = 0;
+    fl.lost = 0;
+    fl.have_mark = 0;
+    atomic_store(&fl.stop, 0);
+    atomic_store(&fl.exited, 0);
+    atomic_store(&fl.shutdown_begun, 0);
+    atomic_store(&fl.req_gen, 0);
+    atomic_store(&fl.done_gen, 0);
+    atomic_store(&ftio_flusher_started, 0);
+    /* The eventfd is shared with the parent: kicks must not cross over. */
+    if (fl.efd >= 0)
+        close(fl.efd);
+    ftio_flusher_init();
+}

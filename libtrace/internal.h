@@ -1,0 +1,226 @@
+/* internal.h -- private declarations shared by the core files of libftio.so
+ * (config.c core.c fdtable.c files.c ring.c flusher.c spool.c lifecycle.c
+ * api.c posix.c stdio.c).  shim.h is the contract with the MPI-IO layer; this
+ * header is what the POSIX/stdio wrappers and the core need on top of it.
+ *
+ * Everything declared here is hidden (the objects are compiled with
+ * -fvisibility=hidden); only wrappers and the ftio.h API carry FTIO_EXPORT.
+ */
+#ifndef FTIO_INTERNAL_H
+#define FTIO_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "shim.h"
+
+#define FTIO_EXPORT __attribute__((visibility("default")))
+#define ftio_likely(x)   __builtin_expect(!!(x), 1)
+#define ftio_unlikely(x) __builtin_expect(!!(x), 0)
+
+/* ---- configuration (config.c), read once from the environment ---------- */
+#define FTIO_MAX_EXCLUDES 64
+
+struct ftio_config {
+    int      disable;          /* FTIO_DISABLE=1: pure pass-through */
+    int      debug;            /* FTIO_DEBUG=1 */
+    int      spool_mode;       /* FTIO_SPOOL: see enum below */
+    int      flush_ms;         /* FTIO_FLUSH_MS, background flush period */
+    int      linger_ms;        /* FTIO_LINGER_MS, bound on every exit wait */
+    int      hwm;              /* FTIO_HWM, ZMQ_SNDHWM in batches */
+    int      signals;          /* FTIO_SIGNALS=0 disables fatal-signal flush */
+    size_t   ring_records;     /* per-thread ring size, from FTIO_BUFFER_MB */
+    unsigned layers;           /* bit per enum ftio_layer, from FTIO_LAYERS */
+    char     endpoint[512];    /* FTIO_ENDPOINT */
+    char     spool_dir[1024];  /* FTIO_SPOOL_DIR, else $TMPDIR, else /tmp */
+    size_t   nexclude;         /* FTIO_EXCLUDE prefixes (no trailing '/') */
+    char    *exclude[FTIO_MAX_EXCLUDES];
+    size_t   exclude_len[FTIO_MAX_EXCLUDES];
+};
+enum { FTIO_SPOOL_AUTO = 0, FTIO_SPOOL_ALWAYS = 1, FTIO_SPOOL_NEVER = 2 };
+
+extern struct ftio_config ftio_cfg FTIO_HIDDEN;
+FTIO_HIDDEN void ftio_config_load(struct ftio_config *c);
+
+/* ---- identity of this process (core.c) -------------------------------- */
+struct ftio_identity {
+    char         job[256];
+    char         host[256];
+    _Atomic long pid;
+    atomic_int   rank;        /* -1 when not MPI */
+    atomic_int   nranks;      /*  0 when not MPI */
+};
+extern struct ftio_identity ftio_id FTIO_HIDDEN;
+
+/* Diagnostics: FTIO_DEBUG=1 only (ftio_log), or always (ftio_warn, used for
+ * bad configuration).  One line on stderr, never allocates. */
+FTIO_HIDDEN void ftio_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+FTIO_HIDDEN void ftio_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Recompute ftio_active from initialised / paused / shut down. */
+FTIO_HIDDEN void ftio_set_paused(int paused);
+
+/* Shutdown finished (flusher.c) / fork child restarts recording. */
+FTIO_HIDDEN void ftio_mark_shut_down(void);
+FTIO_HIDDEN void ftio_core_after_fork_child(void);
+
+/* Layer bitmask in a plain global so the hot path reads one word. */
+extern unsigned ftio_layer_mask FTIO_HIDDEN;
+
+/* ---- descriptor table (fdtable.c) -------------------------------------
+ * Indexed by fd, sized from RLIMIT_NOFILE.  A slot says whether the fd was
+ * opened through our POSIX wrappers (fid != 0) and/or carries a stream opened
+ * through our stdio wrappers (stdio_fid != 0, fp == that FILE*).  Descriptors
+ * we did not open (sockets, pipes, ZeroMQ's eventfds) keep fid == 0 and fail
+ * one array check.  Offsets are tracked per descriptor; -1 = unknown/append. */
+struct ftio_fd_slot {
+    _Atomic uint32_t fid;
+    _Atomic uint32_t stdio_fid;
+    _Atomic(FILE *)  fp;
+    _Atomic int64_t  offset;    /* POSIX position */
+    _Atomic int64_t  soffset;   /* stdio position */
+    _Atomic uint32_t append;    /* O_APPEND on the POSIX descriptor */
+    _Atomic uint32_t sappend;   /* stream opened in append mode */
+};
+extern struct ftio_fd_slot *ftio_fdt FTIO_HIDDEN;
+extern unsigned ftio_fdt_size FTIO_HIDDEN;
+
+FTIO_HIDDEN void ftio_fdtable_init(void);
+
+static inline struct ftio_fd_slot *ftio_fd_slot(int fd)
+{
+    if ((unsigned)fd >= ftio_fdt_size)
+        return NULL;
+    return &ftio_fdt[fd];
+}
+
+/* Slot of a POSIX-traced descriptor, or NULL when this call must pass
+ * through (not ours, not active, reentrant, layer off). */
+static inline struct ftio_fd_slot *ftio_posix_fd(int fd)
+{
+    if (!__atomic_load_n(&ftio_active, __ATOMIC_RELAXED) || ftio_busy ||
+        !(ftio_layer_mask & (1u << FTIO_LAYER_POSIX)))
+        return NULL;
+    struct ftio_fd_slot *s = ftio_fd_slot(fd);
+    if (!s || !atomic_load_explicit(&s->fid, memory_order_relaxed))
+        return NULL;
+    return s;
+}
+
+FTIO_HIDDEN void ftio_fd_open(int fd, uint32_t fid, int append);
+FTIO_HIDDEN void ftio_fd_forget(int fd);              /* POSIX side only */
+FTIO_HIDDEN void ftio_fd_copy(int from, int to);      /* dup family */
+FTIO_HIDDEN void ftio_fd_stdio_open(int fd, FILE *fp, uint32_t fid, int append, int64_t pos);
+FTIO_HIDDEN void ftio_fd_stdio_forget(int fd);
+
+/* ---- files (files.c): absolute paths, exclusions, id -> path list ------ */
+FTIO_HIDDEN void ftio_files_init(void);
+FTIO_HIDDEN void ftio_files_refresh_cwd(void);        /* after chdir/fchdir */
+/* Like ftio_file_register() for a path relative to dirfd (openat family). */
+FTIO_HIDDEN uint32_t ftio_file_register_at(int dirfd, const char *path);
+
+/* Flusher side: the entries registered since the last delivered batch.
+ * ftio_files_pending() fills at most max entries (paths stay valid forever)
+ * and returns how many, plus a token; ftio_files_commit(token) marks them
+ * delivered.  Not thread-safe: the flusher is the only caller. */
+struct ftio_file_entry;
+FTIO_HIDDEN size_t ftio_files_pending(struct ftio_file_entry *out, size_t max, void **token);
+FTIO_HIDDEN void ftio_files_commit(void *token);
+FTIO_HIDDEN void ftio_files_after_fork_child(void);
+
+/* ---- rings (ring.c) --------------------------------------------------- */
+FTIO_HIDDEN void ftio_rings_init(size_t records_per_ring);
+/* Flusher: move up to max records out of all rings into out[]; adds the
+ * records dropped since the last call to *lost.  Returns the count. */
+FTIO_HIDDEN size_t ftio_rings_drain(struct ftio_record *out, size_t max, uint64_t *lost);
+FTIO_HIDDEN void ftio_rings_after_fork_child(void);
+
+/* ---- flusher (flusher.c) ---------------------------------------------- */
+FTIO_HIDDEN void ftio_flusher_init(void);
+FTIO_HIDDEN void ftio_flusher_start_if_needed(void);   /* lazy, on first record */
+FTIO_HIDDEN void ftio_flusher_kick(void);              /* async-signal-safe */
+FTIO_HIDDEN void ftio_flusher_atfork_prepare(void);
+FTIO_HIDDEN void ftio_flusher_atfork_parent(void);
+FTIO_HIDDEN void ftio_flusher_after_fork_child(void);
+FTIO_HIDDEN int  ftio_flusher_running(void);
+extern atomic_int ftio_flusher_started FTIO_HIDDEN;
+/* Sequence number of the next batch (exec hand-over, lifecycle.c). */
+FTIO_HIDDEN uint64_t ftio_flusher_next_seq(void);
+FTIO_HIDDEN void ftio_flusher_set_seq_base(uint64_t seq);
+/* Async-signal-safe flush: kick and wait (bounded).  final != 0 also stops
+ * the flusher (the process is about to die). */
+FTIO_HIDDEN void ftio_flush_from_signal(int final);
+
+/* ---- spool (spool.c) -------------------------------------------------- */
+/* Append one encoded batch to this process's spool file; 0 or -1. */
+FTIO_HIDDEN int ftio_spool_append(const void *buf, size_t len);
+FTIO_HIDDEN void ftio_spool_path(char *out, size_t len);
+
+/* ---- lifecycle (lifecycle.c) and per-layer symbol resolution ---------- */
+FTIO_HIDDEN void ftio_lifecycle_init(void);
+FTIO_HIDDEN void ftio_posix_resolve_all(void);
+FTIO_HIDDEN void ftio_stdio_resolve_all(void);
+FTIO_HIDDEN void ftio_lifecycle_resolve_all(void);
+
+/* Resolve `name` into *slot once (relaxed atomics: racing threads store the
+ * same value).  Returns the pointer, NULL when the symbol does not exist. */
+static inline void *ftio_real(void **slot, const char *name)
+{
+    void *p = __atomic_load_n(slot, __ATOMIC_RELAXED);
+    if (ftio_unlikely(!p)) {
+        p = ftio_resolve(name);
+        __atomic_store_n(slot, p, __ATOMIC_RELAXED);
+    }
+    return p;
+}
+
+/* Declare the pointer to the real `name` with the type of our wrapper. */
+#define FTIO_REAL_DECL(ret, name, args) static ret (*real_##name) args
+/* Load (resolving lazily) real_<name>; fail the call with ENOSYS if absent. */
+#define FTIO_REAL_OR(name, failret)                                           \
+    do {                                                                      \
+        if (ftio_unlikely(!ftio_real((void **)&real_##name, #name))) {        \
+            errno = ENOSYS;                                                   \
+            return failret;                                                   \
+        }                                                                     \
+    } while (0)
+#define FTIO_RESOLVE(name) ((void)ftio_real((void **)&real_##name, #name))
+
+/* Define the exported symbol `name` without clashing with (or being renamed
+ * by) the prototypes and redirections of the system headers (LFS, fortify,
+ * scanf aliases): the C function is ftio_w_<name>, its symbol is `name`. */
+#define FTIO_WRAP(ret, name, args)                                            \
+    FTIO_EXPORT ret ftio_w_##name args __asm__(#name);                        \
+    FTIO_EXPORT ret ftio_w_##name args
+
+/* Time `call` with the reentrancy flag set; leaves r_, t0_, t1_, err_ for
+ * the record, then FTIO_TIMED_RETURN() restores errno and returns r_. */
+#define FTIO_TIMED(type, call)                                                \
+    ftio_busy = 1;                                                            \
+    uint64_t t0_ = ftio_now_ns();                                             \
+    type r_ = (call);                                                         \
+    uint64_t t1_ = ftio_now_ns();                                             \
+    int err_ = errno
+#define FTIO_TIMED_RETURN()                                                   \
+    ftio_busy = 0;                                                            \
+    errno = err_;                                                             \
+    return r_
+
+static inline uint16_t ftio_nested_flag(void)
+{
+    return ftio_mpiio_depth > 0 ? FTIO_FLAG_NESTED : 0;
+}
+
+static inline void ftio_emit_simple(int layer, int op, uint32_t fid, uint64_t t0,
+                                    uint64_t t1, int64_t off, int64_t bytes)
+{
+    struct ftio_record r = {
+        .t_start = t0, .t_end = t1, .offset = off, .bytes = bytes,
+        .file_id = fid, .op = (uint8_t)op, .layer = (uint8_t)layer,
+        .flags = ftio_nested_flag(),
+    };
+    ftio_emit(&r);
+}
+
+#endif

@@ -1,0 +1,355 @@
+/* lifecycle.c -- process lifecycle: fork, exit paths, exec, fatal signals.
+ *
+ * - fork: pthread_atfork.  The child keeps the descriptor table (it inherits
+ *   the descriptors), drops the buffered records (the parent sends them),
+ *   re-sends its file list, and gets its own pid, sequence, ZeroMQ context,
+ *   flusher and spool file name (flusher.c).  vfork is not wrapped: a vfork
+ *   child shares our memory, so the exit/exec wrappers do nothing when
+ *   getpid() is not the pid we recorded.
+ * - exit: the library destructor (core.c), at_quick_exit, and the _exit /
+ *   _Exit wrappers all call the idempotent, linger-bounded ftio_shutdown().
+ * - exec: every exec-family name flushes first (glibc's execl* don't go
+ *   through execve's PLT entry).  The new image is the same process: we pass
+ *   it the next sequence number in FTIO_SEQ_BASE=<pid>:<seq> so its batches
+ *   continue the stream without restarting at 0.
+ * - fatal signals (TERM INT HUP QUIT ABRT SEGV BUS FPE ILL XCPU XFSZ PIPE)
+ *   with the default action: final flush (bounded), then the default action
+ *   by re-raising.  signal()/sigaction() are wrapped so that an application
+ *   handler installed later is chained instead of replacing ours; the
+ *   application sees its own handler as the installed one.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "internal.h"
+
+FTIO_REAL_DECL(void, _exit, (int));
+FTIO_REAL_DECL(void, _Exit, (int));
+FTIO_REAL_DECL(int, execve, (const char *, char *const[], char *const[]));
+FTIO_REAL_DECL(int, execv, (const char *, char *const[]));
+FTIO_REAL_DECL(int, execvp, (const char *, char *const[]));
+FTIO_REAL_DECL(int, execvpe, (const char *, char *const[], char *const[]));
+FTIO_REAL_DECL(int, fexecve, (int, char *const[], char *const[]));
+FTIO_REAL_DECL(int, sigaction, (int, const struct sigaction *, struct sigaction *));
+FTIO_REAL_DECL(__sighandler_t, signal, (int, __sighandler_t));
+
+extern char **environ;
+
+/* ---- fork ------------------------------------------------------------- */
+
+static void fork_prepare(void)
+{
+    ftio_flusher_atfork_prepare();
+}
+
+static void fork_parent(void)
+{
+    ftio_flusher_atfork_parent();
+}
+
+static void fork_child(void)
+{
+    ftio_core_after_fork_child();
+    ftio_rings_after_fork_child();
+    ftio_files_after_fork_child();
+    ftio_flusher_after_fork_child();
+}
+
+/* Not a vfork child (or a raw clone) sharing our memory? */
+static int own_process(void)
+{
+    return (long)getpid() == atomic_load(&ftio_id.pid);
+}
+
+/* ---- exit ------------------------------------------------------------- */
+
+static void quick_exit_hook(void)
+{
+    ftio_shutdown();
+}
+
+FTIO_WRAP(void, _exit, (int status))
+{
+    if (ftio_fdt && own_process())
+        ftio_shutdown();
+    if (ftio_real((void **)&real__exit, "_exit"))
+        real__exit(status);
+    for (;;)
+        abort();
+}
+
+FTIO_WRAP(void, _Exit, (int status))
+{
+    if (ftio_fdt && own_process())
+        ftio_shutdown();
+    if (ftio_real((void **)&real__Exit, "_Exit"))
+        real__Exit(status);
+    for (;;)
+        abort();
+}
+
+/* ---- exec ------------------------------------------------------------- */
+
+#define SEQ_VAR "FTIO_SEQ_BASE"
+
+/* Flush before the image is replaced; returns the value for SEQ_VAR in buf
+ * (empty when nothing was flushed). */
+static void before_exec(char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (!ftio_fdt || !own_process() || !ftio_flusher_running())
+        return;
+    ftio_flush_now(NULL, 1);
+    snprintf(buf, len, SEQ_VAR "=%ld:%llu", atomic_load(&ftio_id.pid),
+             (unsigned long long)ftio_flusher_next_seq());
+}
+
+/* envp plus our variable (replacing an inherited one), in out[cap]. */
+static char *const *with_seq(char *const *envp, char *var, char **out, size_t cap)
+{
+    if (!var[0] || !envp)
+        return envp;
+    size_t n = 0;
+    for (size_t i = 0; envp[i]; i++) {
+        if (strncmp(envp[i], SEQ_VAR "=", sizeof SEQ_VAR) == 0)
+            continue;
+        if (n + 2 >= cap)
+            return envp;            /* huge environment: go without */
+        out[n++] = envp[i];
+    }
+    out[n++] = var;
+    out[n] = NULL;
+    return out;
+}
+
+static size_t env_count(char *const *envp)
+{
+    size_t n = 0;
+    while (envp && envp[n])
+        n++;
+    return n + 2;
+}
+
+FTIO_WRAP(int, execve, (const char *path, char *const argv[], char *const envp[]))
+{
+    FTIO_REAL_OR(execve, -1);
+    char var[96];
+    before_exec(var, sizeof var);
+    size_t cap = env_count(envp);
+    char *buf[cap];
+    return real_execve(path, argv, with_seq(envp, var, buf, cap));
+}
+
+FTIO_WRAP(int, execvpe, (const char *file, char *const argv[], char *const envp[]))
+{
+    FTIO_REAL_OR(execvpe, -1);
+    char var[96];
+    before_exec(var, sizeof var);
+    size_t cap = env_count(envp);
+    char *buf[cap];
+    return real_execvpe(file, argv, with_seq(envp, var, buf, cap));
+}
+
+FTIO_WRAP(int, fexecve, (int fd, char *const argv[], char *const envp[]))
+{
+    FTIO_REAL_OR(fexecve, -1);
+    char var[96];
+    before_exec(var, sizeof var);
+    size_t cap = env_count(envp);
+    char *buf[cap];
+    return real_fexecve(fd, argv, with_seq(envp, var, buf, cap));
+}
+
+/* The environ-based forms become their explicit-environment twins. */
+FTIO_WRAP(int, execv, (const char *path, char *const argv[]))
+{
+    return ftio_w_execve(path, argv, environ);
+}
+
+FTIO_WRAP(int, execvp, (const char *file, char *const argv[]))
+{
+    return ftio_w_execvpe(file, argv, environ);
+}
+
+/* execl*: gather the variadic arguments into an argv on the stack. */
+#define GATHER_ARGS(arg0, last, argv, extra)                                  \
+    size_t n_ = 1;                                                            \
+    va_list ap_;                                                              \
+    va_start(ap_, arg0);                                                      \
+    while (va_arg(ap_, char *))                                               \
+        n_++;                                                                 \
+    va_end(ap_);                                                              \
+    char *argv[n_ + 1];                                                       \
+    argv[0] = (char *)arg0;                                                   \
+    va_start(ap_, arg0);                                                      \
+    for (size_t i_ = 1; i_ <= n_; i_++)                                       \
+        argv[i_] = va_arg(ap_, char *);                                       \
+    extra;                                                                    \
+    va_end(ap_)
+
+FTIO_WRAP(int, execl, (const char *path, const char *arg, ...))
+{
+    GATHER_ARGS(arg, NULL, argv, (void)0);
+    return ftio_w_execve(path, argv, environ);
+}
+
+FTIO_WRAP(int, execlp, (const char *file, const char *arg, ...))
+{
+    GATHER_ARGS(arg, NULL, argv, (void)0);
+    return ftio_w_execvpe(file, argv, environ);
+}
+
+FTIO_WRAP(int, execle, (const char *path, const char *arg, ...))
+{
+    char *const *envp;
+    GATHER_ARGS(arg, NULL, argv, envp = va_arg(ap_, char *const *));
+    return ftio_w_execve(path, argv, envp);
+}
+
+/* ---- fatal signals ---------------------------------------------------- */
+
+static const int fatal_signals[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGABRT, SIGSEGV,
+                                     SIGBUS, SIGFPE, SIGILL, SIGXCPU, SIGXFSZ, SIGPIPE };
+
+static struct {
+    atomic_int       managed[NSIG];   /* our handler is installed */
+    struct sigaction app[NSIG];       /* what the application asked for */
+} sigs;
+
+static int synchronous(int sig)
+{
+    return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL;
+}
+
+static void on_signal(int sig, siginfo_t *info, void *uc)
+{
+    int saved = errno;
+    struct sigaction app = sigs.app[sig];
+    if (app.sa_handler == SIG_IGN) {
+        errno = saved;
+        return;
+    }
+    if (app.sa_handler != SIG_DFL) {
+        /* The application handles it: flush what we have (cheap, bounded;
+         * not for faults, which some runtimes use routinely), then chain. */
+        if (!synchronous(sig) && own_process())
+            ftio_flush_from_signal(0);
+        if (app.sa_flags & SA_RESETHAND)
+            sigs.app[sig].sa_handler = SIG_DFL;
+        errno = saved;
+        if (app.sa_flags & SA_SIGINFO)
+            app.sa_sigaction(sig, info, uc);
+        else
+            app.sa_handler(sig);
+        return;
+    }
+    /* Default action (terminate/core): last flush, then die by the signal. */
+    if (own_process())
+        ftio_flush_from_signal(1);
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    real_sigaction(sig, &dfl, NULL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+    raise(sig);
+    errno = saved;
+}
+
+/* Install our handler for sig with the application's flags and mask. */
+static int install(int sig, const struct sigaction *like)
+{
+    struct sigaction ours;
+    memset(&ours, 0, sizeof ours);
+    ours.sa_sigaction = on_signal;
+    ours.sa_flags = SA_SIGINFO | (like ? like->sa_flags & (SA_ONSTACK | SA_RESTART | SA_NODEFER) : SA_RESTART);
+    if (like)
+        ours.sa_mask = like->sa_mask;
+    else
+        sigemptyset(&ours.sa_mask);
+    return real_sigaction(sig, &ours, NULL);
+}
+
+static int managed_signal(int sig)
+{
+    return sig > 0 && sig < NSIG && atomic_load(&sigs.managed[sig]);
+}
+
+FTIO_WRAP(int, sigaction, (int sig, const struct sigaction *act, struct sigaction *old))
+{
+    FTIO_REAL_OR(sigaction, -1);
+    if (!managed_signal(sig))
+        return real_sigaction(sig, act, old);
+    struct sigaction prev = sigs.app[sig];
+    if (act) {
+        if (install(sig, act) != 0)
+            return -1;
+        sigs.app[sig] = *act;
+    }
+    if (old)
+        *old = prev;
+    return 0;
+}
+
+FTIO_WRAP(__sighandler_t, signal, (int sig, __sighandler_t handler))
+{
+    FTIO_REAL_OR(signal, SIG_ERR);
+    if (!managed_signal(sig))
+        return real_signal(sig, handler);
+    struct sigaction act, old;
+    memset(&act, 0, sizeof act);
+    act.sa_handler = handler;
+    act.sa_flags = SA_RESTART;              /* BSD semantics, as glibc's signal() */
+    sigemptyset(&act.sa_mask);
+    if (ftio_w_sigaction(sig, &act, &old) != 0)
+        return SIG_ERR;
+    return old.sa_handler;
+}
+
+static void signals_init(void)
+{
+    if (!ftio_cfg.signals || !real_sigaction)
+        return;
+    for (size_t i = 0; i < sizeof fatal_signals / sizeof *fatal_signals; i++) {
+        int sig = fatal_signals[i];
+        struct sigaction cur;
+        if (real_sigaction(sig, NULL, &cur) != 0)
+            continue;
+        if (cur.sa_handler == SIG_IGN)     /* e.g. nohup: leave it alone */
+            continue;
+        sigs.app[sig] = cur;               /* SIG_DFL, or an earlier handler */
+        if (install(sig, &cur) == 0)
+            atomic_store(&sigs.managed[sig], 1);
+    }
+}
+
+/* ---- init ------------------------------------------------------------- */
+
+void ftio_lifecycle_resolve_all(void)
+{
+    FTIO_RESOLVE(_exit); FTIO_RESOLVE(_Exit); FTIO_RESOLVE(execve); FTIO_RESOLVE(execv);
+    FTIO_RESOLVE(execvp); FTIO_RESOLVE(execvpe); FTIO_RESOLVE(fexecve);
+    FTIO_RESOLVE(sigaction); FTIO_RESOLVE(signal);
+}
+
+void ftio_lifecycle_init(void)
+{
+    /* Continue the sequence of the image that exec'd us (same pid). */
+    const char *base = getenv(SEQ_VAR);
+    if (base) {
+        char *end;
+        long pid = strtol(base, &end, 10);
+        if (*end == ':' && pid == (long)getpid())
+            ftio_flusher_set_seq_base(strtoull(end + 1, NULL, 10));
+    }
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
+    at_quick_exit(quick_exit_hook);
+    signals_init();
+}

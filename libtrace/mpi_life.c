@@ -1,0 +1,180 @@
+/* mpi_life.c -- MPI lifecycle wrappers of libftio.so, and the run-time
+ * resolution of the MPI helpers and predefined handles the MPI-IO layer uses.
+ *
+ *   MPI_Init / MPI_Init_thread: after the real call, tell the core our rank
+ *       and world size (PMPI_Comm_rank/size on MPI_COMM_WORLD: no message is
+ *       sent on it, so no duplicate communicator is needed).
+ *   MPI_Finalize: record still-pending nonblocking I/O as "completion
+ *       unknown", then flush and wait (local, no collective: Darshan#559),
+ *       then the real finalize.
+ *   MPI_Abort: the same flush, then abort.
+ * Each exists as MPI_X and PMPI_X (see mpiio.h for why).
+ */
+#include <dlfcn.h>
+#include <string.h>
+#include "mpiio.h"
+
+struct ftio_mpi_consts  ftio_mpi_c;
+struct ftio_mpi_helpers ftio_mpi_h;
+atomic_int ftio_mpi_ready;
+__thread int ftio_mpi_in __attribute__((tls_model("initial-exec")));
+
+#define HELPER(field, sym)                                                     \
+    do {                                                                       \
+        void *p_ = dlsym(RTLD_DEFAULT, sym);                                   \
+        if (!p_) return 0;                                                     \
+        memcpy(&ftio_mpi_h.field, &p_, sizeof p_);                             \
+    } while (0)
+
+/* Idempotent; racing first callers store identical values. */
+int ftio_mpi_setup_slow(void)
+{
+#ifdef OPEN_MPI
+    void *world = dlsym(RTLD_DEFAULT, "ompi_mpi_comm_world");
+    void *byte = dlsym(RTLD_DEFAULT, "ompi_mpi_byte");
+    void *dtnull = dlsym(RTLD_DEFAULT, "ompi_mpi_datatype_null");
+    void *reqnull = dlsym(RTLD_DEFAULT, "ompi_request_null");
+    if (!world || !byte || !dtnull || !reqnull)
+        return 0;
+    ftio_mpi_c.world = (MPI_Comm)world;
+    ftio_mpi_c.byte = (MPI_Datatype)byte;
+    ftio_mpi_c.dt_null = (MPI_Datatype)dtnull;
+    ftio_mpi_c.req_null = (MPI_Request)reqnull;
+#else
+    ftio_mpi_c.world = MPI_COMM_WORLD;
+    ftio_mpi_c.byte = MPI_BYTE;
+    ftio_mpi_c.dt_null = MPI_DATATYPE_NULL;
+    ftio_mpi_c.req_null = MPI_REQUEST_NULL;
+#endif
+    HELPER(type_size_x, "PMPI_Type_size_x");
+    HELPER(type_get_extent_x, "PMPI_Type_get_extent_x");
+    HELPER(get_elements_x, "PMPI_Get_elements_x");
+    HELPER(test_cancelled, "PMPI_Test_cancelled");
+    HELPER(file_get_position, "PMPI_File_get_position");
+    HELPER(file_get_byte_offset, "PMPI_File_get_byte_offset");
+    HELPER(comm_rank, "PMPI_Comm_rank");
+    HELPER(comm_size, "PMPI_Comm_size");
+    atomic_store_explicit(&ftio_mpi_ready, 1, memory_order_release);
+    return 1;
+}
+
+static void tell_rank(void)
+{
+    int rank = -1, size = 0;
+    if (!ftio_mpi_setup())
+        return;
+    if (ftio_mpi_h.comm_rank(MPI_COMM_WORLD, &rank) == MPI_SUCCESS &&
+        ftio_mpi_h.comm_size(MPI_COMM_WORLD, &size) == MPI_SUCCESS)
+        ftio_set_rank(rank, size);
+}
+
+/* After the real init: only the outermost of MPI_Init -> PMPI_Init (another
+ * tool chaining them) tells the core the rank. */
+static int life_init(int rc_of_real, int outer)
+{
+    if (outer) {
+        int saved = errno;
+        if (rc_of_real == MPI_SUCCESS)
+            tell_rank();
+        ftio_mpi_in = 0;
+        errno = saved;
+    }
+    return rc_of_real;
+}
+
+/* Marks this thread as inside an MPI lifecycle call; 0 for an inner one. */
+static int life_outer(void)
+{
+    if (ftio_busy || ftio_mpi_in)
+        return 0;
+    ftio_mpi_in = 1;
+    return 1;
+}
+
+static int (*real_MPI_Init)(int *, char ***);
+static int (*real_PMPI_Init)(int *, char ***);
+static int (*real_MPI_Init_thread)(int *, char ***, int, int *);
+static int (*real_PMPI_Init_thread)(int *, char ***, int, int *);
+static int (*real_MPI_Finalize)(void);
+static int (*real_PMPI_Finalize)(void);
+static int (*real_MPI_Abort)(MPI_Comm, int);
+static int (*real_PMPI_Abort)(MPI_Comm, int);
+
+FTIO_MPI_EXPORT int MPI_Init(int *argc, char ***argv)
+{
+    FTIO_MPI_REAL(real_MPI_Init, "MPI_Init");
+    int outer = life_outer();
+    return life_init(real_MPI_Init(argc, argv), outer);
+}
+
+FTIO_MPI_EXPORT int PMPI_Init(int *argc, char ***argv)
+{
+    FTIO_MPI_REAL(real_PMPI_Init, "PMPI_Init");
+    int outer = life_outer();
+    return life_init(real_PMPI_Init(argc, argv), outer);
+}
+
+FTIO_MPI_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    FTIO_MPI_REAL(real_MPI_Init_thread, "MPI_Init_thread");
+    int outer = life_outer();
+    return life_init(real_MPI_Init_thread(argc, argv, required, provided), outer);
+}
+
+FTIO_MPI_EXPORT int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    FTIO_MPI_REAL(real_PMPI_Init_thread, "PMPI_Init_thread");
+    int outer = life_outer();
+    return life_init(real_PMPI_Init_thread(argc, argv, required, provided), outer);
+}
+
+/* Everything this process recorded goes out before MPI (and, with some
+ * launchers, the process) goes away.  Local only: no collective. */
+static void flush_before_exit(void)
+{
+    int saved = errno;
+    if (atomic_load_explicit(&ftio_mpi_ready, memory_order_acquire))
+        ftio_mpi_req_drain();
+    ftio_flush_now(NULL, 1);
+    errno = saved;
+}
+
+FTIO_MPI_EXPORT int MPI_Finalize(void)
+{
+    FTIO_MPI_REAL(real_MPI_Finalize, "MPI_Finalize");
+    int outer = life_outer();
+    if (outer)
+        flush_before_exit();
+    int rc = real_MPI_Finalize();
+    if (outer)
+        ftio_mpi_in = 0;
+    return rc;
+}
+
+FTIO_MPI_EXPORT int PMPI_Finalize(void)
+{
+    FTIO_MPI_REAL(real_PMPI_Finalize, "PMPI_Finalize");
+    int outer = life_outer();
+    if (outer)
+        flush_before_exit();
+    int rc = real_PMPI_Finalize();
+    if (outer)
+        ftio_mpi_in = 0;
+    return rc;
+}
+
+FTIO_MPI_EXPORT int MPI_Abort(MPI_Comm comm, int errorcode)
+{
+    FTIO_MPI_REAL(real_MPI_Abort, "MPI_Abort");
+    if (life_outer())
+        flush_before_exit();      /* ftio_mpi_in stays set: we do not return */
+    return real_MPI_Abort(comm, errorcode);
+}
+
+FTIO_MPI_EXPORT int PMPI_Abort(MPI_Comm comm, int errorcode)
+{
+    FTIO_MPI_REAL(real_PMPI_Abort, "PMPI_Abort");
+    if (life_outer())
+        flush_before_exit();
+    return real_PMPI_Abort(comm, errorcode);
+}

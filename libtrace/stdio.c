@@ -1,0 +1,593 @@
+/* stdio.c -- the STDIO layer: streams opened through our wrappers.
+ *
+ * Stdio is its own layer (TRACING.md pitfall 10): fwrite() is timed as the
+ * copy into the libc buffer, and the real write(2) happens inside glibc at
+ * fflush/fclose/buffer-full without going through any PLT entry, so it is
+ * never seen (nor double counted) by the POSIX layer.  We therefore record
+ * the stream calls, and the durations of fflush and fclose.
+ *
+ * Only streams opened by fopen/fopen64/fdopen/freopen here, on a path that is
+ * not excluded, are traced: the descriptor table slot of the stream's fd
+ * holds the FILE* (fdtable.c), so stdin/stdout/stderr, memory streams and
+ * streams opened before we were loaded cost one pointer comparison.  A call
+ * that returns its failure/EOF value is not recorded.  Offsets are the
+ * stream position before the call (-1 for append streams), tracked from the
+ * bytes transferred and re-read with ftello() after seeks.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <wchar.h>
+#include "internal.h"
+
+static inline struct ftio_fd_slot *stdio_slot(FILE *fp)
+{
+    if (!fp || !__atomic_load_n(&ftio_active, __ATOMIC_RELAXED) || ftio_busy ||
+        !(ftio_layer_mask & (1u << FTIO_LAYER_STDIO)))
+        return NULL;
+    struct ftio_fd_slot *s = ftio_fd_slot(fp->_fileno);
+    if (!s || atomic_load_explicit(&s->fp, memory_order_relaxed) != fp ||
+        !atomic_load_explicit(&s->stdio_fid, memory_order_acquire))
+        return NULL;
+    return s;
+}
+
+static inline int stdio_on(void)
+{
+    return __atomic_load_n(&ftio_active, __ATOMIC_RELAXED) && !ftio_busy &&
+           (ftio_layer_mask & (1u << FTIO_LAYER_STDIO));
+}
+
+static inline void emit_stdio(int op, uint32_t fid, uint64_t t0, uint64_t t1, int64_t off, int64_t bytes)
+{
+    ftio_emit_simple(FTIO_LAYER_STDIO, op, fid, t0, t1, off, bytes);
+}
+
+static inline int64_t spos_get(struct ftio_fd_slot *s)
+{
+    return atomic_load_explicit(&s->sappend, memory_order_relaxed)
+               ? -1 : atomic_load_explicit(&s->soffset, memory_order_relaxed);
+}
+
+static inline void spos_advance(struct ftio_fd_slot *s, int64_t off, int64_t n)
+{
+    if (off >= 0)
+        atomic_store_explicit(&s->soffset, off + n, memory_order_relaxed);
+}
+
+/* Data call: ok and bytes are expressions of r_ (the call's result). */
+#define STDIO_DATA(type, op, fp, call, ok, bytes)                             \
+    do {                                                                      \
+        struct ftio_fd_slot *s_ = stdio_slot(fp);                             \
+        if (!s_)                                                              \
+            return call;                                                      \
+        uint32_t fid_ = atomic_load_explicit(&s_->stdio_fid, memory_order_relaxed); \
+        int64_t off_ = spos_get(s_);                                          \
+        FTIO_TIMED(type, call);                                               \
+        if (ok) {                                                             \
+            int64_t b_ = (int64_t)(bytes);                                    \
+            spos_advance(s_, off_, b_);                                       \
+            emit_stdio(op, fid_, t0_, t1_, off_, b_);                         \
+        }                                                                     \
+        FTIO_TIMED_RETURN();                                                  \
+    } while (0)
+
+FTIO_REAL_DECL(FILE *, fopen, (const char *, const char *));
+FTIO_REAL_DECL(FILE *, fopen64, (const char *, const char *));
+FTIO_REAL_DECL(FILE *, fdopen, (int, const char *));
+FTIO_REAL_DECL(FILE *, freopen, (const char *, const char *, FILE *));
+FTIO_REAL_DECL(FILE *, freopen64, (const char *, const char *, FILE *));
+FTIO_REAL_DECL(int, fclose, (FILE *));
+FTIO_REAL_DECL(int, fflush, (FILE *));
+FTIO_REAL_DECL(size_t, fread, (void *, size_t, size_t, FILE *));
+FTIO_REAL_DECL(size_t, fwrite, (const void *, size_t, size_t, FILE *));
+FTIO_REAL_DECL(size_t, fread_unlocked, (void *, size_t, size_t, FILE *));
+FTIO_REAL_DECL(size_t, fwrite_unlocked, (const void *, size_t, size_t, FILE *));
+FTIO_REAL_DECL(size_t, __fread_chk, (void *, size_t, size_t, size_t, FILE *));
+FTIO_REAL_DECL(char *, fgets, (char *, int, FILE *));
+FTIO_REAL_DECL(char *, __fgets_chk, (char *, size_t, int, FILE *));
+FTIO_REAL_DECL(int, fgetc, (FILE *));
+FTIO_REAL_DECL(int, getc, (FILE *));
+FTIO_REAL_DECL(int, _IO_getc, (FILE *));
+FTIO_REAL_DECL(int, fputc, (int, FILE *));
+FTIO_REAL_DECL(int, putc, (int, FILE *));
+FTIO_REAL_DECL(int, _IO_putc, (int, FILE *));
+FTIO_REAL_DECL(int, fputs, (const char *, FILE *));
+FTIO_REAL_DECL(int, puts, (const char *));
+FTIO_REAL_DECL(ssize_t, getline, (char **, size_t *, FILE *));
+FTIO_REAL_DECL(ssize_t, getdelim, (char **, size_t *, int, FILE *));
+FTIO_REAL_DECL(ssize_t, __getdelim, (char **, size_t *, int, FILE *));
+FTIO_REAL_DECL(int, vfprintf, (FILE *, const char *, va_list));
+FTIO_REAL_DECL(int, __vfprintf_chk, (FILE *, int, const char *, va_list));
+FTIO_REAL_DECL(int, vfscanf, (FILE *, const char *, va_list));
+FTIO_REAL_DECL(int, __isoc99_vfscanf, (FILE *, const char *, va_list));
+FTIO_REAL_DECL(int, fseek, (FILE *, long, int));
+FTIO_REAL_DECL(int, fseeko, (FILE *, off_t, int));
+FTIO_REAL_DECL(int, fseeko64, (FILE *, off64_t, int));
+FTIO_REAL_DECL(long, ftell, (FILE *));
+FTIO_REAL_DECL(off_t, ftello, (FILE *));
+FTIO_REAL_DECL(off64_t, ftello64, (FILE *));
+FTIO_REAL_DECL(int, fsetpos, (FILE *, const fpos_t *));
+FTIO_REAL_DECL(int, fsetpos64, (FILE *, const fpos64_t *));
+FTIO_REAL_DECL(void, rewind, (FILE *));
+
+/* Position of a traced stream via the real ftello (after seeks only). */
+static int64_t stream_pos(FILE *fp)
+{
+    if (!ftio_real((void **)&real_ftello64, "ftello64"))
+        return -1;
+    int saved = errno;
+    int64_t p = real_ftello64(fp);
+    errno = saved;
+    return p < 0 ? -1 : p;
+}
+
+/* ---- open / close ----------------------------------------------------- */
+
+static void stream_opened(FILE *fp, uint32_t fid, const char *mode, uint64_t t0, uint64_t t1)
+{
+    int fd = fp->_fileno;
+    if (!fid || fd < 0) {
+        ftio_fd_stdio_forget(fd);
+        return;
+    }
+    int append = mode && strchr(mode, 'a');
+    ftio_fd_stdio_open(fd, fp, fid, append, append ? -1 : 0);
+    emit_stdio(FTIO_OP_OPEN, fid, t0, t1, -1, 0);
+}
+
+#define FOPEN_BODY(call, path, mode)                                          \
+    do {                                                                      \
+        if (!stdio_on()) {                                                    \
+            FILE *f_ = call;                                                  \
+            if (f_ && f_->_fileno >= 0) {                                     \
+                ftio_fd_stdio_forget(f_->_fileno);                            \
+                ftio_fd_forget(f_->_fileno);                                  \
+            }                                                                 \
+            return f_;                                                        \
+        }                                                                     \
+        FTIO_TIMED(FILE *, call);                                             \
+        if (r_) {                                                             \
+            ftio_fd_forget(r_->_fileno);   /* opened inside libc: not POSIX */ \
+            stream_opened(r_, ftio_file_register(path), mode, t0_, t1_);      \
+        }                                                                     \
+        FTIO_TIMED_RETURN();                                                  \
+    } while (0)
+
+FTIO_WRAP(FILE *, fopen, (const char *path, const char *mode))
+{
+    FTIO_REAL_OR(fopen, NULL);
+    FOPEN_BODY(real_fopen(path, mode), path, mode);
+}
+
+FTIO_WRAP(FILE *, fopen64, (const char *path, const char *mode))
+{
+    FTIO_REAL_OR(fopen64, NULL);
+    FOPEN_BODY(real_fopen64(path, mode), path, mode);
+}
+
+/* fdopen: traced when the descriptor is (we know its file). */
+FTIO_WRAP(FILE *, fdopen, (int fd, const char *mode))
+{
+    FTIO_REAL_OR(fdopen, NULL);
+    struct ftio_fd_slot *s = ftio_fd_slot(fd);
+    uint32_t fid = s ? atomic_load_explicit(&s->fid, memory_order_relaxed) : 0;
+    if (!fid || !stdio_on())
+        return real_fdopen(fd, mode);
+    FTIO_TIMED(FILE *, real_fdopen(fd, mode));
+    if (r_) {
+        int append = (mode && strchr(mode, 'a')) || atomic_load(&s->append);
+        ftio_fd_stdio_open(fd, r_, fid, append, append ? -1 : atomic_load(&s->offset));
+        emit_stdio(FTIO_OP_OPEN, fid, t0_, t1_, -1, 0);
+    }
+    FTIO_TIMED_RETURN();
+}
+
+/* freopen closes the old file (a close record if it was traced) and opens
+ * the new one on the same FILE*; a NULL path only changes the mode. */
+static FILE *reopen(FILE *(*fn)(const char *, const char *, FILE *), const char *path,
+                    const char *mode, FILE *fp)
+{
+    struct ftio_fd_slot *old = stdio_slot(fp);
+    uint32_t old_fid = old ? atomic_load(&old->stdio_fid) : 0;
+    int old_fd = fp ? fp->_fileno : -1;
+    if (!stdio_on() || (!path && !old_fid)) {
+        if (path && old_fd >= 0)
+            ftio_fd_stdio_forget(old_fd);
+        FILE *f = fn(path, mode, fp);
+        if (f && path && f->_fileno >= 0) {
+            ftio_fd_stdio_forget(f->_fileno);
+            ftio_fd_forget(f->_fileno);
+        }
+        return f;
+    }
+    if (old_fd >= 0)
+        ftio_fd_stdio_forget(old_fd);
+    FTIO_TIMED(FILE *, fn(path, mode, fp));
+    if (old_fid && path)
+        emit_stdio(FTIO_OP_CLOSE, old_fid, t0_, t1_, -1, 0);
+    if (r_) {
+        ftio_fd_forget(r_->_fileno);
+        stream_opened(r_, path ? ftio_file_register(path) : old_fid, mode, t0_, t1_);
+    }
+    ftio_busy = 0;
+    errno = err_;
+    return r_;
+}
+
+FTIO_WRAP(FILE *, freopen, (const char *path, const char *mode, FILE *fp))
+{
+    FTIO_REAL_OR(freopen, NULL);
+    return reopen(real_freopen, path, mode, fp);
+}
+
+FTIO_WRAP(FILE *, freopen64, (const char *path, const char *mode, FILE *fp))
+{
+    FTIO_REAL_OR(freopen64, NULL);
+    return reopen(real_freopen64, path, mode, fp);
+}
+
+/* fclose closes the descriptor inside libc (no PLT): forget both views of
+ * it here, before the number can be reused by another thread. */
+FTIO_WRAP(int, fclose, (FILE *fp))
+{
+    FTIO_REAL_OR(fclose, EOF);
+    struct ftio_fd_slot *s = stdio_slot(fp);
+    int fd = fp ? fp->_fileno : -1;
+    if (!s) {
+        struct ftio_fd_slot *q = ftio_fd_slot(fd);
+        if (q && atomic_load_explicit(&q->fp, memory_order_relaxed) == fp)
+            ftio_fd_stdio_forget(fd);
+        if (q)
+            ftio_fd_forget(fd);
+        return real_fclose(fp);
+    }
+    uint32_t fid = atomic_load(&s->stdio_fid);
+    ftio_fd_stdio_forget(fd);
+    ftio_fd_forget(fd);
+    FTIO_TIMED(int, real_fclose(fp));
+    emit_stdio(FTIO_OP_CLOSE, fid, t0_, t1_, -1, 0);   /* the stream is gone either way */
+    FTIO_TIMED_RETURN();
+}
+
+FTIO_WRAP(int, fflush, (FILE *fp))
+{
+    FTIO_REAL_OR(fflush, EOF);
+    struct ftio_fd_slot *s = stdio_slot(fp);
+    if (!s)
+        return real_fflush(fp);
+    uint32_t fid = atomic_load(&s->stdio_fid);
+    FTIO_TIMED(int, real_fflush(fp));
+    if (r_ == 0)
+        emit_stdio(FTIO_OP_SYNC, fid, t0_, t1_, -1, 0);
+    FTIO_TIMED_RETURN();
+}
+
+/* ---- data ------------------------------------------------------------- */
+
+FTIO_WRAP(size_t, fread, (void *p, size_t size, size_t n, FILE *fp))
+{
+    FTIO_REAL_OR(fread, 0);
+    STDIO_DATA(size_t, FTIO_OP_READ, fp, real_fread(p, size, n, fp), r_ > 0, r_ * size);
+}
+
+FTIO_WRAP(size_t, fread_unlocked, (void *p, size_t size, size_t n, FILE *fp))
+{
+    FTIO_REAL_OR(fread_unlocked, 0);
+    STDIO_DATA(size_t, FTIO_OP_READ, fp, real_fread_unlocked(p, size, n, fp), r_ > 0, r_ * size);
+}
+
+FTIO_WRAP(size_t, __fread_chk, (void *p, size_t plen, size_t size, size_t n, FILE *fp))
+{
+    FTIO_REAL_OR(__fread_chk, 0);
+    STDIO_DATA(size_t, FTIO_OP_READ, fp, real___fread_chk(p, plen, size, n, fp), r_ > 0, r_ * size);
+}
+
+FTIO_WRAP(size_t, fwrite, (const void *p, size_t size, size_t n, FILE *fp))
+{
+    FTIO_REAL_OR(fwrite, 0);
+    STDIO_DATA(size_t, FTIO_OP_WRITE, fp, real_fwrite(p, size, n, fp), r_ > 0, r_ * size);
+}
+
+FTIO_WRAP(size_t, fwrite_unlocked, (const void *p, size_t size, size_t n, FILE *fp))
+{
+    FTIO_REAL_OR(fwrite_unlocked, 0);
+    STDIO_DATA(size_t, FTIO_OP_WRITE, fp, real_fwrite_unlocked(p, size, n, fp), r_ > 0, r_ * size);
+}
+
+FTIO_WRAP(char *, fgets, (char *buf, int n, FILE *fp))
+{
+    FTIO_REAL_OR(fgets, NULL);
+    STDIO_DATA(char *, FTIO_OP_READ, fp, real_fgets(buf, n, fp), r_ != NULL, strlen(r_));
+}
+
+FTIO_WRAP(char *, __fgets_chk, (char *buf, size_t size, int n, FILE *fp))
+{
+    FTIO_REAL_OR(__fgets_chk, NULL);
+    STDIO_DATA(char *, FTIO_OP_READ, fp, real___fgets_chk(buf, size, n, fp), r_ != NULL, strlen(r_));
+}
+
+FTIO_WRAP(int, fgetc, (FILE *fp))
+{
+    FTIO_REAL_OR(fgetc, EOF);
+    STDIO_DATA(int, FTIO_OP_READ, fp, real_fgetc(fp), r_ != EOF, 1);
+}
+
+FTIO_WRAP(int, getc, (FILE *fp))
+{
+    FTIO_REAL_OR(getc, EOF);
+    STDIO_DATA(int, FTIO_OP_READ, fp, real_getc(fp), r_ != EOF, 1);
+}
+
+FTIO_WRAP(int, _IO_getc, (FILE *fp))
+{
+    FTIO_REAL_OR(_IO_getc, EOF);
+    STDIO_DATA(int, FTIO_OP_READ, fp, real__IO_getc(fp), r_ != EOF, 1);
+}
+
+FTIO_WRAP(int, fputc, (int c, FILE *fp))
+{
+    FTIO_REAL_OR(fputc, EOF);
+    STDIO_DATA(int, FTIO_OP_WRITE, fp, real_fputc(c, fp), r_ != EOF, 1);
+}
+
+FTIO_WRAP(int, putc, (int c, FILE *fp))
+{
+    FTIO_REAL_OR(putc, EOF);
+    STDIO_DATA(int, FTIO_OP_WRITE, fp, real_putc(c, fp), r_ != EOF, 1);
+}
+
+FTIO_WRAP(int, _IO_putc, (int c, FILE *fp))
+{
+    FTIO_REAL_OR(_IO_putc, EOF);
+    STDIO_DATA(int, FTIO_OP_WRITE, fp, real__IO_putc(c, fp), r_ != EOF, 1);
+}
+
+FTIO_WRAP(int, fputs, (const char *str, FILE *fp))
+{
+    FTIO_REAL_OR(fputs, EOF);
+    STDIO_DATA(int, FTIO_OP_WRITE, fp, real_fputs(str, fp), r_ >= 0, strlen(str));
+}
+
+/* puts writes to stdout: traced only when stdout was reopened through us. */
+FTIO_WRAP(int, puts, (const char *str))
+{
+    FTIO_REAL_OR(puts, EOF);
+    STDIO_DATA(int, FTIO_OP_WRITE, stdout, real_puts(str), r_ >= 0, strlen(str) + 1);
+}
+
+FTIO_WRAP(ssize_t, getline, (char **line, size_t *n, FILE *fp))
+{
+    FTIO_REAL_OR(getline, -1);
+    STDIO_DATA(ssize_t, FTIO_OP_READ, fp, real_getline(line, n, fp), r_ >= 0, r_);
+}
+
+FTIO_WRAP(ssize_t, getdelim, (char **line, size_t *n, int delim, FILE *fp))
+{
+    FTIO_REAL_OR(getdelim, -1);
+    STDIO_DATA(ssize_t, FTIO_OP_READ, fp, real_getdelim(line, n, delim, fp), r_ >= 0, r_);
+}
+
+/* glibc's optimised <stdio.h> inlines getline() as a call to __getdelim. */
+FTIO_WRAP(ssize_t, __getdelim, (char **line, size_t *n, int delim, FILE *fp))
+{
+    FTIO_REAL_OR(__getdelim, -1);
+    STDIO_DATA(ssize_t, FTIO_OP_READ, fp, real___getdelim(line, n, delim, fp), r_ >= 0, r_);
+}
+
+/* ---- formatted -------------------------------------------------------- */
+
+static int traced_vfprintf(FILE *fp, const char *fmt, va_list ap)
+{
+    FTIO_REAL_OR(vfprintf, -1);
+    STDIO_DATA(int, FTIO_OP_WRITE, fp, real_vfprintf(fp, fmt, ap), r_ >= 0, r_);
+}
+
+static int traced_vfprintf_chk(FILE *fp, int flag, const char *fmt, va_list ap)
+{
+    FTIO_REAL_OR(__vfprintf_chk, -1);
+    STDIO_DATA(int, FTIO_OP_WRITE, fp, real___vfprintf_chk(fp, flag, fmt, ap), r_ >= 0, r_);
+}
+
+FTIO_WRAP(int, vfprintf, (FILE *fp, const char *fmt, va_list ap))
+{
+    return traced_vfprintf(fp, fmt, ap);
+}
+
+FTIO_WRAP(int, fprintf, (FILE *fp, const char *fmt, ...))
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int r = traced_vfprintf(fp, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+FTIO_WRAP(int, __vfprintf_chk, (FILE *fp, int flag, const char *fmt, va_list ap))
+{
+    return traced_vfprintf_chk(fp, flag, fmt, ap);
+}
+
+FTIO_WRAP(int, __fprintf_chk, (FILE *fp, int flag, const char *fmt, ...))
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int r = traced_vfprintf_chk(fp, flag, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+/* fscanf: the bytes consumed are the change of the stream position. */
+static int traced_vfscanf(int (*fn)(FILE *, const char *, va_list), FILE *fp, const char *fmt,
+                          va_list ap)
+{
+    struct ftio_fd_slot *s = stdio_slot(fp);
+    if (!s)
+        return fn(fp, fmt, ap);
+    uint32_t fid = atomic_load(&s->stdio_fid);
+    ftio_busy = 1;
+    int64_t before = stream_pos(fp);
+    uint64_t t0 = ftio_now_ns();
+    int r = fn(fp, fmt, ap);
+    uint64_t t1 = ftio_now_ns();
+    int e = errno;
+    if (r != EOF) {
+        int64_t after = stream_pos(fp);
+        int64_t bytes = before >= 0 && after >= before ? after - before : 0;
+        if (after >= 0 && !atomic_load(&s->sappend))
+            atomic_store(&s->soffset, after);
+        emit_stdio(FTIO_OP_READ, fid, t0, t1, atomic_load(&s->sappend) ? -1 : before, bytes);
+    }
+    ftio_busy = 0;
+    errno = e;
+    return r;
+}
+
+FTIO_WRAP(int, vfscanf, (FILE *fp, const char *fmt, va_list ap))
+{
+    FTIO_REAL_OR(vfscanf, EOF);
+    return traced_vfscanf(real_vfscanf, fp, fmt, ap);
+}
+
+FTIO_WRAP(int, __isoc99_vfscanf, (FILE *fp, const char *fmt, va_list ap))
+{
+    FTIO_REAL_OR(__isoc99_vfscanf, EOF);
+    return traced_vfscanf(real___isoc99_vfscanf, fp, fmt, ap);
+}
+
+FTIO_WRAP(int, fscanf, (FILE *fp, const char *fmt, ...))
+{
+    FTIO_REAL_OR(vfscanf, EOF);
+    va_list ap;
+    va_start(ap, fmt);
+    int r = traced_vfscanf(real_vfscanf, fp, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+FTIO_WRAP(int, __isoc99_fscanf, (FILE *fp, const char *fmt, ...))
+{
+    FTIO_REAL_OR(__isoc99_vfscanf, EOF);
+    va_list ap;
+    va_start(ap, fmt);
+    int r = traced_vfscanf(real___isoc99_vfscanf, fp, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+/* ---- positioning ------------------------------------------------------ */
+
+/* A seek: record the resulting position, which later offsets start from. */
+#define STDIO_SEEK(type, fp, call, ok)                                        \
+    do {                                                                      \
+        struct ftio_fd_slot *s_ = stdio_slot(fp);                             \
+        if (!s_)                                                              \
+            return call;                                                      \
+        uint32_t fid_ = atomic_load_explicit(&s_->stdio_fid, memory_order_relaxed); \
+        FTIO_TIMED(type, call);                                               \
+        if (ok) {                                                             \
+            int64_t pos_ = stream_pos(fp);                                    \
+            if (!atomic_load(&s_->sappend))                                   \
+                atomic_store(&s_->soffset, pos_);                             \
+            emit_stdio(FTIO_OP_SEEK, fid_, t0_, t1_, pos_, 0);                \
+        }                                                                     \
+        FTIO_TIMED_RETURN();                                                  \
+    } while (0)
+
+FTIO_WRAP(int, fseek, (FILE *fp, long off, int whence))
+{
+    FTIO_REAL_OR(fseek, -1);
+    STDIO_SEEK(int, fp, real_fseek(fp, off, whence), r_ == 0);
+}
+
+FTIO_WRAP(int, fseeko, (FILE *fp, off_t off, int whence))
+{
+    FTIO_REAL_OR(fseeko, -1);
+    STDIO_SEEK(int, fp, real_fseeko(fp, off, whence), r_ == 0);
+}
+
+FTIO_WRAP(int, fseeko64, (FILE *fp, off64_t off, int whence))
+{
+    FTIO_REAL_OR(fseeko64, -1);
+    STDIO_SEEK(int, fp, real_fseeko64(fp, off, whence), r_ == 0);
+}
+
+FTIO_WRAP(int, fsetpos, (FILE *fp, const fpos_t *pos))
+{
+    FTIO_REAL_OR(fsetpos, -1);
+    STDIO_SEEK(int, fp, real_fsetpos(fp, pos), r_ == 0);
+}
+
+FTIO_WRAP(int, fsetpos64, (FILE *fp, const fpos64_t *pos))
+{
+    FTIO_REAL_OR(fsetpos64, -1);
+    STDIO_SEEK(int, fp, real_fsetpos64(fp, pos), r_ == 0);
+}
+
+FTIO_WRAP(void, rewind, (FILE *fp))
+{
+    if (ftio_unlikely(!ftio_real((void **)&real_rewind, "rewind")))
+        return;
+    struct ftio_fd_slot *s = stdio_slot(fp);
+    if (!s) {
+        real_rewind(fp);
+        return;
+    }
+    uint32_t fid = atomic_load(&s->stdio_fid);
+    ftio_busy = 1;
+    uint64_t t0 = ftio_now_ns();
+    real_rewind(fp);
+    uint64_t t1 = ftio_now_ns();
+    int e = errno;
+    if (!atomic_load(&s->sappend))
+        atomic_store(&s->soffset, 0);
+    emit_stdio(FTIO_OP_SEEK, fid, t0, t1, 0, 0);
+    ftio_busy = 0;
+    errno = e;
+}
+
+/* ftell and friends: a position query, recorded as a seek to where we are. */
+#define STDIO_TELL(type, fp, call)                                            \
+    do {                                                                      \
+        struct ftio_fd_slot *s_ = stdio_slot(fp);                             \
+        if (!s_)                                                              \
+            return call;                                                      \
+        uint32_t fid_ = atomic_load_explicit(&s_->stdio_fid, memory_order_relaxed); \
+        FTIO_TIMED(type, call);                                               \
+        if (r_ >= 0)                                                          \
+            emit_stdio(FTIO_OP_SEEK, fid_, t0_, t1_, (int64_t)r_, 0);         \
+        FTIO_TIMED_RETURN();                                                  \
+    } while (0)
+
+FTIO_WRAP(long, ftell, (FILE *fp))
+{
+    FTIO_REAL_OR(ftell, -1);
+    STDIO_TELL(long, fp, real_ftell(fp));
+}
+
+FTIO_WRAP(off_t, ftello, (FILE *fp))
+{
+    FTIO_REAL_OR(ftello, -1);
+    STDIO_TELL(off_t, fp, real_ftello(fp));
+}
+
+FTIO_WRAP(off64_t, ftello64, (FILE *fp))
+{
+    FTIO_REAL_OR(ftello64, -1);
+    STDIO_TELL(off64_t, fp, real_ftello64(fp));
+}
+
+void ftio_stdio_resolve_all(void)
+{
+    FTIO_RESOLVE(fopen); FTIO_RESOLVE(fopen64); FTIO_RESOLVE(fdopen); FTIO_RESOLVE(freopen);
+    FTIO_RESOLVE(freopen64); FTIO_RESOLVE(fclose); FTIO_RESOLVE(fflush); FTIO_RESOLVE(fread);
+    FTIO_RESOLVE(fwrite); FTIO_RESOLVE(fread_unlocked); FTIO_RESOLVE(fwrite_unlocked);
+    FTIO_RESOLVE(__fread_chk); FTIO_RESOLVE(fgets); FTIO_RESOLVE(__fgets_chk); FTIO_RESOLVE(fgetc);
+    FTIO_RESOLVE(getc); FTIO_RESOLVE(_IO_getc); FTIO_RESOLVE(fputc); FTIO_RESOLVE(putc);
+    FTIO_RESOLVE(_IO_putc); FTIO_RESOLVE(fputs); FTIO_RESOLVE(puts); FTIO_RESOLVE(getline);
+    FTIO_RESOLVE(getdelim); FTIO_RESOLVE(__getdelim); FTIO_RESOLVE(vfprintf); FTIO_RESOLVE(__vfprintf_chk);
+    FTIO_RESOLVE(vfscanf); FTIO_RESOLVE(__isoc99_vfscanf); FTIO_RESOLVE(fseek);
+    FTIO_RESOLVE(fseeko); FTIO_RESOLVE(fseeko64); FTIO_RESOLVE(ftell); FTIO_RESOLVE(ftello);
+    FTIO_RESOLVE(ftello64); FTIO_RESOLVE(fsetpos); FTIO_RESOLVE(fsetpos64); FTIO_RESOLVE(rewind);
+}

@@ -1,0 +1,93 @@
+/* analyze.c -- the analysis driver: samples in, struct ftio_result out.
+ *
+ * Runs spectrum.c, detect.c, then (when a period was found) metrics.c and
+ * predict.c, and acf.c on request.  ftio_analyze_requests() is the offline
+ * convenience that builds the signal and samples it first.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "analysis/internal.h"
+
+void ftio_options_default(struct ftio_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->fs = 10.0;
+    o->tol = 0.8;
+    o->psd = true;
+    o->top_n = 0;
+    o->sampling = FTIO_SAMPLING_HOLD;
+    o->autocorrelation = false;
+    o->t_start = NAN;
+    o->t_end = NAN;
+}
+
+int ftio_analyze(struct ftio_analyzer *a, const struct ftio_samples *x,
+                 const struct ftio_options *o, double now, struct ftio_result *out,
+                 char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    out->abstraction_error = NAN;
+    if (!x || x->n == 0 || !x->x) {
+        snprintf(err, errlen, "no samples to analyse");
+        return -1;
+    }
+    if (!(x->fs > 0) || !isfinite(x->fs)) {
+        snprintf(err, errlen, "invalid sampling frequency %g Hz", x->fs);
+        return -1;
+    }
+    out->t0 = x->t0;
+    out->t1 = x->t1;
+    out->fs = x->fs;
+    out->samples = x->n;
+    double v = 0;
+    for (size_t k = 0; k < x->n; k++)
+        v += x->x[k];
+    out->volume = v / x->fs;
+    out->abstraction_error = ftio_abstraction_error(x);
+
+    struct ftio_spectrum *s;
+    if (ftio_spectrum_compute(a, x, &s) != 0) {
+        snprintf(err, errlen, "out of memory computing the DFT of %zu samples", x->n);
+        return -1;
+    }
+    ftio_detect(s, o, out);
+
+    if (out->has_period) {
+        ftio_metrics_compute(x, out->dominant.frequency, &out->metrics);
+        ftio_predict_next(&out->dominant, &out->metrics, isnan(now) ? x->t1 : now,
+                          &out->next);
+    }
+    if (o->autocorrelation) {
+        const double *acf;
+        if (ftio_acf_compute(a, x, &acf) != 0) {
+            snprintf(err, errlen, "out of memory computing the ACF of %zu samples", x->n);
+            return -1;
+        }
+        ftio_acf_period(acf, x->n, x->fs, a->in, &out->acf);
+        if (out->acf.valid && out->has_period)
+            out->acf.agrees = fabs(out->acf.period - out->dominant.period)
+                              <= 0.1 * out->dominant.period;
+    }
+    return 0;
+}
+
+int ftio_analyze_requests(struct ftio_analyzer *a, const struct ftio_requests *r,
+                          const struct ftio_options *o, struct ftio_result *out,
+                          char *err, size_t errlen)
+{
+    struct ftio_signal sig;
+    struct ftio_samples x = { 0 };
+    if (ftio_signal_build(r, &sig) != 0) {
+        snprintf(err, errlen, "out of memory building the signal of %zu requests", r->n);
+        return -1;
+    }
+    int rc = ftio_sample(&sig, o->fs, o->t_start, o->t_end, o->sampling, &x, err, errlen);
+    ftio_signal_free(&sig);
+    if (rc == 0)
+        rc = ftio_analyze(a, &x, o, x.t1, out, err, errlen);
+    ftio_samples_free(&x);
+    return rc;
+}

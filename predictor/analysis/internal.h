@@ -1,0 +1,88 @@
+/* internal.h -- contracts between the files of libftioanalysis.a.
+ *
+ * analysis.h is the public API; this header wires its pieces together:
+ * analyze.c drives spectrum.c (FFTW, plan cache in struct ftio_analyzer),
+ * detect.c (z-score candidates, §3), metrics.c / predict.c (§4, §5) and
+ * acf.c (§7).  Nothing here is installed or used outside predictor/analysis.
+ */
+#ifndef FTIO_ANALYSIS_INTERNAL_H
+#define FTIO_ANALYSIS_INTERNAL_H
+
+#include <complex.h>
+#include <fftw3.h>
+#include "analysis.h"
+
+/* Grow *buf (elements of size elem) to hold at least want elements. */
+int ftio_grow(void **buf, size_t *cap, size_t want, size_t elem);
+
+/* ---- spectrum.c --------------------------------------------------------- */
+
+/* Per-bin results of one DFT, k = 0 .. N/2, owned by the analyzer. */
+struct ftio_spectrum {
+    size_t  n;          /* N, number of samples */
+    size_t  half;       /* floor(N/2) */
+    double  fs, t0;
+    double *amp;        /* |X_k| */
+    double *phase;      /* arg(X_k e^{-2 pi i f_k t0}) */
+    double *conf;       /* §3 step 6 confidence (0 where not in A or B) */
+    double *z;          /* scratch: z-scores (index k, z[0] unused) */
+};
+
+/* One cached FFTW plan.  Plans are made with FFTW_ESTIMATE on the analyzer's
+ * buffers and run with the new-array execute functions, so they stay valid
+ * when the buffers grow (fftw_malloc keeps the alignment). */
+enum ftio_plan_kind { FTIO_PLAN_R2C, FTIO_PLAN_C2R };
+struct ftio_plan_slot {
+    enum ftio_plan_kind kind;
+    size_t        n;          /* 0 = empty slot */
+    fftw_plan     plan;
+    unsigned long last_used;  /* for least-recently-used eviction */
+};
+#define FTIO_PLAN_SLOTS 8
+
+struct ftio_analyzer {
+    struct ftio_plan_slot plans[FTIO_PLAN_SLOTS];
+    unsigned long  tick;
+    double        *in;        /* real FFT input, in_cap doubles (fftw_malloc) */
+    fftw_complex  *out;       /* in_cap / 2 + 1 complex values (fftw_malloc) */
+    size_t         in_cap;
+    struct ftio_spectrum spec;
+    size_t         spec_cap;  /* capacity of spec's arrays (bins) */
+    double        *acf;       /* ACF lags, acf_cap values */
+    size_t         acf_cap;
+};
+
+/* Frequency of bin k, computed as the reference does: fs * k / N. */
+static inline double ftio_bin_frequency(double fs, size_t k, size_t n)
+{
+    return fs * (double)k / (double)n;
+}
+
+/* DFT of x (r2c, unscaled) into the analyzer's spectrum; reuses plans and
+ * buffers, allocating only the first time a size is seen. */
+int ftio_spectrum_compute(struct ftio_analyzer *a, const struct ftio_samples *x,
+                          struct ftio_spectrum **out);
+
+/* ACF of x (mean removed, normalised so acf[0] = 1) via zero-padded FFT
+ * into *acf (N values, owned by the analyzer). */
+int ftio_acf_compute(struct ftio_analyzer *a, const struct ftio_samples *x,
+                     const double **acf);
+
+/* ---- detect.c ----------------------------------------------------------- */
+
+/* §3 steps 2-9: fills cls, has_period, dominant, ncand, cand, ntop, top. */
+void ftio_detect(struct ftio_spectrum *s, const struct ftio_options *o,
+                 struct ftio_result *r);
+
+/* ---- metrics.c / predict.c / acf.c -------------------------------------- */
+
+void ftio_metrics_compute(const struct ftio_samples *x, double f_d,
+                          struct ftio_metrics *m);
+void ftio_predict_next(const struct ftio_candidate *dom, const struct ftio_metrics *m,
+                       double now, struct ftio_next_phase *next);
+/* §7 from a computed ACF of n lags at fs. */
+/* scratch: n doubles the function may overwrite. */
+void ftio_acf_period(const double *acf, size_t n, double fs, double *scratch,
+                     struct ftio_acf *out);
+
+#endif

@@ -1,0 +1,94 @@
+/* requests.c -- the growable column store of I/O requests (§1).
+ *
+ * Readers and the daemon push (t_start, t_end, rate) here; signal.c turns the
+ * columns into the application bandwidth signal.  Columns rather than an
+ * array of structs because the event sweep sorts starts and ends separately.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "analysis/internal.h"
+
+/* A zero-length request is given this duration so its bytes survive (§1). */
+#define ZERO_LENGTH_DURATION 1e-6
+
+int ftio_grow(void **buf, size_t *cap, size_t want, size_t elem)
+{
+    if (want <= *cap)
+        return 0;
+    size_t ncap = *cap ? *cap : 16;
+    while (ncap < want) {
+        if (ncap > ((size_t)-1) / 2 / elem)
+            return -1;
+        ncap *= 2;
+    }
+    void *p = realloc(*buf, ncap * elem);
+    if (!p)
+        return -1;
+    *buf = p;
+    *cap = ncap;
+    return 0;
+}
+
+static int requests_reserve(struct ftio_requests *r, size_t want)
+{
+    if (want <= r->cap)
+        return 0;
+    size_t ncap = r->cap ? r->cap * 2 : 1024;
+    while (ncap < want)
+        ncap *= 2;
+    double *ts = realloc(r->t_start, ncap * sizeof *ts);
+    if (!ts)
+        return -1;
+    r->t_start = ts;
+    double *te = realloc(r->t_end, ncap * sizeof *te);
+    if (!te)
+        return -1;
+    r->t_end = te;
+    double *rate = realloc(r->rate, ncap * sizeof *rate);
+    if (!rate)
+        return -1;
+    r->rate = rate;
+    r->cap = ncap;
+    return 0;
+}
+
+int ftio_requests_push_rate(struct ftio_requests *r, double t_start, double t_end, double rate)
+{
+    if (!isfinite(t_start) || !isfinite(t_end) || !isfinite(rate) || t_end < t_start) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (r->n == r->cap && requests_reserve(r, r->n + 1) != 0)
+        return -1;
+    r->t_start[r->n] = t_start;
+    r->t_end[r->n] = t_end;
+    r->rate[r->n] = rate;
+    r->n++;
+    return 0;
+}
+
+int ftio_requests_push_bytes(struct ftio_requests *r, double t_start, double t_end, double bytes)
+{
+    if (!isfinite(t_start) || !isfinite(t_end) || !isfinite(bytes) || t_end < t_start) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (t_end == t_start) {
+        t_end = t_start + ZERO_LENGTH_DURATION;
+        if (t_end == t_start)            /* huge timestamps: 1 us below one ulp */
+            t_end = nextafter(t_start, INFINITY);
+    }
+    return ftio_requests_push_rate(r, t_start, t_end, bytes / (t_end - t_start));
+}
+
+void ftio_requests_free(struct ftio_requests *r)
+{
+    free(r->t_start);
+    free(r->t_end);
+    free(r->rate);
+    memset(r, 0, sizeof *r);
+}

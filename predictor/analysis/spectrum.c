@@ -1,0 +1,181 @@
+/* spectrum.c -- the DFT of the samples with FFTW (§3 step 1) and the FFT
+ * plumbing shared with the autocorrelation (acf.c).
+ *
+ * struct ftio_analyzer owns FFTW plans (a small LRU cache keyed by kind and
+ * size) and every scratch buffer, so once a size has been seen an analysis
+ * allocates nothing.  FFTW's planner is process-global and not thread-safe;
+ * plan creation and destruction therefore take one process-wide lock, while
+ * executing plans (thread-safe in FFTW) does not.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "analysis/internal.h"
+
+/* The only global: FFTW's planner is global too, a struct cannot help. */
+static pthread_mutex_t planner_lock = PTHREAD_MUTEX_INITIALIZER;
+
+struct ftio_analyzer *ftio_analyzer_new(void)
+{
+    return calloc(1, sizeof(struct ftio_analyzer));
+}
+
+void ftio_analyzer_free(struct ftio_analyzer *a)
+{
+    if (!a)
+        return;
+    pthread_mutex_lock(&planner_lock);
+    for (int i = 0; i < FTIO_PLAN_SLOTS; i++)
+        if (a->plans[i].n)
+            fftw_destroy_plan(a->plans[i].plan);
+    pthread_mutex_unlock(&planner_lock);
+    fftw_free(a->in);
+    fftw_free(a->out);
+    free(a->spec.amp);
+    free(a->spec.phase);
+    free(a->spec.conf);
+    free(a->spec.z);
+    free(a->acf);
+    free(a);
+}
+
+/* Make the FFT buffers hold n reals and n/2+1 complex values. */
+static int fft_reserve(struct ftio_analyzer *a, size_t n)
+{
+    if (n <= a->in_cap)
+        return 0;
+    size_t cap = a->in_cap ? a->in_cap : 256;
+    while (cap < n)
+        cap *= 2;
+    double *in = fftw_malloc(cap * sizeof *in);
+    fftw_complex *out = fftw_malloc((cap / 2 + 1) * sizeof *out);
+    if (!in || !out) {
+        fftw_free(in);
+        fftw_free(out);
+        return -1;
+    }
+    fftw_free(a->in);
+    fftw_free(a->out);
+    a->in = in;
+    a->out = out;
+    a->in_cap = cap;
+    return 0;
+}
+
+/* Cached plan of the given kind and size, created on first use. */
+static fftw_plan plan_get(struct ftio_analyzer *a, enum ftio_plan_kind kind, size_t n)
+{
+    struct ftio_plan_slot *victim = &a->plans[0];
+    a->tick++;
+    for (int i = 0; i < FTIO_PLAN_SLOTS; i++) {
+        struct ftio_plan_slot *s = &a->plans[i];
+        if (s->n == n && s->kind == kind) {
+            s->last_used = a->tick;
+            return s->plan;
+        }
+        if (s->n == 0 || (victim->n != 0 && s->last_used < victim->last_used))
+            victim = s;
+    }
+    if (n > (size_t)INT32_MAX)
+        return NULL;
+    pthread_mutex_lock(&planner_lock);
+    if (victim->n)
+        fftw_destroy_plan(victim->plan);
+    victim->n = 0;
+    fftw_plan p = kind == FTIO_PLAN_R2C
+        ? fftw_plan_dft_r2c_1d((int)n, a->in, a->out, FFTW_ESTIMATE)
+        : fftw_plan_dft_c2r_1d((int)n, a->out, a->in, FFTW_ESTIMATE);
+    pthread_mutex_unlock(&planner_lock);
+    if (!p)
+        return NULL;
+    *victim = (struct ftio_plan_slot){ kind, n, p, a->tick };
+    return p;
+}
+
+static int spec_reserve(struct ftio_analyzer *a, size_t bins)
+{
+    if (bins <= a->spec_cap)
+        return 0;
+    size_t cap = a->spec_cap ? a->spec_cap : 128;
+    while (cap < bins)
+        cap *= 2;
+    double **arrays[] = { &a->spec.amp, &a->spec.phase, &a->spec.conf, &a->spec.z };
+    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) {
+        double *p = realloc(*arrays[i], cap * sizeof *p);
+        if (!p)
+            return -1;
+        *arrays[i] = p;
+    }
+    a->spec_cap = cap;
+    return 0;
+}
+
+int ftio_spectrum_compute(struct ftio_analyzer *a, const struct ftio_samples *x,
+                          struct ftio_spectrum **out)
+{
+    size_t n = x->n, half = n / 2;
+    if (fft_reserve(a, n) != 0 || spec_reserve(a, half + 1) != 0)
+        return -1;
+    fftw_plan plan = plan_get(a, FTIO_PLAN_R2C, n);
+    if (!plan)
+        return -1;
+    memcpy(a->in, x->x, n * sizeof *a->in);
+    fftw_execute_dft_r2c(plan, a->in, a->out);
+
+    struct ftio_spectrum *s = &a->spec;
+    s->n = n;
+    s->half = half;
+    s->fs = x->fs;
+    s->t0 = x->t0;
+    for (size_t k = 0; k <= half; k++) {
+        double complex X = a->out[k];   /* complex.h precedes fftw3.h */
+        double f = ftio_bin_frequency(x->fs, k, n);
+        s->amp[k] = cabs(X);
+        /* Refer the phase to absolute time 0: sample 0 is at t0, not 0. */
+        s->phase[k] = carg(X * cexp(-2.0 * M_PI * I * f * x->t0));
+        s->conf[k] = 0;
+        s->z[k] = 0;
+    }
+    *out = s;
+    return 0;
+}
+
+int ftio_acf_compute(struct ftio_analyzer *a, const struct ftio_samples *x,
+                     const double **acf)
+{
+    size_t n = x->n, m = 2 * n;
+    if (fft_reserve(a, m) != 0 ||
+        ftio_grow((void **)&a->acf, &a->acf_cap, n, sizeof *a->acf) != 0)
+        return -1;
+    fftw_plan fwd = plan_get(a, FTIO_PLAN_R2C, m);
+    fftw_plan bwd = fwd ? plan_get(a, FTIO_PLAN_C2R, m) : NULL;
+    if (!fwd || !bwd)
+        return -1;
+
+    double mean = 0, sumsq = 0;
+    for (size_t k = 0; k < n; k++)
+        mean += x->x[k];
+    mean /= (double)n;
+    for (size_t k = 0; k < n; k++) {
+        a->in[k] = x->x[k] - mean;
+        sumsq += a->in[k] * a->in[k];
+    }
+    /* Zero padding to 2N turns the FFT's circular correlation into the
+     * linear one: lags up to N-1 never wrap around. */
+    memset(a->in + n, 0, n * sizeof *a->in);
+    fftw_execute_dft_r2c(fwd, a->in, a->out);
+    for (size_t k = 0; k <= m / 2; k++) {
+        double re = creal(a->out[k]), im = cimag(a->out[k]);
+        a->out[k] = re * re + im * im;
+    }
+    fftw_execute_dft_c2r(bwd, a->out, a->in);
+    /* A constant signal has no correlation structure: all lags 0. */
+    double zero_lag = a->in[0];
+    for (size_t k = 0; k < n; k++)
+        a->acf[k] = sumsq > 0 && zero_lag > 0 ? a->in[k] / zero_lag : 0;
+    *acf = a->acf;
+    return 0;
+}

@@ -1,0 +1,205 @@
+/* analyze.c -- the offline analysis of `ftio`: for each job of the merged
+ * trace set, build the application signal of the selected mode (or take
+ * TMIO's pre-merged one), sample it, run the analysis and print the result,
+ * either once over the whole trace or, with --window, as a sliding analysis
+ * that mimics ftiod (one line or JSON object per step).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "commands.h"
+#include "report.h"
+
+static const char *mode_name(enum ftio_io_mode m)
+{
+    return m == FTIO_MODE_READ ? "read" : m == FTIO_MODE_ALL ? "all" : "write";
+}
+
+/* Build the step signal of one job.  TMIO may give the merged signal
+ * directly (b_overlap_avr/t_overlap): use it as is, unless some part of the
+ * data came without one (then the requests are the complete truth). */
+static int job_signal(const struct ftio_trace *t, enum ftio_io_mode mode, struct ftio_signal *sig,
+                      int64_t *records, char *err, size_t errlen)
+{
+    const struct ftio_trace_dir *d = mode == FTIO_MODE_READ ? &t->read : &t->write;
+    memset(sig, 0, sizeof *sig);
+    if (mode != FTIO_MODE_ALL && d->has_overlap && !d->overlap_missing && d->overlap.n > 0) {
+        sig->n = d->overlap.n;
+        sig->t = malloc(sig->n * sizeof *sig->t);
+        sig->b = malloc(sig->n * sizeof *sig->b);
+        if (!sig->t || !sig->b) {
+            ftio_signal_free(sig);
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        memcpy(sig->t, d->overlap.t, sig->n * sizeof *sig->t);
+        memcpy(sig->b, d->overlap.b, sig->n * sizeof *sig->b);
+        *records = (int64_t)d->req.n;
+        return 0;
+    }
+    struct ftio_requests scratch = { 0 };
+    const struct ftio_requests *r = ftio_trace_requests(t, mode, &scratch);
+    if (!r) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    *records = (int64_t)r->n;
+    int rc = 0;
+    if (r->n == 0) {
+        snprintf(err, errlen, "no %s requests in the trace", mode_name(mode));
+        rc = -1;
+    } else if (ftio_signal_build(r, sig) != 0) {
+        snprintf(err, errlen, "cannot build the bandwidth signal (out of memory)");
+        rc = -1;
+    }
+    ftio_requests_free(&scratch);
+    return rc;
+}
+
+static void print_json(json_t *o, int compact)
+{
+    json_dumpf(o, stdout, (compact ? JSON_COMPACT : JSON_INDENT(2)) | JSON_REAL_PRECISION(17));
+    fputc('\n', stdout);
+}
+
+static void add_job_fields(json_t *o, const struct ftio_trace *t,
+                           const struct ftio_report_totals *tot)
+{
+    ftio_report_json_totals(o, tot);
+    json_object_set_new(o, "job", t->job[0] ? json_string(t->job) : json_null());
+    json_object_set_new(o, "time_origin", t->origin != 0 ? json_real(t->origin) : json_null());
+}
+
+static int analyze_once(const struct ftio_cli *cli, struct ftio_analyzer *a,
+                        const struct ftio_trace *t, const struct ftio_signal *sig,
+                        const struct ftio_report_totals *tot, char *err, size_t errlen)
+{
+    const struct ftio_options *o = &cli->analysis;
+    struct ftio_samples x = { 0 };
+    struct ftio_result res;
+    if (ftio_sample(sig, o->fs, o->t_start, o->t_end, o->sampling, &x, err, errlen) != 0)
+        return -1;
+    int rc = ftio_analyze(a, &x, o, x.t1, &res, err, errlen);
+    ftio_samples_free(&x);
+    if (rc != 0)
+        return -1;
+    const char *mode = mode_name(cli->mode);
+    if (cli->json) {
+        json_t *j = ftio_report_json(&res, mode);
+        if (!j) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        add_job_fields(j, t, tot);
+        print_json(j, 0);
+        json_decref(j);
+    } else {
+        ftio_report_text(stdout, &res, mode, tot);
+    }
+    return 0;
+}
+
+/* Sliding analysis: windows end every `step` seconds through the trace, as
+ * ftiod would analyse when new data arrives.  The fixed window keeps the
+ * last `window` seconds; the adaptive one follows ftio_window (frequency
+ * hits, ALGORITHM.md §6). */
+static int analyze_sliding(const struct ftio_cli *cli, struct ftio_analyzer *a,
+                           const struct ftio_trace *t, const struct ftio_signal *sig,
+                           const struct ftio_report_totals *tot, char *err, size_t errlen)
+{
+    const struct ftio_options *o = &cli->analysis;
+    double first = sig->t[0], last = sig->t[sig->n - 1];
+    if (isfinite(o->t_start) && o->t_start > first)
+        first = o->t_start;
+    if (isfinite(o->t_end) && o->t_end < last)
+        last = o->t_end;
+    if (!(last > first)) {
+        snprintf(err, errlen, "the -ts/-te range holds no data");
+        return -1;
+    }
+    struct ftio_window w;
+    struct ftio_history h;
+    memset(&h, 0, sizeof h);
+    ftio_window_init(&w, first, cli->window);
+    struct ftio_samples x = { 0 };
+    struct ftio_result res;
+    const char *mode = mode_name(cli->mode);
+    unsigned steps = 0;
+    for (double end = first + cli->step;; end += cli->step) {
+        int final = end >= last;
+        if (final)
+            end = last;
+        double start = cli->window > 0 ? fmax(first, end - cli->window) : w.start;
+        char why[256];
+        if (ftio_sample(sig, o->fs, start, end, o->sampling, &x, why, sizeof why) == 0) {
+            if (ftio_analyze(a, &x, o, end, &res, err, errlen) != 0) {
+                ftio_samples_free(&x);
+                return -1;
+            }
+            ftio_history_add(&h, &res);
+            ftio_window_update(&w, &res, end);
+            steps++;
+            if (cli->json) {
+                json_t *j = ftio_report_json(&res, mode);
+                if (j) {
+                    add_job_fields(j, t, tot);
+                    json_object_set_new(j, "p_periodic", ftio_json_number(ftio_history_p_periodic(&h)));
+                    print_json(j, 1);
+                    json_decref(j);
+                }
+            } else {
+                ftio_report_line(stdout, &res, mode);
+            }
+        }
+        ftio_samples_free(&x);
+        if (final)
+            break;
+    }
+    if (steps == 0) {
+        snprintf(err, errlen, "no window held a whole sample at fs=%g; raise -f or --step", o->fs);
+        return -1;
+    }
+    if (!cli->json) {
+        printf("P(periodic) %.3f over %u analyses", ftio_history_p_periodic(&h), h.analyses);
+        for (size_t g = 0; g < h.ngroups; g++)
+            printf("%s [%.6g, %.6g] Hz %.0f%%", g ? "," : ";", h.group[g].f_min, h.group[g].f_max,
+                   h.analyses ? 100.0 * h.group[g].count / h.analyses : 0.0);
+        putchar('\n');
+    }
+    return 0;
+}
+
+int ftio_cli_analyze(const struct ftio_cli *cli, const struct ftio_trace_set *set)
+{
+    struct ftio_analyzer *a = ftio_analyzer_new();
+    if (!a) {
+        fprintf(stderr, "ftio: out of memory\n");
+        return 1;
+    }
+    int status = 0;
+    for (size_t j = 0; j < set->n; j++) {
+        const struct ftio_trace *t = &set->job[j];
+        char err[512];
+        struct ftio_signal sig;
+        struct ftio_report_totals tot = { t->ranks > 0 ? t->ranks : -1,
+                                          ftio_trace_bytes(t, cli->mode), 0, t->lost };
+        if (!cli->json && set->n > 1)
+            printf("%sjob %s\n", j ? "\n" : "", t->job[0] ? t->job : "(unnamed)");
+        if (job_signal(t, cli->mode, &sig, &tot.records, err, sizeof err) != 0) {
+            fprintf(stderr, "ftio: %s%s%s\n", t->job[0] ? t->job : "", t->job[0] ? ": " : "", err);
+            status = 1;
+            continue;
+        }
+        int rc = cli->sliding ? analyze_sliding(cli, a, t, &sig, &tot, err, sizeof err)
+                              : analyze_once(cli, a, t, &sig, &tot, err, sizeof err);
+        if (rc != 0) {
+            fprintf(stderr, "ftio: %s%s%s\n", t->job[0] ? t->job : "", t->job[0] ? ": " : "", err);
+            status = 1;
+        }
+        ftio_signal_free(&sig);
+    }
+    ftio_analyzer_free(a);
+    fflush(stdout);
+    return status;
+}

@@ -1,0 +1,37 @@
+/* commands.h -- entry points of the `ftio` command's parts.
+ *
+ *   ftio [options] FILE...   offline analysis            (main.c, analyze.c)
+ *   ftio sub [options]       subscribe to ftiod's predictions      (sub.c)
+ *   ftio replay FILE...      send spool files to a running ftiod   (replay.c)
+ *
+ * Each returns the process exit status (0 ok, 1 failure, 2 usage).  argv[0]
+ * is the subcommand name.  sub.c and replay.c are linked only when present
+ * (cli.mk defines FTIO_HAVE_SUB / FTIO_HAVE_REPLAY).
+ */
+#ifndef FTIO_CLI_COMMANDS_H
+#define FTIO_CLI_COMMANDS_H
+
+#include <stdbool.h>
+#include "analysis.h"
+#include "trace.h"
+
+int ftio_cmd_sub(int argc, char **argv);
+int ftio_cmd_replay(int argc, char **argv);
+
+/* Options of the offline analysis, parsed by main.c. */
+struct ftio_cli {
+    struct ftio_options      analysis;
+    struct ftio_read_options read;
+    enum ftio_io_mode        mode;
+    bool   json;
+    bool   sliding;          /* --window given */
+    double window;           /* fixed window length; 0 = adaptive */
+    double step;             /* --step: time between sliding analyses */
+    int    nfiles;
+    char **files;
+};
+
+/* Analyse every job of the set and print the result; returns exit status. */
+int ftio_cli_analyze(const struct ftio_cli *cli, const struct ftio_trace_set *set);
+
+#endif

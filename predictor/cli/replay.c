@@ -1,0 +1,255 @@
+/* replay.c -- `ftio replay`: send spool files (PROTOCOL.md §3) to a running
+ * ftiod, batch by batch, exactly as they were written.
+ *
+ *   ftio replay [--endpoint E] [--speed X | --realtime] FILES...
+ *
+ * Each file holds one process's batches in order.  The files are merged by
+ * the earliest record start of each batch, keeping every file's own order, so
+ * the daemon sees the job's earliest data first (its time 0) and each
+ * process's sequence numbers in order.  Without --speed they go as fast as
+ * the daemon takes them; --speed X paces them at X times the original rate
+ * (--realtime = 1).  Batches the daemon already has are recognised by their
+ * sequence numbers and dropped there, so replaying after a restart is safe.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <zmq.h>
+#include "commands.h"
+#include "wire.h"
+
+struct rbatch {
+    size_t off, len;   /* inside its file's buffer */
+    int64_t key;       /* wall ns of its earliest record start */
+    size_t n;
+};
+
+struct rfile {
+    const char *path;
+    char  *buf;
+    size_t len;
+    struct rbatch *b;
+    size_t nb, cap, next;
+};
+
+static int replay_usage(const char *why)
+{
+    if (why)
+        fprintf(stderr, "ftio replay: %s\n", why);
+    fprintf(stderr, "usage: ftio replay [--endpoint E] [--speed X | --realtime] FILES...\n"
+                    "  --endpoint E  ftiod's PULL endpoint (default tcp://127.0.0.1:5555)\n");
+    return 2;
+}
+
+static int read_whole(const char *path, char **buf, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "ftio replay: %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    size_t cap = 1 << 16, n = 0;
+    char *b = malloc(cap);
+    for (;;) {
+        if (!b) {
+            fprintf(stderr, "ftio replay: %s: out of memory\n", path);
+            fclose(f);
+            return -1;
+        }
+        n += fread(b + n, 1, cap - n, f);
+        if (n < cap)
+            break;
+        cap *= 2;
+        char *nb = realloc(b, cap);
+        if (!nb)
+            free(b);
+        b = nb;
+    }
+    int err = ferror(f);
+    fclose(f);
+    if (err) {
+        fprintf(stderr, "ftio replay: %s: read error\n", path);
+        free(b);
+        return -1;
+    }
+    *buf = b;
+    *len = n;
+    return 0;
+}
+
+/* Split a file into its batches; a truncated last batch (a process killed
+ * while spooling) is reported and skipped. */
+static int index_file(struct rfile *f, struct ftio_batch *scratch)
+{
+    size_t off = 0;
+    int64_t last_key = INT64_MIN;
+    while (off < f->len) {
+        size_t used = 0;
+        char err[256] = "";
+        int rc = ftio_wire_decode(f->buf + off, f->len - off, scratch, &used, err, sizeof err);
+        if (rc == 1) {
+            fprintf(stderr, "ftio replay: %s: offset %zu: truncated last batch, skipped\n",
+                    f->path, off);
+            break;
+        }
+        if (rc < 0) {
+            fprintf(stderr, "ftio replay: %s: offset %zu: %s\n", f->path, off + used, err);
+            return -1;
+        }
+        const struct ftio_batch_header *h = &scratch->h;
+        int64_t base = h->clock_real - h->clock_mono + h->skew_ns;
+        int64_t key = INT64_MAX;
+        for (size_t i = 0; i < scratch->n; i++) {
+            int64_t t = (int64_t)scratch->rec[i].t_start + base;
+            if (t < key)
+                key = t;
+        }
+        if (key == INT64_MAX)
+            key = last_key != INT64_MIN ? last_key : h->clock_real;
+        last_key = key;
+        if (f->nb == f->cap) {
+            size_t cap = f->cap ? f->cap * 2 : 64;
+            struct rbatch *nb = realloc(f->b, cap * sizeof *nb);
+            if (!nb) {
+                fprintf(stderr, "ftio replay: out of memory\n");
+                return -1;
+            }
+            f->b = nb;
+            f->cap = cap;
+        }
+        f->b[f->nb++] = (struct rbatch){off, used, key, scratch->n};
+        off += used;
+    }
+    return 0;
+}
+
+static void sleep_until(const struct timespec *t)
+{
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, t, NULL) == EINTR) {
+    }
+}
+
+int ftio_cmd_replay(int argc, char **argv)
+{
+    const char *endpoint = "tcp://127.0.0.1:5555";
+    double speed = 0;   /* 0: as fast as possible */
+    int first_file = argc;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--endpoint") || !strcmp(a, "--speed")) {
+            if (i + 1 >= argc)
+                return replay_usage("option needs a value");
+            const char *v = argv[++i];
+            if (!strcmp(a, "--endpoint")) {
+                endpoint = v;
+            } else {
+                char *end;
+                speed = strtod(v, &end);
+                if (*end || end == v || !(speed > 0) || !isfinite(speed))
+                    return replay_usage("--speed: a positive factor");
+            }
+        } else if (!strcmp(a, "--realtime")) {
+            speed = 1;
+        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            replay_usage(NULL);
+            return 0;
+        } else if (!strcmp(a, "--")) {
+            first_file = i + 1;
+            break;
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "ftio replay: unknown option '%s'\n", a);
+            return replay_usage(NULL);
+        } else {
+            first_file = i;
+            break;
+        }
+    }
+    int nfiles = argc - first_file;
+    if (nfiles <= 0)
+        return replay_usage("no spool files given");
+
+    int rc = 1;
+    struct rfile *files = calloc((size_t)nfiles, sizeof *files);
+    struct ftio_batch scratch = {0};
+    void *ctx = NULL, *s = NULL;
+    if (!files)
+        goto out;
+    for (int i = 0; i < nfiles; i++) {
+        files[i].path = argv[first_file + i];
+        if (read_whole(files[i].path, &files[i].buf, &files[i].len) < 0 ||
+            index_file(&files[i], &scratch) < 0)
+            goto out;
+    }
+
+    ctx = zmq_ctx_new();
+    s = zmq_socket(ctx, ZMQ_PUSH);
+    int one = 1, linger = 30000, sndtimeo = 10000;
+    zmq_setsockopt(s, ZMQ_IMMEDIATE, &one, sizeof one);   /* block until connected */
+    zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof linger);
+    zmq_setsockopt(s, ZMQ_SNDTIMEO, &sndtimeo, sizeof sndtimeo);
+    if (zmq_connect(s, endpoint) < 0) {
+        fprintf(stderr, "ftio replay: cannot connect to %s: %s\n", endpoint, zmq_strerror(errno));
+        goto out;
+    }
+
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int64_t key0 = 0;
+    bool have_key0 = false;
+    size_t sent = 0, records = 0;
+    for (;;) {
+        /* The file whose next batch starts earliest. */
+        int pick = -1;
+        for (int i = 0; i < nfiles; i++)
+            if (files[i].next < files[i].nb &&
+                (pick < 0 || files[i].b[files[i].next].key < files[pick].b[files[pick].next].key))
+                pick = i;
+        if (pick < 0)
+            break;
+        struct rfile *f = &files[pick];
+        struct rbatch *b = &f->b[f->next++];
+        if (!have_key0) {
+            key0 = b->key;
+            have_key0 = true;
+        }
+        if (speed > 0 && b->key > key0) {
+            double at = (double)(b->key - key0) * 1e-9 / speed;
+            struct timespec t = t0;
+            t.tv_sec += (time_t)at;
+            t.tv_nsec += (long)((at - floor(at)) * 1e9);
+            if (t.tv_nsec >= 1000000000) {
+                t.tv_sec++;
+                t.tv_nsec -= 1000000000;
+            }
+            sleep_until(&t);
+        }
+        if (zmq_send(s, f->buf + b->off, b->len, 0) < 0) {
+            fprintf(stderr, "ftio replay: cannot send to %s (%s): is ftiod running?\n",
+                    endpoint, errno == EAGAIN ? "timed out" : zmq_strerror(errno));
+            goto out;
+        }
+        sent++;
+        records += b->n;
+    }
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    fprintf(stderr, "ftio replay: sent %zu batches (%zu records) from %d files to %s in %.2f s\n",
+            sent, records, nfiles, endpoint,
+            (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);
+    rc = 0;
+out:
+    if (s)
+        zmq_close(s);   /* lingers until everything queued is delivered */
+    if (ctx)
+        zmq_ctx_term(ctx);
+    ftio_batch_free(&scratch);
+    for (int i = 0; files && i < nfiles; i++) {
+        free(files[i].buf);
+        free(files[i].b);
+    }
+    free(files);
+    return rc;
+}

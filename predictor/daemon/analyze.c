@@ -1,0 +1,310 @@
+/* analyze.c -- the analysis thread of ftiod (ALGORITHM.md §5, §6).
+ *
+ * Loop: under the lock, pick the next due (job, mode) -- new data and either
+ * --min-interval elapsed since its last analysis or a `mark` (explicit flush)
+ * arrived -- copy its window of bins into a private sample buffer, and drop
+ * the lock; run ftio_analyze() on the copy; score the previous prediction
+ * against the fresh samples; take the lock again to store the result, advance
+ * the adaptive window and the frequency history, and build the JSON; publish
+ * outside the lock.  Jobs whose processes all sent `final`, that were silent
+ * for --job-timeout, or all jobs at shutdown get a last analysis and their
+ * `ftio.<job>.end` summary, then are removed (only this thread removes jobs).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "daemon.h"
+#include "report.h"
+#include "timeutil.h"
+
+enum score { SCORE_WAIT, SCORE_HIT, SCORE_MISS };
+
+struct analysis {
+    struct ftiod *d;
+    struct ftio_analyzer *an;
+    struct ftio_samples x;
+    struct ftio_result res;
+    struct ftiod_ratelimit rl_err;
+};
+
+/* ---- JSON of one (job, mode) ---------------------------------------------- */
+
+/* Phase referred to relative time 0 -> referred to the Unix epoch. */
+static double epoch_phase(double phase, double f, double origin)
+{
+    double turns = fmod(f * origin, 1.0);
+    double p = phase - 2.0 * M_PI * turns;
+    p = fmod(p, 2.0 * M_PI);
+    if (p > M_PI)
+        p -= 2.0 * M_PI;
+    else if (p <= -M_PI)
+        p += 2.0 * M_PI;
+    return p;
+}
+
+/* The §2 prediction object of mode m (caller holds the lock). */
+static json_t *mode_json(const struct job *j, int mode)
+{
+    const struct job_mode_state *m = &j->mode[mode];
+    double origin = (double)j->origin_ns * 1e-9;
+    struct ftio_result r = m->last;   /* shifted copy: epoch times */
+    r.t0 += origin;
+    r.t1 += origin;
+    if (r.next.valid) {
+        r.next.start += origin;
+        r.next.end += origin;
+    }
+    if (r.has_period)
+        r.dominant.phase = epoch_phase(r.dominant.phase, r.dominant.frequency, origin);
+    for (size_t i = 0; i < r.ncand && i < FTIO_MAX_CANDIDATES; i++)
+        r.cand[i].phase = epoch_phase(r.cand[i].phase, r.cand[i].frequency, origin);
+    for (size_t i = 0; i < r.ntop && i < FTIO_MAX_CANDIDATES; i++)
+        r.top[i].phase = epoch_phase(r.top[i].phase, r.top[i].frequency, origin);
+
+    json_t *o = ftio_report_json(&r, job_mode_name(mode));
+    if (!o)
+        return NULL;
+    json_object_set_new(o, "job", json_string(j->id));
+    json_object_set_new(o, "seq", json_integer((json_int_t)m->pub_seq));
+    json_object_set_new(o, "published", json_real((double)ftio_real_ns() * 1e-9));
+    if (m->has_error) {
+        json_t *e = json_object();
+        json_object_set_new(e, "start", ftio_json_number(m->last_error));
+        json_object_set_new(o, "last_error", e);
+    } else {
+        json_object_set_new(o, "last_error", json_null());
+    }
+    json_object_set_new(o, "p_periodic", ftio_json_number(m->p_periodic));
+    struct ftio_report_totals t = {
+        .ranks = (int64_t)j->nprocs, .bytes = m->bytes,
+        .records = (int64_t)m->records, .lost = j->lost,
+    };
+    ftio_report_json_totals(o, &t);
+    return o;
+}
+
+static char *topic_of(const char *job, const char *what)
+{
+    size_t n = strlen(job) + strlen(what) + 7;
+    char *t = malloc(n);
+    if (t)
+        snprintf(t, n, "ftio.%s.%s", job, what);
+    return t;
+}
+
+/* ---- one analysis ------------------------------------------------------------ */
+
+/* Copy the window of (j, mode) into a->x.  Caller holds the lock. */
+static bool take_window(struct analysis *a, struct job *j, int mode, double now)
+{
+    const struct ftiod_config *c = &a->d->cfg;
+    struct job_mode_state *m = &j->mode[mode];
+    if (!m->win_init) {
+        ftio_window_init(&m->win, m->t_min, c->window);
+        m->win_init = true;
+    }
+    if (m->t_min < m->win.job_start) {
+        /* Earlier data from a late rank: widen the job's start. */
+        if (m->win.start <= m->win.job_start)
+            m->win.start = m->t_min;
+        m->win.job_start = m->t_min;
+    }
+    double fs = c->limits.fs;
+    /* A fixed window is a whole number of bins ending at the last complete
+     * one, so N stays the same from one analysis to the next (cached plans). */
+    double ts = c->window > 0 ? floor(m->t_max * fs + 1e-9) / fs - c->window : m->win.start;
+    if (ts <= m->t_min) {
+        /* From the job's start: the whole first bin (the grid has an edge at
+         * time 0, the earliest start of the first batch, as offline). */
+        ts = floor(m->t_min * fs + 1e-9) / fs;
+    }
+    double oldest = floor(m->t_max * fs + 1e-9) / fs - c->limits.horizon;   /* kept bins */
+    if (ts < oldest)
+        ts = oldest;
+    m->dirty = false;
+    m->flush = false;
+    m->last_run = now;
+    return ftio_bins_samples(&m->bins, ts, m->t_max, &a->x) == 0 && a->x.n > 0;
+}
+
+/* Analyse (j, mode) now; publish unless the analysis failed.  Enters and
+ * leaves with the lock held; drops it while computing and publishing. */
+static void analyse(struct analysis *a, struct job *j, int mode)
+{
+    struct ftiod *d = a->d;
+    struct job_mode_state *m = &j->mode[mode];
+    double now = ftiod_now();
+    if (!take_window(a, j, mode, now))
+        return;
+    bool pending = m->pending;
+    struct ftio_next_phase pred = m->pred;
+    double period = m->pred_period;
+    pthread_mutex_unlock(&d->lock);
+
+    char err[256] = "";
+    /* "now" for the next phase is the end of the data seen: the same for a
+     * live job (its shims flush continuously) and for a replay of old data. */
+    int rc = ftio_analyze(a->an, &a->x, &d->cfg.opts, a->x.t1, &a->res, err, sizeof err);
+    /* Score the pending prediction (§5); give up on it two periods after
+     * its start without a substantial sample. */
+    double actual, error = 0;
+    enum score sc = SCORE_WAIT;
+    if (pending) {
+        if (ftio_next_phase_score(&pred, &a->x, &actual, &error) == 0)
+            sc = SCORE_HIT;
+        else if (a->x.t1 > pred.start + 2 * period)
+            sc = SCORE_MISS;
+    }
+
+    pthread_mutex_lock(&d->lock);
+    d->stats.analyses++;
+    if (sc == SCORE_HIT) {
+        m->has_error = true;
+        m->last_error = error;
+        m->scored++;
+        m->pending = false;
+    } else if (sc == SCORE_MISS) {
+        m->missed++;
+        m->pending = false;
+    }
+    if (rc < 0) {
+        pthread_mutex_unlock(&d->lock);
+        if (d->cfg.verbose)
+            ftiod_log_rl(&a->rl_err, "job %s %s: no analysis: %s", j->id,
+                         job_mode_name(mode), err);
+        pthread_mutex_lock(&d->lock);
+        return;
+    }
+    m->last = a->res;
+    m->has_result = true;
+    m->pub_seq++;
+    ftio_window_update(&m->win, &a->res, a->res.t1);
+    ftio_history_add(&m->hist, &a->res);
+    m->p_periodic = ftio_history_p_periodic(&m->hist);
+    if (!m->pending && a->res.has_period && a->res.next.valid) {
+        m->pending = true;
+        m->pred = a->res.next;
+        m->pred_period = a->res.dominant.period;
+    }
+    json_t *o = mode_json(j, mode);
+    char *topic = topic_of(j->id, job_mode_name(mode));
+    pthread_mutex_unlock(&d->lock);
+
+    if (o && topic)
+        ftiod_publish(d, topic, o);
+    else
+        json_decref(o);
+    free(topic);
+    if (d->cfg.verbose) {
+        char head[256];
+        snprintf(head, sizeof head, "job %s", j->id);
+        fprintf(stderr, "ftiod: %s ", head);
+        ftio_report_line(stderr, &a->res, job_mode_name(mode));
+    }
+    pthread_mutex_lock(&d->lock);
+}
+
+/* Last analysis of every mode with new data, the end summary, removal. */
+static void end_job(struct analysis *a, struct job *j, const char *why)
+{
+    struct ftiod *d = a->d;
+    for (int mode = 0; mode < JOB_NMODES; mode++)
+        if (j->mode[mode].has_data && (j->mode[mode].dirty || !j->mode[mode].has_result))
+            analyse(a, j, mode);
+    json_t *o = json_object();
+    json_t *sum = json_object();
+    json_object_set_new(o, "job", json_string(j->id));
+    for (int mode = 0; mode < JOB_NMODES; mode++)
+        if (j->mode[mode].has_result)
+            json_object_set_new(sum, job_mode_name(mode), mode_json(j, mode));
+    json_object_set_new(o, "summary", sum);
+    char *topic = topic_of(j->id, "end");
+    if (d->cfg.verbose)
+        ftiod_log("job %s: ended (%s): %llu records, %llu lost, %llu batches missing",
+                  j->id, why, (unsigned long long)j->data_records,
+                  (unsigned long long)j->lost, (unsigned long long)j->lost_batches);
+    job_table_remove(&d->jobs, j);
+    pthread_mutex_unlock(&d->lock);
+    if (topic)
+        ftiod_publish(d, topic, o);
+    else
+        json_decref(o);
+    free(topic);
+    pthread_mutex_lock(&d->lock);
+}
+
+/* One pass over the jobs: at most one piece of work, so the lock is released
+ * often.  Returns true when it did something. */
+static bool work_once(struct analysis *a, bool stopping)
+{
+    struct ftiod *d = a->d;
+    double now = ftiod_now();
+    for (size_t i = 0; i < d->jobs.n; i++) {
+        struct job *j = d->jobs.job[i];
+        if (stopping || j->ended || now - j->last_activity > d->cfg.job_timeout) {
+            end_job(a, j, stopping ? "shutdown" : j->ended ? "all processes final"
+                                                            : "timeout");
+            return true;
+        }
+        for (int mode = 0; mode < JOB_NMODES; mode++) {
+            struct job_mode_state *m = &j->mode[mode];
+            if (m->has_data && m->dirty &&
+                (m->flush || now - m->last_run >= d->cfg.min_interval)) {
+                analyse(a, j, mode);
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+static void *analysis_main(void *arg)
+{
+    struct analysis *a = arg;
+    struct ftiod *d = a->d;
+    pthread_mutex_lock(&d->lock);
+    for (;;) {
+        bool stopping = d->stop;
+        if (work_once(a, stopping))
+            continue;
+        if (stopping)
+            break;
+        /* Nothing due: sleep until woken by a mark/final or 20 ms pass (the
+         * --min-interval granularity). */
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 20 * 1000000;
+        if (ts.tv_nsec >= 1000000000) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000;
+        }
+        pthread_cond_timedwait(&d->wake, &d->lock, &ts);
+    }
+    d->analysis_done = true;
+    pthread_mutex_unlock(&d->lock);
+    ftio_samples_free(&a->x);
+    ftio_analyzer_free(a->an);
+    free(a);
+    return NULL;
+}
+
+int ftiod_analysis_start(struct ftiod *d, pthread_t *th)
+{
+    struct analysis *a = calloc(1, sizeof *a);
+    if (!a)
+        return -1;
+    a->d = d;
+    a->an = ftio_analyzer_new();
+    if (!a->an) {
+        free(a);
+        return -1;
+    }
+    if (pthread_create(th, NULL, analysis_main, a) != 0) {
+        ftio_analyzer_free(a->an);
+        free(a);
+        return -1;
+    }
+    return 0;
+}

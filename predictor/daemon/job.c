@@ -1,0 +1,402 @@
+/* job.c -- per-job state of ftiod (see job.h): sequence tracking per process,
+ * counters, nested de-duplication and the binned signal of each mode.
+ *
+ * job_merge() is the hot path of ingest: it runs once per batch under the
+ * daemon lock, so per record it does a time conversion, a few checks and one
+ * ftio_bins_add(); everything per process is one hash lookup per batch.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "job.h"
+#include "hash.h"
+
+#define NS 1e-9
+
+const char *job_mode_name(int mode)
+{
+    return mode == JOB_READ ? "read" : "write";
+}
+
+void job_limits_default(struct job_limits *l)
+{
+    l->fs = 10.0;
+    l->horizon = 3600.0;
+    l->max_procs = 65536;
+    l->max_future = 3600.0;
+}
+
+struct job *job_new(const char *id, const struct job_limits *lim)
+{
+    (void)lim;
+    struct job *j = calloc(1, sizeof *j);
+    if (!j)
+        return NULL;
+    j->id = strdup(id);
+    if (!j->id) {
+        free(j);
+        return NULL;
+    }
+    return j;
+}
+
+void job_free(struct job *j)
+{
+    if (!j)
+        return;
+    for (int m = 0; m < JOB_NMODES; m++)
+        if (j->mode[m].has_data)
+            ftio_bins_free(&j->mode[m].bins);
+    for (size_t i = 0; i < j->proc_cap; i++)
+        free(j->procs[i].host);
+    free(j->procs);
+    free(j->id);
+    free(j);
+}
+
+/* ---- processes ---------------------------------------------------------- */
+
+static size_t proc_slot(const char *host, int64_t pid, size_t cap)
+{
+    uint64_t h = ftio_hash_bytes(host, strlen(host));
+    h ^= (uint64_t)pid * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 29;
+    return (size_t)h & (cap - 1);
+}
+
+struct job_proc *job_find_proc(struct job *j, const char *host, int64_t pid)
+{
+    if (!j->proc_cap)
+        return NULL;
+    for (size_t i = proc_slot(host, pid, j->proc_cap);; i = (i + 1) & (j->proc_cap - 1)) {
+        struct job_proc *p = &j->procs[i];
+        if (!p->host)
+            return NULL;
+        if (p->pid == pid && strcmp(p->host, host) == 0)
+            return p;
+    }
+}
+
+/* Keep the load factor under 1/2; the table only grows. */
+static int procs_grow(struct job *j)
+{
+    size_t cap = j->proc_cap ? j->proc_cap * 2 : 16;
+    struct job_proc *n = calloc(cap, sizeof *n);
+    if (!n)
+        return -1;
+    for (size_t i = 0; i < j->proc_cap; i++) {
+        struct job_proc *p = &j->procs[i];
+        if (!p->host)
+            continue;
+        size_t k = proc_slot(p->host, p->pid, cap);
+        while (n[k].host)
+            k = (k + 1) & (cap - 1);
+        n[k] = *p;
+    }
+    free(j->procs);
+    j->procs = n;
+    j->proc_cap = cap;
+    return 0;
+}
+
+static struct job_proc *proc_add(struct job *j, const char *host, int64_t pid)
+{
+    if ((j->nprocs + 1) * 2 > j->proc_cap && procs_grow(j) < 0)
+        return NULL;
+    size_t k = proc_slot(host, pid, j->proc_cap);
+    while (j->procs[k].host)
+        k = (k + 1) & (j->proc_cap - 1);
+    struct job_proc *p = &j->procs[k];
+    p->host = strdup(host);
+    if (!p->host)
+        return NULL;
+    p->pid = pid;
+    p->rank = -1;
+    j->nprocs++;
+    return p;
+}
+
+/* ---- sequence numbers ----------------------------------------------------- */
+
+static void missing_add(struct job *j, struct job_proc *p, uint64_t lo, uint64_t hi)
+{
+    if (lo >= hi)
+        return;
+    if (p->nmissing == JOB_MAX_MISSING) {
+        /* Forget the oldest gap: its batches, should they come late, will be
+         * taken for duplicates.  They stay counted as lost. */
+        memmove(&p->missing[0], &p->missing[1], (JOB_MAX_MISSING - 1) * sizeof p->missing[0]);
+        p->nmissing--;
+        j->forgotten_ranges++;
+    }
+    p->missing[p->nmissing++] = (struct seq_range){lo, hi};
+    j->lost_batches += hi - lo;
+}
+
+/* A seq below next_seq: fills a gap (true) or is a duplicate (false). */
+static bool missing_take(struct job *j, struct job_proc *p, uint64_t seq)
+{
+    for (size_t i = 0; i < p->nmissing; i++) {
+        struct seq_range *r = &p->missing[i];
+        if (seq < r->lo || seq >= r->hi)
+            continue;
+        j->lost_batches--;
+        j->recovered_batches++;
+        if (seq == r->lo)
+            r->lo++;
+        else if (seq == r->hi - 1)
+            r->hi--;
+        else if (p->nmissing < JOB_MAX_MISSING) {
+            /* split [lo, hi) into [lo, seq) and [seq+1, hi) */
+            memmove(&p->missing[i + 2], &p->missing[i + 1],
+                    (p->nmissing - i - 1) * sizeof *r);
+            p->missing[i + 1] = (struct seq_range){seq + 1, r->hi};
+            r->hi = seq;
+            p->nmissing++;
+        } else {
+            /* No room to split: keep the larger side, forget the other. */
+            uint64_t left = seq - r->lo, right = r->hi - seq - 1;
+            j->forgotten_ranges++;
+            if (left >= right)
+                r->hi = seq;
+            else
+                r->lo = seq + 1;
+        }
+        if (r->lo >= r->hi) {
+            memmove(r, r + 1, (p->nmissing - i - 1) * sizeof *r);
+            p->nmissing--;
+        }
+        return true;
+    }
+    return false;
+}
+
+/* ---- merge ------------------------------------------------------------------ */
+
+static int mode_of_op(int op)
+{
+    return op == FTIO_OP_WRITE ? JOB_WRITE : op == FTIO_OP_READ ? JOB_READ : -1;
+}
+
+/* Monotonic ns of the batch -> wall ns: t + base.  false on overflow. */
+static bool batch_base(const struct ftio_batch_header *h, int64_t *base)
+{
+    int64_t b;
+    if (__builtin_sub_overflow(h->clock_real, h->clock_mono, &b) ||
+        __builtin_add_overflow(b, h->skew_ns, &b))
+        return false;
+    *base = b;
+    return true;
+}
+
+static bool wall_ns(uint64_t t, int64_t base, int64_t *out)
+{
+    if (t > (uint64_t)INT64_MAX)
+        return false;
+    return !__builtin_add_overflow((int64_t)t, base, out);
+}
+
+/* The earliest start among the batch's data records: relative time 0. */
+static void set_origin(struct job *j, const struct ftio_batch *b, int64_t base)
+{
+    bool found = false;
+    int64_t min = 0;
+    for (size_t i = 0; i < b->n; i++) {
+        const struct ftio_record *r = &b->rec[i];
+        int64_t w;
+        if (mode_of_op(r->op) < 0 || (r->flags & FTIO_FLAG_NESTED) || r->bytes < 0 ||
+            !wall_ns(r->t_start, base, &w))
+            continue;
+        if (!found || w < min)
+            min = w;
+        found = true;
+    }
+    if (found) {
+        j->origin_ns = min;
+        j->has_origin = true;
+    }
+}
+
+static int mode_init(struct job_mode_state *m, const struct job_limits *lim)
+{
+    /* Bin 0 starts JOB_EARLY_MARGIN before time 0; a whole number of bins
+     * so that the grid has an edge at time 0. */
+    double margin = ceil(JOB_EARLY_MARGIN * lim->fs) / lim->fs;
+    size_t cap = (size_t)ceil((lim->horizon + margin) * lim->fs) + 2;
+    if (ftio_bins_init(&m->bins, lim->fs, -margin, cap) < 0)
+        return -1;
+    m->has_data = true;
+    return 0;
+}
+
+static void merge_records(struct job *j, const struct ftio_batch *b, int64_t base,
+                          const struct job_limits *lim, int64_t now_real_ns)
+{
+    int64_t future_ns = now_real_ns + (int64_t)(lim->max_future * 1e9);
+    for (size_t i = 0; i < b->n; i++) {
+        const struct ftio_record *r = &b->rec[i];
+        int mode = mode_of_op(r->op);
+        if (mode < 0)
+            continue;
+        if (r->flags & FTIO_FLAG_NESTED) {
+            /* Counted once, at the MPI-IO layer that issued it. */
+            j->nested_records++;
+            j->nested_bytes += (double)r->bytes;
+            continue;
+        }
+        int64_t ws, we;
+        if (r->bytes < 0 || r->t_end < r->t_start || !wall_ns(r->t_start, base, &ws) ||
+            !wall_ns(r->t_end, base, &we) || we > future_ns) {
+            j->bad_records++;
+            continue;
+        }
+        double ts = (double)(ws - j->origin_ns) * NS;
+        double te = (double)(we - j->origin_ns) * NS;
+        if (te - ts > lim->horizon || ts < -JOB_EARLY_MARGIN) {
+            /* Longer than the horizon would smear over all of it (and cost as
+             * much); earlier than the margin has no bin. */
+            j->bad_records++;
+            continue;
+        }
+        if (te <= ts)
+            te = ts + 1e-6;   /* ALGORITHM.md §1: zero-length lasts 1 us */
+        struct job_mode_state *m = &j->mode[mode];
+        if (!m->has_data) {
+            if (mode_init(m, lim) < 0) {
+                j->bad_records++;
+                continue;
+            }
+            m->t_min = ts;
+            m->t_max = te;
+        }
+        ftio_bins_add(&m->bins, ts, te, (double)r->bytes);
+        if (ts < m->t_min)
+            m->t_min = ts;
+        if (te > m->t_max)
+            m->t_max = te;
+        m->records++;
+        m->bytes += (double)r->bytes;
+        m->dirty = true;
+        j->data_records++;
+        j->bytes += (double)r->bytes;
+    }
+}
+
+enum job_merge_status job_merge(struct job *j, const struct ftio_batch *b,
+                                const struct job_limits *lim,
+                                double now_mono, int64_t now_real_ns)
+{
+    const struct ftio_batch_header *h = &b->h;
+    const char *host = h->host ? h->host : "";
+    struct job_proc *p = job_find_proc(j, host, h->pid);
+    uint64_t seq = h->seq;
+
+    j->last_activity = now_mono;
+    if (!p) {
+        if (j->nprocs >= lim->max_procs || !(p = proc_add(j, host, h->pid))) {
+            j->rejected_batches++;
+            return JOB_TOO_MANY_PROCS;
+        }
+        p->rank = h->rank;
+        if (h->rank >= 0)
+            j->nmpi++;
+        missing_add(j, p, 0, seq);
+        p->next_seq = seq == UINT64_MAX ? seq : seq + 1;
+    } else if (seq >= p->next_seq) {
+        missing_add(j, p, p->next_seq, seq);
+        p->next_seq = seq == UINT64_MAX ? seq : seq + 1;
+    } else if (!missing_take(j, p, seq)) {
+        j->dup_batches++;
+        return JOB_DUPLICATE;
+    }
+
+    j->batches++;
+    j->records += b->n;
+    j->lost += h->lost;
+    if (h->nranks > j->nranks)
+        j->nranks = h->nranks;
+
+    int64_t base;
+    if (!batch_base(h, &base)) {
+        j->bad_records += b->n;
+    } else {
+        if (!j->has_origin)
+            set_origin(j, b, base);
+        if (j->has_origin)
+            merge_records(j, b, base, lim, now_real_ns);
+        else
+            for (size_t i = 0; i < b->n; i++)   /* no usable data record at all */
+                if (mode_of_op(b->rec[i].op) >= 0 && !(b->rec[i].flags & FTIO_FLAG_NESTED))
+                    j->bad_records++;
+    }
+
+    if (h->mark)
+        for (int m = 0; m < JOB_NMODES; m++)
+            if (j->mode[m].has_data)
+                j->mode[m].flush = true;
+    if (h->final && !p->final) {
+        p->final = true;
+        j->nfinal++;
+    }
+    if (job_all_final(j))
+        j->ended = true;
+    return JOB_MERGED;
+}
+
+bool job_all_final(const struct job *j)
+{
+    return j->nprocs > 0 && j->nfinal == j->nprocs &&
+           (j->nranks <= 0 || j->nmpi >= (size_t)j->nranks);
+}
+
+/* ---- table ------------------------------------------------------------------ */
+
+void job_table_init(struct job_table *t, size_t max_jobs)
+{
+    memset(t, 0, sizeof *t);
+    t->max = max_jobs;
+}
+
+struct job *job_table_find(struct job_table *t, const char *id)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (strcmp(t->job[i]->id, id) == 0)
+            return t->job[i];
+    return NULL;
+}
+
+struct job *job_table_add(struct job_table *t, const char *id, const struct job_limits *lim)
+{
+    if (t->n >= t->max)
+        return NULL;
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 8;
+        struct job **n = realloc(t->job, cap * sizeof *n);
+        if (!n)
+            return NULL;
+        t->job = n;
+        t->cap = cap;
+    }
+    struct job *j = job_new(id, lim);
+    if (j)
+        t->job[t->n++] = j;
+    return j;
+}
+
+void job_table_remove(struct job_table *t, struct job *j)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (t->job[i] == j) {
+            t->job[i] = t->job[--t->n];
+            job_free(j);
+            return;
+        }
+}
+
+void job_table_free(struct job_table *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        job_free(t->job[i]);
+    free(t->job);
+    memset(t, 0, sizeof *t);
+}

@@ -1,0 +1,157 @@
+/* job.h -- per-job state of ftiod: what one job's batches add up to.
+ *
+ * ingest.c decodes a batch and hands it to job_merge(); the analysis thread
+ * (analyze.c) reads the binned signal of each mode and stores its results
+ * back; status.c and publish.c read the counters.  Nothing here knows about
+ * ZeroMQ or threads: the caller (struct ftiod) holds the lock, which keeps
+ * this file unit-testable (tests/daemon/test_job.c).
+ *
+ * Memory per job is bounded: the signal is kept as bins of width 1/fs over a
+ * horizon (ftio_bins, never raw records), processes are capped at
+ * limits.max_procs and the missing-sequence ranges of each process at
+ * JOB_MAX_MISSING.
+ *
+ * Time base: a record's monotonic ns becomes wall ns with its batch's anchor
+ * (real + (t - mono) + skew), then job-relative seconds from `origin_ns`, the
+ * earliest start in the job's first data batch.  The analysis works on those
+ * small numbers; publish.c adds origin back to give epoch seconds.
+ */
+#ifndef FTIOD_JOB_H
+#define FTIOD_JOB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "analysis.h"
+#include "wire.h"
+
+enum job_mode { JOB_WRITE = 0, JOB_READ = 1, JOB_NMODES = 2 };
+const char *job_mode_name(int mode);   /* "write", "read" */
+
+struct job_limits {
+    double   fs;          /* bin rate, Hz */
+    double   horizon;     /* seconds of signal kept per mode */
+    size_t   max_procs;   /* processes per job; batches of more are dropped */
+    double   max_future;  /* records later than the receiver's clock + this are bad */
+};
+void job_limits_default(struct job_limits *l);
+
+/* Records may start up to this long before the job's time 0 (the earliest
+ * start of its first batch: other ranks' batches arrive later). */
+#define JOB_EARLY_MARGIN 60.0
+
+/* Batches of one process (host, pid) that never arrived: up to
+ * JOB_MAX_MISSING ranges [lo, hi) so a late copy (replay of a spool file)
+ * fills its gap instead of being taken for a duplicate. */
+#define JOB_MAX_MISSING 32
+struct seq_range { uint64_t lo, hi; };
+
+struct job_proc {
+    char    *host;         /* NULL = empty slot */
+    int64_t  pid;
+    int32_t  rank;
+    uint64_t next_seq;     /* one past the highest seq seen */
+    size_t   nmissing;
+    struct seq_range missing[JOB_MAX_MISSING];
+    bool     final;
+};
+
+/* Published by the analysis thread, kept for status, scoring and the summary. */
+struct job_mode_state {
+    struct ftio_bins bins;
+    bool     has_data;
+    double   t_min, t_max;     /* job-relative span of the data, s */
+    uint64_t records;          /* data records counted in this mode */
+    double   bytes;
+
+    /* scheduling (analysis thread) */
+    bool     dirty;            /* data arrived since the last analysis */
+    bool     flush;            /* a `mark` arrived: analyse now */
+    double   last_run;         /* daemon monotonic s of the last analysis */
+    uint64_t pub_seq;          /* publications of this (job, mode) */
+
+    struct ftio_window  win;
+    bool                win_init;
+    struct ftio_history hist;
+
+    bool   has_result;
+    struct ftio_result  last;  /* latest analysis, job-relative times */
+    double p_periodic;
+
+    /* self-scoring of the latest pending prediction (§5) */
+    bool   pending;
+    struct ftio_next_phase pred;
+    double pred_period;
+    bool   has_error;
+    double last_error;         /* actual - predicted start, s */
+    uint64_t scored, missed;
+};
+
+struct job {
+    char    *id;
+    int64_t  origin_ns;        /* wall ns of relative time 0 */
+    bool     has_origin;
+
+    struct job_mode_state mode[JOB_NMODES];
+
+    /* processes, open addressing on (host, pid) */
+    struct job_proc *procs;
+    size_t   proc_cap, nprocs, nfinal, nmpi;
+    int32_t  nranks;           /* largest world size declared */
+
+    /* counters */
+    uint64_t batches, records;     /* everything received (all ops) */
+    uint64_t data_records;         /* read/write records counted */
+    double   bytes;                /* bytes of counted data records */
+    uint64_t nested_records;       /* POSIX records inside MPI-IO: not counted */
+    double   nested_bytes;
+    uint64_t bad_records;          /* impossible times or sizes, dropped */
+    uint64_t lost;                 /* records the shims reported dropped */
+    uint64_t lost_batches;         /* sequence gaps still open */
+    uint64_t recovered_batches;    /* gaps later filled (replay) */
+    uint64_t dup_batches;          /* seen twice: dropped */
+    uint64_t rejected_batches;     /* over limits (too many processes) */
+    uint64_t forgotten_ranges;     /* missing-range table overflow */
+
+    double   last_activity;        /* daemon monotonic s of the last batch */
+    bool     ended;                /* every process sent its final batch */
+};
+
+/* What a merge did, for the caller's log lines and scheduling. */
+enum job_merge_status {
+    JOB_MERGED        = 0,
+    JOB_DUPLICATE     = 1,   /* batch seen before: dropped */
+    JOB_TOO_MANY_PROCS = 2,  /* a new process over limits.max_procs: dropped */
+};
+
+struct job *job_new(const char *id, const struct job_limits *lim);
+void        job_free(struct job *j);
+
+/* Merge one decoded batch: sequence tracking, counters, bins.  now_mono is the
+ * daemon's monotonic time (s), now_real_ns its wall clock (for sanity checks
+ * of record times).  Never fails on content: bad records are counted. */
+enum job_merge_status job_merge(struct job *j, const struct ftio_batch *b,
+                                const struct job_limits *lim,
+                                double now_mono, int64_t now_real_ns);
+
+struct job_proc *job_find_proc(struct job *j, const char *host, int64_t pid);
+
+/* Has every process seen so far sent `final` (and, for MPI jobs, all
+ * declared ranks been seen)? */
+bool job_all_final(const struct job *j);
+
+/* ---- the set of jobs ------------------------------------------------- */
+
+struct job_table {
+    struct job **job;
+    size_t n, cap, max;
+};
+void        job_table_init(struct job_table *t, size_t max_jobs);
+struct job *job_table_find(struct job_table *t, const char *id);
+/* NULL when the table is full (max jobs). */
+struct job *job_table_add(struct job_table *t, const char *id, const struct job_limits *lim);
+/* Remove (and free) job j. */
+void        job_table_remove(struct job_table *t, struct job *j);
+void        job_table_free(struct job_table *t);
+
+#endif

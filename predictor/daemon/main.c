@@ -1,0 +1,291 @@
+/* main.c -- ftiod: options, sockets, signals and the life of the daemon.
+ *
+ * Start-up binds every socket first (a busy port is a clear error before
+ * anything runs), then starts the analysis thread (analyze.c) and runs the
+ * ingest loop (ingest.c) in this thread until SIGINT/SIGTERM.  Shutdown:
+ * the ingest loop takes what is queued, the analysis thread publishes the
+ * final summary of every job and leaves, the PUB socket lingers so those
+ * last messages reach the subscribers.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zmq.h>
+#include "daemon.h"
+
+static struct ftiod *the_daemon;   /* for the signal handler only */
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    if (the_daemon)
+        the_daemon->stop = 1;
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+"usage: ftiod [options]\n"
+"       ftiod --status [--status-endpoint E] [--json]\n"
+"Receives I/O records from libftio.so (ZeroMQ PULL), predicts each job's I/O\n"
+"phases online and publishes the predictions (ZeroMQ PUB, JSON).\n"
+"\n"
+"  --listen E           PULL endpoint for the shims (tcp://127.0.0.1:5555)\n"
+"  --pub E              PUB endpoint for predictions (tcp://127.0.0.1:5556)\n"
+"  --status-endpoint E  REP endpoint for --status (tcp://127.0.0.1:5557)\n"
+"  --log FILE           append everything published as JSON Lines\n"
+"  -f, --freq HZ        sampling frequency of the signal (10)\n"
+"  -t, --tol X          candidate tolerance (0.8)\n"
+"  --no-psd             amplitude instead of power spectrum\n"
+"  --min-interval S     at most one analysis per job and mode every S s (1)\n"
+"  --window S           fixed analysis window of S s (default: adaptive)\n"
+"  --horizon S          seconds of signal kept per job and mode (3600)\n"
+"  --job-timeout S      end a job after S s of silence (300)\n"
+"  --max-jobs N         jobs tracked at once (256)\n"
+"  --max-procs N        processes per job (65536)\n"
+"  --max-msg BYTES      largest message accepted (268435456)\n"
+"  --status             ask a running ftiod for its jobs and exit\n"
+"  --json               with --status: print the raw JSON\n"
+"  -v, --verbose        log jobs and every analysis on stderr\n"
+"  -V, --version        print the version\n"
+"  -h, --help           this help\n");
+}
+
+static int parse_double(const char *opt, const char *s, double min, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(v) || v < min) {
+        fprintf(stderr, "ftiod: %s: invalid value '%s' (a number >= %g)\n", opt, s, min);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+enum {
+    OPT_LISTEN = 256, OPT_PUB, OPT_STATUS_EP, OPT_LOG, OPT_NOPSD, OPT_MIN_INTERVAL,
+    OPT_WINDOW, OPT_HORIZON, OPT_JOB_TIMEOUT, OPT_MAX_JOBS, OPT_MAX_PROCS,
+    OPT_MAX_MSG, OPT_STATUS, OPT_JSON,
+};
+
+/* Returns 0 to run, 1 to exit 0 (help/version), -1 on error. */
+static int parse_args(int argc, char **argv, struct ftiod_config *c, bool *status, bool *json)
+{
+    static const struct option longopts[] = {
+        {"listen", 1, 0, OPT_LISTEN},           {"pub", 1, 0, OPT_PUB},
+        {"status-endpoint", 1, 0, OPT_STATUS_EP}, {"log", 1, 0, OPT_LOG},
+        {"freq", 1, 0, 'f'},                    {"tol", 1, 0, 't'},
+        {"no-psd", 0, 0, OPT_NOPSD},            {"min-interval", 1, 0, OPT_MIN_INTERVAL},
+        {"window", 1, 0, OPT_WINDOW},           {"horizon", 1, 0, OPT_HORIZON},
+        {"job-timeout", 1, 0, OPT_JOB_TIMEOUT}, {"max-jobs", 1, 0, OPT_MAX_JOBS},
+        {"max-procs", 1, 0, OPT_MAX_PROCS},     {"max-msg", 1, 0, OPT_MAX_MSG},
+        {"status", 0, 0, OPT_STATUS},           {"json", 0, 0, OPT_JSON},
+        {"verbose", 0, 0, 'v'},                 {"version", 0, 0, 'V'},
+        {"help", 0, 0, 'h'},                    {0, 0, 0, 0},
+    };
+    int ch;
+    double v;
+    while ((ch = getopt_long(argc, argv, "f:t:vVh", longopts, NULL)) != -1) {
+        switch (ch) {
+        case OPT_LISTEN: c->listen = optarg; break;
+        case OPT_PUB: c->pub = optarg; break;
+        case OPT_STATUS_EP: c->status = optarg; break;
+        case OPT_LOG: c->log_path = optarg; break;
+        case 'f':
+            if (parse_double("--freq", optarg, 1e-3, &v) < 0)
+                return -1;
+            if (v > 1e4) {
+                fprintf(stderr, "ftiod: --freq: at most 10000 Hz\n");
+                return -1;
+            }
+            c->opts.fs = c->limits.fs = v;
+            break;
+        case 't':
+            if (parse_double("--tol", optarg, 0, &v) < 0)
+                return -1;
+            c->opts.tol = v;
+            break;
+        case OPT_NOPSD: c->opts.psd = false; break;
+        case OPT_MIN_INTERVAL:
+            if (parse_double("--min-interval", optarg, 0, &c->min_interval) < 0)
+                return -1;
+            break;
+        case OPT_WINDOW:
+            if (parse_double("--window", optarg, 0, &c->window) < 0)
+                return -1;
+            break;
+        case OPT_HORIZON:
+            if (parse_double("--horizon", optarg, 1, &c->limits.horizon) < 0)
+                return -1;
+            break;
+        case OPT_JOB_TIMEOUT:
+            if (parse_double("--job-timeout", optarg, 0.001, &c->job_timeout) < 0)
+                return -1;
+            break;
+        case OPT_MAX_JOBS:
+            if (parse_double("--max-jobs", optarg, 1, &v) < 0)
+                return -1;
+            c->max_jobs = (size_t)v;
+            break;
+        case OPT_MAX_PROCS:
+            if (parse_double("--max-procs", optarg, 1, &v) < 0)
+                return -1;
+            c->limits.max_procs = (size_t)v;
+            break;
+        case OPT_MAX_MSG:
+            if (parse_double("--max-msg", optarg, 64, &v) < 0)
+                return -1;
+            c->max_msg = (int64_t)v;
+            break;
+        case OPT_STATUS: *status = true; break;
+        case OPT_JSON: *json = true; break;
+        case 'v': c->verbose++; break;
+        case 'V': printf("ftiod %s\n", FTIO_VERSION); return 1;
+        case 'h': usage(stdout); return 1;
+        default:
+            fprintf(stderr, "ftiod: try 'ftiod --help'\n");
+            return -1;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "ftiod: unexpected argument '%s' (try 'ftiod --help')\n", argv[optind]);
+        return -1;
+    }
+    if (c->window > 0 && c->window > c->limits.horizon) {
+        fprintf(stderr, "ftiod: --window %g is longer than --horizon %g\n", c->window,
+                c->limits.horizon);
+        return -1;
+    }
+    if (c->limits.horizon * c->limits.fs > 1e8) {
+        fprintf(stderr, "ftiod: --horizon x --freq is over 1e8 bins per job and mode\n");
+        return -1;
+    }
+    return 0;
+}
+
+static void config_default(struct ftiod_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->listen = "tcp://127.0.0.1:5555";
+    c->pub = "tcp://127.0.0.1:5556";
+    c->status = "tcp://127.0.0.1:5557";
+    c->min_interval = 1.0;
+    c->job_timeout = 300.0;
+    c->max_jobs = 256;
+    c->max_msg = 256ll << 20;
+    job_limits_default(&c->limits);
+    ftio_options_default(&c->opts);
+    /* Bins hold the exact integral per bin: the daemon samples by average. */
+    c->opts.sampling = FTIO_SAMPLING_AVERAGE;
+    c->limits.fs = c->opts.fs;
+}
+
+static void *bind_socket(struct ftiod *d, int type, const char *endpoint, const char *what)
+{
+    void *s = zmq_socket(d->zctx, type);
+    if (!s)
+        return NULL;
+    int linger = type == ZMQ_PUB ? 2000 : 0;
+    zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof linger);
+    if (type == ZMQ_PULL) {
+        int hwm = 100;   /* per sender; bounds memory: see --help */
+        zmq_setsockopt(s, ZMQ_MAXMSGSIZE, &d->cfg.max_msg, sizeof d->cfg.max_msg);
+        zmq_setsockopt(s, ZMQ_RCVHWM, &hwm, sizeof hwm);
+    }
+    if (zmq_bind(s, endpoint) < 0) {
+        ftiod_log("cannot bind %s endpoint %s: %s", what, endpoint, zmq_strerror(errno));
+        zmq_close(s);
+        return NULL;
+    }
+    return s;
+}
+
+int main(int argc, char **argv)
+{
+    struct ftiod *d = calloc(1, sizeof *d);
+    if (!d) {
+        fprintf(stderr, "ftiod: out of memory\n");
+        return 1;
+    }
+    bool status = false, json = false;
+    config_default(&d->cfg);
+    int rc = parse_args(argc, argv, &d->cfg, &status, &json);
+    if (rc != 0) {
+        free(d);
+        return rc > 0 ? 0 : 2;
+    }
+    if (status) {
+        rc = ftiod_status_client(d->cfg.status, json, 3.0);
+        free(d);
+        return rc;
+    }
+
+    pthread_mutex_init(&d->lock, NULL);
+    pthread_cond_init(&d->wake, NULL);
+    job_table_init(&d->jobs, d->cfg.max_jobs);
+    d->started = ftiod_now();
+    d->zctx = zmq_ctx_new();
+    rc = 1;
+    if (!d->zctx || ftiod_publish_open(d) < 0)
+        goto out;
+    if (!(d->pull = bind_socket(d, ZMQ_PULL, d->cfg.listen, "--listen")) ||
+        !(d->pub = bind_socket(d, ZMQ_PUB, d->cfg.pub, "--pub")) ||
+        !(d->rep = bind_socket(d, ZMQ_REP, d->cfg.status, "--status-endpoint")))
+        goto out;
+
+    the_daemon = d;
+    struct sigaction sa = {.sa_handler = on_signal};   /* no SA_RESTART: wake zmq_poll */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    /* The analysis thread must not take the signals: block them around its
+     * creation so it inherits the blocked mask. */
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    pthread_t th;
+    int started = ftiod_analysis_start(d, &th);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (started < 0) {
+        ftiod_log("cannot start the analysis thread");
+        goto out;
+    }
+    ftiod_log("listening on %s, publishing on %s, status on %s", d->cfg.listen, d->cfg.pub,
+              d->cfg.status);
+
+    rc = ftiod_ingest_loop(d) < 0 ? 1 : 0;
+
+    pthread_mutex_lock(&d->lock);
+    d->stop = 1;
+    pthread_cond_signal(&d->wake);
+    pthread_mutex_unlock(&d->lock);
+    pthread_join(th, NULL);
+    ftiod_log("stopped (%llu batches, %llu records, %llu predictions published)",
+              (unsigned long long)d->stats.batches, (unsigned long long)d->stats.records,
+              (unsigned long long)d->stats.published);
+out:
+    if (d->pull)
+        zmq_close(d->pull);
+    if (d->rep)
+        zmq_close(d->rep);
+    if (d->pub)
+        zmq_close(d->pub);
+    if (d->zctx)
+        zmq_ctx_term(d->zctx);
+    ftiod_publish_close(d);
+    job_table_free(&d->jobs);
+    pthread_cond_destroy(&d->wake);
+    pthread_mutex_destroy(&d->lock);
+    the_daemon = NULL;
+    free(d);
+    return rc;
+}

@@ -1,0 +1,171 @@
+/* status.c -- `ftiod --status`: the daemon answers any request on its REP
+ * socket (--status-endpoint) with a JSON document listing its jobs (records,
+ * bytes, loss, latest period per mode) and the messages it dropped; the
+ * client side prints it as a table, or raw with --json. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zmq.h>
+#include "daemon.h"
+#include "report.h"
+
+static json_t *mode_status(const struct job_mode_state *m)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "records", json_integer((json_int_t)m->records));
+    json_object_set_new(o, "bytes", json_real(m->bytes));
+    json_object_set_new(o, "analyses", json_integer((json_int_t)m->hist.analyses));
+    bool p = m->has_result && m->last.has_period;
+    json_object_set_new(o, "period", p ? json_real(m->last.dominant.period) : json_null());
+    json_object_set_new(o, "confidence", p ? json_real(m->last.dominant.confidence) : json_null());
+    json_object_set_new(o, "class", json_string(m->has_result ? ftio_class_name(m->last.cls) : "none"));
+    json_object_set_new(o, "p_periodic", m->has_result ? ftio_json_number(m->p_periodic) : json_null());
+    json_object_set_new(o, "last_error", m->has_error ? json_real(m->last_error) : json_null());
+    json_object_set_new(o, "scored", json_integer((json_int_t)m->scored));
+    json_object_set_new(o, "missed", json_integer((json_int_t)m->missed));
+    return o;
+}
+
+char *ftiod_status_json(struct ftiod *d)
+{
+    const struct ftiod_stats *s = &d->stats;
+    json_t *root = json_object();
+    json_object_set_new(root, "v", json_integer(1));
+    json_object_set_new(root, "version", json_string(FTIO_VERSION));
+    json_object_set_new(root, "uptime", json_real(ftiod_now() - d->started));
+    json_t *in = json_object();
+    json_object_set_new(in, "messages", json_integer((json_int_t)s->messages));
+    json_object_set_new(in, "batches", json_integer((json_int_t)s->batches));
+    json_object_set_new(in, "records", json_integer((json_int_t)s->records));
+    json_object_set_new(in, "analyses", json_integer((json_int_t)s->analyses));
+    json_object_set_new(in, "published", json_integer((json_int_t)s->published));
+    json_object_set_new(root, "totals", in);
+    json_t *drop = json_object();
+    json_object_set_new(drop, "malformed", json_integer((json_int_t)s->malformed));
+    json_object_set_new(drop, "truncated", json_integer((json_int_t)s->truncated));
+    json_object_set_new(drop, "multipart", json_integer((json_int_t)s->multipart));
+    json_object_set_new(drop, "over_max_jobs", json_integer((json_int_t)s->over_jobs));
+    json_object_set_new(drop, "over_max_procs", json_integer((json_int_t)s->over_procs));
+    json_object_set_new(drop, "duplicates", json_integer((json_int_t)s->duplicates));
+    json_object_set_new(root, "dropped", drop);
+
+    json_t *jobs = json_array();
+    for (size_t i = 0; i < d->jobs.n; i++) {
+        const struct job *j = d->jobs.job[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "job", json_string(j->id));
+        json_object_set_new(o, "processes", json_integer((json_int_t)j->nprocs));
+        json_object_set_new(o, "nranks", json_integer(j->nranks));
+        json_object_set_new(o, "final", json_integer((json_int_t)j->nfinal));
+        json_object_set_new(o, "batches", json_integer((json_int_t)j->batches));
+        json_object_set_new(o, "records", json_integer((json_int_t)j->data_records));
+        json_object_set_new(o, "bytes", json_real(j->bytes));
+        json_object_set_new(o, "lost", json_integer((json_int_t)j->lost));
+        json_object_set_new(o, "lost_batches", json_integer((json_int_t)j->lost_batches));
+        json_object_set_new(o, "recovered_batches", json_integer((json_int_t)j->recovered_batches));
+        json_object_set_new(o, "duplicate_batches", json_integer((json_int_t)j->dup_batches));
+        json_object_set_new(o, "nested_records", json_integer((json_int_t)j->nested_records));
+        json_object_set_new(o, "bad_records", json_integer((json_int_t)j->bad_records));
+        json_object_set_new(o, "idle", json_real(ftiod_now() - j->last_activity));
+        for (int m = 0; m < JOB_NMODES; m++)
+            if (j->mode[m].has_data)
+                json_object_set_new(o, job_mode_name(m), mode_status(&j->mode[m]));
+        json_array_append_new(jobs, o);
+    }
+    json_object_set_new(root, "jobs", jobs);
+    char *text = json_dumps(root, JSON_COMPACT);
+    json_decref(root);
+    return text;
+}
+
+/* ---- client -------------------------------------------------------------------- */
+
+static double num(json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static void print_table(json_t *root)
+{
+    json_t *jobs = json_object_get(root, "jobs");
+    json_t *drop = json_object_get(root, "dropped");
+    json_t *tot = json_object_get(root, "totals");
+    printf("ftiod %s, up %.0f s: %.0f batches, %.0f records, %.0f predictions published\n",
+           json_string_value(json_object_get(root, "version")) ?: "?", num(root, "uptime"),
+           num(tot, "batches"), num(tot, "records"), num(tot, "published"));
+    printf("dropped messages: %.0f malformed, %.0f truncated, %.0f multi-frame, "
+           "%.0f over --max-jobs, %.0f over --max-procs, %.0f duplicates\n",
+           num(drop, "malformed"), num(drop, "truncated"), num(drop, "multipart"),
+           num(drop, "over_max_jobs"), num(drop, "over_max_procs"), num(drop, "duplicates"));
+    printf("%-20s %6s %12s %14s %8s %8s  %-28s %-28s\n", "job", "procs", "records", "bytes",
+           "lost", "gaps", "write period", "read period");
+    size_t i;
+    json_t *j;
+    json_array_foreach(jobs, i, j) {
+        char w[2][64];
+        const char *modes[2] = {"write", "read"};
+        for (int m = 0; m < 2; m++) {
+            json_t *o = json_object_get(j, modes[m]);
+            double p = num(o, "period");
+            if (!o)
+                snprintf(w[m], sizeof w[m], "-");
+            else if (isnan(p))
+                snprintf(w[m], sizeof w[m], "none (%.0f analyses)", num(o, "analyses"));
+            else
+                snprintf(w[m], sizeof w[m], "%.3f s %s", p,
+                         json_string_value(json_object_get(o, "class")) ?: "");
+        }
+        printf("%-20s %6.0f %12.0f %14.0f %8.0f %8.0f  %-28s %-28s\n",
+               json_string_value(json_object_get(j, "job")) ?: "?", num(j, "processes"),
+               num(j, "records"), num(j, "bytes"), num(j, "lost"), num(j, "lost_batches"),
+               w[0], w[1]);
+    }
+    if (json_array_size(jobs) == 0)
+        printf("(no jobs)\n");
+}
+
+int ftiod_status_client(const char *endpoint, bool json, double timeout)
+{
+    void *ctx = zmq_ctx_new();
+    void *s = zmq_socket(ctx, ZMQ_REQ);
+    int linger = 0, rc = 1;
+    zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof linger);
+    if (zmq_connect(s, endpoint) < 0) {
+        fprintf(stderr, "ftiod: --status: cannot connect to %s: %s\n", endpoint,
+                zmq_strerror(errno));
+        goto out;
+    }
+    zmq_send(s, "status", 6, 0);
+    zmq_pollitem_t it = {.socket = s, .events = ZMQ_POLLIN};
+    if (zmq_poll(&it, 1, (long)(timeout * 1000)) <= 0) {
+        fprintf(stderr, "ftiod: --status: no answer from %s within %.0f s (is ftiod running?)\n",
+                endpoint, timeout);
+        goto out;
+    }
+    zmq_msg_t msg;
+    zmq_msg_init(&msg);
+    if (zmq_msg_recv(&msg, s, 0) < 0) {
+        zmq_msg_close(&msg);
+        fprintf(stderr, "ftiod: --status: %s\n", zmq_strerror(errno));
+        goto out;
+    }
+    json_error_t jerr;
+    json_t *root = json_loadb(zmq_msg_data(&msg), zmq_msg_size(&msg), 0, &jerr);
+    if (!root) {
+        fprintf(stderr, "ftiod: --status: bad answer: %s\n", jerr.text);
+    } else {
+        if (json)
+            printf("%.*s\n", (int)zmq_msg_size(&msg), (const char *)zmq_msg_data(&msg));
+        else
+            print_table(root);
+        json_decref(root);
+        rc = 0;
+    }
+    zmq_msg_close(&msg);
+out:
+    zmq_close(s);
+    zmq_ctx_term(ctx);
+    return rc;
+}

@@ -1,0 +1,50 @@
+/* readers.h -- private contract between readers/trace.c (merge, dispatch) and
+ * the per-format readers in readers/<format>.c.  Not installed.
+ *
+ * A reader parses buf[0..len) and appends into the set through the helpers
+ * below.  On damage it writes "offset N: reason" or "line L: reason" into
+ * ctx->err (trace.c prefixes the file name) and returns -1; whatever it
+ * appended before stays, which is what --lenient analyses.
+ */
+#ifndef FTIO_READERS_H
+#define FTIO_READERS_H
+
+#include "trace.h"
+
+struct ftio_reader_ctx {
+    struct ftio_trace_set          *set;
+    const char                     *name;
+    const struct ftio_read_options *o;
+    char                           *err;
+    size_t                          errlen;
+    bool                            mapped;  /* buf is a page-aligned read-only mmap */
+};
+
+int ftio_read_spool(struct ftio_reader_ctx *c, const char *buf, size_t len);
+int ftio_read_tmio_json(struct ftio_reader_ctx *c, const char *buf, size_t len);
+int ftio_read_tmio_msgpack(struct ftio_reader_ctx *c, const char *buf, size_t len);
+int ftio_read_dxt(struct ftio_reader_ctx *c, const char *buf, size_t len);
+int ftio_read_csv(struct ftio_reader_ctx *c, const char *buf, size_t len);
+
+/* The trace of `job` in the set, created on first use; NULL on OOM. */
+struct ftio_trace *ftio_trace_of_job(struct ftio_trace_set *set, const char *job);
+/* Record that `key` (a rank, or a process key) was seen; -1 on OOM. */
+int ftio_trace_see_rank(struct ftio_trace *t, int64_t key);
+/* Direction of a trace for an op: write (1) or read (0). */
+static inline struct ftio_trace_dir *ftio_trace_dir_of(struct ftio_trace *t, int is_write)
+{
+    return is_write ? &t->write : &t->read;
+}
+/* Append one step point to a direction's pre-merged signal. */
+int ftio_trace_overlap_push(struct ftio_trace_dir *d, double t, double b);
+
+/* Helpers for text formats: 1-based line number of byte offset `off`. */
+size_t ftio_line_of(const char *buf, size_t off);
+
+/* Rank counts and numbers above this are rejected as corrupt (and keep
+ * double -> int64 conversions defined). */
+#define FTIO_MAX_RANKS 1e12
+
+#define FTIO_READER_FAIL(c, ...) (snprintf((c)->err, (c)->errlen, __VA_ARGS__), -1)
+
+#endif

@@ -1,0 +1,295 @@
+/* trace.c -- the reader front end: load a file, detect its format, hand it to
+ * the format's reader (readers/<format>.c), and merge the result per job into
+ * an ftio_trace_set.  Also the small shared helpers the readers append with.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "readers.h"
+
+const char *ftio_trace_format_name(enum ftio_trace_format f)
+{
+    switch (f) {
+    case FTIO_FORMAT_SPOOL:        return "ftio-spool";
+    case FTIO_FORMAT_TMIO_JSON:    return "tmio-json";
+    case FTIO_FORMAT_TMIO_MSGPACK: return "tmio-msgpack";
+    case FTIO_FORMAT_DXT:          return "darshan-dxt";
+    case FTIO_FORMAT_CSV:          return "csv";
+    default:                       return "auto";
+    }
+}
+
+void ftio_read_options_default(struct ftio_read_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->format = FTIO_FORMAT_AUTO;
+    o->dxt = FTIO_DXT_AUTO;
+    o->bare_mode = FTIO_MODE_WRITE;
+}
+
+struct ftio_trace *ftio_trace_of_job(struct ftio_trace_set *set, const char *job)
+{
+    for (size_t i = 0; i < set->n; i++)
+        if (strcmp(set->job[i].job, job) == 0)
+            return &set->job[i];
+    if (set->n == set->cap) {
+        size_t cap = set->cap ? set->cap * 2 : 4;
+        struct ftio_trace *j = realloc(set->job, cap * sizeof *j);
+        if (!j)
+            return NULL;
+        set->job = j;
+        set->cap = cap;
+    }
+    struct ftio_trace *t = &set->job[set->n];
+    memset(t, 0, sizeof *t);
+    t->job = strdup(job);
+    if (!t->job)
+        return NULL;
+    set->n++;
+    return t;
+}
+
+/* Rank keys are non-negative ranks or process hashes; slot value -1 = empty. */
+static int rankset_insert(int64_t *slots, size_t cap, int64_t key)
+{
+    size_t i = (size_t)((uint64_t)key * 0x9E3779B97F4A7C15ull >> 7) & (cap - 1);
+    while (slots[i] != -1) {
+        if (slots[i] == key)
+            return 0;
+        i = (i + 1) & (cap - 1);
+    }
+    slots[i] = key;
+    return 1;
+}
+
+int ftio_trace_see_rank(struct ftio_trace *t, int64_t key)
+{
+    key &= INT64_MAX;   /* -1 marks empty slots: keys are never negative */
+    if ((t->rankset_n + 1) * 2 > t->rankset_cap) {
+        size_t cap = t->rankset_cap ? t->rankset_cap * 2 : 64;
+        int64_t *s = malloc(cap * sizeof *s);
+        if (!s)
+            return -1;
+        for (size_t i = 0; i < cap; i++)
+            s[i] = -1;
+        for (size_t i = 0; i < t->rankset_cap; i++)
+            if (t->rankset[i] != -1)
+                rankset_insert(s, cap, t->rankset[i]);
+        free(t->rankset);
+        t->rankset = s;
+        t->rankset_cap = cap;
+    }
+    t->rankset_n += (size_t)rankset_insert(t->rankset, t->rankset_cap, key);
+    return 0;
+}
+
+int ftio_trace_overlap_push(struct ftio_trace_dir *d, double t, double b)
+{
+    if (d->overlap.n == d->overlap_cap) {
+        size_t cap = d->overlap_cap ? d->overlap_cap * 2 : 256;
+        double *nt = realloc(d->overlap.t, cap * sizeof *nt);
+        if (!nt)
+            return -1;
+        d->overlap.t = nt;
+        double *nb = realloc(d->overlap.b, cap * sizeof *nb);
+        if (!nb)
+            return -1;
+        d->overlap.b = nb;
+        d->overlap_cap = cap;
+    }
+    d->overlap.t[d->overlap.n] = t;
+    d->overlap.b[d->overlap.n] = b;
+    d->overlap.n++;
+    return 0;
+}
+
+size_t ftio_line_of(const char *buf, size_t off)
+{
+    size_t line = 1;
+    for (size_t i = 0; i < off; i++)
+        line += buf[i] == '\n';
+    return line;
+}
+
+static int read_with(enum ftio_trace_format f, struct ftio_reader_ctx *c,
+                     const char *buf, size_t len)
+{
+    switch (f) {
+    case FTIO_FORMAT_SPOOL:        return ftio_read_spool(c, buf, len);
+    case FTIO_FORMAT_TMIO_JSON:    return ftio_read_tmio_json(c, buf, len);
+    case FTIO_FORMAT_TMIO_MSGPACK: return ftio_read_tmio_msgpack(c, buf, len);
+    case FTIO_FORMAT_DXT:          return ftio_read_dxt(c, buf, len);
+    case FTIO_FORMAT_CSV:          return ftio_read_csv(c, buf, len);
+    default:
+        return FTIO_READER_FAIL(c, "offset 0: unknown trace format "
+                                "(expected ftio spool, TMIO JSON/JSONL/msgpack, "
+                                "custom JSON, Darshan DXT text or CSV)");
+    }
+}
+
+static int read_buffer(struct ftio_trace_set *set, const void *buf, size_t len,
+                       const char *name, const struct ftio_read_options *o, bool mapped,
+                       char *err, size_t errlen, char *warning, size_t warnlen)
+{
+    char reason[512] = "";
+    struct ftio_reader_ctx c = { set, name, o, reason, sizeof reason, mapped };
+    if (warning && warnlen)
+        warning[0] = 0;
+    if (len == 0) {
+        snprintf(err, errlen, "%s: offset 0: empty file", name);
+        return -1;
+    }
+    enum ftio_trace_format f = o->format != FTIO_FORMAT_AUTO
+        ? o->format : ftio_trace_detect(buf, len, name);
+    if (read_with(f, &c, buf, len) == 0)
+        return 0;
+    if (o->lenient) {
+        if (warning && warnlen)
+            snprintf(warning, warnlen, "%s: %s (kept what was read before)", name, reason);
+        return 0;
+    }
+    snprintf(err, errlen, "%s: %s", name, reason);
+    return -1;
+}
+
+int ftio_trace_read_buffer(struct ftio_trace_set *set, const void *buf, size_t len,
+                           const char *name, const struct ftio_read_options *o,
+                           char *err, size_t errlen, char *warning, size_t warnlen)
+{
+    return read_buffer(set, buf, len, name, o, false, err, errlen, warning, warnlen);
+}
+
+int ftio_trace_read_file(struct ftio_trace_set *set, const char *path,
+                         const struct ftio_read_options *o,
+                         char *err, size_t errlen, char *warning, size_t warnlen)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s: not a regular file", path);
+        close(fd);
+        return -1;
+    }
+    size_t len = (size_t)st.st_size;
+    if (len == 0) {
+        close(fd);
+        snprintf(err, errlen, "%s: offset 0: empty file", path);
+        return -1;
+    }
+    /* mmap: traces can be GBs and the readers only scan them once. */
+    void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (map == MAP_FAILED) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    madvise(map, len, MADV_SEQUENTIAL);
+    int rc = read_buffer(set, map, len, path, o, true, err, errlen, warning, warnlen);
+    munmap(map, len);
+    return rc;
+}
+
+static void shift_requests(struct ftio_requests *r, double by)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        r->t_start[i] -= by;
+        r->t_end[i] -= by;
+    }
+}
+
+static double min_start(const struct ftio_requests *r, double m)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (r->t_start[i] < m)
+            m = r->t_start[i];
+    return m;
+}
+
+void ftio_trace_set_finish(struct ftio_trace_set *set, const struct ftio_read_options *o)
+{
+    for (size_t j = 0; j < set->n; j++) {
+        struct ftio_trace *t = &set->job[j];
+        int64_t seen = (int64_t)t->rankset_n;
+        t->ranks = t->ranks_declared > seen ? t->ranks_declared : seen;
+        if (!t->has_base)
+            continue;
+        /* Spool times are seconds since base_ns; make them relative to the
+         * earliest record, or absolute epoch seconds. */
+        double base = (double)t->base_ns / 1e9;
+        if (o->absolute_time) {
+            shift_requests(&t->write.req, -base);
+            shift_requests(&t->read.req, -base);
+            t->origin = 0;
+        } else {
+            double m = min_start(&t->read.req, min_start(&t->write.req, INFINITY));
+            if (!isfinite(m))
+                m = 0;
+            shift_requests(&t->write.req, m);
+            shift_requests(&t->read.req, m);
+            t->origin = base + m;
+        }
+        t->has_base = false;   /* finishing twice must not shift twice */
+    }
+}
+
+static void dir_free(struct ftio_trace_dir *d)
+{
+    ftio_requests_free(&d->req);
+    free(d->overlap.t);
+    free(d->overlap.b);
+}
+
+void ftio_trace_set_free(struct ftio_trace_set *set)
+{
+    for (size_t j = 0; j < set->n; j++) {
+        struct ftio_trace *t = &set->job[j];
+        free(t->job);
+        dir_free(&t->write);
+        dir_free(&t->read);
+        free(t->rankset);
+    }
+    free(set->job);
+    memset(set, 0, sizeof *set);
+}
+
+static int append_all(struct ftio_requests *dst, const struct ftio_requests *src)
+{
+    for (size_t i = 0; i < src->n; i++)
+        if (ftio_requests_push_rate(dst, src->t_start[i], src->t_end[i], src->rate[i]) != 0)
+            return -1;
+    return 0;
+}
+
+const struct ftio_requests *ftio_trace_requests(const struct ftio_trace *t, enum ftio_io_mode mode,
+                                                struct ftio_requests *scratch)
+{
+    if (mode == FTIO_MODE_WRITE)
+        return &t->write.req;
+    if (mode == FTIO_MODE_READ)
+        return &t->read.req;
+    memset(scratch, 0, sizeof *scratch);
+    if (append_all(scratch, &t->write.req) != 0 || append_all(scratch, &t->read.req) != 0) {
+        ftio_requests_free(scratch);
+        return NULL;
+    }
+    return scratch;
+}
+
+double ftio_trace_bytes(const struct ftio_trace *t, enum ftio_io_mode mode)
+{
+    if (mode == FTIO_MODE_WRITE)
+        return t->write.bytes;
+    if (mode == FTIO_MODE_READ)
+        return t->read.bytes;
+    return t->write.bytes + t->read.bytes;
+}

@@ -1,0 +1,113 @@
+/* trace.h -- offline trace readers (libftioreaders.a): turn trace files of
+ * every format of FORMATS.md into request sets for the analysis library.
+ *
+ * One reader per format lives in readers/<format>.c; readers/detect.c picks
+ * the reader from the file's content (extension is only a hint), and
+ * readers/trace.c owns the merge: any number of files, of any formats, are
+ * appended to one ftio_trace_set, grouped per job (spool files carry a job id;
+ * every other format goes to the unnamed job "").
+ *
+ * Errors: a reader returns -1 with a one-line reason "FILE: offset N: why"
+ * (binary formats) or "FILE: line L: why" (text formats).  With `lenient`,
+ * a reader keeps what it read before the damage, returns 0 and puts the
+ * reason in `warning` instead.
+ *
+ * Times: TMIO, custom JSON, DXT and CSV traces hold seconds already and are
+ * kept as they are.  Spool files hold monotonic ns per process; each record is
+ * mapped to wall time with its batch's clock anchor (realtime + (t - mono) +
+ * skew), and then, by default, made relative to the earliest record of the job
+ * (so outputs look like TMIO's); ftio_trace_set.origin holds that earliest
+ * wall time in Unix epoch seconds.  With `absolute_time` the times are kept as
+ * epoch seconds (origin = 0).
+ */
+#ifndef FTIO_TRACE_H
+#define FTIO_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "analysis.h"
+
+enum ftio_trace_format {
+    FTIO_FORMAT_AUTO = 0,
+    FTIO_FORMAT_SPOOL,          /* our wire batches, concatenated (PROTOCOL.md §3) */
+    FTIO_FORMAT_TMIO_JSON,      /* TMIO JSON / JSONL and custom JSON (one or more objects) */
+    FTIO_FORMAT_TMIO_MSGPACK,   /* TMIO msgpack arrays */
+    FTIO_FORMAT_DXT,            /* darshan-dxt-parser text */
+    FTIO_FORMAT_CSV,            /* rank,op,t_start,t_end,bytes */
+};
+const char *ftio_trace_format_name(enum ftio_trace_format f);
+
+enum ftio_dxt_layer { FTIO_DXT_AUTO = 0, FTIO_DXT_POSIX, FTIO_DXT_MPIIO };
+
+/* Which data to analyse, for formats that cannot say: a bare
+ * {"bandwidth": ...} or b/ts/te custom JSON goes to this mode. */
+enum ftio_io_mode { FTIO_MODE_WRITE = 0, FTIO_MODE_READ, FTIO_MODE_ALL };
+
+struct ftio_read_options {
+    enum ftio_trace_format format;   /* AUTO: detect */
+    enum ftio_dxt_layer dxt;
+    enum ftio_io_mode   bare_mode;   /* where mode-less data goes (WRITE for ALL) */
+    bool lenient;                    /* keep what was read before damage */
+    bool absolute_time;              /* spool: keep epoch seconds */
+    bool keep_nested;                /* spool: count nested POSIX, drop MPI-IO instead */
+};
+void ftio_read_options_default(struct ftio_read_options *o);
+
+/* One direction (read or write) of one job. */
+struct ftio_trace_dir {
+    struct ftio_requests req;   /* rank-level requests, rate over [t_start, t_end) */
+    double bytes;               /* total bytes (as declared by the trace when it says) */
+    bool   has_overlap;         /* TMIO pre-merged application signal present */
+    struct ftio_signal overlap; /* step signal (t, b) when has_overlap */
+    /* private */
+    size_t overlap_cap;
+    bool   overlap_missing;     /* some part had requests but no overlap signal */
+};
+
+struct ftio_trace {
+    char    *job;               /* "" for formats without a job id */
+    struct ftio_trace_dir write, read;
+    int64_t  ranks;             /* number of ranks (max declared or distinct seen) */
+    uint64_t records;           /* data records read (after dropping nested) */
+    uint64_t lost;              /* records the tracer declared lost */
+    uint64_t dropped_nested;    /* spool: records not counted to avoid double counting */
+    double   origin;            /* epoch seconds of time 0, 0 when unknown */
+    /* private */
+    int64_t  ranks_declared;    /* max rank count a header declared */
+    int64_t  base_ns;           /* spool: wall ns that times are relative to */
+    bool     has_base;
+    int64_t *rankset;           /* open-addressing set of rank keys seen */
+    size_t   rankset_n, rankset_cap;
+};
+
+struct ftio_trace_set {
+    size_t n, cap;
+    struct ftio_trace *job;     /* n jobs, in order of first appearance */
+};
+
+/* Guess the format of a buffer (content first, then the name's extension). */
+enum ftio_trace_format ftio_trace_detect(const void *buf, size_t len, const char *name);
+
+/* Read one file and merge it into set.  Returns 0 (warning[0] != 0 when
+ * lenient recovery happened), -1 on error with err set. */
+int ftio_trace_read_file(struct ftio_trace_set *set, const char *path,
+                         const struct ftio_read_options *o,
+                         char *err, size_t errlen, char *warning, size_t warnlen);
+/* Same from memory; `name` is used in messages and for the extension hint. */
+int ftio_trace_read_buffer(struct ftio_trace_set *set, const void *buf, size_t len,
+                           const char *name, const struct ftio_read_options *o,
+                           char *err, size_t errlen, char *warning, size_t warnlen);
+
+/* After all files: spool times relative to the earliest record (unless
+ * absolute_time), rank counts finalised.  Call once before analysing. */
+void ftio_trace_set_finish(struct ftio_trace_set *set, const struct ftio_read_options *o);
+void ftio_trace_set_free(struct ftio_trace_set *set);
+
+/* The requests of `mode` of a trace (ALL: reads and writes concatenated into
+ * *scratch, which the caller frees with ftio_requests_free). */
+const struct ftio_requests *ftio_trace_requests(const struct ftio_trace *t, enum ftio_io_mode mode,
+                                                struct ftio_requests *scratch);
+double ftio_trace_bytes(const struct ftio_trace *t, enum ftio_io_mode mode);
+
+#endif

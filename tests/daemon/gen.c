@@ -1,0 +1,446 @@
+/* gen.c -- test tool for ftiod (built as $(B)/tests/daemon-gen): produces
+ * wire batches (PROTOCOL.md §1) without the shim, so the daemon's tests can
+ * control exactly what it receives.
+ *
+ *   daemon-gen periodic [--endpoint E | --spool DIR] [--job J] [--ranks R]
+ *              [--period P] [--duration D] [--bytes B] [--phases N]
+ *              [--offset S] [--speed X] [--mark] [--no-final] [--skip SEQ]
+ *              [--nested] [--read]
+ *       A job of R processes writing B bytes each in a phase of D seconds
+ *       every P seconds, N phases.  Times lie in the past (the job "ran"
+ *       ending now - S) unless --speed X > 0 paces the phases in real time
+ *       (X times faster).  --mark marks each phase's batches (flush points),
+ *       --skip drops batch SEQ of every process (a sequence gap), --nested
+ *       adds a nested POSIX copy of every write (must not be counted),
+ *       --read adds read phases half a period later.
+ *   daemon-gen tmio FILE.jsonl --spool DIR [--job J] [--ranks R]
+ *       Convert the rank-level requests of a TMIO trace (write_sync and
+ *       read_sync) into spool files, one per simulated process.
+ *   daemon-gen fuzz --endpoint E [--count N] [--seed S]
+ *       Random, truncated, bit-flipped, multi-frame, wrong-version and
+ *       hostile-but-valid messages.
+ *
+ * Spool files are named ftio-<job>-gen-<pid>.msgpack like the shim's.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <jansson.h>
+#include <msgpack.h>
+#include <zmq.h>
+#include "wire.h"
+#include "timeutil.h"
+
+#define MONO0 5000000000ll   /* monotonic anchor of every simulated process */
+
+struct out {
+    void *ctx, *sock;       /* live */
+    const char *dir;        /* spool */
+};
+
+static int out_open(struct out *o, const char *endpoint, const char *dir)
+{
+    memset(o, 0, sizeof *o);
+    o->dir = dir;
+    if (endpoint) {
+        o->ctx = zmq_ctx_new();
+        o->sock = zmq_socket(o->ctx, ZMQ_PUSH);
+        int linger = 20000, hwm = 100000;
+        zmq_setsockopt(o->sock, ZMQ_LINGER, &linger, sizeof linger);
+        zmq_setsockopt(o->sock, ZMQ_SNDHWM, &hwm, sizeof hwm);
+        if (zmq_connect(o->sock, endpoint) < 0) {
+            fprintf(stderr, "daemon-gen: connect %s: %s\n", endpoint, zmq_strerror(errno));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void out_close(struct out *o)
+{
+    if (o->sock)
+        zmq_close(o->sock);
+    if (o->ctx)
+        zmq_ctx_term(o->ctx);
+}
+
+static int out_batch(struct out *o, const struct ftio_batch_header *h,
+                     const struct ftio_record *rec, size_t n)
+{
+    struct ftio_wbuf w = {0};
+    if (ftio_wire_encode(&w, h, rec, n) < 0) {
+        fprintf(stderr, "daemon-gen: encode failed\n");
+        return -1;
+    }
+    int rc = 0;
+    if (o->sock) {
+        if (zmq_send(o->sock, w.data, w.len, 0) < 0)
+            rc = -1;
+    } else {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/ftio-%s-%s-%lld.msgpack", o->dir, h->job, h->host,
+                 (long long)h->pid);
+        FILE *f = fopen(path, "ab");
+        if (!f || fwrite(w.data, 1, w.len, f) != w.len)
+            rc = -1;
+        if (f)
+            fclose(f);
+    }
+    ftio_wbuf_free(&w);
+    return rc;
+}
+
+static const char *arg_str(int argc, char **argv, const char *name, const char *def)
+{
+    for (int i = 1; i + 1 < argc; i++)
+        if (!strcmp(argv[i], name))
+            return argv[i + 1];
+    return def;
+}
+static double arg_num(int argc, char **argv, const char *name, double def)
+{
+    const char *s = arg_str(argc, argv, name, NULL);
+    return s ? atof(s) : def;
+}
+static bool arg_flag(int argc, char **argv, const char *name)
+{
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], name))
+            return true;
+    return false;
+}
+
+static void sleep_s(double s)
+{
+    if (s <= 0)
+        return;
+    struct timespec t = {(time_t)s, (long)((s - floor(s)) * 1e9)};
+    while (nanosleep(&t, &t) < 0 && errno == EINTR) {
+    }
+}
+
+/* ---- periodic ------------------------------------------------------------ */
+
+static int cmd_periodic(int argc, char **argv)
+{
+    const char *endpoint = arg_str(argc, argv, "--endpoint", NULL);
+    const char *dir = arg_str(argc, argv, "--spool", NULL);
+    const char *job = arg_str(argc, argv, "--job", "gen");
+    int ranks = (int)arg_num(argc, argv, "--ranks", 4);
+    double period = arg_num(argc, argv, "--period", 3);
+    double dur = arg_num(argc, argv, "--duration", 0.5);
+    double bytes = arg_num(argc, argv, "--bytes", 1 << 20);
+    int phases = (int)arg_num(argc, argv, "--phases", 10);
+    double offset = arg_num(argc, argv, "--offset", 1);
+    double speed = arg_num(argc, argv, "--speed", 0);
+    long skip = (long)arg_num(argc, argv, "--skip", -1);
+    bool mark = arg_flag(argc, argv, "--mark"), nested = arg_flag(argc, argv, "--nested");
+    bool final = !arg_flag(argc, argv, "--no-final"), reads = arg_flag(argc, argv, "--read");
+    if ((!endpoint) == (!dir) || ranks < 1 || phases < 1 || !(period > 0)) {
+        fprintf(stderr, "daemon-gen periodic: need --endpoint or --spool, ranks/phases >= 1\n");
+        return 2;
+    }
+    struct out o;
+    if (out_open(&o, endpoint, dir) < 0)
+        return 1;
+    /* Time 0 of the job in wall ns: in the past so that it "ended" now -
+     * offset, or now when pacing in real time. */
+    int64_t real0 = ftio_real_ns();
+    if (speed <= 0)
+        real0 -= (int64_t)((phases * period + offset) * 1e9);
+    const int per_phase = 4;   /* records per rank per phase */
+    struct ftio_record rec[2 * 2 * per_phase];
+    uint64_t *seq = calloc((size_t)ranks, sizeof *seq);
+    for (int p = 0; p < phases; p++) {
+        if (speed > 0)
+            sleep_s(p == 0 ? 0 : period / speed);
+        for (int r = 0; r < ranks; r++) {
+            size_t n = 0;
+            for (int mode = 0; mode < (reads ? 2 : 1); mode++) {
+                double start = p * period + (mode ? period / 2 : 0) + 0.01 * r;
+                for (int k = 0; k < per_phase; k++) {
+                    double ts = start + dur * k / per_phase, te = start + dur * (k + 1) / per_phase;
+                    struct ftio_record x = {
+                        .t_start = (uint64_t)(MONO0 + (int64_t)llround(ts * 1e9)),
+                        .t_end = (uint64_t)(MONO0 + (int64_t)llround(te * 1e9)),
+                        .offset = -1, .bytes = (int64_t)(bytes / per_phase),
+                        .file_id = 42, .op = mode ? FTIO_OP_READ : FTIO_OP_WRITE,
+                        .layer = nested ? FTIO_LAYER_MPIIO : FTIO_LAYER_POSIX,
+                    };
+                    rec[n++] = x;
+                    if (nested && !mode) {
+                        x.layer = FTIO_LAYER_POSIX;
+                        x.flags = FTIO_FLAG_NESTED;
+                        rec[n++] = x;
+                    }
+                }
+            }
+            struct ftio_batch_header h = {
+                .job = job, .host = "gen", .pid = 1000 + r, .rank = ranks > 1 ? r : -1,
+                .nranks = ranks > 1 ? ranks : 0, .seq = seq[r]++, .clock_mono = MONO0,
+                .clock_real = real0, .mark = mark ? "phase" : NULL,
+            };
+            if ((long)h.seq == skip)
+                continue;
+            if (out_batch(&o, &h, rec, n) < 0) {
+                fprintf(stderr, "daemon-gen: send failed\n");
+                return 1;
+            }
+        }
+    }
+    if (final)
+        for (int r = 0; r < ranks; r++) {
+            struct ftio_batch_header h = {
+                .job = job, .host = "gen", .pid = 1000 + r, .rank = ranks > 1 ? r : -1,
+                .nranks = ranks > 1 ? ranks : 0, .seq = seq[r]++, .clock_mono = MONO0,
+                .clock_real = real0, .final = true,
+            };
+            out_batch(&o, &h, NULL, 0);
+        }
+    free(seq);
+    out_close(&o);
+    return 0;
+}
+
+/* ---- tmio -> spool ----------------------------------------------------------- */
+
+struct req { double ts, te, rate; int op; };
+
+static int cmp_req(const void *a, const void *b)
+{
+    const struct req *x = a, *y = b;
+    return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+static int cmd_tmio(int argc, char **argv)
+{
+    const char *file = argc > 1 ? argv[1] : NULL;
+    const char *dir = arg_str(argc, argv, "--spool", NULL);
+    const char *job = arg_str(argc, argv, "--job", "tmio");
+    int ranks = (int)arg_num(argc, argv, "--ranks", 8);
+    FILE *f = file ? fopen(file, "r") : NULL;
+    if (!f || !dir || ranks < 1) {
+        fprintf(stderr, "daemon-gen tmio: FILE.jsonl --spool DIR [--job J] [--ranks R]\n");
+        return 2;
+    }
+    struct req *req = NULL;
+    size_t n = 0, cap = 0;
+    char *line = NULL;
+    size_t llen = 0;
+    while (getline(&line, &llen, f) > 0) {
+        json_t *root = json_loads(line, 0, NULL);
+        if (!root)
+            continue;
+        const char *names[2] = {"write_sync", "read_sync"};
+        for (int m = 0; m < 2; m++) {
+            json_t *bw = json_object_get(json_object_get(root, names[m]), "bandwidth");
+            json_t *b = json_object_get(bw, "b_rank_avr"), *s = json_object_get(bw, "t_rank_s"),
+                   *e = json_object_get(bw, "t_rank_e");
+            for (size_t i = 0; i < json_array_size(b); i++) {
+                if (n == cap) {
+                    cap = cap ? cap * 2 : 256;
+                    req = realloc(req, cap * sizeof *req);
+                }
+                req[n++] = (struct req){json_number_value(json_array_get(s, i)),
+                                        json_number_value(json_array_get(e, i)),
+                                        json_number_value(json_array_get(b, i)),
+                                        m ? FTIO_OP_READ : FTIO_OP_WRITE};
+            }
+        }
+        json_decref(root);
+    }
+    free(line);
+    fclose(f);
+    qsort(req, n, sizeof *req, cmp_req);
+    struct out o;
+    out_open(&o, NULL, dir);
+    const int64_t real0 = 1763700000ll * 1000000000ll;
+    const size_t per_batch = 8;
+    for (int r = 0; r < ranks; r++) {
+        struct ftio_record rec[8];
+        size_t k = 0;
+        uint64_t seq = 0;
+        size_t mine = n > (size_t)r ? (n - (size_t)r + (size_t)ranks - 1) / (size_t)ranks : 0;
+        for (size_t m = 0; m < mine || (mine == 0 && m == 0); m++) {
+            if (m < mine) {
+                struct req *q = &req[(size_t)r + m * (size_t)ranks];
+                /* Bytes from rate x duration, scaled by 1000 so that rounding
+                 * to whole bytes hardly changes the signal's shape. */
+                rec[k++] = (struct ftio_record){
+                    .t_start = (uint64_t)(MONO0 + llround(q->ts * 1e9)),
+                    .t_end = (uint64_t)(MONO0 + llround(q->te * 1e9)),
+                    .offset = -1, .bytes = llround(q->rate * (q->te - q->ts) * 1000),
+                    .file_id = 7, .op = (uint8_t)q->op, .layer = FTIO_LAYER_POSIX,
+                };
+            }
+            bool last = m + 1 >= mine;
+            if (k == per_batch || last) {
+                struct ftio_batch_header h = {
+                    .job = job, .host = "gen", .pid = 2000 + r, .rank = r, .nranks = ranks,
+                    .seq = seq++, .clock_mono = MONO0, .clock_real = real0, .final = last,
+                };
+                out_batch(&o, &h, rec, k);
+                k = 0;
+            }
+        }
+    }
+    free(req);
+    return 0;
+}
+
+/* ---- fuzz -------------------------------------------------------------------- */
+
+static uint64_t rng;
+static uint64_t rnd(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+/* A valid batch of job "fuzz" to mutate. */
+static void valid_batch(struct ftio_wbuf *w, uint64_t seq)
+{
+    struct ftio_record rec[16];
+    for (int i = 0; i < 16; i++)
+        rec[i] = (struct ftio_record){.t_start = MONO0 + (uint64_t)i * 1000000,
+                                      .t_end = MONO0 + (uint64_t)i * 1000000 + 500000,
+                                      .offset = i * 4096, .bytes = 4096, .file_id = 9,
+                                      .op = FTIO_OP_WRITE};
+    struct ftio_batch_header h = {.job = "fuzz", .host = "h", .pid = 1, .rank = -1,
+                                  .seq = seq, .clock_mono = MONO0,
+                                  .clock_real = ftio_real_ns() - 10000000000ll};
+    w->len = 0;
+    ftio_wire_encode(w, &h, rec, 16);
+}
+
+/* Well-formed msgpack that is hostile: wrong version, wrong types, lying
+ * lengths, absurd values. */
+static void hostile(msgpack_sbuffer *sb, int kind)
+{
+    msgpack_packer pk;
+    msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
+    switch (kind) {
+    case 0:   /* wrong version */
+        msgpack_pack_map(&pk, 2);
+        msgpack_pack_str_with_body(&pk, "v", 1);
+        msgpack_pack_int(&pk, 2);
+        msgpack_pack_str_with_body(&pk, "job", 3);
+        msgpack_pack_str_with_body(&pk, "x", 1);
+        break;
+    case 1:   /* not a map */
+        msgpack_pack_array(&pk, 3);
+        msgpack_pack_int(&pk, 1);
+        msgpack_pack_nil(&pk);
+        msgpack_pack_true(&pk);
+        break;
+    case 2: { /* a column header claiming 2^31 elements */
+        char hdr[] = {(char)0x81, (char)0xa2, 't', 's', (char)0xdd, 0x7f, (char)0xff,
+                      (char)0xff, (char)0xff};
+        msgpack_sbuffer_write(sb, hdr, sizeof hdr);
+        break;
+    }
+    case 3:   /* columns of different lengths */
+        msgpack_pack_map(&pk, 6);
+        msgpack_pack_str_with_body(&pk, "v", 1);
+        msgpack_pack_int(&pk, 1);
+        msgpack_pack_str_with_body(&pk, "job", 3);
+        msgpack_pack_str_with_body(&pk, "fuzz", 4);
+        msgpack_pack_str_with_body(&pk, "seq", 3);
+        msgpack_pack_int(&pk, 0);
+        msgpack_pack_str_with_body(&pk, "ts", 2);
+        msgpack_pack_array(&pk, 2);
+        msgpack_pack_int(&pk, 1);
+        msgpack_pack_int(&pk, 2);
+        msgpack_pack_str_with_body(&pk, "te", 2);
+        msgpack_pack_array(&pk, 1);
+        msgpack_pack_int(&pk, 3);
+        msgpack_pack_str_with_body(&pk, "bytes", 5);
+        msgpack_pack_array(&pk, 0);
+        break;
+    default:  /* deep nesting */
+        for (int i = 0; i < 10000; i++)
+            msgpack_pack_array(&pk, 1);
+        msgpack_pack_nil(&pk);
+        break;
+    }
+}
+
+static int cmd_fuzz(int argc, char **argv)
+{
+    const char *endpoint = arg_str(argc, argv, "--endpoint", NULL);
+    long count = (long)arg_num(argc, argv, "--count", 5000);
+    rng = (uint64_t)arg_num(argc, argv, "--seed", 12345) | 1;
+    struct out o;
+    if (!endpoint || out_open(&o, endpoint, NULL) < 0)
+        return 2;
+    struct ftio_wbuf w = {0};
+    char *buf = malloc(1 << 16);
+    for (long i = 0; i < count; i++) {
+        int kind = (int)(rnd() % 6);
+        size_t len = 0;
+        const void *data = buf;
+        msgpack_sbuffer sb;
+        msgpack_sbuffer_init(&sb);
+        valid_batch(&w, (uint64_t)i);
+        switch (kind) {
+        case 0:   /* random bytes */
+            len = rnd() % 512;
+            for (size_t k = 0; k < len; k++)
+                buf[k] = (char)rnd();
+            break;
+        case 1:   /* truncated */
+            len = w.len ? rnd() % w.len : 0;
+            memcpy(buf, w.data, len);
+            break;
+        case 2:   /* bit flips */
+            len = w.len;
+            memcpy(buf, w.data, len);
+            for (int k = 0; k < 4; k++)
+                buf[rnd() % len] ^= (char)(1 << (rnd() % 8));
+            break;
+        case 3:   /* multi-frame */
+            zmq_send(o.sock, w.data, w.len, ZMQ_SNDMORE);
+            data = w.data;
+            len = w.len;
+            break;
+        case 4:   /* hostile but well-formed msgpack */
+            hostile(&sb, (int)(rnd() % 5));
+            data = sb.data;
+            len = sb.size;
+            break;
+        default:  /* valid batch with trailing garbage */
+            memcpy(buf, w.data, w.len);
+            buf[w.len] = (char)0xc1;
+            len = w.len + 1;
+            break;
+        }
+        zmq_send(o.sock, data, len, 0);
+        msgpack_sbuffer_destroy(&sb);
+    }
+    free(buf);
+    ftio_wbuf_free(&w);
+    out_close(&o);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: daemon-gen periodic|tmio|fuzz ...\n");
+        return 2;
+    }
+    if (!strcmp(argv[1], "periodic"))
+        return cmd_periodic(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "tmio"))
+        return cmd_tmio(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "fuzz"))
+        return cmd_fuzz(argc - 1, argv + 1);
+    fprintf(stderr, "daemon-gen: unknown command %s\n", argv[1]);
+    return 2;
+}

@@ -1,0 +1,269 @@
+/* test_job.c -- Check unit tests of ftiod's per-job state (predictor/daemon/job.c):
+ * sequence gaps and their late filling, duplicates, nested de-duplication,
+ * the time base, and the bounds (processes, horizon, hostile times). */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "daemon/job.h"
+
+#define MONO 1000000000ll
+#define REAL 1700000000000000000ll
+#define NOW_REAL (REAL + 100ll * 1000000000ll)
+
+static struct job_limits lim;
+static struct ftio_record rec[8];
+static size_t nrec;
+
+static void setup(void)
+{
+    job_limits_default(&lim);
+    lim.horizon = 100;
+    nrec = 0;
+}
+
+/* A write of `bytes` over [ts, te] seconds after the anchor. */
+static void add_rec(int op, double ts, double te, int64_t bytes, int flags)
+{
+    rec[nrec++] = (struct ftio_record){
+        .t_start = (uint64_t)(MONO + (int64_t)llround(ts * 1e9)),
+        .t_end = (uint64_t)(MONO + (int64_t)llround(te * 1e9)),
+        .offset = -1, .bytes = bytes, .op = (uint8_t)op, .flags = (uint16_t)flags};
+}
+
+static enum job_merge_status send(struct job *j, const char *host, int64_t pid, uint64_t seq,
+                                  bool final)
+{
+    struct ftio_batch b = {0};
+    b.h = (struct ftio_batch_header){.version = 1, .job = j->id, .host = host, .pid = pid,
+                                     .rank = -1, .seq = seq, .clock_mono = MONO,
+                                     .clock_real = REAL, .final = final};
+    b.n = nrec;
+    b.rec = rec;
+    enum job_merge_status st = job_merge(j, &b, &lim, 1.0, NOW_REAL);
+    nrec = 0;
+    return st;
+}
+
+static double bins_total(const struct job_mode_state *m)
+{
+    double t = 0;
+    for (size_t i = 0; i < m->bins.capacity; i++)
+        t += m->bins.vol[i];
+    return t;
+}
+
+START_TEST(test_sequence_gaps_and_late_fill)
+{
+    struct job *j = job_new("j", &lim);
+    ck_assert_int_eq(send(j, "a", 1, 0, false), JOB_MERGED);
+    ck_assert_int_eq(send(j, "a", 1, 1, false), JOB_MERGED);
+    ck_assert_uint_eq(j->lost_batches, 0);
+    ck_assert_int_eq(send(j, "a", 1, 5, false), JOB_MERGED);   /* 2,3,4 missing */
+    ck_assert_uint_eq(j->lost_batches, 3);
+    ck_assert_int_eq(send(j, "a", 1, 3, false), JOB_MERGED);   /* late: fills a gap */
+    ck_assert_uint_eq(j->lost_batches, 2);
+    ck_assert_uint_eq(j->recovered_batches, 1);
+    ck_assert_int_eq(send(j, "a", 1, 3, false), JOB_DUPLICATE);
+    ck_assert_int_eq(send(j, "a", 1, 1, false), JOB_DUPLICATE);
+    ck_assert_uint_eq(j->dup_batches, 2);
+    ck_assert_int_eq(send(j, "a", 1, 2, false), JOB_MERGED);
+    ck_assert_int_eq(send(j, "a", 1, 4, false), JOB_MERGED);
+    ck_assert_uint_eq(j->lost_batches, 0);
+    /* Sequences are per process: another pid on the same host starts at 0. */
+    ck_assert_int_eq(send(j, "a", 2, 0, false), JOB_MERGED);
+    ck_assert_int_eq(send(j, "b", 1, 0, false), JOB_MERGED);
+    ck_assert_uint_eq(j->nprocs, 3);
+    ck_assert_uint_eq(j->lost_batches, 0);
+    job_free(j);
+}
+END_TEST
+
+START_TEST(test_first_batch_late_is_a_gap)
+{
+    /* A daemon started mid-job: batches 0..9 went elsewhere (or to the spool). */
+    struct job *j = job_new("j", &lim);
+    ck_assert_int_eq(send(j, "a", 1, 10, false), JOB_MERGED);
+    ck_assert_uint_eq(j->lost_batches, 10);
+    for (uint64_t s = 0; s < 10; s++)
+        ck_assert_int_eq(send(j, "a", 1, s, false), JOB_MERGED);
+    ck_assert_uint_eq(j->lost_batches, 0);
+    ck_assert_uint_eq(j->recovered_batches, 10);
+    ck_assert_int_eq(send(j, "a", 1, 0, false), JOB_DUPLICATE);
+    job_free(j);
+}
+END_TEST
+
+START_TEST(test_many_gaps_bounded)
+{
+    struct job *j = job_new("j", &lim);
+    for (uint64_t s = 0; s < 200; s += 2)
+        send(j, "a", 1, s, false);
+    /* 99 gaps of one batch each; only JOB_MAX_MISSING ranges are remembered. */
+    ck_assert_uint_eq(j->lost_batches, 99);
+    struct job_proc *p = job_find_proc(j, "a", 1);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_uint_le(p->nmissing, JOB_MAX_MISSING);
+    ck_assert_uint_gt(j->forgotten_ranges, 0);
+    /* The newest gap can still be filled. */
+    ck_assert_int_eq(send(j, "a", 1, 197, false), JOB_MERGED);
+    ck_assert_uint_eq(j->lost_batches, 98);
+    job_free(j);
+}
+END_TEST
+
+START_TEST(test_nested_counted_once)
+{
+    struct job *j = job_new("j", &lim);
+    add_rec(FTIO_OP_WRITE, 0.0, 1.0, 1000, 0);                   /* MPI-IO write */
+    add_rec(FTIO_OP_WRITE, 0.1, 0.9, 1000, FTIO_FLAG_NESTED);    /* its POSIX part */
+    add_rec(FTIO_OP_READ, 2.0, 2.5, 300, 0);
+    add_rec(FTIO_OP_OPEN, 0.0, 0.0, 0, 0);                        /* metadata */
+    send(j, "a", 1, 0, false);
+    ck_assert_uint_eq(j->records, 4);
+    ck_assert_uint_eq(j->data_records, 2);
+    ck_assert_uint_eq(j->nested_records, 1);
+    ck_assert_double_eq_tol(j->bytes, 1300, 1e-9);
+    ck_assert_double_eq_tol(j->mode[JOB_WRITE].bytes, 1000, 1e-9);
+    ck_assert_double_eq_tol(j->mode[JOB_READ].bytes, 300, 1e-9);
+    /* The bins conserve the counted volume, nested bytes excluded. */
+    ck_assert_double_eq_tol(bins_total(&j->mode[JOB_WRITE]), 1000, 1e-6);
+    ck_assert_double_eq_tol(bins_total(&j->mode[JOB_READ]), 300, 1e-6);
+    job_free(j);
+}
+END_TEST
+
+START_TEST(test_time_base)
+{
+    struct job *j = job_new("j", &lim);
+    add_rec(FTIO_OP_WRITE, 5.0, 6.0, 10, 0);
+    add_rec(FTIO_OP_WRITE, 3.0, 4.0, 10, 0);
+    send(j, "a", 1, 0, false);
+    /* Time 0 is the earliest start of the first data batch, in wall ns. */
+    ck_assert(j->has_origin);
+    ck_assert_int_eq(j->origin_ns, REAL + 3000000000ll);
+    ck_assert_double_eq_tol(j->mode[JOB_WRITE].t_min, 0.0, 1e-9);
+    ck_assert_double_eq_tol(j->mode[JOB_WRITE].t_max, 3.0, 1e-9);
+
+    /* Another process with a different anchor: its clock started 10 s later,
+     * and it has a skew correction of +0.5 s. */
+    struct ftio_record r = {.t_start = MONO + 1000000000ll, .t_end = MONO + 2000000000ll,
+                            .offset = -1, .bytes = 10, .op = FTIO_OP_WRITE};
+    struct ftio_batch b = {0};
+    b.h = (struct ftio_batch_header){.version = 1, .job = "j", .host = "b", .pid = 9,
+                                     .rank = -1, .seq = 0, .clock_mono = MONO - 10000000000ll,
+                                     .clock_real = REAL, .skew_ns = 500000000};
+    b.n = 1;
+    b.rec = &r;
+    job_merge(j, &b, &lim, 1.0, NOW_REAL);
+    /* wall = REAL + 11 s + 0.5 s = origin + 8.5 s .. 9.5 s */
+    ck_assert_double_eq_tol(j->mode[JOB_WRITE].t_max, 9.5, 1e-9);
+
+    /* An earlier record from a late rank (before time 0) is kept. */
+    add_rec(FTIO_OP_WRITE, 1.0, 1.5, 10, 0);
+    send(j, "c", 3, 0, false);
+    ck_assert_double_eq_tol(j->mode[JOB_WRITE].t_min, -2.0, 1e-9);
+    ck_assert_double_eq_tol(bins_total(&j->mode[JOB_WRITE]), 40, 1e-6);
+    job_free(j);
+}
+END_TEST
+
+START_TEST(test_bad_records_and_horizon)
+{
+    struct job *j = job_new("j", &lim);
+    add_rec(FTIO_OP_WRITE, 0.0, 1.0, 100, 0);
+    add_rec(FTIO_OP_WRITE, 1.0, 500.0, 100, 0);         /* longer than the horizon */
+    add_rec(FTIO_OP_WRITE, 1e6, 1e6 + 1, 100, 0);        /* far in the future */
+    rec[nrec++] = (struct ftio_record){.t_start = UINT64_MAX - 5, .t_end = UINT64_MAX,
+                                       .bytes = 1, .op = FTIO_OP_WRITE};   /* overflow */
+    send(j, "a", 1, 0, false);
+    ck_assert_uint_eq(j->bad_records, 3);
+    ck_assert_uint_eq(j->data_records, 1);
+    ck_assert_double_eq_tol(j->mode[JOB_WRITE].t_max, 1.0, 1e-9);
+
+    /* Memory is bounded by the horizon: data 10 horizons later keeps the
+     * ring's size, the old bins are dropped (and counted). */
+    size_t cap = j->mode[JOB_WRITE].bins.capacity;
+    add_rec(FTIO_OP_WRITE, 50.0, 51.0, 100, 0);
+    send(j, "a", 1, 1, false);
+    add_rec(FTIO_OP_WRITE, 1000.0, 1001.0, 100, 0);
+    send(j, "a", 1, 2, false);
+    ck_assert_uint_eq(j->mode[JOB_WRITE].bins.capacity, cap);
+    ck_assert_double_eq_tol(bins_total(&j->mode[JOB_WRITE]), 100, 1e-6);
+    job_free(j);
+}
+END_TEST
+
+START_TEST(test_max_procs_and_final)
+{
+    lim.max_procs = 2;
+    struct job *j = job_new("j", &lim);
+    ck_assert_int_eq(send(j, "a", 1, 0, false), JOB_MERGED);
+    ck_assert_int_eq(send(j, "a", 2, 0, true), JOB_MERGED);
+    ck_assert_int_eq(send(j, "a", 3, 0, false), JOB_TOO_MANY_PROCS);
+    ck_assert_uint_eq(j->rejected_batches, 1);
+    ck_assert_uint_eq(j->nprocs, 2);
+    ck_assert(!job_all_final(j));
+    ck_assert(!j->ended);
+    ck_assert_int_eq(send(j, "a", 1, 1, true), JOB_MERGED);
+    ck_assert(job_all_final(j));
+    ck_assert(j->ended);
+    job_free(j);
+}
+END_TEST
+
+START_TEST(test_mpi_job_waits_for_all_ranks)
+{
+    struct job *j = job_new("j", &lim);
+    struct ftio_batch b = {0};
+    b.h = (struct ftio_batch_header){.version = 1, .job = "j", .host = "h", .pid = 1,
+                                     .rank = 0, .nranks = 2, .seq = 0, .final = true};
+    job_merge(j, &b, &lim, 1.0, NOW_REAL);
+    ck_assert(!j->ended);   /* rank 1 not seen yet */
+    b.h.pid = 2;
+    b.h.rank = 1;
+    job_merge(j, &b, &lim, 1.0, NOW_REAL);
+    ck_assert(j->ended);
+    job_free(j);
+}
+END_TEST
+
+START_TEST(test_table_bounds)
+{
+    struct job_table t;
+    job_table_init(&t, 3);
+    ck_assert_ptr_nonnull(job_table_add(&t, "a", &lim));
+    ck_assert_ptr_nonnull(job_table_add(&t, "b", &lim));
+    struct job *c = job_table_add(&t, "c", &lim);
+    ck_assert_ptr_nonnull(c);
+    ck_assert_ptr_null(job_table_add(&t, "d", &lim));
+    ck_assert_ptr_eq(job_table_find(&t, "c"), c);
+    job_table_remove(&t, c);
+    ck_assert_ptr_null(job_table_find(&t, "c"));
+    ck_assert_ptr_nonnull(job_table_add(&t, "d", &lim));
+    ck_assert_uint_eq(t.n, 3);
+    job_table_free(&t);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("daemon_job");
+    TCase *tc = tcase_create("job");
+    tcase_add_checked_fixture(tc, setup, NULL);
+    tcase_add_test(tc, test_sequence_gaps_and_late_fill);
+    tcase_add_test(tc, test_first_batch_late_is_a_gap);
+    tcase_add_test(tc, test_many_gaps_bounded);
+    tcase_add_test(tc, test_nested_counted_once);
+    tcase_add_test(tc, test_time_base);
+    tcase_add_test(tc, test_bad_records_and_horizon);
+    tcase_add_test(tc, test_max_procs_and_final);
+    tcase_add_test(tc, test_mpi_job_waits_for_all_ranks);
+    tcase_add_test(tc, test_table_bounds);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,70 @@
+#!/bin/sh
+# lifecycle.sh -- threads, fork, exec, fatal signals, _exit: every record of
+# every process arrives, with exact totals, one stream (pid) per process,
+# gap-free sequence numbers and a final batch.  Programs: shim_life.c.
+. "$(dirname "$0")/lib.sh"
+export FTIO_EXCLUDE="+$T/ctl"
+L="$B/tests/shim_life"
+
+# 8 threads writing at once: 8 x 2000 pwrites of 10 bytes, no loss.
+start_recv "$T/thr" -i 10 -n 1
+traced "$L" "$T" threads 2000 || fail "threads run"
+wait_recv
+expect_eq "$T/thr" count.posix.write 16000 "8 threads: writes"
+expect_eq "$T/thr" bytes.posix.write 160000 "8 threads: bytes"
+expect_eq "$T/thr" count.posix.open 8 "8 threads: opens"
+expect_eq "$T/thr" count.posix.close 8 "8 threads: closes"
+expect_eq "$T/thr" lost 0 "8 threads: lost"
+expect_eq "$T/thr" seq_gaps 0 "8 threads: seq gaps"
+
+# fork: parent and child each get their own stream (pid), both traced.
+start_recv "$T/fork" -i 10 -n 2
+traced "$L" "$T" fork 100 || fail "fork run"
+wait_recv
+expect_eq "$T/fork" pids 2 "fork: two processes"
+expect_eq "$T/fork" finals 2 "fork: two final batches"
+expect_eq "$T/fork" count.posix.write 400 "fork: parent 200 + child 200 writes"
+expect_eq "$T/fork" count.posix.close 2 "fork: both closed"
+expect_eq "$T/fork" seq_gaps 0 "fork: seq gaps"
+expect_eq "$T/fork" seq_dups 0 "fork: seq duplicates"
+# The child's stream has exactly its 200 writes + its close (the parent's
+# buffered records are not duplicated into it).
+n_child=$(grep '^pid=' "$T/fork" | sed -n 's/.* records=\([0-9]*\) .*/\1/p' | sort -n | head -1)
+[ "$n_child" = 201 ] && ok "fork: child stream has its own 201 records" || fail "fork: child records $n_child != 201"
+
+# exec: the new image continues the same pid's sequence (no restart at 0).
+start_recv "$T/exec" -i 10 -n 1
+FTIO_FLUSH_MS=100000 traced "$L" "$T" exec 50 || fail "exec run"
+wait_recv
+expect_eq "$T/exec" pids 1 "exec: one process"
+expect_eq "$T/exec" count.posix.write 100 "exec: writes of both images"
+expect_eq "$T/exec" count.posix.open 2 "exec: opens of both images"
+expect_eq "$T/exec" seq_gaps 0 "exec: seq gaps"
+expect_eq "$T/exec" seq_dups 0 "exec: no sequence restart"
+
+# SIGTERM with the default action: flushed before dying, killed by TERM.
+start_recv "$T/term" -i 10 -n 1
+env LD_PRELOAD="$PRELOAD" "$L" "$T" sigterm 300 & tp=$!; PIDS="$PIDS $tp"
+i=0; while [ ! -f "$T/ctl/ready" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+kill -TERM $tp; wait $tp; rc=$?
+wait_recv
+[ "$rc" = 143 ] && ok "SIGTERM: died by the signal" || fail "SIGTERM: exit status $rc, expected 143"
+expect_eq "$T/term" count.posix.write 300 "SIGTERM: records flushed"
+expect_eq "$T/term" finals 1 "SIGTERM: final batch"
+
+# The application's own SIGINT handler is chained and reported as installed.
+start_recv "$T/int" -i 10 -n 1
+out=$(traced "$L" "$T" sigint 100) || fail "sigint run"
+wait_recv
+[ "$out" = "handled=1" ] && ok "SIGINT: application handler ran" || fail "SIGINT handler: '$out'"
+expect_eq "$T/int" count.posix.write 200 "SIGINT: process continued"
+
+# _exit skips atexit/destructors: the wrapper flushes.
+start_recv "$T/exit" -i 10 -n 1
+traced "$L" "$T" _exit 100; rc=$?
+wait_recv
+[ "$rc" = 3 ] && ok "_exit status kept" || fail "_exit status $rc"
+expect_eq "$T/exit" count.posix.write 100 "_exit: records flushed"
+expect_eq "$T/exit" finals 1 "_exit: final batch"
+
+finish

@@ -1,0 +1,1025 @@
+/* test_wire.c -- Check tests of the batch codec (common/wire.h), the path hash
+ * (common/hash.h) and the op/layer names.
+ *
+ * Valid batches come from ftio_wire_encode(); malformed ones are built with
+ * msgpack-c's packer (build_custom: the standard batch with one key omitted,
+ * replaced, duplicated or a column shortened) or by mutating valid bytes.
+ * Every decode reads from a heap copy of exactly `len` bytes so that
+ * AddressSanitizer catches any read past the end.
+ */
+#include <check.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <msgpack.h>
+#include "hash.h"
+#include "timeutil.h"
+#include "wire.h"
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rnd(void)                 /* xorshift64*: reproducible */
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return rng_state * 0x2545f4914f6cdd1dull;
+}
+
+/* Records with varied magnitudes: small, > 2^32 and int64 extremes. */
+static struct ftio_record *make_records(size_t n)
+{
+    struct ftio_record *rec = calloc(n ? n : 1, sizeof *rec);
+    ck_assert_ptr_nonnull(rec);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t t = (i % 7 == 0) ? (uint64_t)i : 5000000000ull + i * 1000003ull;
+        rec[i].t_start = t;
+        rec[i].t_end = t + (rnd() % 3 == 0 ? 0 : rnd() % 100000000000ull);
+        rec[i].op = (uint8_t)(rnd() % FTIO_OP_COUNT);
+        rec[i].layer = (uint8_t)(rnd() % FTIO_LAYER_COUNT);
+        rec[i].bytes = (int64_t)(rnd() % (1ull << (rnd() % 63)));
+        if (!ftio_op_is_data(rec[i].op) && i % 5 == 0)
+            rec[i].bytes = -1;
+        rec[i].offset = (i % 11 == 0) ? -1 : (int64_t)(rnd() >> 1);
+        rec[i].file_id = (uint32_t)rnd();
+        rec[i].flags = (uint16_t)rnd();
+    }
+    if (n > 2) {
+        rec[0].t_start = 0; rec[0].t_end = UINT64_MAX;
+        rec[1].t_start = UINT64_MAX; rec[1].t_end = UINT64_MAX;
+        rec[1].bytes = INT64_MAX; rec[1].offset = INT64_MIN; rec[1].op = FTIO_OP_WRITE;
+        rec[2].offset = INT64_MAX; rec[2].file_id = UINT32_MAX; rec[2].flags = UINT16_MAX;
+        rec[2].bytes = INT64_MIN; rec[2].op = FTIO_OP_META;
+    }
+    return rec;
+}
+
+static const struct ftio_file_entry std_files[] = {
+    { 0x12345678u, "/scratch/out.dat" },
+    { 0xffffffffu, "/home/user/a file with spaces/é.txt" },
+    { 1u, "x" },
+};
+
+static struct ftio_batch_header std_header(void)
+{
+    struct ftio_batch_header h = {
+        .version = 1, .job = "job-4711", .host = "node017", .pid = 123456,
+        .rank = 3, .nranks = 384, .seq = 42, .clock_mono = 987654321012345ll,
+        .clock_real = 1763741234520000000ll, .skew_ns = -1234, .lost = 7,
+        .mark = "checkpoint 3", .final = true, .nfiles = 3, .files = std_files,
+    };
+    return h;
+}
+
+/* Decodes from an exact-size heap copy (so ASan sees overreads). */
+static int decode_copy(const void *buf, size_t len, struct ftio_batch *b, size_t *used,
+                       char *err, size_t errlen)
+{
+    void *copy = malloc(len ? len : 1);
+    ck_assert_ptr_nonnull(copy);
+    memcpy(copy, buf, len);
+    int rc = ftio_wire_decode(copy, len, b, used, err, errlen);
+    free(copy);                 /* the batch must not point into the input */
+    return rc;
+}
+
+static void assert_header_eq(const struct ftio_batch_header *a, const struct ftio_batch_header *e)
+{
+    ck_assert_int_eq(a->version, 1);
+    ck_assert_str_eq(a->job, e->job);
+    ck_assert_str_eq(a->host, e->host ? e->host : "");
+    ck_assert_int_eq(a->pid, e->pid);
+    ck_assert_int_eq(a->rank, e->rank);
+    ck_assert_int_eq(a->nranks, e->nranks);
+    ck_assert_uint_eq(a->seq, e->seq);
+    ck_assert_int_eq(a->clock_mono, e->clock_mono);
+    ck_assert_int_eq(a->clock_real, e->clock_real);
+    ck_assert_int_eq(a->skew_ns, e->skew_ns);
+    ck_assert_uint_eq(a->lost, e->lost);
+    if (e->mark)
+        ck_assert_str_eq(a->mark, e->mark);
+    else
+        ck_assert_ptr_null(a->mark);
+    ck_assert_int_eq(a->final, e->final);
+    ck_assert_uint_eq(a->nfiles, e->nfiles);
+    for (size_t i = 0; i < e->nfiles; i++) {
+        ck_assert_uint_eq(a->files[i].id, e->files[i].id);
+        ck_assert_str_eq(a->files[i].path, e->files[i].path);
+    }
+}
+
+/* Per-element checks use plain comparisons and fail once: every ck_assert
+ * is a message to the Check parent, too slow for 10^5 records. */
+static void assert_records_eq(const struct ftio_record *a, const struct ftio_record *e, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const struct ftio_record *x = &a[i], *y = &e[i];
+        if (x->t_start != y->t_start || x->t_end != y->t_end || x->bytes != y->bytes ||
+            x->offset != y->offset || x->file_id != y->file_id || x->op != y->op ||
+            x->layer != y->layer || x->flags != y->flags || x->tid != 0 || x->reserved != 0)
+            ck_abort_msg("record %zu differs: ts %" PRIu64 "/%" PRIu64 " te %" PRIu64 "/%" PRIu64
+                         " bytes %" PRId64 "/%" PRId64 " off %" PRId64 "/%" PRId64
+                         " fid %u/%u op %u/%u layer %u/%u flags %u/%u tid %u",
+                         i, x->t_start, y->t_start, x->t_end, y->t_end, x->bytes, y->bytes,
+                         x->offset, y->offset, x->file_id, y->file_id, x->op, y->op,
+                         x->layer, y->layer, x->flags, y->flags, x->tid);
+    }
+}
+
+/* What any successfully decoded batch must satisfy, whatever the input. */
+static void assert_consistent(const struct ftio_batch *b, size_t used, size_t len)
+{
+    ck_assert_uint_le(used, len);
+    ck_assert_uint_gt(used, 0);
+    ck_assert_int_eq(b->h.version, FTIO_WIRE_VERSION);
+    ck_assert_ptr_nonnull(b->h.job);
+    ck_assert_ptr_nonnull(b->h.host);
+    ck_assert_uint_gt(strlen(b->h.job), 0);
+    ck_assert_uint_le(strlen(b->h.job), FTIO_WIRE_MAX_STR);
+    ck_assert_uint_le(strlen(b->h.host), FTIO_WIRE_MAX_STR);
+    if (b->h.mark)
+        ck_assert_uint_le(strlen(b->h.mark), FTIO_WIRE_MAX_STR);
+    ck_assert_int_ge(b->h.rank, -1);
+    ck_assert_int_ge(b->h.nranks, 0);
+    if (b->h.nranks > 0)
+        ck_assert_int_lt(b->h.rank, b->h.nranks);
+    ck_assert_uint_le(b->h.nfiles, FTIO_WIRE_MAX_FILES);
+    for (size_t i = 0; i < b->h.nfiles; i++) {
+        ck_assert_ptr_nonnull(b->h.files[i].path);
+        size_t l = strlen(b->h.files[i].path);
+        ck_assert(l > 0 && l <= FTIO_WIRE_MAX_STR);
+    }
+    ck_assert_uint_le(b->n, FTIO_WIRE_MAX_RECORDS);
+    ck_assert_uint_le(b->n, used);              /* >= 1 byte per value */
+    for (size_t i = 0; i < b->n; i++) {
+        const struct ftio_record *r = &b->rec[i];
+        if (r->t_end < r->t_start || r->op >= FTIO_OP_COUNT || r->layer >= FTIO_LAYER_COUNT ||
+            (ftio_op_is_data(r->op) && r->bytes < 0) || r->tid != 0 || r->reserved != 0)
+            ck_abort_msg("decoded record %zu is inconsistent", i);
+    }
+}
+
+/* Re-encoding a decoded batch and decoding it again gives the same batch. */
+static void assert_reencodes(const struct ftio_batch *b)
+{
+    struct ftio_wbuf w = { 0 };
+    ck_assert_int_eq(ftio_wire_encode(&w, &b->h, b->rec, b->n), 0);
+    struct ftio_batch b2 = { 0 };
+    size_t used;
+    char err[256];
+    ck_assert_msg(decode_copy(w.data, w.len, &b2, &used, err, sizeof err) == 0, "%s", err);
+    ck_assert_uint_eq(used, w.len);
+    assert_header_eq(&b2.h, &b->h);
+    ck_assert_uint_eq(b2.n, b->n);
+    assert_records_eq(b2.rec, b->rec, b->n);
+    ftio_batch_free(&b2);
+    ftio_wbuf_free(&w);
+}
+
+/* ---- custom (malformed) batches ----------------------------------------- */
+
+static const char *const all_keys[] = {
+    "v", "job", "host", "pid", "rank", "nranks", "seq", "clock", "lost", "files",
+    "mark", "final", "skew_ns", "ts", "te", "bytes", "off", "op", "layer", "fid", "flags",
+};
+#define NKEYS (sizeof all_keys / sizeof all_keys[0])
+
+struct custom {
+    const char *omit;                       /* key left out */
+    const char *replace;                    /* key whose value value_fn packs */
+    void (*value_fn)(msgpack_packer *pk);
+    const char *dup;                        /* key written twice */
+    const char *short_col;                  /* column written with n - 1 values */
+    int unknown_keys;                       /* add a few unknown keys */
+    size_t n;
+};
+
+static int is_column(const char *k)
+{
+    static const char *const cols[] = { "ts", "te", "bytes", "off", "op", "layer", "fid", "flags" };
+    for (size_t i = 0; i < 8; i++)
+        if (!strcmp(k, cols[i]))
+            return 1;
+    return 0;
+}
+
+static void pack_key(msgpack_packer *pk, const char *k)
+{
+    msgpack_pack_str_with_body(pk, k, strlen(k));
+}
+
+/* The standard value of key k (records: rec[i] = simple increasing values). */
+static void pack_std_value(msgpack_packer *pk, const char *k, size_t n)
+{
+    if (!strcmp(k, "v")) msgpack_pack_int(pk, 1);
+    else if (!strcmp(k, "job")) pack_key(pk, "j1");
+    else if (!strcmp(k, "host")) pack_key(pk, "h1");
+    else if (!strcmp(k, "pid")) msgpack_pack_int(pk, 99);
+    else if (!strcmp(k, "rank")) msgpack_pack_int(pk, 1);
+    else if (!strcmp(k, "nranks")) msgpack_pack_int(pk, 4);
+    else if (!strcmp(k, "seq")) msgpack_pack_int(pk, 5);
+    else if (!strcmp(k, "clock")) {
+        msgpack_pack_array(pk, 2); msgpack_pack_int64(pk, 100); msgpack_pack_int64(pk, 200);
+    } else if (!strcmp(k, "lost")) msgpack_pack_int(pk, 0);
+    else if (!strcmp(k, "files")) {
+        msgpack_pack_array(pk, 1); msgpack_pack_array(pk, 2);
+        msgpack_pack_uint32(pk, 77); pack_key(pk, "/f");
+    } else if (!strcmp(k, "mark")) pack_key(pk, "m");
+    else if (!strcmp(k, "final")) msgpack_pack_false(pk);
+    else if (!strcmp(k, "skew_ns")) msgpack_pack_int(pk, -3);
+    else {
+        msgpack_pack_array(pk, n);
+        for (size_t i = 0; i < n; i++) {
+            if (!strcmp(k, "ts")) msgpack_pack_uint64(pk, 1000 * i);
+            else if (!strcmp(k, "te")) msgpack_pack_uint64(pk, 1000 * i + 500);
+            else if (!strcmp(k, "bytes")) msgpack_pack_int64(pk, 4096);
+            else if (!strcmp(k, "off")) msgpack_pack_int64(pk, 4096 * (int64_t)i);
+            else if (!strcmp(k, "op")) msgpack_pack_int(pk, FTIO_OP_WRITE);
+            else if (!strcmp(k, "layer")) msgpack_pack_int(pk, FTIO_LAYER_MPIIO);
+            else if (!strcmp(k, "fid")) msgpack_pack_uint32(pk, 77);
+            else msgpack_pack_int(pk, FTIO_FLAG_COLLECTIVE);
+        }
+    }
+}
+
+static void build_custom(msgpack_sbuffer *sb, const struct custom *c)
+{
+    msgpack_sbuffer_init(sb);
+    msgpack_packer pk;
+    msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
+    size_t nkeys = NKEYS - (c->omit != NULL) + (c->dup != NULL) + (c->unknown_keys ? 3 : 0);
+    msgpack_pack_map(&pk, nkeys);
+    if (c->unknown_keys) {
+        /* An unknown key with a deeply nested value, one with an ext, and a
+         * non-string key: all must be skipped. */
+        pack_key(&pk, "future_key");
+        msgpack_pack_map(&pk, 2);
+        pack_key(&pk, "a");
+        msgpack_pack_array(&pk, 3);
+        msgpack_pack_double(&pk, 1.5); msgpack_pack_nil(&pk);
+        msgpack_pack_bin_with_body(&pk, "\x00\x01", 2);
+        msgpack_pack_int(&pk, 7);
+        msgpack_pack_map(&pk, 1); pack_key(&pk, "x"); msgpack_pack_array(&pk, 0);
+        pack_key(&pk, "ext");
+        msgpack_pack_ext_with_body(&pk, "abcd", 4, 5);
+        msgpack_pack_int(&pk, 12);                      /* key 12 */
+        pack_key(&pk, "twelve");
+    }
+    for (size_t i = 0; i < NKEYS; i++) {
+        const char *k = all_keys[i];
+        if (c->omit && !strcmp(k, c->omit))
+            continue;
+        for (int rep = 0; rep < 1 + (c->dup && !strcmp(k, c->dup)); rep++) {
+            pack_key(&pk, k);
+            if (c->replace && !strcmp(k, c->replace))
+                c->value_fn(&pk);
+            else if (c->short_col && !strcmp(k, c->short_col))
+                pack_std_value(&pk, k, c->n - 1);
+            else
+                pack_std_value(&pk, k, c->n);
+        }
+    }
+}
+
+/* Decodes a custom batch; returns the decoder's result. */
+static int decode_custom(const struct custom *c, char *err, size_t errlen, struct ftio_batch *b)
+{
+    msgpack_sbuffer sb;
+    build_custom(&sb, c);
+    size_t used;
+    int rc = decode_copy(sb.data, sb.size, b, &used, err, errlen);
+    if (rc == 0) {
+        ck_assert_uint_eq(used, sb.size);
+        assert_consistent(b, used, sb.size);
+    }
+    msgpack_sbuffer_destroy(&sb);
+    return rc;
+}
+
+static int custom_rc(const struct custom *c, char *err, size_t errlen)
+{
+    struct ftio_batch b = { 0 };
+    int rc = decode_custom(c, err, errlen, &b);
+    if (rc != 0) {
+        ck_assert_uint_eq(b.n, 0);                /* no partial data on failure */
+        ck_assert_ptr_null(b.h.job);
+    }
+    ftio_batch_free(&b);
+    return rc;
+}
+
+/* Wrong-type values. */
+static void v_str(msgpack_packer *pk)   { pack_key(pk, "1"); }
+static void v_nil(msgpack_packer *pk)   { msgpack_pack_nil(pk); }
+static void v_true(msgpack_packer *pk)  { msgpack_pack_true(pk); }
+static void v_int(msgpack_packer *pk)   { msgpack_pack_int(pk, 1); }
+static void v_map(msgpack_packer *pk)   { msgpack_pack_map(pk, 1); v_int(pk); v_int(pk); }
+static void v_bin(msgpack_packer *pk)   { msgpack_pack_bin_with_body(pk, "1", 1); }
+static void v_arr_of_str(msgpack_packer *pk)
+{
+    msgpack_pack_array(pk, 3);
+    for (int i = 0; i < 3; i++)
+        pack_key(pk, "7");
+}
+
+/* ---- tests: round trips ------------------------------------------------- */
+
+START_TEST(roundtrip_full_header)
+{
+    struct ftio_batch_header h = std_header();
+    struct ftio_record *rec = make_records(100);
+    struct ftio_wbuf w = { 0 };
+    ck_assert_int_eq(ftio_wire_encode(&w, &h, rec, 100), 0);
+    struct ftio_batch b = { 0 };
+    size_t used;
+    char err[256];
+    ck_assert_msg(decode_copy(w.data, w.len, &b, &used, err, sizeof err) == 0, "%s", err);
+    ck_assert_uint_eq(used, w.len);
+    assert_header_eq(&b.h, &h);
+    ck_assert_uint_eq(b.n, 100);
+    assert_records_eq(b.rec, rec, 100);
+    assert_consistent(&b, used, w.len);
+    ftio_batch_free(&b);
+    ftio_wbuf_free(&w);
+    free(rec);
+}
+END_TEST
+
+START_TEST(roundtrip_extremes)
+{
+    struct ftio_batch_header h = std_header();
+    h.pid = INT64_MIN; h.seq = UINT64_MAX; h.lost = UINT64_MAX;
+    h.clock_mono = INT64_MAX; h.clock_real = INT64_MIN; h.skew_ns = INT64_MIN;
+    h.rank = INT32_MAX; h.nranks = 0; h.final = false;
+    char longstr[FTIO_WIRE_MAX_STR + 1];
+    memset(longstr, 'q', FTIO_WIRE_MAX_STR);
+    longstr[FTIO_WIRE_MAX_STR] = '\0';
+    h.job = longstr; h.host = longstr; h.mark = "";          /* empty mark is kept */
+    struct ftio_record rec[4] = {
+        { .t_start = UINT64_MAX, .t_end = UINT64_MAX, .bytes = INT64_MAX, .offset = INT64_MIN,
+          .file_id = UINT32_MAX, .op = FTIO_OP_READ, .layer = FTIO_LAYER_API, .flags = UINT16_MAX },
+        { .t_start = 0, .t_end = (1ull << 32) + 1, .bytes = (1ll << 32) + 5, .offset = -1,
+          .file_id = 0, .op = FTIO_OP_META, .layer = FTIO_LAYER_STDIO },
+        { .t_start = 1ull << 63, .t_end = (1ull << 63) + 1, .bytes = INT64_MIN, .offset = INT64_MAX,
+          .op = FTIO_OP_CLOSE },
+        { .t_start = 127, .t_end = 128, .bytes = 255, .offset = -32, .op = FTIO_OP_WRITE,
+          .file_id = 65536, .flags = 256 },
+    };
+    struct ftio_wbuf w = { 0 };
+    ck_assert_int_eq(ftio_wire_encode(&w, &h, rec, 4), 0);
+    struct ftio_batch b = { 0 };
+    size_t used;
+    char err[256];
+    ck_assert_msg(decode_copy(w.data, w.len, &b, &used, err, sizeof err) == 0, "%s", err);
+    assert_header_eq(&b.h, &h);
+    ck_assert_uint_eq(b.n, 4);
+    assert_records_eq(b.rec, rec, 4);
+    ftio_batch_free(&b);
+    ftio_wbuf_free(&w);
+}
+END_TEST
+
+/* The same batch packed with msgpack-c's packer, key for key: the encoder's
+ * hand-written column writer must produce exactly these bytes. */
+static void reference_encode(msgpack_sbuffer *sb, const struct ftio_batch_header *h,
+                             const struct ftio_record *rec, size_t n)
+{
+    msgpack_sbuffer_init(sb);
+    msgpack_packer pk;
+    msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
+    msgpack_pack_map(&pk, 19 + (h->mark != NULL) + (h->skew_ns != 0));
+    pack_key(&pk, "v");      msgpack_pack_int(&pk, 1);
+    pack_key(&pk, "job");    pack_key(&pk, h->job);
+    pack_key(&pk, "host");   pack_key(&pk, h->host);
+    pack_key(&pk, "pid");    msgpack_pack_int64(&pk, h->pid);
+    pack_key(&pk, "rank");   msgpack_pack_int32(&pk, h->rank);
+    pack_key(&pk, "nranks"); msgpack_pack_int32(&pk, h->nranks);
+    pack_key(&pk, "seq");    msgpack_pack_uint64(&pk, h->seq);
+    pack_key(&pk, "clock");  msgpack_pack_array(&pk, 2);
+    msgpack_pack_int64(&pk, h->clock_mono); msgpack_pack_int64(&pk, h->clock_real);
+    pack_key(&pk, "lost");   msgpack_pack_uint64(&pk, h->lost);
+    if (h->skew_ns) { pack_key(&pk, "skew_ns"); msgpack_pack_int64(&pk, h->skew_ns); }
+    if (h->mark) { pack_key(&pk, "mark"); pack_key(&pk, h->mark); }
+    pack_key(&pk, "final");  h->final ? msgpack_pack_true(&pk) : msgpack_pack_false(&pk);
+    pack_key(&pk, "files");  msgpack_pack_array(&pk, h->nfiles);
+    for (size_t i = 0; i < h->nfiles; i++) {
+        msgpack_pack_array(&pk, 2);
+        msgpack_pack_uint32(&pk, h->files[i].id);
+        pack_key(&pk, h->files[i].path);
+    }
+#define REF_COLUMN(key, expr) \
+    pack_key(&pk, key); msgpack_pack_array(&pk, n); for (size_t i = 0; i < n; i++) expr;
+    REF_COLUMN("ts", msgpack_pack_uint64(&pk, rec[i].t_start))
+    REF_COLUMN("te", msgpack_pack_uint64(&pk, rec[i].t_end))
+    REF_COLUMN("bytes", msgpack_pack_int64(&pk, rec[i].bytes))
+    REF_COLUMN("off", msgpack_pack_int64(&pk, rec[i].offset))
+    REF_COLUMN("op", msgpack_pack_uint8(&pk, rec[i].op))
+    REF_COLUMN("layer", msgpack_pack_uint8(&pk, rec[i].layer))
+    REF_COLUMN("fid", msgpack_pack_uint32(&pk, rec[i].file_id))
+    REF_COLUMN("flags", msgpack_pack_uint16(&pk, rec[i].flags))
+#undef REF_COLUMN
+}
+
+START_TEST(encoding_matches_msgpack_c)
+{
+    /* Every integer-width boundary, positive and negative. */
+    static const int64_t sv[] = { 0, 1, 127, 128, 255, 256, 65535, 65536, 4294967295ll,
+                                  4294967296ll, INT64_MAX, -1, -32, -33, -128, -129, -32768,
+                                  -32769, INT32_MIN, (int64_t)INT32_MIN - 1, INT64_MIN };
+    enum { NV = sizeof sv / sizeof sv[0] };
+    struct ftio_record rec[NV];
+    memset(rec, 0, sizeof rec);
+    for (size_t i = 0; i < NV; i++) {
+        uint64_t u = (uint64_t)sv[i];
+        rec[i].t_start = sv[i] >= 0 ? (uint64_t)sv[i] : u >> 1;
+        rec[i].t_end = sv[i] >= 0 ? UINT64_MAX - (uint64_t)sv[i] / 2 : u;
+        if (rec[i].t_end < rec[i].t_start) rec[i].t_end = rec[i].t_start;
+        rec[i].bytes = sv[i];
+        rec[i].offset = sv[NV - 1 - i];
+        rec[i].op = (uint8_t)(sv[i] < 0 ? FTIO_OP_META : FTIO_OP_READ);
+        rec[i].layer = (uint8_t)(i % FTIO_LAYER_COUNT);
+        rec[i].file_id = (uint32_t)u;
+        rec[i].flags = (uint16_t)u;
+    }
+    struct ftio_batch_header h = std_header();
+    struct ftio_wbuf w = { 0 };
+    ck_assert_int_eq(ftio_wire_encode(&w, &h, rec, NV), 0);
+    msgpack_sbuffer sb;
+    reference_encode(&sb, &h, rec, NV);
+    ck_assert_uint_eq(w.len, sb.size);
+    ck_assert_int_eq(memcmp(w.data, sb.data, sb.size), 0);
+    struct ftio_batch b = { 0 };
+    size_t used;
+    ck_assert_int_eq(decode_copy(w.data, w.len, &b, &used, NULL, 0), 0);
+    assert_records_eq(b.rec, rec, NV);
+    msgpack_sbuffer_destroy(&sb);
+    ftio_batch_free(&b);
+    ftio_wbuf_free(&w);
+}
+END_TEST
+
+START_TEST(roundtrip_minimal_header)
+{
+    /* host NULL, no mark, no files, no records, skew 0: defaults come back. */
+    struct ftio_batch_header h = { .job = "j", .rank = -1 };
+    struct ftio_wbuf w = { 0 };
+    ck_assert_int_eq(ftio_wire_encode(&w, &h, NULL, 0), 0);
+    struct ftio_batch b = { 0 };
+    size_t used;
+    char err[256];
+    ck_assert_msg(decode_copy(w.data, w.len, &b, &used, err, sizeof err) == 0, "%s", err);
+    assert_header_eq(&b.h, &h);
+    ck_assert_str_eq(b.h.host, "");
+    ck_assert_ptr_null(b.h.mark);
+    ck_assert_uint_eq(b.n, 0);
+    ck_assert_uint_eq(b.h.nfiles, 0);
+    ftio_batch_free(&b);
+    ftio_wbuf_free(&w);
+}
+END_TEST
+
+START_TEST(roundtrip_large_and_reuse)
+{
+    /* One batch object reused over growing and shrinking batches. */
+    static const size_t sizes[] = { 200000, 3, 0, 70000, 1 };
+    struct ftio_batch b = { 0 };
+    struct ftio_wbuf w = { 0 };
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        size_t n = sizes[s];
+        struct ftio_record *rec = make_records(n);
+        struct ftio_batch_header h = std_header();
+        h.seq = s;
+        h.mark = s % 2 ? NULL : "m";
+        h.nfiles = s % 3;
+        w.len = 0;
+        ck_assert_int_eq(ftio_wire_encode(&w, &h, rec, n), 0);
+        size_t used;
+        char err[256];
+        ck_assert_msg(decode_copy(w.data, w.len, &b, &used, err, sizeof err) == 0, "%s", err);
+        ck_assert_uint_eq(used, w.len);
+        assert_header_eq(&b.h, &h);
+        ck_assert_uint_eq(b.n, n);
+        assert_records_eq(b.rec, rec, n);
+        free(rec);
+    }
+    ftio_batch_free(&b);
+    ftio_wbuf_free(&w);
+}
+END_TEST
+
+START_TEST(back_to_back_batches)
+{
+    struct ftio_wbuf w = { 0 };
+    struct ftio_record *rec = make_records(50);
+    for (int i = 0; i < 5; i++) {
+        struct ftio_batch_header h = std_header();
+        h.seq = (uint64_t)i;
+        h.final = i == 4;
+        ck_assert_int_eq(ftio_wire_encode(&w, &h, rec + i, (size_t)(10 * i)), 0);
+    }
+    struct ftio_batch b = { 0 };
+    size_t off = 0;
+    for (int i = 0; i < 5; i++) {
+        size_t used;
+        char err[256];
+        ck_assert_msg(decode_copy(w.data + off, w.len - off, &b, &used, err, sizeof err) == 0,
+                      "batch %d: %s", i, err);
+        ck_assert_uint_eq(b.h.seq, (uint64_t)i);
+        ck_assert_int_eq(b.h.final, i == 4);
+        ck_assert_uint_eq(b.n, (size_t)(10 * i));
+        assert_records_eq(b.rec, rec + i, b.n);
+        off += used;
+    }
+    ck_assert_uint_eq(off, w.len);
+    ftio_batch_free(&b);
+    ftio_wbuf_free(&w);
+    free(rec);
+}
+END_TEST
+
+START_TEST(every_truncation_is_truncation)
+{
+    struct ftio_batch_header h = std_header();
+    struct ftio_record *rec = make_records(40);
+    struct ftio_wbuf w = { 0 };
+    ck_assert_int_eq(ftio_wire_encode(&w, &h, rec, 40), 0);
+    struct ftio_batch b = { 0 };
+    for (size_t len = 0; len < w.len; len++) {
+        size_t used = 12345;
+        char err[256];
+        int rc = decode_copy(w.data, len, &b, &used, err, sizeof err);
+        ck_assert_msg(rc == 1, "prefix of %zu/%zu bytes: rc %d (%s)", len, w.len, rc, err);
+        ck_assert_uint_eq(used, len);
+        ck_assert_uint_eq(b.n, 0);
+        ck_assert_ptr_null(b.h.job);
+    }
+    size_t used;
+    ck_assert_int_eq(decode_copy(w.data, w.len, &b, &used, NULL, 0), 0);
+    ftio_batch_free(&b);
+    ftio_wbuf_free(&w);
+    free(rec);
+}
+END_TEST
+
+/* ---- tests: rejection ---------------------------------------------------- */
+
+START_TEST(custom_baseline_and_unknown_keys)
+{
+    char err[256];
+    struct ftio_batch b = { 0 };
+    struct custom c = { .n = 5 };
+    ck_assert_msg(decode_custom(&c, err, sizeof err, &b) == 0, "%s", err);
+    ck_assert_uint_eq(b.n, 5);
+    ck_assert_str_eq(b.h.job, "j1");
+    ck_assert_uint_eq(b.rec[4].t_end, 4500);
+    ck_assert_int_eq(b.rec[4].offset, 4 * 4096);
+    ck_assert_uint_eq(b.h.files[0].id, 77);
+    struct custom u = { .n = 5, .unknown_keys = 1 };
+    ck_assert_msg(decode_custom(&u, err, sizeof err, &b) == 0, "%s", err);
+    ck_assert_uint_eq(b.n, 5);
+    ck_assert_str_eq(b.h.mark, "m");
+    ck_assert_uint_eq(b.rec[3].layer, FTIO_LAYER_MPIIO);
+    ftio_batch_free(&b);
+}
+END_TEST
+
+START_TEST(wrong_type_for_each_key)
+{
+    char err[256];
+    for (size_t i = 0; i < NKEYS; i++) {
+        const char *k = all_keys[i];
+        /* A string where a number is expected, a number where a string is. */
+        int is_str = !strcmp(k, "job") || !strcmp(k, "host") || !strcmp(k, "mark");
+        void (*fns[])(msgpack_packer *) = { is_str ? v_int : v_str, v_true, v_map, v_bin,
+                                            is_column(k) ? v_arr_of_str : v_map };
+        for (size_t f = 0; f < sizeof fns / sizeof fns[0]; f++) {
+            if (!strcmp(k, "final") && fns[f] == v_true)
+                continue;                       /* a bool is right for final */
+            struct custom c = { .n = 3, .replace = k, .value_fn = fns[f] };
+            ck_assert_msg(custom_rc(&c, err, sizeof err) == -1, "key %s, value %zu accepted", k, f);
+            ck_assert(err[0] != '\0');
+        }
+        /* nil is only accepted for mark (= absent). */
+        struct custom c = { .n = 3, .replace = k, .value_fn = v_nil };
+        ck_assert_int_eq(custom_rc(&c, err, sizeof err), !strcmp(k, "mark") ? 0 : -1);
+    }
+}
+END_TEST
+
+START_TEST(missing_keys)
+{
+    static const char *const required[] = { "v", "job", "seq", "ts", "te", "bytes", "op" };
+    char err[256];
+    for (size_t i = 0; i < NKEYS; i++) {
+        int req = 0;
+        for (size_t j = 0; j < sizeof required / sizeof required[0]; j++)
+            req |= !strcmp(all_keys[i], required[j]);
+        struct custom c = { .n = 3, .omit = all_keys[i] };
+        struct ftio_batch b = { 0 };
+        int rc = decode_custom(&c, err, sizeof err, &b);
+        if (req) {
+            ck_assert_msg(rc == -1, "missing %s accepted", all_keys[i]);
+            ck_assert_msg(strstr(err, all_keys[i]) != NULL, "error '%s' does not name %s", err, all_keys[i]);
+        } else {
+            ck_assert_msg(rc == 0, "missing optional %s rejected: %s", all_keys[i], err);
+            if (!strcmp(all_keys[i], "off")) ck_assert_int_eq(b.rec[1].offset, -1);
+            if (!strcmp(all_keys[i], "layer")) ck_assert_uint_eq(b.rec[1].layer, FTIO_LAYER_POSIX);
+            if (!strcmp(all_keys[i], "fid")) ck_assert_uint_eq(b.rec[1].file_id, 0);
+            if (!strcmp(all_keys[i], "flags")) ck_assert_uint_eq(b.rec[1].flags, 0);
+            if (!strcmp(all_keys[i], "rank")) ck_assert_int_eq(b.h.rank, -1);
+            if (!strcmp(all_keys[i], "host")) ck_assert_str_eq(b.h.host, "");
+            if (!strcmp(all_keys[i], "mark")) ck_assert_ptr_null(b.h.mark);
+            if (!strcmp(all_keys[i], "files")) ck_assert_uint_eq(b.h.nfiles, 0);
+        }
+        ftio_batch_free(&b);
+    }
+}
+END_TEST
+
+START_TEST(duplicate_keys_and_column_mismatch)
+{
+    char err[256];
+    for (size_t i = 0; i < NKEYS; i++) {
+        struct custom c = { .n = 3, .dup = all_keys[i] };
+        ck_assert_msg(custom_rc(&c, err, sizeof err) == -1, "duplicate %s accepted", all_keys[i]);
+        ck_assert(strstr(err, "duplicate") != NULL);
+        if (is_column(all_keys[i])) {
+            struct custom s = { .n = 3, .short_col = all_keys[i] };
+            ck_assert_msg(custom_rc(&s, err, sizeof err) == -1, "short %s accepted", all_keys[i]);
+        }
+    }
+}
+END_TEST
+
+static void v_two(msgpack_packer *pk)        { msgpack_pack_int(pk, 2); }
+static void v_zero(msgpack_packer *pk)       { msgpack_pack_int(pk, 0); }
+static void v_one_float(msgpack_packer *pk)  { msgpack_pack_double(pk, 1.0); }
+static void v_one_int8(msgpack_packer *pk)   { msgpack_pack_fix_int8(pk, 1); }
+static void v_one_u64(msgpack_packer *pk)    { msgpack_pack_fix_uint64(pk, 1); }
+static void v_neg(msgpack_packer *pk)        { msgpack_pack_int(pk, -5); }
+static void v_nan(msgpack_packer *pk)        { msgpack_pack_double(pk, 0.0 / 0.0); }
+static void v_huge_float(msgpack_packer *pk) { msgpack_pack_double(pk, 1e30); }
+static void v_empty_str(msgpack_packer *pk)  { msgpack_pack_str_with_body(pk, "", 0); }
+static void v_nul_str(msgpack_packer *pk)    { msgpack_pack_str_with_body(pk, "a\0b", 3); }
+static void v_long_str(msgpack_packer *pk)
+{
+    static char s[FTIO_WIRE_MAX_STR + 1];
+    memset(s, 'z', sizeof s);
+    msgpack_pack_str_with_body(pk, s, sizeof s);
+}
+static void v_rank_big(msgpack_packer *pk)   { msgpack_pack_int(pk, 4); }  /* nranks is 4 */
+static void v_rank_m2(msgpack_packer *pk)    { msgpack_pack_int(pk, -2); }
+static void v_clock3(msgpack_packer *pk)
+{
+    msgpack_pack_array(pk, 3);
+    for (int i = 0; i < 3; i++) msgpack_pack_int(pk, i);
+}
+static void v_files_bad_pair(msgpack_packer *pk)
+{
+    msgpack_pack_array(pk, 1); msgpack_pack_array(pk, 3);
+    msgpack_pack_int(pk, 1); pack_key(pk, "/a"); msgpack_pack_int(pk, 2);
+}
+static void v_files_big_id(msgpack_packer *pk)
+{
+    msgpack_pack_array(pk, 1); msgpack_pack_array(pk, 2);
+    msgpack_pack_uint64(pk, 1ull << 32); pack_key(pk, "/a");
+}
+static void v_files_empty_path(msgpack_packer *pk)
+{
+    msgpack_pack_array(pk, 1); msgpack_pack_array(pk, 2);
+    msgpack_pack_uint64(pk, 1); v_empty_str(pk);
+}
+/* Columns of 3 with one bad value in the middle. */
+#define COL3(name, a, bad, c)                                                  \
+    static void name(msgpack_packer *pk)                                       \
+    { msgpack_pack_array(pk, 3); a; bad; c; }
+COL3(v_ts_neg,    msgpack_pack_int(pk, 0), msgpack_pack_int(pk, -1), msgpack_pack_int(pk, 2000))
+COL3(v_te_before, msgpack_pack_int(pk, 0), msgpack_pack_int(pk, 1501), msgpack_pack_int(pk, 2000))
+COL3(v_op_8,      v_int(pk), msgpack_pack_int(pk, FTIO_OP_COUNT), v_int(pk))
+COL3(v_layer_4,   v_int(pk), msgpack_pack_int(pk, FTIO_LAYER_COUNT), v_int(pk))
+COL3(v_fid_big,   v_int(pk), msgpack_pack_uint64(pk, 1ull << 32), v_int(pk))
+COL3(v_flags_big, v_int(pk), msgpack_pack_int(pk, 65536), v_int(pk))
+COL3(v_bytes_neg, v_int(pk), msgpack_pack_int(pk, -1), v_int(pk))
+COL3(v_bytes_u64, v_int(pk), msgpack_pack_uint64(pk, 1ull << 63), v_int(pk))
+COL3(v_ts_float,  msgpack_pack_double(pk, 0.0), msgpack_pack_float(pk, 1000.0f), msgpack_pack_double(pk, 2000.9))
+COL3(v_te_widths, msgpack_pack_fix_uint64(pk, 500), msgpack_pack_fix_int16(pk, 1500), msgpack_pack_fix_int32(pk, 2500))
+COL3(v_op_close,  v_int(pk), msgpack_pack_int(pk, FTIO_OP_CLOSE), v_int(pk))
+
+START_TEST(value_checks)
+{
+    struct { const char *key; void (*fn)(msgpack_packer *); int expect; } cases[] = {
+        { "v", v_two, -1 }, { "v", v_zero, -1 }, { "v", v_one_float, 0 },
+        { "v", v_one_int8, 0 }, { "v", v_one_u64, 0 },
+        { "seq", v_neg, -1 }, { "lost", v_neg, -1 }, { "pid", v_neg, 0 },
+        { "seq", v_nan, -1 }, { "seq", v_huge_float, -1 }, { "pid", v_huge_float, -1 },
+        { "job", v_empty_str, -1 }, { "host", v_empty_str, 0 }, { "mark", v_empty_str, 0 },
+        { "job", v_nul_str, -1 }, { "host", v_nul_str, -1 }, { "mark", v_nul_str, -1 },
+        { "job", v_long_str, -1 }, { "host", v_long_str, -1 }, { "mark", v_long_str, -1 },
+        { "rank", v_rank_big, -1 }, { "rank", v_rank_m2, -1 }, { "nranks", v_neg, -1 },
+        { "clock", v_clock3, -1 },
+        { "files", v_files_bad_pair, -1 }, { "files", v_files_big_id, -1 },
+        { "files", v_files_empty_path, -1 },
+        { "ts", v_ts_neg, -1 }, { "ts", v_te_before, -1 }, { "op", v_op_8, -1 },
+        { "layer", v_layer_4, -1 }, { "fid", v_fid_big, -1 }, { "flags", v_flags_big, -1 },
+        { "bytes", v_bytes_neg, -1 }, { "bytes", v_bytes_u64, -1 }, { "off", v_bytes_neg, 0 },
+        { "ts", v_ts_float, 0 }, { "te", v_te_widths, 0 },
+    };
+    char err[256];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct custom c = { .n = 3, .replace = cases[i].key, .value_fn = cases[i].fn };
+        int rc = custom_rc(&c, err, sizeof err);
+        ck_assert_msg(rc == cases[i].expect, "case %zu (%s): rc %d, expected %d (%s)",
+                      i, cases[i].key, rc, cases[i].expect, err);
+    }
+    /* Negative bytes: rejected on a write (above), accepted on a close. */
+    struct custom ops = { .n = 3, .replace = "op", .value_fn = v_op_close };
+    struct ftio_batch b = { 0 };
+    ck_assert_int_eq(decode_custom(&ops, err, sizeof err, &b), 0);
+    ftio_batch_free(&b);
+    /* Floats and fixed-width ints decode to their integer values. */
+    struct custom fl = { .n = 3, .replace = "ts", .value_fn = v_ts_float };
+    ck_assert_int_eq(decode_custom(&fl, err, sizeof err, &b), 0);
+    ck_assert_uint_eq(b.rec[1].t_start, 1000);
+    ck_assert_uint_eq(b.rec[2].t_start, 2000);
+    struct custom wd = { .n = 3, .replace = "te", .value_fn = v_te_widths };
+    ck_assert_int_eq(decode_custom(&wd, err, sizeof err, &b), 0);
+    ck_assert_uint_eq(b.rec[1].t_end, 1500);
+    ftio_batch_free(&b);
+}
+END_TEST
+
+START_TEST(limits_and_garbage)
+{
+    struct ftio_batch b = { 0 };
+    size_t used;
+    char err[256];
+    /* Not a map. */
+    static const uint8_t not_map[] = { 0x93, 1, 2, 3 };
+    ck_assert_int_eq(decode_copy(not_map, sizeof not_map, &b, &used, err, sizeof err), -1);
+    ck_assert_uint_eq(used, 0);
+    /* Reserved type byte 0xc1 as a value of an unknown key. */
+    static const uint8_t c1[] = { 0x81, 0xa1, 'z', 0xc1 };
+    ck_assert_int_eq(decode_copy(c1, sizeof c1, &b, &used, err, sizeof err), -1);
+    ck_assert_uint_eq(used, 3);
+    /* A column claiming more than FTIO_WIRE_MAX_RECORDS: an error, whatever follows. */
+    uint8_t big[] = { 0x81, 0xa2, 't', 's', 0xdd, 0, 0, 0, 0 };
+    uint32_t n = FTIO_WIRE_MAX_RECORDS + 1;
+    big[5] = (uint8_t)(n >> 24); big[6] = (uint8_t)(n >> 16); big[7] = (uint8_t)(n >> 8); big[8] = (uint8_t)n;
+    ck_assert_int_eq(decode_copy(big, sizeof big, &b, &used, err, sizeof err), -1);
+    ck_assert(strstr(err, "limit") != NULL);
+    /* Huge but allowed lengths with a tiny buffer: truncation, no huge allocation. */
+    static const uint8_t huge_arr[] = { 0x81, 0xa2, 't', 's', 0xdd, 0x00, 0x3f, 0xff, 0xff, 1, 2 };
+    ck_assert_int_eq(decode_copy(huge_arr, sizeof huge_arr, &b, &used, err, sizeof err), 1);
+    static const uint8_t huge_map[] = { 0xdf, 0xff, 0xff, 0xff, 0xff, 0xa1, 'q', 0x01 };
+    ck_assert_int_eq(decode_copy(huge_map, sizeof huge_map, &b, &used, err, sizeof err), 1);
+    static const uint8_t huge_skip[] = { 0x81, 0xa1, 'q', 0xdf, 0xff, 0xff, 0xff, 0xff, 1, 2 };
+    ck_assert_int_eq(decode_copy(huge_skip, sizeof huge_skip, &b, &used, err, sizeof err), 1);
+    static const uint8_t huge_str[] = { 0x81, 0xa3, 'j', 'o', 'b', 0xdb, 0x7f, 0xff, 0xff, 0xff, 'a' };
+    ck_assert_int_eq(decode_copy(huge_str, sizeof huge_str, &b, &used, err, sizeof err), -1);
+    static const uint8_t huge_files[] = { 0x81, 0xa5, 'f', 'i', 'l', 'e', 's', 0xdd, 0x00, 0x01, 0x00, 0x01 };
+    ck_assert_int_eq(decode_copy(huge_files, sizeof huge_files, &b, &used, err, sizeof err), -1);
+    /* Deep nesting in an unknown key: no recursion, just truncation. */
+    size_t deep = 100000;
+    uint8_t *d = malloc(deep + 3);
+    d[0] = 0x81; d[1] = 0xa1; d[2] = 'q';
+    memset(d + 3, 0x91, deep);
+    ck_assert_int_eq(decode_copy(d, deep + 3, &b, &used, err, sizeof err), 1);
+    free(d);
+    /* Empty input is a (zero-length) prefix. */
+    ck_assert_int_eq(decode_copy("", 0, &b, &used, err, sizeof err), 1);
+    ftio_batch_free(&b);
+}
+END_TEST
+
+START_TEST(encode_rejects_invalid_input)
+{
+    struct ftio_wbuf w = { 0 };
+    struct ftio_batch_header h = std_header();
+    ck_assert_int_eq(ftio_wire_encode(&w, &h, NULL, 0), 0);
+    size_t len = w.len;
+    char longstr[FTIO_WIRE_MAX_STR + 2];
+    memset(longstr, 'a', sizeof longstr - 1);
+    longstr[sizeof longstr - 1] = '\0';
+    struct ftio_batch_header bad[5];
+    for (int i = 0; i < 5; i++)
+        bad[i] = h;
+    bad[0].job = NULL;
+    bad[1].job = "";
+    bad[2].host = longstr;
+    bad[3].mark = longstr;
+    static const struct ftio_file_entry empty_path[] = { { 1, "" } };
+    bad[4].files = empty_path; bad[4].nfiles = 1;
+    for (int i = 0; i < 5; i++) {
+        ck_assert_int_eq(ftio_wire_encode(&w, &bad[i], NULL, 0), -1);
+        ck_assert_uint_eq(w.len, len);
+    }
+    ck_assert_int_eq(ftio_wire_encode(&w, &h, NULL, FTIO_WIRE_MAX_RECORDS + 1), -1);
+    ftio_wbuf_free(&w);
+}
+END_TEST
+
+/* ---- fuzz ------------------------------------------------------------------ */
+
+/* Feeds one mutated input to the decoder: it must not crash, and whatever it
+ * accepts must be consistent and survive a re-encode.  Returns rc. */
+static int fuzz_one(const uint8_t *buf, size_t len, struct ftio_batch *b)
+{
+    size_t used = 0;
+    char err[256];
+    int rc = decode_copy(buf, len, b, &used, err, sizeof err);
+    ck_assert(rc == 0 || rc == 1 || rc == -1);
+    ck_assert_uint_le(used, len);
+    if (rc == 0) {
+        assert_consistent(b, used, len);
+        assert_reencodes(b);
+    } else {
+        ck_assert_uint_eq(b->n, 0);
+        ck_assert(err[0] != '\0');
+    }
+    return rc;
+}
+
+START_TEST(fuzz_mutations)
+{
+    rng_state = 0x1234567ull + (uint64_t)_i;
+    /* Seeds: a realistic batch, a custom one with unknown keys. */
+    struct ftio_wbuf w = { 0 };
+    struct ftio_batch_header h = std_header();
+    struct ftio_record *rec = make_records(12);
+    ck_assert_int_eq(ftio_wire_encode(&w, &h, rec, 12), 0);
+    msgpack_sbuffer sb;
+    struct custom c = { .n = 4, .unknown_keys = 1 };
+    build_custom(&sb, &c);
+
+    struct ftio_batch b = { 0 };
+    size_t cap = w.len + sb.size + 64;
+    uint8_t *buf = malloc(cap);
+    int counts[3] = { 0, 0, 0 };
+    for (int iter = 0; iter < 4000; iter++) {
+        const uint8_t *seed = (iter & 1) ? (const uint8_t *)sb.data : (const uint8_t *)w.data;
+        size_t len = (iter & 1) ? sb.size : w.len;
+        memcpy(buf, seed, len);
+        switch (rnd() % 7) {
+        case 0: case 1: {                       /* flip 1..4 random bytes */
+            int k = 1 + (int)(rnd() % 4);
+            for (int j = 0; j < k; j++)
+                buf[rnd() % len] ^= (uint8_t)(1 + rnd() % 255);
+            break;
+        }
+        case 2:                                 /* truncate + flip */
+            len = rnd() % len;
+            if (len)
+                buf[rnd() % len] = (uint8_t)rnd();
+            break;
+        case 3:                                 /* set a byte to an interesting type byte */
+        {
+            static const uint8_t tb[] = { 0xc0, 0xc1, 0xc2, 0xc3, 0xca, 0xcb, 0xcf, 0xd3, 0xdb,
+                                          0xdd, 0xdf, 0xc7, 0xd8, 0x9f, 0x8f, 0xbf, 0xff, 0x7f };
+            buf[rnd() % len] = tb[rnd() % sizeof tb];
+            break;
+        }
+        case 4:                                 /* random garbage, sometimes map-prefixed */
+            len = rnd() % 64;
+            for (size_t j = 0; j < len; j++)
+                buf[j] = (uint8_t)rnd();
+            if (len && rnd() % 2)
+                buf[0] = 0x80 | (uint8_t)(rnd() % 16);
+            break;
+        case 5: {                               /* big-endian length fields set huge */
+            size_t p = rnd() % len;
+            for (size_t j = p; j < len && j < p + 4; j++)
+                buf[j] = 0xff;
+            break;
+        }
+        default: {                              /* splice: drop a random range */
+            size_t a = rnd() % len, l = rnd() % (len - a + 1);
+            memmove(buf + a, buf + a + l, len - a - l);
+            len -= l;
+            break;
+        }
+        }
+        counts[fuzz_one(buf, len, &b) + 1]++;
+    }
+    /* The mix must exercise all three outcomes, or the fuzzer is not fuzzing. */
+    ck_assert_int_gt(counts[0], 100);      /* -1 */
+    ck_assert_int_gt(counts[1], 100);      /*  0 */
+    ck_assert_int_gt(counts[2], 100);      /*  1 */
+    free(buf);
+    msgpack_sbuffer_destroy(&sb);
+    ftio_batch_free(&b);
+    ftio_wbuf_free(&w);
+    free(rec);
+}
+END_TEST
+
+/* ---- hash, names ------------------------------------------------------------ */
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+START_TEST(path_hash)
+{
+    /* FNV-1a 64 of "" is the offset basis; folded: hi ^ lo. */
+    ck_assert_uint_eq(ftio_hash_bytes("", 0), 0xcbf29ce4u ^ 0x84222325u);
+    /* FNV-1a 64("a") = 0xaf63dc4c8601ec8c (published test vector). */
+    ck_assert_uint_eq(ftio_path_hash("a"), 0xaf63dc4cu ^ 0x8601ec8cu);
+    ck_assert_uint_eq(ftio_path_hash("/scratch/out.dat"), ftio_hash_bytes("/scratch/out.dat", 16));
+    ck_assert_uint_ne(ftio_path_hash("/scratch/out.dat"), ftio_path_hash("/scratch/out.dau"));
+    /* Few collisions among many similar paths, and never 0. */
+    enum { N = 20000 };
+    uint32_t *h = malloc(N * sizeof *h);
+    for (int i = 0; i < N; i++) {
+        char p[64];
+        snprintf(p, sizeof p, "/scratch/run/rank%05d.dat", i);
+        h[i] = ftio_path_hash(p);
+        ck_assert_uint_ne(h[i], 0);
+    }
+    qsort(h, N, sizeof *h, cmp_u32);
+    int collisions = 0;
+    for (int i = 1; i < N; i++)
+        collisions += h[i] == h[i - 1];
+    ck_assert_int_le(collisions, 2);       /* ~0.05 expected for 32-bit ids */
+    free(h);
+}
+END_TEST
+
+START_TEST(names)
+{
+    ck_assert_str_eq(ftio_op_name(FTIO_OP_READ), "read");
+    ck_assert_str_eq(ftio_op_name(FTIO_OP_WRITE), "write");
+    ck_assert_str_eq(ftio_op_name(FTIO_OP_META), "meta");
+    ck_assert_str_eq(ftio_op_name(FTIO_OP_COUNT), "unknown");
+    ck_assert_str_eq(ftio_op_name(-1), "unknown");
+    ck_assert_str_eq(ftio_layer_name(FTIO_LAYER_POSIX), "posix");
+    ck_assert_str_eq(ftio_layer_name(FTIO_LAYER_MPIIO), "mpiio");
+    ck_assert_str_eq(ftio_layer_name(FTIO_LAYER_API), "api");
+    ck_assert_str_eq(ftio_layer_name(FTIO_LAYER_COUNT), "unknown");
+    for (int i = 0; i < FTIO_OP_COUNT; i++)
+        ck_assert_ptr_nonnull(ftio_op_name(i));
+}
+END_TEST
+
+START_TEST(time_helpers)
+{
+    int64_t m0 = ftio_mono_ns(), mono, real;
+    ftio_clock_anchor(&mono, &real);
+    int64_t m1 = ftio_mono_ns();
+    ck_assert_int_le(m0, mono);
+    ck_assert_int_le(mono, m1);
+    ck_assert_int_gt(real, 1600000000ll * FTIO_NS_PER_SEC);     /* after 2020 */
+    /* One second after the anchor is one second after the anchor's wall time. */
+    double wall = ftio_mono_to_epoch(mono + FTIO_NS_PER_SEC, mono, real);
+    ck_assert(wall - (double)real / 1e9 > 0.999999 && wall - (double)real / 1e9 < 1.000001);
+    struct timespec ts = { .tv_sec = 3, .tv_nsec = 5 };
+    ck_assert_int_eq(ftio_timespec_ns(&ts), 3000000005ll);
+}
+END_TEST
+
+static Suite *wire_suite(void)
+{
+    Suite *s = suite_create("wire");
+    TCase *rt = tcase_create("roundtrip");
+    tcase_add_test(rt, roundtrip_full_header);
+    tcase_add_test(rt, roundtrip_extremes);
+    tcase_add_test(rt, encoding_matches_msgpack_c);
+    tcase_add_test(rt, roundtrip_minimal_header);
+    tcase_add_test(rt, roundtrip_large_and_reuse);
+    tcase_add_test(rt, back_to_back_batches);
+    tcase_add_test(rt, every_truncation_is_truncation);
+    suite_add_tcase(s, rt);
+    TCase *rej = tcase_create("reject");
+    tcase_add_test(rej, custom_baseline_and_unknown_keys);
+    tcase_add_test(rej, wrong_type_for_each_key);
+    tcase_add_test(rej, missing_keys);
+    tcase_add_test(rej, duplicate_keys_and_column_mismatch);
+    tcase_add_test(rej, value_checks);
+    tcase_add_test(rej, limits_and_garbage);
+    tcase_add_test(rej, encode_rejects_invalid_input);
+    suite_add_tcase(s, rej);
+    TCase *fz = tcase_create("fuzz");
+    tcase_set_timeout(fz, 120);
+    tcase_add_loop_test(fz, fuzz_mutations, 0, 5);     /* 5 x 4000 = 20k mutations */
+    suite_add_tcase(s, fz);
+    TCase *misc = tcase_create("misc");
+    tcase_add_test(misc, path_hash);
+    tcase_add_test(misc, names);
+    tcase_add_test(misc, time_helpers);
+    suite_add_tcase(s, misc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(wire_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
