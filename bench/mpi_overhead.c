@@ -8,7 +8,7 @@
  * "write_at_best_block_ns <ns>" (the fastest of 10 equal blocks of the loop:
  * less sensitive to other load on the machine) and "write_at_thread_cpu_ns
  * <ns>" (CPU time of the calling thread per call: what the application
- * thread pays, whatever else runs on the machine).  bench/mpi_overhead.sh runs
+ * thread pays, whatever else runs on the machine).  bench/overhead-mpiio.sh runs
  * it with and without LD_PRELOAD=libftio.so; the difference is the shim's
  * cost per call, including the nested pwrite() OMPIO makes underneath.
  */

@@ -1,4 +1,4 @@
-# bench/mpiio.mk -- MPI-IO overhead benchmark (bench/mpi_overhead.sh runs it).
+# bench/mpiio.mk -- MPI-IO overhead benchmark (bench/overhead-mpiio.sh runs it).
 $(B)/bench/mpi_overhead: bench/mpi_overhead.c
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) -o $@ $< $(LDFLAGS)

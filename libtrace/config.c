@@ -152,4 +152,14 @@ void ftio_config_load(struct ftio_config *c)
         parse_excludes(c, defaults);
     if (ex)
         parse_excludes(c, ex[0] == '+' ? ex + 1 : ex);
+    /* The MPI runtime's own session directories (shared-memory segments,
+     * PMIx stores) are never application I/O. */
+    static const char *const runtime_dirs[] = { "OMPI_MCA_orte_top_session_dir",
+                                                "OMPI_MCA_prte_top_session_dir",
+                                                "PMIX_SERVER_TMPDIR" };
+    for (size_t i = 0; i < sizeof runtime_dirs / sizeof *runtime_dirs; i++) {
+        const char *d = getenv(runtime_dirs[i]);
+        if (d && d[0] == '/' && strlen(d) > 1)
+            add_exclude(c, d, strlen(d));
+    }
 }

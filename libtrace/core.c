@@ -168,7 +168,9 @@ __attribute__((constructor(101))) static void ftio_init(void)
      * wrappers still forward through these pointers. */
     ftio_posix_resolve_all();
     ftio_stdio_resolve_all();
+    ftio_aio_resolve_all();
     ftio_lifecycle_resolve_all();
+    atomic_store(&ftio_id.pid, (long)getpid());     /* for config warnings */
     ftio_config_load(&ftio_cfg);
     if (!ftio_cfg.disable) {
         ftio_layer_mask = ftio_cfg.layers;

@@ -63,33 +63,36 @@ void ftio_files_init(void)
     ftio_files_refresh_cwd();
 }
 
-/* Lexical normalisation in place of an absolute path: drop "." and empty
- * components, resolve ".." against the previous component. */
+/* Lexical normalisation of an absolute path, in place: drop "." and empty
+ * components, resolve ".." against the previous component.  The output is
+ * never longer than the input, so writing behind the reader is safe as long
+ * as each component's end is read before anything is written over it. */
 static void normalise(char *p)
 {
-    char *out = p + 1, *in = p + 1;
+    char *out = p + 1;
+    const char *in = p + 1;
     while (*in) {
-        char *end = strchr(in, '/');
+        const char *end = strchr(in, '/');
         size_t len = end ? (size_t)(end - in) : strlen(in);
+        const char *next = end ? end + 1 : in + len;
         if (len == 0 || (len == 1 && in[0] == '.')) {
             /* skip */
         } else if (len == 2 && in[0] == '.' && in[1] == '.') {
             if (out > p + 1) {
-                out--;                          /* the '/' we wrote last */
+                out--;                          /* the '/' after the last kept component */
                 while (out > p + 1 && out[-1] != '/')
                     out--;
             }
         } else {
             memmove(out, in, len);
             out += len;
-            *out++ = '/';
+            if (end)                            /* in + len is '/', already consumed */
+                *out++ = '/';
         }
-        in += len;
-        if (*in == '/')
-            in++;
+        in = next;
     }
-    if (out > p + 1)
-        out--;                                  /* trailing '/' */
+    if (out > p + 1 && out[-1] == '/')
+        out--;
     *out = '\0';
 }
 

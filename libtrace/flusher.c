@@ -381,12 +381,19 @@ void ftio_flush_from_signal(int final)
 
 void ftio_shutdown(void)
 {
-    if (ftio_cfg.disable || !ftio_fdt || in_flusher)
-        return;
-    if (atomic_exchange(&fl.shutdown_begun, 1))
+    if (ftio_cfg.disable || !ftio_fdt || in_flusher || atomic_load(&fl.shutdown_begun))
         return;
     int saved = errno, busy = ftio_busy;
     ftio_busy = 1;
+    /* An exec'd image continuing a traced stream (FTIO_SEQ_BASE) closes it
+     * with a final batch even if it recorded nothing itself. */
+    if (!atomic_load(&ftio_flusher_started) && fl.seq > 0)
+        ftio_flusher_start_if_needed();
+    if (atomic_exchange(&fl.shutdown_begun, 1)) {
+        ftio_busy = busy;
+        errno = saved;
+        return;
+    }
     pthread_mutex_lock(&fl.start_mu);        /* nobody starts it behind our back */
     int started = atomic_load(&ftio_flusher_started);
     pthread_mutex_unlock(&fl.start_mu);

@@ -161,6 +161,7 @@ FTIO_HIDDEN void ftio_spool_path(char *out, size_t len);
 FTIO_HIDDEN void ftio_lifecycle_init(void);
 FTIO_HIDDEN void ftio_posix_resolve_all(void);
 FTIO_HIDDEN void ftio_stdio_resolve_all(void);
+FTIO_HIDDEN void ftio_aio_resolve_all(void);
 FTIO_HIDDEN void ftio_lifecycle_resolve_all(void);
 
 /* Resolve `name` into *slot once (relaxed atomics: racing threads store the

@@ -216,6 +216,7 @@ static const int fatal_signals[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGABRT, 
                                      SIGBUS, SIGFPE, SIGILL, SIGXCPU, SIGXFSZ, SIGPIPE };
 
 static struct {
+    atomic_int       eligible[NSIG];  /* we flush on this signal when it kills */
     atomic_int       managed[NSIG];   /* our handler is installed */
     struct sigaction app[NSIG];       /* what the application asked for */
 } sigs;
@@ -277,21 +278,37 @@ static int install(int sig, const struct sigaction *like)
     return real_sigaction(sig, &ours, NULL);
 }
 
-static int managed_signal(int sig)
+/* One of ours (FTIO_SIGNALS on, in fatal_signals, not ignored at start)? */
+static int eligible_signal(int sig)
 {
-    return sig > 0 && sig < NSIG && atomic_load(&sigs.managed[sig]);
+    return sig > 0 && sig < NSIG && atomic_load(&sigs.eligible[sig]);
 }
 
+/* The application changes a fatal signal's action.  SIG_IGN is installed
+ * for real (an ignored signal can't kill us, and unlike a handler it
+ * survives exec, which children may rely on); anything else is recorded and
+ * our handler stays in front of it. */
 FTIO_WRAP(int, sigaction, (int sig, const struct sigaction *act, struct sigaction *old))
 {
     FTIO_REAL_OR(sigaction, -1);
-    if (!managed_signal(sig))
+    if (!eligible_signal(sig))
         return real_sigaction(sig, act, old);
-    struct sigaction prev = sigs.app[sig];
+    struct sigaction prev;
+    if (atomic_load(&sigs.managed[sig]))
+        prev = sigs.app[sig];
+    else if (real_sigaction(sig, NULL, &prev) != 0)
+        return -1;
     if (act) {
-        if (install(sig, act) != 0)
-            return -1;
-        sigs.app[sig] = *act;
+        if (act->sa_handler == SIG_IGN && !(act->sa_flags & SA_SIGINFO)) {
+            if (real_sigaction(sig, act, NULL) != 0)
+                return -1;
+            atomic_store(&sigs.managed[sig], 0);
+        } else {
+            if (install(sig, act) != 0)
+                return -1;
+            sigs.app[sig] = *act;
+            atomic_store(&sigs.managed[sig], 1);
+        }
     }
     if (old)
         *old = prev;
@@ -301,7 +318,7 @@ FTIO_WRAP(int, sigaction, (int sig, const struct sigaction *act, struct sigactio
 FTIO_WRAP(__sighandler_t, signal, (int sig, __sighandler_t handler))
 {
     FTIO_REAL_OR(signal, SIG_ERR);
-    if (!managed_signal(sig))
+    if (!eligible_signal(sig))
         return real_signal(sig, handler);
     struct sigaction act, old;
     memset(&act, 0, sizeof act);
@@ -325,8 +342,10 @@ static void signals_init(void)
         if (cur.sa_handler == SIG_IGN)     /* e.g. nohup: leave it alone */
             continue;
         sigs.app[sig] = cur;               /* SIG_DFL, or an earlier handler */
-        if (install(sig, &cur) == 0)
+        if (install(sig, &cur) == 0) {
             atomic_store(&sigs.managed[sig], 1);
+            atomic_store(&sigs.eligible[sig], 1);
+        }
     }
 }
 

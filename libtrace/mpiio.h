@@ -108,8 +108,8 @@ static inline void ftio_mpi_leave(void)
 }
 
 /* ---- generating MPI_X + PMPI_X pairs ----------------------------------- */
-/* PAIR(NAME, (params), (args)) defines MPI_NAME and PMPI_NAME, each forwarding
- * to its own next definition; the caller defines
+/* FTIO_MPI_PAIR(NAME, (params), (args)) defines MPI_NAME and PMPI_NAME, each
+ * forwarding to its own next definition; the caller defines
  *   static inline int traced_NAME(int (*real)(params), params)
  * which runs only for the outermost traced call (between ftio_mpi_enter()
  * and the ftio_mpi_leave() it must do).  An untraced call costs a few TLS

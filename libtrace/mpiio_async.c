@@ -275,9 +275,10 @@ static void hits_collect(struct hits *h, int n, const MPI_Request reqs[])
         if (find_locked(k) < 0)
             continue;
         if (h->n == cap) {
-            /* Rare: many I/O requests in one call.  Allocate (async path
-             * only); on failure the rest complete unrecorded... and stay
-             * in the table until MPI_Finalize drains them. */
+            /* Rare: more I/O requests in one call than fit on the stack.
+             * Allocate (async path only).  If that fails, the requests not
+             * collected stay in the table and are recorded as "completion
+             * unknown" by a later free or by MPI_Finalize's drain. */
             int ncap = n;
             int *ni = malloc(sizeof *ni * (size_t)ncap);
             uint64_t *nk = malloc(sizeof *nk * (size_t)ncap);

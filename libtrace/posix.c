@@ -1086,6 +1086,108 @@ FTIO_WRAP(int, msync, (void *a, size_t len, int flags))
     FTIO_TIMED_RETURN();
 }
 
+/* ---- descriptors created elsewhere ----------------------------------
+ * A close we could not see (closedir of an fdopendir'd descriptor, a raw
+ * syscall) would leave a slot behind, and the next socket or pipe given that
+ * number would be traced as the file.  Every creator of non-file descriptors
+ * therefore clears the slot of what it returns (no record, no lookup). */
+#include <dirent.h>
+#include <sys/eventfd.h>
+
+static void fresh_fd(int fd)
+{
+    struct ftio_fd_slot *s = ftio_fd_slot(fd);
+    if (s && (atomic_load_explicit(&s->fid, memory_order_relaxed) ||
+              atomic_load_explicit(&s->stdio_fid, memory_order_relaxed))) {
+        ftio_fd_forget(fd);
+        ftio_fd_stdio_forget(fd);
+    }
+}
+
+FTIO_REAL_DECL(int, socket, (int, int, int));
+FTIO_REAL_DECL(int, socketpair, (int, int, int, int *));
+FTIO_REAL_DECL(int, pipe, (int *));
+FTIO_REAL_DECL(int, pipe2, (int *, int));
+FTIO_REAL_DECL(int, accept, (int, void *, void *));
+FTIO_REAL_DECL(int, accept4, (int, void *, void *, int));
+FTIO_REAL_DECL(int, eventfd, (unsigned, int));
+FTIO_REAL_DECL(int, closedir, (DIR *));
+
+FTIO_WRAP(int, socket, (int domain, int type, int proto))
+{
+    FTIO_REAL_OR(socket, -1);
+    int r = real_socket(domain, type, proto);
+    fresh_fd(r);
+    return r;
+}
+
+FTIO_WRAP(int, socketpair, (int domain, int type, int proto, int sv[2]))
+{
+    FTIO_REAL_OR(socketpair, -1);
+    int r = real_socketpair(domain, type, proto, sv);
+    if (r == 0) {
+        fresh_fd(sv[0]);
+        fresh_fd(sv[1]);
+    }
+    return r;
+}
+
+FTIO_WRAP(int, pipe, (int fds[2]))
+{
+    FTIO_REAL_OR(pipe, -1);
+    int r = real_pipe(fds);
+    if (r == 0) {
+        fresh_fd(fds[0]);
+        fresh_fd(fds[1]);
+    }
+    return r;
+}
+
+FTIO_WRAP(int, pipe2, (int fds[2], int flags))
+{
+    FTIO_REAL_OR(pipe2, -1);
+    int r = real_pipe2(fds, flags);
+    if (r == 0) {
+        fresh_fd(fds[0]);
+        fresh_fd(fds[1]);
+    }
+    return r;
+}
+
+FTIO_WRAP(int, accept, (int fd, void *addr, void *len))
+{
+    FTIO_REAL_OR(accept, -1);
+    int r = real_accept(fd, addr, len);
+    fresh_fd(r);
+    return r;
+}
+
+FTIO_WRAP(int, accept4, (int fd, void *addr, void *len, int flags))
+{
+    FTIO_REAL_OR(accept4, -1);
+    int r = real_accept4(fd, addr, len, flags);
+    fresh_fd(r);
+    return r;
+}
+
+FTIO_WRAP(int, eventfd, (unsigned init, int flags))
+{
+    FTIO_REAL_OR(eventfd, -1);
+    int r = real_eventfd(init, flags);
+    fresh_fd(r);
+    return r;
+}
+
+/* closedir closes the descriptor inside libc. */
+FTIO_WRAP(int, closedir, (DIR *d))
+{
+    FTIO_REAL_OR(closedir, -1);
+    int fd = d ? dirfd(d) : -1;
+    if (fd >= 0)
+        fresh_fd(fd);
+    return real_closedir(d);
+}
+
 /* ---- resolution at init ----------------------------------------------- */
 
 void ftio_posix_resolve_all(void)
@@ -1116,4 +1218,6 @@ void ftio_posix_resolve_all(void)
     FTIO_RESOLVE(__lxstat); FTIO_RESOLVE(__lxstat64); FTIO_RESOLVE(__fxstat);
     FTIO_RESOLVE(__fxstat64); FTIO_RESOLVE(__fxstatat); FTIO_RESOLVE(__fxstatat64);
     FTIO_RESOLVE(mmap); FTIO_RESOLVE(mmap64); FTIO_RESOLVE(munmap); FTIO_RESOLVE(msync);
+    FTIO_RESOLVE(socket); FTIO_RESOLVE(socketpair); FTIO_RESOLVE(pipe); FTIO_RESOLVE(pipe2);
+    FTIO_RESOLVE(accept); FTIO_RESOLVE(accept4); FTIO_RESOLVE(eventfd); FTIO_RESOLVE(closedir);
 }

@@ -114,8 +114,10 @@ void ftio_emit(const struct ftio_record *rec)
     uint64_t tail = atomic_load_explicit(&r->tail, memory_order_acquire);
     uint64_t used = head - tail;
     if (ftio_unlikely(used >= rings.cap)) {
-        atomic_fetch_add_explicit(&r->lost, 1, memory_order_relaxed);
-        ftio_flusher_kick();
+        /* Kick once per overflow episode (the flusher resets lost), not
+         * once per dropped record: a syscall each would slow the app. */
+        if (atomic_fetch_add_explicit(&r->lost, 1, memory_order_relaxed) == 0)
+            ftio_flusher_kick();
         return;
     }
     struct ftio_record *slot = &r->rec[head & (rings.cap - 1)];

@@ -85,12 +85,12 @@ double ftio_abstraction_error(const struct ftio_samples *x);
 /* ---- binned signal for streaming (§1, online) -------------------------- */
 
 /* A ring of `capacity` bins of width 1/fs starting at absolute bin index
- * `first`; adding a request spreads its bytes exactly over the bins it
- * overlaps (for AVERAGE sampling) and adds its rate to the point value of B
- * at every grid instant origin + k/fs with t_start <= instant < t_end (for
- * HOLD sampling: the sweep's value there, starts before ends on equal times).
- * Bin k spans [origin + k/fs, origin + (k+1)/fs) and point k is its left
- * edge.  Bins and points that fall off the ring's horizon are dropped. */
+ * `first`; bin k spans [origin + k/fs, origin + (k+1)/fs).  Adding a request
+ * spreads its bytes exactly over the bins it overlaps (AVERAGE sampling) and
+ * adds its rate to the value of B on both sides of each edge it covers (HOLD
+ * sampling): at edge k when t_start <= edge < t_end (the sweep's value there:
+ * starts before ends on equal times), just before edge k+1 when
+ * t_start < edge <= t_end.  Bins that fall off the horizon are dropped. */
 struct ftio_bins {
     double   fs;
     double   origin;     /* time of bin index 0 */
@@ -99,7 +99,8 @@ struct ftio_bins {
     int64_t  last;       /* absolute index one past the newest touched bin */
     double  *vol;        /* bytes per bin, ring indexed by (index % capacity) */
     double   dropped_bytes;  /* bytes that fell before the horizon */
-    double  *point;      /* B(origin + k/fs) in B/s, same ring as vol */
+    double  *point;      /* B at the start of bin k, B/s, same ring as vol */
+    double  *point_end;  /* B just before the end of bin k, B/s */
 };
 
 int  ftio_bins_init(struct ftio_bins *b, double fs, double origin, size_t capacity);
@@ -108,9 +109,11 @@ void ftio_bins_add(struct ftio_bins *b, double t_start, double t_end, double byt
 /* Copy the whole bins inside [ts, te] (NAN = unbounded; clipped to what is
  * kept) as samples in B/s: t0 = start of the first bin, t1 = end of the
  * last, exact_volume = their bytes.  AVERAGE: sample k = bytes of bin k * fs
- * (what ftio_sample(..AVERAGE..) computes from the sweep); HOLD: sample k =
- * B at the bin's left edge (the [compat] zero-order hold, on the exact grid
- * origin + k/fs instead of an accumulated t_step).  -1 when no whole bin is
+ * (what ftio_sample(..AVERAGE..) computes from the sweep); HOLD: the
+ * [compat] zero-order hold of §2, B at t_step advanced by t_step += 1/fs from
+ * the first bin's start (what ftio_sample(..HOLD..) computes when the window
+ * starts on an edge, exact unless an event lies strictly between t_step and
+ * the nearest edge, ~1e-14 s away).  -1 when no whole bin is
  * left (ERANGE) or the mode is unknown (EINVAL).  out as for ftio_sample(). */
 int  ftio_bins_samples_mode(const struct ftio_bins *b, double ts, double te,
                             enum ftio_sampling mode, struct ftio_samples *out);

@@ -1,11 +1,25 @@
-/* bins.c -- streaming exact-integral binning for the daemon (§1, online).
+/* bins.c -- streaming binning for the daemon (§1, online).
  *
  * Records of one job arrive out of order across ranks, so instead of the
- * event sweep the daemon spreads each request's bytes over the bins of width
- * 1/fs it overlaps (exact integral of its constant rate).  The bins live in a
- * ring of fixed capacity: memory stays O(window), each record costs O(bins
- * it spans), and the bins are exactly what ftio_sample(..AVERAGE..) computes
- * from the full signal.
+ * event sweep the daemon adds each request to a fixed grid of edges
+ * origin + k/fs.  Three rings share that grid:
+ *   vol[k]       bytes in [edge k, edge k+1): the exact integral of the
+ *                request's constant rate; what ftio_sample(..AVERAGE..)
+ *                computes from the full signal;
+ *   point[k]     B(edge k): the rates of the requests with
+ *                t_start <= edge k < t_end, the sweep's value at that instant
+ *                (starts before ends on equal times);
+ *   point_end[k] B just before edge k+1: t_start < edge k+1 <= t_end.
+ * The [compat] hold samples B at t_step = t_0 + 1/fs + 1/fs ... (accumulated,
+ * §2), which drifts from the edge by ~1e-14 s: it only matters when an event
+ * lies exactly on the edge, and then the side the drift falls on decides.
+ * Keeping B on both sides of every edge lets the hold sampler replay the
+ * offline t_step from the window start and pick the side, so the daemon's
+ * default reproduces the offline one digit for digit (unless an event lies
+ * strictly between t_step and the edge, i.e. within ~1e-14 s of it).
+ * Addition commutes, so arrival order does not matter.  The rings have a
+ * fixed capacity: memory stays O(window), each record costs O(bins it spans)
+ * and never allocates.
  */
 #include <errno.h>
 #include <math.h>
@@ -19,16 +33,20 @@
 #define ZERO_LENGTH_DURATION 1e-6
 /* Tolerance when mapping window bounds to bin edges. */
 #define EDGE_EPS 1e-9
+/* Bin indices stay far from int64 overflow. */
+#define INDEX_LIMIT 4e18
 
+/* Edge j is always computed this way (as sample.c does), so neighbouring
+ * overlaps tile the time axis exactly and membership tests are consistent. */
 static inline double edge(const struct ftio_bins *b, int64_t j)
 {
     return b->origin + (double)j / b->fs;
 }
 
-static inline double *slot(const struct ftio_bins *b, int64_t j)
+static inline size_t ring_index(const struct ftio_bins *b, int64_t j)
 {
     int64_t c = (int64_t)b->capacity;
-    return &b->vol[((j % c) + c) % c];
+    return (size_t)(((j % c) + c) % c);
 }
 
 int ftio_bins_init(struct ftio_bins *b, double fs, double origin, size_t capacity)
@@ -40,8 +58,12 @@ int ftio_bins_init(struct ftio_bins *b, double fs, double origin, size_t capacit
         return -1;
     }
     b->vol = calloc(capacity, sizeof *b->vol);
-    if (!b->vol)
+    b->point = calloc(capacity, sizeof *b->point);
+    b->point_end = calloc(capacity, sizeof *b->point_end);
+    if (!b->vol || !b->point || !b->point_end) {
+        ftio_bins_free(b);
         return -1;
+    }
     b->fs = fs;
     b->origin = origin;
     b->capacity = capacity;
@@ -56,14 +78,40 @@ static void advance_to(struct ftio_bins *b, int64_t j)
     int64_t new_first = j - c + 1;
     if (new_first <= b->first)
         return;
-    if (new_first - b->first >= c)
+    if (new_first - b->first >= c) {
         memset(b->vol, 0, b->capacity * sizeof *b->vol);
-    else
-        for (int64_t i = b->first; i < new_first; i++)
-            *slot(b, i) = 0;
+        memset(b->point, 0, b->capacity * sizeof *b->point);
+        memset(b->point_end, 0, b->capacity * sizeof *b->point_end);
+    } else {
+        for (int64_t i = b->first; i < new_first; i++) {
+            size_t s = ring_index(b, i);
+            b->vol[s] = 0;
+            b->point[s] = 0;
+            b->point_end[s] = 0;
+        }
+    }
     b->first = new_first;
     if (b->last < b->first)
         b->last = b->first;
+}
+
+/* The largest j with edge(j) <= t (strict: edge(j) < t).  The product
+ * (t - origin) * fs is only a guess: rounding can put it one index off the
+ * edge that edge() computes, and edge() is what decides. */
+static int last_edge_before(const struct ftio_bins *b, double t, bool strict, int64_t *out)
+{
+    double jd = floor((t - b->origin) * b->fs);
+    if (!(jd > -INDEX_LIMIT && jd < INDEX_LIMIT))
+        return -1;
+    int64_t j = (int64_t)jd;
+#define BEFORE(i) (strict ? edge(b, (i)) < t : edge(b, (i)) <= t)
+    for (int n = 0; n < 4 && !BEFORE(j); n++)
+        j--;
+    for (int n = 0; n < 4 && BEFORE(j + 1); n++)
+        j++;
+#undef BEFORE
+    *out = j;
+    return 0;
 }
 
 void ftio_bins_add(struct ftio_bins *b, double t_start, double t_end, double bytes)
@@ -80,15 +128,22 @@ void ftio_bins_add(struct ftio_bins *b, double t_start, double t_end, double byt
             t_end = nextafter(t_start, INFINITY);
     }
     double rate = bytes / (t_end - t_start);
-    /* Bins j0 .. j1 hold [t_start, t_end): an end exactly on an edge does
-     * not touch the next bin. */
-    double j0d = floor((t_start - b->origin) * b->fs);
-    double j1d = fmax(j0d, ceil((t_end - b->origin) * b->fs) - 1);
-    if (j1d > 4e18 || j0d < -4e18) {
+    /* Bins j0 .. j1 hold [t_start, t_end): j0 is the bin containing the
+     * start, j1 the last bin starting before the end (an end exactly on an
+     * edge does not touch the next bin).  The edges in [t_start, t_end) are
+     * those of j0 (only when t_start is exactly on it) .. j1; the edges in
+     * (t_start, t_end] end the bins j0 .. j1 - 1, and j1 too when t_end is
+     * exactly on its end. */
+    int64_t j0, j1;
+    if (last_edge_before(b, t_start, false, &j0) != 0 ||
+        last_edge_before(b, t_end, true, &j1) != 0) {
         b->dropped_bytes += bytes;
         return;
     }
-    int64_t j0 = (int64_t)j0d, j1 = (int64_t)j1d;
+    if (j1 < j0)      /* only with edges collapsed by huge times */
+        j1 = j0;
+    int64_t k0 = edge(b, j0) == t_start ? j0 : j0 + 1;
+    int64_t k1 = edge(b, j1 + 1) == t_end ? j1 : j1 - 1;
     if (j1 >= b->first + (int64_t)b->capacity)
         advance_to(b, j1);
 
@@ -100,18 +155,29 @@ void ftio_bins_add(struct ftio_bins *b, double t_start, double t_end, double byt
             return;
         j0 = b->first;
     }
+    if (k0 < b->first)
+        k0 = b->first;
     for (int64_t j = j0; j <= j1; j++) {
         double overlap = fmin(t_end, edge(b, j + 1)) - fmax(t_start, edge(b, j));
+        size_t s = ring_index(b, j);
         if (overlap > 0)
-            *slot(b, j) += rate * overlap;
+            b->vol[s] += rate * overlap;
+        if (j >= k0)
+            b->point[s] += rate;
+        if (j <= k1)
+            b->point_end[s] += rate;
     }
     if (j1 + 1 > b->last)
         b->last = j1 + 1;
 }
 
-int ftio_bins_samples(const struct ftio_bins *b, double ts, double te,
-                      struct ftio_samples *out)
+int ftio_bins_samples_mode(const struct ftio_bins *b, double ts, double te,
+                           enum ftio_sampling mode, struct ftio_samples *out)
 {
+    if (mode != FTIO_SAMPLING_HOLD && mode != FTIO_SAMPLING_AVERAGE) {
+        errno = EINVAL;
+        return -1;
+    }
     int64_t lo = b->first, hi = b->last;
     if (!isnan(ts)) {
         double j = ceil((ts - b->origin) * b->fs - EDGE_EPS);
@@ -131,10 +197,22 @@ int ftio_bins_samples(const struct ftio_bins *b, double ts, double te,
     if (ftio_grow((void **)&out->x, &out->cap, n, sizeof *out->x) != 0)
         return -1;
     double total = 0;
-    for (size_t k = 0; k < n; k++) {
-        double v = *slot(b, lo + (int64_t)k);
-        total += v;
-        out->x[k] = v * b->fs;
+    for (size_t k = 0; k < n; k++)
+        total += b->vol[ring_index(b, lo + (int64_t)k)];
+    if (mode == FTIO_SAMPLING_AVERAGE) {
+        for (size_t k = 0; k < n; k++)
+            out->x[k] = b->vol[ring_index(b, lo + (int64_t)k)] * b->fs;
+    } else {
+        /* [compat] t_step as sample.c advances it, from the window start;
+         * below the edge it sees B before it (the end of the previous bin,
+         * which is kept: k > 0 there since t_step starts on edge lo). */
+        double t_step = edge(b, lo);
+        for (size_t k = 0; k < n; k++) {
+            int64_t j = lo + (int64_t)k;
+            out->x[k] = t_step >= edge(b, j) ? b->point[ring_index(b, j)]
+                                             : b->point_end[ring_index(b, j - 1)];
+            t_step = t_step + 1.0 / b->fs;
+        }
     }
     out->n = n;
     out->fs = b->fs;
@@ -144,8 +222,16 @@ int ftio_bins_samples(const struct ftio_bins *b, double ts, double te,
     return 0;
 }
 
+int ftio_bins_samples(const struct ftio_bins *b, double ts, double te,
+                      struct ftio_samples *out)
+{
+    return ftio_bins_samples_mode(b, ts, te, FTIO_SAMPLING_AVERAGE, out);
+}
+
 void ftio_bins_free(struct ftio_bins *b)
 {
     free(b->vol);
+    free(b->point);
+    free(b->point_end);
     memset(b, 0, sizeof *b);
 }

@@ -21,6 +21,9 @@
 
 enum score { SCORE_WAIT, SCORE_HIT, SCORE_MISS };
 
+/* Data whose end lags the wall clock by more than this is not live. */
+#define LIVE_LAG 300.0
+
 struct analysis {
     struct ftiod *d;
     struct ftio_analyzer *an;
@@ -97,7 +100,7 @@ static char *topic_of(const char *job, const char *what)
 /* ---- one analysis ------------------------------------------------------------ */
 
 /* Copy the window of (j, mode) into a->x.  Caller holds the lock. */
-static bool take_window(struct analysis *a, struct job *j, int mode, double now)
+static bool take_window(struct analysis *a, struct job *j, int mode, double now, bool final)
 {
     const struct ftiod_config *c = &a->d->cfg;
     struct job_mode_state *m = &j->mode[mode];
@@ -126,27 +129,39 @@ static bool take_window(struct analysis *a, struct job *j, int mode, double now)
     m->dirty = false;
     m->flush = false;
     m->last_run = now;
-    return ftio_bins_samples(&m->bins, ts, m->t_max, &a->x) == 0 && a->x.n > 0;
+    /* Live, the newest bin is still filling but holds the burst that just
+     * ended: include it.  The final analysis takes whole bins only, like the
+     * offline `ftio` (N = floor((t_last - t_0) fs)), so that a job's summary
+     * is what `ftio` says of its complete trace. */
+    double te = final ? m->t_max : m->t_max + 1.0 / fs;
+    return ftio_bins_samples(&m->bins, ts, te, &a->x) == 0 && a->x.n > 0;
 }
 
 /* Analyse (j, mode) now; publish unless the analysis failed.  Enters and
  * leaves with the lock held; drops it while computing and publishing. */
-static void analyse(struct analysis *a, struct job *j, int mode)
+static void analyse(struct analysis *a, struct job *j, int mode, bool final)
 {
     struct ftiod *d = a->d;
     struct job_mode_state *m = &j->mode[mode];
     double now = ftiod_now();
-    if (!take_window(a, j, mode, now))
+    if (!take_window(a, j, mode, now, final))
         return;
+    /* The next phase is predicted after "now": the wall clock while the job
+     * is live (between bursts the data end lags behind; the daemon's clock is
+     * the shims' on one host, NTP-close across nodes), the end of the data
+     * for the final analysis and for old data (a replay of last week's
+     * spool files). */
+    double now_rel = (double)(ftio_real_ns() - j->origin_ns) * 1e-9;
     bool pending = m->pending;
     struct ftio_next_phase pred = m->pred;
     double period = m->pred_period;
     pthread_mutex_unlock(&d->lock);
 
     char err[256] = "";
-    /* "now" for the next phase is the end of the data seen: the same for a
-     * live job (its shims flush continuously) and for a replay of old data. */
-    int rc = ftio_analyze(a->an, &a->x, &d->cfg.opts, a->x.t1, &a->res, err, sizeof err);
+    double after = a->x.t1;
+    if (!final && now_rel > after && now_rel - after < LIVE_LAG)
+        after = now_rel;
+    int rc = ftio_analyze(a->an, &a->x, &d->cfg.opts, after, &a->res, err, sizeof err);
     /* Score the pending prediction (§5); give up on it two periods after
      * its start without a substantial sample. */
     double actual, error = 0;
@@ -211,8 +226,8 @@ static void end_job(struct analysis *a, struct job *j, const char *why)
 {
     struct ftiod *d = a->d;
     for (int mode = 0; mode < JOB_NMODES; mode++)
-        if (j->mode[mode].has_data && (j->mode[mode].dirty || !j->mode[mode].has_result))
-            analyse(a, j, mode);
+        if (j->mode[mode].has_data)
+            analyse(a, j, mode, true);
     json_t *o = json_object();
     json_t *sum = json_object();
     json_object_set_new(o, "job", json_string(j->id));
@@ -252,7 +267,7 @@ static bool work_once(struct analysis *a, bool stopping)
             struct job_mode_state *m = &j->mode[mode];
             if (m->has_data && m->dirty &&
                 (m->flush || now - m->last_run >= d->cfg.min_interval)) {
-                analyse(a, j, mode);
+                analyse(a, j, mode, false);
                 return true;
             }
         }

@@ -37,6 +37,7 @@ struct ftiod_config {
     double   job_timeout;       /* s of silence that ends a job */
     size_t   max_jobs;
     int64_t  max_msg;           /* ZMQ_MAXMSGSIZE, bytes */
+    int      rcvhwm;            /* ZMQ_RCVHWM: batches queued per sender */
     int      verbose;
     struct job_limits   limits;
     struct ftio_options opts;   /* fs, tol, psd, sampling for ftio_analyze */

@@ -47,6 +47,7 @@ static void usage(FILE *out)
 "  --max-jobs N         jobs tracked at once (256)\n"
 "  --max-procs N        processes per job (65536)\n"
 "  --max-msg BYTES      largest message accepted (268435456)\n"
+"  --rcvhwm N           batches queued per sender before it must wait (10000)\n"
 "  --status             ask a running ftiod for its jobs and exit\n"
 "  --json               with --status: print the raw JSON\n"
 "  -v, --verbose        log jobs and every analysis on stderr\n"
@@ -70,7 +71,7 @@ static int parse_double(const char *opt, const char *s, double min, double *out)
 enum {
     OPT_LISTEN = 256, OPT_PUB, OPT_STATUS_EP, OPT_LOG, OPT_NOPSD, OPT_MIN_INTERVAL,
     OPT_WINDOW, OPT_HORIZON, OPT_JOB_TIMEOUT, OPT_MAX_JOBS, OPT_MAX_PROCS,
-    OPT_MAX_MSG, OPT_STATUS, OPT_JSON,
+    OPT_MAX_MSG, OPT_RCVHWM, OPT_STATUS, OPT_JSON,
 };
 
 /* Returns 0 to run, 1 to exit 0 (help/version), -1 on error. */
@@ -84,7 +85,7 @@ static int parse_args(int argc, char **argv, struct ftiod_config *c, bool *statu
         {"window", 1, 0, OPT_WINDOW},           {"horizon", 1, 0, OPT_HORIZON},
         {"job-timeout", 1, 0, OPT_JOB_TIMEOUT}, {"max-jobs", 1, 0, OPT_MAX_JOBS},
         {"max-procs", 1, 0, OPT_MAX_PROCS},     {"max-msg", 1, 0, OPT_MAX_MSG},
-        {"status", 0, 0, OPT_STATUS},           {"json", 0, 0, OPT_JSON},
+        {"rcvhwm", 1, 0, OPT_RCVHWM},           {"status", 0, 0, OPT_STATUS},           {"json", 0, 0, OPT_JSON},
         {"verbose", 0, 0, 'v'},                 {"version", 0, 0, 'V'},
         {"help", 0, 0, 'h'},                    {0, 0, 0, 0},
     };
@@ -142,6 +143,11 @@ static int parse_args(int argc, char **argv, struct ftiod_config *c, bool *statu
                 return -1;
             c->max_msg = (int64_t)v;
             break;
+        case OPT_RCVHWM:
+            if (parse_double("--rcvhwm", optarg, 0, &v) < 0)
+                return -1;
+            c->rcvhwm = (int)fmin(v, 1e9);
+            break;
         case OPT_STATUS: *status = true; break;
         case OPT_JSON: *json = true; break;
         case 'v': c->verbose++; break;
@@ -178,6 +184,7 @@ static void config_default(struct ftiod_config *c)
     c->job_timeout = 300.0;
     c->max_jobs = 256;
     c->max_msg = 256ll << 20;
+    c->rcvhwm = 10000;
     job_limits_default(&c->limits);
     ftio_options_default(&c->opts);
     /* Bins hold the exact integral per bin: the daemon samples by average. */
@@ -193,7 +200,7 @@ static void *bind_socket(struct ftiod *d, int type, const char *endpoint, const 
     int linger = type == ZMQ_PUB ? 2000 : 0;
     zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof linger);
     if (type == ZMQ_PULL) {
-        int hwm = 100;   /* per sender; bounds memory: see --help */
+        int hwm = d->cfg.rcvhwm;
         zmq_setsockopt(s, ZMQ_MAXMSGSIZE, &d->cfg.max_msg, sizeof d->cfg.max_msg);
         zmq_setsockopt(s, ZMQ_RCVHWM, &hwm, sizeof hwm);
     }

@@ -5,7 +5,8 @@
  * wrappers: records are kept in memory and written as text lines
  *     rank layer op flags bytes offset fid t_start t_end nested_depth
  * to $FTIO_FAKE_OUT.<pid> at ftio_flush_now(), and at exit (so a process that
- * never calls MPI_Finalize still reports).  Linked with the MPI objects into
+ * never calls MPI_Finalize still reports) unless FTIO_FAKE_NO_EXIT_FLUSH is
+ * set (to see what MPI_Abort flushed by itself).  Linked with the MPI objects into
  * $(B)/tests/libftio-mpifake.so, which tests preload instead of libftio.so.
  * ftio_file_register() hashes the path as given (FNV-1a), excluding "/proc".
  */
@@ -77,4 +78,8 @@ void ftio_flush_now(const char *mark, int wait)
 
 void ftio_shutdown(void) { ftio_flush_now(NULL, 1); }
 
-__attribute__((destructor)) static void at_exit_flush(void) { ftio_shutdown(); }
+__attribute__((destructor)) static void at_exit_flush(void)
+{
+    if (!getenv("FTIO_FAKE_NO_EXIT_FLUSH"))
+        ftio_shutdown();
+}

@@ -1,7 +1,7 @@
 /* mpiio_calls.c -- drives every MPI-IO call family the shim wraps, and writes
  * down what it did, so a checker can compare that with what was traced.
  *
- *   mpiio_calls DIR [--no-finalize]
+ *   mpiio_calls DIR [--no-finalize | --abort]
  *
  * Each rank works on DIR/calls.dat (opened on MPI_COMM_WORLD) and rank 0 also
  * creates and deletes DIR/deleted.dat.  For every MPI-IO call that must give
@@ -10,7 +10,8 @@
  * (file: "calls" or "deleted"; op/flags as in common/record.h; offset -1 =
  * unknown).  Non-I/O requests (Isend/Irecv) are mixed in and must give no
  * record.  Any MPI error aborts with a message.  --no-finalize exits without
- * MPI_Finalize (after a barrier), to test the exit path of the shim.
+ * MPI_Finalize (after a barrier), --abort ends with MPI_Abort(..., 3), to
+ * test those exit paths of the shim.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -295,10 +296,10 @@ static void views(MPI_File fh)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: mpiio_calls DIR [--no-finalize]\n");
+        fprintf(stderr, "usage: mpiio_calls DIR [--no-finalize | --abort]\n");
         return 2;
     }
-    int finalize = !(argc > 2 && strcmp(argv[2], "--no-finalize") == 0);
+    const char *end = argc > 2 ? argv[2] : "";
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
@@ -348,7 +349,9 @@ int main(int argc, char **argv)
     }
     fclose(expect);
     MPI_Barrier(MPI_COMM_WORLD);
-    if (finalize)
+    if (strcmp(end, "--abort") == 0)
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    if (strcmp(end, "--no-finalize") != 0)
         MPI_Finalize();
     return 0;
 }

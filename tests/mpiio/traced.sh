@@ -1,58 +1,90 @@
 #!/bin/sh
-# traced.sh -- the MPI layer inside the real libftio.so, end to end through
-# the shim's spool files (FTIO_SPOOL=always), decoded with mpiio-spool2txt.
+# traced.sh -- the MPI layer inside the real libftio.so, end to end: records
+# go over ZeroMQ to the test receiver ftio-recv (or to spool files), are
+# decoded with mpiio-spool2txt and checked.
 #
-#  1. mpiio_calls on 4 ranks: every MPI-IO call family gives exactly its
-#     record per rank (op, flags, bytes, offset, async duration; nothing from
-#     PMPI calls or non-I/O requests counted twice), and every POSIX record
-#     OMPIO made on the test files is flagged nested.  Each rank's spool is
-#     complete (final batch, nothing lost) and carries its MPI rank.
-#  2. checkpoint, MPI-IO collective, 2 ranks x 3 x 256 KiB: per rank 3
-#     collective writes of 256 KiB at offset rank*256 KiB; the nested POSIX
+#  1. mpiio_calls on 4 ranks, over ZeroMQ: every MPI-IO call family gives
+#     exactly its record per rank (op, flags, bytes, offset, async duration;
+#     PMPI calls and non-I/O requests add nothing), and every POSIX record
+#     OMPIO made on the test files is flagged nested.  The receiver got a
+#     final batch from each rank, no loss, no sequence gap, and the ranks
+#     0..3 of 4 in the headers.
+#  2. checkpoint, MPI-IO collective, 2 ranks x 3 x 256 KiB, spooled: per rank
+#     3 collective writes of 256 KiB at offset rank*256 KiB; the nested POSIX
 #     writes on the file add up to the same total (counted once at MPI-IO).
-#  3. checkpoint --posix: plain (not nested) POSIX writes, 3 x 256 KiB per rank.
+#  3. checkpoint --posix, spooled: plain (not nested) POSIX writes,
+#     3 x 256 KiB per rank.
 #  4. A rank that exits without MPI_Finalize still delivers all its records.
+#  5. mpiio_threads: 4 threads per rank (MPI_THREAD_MULTIPLE) writing at once
+#     (blocking and nonblocking), spooled: exact records per rank again.
+#  0. (first) libftio.so does not depend on libmpi: no undefined MPI or Open
+#     MPI symbol, and a non-MPI program loads it with LD_BIND_NOW=1.
 set -eu
-B=${FTIO_TEST_BUILD:-build}
-HERE=$(dirname "$0")
-LIB=$(cd "$B/lib" && pwd)/libftio.so
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-export ASAN_OPTIONS=${ASAN_OPTIONS:-}:verify_asan_link_order=0:detect_leaks=0
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/lib.sh"
+PRELOAD=$(preload_of "$B/lib/libftio.so")
+RECV="$B/tests/ftio-recv"
 
-# traced NP DIR PROGRAM ARGS...: run under the shim, decode the spools into
-# DIR/records and DIR/files; mpirun's status is left in $rc.
+# 0. no link-time dependency on MPI
+undef=$(nm -D --undefined-only "$B/lib/libftio.so" | grep -E ' (P?MPI_|ompi_|opal_|mpi_)' || true)
+[ -z "$undef" ] || fail "libftio.so needs MPI symbols: $undef"
+! ldd "$B/lib/libftio.so" | grep -q libmpi || fail "libftio.so links libmpi"
+env LD_BIND_NOW=1 LD_PRELOAD="$PRELOAD" FTIO_SPOOL=always FTIO_SPOOL_DIR="$T" /bin/true \
+    || fail "a non-MPI program does not run with the shim"
+
+# traced MODE NP DIR PROGRAM ARGS...: run under the shim (MODE zmq: to a
+# receiver on an ipc socket; spool: FTIO_SPOOL=always), then decode what
+# arrived into DIR/records and DIR/files and the receiver's totals into
+# DIR/summary.  mpirun's status is left in $rc.
 traced() {
-    np=$1 dir=$2; shift 2
+    mode=$1 np=$2 dir=$3; shift 3
     mkdir -p "$dir/spool"
-    rc=0
-    timeout 120 mpirun --allow-run-as-root --oversubscribe -np "$np" \
-        -x LD_PRELOAD="$LIB" -x FTIO_SPOOL=always -x FTIO_SPOOL_DIR="$dir/spool" \
-        -x FTIO_JOB=mpiio-test -x FTIO_ENDPOINT="ipc://$dir/none.sock" -x ASAN_OPTIONS \
-        "$@" || rc=$?
+    ep="ipc://$dir/recv.sock"
+    if [ "$mode" = zmq ]; then
+        "$RECV" -e "$ep" -n "$np" -i 30 -t 110 -w "$dir/raw" -R "$dir/ready" > "$dir/live" 2>&1 &
+        recv_pid=$!
+        PIDS="$PIDS $recv_pid"
+        i=0
+        while [ ! -f "$dir/ready" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+        [ -f "$dir/ready" ] || fail "receiver did not start: $(cat "$dir/live")"
+        set -- -x FTIO_ENDPOINT="$ep" "$@"
+    else
+        set -- -x FTIO_SPOOL=always -x FTIO_ENDPOINT="$ep" "$@"
+    fi
+    run_mpi "$np" -x LD_PRELOAD="$PRELOAD" -x FTIO_SPOOL_DIR="$dir/spool" -x FTIO_JOB=mpiio-test "$@"
+    [ "$mode" = zmq ] && wait "$recv_pid"
+    set -- "$dir"/spool/*.msgpack
+    [ -e "$1" ] || set --
+    [ "$mode" = zmq ] && set -- "$dir/raw" "$@"
+    [ $# -gt 0 ] || fail "nothing received or spooled"
     : > "$dir/records"; : > "$dir/files"
-    "$B/tests/mpiio-spool2txt" "$dir/records" "$dir/files" "$dir"/spool/*.msgpack > "$dir/spools"
-    cat "$dir/spools"
-    n=$(wc -l < "$dir/spools")
-    [ "$n" -ge "$np" ] || fail "$n spool files for $np ranks"
-    ! grep -v "final=1, lost=0" "$dir/spools" || fail "a spool without final batch or with losses"
+    "$B/tests/mpiio-spool2txt" "$dir/records" "$dir/files" "$@"
+    "$RECV" "$@" > "$dir/summary"
+    v() { sed -n "s/^$1=//p" "$dir/summary" | head -1; }
+    [ "$(v finals)" = "$np" ] || fail "$(v finals) final batches for $np ranks"
+    for k in lost seq_gaps seq_dups bad; do
+        [ "$(v $k)" = 0 ] || [ -z "$(v $k)" ] || fail "$k=$(v $k)"
+    done
+    for r in $(seq 0 $((np - 1))); do
+        grep -q "^pid=.* rank=$r nranks=$np " "$dir/summary" || fail "no process reported rank $r of $np"
+    done
 }
 
-# 1. every call family, 4 ranks
-traced 4 "$T/calls" "$B/tests/mpiio_calls" "$T/calls"
+# 1. every call family, 4 ranks, over ZeroMQ
+traced zmq 4 "$T/calls" "$B/tests/mpiio_calls" "$T/calls"
 [ "$rc" = 0 ] || fail "mpiio_calls rc=$rc"
 python3 "$HERE/check_records.py" --dir "$T/calls" --records "$T/calls/records" \
     --files "$T/calls/files" --ranks 4 --nested
+[ -z "$(ls "$T/calls/spool")" ] || echo "note: some batches were spooled, not sent"
 
 # 2. checkpoint, collective MPI-IO
 BLK=262144
-traced 2 "$T/ck" "$B/bin/checkpoint" -n 3 -c 0 -b $BLK -o "$T/ck"
+traced spool 2 "$T/ck" "$B/bin/checkpoint" -n 3 -c 0 -b $BLK -o "$T/ck"
 [ "$rc" = 0 ] || fail "checkpoint rc=$rc"
 fid=$(awk -v p="$T/ck/checkpoint.mpiio" '$2 == p { print $1; exit }' "$T/ck/files")
 [ -n "$fid" ] || fail "checkpoint.mpiio never registered"
 for r in 0 1; do
-    got=$(awk -v r=$r -v f="$fid" '$1 == r && $2 == 2 && $3 == 1 && $7 == f { print $4, $5, $6 }' "$T/ck/records" | sort | uniq -c | tr -s ' ')
+    got=$(awk -v r=$r -v f="$fid" '$1 == r && $2 == 2 && $3 == 1 && $7 == f { print $4, $5, $6 }' \
+          "$T/ck/records" | sort | uniq -c | tr -s ' ')
     want=" 3 2 $BLK $((r * BLK))"
     [ "$got" = "$want" ] || fail "rank $r checkpoint MPI-IO writes: '$got', want '$want' (count flags bytes offset)"
 done
@@ -62,7 +94,7 @@ awk -v f="$fid" -v want=$((2 * 3 * BLK)) '
 ' "$T/ck/records"
 
 # 3. checkpoint --posix: file per process, not nested
-traced 2 "$T/px" "$B/bin/checkpoint" -n 3 -c 0 -b $BLK --posix -o "$T/px"
+traced spool 2 "$T/px" "$B/bin/checkpoint" -n 3 -c 0 -b $BLK --posix -o "$T/px"
 [ "$rc" = 0 ] || fail "checkpoint --posix rc=$rc"
 for r in 0 1; do
     fid=$(awk -v p="$T/px/checkpoint.$r.posix" '$2 == p { print $1; exit }' "$T/px/files")
@@ -74,7 +106,12 @@ for r in 0 1; do
 done
 
 # 4. no MPI_Finalize (one rank: with more, mpirun kills the others at once)
-traced 1 "$T/nofin" "$B/tests/mpiio_calls" "$T/nofin" --no-finalize
+traced zmq 1 "$T/nofin" "$B/tests/mpiio_calls" "$T/nofin" --no-finalize
 python3 "$HERE/check_records.py" --dir "$T/nofin" --records "$T/nofin/records" \
     --files "$T/nofin/files" --ranks 1 --nested
+# 5. several threads per rank
+traced spool 2 "$T/thr" "$B/tests/mpiio_threads" "$T/thr" 4 100
+[ "$rc" = 0 ] || fail "mpiio_threads rc=$rc"
+python3 "$HERE/check_records.py" --dir "$T/thr" --records "$T/thr/records" \
+    --files "$T/thr/files" --ranks 2 --nested
 echo "traced: ok"

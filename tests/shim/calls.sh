@@ -27,6 +27,10 @@ for v in shim_calls shim_calls_fortify shim_calls_lfs; do
   others=$(grep '^file=' "$T/$v.got" | grep -v -E "^file=$T/d(/|\$)")
   [ -z "$others" ] && ok "$v: only files of the test dir" || fail "$v: unexpected files: $others"
   grep -q "^file=$T/d/p.dat$" "$T/$v.got" && ok "$v: absolute path sent" || fail "$v: p.dat not in files"
+  grep -q "^file=$T/d/a.dat$" "$T/$v.got" && ok "$v: openat path resolved" || fail "$v: openat path wrong"
+  grep -q "^file=$T/d/rel.dat$" "$T/$v.got" && ok "$v: relative path after chdir" || fail "$v: rel.dat path wrong"
+  LC_ALL=C grep -a -q '[^[:print:][:space:]]' "$T/$v.got" && fail "$v: non-printable bytes in report" \
+    || ok "$v: clean report"
   [ -z "$(ls "$T/spool")" ] && ok "$v: nothing spooled" || fail "$v: spooled with a receiver up"
 done
 

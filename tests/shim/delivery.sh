@@ -37,7 +37,7 @@ rm -f "$T"/spool/*
 rm -f "$T/ctl/phase1" "$T/ctl/go"
 FTIO_FLUSH_MS=100 env LD_PRELOAD="$PRELOAD" "$L" "$T" phases 500 & pp=$!; PIDS="$PIDS $pp"
 i=0; while [ ! -f "$T/ctl/phase1" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
-sleep 0.5
+sleep 1   # > FTIO_FLUSH_MS + the 300 ms first-connection grace: phase 1 is spooled
 start_recv "$T/mid" -i 5 -n 1 -w "$T/raw.msgpack"
 touch "$T/ctl/go"
 wait $pp || fail "phases run"

@@ -52,12 +52,14 @@ wait_recv
 expect_eq "$T/term" count.posix.write 300 "SIGTERM: records flushed"
 expect_eq "$T/term" finals 1 "SIGTERM: final batch"
 
-# The application's own SIGINT handler is chained and reported as installed.
+# The application's own SIGINT handler is chained and reported as installed;
+# SIG_IGN set by the application is real (the exec'd sh checks SigIgn).
 start_recv "$T/int" -i 10 -n 1
 out=$(traced "$L" "$T" sigint 100) || fail "sigint run"
 wait_recv
 [ "$out" = "handled=1" ] && ok "SIGINT: application handler ran" || fail "SIGINT handler: '$out'"
 expect_eq "$T/int" count.posix.write 200 "SIGINT: process continued"
+expect_eq "$T/int" finals 1 "SIGINT + exec of sh: the continued stream ends with a final batch"
 
 # _exit skips atexit/destructors: the wrapper flushes.
 start_recv "$T/exit" -i 10 -n 1

@@ -13,6 +13,8 @@
  * excluded paths are not recorded (they are simply not tallied).
  * Exit status 0, or 1 with a message when a call or an errno check fails.
  */
+#include <aio.h>
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -224,6 +226,35 @@ static void posix_calls(void)
     CHECK(close_range(300, 300, 0) == 0, "close_range");
     expect(POSIX, CLOSE, 0);
 
+    /* POSIX aio: one record per request, at aio_return, flagged async. */
+    fd = opened(open(path("aio.dat"), O_CREAT | O_RDWR | O_TRUNC, 0644), "open aio");
+    struct aiocb cb;
+    memset(&cb, 0, sizeof cb);
+    cb.aio_fildes = fd;
+    cb.aio_buf = buf;
+    cb.aio_nbytes = 100;
+    cb.aio_offset = 0;
+    CHECK(aio_write(&cb) == 0, "aio_write");
+    const struct aiocb *list[1] = { &cb };
+    while (aio_error(&cb) == EINPROGRESS)
+        aio_suspend(list, 1, NULL);
+    data(POSIX, WR, aio_return(&cb), "aio_return write");
+    cb.aio_nbytes = 40;
+    CHECK(aio_read(&cb) == 0, "aio_read");
+    while (aio_error(&cb) == EINPROGRESS)
+        aio_suspend(list, 1, NULL);
+    data(POSIX, RD, aio_return(&cb), "aio_return read");
+    closed(fd);
+
+    /* Relative paths: absolute against the cwd cache that chdir updates,
+     * normalised lexically ("x/../rel.dat" is "<dir>/rel.dat"). */
+    char cwd[4096];
+    CHECK(getcwd(cwd, sizeof cwd) != NULL, "getcwd");
+    CHECK((mkdir(path("x"), 0755) == 0 || errno == EEXIST) && chdir(dir) == 0, "mkdir/chdir");
+    fd = opened(open("./x/../rel.dat", O_CREAT | O_WRONLY, 0644), "open relative");
+    closed(fd);
+    CHECK(chdir(cwd) == 0, "chdir back");
+
     /* Not traced: excluded paths, pipes, sockets. */
     fd = open("/etc/hostname", O_RDONLY);
     if (fd >= 0) {
@@ -234,6 +265,15 @@ static void posix_calls(void)
     CHECK(fd >= 0 && write(fd, buf, 10) == 10 && close(fd) == 0, "/dev/null");
     int p[2];
     CHECK(pipe(p) == 0 && write(p[1], buf, 10) == 10 && read(p[0], buf, 10) == 10, "pipe");
+    close(p[0]);
+    close(p[1]);
+    /* A descriptor closed inside libc (closedir of fdopendir) and reused
+     * by a pipe: the pipe must not be traced as the directory. */
+    int dd = opened(open(dir, O_RDONLY | O_DIRECTORY), "open dir for fdopendir");
+    DIR *dp = fdopendir(dd);
+    CHECK(dp && closedir(dp) == 0, "fdopendir/closedir");
+    CHECK(pipe(p) == 0, "pipe after closedir");
+    CHECK(write(p[1], buf, 10) == 10 && read(p[0], buf, 10) == 10, "pipe io after closedir");
     close(p[0]);
     close(p[1]);
     int sv[2];
@@ -387,6 +427,7 @@ int main(int argc, char **argv)
     posix_calls();
     stdio_calls();
     errno_checks();
+    printf("async.posix.write=1\nasync.posix.read=1\n");   /* the two aio requests */
     for (int l = 0; l < NLAYER; l++)
         for (int o = 0; o < NOP; o++)
             if (cnt[l][o])

@@ -9,7 +9,9 @@
  *   shim_life DIR exec2 N        (second image of "exec")
  *   shim_life DIR sigterm N      N pwrites, create DIR/ctl/ready, sleep until killed
  *   shim_life DIR sigint N       own SIGINT handler; N pwrites, raise(SIGINT),
- *                                N more, prints "handled=1", exits 0
+ *                                N more, prints "handled=1"; then ignores
+ *                                SIGPIPE and execs sh, which exits 0 only if
+ *                                SIGPIPE is really ignored (SigIgn)
  *   shim_life DIR _exit N        N pwrites then _exit(3)
  *   shim_life DIR phases N       N pwrites, create DIR/ctl/phase1, wait for DIR/ctl/go
  *                                (<= 20 s), sleep 0.5 s, N more, exit
@@ -162,6 +164,16 @@ int main(int argc, char **argv)
             return 1;
         }
         printf("handled=%d\n", (int)handled);
+        /* SIG_IGN must be the real disposition (it survives exec). */
+        signal(SIGPIPE, SIG_IGN);
+        struct sigaction real_pipe;
+        if (sigaction(SIGPIPE, NULL, &real_pipe) != 0 || real_pipe.sa_handler != SIG_IGN) {
+            fprintf(stderr, "shim_life: SIGPIPE not ignored\n");
+            return 1;
+        }
+        fflush(stdout);
+        execl("/bin/sh", "sh", "-c", "grep -q '^SigIgn:.*[13579bdf]...$' /proc/$$/status", (char *)NULL);
+        die("execl sh");
     } else if (strcmp(mode, "_exit") == 0) {
         int fd = open_file("exit.dat");
         writes(fd, n, 10);

@@ -1,6 +1,6 @@
 #!/bin/sh
-# mpi_overhead.sh -- overhead of libftio.so on MPI-IO (run by bench/run.sh, or
-# alone: B=build sh bench/mpi_overhead.sh).
+# overhead-mpiio.sh -- overhead of libftio.so on MPI-IO (run by bench/overhead.sh, or
+# alone: B=build sh bench/overhead-mpiio.sh).
 #
 #  1. MPI_File_write_at, 1 byte, $CALLS calls (default 10^6) in one rank:
 #     ns per call plain vs preloaded, median of $RUNS runs (default 5), as
@@ -19,7 +19,9 @@ LIB=$(cd "$B/lib" && pwd)/libftio.so
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 MPIRUN="timeout 600 mpirun --allow-run-as-root --oversubscribe"
-[ -f "$LIB" ] || { echo "mpi_overhead: $LIB not built" >&2; exit 1; }
+for f in "$LIB" "$B/bench/mpi_overhead" "$B/bin/checkpoint"; do
+    [ -f "$f" ] || { echo "overhead-mpiio: build $f first (make bench)" >&2; exit 1; }
+done
 
 median() { tr ' ' '\n' | sort -n | awk 'NF { v[++n] = $1 } END { print v[int((n + 1) / 2)] }'; }
 

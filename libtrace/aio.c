@@ -1,0 +1,224 @@
+/* aio.c -- POSIX asynchronous I/O (aio_read/aio_write/lio_listio and their
+ * *64 forms) on traced descriptors, timed from post to completion.
+ *
+ * A post remembers {aiocb address -> post time, file, op, offset} in a small
+ * lock-free table; the record (flag FTIO_FLAG_ASYNC) is emitted when the
+ * application collects the result with aio_return(), with t_start = the post
+ * and t_end = the first time completion was observed (aio_error() returning
+ * something other than EINPROGRESS, aio_suspend() returning), or the
+ * aio_return() call itself.  A failed or cancelled request is not a data
+ * record.  glibc runs the transfers in helper threads through internal
+ * calls, so nothing is counted twice.  If the table is full, the request is
+ * simply not traced (counted nowhere: the table holds 1024 in-flight
+ * requests per process).
+ */
+#include <aio.h>
+#include <errno.h>
+#include "internal.h"
+
+#define AIO_SLOTS 1024
+
+static struct {
+    atomic_int inflight;             /* lookups are skipped while 0 */
+    struct aio_slot {
+        _Atomic uintptr_t cb;        /* 0 = free */
+        uint64_t          t_post, t_done;
+        int64_t           offset;
+        uint32_t          fid;
+        uint8_t           op;
+        uint16_t          flags;
+    } s[AIO_SLOTS];
+} aio;
+
+static struct aio_slot *slot_find(const void *cb)
+{
+    uintptr_t key = (uintptr_t)cb;
+    if (!cb || atomic_load_explicit(&aio.inflight, memory_order_acquire) == 0)
+        return NULL;
+    for (int i = 0; i < AIO_SLOTS; i++)
+        if (atomic_load_explicit(&aio.s[i].cb, memory_order_acquire) == key)
+            return &aio.s[i];
+    return NULL;
+}
+
+static void posted(const struct aiocb *cb, int op, uint64_t t0)
+{
+    struct ftio_fd_slot *fs = ftio_posix_fd(cb->aio_fildes);
+    if (!fs)
+        return;
+    for (int i = 0; i < AIO_SLOTS; i++) {
+        uintptr_t expect = 0;
+        if (atomic_load_explicit(&aio.s[i].cb, memory_order_relaxed) == 0 &&
+            atomic_compare_exchange_strong(&aio.s[i].cb, &expect, (uintptr_t)cb)) {
+            struct aio_slot *s = &aio.s[i];
+            s->t_post = t0;
+            s->t_done = 0;
+            s->offset = (int64_t)cb->aio_offset;
+            s->fid = atomic_load_explicit(&fs->fid, memory_order_relaxed);
+            s->op = (uint8_t)op;
+            s->flags = FTIO_FLAG_ASYNC | ftio_nested_flag();
+            atomic_fetch_add(&aio.inflight, 1);
+            return;
+        }
+    }
+}
+
+/* The request is complete (observed now) unless already noted. */
+static void completed(const void *cb, uint64_t now)
+{
+    struct aio_slot *s = slot_find(cb);
+    if (s && !s->t_done)
+        s->t_done = now;
+}
+
+FTIO_REAL_DECL(int, aio_read, (struct aiocb *));
+FTIO_REAL_DECL(int, aio_write, (struct aiocb *));
+FTIO_REAL_DECL(int, aio_read64, (struct aiocb *));
+FTIO_REAL_DECL(int, aio_write64, (struct aiocb *));
+FTIO_REAL_DECL(int, lio_listio, (int, struct aiocb *const[], int, struct sigevent *));
+FTIO_REAL_DECL(int, lio_listio64, (int, struct aiocb *const[], int, struct sigevent *));
+FTIO_REAL_DECL(int, aio_error, (const struct aiocb *));
+FTIO_REAL_DECL(int, aio_error64, (const struct aiocb *));
+FTIO_REAL_DECL(ssize_t, aio_return, (struct aiocb *));
+FTIO_REAL_DECL(ssize_t, aio_return64, (struct aiocb *));
+FTIO_REAL_DECL(int, aio_suspend, (const struct aiocb *const[], int, const struct timespec *));
+FTIO_REAL_DECL(int, aio_suspend64, (const struct aiocb *const[], int, const struct timespec *));
+
+#define AIO_POST(name, op, cb)                                                \
+    do {                                                                      \
+        FTIO_REAL_OR(name, -1);                                               \
+        if (!cb || !ftio_posix_fd(cb->aio_fildes))                            \
+            return real_##name(cb);                                           \
+        uint64_t t0 = ftio_now_ns();                                          \
+        int r = real_##name(cb);                                              \
+        int e = errno;                                                        \
+        if (r == 0)                                                           \
+            posted(cb, op, t0);                                               \
+        errno = e;                                                            \
+        return r;                                                             \
+    } while (0)
+
+FTIO_WRAP(int, aio_read, (struct aiocb *cb)) { AIO_POST(aio_read, FTIO_OP_READ, cb); }
+FTIO_WRAP(int, aio_write, (struct aiocb *cb)) { AIO_POST(aio_write, FTIO_OP_WRITE, cb); }
+FTIO_WRAP(int, aio_read64, (struct aiocb *cb)) { AIO_POST(aio_read64, FTIO_OP_READ, cb); }
+FTIO_WRAP(int, aio_write64, (struct aiocb *cb)) { AIO_POST(aio_write64, FTIO_OP_WRITE, cb); }
+
+static int list_post(int (*fn)(int, struct aiocb *const[], int, struct sigevent *), int mode,
+                     struct aiocb *const list[], int n, struct sigevent *sev)
+{
+    uint64_t t0 = ftio_now_ns();
+    int r = fn(mode, list, n, sev);
+    int e = errno;
+    /* With LIO_NOWAIT, r == 0 means all were queued; with LIO_WAIT that
+     * they all completed (then completion is now). */
+    if (r == 0 && list) {
+        uint64_t t1 = ftio_now_ns();
+        for (int i = 0; i < n; i++) {
+            struct aiocb *cb = list[i];
+            if (!cb || (cb->aio_lio_opcode != LIO_READ && cb->aio_lio_opcode != LIO_WRITE))
+                continue;
+            posted(cb, cb->aio_lio_opcode == LIO_READ ? FTIO_OP_READ : FTIO_OP_WRITE, t0);
+            if (mode == LIO_WAIT)
+                completed(cb, t1);
+        }
+    }
+    errno = e;
+    return r;
+}
+
+FTIO_WRAP(int, lio_listio, (int mode, struct aiocb *const list[], int n, struct sigevent *sev))
+{
+    FTIO_REAL_OR(lio_listio, -1);
+    return list_post(real_lio_listio, mode, list, n, sev);
+}
+
+FTIO_WRAP(int, lio_listio64, (int mode, struct aiocb *const list[], int n, struct sigevent *sev))
+{
+    FTIO_REAL_OR(lio_listio64, -1);
+    return list_post(real_lio_listio64, mode, list, n, sev);
+}
+
+#define AIO_ERROR(name, cb)                                                   \
+    do {                                                                      \
+        FTIO_REAL_OR(name, EINVAL);                                           \
+        int r = real_##name(cb);                                              \
+        if (r != EINPROGRESS)                                                 \
+            completed(cb, ftio_now_ns());                                     \
+        return r;                                                             \
+    } while (0)
+
+FTIO_WRAP(int, aio_error, (const struct aiocb *cb)) { AIO_ERROR(aio_error, cb); }
+FTIO_WRAP(int, aio_error64, (const struct aiocb *cb)) { AIO_ERROR(aio_error64, cb); }
+
+/* aio_return collects the result: emit the record and free the slot. */
+static ssize_t collect(ssize_t (*fn)(struct aiocb *), struct aiocb *cb)
+{
+    struct aio_slot *s = slot_find(cb);
+    ssize_t r = fn(cb);
+    if (!s)
+        return r;
+    int e = errno;
+    uint64_t t1 = s->t_done ? s->t_done : ftio_now_ns();
+    if (r >= 0 && __atomic_load_n(&ftio_active, __ATOMIC_RELAXED)) {
+        struct ftio_record rec = {
+            .t_start = s->t_post, .t_end = t1, .offset = s->offset, .bytes = r,
+            .file_id = s->fid, .op = s->op, .layer = FTIO_LAYER_POSIX, .flags = s->flags,
+        };
+        ftio_emit(&rec);
+    }
+    atomic_store_explicit(&s->cb, 0, memory_order_release);
+    atomic_fetch_sub(&aio.inflight, 1);
+    errno = e;
+    return r;
+}
+
+FTIO_WRAP(ssize_t, aio_return, (struct aiocb *cb))
+{
+    FTIO_REAL_OR(aio_return, -1);
+    return collect(real_aio_return, cb);
+}
+
+FTIO_WRAP(ssize_t, aio_return64, (struct aiocb *cb))
+{
+    FTIO_REAL_OR(aio_return64, -1);
+    return collect(real_aio_return64, cb);
+}
+
+/* aio_suspend: the requests that are done when it returns completed then. */
+static int suspend(int (*fn)(const struct aiocb *const[], int, const struct timespec *),
+                   int (*err)(const struct aiocb *), const struct aiocb *const list[], int n,
+                   const struct timespec *timeout)
+{
+    int r = fn(list, n, timeout);
+    int e = errno;
+    if (r == 0 && list && err) {
+        uint64_t now = ftio_now_ns();
+        for (int i = 0; i < n; i++)
+            if (list[i] && slot_find(list[i]) && err(list[i]) != EINPROGRESS)
+                completed(list[i], now);
+    }
+    errno = e;
+    return r;
+}
+
+FTIO_WRAP(int, aio_suspend, (const struct aiocb *const list[], int n, const struct timespec *t))
+{
+    FTIO_REAL_OR(aio_suspend, -1);
+    ftio_real((void **)&real_aio_error, "aio_error");
+    return suspend(real_aio_suspend, real_aio_error, list, n, t);
+}
+
+FTIO_WRAP(int, aio_suspend64, (const struct aiocb *const list[], int n, const struct timespec *t))
+{
+    FTIO_REAL_OR(aio_suspend64, -1);
+    ftio_real((void **)&real_aio_error64, "aio_error64");
+    return suspend(real_aio_suspend64, real_aio_error64, list, n, t);
+}
+
+void ftio_aio_resolve_all(void)
+{
+    FTIO_RESOLVE(aio_read); FTIO_RESOLVE(aio_write); FTIO_RESOLVE(aio_read64);
+    FTIO_RESOLVE(aio_write64); FTIO_RESOLVE(lio_listio); FTIO_RESOLVE(lio_listio64);
+    FTIO_RESOLVE(aio_error); FTIO_RESOLVE(aio_error64); FTIO_RESOLVE(aio_return);
+    FTIO_RESOLVE(aio_return64); FTIO_RESOLVE(aio_suspend); FTIO_RESOLVE(aio_suspend64);
+}
