@@ -129,7 +129,9 @@ void ftio_config_load(struct ftio_config *c)
 
     c->flush_ms = (int)env_long("FTIO_FLUSH_MS", 1000, 1, 3600 * 1000);
     c->linger_ms = (int)env_long("FTIO_LINGER_MS", 2000, 0, 60 * 1000);
-    c->hwm = (int)env_long("FTIO_HWM", 1000, 1, 1000000);
+    /* Batches queued for a connected but slow daemon; beyond, they are
+     * spooled.  Bounds the memory ZeroMQ can hold (batches are <= ~3 MB). */
+    c->hwm = (int)env_long("FTIO_HWM", 100, 1, 1000000);
     c->signals = env_flag("FTIO_SIGNALS") || !getenv("FTIO_SIGNALS");
 
     /* Per-thread ring: FTIO_BUFFER_MB megabytes of 48-byte records, rounded

@@ -387,7 +387,7 @@ void ftio_shutdown(void)
     ftio_busy = 1;
     /* An exec'd image continuing a traced stream (FTIO_SEQ_BASE) closes it
      * with a final batch even if it recorded nothing itself. */
-    if (!atomic_load(&ftio_flusher_started) && fl.seq > 0)
+    if (!atomic_load(&ftio_flusher_started) && ftio_flusher_next_seq() > 0)
         ftio_flusher_start_if_needed();
     if (atomic_exchange(&fl.shutdown_begun, 1)) {
         ftio_busy = busy;

@@ -50,6 +50,7 @@ static void retire(void *arg)
     my_ring = NULL;
     my_ring_gone = 1;          /* later records of this exiting thread: counted lost */
     atomic_store_explicit(&r->state, RING_RETIRED, memory_order_release);
+    ftio_flusher_kick();       /* drain it soon: thread-churning programs reuse rings */
 }
 
 void ftio_rings_init(size_t records_per_ring)
@@ -64,9 +65,14 @@ static struct ring *acquire_ring(void)
 {
     uint32_t tid = atomic_fetch_add(&rings.next_tid, 1);
     for (struct ring *r = atomic_load(&rings.list); r; r = r->next) {
-        int expect = RING_FREE;
-        if (atomic_load_explicit(&r->state, memory_order_relaxed) == RING_FREE &&
-            atomic_compare_exchange_strong(&r->state, &expect, RING_IN_USE)) {
+        /* A free ring, or a retired one already drained: its records are
+         * gone, so the consumer has nothing left to read from it. */
+        int state = atomic_load_explicit(&r->state, memory_order_acquire);
+        if (state == RING_RETIRED && atomic_load_explicit(&r->tail, memory_order_acquire) !=
+                                         atomic_load_explicit(&r->head, memory_order_relaxed))
+            continue;
+        if ((state == RING_FREE || state == RING_RETIRED) &&
+            atomic_compare_exchange_strong(&r->state, &state, RING_IN_USE)) {
             r->tid = tid;
             return r;
         }

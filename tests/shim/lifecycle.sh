@@ -17,6 +17,14 @@ expect_eq "$T/thr" count.posix.close 8 "8 threads: closes"
 expect_eq "$T/thr" lost 0 "8 threads: lost"
 expect_eq "$T/thr" seq_gaps 0 "8 threads: seq gaps"
 
+# 300 short-lived threads one after another: rings are recycled, nothing lost.
+start_recv "$T/churn" -i 10 -n 1
+traced "$L" "$T" churn 300 || fail "churn run"
+wait_recv
+expect_eq "$T/churn" count.posix.write 3000 "thread churn: writes"
+expect_eq "$T/churn" count.posix.close 300 "thread churn: closes"
+expect_eq "$T/churn" lost 0 "thread churn: lost"
+
 # fork: parent and child each get their own stream (pid), both traced.
 start_recv "$T/fork" -i 10 -n 2
 traced "$L" "$T" fork 100 || fail "fork run"

@@ -16,6 +16,8 @@
  *   shim_life DIR phases N       N pwrites, create DIR/ctl/phase1, wait for DIR/ctl/go
  *                                (<= 20 s), sleep 0.5 s, N more, exit
  *   shim_life DIR loop N         N pwrites of 1 byte as fast as possible
+ *   shim_life DIR churn N        N short-lived threads one after another, each
+ *                                opening its file and doing 10 pwrites
  * Every mode opens one file per writer (1 open + 1 close record each).
  * Control files (ready, phase1, go) live in DIR/ctl, which the scripts
  * exclude with FTIO_EXCLUDE so they add no records.
@@ -84,12 +86,14 @@ static void sleep_ms(long ms)
         ;
 }
 
+static long per_thread;
+
 static void *writer(void *arg)
 {
     char name[32];
     snprintf(name, sizeof name, "t%ld.dat", (long)(intptr_t)arg);
     int fd = open_file(name);
-    writes(fd, n, 10);
+    writes(fd, per_thread, 10);
     close(fd);
     return NULL;
 }
@@ -110,7 +114,16 @@ int main(int argc, char **argv)
     dir = argv[1];
     const char *mode = argv[2];
     n = atol(argv[3]);
-    if (strcmp(mode, "threads") == 0) {
+    if (strcmp(mode, "churn") == 0) {
+        per_thread = 10;
+        for (long i = 0; i < n; i++) {
+            pthread_t th;
+            if (pthread_create(&th, NULL, writer, (void *)(intptr_t)(i % 8)) != 0)
+                die("pthread_create");
+            pthread_join(th, NULL);
+        }
+    } else if (strcmp(mode, "threads") == 0) {
+        per_thread = n;
         pthread_t th[8];
         for (long i = 0; i < 8; i++)
             if (pthread_create(&th[i], NULL, writer, (void *)(intptr_t)i) != 0)
