@@ -1,9 +1,11 @@
 /* ingest.c -- ftiod ingest benchmark ($(B)/bench/ingest).
  *
  *   ingest [--ftiod PATH] [--tcp] [--duration S] [--ranks R] [--batch N]
- *          [--senders T] [--latency-samples K]
+ *          [--senders T] [--latency-samples K] [--rcvhwm N]
  *
- * Starts its own ftiod (ipc:// endpoints in a temporary directory, or TCP
+ * Starts its own ftiod (--rcvhwm N, default 100: ZeroMQ's receive queue is
+ * the only part of the daemon's memory that the senders, not the daemon,
+ * size; ipc:// endpoints in a temporary directory, or TCP
  * loopback ports 56400-56402 with --tcp) and measures three things:
  *
  *  1. Throughput: T sender threads play R simulated ranks, each pushing
@@ -37,7 +39,7 @@
 
 struct bench {
     const char *ftiod;
-    char dir[256], in[300], pub[300], st[300];
+    char dir[256], in[300], pub[300], st[300], hwm_arg[32];
     bool tcp;
     double duration;
     int ranks, senders, lat_samples;
@@ -45,7 +47,8 @@ struct bench {
     pid_t pid;
     void *ctx;
     atomic_ullong sent_records;
-    atomic_int stop;
+    atomic_int stop, release;
+    int rcvhwm;
 };
 
 static double now_s(void)
@@ -73,7 +76,8 @@ static int start_daemon(struct bench *b)
         if (!freopen(log, "w", stderr))
             _exit(127);
         execl(b->ftiod, "ftiod", "--listen", b->in, "--pub", b->pub, "--status-endpoint", b->st,
-              "--window", "3600", "--horizon", "3600", "--min-interval", "1", (char *)NULL);
+              "--window", "3600", "--horizon", "3600", "--min-interval", "1",
+              "--rcvhwm", b->hwm_arg, (char *)NULL);
         _exit(127);
     }
     return 0;
@@ -182,6 +186,10 @@ static void *sender_main(void *arg)
         }
         seq++;
     }
+    /* Keep the connection until the daemon has merged everything: a peer
+     * closing while the daemon's queue is full can lose the queue's tail. */
+    while (!atomic_load(&b->release))
+        sleep_s(0.01);
     zmq_close(sock);
     for (int r = 0; r < s->nranks; r++)
         ftio_wbuf_free(&w[r]);
@@ -224,13 +232,16 @@ static void throughput(struct bench *b)
         last_r = r;
     }
     atomic_store(&b->stop, 1);
-    for (int i = 0; i < n; i++)
-        pthread_join(th[i], NULL);
+    sleep_s(0.05);   /* senders finish the batch they were sending */
     double sent = (double)atomic_load(&b->sent_records);
     double r;
     while ((r = merged_records(b)) >= 0 && r - base < sent && now_s() - t0 < b->duration + 60)
         sleep_s(0.01);
     double t1 = now_s();
+    atomic_store(&b->release, 1);
+    for (int i = 0; i < n; i++)
+        pthread_join(th[i], NULL);
+    sent = (double)atomic_load(&b->sent_records);
     printf("  sent %.0f records; daemon merged %.0f in %.2f s: %.2f M records/s\n", sent, r - base,
            t1 - t0, (r - base) / (t1 - t0) / 1e6);
     printf("  ftiod RSS after warm-up: first %ld kB, min %ld kB, max %ld kB, last %ld kB\n",
@@ -282,13 +293,6 @@ static void latency(struct bench *b)
         records += 64;
     }
     sleep_s(2.0);   /* let the history be merged and analysed */
-    if (getenv("INGEST_DEBUG")) {
-        json_t *st = status(b);
-        char *txt = json_dumps(st, 0);
-        fprintf(stderr, "%s\n", txt);
-        free(txt);
-        json_decref(st);
-    }
     /* drain what was published so far */
     for (;;) {
         zmq_msg_t m;
@@ -354,7 +358,7 @@ static void latency(struct bench *b)
 int main(int argc, char **argv)
 {
     struct bench b = {.duration = 10, .ranks = 64, .senders = 1, .batch = 4096,
-                      .lat_samples = 20};
+                      .lat_samples = 20, .rcvhwm = 100};
     static char def[4096];
     snprintf(def, sizeof def, "%s", argv[0]);
     char *slash = strrchr(def, '/');
@@ -372,9 +376,10 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--batch")) { b.batch = (size_t)atol(v); i++; }
         else if (!strcmp(a, "--senders")) { b.senders = atoi(v); i++; }
         else if (!strcmp(a, "--latency-samples")) { b.lat_samples = atoi(v); i++; }
+        else if (!strcmp(a, "--rcvhwm")) { b.rcvhwm = atoi(v); i++; }
         else {
             fprintf(stderr, "usage: ingest [--ftiod PATH] [--tcp] [--duration S] [--ranks R] "
-                            "[--batch N] [--senders T] [--latency-samples K]\n");
+                            "[--batch N] [--senders T] [--latency-samples K] [--rcvhwm N]\n");
             return 2;
         }
     }
@@ -382,6 +387,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "ingest: bad option value\n");
         return 2;
     }
+    snprintf(b.hwm_arg, sizeof b.hwm_arg, "%d", b.rcvhwm);
     snprintf(b.dir, sizeof b.dir, "%s/ftio-ingest.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
     if (!mkdtemp(b.dir)) {
         perror("mkdtemp");

@@ -3,7 +3,7 @@
 #
 # Starts ftiod on free local TCP ports, subscribes to its predictions
 # (`ftio sub`), runs the MPI checkpointing mini-app under the shim with a known
-# period (compute 3 s + a 4 MiB collective checkpoint per rank, 10 times,
+# period (compute 3 s + a 32 MiB collective checkpoint per rank, 10 times,
 # 4 ranks), prints the predictions as they arrive, and ends with a summary of
 # predicted vs true period (the true one is what the app measured: its total
 # time / iterations).  Exits non-zero when the prediction is wrong (off by more
@@ -14,7 +14,7 @@ B=${B:-build}
 B=$(cd "$B" 2>/dev/null && pwd) || { echo "demo: no build directory '$B'" >&2; exit 1; }
 ITER=${DEMO_ITERATIONS:-10}
 COMPUTE=${DEMO_COMPUTE:-3}
-BLOCK=${DEMO_BLOCK:-4M}
+BLOCK=${DEMO_BLOCK:-32M}
 RANKS=${DEMO_RANKS:-4}
 JOB="demo-$$"
 PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3

@@ -11,6 +11,17 @@
  * header's "lost".  "seq" only advances for delivered batches, so receivers
  * see gaps only for batches delivered elsewhere (spool vs socket).
  *
+ * Hand-off at the end of an image (exit, _exit, fatal signal: STOP_FINAL;
+ * exec: STOP_HANDOFF, the new image continues the stream).  zmq_send() only
+ * queues a message for ZeroMQ's I/O thread, which dies with the image: a
+ * batch "sent" just before exec or _exit can vanish.  So the last drain
+ * keeps a copy of every batch it sends, then closes the socket and
+ * terminates the context, which blocks until ZeroMQ has written everything
+ * it queued or ZMQ_LINGER expired.  Returning before the linger is the only
+ * delivery confirmation ZeroMQ gives; without it, the kept copies go to the
+ * spool as well (the daemon drops a batch whose (pid, seq) it already has).
+ * All of it runs in this thread, within the waits of the exit paths.
+ *
  * The thread blocks the asynchronous signals (they go to application
  * threads) and runs with ftio_busy set, so its own I/O is never traced.
  * fork: the child abandons the inherited context (never closes it: its
@@ -34,12 +45,21 @@
 #define FILES_MAX   4096       /* file entries per message */
 #define CONNECT_GRACE_MS 300   /* wait for the first connection this long */
 
+/* fl.stop: why the thread stops. */
+enum { RUNNING = 0, STOP_FINAL = 1, STOP_HANDOFF = 2 };
+
+/* A batch sent during the last drain, kept until ZeroMQ confirms it. */
+struct held_batch {
+    void  *data;
+    size_t len;
+};
+
 atomic_int ftio_flusher_started;
 
 static struct {
     pthread_t        th;
     int              efd;
-    atomic_int       stop, exited, shutdown_begun;
+    atomic_int       stop, exited, shutdown_begun, joined;
     _Atomic uint64_t req_gen, done_gen;
     pthread_mutex_t  start_mu;        /* starting the thread */
     pthread_mutex_t  mark_mu;         /* the pending mark */
@@ -52,6 +72,9 @@ static struct {
     int              ever_sent;
     int64_t          sock_created_ns;
     uint64_t         seq, lost;
+    int              holding;         /* last drain: keep copies of sent batches */
+    struct held_batch *held;
+    size_t           nheld, capheld;
     struct ftio_record     *batch;
     struct ftio_file_entry *fentries;
     struct ftio_wbuf wbuf;
@@ -126,14 +149,73 @@ static void zmq_open(void)
     ftio_log("PUSH connected to %s", ftio_cfg.endpoint);
 }
 
-static void zmq_shut(void)
+/* Close the socket and terminate the context.  Returns 1 when ZeroMQ
+ * finished before ZMQ_LINGER expired, i.e. wrote every queued message. */
+static int zmq_shut(void)
 {
+    if (!fl.zctx)
+        return 1;
+    int64_t t0 = ftio_mono_ns();
     if (fl.zsock)
         zmq_close(fl.zsock);          /* pending messages linger up to ZMQ_LINGER */
-    if (fl.zctx)
-        while (zmq_ctx_term(fl.zctx) != 0 && errno == EINTR)
-            ;
+    while (zmq_ctx_term(fl.zctx) != 0 && errno == EINTR)
+        ;
     fl.zsock = fl.zctx = NULL;
+    int64_t took_ms = (ftio_mono_ns() - t0) / 1000000;
+    ftio_log("ZeroMQ closed in %lld ms (linger %d ms)", (long long)took_ms, ftio_cfg.linger_ms);
+    /* The linger timer starts inside zmq_close, so an expired linger always
+     * shows as took_ms >= linger_ms; linger 0 discards without waiting. */
+    return ftio_cfg.linger_ms > 0 && took_ms < ftio_cfg.linger_ms;
+}
+
+/* Keep a copy of a batch the last drain sent; 0 when out of memory. */
+static int hold(const void *buf, size_t len)
+{
+    if (fl.nheld == fl.capheld) {
+        size_t cap = fl.capheld ? 2 * fl.capheld : 4;
+        struct held_batch *h = realloc(fl.held, cap * sizeof *h);
+        if (!h)
+            return 0;
+        fl.held = h;
+        fl.capheld = cap;
+    }
+    void *copy = malloc(len);
+    if (!copy)
+        return 0;
+    memcpy(copy, buf, len);
+    fl.held[fl.nheld++] = (struct held_batch){ copy, len };
+    return 1;
+}
+
+static void drop_held(void)
+{
+    for (size_t i = 0; i < fl.nheld; i++)
+        free(fl.held[i].data);
+    free(fl.held);
+    fl.held = NULL;
+    fl.nheld = fl.capheld = 0;
+}
+
+/* End of the image's stream: make sure ZeroMQ wrote what we gave it, or
+ * spool the last drain's batches (see the top of this file). */
+static void zmq_finish(void)
+{
+    int confirmed = zmq_shut();
+    if (!confirmed && fl.nheld > 0) {
+        size_t spooled = 0;
+        if (ftio_cfg.spool_mode != FTIO_SPOOL_NEVER)
+            for (size_t i = 0; i < fl.nheld; i++)
+                spooled += ftio_spool_append(fl.held[i].data, fl.held[i].len) == 0;
+        char path[2048];
+        ftio_spool_path(path, sizeof path);
+        ftio_warn("ZeroMQ did not confirm delivery within FTIO_LINGER_MS=%d: spooled %zu of the "
+                  "last %zu batches to %s as well; batches queued before them may be lost",
+                  ftio_cfg.linger_ms, spooled, fl.nheld, path);
+    } else if (!confirmed && ftio_cfg.linger_ms > 0) {
+        ftio_warn("ZeroMQ did not write its queue within FTIO_LINGER_MS=%d: queued batches may be lost",
+                  ftio_cfg.linger_ms);
+    }
+    drop_held();
 }
 
 /* 1 if the message was handed to a connected peer. */
@@ -189,8 +271,13 @@ static int deliver(const struct ftio_record *rec, size_t n, const char *mark, in
         return 0;
     }
     const char *how = NULL;
-    if (ftio_cfg.spool_mode != FTIO_SPOOL_ALWAYS && zmq_deliver(fl.wbuf.data, fl.wbuf.len))
+    if (ftio_cfg.spool_mode != FTIO_SPOOL_ALWAYS && zmq_deliver(fl.wbuf.data, fl.wbuf.len)) {
         how = "sent";
+        /* No room for a copy: spool it right away rather than trust it. */
+        if (fl.holding && !hold(fl.wbuf.data, fl.wbuf.len) &&
+            (ftio_cfg.spool_mode == FTIO_SPOOL_NEVER || ftio_spool_append(fl.wbuf.data, fl.wbuf.len) != 0))
+            ftio_log("batch seq %llu: no copy kept, delivery unconfirmed", (unsigned long long)fl.seq);
+    }
     else if (ftio_cfg.spool_mode != FTIO_SPOOL_NEVER && ftio_spool_append(fl.wbuf.data, fl.wbuf.len) == 0)
         how = "spooled";
     if (!how) {
@@ -271,12 +358,15 @@ static void *flusher_main(void *arg)
         uint64_t gen = atomic_load(&fl.req_gen);
         int stopping = atomic_load(&fl.stop);
         int has_mark = take_mark(mark);
-        flush_all(has_mark ? mark : NULL, stopping);
-        atomic_store(&fl.done_gen, gen);
-        if (stopping)
+        fl.holding = stopping != RUNNING;
+        flush_all(has_mark ? mark : NULL, stopping == STOP_FINAL);
+        if (stopping) {
+            zmq_finish();         /* before done_gen: waiters may exec/exit */
+            atomic_store(&fl.done_gen, gen);
             break;
+        }
+        atomic_store(&fl.done_gen, gen);
     }
-    zmq_shut();
     atomic_store(&fl.exited, 1);
     return NULL;
 }
@@ -294,8 +384,10 @@ void ftio_flusher_start_if_needed(void)
         pthread_attr_setstacksize(&attr, 256 * 1024);
         int rc = pthread_create(&fl.th, &attr, flusher_main, NULL);
         pthread_attr_destroy(&attr);
-        if (rc == 0)
+        if (rc == 0) {
+            atomic_store(&fl.joined, 0);
             atomic_store(&ftio_flusher_started, 1);
+        }
         else
             ftio_warn("cannot start the flusher thread: %s", strerror(rc));
     }
@@ -331,6 +423,13 @@ static int has_exited(uint64_t unused)
 static int wait_bound_ms(void)
 {
     return ftio_cfg.linger_ms + CONNECT_GRACE_MS + 1000;
+}
+
+/* Join the exited thread once (shutdown and a failed exec may both try). */
+static void join_flusher(void)
+{
+    if (!atomic_exchange(&fl.joined, 1))
+        pthread_join(fl.th, NULL);
 }
 
 void ftio_flush_now(const char *mark, int wait)
@@ -401,12 +500,53 @@ void ftio_shutdown(void)
         atomic_store(&fl.stop, 1);
         ftio_flusher_kick();
         if (wait_until(has_exited, 0, wait_bound_ms()))
-            pthread_join(fl.th, NULL);
+            join_flusher();
         else
             ftio_log("flusher did not finish within %d ms; exiting anyway", wait_bound_ms());
     }
     ftio_mark_shut_down();
     ftio_log("shut down");
+    ftio_busy = busy;
+    errno = saved;
+}
+
+int ftio_flusher_handoff(void)
+{
+    if (ftio_cfg.disable || !ftio_fdt || in_flusher || atomic_load(&fl.shutdown_begun) ||
+        !ftio_flusher_running())
+        return 0;
+    int saved = errno, busy = ftio_busy;
+    ftio_busy = 1;
+    int expected = RUNNING, handed = 0;
+    if (atomic_compare_exchange_strong(&fl.stop, &expected, STOP_HANDOFF)) {
+        ftio_flusher_kick();
+        if (!wait_until(has_exited, 0, wait_bound_ms()))
+            ftio_log("pre-exec hand-off not finished within %d ms", wait_bound_ms());
+        handed = 1;
+    }
+    ftio_busy = busy;
+    errno = saved;
+    return handed;
+}
+
+void ftio_flusher_handoff_failed(void)
+{
+    int saved = errno, busy = ftio_busy;
+    ftio_busy = 1;
+    pthread_mutex_lock(&fl.start_mu);
+    /* A thread still busy with the hand-off can't be restarted safely; the
+     * process then records no more (rings fill, counted lost). */
+    if (atomic_load(&fl.exited) && atomic_load(&fl.stop) == STOP_HANDOFF &&
+        !atomic_load(&fl.shutdown_begun)) {
+        join_flusher();
+        fl.ever_sent = 0;
+        atomic_store(&fl.done_gen, atomic_load(&fl.req_gen));
+        atomic_store(&fl.stop, RUNNING);
+        atomic_store(&fl.exited, 0);
+        atomic_store(&ftio_flusher_started, 0);    /* restarts on the next record */
+        ftio_log("exec failed: tracing continues");
+    }
+    pthread_mutex_unlock(&fl.start_mu);
     ftio_busy = busy;
     errno = saved;
 }
@@ -438,6 +578,11 @@ void ftio_flusher_after_fork_child(void)
     fl.seq = 0;
     fl.lost = 0;
     fl.have_mark = 0;
+    /* Kept copies belong to the parent's last drain (its thread is gone). */
+    fl.held = NULL;
+    fl.nheld = fl.capheld = 0;
+    fl.holding = 0;
+    atomic_store(&fl.joined, 0);
     atomic_store(&fl.stop, 0);
     atomic_store(&fl.exited, 0);
     atomic_store(&fl.shutdown_begun, 0);

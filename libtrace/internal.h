@@ -148,6 +148,13 @@ extern atomic_int ftio_flusher_started FTIO_HIDDEN;
 /* Sequence number of the next batch (exec hand-over, lifecycle.c). */
 FTIO_HIDDEN uint64_t ftio_flusher_next_seq(void);
 FTIO_HIDDEN void ftio_flusher_set_seq_base(uint64_t seq);
+/* exec: stop the flusher after a last drain whose delivery ZeroMQ confirmed
+ * (else those batches are spooled too), bounded like every exit wait; no
+ * final batch, the new image continues the stream.  Returns 1 when it
+ * stopped the flusher.  After a failed exec, ftio_flusher_handoff_failed()
+ * lets the next record start a new one. */
+FTIO_HIDDEN int  ftio_flusher_handoff(void);
+FTIO_HIDDEN void ftio_flusher_handoff_failed(void);
 /* Async-signal-safe flush: kick and wait (bounded).  final != 0 also stops
  * the flusher (the process is about to die). */
 FTIO_HIDDEN void ftio_flush_from_signal(int final);

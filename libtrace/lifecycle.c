@@ -8,10 +8,14 @@
  *   getpid() is not the pid we recorded.
  * - exit: the library destructor (core.c), at_quick_exit, and the _exit /
  *   _Exit wrappers all call the idempotent, linger-bounded ftio_shutdown().
- * - exec: every exec-family name flushes first (glibc's execl* don't go
- *   through execve's PLT entry).  The new image is the same process: we pass
- *   it the next sequence number in FTIO_SEQ_BASE=<pid>:<seq> so its batches
- *   continue the stream without restarting at 0.
+ * - exec: every exec-family name hands the stream off first (glibc's execl*
+ *   don't go through execve's PLT entry): the flusher sends what is
+ *   buffered and stops once ZeroMQ has written it (or spools it, flusher.c),
+ *   since ZeroMQ's I/O thread dies with the image.  The new image is the
+ *   same process: we pass it the next sequence number in
+ *   FTIO_SEQ_BASE=<pid>:<seq> so its batches continue the stream without
+ *   restarting at 0 (also when this image only continued the stream and
+ *   recorded nothing).  If exec fails, tracing resumes.
  * - fatal signals (TERM INT HUP QUIT ABRT SEGV BUS FPE ILL XCPU XFSZ PIPE)
  *   with the default action: final flush (bounded), then the default action
  *   by re-raising.  signal()/sigaction() are wrapped so that an application
@@ -96,16 +100,27 @@ FTIO_WRAP(void, _Exit, (int status))
 
 #define SEQ_VAR "FTIO_SEQ_BASE"
 
-/* Flush before the image is replaced; returns the value for SEQ_VAR in buf
- * (empty when nothing was flushed). */
-static void before_exec(char *buf, size_t len)
+/* Hand the stream off before the image is replaced; puts the value for
+ * SEQ_VAR in buf (empty when there is no stream to continue).  Returns 1
+ * when the flusher was stopped (after_exec_failed() then restarts it). */
+static int before_exec(char *buf, size_t len)
 {
     buf[0] = '\0';
-    if (!ftio_fdt || !own_process() || !ftio_flusher_running())
-        return;
-    ftio_flush_now(NULL, 1);
-    snprintf(buf, len, SEQ_VAR "=%ld:%llu", atomic_load(&ftio_id.pid),
-             (unsigned long long)ftio_flusher_next_seq());
+    if (!ftio_fdt || !own_process())
+        return 0;
+    int stopped = ftio_flusher_handoff();
+    uint64_t seq = ftio_flusher_next_seq();
+    if (stopped || seq > 0)
+        snprintf(buf, len, SEQ_VAR "=%ld:%llu", atomic_load(&ftio_id.pid), (unsigned long long)seq);
+    return stopped;
+}
+
+/* exec returned: we are still this image. */
+static int after_exec_failed(int rc, int stopped)
+{
+    if (stopped)
+        ftio_flusher_handoff_failed();    /* keeps errno */
+    return rc;
 }
 
 /* envp plus our variable (replacing an inherited one), in out[cap]. */
@@ -138,30 +153,30 @@ FTIO_WRAP(int, execve, (const char *path, char *const argv[], char *const envp[]
 {
     FTIO_REAL_OR(execve, -1);
     char var[96];
-    before_exec(var, sizeof var);
+    int stopped = before_exec(var, sizeof var);
     size_t cap = env_count(envp);
     char *buf[cap];
-    return real_execve(path, argv, with_seq(envp, var, buf, cap));
+    return after_exec_failed(real_execve(path, argv, with_seq(envp, var, buf, cap)), stopped);
 }
 
 FTIO_WRAP(int, execvpe, (const char *file, char *const argv[], char *const envp[]))
 {
     FTIO_REAL_OR(execvpe, -1);
     char var[96];
-    before_exec(var, sizeof var);
+    int stopped = before_exec(var, sizeof var);
     size_t cap = env_count(envp);
     char *buf[cap];
-    return real_execvpe(file, argv, with_seq(envp, var, buf, cap));
+    return after_exec_failed(real_execvpe(file, argv, with_seq(envp, var, buf, cap)), stopped);
 }
 
 FTIO_WRAP(int, fexecve, (int fd, char *const argv[], char *const envp[]))
 {
     FTIO_REAL_OR(fexecve, -1);
     char var[96];
-    before_exec(var, sizeof var);
+    int stopped = before_exec(var, sizeof var);
     size_t cap = env_count(envp);
     char *buf[cap];
-    return real_fexecve(fd, argv, with_seq(envp, var, buf, cap));
+    return after_exec_failed(real_fexecve(fd, argv, with_seq(envp, var, buf, cap)), stopped);
 }
 
 /* The environ-based forms become their explicit-environment twins. */

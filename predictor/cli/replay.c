@@ -126,6 +126,27 @@ static int index_file(struct rfile *f, struct ftio_batch *scratch)
     return 0;
 }
 
+/* Is a daemon listening?  A PUSH socket with ZMQ_IMMEDIATE is writable
+ * only once connected. */
+static int probe(void *ctx, const char *endpoint)
+{
+    void *p = zmq_socket(ctx, ZMQ_PUSH);
+    int one = 1, zero = 0, rc = -1;
+    zmq_setsockopt(p, ZMQ_IMMEDIATE, &one, sizeof one);
+    zmq_setsockopt(p, ZMQ_LINGER, &zero, sizeof zero);
+    if (zmq_connect(p, endpoint) < 0) {
+        fprintf(stderr, "ftio replay: cannot connect to %s: %s\n", endpoint, zmq_strerror(errno));
+    } else {
+        zmq_pollitem_t it = {.socket = p, .events = ZMQ_POLLOUT};
+        if (zmq_poll(&it, 1, 5000) > 0)
+            rc = 0;
+        else
+            fprintf(stderr, "ftio replay: nobody listening at %s (is ftiod running?)\n", endpoint);
+    }
+    zmq_close(p);
+    return rc;
+}
+
 static void sleep_until(const struct timespec *t)
 {
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, t, NULL) == EINTR) {
@@ -185,9 +206,14 @@ int ftio_cmd_replay(int argc, char **argv)
     }
 
     ctx = zmq_ctx_new();
+    if (probe(ctx, endpoint) < 0)
+        goto out;
+    /* No ZMQ_IMMEDIATE on the sending socket: with it, libzmq was seen to
+     * drop queued messages at close when the daemon's receive queue was
+     * full.  Reachability was checked by probe(); the linger delivers the
+     * tail. */
     s = zmq_socket(ctx, ZMQ_PUSH);
-    int one = 1, linger = 30000, sndtimeo = 10000;
-    zmq_setsockopt(s, ZMQ_IMMEDIATE, &one, sizeof one);   /* block until connected */
+    int linger = 30000, sndtimeo = 10000;
     zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof linger);
     zmq_setsockopt(s, ZMQ_SNDTIMEO, &sndtimeo, sizeof sndtimeo);
     if (zmq_connect(s, endpoint) < 0) {

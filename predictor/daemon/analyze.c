@@ -118,7 +118,10 @@ static bool take_window(struct analysis *a, struct job *j, int mode, double now,
     /* A fixed window is a whole number of bins ending at the last complete
      * one, so N stays the same from one analysis to the next (cached plans). */
     double ts = c->window > 0 ? floor(m->t_max * fs + 1e-9) / fs - c->window : m->win.start;
-    if (ts <= m->t_min) {
+    /* The final analysis (the job's summary) is over everything kept since
+     * the job's start, whatever the live window: the job's complete trace,
+     * as the offline `ftio` would analyse it. */
+    if (final || ts <= m->t_min) {
         /* From the job's start: the whole first bin (the grid has an edge at
          * time 0, the earliest start of the first batch, as offline). */
         ts = floor(m->t_min * fs + 1e-9) / fs;
@@ -167,10 +170,18 @@ static void analyse(struct analysis *a, struct job *j, int mode, bool final)
     double actual, error = 0;
     enum score sc = SCORE_WAIT;
     if (pending) {
-        if (ftio_next_phase_score(&pred, &a->x, &actual, &error) == 0)
+        /* "The first substantial sample after next.start", looked for from
+         * half a period earlier: a burst that began a little before the
+         * predicted start is an early arrival (small negative error), not a
+         * miss scored against the following burst (error ~ +1 period). */
+        struct ftio_next_phase from = pred;
+        from.start -= period / 2;
+        if (ftio_next_phase_score(&from, &a->x, &actual, &error) == 0) {
+            error = actual - pred.start;
             sc = SCORE_HIT;
-        else if (a->x.t1 > pred.start + 2 * period)
+        } else if (a->x.t1 > pred.start + 2 * period) {
             sc = SCORE_MISS;
+        }
     }
 
     pthread_mutex_lock(&d->lock);
@@ -213,15 +224,15 @@ static void analyse(struct analysis *a, struct job *j, int mode, bool final)
         json_decref(o);
     free(topic);
     if (d->cfg.verbose) {
-        char head[256];
-        snprintf(head, sizeof head, "job %s", j->id);
-        fprintf(stderr, "ftiod: %s ", head);
+        fprintf(stderr, "ftiod: job %s ", j->id);
         ftio_report_line(stderr, &a->res, job_mode_name(mode));
     }
     pthread_mutex_lock(&d->lock);
 }
 
-/* Last analysis of every mode with new data, the end summary, removal. */
+/* The final analysis of every mode (whole job, whole bins), the end summary,
+ * removal.  Batches of the job that arrive after this start a new job of the
+ * same id. */
 static void end_job(struct analysis *a, struct job *j, const char *why)
 {
     struct ftiod *d = a->d;

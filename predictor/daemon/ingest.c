@@ -1,10 +1,11 @@
 /* ingest.c -- the main thread of ftiod: receive batches on PULL, decode them,
  * merge them into their job (job.c), and answer status requests (status.c).
  *
- * Every message is hostile until decoded: multi-frame, malformed, truncated,
- * wrong-version or oversized messages (ZMQ_MAXMSGSIZE, set in main.c, makes
- * libzmq drop those before we see them) are counted and dropped with a
- * rate-limited log line.  Decoding happens outside the lock; the lock is held
+ * Every message is hostile until decoded: multi-frame, malformed, truncated
+ * or wrong-version messages are counted and dropped with a rate-limited log
+ * line.  Oversized ones never reach us: ZMQ_MAXMSGSIZE (main.c) makes libzmq
+ * drop them, and the connection that sent them, before allocating them, so
+ * they are not in our counters.  Decoding happens outside the lock; the lock is held
  * only for the merge, so the analysis thread never waits long and we never
  * wait for it.
  */

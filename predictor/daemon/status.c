@@ -24,6 +24,18 @@ static json_t *mode_status(const struct job_mode_state *m)
     json_object_set_new(o, "last_error", m->has_error ? json_real(m->last_error) : json_null());
     json_object_set_new(o, "scored", json_integer((json_int_t)m->scored));
     json_object_set_new(o, "missed", json_integer((json_int_t)m->missed));
+    /* Frequency groups of ALGORITHM.md §6: where the periods found fell. */
+    json_t *groups = json_array();
+    for (size_t i = 0; i < m->hist.ngroups && i < FTIO_MAX_GROUPS; i++) {
+        const struct ftio_freq_group *g = &m->hist.group[i];
+        json_t *go = json_object();
+        json_object_set_new(go, "f_min", json_real(g->f_min));
+        json_object_set_new(go, "f_max", json_real(g->f_max));
+        json_object_set_new(go, "share", m->hist.analyses
+                                ? json_real((double)g->count / m->hist.analyses) : json_null());
+        json_array_append_new(groups, go);
+    }
+    json_object_set_new(o, "groups", groups);
     return o;
 }
 

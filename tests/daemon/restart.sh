@@ -1,0 +1,46 @@
+#!/bin/sh
+# The daemon restarts in the middle of a job.  Daemon A takes the first
+# batches and, stopped by SIGTERM, publishes its summary; while no daemon
+# listens the shim spools; daemon B then gets the rest live, and `ftio
+# replay` of the spool file gives it what it missed.  Nothing is lost or
+# counted twice: A's records + B's records = every write of the program, and
+# B (which saw the gap fill) finds the period.
+. "$(dirname "$0")/lib.inc"
+need "$B/bin/ftiod" "$B/bin/ftio" "$B/bin/posix_periodic" "$B/lib/libftio.so"
+JOB=restart-$$
+mkdir -p "$T/out" "$T/spool"
+start_daemon a
+A=$DPID
+FTIO_ENDPOINT="ipc://$T/a.in" FTIO_JOB=$JOB FTIO_SPOOL_DIR="$T/spool" FTIO_FLUSH_MS=100 \
+  LD_PRELOAD="$PRELOAD" ASAN_OPTIONS=$APP_ASAN_OPTIONS \
+  timeout 60 "$B/bin/posix_periodic" -d "$T/out" -n 14 -p 1 -b 2M -k 256K >"$T/app.out" 2>"$T/app.err" &
+APP=$!; PIDS="$PIDS $APP"
+sleep 3.5
+kill -TERM $A; wait $A
+wait_topic "$T/a.log" "ftio.$JOB.end" 5
+sleep 3            # the shim spools meanwhile
+ls "$T/spool" | grep -q . || fail "nothing spooled while the daemon was down"
+# B on the same endpoint (a new socket file: ipc path of a).
+rm -f "$T/a.in"
+"$B/bin/ftiod" --listen "ipc://$T/a.in" --pub "ipc://$T/b.pub" --status-endpoint "ipc://$T/b.st" \
+  --log "$T/b.log" -v 2>>"$T/b.err" &
+BP=$!; PIDS="$PIDS $BP"
+sleep 1.5          # the shim reconnects, then stops spooling
+timeout 30 "$B/bin/ftio" replay --endpoint "ipc://$T/a.in" "$T"/spool/*.msgpack 2>"$T/replay.err" \
+  || fail "replay: $(cat "$T/replay.err")"
+cat "$T/replay.err"
+wait $APP || fail "posix_periodic failed: $(cat "$T/app.err")"
+wait_topic "$T/b.log" "ftio.$JOB.end" 20
+ra=$(jsonl "$T/a.log" "last('ftio.$JOB.end')['summary']['write']['records']")
+rb=$(jsonl "$T/b.log" "last('ftio.$JOB.end')['summary']['write']['records']")
+ba=$(jsonl "$T/a.log" "int(last('ftio.$JOB.end')['summary']['write']['bytes'])")
+bb=$(jsonl "$T/b.log" "int(last('ftio.$JOB.end')['summary']['write']['bytes'])")
+echo "daemon A: $ra records, daemon B: $rb records (expected together 14 x 8 = 112)"
+[ $((ra + rb)) = 112 ] || fail "records A $ra + B $rb != 112"
+[ $((ba + bb)) = $((14 * 2097152)) ] || fail "bytes A $ba + B $bb != $((14 * 2097152))"
+[ "$rb" -gt 0 ] && [ "$ra" -gt 0 ] || fail "both daemons should have had data"
+per=$(jsonl "$T/b.log" "last('ftio.$JOB.end')['summary']['write']['period']")
+echo "daemon B period: $per"
+"$PY" -c "import sys; p=float(sys.argv[1]); sys.exit(0 if 0.9 < p < 1.3 else 1)" "$per" \
+  || fail "period $per, expected about 1 s"
+echo ok

@@ -1,0 +1,59 @@
+#!/bin/sh
+# Job accounting and job ends:
+#  - `ftiod --status` lists a job with its processes, records, sequence gaps
+#    (batch 3 of each of 2 processes never sent) and nested POSIX records
+#    (not counted: bytes = MPI-IO bytes only);
+#  - a prediction has exactly the keys of PROTOCOL.md §2 (ftio sub --json);
+#  - a job without `final` ends after --job-timeout with ftio.<job>.end;
+#  - SIGTERM publishes the summary of a job still running, exit status 0.
+. "$(dirname "$0")/lib.inc"
+need "$B/bin/ftiod" "$B/bin/ftio" "$B/tests/daemon-gen"
+start_daemon d --job-timeout 2 --min-interval 0.1
+timeout 20 "$B/bin/ftio" sub --endpoint "ipc://$T/d.pub" --json --count 1 --timeout 15 >"$T/sub.out" &
+SUB=$!; PIDS="$PIDS $SUB"
+sleep 0.5
+"$B/tests/daemon-gen" periodic --endpoint "ipc://$T/d.in" --job t1 --ranks 2 --period 2 \
+  --phases 6 --bytes 1048576 --no-final --skip 3 --nested --mark || fail "generator"
+sleep 0.3
+"$B/bin/ftiod" --status --json --status-endpoint "ipc://$T/d.st" >"$T/status.json" || fail "status"
+"$B/bin/ftiod" --status --status-endpoint "ipc://$T/d.st" || fail "status table"
+"$PY" - "$T/status.json" <<'PYEOF' || fail "status content"
+import json, sys
+s = json.load(open(sys.argv[1]))
+j = [x for x in s["jobs"] if x["job"] == "t1"][0]
+print({k: j[k] for k in ("processes", "records", "bytes", "lost_batches", "nested_records")})
+assert j["processes"] == 2, j
+assert j["lost_batches"] == 2, j                 # seq 3 of both processes
+assert j["records"] == 2 * 5 * 4, j              # 5 phases delivered, 4 writes each
+assert j["nested_records"] == 2 * 5 * 4, j       # their POSIX copies: not counted
+assert j["bytes"] == 2 * 5 * 1048576, j          # each byte once
+assert j["write"]["records"] == 40
+PYEOF
+wait $SUB || fail "ftio sub --count 1 got nothing"
+"$PY" - "$T/sub.out" <<'PYEOF' || fail "prediction keys differ from PROTOCOL.md"
+import json, sys
+m = json.loads(open(sys.argv[1]).readline())
+want = {"v", "job", "mode", "seq", "published", "window", "period", "frequency", "confidence",
+        "class", "candidates", "metrics", "phase", "next", "last_error", "p_periodic", "ranks",
+        "bytes", "records", "lost"}
+assert set(m) == want, (set(m) ^ want)
+assert set(m["window"]) == {"start", "end", "fs", "samples"}
+assert set(m["metrics"]) == {"r_io", "b_io", "sigma_vol", "sigma_time", "periodicity", "abstraction_error"}
+assert set(m["next"]) == {"start", "end", "bytes"} and set(m["phase"]) == {"bytes", "duration"}
+assert m["v"] == 1 and m["job"] == "t1" and m["mode"] == "write" and m["class"] in ("high", "moderate", "none")
+assert m["window"]["start"] > 1e9      # epoch seconds
+print("keys ok")
+PYEOF
+wait_topic "$T/d.log" ftio.t1.end 10
+echo "t1 ended after --job-timeout"
+"$B/tests/daemon-gen" periodic --endpoint "ipc://$T/d.in" --job t2 --ranks 1 --period 1 --duration 0.2 \
+  --phases 8 --no-final || fail "generator t2"
+sleep 0.5
+grep -q '"topic":"ftio.t2.end"' "$T/d.log" && fail "t2 ended too early"
+kill -TERM $DPID; wait $DPID; rc=$?
+[ $rc = 0 ] || fail "exit status $rc after SIGTERM"
+grep -q '"topic":"ftio.t2.end"' "$T/d.log" || fail "no summary for t2 at shutdown"
+p=$(jsonl "$T/d.log" "last('ftio.t2.end')['summary']['write']['period']")
+echo "t2 summary at shutdown: period $p"
+close 0.05 "$p" 1 || fail "t2 period $p"
+echo ok
