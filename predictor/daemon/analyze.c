@@ -137,7 +137,8 @@ static bool take_window(struct analysis *a, struct job *j, int mode, double now,
      * offline `ftio` (N = floor((t_last - t_0) fs)), so that a job's summary
      * is what `ftio` says of its complete trace. */
     double te = final ? m->t_max : m->t_max + 1.0 / fs;
-    return ftio_bins_samples(&m->bins, ts, te, &a->x) == 0 && a->x.n > 0;
+    return ftio_bins_samples_mode(&m->bins, ts, te, c->opts.sampling, &a->x) == 0 &&
+           a->x.n > 0;
 }
 
 /* Analyse (j, mode) now; publish unless the analysis failed.  Enters and

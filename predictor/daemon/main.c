@@ -40,6 +40,10 @@ static void usage(FILE *out)
 "  -f, --freq HZ        sampling frequency of the signal (10)\n"
 "  -t, --tol X          candidate tolerance (0.8)\n"
 "  --no-psd             amplitude instead of power spectrum\n"
+"  --sampling M         hold or average (average): average is the default online\n"
+"                       because it conserves volume and does not depend on\n"
+"                       where the bin grid falls, which hold does for aliasing-\n"
+"                       prone signals when the window start is not t_0\n"
 "  --min-interval S     at most one analysis per job and mode every S s (1)\n"
 "  --window S           fixed analysis window of S s (default: adaptive)\n"
 "  --horizon S          seconds of signal kept per job and mode (3600)\n"
@@ -71,7 +75,7 @@ static int parse_double(const char *opt, const char *s, double min, double *out)
 enum {
     OPT_LISTEN = 256, OPT_PUB, OPT_STATUS_EP, OPT_LOG, OPT_NOPSD, OPT_MIN_INTERVAL,
     OPT_WINDOW, OPT_HORIZON, OPT_JOB_TIMEOUT, OPT_MAX_JOBS, OPT_MAX_PROCS,
-    OPT_MAX_MSG, OPT_RCVHWM, OPT_STATUS, OPT_JSON,
+    OPT_MAX_MSG, OPT_RCVHWM, OPT_STATUS, OPT_JSON, OPT_SAMPLING,
 };
 
 /* Returns 0 to run, 1 to exit 0 (help/version), -1 on error. */
@@ -82,6 +86,7 @@ static int parse_args(int argc, char **argv, struct ftiod_config *c, bool *statu
         {"status-endpoint", 1, 0, OPT_STATUS_EP}, {"log", 1, 0, OPT_LOG},
         {"freq", 1, 0, 'f'},                    {"tol", 1, 0, 't'},
         {"no-psd", 0, 0, OPT_NOPSD},            {"min-interval", 1, 0, OPT_MIN_INTERVAL},
+        {"sampling", 1, 0, OPT_SAMPLING},
         {"window", 1, 0, OPT_WINDOW},           {"horizon", 1, 0, OPT_HORIZON},
         {"job-timeout", 1, 0, OPT_JOB_TIMEOUT}, {"max-jobs", 1, 0, OPT_MAX_JOBS},
         {"max-procs", 1, 0, OPT_MAX_PROCS},     {"max-msg", 1, 0, OPT_MAX_MSG},
@@ -112,6 +117,18 @@ static int parse_args(int argc, char **argv, struct ftiod_config *c, bool *statu
             c->opts.tol = v;
             break;
         case OPT_NOPSD: c->opts.psd = false; break;
+        case OPT_SAMPLING:
+            if (strcmp(optarg, "hold") == 0) {
+                c->opts.sampling = FTIO_SAMPLING_HOLD;
+            } else if (strcmp(optarg, "average") == 0) {
+                c->opts.sampling = FTIO_SAMPLING_AVERAGE;
+            } else {
+                fprintf(stderr, "ftiod: --sampling: invalid value '%s' (hold or average)\n",
+                        optarg);
+                usage(stderr);
+                return -1;
+            }
+            break;
         case OPT_MIN_INTERVAL:
             if (parse_double("--min-interval", optarg, 0, &c->min_interval) < 0)
                 return -1;
@@ -187,7 +204,10 @@ static void config_default(struct ftiod_config *c)
     c->rcvhwm = 10000;
     job_limits_default(&c->limits);
     ftio_options_default(&c->opts);
-    /* Bins hold the exact integral per bin: the daemon samples by average. */
+    /* Online the window start is not the trace's t_0 when the bins are laid
+     * out, and hold samples of an aliasing-prone signal depend on the grid's
+     * phase; the average (exact integral per bin) conserves volume and does
+     * not.  --sampling hold gives the offline [compat] default. */
     c->opts.sampling = FTIO_SAMPLING_AVERAGE;
     c->limits.fs = c->opts.fs;
 }
