@@ -10,4 +10,3 @@ $(ANALYSIS_LIB): $(ANALYSIS_OBJS)
 	$(AR) rcs $@ $^
 
 ALL_TARGETS += $(ANALYSIS_LIB)
-INSTALL_INC += predictor/analysis.h

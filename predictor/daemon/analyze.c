@@ -99,11 +99,47 @@ static char *topic_of(const char *job, const char *what)
 
 /* ---- one analysis ------------------------------------------------------------ */
 
+/* The last edge of the mode's grid at or before t (1e-9 bins of slack for
+ * times computed as sums). */
+static double grid_floor(const struct ftio_bins *b, double t)
+{
+    return b->origin + floor((t - b->origin) * b->fs + 1e-9) / b->fs;
+}
+
+/* The summary of a mode whose earliest record is not on its grid (it came
+ * after the first one: a late rank, an out-of-order replay): lay a grid on
+ * the earliest record from the mode's record log and sample [t_min, t_max]
+ * from it, as the offline `ftio` samples the complete trace from its t_0.
+ * Only when the log is complete and nothing fell off the horizon; false
+ * otherwise (the caller stays on the live grid).  Caller holds the lock: it
+ * costs O(records + bins), once per job and mode. */
+static bool relay_summary(struct analysis *a, const struct job_mode_state *m)
+{
+    const struct ftiod_config *c = &a->d->cfg;
+    const struct job_record_log *l = &m->log;
+    const struct ftio_bins *live = &m->bins;
+    if (m->t_min == m->grid_t0 || l->overflow || l->n == 0 ||
+        m->t_min < live->origin + (double)live->first / live->fs || live->dropped_bytes > 0)
+        return false;
+    struct ftio_bins b;
+    size_t cap = (size_t)ceil((m->t_max - m->t_min) * c->limits.fs) + 2;
+    if (ftio_bins_init(&b, c->limits.fs, m->t_min, cap) < 0)
+        return false;
+    for (size_t i = 0; i < l->n; i++)
+        ftio_bins_add(&b, l->t_start[i], l->t_end[i], l->bytes[i]);
+    bool ok = b.dropped_bytes == 0 &&
+              ftio_bins_samples_mode(&b, m->t_min, m->t_max, c->opts.sampling, &a->x) == 0 &&
+              a->x.n > 0;
+    ftio_bins_free(&b);
+    return ok;
+}
+
 /* Copy the window of (j, mode) into a->x.  Caller holds the lock. */
 static bool take_window(struct analysis *a, struct job *j, int mode, double now, bool final)
 {
     const struct ftiod_config *c = &a->d->cfg;
     struct job_mode_state *m = &j->mode[mode];
+    const struct ftio_bins *bins = &m->bins;
     if (!m->win_init) {
         ftio_window_init(&m->win, m->t_min, c->window);
         m->win_init = true;
@@ -114,31 +150,32 @@ static bool take_window(struct analysis *a, struct job *j, int mode, double now,
             m->win.start = m->t_min;
         m->win.job_start = m->t_min;
     }
-    double fs = c->limits.fs;
-    /* A fixed window is a whole number of bins ending at the last complete
-     * one, so N stays the same from one analysis to the next (cached plans). */
-    double ts = c->window > 0 ? floor(m->t_max * fs + 1e-9) / fs - c->window : m->win.start;
-    /* The final analysis (the job's summary) is over everything kept since
-     * the job's start, whatever the live window: the job's complete trace,
-     * as the offline `ftio` would analyse it. */
-    if (final || ts <= m->t_min) {
-        /* From the job's start: the whole first bin (the grid has an edge at
-         * time 0, the earliest start of the first batch, as offline). */
-        ts = floor(m->t_min * fs + 1e-9) / fs;
-    }
-    double oldest = floor(m->t_max * fs + 1e-9) / fs - c->limits.horizon;   /* kept bins */
-    if (ts < oldest)
-        ts = oldest;
     m->dirty = false;
     m->flush = false;
     m->last_run = now;
+    /* The final analysis (the job's summary) is over everything kept since
+     * the job's start, whatever the live window: the job's complete trace,
+     * as the offline `ftio` would analyse it, on a grid from its earliest
+     * record when that is not the live grid's edge. */
+    if (final && relay_summary(a, m))
+        return true;
+    /* A fixed window is a whole number of bins ending at the last complete
+     * one, so N stays the same from one analysis to the next (cached plans). */
+    double ts = c->window > 0 ? grid_floor(bins, m->t_max) - c->window : m->win.start;
+    if (final || ts <= m->t_min) {
+        /* From the job's start: the whole bin holding it (an edge at the
+         * mode's first record received, see job.h). */
+        ts = grid_floor(bins, m->t_min);
+    }
+    double oldest = grid_floor(bins, m->t_max) - c->limits.horizon;   /* kept bins */
+    if (ts < oldest)
+        ts = oldest;
     /* Live, the newest bin is still filling but holds the burst that just
      * ended: include it.  The final analysis takes whole bins only, like the
      * offline `ftio` (N = floor((t_last - t_0) fs)), so that a job's summary
      * is what `ftio` says of its complete trace. */
-    double te = final ? m->t_max : m->t_max + 1.0 / fs;
-    return ftio_bins_samples_mode(&m->bins, ts, te, c->opts.sampling, &a->x) == 0 &&
-           a->x.n > 0;
+    double te = final ? m->t_max : m->t_max + 1.0 / c->limits.fs;
+    return ftio_bins_samples_mode(bins, ts, te, c->opts.sampling, &a->x) == 0 && a->x.n > 0;
 }
 
 /* Analyse (j, mode) now; publish unless the analysis failed.  Enters and

@@ -24,6 +24,7 @@ void job_limits_default(struct job_limits *l)
     l->horizon = 3600.0;
     l->max_procs = 65536;
     l->max_future = 3600.0;
+    l->summary_records = 1u << 18;
 }
 
 struct job *job_new(const char *id, const struct job_limits *lim)
@@ -44,9 +45,11 @@ void job_free(struct job *j)
 {
     if (!j)
         return;
-    for (int m = 0; m < JOB_NMODES; m++)
+    for (int m = 0; m < JOB_NMODES; m++) {
         if (j->mode[m].has_data)
             ftio_bins_free(&j->mode[m].bins);
+        job_record_log_free(&j->mode[m].log);
+    }
     for (size_t i = 0; i < j->proc_cap; i++)
         free(j->procs[i].host);
     free(j->procs);
@@ -217,14 +220,56 @@ static void set_origin(struct job *j, const struct ftio_batch *b, int64_t base)
     }
 }
 
-static int mode_init(struct job_mode_state *m, const struct job_limits *lim)
+void job_record_log_free(struct job_record_log *l)
 {
-    /* Bin 0 starts JOB_EARLY_MARGIN before time 0; a whole number of bins
-     * so that the grid has an edge at time 0. */
-    double margin = ceil(JOB_EARLY_MARGIN * lim->fs) / lim->fs;
-    size_t cap = (size_t)ceil((lim->horizon + margin) * lim->fs) + 2;
-    if (ftio_bins_init(&m->bins, lim->fs, -margin, cap) < 0)
+    free(l->t_start);
+    free(l->t_end);
+    free(l->bytes);
+    memset(l, 0, sizeof *l);
+}
+
+/* Keep one record for the summary; past `max` (or out of memory) forget
+ * them all: an incomplete log is of no use. */
+static void log_record(struct job_record_log *l, double ts, double te, double bytes, size_t max)
+{
+    if (l->overflow)
+        return;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 256;
+        if (cap > max)
+            cap = max;
+        double *a = l->n < max ? realloc(l->t_start, cap * sizeof *a) : NULL;
+        if (a)
+            l->t_start = a;
+        double *b = a ? realloc(l->t_end, cap * sizeof *b) : NULL;
+        if (b)
+            l->t_end = b;
+        double *c = b ? realloc(l->bytes, cap * sizeof *c) : NULL;
+        if (!c) {
+            job_record_log_free(l);
+            l->overflow = true;
+            return;
+        }
+        l->bytes = c;
+        l->cap = cap;
+    }
+    l->t_start[l->n] = ts;
+    l->t_end[l->n] = te;
+    l->bytes[l->n] = bytes;
+    l->n++;
+}
+
+/* Lay the mode's grid on its first record, t0: bin index 0 starts exactly
+ * there (so edge 0 is t0 itself, not a rounded sum), and the ring starts
+ * JOB_EARLY_MARGIN earlier, at a negative index, for earlier records. */
+static int mode_init(struct job_mode_state *m, const struct job_limits *lim, double t0)
+{
+    int64_t early = (int64_t)ceil(JOB_EARLY_MARGIN * lim->fs);
+    size_t cap = (size_t)ceil(lim->horizon * lim->fs) + (size_t)early + 2;
+    if (ftio_bins_init(&m->bins, lim->fs, t0, cap) < 0)
         return -1;
+    m->bins.first = m->bins.last = -early;
+    m->grid_t0 = t0;
     m->has_data = true;
     return 0;
 }
@@ -262,14 +307,20 @@ static void merge_records(struct job *j, const struct ftio_batch *b, int64_t bas
             te = ts + 1e-6;   /* ALGORITHM.md §1: zero-length lasts 1 us */
         struct job_mode_state *m = &j->mode[mode];
         if (!m->has_data) {
-            if (mode_init(m, lim) < 0) {
+            if (mode_init(m, lim, ts) < 0) {
                 j->bad_records++;
                 continue;
             }
             m->t_min = ts;
             m->t_max = te;
+        } else if (ts < m->bins.origin + (double)m->bins.first / m->bins.fs &&
+                   m->bins.first <= 0) {
+            /* Before the mode's early margin: no bin was ever laid there. */
+            j->bad_records++;
+            continue;
         }
         ftio_bins_add(&m->bins, ts, te, (double)r->bytes);
+        log_record(&m->log, ts, te, (double)r->bytes, lim->summary_records);
         if (ts < m->t_min)
             m->t_min = ts;
         if (te > m->t_max)

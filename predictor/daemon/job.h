@@ -14,7 +14,10 @@
  * Time base: a record's monotonic ns becomes wall ns with its batch's anchor
  * (real + (t - mono) + skew), then job-relative seconds from `origin_ns`, the
  * earliest start in the job's first data batch.  The analysis works on those
- * small numbers; publish.c adds origin back to give epoch seconds.
+ * small numbers; publish.c adds origin back to give epoch seconds.  Each
+ * mode's bins have an edge at that mode's first record (grid_t0), so when it
+ * is also the mode's earliest -- the usual case, and `ftio replay` sends the
+ * earliest batches first -- its windows start where offline ones do.
  */
 #ifndef FTIOD_JOB_H
 #define FTIOD_JOB_H
@@ -33,6 +36,7 @@ struct job_limits {
     double   horizon;     /* seconds of signal kept per mode */
     size_t   max_procs;   /* processes per job; batches of more are dropped */
     double   max_future;  /* records later than the receiver's clock + this are bad */
+    size_t   summary_records;  /* records kept per mode to re-lay the summary */
 };
 void job_limits_default(struct job_limits *l);
 
@@ -56,9 +60,23 @@ struct job_proc {
     bool     final;
 };
 
+/* Every record of one mode, for the job's summary (analyze.c): the bins'
+ * grid has its edges on the mode's first record received, which need not be
+ * its earliest (a late rank, an out-of-order replay); the offline `ftio`
+ * samples from the earliest.  Up to limits.summary_records entries; past
+ * that the log is dropped for good (`overflow`) and the summary stays on the
+ * bins' grid. */
+struct job_record_log {
+    size_t  n, cap;
+    double *t_start, *t_end, *bytes;   /* job-relative s, bytes */
+    bool    overflow;
+};
+
 /* Published by the analysis thread, kept for status, scoring and the summary. */
 struct job_mode_state {
-    struct ftio_bins bins;
+    struct ftio_bins bins;     /* edges at grid_t0 + k/fs */
+    double   grid_t0;          /* start of the mode's first record received */
+    struct job_record_log log;
     bool     has_data;
     double   t_min, t_max;     /* job-relative span of the data, s */
     uint64_t records;          /* data records counted in this mode */
@@ -123,6 +141,8 @@ enum job_merge_status {
     JOB_DUPLICATE     = 1,   /* batch seen before: dropped */
     JOB_TOO_MANY_PROCS = 2,  /* a new process over limits.max_procs: dropped */
 };
+
+void job_record_log_free(struct job_record_log *l);
 
 struct job *job_new(const char *id, const struct job_limits *lim);
 void        job_free(struct job *j);
