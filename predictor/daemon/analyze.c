@@ -9,6 +9,10 @@
  * outside the lock.  Jobs whose processes all sent `final`, that were silent
  * for --job-timeout, or all jobs at shutdown get a last analysis and their
  * `ftio.<job>.end` summary, then are removed (only this thread removes jobs).
+ * Samples are taken with --sampling (average by default, hold for the
+ * offline [compat] result); the summary is laid on the mode's earliest record
+ * when the live grid has no edge there (relay_summary), so it is what the
+ * offline `ftio` says of the complete trace.
  */
 #include <errno.h>
 #include <math.h>
@@ -113,8 +117,9 @@ static double grid_floor(const struct ftio_bins *b, double t)
  * Only when the log is complete and nothing fell off the horizon; false
  * otherwise (the caller stays on the live grid).  Caller holds the lock: it
  * costs O(records + bins), once per job and mode. */
-static bool relay_summary(struct analysis *a, const struct job_mode_state *m)
+static bool relay_summary(struct analysis *a, const struct job *j, int mode)
 {
+    const struct job_mode_state *m = &j->mode[mode];
     const struct ftiod_config *c = &a->d->cfg;
     const struct job_record_log *l = &m->log;
     const struct ftio_bins *live = &m->bins;
@@ -131,6 +136,9 @@ static bool relay_summary(struct analysis *a, const struct job_mode_state *m)
               ftio_bins_samples_mode(&b, m->t_min, m->t_max, c->opts.sampling, &a->x) == 0 &&
               a->x.n > 0;
     ftio_bins_free(&b);
+    if (ok && c->verbose)
+        ftiod_log("job %s %s: summary re-laid on the earliest record, %.9f s before "
+                  "the grid's", j->id, job_mode_name(mode), m->grid_t0 - m->t_min);
     return ok;
 }
 
@@ -157,7 +165,7 @@ static bool take_window(struct analysis *a, struct job *j, int mode, double now,
      * the job's start, whatever the live window: the job's complete trace,
      * as the offline `ftio` would analyse it, on a grid from its earliest
      * record when that is not the live grid's edge. */
-    if (final && relay_summary(a, m))
+    if (final && relay_summary(a, j, mode))
         return true;
     /* A fixed window is a whole number of bins ending at the last complete
      * one, so N stays the same from one analysis to the next (cached plans). */

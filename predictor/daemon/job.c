@@ -24,7 +24,7 @@ void job_limits_default(struct job_limits *l)
     l->horizon = 3600.0;
     l->max_procs = 65536;
     l->max_future = 3600.0;
-    l->summary_records = 1u << 18;
+    l->summary_records = 1u << 17;   /* 3 MB per mode */
 }
 
 struct job *job_new(const char *id, const struct job_limits *lim)

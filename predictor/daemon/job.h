@@ -7,7 +7,8 @@
  * this file unit-testable (tests/daemon/test_job.c).
  *
  * Memory per job is bounded: the signal is kept as bins of width 1/fs over a
- * horizon (ftio_bins, never raw records), processes are capped at
+ * horizon (ftio_bins), raw records only in the summary's record log (at most
+ * limits.summary_records per mode), processes are capped at
  * limits.max_procs and the missing-sequence ranges of each process at
  * JOB_MAX_MISSING.
  *

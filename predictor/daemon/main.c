@@ -51,6 +51,8 @@ static void usage(FILE *out)
 "  --max-jobs N         jobs tracked at once (256)\n"
 "  --max-procs N        processes per job (65536)\n"
 "  --max-msg BYTES      largest message accepted (268435456)\n"
+"  --summary-records N  records kept per job and mode to lay the end summary's\n"
+"                       grid on the earliest record (131072, 0 = never)\n"
 "  --rcvhwm N           batches queued per sender before it must wait (10000)\n"
 "  --status             ask a running ftiod for its jobs and exit\n"
 "  --json               with --status: print the raw JSON\n"
@@ -76,6 +78,7 @@ enum {
     OPT_LISTEN = 256, OPT_PUB, OPT_STATUS_EP, OPT_LOG, OPT_NOPSD, OPT_MIN_INTERVAL,
     OPT_WINDOW, OPT_HORIZON, OPT_JOB_TIMEOUT, OPT_MAX_JOBS, OPT_MAX_PROCS,
     OPT_MAX_MSG, OPT_RCVHWM, OPT_STATUS, OPT_JSON, OPT_SAMPLING,
+    OPT_SUMMARY_RECORDS,
 };
 
 /* Returns 0 to run, 1 to exit 0 (help/version), -1 on error. */
@@ -86,7 +89,7 @@ static int parse_args(int argc, char **argv, struct ftiod_config *c, bool *statu
         {"status-endpoint", 1, 0, OPT_STATUS_EP}, {"log", 1, 0, OPT_LOG},
         {"freq", 1, 0, 'f'},                    {"tol", 1, 0, 't'},
         {"no-psd", 0, 0, OPT_NOPSD},            {"min-interval", 1, 0, OPT_MIN_INTERVAL},
-        {"sampling", 1, 0, OPT_SAMPLING},
+        {"sampling", 1, 0, OPT_SAMPLING},      {"summary-records", 1, 0, OPT_SUMMARY_RECORDS},
         {"window", 1, 0, OPT_WINDOW},           {"horizon", 1, 0, OPT_HORIZON},
         {"job-timeout", 1, 0, OPT_JOB_TIMEOUT}, {"max-jobs", 1, 0, OPT_MAX_JOBS},
         {"max-procs", 1, 0, OPT_MAX_PROCS},     {"max-msg", 1, 0, OPT_MAX_MSG},
@@ -159,6 +162,11 @@ static int parse_args(int argc, char **argv, struct ftiod_config *c, bool *statu
             if (parse_double("--max-msg", optarg, 64, &v) < 0)
                 return -1;
             c->max_msg = (int64_t)v;
+            break;
+        case OPT_SUMMARY_RECORDS:
+            if (parse_double("--summary-records", optarg, 0, &v) < 0)
+                return -1;
+            c->limits.summary_records = (size_t)fmin(v, 1e9);
             break;
         case OPT_RCVHWM:
             if (parse_double("--rcvhwm", optarg, 0, &v) < 0)

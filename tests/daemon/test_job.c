@@ -1,6 +1,7 @@
 /* test_job.c -- Check unit tests of ftiod's per-job state (predictor/daemon/job.c):
  * sequence gaps and their late filling, duplicates, nested de-duplication,
- * the time base, and the bounds (processes, horizon, hostile times). */
+ * the time base, each mode's grid and record log, and the bounds
+ * (processes, horizon, hostile times). */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
@@ -168,6 +169,50 @@ START_TEST(test_time_base)
 }
 END_TEST
 
+/* Each mode's grid has an edge exactly at its first record received; the
+ * record log keeps what the summary needs to re-lay it on an earlier one. */
+START_TEST(test_mode_grid_and_record_log)
+{
+    lim.summary_records = 3;
+    struct job *j = job_new("j", &lim);
+    add_rec(FTIO_OP_WRITE, 100.0, 101.0, 10, 0);
+    add_rec(FTIO_OP_READ, 102.2, 102.3, 5, 0);
+    send(j, "a", 1, 0, false);
+    const struct job_mode_state *w = &j->mode[JOB_WRITE], *r = &j->mode[JOB_READ];
+    ck_assert(w->grid_t0 == 0.0 && w->bins.origin == 0.0);
+    ck_assert(r->grid_t0 == r->t_min && r->bins.origin == r->t_min);
+    ck_assert_double_eq_tol(r->grid_t0, 2.2, 1e-9);
+    ck_assert_uint_eq(r->log.n, 1);
+    ck_assert(r->log.t_start[0] == r->t_min && r->log.bytes[0] == 5);
+
+    /* A later batch with an earlier read: kept, logged, the grid stays. */
+    add_rec(FTIO_OP_READ, 102.15, 102.25, 5, 0);
+    send(j, "b", 2, 0, false);
+    ck_assert_double_eq_tol(r->t_min, 2.15, 1e-9);
+    ck_assert(r->grid_t0 > r->t_min && r->bins.origin == r->grid_t0);
+    ck_assert_uint_eq(r->log.n, 2);
+    ck_assert_double_eq_tol(bins_total(r), 10, 1e-9);
+
+    /* Within 60 s of the job's start but more than 60 s before the read
+     * grid's edge: no bin there, a bad record (not silently dropped bytes). */
+    add_rec(FTIO_OP_READ, 41.0, 41.5, 5, 0);
+    send(j, "b", 2, 1, false);
+    ck_assert_uint_eq(j->bad_records, 1);
+    ck_assert_uint_eq(r->log.n, 2);
+
+    /* Past summary_records the log is dropped for good. */
+    add_rec(FTIO_OP_READ, 103.0, 103.1, 5, 0);
+    add_rec(FTIO_OP_READ, 104.0, 104.1, 5, 0);
+    send(j, "b", 2, 2, false);
+    ck_assert(r->log.overflow);
+    ck_assert_uint_eq(r->log.n, 0);
+    ck_assert_uint_eq(w->log.n, 1);
+    ck_assert(!w->log.overflow);
+    ck_assert_double_eq_tol(bins_total(r), 20, 1e-9);
+    job_free(j);
+}
+END_TEST
+
 START_TEST(test_bad_records_and_horizon)
 {
     struct job *j = job_new("j", &lim);
@@ -256,6 +301,7 @@ int main(void)
     tcase_add_test(tc, test_many_gaps_bounded);
     tcase_add_test(tc, test_nested_counted_once);
     tcase_add_test(tc, test_time_base);
+    tcase_add_test(tc, test_mode_grid_and_record_log);
     tcase_add_test(tc, test_bad_records_and_horizon);
     tcase_add_test(tc, test_max_procs_and_final);
     tcase_add_test(tc, test_mpi_job_waits_for_all_ranks);
