@@ -277,8 +277,7 @@ static int deliver(const struct ftio_record *rec, size_t n, const char *mark, in
         if (fl.holding && !hold(fl.wbuf.data, fl.wbuf.len) &&
             (ftio_cfg.spool_mode == FTIO_SPOOL_NEVER || ftio_spool_append(fl.wbuf.data, fl.wbuf.len) != 0))
             ftio_log("batch seq %llu: no copy kept, delivery unconfirmed", (unsigned long long)fl.seq);
-    }
-    else if (ftio_cfg.spool_mode != FTIO_SPOOL_NEVER && ftio_spool_append(fl.wbuf.data, fl.wbuf.len) == 0)
+    } else if (ftio_cfg.spool_mode != FTIO_SPOOL_NEVER && ftio_spool_append(fl.wbuf.data, fl.wbuf.len) == 0)
         how = "spooled";
     if (!how) {
         fl.lost += n;
@@ -387,9 +386,9 @@ void ftio_flusher_start_if_needed(void)
         if (rc == 0) {
             atomic_store(&fl.joined, 0);
             atomic_store(&ftio_flusher_started, 1);
-        }
-        else
+        } else {
             ftio_warn("cannot start the flusher thread: %s", strerror(rc));
+        }
     }
     pthread_mutex_unlock(&fl.start_mu);
     ftio_busy = busy;
@@ -534,8 +533,8 @@ void ftio_flusher_handoff_failed(void)
     int saved = errno, busy = ftio_busy;
     ftio_busy = 1;
     pthread_mutex_lock(&fl.start_mu);
-    /* A thread still busy with the hand-off can't be restarted safely; the
-     * process then records no more (rings fill, counted lost). */
+    /* A thread still busy with the hand-off (its wait timed out) can't be
+     * restarted safely: this image then sends nothing more. */
     if (atomic_load(&fl.exited) && atomic_load(&fl.stop) == STOP_HANDOFF &&
         !atomic_load(&fl.shutdown_begun)) {
         join_flusher();

@@ -27,7 +27,7 @@ expect_eq "$T/churn" lost 0 "thread churn: lost"
 
 # fork: parent and child each get their own stream (pid), both traced.
 start_recv "$T/fork" -i 10 -n 2
-traced "$L" "$T" fork 100 || fail "fork run"
+FTIO_FLUSH_MS=100000 traced "$L" "$T" fork 100 || fail "fork run"
 wait_recv
 expect_eq "$T/fork" pids 2 "fork: two processes"
 expect_eq "$T/fork" finals 2 "fork: two final batches"
@@ -49,6 +49,30 @@ expect_eq "$T/exec" count.posix.write 100 "exec: writes of both images"
 expect_eq "$T/exec" count.posix.open 2 "exec: opens of both images"
 expect_eq "$T/exec" seq_gaps 0 "exec: seq gaps"
 expect_eq "$T/exec" seq_dups 0 "exec: no sequence restart"
+[ -z "$(ls "$T/spool")" ] && ok "exec: nothing spooled" || fail "exec: spooled $(ls "$T/spool")"
+
+# The pre-exec hand-off must not depend on timing (ZeroMQ's I/O thread dies
+# with the image): repeat it, each time with everything arriving.
+rep=1
+while [ $rep -le 5 ]; do              # (start_recv uses $i)
+  start_recv "$T/exec$rep" -i 10 -n 1
+  FTIO_FLUSH_MS=100000 traced "$L" "$T" exec 50 || fail "exec run $rep"
+  wait_recv
+  got="$(val "$T/exec$rep" count.posix.write)/$(val "$T/exec$rep" seq_gaps)/$(val "$T/exec$rep" finals)"
+  [ "$got" = "100/0/1" ] && ok "exec repeat $rep: 100 writes, no gap, one final" \
+                         || fail "exec repeat $rep: writes/gaps/finals = $got, expected 100/0/1"
+  rep=$((rep + 1))
+done
+
+# A failed exec: the stream goes on in the same image, gap-free.
+start_recv "$T/execfail" -i 10 -n 1
+FTIO_FLUSH_MS=100000 traced "$L" "$T" execfail 50 || fail "execfail run"
+wait_recv
+expect_eq "$T/execfail" count.posix.write 100 "failed exec: writes before and after"
+expect_eq "$T/execfail" count.posix.open 2 "failed exec: opens"
+expect_eq "$T/execfail" finals 1 "failed exec: one final batch"
+expect_eq "$T/execfail" seq_gaps 0 "failed exec: seq gaps"
+expect_eq "$T/execfail" seq_dups 0 "failed exec: seq duplicates"
 
 # SIGTERM with the default action: flushed before dying, killed by TERM.
 start_recv "$T/term" -i 10 -n 1

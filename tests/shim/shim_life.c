@@ -4,9 +4,12 @@
  * said otherwise) so the scripts can assert exact totals.
  *
  *   shim_life DIR threads N      8 threads, N pwrites each, own file each
- *   shim_life DIR fork N         parent N pwrites, fork; child 2N; parent N more
+ *   shim_life DIR fork N         parent N pwrites, 0.3 s pause, fork; child 2N;
+ *                                parent N more
  *   shim_life DIR exec N         N pwrites, exec itself as "exec2 N": N more
  *   shim_life DIR exec2 N        (second image of "exec")
+ *   shim_life DIR execfail N     N pwrites, an exec that fails (ENOENT), N more
+ *                                in a second file: tracing must go on
  *   shim_life DIR sigterm N      N pwrites, create DIR/ctl/ready, sleep until killed
  *   shim_life DIR sigint N       own SIGINT handler; N pwrites, raise(SIGINT),
  *                                N more, prints "handled=1"; then ignores
@@ -133,6 +136,11 @@ int main(int argc, char **argv)
     } else if (strcmp(mode, "fork") == 0) {
         int fd = open_file("fork.dat");
         writes(fd, n, 10);
+        /* Let the shim's threads (flusher, ZeroMQ) finish starting: the
+         * allocator of GCC 12's ASan is not fork-safe, and a fork while
+         * another thread holds one of its locks hangs the child forever.
+         * The records stay buffered (the script sets a long flush period). */
+        sleep_ms(300);
         pid_t pid = fork();
         if (pid < 0)
             die("fork");
@@ -154,6 +162,19 @@ int main(int argc, char **argv)
         close(fd);
         execl(argv[0], argv[0], dir, "exec2", argv[3], (char *)NULL);
         die("execl");
+    } else if (strcmp(mode, "execfail") == 0) {
+        int fd = open_file("fail1.dat");
+        writes(fd, n, 10);
+        close(fd);
+        char nowhere[4096];
+        snprintf(nowhere, sizeof nowhere, "%s/no-such-program", dir);
+        if (execl(nowhere, nowhere, (char *)NULL) != -1 || errno != ENOENT) {
+            fprintf(stderr, "shim_life: exec of %s: expected ENOENT, got %s\n", nowhere, strerror(errno));
+            return 1;
+        }
+        fd = open_file("fail2.dat");
+        writes(fd, n, 10);
+        close(fd);
     } else if (strcmp(mode, "exec2") == 0) {
         int fd = open_file("exec2.dat");
         writes(fd, n, 10);
