@@ -88,7 +88,7 @@ grep -q '^libftio.so loaded' "$T/fp.out" && ok "ftio_loaded() with the shim" || 
 PY=""
 for p in /usr/bin/python3 python3; do "$p" -c 'import zmq' 2>/dev/null && { PY=$p; break; }; done
 if [ -z "$PY" ]; then
-  ok "stalled peer: skipped (no python3 with zmq)"
+  fail "stalled peer: no python3 with the zmq module (make check installs python3-zmq)"
 else
   rm -f "$T"/spool/* "$T/ctl/stall-ready"
   timeout 60 "$PY" "$(dirname "$0")/stall_peer.py" "$FTIO_ENDPOINT" "$T/ctl/stall-ready" 50 & sp=$!
