@@ -2,7 +2,7 @@
 # overhead.sh -- ns that libftio.so adds per intercepted call.
 #
 #   B=build sh bench/overhead.sh            (after `make bench`)
-#   CALLS=1000000 RUNS=5 MODES="pwrite read fwrite" B=build sh bench/overhead.sh
+#   CALLS=1000000 RUNS=5 MODES="pwrite read fwrite untraced" B=build sh bench/overhead.sh
 #
 # For each mode of bench/overhead.c: $RUNS runs of $CALLS 1-byte calls, plain
 # and preloaded alternately (same binary, same machine state), and the
@@ -11,7 +11,9 @@
 # encoding and writing competes for the same 2 cores, as in real use.
 # The second table repeats it with an idle thread in the program (see
 # bench/overhead.c: the kernel's single-threaded fast paths for syscalls are
-# lost once the shim's flusher thread exists).
+# lost once a second thread shares the descriptor table; the shim's flusher
+# has its own table for that reason).  "untraced" is a read() the shim does
+# not trace: it should add ~0.
 #
 # Extending: every executable-or-not bench/overhead-*.sh next to this file is
 # run afterwards with the same environment (B, CALLS, RUNS), so other layers
@@ -20,7 +22,7 @@ set -eu
 B=${B:-build}
 CALLS=${CALLS:-1000000}
 RUNS=${RUNS:-5}
-MODES=${MODES:-pwrite read fwrite}
+MODES=${MODES:-pwrite read fwrite untraced}
 LIB=$(cd "$B/lib" && pwd)/libftio.so
 BIN="$B/bench/overhead"
 [ -f "$LIB" ] && [ -x "$BIN" ] || { echo "overhead: build $LIB and $BIN first (make bench)" >&2; exit 1; }

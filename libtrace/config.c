@@ -133,6 +133,7 @@ void ftio_config_load(struct ftio_config *c)
      * spooled.  Bounds the memory ZeroMQ can hold (batches are <= ~3 MB). */
     c->hwm = (int)env_long("FTIO_HWM", 100, 1, 1000000);
     c->signals = env_flag("FTIO_SIGNALS") || !getenv("FTIO_SIGNALS");
+    c->private_fds = env_flag("FTIO_PRIVATE_FDS") || !getenv("FTIO_PRIVATE_FDS");
 
     /* Per-thread ring: FTIO_BUFFER_MB megabytes of 48-byte records, rounded
      * down to a power of two (index masking), at least 1024 records. */

@@ -19,6 +19,7 @@
 
 __thread int ftio_busy __attribute__((tls_model("initial-exec")));
 __thread int ftio_mpiio_depth __attribute__((tls_model("initial-exec")));
+__thread int ftio_quiet __attribute__((tls_model("initial-exec")));
 int ftio_active;
 unsigned ftio_layer_mask;
 struct ftio_identity ftio_id;
@@ -57,6 +58,8 @@ void ftio_set_rank(int rank, int nranks)
 
 static void vlog(const char *fmt, va_list ap)
 {
+    if (ftio_quiet)
+        return;
     char buf[512];
     int n = snprintf(buf, sizeof buf, "ftio[%ld]: ", (long)atomic_load(&ftio_id.pid));
     if (n < 0)

@@ -3,37 +3,59 @@
  *
  * Started on a process's first record.  It wakes every FTIO_FLUSH_MS, when a
  * ring is half full, or on request (ftio_flush_now(), exit paths, fatal
- * signals) through an eventfd, which makes the kick async-signal-safe.  It
- * owns the ZeroMQ context and PUSH socket (ZMQ_SNDHWM bounded, ZMQ_IMMEDIATE
- * so nothing queues without a connected peer, ZMQ_LINGER bounding every exit,
- * sends with ZMQ_DONTWAIT).  A batch that can't be sent goes to the spool file
+ * signals) through a futex word: the kick is async-signal-safe and needs no
+ * descriptor the application could close.  It owns the ZeroMQ context and
+ * PUSH socket (ZMQ_SNDHWM bounded, ZMQ_IMMEDIATE so nothing queues without
+ * a connected peer, ZMQ_LINGER bounding every exit, sends with
+ * ZMQ_DONTWAIT).  A batch that can't be sent goes to the spool file
  * (spool.c); one that can be neither sent nor spooled is counted in the next
  * header's "lost".  "seq" only advances for delivered batches, so receivers
  * see gaps only for batches delivered elsewhere (spool vs socket).
  *
- * Hand-off at the end of an image (exit, _exit, fatal signal: STOP_FINAL;
- * exec: STOP_HANDOFF, the new image continues the stream).  zmq_send() only
- * queues a message for ZeroMQ's I/O thread, which dies with the image: a
- * batch "sent" just before exec or _exit can vanish.  So the last drain
- * keeps a copy of every batch it sends, then closes the socket and
- * terminates the context, which blocks until ZeroMQ has written everything
- * it queued or ZMQ_LINGER expired.  Returning before the linger is the only
- * delivery confirmation ZeroMQ gives; without it, the kept copies go to the
- * spool as well (the daemon drops a batch whose (pid, seq) it already has).
- * All of it runs in this thread, within the waits of the exit paths.
+ * Hand-off at the end of an image (exit, _exit, MPI_Abort, fatal signal:
+ * STOP_FINAL; exec: STOP_HANDOFF, the new image continues the stream).
+ * zmq_send() only queues a message for ZeroMQ's I/O thread, which dies
+ * with the image: a batch "sent" just before exec or _exit can vanish.  So
+ * the last drain keeps a copy of every batch it sends, then closes the
+ * socket and terminates the context, which blocks until ZeroMQ has written
+ * everything it queued or ZMQ_LINGER expired.  Returning before the linger
+ * is the only delivery confirmation ZeroMQ gives; without it, the kept
+ * copies go to the spool as well (the daemon drops a batch whose (pid, seq)
+ * it already has).  All of it runs in this thread, within the waits of the
+ * exit paths.
+ *
+ * Private descriptor table: once a process has a second thread sharing its
+ * descriptor table, Linux drops the single-threaded fast paths of every
+ * descriptor syscall (fdget takes a file reference, read/write take the
+ * f_pos lock): a single-threaded application would pay ~50-100 ns per call
+ * for our thread, traced or not.  So the thread first moves to a private
+ * copy of the table (unshare(CLONE_FILES)), closes every descriptor that
+ * copy inherited (keeping them would hold the application's files and pipe
+ * ends open: no EOF for its readers), except stderr for diagnostics; then
+ * creates ZeroMQ, whose threads share the private table.  The spool file is
+ * opened by this thread too.  The application's table is again used by its
+ * own threads only, and an application closefrom()/close_range() can no
+ * longer close ZeroMQ's descriptors.  Threads in the private table ignore the
+ * fd table (ftio_private_table_thread()): their numbers mean other files.
+ * If unshare or kcmp is unavailable (old kernel, seccomp) or
+ * FTIO_PRIVATE_FDS=0, the table stays shared, as before.
  *
  * The thread blocks the asynchronous signals (they go to application
  * threads) and runs with ftio_busy set, so its own I/O is never traced.
  * fork: the child abandons the inherited context (never closes it: its
  * threads do not exist in the child) and starts its own flusher lazily.
  */
+#include <dirent.h>
 #include <errno.h>
-#include <poll.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <linux/kcmp.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #include <zmq.h>
@@ -58,7 +80,7 @@ atomic_int ftio_flusher_started;
 
 static struct {
     pthread_t        th;
-    int              efd;
+    atomic_uint      kick_word;       /* futex: bumped by every kick */
     atomic_int       stop, exited, shutdown_begun, joined;
     _Atomic uint64_t req_gen, done_gen;
     pthread_mutex_t  start_mu;        /* starting the thread */
@@ -79,28 +101,133 @@ static struct {
     struct ftio_file_entry *fentries;
     struct ftio_wbuf wbuf;
 } fl = {
-    .efd = -1,
     .start_mu = PTHREAD_MUTEX_INITIALIZER,
     .mark_mu = PTHREAD_MUTEX_INITIALIZER,
     .api_mu = PTHREAD_MUTEX_INITIALIZER,
 };
 
 static __thread int in_flusher __attribute__((tls_model("initial-exec")));
+__thread int ftio_thread_table __attribute__((tls_model("initial-exec")));
+
+/* Thread id of the flusher that runs in a private descriptor table, 0 when
+ * none does (then every thread uses the application's table). */
+static atomic_long private_tid;
 
 void ftio_flusher_init(void)
 {
-    fl.efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (fl.efd < 0)
-        ftio_warn("eventfd: %s; flushing only every FTIO_FLUSH_MS", strerror(errno));
+    atomic_store(&fl.kick_word, 0);
 }
 
 void ftio_flusher_kick(void)
 {
-    if (fl.efd >= 0) {
+    int saved = errno;
+    atomic_fetch_add(&fl.kick_word, 1);
+    syscall(SYS_futex, &fl.kick_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    errno = saved;
+}
+
+/* Sleep until a kick after `seen` was read, or timeout_ms. */
+static void wait_kick(unsigned seen, int timeout_ms)
+{
+    struct timespec ts = { timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000 };
+    syscall(SYS_futex, &fl.kick_word, FUTEX_WAIT_PRIVATE, seen, &ts, NULL, 0);
+}
+
+/* ---- private descriptor table ----------------------------------------- */
+
+/* Does this thread share its descriptor table with the private flusher?
+ * Its own threads (ZeroMQ's) do; application threads never do. */
+int ftio_thread_table_classify(void)
+{
+    long flusher = atomic_load_explicit(&private_tid, memory_order_acquire);
+    int private = 0;
+    if (flusher) {
         int saved = errno;
-        eventfd_write(fl.efd, 1);
+        private = syscall(SYS_kcmp, (pid_t)syscall(SYS_gettid), (pid_t)flusher, KCMP_FILES, 0, 0) == 0;
         errno = saved;
     }
+    ftio_thread_table = private ? FTIO_TABLE_PRIVATE : FTIO_TABLE_APP;
+    return private;
+}
+
+/* Put /dev/null on 0, 1, 2 where nothing is open, so that ZeroMQ's and the
+ * spool's descriptors never get those numbers: our diagnostics write to 2.
+ * Returns 0 when 2 could not be filled (then we must not log). */
+static int fill_std_fds(void)
+{
+    for (int fd = 0; fd <= 2; fd++) {
+        if (syscall(SYS_fcntl, fd, F_GETFD) >= 0)
+            continue;
+        int nul = (int)syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDWR);
+        if (nul != fd) {                 /* no /dev/null: leave the gap */
+            if (nul >= 0)
+                syscall(SYS_close, nul);
+            if (fd == 2)
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* Close every descriptor of our private copy except stderr (kept for our
+ * diagnostics unless the application traces a file there).  Raw syscalls:
+ * our close wrapper must not see these (they are not the application's). */
+static void close_inherited(void)
+{
+    int keep_stderr = ftio_fdt && ftio_fdt_size > 2 && !atomic_load(&ftio_fdt[2].fid) &&
+                      !atomic_load(&ftio_fdt[2].stdio_fid);
+    if (syscall(SYS_close_range, 3u, ~0u, 0) == 0) {
+        syscall(SYS_close_range, 0u, keep_stderr ? 1u : 2u, 0);
+        return;
+    }
+    /* Before Linux 5.9: list our own table (/proc/thread-self, not
+     * /proc/self, which is the main thread's). */
+    int dfd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/thread-self/fd",
+                           O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        char buf[4096] __attribute__((aligned(8)));
+        long n;
+        while ((n = syscall(SYS_getdents64, dfd, buf, sizeof buf)) > 0) {
+            for (long off = 0; off < n;) {
+                struct dirent64 *d = (struct dirent64 *)(buf + off);
+                off += d->d_reclen;
+                char *end;
+                long fd = strtol(d->d_name, &end, 10);
+                if (*end || end == d->d_name || fd == dfd || (fd == 2 && keep_stderr))
+                    continue;
+                syscall(SYS_close, (int)fd);
+            }
+        }
+        syscall(SYS_close, dfd);
+        return;
+    }
+    for (unsigned fd = 0; fd < ftio_fdt_size; fd++)
+        if (fd != 2 || !keep_stderr)
+            syscall(SYS_close, (int)fd);
+}
+
+/* Move this (flusher) thread to a private copy of the descriptor table. */
+static void private_fd_table(void)
+{
+    if (!ftio_cfg.private_fds)
+        return;
+    pid_t self = (pid_t)syscall(SYS_gettid);
+    /* kcmp tells our threads from the application's afterwards: without it
+     * we could not keep them out of the fd table, so stay shared. */
+    if (syscall(SYS_kcmp, self, self, KCMP_FILES, 0, 0) != 0) {
+        ftio_log("kcmp unavailable (%s): flusher shares the descriptor table", strerror(errno));
+        return;
+    }
+    if (unshare(CLONE_FILES) != 0) {
+        ftio_log("unshare(CLONE_FILES): %s: flusher shares the descriptor table", strerror(errno));
+        return;
+    }
+    ftio_thread_table = FTIO_TABLE_PRIVATE;
+    atomic_store_explicit(&private_tid, self, memory_order_release);
+    close_inherited();
+    if (!fill_std_fds())
+        ftio_quiet = 1;        /* 2 may become a ZeroMQ descriptor: no logging */
+    ftio_log("flusher runs in a private descriptor table");
 }
 
 /* Read after a waited flush, when the flusher is idle. */
@@ -340,20 +467,15 @@ static void *flusher_main(void *arg)
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     ftio_busy = 1;
     in_flusher = 1;
+    unsigned seen = atomic_load(&fl.kick_word);
+    private_fd_table();       /* before ZeroMQ: its threads share our table */
     zmq_open();               /* connect early: the first flush finds a session */
     char mark[FTIO_WIRE_MAX_STR];
     for (;;) {
         if (!atomic_load(&fl.stop) &&
-            atomic_load(&fl.req_gen) == atomic_load(&fl.done_gen)) {
-            struct pollfd p = { .fd = fl.efd, .events = POLLIN };
-            if (fl.efd >= 0)
-                poll(&p, 1, ftio_cfg.flush_ms);
-            else
-                usleep((useconds_t)ftio_cfg.flush_ms * 1000);
-        }
-        eventfd_t v;
-        if (fl.efd >= 0)
-            eventfd_read(fl.efd, &v);
+            atomic_load(&fl.req_gen) == atomic_load(&fl.done_gen))
+            wait_kick(seen, ftio_cfg.flush_ms);
+        seen = atomic_load(&fl.kick_word);   /* kicks from now on wake the next wait */
         uint64_t gen = atomic_load(&fl.req_gen);
         int stopping = atomic_load(&fl.stop);
         int has_mark = take_mark(mark);
@@ -366,6 +488,9 @@ static void *flusher_main(void *arg)
         }
         atomic_store(&fl.done_gen, gen);
     }
+    /* ZeroMQ's threads are gone (zmq_ctx_term joined them); our id may be
+     * reused by an application thread, which must not look "private". */
+    atomic_store(&private_tid, 0);
     atomic_store(&fl.exited, 1);
     return NULL;
 }
@@ -588,8 +713,7 @@ void ftio_flusher_after_fork_child(void)
     atomic_store(&fl.req_gen, 0);
     atomic_store(&fl.done_gen, 0);
     atomic_store(&ftio_flusher_started, 0);
-    /* The eventfd is shared with the parent: kicks must not cross over. */
-    if (fl.efd >= 0)
-        close(fl.efd);
+    /* Our table is the application's copy; the parent's flusher is not here. */
+    atomic_store(&private_tid, 0);
     ftio_flusher_init();
 }

@@ -30,6 +30,7 @@ struct ftio_config {
     int      linger_ms;        /* FTIO_LINGER_MS, bound on every exit wait */
     int      hwm;              /* FTIO_HWM, ZMQ_SNDHWM in batches */
     int      signals;          /* FTIO_SIGNALS=0 disables fatal-signal flush */
+    int      private_fds;      /* FTIO_PRIVATE_FDS=0: flusher shares the fd table */
     size_t   ring_records;     /* per-thread ring size, from FTIO_BUFFER_MB */
     unsigned layers;           /* bit per enum ftio_layer, from FTIO_LAYERS */
     char     endpoint[512];    /* FTIO_ENDPOINT */
@@ -57,6 +58,8 @@ extern struct ftio_identity ftio_id FTIO_HIDDEN;
  * bad configuration).  One line on stderr, never allocates. */
 FTIO_HIDDEN void ftio_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 FTIO_HIDDEN void ftio_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Set in a thread whose descriptor 2 is not stderr: its diagnostics are dropped. */
+extern __thread int ftio_quiet FTIO_HIDDEN;
 
 /* Recompute ftio_active from initialised / paused / shut down. */
 FTIO_HIDDEN void ftio_set_paused(int paused);
@@ -88,9 +91,27 @@ extern unsigned ftio_fdt_size FTIO_HIDDEN;
 
 FTIO_HIDDEN void ftio_fdtable_init(void);
 
+/* Which descriptor table the calling thread uses (flusher.c).  The flusher
+ * moves to a private copy of the table (unshare(CLONE_FILES)) so that a
+ * single-threaded application keeps the kernel's fast paths; it and the
+ * ZeroMQ threads it creates then have descriptor numbers that mean nothing
+ * in the application's table, so for them every slot is "not ours".
+ * Unknown until a thread's first look at the table: one kcmp() then. */
+enum { FTIO_TABLE_UNKNOWN = 0, FTIO_TABLE_APP = 1, FTIO_TABLE_PRIVATE = 2 };
+extern __thread int ftio_thread_table FTIO_HIDDEN;
+FTIO_HIDDEN int ftio_thread_table_classify(void);     /* 1 when private */
+
+static inline int ftio_private_table_thread(void)
+{
+    int t = ftio_thread_table;
+    if (ftio_likely(t == FTIO_TABLE_APP))
+        return 0;
+    return t == FTIO_TABLE_PRIVATE || ftio_thread_table_classify();
+}
+
 static inline struct ftio_fd_slot *ftio_fd_slot(int fd)
 {
-    if ((unsigned)fd >= ftio_fdt_size)
+    if ((unsigned)fd >= ftio_fdt_size || ftio_private_table_thread())
         return NULL;
     return &ftio_fdt[fd];
 }

@@ -7,7 +7,11 @@
  *   MPI_Finalize: record still-pending nonblocking I/O as "completion
  *       unknown", then flush and wait (local, no collective: Darshan#559),
  *       then the real finalize.
- *   MPI_Abort: the same flush, then abort.
+ *   MPI_Abort: the pending I/O as for finalize, then the durable end-of-image
+ *       hand-off of the exit paths (ftio_shutdown(): final batch, delivery
+ *       confirmed by ZeroMQ or spooled), since an abort may kill the process
+ *       without exit, _exit or a signal we see, and ZeroMQ's queue dies with
+ *       it.  Recording stops there: MPI_Abort does not return.
  * Each exists as MPI_X and PMPI_X (see mpiio.h for why).
  */
 #include <dlfcn.h>
@@ -129,13 +133,18 @@ FTIO_MPI_EXPORT int PMPI_Init_thread(int *argc, char ***argv, int required, int 
 }
 
 /* Everything this process recorded goes out before MPI (and, with some
- * launchers, the process) goes away.  Local only: no collective. */
-static void flush_before_exit(void)
+ * launchers, the process) goes away.  Local only: no collective.  Abort:
+ * the process ends without a word to us, so hand the stream off durably
+ * and stop recording (MPI_Abort does not return). */
+static void flush_before_exit(int aborting)
 {
     int saved = errno;
     if (atomic_load_explicit(&ftio_mpi_ready, memory_order_acquire))
         ftio_mpi_req_drain();
-    ftio_flush_now(NULL, 1);
+    if (aborting)
+        ftio_shutdown();
+    else
+        ftio_flush_now(NULL, 1);
     errno = saved;
 }
 
@@ -144,7 +153,7 @@ FTIO_MPI_EXPORT int MPI_Finalize(void)
     FTIO_MPI_REAL(real_MPI_Finalize, "MPI_Finalize");
     int outer = life_outer();
     if (outer)
-        flush_before_exit();
+        flush_before_exit(0);
     int rc = real_MPI_Finalize();
     if (outer)
         ftio_mpi_in = 0;
@@ -156,7 +165,7 @@ FTIO_MPI_EXPORT int PMPI_Finalize(void)
     FTIO_MPI_REAL(real_PMPI_Finalize, "PMPI_Finalize");
     int outer = life_outer();
     if (outer)
-        flush_before_exit();
+        flush_before_exit(0);
     int rc = real_PMPI_Finalize();
     if (outer)
         ftio_mpi_in = 0;
@@ -167,7 +176,7 @@ FTIO_MPI_EXPORT int MPI_Abort(MPI_Comm comm, int errorcode)
 {
     FTIO_MPI_REAL(real_MPI_Abort, "MPI_Abort");
     if (life_outer())
-        flush_before_exit();      /* ftio_mpi_in stays set: we do not return */
+        flush_before_exit(1);     /* ftio_mpi_in stays set: we do not return */
     return real_MPI_Abort(comm, errorcode);
 }
 
@@ -175,6 +184,6 @@ FTIO_MPI_EXPORT int PMPI_Abort(MPI_Comm comm, int errorcode)
 {
     FTIO_MPI_REAL(real_PMPI_Abort, "PMPI_Abort");
     if (life_outer())
-        flush_before_exit();
+        flush_before_exit(1);
     return real_PMPI_Abort(comm, errorcode);
 }

@@ -398,7 +398,7 @@ FTIO_WRAP(int, close, (int fd))
 /* Closing a range: one close record per traced descriptor in it. */
 static void closed_range(unsigned first, unsigned last, uint64_t t0, uint64_t t1, int record)
 {
-    if (first >= ftio_fdt_size || !ftio_fdt)
+    if (first >= ftio_fdt_size || !ftio_fdt || ftio_private_table_thread())
         return;
     if (last >= ftio_fdt_size)
         last = ftio_fdt_size - 1;

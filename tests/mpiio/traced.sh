@@ -17,6 +17,7 @@
 #  4. A rank that exits without MPI_Finalize still delivers all its records.
 #  5. mpiio_threads: 4 threads per rank (MPI_THREAD_MULTIPLE) writing at once
 #     (blocking and nonblocking), spooled: exact records per rank again.
+#  6. A rank ending in MPI_Abort delivers all its records and a final batch.
 #  0. (first) libftio.so does not depend on libmpi: no undefined MPI or Open
 #     MPI symbol, and a non-MPI program loads it with LD_BIND_NOW=1.
 set -eu
@@ -114,4 +115,11 @@ traced spool 2 "$T/thr" "$B/tests/mpiio_threads" "$T/thr" 4 100
 [ "$rc" = 0 ] || fail "mpiio_threads rc=$rc"
 python3 "$HERE/check_records.py" --dir "$T/thr" --records "$T/thr/records" \
     --files "$T/thr/files" --ranks 2 --nested
+# 6. MPI_Abort hands the stream off durably (final batch, every record) even
+#    though the process ends without MPI_Finalize; FTIO_SIGNALS=0 so no
+#    fatal-signal flush stands in for it.
+traced zmq 1 "$T/abort" -x FTIO_SIGNALS=0 "$B/tests/mpiio_calls" "$T/abort" --abort
+[ "$rc" != 0 ] || fail "MPI_Abort: mpirun rc=0"
+python3 "$HERE/check_records.py" --dir "$T/abort" --records "$T/abort/records" \
+    --files "$T/abort/files" --ranks 1 --nested
 echo "traced: ok"

@@ -93,6 +93,33 @@ wait_recv
 expect_eq "$T/int" count.posix.write 200 "SIGINT: process continued"
 expect_eq "$T/int" finals 1 "SIGINT + exec of sh: the continued stream ends with a final batch"
 
+# The flusher runs in a private descriptor table (FTIO_PRIVATE_FDS, on by
+# default): an application's closefrom(3) no longer closes ZeroMQ's
+# descriptors, and every record, before and after, arrives over the socket.
+start_recv "$T/closefrom" -i 10 -n 1
+FTIO_DEBUG=1 traced "$L" "$T" closefrom 100 2>"$T/closefrom.log" || fail "closefrom run"
+wait_recv
+grep -q "private descriptor table" "$T/closefrom.log" && ok "closefrom: flusher in a private table"   || fail "closefrom: no private descriptor table: $(grep -i 'unshare\|kcmp' "$T/closefrom.log")"
+expect_eq "$T/closefrom" count.posix.write 200 "closefrom: writes before and after"
+expect_eq "$T/closefrom" count.posix.open 2 "closefrom: opens"
+expect_eq "$T/closefrom" count.posix.close 2 "closefrom: closes (one by closefrom)"
+expect_eq "$T/closefrom" lost 0 "closefrom: lost"
+expect_eq "$T/closefrom" finals 1 "closefrom: final batch"
+[ -z "$(ls "$T/spool")" ] && ok "closefrom: nothing spooled" || fail "closefrom: spooled $(ls "$T/spool")"
+
+# The private table holds none of the application's descriptors: a pipe's
+# reader sees EOF once the application closes the write end.  Also with the
+# table shared (FTIO_PRIVATE_FDS=0), which must still deliver everything.
+for pf in 1 0; do
+  start_recv "$T/pipe$pf" -i 10 -n 1
+  out=$(FTIO_DEBUG=1 FTIO_PRIVATE_FDS=$pf traced "$L" "$T" pipeeof 100 2>"$T/pipe$pf.log") || fail "pipeeof run"
+  wait_recv
+  [ "$out" = "eof=1" ] && ok "FTIO_PRIVATE_FDS=$pf: pipe reader sees EOF" || fail "FTIO_PRIVATE_FDS=$pf: pipe EOF: '$out'"
+  expect_eq "$T/pipe$pf" count.posix.write 100 "FTIO_PRIVATE_FDS=$pf: writes"
+  expect_eq "$T/pipe$pf" finals 1 "FTIO_PRIVATE_FDS=$pf: final batch"
+done
+grep -q "private descriptor table" "$T/pipe0.log" && fail "FTIO_PRIVATE_FDS=0 still unshares"   || ok "FTIO_PRIVATE_FDS=0: table shared"
+
 # _exit skips atexit/destructors: the wrapper flushes.
 start_recv "$T/exit" -i 10 -n 1
 traced "$L" "$T" _exit 100; rc=$?

@@ -21,12 +21,22 @@
  *   shim_life DIR loop N         N pwrites of 1 byte as fast as possible
  *   shim_life DIR churn N        N short-lived threads one after another, each
  *                                opening its file and doing 10 pwrites
+ *   shim_life DIR closefrom N    N pwrites, 0.5 s pause (the shim's threads
+ *                                are up and connected), closefrom(3) (also
+ *                                closes the traced file), N more pwrites in a
+ *                                second file: every record must still arrive
+ *   shim_life DIR pipeeof N      a pipe created before the first record; N
+ *                                pwrites (the shim's thread starts), 0.3 s
+ *                                pause, close the write end: the read end must
+ *                                see EOF within 3 s (prints "eof=1"), i.e. no
+ *                                thread of the shim holds the write end
  * Every mode opens one file per writer (1 open + 1 close record each).
  * Control files (ready, phase1, go) live in DIR/ctl, which the scripts
  * exclude with FTIO_EXCLUDE so they add no records.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -221,6 +231,27 @@ int main(int argc, char **argv)
             sleep_ms(50);
         sleep_ms(500);
         writes(fd, n, 10);
+        close(fd);
+    } else if (strcmp(mode, "closefrom") == 0) {
+        int fd = open_file("closefrom1.dat");
+        writes(fd, n, 10);
+        sleep_ms(500);
+        closefrom(3);
+        fd = open_file("closefrom2.dat");
+        writes(fd, n, 10);
+        close(fd);
+    } else if (strcmp(mode, "pipeeof") == 0) {
+        int p[2];
+        if (pipe(p) != 0)
+            die("pipe");
+        int fd = open_file("pipe.dat");
+        writes(fd, n, 10);
+        sleep_ms(300);
+        close(p[1]);
+        struct pollfd pf = { .fd = p[0], .events = POLLIN };
+        char c;
+        int eof = poll(&pf, 1, 3000) == 1 && read(p[0], &c, 1) == 0;
+        printf("eof=%d\n", eof);
         close(fd);
     } else if (strcmp(mode, "loop") == 0) {
         int fd = open_file("loop.dat");
