@@ -221,37 +221,19 @@ static void analyze_rates(const double *rate, const double *ts, const double *te
 
 START_TEST(synthetic_14)
 {
-    const double b[] = { 0, 0, 1000, 1000, 0, 0, 1000, 1000, 0, 0, 1000, 1000, 0, 0 };
-    const double ts[] = { 0.5, 0, 10.5, 10, 20.5, 20, 30.5, 30, 40.5, 40, 50.5, 50, 60.5, 60 };
-    const double te[] = { 5, 4.5, 15, 14.5, 25, 24.5, 35, 34.5, 45, 44.5, 55, 54.5, 65, 64.5 };
+    const struct reference_row *row = &synthetic_14_row;
     struct ftio_result res;
-    analyze_rates(b, ts, te, 14, &res);
-    ck_assert_double_eq(res.t0, 0);
-    ck_assert_double_eq(res.t1, 65);
-    ck_assert_uint_eq(res.samples, 650);
-    ck_assert_uint_eq(res.ncand, 1);
-    ck_assert_uint_eq(res.dominant.bin, 3);
-    ck_assert_rel(res.dominant.frequency, 0.046153846, 1e-6);
-    ck_assert_abs(res.dominant.confidence, 0.802496292, 1e-6);
-    ck_assert_rel(res.dominant.amplitude, 230311.49, 1e-6);
+    analyze_rates(row->rate, row->ts, row->te, row->n, &res);
+    assert_reference_row(row, &res);
 }
 END_TEST
 
 START_TEST(zmq_example)
 {
-    const double b[] = { 3, 0, 3, 0, 3 };
-    const double ts[] = { 1, 2, 3, 4, 5 };
-    const double te[] = { 5, 6, 7, 8, 9 };
+    const struct reference_row *row = &zmq_example_row;
     struct ftio_result res;
-    analyze_rates(b, ts, te, 5, &res);
-    ck_assert_double_eq(res.t0, 1);
-    ck_assert_double_eq(res.t1, 9);
-    ck_assert_uint_eq(res.samples, 80);
-    ck_assert_uint_eq(res.ncand, 1);
-    ck_assert_int_eq(res.cls, FTIO_CLASS_HIGH);
-    ck_assert_rel(res.dominant.frequency, 0.125, 1e-6);
-    ck_assert_abs(res.dominant.confidence, 1.0, 1e-6);
-    ck_assert_rel(res.dominant.amplitude, 76.355, 1e-4);
+    analyze_rates(row->rate, row->ts, row->te, row->n, &res);
+    assert_reference_row(row, &res);
 }
 END_TEST
 

@@ -41,6 +41,47 @@ static inline double *load_column(const char *path, size_t *n)
                       (double)(tol));                                         \
     } while (0)
 
+/* The two ALGORITHM.md §8 rows small enough to type in: their requests
+ * (rate, start, end) and what the published implementation reports.  Both
+ * the event-sweep path and the streaming-bins path must reproduce them. */
+struct reference_row {
+    size_t        n;
+    const double *rate, *ts, *te;
+    double        t0, t1;
+    size_t        samples, bin;
+    double        frequency, confidence, amplitude, amplitude_tol;
+};
+
+static const double synthetic_14_rate[] = { 0, 0, 1000, 1000, 0, 0, 1000, 1000, 0, 0, 1000, 1000, 0, 0 };
+static const double synthetic_14_ts[] = { 0.5, 0, 10.5, 10, 20.5, 20, 30.5, 30, 40.5, 40, 50.5, 50, 60.5, 60 };
+static const double synthetic_14_te[] = { 5, 4.5, 15, 14.5, 25, 24.5, 35, 34.5, 45, 44.5, 55, 54.5, 65, 64.5 };
+static const struct reference_row synthetic_14_row = {
+    14, synthetic_14_rate, synthetic_14_ts, synthetic_14_te,
+    0, 65, 650, 3, 0.046153846, 0.802496292, 230311.49, 1e-6,
+};
+
+static const double zmq_example_rate[] = { 3, 0, 3, 0, 3 };
+static const double zmq_example_ts[] = { 1, 2, 3, 4, 5 };
+static const double zmq_example_te[] = { 5, 6, 7, 8, 9 };
+static const struct reference_row zmq_example_row = {
+    5, zmq_example_rate, zmq_example_ts, zmq_example_te,
+    1, 9, 80, 1, 0.125, 1.0, 76.355, 1e-4,   /* amplitude given to 5 digits */
+};
+
+static inline void assert_reference_row(const struct reference_row *row,
+                                        const struct ftio_result *res)
+{
+    ck_assert_double_eq(res->t0, row->t0);
+    ck_assert_double_eq(res->t1, row->t1);
+    ck_assert_uint_eq(res->samples, row->samples);
+    ck_assert_uint_eq(res->ncand, 1);
+    ck_assert_int_eq(res->cls, FTIO_CLASS_HIGH);
+    ck_assert_uint_eq(res->dominant.bin, row->bin);
+    ck_assert_rel(res->dominant.frequency, row->frequency, 1e-6);
+    ck_assert_abs(res->dominant.confidence, row->confidence, 1e-6);
+    ck_assert_rel(res->dominant.amplitude, row->amplitude, row->amplitude_tol);
+}
+
 /* Samples over [t0, t0 + n/fs] from an array (no signal involved). */
 static inline struct ftio_samples samples_of(const double *x, size_t n, double fs, double t0)
 {
