@@ -48,22 +48,18 @@ void ftio_acf_period(const double *acf, size_t n, double fs, double *scratch,
             size_t j = i;
             while (j + 1 < n && acf[j + 1] == acf[i])
                 j++;
-            if (j + 1 < n && acf[j + 1] < acf[i]) {
-                if (acf[i] >= ACF_PEAK_MIN) {
-                    double lag = (double)((i + j) / 2);
-                    if (prev_lag >= 0 && nc < n / 2) {
-                        double c = (lag - prev_lag) / fs;
-                        if (c > 1 / fs) {     /* as the reference: > one sample */
-                            cand[nc] = c;
-                            weight[nc] = (acf[i] + prev_height) / 2;
-                            nc++;
-                        }
+            if (j + 1 < n && acf[j + 1] < acf[i] && acf[i] >= ACF_PEAK_MIN) {
+                double lag = (double)((i + j) / 2);
+                if (prev_lag >= 0 && nc < n / 2) {
+                    double c = (lag - prev_lag) / fs;
+                    if (c > 1 / fs) {     /* as the reference: > one sample */
+                        cand[nc] = c;
+                        weight[nc] = (acf[i] + prev_height) / 2;
+                        nc++;
                     }
-                    prev_lag = lag;
-                    prev_height = acf[i];
                 }
-                i = j + 1;
-                continue;
+                prev_lag = lag;
+                prev_height = acf[i];
             }
             i = j + 1;
             continue;

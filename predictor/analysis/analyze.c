@@ -42,10 +42,7 @@ int ftio_analyze(struct ftio_analyzer *a, const struct ftio_samples *x,
     out->t1 = x->t1;
     out->fs = x->fs;
     out->samples = x->n;
-    double v = 0;
-    for (size_t k = 0; k < x->n; k++)
-        v += x->x[k];
-    out->volume = v / x->fs;
+    out->volume = ftio_samples_volume(x);
     out->abstraction_error = ftio_abstraction_error(x);
 
     struct ftio_spectrum *s;

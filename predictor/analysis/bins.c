@@ -29,8 +29,6 @@
 #include "analysis.h"
 #include "analysis/internal.h"
 
-/* Same convention as requests.c: a zero-length request lasts 1 us. */
-#define ZERO_LENGTH_DURATION 1e-6
 /* Tolerance when mapping window bounds to bin edges. */
 #define EDGE_EPS 1e-9
 /* Bin indices stay far from int64 overflow. */
@@ -122,11 +120,7 @@ void ftio_bins_add(struct ftio_bins *b, double t_start, double t_end, double byt
         b->dropped_bytes += bytes;    /* accounted, never silently lost */
         return;
     }
-    if (t_end == t_start) {
-        t_end = t_start + ZERO_LENGTH_DURATION;
-        if (t_end == t_start)
-            t_end = nextafter(t_start, INFINITY);
-    }
+    t_end = ftio_request_end(t_start, t_end);   /* same rule as requests.c */
     double rate = bytes / (t_end - t_start);
     /* Bins j0 .. j1 hold [t_start, t_end): j0 is the bin containing the
      * start, j1 the last bin starting before the end (an end exactly on an

@@ -102,7 +102,7 @@ void ftio_detect(struct ftio_spectrum *s, const struct ftio_options *o,
     }
 
     /* Steps 4-5: candidates in ascending k, harmonics of kept ones dropped.
-     * `dropped` marks removed harmonics by reusing conf as a flag (-1). */
+     * A dropped harmonic is marked by conf[k] = -1 (conf is rewritten below). */
     size_t kept[FTIO_MAX_CANDIDATES];
     size_t nkept = 0;
     bool overflow = false;

@@ -9,11 +9,41 @@
 #define FTIO_ANALYSIS_INTERNAL_H
 
 #include <complex.h>
+#include <math.h>
 #include <fftw3.h>
 #include "analysis.h"
 
 /* Grow *buf (elements of size elem) to hold at least want elements. */
 int ftio_grow(void **buf, size_t *cap, size_t want, size_t elem);
+
+/* End of a request starting at t_start and ending at t_end >= t_start: a
+ * zero-length request lasts 1 us so its bytes survive (§1), or one ulp when
+ * 1 us is below the resolution of huge timestamps.  requests.c and bins.c
+ * both apply it, so the sweep and the streaming bins see the same request. */
+#define FTIO_ZERO_LENGTH_DURATION 1e-6
+static inline double ftio_request_end(double t_start, double t_end)
+{
+    if (t_end != t_start)
+        return t_end;
+    t_end = t_start + FTIO_ZERO_LENGTH_DURATION;
+    return t_end != t_start ? t_end : nextafter(t_start, INFINITY);
+}
+
+/* Volume V_a of the samples (bytes) and the span it is spread over (the
+ * window t1 - t0, or N / fs when the window is unknown): their ratio is the
+ * mean bandwidth that "substantial" samples exceed (§4, §5). */
+static inline double ftio_samples_volume(const struct ftio_samples *x)
+{
+    double v = 0;
+    for (size_t k = 0; k < x->n; k++)
+        v += x->x[k];
+    return v / x->fs;
+}
+static inline double ftio_samples_span(const struct ftio_samples *x)
+{
+    double dt = x->t1 - x->t0;
+    return dt > 0 ? dt : (double)x->n / x->fs;
+}
 
 /* ---- spectrum.c --------------------------------------------------------- */
 

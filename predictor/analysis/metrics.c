@@ -35,14 +35,8 @@ void ftio_metrics_compute(const struct ftio_samples *x, double f_d, struct ftio_
     if (!(f_d > 0) || x->n == 0 || !(x->fs > 0))
         return;
     double fs = x->fs;
-    double dt = x->t1 - x->t0;
-    if (!(dt > 0))
-        dt = (double)x->n / fs;
-
-    double v = 0;
-    for (size_t k = 0; k < x->n; k++)
-        v += x->x[k];
-    v /= fs;
+    double dt = ftio_samples_span(x);
+    double v = ftio_samples_volume(x);
     double bbar = v / dt;             /* mean bandwidth over the window */
 
     size_t periods = (size_t)floor(dt * f_d);

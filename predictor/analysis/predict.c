@@ -35,13 +35,7 @@ int ftio_next_phase_score(const struct ftio_next_phase *next, const struct ftio_
 {
     if (!next->valid || x->n == 0 || !(x->fs > 0))
         return -1;
-    double dt = x->t1 - x->t0;
-    if (!(dt > 0))
-        dt = (double)x->n / x->fs;
-    double v = 0;
-    for (size_t k = 0; k < x->n; k++)
-        v += x->x[k];
-    double bbar = v / x->fs / dt;
+    double bbar = ftio_samples_volume(x) / ftio_samples_span(x);
     double from = ceil((next->start - x->t0) * x->fs);
     if (from < 0)
         from = 0;

@@ -12,9 +12,6 @@
 #include "analysis.h"
 #include "analysis/internal.h"
 
-/* A zero-length request is given this duration so its bytes survive (§1). */
-#define ZERO_LENGTH_DURATION 1e-6
-
 int ftio_grow(void **buf, size_t *cap, size_t want, size_t elem)
 {
     if (want <= *cap)
@@ -77,11 +74,7 @@ int ftio_requests_push_bytes(struct ftio_requests *r, double t_start, double t_e
         errno = EINVAL;
         return -1;
     }
-    if (t_end == t_start) {
-        t_end = t_start + ZERO_LENGTH_DURATION;
-        if (t_end == t_start)            /* huge timestamps: 1 us below one ulp */
-            t_end = nextafter(t_start, INFINITY);
-    }
+    t_end = ftio_request_end(t_start, t_end);
     return ftio_requests_push_rate(r, t_start, t_end, bytes / (t_end - t_start));
 }
 

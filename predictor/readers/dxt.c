@@ -26,10 +26,8 @@ static int move_layer(struct ftio_trace *t, struct dxt_layer_data *l)
 {
     for (int w = 0; w < 2; w++) {
         struct ftio_trace_dir *d = ftio_trace_dir_of(t, w);
-        for (size_t i = 0; i < l->req[w].n; i++)
-            if (ftio_requests_push_rate(&d->req, l->req[w].t_start[i], l->req[w].t_end[i],
-                                        l->req[w].rate[i]) != 0)
-                return -1;
+        if (ftio_trace_append_requests(&d->req, &l->req[w]) != 0)
+            return -1;
         d->bytes += l->bytes[w];
         if (l->req[w].n)
             d->overlap_missing = true;
@@ -93,7 +91,6 @@ int ftio_read_dxt(struct ftio_reader_ctx *c, const char *buf, size_t len)
         return FTIO_READER_FAIL(c, "offset 0: out of memory");
     struct dxt_layer_data layer[2];   /* [0] POSIX, [1] MPI-IO */
     memset(layer, 0, sizeof layer);
-    int64_t maxrank = -1;
     size_t lineno = 0, off = 0, data_lines = 0;
     int rc = 0;
     char line[DXT_MAX_LINE];
@@ -135,8 +132,6 @@ int ftio_read_dxt(struct ftio_reader_ctx *c, const char *buf, size_t len)
         }
         l->bytes[is_write] += bytes;
         l->n++;
-        if (rank > maxrank)
-            maxrank = rank;
         if (ftio_trace_see_rank(t, rank) != 0)
             rc = FTIO_READER_FAIL(c, "line %zu: out of memory", lineno);
         data_lines++;
@@ -152,6 +147,5 @@ int ftio_read_dxt(struct ftio_reader_ctx *c, const char *buf, size_t len)
         ftio_requests_free(&layer[i].req[0]);
         ftio_requests_free(&layer[i].req[1]);
     }
-    (void)maxrank;
     return rc;
 }

@@ -38,8 +38,8 @@ static inline struct ftio_trace_dir *ftio_trace_dir_of(struct ftio_trace *t, int
 /* Append one step point to a direction's pre-merged signal. */
 int ftio_trace_overlap_push(struct ftio_trace_dir *d, double t, double b);
 
-/* Helpers for text formats: 1-based line number of byte offset `off`. */
-size_t ftio_line_of(const char *buf, size_t off);
+/* Append every request of src to dst (rates kept as they are); -1 on OOM. */
+int ftio_trace_append_requests(struct ftio_requests *dst, const struct ftio_requests *src);
 
 /* Rank counts and numbers above this are rejected as corrupt (and keep
  * double -> int64 conversions defined). */

@@ -109,14 +109,6 @@ int ftio_trace_overlap_push(struct ftio_trace_dir *d, double t, double b)
     return 0;
 }
 
-size_t ftio_line_of(const char *buf, size_t off)
-{
-    size_t line = 1;
-    for (size_t i = 0; i < off; i++)
-        line += buf[i] == '\n';
-    return line;
-}
-
 static int read_with(enum ftio_trace_format f, struct ftio_reader_ctx *c,
                      const char *buf, size_t len)
 {
@@ -262,7 +254,7 @@ void ftio_trace_set_free(struct ftio_trace_set *set)
     memset(set, 0, sizeof *set);
 }
 
-static int append_all(struct ftio_requests *dst, const struct ftio_requests *src)
+int ftio_trace_append_requests(struct ftio_requests *dst, const struct ftio_requests *src)
 {
     for (size_t i = 0; i < src->n; i++)
         if (ftio_requests_push_rate(dst, src->t_start[i], src->t_end[i], src->rate[i]) != 0)
@@ -278,7 +270,8 @@ const struct ftio_requests *ftio_trace_requests(const struct ftio_trace *t, enum
     if (mode == FTIO_MODE_READ)
         return &t->read.req;
     memset(scratch, 0, sizeof *scratch);
-    if (append_all(scratch, &t->write.req) != 0 || append_all(scratch, &t->read.req) != 0) {
+    if (ftio_trace_append_requests(scratch, &t->write.req) != 0 ||
+        ftio_trace_append_requests(scratch, &t->read.req) != 0) {
         ftio_requests_free(scratch);
         return NULL;
     }
