@@ -63,12 +63,16 @@ static void posted(const struct aiocb *cb, int op, uint64_t t0)
     }
 }
 
-/* The request is complete (observed now) unless already noted. */
-static void completed(const void *cb, uint64_t now)
+/* The request of slot s is complete (observed now) unless already noted. */
+static void slot_done(struct aio_slot *s, uint64_t now)
 {
-    struct aio_slot *s = slot_find(cb);
     if (s && !s->t_done)
         s->t_done = now;
+}
+
+static void completed(const void *cb, uint64_t now)
+{
+    slot_done(slot_find(cb), now);
 }
 
 FTIO_REAL_DECL(int, aio_read, (struct aiocb *));
@@ -193,9 +197,11 @@ static int suspend(int (*fn)(const struct aiocb *const[], int, const struct time
     int e = errno;
     if (r == 0 && list && err) {
         uint64_t now = ftio_now_ns();
-        for (int i = 0; i < n; i++)
-            if (list[i] && slot_find(list[i]) && err(list[i]) != EINPROGRESS)
-                completed(list[i], now);
+        for (int i = 0; i < n; i++) {
+            struct aio_slot *s = slot_find(list[i]);
+            if (s && err(list[i]) != EINPROGRESS)
+                slot_done(s, now);
+        }
     }
     errno = e;
     return r;

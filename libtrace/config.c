@@ -10,6 +10,7 @@
 #include <strings.h>
 #include "internal.h"
 #include "record.h"
+#include "wire.h"             /* ftio_layer_name */
 
 struct ftio_config ftio_cfg;
 
@@ -45,7 +46,6 @@ static void copy_str(char *dst, size_t cap, const char *src, const char *what)
 /* FTIO_LAYERS=posix,stdio,mpiio,api (or "all"). */
 static unsigned parse_layers(const char *v)
 {
-    static const char *const names[FTIO_LAYER_COUNT] = { "posix", "stdio", "mpiio", "api" };
     unsigned mask = 0;
     char buf[256];
     copy_str(buf, sizeof buf, v, "FTIO_LAYERS");
@@ -58,7 +58,7 @@ static unsigned parse_layers(const char *v)
         if (strcasecmp(tok, "mpi") == 0 || strcasecmp(tok, "mpi-io") == 0)
             tok = "mpiio";
         for (int l = 0; l < FTIO_LAYER_COUNT; l++)
-            if (strcasecmp(tok, names[l]) == 0) {
+            if (strcasecmp(tok, ftio_layer_name(l)) == 0) {
                 mask |= 1u << l;
                 found = 1;
             }

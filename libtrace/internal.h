@@ -116,12 +116,19 @@ static inline struct ftio_fd_slot *ftio_fd_slot(int fd)
     return &ftio_fdt[fd];
 }
 
+/* Is a call of this layer on this thread recorded right now: active, not
+ * reentrant, layer on.  The first test of every POSIX/stdio wrapper. */
+static inline int ftio_layer_recording(int layer)
+{
+    return __atomic_load_n(&ftio_active, __ATOMIC_RELAXED) && !ftio_busy &&
+           (ftio_layer_mask & (1u << layer));
+}
+
 /* Slot of a POSIX-traced descriptor, or NULL when this call must pass
  * through (not ours, not active, reentrant, layer off). */
 static inline struct ftio_fd_slot *ftio_posix_fd(int fd)
 {
-    if (!__atomic_load_n(&ftio_active, __ATOMIC_RELAXED) || ftio_busy ||
-        !(ftio_layer_mask & (1u << FTIO_LAYER_POSIX)))
+    if (!ftio_layer_recording(FTIO_LAYER_POSIX))
         return NULL;
     struct ftio_fd_slot *s = ftio_fd_slot(fd);
     if (!s || !atomic_load_explicit(&s->fid, memory_order_relaxed))
@@ -132,6 +139,7 @@ static inline struct ftio_fd_slot *ftio_posix_fd(int fd)
 FTIO_HIDDEN void ftio_fd_open(int fd, uint32_t fid, int append);
 FTIO_HIDDEN void ftio_fd_forget(int fd);              /* POSIX side only */
 FTIO_HIDDEN void ftio_fd_copy(int from, int to);      /* dup family */
+/* Stream position pos; unknown (-1) instead when append. */
 FTIO_HIDDEN void ftio_fd_stdio_open(int fd, FILE *fp, uint32_t fid, int append, int64_t pos);
 FTIO_HIDDEN void ftio_fd_stdio_forget(int fd);
 

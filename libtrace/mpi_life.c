@@ -148,28 +148,27 @@ static void flush_before_exit(int aborting)
     errno = saved;
 }
 
-FTIO_MPI_EXPORT int MPI_Finalize(void)
+static int finalize(int (*real)(void))
 {
-    FTIO_MPI_REAL(real_MPI_Finalize, "MPI_Finalize");
     int outer = life_outer();
     if (outer)
         flush_before_exit(0);
-    int rc = real_MPI_Finalize();
+    int rc = real();
     if (outer)
         ftio_mpi_in = 0;
     return rc;
 }
 
+FTIO_MPI_EXPORT int MPI_Finalize(void)
+{
+    FTIO_MPI_REAL(real_MPI_Finalize, "MPI_Finalize");
+    return finalize(real_MPI_Finalize);
+}
+
 FTIO_MPI_EXPORT int PMPI_Finalize(void)
 {
     FTIO_MPI_REAL(real_PMPI_Finalize, "PMPI_Finalize");
-    int outer = life_outer();
-    if (outer)
-        flush_before_exit(0);
-    int rc = real_PMPI_Finalize();
-    if (outer)
-        ftio_mpi_in = 0;
-    return rc;
+    return finalize(real_PMPI_Finalize);
 }
 
 FTIO_MPI_EXPORT int MPI_Abort(MPI_Comm comm, int errorcode)

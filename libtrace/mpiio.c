@@ -65,7 +65,6 @@
         if (rc == MPI_SUCCESS && traced)                                       \
             ftio_mpi_emit(t0, t1, OP, FLAGS, f->fid, off,                      \
                           ftio_mpi_status_bytes(st, (int64_t)count, dt));      \
-        ftio_mpi_leave();                                                      \
         errno = saved;                                                         \
         return rc;                                                             \
     }                                                                          \
@@ -85,7 +84,6 @@
         if (rc == MPI_SUCCESS && traced)                                       \
             ftio_mpi_req_post(*request, t0, t1, OP, (FLAGS) | FTIO_FLAG_ASYNC, \
                               f->fid, off, ftio_mpi_req_bytes((int64_t)count, dt)); \
-        ftio_mpi_leave();                                                      \
         errno = saved;                                                         \
         return rc;                                                             \
     }                                                                          \
@@ -109,7 +107,6 @@
             f->split.bytes = ftio_mpi_req_bytes((int64_t)count, dt);           \
             f->split.active = 1;                                               \
         }                                                                      \
-        ftio_mpi_leave();                                                      \
         errno = saved;                                                         \
         return rc;                                                             \
     }                                                                          \
@@ -138,7 +135,6 @@
                 ftio_mpi_emit(f->split.t_start, t1, f->split.op,               \
                               f->split.flags, f->fid, f->split.offset, bytes); \
         }                                                                      \
-        ftio_mpi_leave();                                                      \
         errno = saved;                                                         \
         return rc;                                                             \
     }                                                                          \

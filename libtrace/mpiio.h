@@ -111,9 +111,9 @@ static inline void ftio_mpi_leave(void)
 /* FTIO_MPI_PAIR(NAME, (params), (args)) defines MPI_NAME and PMPI_NAME, each
  * forwarding to its own next definition; the caller defines
  *   static inline int traced_NAME(int (*real)(params), params)
- * which runs only for the outermost traced call (between ftio_mpi_enter()
- * and the ftio_mpi_leave() it must do).  An untraced call costs a few TLS
- * tests and a jump. */
+ * which runs only for the outermost traced call, between ftio_mpi_enter()
+ * and ftio_mpi_leave() (both done here; it must leave errno as the real
+ * call did).  An untraced call costs a few TLS tests and a jump. */
 #define FTIO_UNPAREN(...) __VA_ARGS__
 
 /* Wrappers are exported even when built with -fvisibility=hidden. */
@@ -125,7 +125,9 @@ static inline void ftio_mpi_leave(void)
         FTIO_MPI_REAL(real_##PFX##NAME, #PFX #NAME);                           \
         if (!ftio_mpi_enter())                                                 \
             return real_##PFX##NAME ARGS;                                      \
-        return traced_##NAME(real_##PFX##NAME, FTIO_UNPAREN ARGS);             \
+        int rc_ = traced_##NAME(real_##PFX##NAME, FTIO_UNPAREN ARGS);          \
+        ftio_mpi_leave();                                                      \
+        return rc_;                                                            \
     }
 
 #define FTIO_MPI_PAIR(NAME, PARAMS, ARGS)                                      \

@@ -80,10 +80,12 @@ static int find_locked(uint64_t key)
     return -1;
 }
 
-/* Backward-shift deletion keeps probe chains without tombstones. */
+/* Remove entry i (and count it out of req_pending).  Backward-shift
+ * deletion keeps probe chains without tombstones. */
 static void delete_locked(uint32_t i)
 {
     uint32_t j = i;
+    atomic_fetch_sub_explicit(&req_pending, 1, memory_order_relaxed);
     for (;;) {
         req_slots[i].key = 0;
         for (;;) {
@@ -149,7 +151,6 @@ static int take(uint64_t key, struct req_entry *out)
     if (i >= 0) {
         *out = req_slots[i];
         delete_locked((uint32_t)i);
-        atomic_fetch_sub_explicit(&req_pending, 1, memory_order_relaxed);
     }
     unlock();
     return i >= 0;
@@ -194,7 +195,6 @@ void ftio_mpi_req_drain(void)
             if (req_slots[i].key) {
                 e = req_slots[i];
                 delete_locked(i);
-                atomic_fetch_sub_explicit(&req_pending, 1, memory_order_relaxed);
                 break;
             }
         unlock();

@@ -29,7 +29,6 @@
         int saved = errno;                                                     \
         if (rc == MPI_SUCCESS && f && f->fid)                                  \
             ftio_mpi_emit(t0, t1, OP, 0, f->fid, (OFFSET), 0);                 \
-        ftio_mpi_leave();                                                      \
         errno = saved;                                                         \
         return rc;                                                             \
     }                                                                          \
@@ -82,7 +81,6 @@ static inline int traced_File_open(int (*real)(MPI_Comm, const char *, int, MPI_
         if (fid)
             ftio_mpi_emit(t0, t1, FTIO_OP_OPEN, 0, fid, -1, 0);
     }
-    ftio_mpi_leave();
     errno = saved;
     return rc;
 }
@@ -103,7 +101,6 @@ static inline int traced_File_close(int (*real)(MPI_File *), MPI_File *fh)
         if (fid)
             ftio_mpi_emit(t0, t1, FTIO_OP_CLOSE, 0, fid, -1, 0);
     }
-    ftio_mpi_leave();
     errno = saved;
     return rc;
 }
@@ -121,7 +118,6 @@ static inline int traced_File_delete(int (*real)(const char *, MPI_Info),
         if (fid)
             ftio_mpi_emit(t0, t1, FTIO_OP_META, 0, fid, -1, 0);
     }
-    ftio_mpi_leave();
     errno = saved;
     return rc;
 }
@@ -156,7 +152,6 @@ static inline int traced_File_set_view(int (*real)(MPI_File, MPI_Offset, MPI_Dat
         if (f->fid)
             ftio_mpi_emit(t0, t1, FTIO_OP_META, 0, f->fid, -1, 0);
     }
-    ftio_mpi_leave();
     errno = saved;
     return rc;
 }

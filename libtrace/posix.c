@@ -29,8 +29,7 @@
 
 static inline int posix_on(void)
 {
-    return __atomic_load_n(&ftio_active, __ATOMIC_RELAXED) && !ftio_busy &&
-           (ftio_layer_mask & (1u << FTIO_LAYER_POSIX));
+    return ftio_layer_recording(FTIO_LAYER_POSIX);
 }
 
 static inline void emit_posix(int op, uint32_t fid, uint64_t t0, uint64_t t1, int64_t off, int64_t bytes)

@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <time.h>
 #include "record.h"
+#include "timeutil.h"
 
 #define FTIO_HIDDEN __attribute__((visibility("hidden")))
 
@@ -33,11 +34,10 @@ extern __thread int ftio_mpiio_depth __attribute__((tls_model("initial-exec")));
 /* 1 once initialised and neither FTIO_DISABLE nor ftio_pause() is in force. */
 extern int ftio_active FTIO_HIDDEN;
 
+/* Record timestamps: common/timeutil.h's clock, as the record's unsigned type. */
 static inline uint64_t ftio_now_ns(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    return (uint64_t)ftio_mono_ns();
 }
 
 /* Resolve the next definition of `name` (dlsym RTLD_NEXT); NULL if absent.

@@ -23,8 +23,7 @@
 
 static inline struct ftio_fd_slot *stdio_slot(FILE *fp)
 {
-    if (!fp || !__atomic_load_n(&ftio_active, __ATOMIC_RELAXED) || ftio_busy ||
-        !(ftio_layer_mask & (1u << FTIO_LAYER_STDIO)))
+    if (!fp || !ftio_layer_recording(FTIO_LAYER_STDIO))
         return NULL;
     struct ftio_fd_slot *s = ftio_fd_slot(fp->_fileno);
     if (!s || atomic_load_explicit(&s->fp, memory_order_relaxed) != fp ||
@@ -35,8 +34,7 @@ static inline struct ftio_fd_slot *stdio_slot(FILE *fp)
 
 static inline int stdio_on(void)
 {
-    return __atomic_load_n(&ftio_active, __ATOMIC_RELAXED) && !ftio_busy &&
-           (ftio_layer_mask & (1u << FTIO_LAYER_STDIO));
+    return ftio_layer_recording(FTIO_LAYER_STDIO);
 }
 
 static inline void emit_stdio(int op, uint32_t fid, uint64_t t0, uint64_t t1, int64_t off, int64_t bytes)
@@ -133,7 +131,7 @@ static void stream_opened(FILE *fp, uint32_t fid, const char *mode, uint64_t t0,
         return;
     }
     int append = mode && strchr(mode, 'a');
-    ftio_fd_stdio_open(fd, fp, fid, append, append ? -1 : 0);
+    ftio_fd_stdio_open(fd, fp, fid, append, 0);
     emit_stdio(FTIO_OP_OPEN, fid, t0, t1, -1, 0);
 }
 
@@ -178,7 +176,7 @@ FTIO_WRAP(FILE *, fdopen, (int fd, const char *mode))
     FTIO_TIMED(FILE *, real_fdopen(fd, mode));
     if (r_) {
         int append = (mode && strchr(mode, 'a')) || atomic_load(&s->append);
-        ftio_fd_stdio_open(fd, r_, fid, append, append ? -1 : atomic_load(&s->offset));
+        ftio_fd_stdio_open(fd, r_, fid, append, atomic_load(&s->offset));
         emit_stdio(FTIO_OP_OPEN, fid, t0_, t1_, -1, 0);
     }
     FTIO_TIMED_RETURN();

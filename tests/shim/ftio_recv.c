@@ -45,10 +45,6 @@
 #define MAX_PIDS  4096
 #define MAX_FILES 65536
 
-static const char *const layer_names[FTIO_LAYER_COUNT] = { "posix", "stdio", "mpiio", "api" };
-static const char *const op_names[FTIO_OP_COUNT] = { "read", "write", "open",  "close",
-                                                     "sync", "seek",  "stat",  "meta" };
-
 struct pid_info {
     int64_t   pid;
     int32_t   rank, nranks;
@@ -146,7 +142,7 @@ static void account(const struct ftio_batch *b)
             st.coll[r->layer][r->op]++;
         if (st.per_record)
             printf("rec pid=%lld layer=%s op=%s bytes=%lld off=%lld fid=%u flags=%u ts=%llu te=%llu\n",
-                   (long long)h->pid, layer_names[r->layer], op_names[r->op], (long long)r->bytes,
+                   (long long)h->pid, ftio_layer_name(r->layer), ftio_op_name(r->op), (long long)r->bytes,
                    (long long)r->offset, r->file_id, r->flags, (unsigned long long)r->t_start,
                    (unsigned long long)r->t_end);
     }
@@ -242,18 +238,18 @@ static void report(void)
         for (int o = 0; o < FTIO_OP_COUNT; o++) {
             total += st.count[l][o];
             if (st.count[l][o])
-                printf("count.%s.%s=%llu\nbytes.%s.%s=%lld\n", layer_names[l], op_names[o],
-                       (unsigned long long)st.count[l][o], layer_names[l], op_names[o],
+                printf("count.%s.%s=%llu\nbytes.%s.%s=%lld\n", ftio_layer_name(l), ftio_op_name(o),
+                       (unsigned long long)st.count[l][o], ftio_layer_name(l), ftio_op_name(o),
                        (long long)st.bytes[l][o]);
             if (st.nested[l][o])
-                printf("nested.%s.%s=%llu\n", layer_names[l], op_names[o], (unsigned long long)st.nested[l][o]);
+                printf("nested.%s.%s=%llu\n", ftio_layer_name(l), ftio_op_name(o), (unsigned long long)st.nested[l][o]);
             if (st.async[l][o])
-                printf("async.%s.%s=%llu\n", layer_names[l], op_names[o], (unsigned long long)st.async[l][o]);
+                printf("async.%s.%s=%llu\n", ftio_layer_name(l), ftio_op_name(o), (unsigned long long)st.async[l][o]);
             if (st.coll[l][o])
-                printf("coll.%s.%s=%llu\n", layer_names[l], op_names[o], (unsigned long long)st.coll[l][o]);
+                printf("coll.%s.%s=%llu\n", ftio_layer_name(l), ftio_op_name(o), (unsigned long long)st.coll[l][o]);
         }
         if (total)
-            printf("count.%s=%llu\n", layer_names[l], (unsigned long long)total);
+            printf("count.%s=%llu\n", ftio_layer_name(l), (unsigned long long)total);
     }
     for (size_t i = 0; i < st.nmarks; i++)
         printf("mark=%s\n", st.marks[i]);
