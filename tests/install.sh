@@ -5,6 +5,7 @@
 # libftio.so (its records land in the spool), then analyse the spool with the
 # installed `ftio`.
 set -eu
+. "$(dirname "$0")/preload.sh"
 B=${FTIO_TEST_BUILD:-build}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -43,10 +44,7 @@ cc $CFLAGS -o "$T/app" "$T/app.c"
 out=$("$T/app" "$T/plain.dat")
 [ "$out" = "loaded=0 flush=-1" ] || fail "without the shim: $out"
 
-PRELOAD="$P/lib/libftio.so"
-if ldd "$PRELOAD" | grep -q libasan; then
-  PRELOAD="$(cc -print-file-name=libasan.so) $PRELOAD"
-fi
+PRELOAD=$(ftio_preload "$P/lib/libftio.so")
 mkdir "$T/spool"
 out=$(env LD_PRELOAD="$PRELOAD" FTIO_SPOOL=always FTIO_SPOOL_DIR="$T/spool" FTIO_JOB=inst \
       "$T/app" "$T/traced.dat")

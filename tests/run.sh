@@ -9,7 +9,8 @@ mkdir -p "$LOGS"
 passed=0; failed=0; failures=""
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
-# Each test gets its own ports and spool dir (see tests/lib.sh).
+# Shell tests find the binaries under $FTIO_TEST_BUILD; each makes its own
+# temporary directory and endpoints (tests/*/lib.sh, tests/daemon/lib.inc).
 export FTIO_TEST_BUILD="$B"
 for t in "$@"; do
   name=$(basename "$t")

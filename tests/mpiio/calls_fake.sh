@@ -12,7 +12,7 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 FAKESO="$B/tests/libftio-mpifake.so"
-ASAN=$(asan_prefix "$FAKESO")
+ASAN=$(ftio_asan_prefix "$FAKESO")
 FAKE="$ASAN$FAKESO"
 OTHER="$B/tests/libmpi-othertool.so"
 

@@ -22,7 +22,7 @@
 #     MPI symbol, and a non-MPI program loads it with LD_BIND_NOW=1.
 set -eu
 . "$(dirname "$0")/lib.sh"
-PRELOAD=$(preload_of "$B/lib/libftio.so")
+PRELOAD=$(ftio_preload "$B/lib/libftio.so")
 RECV="$B/tests/ftio-recv"
 
 # 0. no link-time dependency on MPI

@@ -2,10 +2,9 @@
 #
 # Sets B (build dir, absolute), SHIM (libftio.so), RECV (ftio-recv), T (a
 # fresh mktemp -d, removed with every process we started on exit) and
-# PRELOAD, the LD_PRELOAD value: under `make asan` the shim is built with
-# -fsanitize=address and links libasan, and ASan must be the first object in
-# the process, so libasan.so is preloaded in front of it (an uninstrumented
-# program then runs with the ASan runtime too, which is fine).  Leak checking
+# PRELOAD, the LD_PRELOAD value (tests/preload.sh: libasan.so in front of the
+# shim under `make asan`; an uninstrumented program then runs with the ASan
+# runtime too, which is fine).  Leak checking
 # stays on: the shim keeps everything it allocates reachable.
 B=${FTIO_TEST_BUILD:-build}
 case "$B" in /*) ;; *) B="$PWD/$B" ;; esac
@@ -13,10 +12,8 @@ SHIM="$B/lib/libftio.so"
 RECV="$B/tests/ftio-recv"
 [ -f "$SHIM" ] || { echo "missing $SHIM"; exit 1; }
 [ -x "$RECV" ] || { echo "missing $RECV"; exit 1; }
-PRELOAD="$SHIM"
-if ldd "$SHIM" | grep -q libasan; then
-  PRELOAD="$(${CC:-cc} -print-file-name=libasan.so) $SHIM"
-fi
+. "$(dirname "$0")/../preload.sh"
+PRELOAD=$(ftio_preload "$SHIM")
 T=$(mktemp -d)
 mkdir -p "$T/ctl" "$T/spool"
 PIDS=""
