@@ -18,6 +18,7 @@
 #include <jansson.h>
 #include <zmq.h>
 #include "commands.h"
+#include "timeutil.h"
 
 static volatile sig_atomic_t sub_stop;
 static void on_signal(int sig) { (void)sig; sub_stop = 1; }
@@ -35,13 +36,6 @@ static double num(json_t *o, const char *key)
 {
     json_t *v = json_object_get(o, key);
     return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-static double wall_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* "12:34:56.789" (UTC) of an epoch time. */
@@ -72,7 +66,8 @@ static void print_prediction(json_t *o)
         if (!isnan(ns)) {
             char at[32];
             clock_text(ns, at, sizeof at);
-            printf(", next at %s (in %+.2f s, %.0f B)", at, ns - wall_now(), num(next, "bytes"));
+            printf(", next at %s (in %+.2f s, %.0f B)", at, ns - (double)ftio_real_ns() * 1e-9,
+                   num(next, "bytes"));
         }
     }
     json_t *le = json_object_get(o, "last_error");

@@ -37,9 +37,11 @@ static bool job_id_ok(const char *id)
     return true;
 }
 
+/* Each message takes the lock once: reject() or merge() counts it. */
 static void reject(struct ingest *in, uint64_t *counter, const char *why)
 {
     pthread_mutex_lock(&in->d->lock);
+    in->d->stats.messages++;
     (*counter)++;
     pthread_mutex_unlock(&in->d->lock);
     ftiod_log_rl(&in->rl_bad, "dropped message: %s", why);
@@ -54,6 +56,7 @@ static void merge(struct ingest *in)
     size_t max_jobs = 0;
 
     pthread_mutex_lock(&d->lock);
+    d->stats.messages++;
     struct job *j = job_table_find(&d->jobs, b->h.job);
     bool is_new = false;
     if (!j) {
@@ -99,9 +102,6 @@ static void merge(struct ingest *in)
 static void handle_message(struct ingest *in, zmq_msg_t *msg, bool more)
 {
     struct ftiod *d = in->d;
-    pthread_mutex_lock(&d->lock);
-    d->stats.messages++;
-    pthread_mutex_unlock(&d->lock);
     if (more) {
         reject(in, &d->stats.multipart, "more than one frame");
         return;

@@ -3,14 +3,12 @@
  * one per message (the counters in `ftiod --status` keep the full count). */
 #include <stdarg.h>
 #include <stdio.h>
-#include <time.h>
 #include "daemon.h"
+#include "timeutil.h"
 
 double ftiod_now(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    return (double)ftio_mono_ns() * 1e-9;
 }
 
 static void vlog(const char *fmt, va_list ap, uint64_t suppressed)

@@ -42,10 +42,11 @@ static json_t *mode_status(const struct job_mode_state *m)
 char *ftiod_status_json(struct ftiod *d)
 {
     const struct ftiod_stats *s = &d->stats;
+    double now = ftiod_now();
     json_t *root = json_object();
     json_object_set_new(root, "v", json_integer(1));
     json_object_set_new(root, "version", json_string(FTIO_VERSION));
-    json_object_set_new(root, "uptime", json_real(ftiod_now() - d->started));
+    json_object_set_new(root, "uptime", json_real(now - d->started));
     json_t *in = json_object();
     json_object_set_new(in, "messages", json_integer((json_int_t)s->messages));
     json_object_set_new(in, "batches", json_integer((json_int_t)s->batches));
@@ -79,7 +80,7 @@ char *ftiod_status_json(struct ftiod *d)
         json_object_set_new(o, "duplicate_batches", json_integer((json_int_t)j->dup_batches));
         json_object_set_new(o, "nested_records", json_integer((json_int_t)j->nested_records));
         json_object_set_new(o, "bad_records", json_integer((json_int_t)j->bad_records));
-        json_object_set_new(o, "idle", json_real(ftiod_now() - j->last_activity));
+        json_object_set_new(o, "idle", json_real(now - j->last_activity));
         for (int m = 0; m < JOB_NMODES; m++)
             if (j->mode[m].has_data)
                 json_object_set_new(o, job_mode_name(m), mode_status(&j->mode[m]));
