@@ -9,6 +9,7 @@
 #ifndef FTIO_TIMEUTIL_H
 #define FTIO_TIMEUTIL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -42,6 +43,28 @@ static inline void ftio_clock_anchor(int64_t *mono, int64_t *real)
     *real = ftio_real_ns();
     int64_t m1 = ftio_mono_ns();
     *mono = m0 + (m1 - m0) / 2;
+}
+
+/* A batch's wall-clock base: wall ns = monotonic ns + base, with
+ * base = clock_real - clock_mono + skew_ns (PROTOCOL.md §1).  Header values
+ * come from untrusted senders and spool files: false when they overflow. */
+static inline bool ftio_wall_base(int64_t clock_real, int64_t clock_mono, int64_t skew_ns,
+                                  int64_t *base)
+{
+    int64_t b;
+    if (__builtin_sub_overflow(clock_real, clock_mono, &b) ||
+        __builtin_add_overflow(b, skew_ns, &b))
+        return false;
+    *base = b;
+    return true;
+}
+
+/* Wall ns of monotonic time t under base; false when it overflows. */
+static inline bool ftio_wall_ns(uint64_t t, int64_t base, int64_t *out)
+{
+    if (t > (uint64_t)INT64_MAX)
+        return false;
+    return !__builtin_add_overflow((int64_t)t, base, out);
 }
 
 /* Monotonic ns of a process -> Unix epoch seconds, given its anchor. */

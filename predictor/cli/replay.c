@@ -19,6 +19,7 @@
 #include <time.h>
 #include <zmq.h>
 #include "commands.h"
+#include "timeutil.h"
 #include "wire.h"
 
 struct rbatch {
@@ -100,13 +101,13 @@ static int index_file(struct rfile *f, struct ftio_batch *scratch)
             return -1;
         }
         const struct ftio_batch_header *h = &scratch->h;
-        int64_t base = h->clock_real - h->clock_mono + h->skew_ns;
-        int64_t key = INT64_MAX;
-        for (size_t i = 0; i < scratch->n; i++) {
-            int64_t t = (int64_t)scratch->rec[i].t_start + base;
-            if (t < key)
-                key = t;
-        }
+        /* The key only orders batches; times a hostile header or record
+         * makes overflow are left out (ftiod rejects those records). */
+        int64_t base, t, key = INT64_MAX;
+        if (ftio_wall_base(h->clock_real, h->clock_mono, h->skew_ns, &base))
+            for (size_t i = 0; i < scratch->n; i++)
+                if (ftio_wall_ns(scratch->rec[i].t_start, base, &t) && t < key)
+                    key = t;
         if (key == INT64_MAX)
             key = last_key != INT64_MIN ? last_key : h->clock_real;
         last_key = key;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "job.h"
+#include "timeutil.h"
 #include "hash.h"
 
 #define NS 1e-9
@@ -182,23 +183,6 @@ static int mode_of_op(int op)
 }
 
 /* Monotonic ns of the batch -> wall ns: t + base.  false on overflow. */
-static bool batch_base(const struct ftio_batch_header *h, int64_t *base)
-{
-    int64_t b;
-    if (__builtin_sub_overflow(h->clock_real, h->clock_mono, &b) ||
-        __builtin_add_overflow(b, h->skew_ns, &b))
-        return false;
-    *base = b;
-    return true;
-}
-
-static bool wall_ns(uint64_t t, int64_t base, int64_t *out)
-{
-    if (t > (uint64_t)INT64_MAX)
-        return false;
-    return !__builtin_add_overflow((int64_t)t, base, out);
-}
-
 /* The earliest start among the batch's data records: relative time 0. */
 static void set_origin(struct job *j, const struct ftio_batch *b, int64_t base)
 {
@@ -208,7 +192,7 @@ static void set_origin(struct job *j, const struct ftio_batch *b, int64_t base)
         const struct ftio_record *r = &b->rec[i];
         int64_t w;
         if (mode_of_op(r->op) < 0 || (r->flags & FTIO_FLAG_NESTED) || r->bytes < 0 ||
-            !wall_ns(r->t_start, base, &w))
+            !ftio_wall_ns(r->t_start, base, &w))
             continue;
         if (!found || w < min)
             min = w;
@@ -290,8 +274,8 @@ static void merge_records(struct job *j, const struct ftio_batch *b, int64_t bas
             continue;
         }
         int64_t ws, we;
-        if (r->bytes < 0 || r->t_end < r->t_start || !wall_ns(r->t_start, base, &ws) ||
-            !wall_ns(r->t_end, base, &we) || we > future_ns) {
+        if (r->bytes < 0 || r->t_end < r->t_start || !ftio_wall_ns(r->t_start, base, &ws) ||
+            !ftio_wall_ns(r->t_end, base, &we) || we > future_ns) {
             j->bad_records++;
             continue;
         }
@@ -368,7 +352,7 @@ enum job_merge_status job_merge(struct job *j, const struct ftio_batch *b,
         j->nranks = h->nranks;
 
     int64_t base;
-    if (!batch_base(h, &base)) {
+    if (!ftio_wall_base(h->clock_real, h->clock_mono, h->skew_ns, &base)) {
         j->bad_records += b->n;
     } else {
         if (!j->has_origin)

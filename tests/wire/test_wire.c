@@ -982,6 +982,25 @@ START_TEST(time_helpers)
 }
 END_TEST
 
+/* Batch headers come from untrusted senders and files: the wall-clock base
+ * and wall times must report overflow, not wrap (UBSan would flag a wrap). */
+START_TEST(wall_clock_overflow)
+{
+    int64_t base, w;
+    ck_assert(ftio_wall_base(5000, 1000, 7, &base));
+    ck_assert_int_eq(base, 4007);
+    ck_assert(ftio_wall_ns(10, base, &w));
+    ck_assert_int_eq(w, 4017);
+    ck_assert(!ftio_wall_base(INT64_MAX, -1, 0, &base));
+    ck_assert(!ftio_wall_base(INT64_MIN, 1, 0, &base));
+    ck_assert(!ftio_wall_base(INT64_MAX, 0, 1, &base));
+    ck_assert(!ftio_wall_ns((uint64_t)INT64_MAX + 1, 0, &w));
+    ck_assert(!ftio_wall_ns((uint64_t)INT64_MAX, 1, &w));
+    ck_assert(ftio_wall_ns((uint64_t)INT64_MAX, 0, &w));
+    ck_assert_int_eq(w, INT64_MAX);
+}
+END_TEST
+
 static Suite *wire_suite(void)
 {
     Suite *s = suite_create("wire");
@@ -1011,6 +1030,7 @@ static Suite *wire_suite(void)
     tcase_add_test(misc, path_hash);
     tcase_add_test(misc, names);
     tcase_add_test(misc, time_helpers);
+    tcase_add_test(misc, wall_clock_overflow);
     suite_add_tcase(s, misc);
     return s;
 }
