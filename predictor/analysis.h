@@ -124,7 +124,16 @@ void ftio_bins_free(struct ftio_bins *b);
 
 /* ---- options and results (§3-§5, §7) ----------------------------------- */
 
+/* Which detector answers (ALGORITHM.md): the robust one by default; the
+ * published FTIO's z-score detector, digit for digit, with --compat. */
+enum ftio_detector {
+    FTIO_DETECTOR_ROBUST = 0,  /* phase detection + spectral arbiter (default) */
+    FTIO_DETECTOR_COMPAT,      /* [compat] §3 z-score candidates, as published */
+};
+const char *ftio_detector_name(enum ftio_detector d);   /* "robust" "compat" */
+
 struct ftio_options {
+    enum ftio_detector detector;
     double fs;                 /* 10 Hz */
     double tol;                /* 0.8 */
     bool   psd;                /* true: power spectrum; false: --no-psd */
@@ -133,10 +142,25 @@ struct ftio_options {
     bool   autocorrelation;
     double t_start, t_end;     /* -ts / -te, NAN = unbounded */
 };
+/* Defaults of the robust detector: average sampling, fs 10 Hz. */
 void ftio_options_default(struct ftio_options *o);
+/* --compat: the published defaults (hold sampling, compat detector). */
+void ftio_options_compat(struct ftio_options *o);
 
-enum ftio_class { FTIO_CLASS_NONE = 0, FTIO_CLASS_MODERATE, FTIO_CLASS_HIGH };
-const char *ftio_class_name(enum ftio_class c);   /* "none" "moderate" "high" */
+/* What the answer is worth to a scheduler.  periodic: act on it (robust:
+ * confidence >= 0.8, calibrated so that >= 95 % of such answers are within
+ * 10 % of the true period; compat: one candidate, FTIO's "high");
+ * uncertain: a period, but do not bet machine time on it (compat: two
+ * candidates, FTIO's "moderate"); none: no period (see reason). */
+enum ftio_class { FTIO_CLASS_NONE = 0, FTIO_CLASS_UNCERTAIN, FTIO_CLASS_PERIODIC };
+const char *ftio_class_name(enum ftio_class c);   /* "none" "uncertain" "periodic" */
+
+/* One I/O phase found in the signal (robust detector): onset and end in the
+ * samples' time base, and the bytes it moved above the background level. */
+struct ftio_phase {
+    double start, end;         /* s */
+    double bytes;              /* volume above the background, B */
+};
 
 struct ftio_candidate {
     size_t bin;                /* k */
@@ -176,8 +200,10 @@ struct ftio_result {
     double volume;             /* V_a */
     double abstraction_error;  /* NAN when unknown */
 
+    enum ftio_detector detector;           /* which detector answered */
     enum ftio_class cls;
     bool   has_period;
+    const char *reason;                    /* static text when !has_period, else NULL */
     struct ftio_candidate dominant;       /* valid when has_period */
 
     size_t ncand;                          /* surviving candidates (after harmonics),
@@ -191,6 +217,15 @@ struct ftio_result {
     struct ftio_metrics    metrics;
     struct ftio_next_phase next;           /* relative to `now` given to ftio_analyze */
     struct ftio_acf        acf;
+
+    /* Robust detector: the phases found in the window, oldest first (owned
+     * by the analyzer, valid until its next call; 0 under compat), the
+     * background bandwidth they stand above, and how many of the most
+     * recent phases the period was fitted on. */
+    size_t nphases;
+    const struct ftio_phase *phases;
+    double background;                     /* B/s */
+    size_t fitted_phases;
 };
 
 /* Holds cached FFTW plans and scratch buffers; one per thread. */

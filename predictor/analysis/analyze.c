@@ -11,9 +11,15 @@
 #include "analysis.h"
 #include "analysis/internal.h"
 
+const char *ftio_detector_name(enum ftio_detector d)
+{
+    return d == FTIO_DETECTOR_COMPAT ? "compat" : "robust";
+}
+
 void ftio_options_default(struct ftio_options *o)
 {
     memset(o, 0, sizeof *o);
+    o->detector = FTIO_DETECTOR_ROBUST;
     o->fs = 10.0;
     o->tol = 0.8;
     o->psd = true;
@@ -22,6 +28,13 @@ void ftio_options_default(struct ftio_options *o)
     o->autocorrelation = false;
     o->t_start = NAN;
     o->t_end = NAN;
+}
+
+void ftio_options_compat(struct ftio_options *o)
+{
+    ftio_options_default(o);
+    o->detector = FTIO_DETECTOR_COMPAT;
+    o->sampling = FTIO_SAMPLING_HOLD;
 }
 
 int ftio_analyze(struct ftio_analyzer *a, const struct ftio_samples *x,
@@ -44,6 +57,7 @@ int ftio_analyze(struct ftio_analyzer *a, const struct ftio_samples *x,
     out->samples = x->n;
     out->volume = ftio_samples_volume(x);
     out->abstraction_error = ftio_abstraction_error(x);
+    out->detector = o->detector;
 
     struct ftio_spectrum *s;
     if (ftio_spectrum_compute(a, x, &s) != 0) {
@@ -51,6 +65,9 @@ int ftio_analyze(struct ftio_analyzer *a, const struct ftio_samples *x,
         return -1;
     }
     ftio_detect(s, o, out);
+    if (!out->has_period)
+        out->reason = out->nsurvivors >= 3 ? "too many dominant frequencies: signal may not be periodic"
+                                           : "no dominant frequency";
 
     if (out->has_period) {
         ftio_metrics_compute(x, out->dominant.frequency, &out->metrics);

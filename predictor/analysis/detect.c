@@ -20,8 +20,8 @@
 const char *ftio_class_name(enum ftio_class c)
 {
     switch (c) {
-    case FTIO_CLASS_HIGH:     return "high";
-    case FTIO_CLASS_MODERATE: return "moderate";
+    case FTIO_CLASS_PERIODIC:  return "periodic";
+    case FTIO_CLASS_UNCERTAIN: return "uncertain";
     default:                  return "none";
     }
 }
@@ -151,7 +151,7 @@ void ftio_detect(struct ftio_spectrum *s, const struct ftio_options *o,
      * the survivor with the largest amplitude [compat]. */
     r->nsurvivors = overflow ? FTIO_MAX_CANDIDATES + 1 : nkept;
     if (nkept >= 1 && nkept <= 2 && !overflow) {
-        r->cls = nkept == 1 ? FTIO_CLASS_HIGH : FTIO_CLASS_MODERATE;
+        r->cls = nkept == 1 ? FTIO_CLASS_PERIODIC : FTIO_CLASS_UNCERTAIN;
         r->has_period = true;
         r->ncand = nkept;
         size_t best = 0;

@@ -147,7 +147,7 @@ static void bins_samples_of(const struct ftio_requests *r, enum ftio_sampling mo
 static void analyze_samples(const struct ftio_samples *x, struct ftio_result *res)
 {
     struct ftio_options o;
-    ftio_options_default(&o);
+    ftio_options_compat(&o);
     struct ftio_analyzer *a = ftio_analyzer_new();
     char err[256];
     ck_assert_msg(ftio_analyze(a, x, &o, x->t1, res, err, sizeof err) == 0, "%s", err);
@@ -195,7 +195,7 @@ START_TEST(tmio_hold_matches_offline)
         ck_assert_uint_eq(res.samples, 289);
         ck_assert_uint_eq(res.ncand, 1);
         ck_assert(res.has_period);
-        ck_assert_int_eq(res.cls, FTIO_CLASS_HIGH);
+        ck_assert_int_eq(res.cls, FTIO_CLASS_PERIODIC);
         ck_assert_uint_eq(res.dominant.bin, 15);
         ck_assert_rel(res.dominant.frequency, 0.519031142, 1e-6);
         ck_assert_abs(res.dominant.confidence, 0.677441493, 1e-6);

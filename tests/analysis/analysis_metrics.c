@@ -38,7 +38,7 @@ START_TEST(square_wave_metrics)
     size_t n;
     double *v = square(10, 30, 500, &n);
     struct ftio_options o;
-    ftio_options_default(&o);
+    ftio_options_compat(&o);
     struct ftio_result r;
     analyze(v, n, 0, &o, &r);
     ck_assert(r.has_period);
@@ -125,7 +125,7 @@ START_TEST(next_phase)
     size_t n;
     double *v = square(10, 30, 500, &n);
     struct ftio_options o;
-    ftio_options_default(&o);
+    ftio_options_compat(&o);
     struct ftio_result r;
     analyze(v, n, 0, &o, &r);
     ck_assert(r.next.valid);
@@ -164,7 +164,7 @@ START_TEST(acf_square_wave)
     size_t n;
     double *v = square(10, 30, 500, &n);
     struct ftio_options o;
-    ftio_options_default(&o);
+    ftio_options_compat(&o);
     o.autocorrelation = true;
     struct ftio_result r;
     analyze(v, n, 0, &o, &r);
@@ -210,7 +210,7 @@ START_TEST(flat_signals)
 {
     double v[100];
     struct ftio_options o;
-    ftio_options_default(&o);
+    ftio_options_compat(&o);
     o.autocorrelation = true;
     o.top_n = 3;
     struct ftio_result r;
@@ -250,11 +250,11 @@ START_TEST(two_tones_moderate)
     const size_t bin[] = { 10, 37 };
     sines(v, 1000, amp, bin, 2);
     struct ftio_options o;
-    ftio_options_default(&o);
+    ftio_options_compat(&o);
     struct ftio_result r;
     analyze(v, 1000, 0, &o, &r);
     ck_assert_uint_eq(r.ncand, 2);
-    ck_assert_int_eq(r.cls, FTIO_CLASS_MODERATE);
+    ck_assert_int_eq(r.cls, FTIO_CLASS_UNCERTAIN);
     ck_assert(r.has_period);
     ck_assert_uint_eq(r.cand[0].bin, 10);
     ck_assert_uint_eq(r.cand[1].bin, 37);
@@ -263,7 +263,7 @@ START_TEST(two_tones_moderate)
      * confidences add up to one. */
     ck_assert_double_eq_tol(r.cand[0].confidence + r.cand[1].confidence, 1, 1e-9);
     ck_assert(r.cand[1].confidence > r.cand[0].confidence);
-    ck_assert_str_eq(ftio_class_name(r.cls), "moderate");
+    ck_assert_str_eq(ftio_class_name(r.cls), "uncertain");
     /* --no-psd: same candidates on the amplitude spectrum. */
     o.psd = false;
     analyze(v, 1000, 0, &o, &r);
@@ -280,7 +280,7 @@ START_TEST(three_tones_none)
     const size_t bin[] = { 10, 37, 123 };
     sines(v, 1000, amp, bin, 3);
     struct ftio_options o;
-    ftio_options_default(&o);
+    ftio_options_compat(&o);
     struct ftio_result r;
     analyze(v, 1000, 0, &o, &r);
     ck_assert_uint_eq(r.nsurvivors, 3);
@@ -300,14 +300,14 @@ START_TEST(harmonic_dropped)
     const size_t bin[] = { 10, 20 };
     sines(v, 1000, amp, bin, 2);
     struct ftio_options o;
-    ftio_options_default(&o);
+    ftio_options_compat(&o);
     o.top_n = 3;
     struct ftio_result r;
     analyze(v, 1000, 0, &o, &r);
     ck_assert_uint_eq(r.ncand, 1);
     ck_assert_uint_eq(r.dominant.bin, 10);
     ck_assert_double_eq_tol(r.dominant.confidence, 1, 1e-12);
-    ck_assert_int_eq(r.cls, FTIO_CLASS_HIGH);
+    ck_assert_int_eq(r.cls, FTIO_CLASS_PERIODIC);
     /* -n 3 lists DC first (|X_0| = 10 * 1000), then the two tones
      * (|X_k| = 1000 / 2); the dropped harmonic has confidence 0. */
     ck_assert_uint_eq(r.ntop, 3);

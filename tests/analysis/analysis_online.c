@@ -43,7 +43,7 @@ START_TEST(bins_match_sweep)
     ck_assert_double_eq(bins.dropped_bytes, 0);
 
     struct ftio_options o;
-    ftio_options_default(&o);
+    ftio_options_compat(&o);
     struct ftio_analyzer *an = ftio_analyzer_new();
     struct ftio_result ra, rb;
     ck_assert_int_eq(ftio_analyze(an, &a, &o, a.t1, &ra, err, sizeof err), 0);
@@ -80,7 +80,7 @@ START_TEST(bins_reference_signal)
     ck_assert_int_eq(ftio_bins_samples(&bins, NAN, t[nt - 1], &b), 0);
     ck_assert_uint_eq(b.n, 289);
     struct ftio_options o;
-    ftio_options_default(&o);
+    ftio_options_compat(&o);
     struct ftio_analyzer *an = ftio_analyzer_new();
     struct ftio_result ra, rb;
     ck_assert_int_eq(ftio_analyze(an, &a, &o, a.t1, &ra, err, sizeof err), 0);

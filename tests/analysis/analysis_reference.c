@@ -123,7 +123,7 @@ START_TEST(tmio_vectors)
     ck_assert(ftio_abstraction_error(&x) >= 0);
 
     struct ftio_options o;
-    ftio_options_default(&o);
+    ftio_options_compat(&o);
     o.top_n = (int)na;                          /* all bins, to compare |X_k| */
     if (o.top_n > FTIO_MAX_CANDIDATES)
         o.top_n = FTIO_MAX_CANDIDATES;
@@ -142,14 +142,14 @@ START_TEST(tmio_vectors)
             ck_assert(res.top[i].amplitude <= res.top[i - 1].amplitude);
     }
     ck_assert_uint_eq(res.ncand, 1);
-    ck_assert_int_eq(res.cls, FTIO_CLASS_HIGH);
+    ck_assert_int_eq(res.cls, FTIO_CLASS_PERIODIC);
     ck_assert(res.has_period);
     ck_assert_uint_eq(res.dominant.bin, 15);
     ck_assert_rel(res.dominant.frequency, 0.519031142, 1e-6);
     ck_assert_abs(res.dominant.confidence, 0.677441493, 1e-6);
     ck_assert_rel(res.dominant.amplitude, 4259.3646, 1e-6);
     ck_assert_rel(res.dominant.period, 1.9267, 1e-4);
-    ck_assert_str_eq(ftio_class_name(res.cls), "high");
+    ck_assert_str_eq(ftio_class_name(res.cls), "periodic");
 
     /* -n 5 of §8. */
     o.top_n = 5;
@@ -176,7 +176,7 @@ START_TEST(tmio_full_spectrum)
     double *conf = load_column(VEC "conf_half.txt", &nc);
     struct ftio_signal sig = { nt, t, b };
     struct ftio_options o;
-    ftio_options_default(&o);
+    ftio_options_compat(&o);
     struct ftio_analyzer *a = ftio_analyzer_new();
     struct ftio_samples x = { 0 };
     char err[256];
@@ -211,7 +211,7 @@ static void analyze_rates(const double *rate, const double *ts, const double *te
     for (size_t i = 0; i < n; i++)
         ck_assert_int_eq(ftio_requests_push_rate(&r, ts[i], te[i], rate[i]), 0);
     struct ftio_options o;
-    ftio_options_default(&o);
+    ftio_options_compat(&o);
     struct ftio_analyzer *a = ftio_analyzer_new();
     char err[256];
     ck_assert_msg(ftio_analyze_requests(a, &r, &o, res, err, sizeof err) == 0, "%s", err);
@@ -243,7 +243,7 @@ START_TEST(too_short)
     struct ftio_requests r = { 0 };
     ftio_requests_push_rate(&r, 1.0, 1.05, 100);
     struct ftio_options o;
-    ftio_options_default(&o);
+    ftio_options_compat(&o);
     struct ftio_analyzer *a = ftio_analyzer_new();
     struct ftio_result res;
     char err[256] = "";

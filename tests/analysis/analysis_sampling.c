@@ -206,7 +206,7 @@ START_TEST(analyzer_reuse)
 {
     struct ftio_analyzer *shared = ftio_analyzer_new();
     struct ftio_options o;
-    ftio_options_default(&o);
+    ftio_options_compat(&o);
     o.autocorrelation = true;
     char err[128];
     for (int round = 0; round < 2; round++) {

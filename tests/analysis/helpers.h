@@ -75,7 +75,7 @@ static inline void assert_reference_row(const struct reference_row *row,
     ck_assert_double_eq(res->t1, row->t1);
     ck_assert_uint_eq(res->samples, row->samples);
     ck_assert_uint_eq(res->ncand, 1);
-    ck_assert_int_eq(res->cls, FTIO_CLASS_HIGH);
+    ck_assert_int_eq(res->cls, FTIO_CLASS_PERIODIC);
     ck_assert_uint_eq(res->dominant.bin, row->bin);
     ck_assert_rel(res->dominant.frequency, row->frequency, 1e-6);
     ck_assert_abs(res->dominant.confidence, row->confidence, 1e-6);

@@ -26,7 +26,7 @@ timeout 60 "$FTIO" --format csv $D/custom.json >/dev/null 2>"$T/err" && bad "--f
 grep -q "line 1: header lacks column" "$T/err" || bad "--format csv: $(cat "$T/err")"
 
 # ---- CSV sample: writes every 5 s by 4 ranks, reads every 2.5 s ------------
-js $D/sample.csv | $J csv-write 'near(j["period"], 5, 0.25)' 'j["class"] == "high"' \
+js $D/sample.csv | $J csv-write 'near(j["period"], 5, 0.25)' 'j["class"] == "periodic"' \
   'j["ranks"] == 4' 'near(j["bytes"], 48 * 1048576)' 'j["records"] == 48' \
   'near(j["phase"]["bytes"], 4 * 1048576, 0.1 * 4 * 1048576)' || fail=1
 js -m read $D/sample.csv | $J csv-read 'near(j["period"], 2.5, 0.125)' 'near(j["bytes"], 24 * 4096)' || fail=1
@@ -55,7 +55,7 @@ js --no-psd $D/zmq-example.json | $J no-psd 'rel(j["frequency"], 0.125)' || fail
 
 # ---- human summary ----------------------------------------------------------
 timeout 60 "$FTIO" $D/tmio-8ranks.jsonl >"$T/text" || bad "text exit $?"
-for key in '^period +1\.9266' '^confidence +0\.677' 'class high' '^candidates +1' '^metrics +R_IO' \
+for key in '^period +1\.9266' '^confidence +0\.677' 'class periodic' '^candidates +1' '^metrics +R_IO' \
            '^per phase' '^next phase' 'abstraction error' '8 ranks' '4935 B'; do
   grep -Eq "$key" "$T/text" || bad "summary lacks /$key/"
 done

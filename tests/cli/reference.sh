@@ -20,14 +20,14 @@ for f in $D/tmio-8ranks.jsonl $D/tmio-8ranks.msgpack; do
     'j["window"]["samples"] == 289' 'j["window"]["fs"] == 10' \
     'rel(j["frequency"], 0.519031142)' 'near(j["confidence"], 0.677441493)' \
     'rel(j["candidates"][0]["amplitude"], 4259.3646)' 'len(j["candidates"]) == 1' \
-    'j["class"] == "high"' 'near(j["period"], 1.9267, 1e-4)' \
+    'j["class"] == "periodic"' 'near(j["period"], 1.9267, 1e-4)' \
     'near(j["bytes"], 4935)' 'j["ranks"] == 8' 'j["mode"] == "write"'
   run "$f -f 100" "-f 100 $f" \
     'j["window"]["samples"] == 2892' 'rel(j["frequency"], 1.071922545)' \
     'near(j["confidence"], 0.583619821)'
   run "$f --mode read" "--mode read $f" \
     'near(j["window"]["start"], 2.507478)' 'near(j["window"]["end"], 29.028889)' \
-    'j["window"]["samples"] == 265' 'len(j["candidates"]) == 2' 'j["class"] == "moderate"' \
+    'j["window"]["samples"] == 265' 'len(j["candidates"]) == 2' 'j["class"] == "uncertain"' \
     'rel(j["candidates"][0]["frequency"], 0.528301887)' 'near(j["candidates"][0]["confidence"], 0.472776093)' \
     'rel(j["candidates"][1]["frequency"], 2.150943396)' 'near(j["candidates"][1]["confidence"], 0.380140201)' \
     'rel(j["frequency"], 0.528301887)' 'near(j["confidence"], 0.472776093)' 'j["mode"] == "read"'

@@ -18,7 +18,7 @@ timeout 60 "$GEN" -n 20000 -r 16 -d 600 -p 60 -b 5 -j jobA -o "$T/a.msgpack" 2>/
 timeout 60 "$GEN" -n 3000 -r 4 -d 600 -p 30 -b 3 -j jobB -o "$T/b.msgpack" 2>/dev/null || bad "gen b"
 
 timeout 60 "$FTIO" --json "$T/a.msgpack" | $J spool \
-  'near(j["period"], 60, 3)' 'j["class"] == "high"' 'j["ranks"] == 16' 'j["records"] == 20000' \
+  'near(j["period"], 60, 3)' 'j["class"] == "periodic"' 'j["ranks"] == 16' 'j["records"] == 20000' \
   'near(j["bytes"], 20000 * 1048576)' 'j["job"] == "jobA"' 'near(j["window"]["start"], 0, 1e-9)' \
   'j["time_origin"] > 1.7e9' 'near(j["phase"]["bytes"], 2000 * 1048576, 0.2 * 2000 * 1048576)' || fail=1
 timeout 60 "$FTIO" --json --absolute-time "$T/a.msgpack" | $J spool-absolute \

@@ -18,7 +18,7 @@ final=$(jsonl "$T/d.log" "last('ftio.$JOB.end')['summary']['write']['period']")
 cls=$(jsonl "$T/d.log" "last('ftio.$JOB.end')['summary']['write']['class']")
 echo "true period ~$P s (wall time / iterations), predicted $final ($cls)"
 close 0.05 "$final" "$P" || fail "period $final vs $P"
-[ "$cls" = high ] || [ "$cls" = moderate ] || fail "class $cls"
+[ "$cls" = periodic ] || [ "$cls" = uncertain ] || fail "class $cls"
 s=$(jsonl "$T/d.log" "(lambda m: '%d %d %d %d' % (m['ranks'], m['bytes'], m['records'], m['lost']))(last('ftio.$JOB.end')['summary']['write'])")
 echo "ranks bytes records lost: $s"
 [ "$s" = "1 $((8 * 67108864)) 64 0" ] || fail "expected 1 process, $((8 * 67108864)) bytes, 64 records, 0 lost"

@@ -31,6 +31,6 @@ for spec in jobA:write:2 jobB:write:3.5 jobB:read:3.5; do
   cls=$(jsonl "$T/d.log" "last('ftio.$job.end')['summary']['$mode']['class']")
   echo "$job $mode: period $got ($cls), true $p"
   close 0.05 "$got" "$p" || fail "$job $mode period $got, expected $p"
-  [ "$cls" = high ] || [ "$cls" = moderate ] || fail "$job $mode class $cls"
+  [ "$cls" = periodic ] || [ "$cls" = uncertain ] || fail "$job $mode class $cls"
 done
 echo ok

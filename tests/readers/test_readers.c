@@ -688,7 +688,7 @@ START_TEST(test_report_json)
     json_decref(j);
 
     r.has_period = true;
-    r.cls = FTIO_CLASS_HIGH;
+    r.cls = FTIO_CLASS_PERIODIC;
     r.ncand = 1;
     r.cand[0] = (struct ftio_candidate){ 10, 0.125, 8, 1.0, 76.355, 0.5 };
     r.dominant = r.cand[0];
