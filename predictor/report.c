@@ -58,6 +58,8 @@ json_t *ftio_report_json(const struct ftio_result *r, const char *mode)
                 "bytes", ftio_json_number(r->next.valid ? r->next.bytes : NAN));
     if (!o)
         return NULL;
+    json_object_set_new(o, "detector", json_string(ftio_detector_name(r->detector)));
+    json_object_set_new(o, "reason", r->has_period || !r->reason ? json_null() : json_string(r->reason));
     if (r->ntop > 0)
         json_object_set_new(o, "top", candidates_json(r->top, r->ntop));
     if (r->acf.valid)

@@ -18,7 +18,7 @@
 #endif
 
 static const char usage_line[] =
-    "usage: ftio [-f HZ] [-m read|write|all] [-t TOL] [-ts S] [-te S] [-n K] [--no-psd]\n"
+    "usage: ftio [--compat] [-f HZ] [-m read|write|all] [-t TOL] [-ts S] [-te S] [-n K] [--no-psd]\n"
     "            [--sampling hold|average] [--autocorrelation] [--window S|adaptive [--step S]]\n"
     "            [--dxt posix|mpiio] [--format F] [--lenient] [--absolute-time] [--keep-nested]\n"
     "            [--json] FILE...\n"
@@ -31,6 +31,8 @@ static const char help_text[] =
     "custom JSON, Darshan DXT text (darshan-dxt-parser), CSV rank,op,t_start,t_end,bytes.\n"
     "Several files are merged (spool files per job).\n"
     "\n"
+    "      --compat           the published FTIO, digit for digit: its z-score detector\n"
+    "                         and zero-order hold (default: the robust detector)\n"
     "  -f, --freq HZ          sampling frequency (default 10)\n"
     "  -m, --mode MODE        write (default), read or all\n"
     "  -t, --tol TOL          candidate tolerance z/z_max (default 0.8)\n"
@@ -103,7 +105,7 @@ static int parse_args(int argc, char **argv, struct ftio_cli *cli)
     cli->files = calloc((size_t)argc, sizeof *cli->files);
     if (!cli->files)
         return usage("out of memory", NULL);
-    int only_files = 0;
+    int only_files = 0, compat = 0, sampling_set = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
         int r;
@@ -157,7 +159,10 @@ static int parse_args(int argc, char **argv, struct ftio_cli *cli)
             cli->analysis.top_n = (int)k;
         } else if (flag(a, "--no-psd")) {
             cli->analysis.psd = false;
+        } else if (flag(a, "--compat")) {
+            compat = 1;
         } else if (VALUE(NULL, "--sampling")) {
+            sampling_set = 1;
             if (r < 0)
                 return usage("--sampling needs hold or average", NULL);
             if (strcmp(v, "hold") == 0)
@@ -214,6 +219,13 @@ static int parse_args(int argc, char **argv, struct ftio_cli *cli)
             return usage(r < 0 ? "option needs a value" : "unknown option", a);
         }
 #undef VALUE
+    }
+    if (compat) {
+        /* The published FTIO: its detector and, unless --sampling says
+         * otherwise, its zero-order hold. */
+        cli->analysis.detector = FTIO_DETECTOR_COMPAT;
+        if (!sampling_set)
+            cli->analysis.sampling = FTIO_SAMPLING_HOLD;
     }
     if (cli->nfiles == 0)
         return usage("no trace file given", NULL);

@@ -40,6 +40,8 @@ static void usage(FILE *out)
 "  -f, --freq HZ        sampling frequency of the signal (10)\n"
 "  -t, --tol X          candidate tolerance (0.8)\n"
 "  --no-psd             amplitude instead of power spectrum\n"
+"  --compat             the published FTIO detector and adaptive window, digit\n"
+"                       for digit (default: the robust detector)\n"
 "  --sampling M         hold or average (average): average is the default online\n"
 "                       because it conserves volume and does not depend on\n"
 "                       where the bin grid falls, which hold does for aliasing-\n"
@@ -78,7 +80,7 @@ enum {
     OPT_LISTEN = 256, OPT_PUB, OPT_STATUS_EP, OPT_LOG, OPT_NOPSD, OPT_MIN_INTERVAL,
     OPT_WINDOW, OPT_HORIZON, OPT_JOB_TIMEOUT, OPT_MAX_JOBS, OPT_MAX_PROCS,
     OPT_MAX_MSG, OPT_RCVHWM, OPT_STATUS, OPT_JSON, OPT_SAMPLING,
-    OPT_SUMMARY_RECORDS,
+    OPT_SUMMARY_RECORDS, OPT_COMPAT,
 };
 
 /* Returns 0 to run, 1 to exit 0 (help/version), -1 on error. */
@@ -88,7 +90,7 @@ static int parse_args(int argc, char **argv, struct ftiod_config *c, bool *statu
         {"listen", 1, 0, OPT_LISTEN},           {"pub", 1, 0, OPT_PUB},
         {"status-endpoint", 1, 0, OPT_STATUS_EP}, {"log", 1, 0, OPT_LOG},
         {"freq", 1, 0, 'f'},                    {"tol", 1, 0, 't'},
-        {"no-psd", 0, 0, OPT_NOPSD},            {"min-interval", 1, 0, OPT_MIN_INTERVAL},
+        {"no-psd", 0, 0, OPT_NOPSD},            {"compat", 0, 0, OPT_COMPAT},            {"min-interval", 1, 0, OPT_MIN_INTERVAL},
         {"sampling", 1, 0, OPT_SAMPLING},      {"summary-records", 1, 0, OPT_SUMMARY_RECORDS},
         {"window", 1, 0, OPT_WINDOW},           {"horizon", 1, 0, OPT_HORIZON},
         {"job-timeout", 1, 0, OPT_JOB_TIMEOUT}, {"max-jobs", 1, 0, OPT_MAX_JOBS},
@@ -120,6 +122,7 @@ static int parse_args(int argc, char **argv, struct ftiod_config *c, bool *statu
             c->opts.tol = v;
             break;
         case OPT_NOPSD: c->opts.psd = false; break;
+        case OPT_COMPAT: c->opts.detector = FTIO_DETECTOR_COMPAT; break;
         case OPT_SAMPLING:
             if (strcmp(optarg, "hold") == 0) {
                 c->opts.sampling = FTIO_SAMPLING_HOLD;
