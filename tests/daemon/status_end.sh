@@ -35,7 +35,7 @@ import json, sys
 m = json.loads(open(sys.argv[1]).readline())
 want = {"v", "job", "mode", "seq", "published", "window", "period", "frequency", "confidence",
         "class", "candidates", "metrics", "phase", "next", "last_error", "p_periodic", "ranks",
-        "bytes", "records", "lost"}
+        "bytes", "records", "lost", "detector", "reason"}
 assert set(m) == want, (set(m) ^ want)
 assert set(m["window"]) == {"start", "end", "fs", "samples"}
 assert set(m["metrics"]) == {"r_io", "b_io", "sigma_vol", "sigma_time", "periodicity", "abstraction_error"}
