@@ -68,6 +68,8 @@ struct ftio_samples {
     double  t0;                /* time of sample 0 (window start) */
     double  t1;                /* window end (t_last of §2) */
     double  exact_volume;      /* V_0, for the abstraction error; NAN if unknown */
+    bool    quiet_before;      /* nothing flowed just before sample 0, so I/O in
+                                  sample 0 began there (not cut by the window) */
     double *x;                 /* B/s */
 };
 
@@ -160,7 +162,10 @@ const char *ftio_class_name(enum ftio_class c);   /* "none" "uncertain" "periodi
 struct ftio_phase {
     double start, end;         /* s */
     double bytes;              /* volume above the background, B */
+    unsigned flags;            /* FTIO_PHASE_CUT_*: the window cuts it */
 };
+#define FTIO_PHASE_CUT_START 1u   /* began before the window: onset unknown */
+#define FTIO_PHASE_CUT_END   2u   /* still going at the window end */
 
 struct ftio_candidate {
     size_t bin;                /* k */

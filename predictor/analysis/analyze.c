@@ -24,7 +24,7 @@ void ftio_options_default(struct ftio_options *o)
     o->tol = 0.8;
     o->psd = true;
     o->top_n = 0;
-    o->sampling = FTIO_SAMPLING_HOLD;
+    o->sampling = FTIO_SAMPLING_AVERAGE;   /* exact bin averages: conserve volume */
     o->autocorrelation = false;
     o->t_start = NAN;
     o->t_end = NAN;
@@ -64,15 +64,24 @@ int ftio_analyze(struct ftio_analyzer *a, const struct ftio_samples *x,
         snprintf(err, errlen, "out of memory computing the DFT of %zu samples", x->n);
         return -1;
     }
-    ftio_detect(s, o, out);
-    if (!out->has_period)
-        out->reason = out->nsurvivors >= 3 ? "too many dominant frequencies: signal may not be periodic"
-                                           : "no dominant frequency";
-
-    if (out->has_period) {
-        ftio_metrics_compute(x, out->dominant.frequency, &out->metrics);
-        ftio_predict_next(&out->dominant, &out->metrics, isnan(now) ? x->t1 : now,
-                          &out->next);
+    if (o->detector == FTIO_DETECTOR_COMPAT) {
+        ftio_detect(s, o, out);
+        if (!out->has_period)
+            out->reason = out->nsurvivors >= 3
+                              ? "too many dominant frequencies: signal may not be periodic"
+                              : "no dominant frequency";
+        if (out->has_period) {
+            ftio_metrics_compute(x, out->dominant.frequency, &out->metrics);
+            ftio_predict_next(&out->dominant, &out->metrics, isnan(now) ? x->t1 : now,
+                              &out->next);
+        }
+    } else {
+        if (ftio_detect_robust(a, s, x, o, now, out) != 0) {
+            snprintf(err, errlen, "out of memory finding the phases of %zu samples", x->n);
+            return -1;
+        }
+        if (o->top_n > 0)
+            ftio_detect_top(s, o->top_n, out);
     }
     if (o->autocorrelation) {
         const double *acf;

@@ -213,6 +213,8 @@ int ftio_bins_samples_mode(const struct ftio_bins *b, double ts, double te,
     out->t0 = edge(b, lo);
     out->t1 = edge(b, hi);
     out->exact_volume = total;    /* bins are exact integrals: V_0 is known */
+    out->quiet_before = lo > b->first ? b->vol[ring_index(b, lo - 1)] == 0
+                                      : b->dropped_bytes == 0;
     return 0;
 }
 

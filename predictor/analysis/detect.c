@@ -41,7 +41,7 @@ static struct ftio_candidate make_candidate(const struct ftio_spectrum *s, size_
 
 /* -n K: the K bins of largest amplitude, DC included, by partial selection
  * (K is small, at most FTIO_MAX_CANDIDATES). */
-static void top_bins(const struct ftio_spectrum *s, int want, struct ftio_result *r)
+void ftio_detect_top(const struct ftio_spectrum *s, int want, struct ftio_result *r)
 {
     r->ntop = 0;
     if (want <= 0)
@@ -164,5 +164,5 @@ void ftio_detect(struct ftio_spectrum *s, const struct ftio_options *o,
     }
 
     /* Step 9. */
-    top_bins(s, o->top_n, r);
+    ftio_detect_top(s, o->top_n, r);
 }

@@ -80,6 +80,10 @@ struct ftio_analyzer {
     size_t         spec_cap;  /* capacity of spec's arrays (bins) */
     double        *acf;       /* ACF lags, acf_cap values */
     size_t         acf_cap;
+    double        *scratch;   /* phases.c / robust.c work space */
+    size_t         scratch_cap;
+    struct ftio_phase *phase_buf;   /* the phases of the last analysis */
+    size_t         phase_cap;
 };
 
 /* Frequency of bin k, computed as the reference does: fs * k / N. */
@@ -103,6 +107,27 @@ int ftio_acf_compute(struct ftio_analyzer *a, const struct ftio_samples *x,
 /* §3 steps 2-9: fills cls, has_period, dominant, ncand, cand, ntop, top. */
 void ftio_detect(struct ftio_spectrum *s, const struct ftio_options *o,
                  struct ftio_result *r);
+/* -n K: the K bins of largest amplitude, DC included (any detector). */
+void ftio_detect_top(const struct ftio_spectrum *s, int want, struct ftio_result *r);
+
+/* ---- phases.c / robust.c (the robust detector, ALGORITHM.md §9) -------- */
+
+/* The phases found in the samples (owned by the analyzer) and the levels
+ * they were told from. */
+struct ftio_phase_scan {
+    double background;        /* B/s: median of the lower level */
+    double spread;            /* its robust standard deviation */
+    double level;             /* B/s: median of the upper level */
+    size_t n;
+    struct ftio_phase *phase;
+};
+int  ftio_phases_find(struct ftio_analyzer *a, const struct ftio_samples *x,
+                      struct ftio_phase_scan *s);
+/* Period, confidence, class, candidates, metrics and next phase from the
+ * phases (and the spectrum as arbiter when they cannot tell). */
+int  ftio_detect_robust(struct ftio_analyzer *a, struct ftio_spectrum *s,
+                        const struct ftio_samples *x, const struct ftio_options *o,
+                        double now, struct ftio_result *r);
 
 /* ---- metrics.c / predict.c / acf.c -------------------------------------- */
 

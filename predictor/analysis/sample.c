@@ -134,6 +134,7 @@ int ftio_sample(const struct ftio_signal *s, double fs, double ts, double te,
     out->t0 = t0;
     out->t1 = t_last;
     out->exact_volume = v0;
+    out->quiet_before = lo == 0 || s->b[lo - 1] == 0;
     return 0;
 }
 

@@ -39,6 +39,8 @@ void ftio_analyzer_free(struct ftio_analyzer *a)
     free(a->spec.conf);
     free(a->spec.z);
     free(a->acf);
+    free(a->scratch);
+    free(a->phase_buf);
     free(a);
 }
 

@@ -1,0 +1,313 @@
+/* phases.c -- find the I/O phases of a sampled bandwidth signal (robust
+ * detector, ALGORITHM.md §9).
+ *
+ * A periodic application alternates computation (the signal sits at a
+ * background: zero, or other jobs' and daemons' I/O) and I/O phases (the
+ * signal stands well above it).  We split the samples into those two levels
+ * with Otsu's threshold (the split of the sorted values that maximises the
+ * between-class variance: no parameter, exact, O(N log N)), measure the
+ * background and its spread robustly (median and MAD of the lower class),
+ * and call a phase every run of samples above a low threshold that reaches
+ * the high one (hysteresis: a phase's ragged edges stay in it, a noise
+ * spike alone does not make one).  Runs separated by short dips are one
+ * phase; runs that move little data compared with the others are noise and
+ * are dropped.  Onset and end are refined inside their bins from how full
+ * the first and last bins are, so a 10 Hz grid still places a phase to a
+ * few milliseconds.  Only the bytes above the background count as the
+ * phase's volume: noise is not the application's I/O.
+ *
+ * robust.c turns the phases into a period, a confidence and the next phase.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "analysis/internal.h"
+
+/* A phase must stand this many background spreads above the background
+ * (and the two levels must differ by this much) to be a phase at all. */
+#define MIN_CONTRAST 4.0
+/* The low (edge) threshold, as a share of the way from the background to
+ * the typical in-phase level. */
+#define EDGE_SHARE 0.3
+/* Dips no longer than this share of the typical phase (and at least one
+ * bin) do not split a phase. */
+#define MERGE_SHARE 0.25
+/* A run moving less than this share of a typical phase's volume is noise. */
+#define MIN_VOLUME_SHARE 0.15
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median_sorted(const double *v, size_t n)
+{
+    if (n == 0)
+        return 0;
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Otsu's split of sorted v[0..n): returns i, the size of the lower class
+ * (0 < i < n), maximising w0 w1 (m0 - m1)^2; 0 when all values are equal. */
+static size_t otsu_split(const double *v, size_t n)
+{
+    double total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += v[i];
+    double best = 0, low = 0;
+    size_t split = 0;
+    for (size_t i = 1; i < n; i++) {
+        low += v[i - 1];
+        if (v[i] == v[i - 1])
+            continue;                /* split only between distinct values */
+        double w0 = (double)i, w1 = (double)(n - i);
+        double d = low / w0 - (total - low) / w1;
+        double between = w0 * w1 * d * d;
+        if (between > best) {
+            best = between;
+            split = i;
+        }
+    }
+    return split;
+}
+
+static int reserve(struct ftio_analyzer *a, size_t n)
+{
+    if (ftio_grow((void **)&a->scratch, &a->scratch_cap, 2 * n + 16, sizeof *a->scratch) != 0)
+        return -1;
+    return ftio_grow((void **)&a->phase_buf, &a->phase_cap, n / 2 + 2, sizeof *a->phase_buf);
+}
+
+/* Background level and spread; the high (Otsu) and edge thresholds; the
+ * typical in-phase level.  False when the signal has no two levels. */
+static bool levels(struct ftio_analyzer *a, const struct ftio_samples *x,
+                   struct ftio_phase_scan *s, double *hi, double *lo)
+{
+    double *v = a->scratch;
+    size_t n = x->n;
+    memcpy(v, x->x, n * sizeof *v);
+    qsort(v, n, sizeof *v, cmp_double);
+    size_t split = otsu_split(v, n);
+    if (split == 0)
+        return false;
+    s->background = median_sorted(v, split);
+    double level = median_sorted(v + split, n - split);
+    double thr = 0.5 * (v[split - 1] + v[split]);
+    /* Spread of the background: MAD of the lower class as a std. */
+    double *dev = a->scratch + n;
+    for (size_t i = 0; i < split; i++)
+        dev[i] = fabs(v[i] - s->background);
+    qsort(dev, split, sizeof *dev, cmp_double);
+    double spread = 1.4826 * median_sorted(dev, split);
+    s->spread = spread;
+    s->level = level;
+    if (!(level - s->background > MIN_CONTRAST * spread) || !(level > s->background))
+        return false;
+    *lo = s->background + EDGE_SHARE * (level - s->background);
+    if (*lo < s->background + 2 * spread)
+        *lo = s->background + 2 * spread;
+    *hi = thr > *lo ? thr : *lo;
+    return true;
+}
+
+/* Share of bin k's width the phase occupies, judged by its height. */
+static double fill(const struct ftio_phase_scan *s, double value, double level)
+{
+    double f = (value - s->background) / (level - s->background);
+    return f < 0 ? 0 : f > 1 ? 1 : f;
+}
+
+/* Fragmented phases: when the processes of one I/O phase start at scattered
+ * times (stragglers, staggered ranks), the phase reaches the signal as
+ * several runs with dips between them, each moving a fraction of what an
+ * iteration moves.  An iteration moves about what the largest run moves
+ * (V); the long gaps are computation (G: the median of the longer half of
+ * the gaps).  Regroup consecutive runs by dynamic programming over
+ * contiguous groups, cost per group (log(v / V))^2 + sum (gap / G)^2 over
+ * the gaps inside it (a group at either end of the window may be partial:
+ * only an excess counts there).  Only when fragments are there to mend:
+ * runs that disagree in volume, one of them under half of V, and a
+ * gap shorter than half of G; the whole phases of steady applications, even
+ * of varying volume, are left alone.  Returns the new number of phases. */
+#define GROUP_MAX_RUNS 64
+static size_t group_fragments(struct ftio_analyzer *a, struct ftio_phase *p, size_t np)
+{
+    if (np < 3)
+        return np;
+    double total = 0, sq = 0, vmax = 0;
+    for (size_t i = 0; i < np; i++) {
+        total += p[i].bytes;
+        sq += p[i].bytes * p[i].bytes;
+        vmax = fmax(vmax, p[i].bytes);
+    }
+    double mean = total / (double)np;
+    double cv = mean > 0 ? sqrt(fmax(sq / (double)np - mean * mean, 0)) / mean : 0;
+    size_t small = 0;
+    for (size_t i = 0; i < np; i++)
+        small += p[i].bytes < 0.5 * vmax;
+    if (cv < 0.1 || small == 0 || !(vmax > 0))
+        return np;
+    double *gap = a->scratch;
+    for (size_t i = 0; i + 1 < np; i++)
+        gap[i] = fmax(p[i + 1].start - p[i].end, 0);
+    qsort(gap, np - 1, sizeof *gap, cmp_double);
+    double gref = median_sorted(gap + (np - 1) / 2, np - 1 - (np - 1) / 2);
+    if (!(gref > 0) || !(gap[0] < 0.5 * gref))
+        return np;
+
+    /* best[j]: cost of grouping runs [0, j); from[j]: start of the last group. */
+    double *best = a->scratch;
+    double *from = a->scratch + np + 1;
+    best[0] = 0;
+    for (size_t j = 1; j <= np; j++) {
+        best[j] = INFINITY;
+        double vol = 0, idle = 0;
+        for (size_t i = j; i-- > 0 && j - i <= GROUP_MAX_RUNS;) {
+            vol += p[i].bytes;
+            if (i + 1 < j) {
+                double g = fmax(p[i + 1].start - p[i].end, 0) / gref;
+                idle += g * g;
+            }
+            double r = log(vol / vmax);
+            if ((i == 0 || j == np) && r < 0)
+                r = 0;
+            double c = best[i] + r * r + idle;
+            if (c < best[j]) {
+                best[j] = c;
+                from[j] = (double)i;
+            }
+        }
+    }
+    /* Walk back, then merge in place from the front. */
+    size_t ng = 0;
+    for (size_t j = np; j > 0; j = (size_t)from[j])
+        ng++;
+    size_t *cut = (size_t *)(void *)(a->scratch + 2 * (np + 1));
+    size_t g = ng;
+    for (size_t j = np; j > 0; j = (size_t)from[j])
+        cut[--g] = (size_t)from[j];
+    for (g = 0; g < ng; g++) {
+        size_t i0 = cut[g], i1 = g + 1 < ng ? cut[g + 1] : np;
+        struct ftio_phase q = p[i0];
+        for (size_t i = i0 + 1; i < i1; i++) {
+            q.end = p[i].end;
+            q.bytes += p[i].bytes;
+        }
+        q.flags = (p[i0].flags & FTIO_PHASE_CUT_START) | (p[i1 - 1].flags & FTIO_PHASE_CUT_END);
+        p[g] = q;
+    }
+    return ng;
+}
+
+int ftio_phases_find(struct ftio_analyzer *a, const struct ftio_samples *x,
+                     struct ftio_phase_scan *s)
+{
+    memset(s, 0, sizeof *s);
+    size_t n = x->n;
+    if (n < 3)
+        return 0;
+    if (reserve(a, n) != 0)
+        return -1;
+    double hi, lo;
+    if (!levels(a, x, s, &hi, &lo))
+        return 0;
+    const double *v = x->x;
+    double dt = 1.0 / x->fs;
+
+    /* Runs above lo that reach hi, as bin ranges [first, last]. */
+    struct ftio_phase *p = a->phase_buf;
+    size_t np = 0;
+    for (size_t k = 0; k < n;) {
+        if (!(v[k] > lo)) {
+            k++;
+            continue;
+        }
+        size_t b = k;
+        bool tall = false;
+        while (k < n && v[k] > lo)
+            tall |= v[k++] > hi;
+        if (tall) {
+            p[np].start = (double)b;          /* bins for now */
+            p[np].end = (double)(k - 1);
+            np++;
+        }
+    }
+    if (np == 0)
+        return 0;
+
+    /* Merge runs separated by short dips (a phase that pauses briefly). */
+    double *len = a->scratch;
+    for (size_t i = 0; i < np; i++)
+        len[i] = p[i].end - p[i].start + 1;
+    qsort(len, np, sizeof *len, cmp_double);
+    double gap_max = fmax(1.0, MERGE_SHARE * median_sorted(len, np));
+    size_t m = 0;
+    for (size_t i = 1; i < np; i++) {
+        if (p[i].start - p[m].end - 1 <= gap_max)
+            p[m].end = p[i].end;
+        else
+            p[++m] = p[i];
+    }
+    np = m + 1;
+
+    /* Widen each phase over the quieter I/O next to it (a first or last
+     * rank writing alone, below the edge threshold but above the noise):
+     * its bytes belong to the phase, and its onset is the phase's. */
+    double floor_v = s->background + fmax(3 * s->spread, 1e-6 * (s->level - s->background));
+    for (size_t i = 0; i < np; i++) {
+        double lim_lo = i > 0 ? p[i - 1].end + 1 : 0;
+        double lim_hi = i + 1 < np ? p[i + 1].start - 1 : (double)(n - 1);
+        while (p[i].start > lim_lo && v[(size_t)p[i].start - 1] > floor_v)
+            p[i].start -= 1;
+        while (p[i].end < lim_hi && v[(size_t)p[i].end + 1] > floor_v)
+            p[i].end += 1;
+    }
+
+    /* Volume above the background, refined edges, and the flags. */
+    for (size_t i = 0; i < np; i++) {
+        size_t b = (size_t)p[i].start, e = (size_t)p[i].end;
+        double vol = 0;
+        for (size_t k = b; k <= e; k++)
+            vol += fmax(v[k] - s->background, 0) * dt;
+        /* The phase's own level: the median of its interior, or its peak
+         * when it is too short to have an interior. */
+        double lev = 0;
+        if (e - b >= 2) {
+            size_t cnt = e - b - 1;
+            memcpy(a->scratch, v + b + 1, cnt * sizeof *v);
+            qsort(a->scratch, cnt, sizeof *a->scratch, cmp_double);
+            lev = median_sorted(a->scratch, cnt);
+        } else {
+            for (size_t k = b; k <= e; k++)
+                lev = fmax(lev, v[k]);
+        }
+        double t_b = x->t0 + (double)b * dt, t_e = x->t0 + (double)(e + 1) * dt;
+        double onset = t_b + (1 - fill(s, v[b], lev)) * dt;
+        double end = t_e - (1 - fill(s, v[e], lev)) * dt;
+        if (end <= onset)
+            end = onset + dt * fill(s, v[b], lev);
+        p[i].start = onset;
+        p[i].end = end;
+        p[i].bytes = vol;
+        p[i].flags = (b == 0 && !x->quiet_before ? FTIO_PHASE_CUT_START : 0) |
+                     (e == n - 1 ? FTIO_PHASE_CUT_END : 0);
+    }
+
+    /* Drop runs that move little compared with a typical phase (the median
+     * of the larger half, so that many noise runs cannot drag it down). */
+    double *vols = a->scratch;
+    for (size_t i = 0; i < np; i++)
+        vols[i] = p[i].bytes;
+    qsort(vols, np, sizeof *vols, cmp_double);
+    double typical = median_sorted(vols + np / 2, np - np / 2);
+    m = 0;
+    for (size_t i = 0; i < np; i++)
+        if (p[i].bytes >= MIN_VOLUME_SHARE * typical)
+            p[m++] = p[i];
+    s->n = group_fragments(a, p, m);
+    s->phase = p;
+    return 0;
+}

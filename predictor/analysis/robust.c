@@ -1,0 +1,406 @@
+/* robust.c -- the default detector: the period from the I/O phases
+ * themselves, the spectrum as arbiter (ALGORITHM.md §9).
+ *
+ * FTIO's DFT answers "which sinusoid fits best", which for a bursty
+ * application is a comb of harmonics (the fundamental of a short pulse
+ * train is no taller than its multiples), moves with noise, and for
+ * irregular compute has no line at the mean rate at all.  The phases
+ * (phases.c) mark every iteration whatever the spectrum looks like, so:
+ *   1. onsets of the phases -> intervals; a period change is a suffix of
+ *      mutually consistent intervals that differs from what came before,
+ *      and only that suffix is used; intervals that are clean multiples of
+ *      the typical one are missed phases, not long iterations;
+ *   2. period = least-squares slope of onsets against iteration index for
+ *      a regular train, the mean spacing of onsets otherwise (the mean
+ *      iteration length, which no spectral line gives);
+ *   3. confidence = an estimate of P(|T - T_true| <= 10 %): the standard
+ *      error of the mean interval and how many phases back it, calibrated
+ *      on bench/accuracy (bench/README.md has the table);
+ *   4. next phase = last onset + T, rolled forward past `now`; its bytes
+ *      and duration are the median of the whole phases seen.
+ * With fewer than two onsets the spectrum answers alone, with the
+ * harmonic question settled on bin indices (a comb's teeth at k0, 2k0, ...
+ * all standing out means the fundamental is k0), and never as "periodic".
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "analysis/internal.h"
+
+/* Intervals this regular (coefficient of variation) are a regular train. */
+#define REGULAR_CV 0.15
+/* A period change: both regimes this regular, their means this far apart. */
+#define REGIME_CV 0.10
+#define REGIME_SHIFT 0.15
+/* An interval within this of an integer multiple of the typical one. */
+#define MULTIPLE_SLACK 0.12
+/* Spectral fallback: a line must stand this many robust deviations above
+ * the median of the power spectrum; a comb tooth this many. */
+#define LINE_Z 8.0
+#define TOOTH_Z 3.0
+/* The spectrum alone never reaches "periodic". */
+#define SPECTRAL_MAX_CONF 0.5
+/* "periodic" from this confidence on (the calibration target, ALGORITHM.md). */
+#define PERIODIC_CONF 0.8
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median_of(double *v, size_t n)
+{
+    if (n == 0)
+        return NAN;
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static void mean_cv(const double *v, size_t n, double *mean, double *cv)
+{
+    double s = 0, q = 0;
+    for (size_t i = 0; i < n; i++)
+        s += v[i];
+    double m = n ? s / (double)n : 0;
+    for (size_t i = 0; i < n; i++)
+        q += (v[i] - m) * (v[i] - m);
+    *mean = m;
+    *cv = n > 1 && m > 0 ? sqrt(q / (double)(n - 1)) / m : 0;
+}
+
+/* The fitted period of onsets o[0..m) (m >= 2). */
+struct fit {
+    double period;
+    double cv;            /* spread of the per-iteration intervals */
+    size_t from;          /* first onset used (after a period change) */
+    size_t used;          /* onsets used */
+    size_t iterations;    /* iterations they span (> used - 1: missed phases) */
+};
+
+/* Index of the first onset of the newest regime (0 when there was no
+ * period change).  d: the m - 1 intervals. */
+static size_t newest_regime(const double *d, size_t nd)
+{
+    /* prefix d[0..s-2] (>= 2), the interval d[s-1] across the change
+     * (either regime), suffix d[s..] (>= 2). */
+    for (size_t s = 3; s + 2 <= nd; s++) {
+        double mp, cp, ms, cs;
+        mean_cv(d, s - 1, &mp, &cp);
+        mean_cv(d + s, nd - s, &ms, &cs);
+        if (cp < REGIME_CV && cs < REGIME_CV && fabs(ms / mp - 1) > REGIME_SHIFT) {
+            /* Keep the longest consistent suffix: later splits would only
+             * cut the new regime shorter. */
+            return s;
+        }
+    }
+    return 0;
+}
+
+static void fit_onsets(const double *o, size_t m, double *scratch, struct fit *f)
+{
+    double *d = scratch, *k = scratch + m;
+    size_t nd = m - 1;
+    for (size_t i = 0; i < nd; i++)
+        d[i] = o[i + 1] - o[i];
+    size_t from = nd >= 5 ? newest_regime(d, nd) : 0;
+    o += from;
+    d += from;
+    m -= from;
+    nd = m - 1;
+
+    /* Iterations per interval: 1, unless the intervals are clean multiples
+     * of the typical one (a phase the detector missed). */
+    double mean, cv;
+    mean_cv(d, nd, &mean, &cv);
+    for (size_t i = 0; i < nd; i++)
+        k[i] = 1;
+    if (nd >= 3 && cv > 0.25) {
+        double *tmp = k + nd;
+        memcpy(tmp, d, nd * sizeof *d);
+        double med = median_of(tmp, nd);
+        bool multiples = med > 0;
+        for (size_t i = 0; i < nd && multiples; i++) {
+            double r = d[i] / med;
+            multiples = r > 0.5 && fabs(r - round(r)) < MULTIPLE_SLACK;
+        }
+        if (multiples) {
+            for (size_t i = 0; i < nd; i++) {
+                k[i] = round(d[i] / med);
+                tmp[i] = d[i] / k[i];
+            }
+            double m2, cv2;
+            mean_cv(tmp, nd, &m2, &cv2);
+            if (cv2 < REGULAR_CV) {
+                cv = cv2;
+            } else {
+                for (size_t i = 0; i < nd; i++)
+                    k[i] = 1;
+            }
+        } else {
+            for (size_t i = 0; i < nd; i++)
+                k[i] = 1;
+        }
+    }
+    double iters = 0;
+    for (size_t i = 0; i < nd; i++)
+        iters += k[i];
+
+    double period = (o[m - 1] - o[0]) / iters;      /* mean spacing */
+    if (cv < REGULAR_CV && m >= 3) {
+        /* Least squares of o_i = t0 + c_i T over the iteration index c_i:
+         * every onset's jitter averages out, not only the end points'. */
+        double sc = 0, so = 0, c = 0;
+        for (size_t i = 0; i < m; i++) {
+            sc += c;
+            so += o[i];
+            if (i < nd)
+                c += k[i];
+        }
+        double mc = sc / (double)m, mo = so / (double)m, sxy = 0, sxx = 0;
+        c = 0;
+        for (size_t i = 0; i < m; i++) {
+            sxy += (c - mc) * (o[i] - mo);
+            sxx += (c - mc) * (c - mc);
+            if (i < nd)
+                c += k[i];
+        }
+        if (sxx > 0)
+            period = sxy / sxx;
+    }
+    f->period = period;
+    f->cv = cv;
+    f->from = from;
+    f->used = m;
+    f->iterations = (size_t)iters;
+}
+
+/* P(the period is within 10 %) from the fit: the mean interval's relative
+ * standard error, and how many onsets back it (one interval cannot show
+ * that the next will look alike).  The numbers are bench/accuracy's. */
+static double fit_confidence(const struct fit *f)
+{
+    size_t nd = f->used - 1;
+    if (nd < 1)
+        return 0;
+    double se = fmax(f->cv, 0.02) / sqrt((double)nd);
+    double p = erf(0.10 / (se * M_SQRT2));
+    static const double backing[] = { 0, 0.45, 0.75, 0.9, 0.96 };
+    double b = nd < sizeof backing / sizeof backing[0] ? backing[nd] : 1.0;
+    return p * b;
+}
+
+/* Does bin k (+-1) stand out as a tooth of a comb of spacing k0: above the
+ * noise floor, and taller than the valley halfway to the next tooth? */
+static bool tooth(const double *p, size_t half, size_t k, size_t k0, double med, double mad)
+{
+    double top = 0;
+    for (size_t j = k > 1 ? k - 1 : 1; j <= k + 1 && j <= half; j++)
+        top = fmax(top, p[j]);
+    size_t valley = k + k0 / 2;
+    if ((top - med) / mad <= TOOTH_Z || valley > half)
+        return false;
+    return top > 2 * p[valley];
+}
+
+/* Spectral answer for signals without usable phases: the tallest line of
+ * the power spectrum if it stands out, moved down to the fundamental of the
+ * comb it belongs to (every tooth k0, 2 k0, ... up to it standing out);
+ * harmonics are told on bin indices, not float remainders. */
+static bool spectral_pick(struct ftio_analyzer *a, const struct ftio_spectrum *s,
+                          size_t *bin, double *z_out)
+{
+    size_t half = s->half;
+    if (half < 2)
+        return false;
+    double *p = a->scratch, *tmp = a->scratch + half + 1;
+    size_t kmax = 1;
+    for (size_t k = 1; k <= half; k++) {
+        p[k] = s->amp[k] * s->amp[k];
+        tmp[k - 1] = p[k];
+        if (p[k] > p[kmax])
+            kmax = k;
+    }
+    double med = median_of(tmp, half);
+    for (size_t k = 0; k < half; k++)
+        tmp[k] = fabs(p[k + 1] - med);
+    double mad = 1.4826 * median_of(tmp, half);
+    if (!(mad > 0))
+        mad = med > 0 ? med : 1;
+    double zmax = (p[kmax] - med) / mad;
+    if (!(zmax > LINE_Z))
+        return false;
+    size_t best = kmax;
+    for (size_t div = 2; div <= 8 && kmax / div >= 2; div++) {
+        size_t k0 = (size_t)llround((double)kmax / (double)div);
+        bool comb = true;
+        for (size_t h = 1; h < div && comb; h++)
+            comb = tooth(p, half, k0 * h, k0, med, mad);
+        if (comb)
+            best = k0;
+    }
+    *bin = best;
+    *z_out = zmax;
+    return true;
+}
+
+/* Candidate entry for period T (amplitude and phase of the nearest bin). */
+static struct ftio_candidate candidate_at(const struct ftio_spectrum *s, double period,
+                                          double conf)
+{
+    struct ftio_candidate c = { 0 };
+    c.frequency = 1.0 / period;
+    c.period = period;
+    c.confidence = conf;
+    double kf = c.frequency * (double)s->n / s->fs;
+    size_t k = (size_t)llround(kf);
+    if (k >= 1 && k <= s->half) {
+        c.bin = k;
+        c.amplitude = s->amp[k];
+        c.phase = s->phase[k];
+    }
+    return c;
+}
+
+/* Median bytes and duration of the phases that the window holds whole. */
+static void typical_phase(struct ftio_analyzer *a, const struct ftio_phase *ph, size_t n,
+                          double *bytes, double *duration)
+{
+    double *b = a->scratch, *d = a->scratch + n;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (ph[i].flags)
+            continue;
+        b[m] = ph[i].bytes;
+        d[m] = ph[i].end - ph[i].start;
+        m++;
+    }
+    if (m == 0) {                 /* only cut phases: better than nothing */
+        for (size_t i = 0; i < n; i++) {
+            b[m] = ph[i].bytes;
+            d[m] = ph[i].end - ph[i].start;
+            m++;
+        }
+    }
+    *bytes = median_of(b, m);
+    *duration = median_of(d, m);
+}
+
+int ftio_detect_robust(struct ftio_analyzer *a, struct ftio_spectrum *s,
+                       const struct ftio_samples *x, const struct ftio_options *o,
+                       double now, struct ftio_result *r)
+{
+    (void)o;
+    r->cls = FTIO_CLASS_NONE;
+    r->has_period = false;
+    r->ncand = 0;
+    r->nsurvivors = 0;
+    r->reason = NULL;
+    memset(&r->dominant, 0, sizeof r->dominant);
+
+    /* The spectrum's answer first: a hint for fragmented phases, and the
+     * answer itself when there are no phases to count. */
+    if (ftio_grow((void **)&a->scratch, &a->scratch_cap, 2 * (s->half + 2),
+                  sizeof *a->scratch) != 0)
+        return -1;
+    size_t spec_bin = 0;
+    double spec_z = 0;
+    bool spec_ok = spectral_pick(a, s, &spec_bin, &spec_z);
+    double spec_period = spec_ok ? (double)s->n / (s->fs * (double)spec_bin) : NAN;
+
+    struct ftio_phase_scan ps;
+    if (ftio_phases_find(a, x, &ps) != 0)
+        return -1;
+    r->phases = ps.phase;
+    r->nphases = ps.n;
+    r->background = ps.background;
+
+    /* Onsets of the phases whose start the window saw. */
+    size_t n = ps.n;
+    if (ftio_grow((void **)&a->scratch, &a->scratch_cap, 4 * (n + s->half + 2),
+                  sizeof *a->scratch) != 0)
+        return -1;
+    double *on = a->scratch + 3 * (n + 1);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!(ps.phase[i].flags & FTIO_PHASE_CUT_START))
+            on[m++] = ps.phase[i].start;
+
+    double period = NAN, conf = 0;
+    size_t first_phase = 0;
+    if (m >= 2) {
+        struct fit f;
+        fit_onsets(on, m, a->scratch, &f);
+        period = f.period;
+        conf = fit_confidence(&f);
+        r->fitted_phases = f.used;
+        r->nsurvivors = f.used;
+        /* Phases of the newest regime: the ones the typical phase and the
+         * prediction come from (cut-start phases come before the onsets). */
+        size_t skipped = 0;
+        for (first_phase = 0; first_phase < n; first_phase++) {
+            if (ps.phase[first_phase].flags & FTIO_PHASE_CUT_START)
+                continue;
+            if (skipped++ == f.from)
+                break;
+        }
+    } else if (spec_ok) {
+        period = spec_period;
+        conf = fmin(SPECTRAL_MAX_CONF, 0.5 * (1 - LINE_Z / spec_z) + 0.1);
+        r->nsurvivors = 1;
+    }
+    if (!(period > 0) || !isfinite(period)) {
+        r->reason = n == 0 ? "no I/O phases stand out of the background and no dominant frequency"
+                           : "fewer than two I/O phase onsets and no dominant frequency";
+        return 0;
+    }
+
+    r->has_period = true;
+    r->cls = conf >= PERIODIC_CONF ? FTIO_CLASS_PERIODIC : FTIO_CLASS_UNCERTAIN;
+    r->dominant = candidate_at(s, period, conf);
+    r->cand[0] = r->dominant;
+    r->ncand = 1;
+
+    /* §4 metrics at the found frequency; the phase's bytes and duration
+     * from the phases (background excluded) when there are any. */
+    ftio_metrics_compute(x, r->dominant.frequency, &r->metrics);
+    double t_last = NAN;
+    if (m >= 1 && first_phase < n) {
+        double bytes, duration;
+        typical_phase(a, ps.phase + first_phase, n - first_phase, &bytes, &duration);
+        r->metrics.phase_bytes = bytes;
+        r->metrics.phase_duration = duration;
+        for (size_t i = n; i-- > 0;)
+            if (!(ps.phase[i].flags & FTIO_PHASE_CUT_START)) {
+                t_last = ps.phase[i].start;
+                break;
+            }
+        /* The dominant cosine peaks mid-phase (§5's convention). */
+        double mid = t_last + duration / 2;
+        double ph = -2 * M_PI * fmod(mid / period, 1.0);
+        r->dominant.phase = r->cand[0].phase = atan2(sin(ph), cos(ph));
+    }
+
+    /* Next phase: last onset + T, rolled forward past now. */
+    if (isnan(now))
+        now = x->t1;
+    struct ftio_next_phase *nx = &r->next;
+    memset(nx, 0, sizeof *nx);
+    if (isfinite(t_last)) {
+        double j = floor((now - t_last) / period) + 1;
+        if (j < 1)
+            j = 1;
+        double start = t_last + j * period;
+        while (start <= now)
+            start += period;
+        nx->valid = true;
+        nx->start = start;
+        nx->end = start + r->metrics.phase_duration;
+        nx->bytes = r->metrics.phase_bytes;
+    } else {
+        ftio_predict_next(&r->dominant, &r->metrics, now, nx);
+    }
+    return 0;
+}
