@@ -272,23 +272,15 @@ int ftio_phases_find(struct ftio_analyzer *a, const struct ftio_samples *x,
         double vol = 0;
         for (size_t k = b; k <= e; k++)
             vol += fmax(v[k] - s->background, 0) * dt;
-        /* The phase's own level: the median of its interior, or its peak
-         * when it is too short to have an interior. */
-        double lev = 0;
-        if (e - b >= 2) {
-            size_t cnt = e - b - 1;
-            memcpy(a->scratch, v + b + 1, cnt * sizeof *v);
-            qsort(a->scratch, cnt, sizeof *a->scratch, cmp_double);
-            lev = median_sorted(a->scratch, cnt);
-        } else {
-            for (size_t k = b; k <= e; k++)
-                lev = fmax(lev, v[k]);
-        }
+        /* How full the edge bins are, judged against their inner
+         * neighbours (the phase's level next to the edge: a phase need
+         * not be flat). */
+        double lev_b = e > b ? v[b + 1] : v[b], lev_e = e > b ? v[e - 1] : v[e];
         double t_b = x->t0 + (double)b * dt, t_e = x->t0 + (double)(e + 1) * dt;
-        double onset = t_b + (1 - fill(s, v[b], lev)) * dt;
-        double end = t_e - (1 - fill(s, v[e], lev)) * dt;
+        double onset = t_b + (1 - fill(s, v[b], lev_b)) * dt;
+        double end = t_e - (1 - fill(s, v[e], lev_e)) * dt;
         if (end <= onset)
-            end = onset + dt * fill(s, v[b], lev);
+            end = onset + dt * fill(s, v[b], lev_b);
         p[i].start = onset;
         p[i].end = end;
         p[i].bytes = vol;

@@ -241,6 +241,8 @@ static bool spectral_pick(struct ftio_analyzer *a, const struct ftio_spectrum *s
         if (comb)
             best = k0;
     }
+    if (best < 2)                 /* a "period" the window holds once is none */
+        return false;
     *bin = best;
     *z_out = zmax;
     return true;

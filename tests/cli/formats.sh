@@ -10,7 +10,7 @@ T=$(mktemp -d) || exit 1
 trap 'rm -rf "$T"' EXIT
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
-js() { timeout 60 "$FTIO" --json "$@"; }
+js() { timeout 60 "$FTIO" --compat --json "$@"; }   # the [compat] numbers of §8
 
 # ---- detection from content: misleading names give the same answer --------
 cp $D/tmio-8ranks.jsonl "$T/trace.csv"
@@ -54,7 +54,7 @@ js --autocorrelation $D/synthetic-14.json | $J acf '"autocorrelation" in j' || f
 js --no-psd $D/zmq-example.json | $J no-psd 'rel(j["frequency"], 0.125)' || fail=1
 
 # ---- human summary ----------------------------------------------------------
-timeout 60 "$FTIO" $D/tmio-8ranks.jsonl >"$T/text" || bad "text exit $?"
+timeout 60 "$FTIO" --compat $D/tmio-8ranks.jsonl >"$T/text" || bad "text exit $?"
 for key in '^period +1\.9266' '^confidence +0\.677' 'class periodic' '^candidates +1' '^metrics +R_IO' \
            '^per phase' '^next phase' 'abstraction error' '8 ranks' '4935 B'; do
   grep -Eq "$key" "$T/text" || bad "summary lacks /$key/"

@@ -2,6 +2,8 @@
 # reference.sh -- every row of ALGORITHM.md §8 through `ftio --json`:
 # frequencies to 1e-6 relative, confidences to 1e-6 absolute, windows, N,
 # candidates, totals.  The TMIO rows run on both the JSONL and the msgpack file.
+# These are the published implementation's numbers: `ftio --compat`.  The end
+# checks what the default (robust) detector says of the same traces.
 cd "$(dirname "$0")/../.." || exit 1
 FTIO=${FTIO_TEST_BUILD:-build}/bin/ftio
 D=tests/data
@@ -10,7 +12,7 @@ fail=0
 run() {   # run LABEL "ftio args" checks...
   label=$1; args=$2; shift 2
   # shellcheck disable=SC2086
-  out=$(timeout 60 $FTIO --json $args) || { echo "$label: ftio exited $?"; fail=1; return; }
+  out=$(timeout 60 $FTIO --compat --json $args) || { echo "$label: ftio exited $?"; fail=1; return; }
   printf '%s' "$out" | $J "$label" "$@" || fail=1
 }
 
@@ -48,4 +50,23 @@ run synthetic-14.json "$D/synthetic-14.json" \
 run zmq-example.json "$D/zmq-example.json" \
   'near(j["window"]["start"], 1)' 'near(j["window"]["end"], 9)' 'j["window"]["samples"] == 80' \
   'rel(j["frequency"], 0.125)' 'near(j["confidence"], 1.0)' 'rel(j["candidates"][0]["amplitude"], 76.355, 1e-5)'
+
+# ---- the default detector on the same traces --------------------------------
+robust() {   # robust LABEL "ftio args" checks...
+  label=$1; args=$2; shift 2
+  # shellcheck disable=SC2086
+  out=$(timeout 60 $FTIO --json $args) || { echo "$label: ftio exited $?"; fail=1; return; }
+  printf '%s' "$out" | $J "robust $label" 'j["detector"] == "robust"' "$@" || fail=1
+}
+# Bursts at 10, 30 and 50 s (the other pairs move nothing): the phases give
+# T = 20 s exactly, where FTIO's DFT bin says 21.67 s, and the next at 70 s.
+robust synthetic-14.json "$D/synthetic-14.json" 'near(j["period"], 20, 1e-6)' \
+  'j["class"] in ("periodic", "uncertain")' 'near(j["phase"]["bytes"], 9000, 1e-6)' \
+  'j["next"]["start"] > j["window"]["end"]' 'near(j["next"]["start"], 70, 1e-6)'
+# One overlapping blob in an 8 s window: no period, and says why.
+robust zmq-example.json "$D/zmq-example.json" 'j["period"] is None' 'j["class"] == "none"' \
+  'isinstance(j["reason"], str) and len(j["reason"]) > 10'
+# Writes every 5 s by 4 ranks, reads every 2.5 s.
+robust sample.csv "$D/sample.csv" 'near(j["period"], 5, 0.05)'
+robust sample-read "-m read $D/sample.csv" 'near(j["period"], 2.5, 0.025)'
 exit $fail
