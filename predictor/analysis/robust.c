@@ -31,9 +31,11 @@
 
 /* Intervals this regular (coefficient of variation) are a regular train. */
 #define REGULAR_CV 0.15
-/* A period change: both regimes this regular, their means this far apart. */
+/* A period change: the old regime this regular, the new one twice as
+ * regular, their means this far apart (and four times their scatter: a
+ * drift is not a change). */
 #define REGIME_CV 0.10
-#define REGIME_SHIFT 0.15
+#define REGIME_SHIFT 0.20
 /* An interval within this of an integer multiple of the typical one. */
 #define MULTIPLE_SLACK 0.12
 /* Spectral fallback: a line must stand this many robust deviations above
@@ -90,7 +92,9 @@ static size_t newest_regime(const double *d, size_t nd)
         double mp, cp, ms, cs;
         mean_cv(d, s - 1, &mp, &cp);
         mean_cv(d + s, nd - s, &ms, &cs);
-        if (cp < REGIME_CV && cs < REGIME_CV && fabs(ms / mp - 1) > REGIME_SHIFT) {
+        double pooled = sqrt((cp * cp + cs * cs) / 2);
+        if (cp < REGIME_CV && cs < REGIME_CV / 2 &&
+            fabs(ms / mp - 1) > fmax(REGIME_SHIFT, 4 * pooled)) {
             /* Keep the longest consistent suffix: later splits would only
              * cut the new regime shorter. */
             return s;
