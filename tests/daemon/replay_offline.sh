@@ -5,11 +5,11 @@
 # tests/data/tmio-8ranks.jsonl turned into wire batches of 8 simulated
 # processes (daemon-gen tmio).  ftiod runs with a long --min-interval so that
 # its one live analysis does not matter: the summary is over the whole job.
-#   hold:    offline default [compat]; write must be the ALGORITHM.md §8
+#   hold:    `ftio --compat` and `ftiod --compat --sampling hold`; write must be the ALGORITHM.md §8
 #            reference frequency 0.519031142 Hz.  Needs a grid with an edge on
 #            each mode's earliest record: the replay's first read record is not
 #            the earliest read, so the summary is re-laid from the record log.
-#   average: `ftio --sampling average`.
+#   average: the default detector, `ftio` and `ftiod` (average sampling).
 #   out of order: rank 7's file first, so a later batch brings the earliest
 #            write: still the offline result (re-laid); with
 #            --summary-records 0 (no record log) the summary stays on the
@@ -27,10 +27,10 @@ mkdir -p "$T/spool"
 SPOOL=$(ls "$T"/spool/*.msgpack)
 RANK7=$(ls "$T"/spool/*.msgpack | tail -1)
 for m in write read; do
-  timeout 60 "$B/bin/ftio" --json -m $m $SPOOL >"$T/off.hold.$m.json" \
+  timeout 60 "$B/bin/ftio" --compat --json -m $m $SPOOL >"$T/off.hold.$m.json" \
+    || fail "offline ftio --compat -m $m"
+  timeout 60 "$B/bin/ftio" --json -m $m $SPOOL >"$T/off.average.$m.json" \
     || fail "offline ftio -m $m"
-  timeout 60 "$B/bin/ftio" --json --sampling average -m $m $SPOOL >"$T/off.average.$m.json" \
-    || fail "offline ftio --sampling average -m $m"
 done
 
 offline() {   # offline SAMPLING MODE EXPR  (d = the JSON)
@@ -68,11 +68,11 @@ run() {
 
 run avg "" --sampling average
 compare avg average
-run hold "" --sampling hold
+run hold "" --compat --sampling hold
 compare hold hold
 f=$(offline hold write "d['frequency']")
 close 1e-9 "$f" 0.519031142 || fail "offline hold write f=$f, not the §8 reference"
-run ooo "$RANK7" --sampling hold
+run ooo "$RANK7" --compat --sampling hold
 compare ooo hold
 grep -q "job tm write: summary re-laid" "$T/ooo.err" || fail "ooo: write summary not re-laid"
 run nolog "$RANK7" --sampling hold --summary-records 0
