@@ -255,7 +255,8 @@ int ftio_phases_find(struct ftio_analyzer *a, const struct ftio_samples *x,
 
     /* Widen each phase over the quieter I/O next to it (a first or last
      * rank writing alone, below the edge threshold but above the noise):
-     * its bytes belong to the phase, and its onset is the phase's. */
+     * its bytes belong to the phase, and its onset is the phase's.  Phases
+     * that now touch were one phase with a shallow dip. */
     double floor_v = s->background + fmax(3 * s->spread, 1e-6 * (s->level - s->background));
     for (size_t i = 0; i < np; i++) {
         double lim_lo = i > 0 ? p[i - 1].end + 1 : 0;
@@ -265,6 +266,14 @@ int ftio_phases_find(struct ftio_analyzer *a, const struct ftio_samples *x,
         while (p[i].end < lim_hi && v[(size_t)p[i].end + 1] > floor_v)
             p[i].end += 1;
     }
+    m = 0;
+    for (size_t i = 1; i < np; i++) {
+        if (p[i].start <= p[m].end + 1)
+            p[m].end = p[i].end;
+        else
+            p[++m] = p[i];
+    }
+    np = m + 1;
 
     /* Volume above the background, refined edges, and the flags. */
     for (size_t i = 0; i < np; i++) {

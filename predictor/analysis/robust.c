@@ -273,6 +273,13 @@ static bool spectral_pick(struct ftio_analyzer *a, const struct ftio_spectrum *s
     return true;
 }
 
+/* a and b within 10 % of an integer ratio (either way). */
+static bool commensurate(double a, double b)
+{
+    double r = a > b ? a / b : b / a;
+    return fabs(r - round(r)) <= 0.1 * round(r);
+}
+
 /* Candidate entry for period T (amplitude and phase of the nearest bin). */
 static struct ftio_candidate candidate_at(const struct ftio_spectrum *s, double period,
                                           double conf)
@@ -362,6 +369,11 @@ int ftio_detect_robust(struct ftio_analyzer *a, struct ftio_spectrum *s,
         fit_onsets(on, m, a->scratch, &f);
         period = f.period;
         conf = calibrate(fit_confidence(&f));
+        /* Irregular intervals whose period the spectrum contradicts (a
+         * strong line that is neither a multiple nor a divisor of it) are
+         * more likely a phase cut into pieces than irregular compute. */
+        if (f.cv > REGULAR_CV && spec_ok && !commensurate(period, spec_period))
+            conf *= 0.5;
         r->fitted_phases = f.used;
         r->nsurvivors = f.used;
         /* Phases of the newest regime: the ones the typical phase and the
