@@ -123,15 +123,14 @@ static double fill(const struct ftio_phase_scan *s, double value, double level)
 /* Fragmented phases: when the processes of one I/O phase start at scattered
  * times (stragglers, staggered ranks), the phase reaches the signal as
  * several runs with dips between them, each moving a fraction of what an
- * iteration moves.  An iteration moves about what the largest run moves
- * (V); the long gaps are computation (G: the median of the longer half of
- * the gaps).  Regroup consecutive runs by dynamic programming over
+ * iteration moves.  The long gaps are computation (G: the median of the
+ * longer half of the gaps); an iteration moves about V, the larger of the
+ * largest run and the volume per long gap.  Regroup consecutive runs by dynamic programming over
  * contiguous groups, cost per group (log(v / V))^2 + sum (gap / G)^2 over
  * the gaps inside it (a group at either end of the window may be partial:
  * only an excess counts there).  Only when fragments are there to mend:
- * runs that disagree in volume, one of them under half of V, and a
- * gap shorter than half of G; the whole phases of steady applications, even
- * of varying volume, are left alone.  Returns the new number of phases. */
+ * runs that disagree in volume and a gap shorter than half of G; the whole
+ * phases of steady applications, even of varying volume, are left alone.  Returns the new number of phases. */
 #define GROUP_MAX_RUNS 64
 static size_t group_fragments(struct ftio_analyzer *a, struct ftio_phase *p, size_t np)
 {
@@ -145,10 +144,7 @@ static size_t group_fragments(struct ftio_analyzer *a, struct ftio_phase *p, siz
     }
     double mean = total / (double)np;
     double cv = mean > 0 ? sqrt(fmax(sq / (double)np - mean * mean, 0)) / mean : 0;
-    size_t small = 0;
-    for (size_t i = 0; i < np; i++)
-        small += p[i].bytes < 0.5 * vmax;
-    if (cv < 0.1 || small == 0 || !(vmax > 0))
+    if (cv < 0.1 || !(vmax > 0))
         return np;
     double *gap = a->scratch;
     for (size_t i = 0; i + 1 < np; i++)
@@ -157,6 +153,12 @@ static size_t group_fragments(struct ftio_analyzer *a, struct ftio_phase *p, siz
     double gref = median_sorted(gap + (np - 1) / 2, np - 1 - (np - 1) / 2);
     if (!(gref > 0) || !(gap[0] < 0.5 * gref))
         return np;
+    /* What an iteration moves: the largest run, or the volume per long gap
+     * when no run is a whole phase. */
+    size_t long_gaps = 0;
+    for (size_t i = 0; i + 1 < np; i++)
+        long_gaps += gap[i] >= 0.5 * gref;
+    vmax = fmax(vmax, total / (double)(long_gaps + 1));
 
     /* best[j]: cost of grouping runs [0, j); from[j]: start of the last group. */
     double *best = a->scratch;

@@ -1,0 +1,252 @@
+/* analysis_robust.c -- the robust detector (ALGORITHM.md §9) on signals whose
+ * answer is known exactly: sampled pulse trains built sample by sample, so
+ * every expectation below follows from the construction, not from a run.
+ */
+#include "helpers.h"
+
+#include <string.h>
+
+#define FS 10.0
+
+/* A growable sample buffer with a phase painter: a phase [t, t + d) moving
+ * `rate` B/s is spread exactly over the 0.1 s bins it overlaps. */
+struct sig {
+    struct ftio_samples x;
+};
+
+static void sig_init(struct sig *s, double seconds)
+{
+    memset(s, 0, sizeof *s);
+    s->x.n = (size_t)llround(seconds * FS);
+    s->x.x = calloc(s->x.n, sizeof *s->x.x);
+    s->x.fs = FS;
+    s->x.t0 = 0;
+    s->x.t1 = seconds;
+    s->x.exact_volume = NAN;
+    s->x.quiet_before = true;
+}
+
+static void paint(struct sig *s, double t, double d, double rate)
+{
+    for (size_t k = (size_t)floor(t * FS); k < s->x.n && (double)k / FS < t + d; k++) {
+        double lo = fmax(t, (double)k / FS), hi = fmin(t + d, (double)(k + 1) / FS);
+        if (hi > lo)
+            s->x.x[k] += rate * (hi - lo) * FS;
+    }
+}
+
+static void analyse(struct sig *s, double now, struct ftio_result *r)
+{
+    struct ftio_analyzer *a = ftio_analyzer_new();
+    struct ftio_options o;
+    ftio_options_default(&o);
+    char err[256];
+    ck_assert_msg(ftio_analyze(a, &s->x, &o, now, r, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(r->detector, FTIO_DETECTOR_ROBUST);
+    /* phases point into the analyzer: copy what the tests look at first. */
+    static struct ftio_phase keep[512];
+    size_t n = r->nphases < 512 ? r->nphases : 512;
+    memcpy(keep, r->phases, n * sizeof *keep);
+    r->phases = keep;
+    ftio_analyzer_free(a);
+}
+
+/* IOR -d 5: 0.03 s phases every 5 s (duty 0.6 %): FTIO finds nothing (a flat
+ * comb); the onsets give the period, the next phase and its bytes. */
+START_TEST(short_pulses)
+{
+    struct sig s;
+    sig_init(&s, 120);
+    for (int i = 0; i < 23; i++)
+        paint(&s, 1.02 + 5.0 * i, 0.03, 1e9);
+    struct ftio_result r;
+    analyse(&s, s.x.t1, &r);
+    ck_assert(r.has_period);
+    ck_assert_rel(r.dominant.period, 5.0, 1e-3);
+    ck_assert_int_eq(r.cls, FTIO_CLASS_PERIODIC);
+    ck_assert_uint_eq(r.nphases, 23);
+    ck_assert_rel(r.metrics.phase_bytes, 0.03e9, 1e-6);
+    ck_assert(r.next.valid);
+    /* A pulse inside one 0.1 s bin is placed at the bin's start. */
+    ck_assert(r.next.start > s.x.t1);
+    ck_assert_abs(r.next.start, 1.02 + 5.0 * 24, 0.1);
+    ck_assert_rel(r.next.bytes, 0.03e9, 1e-6);
+    free(s.x.x);
+}
+END_TEST
+
+/* Irregular compute: the period is the mean spacing of the onsets, which no
+ * spectral line holds. */
+START_TEST(irregular_compute)
+{
+    static const double gap[] = { 3, 17, 6, 14, 9, 2, 19, 8, 11 };
+    struct sig s;
+    sig_init(&s, 140);
+    double t = 2, first = t;
+    for (int i = 0; i < 10; i++) {
+        paint(&s, t, 1.5, 2e8);
+        if (i < 9)
+            t += 1.5 + gap[i];
+    }
+    struct ftio_result r;
+    analyse(&s, s.x.t1, &r);
+    ck_assert(r.has_period);
+    ck_assert_rel(r.dominant.period, (t - first) / 9, 1e-3);
+    /* Irregular: a scheduler should not bet on it. */
+    ck_assert_int_eq(r.cls, FTIO_CLASS_UNCERTAIN);
+    free(s.x.x);
+}
+END_TEST
+
+/* Background noise is not I/O time: phases over a busy background still
+ * carry only their own bytes. */
+START_TEST(noise_not_counted)
+{
+    struct sig s;
+    sig_init(&s, 100);
+    unsigned seed = 7;
+    for (size_t k = 0; k < s.x.n; k++)
+        s.x.x[k] = 5e7 + 1e7 * ((double)rand_r(&seed) / RAND_MAX - 0.5);
+    for (int i = 0; i < 9; i++)
+        paint(&s, 5 + 10.0 * i, 1.0, 3e8);
+    struct ftio_result r;
+    analyse(&s, s.x.t1, &r);
+    ck_assert(r.has_period);
+    ck_assert_rel(r.dominant.period, 10.0, 1e-2);
+    ck_assert_rel(r.background, 5e7, 0.05);
+    ck_assert_rel(r.metrics.phase_bytes, 3e8, 0.05);
+    ck_assert_abs(r.metrics.phase_duration, 1.0, 0.15);
+    free(s.x.x);
+}
+END_TEST
+
+/* A period change: the newest regime answers once it has shown itself. */
+START_TEST(period_change)
+{
+    struct sig s;
+    sig_init(&s, 130);
+    double t = 1;
+    for (int i = 0; i < 8; i++, t += 10)
+        paint(&s, t, 1, 1e9);
+    for (int i = 0; i < 8; i++, t += 6)
+        paint(&s, t, 1, 1e9);
+    struct ftio_result r;
+    analyse(&s, s.x.t1, &r);
+    ck_assert(r.has_period);
+    ck_assert_rel(r.dominant.period, 6.0, 1e-3);
+    ck_assert_uint_le(r.fitted_phases, 9);
+    free(s.x.x);
+}
+END_TEST
+
+/* A phase missed (here: absent) is two iterations, not a long one. */
+START_TEST(missing_phase)
+{
+    struct sig s;
+    sig_init(&s, 110);
+    for (int i = 0; i < 11; i++)
+        if (i != 4 && i != 7)
+            paint(&s, 2 + 10.0 * i, 1, 1e9);
+    struct ftio_result r;
+    analyse(&s, s.x.t1, &r);
+    ck_assert(r.has_period);
+    ck_assert_rel(r.dominant.period, 10.0, 1e-3);
+    free(s.x.x);
+}
+END_TEST
+
+/* A phase cut into pieces by ranks starting at scattered times is one phase. */
+START_TEST(fragments_regrouped)
+{
+    static const double piece[][2] = { { 0, 0.8 }, { 1.6, 0.5 }, { 3.4, 0.9 } };
+    struct sig s;
+    sig_init(&s, 200);
+    for (int i = 0; i < 10; i++)
+        for (int p = 0; p < 3; p++) {
+            double jitter = 0.3 * ((i * 7 + p * 3) % 5) / 4.0;
+            paint(&s, 3 + 20.0 * i + piece[p][0] + jitter, piece[p][1], 1e9);
+        }
+    struct ftio_result r;
+    analyse(&s, s.x.t1, &r);
+    ck_assert(r.has_period);
+    ck_assert_rel(r.dominant.period, 20.0, 0.02);
+    ck_assert_uint_eq(r.nphases, 10);
+    free(s.x.x);
+}
+END_TEST
+
+/* The next phase is never in the past, however late `now` is. */
+START_TEST(next_never_past)
+{
+    struct sig s;
+    sig_init(&s, 60);
+    for (int i = 0; i < 6; i++)
+        paint(&s, 1 + 10.0 * i, 1, 1e9);
+    struct ftio_result r;
+    analyse(&s, 97.3, &r);
+    ck_assert(r.next.valid);
+    ck_assert(r.next.start > 97.3);
+    ck_assert_abs(r.next.start, 101, 0.01);
+    free(s.x.x);
+}
+END_TEST
+
+/* No structure, no period: a constant signal and one lone burst. */
+START_TEST(nothing_periodic)
+{
+    struct sig s;
+    sig_init(&s, 60);
+    for (size_t k = 0; k < s.x.n; k++)
+        s.x.x[k] = 1e6;
+    struct ftio_result r;
+    analyse(&s, s.x.t1, &r);
+    ck_assert(!r.has_period);
+    ck_assert_int_eq(r.cls, FTIO_CLASS_NONE);
+    ck_assert_ptr_nonnull(r.reason);
+    memset(s.x.x, 0, s.x.n * sizeof *s.x.x);
+    paint(&s, 20, 5, 1e8);
+    analyse(&s, s.x.t1, &r);
+    ck_assert(!r.has_period);
+    ck_assert_ptr_nonnull(r.reason);
+    free(s.x.x);
+}
+END_TEST
+
+/* A window that starts inside a phase does not take its start for an onset. */
+START_TEST(cut_at_window_start)
+{
+    struct sig s;
+    sig_init(&s, 50);
+    s.x.quiet_before = false;
+    paint(&s, 0, 0.7, 1e9);           /* the tail of a phase begun earlier */
+    for (int i = 1; i < 6; i++)
+        paint(&s, -0.3 + 8.0 * i, 1, 1e9);
+    struct ftio_result r;
+    analyse(&s, s.x.t1, &r);
+    ck_assert(r.has_period);
+    ck_assert_rel(r.dominant.period, 8.0, 1e-3);
+    ck_assert(r.phases[0].flags & FTIO_PHASE_CUT_START);
+    free(s.x.x);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("analysis-robust");
+    TCase *tc = tcase_create("robust");
+    tcase_add_test(tc, short_pulses);
+    tcase_add_test(tc, irregular_compute);
+    tcase_add_test(tc, noise_not_counted);
+    tcase_add_test(tc, period_change);
+    tcase_add_test(tc, missing_phase);
+    tcase_add_test(tc, fragments_regrouped);
+    tcase_add_test(tc, next_never_past);
+    tcase_add_test(tc, nothing_periodic);
+    tcase_add_test(tc, cut_at_window_start);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
