@@ -231,6 +231,7 @@ struct ftio_result {
     const struct ftio_phase *phases;
     double background;                     /* B/s */
     size_t fitted_phases;
+    double interval_cv;                    /* spread of their intervals (CV) */
 };
 
 /* Holds cached FFTW plans and scratch buffers; one per thread. */

@@ -13,9 +13,9 @@
  *   2. period = least-squares slope of onsets against iteration index for
  *      a regular train, the mean spacing of onsets otherwise (the mean
  *      iteration length, which no spectral line gives);
- *   3. confidence = an estimate of P(|T - T_true| <= 10 %): the standard
- *      error of the mean interval and how many phases back it, calibrated
- *      on bench/accuracy (bench/README.md has the table);
+ *   3. confidence = P(|T - T_true| <= 10 %) as measured on bench/accuracy,
+ *      by the number of intervals and the standard error of their mean
+ *      (bench/README.md has the calibration table);
  *   4. next phase = last onset + T, rolled forward past `now`; its bytes
  *      and duration are the median of the whole phases seen.
  * With fewer than two onsets the spectrum answers alone, with the
@@ -181,19 +181,37 @@ static void fit_onsets(const double *o, size_t m, double *scratch, struct fit *f
     f->iterations = (size_t)iters;
 }
 
-/* P(the period is within 10 %) from the fit: the mean interval's relative
- * standard error, and how many onsets back it (one interval cannot show
- * that the next will look alike).  The numbers are bench/accuracy's. */
+/* P(the period is within 10 %) from the fit, as measured: the share of
+ * answers within 10 % of the true period on bench/accuracy's sweep (seed 1,
+ * 72,000 online and offline analyses), by the number of intervals fitted and
+ * the relative standard error of their mean, se = max(CV, 0.02) / sqrt(n),
+ * made non-increasing in se within each row (isotonic), with a +1/+2 prior.
+ * bench/README.md shows the table this gives on an independent sweep.
+ * One interval alone is capped at 0.6 ("uncertain"): it cannot show that
+ * the next will look alike, however often it did in the benchmark (89 %). */
+static const size_t calib_n[] = { 1, 2, 3, 4, 5, 9 };             /* row: n >= */
+static const double calib_se[] = { 0, 0.015, 0.03, 0.05, 0.08, 0.12 };  /* column: se >= */
+static const double calib_p[][6] = {
+    { 0.600, 0.600, 0.500, 0.500, 0.500, 0.500 },
+    { 0.990, 0.813, 0.813, 0.718, 0.369, 0.369 },
+    { 0.997, 0.927, 0.840, 0.779, 0.779, 0.401 },
+    { 1.000, 0.945, 0.945, 0.897, 0.616, 0.561 },
+    { 1.000, 0.999, 0.997, 0.840, 0.808, 0.578 },
+    { 0.998, 0.989, 0.956, 0.233, 0.220, 0.165 },
+};
+
 static double fit_confidence(const struct fit *f)
 {
     size_t nd = f->used - 1;
     if (nd < 1)
         return 0;
     double se = fmax(f->cv, 0.02) / sqrt((double)nd);
-    double p = erf(0.10 / (se * M_SQRT2));
-    static const double backing[] = { 0, 0.45, 0.75, 0.9, 0.96 };
-    double b = nd < sizeof backing / sizeof backing[0] ? backing[nd] : 1.0;
-    return p * b;
+    size_t row = 0, col = 0;
+    while (row + 1 < sizeof calib_n / sizeof calib_n[0] && nd >= calib_n[row + 1])
+        row++;
+    while (col + 1 < sizeof calib_se / sizeof calib_se[0] && se >= calib_se[col + 1])
+        col++;
+    return calib_p[row][col];
 }
 
 /* Does bin k (+-1) stand out as a tooth of a comb of spacing k0: above the
@@ -207,27 +225,6 @@ static bool tooth(const double *p, size_t half, size_t k, size_t k0, double med,
     if ((top - med) / mad <= TOOTH_Z || valley > half)
         return false;
     return top > 2 * p[valley];
-}
-
-/* The raw score above is a model; what it is worth was measured: the share
- * of answers within 10 % of the true period at each raw score, over the
- * 72,000 online and offline analyses of bench/accuracy's sweep (seed 1),
- * made monotone (isotonic regression) and joined by straight lines.
- * bench/README.md has the table this gives on an independent sweep. */
-static const double calib_raw[] = { 0, 0.105, 0.155, 0.205, 0.33, 0.60, 0.825, 0.93, 0.98, 1 };
-static const double calib_p[]   = { 0, 0.044, 0.066, 0.129, 0.265, 0.724, 0.905, 0.974, 0.999, 1 };
-
-static double calibrate(double raw)
-{
-    size_t n = sizeof calib_raw / sizeof calib_raw[0];
-    if (!(raw > 0))
-        return 0;
-    for (size_t i = 1; i < n; i++)
-        if (raw <= calib_raw[i]) {
-            double w = (raw - calib_raw[i - 1]) / (calib_raw[i] - calib_raw[i - 1]);
-            return calib_p[i - 1] + w * (calib_p[i] - calib_p[i - 1]);
-        }
-    return 1;
 }
 
 /* Spectral answer for signals without usable phases: the tallest line of
@@ -368,13 +365,14 @@ int ftio_detect_robust(struct ftio_analyzer *a, struct ftio_spectrum *s,
         struct fit f;
         fit_onsets(on, m, a->scratch, &f);
         period = f.period;
-        conf = calibrate(fit_confidence(&f));
+        conf = fit_confidence(&f);
         /* Irregular intervals whose period the spectrum contradicts (a
          * strong line that is neither a multiple nor a divisor of it) are
          * more likely a phase cut into pieces than irregular compute. */
         if (f.cv > REGULAR_CV && spec_ok && !commensurate(period, spec_period))
             conf *= 0.5;
         r->fitted_phases = f.used;
+        r->interval_cv = f.cv;
         r->nsurvivors = f.used;
         /* Phases of the newest regime: the ones the typical phase and the
          * prediction come from (cut-start phases come before the onsets). */
