@@ -46,7 +46,8 @@ static void analyse(struct sig *s, double now, struct ftio_result *r)
     /* phases point into the analyzer: copy what the tests look at first. */
     static struct ftio_phase keep[512];
     size_t n = r->nphases < 512 ? r->nphases : 512;
-    memcpy(keep, r->phases, n * sizeof *keep);
+    if (n > 0)
+        memcpy(keep, r->phases, n * sizeof *keep);
     r->phases = keep;
     ftio_analyzer_free(a);
 }
