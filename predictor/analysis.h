@@ -122,6 +122,12 @@ int  ftio_bins_samples_mode(const struct ftio_bins *b, double ts, double te,
 /* The AVERAGE form of ftio_bins_samples_mode(). */
 int  ftio_bins_samples(const struct ftio_bins *b, double ts, double te,
                        struct ftio_samples *out);
+/* The bins of src covering [ts, te] (and the one before ts, which hold
+ * sampling reads) into dst, a private copy for analysis outside the owner's
+ * lock; dst zeroed or a previous copy (its buffers are reused). */
+int ftio_bins_copy(const struct ftio_bins *src, double ts, double te, struct ftio_bins *dst);
+/* Bytes in the whole kept bins inside [ts, te]. */
+double ftio_bins_bytes(const struct ftio_bins *b, double ts, double te);
 void ftio_bins_free(struct ftio_bins *b);
 
 /* ---- options and results (§3-§5, §7) ----------------------------------- */
@@ -257,7 +263,7 @@ int ftio_analyze_requests(struct ftio_analyzer *a, const struct ftio_requests *r
                           const struct ftio_options *o, struct ftio_result *out,
                           char *err, size_t errlen);
 
-/* ---- online helpers shared by `ftio --window` and ftiod (§6) ----------- */
+/* ---- the online loop shared by `ftio --window` and ftiod (§6, online.c) -- */
 
 /* Adaptive window [compat]: frequency hits. */
 struct ftio_window {
@@ -281,5 +287,63 @@ struct ftio_history {
 /* Start from a zeroed struct; a group's share is count / analyses. */
 void   ftio_history_add(struct ftio_history *h, const struct ftio_result *r);
 double ftio_history_p_periodic(const struct ftio_history *h);
+
+/* One (job, mode) followed online.  Analyses are made over windows ending on
+ * data-time boundaries every `step` seconds (ftio --window --step, ftiod
+ * --step): the same boundaries, the same bins, the same answers, whichever
+ * program makes them.  A boundary whose last step holds no data is skipped
+ * (nothing new to say).  Robust detector: the window is the whole job (up
+ * to the bins' horizon) unless fixed, and the answer is stable: once a
+ * period is established, a window without one, or one disagreeing once,
+ * publishes the last good answer marked stale; it changes on evidence (two
+ * analyses in a row agreeing on a new period, or no period for more than
+ * FTIO_ONLINE_NONE_PERIODS periods).  --compat: FTIO's frequency-hits
+ * window, every analysis published as it is. */
+#define FTIO_ONLINE_NONE_PERIODS 3.0
+struct ftio_online {
+    struct ftio_options opts;
+    double step;                 /* s of data between analyses */
+    double fixed_window;         /* > 0: fixed window length, s */
+    double job_start;
+    struct ftio_window  win;     /* [compat] adaptive window */
+    struct ftio_history hist;
+    /* self-scoring of the pending prediction (§5) */
+    bool   pending;
+    struct ftio_next_phase pred;
+    double pred_period;
+    bool   has_error;
+    double last_error;           /* actual - predicted start, s */
+    uint64_t scored, missed;
+    /* stability (robust) */
+    bool   has_good;
+    struct ftio_result good;     /* last established answer (phases cleared) */
+    double good_since;           /* window end of the analysis that last confirmed it */
+    bool   has_challenger;
+    double challenger;           /* a disagreeing period seen once */
+};
+
+/* What one step publishes: the analysis, or the kept answer when stale. */
+struct ftio_online_update {
+    struct ftio_result res;      /* phases cleared: the analyzer's scratch */
+    bool   stale;
+    double since;                /* NAN unless stale */
+    bool   has_error;
+    double last_error;
+    double p_periodic;
+};
+
+void ftio_online_init(struct ftio_online *s, const struct ftio_options *o, double step,
+                      double fixed_window, double job_start);
+/* The analysis of the window ending at t_end (a bin edge of b), predicting
+ * the next phase after `now` (t_end for old data, the wall clock live).
+ * x: scratch samples (reused).  0: *out filled; 1: nothing new since the
+ * previous boundary (no analysis); -1: error (err). */
+int ftio_online_step(struct ftio_online *s, struct ftio_analyzer *a, const struct ftio_bins *b,
+                     double t_end, double now, struct ftio_samples *x,
+                     struct ftio_online_update *out, char *err, size_t errlen);
+/* Where the window ending at t_end starts (what a caller copies). */
+double ftio_online_window_start(const struct ftio_online *s, double t_end);
+/* The first boundary after t (boundaries are job_start + k step). */
+double ftio_online_next_boundary(const struct ftio_online *s, double t);
 
 #endif

@@ -37,7 +37,7 @@ json_t *ftio_report_json(const struct ftio_result *r, const char *mode)
     json_t *o = json_pack(
         "{s:i, s:s, s:{s:o, s:o, s:o, s:I}, s:o, s:o, s:o, s:s, s:o,"
         " s:{s:o, s:o, s:o, s:o, s:o, s:o}, s:{s:o, s:o}, s:{s:o, s:o, s:o}}",
-        "v", 1, "mode", mode,
+        "v", FTIO_PREDICTION_VERSION, "mode", mode,
         "window", "start", ftio_json_number(r->t0), "end", ftio_json_number(r->t1),
                   "fs", ftio_json_number(r->fs), "samples", (json_int_t)r->samples,
         "period", ftio_json_number(p ? r->dominant.period : NAN),
@@ -68,6 +68,16 @@ json_t *ftio_report_json(const struct ftio_result *r, const char *mode)
                                       "confidence", ftio_json_number(r->acf.confidence),
                                       "agrees", r->acf.agrees));
     return o;
+}
+
+void ftio_report_json_online(json_t *obj, const struct ftio_online_update *u)
+{
+    json_object_set_new(obj, "stale", json_boolean(u->stale));
+    json_object_set_new(obj, "since", u->stale ? ftio_json_number(u->since) : json_null());
+    json_object_set_new(obj, "last_error",
+                        u->has_error ? json_pack("{s:o}", "start", ftio_json_number(u->last_error))
+                                     : json_null());
+    json_object_set_new(obj, "p_periodic", ftio_json_number(u->p_periodic));
 }
 
 void ftio_report_json_totals(json_t *obj, const struct ftio_report_totals *t)

@@ -26,6 +26,10 @@ json_t *ftio_json_number(double v);
  * {period, confidence, agrees} when r->acf.valid.  Times are as in r (the
  * caller decides whether they are epoch or trace-relative seconds).
  * Returns a new reference (caller json_decref's), NULL on allocation failure. */
+/* Version of the prediction object (PROTOCOL.md §2).  2: classes
+ * periodic/uncertain/none, a calibrated confidence, detector, reason, stale,
+ * since. */
+#define FTIO_PREDICTION_VERSION 2
 json_t *ftio_report_json(const struct ftio_result *r, const char *mode);
 
 /* Totals of the trace an analysis was made on, for the human summary and the
@@ -39,6 +43,11 @@ struct ftio_report_totals {
 
 /* Adds "ranks", "bytes", "records", "lost" to obj (null when unknown). */
 void ftio_report_json_totals(json_t *obj, const struct ftio_report_totals *t);
+
+/* The online fields of one step (PROTOCOL.md §2): `stale`, `since`,
+ * `last_error`, `p_periodic`, added to a prediction object.  `since` and the
+ * error are as given (the caller shifts times to its time base first). */
+void ftio_report_json_online(json_t *obj, const struct ftio_online_update *u);
 
 /* Multi-line human summary: period, frequency, confidence and class,
  * candidates, metrics, volume per phase, next phase, abstraction error,

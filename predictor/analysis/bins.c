@@ -218,6 +218,50 @@ int ftio_bins_samples_mode(const struct ftio_bins *b, double ts, double te,
     return 0;
 }
 
+int ftio_bins_copy(const struct ftio_bins *src, double ts, double te, struct ftio_bins *dst)
+{
+    double lo = ceil((ts - src->origin) * src->fs - EDGE_EPS) - 1;   /* one bin before: hold */
+    double hi = floor((te - src->origin) * src->fs + EDGE_EPS) + 1;
+    if (lo < (double)src->first)
+        lo = (double)src->first;
+    if (hi > (double)src->last)
+        hi = (double)src->last;
+    if (hi < lo)
+        hi = lo;
+    size_t n = (size_t)(hi - lo) + 1;
+    if (dst->capacity < n || !dst->vol) {
+        ftio_bins_free(dst);
+        if (ftio_bins_init(dst, src->fs, src->origin, n) != 0)
+            return -1;
+    }
+    dst->fs = src->fs;
+    dst->origin = src->origin;
+    dst->first = (int64_t)lo;
+    dst->last = (int64_t)hi;
+    dst->dropped_bytes = src->dropped_bytes;
+    for (int64_t j = dst->first; j < dst->last; j++) {
+        size_t from = ring_index(src, j), to = ring_index(dst, j);
+        dst->vol[to] = src->vol[from];
+        dst->point[to] = src->point[from];
+        dst->point_end[to] = src->point_end[from];
+    }
+    return 0;
+}
+
+double ftio_bins_bytes(const struct ftio_bins *b, double ts, double te)
+{
+    double lo = ceil((ts - b->origin) * b->fs - EDGE_EPS);
+    double hi = floor((te - b->origin) * b->fs + EDGE_EPS);
+    if (lo < (double)b->first)
+        lo = (double)b->first;
+    if (hi > (double)b->last)
+        hi = (double)b->last;
+    double total = 0;
+    for (int64_t j = (int64_t)lo; (double)j < hi; j++)
+        total += b->vol[ring_index(b, j)];
+    return total;
+}
+
 int ftio_bins_samples(const struct ftio_bins *b, double ts, double te,
                       struct ftio_samples *out)
 {

@@ -100,71 +100,84 @@ static int analyze_once(const struct ftio_cli *cli, struct ftio_analyzer *a,
     return 0;
 }
 
-/* Sliding analysis: windows end every `step` seconds through the trace, as
- * ftiod would analyse when new data arrives.  The fixed window keeps the
- * last `window` seconds; the adaptive one follows ftio_window (frequency
- * hits, ALGORITHM.md §6). */
+/* The signal as streaming bins on a grid from its first event, as ftiod
+ * lays them on a mode's first record: each step of the signal is a request
+ * of rate b over [t_i, t_i+1).  The sweep leaves rounding residue (1e-16 of
+ * the peak) where the signal is idle: that is no data. */
+static int signal_bins(const struct ftio_signal *sig, double fs, struct ftio_bins *b)
+{
+    double first = sig->t[0], last = sig->t[sig->n - 1], peak = 0;
+    size_t cap = (size_t)ceil((last - first) * fs) + 2;
+    if (ftio_bins_init(b, fs, first, cap) != 0)
+        return -1;
+    for (size_t i = 0; i < sig->n; i++)
+        peak = fmax(peak, sig->b[i]);
+    for (size_t i = 0; i + 1 < sig->n; i++)
+        if (sig->b[i] > 1e-9 * peak && sig->t[i + 1] > sig->t[i])
+            ftio_bins_add(b, sig->t[i], sig->t[i + 1], sig->b[i] * (sig->t[i + 1] - sig->t[i]));
+    return 0;
+}
+
+/* Sliding analysis: the online loop of ftiod (ftio_online_step) over the
+ * whole trace, one analysis per data-time boundary every `step` seconds, so
+ * that its lines are the messages ftiod publishes for the same trace. */
 static int analyze_sliding(const struct ftio_cli *cli, struct ftio_analyzer *a,
                            const struct ftio_trace *t, const struct ftio_signal *sig,
                            const struct ftio_report_totals *tot, char *err, size_t errlen)
 {
     const struct ftio_options *o = &cli->analysis;
-    double first = sig->t[0], last = sig->t[sig->n - 1];
-    if (isfinite(o->t_start) && o->t_start > first)
-        first = o->t_start;
-    if (isfinite(o->t_end) && o->t_end < last)
-        last = o->t_end;
-    if (!(last > first)) {
-        snprintf(err, errlen, "the -ts/-te range holds no data");
+    struct ftio_bins bins;
+    if (signal_bins(sig, o->fs, &bins) != 0) {
+        snprintf(err, errlen, "out of memory for the bins of the signal");
         return -1;
     }
-    struct ftio_window w;
-    struct ftio_history h;
-    memset(&h, 0, sizeof h);
-    ftio_window_init(&w, first, cli->window);
+    double first = sig->t[0], last = sig->t[sig->n - 1];
+    struct ftio_online on;
+    ftio_online_init(&on, o, cli->step, cli->window, first);
     struct ftio_samples x = { 0 };
-    struct ftio_result res;
+    struct ftio_online_update u;
     const char *mode = mode_name(cli->mode);
     unsigned steps = 0;
-    for (double end = first + cli->step;; end += cli->step) {
-        int final = end >= last;
-        if (final)
-            end = last;
-        double start = cli->window > 0 ? fmax(first, end - cli->window) : w.start;
-        char why[256];
-        if (ftio_sample(sig, o->fs, start, end, o->sampling, &x, why, sizeof why) == 0) {
-            if (ftio_analyze(a, &x, o, end, &res, err, errlen) != 0) {
-                ftio_samples_free(&x);
-                return -1;
-            }
-            ftio_history_add(&h, &res);
-            ftio_window_update(&w, &res, end);
+    int rc = 0;
+    for (double end = ftio_online_next_boundary(&on, first);; end = ftio_online_next_boundary(&on, end)) {
+        if (isfinite(o->t_end) && end > o->t_end)
+            break;
+        int r = ftio_online_step(&on, a, &bins, end, end, &x, &u, err, errlen);
+        if (r < 0 && steps > 0) {
+            rc = -1;
+            break;
+        }
+        if (r == 0 && !(isfinite(o->t_start) && end < o->t_start)) {
             steps++;
             if (cli->json) {
-                json_t *j = ftio_report_json(&res, mode);
+                json_t *j = ftio_report_json(&u.res, mode);
                 if (j) {
                     add_job_fields(j, t, tot);
-                    json_object_set_new(j, "p_periodic", ftio_json_number(ftio_history_p_periodic(&h)));
+                    ftio_report_json_online(j, &u);
                     print_json(j, 1);
                     json_decref(j);
                 }
             } else {
-                ftio_report_line(stdout, &res, mode);
+                ftio_report_line(stdout, &u.res, mode);
             }
         }
-        ftio_samples_free(&x);
-        if (final)
+        if (end >= last)
             break;
     }
+    ftio_samples_free(&x);
+    ftio_bins_free(&bins);
+    if (rc != 0)
+        return -1;
     if (steps == 0) {
         snprintf(err, errlen, "no window held a whole sample at fs=%g; raise -f or --step", o->fs);
         return -1;
     }
     if (!cli->json) {
-        printf("P(periodic) %.3f over %u analyses", ftio_history_p_periodic(&h), h.analyses);
-        for (size_t g = 0; g < h.ngroups; g++)
-            printf("%s [%.6g, %.6g] Hz %.0f%%", g ? "," : ";", h.group[g].f_min, h.group[g].f_max,
-                   h.analyses ? 100.0 * h.group[g].count / h.analyses : 0.0);
+        const struct ftio_history *h = &on.hist;
+        printf("P(periodic) %.3f over %u analyses", ftio_history_p_periodic(h), h->analyses);
+        for (size_t g = 0; g < h->ngroups; g++)
+            printf("%s [%.6g, %.6g] Hz %.0f%%", g ? "," : ";", h->group[g].f_min, h->group[g].f_max,
+                   h->analyses ? 100.0 * h->group[g].count / h->analyses : 0.0);
         putchar('\n');
     }
     return 0;

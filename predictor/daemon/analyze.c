@@ -1,18 +1,23 @@
 /* analyze.c -- the analysis thread of ftiod (ALGORITHM.md §5, §6).
  *
- * Loop: under the lock, pick the next due (job, mode) -- new data and either
- * --min-interval elapsed since its last analysis or a `mark` (explicit flush)
- * arrived -- copy its window of bins into a private sample buffer, and drop
- * the lock; run ftio_analyze() on the copy; score the previous prediction
- * against the fresh samples; take the lock again to store the result, advance
- * the adaptive window and the frequency history, and build the JSON; publish
- * outside the lock.  Jobs whose processes all sent `final`, that were silent
- * for --job-timeout, or all jobs at shutdown get a last analysis and their
- * `ftio.<job>.end` summary, then are removed (only this thread removes jobs).
- * Samples are taken with --sampling (average by default, hold for the
- * offline [compat] result); the summary is laid on the mode's earliest record
- * when the live grid has no edge there (relay_summary), so it is what the
- * offline `ftio` says of the complete trace.
+ * Each (job, mode) runs the online loop of the analysis library
+ * (ftio_online_step): one analysis per data-time boundary, every --step
+ * seconds of the job's data, the same boundaries `ftio --window` uses, so a
+ * replayed trace gives the messages the offline tool prints.  A boundary is
+ * due once the data has passed it by --settle seconds (the records of every
+ * rank for that window have arrived), at once after a `mark` (the
+ * application flushed), or, for live data, once the wall clock has passed
+ * it by --settle; boundaries are taken in order, and those whose last step
+ * holds no data are skipped by the loop (nothing new to say).  Under the
+ * lock the thread copies the window's bins and the loop's state, drops the
+ * lock to analyse, takes it again to store the result and build the JSON,
+ * and publishes outside it: ingest never waits for an analysis.  Jobs whose
+ * processes all sent `final`, that were silent for --job-timeout, or all
+ * jobs at shutdown get their remaining boundaries, then a last analysis of
+ * the whole job and their `ftio.<job>.end` summary, and are removed (only
+ * this thread removes jobs).  The summary is laid on the mode's earliest
+ * record when the live grid has no edge there (relay_summary), so it is what
+ * the offline `ftio` says of the complete trace.
  */
 #include <errno.h>
 #include <math.h>
@@ -23,8 +28,6 @@
 #include "report.h"
 #include "timeutil.h"
 
-enum score { SCORE_WAIT, SCORE_HIT, SCORE_MISS };
-
 /* Data whose end lags the wall clock by more than this is not live. */
 #define LIVE_LAG 300.0
 
@@ -32,6 +35,9 @@ struct analysis {
     struct ftiod *d;
     struct ftio_analyzer *an;
     struct ftio_samples x;
+    struct ftio_bins bins;           /* private copy of a window's bins */
+    struct ftio_online online;       /* private copy of a mode's loop */
+    struct ftio_online_update upd;
     struct ftio_result res;
     struct ftiod_ratelimit rl_err;
 };
@@ -76,14 +82,10 @@ static json_t *mode_json(const struct job *j, int mode)
     json_object_set_new(o, "job", json_string(j->id));
     json_object_set_new(o, "seq", json_integer((json_int_t)m->pub_seq));
     json_object_set_new(o, "published", json_real((double)ftio_real_ns() * 1e-9));
-    if (m->has_error) {
-        json_t *e = json_object();
-        json_object_set_new(e, "start", ftio_json_number(m->last_error));
-        json_object_set_new(o, "last_error", e);
-    } else {
-        json_object_set_new(o, "last_error", json_null());
-    }
-    json_object_set_new(o, "p_periodic", ftio_json_number(m->p_periodic));
+    struct ftio_online_update u = m->update;
+    if (u.stale)
+        u.since += origin;
+    ftio_report_json_online(o, &u);
     struct ftio_report_totals t = {
         .ranks = (int64_t)j->nprocs, .bytes = m->bytes,
         .records = (int64_t)m->records, .lost = j->lost,
@@ -142,124 +144,93 @@ static bool relay_summary(struct analysis *a, const struct job *j, int mode)
     return ok;
 }
 
-/* Copy the window of (j, mode) into a->x.  Caller holds the lock. */
-static bool take_window(struct analysis *a, struct job *j, int mode, double now, bool final)
+/* The mode's online loop, its boundaries laid from its first record (the
+ * grid's edge 0), as `ftio --window` lays them from the trace's first event. */
+static void online_ready(const struct ftiod_config *c, struct job_mode_state *m)
 {
-    const struct ftiod_config *c = &a->d->cfg;
-    struct job_mode_state *m = &j->mode[mode];
-    const struct ftio_bins *bins = &m->bins;
-    if (!m->win_init) {
-        ftio_window_init(&m->win, m->t_min, c->window);
-        m->win_init = true;
-    }
-    if (m->t_min < m->win.job_start) {
-        /* Earlier data from a late rank: widen the job's start. */
-        if (m->win.start <= m->win.job_start)
-            m->win.start = m->t_min;
-        m->win.job_start = m->t_min;
-    }
-    m->dirty = false;
-    m->flush = false;
-    m->last_run = now;
-    /* The final analysis (the job's summary) is over everything kept since
-     * the job's start, whatever the live window: the job's complete trace,
-     * as the offline `ftio` would analyse it, on a grid from its earliest
-     * record when that is not the live grid's edge. */
-    if (final && relay_summary(a, j, mode))
-        return true;
-    /* A fixed window is a whole number of bins ending at the last complete
-     * one, so N stays the same from one analysis to the next (cached plans). */
-    double ts = c->window > 0 ? grid_floor(bins, m->t_max) - c->window : m->win.start;
-    if (final || ts <= m->t_min) {
-        /* From the job's start: the whole bin holding it (an edge at the
-         * mode's first record received, see job.h). */
-        ts = grid_floor(bins, m->t_min);
-    }
-    double oldest = grid_floor(bins, m->t_max) - c->limits.horizon;   /* kept bins */
-    if (ts < oldest)
-        ts = oldest;
-    /* Live, the newest bin is still filling but holds the burst that just
-     * ended: include it.  The final analysis takes whole bins only, like the
-     * offline `ftio` (N = floor((t_last - t_0) fs)), so that a job's summary
-     * is what `ftio` says of its complete trace. */
-    double te = final ? m->t_max : m->t_max + 1.0 / c->limits.fs;
-    return ftio_bins_samples_mode(bins, ts, te, c->opts.sampling, &a->x) == 0 && a->x.n > 0;
+    if (m->online_init)
+        return;
+    ftio_online_init(&m->online, &c->opts, c->step, c->window, m->grid_t0);
+    m->boundary = ftio_online_next_boundary(&m->online, m->grid_t0);
+    m->online_init = true;
 }
 
-/* Analyse (j, mode) now; publish unless the analysis failed.  Enters and
- * leaves with the lock held; drops it while computing and publishing. */
-static void analyse(struct analysis *a, struct job *j, int mode, bool final)
+/* Job-relative wall clock, and whether the job's data is live (its end
+ * lags the clock by less than LIVE_LAG: not a replay of old spool files). */
+static double job_now(const struct job *j)
+{
+    return (double)(ftio_real_ns() - j->origin_ns) * 1e-9;
+}
+
+static bool is_live(const struct job_mode_state *m, double now_rel)
+{
+    return now_rel - m->t_max < LIVE_LAG;
+}
+
+/* Is the next boundary of (j, mode) due?  Caller holds the lock. */
+static bool boundary_due(const struct ftiod *d, const struct job *j,
+                         const struct job_mode_state *m, double now_mono, bool ending)
+{
+    if (!m->has_data || !m->online_init)
+        return false;
+    double b = m->boundary;
+    if (ending)                       /* every boundary up to the data's end */
+        return b < m->t_max + m->online.step;
+    if (m->t_max >= b + d->cfg.settle || (m->flush && m->t_max >= b))
+        return true;
+    double now_rel = job_now(j);
+    return is_live(m, now_rel) && m->dirty && now_rel >= b + d->cfg.settle &&
+           now_mono - m->last_run >= d->cfg.min_interval;
+}
+
+/* One step of the online loop of (j, mode) at its next boundary; publish
+ * what it says.  Enters and leaves with the lock held; drops it while
+ * computing and publishing. */
+static void analyse_boundary(struct analysis *a, struct job *j, int mode)
 {
     struct ftiod *d = a->d;
     struct job_mode_state *m = &j->mode[mode];
-    double now = ftiod_now();
-    if (!take_window(a, j, mode, now, final))
-        return;
+    double b = m->boundary;
+    double ts = ftio_online_window_start(&m->online, b);
+    bool ok = ftio_bins_copy(&m->bins, ts - m->online.step, b, &a->bins) == 0;
+    a->online = m->online;
+    m->boundary = ftio_online_next_boundary(&m->online, b);
+    if (m->t_max <= b)
+        m->dirty = false;             /* everything received is in this window */
+    if (m->boundary > m->t_max)
+        m->flush = false;
     /* The next phase is predicted after "now": the wall clock while the job
-     * is live (between bursts the data end lags behind; the daemon's clock is
-     * the shims' on one host, NTP-close across nodes), the end of the data
-     * for the final analysis and for old data (a replay of last week's
-     * spool files). */
-    double now_rel = (double)(ftio_real_ns() - j->origin_ns) * 1e-9;
-    bool pending = m->pending;
-    struct ftio_next_phase pred = m->pred;
-    double period = m->pred_period;
+     * is live (between bursts the data end lags behind; the daemon's clock
+     * is the shims' on one host, NTP-close across nodes), the boundary for
+     * old data (a replay of last week's spool files), as `ftio --window`. */
+    double now_rel = job_now(j);
+    double now = is_live(m, now_rel) && now_rel > b ? now_rel : b;
     pthread_mutex_unlock(&d->lock);
 
     char err[256] = "";
-    double after = a->x.t1;
-    if (!final && now_rel > after && now_rel - after < LIVE_LAG)
-        after = now_rel;
-    int rc = ftio_analyze(a->an, &a->x, &d->cfg.opts, after, &a->res, err, sizeof err);
-    /* Score the pending prediction (§5); give up on it two periods after
-     * its start without a substantial sample. */
-    double actual, error = 0;
-    enum score sc = SCORE_WAIT;
-    if (pending) {
-        /* "The first substantial sample after next.start", looked for from
-         * half a period earlier: a burst that began a little before the
-         * predicted start is an early arrival (small negative error), not a
-         * miss scored against the following burst (error ~ +1 period). */
-        struct ftio_next_phase from = pred;
-        from.start -= period / 2;
-        if (ftio_next_phase_score(&from, &a->x, &actual, &error) == 0) {
-            error = actual - pred.start;
-            sc = SCORE_HIT;
-        } else if (a->x.t1 > pred.start + 2 * period) {
-            sc = SCORE_MISS;
-        }
-    }
+    int rc = ok ? ftio_online_step(&a->online, a->an, &a->bins, b, now, &a->x, &a->upd,
+                                   err, sizeof err)
+                : -1;
+    if (!ok)
+        snprintf(err, sizeof err, "out of memory copying the window");
 
     pthread_mutex_lock(&d->lock);
-    d->stats.analyses++;
-    if (sc == SCORE_HIT) {
-        m->has_error = true;
-        m->last_error = error;
-        m->scored++;
-        m->pending = false;
-    } else if (sc == SCORE_MISS) {
-        m->missed++;
-        m->pending = false;
-    }
-    if (rc < 0) {
-        pthread_mutex_unlock(&d->lock);
-        if (d->cfg.verbose)
-            ftiod_log_rl(&a->rl_err, "job %s %s: no analysis: %s", j->id,
-                         job_mode_name(mode), err);
-        pthread_mutex_lock(&d->lock);
+    m->online = a->online;
+    m->last_run = ftiod_now();
+    if (rc != 0) {
+        if (rc < 0 && d->cfg.verbose) {
+            pthread_mutex_unlock(&d->lock);
+            ftiod_log_rl(&a->rl_err, "job %s %s: no analysis at %.3f s: %s", j->id,
+                         job_mode_name(mode), b, err);
+            pthread_mutex_lock(&d->lock);
+        }
         return;
     }
-    m->last = a->res;
+    d->stats.analyses++;
+    m->last = a->upd.res;
+    m->update = a->upd;
     m->has_result = true;
     m->pub_seq++;
-    ftio_window_update(&m->win, &a->res, a->res.t1);
-    ftio_history_add(&m->hist, &a->res);
-    m->p_periodic = ftio_history_p_periodic(&m->hist);
-    if (!m->pending && a->res.has_period && a->res.next.valid) {
-        m->pending = true;
-        m->pred = a->res.next;
-        m->pred_period = a->res.dominant.period;
-    }
     json_t *o = mode_json(j, mode);
     char *topic = topic_of(j->id, job_mode_name(mode));
     pthread_mutex_unlock(&d->lock);
@@ -271,20 +242,73 @@ static void analyse(struct analysis *a, struct job *j, int mode, bool final)
     free(topic);
     if (d->cfg.verbose) {
         fprintf(stderr, "ftiod: job %s ", j->id);
-        ftio_report_line(stderr, &a->res, job_mode_name(mode));
+        ftio_report_line(stderr, &a->upd.res, job_mode_name(mode));
     }
     pthread_mutex_lock(&d->lock);
 }
 
-/* The final analysis of every mode (whole job, whole bins), the end summary,
- * removal.  Batches of the job that arrive after this start a new job of the
- * same id. */
+/* The summary of (j, mode): the whole job, whole bins, like the offline
+ * `ftio` on the complete trace, on a grid from its earliest record when the
+ * live grid has no edge there.  Caller holds the lock; it is dropped while
+ * computing. */
+static void analyse_summary(struct analysis *a, struct job *j, int mode)
+{
+    struct ftiod *d = a->d;
+    const struct ftiod_config *c = &d->cfg;
+    struct job_mode_state *m = &j->mode[mode];
+    const struct ftio_bins *bins = &m->bins;
+    bool ok = relay_summary(a, j, mode);
+    if (!ok) {
+        double ts = grid_floor(bins, m->t_min);
+        double oldest = grid_floor(bins, m->t_max) - c->limits.horizon;   /* kept bins */
+        if (ts < oldest)
+            ts = oldest;
+        ok = ftio_bins_samples_mode(bins, ts, m->t_max, c->opts.sampling, &a->x) == 0 &&
+             a->x.n > 0;
+    }
+    if (!ok)
+        return;
+    pthread_mutex_unlock(&d->lock);
+    char err[256] = "";
+    int rc = ftio_analyze(a->an, &a->x, &c->opts, a->x.t1, &a->res, err, sizeof err);
+    pthread_mutex_lock(&d->lock);
+    d->stats.analyses++;
+    if (rc != 0) {
+        if (c->verbose)
+            ftiod_log("job %s %s: no summary: %s", j->id, job_mode_name(mode), err);
+        return;
+    }
+    m->last = a->res;
+    m->last.phases = NULL;
+    m->last.nphases = 0;
+    m->update.res = m->last;
+    m->update.stale = false;
+    m->update.since = NAN;
+    m->update.has_error = m->online.has_error;
+    m->update.last_error = m->online.last_error;
+    m->update.p_periodic = ftio_history_p_periodic(&m->online.hist);
+    m->has_result = true;
+    if (c->verbose) {
+        fprintf(stderr, "ftiod: job %s ", j->id);
+        ftio_report_line(stderr, &m->last, job_mode_name(mode));
+    }
+}
+
+/* The remaining boundaries of every mode, the summary of the whole job, the
+ * end message, removal.  Batches of the job that arrive after this start a
+ * new job of the same id. */
 static void end_job(struct analysis *a, struct job *j, const char *why)
 {
     struct ftiod *d = a->d;
-    for (int mode = 0; mode < JOB_NMODES; mode++)
-        if (j->mode[mode].has_data)
-            analyse(a, j, mode, true);
+    for (int mode = 0; mode < JOB_NMODES; mode++) {
+        struct job_mode_state *m = &j->mode[mode];
+        if (!m->has_data)
+            continue;
+        online_ready(&d->cfg, m);
+        while (boundary_due(d, j, m, ftiod_now(), true))
+            analyse_boundary(a, j, mode);
+        analyse_summary(a, j, mode);
+    }
     json_t *o = json_object();
     json_t *sum = json_object();
     json_object_set_new(o, "job", json_string(j->id));
@@ -322,9 +346,11 @@ static bool work_once(struct analysis *a, bool stopping)
         }
         for (int mode = 0; mode < JOB_NMODES; mode++) {
             struct job_mode_state *m = &j->mode[mode];
-            if (m->has_data && m->dirty &&
-                (m->flush || now - m->last_run >= d->cfg.min_interval)) {
-                analyse(a, j, mode, false);
+            if (!m->has_data)
+                continue;
+            online_ready(&d->cfg, m);
+            if (boundary_due(d, j, m, now, false)) {
+                analyse_boundary(a, j, mode);
                 return true;
             }
         }
@@ -357,6 +383,7 @@ static void *analysis_main(void *arg)
     d->analysis_done = true;
     pthread_mutex_unlock(&d->lock);
     ftio_samples_free(&a->x);
+    ftio_bins_free(&a->bins);
     ftio_analyzer_free(a->an);
     free(a);
     return NULL;

@@ -32,7 +32,9 @@ struct ftiod_config {
     const char *pub;            /* PUB, --pub */
     const char *status;         /* REP, --status-endpoint */
     const char *log_path;       /* --log FILE (JSON Lines), NULL = none */
-    double   min_interval;      /* s between analyses of one (job, mode) */
+    double   min_interval;      /* wall s between live analyses of one (job, mode) */
+    double   step;              /* data s between analyses (boundaries) */
+    double   settle;            /* data s a boundary waits for late records */
     double   window;            /* > 0: fixed window length, s */
     double   job_timeout;       /* s of silence that ends a job */
     size_t   max_jobs;

@@ -83,27 +83,18 @@ struct job_mode_state {
     uint64_t records;          /* data records counted in this mode */
     double   bytes;
 
-    /* scheduling (analysis thread) */
+    /* the online loop (analysis thread) */
     bool     dirty;            /* data arrived since the last analysis */
-    bool     flush;            /* a `mark` arrived: analyse now */
+    bool     flush;            /* a `mark` arrived: the data up to t_max is all there */
     double   last_run;         /* daemon monotonic s of the last analysis */
     uint64_t pub_seq;          /* publications of this (job, mode) */
-
-    struct ftio_window  win;
-    bool                win_init;
-    struct ftio_history hist;
+    bool     online_init;
+    struct ftio_online online; /* window, scoring, history, stability */
+    double   boundary;         /* job-relative end of the next analysis window */
 
     bool   has_result;
-    struct ftio_result  last;  /* latest analysis, job-relative times */
-    double p_periodic;
-
-    /* self-scoring of the latest pending prediction (§5) */
-    bool   pending;
-    struct ftio_next_phase pred;
-    double pred_period;
-    bool   has_error;
-    double last_error;         /* actual - predicted start, s */
-    uint64_t scored, missed;
+    struct ftio_result  last;  /* latest publication, job-relative times */
+    struct ftio_online_update update;   /* its online fields (stale, since, ...) */
 };
 
 struct job {

@@ -46,7 +46,12 @@ static void usage(FILE *out)
 "                       because it conserves volume and does not depend on\n"
 "                       where the bin grid falls, which hold does for aliasing-\n"
 "                       prone signals when the window start is not t_0\n"
-"  --min-interval S     at most one analysis per job and mode every S s (1)\n"
+"  --step S             data seconds between analyses of a job and mode (1),\n"
+"                       the boundaries of `ftio --window --step`\n"
+"  --settle S           seconds a boundary waits for late records (1.5; the\n"
+"                       shim flushes every second)\n"
+"  --min-interval S     live: at least S wall seconds between analyses of one\n"
+"                       job and mode (0)\n"
 "  --window S           fixed analysis window of S s (default: adaptive)\n"
 "  --horizon S          seconds of signal kept per job and mode (3600)\n"
 "  --job-timeout S      end a job after S s of silence (300)\n"
@@ -80,7 +85,7 @@ enum {
     OPT_LISTEN = 256, OPT_PUB, OPT_STATUS_EP, OPT_LOG, OPT_NOPSD, OPT_MIN_INTERVAL,
     OPT_WINDOW, OPT_HORIZON, OPT_JOB_TIMEOUT, OPT_MAX_JOBS, OPT_MAX_PROCS,
     OPT_MAX_MSG, OPT_RCVHWM, OPT_STATUS, OPT_JSON, OPT_SAMPLING,
-    OPT_SUMMARY_RECORDS, OPT_COMPAT,
+    OPT_SUMMARY_RECORDS, OPT_COMPAT, OPT_STEP, OPT_SETTLE,
 };
 
 /* Returns 0 to run, 1 to exit 0 (help/version), -1 on error. */
@@ -90,7 +95,8 @@ static int parse_args(int argc, char **argv, struct ftiod_config *c, bool *statu
         {"listen", 1, 0, OPT_LISTEN},           {"pub", 1, 0, OPT_PUB},
         {"status-endpoint", 1, 0, OPT_STATUS_EP}, {"log", 1, 0, OPT_LOG},
         {"freq", 1, 0, 'f'},                    {"tol", 1, 0, 't'},
-        {"no-psd", 0, 0, OPT_NOPSD},            {"compat", 0, 0, OPT_COMPAT},            {"min-interval", 1, 0, OPT_MIN_INTERVAL},
+        {"no-psd", 0, 0, OPT_NOPSD},            {"compat", 0, 0, OPT_COMPAT},
+        {"step", 1, 0, OPT_STEP},               {"settle", 1, 0, OPT_SETTLE},            {"min-interval", 1, 0, OPT_MIN_INTERVAL},
         {"sampling", 1, 0, OPT_SAMPLING},      {"summary-records", 1, 0, OPT_SUMMARY_RECORDS},
         {"window", 1, 0, OPT_WINDOW},           {"horizon", 1, 0, OPT_HORIZON},
         {"job-timeout", 1, 0, OPT_JOB_TIMEOUT}, {"max-jobs", 1, 0, OPT_MAX_JOBS},
@@ -141,6 +147,14 @@ static int parse_args(int argc, char **argv, struct ftiod_config *c, bool *statu
             break;
         case OPT_WINDOW:
             if (parse_double("--window", optarg, 0, &c->window) < 0)
+                return -1;
+            break;
+        case OPT_STEP:
+            if (parse_double("--step", optarg, 0.001, &c->step) < 0)
+                return -1;
+            break;
+        case OPT_SETTLE:
+            if (parse_double("--settle", optarg, 0, &c->settle) < 0)
                 return -1;
             break;
         case OPT_HORIZON:
@@ -208,7 +222,9 @@ static void config_default(struct ftiod_config *c)
     c->listen = "tcp://127.0.0.1:5555";
     c->pub = "tcp://127.0.0.1:5556";
     c->status = "tcp://127.0.0.1:5557";
-    c->min_interval = 1.0;
+    c->min_interval = 0;
+    c->step = 1.0;
+    c->settle = 1.5;
     c->job_timeout = 300.0;
     c->max_jobs = 256;
     c->max_msg = 256ll << 20;
@@ -221,6 +237,18 @@ static void config_default(struct ftiod_config *c)
      * not.  --sampling hold gives the offline [compat] default. */
     c->opts.sampling = FTIO_SAMPLING_AVERAGE;
     c->limits.fs = c->opts.fs;
+}
+
+/* The online loop's boundaries must fall on bin edges: whole bins per step. */
+static int check_step(struct ftiod_config *c)
+{
+    double bins = c->step * c->limits.fs;
+    if (fabs(bins - round(bins)) > 1e-9 * bins || round(bins) < 1) {
+        fprintf(stderr, "ftiod: --step %g s is not a whole number of bins at %g Hz\n",
+                c->step, c->limits.fs);
+        return -1;
+    }
+    return 0;
 }
 
 static void *bind_socket(struct ftiod *d, int type, const char *endpoint, const char *what)
@@ -253,6 +281,8 @@ int main(int argc, char **argv)
     bool status = false, json = false;
     config_default(&d->cfg);
     int rc = parse_args(argc, argv, &d->cfg, &status, &json);
+    if (rc == 0 && !status && check_step(&d->cfg) != 0)
+        rc = -1;
     if (rc != 0) {
         free(d);
         return rc > 0 ? 0 : 2;

@@ -15,24 +15,24 @@ static json_t *mode_status(const struct job_mode_state *m)
     json_t *o = json_object();
     json_object_set_new(o, "records", json_integer((json_int_t)m->records));
     json_object_set_new(o, "bytes", json_real(m->bytes));
-    json_object_set_new(o, "analyses", json_integer((json_int_t)m->hist.analyses));
+    json_object_set_new(o, "analyses", json_integer((json_int_t)m->online.hist.analyses));
     bool p = m->has_result && m->last.has_period;
     json_object_set_new(o, "period", p ? json_real(m->last.dominant.period) : json_null());
     json_object_set_new(o, "confidence", p ? json_real(m->last.dominant.confidence) : json_null());
     json_object_set_new(o, "class", json_string(m->has_result ? ftio_class_name(m->last.cls) : "none"));
-    json_object_set_new(o, "p_periodic", m->has_result ? ftio_json_number(m->p_periodic) : json_null());
-    json_object_set_new(o, "last_error", m->has_error ? json_real(m->last_error) : json_null());
-    json_object_set_new(o, "scored", json_integer((json_int_t)m->scored));
-    json_object_set_new(o, "missed", json_integer((json_int_t)m->missed));
+    json_object_set_new(o, "p_periodic", m->has_result ? ftio_json_number(m->update.p_periodic) : json_null());
+    json_object_set_new(o, "last_error", m->online.has_error ? json_real(m->online.last_error) : json_null());
+    json_object_set_new(o, "scored", json_integer((json_int_t)m->online.scored));
+    json_object_set_new(o, "missed", json_integer((json_int_t)m->online.missed));
     /* Frequency groups of ALGORITHM.md §6: where the periods found fell. */
     json_t *groups = json_array();
-    for (size_t i = 0; i < m->hist.ngroups && i < FTIO_MAX_GROUPS; i++) {
-        const struct ftio_freq_group *g = &m->hist.group[i];
+    for (size_t i = 0; i < m->online.hist.ngroups && i < FTIO_MAX_GROUPS; i++) {
+        const struct ftio_freq_group *g = &m->online.hist.group[i];
         json_t *go = json_object();
         json_object_set_new(go, "f_min", json_real(g->f_min));
         json_object_set_new(go, "f_max", json_real(g->f_max));
-        json_object_set_new(go, "share", m->hist.analyses
-                                ? json_real((double)g->count / m->hist.analyses) : json_null());
+        json_object_set_new(go, "share", m->online.hist.analyses
+                                ? json_real((double)g->count / m->online.hist.analyses) : json_null());
         json_array_append_new(groups, go);
     }
     json_object_set_new(o, "groups", groups);

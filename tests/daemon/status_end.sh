@@ -35,12 +35,12 @@ import json, sys
 m = json.loads(open(sys.argv[1]).readline())
 want = {"v", "job", "mode", "seq", "published", "window", "period", "frequency", "confidence",
         "class", "candidates", "metrics", "phase", "next", "last_error", "p_periodic", "ranks",
-        "bytes", "records", "lost", "detector", "reason"}
+        "bytes", "records", "lost", "detector", "reason", "stale", "since"}
 assert set(m) == want, (set(m) ^ want)
 assert set(m["window"]) == {"start", "end", "fs", "samples"}
 assert set(m["metrics"]) == {"r_io", "b_io", "sigma_vol", "sigma_time", "periodicity", "abstraction_error"}
 assert set(m["next"]) == {"start", "end", "bytes"} and set(m["phase"]) == {"bytes", "duration"}
-assert m["v"] == 1 and m["job"] == "t1" and m["mode"] == "write" and m["class"] in ("periodic", "uncertain", "none")
+assert m["v"] == 2 and m["job"] == "t1" and m["mode"] == "write" and m["class"] in ("periodic", "uncertain", "none")
 assert m["window"]["start"] > 1e9      # epoch seconds
 print("keys ok")
 PYEOF
