@@ -258,10 +258,51 @@ static int mode_init(struct job_mode_state *m, const struct job_limits *lim, dou
     return 0;
 }
 
+/* Earliest start of each mode's data records in batch b (job-relative s,
+ * INFINITY when none): a mode's grid is laid there, so that its edges and
+ * the online loop's boundaries fall where the offline tool puts them (on the
+ * trace's first event), whatever order the batch lists its records in. */
+static void batch_first_starts(const struct job *j, const struct ftio_batch *b, int64_t base,
+                               double first[JOB_NMODES])
+{
+    for (int m = 0; m < JOB_NMODES; m++)
+        first[m] = INFINITY;
+    for (size_t i = 0; i < b->n; i++) {
+        const struct ftio_record *r = &b->rec[i];
+        int mode = mode_of_op(r->op);
+        int64_t ws;
+        if (mode < 0 || (r->flags & FTIO_FLAG_NESTED) || r->bytes < 0 || r->t_end < r->t_start ||
+            !ftio_wall_ns(r->t_start, base, &ws))
+            continue;
+        double ts = (double)(ws - j->origin_ns) * NS;
+        if (ts < first[mode])
+            first[mode] = ts;
+    }
+}
+
+/* Lay the mode's grid again on t0 (earlier than its first record) and put
+ * back the records logged so far; the online loop starts again from there
+ * (nothing was analysed yet).  -1 (nothing changed) when out of memory. */
+static int relay_grid(struct job_mode_state *m, const struct job_limits *lim, double t0)
+{
+    struct ftio_bins old = m->bins;
+    if (mode_init(m, lim, t0) < 0) {
+        m->bins = old;
+        return -1;
+    }
+    ftio_bins_free(&old);
+    for (size_t i = 0; i < m->log.n; i++)
+        ftio_bins_add(&m->bins, m->log.t_start[i], m->log.t_end[i], m->log.bytes[i]);
+    m->online_init = false;
+    return 0;
+}
+
 static void merge_records(struct job *j, const struct ftio_batch *b, int64_t base,
                           const struct job_limits *lim, int64_t now_real_ns)
 {
     int64_t future_ns = now_real_ns + (int64_t)(lim->max_future * 1e9);
+    double first[JOB_NMODES];
+    batch_first_starts(j, b, base, first);
     for (size_t i = 0; i < b->n; i++) {
         const struct ftio_record *r = &b->rec[i];
         int mode = mode_of_op(r->op);
@@ -291,12 +332,16 @@ static void merge_records(struct job *j, const struct ftio_batch *b, int64_t bas
             te = ts + 1e-6;   /* ALGORITHM.md §1: zero-length lasts 1 us */
         struct job_mode_state *m = &j->mode[mode];
         if (!m->has_data) {
-            if (mode_init(m, lim, ts) < 0) {
+            if (mode_init(m, lim, fmin(ts, first[mode])) < 0) {
                 j->bad_records++;
                 continue;
             }
             m->t_min = ts;
             m->t_max = te;
+        } else if (ts < m->grid_t0 && m->online.hist.analyses == 0 && !m->log.overflow &&
+                   relay_grid(m, lim, fmin(ts, first[mode])) == 0) {
+            /* Earlier data before any analysis (another rank's batch): the
+             * grid moved to it, as the offline tool lays it on the first event. */
         } else if (ts < m->bins.origin + (double)m->bins.first / m->bins.fs &&
                    m->bins.first <= 0) {
             /* Before the mode's early margin: no bin was ever laid there. */

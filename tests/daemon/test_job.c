@@ -185,30 +185,40 @@ START_TEST(test_mode_grid_and_record_log)
     ck_assert_uint_eq(r->log.n, 1);
     ck_assert(r->log.t_start[0] == r->t_min && r->log.bytes[0] == 5);
 
-    /* A later batch with an earlier read: kept, logged, the grid stays. */
+    /* A later batch with an earlier read before any analysis: the grid
+     * moves to it (as offline, on the first event), the bins keep it all. */
     add_rec(FTIO_OP_READ, 102.15, 102.25, 5, 0);
     send(j, "b", 2, 0, false);
     ck_assert_double_eq_tol(r->t_min, 2.15, 1e-9);
-    ck_assert(r->grid_t0 > r->t_min && r->bins.origin == r->grid_t0);
+    ck_assert(r->grid_t0 == r->t_min && r->bins.origin == r->grid_t0);
     ck_assert_uint_eq(r->log.n, 2);
     ck_assert_double_eq_tol(bins_total(r), 10, 1e-9);
+
+    /* Once analysed, an earlier record is kept and logged, the grid stays. */
+    j->mode[JOB_READ].online.hist.analyses = 1;
+    add_rec(FTIO_OP_READ, 102.1, 102.12, 5, 0);
+    send(j, "b", 2, 1, false);
+    ck_assert_double_eq_tol(r->t_min, 2.1, 1e-9);
+    ck_assert(r->grid_t0 > r->t_min && r->bins.origin == r->grid_t0);
+    ck_assert_uint_eq(r->log.n, 3);
+    ck_assert_double_eq_tol(bins_total(r), 15, 1e-9);
 
     /* Within 60 s of the job's start but more than 60 s before the read
      * grid's edge: no bin there, a bad record (not silently dropped bytes). */
     add_rec(FTIO_OP_READ, 41.0, 41.5, 5, 0);
-    send(j, "b", 2, 1, false);
+    send(j, "b", 2, 2, false);
     ck_assert_uint_eq(j->bad_records, 1);
-    ck_assert_uint_eq(r->log.n, 2);
+    ck_assert_uint_eq(r->log.n, 3);
 
     /* Past summary_records the log is dropped for good. */
     add_rec(FTIO_OP_READ, 103.0, 103.1, 5, 0);
     add_rec(FTIO_OP_READ, 104.0, 104.1, 5, 0);
-    send(j, "b", 2, 2, false);
+    send(j, "b", 2, 3, false);
     ck_assert(r->log.overflow);
     ck_assert_uint_eq(r->log.n, 0);
     ck_assert_uint_eq(w->log.n, 1);
     ck_assert(!w->log.overflow);
-    ck_assert_double_eq_tol(bins_total(r), 20, 1e-9);
+    ck_assert_double_eq_tol(bins_total(r), 25, 1e-9);
     job_free(j);
 }
 END_TEST
