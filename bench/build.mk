@@ -4,3 +4,4 @@ include bench/analysis.mk
 include bench/mpiio.mk
 include bench/ingest.mk
 include bench/overhead.mk
+include bench/accuracy.mk

@@ -8,3 +8,7 @@ $(ANALYSIS_TESTS): $(B)/tests/%: $(B)/tests/analysis/%.o $(ANALYSIS_LIB)
 
 ALL_TARGETS += $(ANALYSIS_TESTS)
 CHECK_PROGS += $(ANALYSIS_TESTS)
+
+# The accuracy regression subset (bench/accuracy-gen --subset, scored by
+# bench/accuracy_eval.py): a shell test.
+SHELL_TESTS += tests/analysis/accuracy.sh

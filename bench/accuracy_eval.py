@@ -1,0 +1,313 @@
+#!/usr/bin/python3
+"""accuracy_eval.py -- score ftio and ftiod on the traces of accuracy-gen.
+
+    accuracy_eval.py DIR --ftio PATH [--ftiod PATH] [--daemon N] [--jobs J]
+                     [--detectors robust,compat] [--check FILE] [--json OUT]
+
+For every trace of DIR/manifest.tsv and every mode its truth has, for each
+detector (the default `robust` and `--compat`):
+  offline  `ftio --json -m MODE trace.csv`: the answer on the whole trace;
+  online   `ftio --window adaptive --step 1 --json -m MODE trace.csv`: the
+           messages ftiod publishes for the trace (tests/daemon/replay_online.sh
+           proves the two equal, message for message);
+  daemon   with --daemon N, the first N traces of every family also through
+           the real path: `ftio replay` of the trace's spool files into ftiod,
+           its --log read back.
+Metrics (docs/ACCURACY.md §3): within 10 % of the true period (misses count as
+failures), detected share, mean / median / p90 error where found, harmonic
+answers (T/k), median confidence, seconds per trace; online: the phase after
+which every message is within 5 % (settle; for a period change, counted from
+the change), share of messages wrong (> 10 %) or without a period after the
+first right one, next.start error against the next true phase start in % of
+T (and how many lay in the past of their window), bytes-per-phase error, and
+the calibration table (confidence bins vs share within 10 %).
+--check FILE: key value thresholds (minimum shares, maximum errors); exit 1
+naming every figure below its threshold (the regression test).
+Standard library only.
+"""
+import argparse, concurrent.futures, json, math, os, shutil, statistics, subprocess, sys, tempfile, time
+
+
+def read_truth(path):
+    t = {}
+    for line in open(path):
+        k, _, v = line.partition(" ")
+        mode, _, key = k.partition(".")
+        vals = [float(x) for x in v.split()]
+        t.setdefault(mode, {})[key] = vals if key in ("starts", "ends", "bytes") else vals[0]
+    return t
+
+
+def run_json(cmd, many=False):
+    t0 = time.time()
+    cp = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    dt = time.time() - t0
+    if cp.returncode != 0:
+        raise RuntimeError("%s: exit %d: %s" % (" ".join(cmd), cp.returncode, cp.stderr.strip()[-300:]))
+    if many:
+        return [json.loads(l) for l in cp.stdout.splitlines() if l.strip()], dt
+    return json.loads(cp.stdout), dt
+
+
+def err(p, T):
+    return abs(p - T) / T if p else None
+
+
+def harmonic(p, T):
+    if not p:
+        return False
+    r = T / p
+    k = round(r)
+    return k >= 2 and abs(r - k) <= 0.05
+
+
+def score_online(msgs, truth, shift=0.0):
+    """Online figures of one trace and mode from its messages (times shifted
+    to the CSV's time base)."""
+    T = truth["period"]
+    starts, nbytes = truth["starts"], truth["bytes"]
+    change = int(truth.get("change_at", 0))
+    rows = []
+    for m in msgs:
+        end = m["window"]["end"] - shift
+        ph = sum(1 for s in starts if s <= end)          # phases begun so far
+        p = m.get("period")
+        nxt = m["next"]["start"] - shift if m["next"]["start"] is not None else None
+        rows.append((end, ph, p, m.get("confidence"), nxt, m["next"]["bytes"]))
+    # After a period change the truth is the new regime: judge from there.
+    judged = [r for r in rows if r[1] > change] if change else rows
+    ok5 = [r[2] is not None and err(r[2], T) <= 0.05 for r in judged]
+    ok10 = [r[2] is not None and err(r[2], T) <= 0.10 for r in judged]
+    last_bad = max([i for i, k in enumerate(ok5) if not k], default=-1)
+    settle = (judged[last_bad + 1][1] - change) if last_bad + 1 < len(judged) else None
+    first = next((i for i, k in enumerate(ok10) if k), None)
+    after = ok10[first + 1:] if first is not None else []
+    out = {"settle": settle, "after_right": len(after), "after_wrong": sum(1 for k in after if not k),
+           "messages": len(judged), "next_err": [], "past": 0, "bytes_err": [], "calib": []}
+    for (end, ph, p, c, nxt, nb), k in zip(judged, ok10):
+        if p is not None and c is not None:
+            out["calib"].append((c, k))
+        if nxt is None or ph < 3:
+            continue
+        if nxt < end - 1e-6:
+            out["past"] += 1
+        later = [i for i, s in enumerate(starts) if s > end]
+        if later:
+            i = later[0]
+            out["next_err"].append(100 * abs(nxt - starts[i]) / T)
+            if nb:
+                out["bytes_err"].append(100 * abs(nb - nbytes[i]) / nbytes[i])
+    return out
+
+
+def pct(a, b):
+    return 100.0 * a / b if b else float("nan")
+
+
+def q(v, f):
+    if not v:
+        return float("nan")
+    v = sorted(v)
+    return v[min(len(v) - 1, int(f * len(v)))]
+
+
+def summarize(items):
+    """Offline and online figures of a list of (offline, online) results."""
+    n = len(items)
+    found = [o for o, _ in items if o["period"]]
+    errs = [err(o["period"], o["T"]) for o in found]
+    s = {"n": n, "detected": pct(len(found), n),
+         "within10": pct(sum(1 for e in errs if e <= 0.10), n),
+         "mean_err": 100 * statistics.mean(errs) if errs else float("nan"),
+         "median_err": 100 * statistics.median(errs) if errs else float("nan"),
+         "p90_err": 100 * q(errs, 0.9), "harmonic": pct(sum(1 for o, _ in items if o["period"]
+                                                          and err(o["period"], o["T"]) > 0.10
+                                                          and harmonic(o["period"], o["T"])), n),
+         "median_conf": statistics.median([o["conf"] for o in found]) if found else float("nan"),
+         "s_per_trace": statistics.median([o["time"] for o, _ in items])}
+    on = [x for _, x in items if x is not None]
+    if on:
+        settled = [x["settle"] for x in on]
+        s["settled_by_4"] = pct(sum(1 for v in settled if v is not None and v <= 4), len(on))
+        s["median_settle"] = statistics.median([v if v is not None else 99 for v in settled])
+        s["wrong_after_right"] = pct(sum(x["after_wrong"] for x in on), sum(x["after_right"] for x in on))
+        ne = [e for x in on for e in x["next_err"]]
+        s["next_err_median"] = statistics.median(ne) if ne else float("nan")
+        s["next_in_past"] = sum(x["past"] for x in on)
+        be = [e for x in on for e in x["bytes_err"]]
+        s["bytes_err_median"] = statistics.median(be) if be else float("nan")
+    return s
+
+
+def calibration(results):
+    pairs = [(c, k) for _, o in results for x in ([o["online"]] if o["online"] else []) for c, k in x["calib"]]
+    pairs += [(o["offline"]["conf"], err(o["offline"]["period"], o["offline"]["T"]) <= 0.10)
+              for _, o in results if o["offline"]["period"] and o["offline"]["conf"] is not None]
+    rows = []
+    for lo, hi in ((0, .2), (.2, .4), (.4, .6), (.6, .8), (.8, .9), (.9, .95), (.95, 1.01)):
+        sel = [k for c, k in pairs if lo <= c < hi]
+        rows.append((lo, hi, len(sel), pct(sum(sel), len(sel))))
+    hi = [k for c, k in pairs if c >= 0.8]
+    return rows, len(hi), pct(sum(hi), len(hi))
+
+
+def daemon_messages(args, prefix, tid, detector, tmp):
+    """Replay the trace's spool into a fresh ftiod; its messages per mode."""
+    d = tempfile.mkdtemp(dir=tmp)
+    ep = "ipc://%s/d" % d
+    log = os.path.join(d, "log.jsonl")
+    cmd = [args.ftiod, "--listen", ep + ".in", "--pub", ep + ".pub", "--status-endpoint", ep + ".st",
+           "--log", log] + (["--compat"] if detector == "compat" else [])
+    p = subprocess.Popen(cmd, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(100):
+            if subprocess.run([args.ftiod, "--status", "--status-endpoint", ep + ".st"],
+                              capture_output=True).returncode == 0:
+                break
+            time.sleep(0.05)
+        spool = sorted(os.path.join(prefix + ".spool", f) for f in os.listdir(prefix + ".spool"))
+        subprocess.run([args.ftio, "replay", "--endpoint", ep + ".in"] + spool, check=True,
+                       capture_output=True, timeout=120)
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            if os.path.exists(log) and any('"ftio.%s.end"' % tid in l for l in open(log)):
+                break
+            time.sleep(0.1)
+        else:
+            raise RuntimeError("ftiod never ended job %s" % tid)
+    finally:
+        p.terminate()
+        p.wait()
+    msgs = {}
+    for line in open(log):
+        m = json.loads(line)
+        topic = m["topic"].rsplit(".", 1)[1]
+        if topic in ("write", "read"):
+            msgs.setdefault(topic, []).append(m["message"])
+    shutil.rmtree(d, ignore_errors=True)
+    return msgs
+
+
+def one(args, entry, detector, use_daemon, tmp):
+    tid, family, param, value, noise = entry
+    prefix = os.path.join(args.dir, tid)
+    truth = read_truth(prefix + ".truth")
+    flag = ["--compat"] if detector == "compat" else []
+    out = []
+    dmsgs = daemon_messages(args, prefix, tid, detector, tmp) if use_daemon else None
+    for mode, tr in sorted(truth.items()):
+        off, dt = run_json([args.ftio, "--json", "-m", mode] + flag + [prefix + ".csv"])
+        on, _ = run_json([args.ftio, "--window", "adaptive", "--step", "1", "--json", "-m", mode]
+                         + flag + [prefix + ".csv"], many=True)
+        res = {"id": tid, "family": family, "group": "%s %s=%s %s" % (family, param, value, noise),
+               "mode": mode, "detector": detector,
+               "offline": {"period": off.get("period"), "conf": off.get("confidence"), "T": tr["period"],
+                           "time": dt},
+               "online": score_online(on, tr)}
+        if dmsgs is not None:
+            # spool clock: CSV time 0 is epoch 1750000000 s
+            res["daemon"] = score_online(dmsgs.get(mode, []), tr, shift=1750000000.0)
+        out.append(res)
+    return out
+
+
+def table(title, rows, keys, fmt):
+    print("\n" + title + "\n")
+    print("| " + " | ".join(k for k, _ in keys) + " |")
+    print("|" + "|".join("---" if i == 0 else "---:" for i in range(len(keys))) + "|")
+    for name, s in rows:
+        print("| " + " | ".join([name] + [fmt(s.get(k)) for _, k in keys[1:]]) + " |")
+
+
+def fmtv(v):
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return "-" if math.isnan(v) else ("%.1f" % v if abs(v) >= 1 or v == 0 else "%.2f" % v)
+    return str(v)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("dir")
+    ap.add_argument("--ftio", required=True)
+    ap.add_argument("--ftiod")
+    ap.add_argument("--daemon", type=int, default=0, help="traces per family through ftiod")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--detectors", default="robust,compat")
+    ap.add_argument("--check", help="thresholds file: fail below them")
+    ap.add_argument("--json", help="write every per-trace result here")
+    args = ap.parse_args()
+    entries = [l.rstrip("\n").split("\t") for l in open(os.path.join(args.dir, "manifest.tsv"))]
+    tmp = tempfile.mkdtemp(prefix="ftio-acc-")
+    per_family = {}
+    work = []
+    for e in entries:
+        per_family[e[1]] = per_family.get(e[1], 0) + 1
+        for det in args.detectors.split(","):
+            work.append((e, det, args.ftiod is not None and per_family[e[1]] <= args.daemon))
+    t0 = time.time()
+    results = []
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as ex:
+        for r in ex.map(lambda w: one(args, w[0], w[1], w[2], tmp), work):
+            results.extend(r)
+    shutil.rmtree(tmp, ignore_errors=True)
+    if args.json:
+        json.dump(results, open(args.json, "w"))
+    print("accuracy: %d traces, %d (trace, mode) pairs per detector, %.0f s" %
+          (len(entries), len(results) // max(1, len(args.detectors.split(","))), time.time() - t0))
+    off_keys = [("group", None), ("n", "n"), ("detected %", "detected"), ("within 10 % (all)", "within10"),
+                ("mean err %", "mean_err"), ("median err %", "median_err"), ("p90 err %", "p90_err"),
+                ("T/k %", "harmonic"), ("median conf", "median_conf"), ("s/trace", "s_per_trace")]
+    on_keys = [("group", None), ("n", "n"), ("settled by phase 4 %", "settled_by_4"),
+               ("median settle phase", "median_settle"), ("wrong after first right %", "wrong_after_right"),
+               ("next.start err % of T (median)", "next_err_median"), ("next.start in the past", "next_in_past"),
+               ("bytes/phase err % (median)", "bytes_err_median")]
+    overall = {}
+    failed = []
+    for det in args.detectors.split(","):
+        mine = [r for r in results if r["detector"] == det]
+        groups = {}
+        for r in mine:
+            groups.setdefault(r["group"] + ("" if r["mode"] == "write" else " (read)"), []).append(r)
+        rows = [(g, summarize([(dict(r["offline"]), r["online"]) for r in rs])) for g, rs in groups.items()]
+        sweep = [r for r in mine if r["family"] in ("mu", "lambda", "sigma")]
+        extra = [r for r in mine if r["family"] not in ("mu", "lambda", "sigma")]
+        for name, sel in (("sweep (ACCURACY.md)", sweep), ("extra families", extra), ("all", mine)):
+            if sel:
+                rows.append(("**" + name + "**", summarize([(dict(r["offline"]), r["online"]) for r in sel])))
+        overall[det] = dict(rows)
+        table("%s detector: offline (`ftio`)" % det, rows, off_keys, fmtv)
+        table("%s detector: online (`ftio --window`, the messages of ftiod)" % det, rows, on_keys, fmtv)
+        dm = [r for r in mine if "daemon" in r]
+        if dm:
+            ds = summarize([(dict(r["offline"]), r["daemon"]) for r in dm])
+            table("%s detector: online through ftiod (replay, %d traces)" % (det, len(dm)),
+                  [("daemon", ds)], on_keys, fmtv)
+            overall[det]["daemon"] = ds
+        cal, n_hi, share_hi = calibration([(None, r) for r in mine])
+        print("\n%s detector: calibration (offline answers and online messages)\n" % det)
+        print("| confidence | n | within 10 % |\n|---|---:|---:|")
+        for lo, hi, n, s in cal:
+            print("| [%.2f, %.2f) | %d | %s |" % (lo, min(hi, 1.0), n, fmtv(s)))
+        print("| **≥ 0.8** | %d | %s |" % (n_hi, fmtv(share_hi)))
+        overall[det]["calib_hi"] = {"share": share_hi}
+    if args.check:
+        for line in open(args.check):
+            line = line.split("#")[0].split()
+            if not line:
+                continue
+            det, group, key, op, val = line[0], line[1].replace("_", " "), line[2], line[3], float(line[4])
+            groups = overall.get(det, {})
+            got = groups.get("**%s**" % group, groups.get(group, {})).get(key)
+            ok = got is not None and not math.isnan(got) and (got >= val if op == ">=" else got <= val)
+            print("check %s %s %s %s %g: %s" % (det, group, key, op, val, fmtv(got)))
+            if not ok:
+                failed.append("%s %s %s = %s (want %s %g)" % (det, group, key, fmtv(got), op, val))
+        if failed:
+            print("FAILED: " + "; ".join(failed))
+            sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,444 @@
+/* accuracy_gen.c -- the traces of the accuracy benchmark (bench/accuracy.sh):
+ * the semi-synthetic sweep of the FTIO paper's §5 as docs/ACCURACY.md (a
+ * copy of shared/docs/ACCURACY.md) fixes it, plus the families the FTIO
+ * paper does not have: short pulse trains (IOR-like, duty <= 1 %), a write and
+ * a read phase in every iteration, phase volumes that vary, and a period that
+ * changes halfway.
+ *
+ *   accuracy-gen DIR [--per-combo N] [--seed S] [--families sweep,extra]
+ *                    [--subset] [--spool]
+ *
+ * Per trace DIR/ID.csv (rank,op,t_start,t_end,bytes, the CSV `ftio` reads),
+ * DIR/ID.truth (key value lines: true period per mode, phase starts, bytes
+ * per phase), with --spool also DIR/ID.spool/ (one spool file per process,
+ * clock anchored in the past, for `ftio replay` into ftiod).  DIR/manifest.tsv
+ * lists id, family, parameter, value, noise.  --subset: 2 traces per
+ * combination of a fixed small set (the regression test of make check).
+ * All randomness from one seeded xoshiro256** per trace (seed = base 10^6 +
+ * experiment 10^5 + combination 10^3 + trace), so traces are reproducible.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "wire.h"
+
+#define MIB 1048576.0
+
+/* ---- randomness ----------------------------------------------------------- */
+
+static uint64_t st[4];
+static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+static uint64_t next_u64(void)
+{
+    uint64_t r = rotl(st[1] * 5, 7) * 9, t = st[1] << 17;
+    st[2] ^= st[0]; st[3] ^= st[1]; st[1] ^= st[2]; st[0] ^= st[3];
+    st[2] ^= t; st[3] = rotl(st[3], 45);
+    return r;
+}
+static void seed_rng(uint64_t s)
+{
+    for (int i = 0; i < 4; i++) {      /* splitmix64 */
+        uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        st[i] = z ^ (z >> 31);
+    }
+}
+static double uniform(void) { return (double)(next_u64() >> 11) * 0x1.0p-53; }
+static double normal(void)
+{
+    double u = uniform(), v = uniform();
+    return sqrt(-2 * log(u > 0 ? u : 1e-300)) * cos(2 * M_PI * v);
+}
+/* LN(1, s): mean 1, log-sd s. */
+static double lognormal1(double s) { return s > 0 ? exp(-s * s / 2 + s * normal()) : 1; }
+static double expo(double mean) { return mean > 0 ? -mean * log(1 - uniform()) : 0; }
+static double round_us(double t) { return round(t * 1e6) / 1e6; }
+
+/* ---- one trace ------------------------------------------------------------ */
+
+struct req { double ts, te, bytes; int rank, op; };
+
+struct trace {
+    struct req *r;
+    size_t n, cap;
+    double starts[2][64], ends[2][64], bytes[2][64];   /* per mode (0 write, 1 read) */
+    int nphase[2];
+    int change_at;          /* first phase of the new regime, 0 = none */
+};
+
+static void push(struct trace *t, double ts, double te, double bytes, int rank, int op)
+{
+    if (t->n == t->cap) {
+        t->cap = t->cap ? 2 * t->cap : 4096;
+        t->r = realloc(t->r, t->cap * sizeof *t->r);
+        if (!t->r) {
+            perror("accuracy-gen");
+            exit(1);
+        }
+    }
+    ts = round_us(ts);
+    te = fmax(round_us(te), ts + 1e-6);
+    t->r[t->n++] = (struct req){ ts, te, bytes, rank, op };
+}
+
+struct params {
+    double mu, sigma, lambda;
+    int noise;              /* 0 none, 1 low, 2 high */
+    int iterations, procs, reqs;
+    double req_size, proc_bw;
+    bool readwrite;         /* a read phase after each write phase */
+    bool varvol;            /* requests per process vary by phase: 8..56 */
+    double mu2;             /* > 0: compute mean from iteration change_at on */
+    int change_at;
+};
+
+/* One I/O phase of all processes from `begin`; returns its end (barrier). */
+static double io_phase(struct trace *t, const struct params *p, double begin, int op, int reqs)
+{
+    double f = lognormal1(0.15), first = INFINITY, last = -INFINITY;
+    double base = p->req_size / p->proc_bw;
+    for (int r = 0; r < p->procs; r++) {
+        double s = begin + expo(p->lambda), g = lognormal1(0.05);
+        for (int k = 0; k < reqs; k++) {
+            double d = base * f * g * lognormal1(0.3);
+            if (uniform() < 0.002)
+                d *= 3 + 7 * uniform();
+            double ts = round_us(s), te = fmax(round_us(s + d), ts + 1e-6);
+            push(t, ts, te, p->req_size, r, op);
+            first = fmin(first, ts);
+            last = fmax(last, te);
+            s = te + expo(2e-4);
+        }
+    }
+    int m = op == 'r', i = t->nphase[m]++;
+    t->starts[m][i] = first;
+    t->ends[m][i] = last;
+    t->bytes[m][i] = (double)p->procs * reqs * p->req_size;
+    return last;
+}
+
+static void noise(struct trace *t, int level, double t_end, int rank)
+{
+    if (level == 0)
+        return;
+    double mean_bw = level == 1 ? 1e6 : 100e6, size = level == 1 ? 65536 : MIB;
+    double inst = level == 1 ? 20e6 : 250e6;
+    double dur = size / inst, gap = size / mean_bw - dur;
+    for (double s = expo(gap); s < t_end;) {
+        double e = s + dur * lognormal1(0.3);
+        if (e > t_end)
+            break;
+        push(t, s, e, size, rank, 'w');
+        s = e + expo(gap);
+    }
+}
+
+static void generate(struct trace *t, const struct params *p)
+{
+    double now = 0;
+    for (int i = 0; i < p->iterations; i++) {
+        double mu = p->mu2 > 0 && i >= p->change_at ? p->mu2 : p->mu, c;
+        do
+            c = mu + p->sigma * normal();
+        while (!(c > 0));
+        int reqs = p->varvol ? 8 + (int)(uniform() * 49) : p->reqs;
+        now = io_phase(t, p, now + c, 'w', reqs);
+        if (p->readwrite)
+            now = io_phase(t, p, now + 0.3 * mu, 'r', reqs);
+    }
+    noise(t, p->noise, now, p->procs);
+    t->change_at = p->mu2 > 0 ? p->change_at : 0;
+}
+
+static int cmp_req(const void *a, const void *b)
+{
+    const struct req *x = a, *y = b;
+    return x->ts < y->ts ? -1 : x->ts > y->ts ? 1 : x->rank - y->rank;
+}
+
+/* ---- output --------------------------------------------------------------- */
+
+static void write_csv(const struct trace *t, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        perror(path);
+        exit(1);
+    }
+    fputs("rank,op,t_start,t_end,bytes\n", f);
+    for (size_t i = 0; i < t->n; i++)
+        fprintf(f, "%d,%s,%.6f,%.6f,%.0f\n", t->r[i].rank, t->r[i].op == 'r' ? "read" : "write",
+                t->r[i].ts, t->r[i].te, t->r[i].bytes);
+    fclose(f);
+}
+
+/* True period of mode m: the mean spacing of phase starts (ACCURACY.md §1),
+ * of the new regime when the period changes. */
+static double true_period(const struct trace *t, int m)
+{
+    int a = t->change_at > 0 ? t->change_at : 0, b = t->nphase[m] - 1;
+    return b > a ? (t->starts[m][b] - t->starts[m][a]) / (b - a) : NAN;
+}
+
+static void write_truth(const struct trace *t, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        perror(path);
+        exit(1);
+    }
+    for (int m = 0; m < 2; m++) {
+        if (t->nphase[m] < 2)
+            continue;
+        const char *mode = m ? "read" : "write";
+        fprintf(f, "%s.period %.9f\n%s.change_at %d\n", mode, true_period(t, m), mode, t->change_at);
+        fprintf(f, "%s.starts", mode);
+        for (int i = 0; i < t->nphase[m]; i++)
+            fprintf(f, " %.6f", t->starts[m][i]);
+        fprintf(f, "\n%s.ends", mode);
+        for (int i = 0; i < t->nphase[m]; i++)
+            fprintf(f, " %.6f", t->ends[m][i]);
+        fprintf(f, "\n%s.bytes", mode);
+        for (int i = 0; i < t->nphase[m]; i++)
+            fprintf(f, " %.0f", t->bytes[m][i]);
+        fputc('\n', f);
+    }
+    fclose(f);
+}
+
+/* One spool file per process (rank), batches of 256 records in completion
+ * order, clock anchored at a fixed day in 2025: old data for ftiod. */
+static void write_spool(const struct trace *t, const char *dir, const char *id)
+{
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+        perror(dir);
+        exit(1);
+    }
+    int nranks = 0;
+    for (size_t i = 0; i < t->n; i++)
+        nranks = t->r[i].rank + 1 > nranks ? t->r[i].rank + 1 : nranks;
+    const int64_t mono0 = 1000000000000ll, real0 = 1750000000ll * 1000000000ll;
+    struct ftio_record *rec = malloc(256 * sizeof *rec);
+    for (int rank = 0; rank < nranks; rank++) {
+        char path[8192];
+        if (snprintf(path, sizeof path, "%s/ftio-%s-gen-%d.msgpack", dir, id, 100 + rank) >=
+            (int)sizeof path) {
+            fprintf(stderr, "accuracy-gen: path too long: %s\n", dir);
+            exit(1);
+        }
+        FILE *f = fopen(path, "w");
+        if (!f || !rec) {
+            perror(path);
+            exit(1);
+        }
+        size_t k = 0, left = 0;
+        uint64_t seq = 0;
+        for (size_t i = 0; i < t->n; i++)
+            left += t->r[i].rank == rank;
+        for (size_t i = 0; i < t->n; i++) {
+            if (t->r[i].rank != rank)
+                continue;
+            left--;
+            rec[k++] = (struct ftio_record){
+                .t_start = (uint64_t)(mono0 + llround(t->r[i].ts * 1e9)),
+                .t_end = (uint64_t)(mono0 + llround(t->r[i].te * 1e9)),
+                .offset = -1, .bytes = (int64_t)t->r[i].bytes, .file_id = 7,
+                .op = t->r[i].op == 'r' ? FTIO_OP_READ : FTIO_OP_WRITE, .layer = FTIO_LAYER_POSIX,
+            };
+            if (k == 256 || left == 0) {
+                struct ftio_batch_header h = {
+                    .job = id, .host = "gen", .pid = 100 + rank, .rank = rank, .nranks = nranks,
+                    .seq = seq++, .clock_mono = mono0, .clock_real = real0, .final = left == 0,
+                };
+                struct ftio_wbuf w = { 0 };
+                if (ftio_wire_encode(&w, &h, rec, k) != 0 ||
+                    fwrite(w.data, 1, w.len, f) != w.len) {
+                    fprintf(stderr, "accuracy-gen: cannot write %s\n", path);
+                    exit(1);
+                }
+                ftio_wbuf_free(&w);
+                k = 0;
+            }
+        }
+        fclose(f);
+    }
+    free(rec);
+}
+
+/* ---- the plan ------------------------------------------------------------- */
+
+struct gen {
+    const char *dir;
+    int per_combo;
+    long seed;
+    bool sweep, extra, spool;
+    FILE *manifest;
+};
+
+static void emit(struct gen *g, const char *family, const char *param, double value,
+                 const char *noise_name, const struct params *p, long seed, int r)
+{
+    char id[256], path[4096];
+    snprintf(id, sizeof id, "%s-%s%g-%s-%03d", family, param, value, noise_name, r);
+    for (char *c = id; *c; c++)
+        if (*c == '.')
+            *c = 'p';
+    struct trace t = { 0 };
+    seed_rng((uint64_t)seed);
+    generate(&t, p);
+    qsort(t.r, t.n, sizeof *t.r, cmp_req);
+    snprintf(path, sizeof path, "%s/%s.csv", g->dir, id);
+    write_csv(&t, path);
+    snprintf(path, sizeof path, "%s/%s.truth", g->dir, id);
+    write_truth(&t, path);
+    if (g->spool) {
+        snprintf(path, sizeof path, "%s/%s.spool", g->dir, id);
+        write_spool(&t, path, id);
+    }
+    fprintf(g->manifest, "%s\t%s\t%s\t%g\t%s\n", id, family, param, value, noise_name);
+    free(t.r);
+}
+
+static struct params defaults(void)
+{
+    return (struct params){ .mu = 10, .iterations = 10, .procs = 8, .reqs = 32,
+                            .req_size = MIB, .proc_bw = 24 * MIB };
+}
+
+static void plan(struct gen *g, bool subset)
+{
+    static const char *noises[] = { "none", "low", "high" };
+    int per = subset ? 2 : g->per_combo;
+    if (g->sweep) {
+        /* (a) mu x noise, (b) lambda, (c) sigma: ACCURACY.md §2. */
+        static const double mu[] = { 5, 10, 20, 40, 80 }, lam[] = { 0, 0.5, 1, 2, 4 },
+                            sig[] = { 0, 1, 2, 4, 8 };
+        int c = 0;
+        for (int v = 0; v < 5; v++)
+            for (int nz = 0; nz < 3; nz++, c++) {
+                if (subset && (v == 0 || v == 3))
+                    continue;
+                struct params p = defaults();
+                p.mu = mu[v];
+                p.noise = nz;
+                for (int r = 0; r < per; r++)
+                    emit(g, "mu", "mu", mu[v], noises[nz], &p, g->seed * 1000000 + 100000 + c * 1000 + r, r);
+            }
+        for (int v = 0; v < 5; v++) {
+            if (subset && v % 2)
+                continue;
+            struct params p = defaults();
+            p.lambda = lam[v];
+            for (int r = 0; r < per; r++)
+                emit(g, "lambda", "lambda", lam[v], "none", &p, g->seed * 1000000 + 200000 + v * 1000 + r, r);
+        }
+        for (int v = 0; v < 5; v++) {
+            if (subset && v % 2)
+                continue;
+            struct params p = defaults();
+            p.sigma = sig[v];
+            for (int r = 0; r < per; r++)
+                emit(g, "sigma", "sigma", sig[v], "none", &p, g->seed * 1000000 + 300000 + v * 1000 + r, r);
+        }
+    }
+    if (g->extra) {
+        /* Short pulses: 1 request of 1 MiB per rank at 32 MiB/s (~0.03 s)
+         * every 5 s (duty 0.6 %), and of 48 MiB/s every 10 s; with noise. */
+        for (int v = 0; v < 2; v++)
+            for (int nz = 0; nz < 2; nz++) {
+                struct params p = defaults();
+                p.mu = v ? 10 : 5;
+                p.reqs = 1;
+                p.proc_bw = (v ? 48 : 32) * MIB;
+                p.iterations = v ? 12 : 24;
+                p.noise = nz;
+                for (int r = 0; r < per; r++)
+                    emit(g, "pulse", "T", p.mu, noises[nz], &p,
+                         g->seed * 1000000 + 400000 + (v * 2 + nz) * 1000 + r, r);
+            }
+        for (int v = 0; v < 2; v++) {
+            struct params p = defaults();
+            p.mu = v ? 20 : 10;
+            p.readwrite = true;
+            for (int r = 0; r < per; r++)
+                emit(g, "readwrite", "mu", p.mu, "none", &p, g->seed * 1000000 + 500000 + v * 1000 + r, r);
+        }
+        for (int v = 0; v < 2; v++) {
+            struct params p = defaults();
+            p.mu = 10;
+            p.varvol = true;
+            p.noise = v;
+            for (int r = 0; r < per; r++)
+                emit(g, "varvol", "mu", p.mu, noises[v], &p, g->seed * 1000000 + 600000 + v * 1000 + r, r);
+        }
+        for (int v = 0; v < 2; v++) {
+            struct params p = defaults();
+            p.mu = v ? 6 : 10;
+            p.mu2 = v ? 10 : 6;
+            p.iterations = 16;
+            p.change_at = 8;
+            for (int r = 0; r < per; r++)
+                emit(g, "change", "mu2", p.mu2, "none", &p, g->seed * 1000000 + 700000 + v * 1000 + r, r);
+        }
+    }
+}
+
+static int usage(void)
+{
+    fputs("usage: accuracy-gen DIR [--per-combo N] [--seed S] [--families sweep,extra]\n"
+          "                    [--subset] [--spool]\n", stderr);
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    struct gen g = { .per_combo = 12, .seed = 1, .sweep = true, .extra = true };
+    bool subset = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--per-combo") && i + 1 < argc) {
+            g.per_combo = atoi(argv[++i]);
+        } else if (!strcmp(a, "--seed") && i + 1 < argc) {
+            g.seed = atol(argv[++i]);
+        } else if (!strcmp(a, "--families") && i + 1 < argc) {
+            const char *f = argv[++i];
+            g.sweep = strstr(f, "sweep") != NULL;
+            g.extra = strstr(f, "extra") != NULL;
+        } else if (!strcmp(a, "--subset")) {
+            subset = true;
+        } else if (!strcmp(a, "--spool")) {
+            g.spool = true;
+        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage();
+            return 0;
+        } else if (a[0] != '-' && !g.dir) {
+            g.dir = a;
+        } else {
+            fprintf(stderr, "accuracy-gen: unknown argument %s\n", a);
+            return usage();
+        }
+    }
+    if (!g.dir || g.per_combo < 1 || g.per_combo > 999 || g.seed < 0)
+        return usage();
+    if (mkdir(g.dir, 0755) != 0 && errno != EEXIST) {
+        perror(g.dir);
+        return 1;
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/manifest.tsv", g.dir);
+    g.manifest = fopen(path, "w");
+    if (!g.manifest) {
+        perror(path);
+        return 1;
+    }
+    plan(&g, subset);
+    fclose(g.manifest);
+    return 0;
+}

@@ -1,0 +1,34 @@
+#!/bin/sh
+# accuracy.sh -- the accuracy regression test: a fixed subset of the
+# benchmark (bench/accuracy-gen --subset: 2 traces of 25 combinations, every
+# family), scored by bench/accuracy_eval.py offline, online and through ftiod
+# (one trace per family), for the robust default and --compat; fails when a
+# figure falls below the thresholds at the end (a little below what
+# bench/accuracy measured on this subset; bench/README.md has the figures).
+cd "$(dirname "$0")/../.." || exit 1
+B=${FTIO_TEST_BUILD:-build}
+T=$(mktemp -d "${TMPDIR:-/tmp}/ftio-acc-test.XXXXXX") || exit 1
+trap 'rm -rf "$T"' EXIT
+PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
+for f in "$B/bench/accuracy-gen" "$B/bin/ftio" "$B/bin/ftiod"; do
+  [ -x "$f" ] || { echo "FAIL: missing $f (build it first)"; exit 1; }
+done
+"$B/bench/accuracy-gen" "$T/traces" --subset --spool || { echo "FAIL: accuracy-gen"; exit 1; }
+# detector group key op value (groups: sweep_(ACCURACY.md), extra_families, all, daemon)
+cat >"$T/thresholds" <<'EOT'
+robust sweep_(ACCURACY.md) within10 >= 98
+robust sweep_(ACCURACY.md) harmonic <= 1
+robust sweep_(ACCURACY.md) mean_err <= 1
+robust extra_families within10 >= 98
+robust all settled_by_4 >= 80
+robust all wrong_after_right <= 2
+robust all next_err_median <= 2
+robust all next_in_past <= 0
+robust all bytes_err_median <= 2
+robust daemon next_in_past <= 0
+robust daemon settled_by_4 >= 75
+compat sweep_(ACCURACY.md) within10 >= 70
+compat sweep_(ACCURACY.md) within10 <= 85
+EOT
+"$PY" bench/accuracy_eval.py "$T/traces" --ftio "$B/bin/ftio" --ftiod "$B/bin/ftiod" --daemon 1 \
+  --check "$T/thresholds"
