@@ -213,8 +213,10 @@ static void write_truth(const struct trace *t, const char *path)
     fclose(f);
 }
 
-/* One spool file per process (rank), batches of 256 records in completion
- * order, clock anchored at a fixed day in 2025: old data for ftiod. */
+/* One spool file per process (rank), clock anchored at a fixed day in 2025
+ * (old data for ftiod), a batch per second of data as the shim flushes
+ * (FTIO_FLUSH_MS=1000; at most 256 records): a replay then delivers every
+ * rank's data in time order, as a live job would. */
 static void write_spool(const struct trace *t, const char *dir, const char *id)
 {
     if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
@@ -240,19 +242,28 @@ static void write_spool(const struct trace *t, const char *dir, const char *id)
         }
         size_t k = 0, left = 0;
         uint64_t seq = 0;
+        double batch_start = 0;
         for (size_t i = 0; i < t->n; i++)
             left += t->r[i].rank == rank;
         for (size_t i = 0; i < t->n; i++) {
             if (t->r[i].rank != rank)
                 continue;
             left--;
+            if (k == 0)
+                batch_start = t->r[i].ts;
             rec[k++] = (struct ftio_record){
                 .t_start = (uint64_t)(mono0 + llround(t->r[i].ts * 1e9)),
                 .t_end = (uint64_t)(mono0 + llround(t->r[i].te * 1e9)),
                 .offset = -1, .bytes = (int64_t)t->r[i].bytes, .file_id = 7,
                 .op = t->r[i].op == 'r' ? FTIO_OP_READ : FTIO_OP_WRITE, .layer = FTIO_LAYER_POSIX,
             };
-            if (k == 256 || left == 0) {
+            bool flush = k == 256 || left == 0;
+            for (size_t nx = i + 1; !flush && nx < t->n; nx++)
+                if (t->r[nx].rank == rank) {
+                    flush = t->r[nx].te > batch_start + 1.0;
+                    break;
+                }
+            if (flush) {
                 struct ftio_batch_header h = {
                     .job = id, .host = "gen", .pid = 100 + rank, .rank = rank, .nranks = nranks,
                     .seq = seq++, .clock_mono = mono0, .clock_real = real0, .final = left == 0,
