@@ -11,6 +11,9 @@
  *
  *   LD_PRELOAD=libftio.so mpirun -np 4 checkpoint -n 20 -c 2 -b 8M -o /tmp
  *
+ * With --read SEC each iteration also reads its checkpoint back SEC seconds
+ * after writing it (a restart test, or an analysis step): a read phase and a
+ * write phase per iteration, each with the iteration's period.
  * Each rank writes iterations * block bytes in total; rank 0 prints a
  * one-line summary (and, with --verbose, one line per iteration).
  */
@@ -31,6 +34,7 @@ struct options {
     long long block;           /* bytes per rank per checkpoint */
     double compute;            /* seconds per iteration */
     double jitter;             /* +- fraction of compute, uniform */
+    double read_after;         /* < 0: no read phase; else s after the write */
     int    busy, posix, nonblocking, verbose;
     const char *dir;
 };
@@ -46,6 +50,7 @@ static void usage(FILE *out)
         "      --busy            compute with a busy loop instead of sleeping\n"
         "      --posix           file per process with POSIX pwrite instead of MPI-IO\n"
         "      --nonblocking     MPI_File_iwrite_at + MPI_Wait instead of write_at_all\n"
+        "  -r, --read SEC        read the checkpoint back SEC s after writing it\n"
         "  -o, --output DIR      where checkpoint files go (default .)\n"
         "  -v, --verbose         one line per iteration (rank 0)\n"
         "  -h, --help            this help\n");
@@ -97,14 +102,15 @@ static int parse(int argc, char **argv, struct options *o, char *err, size_t err
         {"iterations", required_argument, 0, 'n'}, {"block", required_argument, 0, 'b'},
         {"compute", required_argument, 0, 'c'},    {"jitter", required_argument, 0, 'j'},
         {"busy", no_argument, 0, OPT_BUSY},        {"posix", no_argument, 0, OPT_POSIX},
-        {"nonblocking", no_argument, 0, OPT_NONBLOCKING},
+        {"nonblocking", no_argument, 0, OPT_NONBLOCKING}, {"read", required_argument, 0, 'r'},
         {"output", required_argument, 0, 'o'},     {"verbose", no_argument, 0, 'v'},
         {"help", no_argument, 0, 'h'},             {0, 0, 0, 0},
     };
-    *o = (struct options){ .iterations = 5, .block = 1 << 20, .compute = 1.0, .dir = "." };
+    *o = (struct options){ .iterations = 5, .block = 1 << 20, .compute = 1.0, .read_after = -1,
+                           .dir = "." };
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, ":n:b:c:j:o:vh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":n:b:c:j:r:o:vh", longopts, NULL)) != -1) {
         char *end;
         switch (c) {
         case 'n':
@@ -134,6 +140,12 @@ static int parse(int argc, char **argv, struct options *o, char *err, size_t err
                 return -1;
             }
             break;
+        case 'r':
+            if (parse_double(optarg, 0, 86400, &o->read_after)) {
+                snprintf(err, errlen, "bad --read '%s' (seconds, 0..86400)", optarg);
+                return -1;
+            }
+            break;
         case OPT_BUSY: o->busy = 1; break;
         case OPT_POSIX: o->posix = 1; break;
         case OPT_NONBLOCKING: o->nonblocking = 1; break;
@@ -154,6 +166,10 @@ static int parse(int argc, char **argv, struct options *o, char *err, size_t err
     }
     if (o->posix && o->nonblocking) {
         snprintf(err, errlen, "--posix and --nonblocking exclude each other");
+        return -1;
+    }
+    if (o->read_after >= 0 && (o->posix || o->nonblocking)) {
+        snprintf(err, errlen, "--read goes with the collective MPI-IO checkpoint only");
         return -1;
     }
     return 0;
@@ -207,6 +223,23 @@ static void write_mpiio(const struct options *o, int rank, const char *buf)
     }
     if (rc != MPI_SUCCESS)
         fail(rank, "write", rc);
+    rc = MPI_File_close(&fh);
+    if (rc != MPI_SUCCESS)
+        fail(rank, "close", rc);
+}
+
+static void read_mpiio(const struct options *o, int rank, char *buf)
+{
+    char path[4096];
+    MPI_File fh;
+    MPI_Status st;
+    snprintf(path, sizeof path, "%s/checkpoint.mpiio", o->dir);
+    int rc = MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
+    if (rc != MPI_SUCCESS)
+        fail(rank, path, rc);
+    rc = MPI_File_read_at_all(fh, (MPI_Offset)rank * o->block, buf, (int)o->block, MPI_BYTE, &st);
+    if (rc != MPI_SUCCESS)
+        fail(rank, "read", rc);
     rc = MPI_File_close(&fh);
     if (rc != MPI_SUCCESS)
         fail(rank, "close", rc);
@@ -279,8 +312,17 @@ int main(int argc, char **argv)
             write_mpiio(&o, rank, buf);
         double dt = now() - t0;
         t_io += dt;
+        double rt = 0;
+        if (o.read_after >= 0) {
+            compute(o.read_after, o.busy);
+            double t1 = now();
+            read_mpiio(&o, rank, buf);
+            rt = now() - t1;
+            t_io += rt;
+        }
         if (o.verbose && rank == 0)
-            printf("iteration %d: compute %.3f s, checkpoint %.3f s\n", it, c, dt);
+            printf("iteration %d: compute %.3f s, checkpoint %.3f s, read back %.3f s\n", it, c,
+                   dt, rt);
     }
     MPI_Barrier(MPI_COMM_WORLD);
     double total = now() - t_start;

@@ -1,0 +1,41 @@
+#!/bin/sh
+# Live, under mpirun: a write phase and a read phase in every iteration (4
+# ranks checkpoint 8 MiB each collectively, compute 1 s, read it back,
+# compute 2 s): ftiod publishes both modes; from the 4th phase on, and in the
+# final summary, each mode's period is within 5 % of the iterations' length.
+. "$(dirname "$0")/lib.inc"
+need "$B/bin/ftiod" "$B/bin/checkpoint" "$B/lib/libftio.so"
+command -v mpirun >/dev/null || fail "mpirun not found"
+start_daemon d
+JOB=e2e-rw-$$
+ROOTOPT=""; [ "$(id -u)" = 0 ] && ROOTOPT="--allow-run-as-root"
+timeout 120 mpirun $ROOTOPT --oversubscribe -np 4 -x LD_PRELOAD="$PRELOAD" -x ASAN_OPTIONS=$APP_ASAN_OPTIONS \
+  -x FTIO_ENDPOINT="ipc://$T/d.in" -x FTIO_JOB=$JOB -x FTIO_SPOOL_DIR="$T" \
+  "$B/bin/checkpoint" -n 8 -c 2 -r 1 -b 8M -v -o "$T" >"$T/app.out" 2>"$T/app.err" \
+  || fail "checkpoint failed: $(cat "$T/app.err")"
+cat "$T/app.out"
+wait_topic "$T/d.log" "ftio.$JOB.end" 20
+P=$("$PY" -c "
+import re, sys
+it = [float(a) + float(b) + 1 + float(c) for a, b, c in re.findall(r'compute ([0-9.]+) s, checkpoint ([0-9.]+) s, read back ([0-9.]+) s', open(sys.argv[1]).read())]
+print(sum(it[1:]) / len(it[1:]))" "$T/app.out")
+echo "true period $P s"
+for mode in write read; do
+  "$PY" - "$T/d.log" "ftio.$JOB.$mode" "$P" <<'PYEOF' || fail "$mode: live predictions"
+import json, sys
+log, topic, P = sys.argv[1], sys.argv[2], float(sys.argv[3])
+msgs = [d["message"] for d in map(json.loads, open(log)) if d["topic"] == topic]
+assert msgs, "no %s message" % topic
+t0 = msgs[0]["window"]["start"]
+late = [m for m in msgs if m["window"]["end"] - t0 > 3.2 * P]
+assert late, "no message after the 4th phase"
+bad = [(round(m["window"]["end"] - t0, 2), m["period"]) for m in late
+       if m["period"] is None or abs(m["period"] - P) > 0.05 * P]
+assert not bad, "%s: periods off by more than 5 %%: %s" % (topic, bad)
+print("%s: %d messages, all from the 4th phase within 5 %%" % (topic, len(msgs)))
+PYEOF
+  final=$(jsonl "$T/d.log" "last('ftio.$JOB.end')['summary']['$mode']['period']")
+  echo "$mode final: period $final"
+  close 0.05 "$final" "$P" || fail "$mode final period $final vs $P"
+done
+echo ok
