@@ -26,8 +26,9 @@
 void ftio_online_init(struct ftio_online *s, const struct ftio_options *o, double step,
                       double fixed_window, double job_start)
 {
+    struct ftio_options opts = *o;     /* o may point into *s */
     memset(s, 0, sizeof *s);
-    s->opts = *o;
+    s->opts = opts;
     s->step = step > 0 ? step : 1.0;
     s->fixed_window = fixed_window > 0 ? fixed_window : 0;
     s->job_start = job_start;

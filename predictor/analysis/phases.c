@@ -104,7 +104,9 @@ static bool levels(struct ftio_analyzer *a, const struct ftio_samples *x,
     double spread = 1.4826 * median_sorted(dev, split);
     s->spread = spread;
     s->level = level;
-    if (!(level - s->background > MIN_CONTRAST * spread) || !(level > s->background))
+    /* Two levels, not one level and its rounding noise. */
+    if (!(level - s->background > MIN_CONTRAST * spread) ||
+        !(level - s->background > 1e-3 * fabs(level)))
         return false;
     *lo = s->background + EDGE_SHARE * (level - s->background);
     if (*lo < s->background + 2 * spread)

@@ -245,6 +245,13 @@ static bool spectral_pick(struct ftio_analyzer *a, const struct ftio_spectrum *s
         if (p[k] > p[kmax])
             kmax = k;
     }
+    /* A flat signal has no line: its AC power is rounding noise next to
+     * the mean's (DC) power, however it is distributed. */
+    double ac = 0;
+    for (size_t k = 1; k <= half; k++)
+        ac += p[k];
+    if (!(ac > 1e-12 * s->amp[0] * s->amp[0]))
+        return false;
     double med = median_of(tmp, half);
     for (size_t k = 0; k < half; k++)
         tmp[k] = fabs(p[k + 1] - med);

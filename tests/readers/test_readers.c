@@ -672,7 +672,7 @@ START_TEST(test_report_json)
     ck_assert(json_is_null(json_object_get(j, "frequency")));
     ck_assert_str_eq(json_string_value(json_object_get(j, "class")), "none");
     ck_assert_str_eq(json_string_value(json_object_get(j, "mode")), "read");
-    ck_assert_int_eq(json_integer_value(json_object_get(j, "v")), 1);
+    ck_assert_int_eq(json_integer_value(json_object_get(j, "v")), FTIO_PREDICTION_VERSION);
     ck_assert(json_is_null(json_object_get(json_object_get(j, "metrics"), "abstraction_error")));
     ck_assert(json_is_null(json_object_get(json_object_get(j, "next"), "start")));
     ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(j, "window"), "samples")), 80);

@@ -1,0 +1,190 @@
+/* analysis_online_loop.c -- ftio_online_step(), the online loop of
+ * `ftio --window` and ftiod, on streaming bins built phase by phase: it
+ * analyses only boundaries with new data, keeps an established answer
+ * through a window that says nothing new (stale, since), publishes a period
+ * change within three new periods, never predicts a phase in the past, and
+ * scores its previous prediction.
+ */
+#include "helpers.h"
+
+#include <string.h>
+
+#define FS 10.0
+
+struct run {
+    struct ftio_bins b;
+    struct ftio_online on;
+    struct ftio_analyzer *a;
+    struct ftio_samples x;
+};
+
+static void run_init(struct run *r, double seconds, enum ftio_detector det)
+{
+    memset(r, 0, sizeof *r);
+    ck_assert_int_eq(ftio_bins_init(&r->b, FS, 0, (size_t)(seconds * FS) + 2), 0);
+    struct ftio_options o;
+    if (det == FTIO_DETECTOR_COMPAT)
+        ftio_options_compat(&o);
+    else
+        ftio_options_default(&o);
+    ftio_online_init(&r->on, &o, 1.0, 0, 0);
+    r->a = ftio_analyzer_new();
+}
+
+static void run_free(struct run *r)
+{
+    ftio_bins_free(&r->b);
+    ftio_samples_free(&r->x);
+    ftio_analyzer_free(r->a);
+}
+
+/* A phase of `d` seconds moving 1 GB/s from t. */
+static void phase(struct run *r, double t, double d)
+{
+    ftio_bins_add(&r->b, t, t + d, 1e9 * d);
+}
+
+/* Step boundary t_end; returns the step's code and fills u. */
+static int step(struct run *r, double t_end, struct ftio_online_update *u)
+{
+    char err[256];
+    int rc = ftio_online_step(&r->on, r->a, &r->b, t_end, t_end, &r->x, u, err, sizeof err);
+    ck_assert_msg(rc >= 0, "%s", err);
+    return rc;
+}
+
+START_TEST(skips_boundaries_without_data)
+{
+    struct run r;
+    run_init(&r, 60, FTIO_DETECTOR_ROBUST);
+    for (int i = 0; i < 5; i++)
+        phase(&r, 1 + 10.0 * i, 1);
+    struct ftio_online_update u;
+    int analysed = 0;
+    for (double t = 1; t <= 51; t += 1)
+        analysed += step(&r, t, &u) == 0;
+    /* One analysis per phase (the first boundary too): 1 + 5 (each phase
+     * spans two boundaries: 1-2 s after its start there is data too). */
+    ck_assert_int_le(analysed, 11);
+    ck_assert_int_ge(analysed, 5);
+    ck_assert_uint_eq(r.on.hist.analyses, (unsigned)analysed);
+    run_free(&r);
+}
+END_TEST
+
+START_TEST(period_change_within_three_periods)
+{
+    struct run r;
+    run_init(&r, 200, FTIO_DETECTOR_ROBUST);
+    double t = 1, change = 0;
+    for (int i = 0; i < 10; i++, t += 10)
+        phase(&r, t, 1);
+    change = t;                        /* the first phase of the new regime */
+    for (int i = 0; i < 10; i++, t += 6)
+        phase(&r, t, 1);
+    struct ftio_online_update u;
+    double first_new = NAN;
+    bool stale_seen = false;
+    for (double e = 1; e <= t; e += 1) {
+        if (step(&r, e, &u) != 0)
+            continue;
+        ck_assert(!u.res.next.valid || u.res.next.start > e);   /* never in the past */
+        if (e < change)
+            continue;
+        stale_seen |= u.stale;
+        bool is_new = u.res.has_period && fabs(u.res.dominant.period - 6) <= 0.3;
+        if (is_new && isnan(first_new))
+            first_new = e;
+        if (!isnan(first_new))
+            ck_assert_msg(is_new, "at %.0f s the new period was dropped again (%.3f)", e,
+                          u.res.dominant.period);
+    }
+    ck_assert_msg(!isnan(first_new), "the new period was never published");
+    ck_assert_msg(first_new - change <= 3 * 6 + 2, "new period published %.0f s after the change",
+                  first_new - change);
+    /* On the way, the old answer was kept (stale) rather than dropped. */
+    ck_assert(stale_seen);
+    run_free(&r);
+}
+END_TEST
+
+/* An established answer survives windows that find nothing (here a 25 s
+ * fixed window over a pause in which only background I/O flows): the robust
+ * loop republishes it stale, with the window that last confirmed it and its
+ * next phase rolled forward; after three periods without confirmation it
+ * says none.  Compat publishes what each window says. */
+START_TEST(stale_not_none)
+{
+    for (int det = 0; det < 2; det++) {
+        struct run r;
+        run_init(&r, 130, det ? FTIO_DETECTOR_COMPAT : FTIO_DETECTOR_ROBUST);
+        ftio_online_init(&r.on, &r.on.opts, 1.0, 25, 0);
+        for (int i = 0; i < 6; i++)
+            phase(&r, 1 + 10.0 * i, 1);
+        ftio_bins_add(&r.b, 60, 120, 6e7);        /* background only */
+        struct ftio_online_update u;
+        int stale = 0, none_after = 0, none_before = 0;
+        double since = NAN, kept = NAN;
+        for (double e = 1; e <= 120; e += 1) {
+            if (step(&r, e, &u) != 0)
+                continue;
+            if (u.stale) {
+                stale++;
+                since = u.since;
+                kept = u.res.dominant.period;
+                ck_assert(u.res.has_period);
+                ck_assert(u.res.next.start > e);
+            }
+            if (!u.res.has_period && e > 60) {
+                if (isnan(since) || e > since + FTIO_ONLINE_NONE_PERIODS * kept)
+                    none_after++;
+                else
+                    none_before++;
+            }
+        }
+        if (det == 0) {
+            ck_assert_msg(stale > 0, "robust: nothing published stale");
+            ck_assert(since <= 90 && since >= 50);
+            ck_assert_msg(none_before == 0, "robust: none %d times before 3 periods", none_before);
+            ck_assert_msg(none_after > 0, "robust: the stale answer never expired");
+        } else {
+            ck_assert_int_eq(stale, 0);
+        }
+        run_free(&r);
+    }
+}
+END_TEST
+
+/* The previous prediction is scored against the phase that came. */
+START_TEST(scores_previous_prediction)
+{
+    struct run r;
+    run_init(&r, 80, FTIO_DETECTOR_ROBUST);
+    for (int i = 0; i < 7; i++)
+        phase(&r, 1 + 10.0 * i, 1);
+    struct ftio_online_update u;
+    for (double e = 1; e <= 70; e += 1)
+        step(&r, e, &u);
+    ck_assert(u.has_error);
+    ck_assert_abs(u.last_error, 0, 0.15);
+    ck_assert_uint_ge(r.on.scored, 3);
+    ck_assert_uint_eq(r.on.missed, 0);
+    run_free(&r);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("analysis-online-loop");
+    TCase *tc = tcase_create("online-loop");
+    tcase_add_test(tc, skips_boundaries_without_data);
+    tcase_add_test(tc, period_change_within_three_periods);
+    tcase_add_test(tc, stale_not_none);
+    tcase_add_test(tc, scores_previous_prediction);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
