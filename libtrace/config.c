@@ -142,6 +142,12 @@ void ftio_config_load(struct ftio_config *c)
     while (cap * 2 <= want)
         cap *= 2;
     c->ring_records = cap;
+    /* Bursts: more segments of that size per process, up to
+     * FTIO_BUFFER_MAX_MB in all (ring.c); past it records are lost, counted. */
+    long max_mb = env_long("FTIO_BUFFER_MAX_MB", 256, 1, 1 << 20);
+    if (max_mb < mb)
+        max_mb = mb;
+    c->ring_max_records = (size_t)max_mb * 1024 * 1024 / sizeof(struct ftio_record);
 
     const char *layers = getenv("FTIO_LAYERS");
     c->layers = layers && *layers ? parse_layers(layers) : (1u << FTIO_LAYER_COUNT) - 1;

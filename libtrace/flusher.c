@@ -442,6 +442,10 @@ static void flush_all(const char *mark, int final)
         if (last)
             break;
     }
+    /* Spare segments for the next burst, allocated here, off the
+     * application's path (ring.c). */
+    if (!final)
+        ftio_rings_refill();
 }
 
 static int take_mark(char *out)

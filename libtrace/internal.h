@@ -32,6 +32,7 @@ struct ftio_config {
     int      signals;          /* FTIO_SIGNALS=0 disables fatal-signal flush */
     int      private_fds;      /* FTIO_PRIVATE_FDS=0: flusher shares the fd table */
     size_t   ring_records;     /* per-thread ring size, from FTIO_BUFFER_MB */
+    size_t   ring_max_records; /* all segments of the process, FTIO_BUFFER_MAX_MB */
     unsigned layers;           /* bit per enum ftio_layer, from FTIO_LAYERS */
     char     endpoint[512];    /* FTIO_ENDPOINT */
     char     spool_dir[1024];  /* FTIO_SPOOL_DIR, else $TMPDIR, else /tmp */
@@ -159,7 +160,13 @@ FTIO_HIDDEN void ftio_files_commit(void *token);
 FTIO_HIDDEN void ftio_files_after_fork_child(void);
 
 /* ---- rings (ring.c) --------------------------------------------------- */
-FTIO_HIDDEN void ftio_rings_init(size_t records_per_ring);
+/* Segments of records_per_ring records; at most max_records buffered in all
+ * (the hard limit past which records are lost, counted). */
+FTIO_HIDDEN void ftio_rings_init(size_t records_per_ring, size_t max_records);
+/* Flusher: keep spare segments ready for producers that overflow. */
+FTIO_HIDDEN void ftio_rings_refill(void);
+/* Segments producers linked because theirs was full (diagnostics). */
+FTIO_HIDDEN uint64_t ftio_rings_overflows(void);
 /* Flusher: move up to max records out of all rings into out[]; adds the
  * records dropped since the last call to *lost.  Returns the count. */
 FTIO_HIDDEN size_t ftio_rings_drain(struct ftio_record *out, size_t max, uint64_t *lost);

@@ -1,17 +1,30 @@
-/* ring.c -- per-thread single-producer/single-consumer record rings.
+/* ring.c -- per-thread single-producer/single-consumer record queues that
+ * never drop a record under a burst.
  *
- * Each application thread that records gets its own ring on its first record
- * (the only allocation, outside any hot loop), pushed on a lock-free registry
- * list that only ever grows.  The thread is the only producer (head), the
- * flusher the only consumer (tail), so ftio_emit() is a copy and two atomic
- * stores: no lock, no syscall.  When the ring is half full the producer kicks
- * the flusher once; when it is full the record is dropped and counted (sent
- * as "lost" in the next batch header) -- the application never blocks.
+ * Each application thread that records gets its own queue (struct ring) on
+ * its first record (an allocation outside any hot loop), pushed on a
+ * lock-free registry list that only ever grows.  A queue is a chain of
+ * segments, each a ring of FTIO_BUFFER_MB of records: the thread writes into
+ * the newest segment (head), the flusher reads from the oldest (tail), so
+ * ftio_emit() is a copy and two atomic stores: no lock, no allocation, no
+ * syscall.  When the segment is half full the producer kicks the flusher once.
  *
- * At thread exit a pthread_key destructor retires the ring; the flusher
+ * When the segment is full -- the application records faster than the
+ * flusher drains, a burst -- the producer does not drop the record: it links
+ * a fresh segment after the full one and goes on there.  Fresh segments come
+ * from a few spare slots the flusher keeps filled (an atomic exchange takes
+ * one: no lock, no ABA); only when they are all taken does the producer
+ * allocate one itself.  The flusher drains the full segment, follows the
+ * link, and keeps the emptied segment as a spare or frees it, so memory
+ * returns to one segment per thread once the burst is over.  All segments
+ * of the process together are capped by FTIO_BUFFER_MAX_MB: only past that
+ * hard limit is a record dropped, and then it is counted (sent as "lost" in
+ * the next batch header) -- the application never blocks.
+ *
+ * At thread exit a pthread_key destructor retires the queue; the flusher
  * drains it and marks it free, and the next new thread reuses it, so memory
  * is bounded by the peak number of recording threads.  In a forked child
- * only the forking thread survives: every ring is emptied (the parent sends
+ * only the forking thread survives: every queue is emptied (the parent sends
  * those records) and the others are freed for reuse.
  */
 #include <pthread.h>
@@ -21,55 +34,152 @@
 
 enum { RING_FREE = 0, RING_IN_USE = 1, RING_RETIRED = 2 };
 
-struct ring {
+struct seg {
     _Atomic uint64_t head;          /* written by the producer */
     char             pad0[56];
     _Atomic uint64_t tail;          /* written by the consumer */
     char             pad1[56];
+    _Atomic(struct seg *) next;     /* set once, by the producer, when this one is full */
+    struct ftio_record rec[];
+};
+
+struct ring {
+    _Atomic(struct seg *) oldest;   /* the consumer's segment */
     _Atomic uint64_t lost;          /* producer adds, consumer takes */
     atomic_int       state;
     uint32_t         tid;
     struct ring     *next;          /* registry list, never unlinked */
-    struct ftio_record rec[];
 };
 
+#define SPARES 4
 static struct {
     _Atomic(struct ring *) list;
-    size_t                 cap;     /* power of two */
+    size_t                 cap;     /* records per segment, power of two */
+    size_t                 max_segs;/* hard limit on live segments */
+    atomic_size_t          segs;    /* live segments (queues + spares) */
+    _Atomic(struct seg *)  spare[SPARES];
     atomic_uint            next_tid;
-    _Atomic uint64_t       lost;    /* records from threads that could not get a ring */
+    _Atomic uint64_t       lost;    /* records from threads that could not get a queue */
+    _Atomic uint64_t       overflows;   /* segments linked by producers (diagnostics) */
     pthread_key_t          key;
 } rings;
 
 static __thread struct ring *my_ring __attribute__((tls_model("initial-exec")));
+static __thread struct seg *my_seg __attribute__((tls_model("initial-exec")));
 static __thread int my_ring_gone __attribute__((tls_model("initial-exec")));
 
 static void retire(void *arg)
 {
     struct ring *r = arg;
     my_ring = NULL;
+    my_seg = NULL;
     my_ring_gone = 1;          /* later records of this exiting thread: counted lost */
     atomic_store_explicit(&r->state, RING_RETIRED, memory_order_release);
     ftio_flusher_kick();       /* drain it soon: thread-churning programs reuse rings */
 }
 
-void ftio_rings_init(size_t records_per_ring)
+void ftio_rings_init(size_t records_per_ring, size_t max_records)
 {
     rings.cap = records_per_ring;
+    rings.max_segs = max_records / records_per_ring;
+    if (rings.max_segs < 2)
+        rings.max_segs = 2;
     atomic_store(&rings.next_tid, 1);
     if (pthread_key_create(&rings.key, retire) != 0)
         ftio_warn("pthread_key_create failed; thread exits are not tracked");
+}
+
+/* A new segment, counted against the hard limit (unless `always`: a
+ * thread's first one).  NULL when over the limit or out of memory. */
+static struct seg *seg_alloc(bool always)
+{
+    size_t n = atomic_fetch_add(&rings.segs, 1);
+    if (!always && n >= rings.max_segs) {
+        atomic_fetch_sub(&rings.segs, 1);
+        return NULL;
+    }
+    struct seg *s = calloc(1, sizeof *s + rings.cap * sizeof(struct ftio_record));
+    if (!s)
+        atomic_fetch_sub(&rings.segs, 1);
+    return s;
+}
+
+static void seg_free(struct seg *s)
+{
+    free(s);
+    atomic_fetch_sub(&rings.segs, 1);
+}
+
+/* Reset a drained segment for reuse. */
+static struct seg *seg_reset(struct seg *s)
+{
+    atomic_store_explicit(&s->head, 0, memory_order_relaxed);
+    atomic_store_explicit(&s->tail, 0, memory_order_relaxed);
+    atomic_store_explicit(&s->next, NULL, memory_order_relaxed);
+    return s;
+}
+
+/* Producer side of an overflow: a spare (atomic exchange: safe against any
+ * number of producers), else a fresh allocation under the hard limit. */
+static struct seg *seg_take(void)
+{
+    for (int i = 0; i < SPARES; i++) {
+        struct seg *s = atomic_exchange_explicit(&rings.spare[i], NULL, memory_order_acquire);
+        if (s)
+            return s;
+    }
+    int busy = ftio_busy;
+    ftio_busy = 1;             /* calloc must not be traced */
+    struct seg *s = seg_alloc(false);
+    ftio_busy = busy;
+    return s;
+}
+
+/* Consumer side: keep an emptied segment as a spare, or free it. */
+static void seg_give_back(struct seg *s)
+{
+    seg_reset(s);
+    for (int i = 0; i < SPARES; i++) {
+        struct seg *expect = NULL;
+        if (atomic_compare_exchange_strong_explicit(&rings.spare[i], &expect, s,
+                                                    memory_order_release, memory_order_relaxed))
+            return;
+    }
+    seg_free(s);
+}
+
+void ftio_rings_refill(void)
+{
+    /* Two spares ready before a burst: a producer that overflows takes one
+     * without allocating. */
+    for (int i = 0; i < 2; i++) {
+        if (atomic_load_explicit(&rings.spare[i], memory_order_relaxed))
+            continue;
+        struct seg *s = seg_alloc(false);
+        if (!s)
+            return;
+        struct seg *expect = NULL;
+        if (!atomic_compare_exchange_strong(&rings.spare[i], &expect, s))
+            seg_free(s);
+    }
+}
+
+static bool queue_empty(struct ring *r)
+{
+    struct seg *s = atomic_load_explicit(&r->oldest, memory_order_acquire);
+    return !atomic_load_explicit(&s->next, memory_order_acquire) &&
+           atomic_load_explicit(&s->tail, memory_order_acquire) ==
+               atomic_load_explicit(&s->head, memory_order_relaxed);
 }
 
 static struct ring *acquire_ring(void)
 {
     uint32_t tid = atomic_fetch_add(&rings.next_tid, 1);
     for (struct ring *r = atomic_load(&rings.list); r; r = r->next) {
-        /* A free ring, or a retired one already drained: its records are
+        /* A free queue, or a retired one already drained: its records are
          * gone, so the consumer has nothing left to read from it. */
         int state = atomic_load_explicit(&r->state, memory_order_acquire);
-        if (state == RING_RETIRED && atomic_load_explicit(&r->tail, memory_order_acquire) !=
-                                         atomic_load_explicit(&r->head, memory_order_relaxed))
+        if (state == RING_RETIRED && !queue_empty(r))
             continue;
         if ((state == RING_FREE || state == RING_RETIRED) &&
             atomic_compare_exchange_strong(&r->state, &state, RING_IN_USE)) {
@@ -77,9 +187,13 @@ static struct ring *acquire_ring(void)
             return r;
         }
     }
-    struct ring *r = calloc(1, sizeof *r + rings.cap * sizeof(struct ftio_record));
-    if (!r)
+    struct ring *r = calloc(1, sizeof *r);
+    struct seg *s = r ? seg_alloc(true) : NULL;
+    if (!s) {
+        free(r);
         return NULL;
+    }
+    atomic_store(&r->oldest, s);
     r->tid = tid;
     atomic_store(&r->state, RING_IN_USE);
     r->next = atomic_load(&rings.list);
@@ -97,6 +211,11 @@ static __attribute__((noinline)) struct ring *first_record(void)
     struct ring *r = acquire_ring();
     if (r) {
         my_ring = r;
+        /* The newest segment: a reused queue's only one (drained). */
+        struct seg *s = atomic_load(&r->oldest);
+        while (atomic_load(&s->next))
+            s = atomic_load(&s->next);
+        my_seg = s;
         pthread_setspecific(rings.key, r);
     }
     ftio_flusher_start_if_needed();
@@ -104,33 +223,51 @@ static __attribute__((noinline)) struct ring *first_record(void)
     return r;
 }
 
-void ftio_emit(const struct ftio_record *rec)
+/* The producer's segment is full: link a fresh one after it and go on
+ * there.  NULL past the hard limit (the record is then lost, counted). */
+static __attribute__((noinline)) struct seg *overflow(struct ring *r, struct seg *full)
 {
-    struct ring *r = my_ring;
-    if (ftio_unlikely(!r)) {
-        r = first_record();
-        if (!r) {
-            atomic_fetch_add_explicit(&rings.lost, 1, memory_order_relaxed);
-            return;
-        }
-    }
-    if (ftio_unlikely(!atomic_load_explicit(&ftio_flusher_started, memory_order_relaxed)))
-        ftio_flusher_start_if_needed();          /* fork child: first record */
-    uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
-    uint64_t tail = atomic_load_explicit(&r->tail, memory_order_acquire);
-    uint64_t used = head - tail;
-    if (ftio_unlikely(used >= rings.cap)) {
+    struct seg *s = seg_take();
+    if (!s) {
         /* Kick once per overflow episode (the flusher resets lost), not
          * once per dropped record: a syscall each would slow the app. */
         if (atomic_fetch_add_explicit(&r->lost, 1, memory_order_relaxed) == 0)
             ftio_flusher_kick();
-        return;
+        return NULL;
     }
-    struct ftio_record *slot = &r->rec[head & (rings.cap - 1)];
+    atomic_store_explicit(&full->next, s, memory_order_release);
+    my_seg = s;
+    atomic_fetch_add_explicit(&rings.overflows, 1, memory_order_relaxed);
+    ftio_flusher_kick();       /* drain the full one, refill the spares */
+    return s;
+}
+
+void ftio_emit(const struct ftio_record *rec)
+{
+    struct seg *s = my_seg;
+    if (ftio_unlikely(!s)) {
+        if (!first_record()) {
+            atomic_fetch_add_explicit(&rings.lost, 1, memory_order_relaxed);
+            return;
+        }
+        s = my_seg;
+    }
+    if (ftio_unlikely(!atomic_load_explicit(&ftio_flusher_started, memory_order_relaxed)))
+        ftio_flusher_start_if_needed();          /* fork child: first record */
+    uint64_t head = atomic_load_explicit(&s->head, memory_order_relaxed);
+    uint64_t tail = atomic_load_explicit(&s->tail, memory_order_acquire);
+    uint64_t used = head - tail;
+    if (ftio_unlikely(used >= rings.cap)) {
+        s = overflow(my_ring, s);
+        if (!s)
+            return;
+        head = used = 0;
+    }
+    struct ftio_record *slot = &s->rec[head & (rings.cap - 1)];
     *slot = *rec;
-    slot->tid = r->tid;
+    slot->tid = my_ring->tid;
     slot->reserved = 0;
-    atomic_store_explicit(&r->head, head + 1, memory_order_release);
+    atomic_store_explicit(&s->head, head + 1, memory_order_release);
     if (ftio_unlikely(used + 1 == rings.cap / 2))
         ftio_flusher_kick();
 }
@@ -144,15 +281,26 @@ size_t ftio_rings_drain(struct ftio_record *out, size_t max, uint64_t *lost)
         if (state == RING_FREE)
             continue;
         *lost += atomic_exchange_explicit(&r->lost, 0, memory_order_relaxed);
-        uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
-        uint64_t head = atomic_load_explicit(&r->head, memory_order_acquire);
-        while (tail != head && n < max) {
-            out[n++] = r->rec[tail & (rings.cap - 1)];
-            tail++;
+        struct seg *s = atomic_load_explicit(&r->oldest, memory_order_relaxed);
+        for (;;) {
+            /* `next` before `head`: once the producer linked a newer
+             * segment it never writes this one again, so this head is final. */
+            struct seg *next = atomic_load_explicit(&s->next, memory_order_acquire);
+            uint64_t tail = atomic_load_explicit(&s->tail, memory_order_relaxed);
+            uint64_t head = atomic_load_explicit(&s->head, memory_order_acquire);
+            while (tail != head && n < max) {
+                out[n++] = s->rec[tail & (rings.cap - 1)];
+                tail++;
+            }
+            atomic_store_explicit(&s->tail, tail, memory_order_release);
+            if (tail != head || !next)
+                break;
+            atomic_store_explicit(&r->oldest, next, memory_order_release);
+            seg_give_back(s);
+            s = next;
         }
-        atomic_store_explicit(&r->tail, tail, memory_order_release);
-        /* A retired ring has no producer left: once empty it can be reused. */
-        if (state == RING_RETIRED && tail == head) {
+        /* A retired queue has no producer left: once empty it can be reused. */
+        if (state == RING_RETIRED && queue_empty(r)) {
             int expect = RING_RETIRED;
             atomic_compare_exchange_strong(&r->state, &expect, RING_FREE);
         }
@@ -162,11 +310,25 @@ size_t ftio_rings_drain(struct ftio_record *out, size_t max, uint64_t *lost)
     return n;
 }
 
+uint64_t ftio_rings_overflows(void)
+{
+    return atomic_load_explicit(&rings.overflows, memory_order_relaxed);
+}
+
 void ftio_rings_after_fork_child(void)
 {
     atomic_store(&rings.lost, 0);
     for (struct ring *r = atomic_load(&rings.list); r; r = r->next) {
-        atomic_store(&r->tail, atomic_load(&r->head));   /* the parent sends these */
+        /* The parent sends these records: keep only the newest segment,
+         * emptied. */
+        struct seg *s = atomic_load(&r->oldest);
+        while (atomic_load(&s->next)) {
+            struct seg *next = atomic_load(&s->next);
+            seg_free(s);
+            s = next;
+        }
+        atomic_store(&s->tail, atomic_load(&s->head));
+        atomic_store(&r->oldest, s);
         atomic_store(&r->lost, 0);
         if (r != my_ring)
             atomic_store(&r->state, RING_FREE);

@@ -24,11 +24,16 @@ $(SHIM_TEST_DIR)/shim_life: $(B)/tests/shim/shim_life.o
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(LDFLAGS)
 
+# The burst program (tests/shim/burst.sh, bench/burst.sh).
+$(SHIM_TEST_DIR)/shim-burst: $(B)/tests/shim/shim_burst.o
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ $(LDFLAGS)
+
 SHIM_TEST_BINS := $(FTIO_RECV) $(SHIM_TEST_DIR)/shim_calls $(SHIM_TEST_DIR)/shim_calls_fortify \
-                  $(SHIM_TEST_DIR)/shim_calls_lfs $(SHIM_TEST_DIR)/shim_life
+                  $(SHIM_TEST_DIR)/shim_calls_lfs $(SHIM_TEST_DIR)/shim_life $(SHIM_TEST_DIR)/shim-burst
 
 ALL_TARGETS += $(SHIM_TEST_BINS)
-SHELL_TESTS += tests/shim/calls.sh tests/shim/lifecycle.sh tests/shim/delivery.sh
+SHELL_TESTS += tests/shim/calls.sh tests/shim/lifecycle.sh tests/shim/delivery.sh tests/shim/burst.sh
 
 shim-tests: $(SHIM_LIB) $(SHIM_TEST_BINS) $(B)/bin/flush_points $(B)/bin/posix_periodic
 .PHONY: shim-tests

@@ -1,0 +1,46 @@
+#!/bin/sh
+# burst.sh -- no record is dropped at any call rate: 10^6 one-byte write(2)
+# and fwrite(3) calls as fast as the program can make them, from 1 thread and
+# from 8, with a receiver and without one (spool), default settings.  Every
+# call arrives as a record (per layer: exactly the calls made) and lost is 0;
+# the queues grew past their steady size to absorb the burst (FTIO_DEBUG
+# reports overflow segments) and the file system saw every byte.
+. "$(dirname "$0")/lib.sh"
+BURST="$B/tests/shim-burst"
+[ -x "$BURST" ] || { echo "missing $BURST"; exit 1; }
+N=1000000
+for threads in 1 8; do
+  per=$((N / threads))
+  for where in daemon spool; do
+    rm -f "$T"/spool/* "$T"/burst-*
+    if [ $where = daemon ]; then
+      start_recv "$T/got" -n 1 -i 20
+    fi
+    traced "$BURST" $threads $per "$T" >"$T/made" 2>"$T/app.err" || fail "$threads threads, $where: program failed: $(cat "$T/app.err")"
+    if [ $where = daemon ]; then
+      wait_recv
+      [ -z "$(ls "$T"/spool/ 2>/dev/null)" ] || "$RECV" -w /dev/null "$T"/spool/*.msgpack >/dev/null
+    else
+      "$RECV" "$T"/spool/*.msgpack >"$T/got"
+    fi
+    calls=$(val "$T/made" calls)
+    secs=$(val "$T/made" seconds)
+    what="$threads thread(s), $where, $calls calls in $secs s"
+    expect_eq "$T/got" count.posix.write $((calls / 2)) "$what: POSIX write records"
+    expect_eq "$T/got" count.stdio.write $((calls / 2)) "$what: stdio write records"
+    expect_eq "$T/got" lost 0 "$what: lost"
+    expect_eq "$T/got" seq_gaps 0 "$what: sequence gaps"
+    size=$(cat "$T"/burst-* | wc -c)
+    [ "$size" = "$calls" ] && ok "$what: $size bytes written" || fail "$what: $size bytes on disk"
+  done
+done
+# The hard limit still holds: with FTIO_BUFFER_MAX_MB=1 (one small segment)
+# and no daemon, records past it are lost -- and counted: records + lost =
+# calls.
+rm -f "$T"/spool/* "$T"/burst-*
+FTIO_BUFFER_MB=1 FTIO_BUFFER_MAX_MB=1 FTIO_SPOOL_DIR="$T/spool" traced "$BURST" 1 $N "$T" >"$T/made" 2>/dev/null
+"$RECV" "$T"/spool/*.msgpack >"$T/got"
+r=$(( $(val "$T/got" count.posix.write) + $(val "$T/got" count.stdio.write) ))
+l=$(val "$T/got" lost); l=${l:-0}
+[ $((r + l)) = $N ] && ok "hard limit: $r records + $l lost = $N calls" || fail "hard limit: $r records + $l lost != $N"
+[ "$FAILS" = 0 ]
