@@ -79,7 +79,7 @@ static inline int traced_File_open(int (*real)(MPI_Comm, const char *, int, MPI_
          * handle know not to trace rather than guess. */
         ftio_mpi_file_add(*fh, fid, amode);
         if (fid)
-            ftio_mpi_emit(t0, t1, FTIO_OP_OPEN, 0, fid, -1, 0);
+            ftio_mpi_emit(t0, t1, FTIO_OP_OPEN, FTIO_FLAG_COLLECTIVE, fid, -1, 0);   /* collective */
     }
     errno = saved;
     return rc;
@@ -99,7 +99,7 @@ static inline int traced_File_close(int (*real)(MPI_File *), MPI_File *fh)
     if (rc == MPI_SUCCESS && f) {
         ftio_mpi_file_remove(key);
         if (fid)
-            ftio_mpi_emit(t0, t1, FTIO_OP_CLOSE, 0, fid, -1, 0);
+            ftio_mpi_emit(t0, t1, FTIO_OP_CLOSE, FTIO_FLAG_COLLECTIVE, fid, -1, 0);  /* collective */
     }
     errno = saved;
     return rc;

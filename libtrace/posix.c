@@ -110,6 +110,14 @@ static inline void pos_advance(struct ftio_fd_slot *s, int64_t off, int64_t n)
 /* After a successful open: trace the descriptor if the path is ours. */
 static void opened(int fd, int dirfd, const char *path, int flags, uint64_t t0, uint64_t t1)
 {
+#ifdef O_PATH
+    if (flags & O_PATH) {
+        /* A path handle (hwloc opens "/" like this in MPI_Init): it cannot
+         * be read or written, so it is not I/O and is not recorded. */
+        ftio_fd_forget(fd);
+        return;
+    }
+#endif
     uint32_t fid = ftio_file_register_at(dirfd, path);
     if (!fid) {
         ftio_fd_forget(fd);

@@ -77,7 +77,7 @@ if [ -x "$B/tests/mpiio_fortran" ]; then
     want=""
     for r in 0 1; do
         want="$want$r 2 1 0 16 $((r * 16));$r 2 1 1 16 $((64 + r * 16));$r 2 1 2 16 $((128 + r * 16));"
-        want="$want$r 2 2 0 0 -1;$r 2 3 0 0 -1;"
+        want="$want$r 2 2 2 0 -1;$r 2 3 2 0 -1;"   # open, close: collective
     done
     [ "$got" = "$want" ] || fail "Fortran records: got '$got', want '$want'"
 else

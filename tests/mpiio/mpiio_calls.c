@@ -317,7 +317,7 @@ int main(int argc, char **argv)
     snprintf(path, sizeof path, "%s/calls.dat", argv[1]);
     check(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh),
           "open");
-    want("calls", FTIO_OP_OPEN, 0, 0, -1, 0);
+    want("calls", FTIO_OP_OPEN, C, 0, -1, 0);      /* open and close are collective */
     MPI_File_set_errhandler(fh, MPI_ERRORS_RETURN);
     /* big enough that every read below is complete */
     check(MPI_File_set_size(fh, (MPI_Offset)65 * nranks * B), "set_size");
@@ -335,15 +335,15 @@ int main(int argc, char **argv)
     check(MPI_File_sync(fh), "sync");
     want("calls", FTIO_OP_SYNC, 0, 0, -1, 0);
     check(MPI_File_close(&fh), "close");
-    want("calls", FTIO_OP_CLOSE, 0, 0, -1, 0);
+    want("calls", FTIO_OP_CLOSE, C, 0, -1, 0);
 
     if (rank == 0) {
         snprintf(path, sizeof path, "%s/deleted.dat", argv[1]);
         check(MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh),
               "open deleted");
-        want("deleted", FTIO_OP_OPEN, 0, 0, -1, 0);
+        want("deleted", FTIO_OP_OPEN, C, 0, -1, 0);
         check(MPI_File_close(&fh), "close deleted");
-        want("deleted", FTIO_OP_CLOSE, 0, 0, -1, 0);
+        want("deleted", FTIO_OP_CLOSE, C, 0, -1, 0);
         check(MPI_File_delete(path, MPI_INFO_NULL), "delete");
         want("deleted", FTIO_OP_META, 0, 0, -1, 0);
     }

@@ -55,7 +55,7 @@ static void *writer(void *arg)
         buf[i] = (char)('a' + (t + i) % 26);
     MPI_File fh;
     check(MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh), "open");
-    want(name, FTIO_OP_OPEN, 0, 0, -1);
+    want(name, FTIO_OP_OPEN, FTIO_FLAG_COLLECTIVE, 0, -1);
     for (int i = 0; i < iterations; i++) {
         MPI_Request req;
         MPI_Offset off = (MPI_Offset)i * 2 * B;
@@ -74,7 +74,7 @@ static void *writer(void *arg)
         want(name, FTIO_OP_WRITE, 0, B, off + B);
     }
     check(MPI_File_close(&fh), "close");
-    want(name, FTIO_OP_CLOSE, 0, 0, -1);
+    want(name, FTIO_OP_CLOSE, FTIO_FLAG_COLLECTIVE, 0, -1);
     return NULL;
 }
 

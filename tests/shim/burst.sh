@@ -4,7 +4,8 @@
 # from 8, with a receiver and without one (spool), default settings.  Every
 # call arrives as a record (per layer: exactly the calls made) and lost is 0;
 # the queues grew past their steady size to absorb the burst (FTIO_DEBUG
-# reports overflow segments) and the file system saw every byte.
+# reports overflow segments) and the file system saw every byte.  Each
+# thread also opens its directory with O_PATH: not recorded.
 . "$(dirname "$0")/lib.sh"
 BURST="$B/tests/shim-burst"
 [ -x "$BURST" ] || { echo "missing $BURST"; exit 1; }
@@ -29,6 +30,7 @@ for threads in 1 8; do
     expect_eq "$T/got" count.posix.write $((calls / 2)) "$what: POSIX write records"
     expect_eq "$T/got" count.stdio.write $((calls / 2)) "$what: stdio write records"
     expect_eq "$T/got" lost 0 "$what: lost"
+    expect_eq "$T/got" count.posix.open $threads "$what: POSIX opens (the O_PATH ones are not I/O)"
     expect_eq "$T/got" seq_gaps 0 "$what: sequence gaps"
     size=$(cat "$T"/burst-* | wc -c)
     [ "$size" = "$calls" ] && ok "$what: $size bytes written" || fail "$what: $size bytes on disk"

@@ -4,7 +4,8 @@
  *   shim-burst THREADS CALLS DIR
  *
  * Each of THREADS threads opens its own file in DIR twice (POSIX and stdio)
- * and alternates 1-byte write(2) and fwrite(3) calls, CALLS in all per
+ * (and the directory once with O_PATH, which is no I/O and must not be
+ * recorded), and alternates 1-byte write(2) and fwrite(3) calls, CALLS in all per
  * thread, as fast as it can; then prints "calls=<total data calls>" and
  * "seconds=<wall time of the loop>" on stdout.  Under libftio.so every call
  * is a record: the test compares what arrived with what was made.
@@ -31,6 +32,10 @@ static void *run(void *arg)
         perror(path);
         exit(1);
     }
+    /* A path handle: not I/O, must not be recorded (tests/shim/burst.sh). */
+    int ph = open(dir, O_PATH | O_DIRECTORY);
+    if (ph >= 0)
+        close(ph);
     for (long i = 0; i < calls; i++) {
         if (i & 1) {
             if (fwrite("x", 1, 1, f) != 1)
