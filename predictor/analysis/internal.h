@@ -112,6 +112,19 @@ void ftio_detect_top(const struct ftio_spectrum *s, int want, struct ftio_result
 
 /* ---- phases.c / robust.c (the robust detector, ALGORITHM.md §9) -------- */
 
+/* qsort order of doubles, and the median of sorted v[0..n) (0 when empty). */
+static inline int ftio_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+static inline double ftio_median_sorted(const double *v, size_t n)
+{
+    if (n == 0)
+        return 0;
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 /* The phases found in the samples (owned by the analyzer) and the levels
  * they were told from. */
 struct ftio_phase_scan {

@@ -37,19 +37,6 @@
 /* A run moving less than this share of a typical phase's volume is noise. */
 #define MIN_VOLUME_SHARE 0.15
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median_sorted(const double *v, size_t n)
-{
-    if (n == 0)
-        return 0;
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /* Otsu's split of sorted v[0..n): returns i, the size of the lower class
  * (0 < i < n), maximising w0 w1 (m0 - m1)^2; 0 when all values are equal. */
 static size_t otsu_split(const double *v, size_t n)
@@ -89,19 +76,19 @@ static bool levels(struct ftio_analyzer *a, const struct ftio_samples *x,
     double *v = a->scratch;
     size_t n = x->n;
     memcpy(v, x->x, n * sizeof *v);
-    qsort(v, n, sizeof *v, cmp_double);
+    qsort(v, n, sizeof *v, ftio_cmp_double);
     size_t split = otsu_split(v, n);
     if (split == 0)
         return false;
-    s->background = median_sorted(v, split);
-    double level = median_sorted(v + split, n - split);
+    s->background = ftio_median_sorted(v, split);
+    double level = ftio_median_sorted(v + split, n - split);
     double thr = 0.5 * (v[split - 1] + v[split]);
     /* Spread of the background: MAD of the lower class as a std. */
     double *dev = a->scratch + n;
     for (size_t i = 0; i < split; i++)
         dev[i] = fabs(v[i] - s->background);
-    qsort(dev, split, sizeof *dev, cmp_double);
-    double spread = 1.4826 * median_sorted(dev, split);
+    qsort(dev, split, sizeof *dev, ftio_cmp_double);
+    double spread = 1.4826 * ftio_median_sorted(dev, split);
     s->spread = spread;
     s->level = level;
     /* Two levels, not one level and its rounding noise. */
@@ -151,8 +138,8 @@ static size_t group_fragments(struct ftio_analyzer *a, struct ftio_phase *p, siz
     double *gap = a->scratch;
     for (size_t i = 0; i + 1 < np; i++)
         gap[i] = fmax(p[i + 1].start - p[i].end, 0);
-    qsort(gap, np - 1, sizeof *gap, cmp_double);
-    double gref = median_sorted(gap + (np - 1) / 2, np - 1 - (np - 1) / 2);
+    qsort(gap, np - 1, sizeof *gap, ftio_cmp_double);
+    double gref = ftio_median_sorted(gap + (np - 1) / 2, np - 1 - (np - 1) / 2);
     if (!(gref > 0) || !(gap[0] < 0.5 * gref))
         return np;
     /* What an iteration moves: the largest run, or the volume per long gap
@@ -246,8 +233,8 @@ int ftio_phases_find(struct ftio_analyzer *a, const struct ftio_samples *x,
     double *len = a->scratch;
     for (size_t i = 0; i < np; i++)
         len[i] = p[i].end - p[i].start + 1;
-    qsort(len, np, sizeof *len, cmp_double);
-    double gap_max = fmax(1.0, MERGE_SHARE * median_sorted(len, np));
+    qsort(len, np, sizeof *len, ftio_cmp_double);
+    double gap_max = fmax(1.0, MERGE_SHARE * ftio_median_sorted(len, np));
     size_t m = 0;
     for (size_t i = 1; i < np; i++) {
         if (p[i].start - p[m].end - 1 <= gap_max)
@@ -306,8 +293,8 @@ int ftio_phases_find(struct ftio_analyzer *a, const struct ftio_samples *x,
     double *vols = a->scratch;
     for (size_t i = 0; i < np; i++)
         vols[i] = p[i].bytes;
-    qsort(vols, np, sizeof *vols, cmp_double);
-    double typical = median_sorted(vols + np / 2, np - np / 2);
+    qsort(vols, np, sizeof *vols, ftio_cmp_double);
+    double typical = ftio_median_sorted(vols + np / 2, np - np / 2);
     m = 0;
     for (size_t i = 0; i < np; i++)
         if (p[i].bytes >= MIN_VOLUME_SHARE * typical)

@@ -47,18 +47,13 @@
 /* "periodic" from this confidence on (the calibration target, ALGORITHM.md). */
 #define PERIODIC_CONF 0.8
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
+/* Median of v[0..n) (sorts v); NAN when empty. */
 static double median_of(double *v, size_t n)
 {
     if (n == 0)
         return NAN;
-    qsort(v, n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    qsort(v, n, sizeof *v, ftio_cmp_double);
+    return ftio_median_sorted(v, n);
 }
 
 static void mean_cv(const double *v, size_t n, double *mean, double *cv)

@@ -10,15 +10,9 @@
 # power, and the z-score test of ALGORITHM.md §3 then needs ~9 periods.
 . "$(dirname "$0")/lib.inc"
 need "$B/bin/ftiod" "$B/bin/checkpoint" "$B/lib/libftio.so"
-command -v mpirun >/dev/null || fail "mpirun not found"
 start_daemon d
 JOB=e2e-mpi-$$
-ROOTOPT=""; [ "$(id -u)" = 0 ] && ROOTOPT="--allow-run-as-root"
-timeout 120 mpirun $ROOTOPT --oversubscribe -np 4 -x LD_PRELOAD="$PRELOAD" -x ASAN_OPTIONS=$APP_ASAN_OPTIONS \
-  -x FTIO_ENDPOINT="ipc://$T/d.in" -x FTIO_JOB=$JOB -x FTIO_SPOOL_DIR="$T" \
-  "$B/bin/checkpoint" -n 8 -c 3 -b 32M -o "$T" >"$T/app.out" 2>"$T/app.err" \
-  || fail "checkpoint failed: $(cat "$T/app.err")"
-cat "$T/app.out"
+run_checkpoint $JOB -n 8 -c 3 -b 32M
 wait_topic "$T/d.log" "ftio.$JOB.end" 20
 P=$("$PY" -c "import re,sys; m=re.search(r'(\d+) iterations.*total ([0-9.]+) s', open(sys.argv[1]).read()); print(float(m.group(2))/int(m.group(1)))" "$T/app.out")
 echo "true period $P s"

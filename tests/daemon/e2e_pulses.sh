@@ -9,15 +9,9 @@
 # before the message's window end.
 . "$(dirname "$0")/lib.inc"
 need "$B/bin/ftiod" "$B/bin/checkpoint" "$B/lib/libftio.so"
-command -v mpirun >/dev/null || fail "mpirun not found"
 start_daemon d
 JOB=e2e-pulses-$$
-ROOTOPT=""; [ "$(id -u)" = 0 ] && ROOTOPT="--allow-run-as-root"
-timeout 120 mpirun $ROOTOPT --oversubscribe -np 4 -x LD_PRELOAD="$PRELOAD" -x ASAN_OPTIONS=$APP_ASAN_OPTIONS \
-  -x FTIO_ENDPOINT="ipc://$T/d.in" -x FTIO_JOB=$JOB -x FTIO_SPOOL_DIR="$T" \
-  "$B/bin/checkpoint" -n 8 -c 5 -b 1M -v -o "$T" >"$T/app.out" 2>"$T/app.err" \
-  || fail "checkpoint failed: $(cat "$T/app.err")"
-cat "$T/app.out"
+run_checkpoint $JOB -n 8 -c 5 -b 1M -v
 wait_topic "$T/d.log" "ftio.$JOB.end" 20
 # The true period: the mean length of the iterations after the first
 # (compute + checkpoint), as the app measured them.

@@ -5,15 +5,9 @@
 # final summary, each mode's period is within 5 % of the iterations' length.
 . "$(dirname "$0")/lib.inc"
 need "$B/bin/ftiod" "$B/bin/checkpoint" "$B/lib/libftio.so"
-command -v mpirun >/dev/null || fail "mpirun not found"
 start_daemon d
 JOB=e2e-rw-$$
-ROOTOPT=""; [ "$(id -u)" = 0 ] && ROOTOPT="--allow-run-as-root"
-timeout 120 mpirun $ROOTOPT --oversubscribe -np 4 -x LD_PRELOAD="$PRELOAD" -x ASAN_OPTIONS=$APP_ASAN_OPTIONS \
-  -x FTIO_ENDPOINT="ipc://$T/d.in" -x FTIO_JOB=$JOB -x FTIO_SPOOL_DIR="$T" \
-  "$B/bin/checkpoint" -n 8 -c 2 -r 1 -b 8M -v -o "$T" >"$T/app.out" 2>"$T/app.err" \
-  || fail "checkpoint failed: $(cat "$T/app.err")"
-cat "$T/app.out"
+run_checkpoint $JOB -n 8 -c 2 -r 1 -b 8M -v
 wait_topic "$T/d.log" "ftio.$JOB.end" 20
 P=$("$PY" -c "
 import re, sys
