@@ -31,9 +31,9 @@
 
 /* Intervals this regular (coefficient of variation) are a regular train. */
 #define REGULAR_CV 0.15
-/* A period change: the old regime this regular, the new one twice as
- * regular, their means this far apart (and four times their scatter: a
- * drift is not a change). */
+/* A period change: both regimes this regular (the new one a little more),
+ * their means this far apart and four times their scatter (a drift is not
+ * a change). */
 #define REGIME_CV 0.10
 #define REGIME_SHIFT 0.20
 /* An interval within this of an integer multiple of the typical one. */
@@ -88,7 +88,7 @@ static size_t newest_regime(const double *d, size_t nd)
         mean_cv(d, s - 1, &mp, &cp);
         mean_cv(d + s, nd - s, &ms, &cs);
         double pooled = sqrt((cp * cp + cs * cs) / 2);
-        if (cp < REGIME_CV && cs < REGIME_CV / 2 &&
+        if (cp < REGIME_CV && cs < 0.8 * REGIME_CV &&
             fabs(ms / mp - 1) > fmax(REGIME_SHIFT, 4 * pooled)) {
             /* Keep the longest consistent suffix: later splits would only
              * cut the new regime shorter. */
