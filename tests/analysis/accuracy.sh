@@ -14,7 +14,8 @@ for f in "$B/bench/accuracy-gen" "$B/bin/ftio" "$B/bin/ftiod"; do
   [ -x "$f" ] || { echo "FAIL: missing $f (build it first)"; exit 1; }
 done
 "$B/bench/accuracy-gen" "$T/traces" --subset --spool || { echo "FAIL: accuracy-gen"; exit 1; }
-# detector group key op value (groups: sweep_(ACCURACY.md), extra_families, all, daemon)
+# detector group key op value (groups: sweep_(ACCURACY.md), extra_families, all, daemon,
+# calib_hi: the share within 10 % of the answers with confidence >= 0.8)
 cat >"$T/thresholds" <<'EOT'
 robust sweep_(ACCURACY.md) within10 >= 98
 robust sweep_(ACCURACY.md) harmonic <= 1
@@ -26,7 +27,8 @@ robust all next_err_median <= 2
 robust all next_in_past <= 0
 robust all bytes_err_median <= 2
 robust daemon next_in_past <= 0
-robust daemon settled_by_4 >= 75
+robust daemon settled_by_4 >= 85
+robust calib_hi share >= 95
 compat sweep_(ACCURACY.md) within10 >= 70
 compat sweep_(ACCURACY.md) within10 <= 85
 EOT
