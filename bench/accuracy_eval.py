@@ -297,9 +297,10 @@ def main():
             line = line.split("#")[0].split()
             if not line:
                 continue
-            det, group, key, op, val = line[0], line[1].replace("_", " "), line[2], line[3], float(line[4])
+            det, raw, key, op, val = line[0], line[1], line[2], line[3], float(line[4])
+            group = raw.replace("_", " ")
             groups = overall.get(det, {})
-            got = groups.get("**%s**" % group, groups.get(group, {})).get(key)
+            got = groups.get("**%s**" % group, groups.get(raw, {})).get(key)
             ok = got is not None and not math.isnan(got) and (got >= val if op == ">=" else got <= val)
             print("check %s %s %s %s %g: %s" % (det, group, key, op, val, fmtv(got)))
             if not ok:
