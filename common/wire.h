@@ -83,7 +83,7 @@ void ftio_wbuf_free(struct ftio_wbuf *b);
  * Validation (anything else is rejected with -1, the whole batch):
  *  - the batch is a map; keys are strings; unknown keys (and non-string keys)
  *    are skipped for forward compatibility; a known key twice is an error.
- *  - required keys: v (== 1), job (non-empty str), seq, ts, te, bytes, op.
+ *  - required keys: v (== 1), job (non-empty str, valid UTF-8), seq, ts, te, bytes, op.
  *    Optional, with their default when absent: host "" (never NULL), pid 0,
  *    rank -1, nranks 0, clock [0, 0], lost 0, skew_ns 0, files [], mark NULL
  *    (nil accepted as absent), final false, off -1, layer POSIX, fid 0,

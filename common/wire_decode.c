@@ -330,6 +330,32 @@ static size_t arena_put(struct wire_storage *st, const uint8_t *s, size_t len)
 }
 
 /* read_str + checks (no NUL inside, non-empty if required) + copy. */
+/* Is s[0..n) well-formed UTF-8 (no overlong forms, no surrogates, at most
+ * U+10FFFF)?  Job ids become topics and JSON strings: anything else would
+ * vanish from the published messages, the log and --status. */
+static int utf8_valid(const uint8_t *s, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        uint8_t c = s[i];
+        size_t len = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+        if (!len || i + len > n)
+            return 0;
+        uint32_t cp = len == 1 ? c : c & (0x7F >> len);
+        for (size_t k = 1; k < len; k++) {
+            if ((s[i + k] & 0xC0) != 0x80)
+                return 0;
+            cp = (cp << 6) | (s[i + k] & 0x3F);
+        }
+        static const uint32_t min_cp[5] = { 0, 0, 0x80, 0x800, 0x10000 };
+        if (cp < min_cp[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+            return 0;
+        i += len;
+    }
+    return 1;
+}
+
+/* allow_empty: bit 0 = may be empty; READ_UTF8 = must be valid UTF-8. */
+#define READ_UTF8 2
 static int read_cstr(struct reader *r, struct wire_storage *st, const char *what,
                      int allow_empty, size_t *off)
 {
@@ -338,10 +364,12 @@ static int read_cstr(struct reader *r, struct wire_storage *st, const char *what
     int rc = read_str(r, what, FTIO_WIRE_MAX_STR, &s, &len);
     if (rc != OK)
         return rc;
-    if (!len && !allow_empty)
+    if (!len && !(allow_empty & 1))
         return fail(r, "'%s' is empty", what);
     if (memchr(s, '\0', len))
         return fail(r, "'%s' contains a NUL byte", what);
+    if (allow_empty & READ_UTF8 && !utf8_valid(s, len))
+        return fail(r, "'%s' is not valid UTF-8", what);
     if ((*off = arena_put(st, s, len)) == NO_STRING)
         return fail(r, "out of memory");
     return OK;
@@ -457,7 +485,7 @@ static int decode_value(struct reader *r, struct wire_storage *st, struct state 
             return fail(r, "unsupported protocol version %" PRId64 " (expected %d)", i, FTIO_WIRE_VERSION);
         s->h.version = (int)i;
         return OK;
-    case K_JOB:   return read_cstr(r, st, "job", 0, &s->job_off);
+    case K_JOB:   return read_cstr(r, st, "job", READ_UTF8, &s->job_off);
     case K_HOST:  return read_cstr(r, st, "host", 1, &s->host_off);
     case K_PID:   return read_i64(r, "pid", INT64_MIN, INT64_MAX, &s->h.pid);
     case K_RANK:

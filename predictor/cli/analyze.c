@@ -183,6 +183,36 @@ static int analyze_sliding(const struct ftio_cli *cli, struct ftio_analyzer *a,
     return 0;
 }
 
+/* What the input can justify: a trace of R records analysed at fs needs
+ * span x fs samples (and the DFT's buffers, ~48 B per sample in all).  A
+ * tiny file claiming a year-long span would otherwise take gigabytes: the
+ * samples are capped at max(4 Mi, 64 per record) and by --max-memory. */
+#define BYTES_PER_SAMPLE 48.0
+static int check_samples(const struct ftio_cli *cli, const struct ftio_signal *sig, int64_t records,
+                         char *err, size_t errlen)
+{
+    double first = sig->t[0], last = sig->t[sig->n - 1];
+    if (isfinite(cli->analysis.t_start) && cli->analysis.t_start > first)
+        first = cli->analysis.t_start;
+    if (isfinite(cli->analysis.t_end) && cli->analysis.t_end < last)
+        last = cli->analysis.t_end;
+    double n = (last - first) * cli->analysis.fs;
+    double justified = fmax(4194304.0, 64.0 * (double)records);
+    double allowed = cli->max_memory_mb * 1048576.0 / BYTES_PER_SAMPLE;
+    if (n > justified) {
+        snprintf(err, errlen, "the trace spans %.6g s: %.3g samples at %g Hz for %lld records; "
+                 "lower -f or select a window with -ts/-te", last - first, n, cli->analysis.fs,
+                 (long long)records);
+        return -1;
+    }
+    if (n > allowed) {
+        snprintf(err, errlen, "%.3g samples at %g Hz need %.0f MB, over --max-memory %g MB",
+                 n, cli->analysis.fs, n * BYTES_PER_SAMPLE / 1048576.0, cli->max_memory_mb);
+        return -1;
+    }
+    return 0;
+}
+
 int ftio_cli_analyze(const struct ftio_cli *cli, const struct ftio_trace_set *set)
 {
     struct ftio_analyzer *a = ftio_analyzer_new();
@@ -204,7 +234,9 @@ int ftio_cli_analyze(const struct ftio_cli *cli, const struct ftio_trace_set *se
             status = 1;
             continue;
         }
-        int rc = cli->sliding ? analyze_sliding(cli, a, t, &sig, &tot, err, sizeof err)
+        int rc = check_samples(cli, &sig, tot.records, err, sizeof err);
+        if (rc == 0)
+            rc = cli->sliding ? analyze_sliding(cli, a, t, &sig, &tot, err, sizeof err)
                               : analyze_once(cli, a, t, &sig, &tot, err, sizeof err);
         if (rc != 0) {
             fprintf(stderr, "ftio: %s%s%s\n", t->job[0] ? t->job : "", t->job[0] ? ": " : "", err);

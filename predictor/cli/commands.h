@@ -27,6 +27,7 @@ struct ftio_cli {
     bool   sliding;          /* --window given */
     double window;           /* fixed window length; 0 = adaptive */
     double step;             /* --step: time between sliding analyses */
+    double max_memory_mb;    /* --max-memory: bound on the analysis' memory */
     int    nfiles;
     char **files;
 };

@@ -21,7 +21,7 @@ static const char usage_line[] =
     "usage: ftio [--compat] [-f HZ] [-m read|write|all] [-t TOL] [-ts S] [-te S] [-n K] [--no-psd]\n"
     "            [--sampling hold|average] [--autocorrelation] [--window S|adaptive [--step S]]\n"
     "            [--dxt posix|mpiio] [--format F] [--lenient] [--absolute-time] [--keep-nested]\n"
-    "            [--json] FILE...\n"
+    "            [--max-memory MB] [--json] FILE...\n"
     "       ftio sub [options] | ftio replay FILE...   (see ftio(1))\n";
 
 static const char help_text[] =
@@ -50,6 +50,8 @@ static const char help_text[] =
     "      --absolute-time    spool files: keep Unix epoch times (default: relative)\n"
     "      --keep-nested      spool files: count data at POSIX, drop MPI-IO records\n"
     "      --json             print the JSON prediction object (PROTOCOL.md §2)\n"
+    "      --max-memory MB    bound on the analysis' memory (default 4096); the samples\n"
+    "                         are also capped by what the input justifies (64 per record)\n"
     "  -h, --help             this help;  -V, --version  the version\n";
 
 static int usage(const char *why, const char *arg)
@@ -102,6 +104,7 @@ static int parse_args(int argc, char **argv, struct ftio_cli *cli)
     ftio_read_options_default(&cli->read);
     cli->mode = FTIO_MODE_WRITE;
     cli->step = 1.0;
+    cli->max_memory_mb = 4096;
     cli->files = calloc((size_t)argc, sizeof *cli->files);
     if (!cli->files)
         return usage("out of memory", NULL);
@@ -182,6 +185,10 @@ static int parse_args(int argc, char **argv, struct ftio_cli *cli)
                 return usage("--window needs a length in seconds or 'adaptive'", v);
             cli->sliding = true;
             cli->window = d;
+        } else if (VALUE(NULL, "--max-memory")) {
+            if (r < 0 || parse_double(v, &d) || !(d >= 1))
+                return usage("--max-memory needs a size in MB (at least 1)", v);
+            cli->max_memory_mb = d;
         } else if (VALUE(NULL, "--step")) {
             if (r < 0 || parse_double(v, &d) || d <= 0)
                 return usage("--step needs a positive time in seconds", v);

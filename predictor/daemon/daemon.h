@@ -48,7 +48,7 @@ struct ftiod_config {
 /* Counters of things that are not any job's. */
 struct ftiod_stats {
     uint64_t messages, batches, records;
-    uint64_t malformed, truncated, multipart, over_jobs, over_procs, duplicates;
+    uint64_t malformed, truncated, multipart, over_jobs, over_procs, duplicates, bad_seq;
     uint64_t analyses, published;
 };
 

@@ -75,6 +75,8 @@ static void merge(struct ingest *in)
             wake = b->h.mark != NULL || j->ended;
         } else if (st == JOB_DUPLICATE) {
             d->stats.duplicates++;
+        } else if (st == JOB_BAD_SEQ) {
+            d->stats.bad_seq++;
         } else {
             d->stats.over_procs++;
         }
@@ -89,6 +91,10 @@ static void merge(struct ingest *in)
     else if (st == JOB_TOO_MANY_PROCS)
         ftiod_log_rl(&in->rl_procs, "job %s: more than %zu processes (--max-procs): "
                      "dropping batch of %s:%lld", b->h.job, d->cfg.limits.max_procs,
+                     b->h.host ? b->h.host : "?", (long long)b->h.pid);
+    else if (st == JOB_BAD_SEQ)
+        ftiod_log_rl(&in->rl_bad, "job %s: batch with an absurd sequence number %llu from %s:%lld, "
+                     "dropped", b->h.job, (unsigned long long)b->h.seq,
                      b->h.host ? b->h.host : "?", (long long)b->h.pid);
     else if (st == JOB_DUPLICATE && d->cfg.verbose)
         ftiod_log_rl(&in->rl_dup, "job %s: batch %llu of %s:%lld seen before, dropped",

@@ -372,6 +372,14 @@ enum job_merge_status job_merge(struct job *j, const struct ftio_batch *b,
     uint64_t seq = h->seq;
 
     j->last_activity = now_mono;
+    /* A sequence number no shim reaches (2^62), or a jump further ahead than
+     * a shim flushing every second sends in 12 days: forged, counted, and
+     * kept out of the gap counters (lost_batches stays meaningful). */
+    uint64_t from = p ? p->next_seq : 0;
+    if (seq >= JOB_SEQ_LIMIT || (seq > from && seq - from > JOB_MAX_SEQ_JUMP)) {
+        j->bad_seq_batches++;
+        return JOB_BAD_SEQ;
+    }
     if (!p) {
         if (j->nprocs >= lim->max_procs || !(p = proc_add(j, host, h->pid))) {
             j->rejected_batches++;

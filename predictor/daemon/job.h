@@ -49,6 +49,10 @@ void job_limits_default(struct job_limits *l);
  * JOB_MAX_MISSING ranges [lo, hi) so a late copy (replay of a spool file)
  * fills its gap instead of being taken for a duplicate. */
 #define JOB_MAX_MISSING 32
+/* Sequence numbers past JOB_SEQ_LIMIT, or more than JOB_MAX_SEQ_JUMP ahead of
+ * what a process sent so far (from 0 for a new one), are forged. */
+#define JOB_SEQ_LIMIT (1ull << 62)
+#define JOB_MAX_SEQ_JUMP (1ull << 20)
 struct seq_range { uint64_t lo, hi; };
 
 struct job_proc {
@@ -122,6 +126,7 @@ struct job {
     uint64_t dup_batches;          /* seen twice: dropped */
     uint64_t rejected_batches;     /* over limits (too many processes) */
     uint64_t forgotten_ranges;     /* missing-range table overflow */
+    uint64_t bad_seq_batches;      /* absurd sequence numbers: dropped */
 
     double   last_activity;        /* daemon monotonic s of the last batch */
     bool     ended;                /* every process sent its final batch */
@@ -132,6 +137,7 @@ enum job_merge_status {
     JOB_MERGED        = 0,
     JOB_DUPLICATE     = 1,   /* batch seen before: dropped */
     JOB_TOO_MANY_PROCS = 2,  /* a new process over limits.max_procs: dropped */
+    JOB_BAD_SEQ       = 3,   /* an absurd sequence number (forged): dropped */
 };
 
 void job_record_log_free(struct job_record_log *l);

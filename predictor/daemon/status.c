@@ -61,6 +61,7 @@ char *ftiod_status_json(struct ftiod *d)
     json_object_set_new(drop, "over_max_jobs", json_integer((json_int_t)s->over_jobs));
     json_object_set_new(drop, "over_max_procs", json_integer((json_int_t)s->over_procs));
     json_object_set_new(drop, "duplicates", json_integer((json_int_t)s->duplicates));
+    json_object_set_new(drop, "bad_sequence", json_integer((json_int_t)s->bad_seq));
     json_object_set_new(root, "dropped", drop);
 
     json_t *jobs = json_array();
@@ -76,6 +77,7 @@ char *ftiod_status_json(struct ftiod *d)
         json_object_set_new(o, "bytes", json_real(j->bytes));
         json_object_set_new(o, "lost", json_integer((json_int_t)j->lost));
         json_object_set_new(o, "lost_batches", json_integer((json_int_t)j->lost_batches));
+        json_object_set_new(o, "bad_sequence_batches", json_integer((json_int_t)j->bad_seq_batches));
         json_object_set_new(o, "recovered_batches", json_integer((json_int_t)j->recovered_batches));
         json_object_set_new(o, "duplicate_batches", json_integer((json_int_t)j->dup_batches));
         json_object_set_new(o, "nested_records", json_integer((json_int_t)j->nested_records));
@@ -109,9 +111,10 @@ static void print_table(json_t *root)
            json_string_value(json_object_get(root, "version")) ?: "?", num(root, "uptime"),
            num(tot, "batches"), num(tot, "records"), num(tot, "published"));
     printf("dropped messages: %.0f malformed, %.0f truncated, %.0f multi-frame, "
-           "%.0f over --max-jobs, %.0f over --max-procs, %.0f duplicates\n",
+           "%.0f over --max-jobs, %.0f over --max-procs, %.0f duplicates, %.0f bad sequence\n",
            num(drop, "malformed"), num(drop, "truncated"), num(drop, "multipart"),
-           num(drop, "over_max_jobs"), num(drop, "over_max_procs"), num(drop, "duplicates"));
+           num(drop, "over_max_jobs"), num(drop, "over_max_procs"), num(drop, "duplicates"),
+           num(drop, "bad_sequence"));
     printf("%-20s %6s %12s %14s %8s %8s  %-28s %-28s\n", "job", "procs", "records", "bytes",
            "lost", "gaps", "write period", "read period");
     size_t i;

@@ -73,6 +73,12 @@ static int parse_line(char *line, long *rank, int *is_write, double *len, double
         *why = "too few fields (expected segment, [offset,] length, start, end)";
         return -1;
     }
+    if (tok && tok[0] != '[') {
+        /* A sixth number: not a DXT line we know; guessing which columns
+         * are the times would make up a trace. */
+        *why = "too many fields (expected segment, [offset,] length, start, end)";
+        return -1;
+    }
     int k = n == 4 ? 1 : 2;   /* index of length */
     *len = num[k];
     *ts = num[k + 1];

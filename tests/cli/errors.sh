@@ -24,6 +24,17 @@ expect_error() {
   return 0
 }
 
+# ---- input that would turn ftio against the machine ---------------------
+# A DXT line with a column too many: rejected, not guessed (it made ftio use
+# 2.4 GB and print a bogus period).
+awk '/^ *X_POSIX/ && !done { print $0 " 7"; done = 1; next } { print }' $D/sample-dxt.txt >"$T/extra.txt"
+expect_error 1 "^ftio: $T/extra.txt: line [0-9]+: .*too many fields" "$T/extra.txt"
+# A 45-byte CSV claiming a 30-year span: a clear error, at once.
+printf 'rank,op,t_start,t_end,bytes\n0,write,0,1e9,1\n' >"$T/span.csv"
+expect_error 1 "spans 1e\+09 s.*lower -f" "$T/span.csv"
+expect_error 1 "over --max-memory 1 MB" --max-memory 1 -f 1000 "$D/sample.csv"
+expect_error 2 "--max-memory needs" --max-memory 0 "$D/sample.csv"
+
 # ---- truncated copies of every format ------------------------------------
 size() { wc -c <"$1" | tr -d ' '; }
 head -c $(( $(size $D/tmio-8ranks.jsonl) / 2 )) $D/tmio-8ranks.jsonl >"$T/half.jsonl"

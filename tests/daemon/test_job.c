@@ -80,6 +80,24 @@ START_TEST(test_sequence_gaps_and_late_fill)
 }
 END_TEST
 
+/* Forged sequence numbers are dropped and counted; they never reach the
+ * gap counters (no lost_batches of 10^12, no wrap-around). */
+START_TEST(test_forged_sequence)
+{
+    struct job *j = job_new("j", &lim);
+    add_rec(FTIO_OP_WRITE, 0.0, 1.0, 10, 0);
+    ck_assert_int_eq(send(j, "h", 1, 0, false), JOB_MERGED);
+    ck_assert_int_eq(send(j, "h", 1, 1000000000000ull, false), JOB_BAD_SEQ);
+    ck_assert_int_eq(send(j, "h", 1, UINT64_MAX - 5, false), JOB_BAD_SEQ);
+    ck_assert_int_eq(send(j, "x", 2, 1ull << 40, false), JOB_BAD_SEQ);    /* a new process */
+    ck_assert_uint_eq(j->bad_seq_batches, 3);
+    ck_assert_uint_eq(j->lost_batches, 0);
+    ck_assert_int_eq(send(j, "h", 1, 5, false), JOB_MERGED);             /* a real gap */
+    ck_assert_uint_eq(j->lost_batches, 4);
+    job_free(j);
+}
+END_TEST
+
 START_TEST(test_first_batch_late_is_a_gap)
 {
     /* A daemon started mid-job: batches 0..9 went elsewhere (or to the spool). */
@@ -308,6 +326,7 @@ int main(void)
     tcase_add_checked_fixture(tc, setup, NULL);
     tcase_add_test(tc, test_sequence_gaps_and_late_fill);
     tcase_add_test(tc, test_first_batch_late_is_a_gap);
+    tcase_add_test(tc, test_forged_sequence);
     tcase_add_test(tc, test_many_gaps_bounded);
     tcase_add_test(tc, test_nested_counted_once);
     tcase_add_test(tc, test_time_base);

@@ -665,6 +665,11 @@ static void v_nan(msgpack_packer *pk)        { msgpack_pack_double(pk, 0.0 / 0.0
 static void v_huge_float(msgpack_packer *pk) { msgpack_pack_double(pk, 1e30); }
 static void v_empty_str(msgpack_packer *pk)  { msgpack_pack_str_with_body(pk, "", 0); }
 static void v_nul_str(msgpack_packer *pk)    { msgpack_pack_str_with_body(pk, "a\0b", 3); }
+/* Not UTF-8: a lone continuation byte, an overlong '/', a surrogate. */
+static void v_bad_utf8(msgpack_packer *pk)   { msgpack_pack_str_with_body(pk, "job\x80", 4); }
+static void v_overlong(msgpack_packer *pk)   { msgpack_pack_str_with_body(pk, "\xc0\xaf", 2); }
+static void v_surrogate(msgpack_packer *pk)  { msgpack_pack_str_with_body(pk, "\xed\xa0\x80", 3); }
+static void v_utf8_ok(msgpack_packer *pk)    { msgpack_pack_str_with_body(pk, "j\xc3\xa9" "b-\xf0\x9f\x92\xbe", 9); }
 static void v_long_str(msgpack_packer *pk)
 {
     static char s[FTIO_WIRE_MAX_STR + 1];
@@ -718,6 +723,8 @@ START_TEST(value_checks)
         { "seq", v_nan, -1 }, { "seq", v_huge_float, -1 }, { "pid", v_huge_float, -1 },
         { "job", v_empty_str, -1 }, { "host", v_empty_str, 0 }, { "mark", v_empty_str, 0 },
         { "job", v_nul_str, -1 }, { "host", v_nul_str, -1 }, { "mark", v_nul_str, -1 },
+        { "job", v_bad_utf8, -1 }, { "job", v_overlong, -1 }, { "job", v_surrogate, -1 },
+        { "job", v_utf8_ok, 0 }, { "host", v_bad_utf8, 0 },
         { "job", v_long_str, -1 }, { "host", v_long_str, -1 }, { "mark", v_long_str, -1 },
         { "rank", v_rank_big, -1 }, { "rank", v_rank_m2, -1 }, { "nranks", v_neg, -1 },
         { "clock", v_clock3, -1 },
