@@ -7,6 +7,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <strings.h>
 #include "internal.h"
 #include "record.h"
@@ -122,10 +123,17 @@ void ftio_config_load(struct ftio_config *c)
         else if (strcasecmp(sp, "auto") != 0)
             ftio_warn("FTIO_SPOOL=%s: expected auto, always or never; using auto", sp);
     }
+    /* The spool directory is private to the user (spool.c checks it):
+     * $FTIO_SPOOL_DIR, else $TMPDIR/ftio-$UID, else /tmp/ftio-$UID. */
     const char *dir = getenv("FTIO_SPOOL_DIR");
-    if (!dir || !*dir)
-        dir = getenv("TMPDIR");
-    copy_str(c->spool_dir, sizeof c->spool_dir, dir && *dir ? dir : "/tmp", "FTIO_SPOOL_DIR");
+    if (dir && *dir) {
+        copy_str(c->spool_dir, sizeof c->spool_dir, dir, "FTIO_SPOOL_DIR");
+    } else {
+        const char *tmp = getenv("TMPDIR");
+        char def[sizeof c->spool_dir];
+        snprintf(def, sizeof def, "%s/ftio-%u", tmp && *tmp ? tmp : "/tmp", (unsigned)geteuid());
+        copy_str(c->spool_dir, sizeof c->spool_dir, def, "TMPDIR");
+    }
 
     c->flush_ms = (int)env_long("FTIO_FLUSH_MS", 1000, 1, 3600 * 1000);
     c->linger_ms = (int)env_long("FTIO_LINGER_MS", 2000, 0, 60 * 1000);

@@ -9,10 +9,18 @@
  * batch with O_APPEND: spooling is the rare path, and holding no descriptor
  * means nothing to protect from an application's closefrom() or to fix up
  * after fork (a child's pid, hence its file name, is its own).
+ *
+ * Safety on a shared node (docs/SECURITY.md): the directory must be ours
+ * and writable by nobody else (the default, $TMPDIR/ftio-$UID, is created
+ * 0700), checked once per process; the file is created 0600 with
+ * O_EXCL|O_NOFOLLOW, and an existing one (an exec'd image continuing its
+ * predecessor's file) is appended to only if it is a regular file of ours,
+ * private, with one link.  Anything else: nothing is written, one warning.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "internal.h"
 
@@ -22,12 +30,60 @@ void ftio_spool_path(char *out, size_t len)
              (long)atomic_load(&ftio_id.pid));
 }
 
+/* Is the spool directory ours alone?  Created 0700 when missing. */
+static int dir_ok(void)
+{
+    static int checked, ok;   /* the flusher thread only */
+    if (checked)
+        return ok;
+    checked = 1;
+    const char *dir = ftio_cfg.spool_dir;
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+        ftio_warn("cannot create spool directory %s: %s; nothing is spooled", dir, strerror(errno));
+        return 0;
+    }
+    struct stat st;
+    if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        ftio_warn("spool directory %s is not a directory (or is a symlink); nothing is spooled", dir);
+    else if (st.st_uid != geteuid())
+        ftio_warn("spool directory %s belongs to uid %u, not to us; nothing is spooled", dir,
+                  (unsigned)st.st_uid);
+    else if (st.st_mode & 022)
+        ftio_warn("spool directory %s is writable by others; nothing is spooled "
+                  "(use a private one: FTIO_SPOOL_DIR)", dir);
+    else
+        ok = 1;
+    return ok;
+}
+
+/* Open the spool file for appending: created 0600, never through a
+ * symlink, never someone else's file. */
+static int open_spool(const char *path, int *warned)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0 || errno != EEXIST)
+        return fd;
+    fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+                    (st.st_mode & 077) || st.st_nlink != 1)) {
+        if (!(*warned)++)
+            ftio_warn("spool file %s exists and is not a private file of ours; not appending", path);
+        close(fd);
+        errno = EPERM;
+        return -1;
+    }
+    return fd;
+}
+
 int ftio_spool_append(const void *buf, size_t len)
 {
     static int warned;
     char path[2048];
+    if (!dir_ok())
+        return -1;
     ftio_spool_path(path, sizeof path);
-    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    int fd = open_spool(path, &warned);
     if (fd < 0) {
         if (!warned++)
             ftio_warn("cannot open spool file %s: %s", path, strerror(errno));

@@ -33,7 +33,8 @@ SHIM_TEST_BINS := $(FTIO_RECV) $(SHIM_TEST_DIR)/shim_calls $(SHIM_TEST_DIR)/shim
                   $(SHIM_TEST_DIR)/shim_calls_lfs $(SHIM_TEST_DIR)/shim_life $(SHIM_TEST_DIR)/shim-burst
 
 ALL_TARGETS += $(SHIM_TEST_BINS)
-SHELL_TESTS += tests/shim/calls.sh tests/shim/lifecycle.sh tests/shim/delivery.sh tests/shim/burst.sh
+SHELL_TESTS += tests/shim/calls.sh tests/shim/lifecycle.sh tests/shim/delivery.sh tests/shim/burst.sh \
+               tests/shim/spool_safety.sh
 
 shim-tests: $(SHIM_LIB) $(SHIM_TEST_BINS) $(B)/bin/flush_points $(B)/bin/posix_periodic
 .PHONY: shim-tests
