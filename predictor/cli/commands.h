@@ -6,7 +6,7 @@
  *
  * Each returns the process exit status (0 ok, 1 failure, 2 usage).  argv[0]
  * is the subcommand name.  sub.c and replay.c are linked only when present
- * (cli.mk defines FTIO_HAVE_SUB / FTIO_HAVE_REPLAY).
+ * and end.c (`ftio end`).
  */
 #ifndef FTIO_CLI_COMMANDS_H
 #define FTIO_CLI_COMMANDS_H
@@ -17,6 +17,7 @@
 
 int ftio_cmd_sub(int argc, char **argv);
 int ftio_cmd_replay(int argc, char **argv);
+int ftio_cmd_end(int argc, char **argv);
 
 /* Options of the offline analysis, parsed by main.c. */
 struct ftio_cli {

@@ -22,7 +22,7 @@ static const char usage_line[] =
     "            [--sampling hold|average] [--autocorrelation] [--window S|adaptive [--step S]]\n"
     "            [--dxt posix|mpiio] [--format F] [--lenient] [--absolute-time] [--keep-nested]\n"
     "            [--max-memory MB] [--json] FILE...\n"
-    "       ftio sub [options] | ftio replay FILE...   (see ftio(1))\n";
+    "       ftio sub [options] | ftio replay FILE... | ftio end JOB   (see ftio(1))\n";
 
 static const char help_text[] =
     "Detect the period of the I/O phases in trace files and predict the next one.\n"
@@ -245,18 +245,12 @@ static int parse_args(int argc, char **argv, struct ftio_cli *cli)
 
 int main(int argc, char **argv)
 {
-    if (argc > 1 && (strcmp(argv[1], "sub") == 0 || strcmp(argv[1], "replay") == 0)) {
-#ifdef FTIO_HAVE_SUB
-        if (strcmp(argv[1], "sub") == 0)
-            return ftio_cmd_sub(argc - 1, argv + 1);
-#endif
-#ifdef FTIO_HAVE_REPLAY
-        if (strcmp(argv[1], "replay") == 0)
-            return ftio_cmd_replay(argc - 1, argv + 1);
-#endif
-        fprintf(stderr, "ftio: '%s' is not available in this build\n", argv[1]);
-        return 2;
-    }
+    static const struct { const char *name; int (*run)(int, char **); } sub[] = {
+        { "sub", ftio_cmd_sub }, { "replay", ftio_cmd_replay }, { "end", ftio_cmd_end },
+    };
+    for (size_t i = 0; argc > 1 && i < sizeof sub / sizeof sub[0]; i++)
+        if (strcmp(argv[1], sub[i].name) == 0)
+            return sub[i].run(argc - 1, argv + 1);
     struct ftio_cli cli;
     memset(&cli, 0, sizeof cli);
     int rc = parse_args(argc, argv, &cli);

@@ -316,6 +316,16 @@ static void end_job(struct analysis *a, struct job *j, const char *why)
         if (j->mode[mode].has_result)
             json_object_set_new(sum, job_mode_name(mode), mode_json(j, mode));
     json_object_set_new(o, "summary", sum);
+    /* What the summary is worth (PROTOCOL.md §2): complete only when every
+     * process sent its final batch and no sequence gap remains. */
+    uint64_t without_final = j->nprocs - j->nfinal;
+    json_object_set_new(o, "complete", json_boolean(without_final == 0 && j->lost_batches == 0 &&
+                                                    job_all_final(j)));
+    json_object_set_new(o, "ended_by", json_string(why));
+    json_object_set_new(o, "missing_batches", json_integer((json_int_t)j->lost_batches));
+    json_object_set_new(o, "lost_records", json_integer((json_int_t)j->lost));
+    json_object_set_new(o, "processes", json_integer((json_int_t)j->nprocs));
+    json_object_set_new(o, "processes_without_final", json_integer((json_int_t)without_final));
     char *topic = topic_of(j->id, "end");
     if (d->cfg.verbose)
         ftiod_log("job %s: ended (%s): %llu records, %llu lost, %llu batches missing",
@@ -339,9 +349,8 @@ static bool work_once(struct analysis *a, bool stopping)
     double now = ftiod_now();
     for (size_t i = 0; i < d->jobs.n; i++) {
         struct job *j = d->jobs.job[i];
-        if (stopping || j->ended || now - j->last_activity > d->cfg.job_timeout) {
-            end_job(a, j, stopping ? "shutdown" : j->ended ? "all processes final"
-                                                            : "timeout");
+        if (stopping || j->ended || j->told || now - j->last_activity > d->cfg.job_timeout) {
+            end_job(a, j, stopping ? "shutdown" : j->ended ? "final" : j->told ? "told" : "timeout");
             return true;
         }
         for (int mode = 0; mode < JOB_NMODES; mode++) {

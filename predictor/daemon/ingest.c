@@ -163,16 +163,55 @@ static void drain(struct ingest *in)
     }
 }
 
+/* `end JOB` (ftio end): mark the job to be ended by the analysis thread.
+ * Returns the reply document. */
+static char *end_request(struct ftiod *d, const char *req, size_t len)
+{
+    char job[FTIO_WIRE_MAX_STR + 1];
+    size_t n = len - 4;
+    if (n == 0 || n > FTIO_WIRE_MAX_STR || memchr(req + 4, '\0', n))
+        return strdup("{\"error\":\"end: no job id\"}");
+    memcpy(job, req + 4, n);
+    job[n] = 0;
+    pthread_mutex_lock(&d->lock);
+    struct job *j = job_table_find(&d->jobs, job);
+    if (j) {
+        j->told = true;
+        pthread_cond_signal(&d->wake);
+    }
+    pthread_mutex_unlock(&d->lock);
+    json_t *o = j ? json_pack("{s:s}", "ending", job) : json_pack("{s:s, s:s}", "error", "no such job", "job", job);
+    char *doc = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    if (j)
+        ftiod_log("job %s: told to end", job);
+    return doc;
+}
+
 static void serve_status(struct ftiod *d)
 {
-    /* REP: read the request (any content), then always answer once. */
+    /* REP: read the request, then always answer once: `end JOB` ends a
+     * job, anything else gets the status document. */
     zmq_msg_t req;
     zmq_msg_init(&req);
     int rc = zmq_msg_recv(&req, d->rep, ZMQ_DONTWAIT);
     bool more = rc >= 0 && zmq_msg_more(&req);
+    char *end_doc = NULL;
+    bool is_end = false;
+    if (rc >= 4 && !more && memcmp(zmq_msg_data(&req), "end ", 4) == 0) {
+        is_end = true;
+        end_doc = end_request(d, zmq_msg_data(&req), zmq_msg_size(&req));
+    }
     zmq_msg_close(&req);
     if (rc < 0)
         return;
+    if (is_end) {
+        const char *fallback = "{\"error\":\"out of memory\"}";
+        zmq_send(d->rep, end_doc ? end_doc : fallback, strlen(end_doc ? end_doc : fallback),
+                 ZMQ_DONTWAIT);
+        free(end_doc);
+        return;
+    }
     while (more) {
         zmq_msg_init(&req);
         if (zmq_msg_recv(&req, d->rep, ZMQ_DONTWAIT) < 0) {

@@ -130,6 +130,7 @@ struct job {
 
     double   last_activity;        /* daemon monotonic s of the last batch */
     bool     ended;                /* every process sent its final batch */
+    bool     told;                 /* `ftio end JOB`: end it now */
 };
 
 /* What a merge did, for the caller's log lines and scheduling. */

@@ -46,10 +46,33 @@ print("keys ok")
 PYEOF
 wait_topic "$T/d.log" ftio.t1.end 10
 echo "t1 ended after --job-timeout"
+"$PY" - "$T/d.log" <<'PYEOF' || fail "t1 end message"
+import json, sys
+m = [d["message"] for d in map(json.loads, open(sys.argv[1])) if d["topic"] == "ftio.t1.end"][-1]
+assert m["ended_by"] in ("final", "timeout") and isinstance(m["complete"], bool), m
+assert {"missing_batches", "lost_records", "processes", "processes_without_final"} <= set(m), m
+PYEOF
 "$B/tests/daemon-gen" periodic --endpoint "ipc://$T/d.in" --job t2 --ranks 1 --period 1 --duration 0.2 \
   --phases 8 --no-final || fail "generator t2"
 sleep 0.5
 grep -q '"topic":"ftio.t2.end"' "$T/d.log" && fail "t2 ended too early"
+# A job whose process never sent its final batch (killed): `ftio end` ends it
+# at once, and the end message says it is incomplete and why it ended.
+"$B/tests/daemon-gen" periodic --endpoint "ipc://$T/d.in" --job t3 --ranks 2 --period 1 --duration 0.2 \
+  --phases 4 --no-final || fail "generator t3"
+sleep 0.3
+"$B/bin/ftio" end --endpoint "ipc://$T/d.st" t3 || fail "ftio end t3"
+wait_topic "$T/d.log" ftio.t3.end 5
+"$PY" - "$T/d.log" <<'PYEOF' || fail "t3 end message"
+import json, sys
+m = [d["message"] for d in map(json.loads, open(sys.argv[1])) if d["topic"] == "ftio.t3.end"][-1]
+assert m["complete"] is False and m["ended_by"] == "told", m
+assert m["processes"] == 2 and m["processes_without_final"] == 2, m
+assert m["missing_batches"] == 0 and m["lost_records"] == 0, m
+print("t3 ended by ftio end: complete false, 2 processes without final")
+PYEOF
+"$B/bin/ftio" end --endpoint "ipc://$T/d.st" no-such-job 2>"$T/end.err" && fail "ftio end of an unknown job succeeded"
+grep -q "no such job" "$T/end.err" || fail "ftio end unknown job: $(cat "$T/end.err")"
 kill -TERM $DPID; wait $DPID; rc=$?
 [ $rc = 0 ] || fail "exit status $rc after SIGTERM"
 grep -q '"topic":"ftio.t2.end"' "$T/d.log" || fail "no summary for t2 at shutdown"
