@@ -199,7 +199,7 @@ static int parse_args(int argc, char **argv, struct ftio_cli *cli)
             static const struct { const char *name; enum ftio_trace_format f; } fmts[] = {
                 { "spool", FTIO_FORMAT_SPOOL }, { "tmio-json", FTIO_FORMAT_TMIO_JSON },
                 { "json", FTIO_FORMAT_TMIO_JSON }, { "tmio-msgpack", FTIO_FORMAT_TMIO_MSGPACK },
-                { "dxt", FTIO_FORMAT_DXT }, { "csv", FTIO_FORMAT_CSV },
+                { "dxt", FTIO_FORMAT_DXT }, { "csv", FTIO_FORMAT_CSV }, { "darshan", FTIO_FORMAT_DARSHAN },
             };
             size_t k, nf = sizeof fmts / sizeof fmts[0];
             for (k = 0; r > 0 && k < nf && strcmp(v, fmts[k].name) != 0; k++)
