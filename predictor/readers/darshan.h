@@ -71,6 +71,7 @@ struct darshan_file_counters {
     double read_start, read_end, write_start, write_end;
 };
 struct darshan_heatmap { uint64_t id; int64_t rank; double width; int64_t nbins;
+                         int64_t missing;   /* trailing bins Darshan pads with 0 (1 or 0) */
                          const unsigned char *write_bins, *read_bins; };
 
 /* Each walker calls fn once per item; fn returns nonzero to stop.  The walk

@@ -228,18 +228,20 @@ static int inflate_zlib(const unsigned char *in, size_t n, unsigned char **out, 
         return -1;
     z.next_in = (unsigned char *)in;
     z.avail_in = (uInt)n;
-    int rc = 0;
+    int rc = 0, ended = 0;   /* a region must end with a complete stream */
     while (z.avail_in > 0) {
         if (grow(out, &cap, used) != 0) {
             rc = -1;
             break;
         }
+        ended = 0;
         z.next_out = *out + used;
         z.avail_out = (uInt)(cap - used);
         int r = inflate(&z, Z_NO_FLUSH);
         used = cap - z.avail_out;
         if (r == Z_STREAM_END) {
             inflateReset(&z);   /* a region may hold several streams */
+            ended = 1;
             continue;
         }
         if (r != Z_OK && !(r == Z_BUF_ERROR && z.avail_out == 0)) {
@@ -249,7 +251,7 @@ static int inflate_zlib(const unsigned char *in, size_t n, unsigned char **out, 
     }
     inflateEnd(&z);
     *outlen = used;
-    return rc;
+    return rc == 0 && !ended ? -1 : rc;
 }
 
 static int inflate_bzip2(const unsigned char *in, size_t n, unsigned char **out, size_t *outlen)
@@ -261,12 +263,13 @@ static int inflate_bzip2(const unsigned char *in, size_t n, unsigned char **out,
         return -1;
     z.next_in = (char *)in;
     z.avail_in = (unsigned)n;
-    int rc = 0;
+    int rc = 0, ended = 0;
     while (z.avail_in > 0) {
         if (grow(out, &cap, used) != 0) {
             rc = -1;
             break;
         }
+        ended = 0;
         z.next_out = (char *)*out + used;
         z.avail_out = (unsigned)(cap - used);
         int r = BZ2_bzDecompress(&z);
@@ -283,6 +286,7 @@ static int inflate_bzip2(const unsigned char *in, size_t n, unsigned char **out,
             }
             z.next_in = next_in;
             z.avail_in = avail_in;
+            ended = 1;
             continue;
         }
         if (r != BZ_OK) {
@@ -292,7 +296,7 @@ static int inflate_bzip2(const unsigned char *in, size_t n, unsigned char **out,
     }
     BZ2_bzDecompressEnd(&z);
     *outlen = used;
-    return rc;
+    return rc == 0 && !ended ? -1 : rc;
 }
 
 int darshan_log_region(const struct darshan_log *l, int mod, unsigned char **out, size_t *outlen,
@@ -325,7 +329,7 @@ int darshan_log_region(const struct darshan_log *l, int mod, unsigned char **out
     }
     rc = l->comp == 0 ? inflate_zlib(in, n, out, outlen) : inflate_bzip2(in, n, out, outlen);
     if (rc != 0)
-        return FAIL("offset %llu: damaged %s data in the %s region", (unsigned long long)off,
+        return FAIL("offset %llu: damaged or truncated %s data in the %s region", (unsigned long long)off,
                     l->comp == 0 ? "zlib" : "bzip2",
                     mod == -2 ? "job" : mod == DARSHAN_REGION_NAMES ? "name" : darshan_mod_name(mod));
     return 0;

@@ -24,11 +24,20 @@ struct counter_layout {
     int read_start, read_end, write_start, write_end;
 };
 
+/* Every version Darshan wrote (record sizes match darshan-util's
+ * DARSHAN_*_FILE_SIZE_<ver> constants).  MPI-IO reads/writes are the sum of
+ * the independent, collective, split and non-blocking counters. */
 static const struct counter_layout layouts[] = {
-    { DMOD_POSIX, 4, 69, 17, 3, 4, 14, 15, 1, 5, 2, 6 },
-    { DMOD_STDIO, 2, 14, 15, 2, 3, 7, 6, 6, 10, 5, 9 },
-    /* MPI-IO reads/writes are the sum of independent, collective, split, nb */
-    { DMOD_MPIIO, 3, 51, 17, 2, 3, 14, 15, 1, 5, 2, 6 },
+    /* mod         ver  n   nf  rd wr  br  bw  rs re  ws we */
+    { DMOD_POSIX,   1, 68, 15,  1, 2, 13, 14,  1, 3,  2, 4 },
+    { DMOD_POSIX,   2, 64, 15,  1, 2,  9, 10,  1, 3,  2, 4 },
+    { DMOD_POSIX,   3, 64, 17,  1, 2,  9, 10,  1, 5,  2, 6 },
+    { DMOD_POSIX,   4, 69, 17,  3, 4, 14, 15,  1, 5,  2, 6 },
+    { DMOD_STDIO,   1, 13, 15,  1, 2,  6,  5,  6, 10, 5, 9 },
+    { DMOD_STDIO,   2, 14, 15,  2, 3,  7,  6,  6, 10, 5, 9 },
+    { DMOD_MPIIO,   1, 51, 15,  2, 3, 14, 15,  1, 3,  2, 4 },
+    { DMOD_MPIIO,   2, 51, 15,  2, 3, 14, 15,  1, 3,  2, 4 },
+    { DMOD_MPIIO,   3, 51, 17,  2, 3, 14, 15,  1, 5,  2, 6 },
 };
 
 static const struct counter_layout *layout_of(int mod, uint32_t ver)
@@ -142,7 +151,8 @@ int darshan_walk_heatmap(const struct darshan_log *l, const unsigned char *r, si
              * some records; darshan-parser drops it, so do we. */
             h.nbins--;
         }
-        /* (one bin too few reads as a trailing zero bin: callers see nbins) */
+        else if (h.width == first_width && h.nbins == first_nbins - 1)
+            h.missing = 1;   /* ... or one too few: darshan-parser shows a zero bin */
         if (fn(ctx, &h))
             break;
     }

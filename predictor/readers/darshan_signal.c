@@ -1,9 +1,11 @@
 /* darshan_signal.c -- `ftio FILE.darshan`: a binary Darshan log becomes one
  * trace, its signal taken from the best source present:
- *   1. DXT segments: exact requests (DXT_MPIIO by default, so POSIX requests
- *      nested under MPI-IO are counted once; --dxt posix picks POSIX);
+ *   1. DXT segments: exact requests: DXT_MPIIO segments plus the DXT_POSIX
+ *      segments of files without MPI-IO records, so POSIX requests nested
+ *      under MPI-IO are counted once (--dxt posix|mpiio: that layer alone);
  *   2. HEATMAP bins (3.4+ runtime default): each bin's bytes spread over the
- *      bin (the MPI-IO heatmap when preferred and present, else POSIX);
+ *      bin; the POSIX heatmap (it holds MPI-IO's POSIX I/O too) plus STDIO's
+ *      (--dxt mpiio: the MPI-IO heatmap instead of POSIX);
  *   3. per-file counters (POSIX and STDIO): each file record's first-to-last
  *      read and write interval carrying its bytes -- the method of the
  *      440k-job temporal study; coarse: a job that touches one file gives one
@@ -20,7 +22,11 @@
 struct sink {
     const struct darshan_log *l;
     struct ftio_trace *t;
-    uint64_t want_id;        /* heatmap: the record chosen */
+    uint64_t want_id[2];     /* heatmap: the records chosen */
+    const uint64_t *skip;    /* DXT_POSIX: sorted ids of files MPI-IO already covers */
+    size_t nskip;
+    uint64_t *ids;           /* DXT_MPIIO: file ids seen */
+    size_t nids, capids;
     int oom;
 };
 
@@ -40,16 +46,74 @@ static int push(struct sink *s, int64_t rank, int is_write, double ts, double te
     return 0;
 }
 
+static int cmp_id(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
 static int on_segment(void *ctx, const struct darshan_segment *g, uint64_t id)
 {
-    (void)id;
+    struct sink *s = ctx;
+    if (s->nskip && bsearch(&id, s->skip, s->nskip, sizeof id, cmp_id))
+        return 0;   /* nested under an MPI-IO request already counted */
+    if (s->ids && (s->nids == 0 || s->ids[s->nids - 1] != id)) {
+        if (s->nids == s->capids) {
+            uint64_t *p = realloc(s->ids, 2 * s->capids * sizeof *p);
+            if (!p) {
+                s->oom = 1;
+                return 1;
+            }
+            s->ids = p;
+            s->capids *= 2;
+        }
+        s->ids[s->nids++] = id;
+    }
     return push(ctx, g->rank, g->is_write, g->start, g->end, (double)g->length);
+}
+
+/* DXT: MPI-IO segments, then the POSIX segments of files that have no MPI-IO
+ * record (POSIX I/O under MPI-IO is the same bytes again).  --dxt picks one
+ * layer alone. */
+static int read_dxt(struct ftio_reader_ctx *c, const struct darshan_log *l, struct sink *s)
+{
+    int use_mpiio = c->o->dxt != FTIO_DXT_POSIX && l->mod_len[DMOD_DXT_MPIIO];
+    int use_posix = c->o->dxt != FTIO_DXT_MPIIO && l->mod_len[DMOD_DXT_POSIX];
+    unsigned char *r = NULL;
+    size_t n = 0;
+    int rc = 0;
+    if (use_mpiio) {
+        s->capids = 64;
+        s->ids = malloc(s->capids * sizeof *s->ids);
+        if (!s->ids)
+            return FTIO_READER_FAIL(c, "offset 0: out of memory");
+        rc = darshan_log_region(l, DMOD_DXT_MPIIO, &r, &n, c->err, c->errlen);
+        if (rc == 0)
+            rc = darshan_walk_dxt(l, DMOD_DXT_MPIIO, r, n, on_segment, s, c->err, c->errlen);
+        free(r);
+        r = NULL;
+        qsort(s->ids, s->nids, sizeof *s->ids, cmp_id);
+        s->skip = s->ids;
+        s->nskip = s->nids;
+    }
+    uint64_t *ids = s->ids;
+    s->ids = NULL;
+    if (rc == 0 && use_posix && !(c->o->dxt == FTIO_DXT_MPIIO)) {
+        rc = darshan_log_region(l, DMOD_DXT_POSIX, &r, &n, c->err, c->errlen);
+        if (rc == 0)
+            rc = darshan_walk_dxt(l, DMOD_DXT_POSIX, r, n, on_segment, s, c->err, c->errlen);
+        free(r);
+    }
+    free(ids);
+    s->skip = NULL;
+    s->nskip = 0;
+    return rc;
 }
 
 static int on_heatmap(void *ctx, const struct darshan_heatmap *h)
 {
     struct sink *s = ctx;
-    if (h->id != s->want_id)
+    if (h->id != s->want_id[0] && h->id != s->want_id[1])
         return 0;
     for (int64_t i = 0; i < h->nbins; i++) {
         int64_t w = darshan_i64(s->l, h->write_bins + 8 * i);
@@ -135,29 +199,25 @@ int ftio_read_darshan(struct ftio_reader_ctx *c, const char *buf, size_t len)
     unsigned char *r = NULL;
     size_t n = 0;
     int rc = 0;
-    int dxt = -1;
-    if (c->o->dxt != FTIO_DXT_POSIX && l.mod_len[DMOD_DXT_MPIIO])
-        dxt = DMOD_DXT_MPIIO;
-    else if (c->o->dxt != FTIO_DXT_MPIIO && l.mod_len[DMOD_DXT_POSIX])
-        dxt = DMOD_DXT_POSIX;
-    if (dxt >= 0) {
-        rc = darshan_log_region(&l, dxt, &r, &n, c->err, c->errlen);
-        if (rc == 0)
-            rc = darshan_walk_dxt(&l, dxt, r, n, on_segment, &s, c->err, c->errlen);
+    if (l.mod_len[DMOD_DXT_MPIIO] || l.mod_len[DMOD_DXT_POSIX]) {
+        rc = read_dxt(c, &l, &s);
     } else if (l.mod_len[DMOD_HEATMAP]) {
+        /* POSIX heatmap (all POSIX I/O, MPI-IO's included) plus STDIO's;
+         * --dxt mpiio takes the MPI-IO heatmap instead of POSIX */
         unsigned char *names = NULL;
         size_t nn = 0;
         rc = darshan_log_region(&l, DARSHAN_REGION_NAMES, &names, &nn, c->err, c->errlen);
         if (rc == 0) {
-            if (c->o->dxt != FTIO_DXT_POSIX)
-                s.want_id = find_name(&l, names, nn, "heatmap:MPIIO");
-            if (!s.want_id)
-                s.want_id = find_name(&l, names, nn, "heatmap:POSIX");
+            if (c->o->dxt == FTIO_DXT_MPIIO)
+                s.want_id[0] = find_name(&l, names, nn, "heatmap:MPIIO");
+            if (!s.want_id[0])
+                s.want_id[0] = find_name(&l, names, nn, "heatmap:POSIX");
+            s.want_id[1] = find_name(&l, names, nn, "heatmap:STDIO");
             rc = darshan_log_region(&l, DMOD_HEATMAP, &r, &n, c->err, c->errlen);
         }
         free(names);
-        if (rc == 0 && !s.want_id)
-            darshan_walk_heatmap(&l, r, n, first_id, &s.want_id, c->err, c->errlen);
+        if (rc == 0 && !s.want_id[0] && !s.want_id[1])
+            darshan_walk_heatmap(&l, r, n, first_id, &s.want_id[0], c->err, c->errlen);
         if (rc == 0)
             rc = darshan_walk_heatmap(&l, r, n, on_heatmap, &s, c->err, c->errlen);
     } else {
