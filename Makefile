@@ -30,6 +30,8 @@ FFTW_LIBS    := -lfftw3 -lm
 ZMQ_LIBS     := -lzmq
 MSGPACK_LIBS := $(shell pkg-config --libs msgpack 2>/dev/null || echo -lmsgpackc)
 JANSSON_LIBS := -ljansson
+# zlib and bzip2: the compressed regions of binary Darshan logs (readers/darshan_log.c)
+COMPRESS_LIBS := -lz -lbz2
 CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck)
 
 # Filled by the fragments.

@@ -10,7 +10,7 @@ FTIO_CLI_OBJS := $(FTIO_CLI_SRCS:%.c=$(B)/%.o)
 FTIO_BIN      := $(B)/bin/ftio
 # Everything `ftio` and tools built on the readers link against, in order.
 FTIO_READERS_LINK := $(READERS_LIB) $(B)/lib/libftioanalysis.a $(B)/lib/libftiocommon.a \
-                     $(FFTW_LIBS) $(MSGPACK_LIBS) $(JANSSON_LIBS)
+                     $(FFTW_LIBS) $(MSGPACK_LIBS) $(JANSSON_LIBS) $(COMPRESS_LIBS)
 
 $(READERS_LIB): $(READERS_OBJS)
 	@mkdir -p $(dir $@)

@@ -8,7 +8,7 @@ FTIOD_LIBS := $(B)/lib/libftioreaders.a $(B)/lib/libftioanalysis.a $(B)/lib/libf
 $(B)/bin/ftiod: $(FTIOD_OBJS) $(FTIOD_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(FTIOD_OBJS) $(FTIOD_LIBS) \
-	  $(FFTW_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS) $(JANSSON_LIBS)
+	  $(FFTW_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS) $(JANSSON_LIBS) $(COMPRESS_LIBS)
 
 ALL_TARGETS += $(B)/bin/ftiod
 INSTALL_BIN += $(B)/bin/ftiod

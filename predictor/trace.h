@@ -35,6 +35,7 @@ enum ftio_trace_format {
     FTIO_FORMAT_TMIO_MSGPACK,   /* TMIO msgpack arrays */
     FTIO_FORMAT_DXT,            /* darshan-dxt-parser text */
     FTIO_FORMAT_CSV,            /* rank,op,t_start,t_end,bytes */
+    FTIO_FORMAT_DARSHAN,        /* binary Darshan log, formats 3.00-3.41 */
 };
 const char *ftio_trace_format_name(enum ftio_trace_format f);
 

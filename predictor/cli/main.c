@@ -28,7 +28,8 @@ static const char help_text[] =
     "Detect the period of the I/O phases in trace files and predict the next one.\n"
     "\n"
     "Formats (detected from content): ftio spool files, TMIO JSONL/JSON/msgpack,\n"
-    "custom JSON, Darshan DXT text (darshan-dxt-parser), CSV rank,op,t_start,t_end,bytes.\n"
+    "custom JSON, Darshan DXT text (darshan-dxt-parser), binary Darshan logs (.darshan,\n"
+    "formats 3.00-3.41), CSV rank,op,t_start,t_end,bytes.\n"
     "Several files are merged (spool files per job).\n"
     "\n"
     "      --compat           the published FTIO, digit for digit: its z-score detector\n"
@@ -45,7 +46,7 @@ static const char help_text[] =
     "                         or 'adaptive' (frequency hits, as ftiod); one line per step\n"
     "      --step S           time between sliding analyses (default 1 s)\n"
     "      --dxt LAYER        Darshan DXT layer: posix or mpiio (default: mpiio if present)\n"
-    "      --format F         force the format: spool, tmio-json, tmio-msgpack, dxt, csv\n"
+    "      --format F         force the format: spool, tmio-json, tmio-msgpack, dxt, darshan, csv\n"
     "      --lenient          analyse what could be read from damaged files\n"
     "      --absolute-time    spool files: keep Unix epoch times (default: relative)\n"
     "      --keep-nested      spool files: count data at POSIX, drop MPI-IO records\n"
@@ -206,7 +207,7 @@ static int parse_args(int argc, char **argv, struct ftio_cli *cli)
             static const struct { const char *name; enum ftio_trace_format f; } fmts[] = {
                 { "spool", FTIO_FORMAT_SPOOL }, { "tmio-json", FTIO_FORMAT_TMIO_JSON },
                 { "json", FTIO_FORMAT_TMIO_JSON }, { "tmio-msgpack", FTIO_FORMAT_TMIO_MSGPACK },
-                { "dxt", FTIO_FORMAT_DXT }, { "csv", FTIO_FORMAT_CSV },
+                { "dxt", FTIO_FORMAT_DXT }, { "csv", FTIO_FORMAT_CSV }, { "darshan", FTIO_FORMAT_DARSHAN },
             };
             size_t k, nf = sizeof fmts / sizeof fmts[0];
             for (k = 0; r > 0 && k < nf && strcmp(v, fmts[k].name) != 0; k++)

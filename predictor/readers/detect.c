@@ -35,6 +35,15 @@ enum ftio_trace_format ftio_trace_detect(const void *data, size_t len, const cha
     if ((c >= 0x90 && c <= 0x9f) || c == 0xdc || c == 0xdd)
         return FTIO_FORMAT_TMIO_MSGPACK;
 
+    /* binary Darshan log: "3.xx" format version, then the magic number in
+     * either byte order */
+    if (len >= 16 && p[0] == '3' && p[1] == '.') {
+        static const unsigned char magic_le[8] = { 0x37, 0x35, 0x64, 0, 0, 0, 0, 0 };
+        static const unsigned char magic_be[8] = { 0, 0, 0, 0, 0, 0x64, 0x35, 0x37 };
+        if (memcmp(p + 8, magic_le, 8) == 0 || memcmp(p + 8, magic_be, 8) == 0)
+            return FTIO_FORMAT_DARSHAN;
+    }
+
     size_t i = 0;
     while (i < len && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' || p[i] == '\n'))
         i++;
@@ -61,6 +70,8 @@ enum ftio_trace_format ftio_trace_detect(const void *data, size_t len, const cha
 
     if (has_suffix(name, ".jsonl") || has_suffix(name, ".json"))
         return FTIO_FORMAT_TMIO_JSON;
+    if (has_suffix(name, ".darshan"))
+        return FTIO_FORMAT_DARSHAN;
     if (has_suffix(name, ".csv"))
         return FTIO_FORMAT_CSV;
     if (has_suffix(name, ".txt") || has_suffix(name, ".dxt"))

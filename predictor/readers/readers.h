@@ -25,6 +25,7 @@ int ftio_read_tmio_json(struct ftio_reader_ctx *c, const char *buf, size_t len);
 int ftio_read_tmio_msgpack(struct ftio_reader_ctx *c, const char *buf, size_t len);
 int ftio_read_dxt(struct ftio_reader_ctx *c, const char *buf, size_t len);
 int ftio_read_csv(struct ftio_reader_ctx *c, const char *buf, size_t len);
+int ftio_read_darshan(struct ftio_reader_ctx *c, const char *buf, size_t len);
 
 /* The trace of `job` in the set, created on first use; NULL on OOM. */
 struct ftio_trace *ftio_trace_of_job(struct ftio_trace_set *set, const char *job);

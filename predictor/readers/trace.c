@@ -21,6 +21,7 @@ const char *ftio_trace_format_name(enum ftio_trace_format f)
     case FTIO_FORMAT_TMIO_MSGPACK: return "tmio-msgpack";
     case FTIO_FORMAT_DXT:          return "darshan-dxt";
     case FTIO_FORMAT_CSV:          return "csv";
+    case FTIO_FORMAT_DARSHAN:      return "darshan";
     default:                       return "auto";
     }
 }
@@ -118,6 +119,7 @@ static int read_with(enum ftio_trace_format f, struct ftio_reader_ctx *c,
     case FTIO_FORMAT_TMIO_MSGPACK: return ftio_read_tmio_msgpack(c, buf, len);
     case FTIO_FORMAT_DXT:          return ftio_read_dxt(c, buf, len);
     case FTIO_FORMAT_CSV:          return ftio_read_csv(c, buf, len);
+    case FTIO_FORMAT_DARSHAN:      return ftio_read_darshan(c, buf, len);
     default:
         return FTIO_READER_FAIL(c, "offset 0: unknown trace format "
                                 "(expected ftio spool, TMIO JSON/JSONL/msgpack, "

@@ -1,0 +1,246 @@
+/* darshan_signal.c -- `ftio FILE.darshan`: a binary Darshan log becomes one
+ * trace, its signal taken from the best source present:
+ *   1. DXT segments: exact requests: DXT_MPIIO segments plus the DXT_POSIX
+ *      segments of files without MPI-IO records, so POSIX requests nested
+ *      under MPI-IO are counted once (--dxt posix|mpiio: that layer alone);
+ *   2. HEATMAP bins (3.4+ runtime default): each bin's bytes spread over the
+ *      bin; the POSIX heatmap (it holds MPI-IO's POSIX I/O too) plus STDIO's
+ *      (--dxt mpiio: the MPI-IO heatmap instead of POSIX);
+ *   3. per-file counters (POSIX and STDIO): each file record's first-to-last
+ *      read and write interval carrying its bytes -- the method of the
+ *      440k-job temporal study; coarse: a job that touches one file gives one
+ *      phase, so periods need many files opened over time.
+ * A partial log (a module ran out of memory) is an error, or with --lenient a
+ * warning with what was decoded: never silent.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "darshan.h"
+#include "readers.h"
+
+struct sink {
+    const struct darshan_log *l;
+    struct ftio_trace *t;
+    uint64_t want_id[2];     /* heatmap: the records chosen */
+    const uint64_t *skip;    /* DXT_POSIX: sorted ids of files MPI-IO already covers */
+    size_t nskip;
+    uint64_t *ids;           /* DXT_MPIIO: file ids seen */
+    size_t nids, capids;
+    int oom;
+};
+
+static int push(struct sink *s, int64_t rank, int is_write, double ts, double te, double bytes)
+{
+    struct ftio_trace_dir *d = ftio_trace_dir_of(s->t, is_write);
+    if (te < ts)
+        te = ts;
+    if (ftio_requests_push_bytes(&d->req, ts, te, bytes) != 0 ||
+        (rank >= 0 && ftio_trace_see_rank(s->t, rank) != 0)) {
+        s->oom = 1;
+        return 1;
+    }
+    d->bytes += bytes;
+    d->overlap_missing = true;
+    s->t->records++;
+    return 0;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int on_segment(void *ctx, const struct darshan_segment *g, uint64_t id)
+{
+    struct sink *s = ctx;
+    if (s->nskip && bsearch(&id, s->skip, s->nskip, sizeof id, cmp_id))
+        return 0;   /* nested under an MPI-IO request already counted */
+    if (s->ids && (s->nids == 0 || s->ids[s->nids - 1] != id)) {
+        if (s->nids == s->capids) {
+            uint64_t *p = realloc(s->ids, 2 * s->capids * sizeof *p);
+            if (!p) {
+                s->oom = 1;
+                return 1;
+            }
+            s->ids = p;
+            s->capids *= 2;
+        }
+        s->ids[s->nids++] = id;
+    }
+    return push(ctx, g->rank, g->is_write, g->start, g->end, (double)g->length);
+}
+
+/* DXT: MPI-IO segments, then the POSIX segments of files that have no MPI-IO
+ * record (POSIX I/O under MPI-IO is the same bytes again).  --dxt picks one
+ * layer alone. */
+static int read_dxt(struct ftio_reader_ctx *c, const struct darshan_log *l, struct sink *s)
+{
+    int use_mpiio = c->o->dxt != FTIO_DXT_POSIX && l->mod_len[DMOD_DXT_MPIIO];
+    int use_posix = c->o->dxt != FTIO_DXT_MPIIO && l->mod_len[DMOD_DXT_POSIX];
+    unsigned char *r = NULL;
+    size_t n = 0;
+    int rc = 0;
+    if (use_mpiio) {
+        s->capids = 64;
+        s->ids = malloc(s->capids * sizeof *s->ids);
+        if (!s->ids)
+            return FTIO_READER_FAIL(c, "offset 0: out of memory");
+        rc = darshan_log_region(l, DMOD_DXT_MPIIO, &r, &n, c->err, c->errlen);
+        if (rc == 0)
+            rc = darshan_walk_dxt(l, DMOD_DXT_MPIIO, r, n, on_segment, s, c->err, c->errlen);
+        free(r);
+        r = NULL;
+        qsort(s->ids, s->nids, sizeof *s->ids, cmp_id);
+        s->skip = s->ids;
+        s->nskip = s->nids;
+    }
+    uint64_t *ids = s->ids;
+    s->ids = NULL;
+    if (rc == 0 && use_posix && !(c->o->dxt == FTIO_DXT_MPIIO)) {
+        rc = darshan_log_region(l, DMOD_DXT_POSIX, &r, &n, c->err, c->errlen);
+        if (rc == 0)
+            rc = darshan_walk_dxt(l, DMOD_DXT_POSIX, r, n, on_segment, s, c->err, c->errlen);
+        free(r);
+    }
+    free(ids);
+    s->skip = NULL;
+    s->nskip = 0;
+    return rc;
+}
+
+static int on_heatmap(void *ctx, const struct darshan_heatmap *h)
+{
+    struct sink *s = ctx;
+    if (h->id != s->want_id[0] && h->id != s->want_id[1])
+        return 0;
+    for (int64_t i = 0; i < h->nbins; i++) {
+        int64_t w = darshan_i64(s->l, h->write_bins + 8 * i);
+        int64_t r = darshan_i64(s->l, h->read_bins + 8 * i);
+        double t0 = (double)i * h->width, t1 = t0 + h->width;
+        if ((w > 0 && push(s, h->rank, 1, t0, t1, (double)w)) ||
+            (r > 0 && push(s, h->rank, 0, t0, t1, (double)r)))
+            return 1;
+    }
+    return 0;
+}
+
+static int on_counters(void *ctx, const struct darshan_file_counters *f)
+{
+    struct sink *s = ctx;
+    if (f->bytes_read > 0 && push(s, f->rank, 0, f->read_start, f->read_end, (double)f->bytes_read))
+        return 1;
+    if (f->bytes_written > 0 &&
+        push(s, f->rank, 1, f->write_start, f->write_end, (double)f->bytes_written))
+        return 1;
+    return 0;
+}
+
+/* Id of the name-table record called `name`, 0 if none.  Format 3.00 stored
+ * (id, u32 length, path); later formats (id, NUL-terminated path). */
+static uint64_t find_name(const struct darshan_log *l, const unsigned char *r, size_t n, const char *name)
+{
+    size_t want = strlen(name);
+    for (size_t off = 0; off + 9 <= n;) {
+        uint64_t id = darshan_u64(l, r + off);
+        const char *p;
+        size_t len;
+        if (l->ver_min == 0) {
+            if (off + 12 > n)
+                break;
+            uint32_t v;
+            memcpy(&v, r + off + 8, 4);
+            len = l->swap ? __builtin_bswap32(v) : v;
+            p = (const char *)r + off + 12;
+            if (len > n - off - 12)
+                break;
+            off += 12 + len;
+        } else {
+            p = (const char *)r + off + 8;
+            const char *z = memchr(p, 0, n - off - 8);
+            if (!z)
+                break;
+            len = (size_t)(z - p);
+            off += 8 + len + 1;
+        }
+        if (len == want && memcmp(p, name, want) == 0)
+            return id;
+    }
+    return 0;
+}
+
+/* First heatmap record id, for logs without the expected names. */
+static int first_id(void *ctx, const struct darshan_heatmap *h)
+{
+    *(uint64_t *)ctx = h->id;
+    return 1;
+}
+
+int ftio_read_darshan(struct ftio_reader_ctx *c, const char *buf, size_t len)
+{
+    struct darshan_log l;
+    if (darshan_log_open(&l, buf, len, c->err, c->errlen) != 0) {
+        darshan_log_close(&l);
+        return -1;
+    }
+    char job[32];
+    snprintf(job, sizeof job, "%lld", (long long)l.jobid);
+    struct ftio_trace *t = ftio_trace_of_job(c->set, job);
+    if (!t) {
+        darshan_log_close(&l);
+        return FTIO_READER_FAIL(c, "offset 0: out of memory");
+    }
+    if (l.nprocs > t->ranks_declared && l.nprocs < FTIO_MAX_RANKS)
+        t->ranks_declared = l.nprocs;
+    if (t->origin == 0)
+        t->origin = (double)l.start_sec + (double)l.start_nsec * 1e-9;
+    struct sink s = { .l = &l, .t = t };
+    unsigned char *r = NULL;
+    size_t n = 0;
+    int rc = 0;
+    if (l.mod_len[DMOD_DXT_MPIIO] || l.mod_len[DMOD_DXT_POSIX]) {
+        rc = read_dxt(c, &l, &s);
+    } else if (l.mod_len[DMOD_HEATMAP]) {
+        /* POSIX heatmap (all POSIX I/O, MPI-IO's included) plus STDIO's;
+         * --dxt mpiio takes the MPI-IO heatmap instead of POSIX */
+        unsigned char *names = NULL;
+        size_t nn = 0;
+        rc = darshan_log_region(&l, DARSHAN_REGION_NAMES, &names, &nn, c->err, c->errlen);
+        if (rc == 0) {
+            if (c->o->dxt == FTIO_DXT_MPIIO)
+                s.want_id[0] = find_name(&l, names, nn, "heatmap:MPIIO");
+            if (!s.want_id[0])
+                s.want_id[0] = find_name(&l, names, nn, "heatmap:POSIX");
+            s.want_id[1] = find_name(&l, names, nn, "heatmap:STDIO");
+            rc = darshan_log_region(&l, DMOD_HEATMAP, &r, &n, c->err, c->errlen);
+        }
+        free(names);
+        if (rc == 0 && !s.want_id[0] && !s.want_id[1])
+            darshan_walk_heatmap(&l, r, n, first_id, &s.want_id[0], c->err, c->errlen);
+        if (rc == 0)
+            rc = darshan_walk_heatmap(&l, r, n, on_heatmap, &s, c->err, c->errlen);
+    } else {
+        static const int counter_mods[] = { DMOD_POSIX, DMOD_STDIO };
+        for (size_t i = 0; i < 2 && rc == 0; i++) {
+            int m = counter_mods[i];
+            if (!l.mod_len[m])
+                continue;
+            free(r);
+            r = NULL;
+            rc = darshan_log_region(&l, m, &r, &n, c->err, c->errlen);
+            if (rc == 0)
+                rc = darshan_walk_counters(&l, m, r, n, on_counters, &s, c->err, c->errlen);
+        }
+    }
+    free(r);
+    if (rc == 0 && s.oom)
+        rc = FTIO_READER_FAIL(c, "offset 0: out of memory");
+    if (rc == 0 && l.partial) {
+        int m = __builtin_ctzll(l.partial);
+        rc = FTIO_READER_FAIL(c, "offset 0: partial log: Darshan's %s module ran out of memory, "
+                                 "its records are incomplete", darshan_mod_name(m));
+    }
+    darshan_log_close(&l);
+    return rc;
+}
