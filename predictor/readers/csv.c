@@ -1,5 +1,6 @@
 /* csv.c -- plain CSV traces (FORMATS.md §6): a header naming the columns
- * rank,op,t_start,t_end,bytes (any order; extra columns ignored), then one
+ * rank,op,t_start,t_end,bytes (any order; extra columns ignored, but every row
+ * has as many fields as the header), then one
  * request per line, op "read" or "write".  Blank lines and lines starting
  * with '#' are skipped.  For hand-made and scripted traces.
  */
@@ -52,7 +53,7 @@ int ftio_read_csv(struct ftio_reader_ctx *c, const char *buf, size_t len)
     if (!t)
         return FTIO_READER_FAIL(c, "offset 0: out of memory");
     int col[NCOLS];
-    int have_header = 0, maxcol = 0;
+    int have_header = 0, header_nf = 0;
     size_t lineno = 0, off = 0, rows = 0;
     char line[CSV_MAX_LINE];
     char *field[CSV_MAX_COLS];
@@ -84,15 +85,16 @@ int ftio_read_csv(struct ftio_reader_ctx *c, const char *buf, size_t len)
                     return FTIO_READER_FAIL(c, "line %zu: header lacks column \"%s\" "
                                             "(expected rank,op,t_start,t_end,bytes)",
                                             lineno, col_names[k]);
-                if (col[k] > maxcol)
-                    maxcol = col[k];
             }
             have_header = 1;
+            header_nf = nf;
             continue;
         }
-        if (nf <= maxcol)
-            return FTIO_READER_FAIL(c, "line %zu: %d fields, expected at least %d",
-                                    lineno, nf, maxcol + 1);
+        /* Every row has the header's columns: a row with more or fewer is
+         * not one we can read without guessing which value is which. */
+        if (nf != header_nf)
+            return FTIO_READER_FAIL(c, "line %zu: %d fields, the header has %d",
+                                    lineno, nf, header_nf);
         double rank, ts, te, bytes;
         if (parse_num(field[col[COL_RANK]], &rank) || rank < 0 || rank > FTIO_MAX_RANKS ||
             rank != (double)(int64_t)rank)

@@ -29,6 +29,9 @@ expect_error() {
 # 2.4 GB and print a bogus period).
 awk '/^ *X_POSIX/ && !done { print $0 " 7"; done = 1; next } { print }' $D/sample-dxt.txt >"$T/extra.txt"
 expect_error 1 "^ftio: $T/extra.txt: line [0-9]+: .*too many fields" "$T/extra.txt"
+# A CSV row with a field too many (or too few): rejected, not guessed.
+{ head -3 $D/sample.csv; echo "1,write,7,8,1048576,5"; } >"$T/extra.csv"
+expect_error 1 "^ftio: $T/extra.csv: line 4: 6 fields, the header has 5" "$T/extra.csv"
 # A 45-byte CSV claiming a 30-year span: a clear error, at once.
 printf 'rank,op,t_start,t_end,bytes\n0,write,0,1e9,1\n' >"$T/span.csv"
 expect_error 1 "spans 1e\+09 s.*lower -f" "$T/span.csv"
