@@ -50,6 +50,7 @@ struct ftiod_stats {
     uint64_t messages, batches, records;
     uint64_t malformed, truncated, multipart, over_jobs, over_procs, duplicates, bad_seq;
     uint64_t analyses, published;
+    uint64_t log_lost;          /* --log lines that could not be written */
 };
 
 struct ftiod {
@@ -58,6 +59,7 @@ struct ftiod {
     void *pull, *rep;           /* ingest thread */
     void *pub;                  /* analysis thread */
     FILE *log;                  /* --log, analysis thread */
+    bool log_failing;           /* the last --log write failed (reported once) */
 
     pthread_mutex_t lock;       /* jobs and stats */
     pthread_cond_t  wake;       /* ingest -> analysis: a mark or a final arrived */

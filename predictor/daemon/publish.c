@@ -5,10 +5,16 @@
  * The PUB socket is bound by main.c (so a busy port fails at start-up) and
  * used only by the analysis thread.  PUB never blocks: a slow subscriber
  * loses messages at its high-water mark, ftiod does not wait for it.
+ * A --log line is written whole or not at all (one write(2); a short write
+ * is cut back off), so a full file system never leaves half a line; the
+ * first failure is reported once, the lines lost are counted (--status),
+ * every later message tries again, and recovery is reported too.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zmq.h>
 #include "daemon.h"
 
@@ -32,6 +38,37 @@ void ftiod_publish_close(struct ftiod *d)
     d->log = NULL;
 }
 
+/* Append one JSON line to --log, whole or not at all. */
+static void log_line(struct ftiod *d, const char *topic, json_t *obj)
+{
+    json_t *line = json_pack("{s:s, s:O}", "topic", topic, "message", obj);
+    char *text = line ? json_dumps(line, JSON_COMPACT) : NULL;
+    json_decref(line);
+    int fd = fileno(d->log);
+    size_t len = text ? strlen(text) : 0;
+    bool ok = false;
+    if (text) {
+        text[len] = '\n';         /* the terminating NUL becomes the newline */
+        struct stat st;
+        off_t before = fstat(fd, &st) == 0 ? st.st_size : -1;
+        ssize_t w = write(fd, text, len + 1);
+        ok = w == (ssize_t)(len + 1);
+        if (!ok && w > 0 && before >= 0 && ftruncate(fd, before) != 0)
+            ftiod_log("--log %s: cannot cut back a partial line", d->cfg.log_path);
+        if (!ok && !d->log_failing)
+            ftiod_log("--log %s: cannot write (%s); lines are counted as lost and retried",
+                      d->cfg.log_path, w < 0 ? strerror(errno) : "short write");
+    }
+    pthread_mutex_lock(&d->lock);
+    if (!ok)
+        d->stats.log_lost++;
+    pthread_mutex_unlock(&d->lock);
+    if (ok && d->log_failing)
+        ftiod_log("--log %s: writable again", d->cfg.log_path);
+    d->log_failing = !ok;
+    free(text);
+}
+
 void ftiod_publish(struct ftiod *d, const char *topic, json_t *obj)
 {
     char *text = json_dumps(obj, JSON_COMPACT);
@@ -42,14 +79,8 @@ void ftiod_publish(struct ftiod *d, const char *topic, json_t *obj)
     size_t len = strlen(text);
     if (zmq_send(d->pub, topic, strlen(topic), ZMQ_SNDMORE | ZMQ_DONTWAIT) >= 0)
         zmq_send(d->pub, text, len, ZMQ_DONTWAIT);
-    if (d->log) {
-        json_t *line = json_pack("{s:s, s:O}", "topic", topic, "message", obj);
-        if (line) {
-            json_dumpf(line, d->log, JSON_COMPACT);
-            fputc('\n', d->log);
-            json_decref(line);
-        }
-    }
+    if (d->log)
+        log_line(d, topic, obj);
     pthread_mutex_lock(&d->lock);
     d->stats.published++;
     pthread_mutex_unlock(&d->lock);

@@ -1,0 +1,29 @@
+#!/bin/sh
+# log_full.sh -- a --log on a full file system (/dev/full): ftiod keeps
+# running and publishing, says so once on stderr (not once per line), counts
+# the lines it could not write (--status: log_lines_lost), and never leaves
+# half a line.
+. "$(dirname "$0")/lib.inc"
+need "$B/bin/ftiod" "$B/tests/daemon-gen"
+[ -w /dev/full ] || fail "/dev/full is not available"
+"$B/bin/ftiod" --listen "ipc://$T/d.in" --pub "ipc://$T/d.pub" --status-endpoint "ipc://$T/d.st" \
+  --log /dev/full --job-timeout 1 2>"$T/d.err" &
+DPID=$!; PIDS="$PIDS $DPID"
+i=0
+until "$B/bin/ftiod" --status --status-endpoint "ipc://$T/d.st" >/dev/null 2>&1; do
+  i=$((i + 1)); [ $i -gt 50 ] && fail "ftiod did not start"; sleep 0.1
+done
+timeout 20 "$B/bin/ftio" sub --endpoint "ipc://$T/d.pub" --job full --json --timeout 15 >"$T/sub.out" &
+SUBPID=$!
+sleep 0.3
+"$B/tests/daemon-gen" periodic --endpoint "ipc://$T/d.in" --job full --ranks 2 --period 1 --duration 0.1 \
+  --phases 6 || fail "generator"
+wait $SUBPID
+kill -0 $DPID 2>/dev/null || fail "ftiod died"
+grep -q '"summary"' "$T/sub.out" || fail "no end message published"
+n=$(grep -c "cannot write" "$T/d.err")
+[ "$n" = 1 ] || fail "$n 'cannot write' lines on stderr, expected 1: $(cat "$T/d.err")"
+"$B/bin/ftiod" --status --json --status-endpoint "ipc://$T/d.st" >"$T/st.json" || fail "status"
+lost=$("$PY" -c "import json,sys; print(json.load(open(sys.argv[1]))['totals']['log_lines_lost'])" "$T/st.json")
+[ "$lost" -gt 0 ] || fail "log_lines_lost $lost"
+echo "ok: $lost log lines lost and counted, reported once"
