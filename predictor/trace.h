@@ -74,6 +74,13 @@ struct ftio_trace {
     uint64_t lost;              /* records the tracer declared lost */
     uint64_t dropped_nested;    /* spool: records not counted to avoid double counting */
     double   origin;            /* epoch seconds of time 0, 0 when unknown */
+    /* Job context, when the format records it (binary Darshan logs). */
+    const char *source;         /* where the requests came from (static text), NULL: the
+                                   format's own request records */
+    const char *source_limits;  /* what that source cannot show (static text) or NULL */
+    char    *exe;               /* command line, NULL when unknown */
+    int64_t  uid;               /* -1 when unknown */
+    double   run_time;          /* s, 0 when unknown */
     /* private */
     int64_t  ranks_declared;    /* max rank count a header declared */
     int64_t  base_ns;           /* spool: wall ns that times are relative to */

@@ -195,13 +195,23 @@ int ftio_read_darshan(struct ftio_reader_ctx *c, const char *buf, size_t len)
         t->ranks_declared = l.nprocs;
     if (t->origin == 0)
         t->origin = (double)l.start_sec + (double)l.start_nsec * 1e-9;
+    t->uid = l.uid;
+    double start = (double)l.start_sec + (double)l.start_nsec * 1e-9;
+    double end = (double)l.end_sec + (double)l.end_nsec * 1e-9;
+    /* Darshan's own "run time" counts whole seconds inclusively before 3.41 */
+    t->run_time = l.ver_min >= 41 ? end - start : end - start + 1;
+    if (!t->exe && l.exe)
+        t->exe = strdup(l.exe);
     struct sink s = { .l = &l, .t = t };
     unsigned char *r = NULL;
     size_t n = 0;
     int rc = 0;
     if (l.mod_len[DMOD_DXT_MPIIO] || l.mod_len[DMOD_DXT_POSIX]) {
+        t->source = "darshan DXT segments";
         rc = read_dxt(c, &l, &s);
     } else if (l.mod_len[DMOD_HEATMAP]) {
+        t->source = "darshan HEATMAP bins";
+        t->source_limits = "bytes per bin and rank, spread evenly over each bin";
         /* POSIX heatmap (all POSIX I/O, MPI-IO's included) plus STDIO's;
          * --dxt mpiio takes the MPI-IO heatmap instead of POSIX */
         unsigned char *names = NULL;
@@ -221,6 +231,9 @@ int ftio_read_darshan(struct ftio_reader_ctx *c, const char *buf, size_t len)
         if (rc == 0)
             rc = darshan_walk_heatmap(&l, r, n, on_heatmap, &s, c->err, c->errlen);
     } else {
+        t->source = "darshan per-file counters";
+        t->source_limits = "one interval per file and rank (first to last access): "
+                           "a job that touches one file shows one phase";
         static const int counter_mods[] = { DMOD_POSIX, DMOD_STDIO };
         for (size_t i = 0; i < 2 && rc == 0; i++) {
             int m = counter_mods[i];

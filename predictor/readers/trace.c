@@ -49,6 +49,7 @@ struct ftio_trace *ftio_trace_of_job(struct ftio_trace_set *set, const char *job
     }
     struct ftio_trace *t = &set->job[set->n];
     memset(t, 0, sizeof *t);
+    t->uid = -1;
     t->job = strdup(job);
     if (!t->job)
         return NULL;
@@ -248,6 +249,7 @@ void ftio_trace_set_free(struct ftio_trace_set *set)
     for (size_t j = 0; j < set->n; j++) {
         struct ftio_trace *t = &set->job[j];
         free(t->job);
+        free(t->exe);
         dir_free(&t->write);
         dir_free(&t->read);
         free(t->rankset);
