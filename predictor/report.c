@@ -127,13 +127,19 @@ void ftio_report_text(FILE *out, const struct ftio_result *r, const char *mode,
     if (r->has_period) {
         fprintf(out, "period        %.6g s (frequency %.9g Hz)\n",
                 r->dominant.period, r->dominant.frequency);
-        fprintf(out, "confidence    %.4f (class %s: %s)\n", r->dominant.confidence,
-                ftio_class_name(r->cls), r->ncand == 1 ? "one dominant frequency"
-                                                       : "two candidate frequencies");
+        if (r->detector == FTIO_DETECTOR_ROBUST && r->fitted_phases > 0)
+            fprintf(out, "confidence    %.4f (class %s: P(within 10 %%), from %zu phase onsets)\n",
+                    r->dominant.confidence, ftio_class_name(r->cls), r->fitted_phases);
+        else if (r->detector == FTIO_DETECTOR_ROBUST)
+            fprintf(out, "confidence    %.4f (class %s: from the spectrum alone)\n",
+                    r->dominant.confidence, ftio_class_name(r->cls));
+        else
+            fprintf(out, "confidence    %.4f (class %s: %s)\n", r->dominant.confidence,
+                    ftio_class_name(r->cls), r->ncand == 1 ? "one dominant frequency"
+                                                           : "two candidate frequencies");
     } else {
         fprintf(out, "period        none (class %s: %s)\n", ftio_class_name(r->cls),
-                r->nsurvivors >= 3 ? "too many dominant frequencies: signal may not be periodic"
-                              : "no dominant frequency");
+                r->reason ? r->reason : "no dominant frequency");
     }
     if (r->ncand == 0 && r->nsurvivors > 0)
         fprintf(out, "candidates    0 (%zu frequencies passed the tolerance)\n", r->nsurvivors);
