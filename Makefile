@@ -27,7 +27,9 @@ PKGS      := fftw3 libzmq msgpack jansson
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 CFLAGS   += $(PKG_CFLAGS)
 FFTW_LIBS    := -lfftw3 -lm
-ZMQ_LIBS     := -lzmq
+# The network: ZeroMQ, with MUNGE and libsodium for authentication (common/auth.c).
+AUTH_LIBS    := -lmunge -lsodium
+ZMQ_LIBS     := -lzmq $(AUTH_LIBS)
 MSGPACK_LIBS := $(shell pkg-config --libs msgpack 2>/dev/null || echo -lmsgpackc)
 JANSSON_LIBS := -ljansson
 # zlib and bzip2: the compressed regions of binary Darshan logs (readers/darshan_log.c)

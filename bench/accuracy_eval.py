@@ -156,7 +156,8 @@ def daemon_messages(args, prefix, tid, detector, tmp):
     d = tempfile.mkdtemp(dir=tmp)
     ep = "ipc://%s/d" % d
     log = os.path.join(d, "log.jsonl")
-    cmd = [args.ftiod, "--listen", ep + ".in", "--pub", ep + ".pub", "--status-endpoint", ep + ".st",
+    os.environ["FTIO_AUTH"] = "none"      # our daemon runs --auth none: replay unsigned
+    cmd = [args.ftiod, "--auth", "none", "--listen", ep + ".in", "--pub", ep + ".pub", "--status-endpoint", ep + ".st",
            "--log", log] + (["--compat"] if detector == "compat" else [])
     p = subprocess.Popen(cmd, stderr=subprocess.DEVNULL)
     try:

@@ -75,7 +75,7 @@ static int start_daemon(struct bench *b)
         snprintf(log, sizeof log, "%s/ftiod.err", b->dir);
         if (!freopen(log, "w", stderr))
             _exit(127);
-        execl(b->ftiod, "ftiod", "--listen", b->in, "--pub", b->pub, "--status-endpoint", b->st,
+        execl(b->ftiod, "ftiod", "--auth", "none", "--listen", b->in, "--pub", b->pub, "--status-endpoint", b->st,
               "--window", "3600", "--horizon", "3600", "--min-interval", "1",
               "--rcvhwm", b->hwm_arg, (char *)NULL);
         _exit(127);

@@ -38,7 +38,7 @@ trap 'exit 130' INT TERM
 port=5555
 while :; do
   L="tcp://127.0.0.1:$port"; P="tcp://127.0.0.1:$((port + 1))"; S="tcp://127.0.0.1:$((port + 2))"
-  "$B/bin/ftiod" --listen "$L" --pub "$P" --status-endpoint "$S" --log "$T/published.jsonl" \
+  "$B/bin/ftiod" --auth none --listen "$L" --pub "$P" --status-endpoint "$S" --log "$T/published.jsonl" \
     2>"$T/ftiod.err" &
   DPID=$!
   sleep 0.3
@@ -63,7 +63,7 @@ ROOTOPT=""
 echo "== mpirun -np $RANKS checkpoint -n $ITER -c $COMPUTE -b $BLOCK (under libftio.so, job $JOB)"
 mpirun $ROOTOPT --oversubscribe -np "$RANKS" \
   -x LD_PRELOAD="$B/lib/libftio.so" -x FTIO_ENDPOINT="$L" -x FTIO_JOB="$JOB" \
-  -x FTIO_SPOOL_DIR="$T" \
+  -x FTIO_SPOOL_DIR="$T" -x FTIO_AUTH=none \
   "$B/bin/checkpoint" -n "$ITER" -c "$COMPUTE" -b "$BLOCK" -o "$T" -v >"$T/app.out" 2>&1
 rc=$?
 sed 's/^/   app        | /' "$T/app.out"

@@ -12,6 +12,7 @@
 #include "internal.h"
 #include "record.h"
 #include "wire.h"             /* ftio_layer_name */
+#include "auth.h"
 
 struct ftio_config ftio_cfg;
 
@@ -134,6 +135,22 @@ void ftio_config_load(struct ftio_config *c)
         snprintf(def, sizeof def, "%s/ftio-%u", tmp && *tmp ? tmp : "/tmp", (unsigned)geteuid());
         copy_str(c->spool_dir, sizeof c->spool_dir, def, "TMPDIR");
     }
+
+    /* Authentication of the batches (common/auth.h): MUNGE unless the
+     * site's ftiod runs --auth none. */
+    const char *au = getenv("FTIO_AUTH");
+    c->auth_mode = FTIO_AUTH_MUNGE;
+    if (au && *au) {
+        int m = ftio_auth_mode_parse(au);
+        if (m < 0)
+            ftio_warn("FTIO_AUTH=%s: expected munge or none; using munge", au);
+        else
+            c->auth_mode = m;
+    }
+    const char *ms = getenv("FTIO_MUNGE_SOCKET");
+    if (ms && *ms)
+        copy_str(c->munge_socket, sizeof c->munge_socket, ms, "FTIO_MUNGE_SOCKET");
+    c->auth_uid = env_long("FTIO_AUTH_UID", -1, -1, 0x7fffffffL);
 
     c->flush_ms = (int)env_long("FTIO_FLUSH_MS", 1000, 1, 3600 * 1000);
     c->linger_ms = (int)env_long("FTIO_LINGER_MS", 2000, 0, 60 * 1000);

@@ -60,12 +60,14 @@
 #include <unistd.h>
 #include <zmq.h>
 #include "internal.h"
+#include "auth.h"
 #include "timeutil.h"
 #include "wire.h"
 
 #define BATCH_MAX   65536      /* records per message */
 #define FILES_MAX   4096       /* file entries per message */
 #define CONNECT_GRACE_MS 300   /* wait for the first connection this long */
+#define AUTH_RETRY_NS (10ll * 1000000000)   /* munged unreachable: ask again after 10 s */
 
 /* fl.stop: why the thread stops. */
 enum { RUNNING = 0, STOP_FINAL = 1, STOP_HANDOFF = 2 };
@@ -100,6 +102,11 @@ static struct {
     struct ftio_record     *batch;
     struct ftio_file_entry *fentries;
     struct ftio_wbuf wbuf;
+    /* FTIO_AUTH=munge: this image's session (common/auth.h); without one
+     * every batch is spooled, never sent unauthenticated. */
+    struct ftio_auth_sender auth;
+    int              auth_ok;
+    int64_t          auth_tried_ns;
 } fl = {
     .start_mu = PTHREAD_MUTEX_INITIALIZER,
     .mark_mu = PTHREAD_MUTEX_INITIALIZER,
@@ -345,11 +352,38 @@ static void zmq_finish(void)
     drop_held();
 }
 
+/* FTIO_AUTH=munge: a session for this image, asked of munged once (and again
+ * every AUTH_RETRY_NS while munged cannot be reached).  1 when there is one. */
+static int auth_session(void)
+{
+    if (fl.auth_ok)
+        return 1;
+    int64_t now = ftio_mono_ns();
+    if (fl.auth_tried_ns && now - fl.auth_tried_ns < AUTH_RETRY_NS)
+        return 0;
+    int first = fl.auth_tried_ns == 0;
+    fl.auth_tried_ns = now;
+    char err[256];
+    if (ftio_auth_sender_init(&fl.auth, ftio_cfg.munge_socket[0] ? ftio_cfg.munge_socket : NULL,
+                              ftio_cfg.auth_uid < 0 ? (uid_t)-1 : (uid_t)ftio_cfg.auth_uid,
+                              err, sizeof err) != 0) {
+        if (first)
+            ftio_warn("cannot authenticate to ftiod (%s): spooling to %s (FTIO_AUTH=none "
+                      "for a daemon without authentication)", err, ftio_cfg.spool_dir);
+        return 0;
+    }
+    fl.auth_ok = 1;
+    ftio_log("MUNGE session made (credential of %zu bytes)", fl.auth.cred_len);
+    return 1;
+}
+
 /* 1 if the message was handed to a connected peer. */
 static int zmq_deliver(const void *buf, size_t len)
 {
     zmq_open();
     if (!fl.zsock)
+        return 0;
+    if (ftio_cfg.auth_mode == FTIO_AUTH_MUNGE && !auth_session())
         return 0;
     if (!fl.ever_sent) {
         /* Right after connect() the session may not be up yet; give it a
@@ -360,7 +394,7 @@ static int zmq_deliver(const void *buf, size_t len)
             zmq_poll(&it, 1, (long)left);
         }
     }
-    if (zmq_send(fl.zsock, buf, len, ZMQ_DONTWAIT) == (int)len) {
+    if (ftio_auth_send(fl.zsock, fl.auth_ok ? &fl.auth : NULL, buf, len, ZMQ_DONTWAIT) == 0) {
         fl.ever_sent = 1;
         return 1;
     }
@@ -710,6 +744,8 @@ void ftio_flusher_after_fork_child(void)
     fl.held = NULL;
     fl.nheld = fl.capheld = 0;
     fl.holding = 0;
+    /* The MUNGE session (fl.auth) is kept: the child has the parent's uid,
+     * which is all the credential says. */
     atomic_store(&fl.joined, 0);
     atomic_store(&fl.stop, 0);
     atomic_store(&fl.exited, 0);

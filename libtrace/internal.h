@@ -36,6 +36,9 @@ struct ftio_config {
     unsigned layers;           /* bit per enum ftio_layer, from FTIO_LAYERS */
     char     endpoint[512];    /* FTIO_ENDPOINT */
     char     spool_dir[1024];  /* FTIO_SPOOL_DIR, else $TMPDIR, else /tmp */
+    int      auth_mode;        /* FTIO_AUTH: enum ftio_auth_mode (munge default) */
+    char     munge_socket[512];/* FTIO_MUNGE_SOCKET, "" = libmunge's default */
+    long     auth_uid;         /* FTIO_AUTH_UID: only this uid may decode, -1 = any */
     size_t   nexclude;         /* FTIO_EXCLUDE prefixes (no trailing '/') */
     char    *exclude[FTIO_MAX_EXCLUDES];
     size_t   exclude_len[FTIO_MAX_EXCLUDES];

@@ -12,6 +12,10 @@ export OMPI_MCA_rmaps_base_oversubscribe=1
 # Shell tests find the binaries under $FTIO_TEST_BUILD; each makes its own
 # temporary directory and endpoints (tests/*/lib.sh, tests/daemon/lib.inc).
 export FTIO_TEST_BUILD="$B"
+# Daemons in tests run --auth none unless a test says otherwise (the
+# authentication tests start their own munged: tests/security/); the shims
+# and tools they start must then send unauthenticated batches.
+export FTIO_AUTH=none
 for t in "$@"; do
   name=$(basename "$t")
   log="$LOGS/$name.log"

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 #include <zmq.h>
+#include "auth.h"
 #include "commands.h"
 #include "timeutil.h"
 #include "wire.h"
@@ -197,6 +198,7 @@ int ftio_cmd_replay(int argc, char **argv)
     struct rfile *files = calloc((size_t)nfiles, sizeof *files);
     struct ftio_batch scratch = {0};
     void *ctx = NULL, *s = NULL;
+    struct ftio_auth_sender *auth = NULL;
     if (!files)
         goto out;
     for (int i = 0; i < nfiles; i++) {
@@ -206,6 +208,14 @@ int ftio_cmd_replay(int argc, char **argv)
             goto out;
     }
 
+    /* The replaying user signs the batches (common/auth.h): ftiod gives
+     * the job to, or checks it against, the uid of whoever replays. */
+    char aerr[256];
+    if (ftio_auth_sender_from_env(-1, &auth, aerr, sizeof aerr) != 0) {
+        fprintf(stderr, "ftio replay: cannot authenticate (%s); FTIO_AUTH=none for a daemon "
+                        "running --auth none\n", aerr);
+        goto out;
+    }
     ctx = zmq_ctx_new();
     if (probe(ctx, endpoint) < 0)
         goto out;
@@ -253,7 +263,7 @@ int ftio_cmd_replay(int argc, char **argv)
             }
             sleep_until(&t);
         }
-        if (zmq_send(s, f->buf + b->off, b->len, 0) < 0) {
+        if (ftio_auth_send(s, auth, f->buf + b->off, b->len, 0) < 0) {
             fprintf(stderr, "ftio replay: cannot send to %s (%s): is ftiod running?\n",
                     endpoint, errno == EAGAIN ? "timed out" : zmq_strerror(errno));
             goto out;
@@ -272,6 +282,10 @@ out:
         zmq_close(s);   /* lingers until everything queued is delivered */
     if (ctx)
         zmq_ctx_term(ctx);
+    if (auth) {
+        ftio_auth_sender_free(auth);
+        free(auth);
+    }
     ftio_batch_free(&scratch);
     for (int i = 0; files && i < nfiles; i++) {
         free(files[i].buf);

@@ -58,7 +58,7 @@ static double epoch_phase(double phase, double f, double origin)
 }
 
 /* The §2 prediction object of mode m (caller holds the lock). */
-static json_t *mode_json(const struct job *j, int mode)
+json_t *ftiod_prediction_json(const struct job *j, int mode)
 {
     const struct job_mode_state *m = &j->mode[mode];
     double origin = (double)j->origin_ns * 1e-9;
@@ -231,7 +231,7 @@ static void analyse_boundary(struct analysis *a, struct job *j, int mode)
     m->update = a->upd;
     m->has_result = true;
     m->pub_seq++;
-    json_t *o = mode_json(j, mode);
+    json_t *o = ftiod_prediction_json(j, mode);
     char *topic = topic_of(j->id, job_mode_name(mode));
     pthread_mutex_unlock(&d->lock);
 
@@ -314,7 +314,7 @@ static void end_job(struct analysis *a, struct job *j, const char *why)
     json_object_set_new(o, "job", json_string(j->id));
     for (int mode = 0; mode < JOB_NMODES; mode++)
         if (j->mode[mode].has_result)
-            json_object_set_new(sum, job_mode_name(mode), mode_json(j, mode));
+            json_object_set_new(sum, job_mode_name(mode), ftiod_prediction_json(j, mode));
     json_object_set_new(o, "summary", sum);
     /* What the summary is worth (PROTOCOL.md §2): complete only when every
      * process sent its final batch and no sequence gap remains. */

@@ -8,6 +8,10 @@
  *   publish.c  PUB socket + --log JSON Lines (owned by the analysis thread)
  *   status.c   `ftiod --status` reply (server) and client
  *   log.c      one-line, rate-limited logging
+ *   auth.c     which uid sent a batch / asks a question (MUNGE + MAC)
+ *   zap.c      which connections are accepted (ZAP thread: connection
+ *              bound, CURVE allow-list of PUB and status)
+ *   quota.c    per-uid quotas and the memory bound
  *
  * Threads: ingest and analysis share `jobs` under `lock`; ingest never waits
  * for an analysis (the analysis thread holds the lock only to copy bins and
@@ -41,6 +45,18 @@ struct ftiod_config {
     int64_t  max_msg;           /* ZMQ_MAXMSGSIZE, bytes */
     int      rcvhwm;            /* ZMQ_RCVHWM: batches queued per sender */
     int      verbose;
+    /* security (docs/SECURITY.md) */
+    int      auth;              /* --auth: enum ftio_auth_mode */
+    const char *munge_socket;   /* --munge-socket, NULL = libmunge's default */
+    const char *curve_secret;   /* --curve-secret FILE: PUB and status are CURVE */
+    const char *curve_clients;  /* --curve-clients DIR: allow-list of public keys */
+    long     socket_mode;       /* --socket-mode for ipc:// endpoints, -1 = umask */
+    const char *socket_group;   /* --socket-group for ipc:// endpoints */
+    size_t   max_connections;   /* --max-connections on --listen */
+    size_t   user_jobs;         /* --user-jobs: jobs per uid */
+    size_t   user_procs;        /* --user-procs: processes per uid, all jobs */
+    double   user_rate;         /* --user-rate: records/s per uid, 0 = unbounded */
+    double   max_memory;        /* --max-memory, bytes */
     struct job_limits   limits;
     struct ftio_options opts;   /* fs, tol, psd, sampling for ftio_analyze */
 };
@@ -49,6 +65,10 @@ struct ftiod_config {
 struct ftiod_stats {
     uint64_t messages, batches, records;
     uint64_t malformed, truncated, multipart, over_jobs, over_procs, duplicates, bad_seq;
+    uint64_t unauthenticated;   /* no, bad or unverifiable authentication */
+    uint64_t foreign;           /* batches for a job owned by another uid */
+    uint64_t over_user_jobs, over_user_procs, over_user_rate, over_memory;
+    uint64_t connections_refused, queries_refused;
     uint64_t analyses, published;
     uint64_t log_lost;          /* --log lines that could not be written */
 };
@@ -58,6 +78,9 @@ struct ftiod {
     void *zctx;
     void *pull, *rep;           /* ingest thread */
     void *pub;                  /* analysis thread */
+    struct ftiod_auth *auth;    /* ingest thread */
+    struct ftiod_quota *quota;  /* under lock */
+    volatile int zap_stop;      /* tells the ZAP thread to leave */
     FILE *log;                  /* --log, analysis thread */
     bool log_failing;           /* the last --log write failed (reported once) */
 
@@ -84,6 +107,9 @@ int  ftiod_ingest_loop(struct ftiod *d);
 
 /* analyze.c */
 int  ftiod_analysis_start(struct ftiod *d, pthread_t *th);
+/* The latest prediction (PROTOCOL.md §2) of job j, mode (caller holds the
+ * lock and has checked j->mode[mode].has_result). */
+json_t *ftiod_prediction_json(const struct job *j, int mode);
 
 /* publish.c (analysis thread only) */
 int  ftiod_publish_open(struct ftiod *d);
@@ -91,10 +117,42 @@ void ftiod_publish_close(struct ftiod *d);
 /* Send topic + JSON (stolen reference) and append to --log. */
 void ftiod_publish(struct ftiod *d, const char *topic, json_t *obj);
 
+/* auth.c (ingest thread): 0 with the sender's uid (-1 under --auth none),
+ * else -1 with a static reason.  frame is the batch's second frame (NULL
+ * when it had none). */
+struct ftiod_auth;
+struct ftiod_auth *ftiod_auth_new(int mode, const char *munge_socket, char *err, size_t errlen);
+void ftiod_auth_free(struct ftiod_auth *a);
+int  ftiod_auth_mode(const struct ftiod_auth *a);
+int  ftiod_auth_batch(struct ftiod_auth *a, const void *batch, size_t len, const void *frame,
+                      size_t flen, int64_t *uid, const char **why);
+/* A status query's credential: 0 with the uid when it is fresh and carries
+ * exactly this request. */
+int  ftiod_auth_query(struct ftiod_auth *a, const void *req, size_t len, const void *cred,
+                      size_t clen, int64_t *uid, const char **why);
+
+/* zap.c: the ZAP thread (bound before any socket with a ZAP domain connects). */
+int  ftiod_zap_start(struct ftiod *d, pthread_t *th);
+
+/* quota.c (caller holds d->lock): may uid add a job / a process to j / n
+ * records now?  Each returns 0, or -1 having counted the refusal; *why is
+ * a static reason for the log. */
+enum quota_verdict { QUOTA_OK = 0, QUOTA_JOBS, QUOTA_PROCS, QUOTA_RATE, QUOTA_MEMORY };
+struct ftiod_quota;
+struct ftiod_quota *ftiod_quota_new(void);
+void ftiod_quota_free(struct ftiod_quota *q);
+enum quota_verdict ftiod_quota_job(struct ftiod *d, int64_t uid);
+enum quota_verdict ftiod_quota_proc(struct ftiod *d, int64_t uid);
+enum quota_verdict ftiod_quota_records(struct ftiod *d, int64_t uid, size_t n, double now);
+/* Bytes the jobs may use at most as they are now (what --max-memory bounds). */
+double ftiod_memory_reserved(const struct ftiod *d);
+
 /* status.c */
-/* Build the status document (caller holds d->lock). */
-char *ftiod_status_json(struct ftiod *d);
+/* Build the status document (caller holds d->lock): every job when uid < 0,
+ * else only the jobs uid owns. */
+char *ftiod_status_json(struct ftiod *d, int64_t uid);
 /* `ftiod --status`: ask a running daemon, print, return the exit code. */
-int  ftiod_status_client(const char *endpoint, bool json, double timeout);
+struct ftio_query_opts;
+int  ftiod_status_client(const struct ftio_query_opts *q, bool json);
 
 #endif

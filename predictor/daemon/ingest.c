@@ -12,9 +12,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zmq.h>
+#include "auth.h"
 #include "daemon.h"
 #include "timeutil.h"
+#include "wire.h"
 
 /* Drain at most this many messages per poll turn, so status requests and the
  * stop flag are still looked at under a flood. */
@@ -23,7 +26,7 @@
 struct ingest {
     struct ftiod *d;
     struct ftio_batch batch;          /* reused across messages */
-    struct ftiod_ratelimit rl_bad, rl_jobs, rl_procs, rl_dup;
+    struct ftiod_ratelimit rl_bad, rl_jobs, rl_procs, rl_dup, rl_auth, rl_quota;
 };
 
 /* A job id ends up in a topic and in log lines: printable, no spaces. */
@@ -47,27 +50,57 @@ static void reject(struct ingest *in, uint64_t *counter, const char *why)
     ftiod_log_rl(&in->rl_bad, "dropped message: %s", why);
 }
 
-static void merge(struct ingest *in)
+static const char *quota_reason(enum quota_verdict v)
+{
+    switch (v) {
+    case QUOTA_JOBS: return "user owns --user-jobs jobs already";
+    case QUOTA_PROCS: return "user has --user-procs processes already";
+    case QUOTA_RATE: return "user is over --user-rate records per second";
+    case QUOTA_MEMORY: return "over --max-memory";
+    default: return "";
+    }
+}
+
+/* Merge a decoded batch sent by uid (-1: unauthenticated, --auth none). */
+static void merge(struct ingest *in, int64_t uid)
 {
     struct ftiod *d = in->d;
     const struct ftio_batch *b = &in->batch;
-    bool wake = false;
+    bool wake = false, foreign = false;
     enum job_merge_status st = JOB_MERGED;
+    enum quota_verdict quota = QUOTA_OK;
     size_t max_jobs = 0;
+    int64_t owner = -1;
 
     pthread_mutex_lock(&d->lock);
     d->stats.messages++;
     struct job *j = job_table_find(&d->jobs, b->h.job);
     bool is_new = false;
     if (!j) {
-        j = job_table_add(&d->jobs, b->h.job, &d->cfg.limits);
-        if (!j) {
-            d->stats.over_jobs++;
-            max_jobs = d->jobs.max;
+        quota = ftiod_quota_job(d, uid);
+        if (quota == QUOTA_OK) {
+            j = job_table_add(&d->jobs, b->h.job, &d->cfg.limits);
+            if (!j) {
+                d->stats.over_jobs++;
+                max_jobs = d->jobs.max;
+            } else {
+                j->uid = uid;    /* the job belongs to its first sender */
+            }
+            is_new = j != NULL;
         }
-        is_new = j != NULL;
+    } else if (j->uid != uid) {
+        /* Someone else's job: never merged, whatever the batch says. */
+        foreign = true;
+        owner = j->uid;
+        j->foreign_batches++;
+        d->stats.foreign++;
     }
-    if (j) {
+    if (j && !foreign && quota == QUOTA_OK &&
+        !job_find_proc(j, b->h.host ? b->h.host : "", b->h.pid))
+        quota = ftiod_quota_proc(d, uid);
+    if (j && !foreign && quota == QUOTA_OK)
+        quota = ftiod_quota_records(d, uid, b->n, ftiod_now());
+    if (j && !foreign && quota == QUOTA_OK) {
         st = job_merge(j, b, &d->cfg.limits, ftiod_now(), ftio_real_ns());
         if (st == JOB_MERGED) {
             d->stats.batches++;
@@ -80,41 +113,60 @@ static void merge(struct ingest *in)
         } else {
             d->stats.over_procs++;
         }
+    } else if (j && quota != QUOTA_OK) {
+        j->rejected_batches++;
     }
     if (wake)
         pthread_cond_signal(&d->wake);
     pthread_mutex_unlock(&d->lock);
 
-    if (!j)
+    const char *host = b->h.host ? b->h.host : "?";
+    if (foreign)
+        ftiod_log_rl(&in->rl_auth, "job %s belongs to uid %lld: dropped a batch from uid %lld "
+                     "(%s:%lld)", b->h.job, (long long)owner, (long long)uid, host,
+                     (long long)b->h.pid);
+    else if (quota != QUOTA_OK && quota != QUOTA_MEMORY)
+        ftiod_log_rl(&in->rl_quota, "job %s: dropped a batch of uid %lld (%s:%lld): %s", b->h.job,
+                     (long long)uid, host, (long long)b->h.pid, quota_reason(quota));
+    else if (!j && quota == QUOTA_OK)
         ftiod_log_rl(&in->rl_jobs, "job table full (--max-jobs %zu): dropping batch of job %s",
                      max_jobs, b->h.job);
     else if (st == JOB_TOO_MANY_PROCS)
         ftiod_log_rl(&in->rl_procs, "job %s: more than %zu processes (--max-procs): "
                      "dropping batch of %s:%lld", b->h.job, d->cfg.limits.max_procs,
-                     b->h.host ? b->h.host : "?", (long long)b->h.pid);
+                     host, (long long)b->h.pid);
     else if (st == JOB_BAD_SEQ)
         ftiod_log_rl(&in->rl_bad, "job %s: batch with an absurd sequence number %llu from %s:%lld, "
-                     "dropped", b->h.job, (unsigned long long)b->h.seq,
-                     b->h.host ? b->h.host : "?", (long long)b->h.pid);
+                     "dropped", b->h.job, (unsigned long long)b->h.seq, host,
+                     (long long)b->h.pid);
     else if (st == JOB_DUPLICATE && d->cfg.verbose)
         ftiod_log_rl(&in->rl_dup, "job %s: batch %llu of %s:%lld seen before, dropped",
-                     b->h.job, (unsigned long long)b->h.seq,
-                     b->h.host ? b->h.host : "?", (long long)b->h.pid);
+                     b->h.job, (unsigned long long)b->h.seq, host, (long long)b->h.pid);
     if (is_new && d->cfg.verbose)
-        ftiod_log("job %s: first batch (from %s:%lld, rank %d of %d)", b->h.job,
-                  b->h.host ? b->h.host : "?", (long long)b->h.pid, b->h.rank, b->h.nranks);
+        ftiod_log("job %s: first batch (from %s:%lld, rank %d of %d, uid %lld)", b->h.job, host,
+                  (long long)b->h.pid, b->h.rank, b->h.nranks, (long long)uid);
 }
 
-static void handle_message(struct ingest *in, zmq_msg_t *msg, bool more)
+/* One message: the batch frame and, when authenticated, its auth frame. */
+static void handle_message(struct ingest *in, zmq_msg_t *msg, zmq_msg_t *auth, bool extra)
 {
     struct ftiod *d = in->d;
-    if (more) {
-        reject(in, &d->stats.multipart, "more than one frame");
+    if (extra) {
+        reject(in, &d->stats.multipart, "more than two frames");
         return;
     }
     char err[256];
     size_t used = 0;
     size_t len = zmq_msg_size(msg);
+    /* Authenticate before decoding: an unauthenticated sender gets no
+     * further than one hash. */
+    int64_t uid = -1;
+    const char *why = NULL;
+    if (ftiod_auth_batch(d->auth, zmq_msg_data(msg), len, auth ? zmq_msg_data(auth) : NULL,
+                         auth ? zmq_msg_size(auth) : 0, &uid, &why) != 0) {
+        reject(in, &d->stats.unauthenticated, why);
+        return;
+    }
     int rc = ftio_wire_decode(zmq_msg_data(msg), len, &in->batch, &used, err, sizeof err);
     if (rc == 1) {
         reject(in, &d->stats.truncated, "truncated batch");
@@ -134,96 +186,195 @@ static void handle_message(struct ingest *in, zmq_msg_t *msg, bool more)
         reject(in, &d->stats.malformed, "empty or unprintable job id");
         return;
     }
-    merge(in);
+    merge(in, uid);
 }
 
-/* Receive everything queued (bounded), skipping the frames of multi-part
- * messages. */
+/* Receive one whole message: up to two frames kept, the rest discarded.
+ * Returns -1 when nothing is queued. */
+static int recv_message(void *sock, zmq_msg_t f[2], int *nframes, bool *extra)
+{
+    *nframes = 0;
+    *extra = false;
+    zmq_msg_init(&f[0]);
+    if (zmq_msg_recv(&f[0], sock, ZMQ_DONTWAIT) < 0) {
+        zmq_msg_close(&f[0]);
+        return -1;
+    }
+    *nframes = 1;
+    bool more = zmq_msg_more(&f[0]);
+    while (more) {   /* the frames of a message arrive together */
+        zmq_msg_t m;
+        zmq_msg_init(&m);
+        if (zmq_msg_recv(&m, sock, ZMQ_DONTWAIT) < 0) {
+            zmq_msg_close(&m);
+            break;
+        }
+        more = zmq_msg_more(&m);
+        if (*nframes < 2)
+            f[(*nframes)++] = m;
+        else {
+            *extra = true;
+            zmq_msg_close(&m);
+        }
+    }
+    return 0;
+}
+
+static void close_message(zmq_msg_t f[2], int n)
+{
+    for (int i = 0; i < n; i++)
+        zmq_msg_close(&f[i]);
+}
+
+/* Receive everything queued (bounded). */
 static void drain(struct ingest *in)
 {
     for (int i = 0; i < DRAIN_MAX; i++) {
-        zmq_msg_t msg;
-        zmq_msg_init(&msg);
-        if (zmq_msg_recv(&msg, in->d->pull, ZMQ_DONTWAIT) < 0) {
-            zmq_msg_close(&msg);
+        zmq_msg_t f[2];
+        int n;
+        bool extra;
+        if (recv_message(in->d->pull, f, &n, &extra) < 0)
             return;
-        }
-        bool more = zmq_msg_more(&msg);
-        handle_message(in, &msg, more);
-        zmq_msg_close(&msg);
-        while (more) {   /* discard the rest of a multi-part message */
-            zmq_msg_init(&msg);
-            if (zmq_msg_recv(&msg, in->d->pull, ZMQ_DONTWAIT) < 0) {
-                zmq_msg_close(&msg);
-                return;
-            }
-            more = zmq_msg_more(&msg);
-            zmq_msg_close(&msg);
-        }
+        handle_message(in, &f[0], n > 1 ? &f[1] : NULL, extra);
+        close_message(f, n);
     }
 }
 
-/* `end JOB` (ftio end): mark the job to be ended by the analysis thread.
- * Returns the reply document. */
-static char *end_request(struct ftiod *d, const char *req, size_t len)
+/* ---- status socket ---------------------------------------------------- */
+
+/* Who asks: an admin sees every job: a CURVE key in the allow-list, a MUNGE
+ * credential of root or of the daemon's own uid, or anyone when the daemon
+ * runs --auth none without CURVE (nothing to tell users apart by).  A user
+ * proven by a MUNGE credential of the request sees the jobs they own. */
+struct asker {
+    bool    admin;
+    int64_t uid;          /* -1 unknown */
+    const char *why;      /* why the credential was refused, if it was */
+};
+
+static bool may_see(const struct asker *a, const struct job *j)
+{
+    return a->admin || (a->uid >= 0 && a->uid == j->uid);
+}
+
+static char *dump(json_t *o)
+{
+    char *doc = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    return doc;
+}
+
+static char *refuse(struct ftiod *d, const struct asker *a, const char *what)
+{
+    pthread_mutex_lock(&d->lock);
+    d->stats.queries_refused++;
+    pthread_mutex_unlock(&d->lock);
+    char msg[512];
+    snprintf(msg, sizeof msg, "not allowed: %s (%s)", what,
+             a->why ? a->why : "an admin CURVE key, or a MUNGE credential of the job's owner");
+    return dump(json_pack("{s:s}", "error", msg));
+}
+
+/* Copy "VERB JOB" 's job id into job; false when there is none. */
+static bool job_arg(const char *req, size_t len, size_t verb, char *job)
+{
+    size_t n = len - verb;
+    if (len <= verb || n > FTIO_WIRE_MAX_STR || memchr(req + verb, '\0', n))
+        return false;
+    memcpy(job, req + verb, n);
+    job[n] = 0;
+    return true;
+}
+
+/* `end JOB` (ftio end): mark the job to be ended by the analysis thread. */
+static char *end_request(struct ftiod *d, const struct asker *a, const char *req, size_t len)
 {
     char job[FTIO_WIRE_MAX_STR + 1];
-    size_t n = len - 4;
-    if (n == 0 || n > FTIO_WIRE_MAX_STR || memchr(req + 4, '\0', n))
+    if (!job_arg(req, len, 4, job))
         return strdup("{\"error\":\"end: no job id\"}");
-    memcpy(job, req + 4, n);
-    job[n] = 0;
     pthread_mutex_lock(&d->lock);
     struct job *j = job_table_find(&d->jobs, job);
-    if (j) {
+    bool allowed = j && may_see(a, j);
+    if (allowed) {
         j->told = true;
         pthread_cond_signal(&d->wake);
     }
     pthread_mutex_unlock(&d->lock);
-    json_t *o = j ? json_pack("{s:s}", "ending", job) : json_pack("{s:s, s:s}", "error", "no such job", "job", job);
-    char *doc = o ? json_dumps(o, JSON_COMPACT) : NULL;
-    json_decref(o);
+    if (j && !allowed)
+        return refuse(d, a, "ending another user's job");
     if (j)
         ftiod_log("job %s: told to end", job);
+    return dump(j ? json_pack("{s:s}", "ending", job)
+                  : json_pack("{s:s, s:s}", "error", "no such job", "job", job));
+}
+
+/* `last JOB` (ftio sub --last): the latest prediction of each mode. */
+static char *last_request(struct ftiod *d, const struct asker *a, const char *req, size_t len)
+{
+    char job[FTIO_WIRE_MAX_STR + 1];
+    if (!job_arg(req, len, 5, job))
+        return strdup("{\"error\":\"last: no job id\"}");
+    pthread_mutex_lock(&d->lock);
+    struct job *j = job_table_find(&d->jobs, job);
+    json_t *o = NULL;
+    bool allowed = j && may_see(a, j);
+    if (allowed) {
+        o = json_pack("{s:s}", "job", job);
+        for (int m = 0; o && m < JOB_NMODES; m++)
+            if (j->mode[m].has_result)
+                json_object_set_new(o, job_mode_name(m), ftiod_prediction_json(j, m));
+    }
+    pthread_mutex_unlock(&d->lock);
+    if (j && !allowed)
+        return refuse(d, a, "another user's job");
+    if (!j)
+        return dump(json_pack("{s:s, s:s}", "error", "no such job", "job", job));
+    return dump(o);
+}
+
+static char *status_request(struct ftiod *d, const struct asker *a)
+{
+    if (!a->admin && a->uid < 0)
+        return refuse(d, a, "the status of every job");
+    pthread_mutex_lock(&d->lock);
+    char *doc = ftiod_status_json(d, a->admin ? -1 : a->uid);
+    pthread_mutex_unlock(&d->lock);
     return doc;
 }
 
 static void serve_status(struct ftiod *d)
 {
-    /* REP: read the request, then always answer once: `end JOB` ends a
-     * job, anything else gets the status document. */
-    zmq_msg_t req;
-    zmq_msg_init(&req);
-    int rc = zmq_msg_recv(&req, d->rep, ZMQ_DONTWAIT);
-    bool more = rc >= 0 && zmq_msg_more(&req);
-    char *end_doc = NULL;
-    bool is_end = false;
-    if (rc >= 4 && !more && memcmp(zmq_msg_data(&req), "end ", 4) == 0) {
-        is_end = true;
-        end_doc = end_request(d, zmq_msg_data(&req), zmq_msg_size(&req));
-    }
-    zmq_msg_close(&req);
-    if (rc < 0)
+    /* REP: read the request [text, optional MUNGE credential], then always
+     * answer once. */
+    zmq_msg_t f[2];
+    int n;
+    bool extra;
+    if (recv_message(d->rep, f, &n, &extra) < 0)
         return;
-    if (is_end) {
-        const char *fallback = "{\"error\":\"out of memory\"}";
-        zmq_send(d->rep, end_doc ? end_doc : fallback, strlen(end_doc ? end_doc : fallback),
-                 ZMQ_DONTWAIT);
-        free(end_doc);
-        return;
-    }
-    while (more) {
-        zmq_msg_init(&req);
-        if (zmq_msg_recv(&req, d->rep, ZMQ_DONTWAIT) < 0) {
-            zmq_msg_close(&req);
-            break;
-        }
-        more = zmq_msg_more(&req);
-        zmq_msg_close(&req);
-    }
-    pthread_mutex_lock(&d->lock);
-    char *doc = ftiod_status_json(d);
-    pthread_mutex_unlock(&d->lock);
+    const char *req = zmq_msg_data(&f[0]);
+    size_t len = zmq_msg_size(&f[0]);
+    const char *peer = zmq_msg_gets(&f[0], "User-Id");
+    struct asker a = {
+        .admin = d->cfg.curve_secret ? peer && strcmp(peer, "admin") == 0
+                                     : d->cfg.auth == FTIO_AUTH_NONE,
+        .uid = -1,
+    };
+    if (n > 1 && !extra &&
+        ftiod_auth_query(d->auth, req, len, zmq_msg_data(&f[1]), zmq_msg_size(&f[1]), &a.uid,
+                         &a.why) != 0)
+        a.uid = -1;
+    if (a.uid == 0 || (a.uid > 0 && a.uid == (int64_t)geteuid()))
+        a.admin = true;
+    char *doc;
+    if (extra)
+        doc = strdup("{\"error\":\"too many frames\"}");
+    else if (len >= 4 && memcmp(req, "end ", 4) == 0)
+        doc = end_request(d, &a, req, len);
+    else if (len >= 5 && memcmp(req, "last ", 5) == 0)
+        doc = last_request(d, &a, req, len);
+    else
+        doc = status_request(d, &a);
+    close_message(f, n);
     const char *fallback = "{\"error\":\"out of memory\"}";
     zmq_send(d->rep, doc ? doc : fallback, strlen(doc ? doc : fallback), ZMQ_DONTWAIT);
     free(doc);

@@ -39,6 +39,7 @@ struct job *job_new(const char *id, const struct job_limits *lim)
         free(j);
         return NULL;
     }
+    j->uid = -1;
     return j;
 }
 

@@ -103,6 +103,7 @@ struct job_mode_state {
 
 struct job {
     char    *id;
+    int64_t  uid;              /* owner: the uid of its first batch (-1: --auth none) */
     int64_t  origin_ns;        /* wall ns of relative time 0 */
     bool     has_origin;
 
@@ -127,6 +128,7 @@ struct job {
     uint64_t rejected_batches;     /* over limits (too many processes) */
     uint64_t forgotten_ranges;     /* missing-range table overflow */
     uint64_t bad_seq_batches;      /* absurd sequence numbers: dropped */
+    uint64_t foreign_batches;      /* sent by another uid than the owner: dropped */
 
     double   last_activity;        /* daemon monotonic s of the last batch */
     bool     ended;                /* every process sent its final batch */

@@ -9,11 +9,17 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zmq.h>
+#include "auth.h"
+#include "curve.h"
 #include "daemon.h"
 
 static struct ftiod *the_daemon;   /* for the signal handler only */
@@ -29,7 +35,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
 "usage: ftiod [options]\n"
-"       ftiod --status [--status-endpoint E] [--json]\n"
+"       ftiod --status [--status-endpoint E] [--server-key K --key FILE] [--json]\n"
 "Receives I/O records from libftio.so (ZeroMQ PULL), predicts each job's I/O\n"
 "phases online and publishes the predictions (ZeroMQ PUB, JSON).\n"
 "\n"
@@ -61,7 +67,25 @@ static void usage(FILE *out)
 "  --summary-records N  records kept per job and mode to lay the end summary's\n"
 "                       grid on the earliest record (131072, 0 = never)\n"
 "  --rcvhwm N           batches queued per sender before it must wait (10000)\n"
+"\n"
+"Security (docs/SECURITY.md):\n"
+"  --auth MODE          munge (default): every batch must carry a MUNGE credential;\n"
+"                       a job belongs to the uid of its first batch.  none: no\n"
+"                       authentication, only on ipc:// or loopback --listen\n"
+"  --munge-socket PATH  munged's socket (libmunge's default)\n"
+"  --curve-secret FILE  CURVE secret key (ftio keygen): PUB and status encrypted\n"
+"  --curve-clients DIR  public keys allowed to subscribe and to see every job\n"
+"  --socket-mode MODE   octal permissions of ipc:// endpoints (e.g. 0660)\n"
+"  --socket-group G     group of ipc:// endpoints\n"
+"  --max-connections N  open ingest connections (min(10000, fd limit - 256))\n"
+"  --user-jobs N        jobs one uid may own at once (32, 0 = no bound)\n"
+"  --user-procs N       processes of one uid, all jobs (65536, 0 = no bound)\n"
+"  --user-rate N        records per second of one uid (0 = no bound)\n"
+"  --max-memory MB      memory the jobs may reserve (4096)\n"
+"\n"
 "  --status             ask a running ftiod for its jobs and exit\n"
+"  --server-key K       with --status: the daemon's CURVE public key (or file)\n"
+"  --key FILE           with --status: our CURVE key pair (ftio keygen)\n"
 "  --json               with --status: print the raw JSON\n"
 "  -v, --verbose        log jobs and every analysis on stderr\n"
 "  -V, --version        print the version\n"
@@ -86,10 +110,17 @@ enum {
     OPT_WINDOW, OPT_HORIZON, OPT_JOB_TIMEOUT, OPT_MAX_JOBS, OPT_MAX_PROCS,
     OPT_MAX_MSG, OPT_RCVHWM, OPT_STATUS, OPT_JSON, OPT_SAMPLING,
     OPT_SUMMARY_RECORDS, OPT_COMPAT, OPT_STEP, OPT_SETTLE,
+    OPT_AUTH, OPT_MUNGE_SOCKET, OPT_CURVE_SECRET, OPT_CURVE_CLIENTS, OPT_SOCKET_MODE,
+    OPT_SOCKET_GROUP, OPT_MAX_CONNECTIONS, OPT_USER_JOBS, OPT_USER_PROCS, OPT_USER_RATE,
+    OPT_MAX_MEMORY, OPT_SERVER_KEY, OPT_KEY,
 };
 
+/* Client side of --status. */
+struct status_opts { const char *server_key, *key; };
+
 /* Returns 0 to run, 1 to exit 0 (help/version), -1 on error. */
-static int parse_args(int argc, char **argv, struct ftiod_config *c, bool *status, bool *json)
+static int parse_args(int argc, char **argv, struct ftiod_config *c, bool *status, bool *json,
+                      struct status_opts *so)
 {
     static const struct option longopts[] = {
         {"listen", 1, 0, OPT_LISTEN},           {"pub", 1, 0, OPT_PUB},
@@ -103,6 +134,13 @@ static int parse_args(int argc, char **argv, struct ftiod_config *c, bool *statu
         {"max-procs", 1, 0, OPT_MAX_PROCS},     {"max-msg", 1, 0, OPT_MAX_MSG},
         {"rcvhwm", 1, 0, OPT_RCVHWM},           {"status", 0, 0, OPT_STATUS},           {"json", 0, 0, OPT_JSON},
         {"verbose", 0, 0, 'v'},                 {"version", 0, 0, 'V'},
+        {"auth", 1, 0, OPT_AUTH},               {"munge-socket", 1, 0, OPT_MUNGE_SOCKET},
+        {"curve-secret", 1, 0, OPT_CURVE_SECRET}, {"curve-clients", 1, 0, OPT_CURVE_CLIENTS},
+        {"socket-mode", 1, 0, OPT_SOCKET_MODE}, {"socket-group", 1, 0, OPT_SOCKET_GROUP},
+        {"max-connections", 1, 0, OPT_MAX_CONNECTIONS}, {"user-jobs", 1, 0, OPT_USER_JOBS},
+        {"user-procs", 1, 0, OPT_USER_PROCS},   {"user-rate", 1, 0, OPT_USER_RATE},
+        {"max-memory", 1, 0, OPT_MAX_MEMORY},   {"server-key", 1, 0, OPT_SERVER_KEY},
+        {"key", 1, 0, OPT_KEY},
         {"help", 0, 0, 'h'},                    {0, 0, 0, 0},
     };
     int ch;
@@ -190,6 +228,54 @@ static int parse_args(int argc, char **argv, struct ftiod_config *c, bool *statu
                 return -1;
             c->rcvhwm = (int)fmin(v, 1e9);
             break;
+        case OPT_AUTH:
+            if ((c->auth = ftio_auth_mode_parse(optarg)) < 0) {
+                fprintf(stderr, "ftiod: --auth: invalid value '%s' (munge or none)\n", optarg);
+                return -1;
+            }
+            break;
+        case OPT_MUNGE_SOCKET: c->munge_socket = optarg; break;
+        case OPT_CURVE_SECRET: c->curve_secret = optarg; break;
+        case OPT_CURVE_CLIENTS: c->curve_clients = optarg; break;
+        case OPT_SOCKET_MODE: {
+            char *end;
+            errno = 0;
+            long m = strtol(optarg, &end, 8);
+            if (errno || end == optarg || *end || m < 0 || m > 0777) {
+                fprintf(stderr, "ftiod: --socket-mode: invalid value '%s' (octal, e.g. 0660)\n",
+                        optarg);
+                return -1;
+            }
+            c->socket_mode = m;
+            break;
+        }
+        case OPT_SOCKET_GROUP: c->socket_group = optarg; break;
+        case OPT_MAX_CONNECTIONS:
+            if (parse_double("--max-connections", optarg, 1, &v) < 0)
+                return -1;
+            c->max_connections = (size_t)fmin(v, 1e7);
+            break;
+        case OPT_USER_JOBS:
+            if (parse_double("--user-jobs", optarg, 0, &v) < 0)
+                return -1;
+            c->user_jobs = (size_t)fmin(v, 1e9);
+            break;
+        case OPT_USER_PROCS:
+            if (parse_double("--user-procs", optarg, 0, &v) < 0)
+                return -1;
+            c->user_procs = (size_t)fmin(v, 1e12);
+            break;
+        case OPT_USER_RATE:
+            if (parse_double("--user-rate", optarg, 0, &c->user_rate) < 0)
+                return -1;
+            break;
+        case OPT_MAX_MEMORY:
+            if (parse_double("--max-memory", optarg, 1, &v) < 0)
+                return -1;
+            c->max_memory = fmin(v, 1e9) * 1048576;
+            break;
+        case OPT_SERVER_KEY: so->server_key = optarg; break;
+        case OPT_KEY: so->key = optarg; break;
         case OPT_STATUS: *status = true; break;
         case OPT_JSON: *json = true; break;
         case 'v': c->verbose++; break;
@@ -229,6 +315,11 @@ static void config_default(struct ftiod_config *c)
     c->max_jobs = 256;
     c->max_msg = 256ll << 20;
     c->rcvhwm = 10000;
+    c->auth = FTIO_AUTH_MUNGE;
+    c->socket_mode = -1;
+    c->user_jobs = 32;
+    c->user_procs = 65536;
+    c->max_memory = 4096.0 * 1048576;
     job_limits_default(&c->limits);
     ftio_options_default(&c->opts);
     /* Online the window start is not the trace's t_0 when the bins are laid
@@ -251,24 +342,144 @@ static int check_step(struct ftiod_config *c)
     return 0;
 }
 
-static void *bind_socket(struct ftiod *d, int type, const char *endpoint, const char *what)
+/* Is the endpoint reachable from this host only (ipc://, inproc://,
+ * tcp:// on a loopback address)? */
+static bool local_only(const char *ep)
+{
+    if (!strncmp(ep, "ipc://", 6) || !strncmp(ep, "inproc://", 9))
+        return true;
+    if (strncmp(ep, "tcp://", 6))
+        return false;
+    const char *h = ep + 6;
+    return !strncmp(h, "127.", 4) || !strncmp(h, "localhost:", 10) || !strncmp(h, "[::1]:", 6);
+}
+
+/* ipc:// endpoints: --socket-mode / --socket-group on the socket file. */
+static int ipc_permissions(const struct ftiod_config *c, const char *ep, const char *what)
+{
+    if (strncmp(ep, "ipc://", 6) || (c->socket_mode < 0 && !c->socket_group))
+        return 0;
+    const char *path = ep + 6;
+    if (c->socket_group) {
+        struct group *g = getgrnam(c->socket_group);
+        char *end;
+        long gid = g ? (long)g->gr_gid : strtol(c->socket_group, &end, 10);
+        if ((!g && (*end || gid < 0)) || chown(path, (uid_t)-1, (gid_t)gid) != 0) {
+            ftiod_log("%s %s: cannot give it to group %s: %s", what, ep, c->socket_group,
+                      g || !*end ? strerror(errno) : "no such group");
+            return -1;
+        }
+    }
+    if (c->socket_mode >= 0 && chmod(path, (mode_t)c->socket_mode) != 0) {
+        ftiod_log("%s %s: chmod %lo: %s", what, ep, c->socket_mode, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* domain: the ZAP domain (zap.c), NULL for none.  curve: serve CURVE with
+ * the daemon's secret key. */
+static void *bind_socket(struct ftiod *d, int type, const char *endpoint, const char *what,
+                         const char *domain, const char *curve_secret)
 {
     void *s = zmq_socket(d->zctx, type);
     if (!s)
         return NULL;
-    int linger = type == ZMQ_PUB ? 2000 : 0;
+    int linger = type == ZMQ_PUB ? 2000 : 0, one = 1, handshake = 10000;
     zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof linger);
+    zmq_setsockopt(s, ZMQ_HANDSHAKE_IVL, &handshake, sizeof handshake);
     if (type == ZMQ_PULL) {
         int hwm = d->cfg.rcvhwm;
         zmq_setsockopt(s, ZMQ_MAXMSGSIZE, &d->cfg.max_msg, sizeof d->cfg.max_msg);
         zmq_setsockopt(s, ZMQ_RCVHWM, &hwm, sizeof hwm);
     }
-    if (zmq_bind(s, endpoint) < 0) {
+    if (curve_secret && (zmq_setsockopt(s, ZMQ_CURVE_SERVER, &one, sizeof one) != 0 ||
+                         zmq_setsockopt(s, ZMQ_CURVE_SECRETKEY, curve_secret, 40) != 0)) {
+        ftiod_log("%s: cannot serve CURVE: %s", what, zmq_strerror(errno));
+        zmq_close(s);
+        return NULL;
+    }
+    if (domain)
+        zmq_setsockopt(s, ZMQ_ZAP_DOMAIN, domain, strlen(domain));
+    /* No window in which an ipc:// socket file has looser permissions
+     * than asked. */
+    mode_t old = umask(d->cfg.socket_mode >= 0 ? 0077 : umask(0));
+    int rc = zmq_bind(s, endpoint);
+    umask(old);
+    if (rc < 0) {
         ftiod_log("cannot bind %s endpoint %s: %s", what, endpoint, zmq_strerror(errno));
         zmq_close(s);
         return NULL;
     }
+    if (ipc_permissions(&d->cfg, endpoint, what) != 0) {
+        zmq_close(s);
+        return NULL;
+    }
     return s;
+}
+
+/* Checks of the security options before anything is bound; says what is
+ * open to whom. */
+static int security_setup(struct ftiod *d, char curve_secret[41])
+{
+    struct ftiod_config *c = &d->cfg;
+    if (c->auth == FTIO_AUTH_NONE) {
+        if (!local_only(c->listen)) {
+            ftiod_log("--auth none is allowed only on an ipc:// or loopback --listen (not %s)",
+                      c->listen);
+            return -1;
+        }
+        ftiod_log("--auth none: batches are not authenticated; any local user can send into "
+                  "any job on %s", c->listen);
+    }
+    char err[512];
+    if (!(d->auth = ftiod_auth_new(c->auth, c->munge_socket, err, sizeof err)) ||
+        !(d->quota = ftiod_quota_new())) {
+        ftiod_log("%s", d->auth ? "out of memory" : err);
+        return -1;
+    }
+    if (c->curve_clients && !c->curve_secret) {
+        ftiod_log("--curve-clients needs --curve-secret");
+        return -1;
+    }
+    if (c->curve_secret) {
+        char pub[41];
+        if (ftio_curve_load_pair(c->curve_secret, pub, curve_secret, err, sizeof err) != 0) {
+            ftiod_log("--curve-secret: %s", err);
+            return -1;
+        }
+        struct stat st;
+        if (stat(c->curve_secret, &st) == 0 && (st.st_mode & 077))
+            ftiod_log("--curve-secret %s is readable by others (mode %03o): chmod 600 it",
+                      c->curve_secret, (unsigned)(st.st_mode & 0777));
+        if (!c->curve_clients)
+            ftiod_log("--curve-secret without --curve-clients: nobody may subscribe, "
+                      "users see their own jobs only");
+        ftiod_log("CURVE on --pub and --status-endpoint; server public key %s", pub);
+    } else if (!local_only(c->pub) || !local_only(c->status)) {
+        ftiod_log("without --curve-secret, anyone who reaches %s reads every prediction",
+                  c->pub);
+    }
+    /* Connections cost descriptors: take what the hard limit allows and
+     * bound the ingest connections below it, so the status socket can
+     * always accept. */
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+        if (rl.rlim_cur < rl.rlim_max) {
+            rl.rlim_cur = rl.rlim_max;
+            setrlimit(RLIMIT_NOFILE, &rl);
+            getrlimit(RLIMIT_NOFILE, &rl);
+        }
+        double room = (double)rl.rlim_cur - 256;
+        if (c->max_connections == 0)
+            c->max_connections = (size_t)fmax(16, fmin(10000, room));
+        else if ((double)c->max_connections > room)
+            ftiod_log("--max-connections %zu is above the descriptor limit %.0f - 256",
+                      c->max_connections, (double)rl.rlim_cur);
+    } else if (c->max_connections == 0) {
+        c->max_connections = 768;
+    }
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -279,8 +490,9 @@ int main(int argc, char **argv)
         return 1;
     }
     bool status = false, json = false;
+    struct status_opts so = {0};
     config_default(&d->cfg);
-    int rc = parse_args(argc, argv, &d->cfg, &status, &json);
+    int rc = parse_args(argc, argv, &d->cfg, &status, &json, &so);
     if (rc == 0 && !status && check_step(&d->cfg) != 0)
         rc = -1;
     if (rc != 0) {
@@ -288,9 +500,19 @@ int main(int argc, char **argv)
         return rc > 0 ? 0 : 2;
     }
     if (status) {
-        rc = ftiod_status_client(d->cfg.status, json, 3.0);
+        struct ftio_query_opts q = {
+            .endpoint = d->cfg.status, .server_key = so.server_key, .key_file = so.key,
+            .timeout = 3.0, .munge = getenv("FTIO_AUTH") == NULL ||
+                                     ftio_auth_mode_parse(getenv("FTIO_AUTH")) != FTIO_AUTH_NONE,
+        };
+        rc = ftiod_status_client(&q, json);
         free(d);
         return rc;
+    }
+    if (so.server_key || so.key) {
+        fprintf(stderr, "ftiod: --server-key and --key go with --status\n");
+        free(d);
+        return 2;
     }
 
     pthread_mutex_init(&d->lock, NULL);
@@ -299,12 +521,23 @@ int main(int argc, char **argv)
     d->started = ftiod_now();
     d->zctx = zmq_ctx_new();
     rc = 1;
-    if (!d->zctx || ftiod_publish_open(d) < 0)
+    char curve_secret[41] = "";
+    pthread_t zap_th;
+    bool zap_started = false;
+    if (!d->zctx || security_setup(d, curve_secret) != 0 || ftiod_publish_open(d) < 0)
         goto out;
-    if (!(d->pull = bind_socket(d, ZMQ_PULL, d->cfg.listen, "--listen")) ||
-        !(d->pub = bind_socket(d, ZMQ_PUB, d->cfg.pub, "--pub")) ||
-        !(d->rep = bind_socket(d, ZMQ_REP, d->cfg.status, "--status-endpoint")))
+    const char *curve = d->cfg.curve_secret ? curve_secret : NULL;
+    if (!(d->pull = bind_socket(d, ZMQ_PULL, d->cfg.listen, "--listen", "ingest", NULL)))
         goto out;
+    /* The ZAP handler before any peer can connect to a socket with a domain. */
+    if (ftiod_zap_start(d, &zap_th) != 0)
+        goto out;
+    zap_started = true;
+    if (!(d->pub = bind_socket(d, ZMQ_PUB, d->cfg.pub, "--pub", curve ? "pub" : NULL, curve)) ||
+        !(d->rep = bind_socket(d, ZMQ_REP, d->cfg.status, "--status-endpoint",
+                               curve ? "status" : NULL, curve)))
+        goto out;
+    memset(curve_secret, 0, sizeof curve_secret);
 
     the_daemon = d;
     struct sigaction sa = {.sa_handler = on_signal};   /* no SA_RESTART: wake zmq_poll */
@@ -327,7 +560,8 @@ int main(int argc, char **argv)
         ftiod_log("cannot start the analysis thread");
         goto out;
     }
-    ftiod_log("listening on %s, publishing on %s, status on %s", d->cfg.listen, d->cfg.pub,
+    ftiod_log("listening on %s (auth %s, at most %zu connections), publishing on %s, status on %s",
+              d->cfg.listen, ftio_auth_mode_name(d->cfg.auth), d->cfg.max_connections, d->cfg.pub,
               d->cfg.status);
 
     rc = ftiod_ingest_loop(d) < 0 ? 1 : 0;
@@ -341,6 +575,9 @@ int main(int argc, char **argv)
               (unsigned long long)d->stats.batches, (unsigned long long)d->stats.records,
               (unsigned long long)d->stats.published);
 out:
+    d->zap_stop = 1;
+    if (zap_started)
+        pthread_join(zap_th, NULL);
     if (d->pull)
         zmq_close(d->pull);
     if (d->rep)
@@ -350,6 +587,8 @@ out:
     if (d->zctx)
         zmq_ctx_term(d->zctx);
     ftiod_publish_close(d);
+    ftiod_auth_free(d->auth);
+    ftiod_quota_free(d->quota);
     job_table_free(&d->jobs);
     pthread_cond_destroy(&d->wake);
     pthread_mutex_destroy(&d->lock);

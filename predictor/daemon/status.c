@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zmq.h>
+#include "auth.h"
+#include "curve.h"
 #include "daemon.h"
 #include "report.h"
 
@@ -39,7 +41,7 @@ static json_t *mode_status(const struct job_mode_state *m)
     return o;
 }
 
-char *ftiod_status_json(struct ftiod *d)
+char *ftiod_status_json(struct ftiod *d, int64_t uid)
 {
     const struct ftiod_stats *s = &d->stats;
     double now = ftiod_now();
@@ -63,13 +65,30 @@ char *ftiod_status_json(struct ftiod *d)
     json_object_set_new(drop, "over_max_procs", json_integer((json_int_t)s->over_procs));
     json_object_set_new(drop, "duplicates", json_integer((json_int_t)s->duplicates));
     json_object_set_new(drop, "bad_sequence", json_integer((json_int_t)s->bad_seq));
+    json_object_set_new(drop, "unauthenticated", json_integer((json_int_t)s->unauthenticated));
+    json_object_set_new(drop, "foreign", json_integer((json_int_t)s->foreign));
+    json_object_set_new(drop, "over_user_jobs", json_integer((json_int_t)s->over_user_jobs));
+    json_object_set_new(drop, "over_user_procs", json_integer((json_int_t)s->over_user_procs));
+    json_object_set_new(drop, "over_user_rate", json_integer((json_int_t)s->over_user_rate));
+    json_object_set_new(drop, "over_memory", json_integer((json_int_t)s->over_memory));
+    json_object_set_new(drop, "connections_refused", json_integer((json_int_t)s->connections_refused));
+    json_object_set_new(drop, "queries_refused", json_integer((json_int_t)s->queries_refused));
     json_object_set_new(root, "dropped", drop);
+    json_object_set_new(root, "auth", json_string(ftio_auth_mode_name(d->cfg.auth)));
+    json_object_set_new(root, "memory_reserved", json_real(ftiod_memory_reserved(d)));
+    if (uid >= 0)
+        json_object_set_new(root, "only_uid", json_integer((json_int_t)uid));
 
     json_t *jobs = json_array();
     for (size_t i = 0; i < d->jobs.n; i++) {
         const struct job *j = d->jobs.job[i];
+        if (uid >= 0 && j->uid != uid)
+            continue;
         json_t *o = json_object();
         json_object_set_new(o, "job", json_string(j->id));
+        json_object_set_new(o, "uid", j->uid >= 0 ? json_integer((json_int_t)j->uid) : json_null());
+        json_object_set_new(o, "foreign_batches", json_integer((json_int_t)j->foreign_batches));
+        json_object_set_new(o, "rejected_batches", json_integer((json_int_t)j->rejected_batches));
         json_object_set_new(o, "processes", json_integer((json_int_t)j->nprocs));
         json_object_set_new(o, "nranks", json_integer(j->nranks));
         json_object_set_new(o, "final", json_integer((json_int_t)j->nfinal));
@@ -116,6 +135,12 @@ static void print_table(json_t *root)
            num(drop, "malformed"), num(drop, "truncated"), num(drop, "multipart"),
            num(drop, "over_max_jobs"), num(drop, "over_max_procs"), num(drop, "duplicates"),
            num(drop, "bad_sequence"));
+    printf("refused: %.0f unauthenticated, %.0f for another user's job, %.0f over user quotas, "
+           "%.0f over --max-memory, %.0f connections, %.0f queries (auth %s)\n",
+           num(drop, "unauthenticated"), num(drop, "foreign"),
+           num(drop, "over_user_jobs") + num(drop, "over_user_procs") + num(drop, "over_user_rate"),
+           num(drop, "over_memory"), num(drop, "connections_refused"), num(drop, "queries_refused"),
+           json_string_value(json_object_get(root, "auth")) ?: "?");
     printf("%-20s %6s %12s %14s %8s %8s  %-28s %-28s\n", "job", "procs", "records", "bytes",
            "lost", "gaps", "write period", "read period");
     size_t i;
@@ -143,46 +168,28 @@ static void print_table(json_t *root)
         printf("(no jobs)\n");
 }
 
-int ftiod_status_client(const char *endpoint, bool json, double timeout)
+int ftiod_status_client(const struct ftio_query_opts *q, bool json)
 {
-    void *ctx = zmq_ctx_new();
-    void *s = zmq_socket(ctx, ZMQ_REQ);
-    int linger = 0, rc = 1;
-    zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof linger);
-    if (zmq_connect(s, endpoint) < 0) {
-        fprintf(stderr, "ftiod: --status: cannot connect to %s: %s\n", endpoint,
-                zmq_strerror(errno));
-        goto out;
+    char *reply = NULL, err[512];
+    if (ftio_query(q, "status", &reply, err, sizeof err) != 0) {
+        fprintf(stderr, "ftiod: --status: %s\n", err);
+        return 1;
     }
-    zmq_send(s, "status", 6, 0);
-    zmq_pollitem_t it = {.socket = s, .events = ZMQ_POLLIN};
-    if (zmq_poll(&it, 1, (long)(timeout * 1000)) <= 0) {
-        fprintf(stderr, "ftiod: --status: no answer from %s within %.0f s (is ftiod running?)\n",
-                endpoint, timeout);
-        goto out;
-    }
-    zmq_msg_t msg;
-    zmq_msg_init(&msg);
-    if (zmq_msg_recv(&msg, s, 0) < 0) {
-        zmq_msg_close(&msg);
-        fprintf(stderr, "ftiod: --status: %s\n", zmq_strerror(errno));
-        goto out;
-    }
+    int rc = 1;
     json_error_t jerr;
-    json_t *root = json_loadb(zmq_msg_data(&msg), zmq_msg_size(&msg), 0, &jerr);
+    json_t *root = json_loads(reply, 0, &jerr);
     if (!root) {
         fprintf(stderr, "ftiod: --status: bad answer: %s\n", jerr.text);
+    } else if (json_is_string(json_object_get(root, "error"))) {
+        fprintf(stderr, "ftiod: --status: %s\n", json_string_value(json_object_get(root, "error")));
     } else {
         if (json)
-            printf("%.*s\n", (int)zmq_msg_size(&msg), (const char *)zmq_msg_data(&msg));
+            printf("%s\n", reply);
         else
             print_table(root);
-        json_decref(root);
         rc = 0;
     }
-    zmq_msg_close(&msg);
-out:
-    zmq_close(s);
-    zmq_ctx_term(ctx);
+    json_decref(root);
+    free(reply);
     return rc;
 }

@@ -32,6 +32,7 @@
 #include <jansson.h>
 #include <msgpack.h>
 #include <zmq.h>
+#include "auth.h"
 #include "wire.h"
 #include "timeutil.h"
 
@@ -40,6 +41,7 @@
 struct out {
     void *ctx, *sock;       /* live */
     const char *dir;        /* spool */
+    struct ftio_auth_sender *auth;   /* FTIO_AUTH=munge: signed batches */
 };
 
 static int out_open(struct out *o, const char *endpoint, const char *dir)
@@ -56,6 +58,11 @@ static int out_open(struct out *o, const char *endpoint, const char *dir)
             fprintf(stderr, "daemon-gen: connect %s: %s\n", endpoint, zmq_strerror(errno));
             return -1;
         }
+        char err[256];
+        if (ftio_auth_sender_from_env(-1, &o->auth, err, sizeof err) != 0) {
+            fprintf(stderr, "daemon-gen: %s\n", err);
+            return -1;
+        }
     }
     return 0;
 }
@@ -66,6 +73,10 @@ static void out_close(struct out *o)
         zmq_close(o->sock);
     if (o->ctx)
         zmq_ctx_term(o->ctx);
+    if (o->auth) {
+        ftio_auth_sender_free(o->auth);
+        free(o->auth);
+    }
 }
 
 static int out_batch(struct out *o, const struct ftio_batch_header *h,
@@ -78,7 +89,7 @@ static int out_batch(struct out *o, const struct ftio_batch_header *h,
     }
     int rc = 0;
     if (o->sock) {
-        if (zmq_send(o->sock, w.data, w.len, 0) < 0)
+        if (ftio_auth_send(o->sock, o->auth, w.data, w.len, 0) < 0)
             rc = -1;
     } else {
         char path[4096];
@@ -404,7 +415,8 @@ static int cmd_fuzz(int argc, char **argv)
             for (int k = 0; k < 4; k++)
                 buf[rnd() % len] ^= (char)(1 << (rnd() % 8));
             break;
-        case 3:   /* multi-frame */
+        case 3:   /* more frames than batch + authentication */
+            zmq_send(o.sock, w.data, w.len, ZMQ_SNDMORE);
             zmq_send(o.sock, w.data, w.len, ZMQ_SNDMORE);
             data = w.data;
             len = w.len;
@@ -420,7 +432,22 @@ static int cmd_fuzz(int argc, char **argv)
             len = w.len + 1;
             break;
         }
-        zmq_send(o.sock, data, len, 0);
+        if (o.auth && rnd() % 4 == 0) {
+            /* a forged authentication frame: magic + random MAC + a real
+             * credential, or random bytes */
+            unsigned char frame[FTIO_AUTH_FRAME_MAX];
+            size_t flen = ftio_auth_frame(o.auth, data, len, frame, sizeof frame);
+            if (rnd() % 2)
+                for (int k = 0; k < FTIO_AUTH_MAC_LEN; k++)
+                    frame[FTIO_AUTH_MAGIC_LEN + k] = (unsigned char)rnd();
+            else
+                for (size_t k = 0; k < flen; k++)
+                    frame[k] = (unsigned char)rnd();
+            zmq_send(o.sock, data, len, ZMQ_SNDMORE);
+            zmq_send(o.sock, frame, flen, 0);
+        } else {
+            ftio_auth_send(o.sock, o.auth, data, len, 0);
+        }
         msgpack_sbuffer_destroy(&sb);
     }
     free(buf);

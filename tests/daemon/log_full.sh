@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.inc"
 need "$B/bin/ftiod" "$B/tests/daemon-gen"
 [ -w /dev/full ] || fail "/dev/full is not available"
-"$B/bin/ftiod" --listen "ipc://$T/d.in" --pub "ipc://$T/d.pub" --status-endpoint "ipc://$T/d.st" \
+"$B/bin/ftiod" --auth none --listen "ipc://$T/d.in" --pub "ipc://$T/d.pub" --status-endpoint "ipc://$T/d.st" \
   --log /dev/full --job-timeout 1 2>"$T/d.err" &
 DPID=$!; PIDS="$PIDS $DPID"
 i=0

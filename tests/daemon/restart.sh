@@ -26,7 +26,7 @@ sleep 3            # the shim spools meanwhile
 ls "$T/spool" | grep -q . || fail "nothing spooled while the daemon was down"
 # B on the same endpoint (a new socket file: ipc path of a).
 rm -f "$T/a.in"
-"$B/bin/ftiod" --listen "ipc://$T/a.in" --pub "ipc://$T/b.pub" --status-endpoint "ipc://$T/b.st" \
+"$B/bin/ftiod" --auth none --listen "ipc://$T/a.in" --pub "ipc://$T/b.pub" --status-endpoint "ipc://$T/b.st" \
   --log "$T/b.log" -v 2>>"$T/b.err" &
 BP=$!; PIDS="$PIDS $BP"
 sleep 1.5          # the shim reconnects, then stops spooling

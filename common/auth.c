@@ -1,0 +1,196 @@
+/* auth.c -- the sender side of authenticated ingest and queries (auth.h).
+ *
+ * libmunge asks the local munged for credentials; libsodium supplies the
+ * random session key and the keyed BLAKE2b MAC.  Used by the shim's flusher
+ * thread (once per process image for the credential, once per batch for the
+ * MAC), by `ftio replay`, the test generator and the status clients.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <munge.h>
+#include <sodium.h>
+#include <zmq.h>
+#include "auth.h"
+
+int ftio_auth_mode_parse(const char *s)
+{
+    if (!s)
+        return -1;
+    if (strcmp(s, "munge") == 0)
+        return FTIO_AUTH_MUNGE;
+    if (strcmp(s, "none") == 0)
+        return FTIO_AUTH_NONE;
+    return -1;
+}
+
+const char *ftio_auth_mode_name(int mode)
+{
+    return mode == FTIO_AUTH_NONE ? "none" : "munge";
+}
+
+const char *ftio_auth_munge_socket_env(void)
+{
+    const char *s = getenv("FTIO_MUNGE_SOCKET");
+    return s && *s ? s : NULL;
+}
+
+void ftio_auth_mac(const unsigned char key[FTIO_AUTH_KEY_LEN], const void *buf, size_t len,
+                   unsigned char out[FTIO_AUTH_MAC_LEN])
+{
+    crypto_generichash(out, FTIO_AUTH_MAC_LEN, buf, len, key, FTIO_AUTH_KEY_LEN);
+}
+
+/* A credential for payload (len bytes); NULL with a reason on failure. */
+static char *encode(const char *socket, uid_t restrict_uid, const void *payload, int len,
+                    char *err, size_t errlen)
+{
+    munge_ctx_t ctx = munge_ctx_create();
+    if (!ctx) {
+        snprintf(err, errlen, "munge: out of memory");
+        return NULL;
+    }
+    munge_err_t e = EMUNGE_SUCCESS;
+    if (socket)
+        e = munge_ctx_set(ctx, MUNGE_OPT_SOCKET, socket);
+    if (e == EMUNGE_SUCCESS && restrict_uid != (uid_t)-1)
+        e = munge_ctx_set(ctx, MUNGE_OPT_UID_RESTRICTION, restrict_uid);
+    char *cred = NULL;
+    if (e == EMUNGE_SUCCESS)
+        e = munge_encode(&cred, ctx, payload, len);
+    if (e != EMUNGE_SUCCESS) {
+        snprintf(err, errlen, "munge: %s", munge_ctx_strerror(ctx) ? munge_ctx_strerror(ctx)
+                                                                  : munge_strerror(e));
+        free(cred);
+        cred = NULL;
+    }
+    munge_ctx_destroy(ctx);
+    return cred;
+}
+
+int ftio_auth_sender_init(struct ftio_auth_sender *s, const char *socket, uid_t restrict_uid,
+                          char *err, size_t errlen)
+{
+    memset(s, 0, sizeof *s);
+    if (sodium_init() < 0) {
+        snprintf(err, errlen, "libsodium could not initialise");
+        return -1;
+    }
+    randombytes_buf(s->key, sizeof s->key);
+    unsigned char payload[sizeof FTIO_AUTH_BATCH_TAG + FTIO_AUTH_KEY_LEN];
+    memcpy(payload, FTIO_AUTH_BATCH_TAG, sizeof FTIO_AUTH_BATCH_TAG);
+    memcpy(payload + sizeof FTIO_AUTH_BATCH_TAG, s->key, FTIO_AUTH_KEY_LEN);
+    s->cred = encode(socket, restrict_uid, payload, (int)sizeof payload, err, errlen);
+    sodium_memzero(payload, sizeof payload);
+    if (!s->cred) {
+        sodium_memzero(s->key, sizeof s->key);
+        return -1;
+    }
+    s->cred_len = strlen(s->cred);
+    if (s->cred_len > FTIO_AUTH_CRED_MAX) {
+        snprintf(err, errlen, "munge: credential of %zu bytes is too long", s->cred_len);
+        ftio_auth_sender_free(s);
+        return -1;
+    }
+    return 0;
+}
+
+size_t ftio_auth_frame(const struct ftio_auth_sender *s, const void *batch, size_t len,
+                       unsigned char *out, size_t cap)
+{
+    size_t need = FTIO_AUTH_MAGIC_LEN + FTIO_AUTH_MAC_LEN + s->cred_len;
+    if (!s->cred || cap < need)
+        return 0;
+    memcpy(out, FTIO_AUTH_MAGIC, FTIO_AUTH_MAGIC_LEN);
+    ftio_auth_mac(s->key, batch, len, out + FTIO_AUTH_MAGIC_LEN);
+    memcpy(out + FTIO_AUTH_MAGIC_LEN + FTIO_AUTH_MAC_LEN, s->cred, s->cred_len);
+    return need;
+}
+
+void ftio_auth_sender_free(struct ftio_auth_sender *s)
+{
+    free(s->cred);
+    sodium_memzero(s->key, sizeof s->key);
+    s->cred = NULL;
+    s->cred_len = 0;
+}
+
+int ftio_auth_send(void *zsock, const struct ftio_auth_sender *s, const void *batch, size_t len,
+                   int flags)
+{
+    unsigned char frame[FTIO_AUTH_FRAME_MAX];
+    size_t alen = s ? ftio_auth_frame(s, batch, len, frame, sizeof frame) : 0;
+    if (s && !alen) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (zmq_send(zsock, batch, len, flags | (alen ? ZMQ_SNDMORE : 0)) != (int)len)
+        return -1;
+    if (alen && zmq_send(zsock, frame, alen, flags) != (int)alen)
+        return -1;
+    return 0;
+}
+
+int ftio_auth_sender_from_env(int mode_override, struct ftio_auth_sender **out, char *err,
+                              size_t errlen)
+{
+    *out = NULL;
+    int mode = mode_override;
+    if (mode < 0) {
+        const char *m = getenv("FTIO_AUTH");
+        mode = m && *m ? ftio_auth_mode_parse(m) : FTIO_AUTH_MUNGE;
+        if (mode < 0) {
+            snprintf(err, errlen, "FTIO_AUTH=%s: expected munge or none", m);
+            return -1;
+        }
+    }
+    if (mode == FTIO_AUTH_NONE)
+        return 0;
+    const char *u = getenv("FTIO_AUTH_UID");
+    uid_t restrict_uid = u && *u ? (uid_t)strtoul(u, NULL, 10) : (uid_t)-1;
+    struct ftio_auth_sender *s = malloc(sizeof *s);
+    if (!s) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (ftio_auth_sender_init(s, ftio_auth_munge_socket_env(), restrict_uid, err, errlen) != 0) {
+        free(s);
+        return -1;
+    }
+    *out = s;
+    return 0;
+}
+
+char *ftio_auth_query_cred(const char *socket, const void *req, size_t len, char *err,
+                           size_t errlen)
+{
+    if (len > 65536) {
+        snprintf(err, errlen, "query too long");
+        return NULL;
+    }
+    size_t n = sizeof FTIO_AUTH_QUERY_TAG + len;
+    unsigned char *payload = malloc(n);
+    if (!payload) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    memcpy(payload, FTIO_AUTH_QUERY_TAG, sizeof FTIO_AUTH_QUERY_TAG);
+    memcpy(payload + sizeof FTIO_AUTH_QUERY_TAG, req, len);
+    char *cred = encode(socket, (uid_t)-1, payload, (int)n, err, errlen);
+    free(payload);
+    return cred;
+}
+
+int ftio_auth_frame_parse(const void *frame, size_t len, const unsigned char **mac,
+                          const char **cred, size_t *cred_len)
+{
+    const unsigned char *p = frame;
+    if (len <= FTIO_AUTH_MAGIC_LEN + FTIO_AUTH_MAC_LEN || len > FTIO_AUTH_FRAME_MAX ||
+        memcmp(p, FTIO_AUTH_MAGIC, FTIO_AUTH_MAGIC_LEN) != 0)
+        return -1;
+    *mac = p + FTIO_AUTH_MAGIC_LEN;
+    *cred = (const char *)p + FTIO_AUTH_MAGIC_LEN + FTIO_AUTH_MAC_LEN;
+    *cred_len = len - FTIO_AUTH_MAGIC_LEN - FTIO_AUTH_MAC_LEN;
+    return 0;
+}

@@ -1,0 +1,104 @@
+/* auth.h -- who sent a batch, and who asks a question (PROTOCOL.md §1.3).
+ *
+ * ftiod trusts a uid only when MUNGE vouches for it.  MUNGE is what every
+ * Slurm site already runs: munged on each node shares a key, and a credential
+ * encoded by a process carries that process' uid, which munged on the daemon's
+ * node decodes and vouches for.  A credential costs a round trip to munged, so
+ * a sender asks for one per process image, not per batch:
+ *
+ *   - the credential's payload is a fresh random 32-byte session key
+ *     (FTIO_AUTH_BATCH_TAG + key); munged encrypts it, so only a decoder
+ *     munged agrees to serve (everyone, or just ftiod's uid with
+ *     FTIO_AUTH_UID) learns it;
+ *   - every batch travels as two ZeroMQ frames: the batch itself, then the
+ *     auth frame "FTA1" + MAC + credential, where MAC = keyed BLAKE2b-256 of
+ *     the batch bytes under the session key (libsodium).
+ *
+ * ftiod decodes each distinct credential once (cache), then checks one MAC
+ * per batch: a forged batch, or a copied credential glued to other bytes,
+ * fails.  A daemon restarted mid-job sees credentials munged already decoded
+ * ("replayed") or past their TTL ("expired"): munged still returns their uid
+ * and payload, and the MAC proves the sender holds the key, so they are
+ * accepted.  Status queries carry a one-shot credential whose payload is
+ * FTIO_AUTH_QUERY_TAG + the request itself, which munged's replay cache makes
+ * single-use.
+ *
+ * The sender side lives here (the shim, `ftio replay`, the test generator and
+ * `ftio sub`/`ftiod --status` share it); the checking side is ftiod's
+ * (predictor/daemon/auth.c).  Nothing here is on the shim's hot path: the
+ * flusher thread calls it once per batch.
+ */
+#ifndef FTIO_AUTH_H
+#define FTIO_AUTH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define FTIO_AUTH_MAGIC      "FTA1"
+#define FTIO_AUTH_MAGIC_LEN  4
+#define FTIO_AUTH_KEY_LEN    32
+#define FTIO_AUTH_MAC_LEN    32
+#define FTIO_AUTH_CRED_MAX   4096            /* a MUNGE credential is ~200 bytes */
+#define FTIO_AUTH_FRAME_MAX  (FTIO_AUTH_MAGIC_LEN + FTIO_AUTH_MAC_LEN + FTIO_AUTH_CRED_MAX)
+/* Credential payloads start with a purpose tag (NUL included), so a batch
+ * credential can never pass for a query and the reverse. */
+#define FTIO_AUTH_BATCH_TAG  "ftio-batch-key-1"
+#define FTIO_AUTH_QUERY_TAG  "ftio-query-1"
+
+enum ftio_auth_mode { FTIO_AUTH_MUNGE = 0, FTIO_AUTH_NONE = 1 };
+
+/* "munge" / "none" -> mode; -1 for anything else. */
+int ftio_auth_mode_parse(const char *s);
+const char *ftio_auth_mode_name(int mode);
+
+/* Where munged listens: $FTIO_MUNGE_SOCKET, else NULL (libmunge's default). */
+const char *ftio_auth_munge_socket_env(void);
+
+/* Keyed BLAKE2b-256 of buf (the batch MAC). */
+void ftio_auth_mac(const unsigned char key[FTIO_AUTH_KEY_LEN], const void *buf, size_t len,
+                   unsigned char out[FTIO_AUTH_MAC_LEN]);
+
+/* A sender's session: one credential, one key. */
+struct ftio_auth_sender {
+    unsigned char key[FTIO_AUTH_KEY_LEN];
+    char  *cred;                 /* malloc'd MUNGE credential, NULL until made */
+    size_t cred_len;
+};
+
+/* Make the session: a fresh key and a MUNGE credential carrying it.
+ * socket: munged's socket (NULL = default); restrict_uid: only that uid may
+ * decode it ((uid_t)-1 = anyone).  Returns 0, or -1 with a one-line reason
+ * in err (munged absent, ...). */
+int ftio_auth_sender_init(struct ftio_auth_sender *s, const char *socket, uid_t restrict_uid,
+                          char *err, size_t errlen);
+/* The auth frame of one batch into out (cap >= FTIO_AUTH_FRAME_MAX is always
+ * enough); returns its length. */
+size_t ftio_auth_frame(const struct ftio_auth_sender *s, const void *batch, size_t len,
+                       unsigned char *out, size_t cap);
+/* Forget the session (wipes the key). */
+void ftio_auth_sender_free(struct ftio_auth_sender *s);
+
+/* Send one batch: the batch frame, then its auth frame when s is not NULL
+ * (zmq_send flags, e.g. ZMQ_DONTWAIT).  0, or -1 with errno (EAGAIN: not
+ * queued; the two frames are queued together or not at all). */
+int ftio_auth_send(void *zsock, const struct ftio_auth_sender *s, const void *batch, size_t len,
+                   int flags);
+
+/* For tools that send batches (`ftio replay`, test generators): the session
+ * asked by the environment (FTIO_AUTH, default munge; FTIO_MUNGE_SOCKET;
+ * FTIO_AUTH_UID), or mode_override >= 0.  *out is NULL under "none".
+ * 0, or -1 with the reason. */
+int ftio_auth_sender_from_env(int mode_override, struct ftio_auth_sender **out, char *err,
+                              size_t errlen);
+
+/* A one-shot credential for a status query whose text is req[0..len).
+ * Returns a malloc'd credential or NULL with the reason in err. */
+char *ftio_auth_query_cred(const char *socket, const void *req, size_t len, char *err,
+                           size_t errlen);
+
+/* Parse an auth frame: points *mac and *cred into it.  -1 if malformed. */
+int ftio_auth_frame_parse(const void *frame, size_t len, const unsigned char **mac,
+                          const char **cred, size_t *cred_len);
+
+#endif

@@ -1,0 +1,200 @@
+/* auth.c -- ftiod's side of authentication: which uid sent a batch or asks a
+ * question (the sender side and the frame layout are in common/auth.h).
+ *
+ * A batch's auth frame carries a MUNGE credential and a MAC of the batch.
+ * Decoding a credential is a round trip to munged, so each distinct
+ * credential is decoded once and remembered (uid + session key) in a small
+ * set-associative cache keyed by a hash of the credential; every batch then
+ * costs one keyed BLAKE2b over its bytes.  munged's "replayed" and "expired"
+ * answers still carry the uid and payload (munge_decode(3)); they are what a
+ * restarted ftiod sees for long-running senders and are accepted, because the
+ * MAC proves the sender holds the key the credential carries.  Everything
+ * else (no frame, a bad frame, a credential munged rejects, a payload without
+ * our tag, a wrong MAC) is refused with a static reason for the caller's
+ * counters and rate-limited log.
+ *
+ * Used by the ingest thread only (batches and status queries), so no lock.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <munge.h>
+#include <sodium.h>
+#include "auth.h"
+#include "daemon.h"
+
+#define CACHE_SETS 1024
+#define CACHE_WAYS 4
+
+struct cache_entry {
+    unsigned char id[16];          /* BLAKE2b-128 of the credential; all 0 = free */
+    unsigned char key[FTIO_AUTH_KEY_LEN];
+    int64_t  uid;
+    uint64_t used;                 /* stamp of the last hit (LRU within a set) */
+};
+
+struct ftiod_auth {
+    int mode;                      /* enum ftio_auth_mode */
+    munge_ctx_t ctx;
+    uint64_t clock;
+    struct cache_entry cache[CACHE_SETS][CACHE_WAYS];
+    char cred[FTIO_AUTH_CRED_MAX + 1];
+};
+
+struct ftiod_auth *ftiod_auth_new(int mode, const char *munge_socket, char *err, size_t errlen)
+{
+    struct ftiod_auth *a = calloc(1, sizeof *a);
+    if (!a || sodium_init() < 0) {
+        snprintf(err, errlen, "out of memory");
+        free(a);
+        return NULL;
+    }
+    a->mode = mode;
+    if (mode == FTIO_AUTH_MUNGE) {
+        a->ctx = munge_ctx_create();
+        if (!a->ctx || (munge_socket && munge_ctx_set(a->ctx, MUNGE_OPT_SOCKET, munge_socket) !=
+                                            EMUNGE_SUCCESS)) {
+            snprintf(err, errlen, "cannot set up libmunge");
+            ftiod_auth_free(a);
+            return NULL;
+        }
+    }
+    return a;
+}
+
+void ftiod_auth_free(struct ftiod_auth *a)
+{
+    if (!a)
+        return;
+    if (a->ctx)
+        munge_ctx_destroy(a->ctx);
+    sodium_memzero(a->cache, sizeof a->cache);
+    free(a);
+}
+
+int ftiod_auth_mode(const struct ftiod_auth *a)
+{
+    return a->mode;
+}
+
+/* munge_decode of cred (NUL-terminated copy in a->cred); 0 with the payload
+ * (malloc'd) and uid, else -1 with the reason. */
+static int decode(struct ftiod_auth *a, const char *cred, size_t len, void **payload, int *plen,
+                  int64_t *uid, bool *fresh, const char **why)
+{
+    if (len == 0 || len > FTIO_AUTH_CRED_MAX || memchr(cred, 0, len)) {
+        *why = "malformed credential";
+        return -1;
+    }
+    memcpy(a->cred, cred, len);
+    a->cred[len] = 0;
+    uid_t u;
+    gid_t g;
+    *payload = NULL;
+    munge_err_t e = munge_decode(a->cred, a->ctx, payload, plen, &u, &g);
+    if (e == EMUNGE_SUCCESS || e == EMUNGE_CRED_REPLAYED || e == EMUNGE_CRED_EXPIRED) {
+        *uid = (int64_t)u;
+        *fresh = e == EMUNGE_SUCCESS;
+        return 0;
+    }
+    free(*payload);
+    *payload = NULL;
+    *why = e == EMUNGE_SOCKET ? "munged unreachable" : "credential rejected by munged";
+    return -1;
+}
+
+int ftiod_auth_batch(struct ftiod_auth *a, const void *batch, size_t len, const void *frame,
+                     size_t flen, int64_t *uid, const char **why)
+{
+    *uid = -1;
+    if (a->mode == FTIO_AUTH_NONE)
+        return 0;
+    const unsigned char *mac;
+    const char *cred;
+    size_t clen;
+    if (!frame) {
+        *why = "no authentication (a shim with FTIO_AUTH=none?)";
+        return -1;
+    }
+    if (ftio_auth_frame_parse(frame, flen, &mac, &cred, &clen) != 0) {
+        *why = "malformed authentication frame";
+        return -1;
+    }
+    unsigned char id[16];
+    crypto_generichash(id, sizeof id, (const unsigned char *)cred, clen, NULL, 0);
+    if (sodium_is_zero(id, sizeof id))
+        id[0] = 1;
+    struct cache_entry *set = a->cache[(id[0] | (size_t)id[1] << 8) % CACHE_SETS];
+    struct cache_entry *e = NULL, *victim = &set[0];
+    for (int w = 0; w < CACHE_WAYS; w++) {
+        if (memcmp(set[w].id, id, sizeof id) == 0) {
+            e = &set[w];
+            break;
+        }
+        if (set[w].used < victim->used)
+            victim = &set[w];
+    }
+    if (!e) {
+        void *payload;
+        int plen;
+        int64_t u;
+        bool fresh;
+        if (decode(a, cred, clen, &payload, &plen, &u, &fresh, why) != 0)
+            return -1;
+        bool ok = plen == (int)(sizeof FTIO_AUTH_BATCH_TAG + FTIO_AUTH_KEY_LEN) &&
+                  memcmp(payload, FTIO_AUTH_BATCH_TAG, sizeof FTIO_AUTH_BATCH_TAG) == 0;
+        if (ok) {
+            e = victim;
+            memcpy(e->id, id, sizeof id);
+            memcpy(e->key, (unsigned char *)payload + sizeof FTIO_AUTH_BATCH_TAG,
+                   FTIO_AUTH_KEY_LEN);
+            e->uid = u;
+        }
+        if (payload)
+            sodium_memzero(payload, (size_t)plen);
+        free(payload);
+        if (!ok) {
+            *why = "credential is not a batch credential";
+            return -1;
+        }
+    }
+    e->used = ++a->clock;
+    unsigned char want[FTIO_AUTH_MAC_LEN];
+    ftio_auth_mac(e->key, batch, len, want);
+    if (sodium_memcmp(want, mac, FTIO_AUTH_MAC_LEN) != 0) {
+        *why = "batch does not match its MAC (forged or altered)";
+        return -1;
+    }
+    *uid = e->uid;
+    return 0;
+}
+
+int ftiod_auth_query(struct ftiod_auth *a, const void *req, size_t len, const void *cred,
+                     size_t clen, int64_t *uid, const char **why)
+{
+    *uid = -1;
+    if (a->mode == FTIO_AUTH_NONE || !a->ctx) {
+        *why = "this ftiod runs --auth none";
+        return -1;
+    }
+    void *payload;
+    int plen;
+    int64_t u;
+    bool fresh;
+    if (decode(a, cred, clen, &payload, &plen, &u, &fresh, why) != 0)
+        return -1;
+    if (!fresh) {
+        free(payload);
+        *why = "query credential replayed or expired";
+        return -1;
+    }
+    bool ok = plen == (int)(sizeof FTIO_AUTH_QUERY_TAG + len) &&
+              memcmp(payload, FTIO_AUTH_QUERY_TAG, sizeof FTIO_AUTH_QUERY_TAG) == 0 &&
+              memcmp((char *)payload + sizeof FTIO_AUTH_QUERY_TAG, req, len) == 0;
+    free(payload);
+    if (!ok) {
+        *why = "credential does not match the query";
+        return -1;
+    }
+    *uid = u;
+    return 0;
+}
