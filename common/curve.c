@@ -44,12 +44,14 @@ static int find_in_file(const char *path, const char *label, char out[FTIO_Z85_K
         char *end = p + strlen(p);
         while (end > p && isspace((unsigned char)end[-1]))
             *--end = 0;
-        char *sp = strpbrk(p, " \t=");
+        /* "label KEY" (Z85 has no blanks, but has '=' and quotes: split
+         * on blanks only) or a bare KEY */
+        char *sp = strpbrk(p, " \t");
         if (sp) {
             char *val = sp;
-            while (*val == ' ' || *val == '\t' || *val == '=' || *val == '"')
+            while (*val == ' ' || *val == '\t')
                 val++;
-            size_t vn = strcspn(val, "\" \t");
+            size_t vn = strlen(val);
             if (label && (size_t)(sp - p) == strlen(label) && !strncmp(p, label, strlen(label)) &&
                 is_z85_key(val, vn)) {
                 memcpy(out, val, vn);

@@ -3,10 +3,11 @@
  *   ftio [options] FILE...   offline analysis            (main.c, analyze.c)
  *   ftio sub [options]       subscribe to ftiod's predictions      (sub.c)
  *   ftio replay FILE...      send spool files to a running ftiod   (replay.c)
+ *   ftio end JOB             end a job in ftiod now                (end.c)
+ *   ftio keygen NAME         a CURVE key pair                      (keygen.c)
  *
  * Each returns the process exit status (0 ok, 1 failure, 2 usage).  argv[0]
- * is the subcommand name.  sub.c and replay.c are linked only when present
- * and end.c (`ftio end`).
+ * is the subcommand name.
  */
 #ifndef FTIO_CLI_COMMANDS_H
 #define FTIO_CLI_COMMANDS_H
@@ -18,6 +19,7 @@
 int ftio_cmd_sub(int argc, char **argv);
 int ftio_cmd_replay(int argc, char **argv);
 int ftio_cmd_end(int argc, char **argv);
+int ftio_cmd_keygen(int argc, char **argv);
 
 /* Options of the offline analysis, parsed by main.c. */
 struct ftio_cli {

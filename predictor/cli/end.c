@@ -2,10 +2,11 @@
  * epilog, a killed job), so its `ftio.<job>.end` comes at once, saying how
  * complete it is, instead of after --job-timeout of silence.
  *
- *   ftio end [--endpoint E] [--timeout S] JOB
+ *   ftio end [--endpoint E] [--timeout S] [--server-key K [--key FILE]] JOB
  *
  * Sends "end JOB" on ftiod's status socket (REQ/REP, --status-endpoint,
- * default tcp://127.0.0.1:5557) and prints the answer.  Exit status: 0 when
+ * default tcp://127.0.0.1:5557) with a MUNGE credential (only the job's owner,
+ * root, or an admin CURVE key may end it) and prints the answer.  Exit status: 0 when
  * the daemon is ending the job, 1 when it does not know it or does not
  * answer within the timeout (default 5 s), 2 on usage errors.
  */
@@ -13,22 +14,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zmq.h>
+#include "auth.h"
 #include "commands.h"
+#include "curve.h"
 
 static int end_usage(const char *why)
 {
     if (why)
         fprintf(stderr, "ftio end: %s\n", why);
-    fprintf(stderr, "usage: ftio end [--endpoint E] [--timeout S] JOB\n"
+    fprintf(stderr, "usage: ftio end [--endpoint E] [--timeout S] [--server-key K [--key FILE]] JOB\n"
                     "  --endpoint E  ftiod's status endpoint (default tcp://127.0.0.1:5557)\n"
+                    "  --server-key K  ftiod's CURVE public key;  --key FILE  our key pair\n"
                     "  --timeout S   wait at most S seconds for the answer (default 5)\n");
     return 2;
 }
 
 int ftio_cmd_end(int argc, char **argv)
 {
-    const char *endpoint = "tcp://127.0.0.1:5557", *job = NULL;
+    const char *endpoint = "tcp://127.0.0.1:5557", *job = NULL, *server_key = NULL, *key = NULL;
     double timeout = 5;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -39,6 +42,10 @@ int ftio_cmd_end(int argc, char **argv)
             endpoint = argv[++i];
         } else if (!strncmp(a, "--endpoint=", 11)) {
             endpoint = a + 11;
+        } else if (!strcmp(a, "--server-key") && i + 1 < argc) {
+            server_key = argv[++i];
+        } else if (!strcmp(a, "--key") && i + 1 < argc) {
+            key = argv[++i];
         } else if (!strcmp(a, "--timeout") && i + 1 < argc) {
             char *e;
             timeout = strtod(argv[++i], &e);
@@ -54,48 +61,31 @@ int ftio_cmd_end(int argc, char **argv)
     }
     if (!job || !*job)
         return end_usage("no job given");
-    void *ctx = zmq_ctx_new();
-    void *s = ctx ? zmq_socket(ctx, ZMQ_REQ) : NULL;
-    int linger = 0, rc = 1;
-    if (!s) {
-        fprintf(stderr, "ftio end: %s\n", zmq_strerror(errno));
-        goto out;
-    }
-    zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof linger);
-    if (zmq_connect(s, endpoint) < 0) {
-        fprintf(stderr, "ftio end: cannot connect to %s: %s\n", endpoint, zmq_strerror(errno));
-        goto out;
-    }
-    char req[4 + 4096 + 1];
+    if (key && !server_key)
+        return end_usage("--key needs --server-key");
+    char req[4 + 4096 + 1], err[512], *ans = NULL;
     int n = snprintf(req, sizeof req, "end %s", job);
     if (n < 0 || (size_t)n >= sizeof req) {
         fprintf(stderr, "ftio end: job id too long\n");
-        goto out;
+        return 2;
     }
-    zmq_send(s, req, (size_t)n, 0);
-    zmq_pollitem_t it = {.socket = s, .events = ZMQ_POLLIN};
-    if (zmq_poll(&it, 1, (long)(timeout * 1000)) <= 0) {
-        fprintf(stderr, "ftio end: no answer from %s within %g s (is ftiod running?)\n", endpoint,
-                timeout);
-        goto out;
+    /* The owner proves who they are with MUNGE; an admin key may end any job. */
+    const char *au = getenv("FTIO_AUTH");
+    struct ftio_query_opts q = {
+        .endpoint = endpoint, .server_key = server_key, .key_file = key, .timeout = timeout,
+        .munge = !au || ftio_auth_mode_parse(au) != FTIO_AUTH_NONE,
+    };
+    if (ftio_query(&q, req, &ans, err, sizeof err) != 0) {
+        fprintf(stderr, "ftio end: %s\n", err);
+        return 1;
     }
-    char ans[8192];
-    int got = zmq_recv(s, ans, sizeof ans - 1, 0);
-    if (got < 0) {
-        fprintf(stderr, "ftio end: %s\n", zmq_strerror(errno));
-        goto out;
-    }
-    ans[got < (int)sizeof ans - 1 ? got : (int)sizeof ans - 1] = 0;
+    int rc = 1;
     if (strstr(ans, "\"ending\"")) {
         printf("ftio end: ftiod is ending job %s\n", job);
         rc = 0;
     } else {
         fprintf(stderr, "ftio end: %s: %s\n", job, ans);
     }
-out:
-    if (s)
-        zmq_close(s);
-    if (ctx)
-        zmq_ctx_term(ctx);
+    free(ans);
     return rc;
 }

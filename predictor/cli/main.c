@@ -22,7 +22,8 @@ static const char usage_line[] =
     "            [--sampling hold|average] [--autocorrelation] [--window S|adaptive [--step S]]\n"
     "            [--dxt posix|mpiio] [--format F] [--lenient] [--absolute-time] [--keep-nested]\n"
     "            [--max-memory MB] [--json] FILE...\n"
-    "       ftio sub [options] | ftio replay FILE... | ftio end JOB   (see ftio(1))\n";
+    "       ftio sub [options] | ftio replay FILE... | ftio end JOB | ftio keygen NAME\n"
+    "       (see ftio(1))\n";
 
 static const char help_text[] =
     "Detect the period of the I/O phases in trace files and predict the next one.\n"
@@ -248,6 +249,7 @@ int main(int argc, char **argv)
 {
     static const struct { const char *name; int (*run)(int, char **); } sub[] = {
         { "sub", ftio_cmd_sub }, { "replay", ftio_cmd_replay }, { "end", ftio_cmd_end },
+        { "keygen", ftio_cmd_keygen },
     };
     for (size_t i = 0; argc > 1 && i < sizeof sub / sizeof sub[0]; i++)
         if (strcmp(argv[1], sub[i].name) == 0)

@@ -2,6 +2,13 @@
  * print them, one line each (or the raw JSON with --json).
  *
  *   ftio sub [--job J] [--endpoint E] [--json] [--count N] [--timeout S]
+ *            [--server-key K [--key FILE]]
+ *   ftio sub --last --job J [--status-endpoint E] [--server-key K [--key FILE]]
+ *
+ * --server-key: ftiod's PUB is a CURVE server; our key pair must be in its
+ * allow-list (docs/SECURITY.md).  --last asks the status socket for the
+ * job's latest prediction instead (a scheduler that starts late), proving
+ * the user's uid with MUNGE when the key is not an admin's (curve.h).
  *
  * Subscribes to `ftio.` (every job) or `ftio.<J>.` (one job).  With --job,
  * the job's `ftio.<J>.end` summary ends the command.  --count N stops after N
@@ -17,7 +24,9 @@
 #include <time.h>
 #include <jansson.h>
 #include <zmq.h>
+#include "auth.h"
 #include "commands.h"
+#include "curve.h"
 #include "timeutil.h"
 
 static volatile sig_atomic_t sub_stop;
@@ -28,7 +37,13 @@ static int sub_usage(const char *why)
     if (why)
         fprintf(stderr, "ftio sub: %s\n", why);
     fprintf(stderr, "usage: ftio sub [--job J] [--endpoint E] [--json] [--count N] [--timeout S]\n"
-                    "  --endpoint E  ftiod's PUB endpoint (default tcp://127.0.0.1:5556)\n");
+                    "                [--server-key K [--key FILE]]\n"
+                    "       ftio sub --last --job J [--status-endpoint E] [--server-key K [--key FILE]]\n"
+                    "  --endpoint E         ftiod's PUB endpoint (default tcp://127.0.0.1:5556)\n"
+                    "  --server-key K       ftiod's CURVE public key (40 Z85 characters or a file)\n"
+                    "  --key FILE           our CURVE key pair (ftio keygen); must be allowed\n"
+                    "  --last               print the job's latest prediction and exit\n"
+                    "  --status-endpoint E  with --last: ftiod's status socket (tcp://127.0.0.1:5557)\n");
     return 2;
 }
 
@@ -98,10 +113,61 @@ static void print_end(json_t *o)
     printf("%s\n", any ? "" : " no prediction");
 }
 
+/* --last: ask the status socket, print what it says. */
+static int last_prediction(const char *endpoint, const char *server_key, const char *key,
+                           const char *job, bool json)
+{
+    char req[4200], err[512], *reply = NULL;
+    if ((size_t)snprintf(req, sizeof req, "last %s", job) >= sizeof req) {
+        fprintf(stderr, "ftio sub: job id too long\n");
+        return 2;
+    }
+    const char *au = getenv("FTIO_AUTH");
+    struct ftio_query_opts q = {
+        .endpoint = endpoint, .server_key = server_key, .key_file = key, .timeout = 5,
+        .munge = !au || ftio_auth_mode_parse(au) != FTIO_AUTH_NONE,
+    };
+    if (ftio_query(&q, req, &reply, err, sizeof err) != 0) {
+        fprintf(stderr, "ftio sub: %s\n", err);
+        return 1;
+    }
+    json_error_t jerr;
+    json_t *o = json_loads(reply, 0, &jerr);
+    int rc = 1;
+    if (!o) {
+        fprintf(stderr, "ftio sub: bad answer: %s\n", jerr.text);
+    } else if (json_is_string(json_object_get(o, "error"))) {
+        fprintf(stderr, "ftio sub: %s: %s\n", job, json_string_value(json_object_get(o, "error")));
+    } else {
+        const char *modes[2] = {"write", "read"};
+        int shown = 0;
+        for (int m = 0; m < 2; m++) {
+            json_t *p = json_object_get(o, modes[m]);
+            if (!json_is_object(p))
+                continue;
+            shown++;
+            if (json) {
+                char *t = json_dumps(p, JSON_COMPACT);
+                printf("%s\n", t ? t : "null");
+                free(t);
+            } else {
+                print_prediction(p);
+            }
+        }
+        if (!shown)
+            printf("ftio sub: job %s has no prediction yet\n", job);
+        rc = 0;
+    }
+    json_decref(o);
+    free(reply);
+    return rc;
+}
+
 int ftio_cmd_sub(int argc, char **argv)
 {
     const char *endpoint = "tcp://127.0.0.1:5556", *job = NULL;
-    bool json = false;
+    const char *server_key = NULL, *key = NULL, *status_ep = "tcp://127.0.0.1:5557";
+    bool json = false, last = false;
     long count = 0;
     double timeout = 0;
     for (int i = 1; i < argc; i++) {
@@ -110,6 +176,17 @@ int ftio_cmd_sub(int argc, char **argv)
         char *end;
         if (!strcmp(a, "--json")) {
             json = true;
+        } else if (!strcmp(a, "--last")) {
+            last = true;
+        } else if ((!strcmp(a, "--server-key") || !strcmp(a, "--key") ||
+                    !strcmp(a, "--status-endpoint")) && v) {
+            i++;
+            if (!strcmp(a, "--server-key"))
+                server_key = v;
+            else if (!strcmp(a, "--key"))
+                key = v;
+            else
+                status_ep = v;
         } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             sub_usage(NULL);
             return 0;
@@ -137,6 +214,14 @@ int ftio_cmd_sub(int argc, char **argv)
         }
     }
 
+    if (key && !server_key)
+        return sub_usage("--key needs --server-key");
+    if (last) {
+        if (!job)
+            return sub_usage("--last needs --job");
+        return last_prediction(status_ep, server_key, key, job, json);
+    }
+
     char prefix[512], endtopic[512];
     snprintf(prefix, sizeof prefix, "ftio.%s", job ? job : "");
     if (job)
@@ -148,6 +233,13 @@ int ftio_cmd_sub(int argc, char **argv)
     int linger = 0, rc = 0;
     zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof linger);
     zmq_setsockopt(s, ZMQ_SUBSCRIBE, prefix, strlen(prefix));
+    char err[512];
+    if (server_key && ftio_curve_client(s, server_key, key, err, sizeof err) != 0) {
+        fprintf(stderr, "ftio sub: %s\n", err);
+        zmq_close(s);
+        zmq_ctx_term(ctx);
+        return 1;
+    }
     if (zmq_connect(s, endpoint) < 0) {
         fprintf(stderr, "ftio sub: cannot connect to %s: %s\n", endpoint, zmq_strerror(errno));
         zmq_close(s);

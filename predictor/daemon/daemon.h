@@ -69,6 +69,7 @@ struct ftiod_stats {
     uint64_t foreign;           /* batches for a job owned by another uid */
     uint64_t over_user_jobs, over_user_procs, over_user_rate, over_memory;
     uint64_t connections_refused, queries_refused;
+    uint64_t connections;       /* ingest connections open now (zap.c) */
     uint64_t analyses, published;
     uint64_t log_lost;          /* --log lines that could not be written */
 };

@@ -56,6 +56,7 @@ char *ftiod_status_json(struct ftiod *d, int64_t uid)
     json_object_set_new(in, "analyses", json_integer((json_int_t)s->analyses));
     json_object_set_new(in, "published", json_integer((json_int_t)s->published));
     json_object_set_new(in, "log_lines_lost", json_integer((json_int_t)s->log_lost));
+    json_object_set_new(in, "connections", json_integer((json_int_t)s->connections));
     json_object_set_new(root, "totals", in);
     json_t *drop = json_object();
     json_object_set_new(drop, "malformed", json_integer((json_int_t)s->malformed));

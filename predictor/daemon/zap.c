@@ -77,6 +77,9 @@ static void read_monitor(struct zap *z)
                 z->open++;
             else if (ev == ZMQ_EVENT_DISCONNECTED && z->open > 0)
                 z->open--;
+            pthread_mutex_lock(&z->d->lock);
+            z->d->stats.connections = (uint64_t)z->open;
+            pthread_mutex_unlock(&z->d->lock);
         }
         bool more = zmq_msg_more(&m);
         zmq_msg_close(&m);

@@ -1,0 +1,192 @@
+#!/bin/sh
+# The attacks of the security audit (issue 8), tried against a daemon running
+# with authentication, by a real second user (nobody) and a real munged:
+#   - injection into another user's job: refused, counted, the victim's
+#     period and volume unchanged;
+#   - unauthenticated and forged batches: refused, counted;
+#   - subscribers without a key or with a key not allowed get nothing, an
+#     allowed key gets the predictions (CURVE);
+#   - status and `ftio end` of another user's job: refused; one's own: fine;
+#   - flooding the job table from one uid does not lock another uid out;
+#   - connections past --max-connections are refused, status still answers;
+#   - --auth none is refused on a non-loopback endpoint;
+#   - the fuzzer against the authenticated path;
+#   - the shim without munged spools, `ftio replay` then signs as its user.
+. "$(dirname "$0")/lib.inc"
+need "$B/bin/ftiod" "$B/bin/ftio" "$B/tests/daemon-gen" "$B/bin/posix_periodic" "$B/lib/libftio.so"
+command -v setpriv >/dev/null || fail "setpriv not found (util-linux)"
+"$PY" -c "import zmq" 2>/dev/null || fail "python3-zmq missing"
+start_munged
+export FTIO_AUTH=munge
+GEN="$B/tests/daemon-gen"
+
+# --auth none only where nobody else can reach.
+rc=0; "$B/bin/ftiod" --auth none --listen tcp://0.0.0.0:0 --pub "ipc://$T/x.pub" \
+  --status-endpoint "ipc://$T/x.st" 2>"$T/none.err" || rc=$?
+[ $rc != 0 ] && grep -q "only on an ipc:// or loopback" "$T/none.err" || fail "--auth none on 0.0.0.0 accepted"
+
+# Keys: the daemon's, an admin's (allowed), a stranger's (not).
+mkdir "$T/clients"
+( cd "$T" && "$B/bin/ftio" keygen server >/dev/null && "$B/bin/ftio" keygen admin >/dev/null &&
+  "$B/bin/ftio" keygen stranger >/dev/null ) || fail "keygen"
+[ "$(stat -c %a "$T/server.key")" = 600 ] || fail "secret key not 0600"
+cp "$T/admin.pub" "$T/clients/"
+chmod 644 "$T/stranger.key"          # nobody plays the stranger
+SRV="$T/server.pub"
+
+start_daemon d --auth munge --munge-socket "$T/munge.sock" --socket-mode 0666 \
+  --curve-secret "$T/server.key" --curve-clients "$T/clients" \
+  --max-jobs 12 --user-jobs 4 --max-connections 40 --job-timeout 30 --min-interval 0.2
+[ "$(stat -c %a "$T/d.in")" = 666 ] || fail "--socket-mode not applied: $(stat -c %a "$T/d.in")"
+st() { "$B/bin/ftiod" --status --json --status-endpoint "ipc://$T/d.st" --server-key "$SRV" \
+       --key "$T/admin.key" >"$T/st.json" || fail "admin status"; }
+field() { "$PY" -c "import json,sys; d=json.load(open('$T/st.json')); print(eval(sys.argv[1]))" "$1"; }
+
+# Subscribers: admin key, stranger key, no key (python, plain SUB).
+"$B/bin/ftio" sub --endpoint "ipc://$T/d.pub" --server-key "$SRV" --key "$T/admin.key" \
+  --json --timeout 60 --job victim >"$T/admin.sub" 2>"$T/admin_sub.err" &
+SUBA=$!
+as_user "$B/bin/ftio" sub --endpoint "ipc://$T/d.pub" --server-key "$SRV" --key "$T/stranger.key" \
+  --json --timeout 12 >"$T/stranger.sub" 2>&1 &
+SUBS=$!
+"$PY" - "ipc://$T/d.pub" "$T/plain.sub" <<'PYEOF' &
+import sys, zmq
+s = zmq.Context().socket(zmq.SUB); s.setsockopt(zmq.SUBSCRIBE, b""); s.connect(sys.argv[1])
+got = 0
+p = zmq.Poller(); p.register(s, zmq.POLLIN)
+import time
+end = time.time() + 12
+while time.time() < end:
+    if p.poll(200):
+        s.recv_multipart(); got += 1
+open(sys.argv[2], "w").write(str(got))
+PYEOF
+SUBP=$!
+sleep 1
+
+# The victim (root) runs a periodic job: period 2 s, 8 phases of 1 MiB x 4 ranks.
+"$GEN" periodic --endpoint "ipc://$T/d.in" --job victim --ranks 4 --period 2 --phases 8 \
+  --bytes 1048576 --no-final || fail "victim job"
+# The attacker (nobody): signed batches into the victim's job ...
+as_user env FTIO_AUTH=munge "$GEN" periodic --endpoint "ipc://$T/d.in" --job victim --ranks 2 \
+  --period 38.5 --phases 3 --bytes 1073741824 --no-final || fail "attacker's generator failed"
+# ... and unsigned ones.
+as_user env FTIO_AUTH=none "$GEN" periodic --endpoint "ipc://$T/d.in" --job victim --ranks 2 \
+  --period 38.5 --phases 3 --bytes 1073741824 --no-final || fail "attacker's generator failed"
+sleep 1
+st
+echo "after the injection: $(field "d['dropped']")"
+[ "$(field "d['dropped']['foreign']")" -ge 6 ] || fail "foreign batches not counted"
+[ "$(field "d['dropped']['unauthenticated']")" -ge 6 ] || fail "unsigned batches not counted"
+[ "$(field "[j['uid'] for j in d['jobs'] if j['job']=='victim'][0]")" = 0 ] || fail "victim's owner"
+
+# Status and end: nobody sees only its own jobs and cannot end the victim's.
+as_user "$B/bin/ftiod" --status --json --status-endpoint "ipc://$T/d.st" --server-key "$SRV" \
+  >"$T/user.json" 2>"$T/user.err" || fail "user status: $(cat "$T/user.err")"
+"$PY" -c "import json; d=json.load(open('$T/user.json')); assert d['jobs']==[] and d['only_uid']==65534, d" \
+  || fail "a user sees other users' jobs"
+rc=0; as_user env FTIO_AUTH=none "$B/bin/ftiod" --status --status-endpoint "ipc://$T/d.st" \
+  --server-key "$SRV" 2>"$T/anon.err" || rc=$?
+[ $rc = 1 ] && grep -q "not allowed" "$T/anon.err" || fail "anonymous status answered: $(cat "$T/anon.err")"
+rc=0; as_user "$B/bin/ftio" sub --last --job victim --status-endpoint "ipc://$T/d.st" \
+  --server-key "$SRV" 2>"$T/last.err" || rc=$?
+[ $rc = 1 ] && grep -q "not allowed" "$T/last.err" || fail "another user's --last answered"
+rc=0; as_user "$B/bin/ftio" end --endpoint "ipc://$T/d.st" --server-key "$SRV" victim \
+  2>"$T/end.err" || rc=$?
+[ $rc = 1 ] && grep -q "not allowed" "$T/end.err" || fail "another user ended the victim's job"
+"$B/bin/ftio" sub --last --job victim --status-endpoint "ipc://$T/d.st" --server-key "$SRV" \
+  --json >"$T/last.json" || fail "the owner's --last"
+grep -q '"job":"victim"' "$T/last.json" || fail "--last: $(cat "$T/last.json")"
+
+# Flooding: nobody opens 20 jobs; 4 are its quota; root still gets a new job.
+i=0
+while [ $i -lt 20 ]; do
+  as_user "$GEN" periodic --endpoint "ipc://$T/d.in" --job "flood$i" --ranks 1 --phases 1 \
+    --period 1 --no-final >/dev/null 2>&1
+  i=$((i + 1))
+done
+"$GEN" periodic --endpoint "ipc://$T/d.in" --job other --ranks 2 --period 1 --phases 2 \
+  --no-final || fail "other job"
+sleep 1
+st
+[ "$(field "len([j for j in d['jobs'] if j['uid']==65534])")" = 4 ] || fail "user quota: $(field "[j['job'] for j in d['jobs']]")"
+[ "$(field "d['dropped']['over_user_jobs']")" -ge 16 ] || fail "over_user_jobs not counted"
+[ "$(field "len([j for j in d['jobs'] if j['job']=='other'])")" = 1 ] || fail "flooding locked root out"
+
+# A user may end their own jobs (and so frees their quota).
+for i in 0 1 2 3; do
+  as_user "$B/bin/ftio" end --endpoint "ipc://$T/d.st" --server-key "$SRV" "flood$i" >/dev/null \
+    2>"$T/end_own.err" || fail "the owner could not end flood$i: $(cat "$T/end_own.err")"
+done
+i=0
+until st && [ "$(field "len([j for j in d['jobs'] if j['uid']==65534])")" = 0 ]; do
+  i=$((i + 1)); [ $i -gt 50 ] && fail "ended jobs still listed"
+  sleep 0.2
+done
+
+# Connections: 60 idle ZeroMQ peers; at most 40 stay, status still answers.
+"$PY" - "ipc://$T/d.in" <<'PYEOF' &
+import sys, time, zmq
+c = zmq.Context(); socks = []
+for i in range(60):
+    s = c.socket(zmq.PUSH); s.connect(sys.argv[1]); socks.append(s)
+time.sleep(6)
+PYEOF
+CONN=$!
+sleep 3
+st
+echo "connections refused: $(field "d['dropped']['connections_refused']")"
+[ "$(field "d['dropped']['connections_refused']")" -ge 15 ] || fail "connections not bounded"
+wait $CONN
+# ... and once they are gone the count is back down (no drift).
+i=0
+until st && [ "$(field "d['totals']['connections']")" -le 2 ]; do
+  i=$((i + 1)); [ $i -gt 50 ] && fail "open connections stay at $(field "d['totals']['connections']")"
+  sleep 0.2
+done
+
+# The fuzzer, signed: forged MACs and credentials are refused, the rest decoded.
+timeout 120 "$GEN" fuzz --endpoint "ipc://$T/d.in" --count 2000 --seed 11 || fail "fuzzer"
+sleep 1
+kill -0 $DPID || fail "ftiod died under the signed fuzzer"
+st
+echo "after fuzzing: $(field "d['dropped']")"
+[ "$(field "d['dropped']['malformed']")" -gt 300 ] || fail "fuzz batches did not reach the decoder"
+[ "$(field "d['dropped']['unauthenticated']")" -gt 200 ] || fail "forged auth frames not refused"
+
+# The shim: without munged it spools (the program is unaffected); `ftio replay`
+# as nobody then gives the job to nobody.
+mkdir "$T/spool"; chmod 777 "$T/spool"
+as_user env LD_PRELOAD="$PRELOAD" ASAN_OPTIONS=$APP_ASAN_OPTIONS FTIO_ENDPOINT="ipc://$T/d.in" \
+  FTIO_JOB=shimjob FTIO_AUTH=munge FTIO_MUNGE_SOCKET=/nonexistent/munge.sock \
+  FTIO_SPOOL_DIR="$T/spool/u" "$B/bin/posix_periodic" -n 3 -p 0.3 -d "$T/spool" \
+  >"$T/shim.out" 2>"$T/shim.err" || fail "traced program failed: $(cat "$T/shim.err")"
+grep -q "cannot authenticate" "$T/shim.err" || fail "no warning about munged"
+ls "$T/spool/u"/*.msgpack >/dev/null 2>&1 || fail "nothing spooled"
+as_user "$B/bin/ftio" replay --endpoint "ipc://$T/d.in" "$T/spool/u"/*.msgpack 2>"$T/replay.err" \
+  || fail "replay: $(cat "$T/replay.err")"
+# The live shim with munged: a job owned by nobody.
+as_user env LD_PRELOAD="$PRELOAD" ASAN_OPTIONS=$APP_ASAN_OPTIONS FTIO_ENDPOINT="ipc://$T/d.in" \
+  FTIO_JOB=livejob FTIO_AUTH=munge FTIO_SPOOL_DIR="$T/spool/v" "$B/bin/posix_periodic" -n 3 -p 0.3 \
+  -d "$T/spool" >"$T/shim2.out" 2>"$T/shim2.err" || fail "traced program failed"
+sleep 1
+st
+[ "$(field "[j['uid'] for j in d['jobs'] if j['job']=='shimjob'][0]")" = 65534 ] || fail "replayed job's owner"
+[ "$(field "[j['uid'] for j in d['jobs'] if j['job']=='livejob'][0]")" = 65534 ] || fail "live job's owner"
+ls "$T/spool/v"/*.msgpack >/dev/null 2>&1 && fail "the authenticated shim spooled"
+
+# The victim's job ends: its answer is the victim's own.
+"$B/bin/ftio" end --endpoint "ipc://$T/d.st" --server-key "$SRV" victim >/dev/null || fail "owner's end"
+wait_topic "$T/d.log" ftio.victim.end 30
+period=$(jsonl "$T/d.log" "last('ftio.victim.end')['summary']['write']['period']")
+bytes=$(jsonl "$T/d.log" "last('ftio.victim.end')['summary']['write']['bytes']")
+echo "victim: period $period s (true 2), $bytes bytes (true $((8 * 4 * 1048576)))"
+close 0.05 "$period" 2 || fail "victim's period moved to $period"
+close 0.001 "$bytes" $((8 * 4 * 1048576)) || fail "victim's volume moved to $bytes"
+
+wait $SUBA $SUBS $SUBP 2>/dev/null
+grep -q '"job":"victim"' "$T/admin.sub" || fail "the admin subscriber got nothing: $(cat "$T/admin_sub.err")"
+[ ! -s "$T/stranger.sub" ] || ! grep -q '"job"' "$T/stranger.sub" || fail "a stranger's key got predictions"
+[ "$(cat "$T/plain.sub")" = 0 ] || fail "a subscriber without a key got $(cat "$T/plain.sub") messages"
+echo "subscribers: admin $(grep -c '"job"' "$T/admin.sub") messages, stranger 0, no key 0"
+echo ok
