@@ -7,7 +7,7 @@
  *   - a new process of a uid that already has --user-procs processes (all
  *     its jobs together) is refused;
  *   - records beyond --user-rate per second per uid (a token bucket holding
- *     two seconds' worth, at least one full batch) are refused;
+ *     two seconds' worth; a batch may overdraw it) are refused;
  *   - a new job or process that would take the reserved memory past
  *     --max-memory is refused, and said once in the log until memory is
  *     available again.
@@ -129,7 +129,7 @@ enum quota_verdict ftiod_quota_records(struct ftiod *d, int64_t uid, size_t n, d
             pick = (h + k) % RATE_SLOTS;   /* the least recently used of the probe */
     }
     struct rate_slot *s = &q->slot[pick];
-    double cap = fmax(2 * d->cfg.user_rate, 65536);
+    double cap = 2 * d->cfg.user_rate;
     if (s->uid != uid) {
         s->uid = uid;
         s->tokens = cap;
@@ -137,7 +137,9 @@ enum quota_verdict ftiod_quota_records(struct ftiod *d, int64_t uid, size_t n, d
     }
     s->tokens = fmin(cap, s->tokens + (now - s->last) * d->cfg.user_rate);
     s->last = now;
-    if (s->tokens < (double)n) {
+    /* A batch larger than the bucket still passes when the bucket has
+     * anything left, and leaves it in debt: the rate holds over time. */
+    if (s->tokens <= 0) {
         d->stats.over_user_rate++;
         return QUOTA_RATE;
     }

@@ -175,6 +175,25 @@ st
 [ "$(field "[j['uid'] for j in d['jobs'] if j['job']=='livejob'][0]")" = 65534 ] || fail "live job's owner"
 ls "$T/spool/v"/*.msgpack >/dev/null 2>&1 && fail "the authenticated shim spooled"
 
+# Memory and rate bounds, socket group: a second daemon.  A job reserves
+# 2 x (36,000 bins + 131,072 summary records) ~ 7.4 MB: 20 MB hold two.
+start_daemon m --auth munge --munge-socket "$T/munge.sock" --socket-mode 0660 \
+  --socket-group nogroup --max-memory 20 --user-rate 100
+[ "$(stat -c %G "$T/m.in")" = nogroup ] || fail "--socket-group not applied"
+as_user "$GEN" periodic --endpoint "ipc://$T/m.in" --job fast --ranks 8 --phases 20 --period 1 \
+  --no-final >/dev/null || fail "fast"
+for j in 1 2 3 4; do
+  "$GEN" periodic --endpoint "ipc://$T/m.in" --job "mem$j" --ranks 1 --phases 1 --period 1 \
+    --no-final >/dev/null || fail "mem$j"
+done
+sleep 1
+"$B/bin/ftiod" --status --json --status-endpoint "ipc://$T/m.st" >"$T/st.json" || fail "root's status"
+echo "memory and rate: $(field "d['dropped']['over_memory'], d['dropped']['over_user_rate'], len(d['jobs'])")"
+[ "$(field "len(d['jobs'])")" = 2 ] || fail "--max-memory 20 let $(field "len(d['jobs'])") jobs in"
+[ "$(field "d['dropped']['over_memory']")" -ge 2 ] || fail "over_memory not counted"
+[ "$(grep -c "memory bound reached" "$T/m.err")" = 1 ] || fail "memory refusal not logged exactly once"
+[ "$(field "d['dropped']['over_user_rate']")" -ge 1 ] || fail "--user-rate not applied"
+
 # The victim's job ends: its answer is the victim's own.
 "$B/bin/ftio" end --endpoint "ipc://$T/d.st" --server-key "$SRV" victim >/dev/null || fail "owner's end"
 wait_topic "$T/d.log" ftio.victim.end 30
