@@ -63,6 +63,8 @@ struct scan_files {
 /* Collect the paths (directories recursively, entries sorted by name).  A
  * path that does not exist is kept: its row carries the error.  -1 on OOM. */
 int  scan_files_collect(struct scan_files *f, char *const *paths, int npaths);
+/* Append one path as it is (no walk); -1 on OOM. */
+int  scan_files_add(struct scan_files *f, const char *path, bool named);
 void scan_files_free(struct scan_files *f);
 
 /* ---- one job (scan_job.c, scan_temporal.c) ------------------------------ */
@@ -158,6 +160,7 @@ struct scan_summary {
     double cls[SCAN_NCLASSES];
     double seconds;                     /* wall time of the scan (max over ranks) */
     double threads;                     /* analysis threads (sum over ranks) */
+    double ranks;                       /* processes (1 per scan_run) */
 };
 #define SCAN_SUMMARY_NFIELDS (sizeof(struct scan_summary) / sizeof(double))
 

@@ -207,6 +207,7 @@ int scan_run(const struct scan_opts *o, const struct scan_files *f, const size_t
         progress(e.nitems, e.nitems, now_s() - t0, progress_scale);
     e.sum.seconds = now_s() - t0;
     e.sum.threads = started;
+    e.sum.ranks = 1;
     scan_summary_merge(sum, &e.sum);
     return rc;
 }

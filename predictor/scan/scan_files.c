@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include "scan/scan.h"
 
-static int push(struct scan_files *f, const char *path, bool named)
+int scan_files_add(struct scan_files *f, const char *path, bool named)
 {
     if (f->n == f->cap) {
         size_t cap = f->cap ? 2 * f->cap : 256;
@@ -41,7 +41,7 @@ static int walk(struct scan_files *f, const char *dir)
 {
     DIR *d = opendir(dir);
     if (!d)
-        return push(f, dir, true);   /* unreadable directory: an error row */
+        return scan_files_add(f, dir, true);   /* unreadable directory: an error row */
     size_t n = 0, cap = 0;
     char **names = NULL;
     int rc = 0;
@@ -80,7 +80,7 @@ static int walk(struct scan_files *f, const char *dir)
         if (lstat(p, &ls) == 0 && S_ISDIR(ls.st_mode))
             rc = walk(f, p);
         else if (stat(p, &st) == 0 && S_ISREG(st.st_mode))
-            rc = push(f, p, false);
+            rc = scan_files_add(f, p, false);
         /* sockets, fifos, devices, dangling links: not traces */
         free(p);
     }
@@ -95,7 +95,7 @@ int scan_files_collect(struct scan_files *f, char *const *paths, int npaths)
     for (int i = 0; i < npaths; i++) {
         struct stat st;
         int rc = stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode) ? walk(f, paths[i])
-                                                                 : push(f, paths[i], true);
+                                                                 : scan_files_add(f, paths[i], true);
         if (rc != 0)
             return -1;
     }

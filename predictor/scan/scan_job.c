@@ -140,6 +140,26 @@ static void job_row(struct scan_worker *w, const struct scan_opts *o, const stru
     ftio_signal_free(&sig[1]);
 }
 
+/* A file found in a directory is taken when its content says what it is:
+ * binary formats by their magic, text formats only when the head is text
+ * (a gzip'd parser output can look like CSV by chance). */
+static bool plausible(enum ftio_trace_format fmt, const unsigned char *p, size_t len)
+{
+    switch (fmt) {
+    case FTIO_FORMAT_AUTO:
+        return false;
+    case FTIO_FORMAT_TMIO_JSON:
+    case FTIO_FORMAT_DXT:
+    case FTIO_FORMAT_CSV:
+        for (size_t i = 0; i < len && i < 4096; i++)
+            if (p[i] < 0x20 && p[i] != '\t' && p[i] != '\n' && p[i] != '\r')
+                return false;
+        return true;
+    default:
+        return true;
+    }
+}
+
 static void init_row(struct scan_row *r, const char *path, size_t index)
 {
     memset(r, 0, sizeof *r);
@@ -189,7 +209,7 @@ int scan_file(struct scan_worker *w, const struct scan_opts *o, const char *path
     enum ftio_trace_format fmt = o->read.format;
     if (fmt == FTIO_FORMAT_AUTO)
         fmt = len ? ftio_trace_detect(map, len, path) : ftio_trace_detect(" ", 1, path);
-    if (fmt == FTIO_FORMAT_AUTO && !named) {
+    if (!named && !plausible(fmt, map, len)) {
         if (map)
             munmap(map, len);
         return 1;

@@ -112,9 +112,11 @@ void scan_summary_print(FILE *f, const struct scan_summary *s, const struct scan
             s->jobs, s->errors);
     if (s->skipped)
         fprintf(f, ", %.0f other files skipped (no trace format)", s->skipped);
-    fprintf(f, "\n  %.2f s, %.1f files/s with %.0f threads (%.1f files/s per thread)\n", s->seconds,
-            s->seconds > 0 ? (s->files - s->skipped) / s->seconds : 0.0, s->threads,
-            s->seconds > 0 && s->threads > 0 ? (s->files - s->skipped) / s->seconds / s->threads : 0.0);
+    double rate = s->seconds > 0 ? (s->files - s->skipped) / s->seconds : 0.0;
+    fprintf(f, "\n  %.2f s, %.1f files/s with %.0f threads", s->seconds, rate, s->threads);
+    if (s->ranks > 1)
+        fprintf(f, " in %.0f MPI ranks", s->ranks);
+    fprintf(f, " (%.1f files/s per thread)\n", s->threads > 0 ? rate / s->threads : 0.0);
     fprintf(f, "  signal source: %.0f DXT, %.0f HEATMAP, %.0f per-file counters, %.0f trace records\n",
             s->source[SCAN_SRC_DXT], s->source[SCAN_SRC_HEATMAP], s->source[SCAN_SRC_COUNTERS],
             s->source[SCAN_SRC_RECORDS]);
