@@ -73,6 +73,7 @@ enum { SCAN_READ = 0, SCAN_WRITE = 1 };
 
 struct scan_mode {
     bool   analysed;        /* the analysis ran */
+    double fs;              /* sampling frequency used (Hz) */
     bool   has_period;
     double period, confidence;
     enum ftio_class cls;
@@ -95,7 +96,6 @@ struct scan_row {
     double bytes[2];        /* read, write */
     const char *format;     /* reader format name */
     const char *source;     /* "dxt", "heatmap", "counters" or "records" */
-    double fs;              /* sampling frequency used (Hz) */
     struct scan_mode mode[2];
     char   temporal[5];     /* "R00W"...; "" when not classified */
     const char *temporal_note; /* why not classified (static), or NULL */

@@ -39,7 +39,7 @@ static const char help_text[] =
     "      --progress         progress lines even when stderr is no terminal\n"
     "  -m, --mode MODE        read, write or both (default both)\n"
     "  -f, --freq HZ          sampling frequency (default 10)\n"
-    "      --max-samples N    lower the frequency of jobs longer than N/fs (default 65536)\n"
+    "      --max-samples N    lower the frequency of jobs longer than N/fs (default 8192)\n"
     "      --compat           the published FTIO's detector and sampling\n"
     "      --lenient          analyse what could be read from damaged files (row warning)\n"
     "      --dxt LAYER        Darshan DXT layer: posix or mpiio (default: mpiio if present)\n"
@@ -76,7 +76,7 @@ int scan_parse_args(int argc, char **argv, struct scan_opts *o, int *first_path)
     ftio_options_default(&o->analysis);
     ftio_read_options_default(&o->read);
     o->do_read = o->do_write = true;
-    o->max_samples = 65536;
+    o->max_samples = 8192;
     o->progress = isatty(2);
     bool quiet = false, force = false, compat = false;
     int i = 1;

@@ -68,9 +68,9 @@ void scan_buf_free(struct scan_buf *b)
 /* ---- CSV ---------------------------------------------------------------- */
 
 const char scan_csv_header[] =
-    "file,job,uid,exe,nprocs,run_time,bytes_read,bytes_written,format,source,fs,"
-    "read_period,read_confidence,read_class,read_phases,read_periodic,read_phase_bytes,read_note,"
-    "write_period,write_confidence,write_class,write_phases,write_periodic,write_phase_bytes,write_note,"
+    "file,job,uid,exe,nprocs,run_time,bytes_read,bytes_written,format,source,"
+    "read_fs,read_period,read_confidence,read_class,read_phases,read_periodic,read_phase_bytes,read_note,"
+    "write_fs,write_period,write_confidence,write_class,write_phases,write_periodic,write_phase_bytes,write_note,"
     "temporal,read_when,write_when,warning,error\n";
 
 static void csv_str(struct scan_buf *b, const char *s, bool comma)
@@ -113,10 +113,11 @@ static void csv_int(struct scan_buf *b, int64_t v)
 static void csv_mode(struct scan_buf *b, const struct scan_mode *m, bool asked)
 {
     if (!asked || !m->analysed) {
-        LIT(b, ",,,,,,");
+        LIT(b, ",,,,,,,");
         csv_str(b, asked ? m->note : NULL, true);
         return;
     }
+    csv_num(b, m->fs, "%.9g");
     csv_num(b, m->has_period ? m->period : NAN, "%.9g");
     csv_num(b, m->has_period ? m->confidence : NAN, "%.9g");
     csv_str(b, ftio_class_name(m->cls), true);
@@ -129,7 +130,8 @@ void scan_format_csv(struct scan_buf *b, const struct scan_row *r, const struct 
 {
     csv_str(b, r->file, true);
     if (r->error) {
-        LIT(b, ",,,,,,,,,,,,,,,,,,,,,,,,,,,,");
+        for (const char *h = strchr(scan_csv_header, ','); h && (h = strchr(h + 1, ',')) != NULL;)
+            LIT(b, ",");   /* every column but file and error empty */
         csv_str(b, r->error, false);
         LIT(b, "\n");
         return;
@@ -143,7 +145,6 @@ void scan_format_csv(struct scan_buf *b, const struct scan_row *r, const struct 
     csv_num(b, r->bytes[SCAN_WRITE], "%.0f");
     csv_str(b, r->format, true);
     csv_str(b, r->source, true);
-    csv_num(b, r->fs, "%.9g");
     csv_mode(b, &r->mode[SCAN_READ], o->do_read);
     csv_mode(b, &r->mode[SCAN_WRITE], o->do_write);
     csv_str(b, r->temporal, true);
@@ -214,6 +215,8 @@ static void json_mode(struct scan_buf *b, const char *key, const struct scan_mod
         return;
     }
     LIT(b, "{");
+    json_num(b, "fs", m->analysed ? m->fs : NAN, "%.9g");
+    LIT(b, ",");
     json_num(b, "period", m->analysed && m->has_period ? m->period : NAN, "%.9g");
     LIT(b, ",");
     json_num(b, "confidence", m->analysed && m->has_period ? m->confidence : NAN, "%.9g");
@@ -257,8 +260,6 @@ void scan_format_jsonl(struct scan_buf *b, const struct scan_row *r, const struc
     json_str(b, "format", r->format);
     LIT(b, ",");
     json_str(b, "source", r->source);
-    LIT(b, ",");
-    json_num(b, "fs", r->fs, "%.9g");
     json_mode(b, "read", &r->mode[SCAN_READ], o->do_read);
     json_mode(b, "write", &r->mode[SCAN_WRITE], o->do_write);
     LIT(b, ",");

@@ -59,8 +59,34 @@ static const char *source_name(const struct ftio_trace *t)
     return "records";
 }
 
+/* The sampling rate of one mode: at least -f, at most --max-samples over
+ * the signal's span, and such that the number of samples is an FFT-friendly
+ * size (2^k or 3 x 2^k): FFTW is fastest there and, sizes repeating from job
+ * to job, each analyzer reuses its cached plans instead of planning anew for
+ * every log.  floor(span x fs) = N exactly: fs = (N + 0.5) / span. */
+static double mode_fs(const struct scan_opts *o, const struct ftio_signal *sig)
+{
+    double fs = o->analysis.fs;
+    if (sig->n < 2)
+        return fs;
+    double span = sig->t[sig->n - 1] - sig->t[0];
+    if (!(span > 0) || o->analysis.detector == FTIO_DETECTOR_COMPAT)
+        return fs;   /* --compat: the published rate as it is */
+    double want = floor(span * fs);
+    if (want < 1)
+        return fs;   /* shorter than one sample: ftio_sample says so */
+    double n = 1;
+    while (n < want && n * 2 <= o->max_samples)
+        n *= 2;
+    if (n / 2 * 3 >= want && n / 2 * 3 <= o->max_samples && n >= 4)
+        n = n / 2 * 3;
+    if (n > o->max_samples)
+        n = o->max_samples;
+    return (n + 0.5) / span;
+}
+
 static void analyse_mode(struct scan_worker *w, const struct scan_opts *o, const struct ftio_signal *sig,
-                         size_t nreq, double fs, struct scan_mode *m)
+                         size_t nreq, struct scan_mode *m)
 {
     m->phase_bytes = NAN;
     if (nreq == 0) {
@@ -73,6 +99,8 @@ static void analyse_mode(struct scan_worker *w, const struct scan_opts *o, const
     }
     char err[256];
     struct ftio_result res;
+    double fs = mode_fs(o, sig);
+    m->fs = fs;
     if (ftio_sample(sig, fs, o->analysis.t_start, o->analysis.t_end, o->analysis.sampling, &w->x, err,
                     sizeof err) != 0 ||
         ftio_analyze(w->a, &w->x, &o->analysis, w->x.t1, &res, err, sizeof err) != 0) {
@@ -128,14 +156,10 @@ static void job_row(struct scan_worker *w, const struct scan_opts *o, const stru
         run = last - first;
     }
     r->temporal_note = scan_temporal_class(&sig[SCAN_READ], &sig[SCAN_WRITE], t0, run, r->temporal);
-    double span = last - first;
-    r->fs = o->analysis.fs;
-    if (span > 0 && span * r->fs > o->max_samples)
-        r->fs = o->max_samples / span;
     bool want[2] = { o->do_read, o->do_write };
     for (int d = 0; d < 2; d++)
         if (want[d])
-            analyse_mode(w, o, &sig[d], req[d]->n, r->fs, &r->mode[d]);
+            analyse_mode(w, o, &sig[d], req[d]->n, &r->mode[d]);
     ftio_signal_free(&sig[0]);
     ftio_signal_free(&sig[1]);
 }
