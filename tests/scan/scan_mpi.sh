@@ -13,6 +13,9 @@ trap 'rm -rf "$T"' EXIT
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
 MPIRUN="mpirun --allow-run-as-root --oversubscribe"
+# Open MPI's own allocations are never freed: no leak checks for the ranks
+# under ASan (the threaded scans above and below keep theirs)
+MPIRUN="$MPIRUN -x ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 
 head -c 1500 $D/release_logs/mpi-io-test-x86_64-3.4.0.darshan >"$T/broken.darshan"
 "$FTIO" scan --quiet --threads 2 --csv "$T/t.csv" --jsonl "$T/t.jsonl" $D "$T/broken.darshan" >"$T/t.sum" 2>&1 ||
