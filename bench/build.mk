@@ -5,3 +5,4 @@ include bench/mpiio.mk
 include bench/ingest.mk
 include bench/overhead.mk
 include bench/accuracy.mk
+include bench/scan.mk

@@ -17,9 +17,9 @@ $(READERS_LIB): $(READERS_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-$(FTIO_BIN): $(FTIO_CLI_OBJS) $(READERS_LIB) $(B)/lib/libftioanalysis.a $(B)/lib/libftiocommon.a
+$(FTIO_BIN): $(FTIO_CLI_OBJS) $(SCAN_LIB) $(READERS_LIB) $(B)/lib/libftioanalysis.a $(B)/lib/libftiocommon.a
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $(FTIO_CLI_OBJS) $(FTIO_READERS_LINK) $(ZMQ_LIBS) -lm
+	$(CC) $(LDFLAGS) -o $@ $(FTIO_CLI_OBJS) $(SCAN_LIB) $(FTIO_READERS_LINK) $(ZMQ_LIBS) -lm
 
 ALL_TARGETS += $(READERS_LIB) $(FTIO_BIN)
 INSTALL_BIN += $(FTIO_BIN)

@@ -3,6 +3,7 @@
 include tests/analysis.mk
 include tests/readers.mk
 include tests/darshan.mk
+include tests/scan.mk
 include tests/wire.mk
 include tests/shim.mk
 include tests/mpiio.mk

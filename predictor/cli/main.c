@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "commands.h"
+#include "scan/scan.h"
 
 #ifndef FTIO_VERSION
 #define FTIO_VERSION "unknown"
@@ -249,7 +250,7 @@ int main(int argc, char **argv)
 {
     static const struct { const char *name; int (*run)(int, char **); } sub[] = {
         { "sub", ftio_cmd_sub }, { "replay", ftio_cmd_replay }, { "end", ftio_cmd_end },
-        { "keygen", ftio_cmd_keygen },
+        { "keygen", ftio_cmd_keygen }, { "scan", ftio_cmd_scan },
     };
     for (size_t i = 0; argc > 1 && i < sizeof sub / sizeof sub[0]; i++)
         if (strcmp(argv[1], sub[i].name) == 0)

@@ -1,0 +1,26 @@
+# predictor/scan.mk -- fleet analysis (predictor/scan/, see scan.h):
+#   $(B)/lib/libftioscan.a   the scan engine, linked into `ftio` (ftio scan)
+#   $(B)/bin/ftio-scan-mpi   the same engine over MPI ranks, built with mpicc;
+#                            `ftio scan` execs it under an MPI launcher, so
+#                            `ftio` itself never links libmpi
+SCAN_SRCS := $(filter-out predictor/scan/scan_mpi.c,$(wildcard predictor/scan/*.c))
+SCAN_OBJS := $(SCAN_SRCS:%.c=$(B)/%.o)
+SCAN_LIB  := $(B)/lib/libftioscan.a
+SCAN_MPI_BIN := $(B)/bin/ftio-scan-mpi
+
+$(SCAN_LIB): $(SCAN_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(B)/predictor/scan/scan_mpi.o: predictor/scan/scan_mpi.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(SCAN_MPI_BIN): $(B)/predictor/scan/scan_mpi.o $(SCAN_LIB) $(READERS_LIB) \
+                 $(B)/lib/libftioanalysis.a $(B)/lib/libftiocommon.a
+	@mkdir -p $(dir $@)
+	$(MPICC) $(LDFLAGS) -o $@ $< $(SCAN_LIB) $(FTIO_READERS_LINK) -lm
+
+ALL_TARGETS += $(SCAN_LIB) $(SCAN_MPI_BIN)
+INSTALL_BIN += $(SCAN_MPI_BIN)

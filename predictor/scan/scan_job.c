@@ -1,0 +1,274 @@
+/* scan_job.c -- one file of a scan: read it once (mmap), decide by content
+ * whether it is a trace (files found in directories that are none are
+ * skipped; named files always get a row), read it with the readers library
+ * into its own trace set, and make one row per job: job context, bytes,
+ * signal source, then per mode the offline analysis of `ftio` (requests ->
+ * step signal -> samples -> ftio_analyze, as predictor/cli/analyze.c does)
+ * and the temporal class from the same signals (scan_temporal.c).
+ *
+ * Long jobs are sampled at a lower rate than -f when span x fs would exceed
+ * --max-samples, so one week-long job cannot stall a scan; the row says the
+ * rate used.  Whatever goes wrong with one file goes into its row.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "scan/scan.h"
+
+struct scan_worker {
+    struct ftio_analyzer *a;
+    struct ftio_samples x;
+    char err[1024], warn[1024];
+};
+
+struct scan_worker *scan_worker_new(void)
+{
+    struct scan_worker *w = calloc(1, sizeof *w);
+    if (w && !(w->a = ftio_analyzer_new())) {
+        free(w);
+        return NULL;
+    }
+    return w;
+}
+
+void scan_worker_free(struct scan_worker *w)
+{
+    if (!w)
+        return;
+    ftio_analyzer_free(w->a);
+    ftio_samples_free(&w->x);
+    free(w);
+}
+
+static const char *source_name(const struct ftio_trace *t)
+{
+    if (!t->source)
+        return "records";
+    if (strstr(t->source, "DXT"))
+        return "dxt";
+    if (strstr(t->source, "HEATMAP"))
+        return "heatmap";
+    if (strstr(t->source, "counters"))
+        return "counters";
+    return "records";
+}
+
+/* The sampling rate of one mode: at least -f, at most --max-samples over
+ * the signal's span, and such that the number of samples is an FFT-friendly
+ * size (2^k or 3 x 2^k): FFTW is fastest there and, sizes repeating from job
+ * to job, each analyzer reuses its cached plans instead of planning anew for
+ * every log.  floor(span x fs) = N exactly: fs = (N + 0.5) / span. */
+static double mode_fs(const struct scan_opts *o, const struct ftio_signal *sig)
+{
+    double fs = o->analysis.fs;
+    if (sig->n < 2)
+        return fs;
+    double span = sig->t[sig->n - 1] - sig->t[0];
+    if (!(span > 0) || o->analysis.detector == FTIO_DETECTOR_COMPAT)
+        return fs;   /* --compat: the published rate as it is */
+    double want = floor(span * fs);
+    if (want < 1)
+        return fs;   /* shorter than one sample: ftio_sample says so */
+    double n = 1;
+    while (n < want && n * 2 <= o->max_samples)
+        n *= 2;
+    if (n / 2 * 3 >= want && n / 2 * 3 <= o->max_samples && n >= 4)
+        n = n / 2 * 3;
+    if (n > o->max_samples)
+        n = o->max_samples;
+    return (n + 0.5) / span;
+}
+
+static void analyse_mode(struct scan_worker *w, const struct scan_opts *o, const struct ftio_signal *sig,
+                         size_t nreq, struct scan_mode *m)
+{
+    m->phase_bytes = NAN;
+    if (nreq == 0) {
+        snprintf(m->note, sizeof m->note, "no I/O");
+        return;
+    }
+    if (!sig->n) {
+        snprintf(m->note, sizeof m->note, "out of memory for the signal");
+        return;
+    }
+    char err[256];
+    struct ftio_result res;
+    double fs = mode_fs(o, sig);
+    m->fs = fs;
+    if (ftio_sample(sig, fs, o->analysis.t_start, o->analysis.t_end, o->analysis.sampling, &w->x, err,
+                    sizeof err) != 0 ||
+        ftio_analyze(w->a, &w->x, &o->analysis, w->x.t1, &res, err, sizeof err) != 0) {
+        size_t n = strlen(err);   /* the reason, cut to the note's size */
+        if (n >= sizeof m->note)
+            n = sizeof m->note - 1;
+        memcpy(m->note, err, n);
+        m->note[n] = 0;
+        return;
+    }
+    m->analysed = true;
+    m->cls = res.cls;
+    m->has_period = res.has_period;
+    if (res.has_period) {
+        m->period = res.dominant.period;
+        m->confidence = res.dominant.confidence;
+    }
+    if (res.detector == FTIO_DETECTOR_ROBUST)
+        m->phases = res.nphases;
+    else if (res.has_period && res.dominant.period > 0)
+        m->phases = (size_t)floor((w->x.t1 - w->x.t0) / res.dominant.period);
+    m->periodic = res.has_period && m->phases >= 3;
+    if (res.metrics.valid)
+        m->phase_bytes = res.metrics.phase_bytes;
+}
+
+static void job_row(struct scan_worker *w, const struct scan_opts *o, const struct ftio_trace *t,
+                    struct scan_row *r)
+{
+    snprintf(r->job, sizeof r->job, "%s", t->job);
+    r->uid = t->uid;
+    r->nprocs = t->ranks > 0 ? t->ranks : -1;
+    r->exe = t->exe;
+    r->run_time = t->run_time;
+    r->bytes[SCAN_READ] = t->read.bytes;
+    r->bytes[SCAN_WRITE] = t->write.bytes;
+    r->source = source_name(t);
+    const struct ftio_requests *req[2] = { &t->read.req, &t->write.req };
+    struct ftio_signal sig[2];
+    memset(sig, 0, sizeof sig);
+    double first = INFINITY, last = -INFINITY;
+    for (int d = 0; d < 2; d++) {
+        if (req[d]->n == 0 || ftio_signal_build(req[d], &sig[d]) != 0 || sig[d].n == 0)
+            continue;
+        first = fmin(first, sig[d].t[0]);
+        last = fmax(last, sig[d].t[sig[d].n - 1]);
+    }
+    /* the run: the job's own when the trace says it (Darshan: times are
+     * relative to the job start), else the span of its I/O */
+    double t0 = 0, run = t->run_time;
+    if (!(run > 0) && first < last) {
+        t0 = first;
+        run = last - first;
+    }
+    r->temporal_note = scan_temporal_class(&sig[SCAN_READ], &sig[SCAN_WRITE], t0, run, r->temporal);
+    bool want[2] = { o->do_read, o->do_write };
+    for (int d = 0; d < 2; d++)
+        if (want[d])
+            analyse_mode(w, o, &sig[d], req[d]->n, &r->mode[d]);
+    ftio_signal_free(&sig[0]);
+    ftio_signal_free(&sig[1]);
+}
+
+/* A file found in a directory is taken when its content says what it is:
+ * binary formats by their magic, text formats only when the head is text
+ * (a gzip'd parser output can look like CSV by chance). */
+static bool plausible(enum ftio_trace_format fmt, const unsigned char *p, size_t len)
+{
+    switch (fmt) {
+    case FTIO_FORMAT_AUTO:
+        return false;
+    case FTIO_FORMAT_TMIO_JSON:
+    case FTIO_FORMAT_DXT:
+    case FTIO_FORMAT_CSV:
+        for (size_t i = 0; i < len && i < 4096; i++)
+            if (p[i] < 0x20 && p[i] != '\t' && p[i] != '\n' && p[i] != '\r')
+                return false;
+        return true;
+    default:
+        return true;
+    }
+}
+
+static void init_row(struct scan_row *r, const char *path, size_t index)
+{
+    memset(r, 0, sizeof *r);
+    r->index = index;
+    r->file = path;
+    r->uid = r->nprocs = -1;
+    r->format = "";
+    r->source = "";
+    for (int d = 0; d < 2; d++)
+        r->mode[d].phase_bytes = NAN;
+}
+
+int scan_file(struct scan_worker *w, const struct scan_opts *o, const char *path, bool named,
+              size_t index, scan_emit_fn emit, void *ctx)
+{
+    struct scan_row r;
+    init_row(&r, path, index);
+    w->err[0] = w->warn[0] = 0;
+    int fd = open(path, O_RDONLY);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        snprintf(w->err, sizeof w->err, "%s: %s", path, strerror(errno));
+    } else if (!S_ISREG(st.st_mode)) {
+        snprintf(w->err, sizeof w->err, "%s: not a regular file", path);
+    }
+    if (w->err[0]) {
+        if (fd >= 0)
+            close(fd);
+        r.error = w->err;
+        emit(ctx, &r);
+        return 0;
+    }
+    size_t len = (size_t)st.st_size;
+    void *map = NULL;
+    if (len > 0) {
+        map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (map == MAP_FAILED) {
+            snprintf(w->err, sizeof w->err, "%s: %s", path, strerror(errno));
+            close(fd);
+            r.error = w->err;
+            emit(ctx, &r);
+            return 0;
+        }
+    }
+    close(fd);
+    /* what it is: content first, the name for an empty file */
+    enum ftio_trace_format fmt = o->read.format;
+    if (fmt == FTIO_FORMAT_AUTO)
+        fmt = len ? ftio_trace_detect(map, len, path) : ftio_trace_detect(" ", 1, path);
+    if (!named && !plausible(fmt, map, len)) {
+        if (map)
+            munmap(map, len);
+        return 1;
+    }
+    r.format = ftio_trace_format_name(fmt);
+    struct ftio_read_options ro = o->read;
+    ro.format = fmt;
+    struct ftio_trace_set set = { 0 };
+    int rc;
+    if (len == 0) {
+        snprintf(w->err, sizeof w->err, "%s: offset 0: empty file", path);
+        rc = -1;
+    } else {
+        rc = ftio_trace_read_buffer(&set, map, len, path, &ro, w->err, sizeof w->err, w->warn,
+                                    sizeof w->warn);
+    }
+    if (map)
+        munmap(map, len);
+    if (rc == 0 && set.n == 0) {
+        snprintf(w->err, sizeof w->err, "%s: no job in the trace", path);
+        rc = -1;
+    }
+    if (rc != 0) {
+        r.error = w->err;
+        emit(ctx, &r);
+    } else {
+        ftio_trace_set_finish(&set, &ro);
+        if (w->warn[0])
+            r.warning = w->warn;
+        for (size_t j = 0; j < set.n; j++) {
+            struct scan_row jr = r;
+            job_row(w, o, &set.job[j], &jr);
+            emit(ctx, &jr);
+        }
+    }
+    ftio_trace_set_free(&set);
+    return 0;
+}

@@ -1,0 +1,5 @@
+# tests/scan.mk -- `ftio scan` (predictor/scan/)
+#   tests/scan/scan.sh      the real Darshan logs: rows vs darshan-parser,
+#                           error rows, CSV/JSONL, summary, exit statuses
+#   tests/scan/scan_mpi.sh  mpirun -np 2: the same rows as the threaded scan
+SHELL_TESTS += tests/scan/scan.sh tests/scan/scan_mpi.sh
