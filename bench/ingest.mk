@@ -7,3 +7,11 @@ $(B)/bench/ingest: $(B)/bench/ingest.o $(B)/lib/libftiocommon.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(ZMQ_LIBS) $(MSGPACK_LIBS) $(JANSSON_LIBS) -lm
 
 BENCH_TARGETS += $(B)/bench/ingest $(B)/bin/ftiod
+
+# bench/auth.sh: what authentication costs per batch and on the ingest rate.
+$(B)/bench/auth-cost: $(B)/bench/auth_cost.o $(B)/predictor/daemon/auth.o $(B)/predictor/daemon/log.o \
+                      $(B)/lib/libftiocommon.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(ZMQ_LIBS) $(MSGPACK_LIBS) -lm
+
+BENCH_TARGETS += $(B)/bench/auth-cost

@@ -23,8 +23,8 @@ static const char usage_line[] =
     "            [--sampling hold|average] [--autocorrelation] [--window S|adaptive [--step S]]\n"
     "            [--dxt posix|mpiio] [--format F] [--lenient] [--absolute-time] [--keep-nested]\n"
     "            [--max-memory MB] [--json] FILE...\n"
-    "       ftio sub [options] | ftio replay FILE... | ftio end JOB | ftio keygen NAME\n"
-    "       (see ftio(1))\n";
+    "       ftio scan DIR|FILE... | ftio sub [options] | ftio replay FILE... | ftio end JOB\n"
+    "       ftio keygen NAME   (see ftio(1))\n";
 
 static const char help_text[] =
     "Detect the period of the I/O phases in trace files and predict the next one.\n"
