@@ -1,7 +1,9 @@
 # common/: build fragment (see top-level Makefile).
-# libftiocommon.a: the wire codec (wire.h), names, path hash (hash.h).  Objects
+# libftiocommon.a: the wire codec (wire.h), the batch -> requests conversion
+# (batch_requests.h), names, path hash (hash.h).  Objects
 # are -fPIC (CFLAGS), so libftio.so links this archive too.
-COMMON_SRCS := common/wire_encode.c common/wire_decode.c common/names.c common/hash.c
+COMMON_SRCS := common/wire_encode.c common/wire_decode.c common/batch_requests.c common/names.c \
+               common/hash.c
 COMMON_OBJS := $(patsubst %.c,$(B)/%.o,$(COMMON_SRCS))
 COMMON_LIB  := $(B)/lib/libftiocommon.a
 
