@@ -430,10 +430,11 @@ static int num_array(struct jp *j, const char *name, struct sink *s, size_t *len
         const char *e = j->p < j->end && (*j->p == '-' || (unsigned char)(*j->p - '0') < 10)
                       ? ftio_scan_number(j->p, j->end, true, &d[base + i]) : NULL;
         if (!e) {
-            if (j->p < j->end && strchr("\"{[tfn", *j->p) && *j->p) {
-                /* valid JSON but not a number: say which element */
+            if (number_starts(j))
+                return syntax(j, "invalid number");
+            if (j->p < j->end && *j->p && strchr("\"{[tfn", *j->p))
+                /* a JSON value but not a number: say which element */
                 return fail(j, "\"%s\"[%zu] is not a number", name, i);
-            }
             return unexpected(j, "a number");
         }
         if (!isfinite(d[base + i]))
