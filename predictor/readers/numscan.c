@@ -6,9 +6,16 @@
  * Fast path (Clinger): at most 19 significant digits whose integer m is
  * <= 2^53, and a decimal exponent e with |e| <= 22: m and 10^|e| are exact
  * doubles, so the one IEEE multiplication or division rounds correctly.
- * %.9f timestamps and byte counts always take it.  Anything else (more
- * digits, huge exponents) is copied and handed to strtod().
+ * %.9f timestamps and byte counts always take it.  Up to 19 digits (m <
+ * 2^64, e.g. %.9f rates), where the platform's long double has a 64-bit
+ * significand (x86-64): m and 10^|e| are exact there too, the one
+ * operation rounds to 64 bits, and rounding that to a double is correct
+ * unless the 64-bit result lies within one unit of a midpoint between two
+ * doubles (its 11 extra bits 0x3ff..0x401), when we ask strtod().
+ * Anything else (more digits, huge exponents) is copied and handed to
+ * strtod().
  */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +43,25 @@ static double slow(const char *p, size_t n)
     if (b != small)
         free(b);
     return v;
+}
+
+/* m * 10^exp for m < 2^64, |exp| <= 22, through a 64-bit significand;
+ * false when the result might round differently than strtod(). */
+static bool wide(uint64_t m, int exp, double *v)
+{
+#if LDBL_MANT_DIG == 64
+    long double x = exp < 0 ? (long double)m / (long double)pow10_exact[-exp]
+                            : (long double)m * (long double)pow10_exact[exp];
+    int e2;
+    uint64_t sig = (uint64_t)ldexpl(frexpl(x, &e2), 64);
+    if ((sig & 0x7ff) - 0x3ff <= 2)
+        return false;
+    *v = (double)x;
+    return true;
+#else
+    (void)m; (void)exp; (void)v;
+    return false;
+#endif
 }
 
 const char *ftio_scan_number(const char *p, const char *end, bool json, double *out)
@@ -100,7 +126,7 @@ const char *ftio_scan_number(const char *p, const char *end, bool json, double *
         v = 0;
     else if (exact && m <= (1ull << 53) && exp >= -22 && exp <= 22)
         v = exp < 0 ? (double)m / pow10_exact[-exp] : (double)m * pow10_exact[exp];
-    else
+    else if (!exact || exp < -22 || exp > 22 || !wide(m, exp, &v))
         v = fabs(slow(p, (size_t)(s - p)));
     /* JSON integers are read as integers, so "-0" is 0 (as Jansson does). */
     *out = neg && !(json && integer && v == 0) ? -v : v;

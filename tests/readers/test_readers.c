@@ -16,6 +16,7 @@
 #include <msgpack.h>
 #include "report.h"
 #include "trace.h"
+#include "readers/readers.h"
 #include "wire.h"
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -373,6 +374,46 @@ START_TEST(test_custom_json_malformed)
     size_t close = (size_t)(strrchr(doc, '}') - doc);
     ck_assert_uint_eq(feed_prefixes(doc, close + 1, "zmq.json", "line "), close);
     free(doc);
+}
+END_TEST
+
+/* readers/numscan.c gives strtod()'s value: midpoints between doubles
+ * (ties to even), 19-digit mantissas, and random decimals of 1-19 digits. */
+START_TEST(test_numscan_matches_strtod)
+{
+    static const char *const hard[] = {
+        "9007199254740993", "9007199254740995", "18446744073709551615", "18014398509481985",
+        "0.9007199254740993e-5", "123456789012345678.9e-3", "4503599627370497.5",
+        "1.00000000000000011102230246251565404236316680908203125", "2.2250738585072011e-308",
+        "1e22", "1e23", "8.589973e9", "0.1", "5e-324", "1.7976931348623157e308",
+    };
+    for (size_t i = 0; i < sizeof hard / sizeof hard[0]; i++) {
+        double v, w = strtod(hard[i], NULL);
+        const char *e = ftio_scan_number(hard[i], hard[i] + strlen(hard[i]), true, &v);
+        ck_assert_ptr_eq(e, hard[i] + strlen(hard[i]));
+        ck_assert_msg(memcmp(&v, &w, sizeof v) == 0, "%s: %.17g, strtod %.17g", hard[i], v, w);
+    }
+    uint64_t x = 88172645463325252ull;
+    char b[64];
+    for (int i = 0; i < 200000; i++) {
+        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+        int digits = 1 + (int)(x % 19), point = (int)((x >> 8) % (uint64_t)digits);
+        uint64_t y = x * 0x9E3779B97F4A7C15ull;
+        int k = 0;
+        b[k++] = (char)('1' + y % 9);
+        for (int d = 1; d < digits; d++) {
+            if (d == point)
+                b[k++] = '.';
+            y = y / 10 ? y / 10 : x;
+            b[k++] = (char)('0' + y % 10);
+        }
+        if (((x >> 30) & 7) == 0)
+            k += sprintf(b + k, "e%d", (int)((x >> 40) % 60) - 30);
+        b[k] = 0;
+        double v, w = strtod(b, NULL);
+        ck_assert_ptr_eq(ftio_scan_number(b, b + k, true, &v), b + k);
+        ck_assert_msg(memcmp(&v, &w, sizeof v) == 0, "%s: %.17g, strtod %.17g", b, v, w);
+    }
 }
 END_TEST
 
@@ -841,6 +882,7 @@ static Suite *readers_suite(void)
     tcase_add_test(tc, test_custom_json_variants);
     tcase_add_test(tc, test_custom_json_malformed);
     tcase_add_test(tc, test_json_streaming_strict);
+    tcase_add_test(tc, test_numscan_matches_strtod);
     tcase_add_test(tc, test_spool_merge_nested_and_times);
     tcase_add_test(tc, test_spool_truncated_and_corrupt);
     tcase_add_test(tc, test_dxt);
