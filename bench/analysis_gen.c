@@ -2,10 +2,12 @@
  * the CLI tests: `ranks` processes that each write a burst of requests every
  * `period` seconds for `duration` seconds, as a spool file (our wire batches,
  * one run of batches per rank with its own monotonic clock anchor, exactly as
- * the shim would spool them) and optionally as TMIO JSONL for comparison.
+ * the shim would spool them) and optionally as TMIO JSONL and as CSV
+ * (rank,op,t_start,t_end,bytes) with the same requests, for comparison.
  *
  * usage: ftio-bench-gen [-n REQUESTS] [-r RANKS] [-d SECONDS] [-p PERIOD]
  *                       [-b BURST] [-j JOB] -o OUT.msgpack [--jsonl OUT.jsonl]
+ *                       [--csv OUT.csv]
  * Deterministic (fixed PRNG seed), so figures are reproducible.
  */
 #include <stdio.h>
@@ -28,13 +30,14 @@ static double uniform(void)   /* xorshift64*, [0, 1) */
 struct gen {
     long   requests, ranks;
     double duration, period, burst;
-    const char *job, *out, *jsonl;
+    const char *job, *out, *jsonl, *csv;
 };
 
 static int usage(void)
 {
     fputs("usage: ftio-bench-gen [-n REQUESTS] [-r RANKS] [-d SECONDS] [-p PERIOD] [-b BURST]\n"
-          "                      [-j JOB] -o OUT.msgpack [--jsonl OUT.jsonl]\n", stderr);
+          "                      [-j JOB] -o OUT.msgpack [--jsonl OUT.jsonl] [--csv OUT.csv]\n",
+          stderr);
     return 2;
 }
 
@@ -71,9 +74,18 @@ static void jsonl_rank(FILE *j, const struct ftio_record *all, size_t n, int64_t
     fputs("}}}\n", j);
 }
 
+/* CSV: one row per request, times as in the JSONL. */
+static void csv_rank(FILE *f, const struct ftio_record *all, size_t n, int64_t shift_ns, long rank)
+{
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "%ld,write,%.9f,%.9f,%lld\n", rank,
+                (double)((int64_t)all[i].t_start + shift_ns) / 1e9,
+                (double)((int64_t)all[i].t_end + shift_ns) / 1e9, (long long)all[i].bytes);
+}
+
 int main(int argc, char **argv)
 {
-    struct gen g = { 1000000, 1024, 3600, 60, 10, "bench", NULL, NULL };
+    struct gen g = { 1000000, 1024, 3600, 60, 10, "bench", NULL, NULL, NULL };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v)
@@ -86,6 +98,7 @@ int main(int argc, char **argv)
         else if (strcmp(a, "-j") == 0) g.job = v;
         else if (strcmp(a, "-o") == 0) g.out = v;
         else if (strcmp(a, "--jsonl") == 0) g.jsonl = v;
+        else if (strcmp(a, "--csv") == 0) g.csv = v;
         else return usage();
         i++;
     }
@@ -95,7 +108,10 @@ int main(int argc, char **argv)
         return usage();
     FILE *f = fopen(g.out, "wb");
     FILE *j = g.jsonl ? fopen(g.jsonl, "w") : NULL;
-    if (!f || (g.jsonl && !j)) {
+    FILE *cf = g.csv ? fopen(g.csv, "w") : NULL;
+    if (cf)
+        fputs("rank,op,t_start,t_end,bytes\n", cf);
+    if (!f || (g.jsonl && !j) || (g.csv && !cf)) {
         perror("ftio-bench-gen");
         return 1;
     }
@@ -143,9 +159,11 @@ int main(int argc, char **argv)
         }
         if (j && mine > 0)
             jsonl_rank(j, rec, (size_t)mine, real0 - mono0 - EPOCH_NS, g.ranks);
+        if (cf && mine > 0)
+            csv_rank(cf, rec, (size_t)mine, real0 - mono0 - EPOCH_NS, r);
         written += mine;
     }
-    if (fclose(f) != 0 || (j && fclose(j) != 0)) {
+    if (fclose(f) != 0 || (j && fclose(j) != 0) || (cf && fclose(cf) != 0)) {
         perror("ftio-bench-gen: close");
         return 1;
     }

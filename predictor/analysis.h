@@ -37,6 +37,9 @@ int  ftio_requests_push_rate(struct ftio_requests *r, double t_start, double t_e
 /* Append with a byte count; a zero-length request lasts 1 us (§1). */
 int  ftio_requests_push_bytes(struct ftio_requests *r, double t_start, double t_end, double bytes);
 void ftio_requests_free(struct ftio_requests *r);
+/* Room for `want` requests in each column (n unchanged; readers that fill
+ * the columns in place, readers/tmio_json.c); -1 on OOM. */
+int  ftio_requests_reserve(struct ftio_requests *r, size_t want);
 
 /* ---- application signal (§1) ------------------------------------------ */
 

@@ -73,6 +73,8 @@ struct ftio_trace {
     uint64_t records;           /* data records read (after dropping nested) */
     uint64_t lost;              /* records the tracer declared lost */
     uint64_t dropped_nested;    /* spool: records not counted to avoid double counting */
+    uint64_t bad_records;       /* spool: impossible bytes or times, dropped
+                                   (common/batch_requests.h) */
     double   origin;            /* epoch seconds of time 0, 0 when unknown */
     /* Job context, when the format records it (binary Darshan logs). */
     const char *source;         /* where the requests came from (static text), NULL: the
@@ -83,7 +85,8 @@ struct ftio_trace {
     double   run_time;          /* s, 0 when unknown */
     /* private */
     int64_t  ranks_declared;    /* max rank count a header declared */
-    int64_t  base_ns;           /* spool: wall ns that times are relative to */
+    int64_t  base_ns;           /* spool: wall ns that times are relative to until
+                                   ftio_trace_set_finish() (the job's origin) */
     bool     has_base;
     int64_t *rankset;           /* open-addressing set of rank keys seen */
     size_t   rankset_n, rankset_cap;

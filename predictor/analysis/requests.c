@@ -30,7 +30,7 @@ int ftio_grow(void **buf, size_t *cap, size_t want, size_t elem)
     return 0;
 }
 
-static int requests_reserve(struct ftio_requests *r, size_t want)
+int ftio_requests_reserve(struct ftio_requests *r, size_t want)
 {
     if (want <= r->cap)
         return 0;
@@ -59,7 +59,7 @@ int ftio_requests_push_rate(struct ftio_requests *r, double t_start, double t_en
         errno = EINVAL;
         return -1;
     }
-    if (r->n == r->cap && requests_reserve(r, r->n + 1) != 0)
+    if (r->n == r->cap && ftio_requests_reserve(r, r->n + 1) != 0)
         return -1;
     r->t_start[r->n] = t_start;
     r->t_end[r->n] = t_end;

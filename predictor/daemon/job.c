@@ -9,10 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "job.h"
-#include "timeutil.h"
+#include "batch_requests.h"
 #include "hash.h"
-
-#define NS 1e-9
 
 const char *job_mode_name(int mode)
 {
@@ -178,33 +176,6 @@ static bool missing_take(struct job *j, struct job_proc *p, uint64_t seq)
 
 /* ---- merge ------------------------------------------------------------------ */
 
-static int mode_of_op(int op)
-{
-    return op == FTIO_OP_WRITE ? JOB_WRITE : op == FTIO_OP_READ ? JOB_READ : -1;
-}
-
-/* Monotonic ns of the batch -> wall ns: t + base.  false on overflow. */
-/* The earliest start among the batch's data records: relative time 0. */
-static void set_origin(struct job *j, const struct ftio_batch *b, int64_t base)
-{
-    bool found = false;
-    int64_t min = 0;
-    for (size_t i = 0; i < b->n; i++) {
-        const struct ftio_record *r = &b->rec[i];
-        int64_t w;
-        if (mode_of_op(r->op) < 0 || (r->flags & FTIO_FLAG_NESTED) || r->bytes < 0 ||
-            !ftio_wall_ns(r->t_start, base, &w))
-            continue;
-        if (!found || w < min)
-            min = w;
-        found = true;
-    }
-    if (found) {
-        j->origin_ns = min;
-        j->has_origin = true;
-    }
-}
-
 void job_record_log_free(struct job_record_log *l)
 {
     free(l->t_start);
@@ -259,28 +230,6 @@ static int mode_init(struct job_mode_state *m, const struct job_limits *lim, dou
     return 0;
 }
 
-/* Earliest start of each mode's data records in batch b (job-relative s,
- * INFINITY when none): a mode's grid is laid there, so that its edges and
- * the online loop's boundaries fall where the offline tool puts them (on the
- * trace's first event), whatever order the batch lists its records in. */
-static void batch_first_starts(const struct job *j, const struct ftio_batch *b, int64_t base,
-                               double first[JOB_NMODES])
-{
-    for (int m = 0; m < JOB_NMODES; m++)
-        first[m] = INFINITY;
-    for (size_t i = 0; i < b->n; i++) {
-        const struct ftio_record *r = &b->rec[i];
-        int mode = mode_of_op(r->op);
-        int64_t ws;
-        if (mode < 0 || (r->flags & FTIO_FLAG_NESTED) || r->bytes < 0 || r->t_end < r->t_start ||
-            !ftio_wall_ns(r->t_start, base, &ws))
-            continue;
-        double ts = (double)(ws - j->origin_ns) * NS;
-        if (ts < first[mode])
-            first[mode] = ts;
-    }
-}
-
 /* Lay the mode's grid again on t0 (earlier than its first record) and put
  * back the records logged so far; the online loop starts again from there
  * (nothing was analysed yet).  -1 (nothing changed) when out of memory. */
@@ -298,31 +247,47 @@ static int relay_grid(struct job_mode_state *m, const struct job_limits *lim, do
     return 0;
 }
 
-static void merge_records(struct job *j, const struct ftio_batch *b, int64_t base,
-                          const struct job_limits *lim, int64_t now_real_ns)
+/* The batch's records through the shared conversion (common/batch_requests.h:
+ * nested, bytes, clock, order, plausibility, origin), then the daemon's own
+ * limits: a request longer than the horizon or before a mode's first bin. */
+static void merge_records(struct job *j, const struct ftio_batch *b,
+                          const struct ftio_convert_options *co, const struct job_limits *lim)
 {
-    int64_t future_ns = now_real_ns + (int64_t)(lim->max_future * 1e9);
-    double first[JOB_NMODES];
-    batch_first_starts(j, b, base, first);
+    struct ftio_batch_clock clk = ftio_batch_clock_of(&b->h);
+    double first[JOB_NMODES] = { INFINITY, INFINITY };
+    int64_t any, f[2];
+    if (ftio_batch_first_start(b, co, &any, f)) {
+        /* Each mode's grid is laid on its earliest start in this batch, so
+         * that its edges and the online loop's boundaries fall where the
+         * offline tool puts them, whatever order the batch lists them in. */
+        if (!j->has_origin) {
+            j->origin_ns = any;
+            j->has_origin = true;
+        }
+        if (f[1] != INT64_MAX)
+            first[JOB_WRITE] = ftio_job_seconds(f[1], j->origin_ns);
+        if (f[0] != INT64_MAX)
+            first[JOB_READ] = ftio_job_seconds(f[0], j->origin_ns);
+    }
     for (size_t i = 0; i < b->n; i++) {
         const struct ftio_record *r = &b->rec[i];
-        int mode = mode_of_op(r->op);
-        if (mode < 0)
+        struct ftio_wall_request q;
+        switch (ftio_record_request(r, clk, co, &q)) {
+        case FTIO_REQ_OTHER:
             continue;
-        if (r->flags & FTIO_FLAG_NESTED) {
-            /* Counted once, at the MPI-IO layer that issued it. */
+        case FTIO_REQ_NESTED:
             j->nested_records++;
             j->nested_bytes += (double)r->bytes;
             continue;
-        }
-        int64_t ws, we;
-        if (r->bytes < 0 || r->t_end < r->t_start || !ftio_wall_ns(r->t_start, base, &ws) ||
-            !ftio_wall_ns(r->t_end, base, &we) || we > future_ns) {
+        case FTIO_REQ_BAD:
             j->bad_records++;
             continue;
+        case FTIO_REQ_DATA:
+            break;
         }
-        double ts = (double)(ws - j->origin_ns) * NS;
-        double te = (double)(we - j->origin_ns) * NS;
+        int mode = q.is_write ? JOB_WRITE : JOB_READ;
+        double ts = ftio_job_seconds(q.start_ns, j->origin_ns);
+        double te = ftio_job_seconds(q.end_ns, j->origin_ns);
         if (te - ts > lim->horizon || ts < -JOB_EARLY_MARGIN) {
             /* Longer than the horizon would smear over all of it (and cost as
              * much); earlier than the margin has no bin. */
@@ -349,17 +314,17 @@ static void merge_records(struct job *j, const struct ftio_batch *b, int64_t bas
             j->bad_records++;
             continue;
         }
-        ftio_bins_add(&m->bins, ts, te, (double)r->bytes);
-        log_record(&m->log, ts, te, (double)r->bytes, lim->summary_records);
+        ftio_bins_add(&m->bins, ts, te, (double)q.bytes);
+        log_record(&m->log, ts, te, (double)q.bytes, lim->summary_records);
         if (ts < m->t_min)
             m->t_min = ts;
         if (te > m->t_max)
             m->t_max = te;
         m->records++;
-        m->bytes += (double)r->bytes;
+        m->bytes += (double)q.bytes;
         m->dirty = true;
         j->data_records++;
-        j->bytes += (double)r->bytes;
+        j->bytes += (double)q.bytes;
     }
 }
 
@@ -405,19 +370,10 @@ enum job_merge_status job_merge(struct job *j, const struct ftio_batch *b,
     if (h->nranks > j->nranks)
         j->nranks = h->nranks;
 
-    int64_t base;
-    if (!ftio_wall_base(h->clock_real, h->clock_mono, h->skew_ns, &base)) {
-        j->bad_records += b->n;
-    } else {
-        if (!j->has_origin)
-            set_origin(j, b, base);
-        if (j->has_origin)
-            merge_records(j, b, base, lim, now_real_ns);
-        else
-            for (size_t i = 0; i < b->n; i++)   /* no usable data record at all */
-                if (mode_of_op(b->rec[i].op) >= 0 && !(b->rec[i].flags & FTIO_FLAG_NESTED))
-                    j->bad_records++;
-    }
+    struct ftio_convert_options co;
+    ftio_convert_options_default(&co);
+    co.latest_ns = now_real_ns + (int64_t)(lim->max_future * 1e9);
+    merge_records(j, b, &co, lim);
 
     if (h->mark)
         for (int m = 0; m < JOB_NMODES; m++)

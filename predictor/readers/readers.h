@@ -42,6 +42,13 @@ int ftio_trace_overlap_push(struct ftio_trace_dir *d, double t, double b);
 /* Append every request of src to dst (rates kept as they are); -1 on OOM. */
 int ftio_trace_append_requests(struct ftio_requests *dst, const struct ftio_requests *src);
 
+/* A number at p (before end) in JSON's grammar (json) or strtod()'s decimal
+ * one (optional '+', ".5", "5."), with strtod()'s value (readers/numscan.c);
+ * returns the end of the number, NULL when p holds none (CSV callers then
+ * try strtod() itself: hex, inf ...).  Out of range values are +-inf; a JSON
+ * integer -0 is 0. */
+const char *ftio_scan_number(const char *p, const char *end, bool json, double *out);
+
 /* Rank counts and numbers above this are rejected as corrupt (and keep
  * double -> int64 conversions defined). */
 #define FTIO_MAX_RANKS 1e12

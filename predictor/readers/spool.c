@@ -1,14 +1,13 @@
 /* spool.c -- our own spool / recording files (FORMATS.md §1, PROTOCOL.md §3):
  * wire batches (msgpack maps) back to back, decoded with ftio_wire_decode().
  *
- * Records are grouped per job (the batch header's job id).  Only read and
- * write records are data.  Nested POSIX records (issued by the MPI library
- * inside an MPI-IO call) carry bytes the MPI-IO record already counts, so by
- * default they are dropped; with keep_nested the MPI-IO records are dropped
- * instead and the data is counted at the POSIX layer.
- * Times: wall = clock_real + (t - clock_mono) + skew_ns, kept as seconds
- * since the job's first anchor (exact in int64 ns, then small doubles);
- * ftio_trace_set_finish() makes them relative or absolute.
+ * Records are grouped per job (the batch header's job id) and become
+ * requests by the conversion ftiod uses too (common/batch_requests.h: data
+ * ops, nested records counted once or --keep-nested, bytes, clock anchor,
+ * order, time origin), so a spool file gives the same requests offline as
+ * replayed into the daemon.  Times are seconds since the job's origin (the
+ * earliest start in its first data batch); ftio_trace_set_finish() then makes
+ * them relative to the earliest request, or absolute.
  * Spool files can be GBs: when the file is mmap'ed, pages already decoded are
  * handed back to the kernel as we go, so they do not add to the peak RSS.
  */
@@ -19,7 +18,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "readers.h"
-#include "wire.h"
+#include "batch_requests.h"
 
 /* A key for a process without an MPI rank, disjoint from small ranks. */
 static int64_t process_key(const struct ftio_batch_header *h)
@@ -37,39 +36,42 @@ static int take_batch(struct ftio_reader_ctx *c, const struct ftio_batch *b, siz
     struct ftio_trace *t = ftio_trace_of_job(c->set, h->job ? h->job : "");
     if (!t)
         return FTIO_READER_FAIL(c, "offset %zu: out of memory", at);
-    if (!t->has_base) {
-        t->base_ns = h->clock_real;
-        t->has_base = true;
-    }
     if (ftio_trace_see_rank(t, h->rank >= 0 ? h->rank : process_key(h)) != 0)
         return FTIO_READER_FAIL(c, "offset %zu: out of memory", at);
     if (h->nranks > t->ranks_declared)
         t->ranks_declared = h->nranks;
     t->lost += h->lost;
 
-    /* wall(t) - base, in ns, for this batch: t + shift.  Unsigned arithmetic
-     * wraps instead of overflowing on hostile anchors (no UB, just odd times). */
-    uint64_t shift = (uint64_t)h->clock_real - (uint64_t)h->clock_mono + (uint64_t)h->skew_ns -
-                     (uint64_t)t->base_ns;
+    /* Every rule of what a record means is in common/batch_requests.h. */
+    struct ftio_convert_options co;
+    ftio_convert_options_default(&co);
+    co.keep_nested = c->o->keep_nested;
+    int64_t first, f[2];
+    if (!t->has_base && ftio_batch_first_start(b, &co, &first, f)) {
+        t->base_ns = first;   /* the job's origin, as ftiod takes it */
+        t->has_base = true;
+    }
+    struct ftio_batch_clock clk = ftio_batch_clock_of(h);
     for (size_t i = 0; i < b->n; i++) {
-        const struct ftio_record *r = &b->rec[i];
-        if (!ftio_op_is_data(r->op))
+        struct ftio_wall_request q;
+        switch (ftio_record_request(&b->rec[i], clk, &co, &q)) {
+        case FTIO_REQ_OTHER:
             continue;
-        int nested = (r->flags & FTIO_FLAG_NESTED) != 0;
-        if (c->o->keep_nested ? r->layer == FTIO_LAYER_MPIIO : nested) {
+        case FTIO_REQ_NESTED:
             t->dropped_nested++;
             continue;
+        case FTIO_REQ_BAD:
+            t->bad_records++;
+            continue;
+        case FTIO_REQ_DATA:
+            break;
         }
-        if (r->bytes < 0)
-            return FTIO_READER_FAIL(c, "offset %zu: record %zu has negative bytes", at, i);
-        double ts = (double)(int64_t)(r->t_start + shift) / 1e9;
-        double te = (double)(int64_t)(r->t_end + shift) / 1e9;
-        if (te < ts)
-            te = ts;   /* clock went backwards: keep the bytes, minimal duration */
-        struct ftio_trace_dir *d = ftio_trace_dir_of(t, r->op == FTIO_OP_WRITE);
-        if (ftio_requests_push_bytes(&d->req, ts, te, (double)r->bytes) != 0)
+        double ts = ftio_job_seconds(q.start_ns, t->base_ns);
+        double te = ftio_job_seconds(q.end_ns, t->base_ns);
+        struct ftio_trace_dir *d = ftio_trace_dir_of(t, q.is_write);
+        if (ftio_requests_push_bytes(&d->req, ts, te, (double)q.bytes) != 0)
             return FTIO_READER_FAIL(c, "offset %zu: out of memory", at);
-        d->bytes += (double)r->bytes;
+        d->bytes += (double)q.bytes;
         d->overlap_missing = true;
         t->records++;
     }

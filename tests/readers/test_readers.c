@@ -16,6 +16,7 @@
 #include <msgpack.h>
 #include "report.h"
 #include "trace.h"
+#include "readers/readers.h"
 #include "wire.h"
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -376,6 +377,151 @@ START_TEST(test_custom_json_malformed)
 }
 END_TEST
 
+/* readers/numscan.c gives strtod()'s value: midpoints between doubles
+ * (ties to even), 19-digit mantissas, and random decimals of 1-19 digits. */
+START_TEST(test_numscan_matches_strtod)
+{
+    static const char *const hard[] = {
+        "9007199254740993", "9007199254740995", "18446744073709551615", "18014398509481985",
+        "0.9007199254740993e-5", "123456789012345678.9e-3", "4503599627370497.5",
+        "1.00000000000000011102230246251565404236316680908203125", "2.2250738585072011e-308",
+        "1e22", "1e23", "8.589973e9", "0.1", "5e-324", "1.7976931348623157e308",
+    };
+    for (size_t i = 0; i < sizeof hard / sizeof hard[0]; i++) {
+        double v, w = strtod(hard[i], NULL);
+        const char *e = ftio_scan_number(hard[i], hard[i] + strlen(hard[i]), true, &v);
+        ck_assert_ptr_eq(e, hard[i] + strlen(hard[i]));
+        ck_assert_msg(memcmp(&v, &w, sizeof v) == 0, "%s: %.17g, strtod %.17g", hard[i], v, w);
+    }
+    uint64_t x = 88172645463325252ull;
+    char b[64];
+    for (int i = 0; i < 200000; i++) {
+        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+        int digits = 1 + (int)(x % 19), point = (int)((x >> 8) % (uint64_t)digits);
+        uint64_t y = x * 0x9E3779B97F4A7C15ull;
+        int k = 0;
+        b[k++] = (char)('1' + y % 9);
+        for (int d = 1; d < digits; d++) {
+            if (d == point)
+                b[k++] = '.';
+            y = y / 10 ? y / 10 : x;
+            b[k++] = (char)('0' + y % 10);
+        }
+        if (((x >> 30) & 7) == 0)
+            k += sprintf(b + k, "e%d", (int)((x >> 40) % 60) - 30);
+        b[k] = 0;
+        double v, w = strtod(b, NULL);
+        ck_assert_ptr_eq(ftio_scan_number(b, b + k, true, &v), b + k);
+        ck_assert_msg(memcmp(&v, &w, sizeof v) == 0, "%s: %.17g, strtod %.17g", b, v, w);
+    }
+}
+END_TEST
+
+/* The streaming JSON parser (readers/tmio_json.c): what Jansson rejected
+ * stays rejected, errors carry the byte offset, an object is all or nothing,
+ * numbers are read as strtod() reads them. */
+START_TEST(test_json_streaming_strict)
+{
+    struct ftio_read_options o = defaults();
+    struct ftio_trace_set set = { 0 };
+    static const struct { const char *doc, *expect; } bad[] = {
+        { "{\"b\": [01], \"ts\": [0], \"te\": [1]}", "line 1: " },
+        { "{\"b\": [1.], \"ts\": [0], \"te\": [1]}", "invalid number" },
+        { "{\"b\": [1e999], \"ts\": [0], \"te\": [1]}", "number out of range (byte 7)" },
+        { "{\"b\": [-], \"ts\": [0], \"te\": [1]}", "invalid number" },
+        { "{\"b\": [+1], \"ts\": [0], \"te\": [1]}", "a number expected near '+'" },
+        { "{\"b\": [\"1\"], \"ts\": [0], \"te\": [1]}", "\"b\"[0] is not a number" },
+        { "{\"b\": [1], \"ts\": [0], \"te\": [1], }", "a string (key) expected near '}'" },
+        { "{\"b\": [1], \"ts\": [0], \"te\": [1]", "end of file" },
+        { "{\"x\": \"\xc3\x28\", \"b\": [1], \"ts\": [0], \"te\": [1]}", "invalid UTF-8" },
+        { "{\"x\": \"\xed\xa0\x80\", \"b\": [1], \"ts\": [0], \"te\": [1]}", "invalid UTF-8" },
+        { "{\"x\": \"\\q\", \"b\": [1], \"ts\": [0], \"te\": [1]}", "invalid escape" },
+        { "{\"x\": \"\\udc00\", \"b\": [1], \"ts\": [0], \"te\": [1]}", "invalid Unicode" },
+        { "{\"x\": \"\\u0000\", \"b\": [1], \"ts\": [0], \"te\": [1]}", "\\u0000" },
+        { "{\"x\": \"a\nb\", \"b\": [1], \"ts\": [0], \"te\": [1]}", "control character" },
+        { "{\"x\": tru, \"b\": [1], \"ts\": [0], \"te\": [1]}", "a value expected" },
+        { "{\"b\": [1], \"b\": [2], \"ts\": [0], \"te\": [1]}", "\"b\" twice" },
+        { "{\"b\": [1], \"ts\": [0], \"te\": [1], \"write_sync\": {}}", "mixes TMIO mode keys" },
+        { "{\"write_sync\": {\"bandwidth\": {\"b_rank_avr\": [1], \"t_rank_s\": [0],"
+          " \"t_rank_e\": [1], \"t_rank_e\": [2]}}}", "\"t_rank_e\" twice" },
+        { "{\"write_sync\": {\"number_of_ranks\": -3}}", "write_sync.number_of_ranks is not a count" },
+        { "{\"write_sync\": {\"bandwidth\": [1]}}", "write_sync.bandwidth is not an object" },
+        { "5", "line 1: expected a JSON object (byte 0)" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ck_assert_int_eq(read_str(&set, bad[i].doc, "bad.json", &o), -1);
+        ck_assert_msg(strstr(err, bad[i].expect) && strncmp(err, "bad.json: line ", 15) == 0 &&
+                      strstr(err, "(byte "), "doc %zu: got \"%s\", want \"%s\"", i, err,
+                      bad[i].expect);
+        ftio_trace_set_free(&set);
+    }
+    /* Nesting deeper than 2048 levels in an ignored value: an error, no
+     * stack overflow. */
+    size_t depth = 100000;
+    char *deep = malloc(2 * depth + 64);
+    size_t k = (size_t)sprintf(deep, "{\"x\": ");
+    memset(deep + k, '[', depth);
+    memset(deep + k + depth, ']', depth);
+    strcpy(deep + k + 2 * depth, "}");
+    ck_assert_int_eq(read_str(&set, deep, "deep.json", &o), -1);
+    ck_assert_ptr_nonnull(strstr(err, "maximum parsing depth"));
+    ftio_trace_set_free(&set);
+    free(deep);
+
+    /* Accepted: escapes and UTF-8 in keys and strings, ignored values of every
+     * kind, numbers in every JSON spelling read as strtod() reads them. */
+    const char *ok = " {\"w\\u0072ite_sync\": {\"note\": \"caf\xc3\xa9 \\ud83d\\ude00 \\n\","
+                     " \"x\": [true, false, null, {\"a\": []}], \"bandwidth\": {"
+                     "\"b_rank_avr\": [ 1E2 , 2.5e-1,0.1, 12345678901234567890],"
+                     "\"t_rank_s\":[-0,0.000001,1e-30,3],"
+                     "\"t_rank_e\":[1,2,3,4.000000000000000000001]}}}\r\n\t";
+    ck_assert_int_eq(read_str(&set, ok, "ok.json", &o), 0);
+    const struct ftio_requests *q = &set.job[0].write.req;
+    ck_assert_uint_eq(q->n, 4);
+    ck_assert(q->rate[0] == 100 && q->rate[1] == 0.25 && q->rate[2] == 0.1 &&
+              q->rate[3] == strtod("12345678901234567890", NULL));
+    ck_assert(q->t_start[0] == 0 && !signbit(q->t_start[0]) && q->t_start[1] == 1e-6 &&
+              q->t_start[2] == 1e-30);
+    ck_assert(q->t_end[3] == strtod("4.000000000000000000001", NULL));
+    ftio_trace_set_free(&set);
+
+    /* All or nothing per object: the second object fails half-way (its
+     * write_sync is complete, its read_sync is not); lenient keeps object 1. */
+    const char *two = "{\"write_sync\": {\"bandwidth\": {\"b_rank_avr\": [1], \"t_rank_s\": [0],"
+                      " \"t_rank_e\": [1]}}}\n"
+                      "{\"write_sync\": {\"total_bytes\": 7, \"bandwidth\": {\"b_rank_avr\": [1],"
+                      " \"t_rank_s\": [2], \"t_rank_e\": [3]}}, \"read_sync\": {\"bandwidth\": "
+                      "{\"b_rank_avr\": [1]}}}\n";
+    o.lenient = true;
+    ck_assert_int_eq(read_str(&set, two, "two.jsonl", &o), 0);
+    ck_assert_ptr_nonnull(strstr(warn, "line 2: read_sync: rate, start and end arrays"));
+    ck_assert_uint_eq(set.job[0].write.req.n, 1);
+    ck_assert_double_eq(set.job[0].write.bytes, 1);
+    ck_assert_uint_eq(set.job[0].records, 1);
+    ftio_trace_set_free(&set);
+    o.lenient = false;
+
+    /* The reference trace, mutated: never a crash, always "line L: ... (byte O)". */
+    size_t len;
+    char *doc = slurp(data_path("tmio-8ranks.jsonl"), &len);
+    char *m = malloc(len);
+    uint64_t x = 0x2545F4914F6CDD1Dull;
+    for (int round = 0; round < 200; round++) {
+        memcpy(m, doc, len);
+        for (int j = 0; j < 2; j++) {
+            x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+            m[x % len] = (char)(x >> 32);
+        }
+        if (read_buf(&set, m, len, "m.jsonl", &o) != 0)
+            ck_assert_msg(strncmp(err, "m.jsonl: line ", 14) == 0 && strstr(err, "(byte "),
+                          "mutation %d: %s", round, err);
+        ftio_trace_set_free(&set);
+    }
+    free(m);
+    free(doc);
+}
+END_TEST
+
 /* ---- spool files ------------------------------------------------------- */
 
 static struct ftio_record rec(uint64_t ts, uint64_t te, int64_t bytes, int op, int layer, int flags)
@@ -601,6 +747,21 @@ START_TEST(test_csv)
     ck_assert(set.job[0].read.req.rate[0] > 0);
     ftio_trace_set_free(&set);
 
+    /* numbers as strtod() reads them, including what the fast path leaves
+     * to it (hex, '+', ".5", "5.", many digits) */
+    csv = "rank,op,t_start,t_end,bytes\n0,write,+.5,0x1p1,5.\n"
+          "0,write,2,3.00000000000000000000000001,12345678901234567890123\n";
+    ck_assert_int_eq(read_str(&set, csv, "n.csv", &o), 0);
+    ck_assert(set.job[0].write.req.t_start[0] == 0.5 && set.job[0].write.req.t_end[0] == 2);
+    ck_assert(set.job[0].write.req.t_end[1] == strtod("3.00000000000000000000000001", NULL));
+    ck_assert(set.job[0].write.bytes == 5 + strtod("12345678901234567890123", NULL));
+    ftio_trace_set_free(&set);
+    /* a NUL byte inside a field is not part of a number */
+    static const char nul[] = "rank,op,t_start,t_end,bytes\n0,write,0,1\0,5\n";
+    ck_assert_int_eq(read_buf(&set, nul, sizeof nul - 1, "z.csv", &o), -1);
+    ck_assert_ptr_nonnull(strstr(err, "z.csv: line 2: t_start, t_end and bytes must be numbers"));
+    ftio_trace_set_free(&set);
+
     static const struct { const char *doc, *expect; } bad[] = {
         { "rank,op,t_start,bytes\n", "c.csv: line 1: header lacks column \"t_end\"" },
         { "rank,op,t_start,t_end,bytes\n0,write,0,1,5\n0,sync,0,1,5\n", "c.csv: line 3: op \"sync\"" },
@@ -610,6 +771,9 @@ START_TEST(test_csv)
         { "rank,op,t_start,t_end,bytes\n-1,write,0,1,5\n", "c.csv: line 2: bad rank" },
         { "rank,op,t_start,t_end,bytes\n0,write,3,1,5\n", "c.csv: line 2: negative bytes or end" },
         { "rank,op,t_start,t_end,bytes\n", "c.csv: line 1: no data rows" },
+        { "rank,op,t_start,t_end,bytes\n0,write,0,1,5\n0,write,0, 1x ,5\n",
+          "c.csv: line 3: t_start, t_end and bytes must be numbers, not \"1x\" (byte 53)" },
+        { "rank,op,t_start,t_end,bytes\n0,write,0,1,5\n0,write,0,1e400,5\n", "line 3: t_start" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         ck_assert_int_eq(read_str(&set, bad[i].doc, "c.csv", &o), -1);
@@ -717,6 +881,8 @@ static Suite *readers_suite(void)
     tcase_add_test(tc, test_tmio_msgpack_built);
     tcase_add_test(tc, test_custom_json_variants);
     tcase_add_test(tc, test_custom_json_malformed);
+    tcase_add_test(tc, test_json_streaming_strict);
+    tcase_add_test(tc, test_numscan_matches_strtod);
     tcase_add_test(tc, test_spool_merge_nested_and_times);
     tcase_add_test(tc, test_spool_truncated_and_corrupt);
     tcase_add_test(tc, test_dxt);
