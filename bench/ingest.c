@@ -40,6 +40,7 @@
 #include <jansson.h>
 #include <zmq.h>
 #include "auth.h"
+#include "transport.h"
 #include "curve.h"
 #include "wire.h"
 #include "timeutil.h"
@@ -147,7 +148,7 @@ static void *sender_main(void *arg)
 {
     struct sender *s = arg;
     struct bench *b = s->b;
-    void *sock = zmq_socket(b->ctx, ZMQ_PUSH);
+    void *sock = zmq_socket(b->ctx, ZMQ_DEALER);
     int hwm = 64, linger = 10000;
     zmq_setsockopt(sock, ZMQ_SNDHWM, &hwm, sizeof hwm);
     zmq_setsockopt(sock, ZMQ_LINGER, &linger, sizeof linger);
@@ -187,7 +188,7 @@ static void *sender_main(void *arg)
             unsigned char *p = (unsigned char *)w[r].data + off[r];
             for (int k = 0; k < 4; k++)
                 p[k] = (unsigned char)(seq >> (24 - 8 * k));
-            if (ftio_auth_send(sock, auth, w[r].data, w[r].len, 0) < 0)
+            if (ftio_batch_send(sock, auth, w[r].data, w[r].len, 0) < 0)
                 break;
             atomic_fetch_add(&b->sent_records, b->batch);
         }
@@ -269,7 +270,7 @@ static int cmp_double(const void *a, const void *b)
 
 static void latency(struct bench *b)
 {
-    void *push = zmq_socket(b->ctx, ZMQ_PUSH), *sub = zmq_socket(b->ctx, ZMQ_SUB);
+    void *push = zmq_socket(b->ctx, ZMQ_DEALER), *sub = zmq_socket(b->ctx, ZMQ_SUB);
     int linger = 5000;
     zmq_setsockopt(push, ZMQ_LINGER, &linger, sizeof linger);
     zmq_setsockopt(sub, ZMQ_SUBSCRIBE, "ftio.lat.write", 14);
@@ -300,7 +301,7 @@ static void latency(struct bench *b)
                                       .seq = seq++, .clock_mono = mono, .clock_real = real};
         w.len = 0;
         ftio_wire_encode(&w, &h, rec, 64);
-        zmq_send(push, w.data, w.len, 0);
+        ftio_batch_send(push, NULL, w.data, w.len, 0);
         records += 64;
     }
     sleep_s(2.0);   /* let the history be merged and analysed */
@@ -329,7 +330,7 @@ static void latency(struct bench *b)
         ftio_wire_encode(&w, &h, rec, 1);
         records += 1;
         double t0 = now_s();
-        zmq_send(push, w.data, w.len, 0);
+        ftio_batch_send(push, NULL, w.data, w.len, 0);
         for (;;) {
             zmq_pollitem_t it = {.socket = sub, .events = ZMQ_POLLIN};
             if (zmq_poll(&it, 1, 5000) <= 0) {

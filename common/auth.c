@@ -11,7 +11,6 @@
 #include <string.h>
 #include <munge.h>
 #include <sodium.h>
-#include <zmq.h>
 #include "auth.h"
 
 int ftio_auth_mode_parse(const char *s)
@@ -114,22 +113,6 @@ void ftio_auth_sender_free(struct ftio_auth_sender *s)
     sodium_memzero(s->key, sizeof s->key);
     s->cred = NULL;
     s->cred_len = 0;
-}
-
-int ftio_auth_send(void *zsock, const struct ftio_auth_sender *s, const void *batch, size_t len,
-                   int flags)
-{
-    unsigned char frame[FTIO_AUTH_FRAME_MAX];
-    size_t alen = s ? ftio_auth_frame(s, batch, len, frame, sizeof frame) : 0;
-    if (s && !alen) {
-        errno = EINVAL;
-        return -1;
-    }
-    if (zmq_send(zsock, batch, len, flags | (alen ? ZMQ_SNDMORE : 0)) != (int)len)
-        return -1;
-    if (alen && zmq_send(zsock, frame, alen, flags) != (int)alen)
-        return -1;
-    return 0;
 }
 
 int ftio_auth_sender_from_env(int mode_override, struct ftio_auth_sender **out, char *err,

@@ -79,12 +79,6 @@ size_t ftio_auth_frame(const struct ftio_auth_sender *s, const void *batch, size
 /* Forget the session (wipes the key). */
 void ftio_auth_sender_free(struct ftio_auth_sender *s);
 
-/* Send one batch: the batch frame, then its auth frame when s is not NULL
- * (zmq_send flags, e.g. ZMQ_DONTWAIT).  0, or -1 with errno (EAGAIN: not
- * queued; the two frames are queued together or not at all). */
-int ftio_auth_send(void *zsock, const struct ftio_auth_sender *s, const void *batch, size_t len,
-                   int flags);
-
 /* For tools that send batches (`ftio replay`, test generators): the session
  * asked by the environment (FTIO_AUTH, default munge; FTIO_MUNGE_SOCKET;
  * FTIO_AUTH_UID), or mode_override >= 0.  *out is NULL under "none".

@@ -152,6 +152,14 @@ void ftio_config_load(struct ftio_config *c)
         copy_str(c->munge_socket, sizeof c->munge_socket, ms, "FTIO_MUNGE_SOCKET");
     c->auth_uid = env_long("FTIO_AUTH_UID", -1, -1, 0x7fffffffL);
 
+    /* Acknowledged delivery (PROTOCOL.md §1.4): a batch is kept until ftiod
+     * says it has it; unacknowledged for FTIO_ACK_TIMEOUT_MS (a hung
+     * daemon), at exit after FTIO_EXIT_WAIT_MS, or past FTIO_ACK_MAX_MB of
+     * copies, it goes to the spool file. */
+    c->ack_timeout_ms = (int)env_long("FTIO_ACK_TIMEOUT_MS", 10000, 1, 3600 * 1000);
+    c->exit_wait_ms = (int)env_long("FTIO_EXIT_WAIT_MS", 5, 0, 60 * 1000);
+    c->ack_max_bytes = (size_t)env_long("FTIO_ACK_MAX_MB", 64, 1, 1 << 20) << 20;
+
     c->flush_ms = (int)env_long("FTIO_FLUSH_MS", 1000, 1, 3600 * 1000);
     c->linger_ms = (int)env_long("FTIO_LINGER_MS", 2000, 0, 60 * 1000);
     /* Batches queued for a connected but slow daemon; beyond, they are

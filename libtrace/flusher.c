@@ -12,17 +12,19 @@
  * header's "lost".  "seq" only advances for delivered batches, so receivers
  * see gaps only for batches delivered elsewhere (spool vs socket).
  *
- * Hand-off at the end of an image (exit, _exit, MPI_Abort, fatal signal:
- * STOP_FINAL; exec: STOP_HANDOFF, the new image continues the stream).
- * zmq_send() only queues a message for ZeroMQ's I/O thread, which dies
- * with the image: a batch "sent" just before exec or _exit can vanish.  So
- * the last drain keeps a copy of every batch it sends, then closes the
- * socket and terminates the context, which blocks until ZeroMQ has written
- * everything it queued or ZMQ_LINGER expired.  Returning before the linger
- * is the only delivery confirmation ZeroMQ gives; without it, the kept
- * copies go to the spool as well (the daemon drops a batch whose (pid, seq)
- * it already has).  All of it runs in this thread, within the waits of the
- * exit paths.
+ * Acknowledged delivery (PROTOCOL.md §1.4, common/transport.h).  The
+ * socket is a DEALER; ftiod acknowledges every batch it has merged.  A copy
+ * of each batch sent is kept until then (FTIO_ACK_MAX_MB of them at most,
+ * the oldest spooled beyond): a daemon that is killed, restarted or hung
+ * (connected, but not reading: ZeroMQ and the kernel accept a whole trace
+ * into their buffers) loses nothing, because what is not acknowledged
+ * within FTIO_ACK_TIMEOUT_MS goes to the spool file, and at the end of an
+ * image (exit, _exit, MPI_Abort, fatal signal: STOP_FINAL; exec:
+ * STOP_HANDOFF, the new image continues the stream) after FTIO_EXIT_WAIT_MS
+ * (5 ms).  The daemon drops a (pid, seq) it already has, so a batch both
+ * delivered and spooled counts once.  Exiting never waits for a daemon that
+ * is down, unreachable or slow longer than that, and an image that spooled
+ * says so once per job (spool.c).
  *
  * Private descriptor table: once a process has a second thread sharing its
  * descriptor table, Linux drops the single-threaded fast paths of every
@@ -62,6 +64,7 @@
 #include "internal.h"
 #include "auth.h"
 #include "timeutil.h"
+#include "transport.h"
 #include "wire.h"
 
 #define BATCH_MAX   65536      /* records per message */
@@ -72,10 +75,12 @@
 /* fl.stop: why the thread stops. */
 enum { RUNNING = 0, STOP_FINAL = 1, STOP_HANDOFF = 2 };
 
-/* A batch sent during the last drain, kept until ZeroMQ confirms it. */
-struct held_batch {
-    void  *data;
-    size_t len;
+/* A batch sent and not acknowledged yet (PROTOCOL.md §1.4). */
+struct pending_batch {
+    uint64_t seq;
+    void    *data;
+    size_t   len;
+    int64_t  sent_ns;
 };
 
 atomic_int ftio_flusher_started;
@@ -96,9 +101,12 @@ static struct {
     int              ever_sent;
     int64_t          sock_created_ns;
     uint64_t         seq, lost;
-    int              holding;         /* last drain: keep copies of sent batches */
-    struct held_batch *held;
-    size_t           nheld, capheld;
+    int              stopping;        /* the last drain: short waits only */
+    struct pending_batch *pend;       /* sent, unacknowledged, oldest first */
+    size_t           npend, cappend, pend_bytes;
+    int64_t          last_ack_ns;     /* 0: the daemon never acknowledged */
+    uint64_t         spooled;         /* batches this image spooled */
+    int              stall_said;
     struct ftio_record     *batch;
     struct ftio_file_entry *fentries;
     struct ftio_wbuf wbuf;
@@ -265,7 +273,7 @@ static void zmq_open(void)
         ftio_warn("zmq_ctx_new: %s; spooling to %s", zmq_strerror(errno), ftio_cfg.spool_dir);
         return;
     }
-    fl.zsock = zmq_socket(fl.zctx, ZMQ_PUSH);
+    fl.zsock = zmq_socket(fl.zctx, ZMQ_DEALER);
     int hwm = ftio_cfg.hwm, linger = ftio_cfg.linger_ms, one = 1;
     if (!fl.zsock || zmq_setsockopt(fl.zsock, ZMQ_SNDHWM, &hwm, sizeof hwm) != 0 ||
         zmq_setsockopt(fl.zsock, ZMQ_LINGER, &linger, sizeof linger) != 0 ||
@@ -283,73 +291,127 @@ static void zmq_open(void)
     ftio_log("PUSH connected to %s", ftio_cfg.endpoint);
 }
 
-/* Close the socket and terminate the context.  Returns 1 when ZeroMQ
- * finished before ZMQ_LINGER expired, i.e. wrote every queued message. */
-static int zmq_shut(void)
-{
-    if (!fl.zctx)
-        return 1;
-    int64_t t0 = ftio_mono_ns();
-    if (fl.zsock)
-        zmq_close(fl.zsock);          /* pending messages linger up to ZMQ_LINGER */
-    while (zmq_ctx_term(fl.zctx) != 0 && errno == EINTR)
-        ;
-    fl.zsock = fl.zctx = NULL;
-    int64_t took_ms = (ftio_mono_ns() - t0) / 1000000;
-    ftio_log("ZeroMQ closed in %lld ms (linger %d ms)", (long long)took_ms, ftio_cfg.linger_ms);
-    /* The linger timer starts inside zmq_close, so an expired linger always
-     * shows as took_ms >= linger_ms; linger 0 discards without waiting. */
-    return ftio_cfg.linger_ms > 0 && took_ms < ftio_cfg.linger_ms;
-}
+/* ---- acknowledgements -------------------------------------------------- */
 
-/* Keep a copy of a batch the last drain sent; 0 when out of memory. */
-static int hold(const void *buf, size_t len)
+static int spool_copy(const void *buf, size_t len)
 {
-    if (fl.nheld == fl.capheld) {
-        size_t cap = fl.capheld ? 2 * fl.capheld : 4;
-        struct held_batch *h = realloc(fl.held, cap * sizeof *h);
-        if (!h)
-            return 0;
-        fl.held = h;
-        fl.capheld = cap;
-    }
-    void *copy = malloc(len);
-    if (!copy)
+    if (ftio_cfg.spool_mode == FTIO_SPOOL_NEVER || ftio_spool_append(buf, len) != 0)
         return 0;
-    memcpy(copy, buf, len);
-    fl.held[fl.nheld++] = (struct held_batch){ copy, len };
+    fl.spooled++;
     return 1;
 }
 
-static void drop_held(void)
+/* Forget pending[i]: spooled first when keep_in_spool. */
+static void pending_drop(size_t i, int keep_in_spool)
 {
-    for (size_t i = 0; i < fl.nheld; i++)
-        free(fl.held[i].data);
-    free(fl.held);
-    fl.held = NULL;
-    fl.nheld = fl.capheld = 0;
+    struct pending_batch *p = &fl.pend[i];
+    if (keep_in_spool && !spool_copy(p->data, p->len))
+        ftio_log("batch seq %llu: unacknowledged and not spooled", (unsigned long long)p->seq);
+    fl.pend_bytes -= p->len;
+    free(p->data);
+    memmove(p, p + 1, (fl.npend - i - 1) * sizeof *p);
+    fl.npend--;
 }
 
-/* End of the image's stream: make sure ZeroMQ wrote what we gave it, or
- * spool the last drain's batches (see the top of this file). */
+static void spool_all_pending(void)
+{
+    while (fl.npend)
+        pending_drop(0, 1);
+}
+
+/* Keep a copy of a batch just sent.  Past FTIO_ACK_MAX_MB of copies the
+ * oldest go to the spool file; without memory for a copy, this one does. */
+static void pending_add(uint64_t seq, const void *buf, size_t len)
+{
+    while (fl.npend && fl.pend_bytes + len > ftio_cfg.ack_max_bytes)
+        pending_drop(0, 1);
+    void *copy = NULL;
+    if (fl.npend == fl.cappend) {
+        size_t cap = fl.cappend ? 2 * fl.cappend : 16;
+        struct pending_batch *p = realloc(fl.pend, cap * sizeof *p);
+        if (p) {
+            fl.pend = p;
+            fl.cappend = cap;
+        }
+    }
+    if (fl.npend < fl.cappend)
+        copy = malloc(len);
+    if (!copy) {
+        spool_copy(buf, len);
+        return;
+    }
+    memcpy(copy, buf, len);
+    fl.pend[fl.npend++] = (struct pending_batch){ seq, copy, len, ftio_mono_ns() };
+    fl.pend_bytes += len;
+}
+
+/* Take every acknowledgement queued: merged ones are forgotten, refused
+ * ones stay in the spool file. */
+static void take_acks(void)
+{
+    struct ftio_ack a;
+    while (fl.zsock && ftio_ack_recv(fl.zsock, &a)) {
+        fl.last_ack_ns = ftio_mono_ns();
+        for (size_t i = 0; i < fl.npend; i++)
+            if (fl.pend[i].seq == a.seq) {
+                if (a.status != FTIO_ACK_MERGED)
+                    ftio_log("batch seq %llu refused by ftiod: spooled", (unsigned long long)a.seq);
+                pending_drop(i, a.status != FTIO_ACK_MERGED);
+                break;
+            }
+    }
+}
+
+/* A daemon that takes batches but no longer acknowledges them (hung, or
+ * its ingest stopped): after FTIO_ACK_TIMEOUT_MS the copies go to the spool
+ * file, which is all a later replay needs. */
+static void check_stall(void)
+{
+    if (!fl.npend)
+        return;
+    int64_t since = fl.pend[0].sent_ns > fl.last_ack_ns ? fl.pend[0].sent_ns : fl.last_ack_ns;
+    if (ftio_mono_ns() - since < (int64_t)ftio_cfg.ack_timeout_ms * 1000000)
+        return;
+    if (!fl.stall_said++)
+        ftio_warn("ftiod at %s has not acknowledged %zu batches for %d ms: spooling them to %s",
+                  ftio_cfg.endpoint, fl.npend, ftio_cfg.ack_timeout_ms, ftio_cfg.spool_dir);
+    spool_all_pending();
+}
+
+/* End of the image's stream: wait (briefly) for the last acknowledgements,
+ * spool what is still unacknowledged, drop ZeroMQ without lingering (every
+ * batch it still holds is in the spool file now), and say once per job
+ * where the spool is. */
 static void zmq_finish(void)
 {
-    int confirmed = zmq_shut();
-    if (!confirmed && fl.nheld > 0) {
-        size_t spooled = 0;
-        if (ftio_cfg.spool_mode != FTIO_SPOOL_NEVER)
-            for (size_t i = 0; i < fl.nheld; i++)
-                spooled += ftio_spool_append(fl.held[i].data, fl.held[i].len) == 0;
-        char path[2048];
-        ftio_spool_path(path, sizeof path);
-        ftio_warn("ZeroMQ did not confirm delivery within FTIO_LINGER_MS=%d: spooled %zu of the "
-                  "last %zu batches to %s as well; batches queued before them may be lost",
-                  ftio_cfg.linger_ms, spooled, fl.nheld, path);
-    } else if (!confirmed && ftio_cfg.linger_ms > 0) {
-        ftio_warn("ZeroMQ did not write its queue within FTIO_LINGER_MS=%d: queued batches may be lost",
-                  ftio_cfg.linger_ms);
+    if (fl.zsock && fl.npend) {
+        int64_t deadline = ftio_mono_ns() + (int64_t)ftio_cfg.exit_wait_ms * 1000000;
+        take_acks();
+        while (fl.npend && ftio_mono_ns() < deadline) {
+            zmq_pollitem_t it = { .socket = fl.zsock, .events = ZMQ_POLLIN };
+            long left_ms = (long)((deadline - ftio_mono_ns() + 999999) / 1000000);
+            zmq_poll(&it, 1, left_ms > 0 ? left_ms : 0);
+            take_acks();
+        }
     }
-    drop_held();
+    if (fl.npend)
+        ftio_log("%zu batches unacknowledged at exit: spooled", fl.npend);
+    spool_all_pending();
+    free(fl.pend);
+    fl.pend = NULL;
+    fl.cappend = 0;
+    if (fl.zctx) {
+        int zero = 0;
+        if (fl.zsock) {
+            zmq_setsockopt(fl.zsock, ZMQ_LINGER, &zero, sizeof zero);
+            zmq_close(fl.zsock);
+        }
+        while (zmq_ctx_term(fl.zctx) != 0 && errno == EINTR)
+            ;
+        fl.zsock = fl.zctx = NULL;
+    }
+    if (ftio_cfg.spool_mode != FTIO_SPOOL_ALWAYS)
+        ftio_spool_notice(fl.spooled);
 }
 
 /* FTIO_AUTH=munge: a session for this image, asked of munged once (and again
@@ -387,14 +449,19 @@ static int zmq_deliver(const void *buf, size_t len)
         return 0;
     if (!fl.ever_sent) {
         /* Right after connect() the session may not be up yet; give it a
-         * short, bounded grace so a daemon that is there gets the data. */
-        int64_t left = CONNECT_GRACE_MS - (ftio_mono_ns() - fl.sock_created_ns) / 1000000;
+         * short, bounded grace so a daemon that is there gets the data.  In
+         * the last drain the application is waiting to exit: a daemon that
+         * is not connected by now is down or unreachable, so a few ms at
+         * most, then the spool file. */
+        int grace = fl.stopping && ftio_cfg.exit_wait_ms < CONNECT_GRACE_MS ? ftio_cfg.exit_wait_ms
+                                                                             : CONNECT_GRACE_MS;
+        int64_t left = grace - (ftio_mono_ns() - fl.sock_created_ns) / 1000000;
         if (left > 0) {
             zmq_pollitem_t it = { .socket = fl.zsock, .events = ZMQ_POLLOUT };
             zmq_poll(&it, 1, (long)left);
         }
     }
-    if (ftio_auth_send(fl.zsock, fl.auth_ok ? &fl.auth : NULL, buf, len, ZMQ_DONTWAIT) == 0) {
+    if (ftio_batch_send(fl.zsock, fl.auth_ok ? &fl.auth : NULL, buf, len, ZMQ_DONTWAIT) == 0) {
         fl.ever_sent = 1;
         return 1;
     }
@@ -434,12 +501,10 @@ static int deliver(const struct ftio_record *rec, size_t n, const char *mark, in
     const char *how = NULL;
     if (ftio_cfg.spool_mode != FTIO_SPOOL_ALWAYS && zmq_deliver(fl.wbuf.data, fl.wbuf.len)) {
         how = "sent";
-        /* No room for a copy: spool it right away rather than trust it. */
-        if (fl.holding && !hold(fl.wbuf.data, fl.wbuf.len) &&
-            (ftio_cfg.spool_mode == FTIO_SPOOL_NEVER || ftio_spool_append(fl.wbuf.data, fl.wbuf.len) != 0))
-            ftio_log("batch seq %llu: no copy kept, delivery unconfirmed", (unsigned long long)fl.seq);
-    } else if (ftio_cfg.spool_mode != FTIO_SPOOL_NEVER && ftio_spool_append(fl.wbuf.data, fl.wbuf.len) == 0)
+        pending_add(fl.seq, fl.wbuf.data, fl.wbuf.len);   /* until acknowledged */
+    } else if (spool_copy(fl.wbuf.data, fl.wbuf.len)) {
         how = "spooled";
+    }
     if (!how) {
         fl.lost += n;
         ftio_log("batch seq %llu (%zu records) neither sent nor spooled", (unsigned long long)fl.seq, n);
@@ -517,8 +582,10 @@ static void *flusher_main(void *arg)
         uint64_t gen = atomic_load(&fl.req_gen);
         int stopping = atomic_load(&fl.stop);
         int has_mark = take_mark(mark);
-        fl.holding = stopping != RUNNING;
+        fl.stopping = stopping != RUNNING;
         flush_all(has_mark ? mark : NULL, stopping == STOP_FINAL);
+        take_acks();
+        check_stall();
         if (stopping) {
             zmq_finish();         /* before done_gen: waiters may exec/exit */
             atomic_store(&fl.done_gen, gen);
@@ -740,10 +807,14 @@ void ftio_flusher_after_fork_child(void)
     fl.seq = 0;
     fl.lost = 0;
     fl.have_mark = 0;
-    /* Kept copies belong to the parent's last drain (its thread is gone). */
-    fl.held = NULL;
-    fl.nheld = fl.capheld = 0;
-    fl.holding = 0;
+    /* The parent's unacknowledged copies are the parent's (it spools them
+     * if need be); its acknowledgements go to its socket. */
+    fl.pend = NULL;
+    fl.npend = fl.cappend = fl.pend_bytes = 0;
+    fl.last_ack_ns = 0;
+    fl.spooled = 0;
+    fl.stall_said = 0;
+    fl.stopping = 0;
     /* The MUNGE session (fl.auth) is kept: the child has the parent's uid,
      * which is all the credential says. */
     atomic_store(&fl.joined, 0);

@@ -37,6 +37,9 @@ struct ftio_config {
     char     endpoint[512];    /* FTIO_ENDPOINT */
     char     spool_dir[1024];  /* FTIO_SPOOL_DIR, else $TMPDIR, else /tmp */
     int      auth_mode;        /* FTIO_AUTH: enum ftio_auth_mode (munge default) */
+    int      ack_timeout_ms;   /* FTIO_ACK_TIMEOUT_MS: unacknowledged this long -> spool */
+    int      exit_wait_ms;     /* FTIO_EXIT_WAIT_MS: wait for acknowledgements at exit */
+    size_t   ack_max_bytes;    /* FTIO_ACK_MAX_MB: copies kept until acknowledged */
     char     munge_socket[512];/* FTIO_MUNGE_SOCKET, "" = libmunge's default */
     long     auth_uid;         /* FTIO_AUTH_UID: only this uid may decode, -1 = any */
     size_t   nexclude;         /* FTIO_EXCLUDE prefixes (no trailing '/') */
@@ -202,6 +205,8 @@ FTIO_HIDDEN void ftio_flush_from_signal(int final);
 /* Append one encoded batch to this process's spool file; 0 or -1. */
 FTIO_HIDDEN int ftio_spool_append(const void *buf, size_t len);
 FTIO_HIDDEN void ftio_spool_path(char *out, size_t len);
+/* Once per job and node, at the end of an image that spooled `batches`. */
+FTIO_HIDDEN void ftio_spool_notice(uint64_t batches);
 
 /* ---- lifecycle (lifecycle.c) and per-layer symbol resolution ---------- */
 FTIO_HIDDEN void ftio_lifecycle_init(void);

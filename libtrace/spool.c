@@ -111,3 +111,22 @@ int ftio_spool_append(const void *buf, size_t len)
     close(fd);
     return 0;
 }
+
+/* At the end of an image that spooled: one line per job, not per process.
+ * The first process of the job to get here creates a marker next to the
+ * spool files (O_EXCL: exactly one wins, on this node) and says where the
+ * trace is and how to send it. */
+void ftio_spool_notice(uint64_t batches)
+{
+    if (!batches || !dir_ok())
+        return;
+    char path[2048];
+    snprintf(path, sizeof path, "%s/.ftio-notice-%s", ftio_cfg.spool_dir, ftio_id.job);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return;
+    close(fd);
+    ftio_warn("ftiod at %s did not take all of job %s's trace: spooled to %s "
+              "(send it with: ftio replay %s/ftio-%s-*.msgpack)", ftio_cfg.endpoint, ftio_id.job,
+              ftio_cfg.spool_dir, ftio_cfg.spool_dir, ftio_id.job);
+}

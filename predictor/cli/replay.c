@@ -10,6 +10,8 @@
  * the daemon takes them; --speed X paces them at X times the original rate
  * (--realtime = 1).  Batches the daemon already has are recognised by their
  * sequence numbers and dropped there, so replaying after a restart is safe.
+ * ftiod acknowledges each batch (PROTOCOL.md §1.4): the exit status is 0 only
+ * when every batch was acknowledged as merged.
  */
 #include <errno.h>
 #include <math.h>
@@ -19,6 +21,7 @@
 #include <time.h>
 #include <zmq.h>
 #include "auth.h"
+#include "transport.h"
 #include "commands.h"
 #include "timeutil.h"
 #include "wire.h"
@@ -128,11 +131,11 @@ static int index_file(struct rfile *f, struct ftio_batch *scratch)
     return 0;
 }
 
-/* Is a daemon listening?  A PUSH socket with ZMQ_IMMEDIATE is writable
- * only once connected. */
+/* Is a daemon listening?  A DEALER with ZMQ_IMMEDIATE is writable only once
+ * connected. */
 static int probe(void *ctx, const char *endpoint)
 {
-    void *p = zmq_socket(ctx, ZMQ_PUSH);
+    void *p = zmq_socket(ctx, ZMQ_DEALER);
     int one = 1, zero = 0, rc = -1;
     zmq_setsockopt(p, ZMQ_IMMEDIATE, &one, sizeof one);
     zmq_setsockopt(p, ZMQ_LINGER, &zero, sizeof zero);
@@ -147,6 +150,16 @@ static int probe(void *ctx, const char *endpoint)
     }
     zmq_close(p);
     return rc;
+}
+
+#define ACK_IDLE_S 10.0
+
+/* Count the acknowledgements queued so far. */
+static void take_acks(void *s, size_t *acked, size_t *refused)
+{
+    struct ftio_ack a;
+    while (ftio_ack_recv(s, &a))
+        (*(a.status == FTIO_ACK_MERGED ? acked : refused))++;
 }
 
 static void sleep_until(const struct timespec *t)
@@ -223,7 +236,7 @@ int ftio_cmd_replay(int argc, char **argv)
      * drop queued messages at close when the daemon's receive queue was
      * full.  Reachability was checked by probe(); the linger delivers the
      * tail. */
-    s = zmq_socket(ctx, ZMQ_PUSH);
+    s = zmq_socket(ctx, ZMQ_DEALER);
     int linger = 30000, sndtimeo = 10000;
     zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof linger);
     zmq_setsockopt(s, ZMQ_SNDTIMEO, &sndtimeo, sizeof sndtimeo);
@@ -236,7 +249,7 @@ int ftio_cmd_replay(int argc, char **argv)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int64_t key0 = 0;
     bool have_key0 = false;
-    size_t sent = 0, records = 0;
+    size_t sent = 0, records = 0, acked = 0, refused = 0;
     for (;;) {
         /* The file whose next batch starts earliest. */
         int pick = -1;
@@ -263,20 +276,39 @@ int ftio_cmd_replay(int argc, char **argv)
             }
             sleep_until(&t);
         }
-        if (ftio_auth_send(s, auth, f->buf + b->off, b->len, 0) < 0) {
+        if (ftio_batch_send(s, auth, f->buf + b->off, b->len, 0) < 0) {
             fprintf(stderr, "ftio replay: cannot send to %s (%s): is ftiod running?\n",
                     endpoint, errno == EAGAIN ? "timed out" : zmq_strerror(errno));
             goto out;
         }
         sent++;
         records += b->n;
+        take_acks(s, &acked, &refused);
+    }
+    /* ftiod acknowledges every batch it decoded (PROTOCOL.md §1.4): wait
+     * until all are, or until nothing came for ACK_IDLE_S. */
+    int64_t last = ftio_mono_ns(), before = -1;
+    while (acked + refused < sent && ftio_mono_ns() - last < (int64_t)(ACK_IDLE_S * 1e9)) {
+        zmq_pollitem_t it = {.socket = s, .events = ZMQ_POLLIN};
+        zmq_poll(&it, 1, 100);
+        take_acks(s, &acked, &refused);
+        if ((int64_t)(acked + refused) != before) {
+            before = (int64_t)(acked + refused);
+            last = ftio_mono_ns();
+        }
     }
     struct timespec t1;
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    fprintf(stderr, "ftio replay: sent %zu batches (%zu records) from %d files to %s in %.2f s\n",
+    size_t missing = sent - acked - refused;
+    fprintf(stderr, "ftio replay: sent %zu batches (%zu records) from %d files to %s in %.2f s; "
+            "%zu acknowledged, %zu refused, %zu unacknowledged\n",
             sent, records, nfiles, endpoint,
-            (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);
-    rc = 0;
+            (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9,
+            acked, refused, missing);
+    if (refused)
+        fprintf(stderr, "ftio replay: ftiod refused %zu batches (another user's job, quotas or "
+                        "authentication: see its log and --status)\n", refused);
+    rc = refused || missing ? 1 : 0;
 out:
     if (s)
         zmq_close(s);   /* lingers until everything queued is delivered */

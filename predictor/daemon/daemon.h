@@ -1,7 +1,8 @@
 /* daemon.h -- internals of ftiod shared by its files.
  *
  *   main.c     options, sockets, signals, start/stop of the two threads
- *   ingest.c   main thread: PULL -> ftio_wire_decode -> job_merge (job.c),
+ *   ingest.c   main thread: ROUTER -> auth -> ftio_wire_decode -> job_merge (job.c)
+ *              -> acknowledgement,
  *              plus the REP status socket (status.c) in the same poll loop
  *   analyze.c  analysis thread: per job and mode, copy the bins under the
  *              lock, run ftio_analyze outside it, score, publish, end jobs
@@ -32,7 +33,7 @@
 #include "job.h"
 
 struct ftiod_config {
-    const char *listen;         /* PULL, --listen */
+    const char *listen;         /* ROUTER, --listen */
     const char *pub;            /* PUB, --pub */
     const char *status;         /* REP, --status-endpoint */
     const char *log_path;       /* --log FILE (JSON Lines), NULL = none */
@@ -77,7 +78,7 @@ struct ftiod_stats {
 struct ftiod {
     struct ftiod_config cfg;
     void *zctx;
-    void *pull, *rep;           /* ingest thread */
+    void *router, *rep;         /* ingest thread */
     void *pub;                  /* analysis thread */
     struct ftiod_auth *auth;    /* ingest thread */
     struct ftiod_quota *quota;  /* under lock */

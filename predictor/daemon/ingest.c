@@ -1,5 +1,6 @@
-/* ingest.c -- the main thread of ftiod: receive batches on PULL, decode them,
- * merge them into their job (job.c), and answer status requests (status.c).
+/* ingest.c -- the main thread of ftiod: receive batches on the ROUTER, check
+ * who sent them (auth.c), decode them, merge them into their job (job.c),
+ * acknowledge them (common/transport.h), and answer status requests.
  *
  * Every message is hostile until decoded: multi-frame, malformed, truncated
  * or wrong-version messages are counted and dropped with a rate-limited log
@@ -17,6 +18,7 @@
 #include "auth.h"
 #include "daemon.h"
 #include "timeutil.h"
+#include "transport.h"
 #include "wire.h"
 
 /* Drain at most this many messages per poll turn, so status requests and the
@@ -61,8 +63,9 @@ static const char *quota_reason(enum quota_verdict v)
     }
 }
 
-/* Merge a decoded batch sent by uid (-1: unauthenticated, --auth none). */
-static void merge(struct ingest *in, int64_t uid)
+/* Merge a decoded batch sent by uid (-1: unauthenticated, --auth none).
+ * Returns its acknowledgement: merged (or had it already) or refused. */
+static int merge(struct ingest *in, int64_t uid)
 {
     struct ftiod *d = in->d;
     const struct ftio_batch *b = &in->batch;
@@ -145,15 +148,20 @@ static void merge(struct ingest *in, int64_t uid)
     if (is_new && d->cfg.verbose)
         ftiod_log("job %s: first batch (from %s:%lld, rank %d of %d, uid %lld)", b->h.job, host,
                   (long long)b->h.pid, b->h.rank, b->h.nranks, (long long)uid);
+    return j && !foreign && quota == QUOTA_OK && (st == JOB_MERGED || st == JOB_DUPLICATE)
+               ? FTIO_ACK_MERGED : FTIO_ACK_REFUSED;
 }
 
-/* One message: the batch frame and, when authenticated, its auth frame. */
-static void handle_message(struct ingest *in, zmq_msg_t *msg, zmq_msg_t *auth, bool extra)
+/* One batch message: the batch frame and, when authenticated, its auth
+ * frame.  Returns the acknowledgement status, or -1 when the batch could not
+ * be decoded (no sequence number to acknowledge: the sender's copy times out
+ * into its spool file). */
+static int handle_message(struct ingest *in, zmq_msg_t *msg, zmq_msg_t *auth, bool extra)
 {
     struct ftiod *d = in->d;
     if (extra) {
         reject(in, &d->stats.multipart, "more than two frames");
-        return;
+        return -1;
     }
     char err[256];
     size_t used = 0;
@@ -165,78 +173,113 @@ static void handle_message(struct ingest *in, zmq_msg_t *msg, zmq_msg_t *auth, b
     if (ftiod_auth_batch(d->auth, zmq_msg_data(msg), len, auth ? zmq_msg_data(auth) : NULL,
                          auth ? zmq_msg_size(auth) : 0, &uid, &why) != 0) {
         reject(in, &d->stats.unauthenticated, why);
-        return;
+        return -1;
     }
     int rc = ftio_wire_decode(zmq_msg_data(msg), len, &in->batch, &used, err, sizeof err);
     if (rc == 1) {
         reject(in, &d->stats.truncated, "truncated batch");
-        return;
+        return -1;
     }
     if (rc < 0) {
-        char why[320];
-        snprintf(why, sizeof why, "malformed batch (%s)", err);
-        reject(in, &d->stats.malformed, why);
-        return;
+        char why2[320];
+        snprintf(why2, sizeof why2, "malformed batch (%s)", err);
+        reject(in, &d->stats.malformed, why2);
+        return -1;
     }
     if (used != len) {
         reject(in, &d->stats.malformed, "trailing bytes after the batch");
-        return;
+        return -1;
     }
     if (!job_id_ok(in->batch.h.job)) {
         reject(in, &d->stats.malformed, "empty or unprintable job id");
-        return;
-    }
-    merge(in, uid);
-}
-
-/* Receive one whole message: up to two frames kept, the rest discarded.
- * Returns -1 when nothing is queued. */
-static int recv_message(void *sock, zmq_msg_t f[2], int *nframes, bool *extra)
-{
-    *nframes = 0;
-    *extra = false;
-    zmq_msg_init(&f[0]);
-    if (zmq_msg_recv(&f[0], sock, ZMQ_DONTWAIT) < 0) {
-        zmq_msg_close(&f[0]);
         return -1;
     }
-    *nframes = 1;
-    bool more = zmq_msg_more(&f[0]);
+    return merge(in, uid);
+}
+
+/* A whole message: every frame up to MSG_FRAMES kept, the rest counted in
+ * `extra` and discarded. */
+#define MSG_FRAMES (FTIO_ENVELOPE_MAX + 3)
+struct message {
+    zmq_msg_t f[MSG_FRAMES];
+    int  n;
+    bool extra;
+};
+
+/* Returns -1 when nothing is queued. */
+static int recv_message(void *sock, struct message *m)
+{
+    m->n = 0;
+    m->extra = false;
+    zmq_msg_init(&m->f[0]);
+    if (zmq_msg_recv(&m->f[0], sock, ZMQ_DONTWAIT) < 0) {
+        zmq_msg_close(&m->f[0]);
+        return -1;
+    }
+    m->n = 1;
+    bool more = zmq_msg_more(&m->f[0]);
     while (more) {   /* the frames of a message arrive together */
-        zmq_msg_t m;
-        zmq_msg_init(&m);
-        if (zmq_msg_recv(&m, sock, ZMQ_DONTWAIT) < 0) {
-            zmq_msg_close(&m);
+        zmq_msg_t x;
+        zmq_msg_init(&x);
+        if (zmq_msg_recv(&x, sock, ZMQ_DONTWAIT) < 0) {
+            zmq_msg_close(&x);
             break;
         }
-        more = zmq_msg_more(&m);
-        if (*nframes < 2)
-            f[(*nframes)++] = m;
-        else {
-            *extra = true;
-            zmq_msg_close(&m);
+        more = zmq_msg_more(&x);
+        if (m->n < MSG_FRAMES) {
+            m->f[m->n++] = x;
+        } else {
+            m->extra = true;
+            zmq_msg_close(&x);
         }
     }
     return 0;
 }
 
-static void close_message(zmq_msg_t f[2], int n)
+static void close_message(struct message *m)
 {
-    for (int i = 0; i < n; i++)
-        zmq_msg_close(&f[i]);
+    for (int i = 0; i < m->n; i++)
+        zmq_msg_close(&m->f[i]);
+}
+
+/* One message of the ROUTER: [identity...] [empty] [batch] [auth]; the
+ * acknowledgement goes back along the same identities. */
+static void ingest_message(struct ingest *in, struct message *m)
+{
+    int delim = -1;
+    for (int i = 1; i < m->n && i <= FTIO_ENVELOPE_MAX; i++)
+        if (zmq_msg_size(&m->f[i]) == 0) {
+            delim = i;
+            break;
+        }
+    int payload = delim < 0 ? 0 : m->n - delim - 1;
+    if (delim < 0 || payload < 1) {
+        reject(in, &in->d->stats.malformed, "no envelope delimiter or no batch");
+        return;
+    }
+    int status = handle_message(in, &m->f[delim + 1], payload > 1 ? &m->f[delim + 2] : NULL,
+                                m->extra || payload > 2);
+    if (status < 0)
+        return;
+    unsigned char ack[FTIO_ACK_LEN];
+    ftio_ack_encode(ack, in->batch.h.seq, status);
+    /* A sender that went away or does not read: ROUTER drops the reply. */
+    for (int i = 0; i < delim; i++)
+        zmq_send(in->d->router, zmq_msg_data(&m->f[i]), zmq_msg_size(&m->f[i]),
+                 ZMQ_SNDMORE | ZMQ_DONTWAIT);
+    zmq_send(in->d->router, "", 0, ZMQ_SNDMORE | ZMQ_DONTWAIT);
+    zmq_send(in->d->router, ack, sizeof ack, ZMQ_DONTWAIT);
 }
 
 /* Receive everything queued (bounded). */
 static void drain(struct ingest *in)
 {
     for (int i = 0; i < DRAIN_MAX; i++) {
-        zmq_msg_t f[2];
-        int n;
-        bool extra;
-        if (recv_message(in->d->pull, f, &n, &extra) < 0)
+        struct message m;
+        if (recv_message(in->d->router, &m) < 0)
             return;
-        handle_message(in, &f[0], n > 1 ? &f[1] : NULL, extra);
-        close_message(f, n);
+        ingest_message(in, &m);
+        close_message(&m);
     }
 }
 
@@ -346,11 +389,12 @@ static void serve_status(struct ftiod *d)
 {
     /* REP: read the request [text, optional MUNGE credential], then always
      * answer once. */
-    zmq_msg_t f[2];
-    int n;
-    bool extra;
-    if (recv_message(d->rep, f, &n, &extra) < 0)
+    struct message m;
+    if (recv_message(d->rep, &m) < 0)
         return;
+    zmq_msg_t *f = m.f;
+    int n = m.n;
+    bool extra = m.extra || n > 2;
     const char *req = zmq_msg_data(&f[0]);
     size_t len = zmq_msg_size(&f[0]);
     const char *peer = zmq_msg_gets(&f[0], "User-Id");
@@ -374,7 +418,7 @@ static void serve_status(struct ftiod *d)
         doc = last_request(d, &a, req, len);
     else
         doc = status_request(d, &a);
-    close_message(f, n);
+    close_message(&m);
     const char *fallback = "{\"error\":\"out of memory\"}";
     zmq_send(d->rep, doc ? doc : fallback, strlen(doc ? doc : fallback), ZMQ_DONTWAIT);
     free(doc);
@@ -384,7 +428,7 @@ int ftiod_ingest_loop(struct ftiod *d)
 {
     struct ingest in = {.d = d};
     zmq_pollitem_t items[2] = {
-        {.socket = d->pull, .events = ZMQ_POLLIN},
+        {.socket = d->router, .events = ZMQ_POLLIN},
         {.socket = d->rep, .events = ZMQ_POLLIN},
     };
     int rc = 0;

@@ -36,10 +36,10 @@ static void usage(FILE *out)
     fprintf(out,
 "usage: ftiod [options]\n"
 "       ftiod --status [--status-endpoint E] [--server-key K --key FILE] [--json]\n"
-"Receives I/O records from libftio.so (ZeroMQ PULL), predicts each job's I/O\n"
+"Receives I/O records from libftio.so (ZeroMQ ROUTER), predicts each job's I/O\n"
 "phases online and publishes the predictions (ZeroMQ PUB, JSON).\n"
 "\n"
-"  --listen E           PULL endpoint for the shims (tcp://127.0.0.1:5555)\n"
+"  --listen E           ingest endpoint for the shims (tcp://127.0.0.1:5555)\n"
 "  --pub E              PUB endpoint for predictions (tcp://127.0.0.1:5556)\n"
 "  --status-endpoint E  REP endpoint for --status (tcp://127.0.0.1:5557)\n"
 "  --log FILE           append everything published as JSON Lines\n"
@@ -388,7 +388,7 @@ static void *bind_socket(struct ftiod *d, int type, const char *endpoint, const 
     int linger = type == ZMQ_PUB ? 2000 : 0, one = 1, handshake = 10000;
     zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof linger);
     zmq_setsockopt(s, ZMQ_HANDSHAKE_IVL, &handshake, sizeof handshake);
-    if (type == ZMQ_PULL) {
+    if (type == ZMQ_ROUTER) {
         int hwm = d->cfg.rcvhwm;
         zmq_setsockopt(s, ZMQ_MAXMSGSIZE, &d->cfg.max_msg, sizeof d->cfg.max_msg);
         zmq_setsockopt(s, ZMQ_RCVHWM, &hwm, sizeof hwm);
@@ -527,7 +527,7 @@ int main(int argc, char **argv)
     if (!d->zctx || security_setup(d, curve_secret) != 0 || ftiod_publish_open(d) < 0)
         goto out;
     const char *curve = d->cfg.curve_secret ? curve_secret : NULL;
-    if (!(d->pull = bind_socket(d, ZMQ_PULL, d->cfg.listen, "--listen", "ingest", NULL)))
+    if (!(d->router = bind_socket(d, ZMQ_ROUTER, d->cfg.listen, "--listen", "ingest", NULL)))
         goto out;
     /* The ZAP handler before any peer can connect to a socket with a domain. */
     if (ftiod_zap_start(d, &zap_th) != 0)
@@ -578,8 +578,8 @@ out:
     d->zap_stop = 1;
     if (zap_started)
         pthread_join(zap_th, NULL);
-    if (d->pull)
-        zmq_close(d->pull);
+    if (d->router)
+        zmq_close(d->router);
     if (d->rep)
         zmq_close(d->rep);
     if (d->pub)

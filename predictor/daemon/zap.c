@@ -4,10 +4,10 @@
  * libzmq asks the handler bound at inproc://zeromq.zap.01 about every new
  * connection of a socket that has a ZAP domain:
  *
- *   "ingest"  (PULL, NULL mechanism): accepted while fewer than
+ *   "ingest"  (ROUTER, NULL mechanism): accepted while fewer than
  *             --max-connections are open, so idle connections cannot use up
  *             the descriptors the status socket needs.  Open connections are
- *             counted from the PULL socket's monitor events (accepted minus
+ *             counted from the ingest socket's monitor events (accepted minus
  *             disconnected), read before each answer.
  *   "pub"     (PUB, CURVE): only client keys in the --curve-clients
  *             directory subscribe.
@@ -31,7 +31,7 @@
 struct zap {
     struct ftiod *d;
     void *rep, *monitor;
-    long  open;                    /* PULL connections open */
+    long  open;                    /* ingest connections open */
     struct ftiod_ratelimit rl;
 };
 
@@ -199,7 +199,7 @@ int ftiod_zap_start(struct ftiod *d, pthread_t *th)
     }
     int linger = 0;
     zmq_setsockopt(z->rep, ZMQ_LINGER, &linger, sizeof linger);
-    if (zmq_socket_monitor(d->pull, MONITOR_EP, ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_DISCONNECTED) != 0 ||
+    if (zmq_socket_monitor(d->router, MONITOR_EP, ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_DISCONNECTED) != 0 ||
         !(z->monitor = zmq_socket(d->zctx, ZMQ_PAIR)) || zmq_connect(z->monitor, MONITOR_EP) != 0) {
         ftiod_log("cannot monitor the ingest socket: %s", zmq_strerror(errno));
         goto fail;

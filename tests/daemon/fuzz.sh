@@ -15,8 +15,8 @@ try:
     import zmq
 except ImportError:
     sys.exit(0)
-s = zmq.Context().socket(zmq.PUSH); s.setsockopt(zmq.LINGER, 2000); s.connect(sys.argv[1])
-s.send(open(sys.argv[2], 'rb').read()); s.close()
+s = zmq.Context().socket(zmq.DEALER); s.setsockopt(zmq.LINGER, 2000); s.connect(sys.argv[1])
+s.send_multipart([b"", open(sys.argv[2], 'rb').read()]); s.close()
 PYEOF
 sleep 1
 kill -0 $DPID || fail "ftiod died under fuzzing"

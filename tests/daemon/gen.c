@@ -33,6 +33,7 @@
 #include <msgpack.h>
 #include <zmq.h>
 #include "auth.h"
+#include "transport.h"
 #include "wire.h"
 #include "timeutil.h"
 
@@ -50,7 +51,7 @@ static int out_open(struct out *o, const char *endpoint, const char *dir)
     o->dir = dir;
     if (endpoint) {
         o->ctx = zmq_ctx_new();
-        o->sock = zmq_socket(o->ctx, ZMQ_PUSH);
+        o->sock = zmq_socket(o->ctx, ZMQ_DEALER);
         int linger = 20000, hwm = 100000;
         zmq_setsockopt(o->sock, ZMQ_LINGER, &linger, sizeof linger);
         zmq_setsockopt(o->sock, ZMQ_SNDHWM, &hwm, sizeof hwm);
@@ -89,7 +90,7 @@ static int out_batch(struct out *o, const struct ftio_batch_header *h,
     }
     int rc = 0;
     if (o->sock) {
-        if (ftio_auth_send(o->sock, o->auth, w.data, w.len, 0) < 0)
+        if (ftio_batch_send(o->sock, o->auth, w.data, w.len, 0) < 0)
             rc = -1;
     } else {
         char path[4096];
@@ -416,6 +417,7 @@ static int cmd_fuzz(int argc, char **argv)
                 buf[rnd() % len] ^= (char)(1 << (rnd() % 8));
             break;
         case 3:   /* more frames than batch + authentication */
+            zmq_send(o.sock, "", 0, ZMQ_SNDMORE);
             zmq_send(o.sock, w.data, w.len, ZMQ_SNDMORE);
             zmq_send(o.sock, w.data, w.len, ZMQ_SNDMORE);
             data = w.data;
@@ -443,10 +445,11 @@ static int cmd_fuzz(int argc, char **argv)
             else
                 for (size_t k = 0; k < flen; k++)
                     frame[k] = (unsigned char)rnd();
+            zmq_send(o.sock, "", 0, ZMQ_SNDMORE);
             zmq_send(o.sock, data, len, ZMQ_SNDMORE);
             zmq_send(o.sock, frame, flen, 0);
         } else {
-            ftio_auth_send(o.sock, o.auth, data, len, 0);
+            ftio_batch_send(o.sock, o.auth, data, len, 0);
         }
         msgpack_sbuffer_destroy(&sb);
     }

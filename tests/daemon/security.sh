@@ -129,7 +129,7 @@ done
 import sys, time, zmq
 c = zmq.Context(); socks = []
 for i in range(60):
-    s = c.socket(zmq.PUSH); s.connect(sys.argv[1]); socks.append(s)
+    s = c.socket(zmq.DEALER); s.connect(sys.argv[1]); socks.append(s)
 time.sleep(6)
 PYEOF
 CONN=$!

@@ -1,14 +1,16 @@
 /* ftio_recv.c -- test receiver for libftio.so's stream (PROTOCOL.md §1).
  *
- * Binds a ZeroMQ PULL socket, decodes every batch with ftio_wire_decode()
- * and prints totals as key=value lines, so shell tests can assert exact
- * counts.  It also decodes spool files (the same batch maps, back to back).
+ * Binds a ZeroMQ ROUTER socket as ftiod does, decodes every batch with
+ * ftio_wire_decode(), acknowledges it (PROTOCOL.md §1.4; -N: never, like a
+ * hung daemon) and prints totals as key=value lines, so shell tests can
+ * assert exact counts.  It also decodes spool files (the same batch maps, back to back).
  * Used by the shim, MPI-IO and daemon tests.
  *
  * Usage:
  *   ftio-recv [-e ENDPOINT] [-i IDLE_S] [-t TOTAL_S] [-n NPIDS] [-w RAWFILE]
- *             [-R READYFILE] [-r] [FILE...]
- *     -e ENDPOINT  bind PULL there (e.g. ipc:///tmp/x/s.sock) and receive
+ *             [-R READYFILE] [-r] [-N] [FILE...]
+ *     -e ENDPOINT  bind a ROUTER there (e.g. ipc:///tmp/x/s.sock) and receive
+ *     -N           receive but never acknowledge
  *     -i IDLE_S    stop after IDLE_S seconds without a message (default 5)
  *     -t TOTAL_S   stop after TOTAL_S seconds in all (default 120)
  *     -n NPIDS     stop as soon as NPIDS distinct pids sent a final batch
@@ -40,6 +42,7 @@
 #include <time.h>
 #include <zmq.h>
 #include "record.h"
+#include "transport.h"
 #include "wire.h"
 
 #define MAX_PIDS  4096
@@ -271,11 +274,13 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+static int no_ack;   /* -N */
+
 static int receive(const char *endpoint, double idle, double total, size_t npids,
                    const char *rawfile, const char *ready, struct ftio_batch *b)
 {
     void *ctx = zmq_ctx_new();
-    void *s = ctx ? zmq_socket(ctx, ZMQ_PULL) : NULL;
+    void *s = ctx ? zmq_socket(ctx, ZMQ_ROUTER) : NULL;
     if (!s || zmq_bind(s, endpoint) != 0) {
         fprintf(stderr, "ftio-recv: cannot bind %s: %s\n", endpoint, zmq_strerror(errno));
         return -1;
@@ -291,8 +296,9 @@ static int receive(const char *endpoint, double idle, double total, size_t npids
             fclose(f);
     }
     double start = now_s(), last = start;
-    zmq_msg_t msg;
+    zmq_msg_t msg, id;
     zmq_msg_init(&msg);
+    zmq_msg_init(&id);
     for (;;) {
         double t = now_s();
         if (t - last > idle || t - start > total || (npids && finals() >= npids))
@@ -300,9 +306,32 @@ static int receive(const char *endpoint, double idle, double total, size_t npids
         zmq_pollitem_t it = { .socket = s, .events = ZMQ_POLLIN };
         if (zmq_poll(&it, 1, 100) <= 0)
             continue;
-        if (zmq_msg_recv(&msg, s, ZMQ_DONTWAIT) < 0)
+        /* identity, delimiter, batch, [auth] */
+        if (zmq_msg_recv(&id, s, ZMQ_DONTWAIT) < 0)
             continue;
+        int nframes = 0, more = zmq_msg_more(&id), have = 0;
+        while (more) {
+            zmq_msg_t f;
+            zmq_msg_init(&f);
+            if (zmq_msg_recv(&f, s, 0) < 0) {
+                zmq_msg_close(&f);
+                break;
+            }
+            more = zmq_msg_more(&f);
+            if (++nframes == 2) {
+                zmq_msg_close(&msg);
+                msg = f;
+                have = 1;
+            } else {
+                zmq_msg_close(&f);
+            }
+        }
         last = now_s();
+        if (!have) {
+            fprintf(stderr, "ftio-recv: message without a batch frame\n");
+            st.bad++;
+            continue;
+        }
         const char *data = zmq_msg_data(&msg);
         size_t len = zmq_msg_size(&msg), used = 0;
         char err[256] = "";
@@ -316,7 +345,15 @@ static int receive(const char *endpoint, double idle, double total, size_t npids
         account(b);
         if (raw && fwrite(data, 1, len, raw) != len)
             fprintf(stderr, "ftio-recv: %s: short write\n", rawfile);
+        if (!no_ack) {
+            unsigned char ack[FTIO_ACK_LEN];
+            ftio_ack_encode(ack, b->h.seq, FTIO_ACK_MERGED);
+            zmq_send(s, zmq_msg_data(&id), zmq_msg_size(&id), ZMQ_SNDMORE | ZMQ_DONTWAIT);
+            zmq_send(s, "", 0, ZMQ_SNDMORE | ZMQ_DONTWAIT);
+            zmq_send(s, ack, sizeof ack, ZMQ_DONTWAIT);
+        }
     }
+    zmq_msg_close(&id);
     zmq_msg_close(&msg);
     if (raw)
         fclose(raw);
@@ -331,7 +368,7 @@ int main(int argc, char **argv)
     double idle = 5, total = 120;
     long npids = 0;
     int c;
-    while ((c = getopt(argc, argv, "e:i:t:n:w:R:rh")) != -1) {
+    while ((c = getopt(argc, argv, "e:i:t:n:w:R:rNh")) != -1) {
         switch (c) {
         case 'e': endpoint = optarg; break;
         case 'i': idle = atof(optarg); break;
@@ -340,6 +377,7 @@ int main(int argc, char **argv)
         case 'w': rawfile = optarg; break;
         case 'R': ready = optarg; break;
         case 'r': st.per_record = 1; break;
+        case 'N': no_ack = 1; break;
         default:
             fprintf(stderr, "usage: ftio-recv [-e ENDPOINT] [-i IDLE_S] [-t TOTAL_S] [-n NPIDS] "
                             "[-w RAWFILE] [-R READYFILE] [-r] [SPOOLFILE...]\n");

@@ -1,5 +1,5 @@
-"""stall_peer.py ENDPOINT READYFILE SECONDS -- a PULL peer that binds, then
-never receives (receive HWM 1, small kernel buffer): the sender's ZeroMQ
+"""stall_peer.py ENDPOINT READYFILE SECONDS -- a ROUTER peer (as ftiod) that
+binds, then never receives (receive HWM 1, small kernel buffer): the sender's ZeroMQ
 connects and can't write its queue.  Used by delivery.sh."""
 import sys
 import time
@@ -7,7 +7,7 @@ import time
 import zmq
 
 ctx = zmq.Context()
-sock = ctx.socket(zmq.PULL)
+sock = ctx.socket(zmq.ROUTER)
 sock.setsockopt(zmq.RCVHWM, 1)
 sock.setsockopt(zmq.RCVBUF, 4096)
 sock.setsockopt(zmq.LINGER, 0)
