@@ -648,10 +648,12 @@ static int has_exited(uint64_t unused)
     return atomic_load(&fl.exited);
 }
 
-/* Every wait of an exit path is bounded by linger plus a margin. */
+/* Every wait of an exit path is bounded: the flusher's own wait for
+ * acknowledgements (FTIO_EXIT_WAIT_MS), its connect grace, and a margin for
+ * encoding and spooling what is left. */
 static int wait_bound_ms(void)
 {
-    return ftio_cfg.linger_ms + CONNECT_GRACE_MS + 1000;
+    return ftio_cfg.exit_wait_ms + CONNECT_GRACE_MS + 1000;
 }
 
 /* Join the exited thread once (shutdown and a failed exec may both try). */
