@@ -267,15 +267,7 @@ static void throughput(struct bench *b)
     while ((r = merged_records(b)) >= 0 && r - base < sent && now_s() - t0 < b->duration + 60)
         sleep_s(0.01);
     double t1 = now_s();
-    atomic_store(&b->release, 1);
-    for (int i = 0; i < n; i++)
-        pthread_join(th[i], NULL);
-    sent = (double)atomic_load(&b->sent_records);
-    printf("  sent %.0f records; daemon merged %.0f in %.2f s: %.2f M records/s\n", sent, r - base,
-           t1 - t0, (r - base) / (t1 - t0) / 1e6);
-    printf("  ftiod RSS after warm-up: first %ld kB, min %ld kB, max %ld kB, last %ld kB\n",
-           rss_first, rss_min, rss_max, rss_last);
-    printf("  acknowledgements read by the senders: %llu\n", (unsigned long long)atomic_load(&b->acked));
+    /* While the senders are still connected. */
     json_t *st = status(b);
     if (st) {
         json_t *jobs = json_object_get(st, "jobs");
@@ -285,6 +277,15 @@ static void throughput(struct bench *b)
                j0 ? json_number_value(json_object_get(j0, "processes")) : 0.0);
         json_decref(st);
     }
+    atomic_store(&b->release, 1);
+    for (int i = 0; i < n; i++)
+        pthread_join(th[i], NULL);
+    sent = (double)atomic_load(&b->sent_records);
+    printf("  sent %.0f records; daemon merged %.0f in %.2f s: %.2f M records/s\n", sent, r - base,
+           t1 - t0, (r - base) / (t1 - t0) / 1e6);
+    printf("  ftiod RSS after warm-up: first %ld kB, min %ld kB, max %ld kB, last %ld kB\n",
+           rss_first, rss_min, rss_max, rss_last);
+    printf("  acknowledgements read by the senders: %llu\n", (unsigned long long)atomic_load(&b->acked));
     if (b->relays) {
         long sum = 0;
         for (int i = 0; i < b->relays; i++)

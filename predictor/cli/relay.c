@@ -17,7 +17,9 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,11 +32,24 @@
 #define MAX_UPSTREAMS 64
 #define MAX_FRAMES    (FTIO_ENVELOPE_MAX + 3)
 
-static volatile sig_atomic_t stop;
-static void on_signal(int sig)
+/* SIGINT/SIGTERM are blocked in every thread and taken by this one, which
+ * tells the proxy to stop over its control socket (zmq_proxy_steerable):
+ * zmq_proxy itself goes on through an interrupted poll. */
+static volatile int stop;
+struct stopper { void *ctx; sigset_t set; };
+
+static void *stopper_main(void *arg)
 {
-    (void)sig;
+    struct stopper *st = arg;
+    int sig;
+    sigwait(&st->set, &sig);
     stop = 1;
+    void *ctl = zmq_socket(st->ctx, ZMQ_PAIR);
+    if (ctl && zmq_connect(ctl, "inproc://ftio-relay-control") == 0)
+        zmq_send(ctl, "TERMINATE", 9, 0);
+    if (ctl)
+        zmq_close(ctl);
+    return NULL;
 }
 
 static void usage(FILE *out)
@@ -49,7 +64,7 @@ static void usage(FILE *out)
 "  --upstream E    ftiod's --listen endpoint (or another relay's); several,\n"
 "                  comma-separated: each job goes to one, chosen by a hash of\n"
 "                  its id (the shim's FTIO_ENDPOINT rule)\n"
-"  --hwm N         batches queued per connection (10000)\n"
+"  --hwm N         batches queued per connection (1000)\n"
 "  -v, --verbose   say what is connected\n"
 "  -h, --help      this help\n");
 }
@@ -129,7 +144,7 @@ int ftio_cmd_relay(int argc, char **argv)
         {"verbose", 0, 0, 'v'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0},
     };
     const char *listen = NULL, *upstream = NULL;
-    int verbose = 0, hwm = 10000, c;
+    int verbose = 0, hwm = 1000, c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
         switch (c) {
@@ -171,9 +186,24 @@ int ftio_cmd_relay(int argc, char **argv)
         free(ups);
         return 2;
     }
+    struct stopper stp;
+    sigemptyset(&stp.set);
+    sigaddset(&stp.set, SIGINT);
+    sigaddset(&stp.set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stp.set, NULL);   /* before ZeroMQ starts its threads */
     void *ctx = zmq_ctx_new();
+    stp.ctx = ctx;
     void *front = open_socket(ctx, ZMQ_ROUTER, hwm), *up[MAX_UPSTREAMS] = {0};
+    void *control = zmq_socket(ctx, ZMQ_PAIR);
+    pthread_t stopper_th;
+    bool stopper_started = false;
     int rc = 1;
+    if (!control || zmq_bind(control, "inproc://ftio-relay-control") != 0 ||
+        pthread_create(&stopper_th, NULL, stopper_main, &stp) != 0) {
+        fprintf(stderr, "ftio relay: cannot set up: %s\n", zmq_strerror(errno));
+        goto out;
+    }
+    stopper_started = true;
     if (!front || zmq_bind(front, listen) != 0) {
         fprintf(stderr, "ftio relay: cannot listen on %s: %s\n", listen, zmq_strerror(errno));
         goto out;
@@ -183,15 +213,11 @@ int ftio_cmd_relay(int argc, char **argv)
             fprintf(stderr, "ftio relay: cannot connect to %s: %s\n", eps[i], zmq_strerror(errno));
             goto out;
         }
-    struct sigaction sa = {.sa_handler = on_signal};
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
     if (verbose)
         fprintf(stderr, "ftio relay: %s -> %s\n", listen, upstream);
     if (nup == 1) {
-        /* ZeroMQ's own device; returns when the context is interrupted. */
-        zmq_proxy(front, up[0], NULL);
+        /* ZeroMQ's own device, stopped by the stopper thread. */
+        zmq_proxy_steerable(front, up[0], NULL, control);
         rc = 0;
         goto out;
     }
@@ -201,7 +227,7 @@ int ftio_cmd_relay(int argc, char **argv)
     for (size_t i = 0; i < nup; i++)
         items[1 + i] = (zmq_pollitem_t){.socket = up[i], .events = ZMQ_POLLIN};
     while (!stop && scratch) {
-        if (zmq_poll(items, (int)(1 + nup), 500) < 0 && errno != EINTR)
+        if (zmq_poll(items, (int)(1 + nup), 200) < 0 && errno != EINTR)
             break;
         if (items[0].revents & ZMQ_POLLIN)
             for (int k = 0; k < 1000 && (zmq_poll(items, 1, 0) > 0); k++)
@@ -217,6 +243,12 @@ int ftio_cmd_relay(int argc, char **argv)
     }
     rc = 0;
 out:
+    if (stopper_started) {
+        pthread_kill(stopper_th, SIGTERM);   /* blocked there: sigwait takes it */
+        pthread_join(stopper_th, NULL);
+    }
+    if (control)
+        zmq_close(control);
     for (size_t i = 0; i < nup; i++)
         if (up[i])
             zmq_close(up[i]);
