@@ -13,16 +13,16 @@
 static const struct {
     const char *name;
     int (*run)(int argc, char **argv);
-    const char *what;
+    const char *args, *what;
 } commands[] = {
-    { "dump", wire_cmd_dump, "[-s] FILE...            spool files / batch streams as text" },
-    { "gen", wire_cmd_gen, "BATCHES [options] > F   a small synthetic spool file" },
-    { "records", wire_cmd_records, "RECORDS FILES SPOOL...  records as numeric columns" },
-    { "recv", wire_cmd_recv, "[-e ENDPOINT] [FILE...]  receive (ROUTER, acknowledges) and count" },
-    { "periodic", wire_cmd_periodic, "[options]               a periodic job to ftiod or to spool files" },
-    { "tmio", wire_cmd_tmio, "FILE.jsonl --spool DIR  a TMIO trace as spool files" },
-    { "fuzz", wire_cmd_fuzz, "--endpoint E [options]  hostile messages to ftiod" },
-    { "trace", wire_cmd_trace, "-o OUT.msgpack [options] a large periodic trace (benchmarks)" },
+    { "dump", wire_cmd_dump, "[-s] FILE...", "spool files / batch streams as text" },
+    { "gen", wire_cmd_gen, "BATCHES [options] > F", "a small synthetic spool file" },
+    { "records", wire_cmd_records, "RECORDS FILES SPOOL...", "records as numeric columns" },
+    { "recv", wire_cmd_recv, "[-e ENDPOINT] [FILE...]", "receive (ROUTER, acknowledges) and count" },
+    { "periodic", wire_cmd_periodic, "[options]", "a periodic job to ftiod or to spool files" },
+    { "tmio", wire_cmd_tmio, "FILE.jsonl --spool DIR", "a TMIO trace as spool files" },
+    { "fuzz", wire_cmd_fuzz, "--endpoint E [options]", "hostile messages to ftiod" },
+    { "trace", wire_cmd_trace, "-o OUT.msgpack [options]", "a large periodic trace (benchmarks)" },
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
@@ -30,7 +30,7 @@ static void usage(FILE *f)
 {
     fputs("usage: ftio-wire COMMAND [ARGS...]   (ftio-wire COMMAND --help: its options)\n", f);
     for (size_t i = 0; i < NCOMMANDS; i++)
-        fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].what);
+        fprintf(f, "  %-9s %-25s %s\n", commands[i].name, commands[i].args, commands[i].what);
 }
 
 char *wire_slurp(const char *cmd, const char *path, size_t *len)
