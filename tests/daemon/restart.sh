@@ -5,7 +5,7 @@
 # replay` of the spool file gives it what it missed.  Nothing is lost or
 # counted twice: A's records + B's records = every write of the program, and
 # B (which saw the gap fill) finds the period.
-. "$(dirname "$0")/lib.inc"
+. "$(dirname "$0")/../lib.sh"
 need "$B/bin/ftiod" "$B/bin/ftio" "$B/bin/posix_periodic" "$B/lib/libftio.so"
 JOB=restart-$$
 # A period of 1.05 s, not 1 s: with exactly 10 samples per period, B's summary
@@ -19,17 +19,24 @@ FTIO_ENDPOINT="ipc://$T/a.in" FTIO_JOB=$JOB FTIO_SPOOL_DIR="$T/spool" FTIO_FLUSH
   LD_PRELOAD="$PRELOAD" ASAN_OPTIONS=$APP_ASAN_OPTIONS \
   timeout 60 "$B/bin/posix_periodic" -d "$T/out" -n 14 -p 1.05 -b 2M -k 256K >"$T/app.out" 2>"$T/app.err" &
 APP=$!; PIDS="$PIDS $APP"
-sleep 3.5
+# A stops once it has merged 2 of the 14 checkpoints (8 writes each).
+wait_for 20 status_is a "[j for j in s['jobs'] if j['job'] == '$JOB' and j['records'] >= 16]" ||
+  fail "daemon A got no 2 checkpoints: $(cat "$T/a.status.json")"
 kill -TERM $A; wait $A
 wait_topic "$T/a.log" "ftio.$JOB.end" 5
-sleep 3            # the shim spools meanwhile
+# The shim spools meanwhile (what it sent and A never acknowledged, then more).
+spooled() { [ -n "$(find "$T/spool" -name '*.msgpack' -size +0c)" ]; }
+wait_for 10 spooled
 ls "$T/spool" | grep -q . || fail "nothing spooled while the daemon was down"
 # B on the same endpoint (a new socket file: ipc path of a).
 rm -f "$T/a.in"
 "$B/bin/ftiod" --auth none --listen "ipc://$T/a.in" --pub "ipc://$T/b.pub" --status-endpoint "ipc://$T/b.st" \
   --log "$T/b.log" -v 2>>"$T/b.err" &
 BP=$!; PIDS="$PIDS $BP"
-sleep 1.5          # the shim reconnects, then stops spooling
+# The shim reconnects: B merges live batches, and the shim stops spooling.
+wait_grep "$T/b.err" "ftiod: listening on" || fail "daemon B did not start"
+wait_for 10 status_is b "[j for j in s['jobs'] if j['job'] == '$JOB' and j['records'] > 0]" ||
+  fail "the shim did not reconnect to daemon B"
 timeout 30 "$B/bin/ftio" replay --endpoint "ipc://$T/a.in" "$T"/spool/*.msgpack 2>"$T/replay.err" \
   || fail "replay: $(cat "$T/replay.err")"
 cat "$T/replay.err"

@@ -241,14 +241,23 @@ static int cmp_req(const void *a, const void *b)
 
 int wire_cmd_tmio(int argc, char **argv)
 {
+    static const char usage[] = "usage: ftio-wire tmio FILE.jsonl --spool DIR [--job J] [--ranks R]\n";
+    if (arg_flag(argc, argv, "--help")) {
+        fputs(usage, stdout);
+        return 0;
+    }
     const char *file = argc > 1 ? argv[1] : NULL;
     const char *dir = arg_str(argc, argv, "--spool", NULL);
     const char *job = arg_str(argc, argv, "--job", "tmio");
     int ranks = (int)arg_num(argc, argv, "--ranks", 8);
-    FILE *f = file ? fopen(file, "r") : NULL;
-    if (!f || !dir || ranks < 1) {
-        fprintf(stderr, "usage: ftio-wire tmio FILE.jsonl --spool DIR [--job J] [--ranks R]\n");
+    if (!file || !dir || ranks < 1) {
+        fputs(usage, stderr);
         return 2;
+    }
+    FILE *f = fopen(file, "r");
+    if (!f) {
+        fprintf(stderr, "ftio-wire tmio: %s: %s\n", file, strerror(errno));
+        return 1;
     }
     struct req *req = NULL;
     size_t n = 0, cap = 0;

@@ -353,6 +353,8 @@ int wire_cmd_recv(int argc, char **argv)
     double idle = 5, total = 120;
     long npids = 0;
     int c;
+    if (argc >= 2 && !strcmp(argv[1], "--help"))
+        argv[1] = "-h";
     while ((c = getopt(argc, argv, "e:i:t:n:w:R:rNh")) != -1) {
         switch (c) {
         case 'e': endpoint = optarg; break;
