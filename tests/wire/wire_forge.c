@@ -406,10 +406,10 @@ static void hostile(msgpack_sbuffer *sb, int kind)
 int wire_cmd_fuzz(int argc, char **argv)
 {
     const char *endpoint = arg_str(argc, argv, "--endpoint", NULL);
-    if (!endpoint || arg_flag(argc, argv, "--help")) {
-        fputs("usage: ftio-wire fuzz --endpoint E [--count N] [--seed S]\n",
-              endpoint ? stdout : stderr);
-        return endpoint ? 0 : 2;
+    int help = arg_flag(argc, argv, "--help");
+    if (!endpoint || help) {
+        fputs("usage: ftio-wire fuzz --endpoint E [--count N] [--seed S]\n", help ? stdout : stderr);
+        return help ? 0 : 2;
     }
     long count = (long)arg_num(argc, argv, "--count", 5000);
     rng = (uint64_t)arg_num(argc, argv, "--seed", 12345) | 1;
