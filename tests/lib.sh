@@ -93,6 +93,7 @@ _connected() {
 cleanup() {
   rc=$?
   trap - EXIT
+  set +e      # (tests may run under set -e; a process already gone is fine)
   for p in $PIDS; do kill "$p" 2>/dev/null; done
   for p in $PIDS; do wait_gone "$p" 2 || kill -9 "$p" 2>/dev/null; done
   wait 2>/dev/null
