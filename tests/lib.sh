@@ -169,6 +169,9 @@ compare_counts() {
 }
 
 # ---- ftiod ----------------------------------------------------------------------
+# The line ftiod logs once its sockets are bound (with or without the
+# "[pid] notice" of levelled log lines).
+FTIOD_READY='ftiod(\[[0-9]+\])?( notice)?: listening on'
 # start_daemon NAME [ftiod options...]: endpoints ipc://$T/NAME.{in,pub,st},
 # --auth none unless the options say --auth munge (the shims get FTIO_AUTH
 # from tests/run.sh), log $T/NAME.log, stderr $T/NAME.err; returns once it
@@ -184,7 +187,7 @@ start_daemon() {
 }
 _daemon_up() {
   kill -0 $DPID 2>/dev/null || fail "ftiod $1 died at start"
-  grep -q "ftiod: listening on" "$T/$1.err" 2>/dev/null
+  grep -qE "$FTIOD_READY" "$T/$1.err" 2>/dev/null
 }
 
 # status_is NAME PYTHON-EXPR [ftiod --status options]: ftiod NAME's status

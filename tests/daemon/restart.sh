@@ -34,7 +34,7 @@ rm -f "$T/a.in"
   --log "$T/b.log" -v 2>>"$T/b.err" &
 BP=$!; PIDS="$PIDS $BP"
 # The shim reconnects: B merges live batches, and the shim stops spooling.
-wait_grep "$T/b.err" "ftiod: listening on" || fail "daemon B did not start"
+wait_grep "$T/b.err" "$FTIOD_READY" || fail "daemon B did not start"
 wait_for 10 status_is b "[j for j in s['jobs'] if j['job'] == '$JOB' and j['records'] > 0]" ||
   fail "the shim did not reconnect to daemon B"
 timeout 30 "$B/bin/ftio" replay --endpoint "ipc://$T/a.in" "$T"/spool/*.msgpack 2>"$T/replay.err" \
