@@ -3,6 +3,7 @@
 # same totals), FTIO_SPOOL=always, a receiver appearing mid-run (the shim
 # keeps the early batches and sends them then: every record once, gap-free), FTIO_DISABLE=1 (nothing
 # sent or spooled), a tiny ring (every record delivered or counted lost),
+# the test receiver's acknowledgements (none with -N: all spooled at exit),
 # flush points from the ftio.h API (examples/flush_points), a peer that
 # stops reading (the last batches are spooled too at exit, stall_peer.py)
 # and the posix_periodic example.
@@ -115,6 +116,29 @@ else
   n=$(val "$T/stall" count.posix.write)
   [ "${n:-0}" -gt 0 ] && ok "stalled peer: $n writes spooled" || bad "stalled peer: no writes spooled"
 fi
+
+# The test receiver acknowledges every batch it decodes, and with -N none
+# (a daemon that takes batches and hangs): then the program spools them all
+# at exit (FTIO_EXIT_WAIT_MS later), the final one included; otherwise
+# nothing is spooled.
+for mode in N ack; do
+  rm -f "$T"/spool/*
+  opt=""; [ $mode = N ] && opt=-N
+  start_recv "$T/recv-$mode" -i 10 -n 1 $opt
+  FTIO_EXIT_WAIT_MS=300 traced "$B/bin/posix_periodic" -d "$T/d" -n 2 -p 0.05 -b 64K -k 64K \
+    >/dev/null 2>"$T/recv-$mode.log" || bad "recv $mode: program failed"
+  wait_recv
+  expect_eq "$T/recv-$mode" count.posix.write 2 "recv $mode: writes received"
+  if [ $mode = N ]; then
+    set -- "$T"/spool/*.msgpack
+    [ -f "$1" ] && wire recv "$@" >"$T/recv-N.spool" || : >"$T/recv-N.spool"
+    expect_eq "$T/recv-N.spool" count.posix.write 2 "recv -N: unacknowledged writes spooled"
+    expect_eq "$T/recv-N.spool" finals 1 "recv -N: final batch spooled"
+  else
+    [ -z "$(ls "$T/spool")" ] && ok "recv: acknowledged, nothing spooled" || bad "recv: spooled $(ls "$T/spool")"
+  fi
+done
+rm -f "$T"/spool/*
 
 # posix_periodic example: 3 checkpoints of 1 MiB in 64 KiB writes + fsync.
 start_recv "$T/pp" -i 10 -n 1
