@@ -13,4 +13,4 @@ include tests/wire.mk
 include tests/shim.mk
 include tests/mpiio.mk
 include tests/daemon.mk
-SHELL_TESTS += tests/install.sh
+SHELL_TESTS += tests/install.sh tests/kit.sh
