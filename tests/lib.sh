@@ -41,7 +41,7 @@ mkdir -p "$T/ctl" "$T/spool"
 PIDS=""
 FAILS=0
 unset FTIO_JOB FTIO_SPOOL FTIO_DISABLE FTIO_LAYERS FTIO_EXCLUDE FTIO_FLUSH_MS FTIO_BUFFER_MB \
-      FTIO_BUFFER_MAX_MB FTIO_DEBUG FTIO_LINGER_MS FTIO_PRIVATE_FDS FTIO_SIGNALS
+      FTIO_BUFFER_MAX_MB FTIO_DEBUG FTIO_ACK_TIMEOUT_MS FTIO_ACK_MAX_MB FTIO_PRIVATE_FDS FTIO_SIGNALS
 export FTIO_SPOOL_DIR="$T/spool"
 export FTIO_ENDPOINT="ipc://$T/recv.sock"
 
@@ -220,6 +220,9 @@ r = eval(sys.argv[2])
 print(r if not isinstance(r, (dict, list)) else json.dumps(r))
 PYEOF
 }
+
+# log_is LOG PYTHON-EXPR: EXPR (as for jsonl) is true; for wait_for.
+log_is() { [ "$(jsonl "$1" "bool($2)" 2>/dev/null)" = True ]; }
 
 # close REL_TOL A B: exit 0 when |A-B| <= REL_TOL*|B|
 close() {
