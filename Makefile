@@ -5,6 +5,7 @@
 #
 #   make            build everything (libftio.so, ftio, ftiod, examples, tests, benches)
 #   make check      install missing Debian packages, build, run every test
+#                   (TESTS="name ...": only those, e.g. TESTS="test_wire calls.sh")
 #   make asan       the same tests under AddressSanitizer + UBSan (tree in build-asan/)
 #   make demo       install, build, run the live end-to-end demo
 #   make bench      run the benchmarks (figures go to bench/README.md by hand)
@@ -67,9 +68,24 @@ $(B)/%.o: %.c
 deps:
 	@sh mk/deps.sh
 
-check: deps
+# TESTS="name ...": the tests of those names, given as file names with or
+# without the extension, or as paths (test_wire, calls.sh, tests/shim/calls).
+TESTS ?=
+test_name = $(basename $(notdir $(1)))
+ALL_TESTS := $(CHECK_PROGS) $(SHELL_TESTS)
+SELECTED_TESTS = $(if $(strip $(TESTS)),$(foreach t,$(ALL_TESTS),$(if $(filter $(call test_name,$(t)),$(call test_name,$(TESTS))),$(t))),$(ALL_TESTS))
+UNKNOWN_TESTS = $(filter-out $(foreach t,$(ALL_TESTS),$(call test_name,$(t))),$(call test_name,$(TESTS)))
+
+check: check-names deps
 	@$(MAKE) --no-print-directory build-all
-	@B=$(B) sh tests/run.sh $(CHECK_PROGS) $(SHELL_TESTS)
+	@B=$(B) sh tests/run.sh $(SELECTED_TESTS)
+
+check-names:
+	@$(if $(strip $(UNKNOWN_TESTS)),echo "make check: no test named $(UNKNOWN_TESTS) (make list-tests)" >&2; exit 2,:)
+
+# The names TESTS= takes.
+list-tests:
+	@for t in $(foreach t,$(ALL_TESTS),$(call test_name,$(t))); do echo $$t; done
 
 asan: deps
 	@$(MAKE) --no-print-directory B=build-asan OPT="-O1 -g" \
@@ -96,4 +112,4 @@ install: build-all
 clean:
 	rm -rf build build-asan
 
-.PHONY: all build-all deps check asan demo bench install clean
+.PHONY: all build-all deps check check-names list-tests asan demo bench install clean

@@ -10,12 +10,11 @@
 B=${B:-build}
 T=$(mktemp -d "${TMPDIR:-/tmp}/ftio-bench-analysis.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT
-GEN=$B/bin/ftio-bench-gen
 BENCH=$B/bench/analysis_bench
 for n in 1000000 10000000; do
   extra="--jsonl $T/$n.jsonl --csv $T/$n.csv"
   # shellcheck disable=SC2086
-  "$GEN" -n $n -r 1024 -d 3600 -p 60 -b 10 -o "$T/$n.msgpack" $extra || exit 1
+  "$B/bin/ftio-wire" trace -n $n -r 1024 -d 3600 -p 60 -b 10 -o "$T/$n.msgpack" $extra || exit 1
   echo "== $n requests, spool msgpack ($(du -m "$T/$n.msgpack" | cut -f1) MB)"
   "$BENCH" -r 5 "$T/$n.msgpack" || exit 1
   # Each size in its own process: peak RSS must not carry over.

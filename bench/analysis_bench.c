@@ -2,7 +2,7 @@
  * step on one trace file: parse (readers), signal (event sweep), sampling,
  * spectrum + detection + metrics (ftio_analyze), each the median of R runs,
  * and the process's peak RSS (getrusage).  bench/analysis.sh runs it on the
- * 10^6 and 10^7 request traces of ftio-bench-gen; figures go to
+ * 10^6 and 10^7 request traces of `ftio-wire trace`; figures go to
  * bench/README.md ("analysis").
  *
  * usage: ftio-bench-analysis [-f HZ] [-m write|read|all] [-r RUNS] FILE

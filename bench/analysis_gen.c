@@ -1,18 +1,20 @@
-/* analysis_gen.c -- writes a synthetic periodic trace for bench/analysis and
- * the CLI tests: `ranks` processes that each write a burst of requests every
+/* analysis_gen.c -- `ftio-wire trace` (a subcommand of the wire test tool,
+ * tests/wire/ftio_wire.c) writes a synthetic periodic trace for bench/analysis
+ * and the CLI tests: `ranks` processes that each write a burst of requests every
  * `period` seconds for `duration` seconds, as a spool file (our wire batches,
  * one run of batches per rank with its own monotonic clock anchor, exactly as
  * the shim would spool them) and optionally as TMIO JSONL and as CSV
  * (rank,op,t_start,t_end,bytes) with the same requests, for comparison.
  *
- * usage: ftio-bench-gen [-n REQUESTS] [-r RANKS] [-d SECONDS] [-p PERIOD]
- *                       [-b BURST] [-j JOB] -o OUT.msgpack [--jsonl OUT.jsonl]
- *                       [--csv OUT.csv]
+ * usage: ftio-wire trace [-n REQUESTS] [-r RANKS] [-d SECONDS] [-p PERIOD]
+ *                        [-b BURST] [-j JOB] -o OUT.msgpack [--jsonl OUT.jsonl]
+ *                        [--csv OUT.csv]
  * Deterministic (fixed PRNG seed), so figures are reproducible.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ftio_wire.h"
 #include "wire.h"
 
 #define BATCH_RECORDS 8192
@@ -33,12 +35,12 @@ struct gen {
     const char *job, *out, *jsonl, *csv;
 };
 
-static int usage(void)
+static int usage(FILE *f)
 {
-    fputs("usage: ftio-bench-gen [-n REQUESTS] [-r RANKS] [-d SECONDS] [-p PERIOD] [-b BURST]\n"
-          "                      [-j JOB] -o OUT.msgpack [--jsonl OUT.jsonl] [--csv OUT.csv]\n",
-          stderr);
-    return 2;
+    fputs("usage: ftio-wire trace [-n REQUESTS] [-r RANKS] [-d SECONDS] [-p PERIOD] [-b BURST]\n"
+          "                       [-j JOB] -o OUT.msgpack [--jsonl OUT.jsonl] [--csv OUT.csv]\n",
+          f);
+    return f == stdout ? 0 : 2;
 }
 
 static int flush_batch(FILE *f, struct ftio_wbuf *w, struct ftio_batch_header *h,
@@ -83,13 +85,15 @@ static void csv_rank(FILE *f, const struct ftio_record *all, size_t n, int64_t s
                 (double)((int64_t)all[i].t_end + shift_ns) / 1e9, (long long)all[i].bytes);
 }
 
-int main(int argc, char **argv)
+int wire_cmd_trace(int argc, char **argv)
 {
     struct gen g = { 1000000, 1024, 3600, 60, 10, "bench", NULL, NULL, NULL };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+            return usage(stdout);
         if (!v)
-            return usage();
+            return usage(stderr);
         if (strcmp(a, "-n") == 0) g.requests = atol(v);
         else if (strcmp(a, "-r") == 0) g.ranks = atol(v);
         else if (strcmp(a, "-d") == 0) g.duration = atof(v);
@@ -99,20 +103,20 @@ int main(int argc, char **argv)
         else if (strcmp(a, "-o") == 0) g.out = v;
         else if (strcmp(a, "--jsonl") == 0) g.jsonl = v;
         else if (strcmp(a, "--csv") == 0) g.csv = v;
-        else return usage();
+        else return usage(stderr);
         i++;
     }
     long phases = (long)(g.duration / g.period);
     if (!g.out || g.requests <= 0 || g.ranks <= 0 || phases <= 0 || g.burst <= 0 ||
         g.burst > g.period)
-        return usage();
+        return usage(stderr);
     FILE *f = fopen(g.out, "wb");
     FILE *j = g.jsonl ? fopen(g.jsonl, "w") : NULL;
     FILE *cf = g.csv ? fopen(g.csv, "w") : NULL;
     if (cf)
         fputs("rank,op,t_start,t_end,bytes\n", cf);
     if (!f || (g.jsonl && !j) || (g.csv && !cf)) {
-        perror("ftio-bench-gen");
+        perror("ftio-wire trace");
         return 1;
     }
     size_t per_rank_max = (size_t)(g.requests / g.ranks + 1);
@@ -153,7 +157,7 @@ int main(int argc, char **argv)
             size_t n = (size_t)(mine - k < BATCH_RECORDS ? mine - k : BATCH_RECORDS);
             h.final = k + (long)n >= mine;
             if (flush_batch(f, &w, &h, rec + k, n) != 0) {
-                perror("ftio-bench-gen: write");
+                perror("ftio-wire trace: write");
                 return 1;
             }
         }
@@ -164,12 +168,12 @@ int main(int argc, char **argv)
         written += mine;
     }
     if (fclose(f) != 0 || (j && fclose(j) != 0) || (cf && fclose(cf) != 0)) {
-        perror("ftio-bench-gen: close");
+        perror("ftio-wire trace: close");
         return 1;
     }
     ftio_wbuf_free(&w);
     free(rec);
-    fprintf(stderr, "ftio-bench-gen: %ld requests, %ld ranks, %ld phases of %g s -> %s\n",
+    fprintf(stderr, "ftio-wire trace: %ld requests, %ld ranks, %ld phases of %g s -> %s\n",
             written, g.ranks, phases, g.period, g.out);
     return 0;
 }

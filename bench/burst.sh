@@ -21,7 +21,7 @@ for threads in 1 8; do
     rm -rf "$T/spool"; mkdir -p "$T/spool"
     FTIO_SPOOL_DIR="$T/spool" LD_PRELOAD="$B/lib/libftio.so" "$BURST" $threads $per "$T" \
       | sed -n 's/^seconds=//p' >>"$T/traced"
-    l=$("$B/tests/ftio-recv" "$T"/spool/*.msgpack | sed -n 's/^lost=//p')
+    l=$("$B/bin/ftio-wire" recv "$T"/spool/*.msgpack | sed -n 's/^lost=//p')
     lost=$((lost + ${l:-0}))
   done
   p=$(median <"$T/plain"); t=$(median <"$T/traced")

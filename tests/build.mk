@@ -1,5 +1,10 @@
 # tests/: one fragment per component.  Each appends Check binaries to
 # CHECK_PROGS and shell tests to SHELL_TESTS (both run by tests/run.sh).
+# tests/README.md describes the kit: tests/lib.sh for shell tests, one
+# main() for every Check binary, the ftio-wire tool.
+
+# Every Check binary links this main(); its test file defines ftio_test_suite().
+CHECK_MAIN := $(B)/tests/check_main.o
 include tests/analysis.mk
 include tests/readers.mk
 include tests/darshan.mk
@@ -8,4 +13,4 @@ include tests/wire.mk
 include tests/shim.mk
 include tests/mpiio.mk
 include tests/daemon.mk
-SHELL_TESTS += tests/install.sh
+SHELL_TESTS += tests/install.sh tests/kit.sh

@@ -1,26 +1,21 @@
 # tests/daemon.mk -- ftiod: Check unit tests of the job state and of the
-# conversion parity with the offline reader, a test tool
-# that forges wire batches (tests/daemon/gen.c), and end-to-end shell tests.
-DAEMON_GEN := $(B)/tests/daemon-gen
+# conversion parity with the offline reader, and end-to-end shell tests (which
+# forge wire batches with `ftio-wire periodic|tmio|fuzz`, tests/wire.mk).
 DAEMON_TEST_JOB := $(B)/tests/test_daemon_job
 
-$(DAEMON_GEN): $(B)/tests/daemon/gen.o $(B)/lib/libftiocommon.a
-	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(ZMQ_LIBS) $(MSGPACK_LIBS) $(JANSSON_LIBS) -lm
-
-$(DAEMON_TEST_JOB): $(B)/tests/daemon/test_job.o $(B)/predictor/daemon/job.o \
+$(DAEMON_TEST_JOB): $(B)/tests/daemon/test_job.o $(CHECK_MAIN) $(B)/predictor/daemon/job.o \
                     $(B)/lib/libftioanalysis.a $(B)/lib/libftiocommon.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(FFTW_LIBS) -lm
 
 # Conversion parity: the daemon's path and the spool reader give the same requests.
 DAEMON_TEST_PARITY := $(B)/tests/test_parity
-$(DAEMON_TEST_PARITY): $(B)/tests/daemon/test_parity.o $(B)/predictor/daemon/job.o \
+$(DAEMON_TEST_PARITY): $(B)/tests/daemon/test_parity.o $(CHECK_MAIN) $(B)/predictor/daemon/job.o \
                        $(READERS_LIB) $(B)/lib/libftioanalysis.a $(B)/lib/libftiocommon.a
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $(B)/tests/daemon/test_parity.o $(B)/predictor/daemon/job.o \
+	$(CC) $(LDFLAGS) -o $@ $(B)/tests/daemon/test_parity.o $(CHECK_MAIN) $(B)/predictor/daemon/job.o \
 	  $(FTIO_READERS_LINK) $(CHECK_LIBS) -lm
 
-ALL_TARGETS += $(DAEMON_GEN) $(DAEMON_TEST_JOB) $(DAEMON_TEST_PARITY)
+ALL_TARGETS += $(DAEMON_TEST_JOB) $(DAEMON_TEST_PARITY)
 CHECK_PROGS += $(DAEMON_TEST_JOB) $(DAEMON_TEST_PARITY)
 SHELL_TESTS += $(sort $(wildcard tests/daemon/*.sh))

@@ -5,11 +5,8 @@
 # libftio.so (its records land in the spool), then analyse the spool with the
 # installed `ftio`.
 set -eu
-. "$(dirname "$0")/preload.sh"
-B=${FTIO_TEST_BUILD:-build}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/lib.sh"
+cd "$ROOT"
 
 make -s --no-print-directory B="$B" install PREFIX="$T/prefix" >"$T/install.log" 2>&1 ||
   { cat "$T/install.log"; fail "make install"; }
@@ -45,7 +42,7 @@ out=$("$T/app" "$T/plain.dat")
 [ "$out" = "loaded=0 flush=-1" ] || fail "without the shim: $out"
 
 PRELOAD=$(ftio_preload "$P/lib/libftio.so")
-mkdir "$T/spool"
+mkdir -p "$T/spool"
 out=$(env LD_PRELOAD="$PRELOAD" FTIO_SPOOL=always FTIO_SPOOL_DIR="$T/spool" FTIO_JOB=inst \
       "$T/app" "$T/traced.dat")
 [ "$out" = "loaded=1 flush=0" ] || fail "under the shim: $out"

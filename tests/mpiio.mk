@@ -9,13 +9,12 @@
 #   $(B)/tests/mpiio_fortran        MPI-IO through the mpi_f08 bindings
 #   $(B)/tests/libmpi-othertool.so  a classic PMPI tool (MPI_X -> PMPI_X) to
 #                                   preload next to the shim
-#   $(B)/tests/mpiio-spool2txt      spool/raw batches -> text for the checker
 # Shell tests (run under mpirun; see each script's header):
 #   tests/mpiio/calls_fake.sh  the MPI layer alone (fake core)
-#   tests/mpiio/traced.sh      inside the real libftio.so, via ftio-recv/spool
+#   tests/mpiio/traced.sh      inside the real libftio.so, via `ftio-wire recv`
+#                              and spool files, decoded by `ftio-wire records`
 MPIIO_TEST_BINS := $(B)/tests/libftio-mpifake.so $(B)/tests/mpiio_calls \
-                   $(B)/tests/mpiio_threads $(B)/tests/libmpi-othertool.so \
-                   $(B)/tests/mpiio-spool2txt
+                   $(B)/tests/mpiio_threads $(B)/tests/libmpi-othertool.so
 
 # Fortran only when the compiler is there; calls_fake.sh then skips it.
 MPIFORT ?= mpifort
@@ -44,10 +43,6 @@ $(B)/tests/mpiio_threads: tests/mpiio/mpiio_threads.c common/record.h
 $(B)/tests/mpiio_fortran: tests/mpiio/fortran.f90
 	@mkdir -p $(dir $@)
 	$(MPIFORT) $(OPT) $(SAN) -J $(dir $@) -o $@ $< $(LDFLAGS)
-
-$(B)/tests/mpiio-spool2txt: $(B)/tests/mpiio/spool2txt.o $(COMMON_LIB)
-	@mkdir -p $(dir $@)
-	$(CC) -o $@ $^ $(MSGPACK_LIBS) $(LDFLAGS)
 
 ALL_TARGETS += $(MPIIO_TEST_BINS)
 SHELL_TESTS += tests/mpiio/calls_fake.sh tests/mpiio/traced.sh

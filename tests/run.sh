@@ -10,7 +10,7 @@ passed=0; failed=0; failures=""
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 # Shell tests find the binaries under $FTIO_TEST_BUILD; each makes its own
-# temporary directory and endpoints (tests/*/lib.sh, tests/daemon/lib.inc).
+# temporary directory and endpoints (tests/lib.sh).
 export FTIO_TEST_BUILD="$B"
 # Daemons in tests run --auth none unless a test says otherwise (the
 # authentication tests start their own munged: tests/security/); the shims

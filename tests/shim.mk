@@ -1,14 +1,8 @@
 # tests/shim.mk -- tests of libftio.so's core, POSIX and stdio layers.
-# ftio-recv (the test receiver, reused by the MPI-IO and daemon tests), the
-# call-family program in three builds (plain, _FORTIFY_SOURCE, LFS) and the
-# lifecycle/threads program; the shell tests drive them under LD_PRELOAD.
+# The call-family program in three builds (plain, _FORTIFY_SOURCE, LFS) and the
+# lifecycle/threads program; the shell tests drive them under LD_PRELOAD and
+# count what arrives with `ftio-wire recv` (tests/wire.mk).
 SHIM_TEST_DIR := $(B)/tests
-FTIO_RECV     := $(SHIM_TEST_DIR)/ftio-recv
-
-$(FTIO_RECV): $(B)/tests/shim/ftio_recv.o $(COMMON_LIB)
-	@mkdir -p $(dir $@)
-	$(CC) -o $@ $^ $(LDFLAGS) $(ZMQ_LIBS) $(MSGPACK_LIBS)
-
 # The call-family program, compiled three ways from one source.
 $(SHIM_TEST_DIR)/shim_calls: tests/shim/shim_calls.c
 	@mkdir -p $(dir $@)
@@ -29,7 +23,7 @@ $(SHIM_TEST_DIR)/shim-burst: $(B)/tests/shim/shim_burst.o
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(LDFLAGS)
 
-SHIM_TEST_BINS := $(FTIO_RECV) $(SHIM_TEST_DIR)/shim_calls $(SHIM_TEST_DIR)/shim_calls_fortify \
+SHIM_TEST_BINS := $(FTIO_WIRE) $(SHIM_TEST_DIR)/shim_calls $(SHIM_TEST_DIR)/shim_calls_fortify \
                   $(SHIM_TEST_DIR)/shim_calls_lfs $(SHIM_TEST_DIR)/shim_life $(SHIM_TEST_DIR)/shim-burst
 
 ALL_TARGETS += $(SHIM_TEST_BINS)

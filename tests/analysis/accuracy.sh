@@ -5,15 +5,10 @@
 # (one trace per family), for the robust default and --compat; fails when a
 # figure falls below the thresholds at the end (a little below what
 # bench/accuracy measured on this subset; bench/README.md has the figures).
-cd "$(dirname "$0")/../.." || exit 1
-B=${FTIO_TEST_BUILD:-build}
-T=$(mktemp -d "${TMPDIR:-/tmp}/ftio-acc-test.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT
-PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
-for f in "$B/bench/accuracy-gen" "$B/bin/ftio" "$B/bin/ftiod"; do
-  [ -x "$f" ] || { echo "FAIL: missing $f (build it first)"; exit 1; }
-done
-"$B/bench/accuracy-gen" "$T/traces" --subset --spool || { echo "FAIL: accuracy-gen"; exit 1; }
+. "$(dirname "$0")/../lib.sh"
+cd "$ROOT"
+need "$B/bench/accuracy-gen" "$B/bin/ftio" "$B/bin/ftiod"
+"$B/bench/accuracy-gen" "$T/traces" --subset --spool || fail "accuracy-gen"
 # detector group key op value (groups: sweep_(ACCURACY.md), extra_families, all, daemon,
 # calib_hi: the share within 10 % of the answers with confidence >= 0.8)
 cat >"$T/thresholds" <<'EOT'

@@ -430,7 +430,7 @@ START_TEST(points_ring_horizon)
 }
 END_TEST
 
-int main(void)
+Suite *ftio_test_suite(void)
 {
     Suite *s = suite_create("analysis-bins-hold");
     TCase *tc = tcase_create("bins-hold");
@@ -441,5 +441,5 @@ int main(void)
     tcase_add_test(tc, hold_matches_offline_on_edges);
     tcase_add_test(tc, points_ring_horizon);
     suite_add_tcase(s, tc);
-    return run_suite(s);
+    return s;
 }

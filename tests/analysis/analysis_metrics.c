@@ -331,7 +331,7 @@ START_TEST(harmonic_dropped)
 }
 END_TEST
 
-int main(void)
+Suite *ftio_test_suite(void)
 {
     Suite *s = suite_create("analysis-metrics");
     TCase *tc = tcase_create("metrics");
@@ -345,5 +345,5 @@ int main(void)
     tcase_add_test(tc, three_tones_none);
     tcase_add_test(tc, harmonic_dropped);
     suite_add_tcase(s, tc);
-    return run_suite(s);
+    return s;
 }

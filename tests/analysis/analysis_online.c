@@ -243,7 +243,7 @@ START_TEST(history_groups)
 }
 END_TEST
 
-int main(void)
+Suite *ftio_test_suite(void)
 {
     Suite *s = suite_create("analysis-online");
     TCase *tc = tcase_create("online");
@@ -254,5 +254,5 @@ int main(void)
     tcase_add_test(tc, window_fixed);
     tcase_add_test(tc, history_groups);
     suite_add_tcase(s, tc);
-    return run_suite(s);
+    return s;
 }

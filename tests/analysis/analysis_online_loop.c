@@ -173,7 +173,7 @@ START_TEST(scores_previous_prediction)
 }
 END_TEST
 
-int main(void)
+Suite *ftio_test_suite(void)
 {
     Suite *s = suite_create("analysis-online-loop");
     TCase *tc = tcase_create("online-loop");
@@ -182,9 +182,5 @@ int main(void)
     tcase_add_test(tc, stale_not_none);
     tcase_add_test(tc, scores_previous_prediction);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return s;
 }

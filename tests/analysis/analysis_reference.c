@@ -266,7 +266,7 @@ START_TEST(too_short)
 }
 END_TEST
 
-int main(void)
+Suite *ftio_test_suite(void)
 {
     Suite *s = suite_create("analysis-reference");
     TCase *tc = tcase_create("reference");
@@ -280,5 +280,5 @@ int main(void)
     tcase_add_test(tc, zmq_example);
     tcase_add_test(tc, too_short);
     suite_add_tcase(s, tc);
-    return run_suite(s);
+    return s;
 }

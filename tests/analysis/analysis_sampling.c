@@ -231,7 +231,7 @@ START_TEST(analyzer_reuse)
 }
 END_TEST
 
-int main(void)
+Suite *ftio_test_suite(void)
 {
     Suite *s = suite_create("analysis-sampling");
     TCase *tc = tcase_create("sampling");
@@ -244,5 +244,5 @@ int main(void)
     tcase_add_test(tc, window_bounds);
     tcase_add_test(tc, analyzer_reuse);
     suite_add_tcase(s, tc);
-    return run_suite(s);
+    return s;
 }

@@ -4,6 +4,7 @@
 #define FTIO_TEST_ANALYSIS_HELPERS_H
 
 #include <check.h>
+#include "../check_main.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,16 +96,6 @@ static inline struct ftio_samples samples_of(const double *x, size_t n, double f
     s.t1 = t0 + (double)n / fs;
     s.exact_volume = NAN;
     return s;
-}
-
-/* Runs a suite, returns the process exit status. */
-static inline int run_suite(Suite *s)
-{
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
 #endif

@@ -3,13 +3,10 @@
 # of every format give exactly one line "ftio: FILE: offset N: ..." or
 # "ftio: FILE: line L: ..." and exit 1 (never a crash); --lenient analyses
 # what could be read; unknown options and bad values print the usage, exit 2.
-cd "$(dirname "$0")/../.." || exit 1
-FTIO=${FTIO_TEST_BUILD:-build}/bin/ftio
+. "$(dirname "$0")/../lib.sh"
+cd "$ROOT"
+FTIO=$B/bin/ftio
 D=tests/data
-T=$(mktemp -d) || exit 1
-trap 'rm -rf "$T"' EXIT
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
 
 # expect_error STATUS PATTERN ftio-args...: stderr is exactly one line
 # matching PATTERN (a grep -E regex), status as given, nothing on stdout.
@@ -75,7 +72,7 @@ expect_error 1 "^ftio: trace shorter than one sample" -f 0.01 $D/zmq-example.jso
 timeout 60 "$FTIO" --lenient --json "$T/half.jsonl" >"$T/out" 2>"$T/err" || bad "--lenient exit $?"
 grep -q "^ftio: warning: $T/half.jsonl: line [0-9]*: .*kept what was read" "$T/err" || bad "--lenient warning: $(cat "$T/err")"
 python3 tests/cli/jcheck.py lenient-jsonl 'j["records"] > 0' 'j["records"] < 1095' \
-  'j["window"]["samples"] > 0' <"$T/out" || fail=1
+  'j["window"]["samples"] > 0' <"$T/out" || bad "(see above)"
 timeout 60 "$FTIO" --lenient "$T/half.msgpack" >"$T/out" 2>"$T/err" || bad "--lenient msgpack exit $?"
 grep -q '^period' "$T/out" || bad "--lenient msgpack printed no analysis"
 
@@ -91,5 +88,4 @@ for args in "-x $D/custom.json" "--bogus $D/custom.json" "-f 0 $D/custom.json" "
 done
 timeout 10 "$FTIO" --help | grep -q '^usage: ftio' || bad "--help"
 timeout 10 "$FTIO" --version | grep -Eq '^ftio [0-9]+\.[0-9]+' || bad "--version"
-[ "$fail" = 0 ] && echo "errors.sh: all ok"
-exit $fail
+finish

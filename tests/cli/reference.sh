@@ -4,16 +4,16 @@
 # candidates, totals.  The TMIO rows run on both the JSONL and the msgpack file.
 # These are the published implementation's numbers: `ftio --compat`.  The end
 # checks what the default (robust) detector says of the same traces.
-cd "$(dirname "$0")/../.." || exit 1
-FTIO=${FTIO_TEST_BUILD:-build}/bin/ftio
+. "$(dirname "$0")/../lib.sh"
+cd "$ROOT"
+FTIO=$B/bin/ftio
 D=tests/data
 J="python3 tests/cli/jcheck.py"
-fail=0
 run() {   # run LABEL "ftio args" checks...
   label=$1; args=$2; shift 2
   # shellcheck disable=SC2086
-  out=$(timeout 60 $FTIO --compat --json $args) || { echo "$label: ftio exited $?"; fail=1; return; }
-  printf '%s' "$out" | $J "$label" "$@" || fail=1
+  out=$(timeout 60 $FTIO --compat --json $args) || { bad "$label: ftio exited $?"; return; }
+  printf '%s' "$out" | $J "$label" "$@" || bad "(see above)"
 }
 
 for f in $D/tmio-8ranks.jsonl $D/tmio-8ranks.msgpack; do
@@ -55,8 +55,8 @@ run zmq-example.json "$D/zmq-example.json" \
 robust() {   # robust LABEL "ftio args" checks...
   label=$1; args=$2; shift 2
   # shellcheck disable=SC2086
-  out=$(timeout 60 $FTIO --json $args) || { echo "$label: ftio exited $?"; fail=1; return; }
-  printf '%s' "$out" | $J "robust $label" 'j["detector"] == "robust"' "$@" || fail=1
+  out=$(timeout 60 $FTIO --json $args) || { bad "$label: ftio exited $?"; return; }
+  printf '%s' "$out" | $J "robust $label" 'j["detector"] == "robust"' "$@" || bad "(see above)"
 }
 # Bursts at 10, 30 and 50 s (the other pairs move nothing): the phases give
 # T = 20 s exactly, where FTIO's DFT bin says 21.67 s, and the next at 70 s.
@@ -69,4 +69,4 @@ robust zmq-example.json "$D/zmq-example.json" 'j["period"] is None' 'j["class"] 
 # Writes every 5 s by 4 ranks, reads every 2.5 s.
 robust sample.csv "$D/sample.csv" 'near(j["period"], 5, 0.05)'
 robust sample-read "-m read $D/sample.csv" 'near(j["period"], 2.5, 0.025)'
-exit $fail
+finish

@@ -8,7 +8,7 @@
 # Bursts are 32 MiB per rank so that they last a few samples: a burst much
 # shorter than 1/fs makes a spike train, whose harmonics all have the same
 # power, and the z-score test of ALGORITHM.md §3 then needs ~9 periods.
-. "$(dirname "$0")/lib.inc"
+. "$(dirname "$0")/../lib.sh"
 need "$B/bin/ftiod" "$B/bin/checkpoint" "$B/lib/libftio.so"
 start_daemon d
 JOB=e2e-mpi-$$

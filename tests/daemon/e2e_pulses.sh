@@ -7,7 +7,7 @@
 # within 2 % of the true one (the iterations' own lengths), no message after
 # the first right one is wrong or without a period, and next.start is never
 # before the message's window end.
-. "$(dirname "$0")/lib.inc"
+. "$(dirname "$0")/../lib.sh"
 need "$B/bin/ftiod" "$B/bin/checkpoint" "$B/lib/libftio.so"
 start_daemon d
 JOB=e2e-pulses-$$

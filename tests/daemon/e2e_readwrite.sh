@@ -3,7 +3,7 @@
 # ranks checkpoint 8 MiB each collectively, compute 1 s, read it back,
 # compute 2 s): ftiod publishes both modes; from the 4th phase on, and in the
 # final summary, each mode's period is within 5 % of the iterations' length.
-. "$(dirname "$0")/lib.inc"
+. "$(dirname "$0")/../lib.sh"
 need "$B/bin/ftiod" "$B/bin/checkpoint" "$B/lib/libftio.so"
 start_daemon d
 JOB=e2e-rw-$$

@@ -6,7 +6,7 @@
 # spool file.  When the daemon wakes up (SIGCONT) and the spool file is
 # replayed, the job's last .end covers every byte, complete, each batch
 # counted once.
-. "$(dirname "$0")/lib.inc"
+. "$(dirname "$0")/../lib.sh"
 need "$B/bin/ftiod" "$B/bin/ftio" "$B/bin/posix_periodic" "$B/lib/libftio.so"
 start_daemon d
 J=hung-$$
@@ -30,7 +30,9 @@ kill -CONT $DPID
   || fail "replay: $(cat "$T/replay.err")"
 cat "$T/replay.err"
 wait_topic "$T/d.log" "ftio.$J.end" 10
-sleep 1.5
+# until an .end (the first or a corrected one) covers every byte; the check
+# below says what is wrong if none does
+wait_for 10 log_is "$T/d.log" "(lambda e: e['bytes'] == 8 * 1048576 and e['complete'])(last('ftio.$J.end'))"
 "$PY" - "$T/d.log" $J <<'PYEOF' || fail "end message"
 import json, sys
 ends = [d["message"] for d in map(json.loads, open(sys.argv[1])) if d["topic"] == "ftio.%s.end" % sys.argv[2]]

@@ -3,20 +3,17 @@
 # running and publishing, says so once on stderr (not once per line), counts
 # the lines it could not write (--status: log_lines_lost), and never leaves
 # half a line.
-. "$(dirname "$0")/lib.inc"
-need "$B/bin/ftiod" "$B/tests/daemon-gen"
+. "$(dirname "$0")/../lib.sh"
+need "$B/bin/ftiod" "$WIRE"
 [ -w /dev/full ] || fail "/dev/full is not available"
 "$B/bin/ftiod" --auth none --listen "ipc://$T/d.in" --pub "ipc://$T/d.pub" --status-endpoint "ipc://$T/d.st" \
   --log /dev/full --job-timeout 1 2>"$T/d.err" &
 DPID=$!; PIDS="$PIDS $DPID"
-i=0
-until "$B/bin/ftiod" --status --status-endpoint "ipc://$T/d.st" >/dev/null 2>&1; do
-  i=$((i + 1)); [ $i -gt 50 ] && fail "ftiod did not start"; sleep 0.1
-done
+wait_for 10 status_is d True || fail "ftiod did not start"
 timeout 20 "$B/bin/ftio" sub --endpoint "ipc://$T/d.pub" --job full --json --timeout 15 >"$T/sub.out" &
 SUBPID=$!
-sleep 0.3
-"$B/tests/daemon-gen" periodic --endpoint "ipc://$T/d.in" --job full --ranks 2 --period 1 --duration 0.1 \
+wait_connected "$T/d.pub" || fail "ftio sub did not connect"
+wire periodic --endpoint "ipc://$T/d.in" --job full --ranks 2 --period 1 --duration 0.1 \
   --phases 6 || fail "generator"
 wait $SUBPID
 kill -0 $DPID 2>/dev/null || fail "ftiod died"

@@ -2,7 +2,7 @@
 # A plain POSIX program (no MPI) under libftio.so: ftiod finds its period
 # (sleep 1.5 s + a 64 MiB checkpoint in 8 writes, 8 times) within 5 % and
 # counts every byte exactly once (8 x 64 MiB), one process, nothing lost.
-. "$(dirname "$0")/lib.inc"
+. "$(dirname "$0")/../lib.sh"
 need "$B/bin/ftiod" "$B/bin/posix_periodic" "$B/lib/libftio.so"
 start_daemon d
 JOB=posix-$$

@@ -5,19 +5,17 @@
 # (nothing spooled), and ftiod sees one ingest connection.  Then two daemons
 # behind one relay (--upstream A,B): each job goes to the daemon its id
 # hashes to, as the shim's FTIO_ENDPOINT list does.
-. "$(dirname "$0")/lib.inc"
+. "$(dirname "$0")/../lib.sh"
 need "$B/bin/ftiod" "$B/bin/ftio" "$B/bin/checkpoint" "$B/bin/posix_periodic" "$B/lib/libftio.so"
 start_daemon d
 "$B/bin/ftio" relay --listen "ipc://$T/relay.sock" --upstream "ipc://$T/d.in" -v 2>"$T/relay.err" &
 RP=$!; PIDS="$PIDS $RP"
+wait_file "$T/relay.sock" || fail "the relay did not bind: $(cat "$T/relay.err")"
 J=relay-$$
-command -v mpirun >/dev/null || fail "mpirun not found"
-rootopt=""; [ "$(id -u)" = 0 ] && rootopt="--allow-run-as-root"
 mkdir -p "$T/spool"
-timeout 120 mpirun $rootopt --oversubscribe -np 4 -x LD_PRELOAD="$PRELOAD" \
-  -x ASAN_OPTIONS=$APP_ASAN_OPTIONS -x FTIO_ENDPOINT="ipc://$T/relay.sock" -x FTIO_JOB=$J \
-  -x FTIO_SPOOL_DIR="$T/spool" "$B/bin/checkpoint" -n 5 -c 0.4 -b 1M -o "$T" >"$T/app.out" 2>"$T/app.err" \
-  || fail "checkpoint: $(cat "$T/app.err")"
+run_mpi 4 -x LD_PRELOAD="$PRELOAD" -x FTIO_ENDPOINT="ipc://$T/relay.sock" -x FTIO_JOB=$J \
+  -x FTIO_SPOOL_DIR="$T/spool" "$B/bin/checkpoint" -n 5 -c 0.4 -b 1M -o "$T" >"$T/app.out" 2>"$T/app.err"
+[ "$rc" = 0 ] || fail "checkpoint: $(cat "$T/app.err")"
 "$B/bin/ftiod" --status --json --status-endpoint "ipc://$T/d.st" >"$T/status.json" || fail "status"
 wait_topic "$T/d.log" "ftio.$J.end" 15
 [ -z "$(ls "$T/spool")" ] || fail "spooled behind the relay: $(ls "$T/spool")"
@@ -41,12 +39,15 @@ start_daemon a
 start_daemon b
 "$B/bin/ftio" relay --listen "ipc://$T/relay2.sock" --upstream "ipc://$T/a.in,ipc://$T/b.in" 2>"$T/relay2.err" &
 PIDS="$PIDS $!"
+wait_file "$T/relay2.sock" || fail "the second relay did not bind: $(cat "$T/relay2.err")"
 for k in 1 2 3 4; do
   FTIO_ENDPOINT="ipc://$T/relay2.sock" FTIO_JOB=shard$k-$$ FTIO_SPOOL_DIR="$T/spool" LD_PRELOAD="$PRELOAD" \
     ASAN_OPTIONS=$APP_ASAN_OPTIONS "$B/bin/posix_periodic" -d "$T" -n 2 -p 0.05 -b 64K -k 64K >/dev/null \
     || fail "posix_periodic $k"
 done
-sleep 1
+# until the 4 jobs ended, on one daemon or the other (checked below)
+ended() { [ "$(cat "$T/a.log" "$T/b.log" | grep -c '"topic":"ftio.shard[1-4]-'$$'.end"')" -ge 4 ]; }
+wait_for 10 ended
 [ -z "$(ls "$T/spool")" ] || fail "spooled behind the two-daemon relay"
 "$PY" - "$T/a.log" "$T/b.log" $$ <<'PYEOF' || fail "sharding by job"
 import json, sys

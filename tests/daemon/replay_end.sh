@@ -7,7 +7,7 @@
 #  - job 2: the spool file of C is replayed while D still runs: one .end
 #    (revision 0) with C + D's bytes;
 #  - a replay of batches the daemon already has changes nothing (duplicates).
-. "$(dirname "$0")/lib.inc"
+. "$(dirname "$0")/../lib.sh"
 need "$B/bin/ftiod" "$B/bin/ftio" "$B/bin/posix_periodic" "$B/lib/libftio.so"
 start_daemon d
 MB=1048576
@@ -25,8 +25,7 @@ wait_topic "$T/d.log" "ftio.$J1.end" 10
 "$B/bin/ftio" replay --endpoint "ipc://$T/d.in" "$T"/spool-b/*.msgpack 2>"$T/replay1.err" \
   || fail "replay after the end: $(cat "$T/replay1.err")"
 cat "$T/replay1.err"
-i=0; until [ "$(jsonl "$T/d.log" "len(all_of('ftio.$J1.end'))")" = 2 ]; do
-  i=$((i + 1)); [ $i -gt 100 ] && fail "no corrected .end for $J1"; sleep 0.1; done
+wait_for 10 log_is "$T/d.log" "len(all_of('ftio.$J1.end')) == 2" || fail "no corrected .end for $J1"
 "$PY" - "$T/d.log" $J1 $MB <<'PYEOF' || fail "job $J1 end messages"
 import json, sys
 log, job, mb = sys.argv[1], sys.argv[2], int(sys.argv[3])
@@ -39,18 +38,20 @@ assert ends[1]["bytes"] == 7 * mb and ends[1]["processes"] == 2 and ends[1]["com
 PYEOF
 # A second replay of the same file: duplicates, nothing new, no third .end.
 "$B/bin/ftio" replay --endpoint "ipc://$T/d.in" "$T"/spool-b/*.msgpack 2>/dev/null || fail "second replay"
-sleep 1.5
+sleep 1.5    # what is tested: no third .end in the time a revision would take
 [ "$(jsonl "$T/d.log" "len(all_of('ftio.$J1.end'))")" = 2 ] || fail "a duplicate replay revised the job"
 
 # Job 2: replayed while the job runs.
 run $J2 c file 3 || fail "C"
 run $J2 d auto 15 & DP=$!; PIDS="$PIDS $DP"
-sleep 0.8
+# C's spool file is replayed once D's job is running in the daemon
+wait_for 10 status_is d "[j for j in s['jobs'] if j['job'] == '$J2' and j['records'] > 0]" ||
+  fail "D's job never reached the daemon"
 "$B/bin/ftio" replay --endpoint "ipc://$T/d.in" "$T"/spool-c/*.msgpack 2>"$T/replay2.err" \
   || fail "replay during the job: $(cat "$T/replay2.err")"
 wait $DP || fail "D"
 wait_topic "$T/d.log" "ftio.$J2.end" 10
-sleep 1.5
+sleep 1.5    # what is tested: no second .end in the time a revision would take
 "$PY" - "$T/d.log" $J2 $MB <<'PYEOF' || fail "job $J2 end"
 import json, sys
 log, job, mb = sys.argv[1], sys.argv[2], int(sys.argv[3])

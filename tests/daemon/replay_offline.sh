@@ -3,7 +3,7 @@
 # `ftio --json` gives on the same files, in both sampling modes: frequency,
 # confidence and candidates.  The spool files are the TMIO reference trace
 # tests/data/tmio-8ranks.jsonl turned into wire batches of 8 simulated
-# processes (daemon-gen tmio).  ftiod runs with a long --min-interval so that
+# processes (ftio-wire tmio).  ftiod runs with a long --min-interval so that
 # its one live analysis does not matter: the summary is over the whole job.
 #   hold:    `ftio --compat` and `ftiod --compat --sampling hold`; write must be the ALGORITHM.md §8
 #            reference frequency 0.519031142 Hz.  Needs a grid with an edge on
@@ -15,16 +15,16 @@
 #            nothing was analysed, or the summary is re-laid); with
 #            --summary-records 0 (no record log) the summary stays on the
 #            live grid, which starts before t_0 (the documented limitation).
-. "$(dirname "$0")/lib.inc"
-need "$B/bin/ftiod" "$B/bin/ftio" "$B/tests/daemon-gen"
+. "$(dirname "$0")/../lib.sh"
+need "$B/bin/ftiod" "$B/bin/ftio" "$WIRE"
 rc=0; "$B/bin/ftiod" --sampling holdd >/dev/null 2>"$T/bad.err" || rc=$?
 [ $rc = 2 ] || fail "--sampling holdd: exit $rc, expected 2"
 head -1 "$T/bad.err" | grep -q "^ftiod: --sampling: invalid value 'holdd'" \
   || fail "--sampling holdd: $(head -1 "$T/bad.err")"
 rm -f "$T/bad.err"
 mkdir -p "$T/spool"
-"$B/tests/daemon-gen" tmio "$HERE/../data/tmio-8ranks.jsonl" --spool "$T/spool" --job tm \
-  || fail "daemon-gen tmio"
+wire tmio "$HERE/../data/tmio-8ranks.jsonl" --spool "$T/spool" --job tm \
+  || fail "ftio-wire tmio"
 SPOOL=$(ls "$T"/spool/*.msgpack)
 RANK7=$(ls "$T"/spool/*.msgpack | tail -1)
 for m in write read; do

@@ -4,14 +4,14 @@
 # files (ftio_online_step on the same data-time boundaries), for the robust
 # default and for --compat, writes and reads: the same windows, periods,
 # confidences, classes, stale flags and next phases.  The spool files are the
-# TMIO reference trace as 8 simulated processes (daemon-gen tmio); the replay
+# TMIO reference trace as 8 simulated processes (ftio-wire tmio); the replay
 # is old data, so both sides predict after the window's end.  Times compare
 # to 1e-6 s (epoch seconds carry ~2e-7 s of rounding), values to 1e-9.
-. "$(dirname "$0")/lib.inc"
-need "$B/bin/ftiod" "$B/bin/ftio" "$B/tests/daemon-gen"
+. "$(dirname "$0")/../lib.sh"
+need "$B/bin/ftiod" "$B/bin/ftio" "$WIRE"
 mkdir -p "$T/spool"
-"$B/tests/daemon-gen" tmio "$HERE/../data/tmio-8ranks.jsonl" --spool "$T/spool" --job tm \
-  || fail "daemon-gen tmio"
+wire tmio "$HERE/../data/tmio-8ranks.jsonl" --spool "$T/spool" --job tm \
+  || fail "ftio-wire tmio"
 SPOOL=$(ls "$T"/spool/*.msgpack)
 
 # compare NAME MODE OPTS: daemon NAME's messages of MODE against ftio --window.

@@ -5,7 +5,7 @@
 # and the rest live.  Nothing is lost or
 # counted twice: A's records + B's records = every write of the program, and
 # B (which saw the gap fill) finds the period.
-. "$(dirname "$0")/lib.inc"
+. "$(dirname "$0")/../lib.sh"
 need "$B/bin/ftiod" "$B/bin/ftio" "$B/bin/posix_periodic" "$B/lib/libftio.so"
 JOB=restart-$$
 # A period of 1.05 s, not 1 s: with exactly 10 samples per period, B's summary
@@ -19,16 +19,21 @@ FTIO_ENDPOINT="ipc://$T/a.in" FTIO_JOB=$JOB FTIO_SPOOL_DIR="$T/spool" FTIO_FLUSH
   LD_PRELOAD="$PRELOAD" ASAN_OPTIONS=$APP_ASAN_OPTIONS \
   timeout 60 "$B/bin/posix_periodic" -d "$T/out" -n 14 -p 1.05 -b 2M -k 256K >"$T/app.out" 2>"$T/app.err" &
 APP=$!; PIDS="$PIDS $APP"
-sleep 3.5
+# A stops once it has merged 2 of the 14 checkpoints (8 writes each).
+wait_for 20 status_is a "[j for j in s['jobs'] if j['job'] == '$JOB' and j['records'] >= 16]" ||
+  fail "daemon A got no 2 checkpoints: $(cat "$T/a.status.json")"
 kill -TERM $A; wait $A
 wait_topic "$T/a.log" "ftio.$JOB.end" 5
-sleep 3            # the shim keeps its batches meanwhile (PROTOCOL.md §1.4)
+sleep 3            # no daemon for 3 s (what is tested); the shim keeps its batches (PROTOCOL.md §1.4)
 # B on the same endpoint (a new socket file: ipc path of a).
 rm -f "$T/a.in"
 "$B/bin/ftiod" --auth none --listen "ipc://$T/a.in" --pub "ipc://$T/b.pub" --status-endpoint "ipc://$T/b.st" \
   --log "$T/b.log" -v 2>>"$T/b.err" &
 BP=$!; PIDS="$PIDS $BP"
-sleep 1.5          # the shim reconnects, then stops spooling
+# The shim reconnects: B merges its kept batches and the live ones.
+wait_grep "$T/b.err" "$FTIOD_READY" || fail "daemon B did not start"
+wait_for 10 status_is b "[j for j in s['jobs'] if j['job'] == '$JOB' and j['records'] > 0]" ||
+  fail "the shim did not reconnect to daemon B"
 # What a shim could not keep (none, unless it ran out of FTIO_ACK_MAX_MB) is
 # in its spool file: replayed.
 if ls "$T/spool" | grep -q msgpack; then

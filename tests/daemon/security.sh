@@ -12,13 +12,13 @@
 #   - --auth none is refused on a non-loopback endpoint;
 #   - the fuzzer against the authenticated path;
 #   - the shim without munged spools, `ftio replay` then signs as its user.
-. "$(dirname "$0")/lib.inc"
-need "$B/bin/ftiod" "$B/bin/ftio" "$B/tests/daemon-gen" "$B/bin/posix_periodic" "$B/lib/libftio.so"
+. "$(dirname "$0")/../lib.sh"
+need "$B/bin/ftiod" "$B/bin/ftio" "$WIRE" "$B/bin/posix_periodic" "$B/lib/libftio.so"
 command -v setpriv >/dev/null || fail "setpriv not found (util-linux)"
 "$PY" -c "import zmq" 2>/dev/null || fail "python3-zmq missing"
 start_munged
 export FTIO_AUTH=munge
-GEN="$B/tests/daemon-gen"
+GEN="$WIRE"
 
 # --auth none only where nobody else can reach.
 rc=0; "$B/bin/ftiod" --auth none --listen tcp://0.0.0.0:0 --pub "ipc://$T/x.pub" \
@@ -41,6 +41,9 @@ start_daemon d --auth munge --munge-socket "$T/munge.sock" --socket-mode 0666 \
 st() { "$B/bin/ftiod" --status --json --status-endpoint "ipc://$T/d.st" --server-key "$SRV" \
        --key "$T/admin.key" >"$T/st.json" || fail "admin status"; }
 field() { "$PY" -c "import json,sys; d=json.load(open('$T/st.json')); print(eval(sys.argv[1]))" "$1"; }
+# settle EXPR: wait (up to 10 s) until the admin's status makes EXPR true (`s`);
+# the checks that follow say what is wrong if it never does.
+settle() { wait_for 10 status_is d "$1" --server-key "$SRV" --key "$T/admin.key"; }
 
 # Subscribers: admin key, stranger key, no key (python, plain SUB).
 "$B/bin/ftio" sub --endpoint "ipc://$T/d.pub" --server-key "$SRV" --key "$T/admin.key" \
@@ -62,7 +65,8 @@ while time.time() < end:
 open(sys.argv[2], "w").write(str(got))
 PYEOF
 SUBP=$!
-sleep 1
+# the admin's subscriber is in before the victim's job starts
+wait_connected "$T/d.pub" || fail "no subscriber connected"
 
 # The victim (root) runs a periodic job: period 2 s, 8 phases of 1 MiB x 4 ranks.
 "$GEN" periodic --endpoint "ipc://$T/d.in" --job victim --ranks 4 --period 2 --phases 8 \
@@ -73,7 +77,7 @@ as_user env FTIO_AUTH=munge "$GEN" periodic --endpoint "ipc://$T/d.in" --job vic
 # ... and unsigned ones.
 as_user env FTIO_AUTH=none "$GEN" periodic --endpoint "ipc://$T/d.in" --job victim --ranks 2 \
   --period 38.5 --phases 3 --bytes 1073741824 --no-final || fail "attacker's generator failed"
-sleep 1
+settle "s['dropped']['foreign'] >= 6 and s['dropped']['unauthenticated'] >= 6"
 st
 echo "after the injection: $(field "d['dropped']")"
 [ "$(field "d['dropped']['foreign']")" -ge 6 ] || fail "foreign batches not counted"
@@ -107,7 +111,7 @@ while [ $i -lt 20 ]; do
 done
 "$GEN" periodic --endpoint "ipc://$T/d.in" --job other --ranks 2 --period 1 --phases 2 \
   --no-final || fail "other job"
-sleep 1
+settle "s['dropped']['over_user_jobs'] >= 16 and [j for j in s['jobs'] if j['job'] == 'other']"
 st
 [ "$(field "len([j for j in d['jobs'] if j['uid']==65534])")" = 4 ] || fail "user quota: $(field "[j['job'] for j in d['jobs']]")"
 [ "$(field "d['dropped']['over_user_jobs']")" -ge 16 ] || fail "over_user_jobs not counted"
@@ -118,13 +122,10 @@ for i in 0 1 2 3; do
   as_user "$B/bin/ftio" end --endpoint "ipc://$T/d.st" --server-key "$SRV" "flood$i" >/dev/null \
     2>"$T/end_own.err" || fail "the owner could not end flood$i: $(cat "$T/end_own.err")"
 done
-i=0
-until st && [ "$(field "len([j for j in d['jobs'] if j['uid']==65534 and not j['ended']])")" = 0 ]; do
-  i=$((i + 1)); [ $i -gt 50 ] && fail "the owner's jobs did not end"
-  sleep 0.2
-done
+settle "not [j for j in s['jobs'] if j['uid'] == 65534 and not j['ended']]" || fail "the owner's jobs did not end"
 
-# Connections: 60 idle ZeroMQ peers; at most 40 stay, status still answers.
+# Connections: 60 idle ZeroMQ peers (held 6 s: what is tested is idle peers);
+# at most 40 stay, status still answers.
 "$PY" - "ipc://$T/d.in" <<'PYEOF' &
 import sys, time, zmq
 c = zmq.Context(); socks = []
@@ -133,21 +134,17 @@ for i in range(60):
 time.sleep(6)
 PYEOF
 CONN=$!
-sleep 3
+settle "s['dropped']['connections_refused'] >= 15"
 st
 echo "connections refused: $(field "d['dropped']['connections_refused']")"
 [ "$(field "d['dropped']['connections_refused']")" -ge 15 ] || fail "connections not bounded"
 wait $CONN
 # ... and once they are gone the count is back down (no drift).
-i=0
-until st && [ "$(field "d['totals']['connections']")" -le 2 ]; do
-  i=$((i + 1)); [ $i -gt 50 ] && fail "open connections stay at $(field "d['totals']['connections']")"
-  sleep 0.2
-done
+settle "s['totals']['connections'] <= 2" || { st; fail "open connections stay at $(field "d['totals']['connections']")"; }
 
 # The fuzzer, signed: forged MACs and credentials are refused, the rest decoded.
 timeout 120 "$GEN" fuzz --endpoint "ipc://$T/d.in" --count 2000 --seed 11 || fail "fuzzer"
-sleep 1
+settle "s['dropped']['malformed'] > 300 and s['dropped']['unauthenticated'] > 200"
 kill -0 $DPID || fail "ftiod died under the signed fuzzer"
 st
 echo "after fuzzing: $(field "d['dropped']")"
@@ -156,7 +153,7 @@ echo "after fuzzing: $(field "d['dropped']")"
 
 # The shim: without munged it spools (the program is unaffected); `ftio replay`
 # as nobody then gives the job to nobody.
-mkdir "$T/spool"; chmod 777 "$T/spool"
+mkdir -p "$T/spool"; chmod 777 "$T/spool"
 as_user env LD_PRELOAD="$PRELOAD" ASAN_OPTIONS=$APP_ASAN_OPTIONS FTIO_ENDPOINT="ipc://$T/d.in" \
   FTIO_JOB=shimjob FTIO_AUTH=munge FTIO_MUNGE_SOCKET=/nonexistent/munge.sock \
   FTIO_SPOOL_DIR="$T/spool/u" "$B/bin/posix_periodic" -n 3 -p 0.3 -d "$T/spool" \
@@ -169,7 +166,7 @@ as_user "$B/bin/ftio" replay --endpoint "ipc://$T/d.in" "$T/spool/u"/*.msgpack 2
 as_user env LD_PRELOAD="$PRELOAD" ASAN_OPTIONS=$APP_ASAN_OPTIONS FTIO_ENDPOINT="ipc://$T/d.in" \
   FTIO_JOB=livejob FTIO_AUTH=munge FTIO_SPOOL_DIR="$T/spool/v" "$B/bin/posix_periodic" -n 3 -p 0.3 \
   -d "$T/spool" >"$T/shim2.out" 2>"$T/shim2.err" || fail "traced program failed"
-sleep 1
+settle "len([j for j in s['jobs'] if j['job'] in ('shimjob', 'livejob') and j['uid'] == 65534]) == 2"
 st
 [ "$(field "[j['uid'] for j in d['jobs'] if j['job']=='shimjob'][0]")" = 65534 ] || fail "replayed job's owner"
 [ "$(field "[j['uid'] for j in d['jobs'] if j['job']=='livejob'][0]")" = 65534 ] || fail "live job's owner"
@@ -186,7 +183,7 @@ for j in 1 2 3 4; do
   "$GEN" periodic --endpoint "ipc://$T/m.in" --job "mem$j" --ranks 1 --phases 1 --period 1 \
     --no-final >/dev/null || fail "mem$j"
 done
-sleep 1
+wait_for 10 status_is m "s['dropped']['over_memory'] >= 2 and s['dropped']['over_user_rate'] >= 1"
 "$B/bin/ftiod" --status --json --status-endpoint "ipc://$T/m.st" >"$T/st.json" || fail "root's status"
 echo "memory and rate: $(field "d['dropped']['over_memory'], d['dropped']['over_user_rate'], len(d['jobs'])")"
 [ "$(field "len(d['jobs'])")" = 2 ] || fail "--max-memory 20 let $(field "len(d['jobs'])") jobs in"

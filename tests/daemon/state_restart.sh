@@ -6,7 +6,7 @@
 # send it to the new daemon; the new daemon continues the job from its
 # journal.  Without any replay, each job then has exactly one `.end`, which
 # covers every byte the program wrote, with complete: true.
-. "$(dirname "$0")/lib.inc"
+. "$(dirname "$0")/../lib.sh"
 need "$B/bin/ftiod" "$B/bin/posix_periodic" "$B/lib/libftio.so"
 PHASES=12 PERIOD=0.5 SIZE=1048576
 for k in 1 2 3 4 5; do
@@ -21,8 +21,9 @@ for k in 1 2 3 4 5; do
 done
 # Kill points spread over the job (about 6 s long): 0.8, 1.9, 3.0, 4.1, 5.2 s.
 for k in 1 2 3 4 5; do
-  sleep 1.1
+  sleep 1.1    # what is tested: kill points spread over the job
   eval "kill -KILL \$D$k"
+  # restarted 0.5 s later (the downtime is what is tested)
   (sleep 0.5; exec "$B/bin/ftiod" --listen "ipc://$T/d$k.in" --pub "ipc://$T/e$k.pub" \
      --status-endpoint "ipc://$T/e$k.st" --log "$T/e$k.log" -v --auth none \
      --state-dir "$T/state$k" 2>>"$T/e$k.err") &

@@ -6,15 +6,16 @@
 #  - a prediction has exactly the keys of PROTOCOL.md §2 (ftio sub --json);
 #  - a job without `final` ends after --job-timeout with ftio.<job>.end;
 #  - SIGTERM publishes the summary of a job still running, exit status 0.
-. "$(dirname "$0")/lib.inc"
-need "$B/bin/ftiod" "$B/bin/ftio" "$B/tests/daemon-gen"
+. "$(dirname "$0")/../lib.sh"
+need "$B/bin/ftiod" "$B/bin/ftio" "$WIRE"
 start_daemon d --job-timeout 2 --min-interval 0.1
 timeout 20 "$B/bin/ftio" sub --endpoint "ipc://$T/d.pub" --json --count 1 --timeout 15 >"$T/sub.out" &
 SUB=$!; PIDS="$PIDS $SUB"
-sleep 0.5
-"$B/tests/daemon-gen" periodic --endpoint "ipc://$T/d.in" --job t1 --ranks 2 --period 2 \
+wait_connected "$T/d.pub" || fail "ftio sub did not connect"
+wire periodic --endpoint "ipc://$T/d.in" --job t1 --ranks 2 --period 2 \
   --phases 6 --bytes 1048576 --no-final --skip 3 --nested --mark || fail "generator"
-sleep 0.3
+# until every batch sent is merged (the checks below say what is wrong if never)
+wait_for 10 status_is d "[j for j in s['jobs'] if j['job'] == 't1' and j['records'] == 40]"
 "$B/bin/ftiod" --status --json --status-endpoint "ipc://$T/d.st" >"$T/status.json" || fail "status"
 "$B/bin/ftiod" --status --status-endpoint "ipc://$T/d.st" || fail "status table"
 "$PY" - "$T/status.json" <<'PYEOF' || fail "status content"
@@ -52,15 +53,16 @@ m = [d["message"] for d in map(json.loads, open(sys.argv[1])) if d["topic"] == "
 assert m["ended_by"] in ("final", "timeout") and isinstance(m["complete"], bool), m
 assert {"missing_batches", "lost_records", "processes", "processes_without_final"} <= set(m), m
 PYEOF
-"$B/tests/daemon-gen" periodic --endpoint "ipc://$T/d.in" --job t2 --ranks 1 --period 1 --duration 0.2 \
+wire periodic --endpoint "ipc://$T/d.in" --job t2 --ranks 1 --period 1 --duration 0.2 \
   --phases 8 --no-final || fail "generator t2"
-sleep 0.5
+sleep 0.5    # what is tested: no end within 0.5 s of the last batch (--job-timeout 2)
 grep -q '"topic":"ftio.t2.end"' "$T/d.log" && fail "t2 ended too early"
 # A job whose process never sent its final batch (killed): `ftio end` ends it
 # at once, and the end message says it is incomplete and why it ended.
-"$B/tests/daemon-gen" periodic --endpoint "ipc://$T/d.in" --job t3 --ranks 2 --period 1 --duration 0.2 \
+wire periodic --endpoint "ipc://$T/d.in" --job t3 --ranks 2 --period 1 --duration 0.2 \
   --phases 4 --no-final || fail "generator t3"
-sleep 0.3
+wait_for 10 status_is d "[j for j in s['jobs'] if j['job'] == 't3' and j['records'] == 32]" ||
+  fail "t3 not merged: $(cat "$T/d.status.json")"
 "$B/bin/ftio" end --endpoint "ipc://$T/d.st" t3 || fail "ftio end t3"
 wait_topic "$T/d.log" ftio.t3.end 5
 "$PY" - "$T/d.log" <<'PYEOF' || fail "t3 end message"

@@ -3,6 +3,7 @@
  * the time base, each mode's grid and record log, and the bounds
  * (processes, horizon, hostile times). */
 #include <check.h>
+#include "../check_main.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -319,7 +320,7 @@ START_TEST(test_table_bounds)
 }
 END_TEST
 
-int main(void)
+Suite *ftio_test_suite(void)
 {
     Suite *s = suite_create("daemon_job");
     TCase *tc = tcase_create("job");
@@ -336,9 +337,5 @@ int main(void)
     tcase_add_test(tc, test_mpi_job_waits_for_all_ranks);
     tcase_add_test(tc, test_table_bounds);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return s;
 }

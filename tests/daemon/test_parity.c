@@ -13,6 +13,7 @@
  * put into its bins; the offline trace holds the requests `ftio` analyses.
  */
 #include <check.h>
+#include "../check_main.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -292,7 +293,7 @@ START_TEST(test_rules)
 }
 END_TEST
 
-int main(void)
+Suite *ftio_test_suite(void)
 {
     Suite *s = suite_create("parity");
     TCase *tc = tcase_create("conversion");
@@ -300,9 +301,5 @@ int main(void)
     tcase_add_test(tc, test_same_requests_both_paths);
     tcase_add_test(tc, test_same_requests_late_earliest);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return s;
 }

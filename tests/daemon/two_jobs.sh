@@ -1,16 +1,16 @@
 #!/bin/sh
 # Two jobs streaming at the same time get their own topics and their own
 # periods (2 s and 3.5 s; job B also reads), within 5 %.
-. "$(dirname "$0")/lib.inc"
-need "$B/bin/ftiod" "$B/bin/ftio" "$B/tests/daemon-gen"
+. "$(dirname "$0")/../lib.sh"
+need "$B/bin/ftiod" "$B/bin/ftio" "$WIRE"
 start_daemon d --min-interval 0.2
 timeout 60 "$B/bin/ftio" sub --endpoint "ipc://$T/d.pub" --job jobA --timeout 50 >"$T/subA.out" 2>&1 &
 SUB=$!; PIDS="$PIDS $SUB"
-sleep 0.5
-"$B/tests/daemon-gen" periodic --endpoint "ipc://$T/d.in" --job jobA --ranks 3 --period 2 \
+wait_connected "$T/d.pub" || fail "ftio sub did not connect"
+wire periodic --endpoint "ipc://$T/d.in" --job jobA --ranks 3 --period 2 \
   --phases 10 --speed 5 &
 GA=$!
-"$B/tests/daemon-gen" periodic --endpoint "ipc://$T/d.in" --job jobB --ranks 2 --period 3.5 \
+wire periodic --endpoint "ipc://$T/d.in" --job jobB --ranks 2 --period 3.5 \
   --phases 8 --speed 5 --read &
 GB=$!
 wait $GA || fail "generator A"

@@ -9,12 +9,10 @@
 # Prints one line per log (MATCH / DIFF / ERROR) and "N match, N differ";
 # exits 1 when any log differs.
 #   usage: compare.sh [-v] DIR|LOG.darshan...
-B=${FTIO_TEST_BUILD:-build}
+. "$(dirname "$0")/../lib.sh"
 DUMP=$B/tests/darshan_dump
 verbose=0
-[ "$1" = -v ] && { verbose=1; shift; }
-T=$(mktemp -d) || exit 1
-trap 'rm -rf "$T"' EXIT
+[ "${1:-}" = -v ] && { verbose=1; shift; }
 ok=0; bad=0
 logs() { for a in "$@"; do if [ -d "$a" ]; then find "$a" -name '*.darshan' | sort; else echo "$a"; fi; done; }
 for log in $(logs "$@"); do

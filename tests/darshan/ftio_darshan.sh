@@ -4,13 +4,10 @@
 # formats, and bad input: a partial log is an error (a warning with
 # --lenient), a truncated or damaged log gives one line "ftio: FILE: offset N:"
 # and exit 1, never a crash.
-cd "$(dirname "$0")/../.." || exit 1
-FTIO=${FTIO_TEST_BUILD:-build}/bin/ftio
+. "$(dirname "$0")/../lib.sh"
+cd "$ROOT"
+FTIO=$B/bin/ftio
 D=tests/data/darshan
-T=$(mktemp -d) || exit 1
-trap 'rm -rf "$T"' EXIT
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
 
 # A DXT log under a name without extension: detected from content, DXT
 # segments are the requests (32 ranks write 1 byte each, one after another).
@@ -60,5 +57,4 @@ printf '3.41\0\0\0\0XXXXXXXX' | cat - "$src" | head -c 3000 >"$T/magic.darshan"
 "$FTIO" --format darshan "$T/magic.darshan" >"$T/out" 2>"$T/err"; rc=$?
 [ $rc = 1 ] && grep -q "offset 8: bad Darshan magic number" "$T/err" || bad "bad magic: rc=$rc $(cat "$T/err")"
 
-[ $fail = 0 ] && echo "ftio_darshan: ok"
-exit $fail
+finish

@@ -10,7 +10,10 @@
 # unlike OMPIO, calls PMPI_* internally): still one record per write; and
 # MPI-IO from Fortran (mpi_f08), which reaches C through PMPI_* only.
 set -eu
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
+export LC_ALL=C
+no_leak_checks
+need "$B/tests/libftio-mpifake.so" "$B/tests/mpiio_calls" "$B/tests/libmpi-othertool.so"
 FAKESO="$B/tests/libftio-mpifake.so"
 ASAN=$(ftio_asan_prefix "$FAKESO")
 FAKE="$ASAN$FAKESO"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # traced.sh -- the MPI layer inside the real libftio.so, end to end: records
-# go over ZeroMQ to the test receiver ftio-recv (or to spool files), are
-# decoded with mpiio-spool2txt and checked.
+# go over ZeroMQ to the test receiver `ftio-wire recv` (or to spool files),
+# are decoded with `ftio-wire records` and checked.
 #
 #  1. mpiio_calls on 4 ranks, over ZeroMQ: every MPI-IO call family gives
 #     exactly its record per rank (op, flags, bytes, offset, async duration;
@@ -21,9 +21,10 @@
 #  0. (first) libftio.so does not depend on libmpi: no undefined MPI or Open
 #     MPI symbol, and a non-MPI program loads it with LD_BIND_NOW=1.
 set -eu
-. "$(dirname "$0")/lib.sh"
-PRELOAD=$(ftio_preload "$B/lib/libftio.so")
-RECV="$B/tests/ftio-recv"
+. "$(dirname "$0")/../lib.sh"
+export LC_ALL=C
+no_leak_checks
+need "$SHIM" "$WIRE" "$B/tests/mpiio_calls" "$B/tests/mpiio_threads" "$B/bin/checkpoint"
 
 # 0. no link-time dependency on MPI
 undef=$(nm -D --undefined-only "$B/lib/libftio.so" | grep -E ' (P?MPI_|ompi_|opal_|mpi_)' || true)
@@ -32,21 +33,19 @@ undef=$(nm -D --undefined-only "$B/lib/libftio.so" | grep -E ' (P?MPI_|ompi_|opa
 env LD_BIND_NOW=1 LD_PRELOAD="$PRELOAD" FTIO_SPOOL=always FTIO_SPOOL_DIR="$T" /bin/true \
     || fail "a non-MPI program does not run with the shim"
 
-# traced MODE NP DIR PROGRAM ARGS...: run under the shim (MODE zmq: to a
+# run_traced MODE NP DIR PROGRAM ARGS...: run under the shim (MODE zmq: to a
 # receiver on an ipc socket; spool: FTIO_SPOOL=always), then decode what
 # arrived into DIR/records and DIR/files and the receiver's totals into
 # DIR/summary.  mpirun's status is left in $rc.
-traced() {
+run_traced() {
     mode=$1 np=$2 dir=$3; shift 3
     mkdir -p "$dir/spool"
     ep="ipc://$dir/recv.sock"
     if [ "$mode" = zmq ]; then
-        "$RECV" -e "$ep" -n "$np" -i 30 -t 110 -w "$dir/raw" -R "$dir/ready" > "$dir/live" 2>&1 &
+        wire recv -e "$ep" -n "$np" -i 30 -t 110 -w "$dir/raw" -R "$dir/ready" > "$dir/live" 2>&1 &
         recv_pid=$!
         PIDS="$PIDS $recv_pid"
-        i=0
-        while [ ! -f "$dir/ready" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-        [ -f "$dir/ready" ] || fail "receiver did not start: $(cat "$dir/live")"
+        wait_file "$dir/ready" 5 || fail "receiver did not start: $(cat "$dir/live")"
         set -- -x FTIO_ENDPOINT="$ep" "$@"
     else
         set -- -x FTIO_SPOOL=always -x FTIO_ENDPOINT="$ep" "$@"
@@ -58,8 +57,8 @@ traced() {
     [ "$mode" = zmq ] && set -- "$dir/raw" "$@"
     [ $# -gt 0 ] || fail "nothing received or spooled"
     : > "$dir/records"; : > "$dir/files"
-    "$B/tests/mpiio-spool2txt" "$dir/records" "$dir/files" "$@"
-    "$RECV" "$@" > "$dir/summary"
+    wire records "$dir/records" "$dir/files" "$@"
+    wire recv "$@" > "$dir/summary"
     v() { sed -n "s/^$1=//p" "$dir/summary" | head -1; }
     [ "$(v finals)" = "$np" ] || fail "$(v finals) final batches for $np ranks"
     for k in lost seq_gaps seq_dups bad; do
@@ -71,7 +70,7 @@ traced() {
 }
 
 # 1. every call family, 4 ranks, over ZeroMQ
-traced zmq 4 "$T/calls" "$B/tests/mpiio_calls" "$T/calls"
+run_traced zmq 4 "$T/calls" "$B/tests/mpiio_calls" "$T/calls"
 [ "$rc" = 0 ] || fail "mpiio_calls rc=$rc"
 python3 "$HERE/check_records.py" --dir "$T/calls" --records "$T/calls/records" \
     --files "$T/calls/files" --ranks 4 --nested
@@ -79,7 +78,7 @@ python3 "$HERE/check_records.py" --dir "$T/calls" --records "$T/calls/records" \
 
 # 2. checkpoint, collective MPI-IO
 BLK=262144
-traced spool 2 "$T/ck" "$B/bin/checkpoint" -n 3 -c 0 -b $BLK -o "$T/ck"
+run_traced spool 2 "$T/ck" "$B/bin/checkpoint" -n 3 -c 0 -b $BLK -o "$T/ck"
 [ "$rc" = 0 ] || fail "checkpoint rc=$rc"
 fid=$(awk -v p="$T/ck/checkpoint.mpiio" '$2 == p { print $1; exit }' "$T/ck/files")
 [ -n "$fid" ] || fail "checkpoint.mpiio never registered"
@@ -95,7 +94,7 @@ awk -v f="$fid" -v want=$((2 * 3 * BLK)) '
 ' "$T/ck/records"
 
 # 3. checkpoint --posix: file per process, not nested
-traced spool 2 "$T/px" "$B/bin/checkpoint" -n 3 -c 0 -b $BLK --posix -o "$T/px"
+run_traced spool 2 "$T/px" "$B/bin/checkpoint" -n 3 -c 0 -b $BLK --posix -o "$T/px"
 [ "$rc" = 0 ] || fail "checkpoint --posix rc=$rc"
 for r in 0 1; do
     fid=$(awk -v p="$T/px/checkpoint.$r.posix" '$2 == p { print $1; exit }' "$T/px/files")
@@ -107,18 +106,18 @@ for r in 0 1; do
 done
 
 # 4. no MPI_Finalize (one rank: with more, mpirun kills the others at once)
-traced zmq 1 "$T/nofin" "$B/tests/mpiio_calls" "$T/nofin" --no-finalize
+run_traced zmq 1 "$T/nofin" "$B/tests/mpiio_calls" "$T/nofin" --no-finalize
 python3 "$HERE/check_records.py" --dir "$T/nofin" --records "$T/nofin/records" \
     --files "$T/nofin/files" --ranks 1 --nested
 # 5. several threads per rank
-traced spool 2 "$T/thr" "$B/tests/mpiio_threads" "$T/thr" 4 100
+run_traced spool 2 "$T/thr" "$B/tests/mpiio_threads" "$T/thr" 4 100
 [ "$rc" = 0 ] || fail "mpiio_threads rc=$rc"
 python3 "$HERE/check_records.py" --dir "$T/thr" --records "$T/thr/records" \
     --files "$T/thr/files" --ranks 2 --nested
 # 6. MPI_Abort hands the stream off durably (final batch, every record) even
 #    though the process ends without MPI_Finalize; FTIO_SIGNALS=0 so no
 #    fatal-signal flush stands in for it.
-traced zmq 1 "$T/abort" -x FTIO_SIGNALS=0 "$B/tests/mpiio_calls" "$T/abort" --abort
+run_traced zmq 1 "$T/abort" -x FTIO_SIGNALS=0 "$B/tests/mpiio_calls" "$T/abort" --abort
 [ "$rc" != 0 ] || fail "MPI_Abort: mpirun rc=0"
 python3 "$HERE/check_records.py" --dir "$T/abort" --records "$T/abort/records" \
     --files "$T/abort/files" --ranks 1 --nested

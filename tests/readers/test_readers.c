@@ -9,6 +9,7 @@
  * error (never a crash, never silently accepted).
  */
 #include <check.h>
+#include "../check_main.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -870,7 +871,7 @@ START_TEST(test_report_json)
 }
 END_TEST
 
-static Suite *readers_suite(void)
+Suite *ftio_test_suite(void)
 {
     Suite *s = suite_create("readers");
     TCase *tc = tcase_create("core");
@@ -891,13 +892,4 @@ static Suite *readers_suite(void)
     tcase_add_test(tc, test_report_json);
     suite_add_tcase(s, tc);
     return s;
-}
-
-int main(void)
-{
-    SRunner *sr = srunner_create(readers_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
 }

@@ -7,13 +7,10 @@
 # scan goes on, exit 0), other files of the tree skipped, the summary's
 # counts, the temporal class and periodicity of a known trace, -m, and the
 # exit statuses 1 (nothing readable) and 2 (usage).
-cd "$(dirname "$0")/../.." || exit 1
-FTIO=${FTIO_TEST_BUILD:-build}/bin/ftio
+. "$(dirname "$0")/../lib.sh"
+cd "$ROOT"
+FTIO=$B/bin/ftio
 D=tests/data/darshan
-T=$(mktemp -d) || exit 1
-trap 'rm -rf "$T"' EXIT
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
 
 head -c 2500 $D/release_logs/mpi-io-test-x86_64-3.5.0.darshan >"$T/truncated.darshan"
 head -c 4000 /dev/urandom >"$T/garbage.darshan"
@@ -100,5 +97,4 @@ fi
 "$FTIO" scan "$T/many" >/dev/null 2>"$T/err"   # stderr no tty: silent
 [ -s "$T/err" ] && bad "progress without a tty: $(head -2 "$T/err")"
 
-[ $fail = 0 ] && echo "scan: all checks passed"
-exit $fail
+finish

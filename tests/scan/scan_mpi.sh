@@ -4,15 +4,10 @@
 # rank 0 writes exactly the rows (CSV and JSON Lines, same order) and the
 # summary of the threaded scan; `ftio` itself does not link libmpi; with
 # FTIO_SCAN_NO_MPI=1 no handover happens.
-cd "$(dirname "$0")/../.." || exit 1
-B=${FTIO_TEST_BUILD:-build}
+. "$(dirname "$0")/../lib.sh"
+cd "$ROOT"
 FTIO=$B/bin/ftio
 D=tests/data/darshan
-T=$(mktemp -d) || exit 1
-trap 'rm -rf "$T"' EXIT
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
-MPIRUN="mpirun --allow-run-as-root --oversubscribe"
 # Open MPI's own allocations are never freed: no leak checks for the ranks
 # under ASan (the threaded scans above and below keep theirs)
 MPIRUN="$MPIRUN -x ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
@@ -52,5 +47,4 @@ OMPI_COMM_WORLD_SIZE=2 FTIO_SCAN_NO_MPI=1 "$FTIO" scan --quiet --csv "$T/n.csv" 
   bad "FTIO_SCAN_NO_MPI: exit $?"
 [ -s "$T/n.csv" ] || bad "FTIO_SCAN_NO_MPI: no rows"
 
-[ $fail = 0 ] && echo "scan_mpi: all checks passed"
-exit $fail
+finish

@@ -6,9 +6,10 @@
 # the queues grew past their steady size to absorb the burst (FTIO_DEBUG
 # reports overflow segments) and the file system saw every byte.  Each
 # thread also opens its directory with O_PATH: not recorded.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
+need "$SHIM" "$WIRE"
 BURST="$B/tests/shim-burst"
-[ -x "$BURST" ] || { echo "missing $BURST"; exit 1; }
+need "$BURST"
 N=1000000
 for threads in 1 8; do
   per=$((N / threads))
@@ -17,12 +18,12 @@ for threads in 1 8; do
     if [ $where = daemon ]; then
       start_recv "$T/got" -n 1 -i 20
     fi
-    traced "$BURST" $threads $per "$T" >"$T/made" 2>"$T/app.err" || fail "$threads threads, $where: program failed: $(cat "$T/app.err")"
+    traced "$BURST" $threads $per "$T" >"$T/made" 2>"$T/app.err" || bad "$threads threads, $where: program failed: $(cat "$T/app.err")"
     if [ $where = daemon ]; then
       wait_recv
-      [ -z "$(ls "$T"/spool/ 2>/dev/null)" ] || "$RECV" -w /dev/null "$T"/spool/*.msgpack >/dev/null
+      [ -z "$(ls "$T"/spool/ 2>/dev/null)" ] || wire recv -w /dev/null "$T"/spool/*.msgpack >/dev/null
     else
-      "$RECV" "$T"/spool/*.msgpack >"$T/got"
+      wire recv "$T"/spool/*.msgpack >"$T/got"
     fi
     calls=$(val "$T/made" calls)
     secs=$(val "$T/made" seconds)
@@ -33,7 +34,7 @@ for threads in 1 8; do
     expect_eq "$T/got" count.posix.open $threads "$what: POSIX opens (the O_PATH ones are not I/O)"
     expect_eq "$T/got" seq_gaps 0 "$what: sequence gaps"
     size=$(cat "$T"/burst-* | wc -c)
-    [ "$size" = "$calls" ] && ok "$what: $size bytes written" || fail "$what: $size bytes on disk"
+    [ "$size" = "$calls" ] && ok "$what: $size bytes written" || bad "$what: $size bytes on disk"
   done
 done
 # The hard limit still holds: with FTIO_BUFFER_MAX_MB=1 (one small segment)
@@ -42,9 +43,9 @@ done
 # the four are lost depends on when the flusher drains).
 rm -f "$T"/spool/* "$T"/burst-*
 FTIO_BUFFER_MB=1 FTIO_BUFFER_MAX_MB=1 FTIO_SPOOL_DIR="$T/spool" traced "$BURST" 1 $N "$T" >"$T/made" 2>/dev/null
-"$RECV" "$T"/spool/*.msgpack >"$T/got"
+wire recv "$T"/spool/*.msgpack >"$T/got"
 r=$(( $(val "$T/got" count.posix) + $(val "$T/got" count.stdio) ))
 l=$(val "$T/got" lost); l=${l:-0}
 [ $((r + l)) = $((N + 4)) ] && ok "hard limit: $r records + $l lost = $N calls + 4 opens/closes" \
-  || fail "hard limit: $r records + $l lost != $N calls + 4 opens/closes"
-[ "$FAILS" = 0 ]
+  || bad "hard limit: $r records + $l lost != $N calls + 4 opens/closes"
+finish

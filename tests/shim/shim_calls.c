@@ -1,7 +1,7 @@
 /* shim_calls.c -- exercises every POSIX and stdio call family libftio.so
  * wraps, in a directory given on the command line, and prints what the shim
  * should have recorded, tallied independently from the calls' own return
- * values, in ftio-recv's key=value format (count.<layer>.<op>, bytes.*).
+ * values, in `ftio-wire recv`'s key=value format (count.<layer>.<op>, bytes.*).
  * tests/shim/calls.sh runs it under LD_PRELOAD and compares with what the
  * receiver decoded.  Built three ways (plain, -D_FORTIFY_SOURCE=2 -O2,
  * -D_FILE_OFFSET_BITS=64) so that the same source binds to open/__open_2/

@@ -5,27 +5,28 @@
 # spool path, a file there owned by another user, and a directory others
 # can write to are all refused (nothing written through them, one warning),
 # and the traced program still runs normally.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
+need "$SHIM" "$WIRE"
 PROG="$B/bin/posix_periodic"
-[ -x "$PROG" ] || { echo "missing $PROG"; exit 1; }
+need "$PROG"
 export FTIO_ENDPOINT="ipc://$T/nobody-listens"
 run() { traced "$PROG" -n 2 -p 0.05 -d "$T/data" >/dev/null 2>"$T/err"; }
 mkdir -p "$T/data"
 
 # The default directory: private, created on first use; the file 0600.
 unset FTIO_SPOOL_DIR
-TMPDIR="$T" run || fail "program failed with the default spool directory"
+TMPDIR="$T" run || bad "program failed with the default spool directory"
 d="$T/ftio-$(id -u)"
 [ -d "$d" ] && [ "$(stat -c %a "$d")" = 700 ] && ok "default spool dir $d is 0700" \
-  || fail "default spool dir: $(ls -ld "$d" 2>&1)"
+  || bad "default spool dir: $(ls -ld "$d" 2>&1)"
 f=$(ls "$d"/ftio-*.msgpack 2>/dev/null | head -1)
-[ -n "$f" ] && [ "$(stat -c %a "$f")" = 600 ] && ok "spool file is 0600" || fail "spool file: $(ls -l "$d")"
+[ -n "$f" ] && [ "$(stat -c %a "$f")" = 600 ] && ok "spool file is 0600" || bad "spool file: $(ls -l "$d")"
 
 # A directory others can write to (like /tmp itself): refused.
 mkdir -p "$T/shared"; chmod 1777 "$T/shared"
-FTIO_SPOOL_DIR="$T/shared" run || fail "program failed with a shared spool directory"
-[ -z "$(ls "$T/shared")" ] && ok "shared directory: nothing spooled there" || fail "spooled into $T/shared"
-grep -q "writable by others" "$T/err" && ok "shared directory: said why" || fail "no warning: $(cat "$T/err")"
+FTIO_SPOOL_DIR="$T/shared" run || bad "program failed with a shared spool directory"
+[ -z "$(ls "$T/shared")" ] && ok "shared directory: nothing spooled there" || bad "spooled into $T/shared"
+grep -q "writable by others" "$T/err" && ok "shared directory: said why" || bad "no warning: $(cat "$T/err")"
 
 # A symlink planted at the spool path (the pid is the shell's, kept by exec).
 # The helper commands are not ours: no leak checking for them under ASan.
@@ -35,15 +36,15 @@ mkdir -p "$T/priv"; chmod 700 "$T/priv"
 echo "private" >"$T/victim"
 FTIO_JOB=sym FTIO_SPOOL_DIR="$T/priv" LD_PRELOAD="$PRELOAD" sh -c \
   'ln -s "$1" "$2/ftio-sym-$5-$$.msgpack"; exec "$3" -n 2 -p 0.05 -d "$4"' sh \
-  "$T/victim" "$T/priv" "$PROG" "$T/data" "$H" >/dev/null 2>"$T/err" || fail "program failed (symlink)"
-[ "$(cat "$T/victim")" = private ] && ok "symlink: the target is untouched" || fail "symlink followed"
+  "$T/victim" "$T/priv" "$PROG" "$T/data" "$H" >/dev/null 2>"$T/err" || bad "program failed (symlink)"
+[ "$(cat "$T/victim")" = private ] && ok "symlink: the target is untouched" || bad "symlink followed"
 
 # A file at the spool path owned by someone else: not appended to.
 FTIO_JOB=own FTIO_SPOOL_DIR="$T/priv" LD_PRELOAD="$PRELOAD" sh -c \
   'f="$1/ftio-own-$4-$$.msgpack"; : >"$f"; chown 65534 "$f"; exec "$2" -n 2 -p 0.05 -d "$3"' sh \
-  "$T/priv" "$PROG" "$T/data" "$H" >/dev/null 2>"$T/err" || fail "program failed (foreign file)"
+  "$T/priv" "$PROG" "$T/data" "$H" >/dev/null 2>"$T/err" || bad "program failed (foreign file)"
 f=$(find "$T/priv" -user 65534 -name 'ftio-own-*')
 [ -n "$f" ] && [ "$(wc -c <"$f")" = 0 ] && ok "foreign file: nothing appended" \
-  || fail "file owned by uid 65534: $(ls -l "$T/priv")"
-grep -q "not a private file of ours" "$T/err" && ok "foreign file: said why" || fail "no warning: $(cat "$T/err")"
-[ "$FAILS" = 0 ]
+  || bad "file owned by uid 65534: $(ls -l "$T/priv")"
+grep -q "not a private file of ours" "$T/err" && ok "foreign file: said why" || bad "no warning: $(cat "$T/err")"
+finish

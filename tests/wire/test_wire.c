@@ -8,6 +8,7 @@
  * AddressSanitizer catches any read past the end.
  */
 #include <check.h>
+#include "../check_main.h"
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -1008,7 +1009,7 @@ START_TEST(wall_clock_overflow)
 }
 END_TEST
 
-static Suite *wire_suite(void)
+Suite *ftio_test_suite(void)
 {
     Suite *s = suite_create("wire");
     TCase *rt = tcase_create("roundtrip");
@@ -1040,13 +1041,4 @@ static Suite *wire_suite(void)
     tcase_add_test(misc, wall_clock_overflow);
     suite_add_tcase(s, misc);
     return s;
-}
-
-int main(void)
-{
-    SRunner *sr = srunner_create(wire_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -1,11 +1,12 @@
-/* wire_dump.c -- ftio-wire-dump: prints spool files (batches of PROTOCOL.md §1
- * back to back) as text, one line per batch / file entry / record, and can
- * generate a synthetic spool file.  A debugging and test helper: the line
- * format is key=value so shell tests can grep and awk it.
+/* wire_dump.c -- `ftio-wire dump` prints spool files (batches of PROTOCOL.md
+ * §1 back to back) as text, one line per batch / file entry / record, and
+ * `ftio-wire gen` writes a small synthetic spool file.  Debugging and test
+ * helpers (tests/wire/dump.sh): the line format is key=value so shell tests
+ * can grep and awk it.
  *
- *   ftio-wire-dump [-s] FILE...     dump ("-" = stdin); -s: batch lines only
- *   ftio-wire-dump --gen BATCHES [--records R] [--period SEC] [--job J]
- *                  [--rank K --nranks M] [--seq0 S] > FILE
+ *   ftio-wire dump [-s] FILE...     dump ("-" = stdin); -s: batch lines only
+ *   ftio-wire gen BATCHES [--records R] [--period SEC] [--job J]
+ *                 [--rank K --nranks M] [--seq0 S] > FILE
  *       writes BATCHES batches; batch b holds R back-to-back 1 MiB writes of
  *       1 ms each starting at b * period (an I/O burst every `period`
  *       seconds); the last batch is final.
@@ -16,7 +17,7 @@
  *   file id=0x%08x path=PATH
  *   rec ts=NS te=NS op=NAME layer=NAME bytes=B off=O fid=0x%08x flags=0x%x
  *   total file=F batches=NB records=NR lost=L bytes_rw=SUM
- * Exit status: 0, or 1 with "ftio-wire-dump: F: offset O: reason" on stderr
+ * Exit status: 0, or 1 with "ftio-wire dump: F: offset O: reason" on stderr
  * for a truncated or malformed file (what precedes it is still printed).
  */
 #include <errno.h>
@@ -24,56 +25,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ftio_wire.h"
 #include "wire.h"
-
-static const char *prog = "ftio-wire-dump";
-
-/* Reads a whole file (or stdin) into memory. */
-static int slurp(const char *path, char **data, size_t *len)
-{
-    FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-    if (!f) {
-        fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
-        return -1;
-    }
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    for (;;) {
-        if (!buf) {
-            fprintf(stderr, "%s: %s: out of memory\n", prog, path);
-            break;
-        }
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap)
-            break;
-        char *bigger = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
-        if (!bigger) {
-            free(buf);
-            buf = NULL;
-            continue;
-        }
-        buf = bigger;
-        cap *= 2;
-    }
-    int bad = !buf || ferror(f);
-    if (buf && ferror(f))
-        fprintf(stderr, "%s: %s: read error\n", prog, path);
-    if (f != stdin)
-        fclose(f);
-    if (bad) {
-        free(buf);
-        return -1;
-    }
-    *data = buf;
-    *len = n;
-    return 0;
-}
 
 static int dump_file(const char *path, int summary)
 {
-    char *data;
     size_t len;
-    if (slurp(path, &data, &len) < 0)
+    char *data = wire_slurp("dump", path, &len);
+    if (!data)
         return 1;
     struct ftio_batch b = { 0 };
     size_t off = 0, nbatches = 0, nrec = 0;
@@ -85,7 +44,7 @@ static int dump_file(const char *path, int summary)
         size_t used;
         int rc = ftio_wire_decode(data + off, len - off, &b, &used, err, sizeof err);
         if (rc != 0) {
-            fprintf(stderr, "%s: %s: offset %zu: %s\n", prog, path,
+            fprintf(stderr, "ftio-wire dump: %s: offset %zu: %s\n", path,
                     rc == 1 ? off : off + used, err);
             status = 1;
             break;
@@ -130,19 +89,27 @@ static long long arg_num(const char *opt, const char *s, long long min, long lon
     errno = 0;
     long long v = s ? strtoll(s, &end, 10) : 0;
     if (!s || errno || *end || end == s || v < min || v > max) {
-        fprintf(stderr, "%s: %s needs an integer in [%lld, %lld]\n", prog, opt, min, max);
+        fprintf(stderr, "ftio-wire gen: %s needs an integer in [%lld, %lld]\n", opt, min, max);
         exit(2);
     }
     return v;
 }
 
-static int generate(int argc, char **argv)
+static const char gen_usage[] =
+    "usage: ftio-wire gen BATCHES [--records R] [--period SEC] [--job J] [--rank K --nranks M]\n"
+    "                     [--seq0 S] > FILE\n";
+
+int wire_cmd_gen(int argc, char **argv)
 {
-    long long batches = arg_num("--gen", argv[0], 1, 1000000);
+    if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+        fputs(gen_usage, stdout);
+        return 0;
+    }
+    long long batches = arg_num("BATCHES", argc > 1 ? argv[1] : NULL, 1, 1000000);
     long long records = 8, rank = -1, nranks = 0, seq0 = 0;
     double period = 10.0;
     const char *job = "gen-job";
-    for (int i = 1; i < argc; i++) {
+    for (int i = 2; i < argc; i++) {
         const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(o, "--records")) records = arg_num(o, v, 0, FTIO_WIRE_MAX_RECORDS);
         else if (!strcmp(o, "--rank")) rank = arg_num(o, v, -1, INT32_MAX);
@@ -151,13 +118,13 @@ static int generate(int argc, char **argv)
         else if (!strcmp(o, "--job") && v && *v) job = v;
         else if (!strcmp(o, "--period") && v && atof(v) > 0) period = atof(v);
         else {
-            fprintf(stderr, "%s: bad generator option '%s'\n", prog, o);
+            fprintf(stderr, "ftio-wire gen: bad option '%s'\n", o);
             return 2;
         }
         i++;
     }
     if (nranks > 0 && rank >= nranks) {
-        fprintf(stderr, "%s: --rank must be < --nranks\n", prog);
+        fprintf(stderr, "ftio-wire gen: --rank must be < --nranks\n");
         return 2;
     }
     struct ftio_record *rec = calloc(records ? (size_t)records : 1, sizeof *rec);
@@ -185,7 +152,7 @@ static int generate(int argc, char **argv)
         w.len = 0;
         if (ftio_wire_encode(&w, &h, rec, (size_t)records) < 0 ||
             fwrite(w.data, 1, w.len, stdout) != w.len) {
-            fprintf(stderr, "%s: --gen: %s\n", prog, strerror(errno));
+            fprintf(stderr, "ftio-wire gen: %s\n", strerror(errno));
             free(rec);
             ftio_wbuf_free(&w);
             return 1;
@@ -193,25 +160,24 @@ static int generate(int argc, char **argv)
     }
     int ok = rec != NULL && fflush(stdout) == 0;
     if (!ok)
-        fprintf(stderr, "%s: --gen: %s\n", prog, rec ? strerror(errno) : "out of memory");
+        fprintf(stderr, "ftio-wire gen: %s\n", rec ? strerror(errno) : "out of memory");
     free(rec);
     ftio_wbuf_free(&w);
     return ok ? 0 : 1;
 }
 
-int main(int argc, char **argv)
+int wire_cmd_dump(int argc, char **argv)
 {
-    if (argc >= 2 && !strcmp(argv[1], "--gen"))
-        return generate(argc - 2, argv + 2);
     int summary = 0, first = 1;
     if (argc >= 2 && !strcmp(argv[1], "-s")) {
         summary = 1;
         first = 2;
     }
-    if (first >= argc || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-        fprintf(stderr, "usage: %s [-s] FILE...   |   %s --gen BATCHES [--records R] "
-                "[--period SEC] [--job J] [--rank K --nranks M] [--seq0 S]\n", prog, prog);
-        return 2;
+    int help = argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"));
+    if (first >= argc || help) {
+        fputs("usage: ftio-wire dump [-s] FILE...   (\"-\": stdin; -s: batch lines only)\n",
+              help ? stdout : stderr);
+        return help ? 0 : 2;
     }
     int status = 0;
     for (int i = first; i < argc; i++)

@@ -1,8 +1,8 @@
-/* gen.c -- test tool for ftiod (built as $(B)/tests/daemon-gen): produces
- * wire batches (PROTOCOL.md §1) without the shim, so the daemon's tests can
- * control exactly what it receives.
+/* wire_forge.c -- the subcommands of ftio-wire that forge batches for ftiod
+ * (PROTOCOL.md §1) without the shim, so the daemon's tests can control
+ * exactly what it receives.
  *
- *   daemon-gen periodic [--endpoint E | --spool DIR] [--job J] [--ranks R]
+ *   ftio-wire periodic [--endpoint E | --spool DIR] [--job J] [--ranks R]
  *              [--period P] [--duration D] [--bytes B] [--phases N]
  *              [--offset S] [--speed X] [--mark] [--no-final] [--skip SEQ]
  *              [--nested] [--read]
@@ -13,10 +13,10 @@
  *       --skip drops batch SEQ of every process (a sequence gap), --nested
  *       adds a nested POSIX copy of every write (must not be counted),
  *       --read adds read phases half a period later.
- *   daemon-gen tmio FILE.jsonl --spool DIR [--job J] [--ranks R]
+ *   ftio-wire tmio FILE.jsonl --spool DIR [--job J] [--ranks R]
  *       Convert the rank-level requests of a TMIO trace (write_sync and
  *       read_sync) into spool files, one per simulated process.
- *   daemon-gen fuzz --endpoint E [--count N] [--seed S]
+ *   ftio-wire fuzz --endpoint E [--count N] [--seed S]
  *       Random, truncated, bit-flipped, multi-frame, wrong-version and
  *       hostile-but-valid messages.
  *
@@ -33,6 +33,7 @@
 #include <msgpack.h>
 #include <zmq.h>
 #include "auth.h"
+#include "ftio_wire.h"
 #include "transport.h"
 #include "wire.h"
 #include "timeutil.h"
@@ -56,12 +57,12 @@ static int out_open(struct out *o, const char *endpoint, const char *dir)
         zmq_setsockopt(o->sock, ZMQ_LINGER, &linger, sizeof linger);
         zmq_setsockopt(o->sock, ZMQ_SNDHWM, &hwm, sizeof hwm);
         if (zmq_connect(o->sock, endpoint) < 0) {
-            fprintf(stderr, "daemon-gen: connect %s: %s\n", endpoint, zmq_strerror(errno));
+            fprintf(stderr, "ftio-wire: connect %s: %s\n", endpoint, zmq_strerror(errno));
             return -1;
         }
         char err[256];
         if (ftio_auth_sender_from_env(-1, &o->auth, err, sizeof err) != 0) {
-            fprintf(stderr, "daemon-gen: %s\n", err);
+            fprintf(stderr, "ftio-wire: %s\n", err);
             return -1;
         }
     }
@@ -85,7 +86,7 @@ static int out_batch(struct out *o, const struct ftio_batch_header *h,
 {
     struct ftio_wbuf w = {0};
     if (ftio_wire_encode(&w, h, rec, n) < 0) {
-        fprintf(stderr, "daemon-gen: encode failed\n");
+        fprintf(stderr, "ftio-wire: encode failed\n");
         return -1;
     }
     int rc = 0;
@@ -137,8 +138,17 @@ static void sleep_s(double s)
 
 /* ---- periodic ------------------------------------------------------------ */
 
-static int cmd_periodic(int argc, char **argv)
+static const char periodic_usage[] =
+    "usage: ftio-wire periodic (--endpoint E | --spool DIR) [--job J] [--ranks R] [--period P]\n"
+    "                          [--duration D] [--bytes B] [--phases N] [--offset S] [--speed X]\n"
+    "                          [--mark] [--no-final] [--skip SEQ] [--nested] [--read]\n";
+
+int wire_cmd_periodic(int argc, char **argv)
 {
+    if (arg_flag(argc, argv, "--help")) {
+        fputs(periodic_usage, stdout);
+        return 0;
+    }
     const char *endpoint = arg_str(argc, argv, "--endpoint", NULL);
     const char *dir = arg_str(argc, argv, "--spool", NULL);
     const char *job = arg_str(argc, argv, "--job", "gen");
@@ -153,7 +163,8 @@ static int cmd_periodic(int argc, char **argv)
     bool mark = arg_flag(argc, argv, "--mark"), nested = arg_flag(argc, argv, "--nested");
     bool final = !arg_flag(argc, argv, "--no-final"), reads = arg_flag(argc, argv, "--read");
     if ((!endpoint) == (!dir) || ranks < 1 || phases < 1 || !(period > 0)) {
-        fprintf(stderr, "daemon-gen periodic: need --endpoint or --spool, ranks/phases >= 1\n");
+        fprintf(stderr, "ftio-wire periodic: need --endpoint or --spool, ranks/phases >= 1\n%s",
+                periodic_usage);
         return 2;
     }
     struct out o;
@@ -199,7 +210,7 @@ static int cmd_periodic(int argc, char **argv)
             if ((long)h.seq == skip)
                 continue;
             if (out_batch(&o, &h, rec, n) < 0) {
-                fprintf(stderr, "daemon-gen: send failed\n");
+                fprintf(stderr, "ftio-wire: send failed\n");
                 return 1;
             }
         }
@@ -228,16 +239,25 @@ static int cmp_req(const void *a, const void *b)
     return x->ts < y->ts ? -1 : x->ts > y->ts;
 }
 
-static int cmd_tmio(int argc, char **argv)
+int wire_cmd_tmio(int argc, char **argv)
 {
+    static const char usage[] = "usage: ftio-wire tmio FILE.jsonl --spool DIR [--job J] [--ranks R]\n";
+    if (arg_flag(argc, argv, "--help")) {
+        fputs(usage, stdout);
+        return 0;
+    }
     const char *file = argc > 1 ? argv[1] : NULL;
     const char *dir = arg_str(argc, argv, "--spool", NULL);
     const char *job = arg_str(argc, argv, "--job", "tmio");
     int ranks = (int)arg_num(argc, argv, "--ranks", 8);
-    FILE *f = file ? fopen(file, "r") : NULL;
-    if (!f || !dir || ranks < 1) {
-        fprintf(stderr, "daemon-gen tmio: FILE.jsonl --spool DIR [--job J] [--ranks R]\n");
+    if (!file || !dir || ranks < 1) {
+        fputs(usage, stderr);
         return 2;
+    }
+    FILE *f = fopen(file, "r");
+    if (!f) {
+        fprintf(stderr, "ftio-wire tmio: %s: %s\n", file, strerror(errno));
+        return 1;
     }
     struct req *req = NULL;
     size_t n = 0, cap = 0;
@@ -383,9 +403,14 @@ static void hostile(msgpack_sbuffer *sb, int kind)
     }
 }
 
-static int cmd_fuzz(int argc, char **argv)
+int wire_cmd_fuzz(int argc, char **argv)
 {
     const char *endpoint = arg_str(argc, argv, "--endpoint", NULL);
+    int help = arg_flag(argc, argv, "--help");
+    if (!endpoint || help) {
+        fputs("usage: ftio-wire fuzz --endpoint E [--count N] [--seed S]\n", help ? stdout : stderr);
+        return help ? 0 : 2;
+    }
     long count = (long)arg_num(argc, argv, "--count", 5000);
     rng = (uint64_t)arg_num(argc, argv, "--seed", 12345) | 1;
     struct out o;
@@ -457,20 +482,4 @@ static int cmd_fuzz(int argc, char **argv)
     ftio_wbuf_free(&w);
     out_close(&o);
     return 0;
-}
-
-int main(int argc, char **argv)
-{
-    if (argc < 2) {
-        fprintf(stderr, "usage: daemon-gen periodic|tmio|fuzz ...\n");
-        return 2;
-    }
-    if (!strcmp(argv[1], "periodic"))
-        return cmd_periodic(argc - 1, argv + 1);
-    if (!strcmp(argv[1], "tmio"))
-        return cmd_tmio(argc - 1, argv + 1);
-    if (!strcmp(argv[1], "fuzz"))
-        return cmd_fuzz(argc - 1, argv + 1);
-    fprintf(stderr, "daemon-gen: unknown command %s\n", argv[1]);
-    return 2;
 }

@@ -1,7 +1,7 @@
-/* spool2txt.c -- turn shim spool files (PROTOCOL.md §3) into the text the MPI
- * tests check (tests/mpiio/check_records.py).
+/* wire_records.c -- `ftio-wire records`: shim spool files (PROTOCOL.md §3) as
+ * the numeric columns the MPI-IO tests check (tests/mpiio/check_records.py).
  *
- *   mpiio-spool2txt RECORDS_OUT FILES_OUT SPOOL...
+ *   ftio-wire records RECORDS_OUT FILES_OUT SPOOL...
  *
  * Appends one line per record to RECORDS_OUT:
  *     rank layer op flags bytes offset fid t_start t_end
@@ -9,53 +9,37 @@
  * "<name>: <batches> batches, <records> records" on stdout.  An input that
  * does not decode cleanly (truncated, malformed) is an error: one line on
  * stderr, exit 1.  Sequence numbers, losses and final batches are checked
- * with ftio-recv, which reads the same files.
+ * with `ftio-wire recv`, which reads the same files.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ftio_wire.h"
 #include "wire.h"
 
-static char *slurp(const char *path, size_t *len)
+int wire_cmd_records(int argc, char **argv)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, n = 0, r;
-    char *buf = malloc(cap);
-    while (buf && (r = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += r;
-        if (n == cap) {
-            char *nb = realloc(buf, cap * 2);
-            if (!nb)
-                free(buf);
-            buf = nb;
-            cap *= 2;
-        }
-    }
-    fclose(f);
-    *len = n;
-    return buf;
-}
-
-int main(int argc, char **argv)
-{
-    if (argc < 4) {
-        fprintf(stderr, "usage: mpiio-spool2txt RECORDS_OUT FILES_OUT SPOOL...\n");
-        return 2;
+    int help = argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"));
+    if (argc < 4 || help) {
+        fputs("usage: ftio-wire records RECORDS_OUT FILES_OUT SPOOL...\n", help ? stdout : stderr);
+        return help ? 0 : 2;
     }
     FILE *rec = fopen(argv[1], "a"), *files = fopen(argv[2], "a");
     if (!rec || !files) {
-        fprintf(stderr, "mpiio-spool2txt: cannot write %s / %s: %s\n", argv[1], argv[2], strerror(errno));
+        fprintf(stderr, "ftio-wire records: cannot write %s / %s: %s\n", argv[1], argv[2],
+                strerror(errno));
+        if (rec)
+            fclose(rec);
+        if (files)
+            fclose(files);
         return 1;
     }
     int status = 0;
     for (int a = 3; a < argc; a++) {
         size_t len = 0, pos = 0, batches = 0, records = 0;
-        char *buf = slurp(argv[a], &len);
+        char *buf = wire_slurp("records", argv[a], &len);
         if (!buf) {
-            fprintf(stderr, "mpiio-spool2txt: %s: %s\n", argv[a], strerror(errno));
             status = 1;
             continue;
         }
@@ -65,7 +49,7 @@ int main(int argc, char **argv)
             char err[256] = "";
             int rc = ftio_wire_decode(buf + pos, len - pos, &b, &used, err, sizeof err);
             if (rc != 0) {
-                fprintf(stderr, "mpiio-spool2txt: %s: offset %zu: %s\n", argv[a], pos,
+                fprintf(stderr, "ftio-wire records: %s: offset %zu: %s\n", argv[a], pos,
                         rc > 0 ? "truncated batch" : err);
                 status = 1;
                 break;
@@ -86,7 +70,11 @@ int main(int argc, char **argv)
         ftio_batch_free(&b);
         free(buf);
     }
-    fclose(rec);
-    fclose(files);
+    int closed = fclose(rec);
+    closed |= fclose(files);
+    if (closed != 0) {
+        fprintf(stderr, "ftio-wire records: write error: %s\n", strerror(errno));
+        status = 1;
+    }
     return status;
 }

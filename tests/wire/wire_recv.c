@@ -1,4 +1,5 @@
-/* ftio_recv.c -- test receiver for libftio.so's stream (PROTOCOL.md §1).
+/* wire_recv.c -- `ftio-wire recv`: the test receiver for libftio.so's stream
+ * (PROTOCOL.md §1).
  *
  * Binds a ZeroMQ ROUTER socket as ftiod does, decodes every batch with
  * ftio_wire_decode(), acknowledges it (PROTOCOL.md §1.4; -N: never, like a
@@ -7,7 +8,7 @@
  * Used by the shim, MPI-IO and daemon tests.
  *
  * Usage:
- *   ftio-recv [-e ENDPOINT] [-i IDLE_S] [-t TOTAL_S] [-n NPIDS] [-w RAWFILE]
+ *   ftio-wire recv [-e ENDPOINT] [-i IDLE_S] [-t TOTAL_S] [-n NPIDS] [-w RAWFILE]
  *             [-R READYFILE] [-r] [-N] [FILE...]
  *     -e ENDPOINT  bind a ROUTER there (e.g. ipc:///tmp/x/s.sock) and receive
  *     -N           receive but never acknowledge
@@ -15,7 +16,7 @@
  *     -t TOTAL_S   stop after TOTAL_S seconds in all (default 120)
  *     -n NPIDS     stop as soon as NPIDS distinct pids sent a final batch
  *     -w RAWFILE   append every received (valid) message to RAWFILE, which
- *                  then reads like a spool file: `ftio-recv RAWFILE SPOOL...`
+ *                  then reads like a spool file: `ftio-wire recv RAWFILE SPOOL...`
  *                  gives the totals of socket + spool together
  *     -R READYFILE create READYFILE once the socket is bound
  *     -r           also print one line per record:
@@ -43,6 +44,7 @@
 #include <zmq.h>
 #include "record.h"
 #include "transport.h"
+#include "ftio_wire.h"
 #include "wire.h"
 
 #define MAX_PIDS  4096
@@ -118,7 +120,7 @@ static void account(const struct ftio_batch *b)
             p->capseq = p->capseq ? 2 * p->capseq : 64;
             p->seqs = realloc(p->seqs, p->capseq * sizeof *p->seqs);
             if (!p->seqs) {
-                fprintf(stderr, "ftio-recv: out of memory\n");
+                fprintf(stderr, "ftio-wire recv: out of memory\n");
                 exit(2);
             }
         }
@@ -165,7 +167,7 @@ static int decode_all(const char *what, const char *buf, size_t len, struct ftio
             pos += used;
             continue;
         }
-        fprintf(stderr, "ftio-recv: %s: %s at byte %zu\n", what,
+        fprintf(stderr, "ftio-wire recv: %s: %s at byte %zu\n", what,
                 rc == 1 ? "truncated batch" : err, pos + used);
         bad++;
         break;
@@ -175,27 +177,10 @@ static int decode_all(const char *what, const char *buf, size_t len, struct ftio
 
 static int decode_file(const char *path, struct ftio_batch *b)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "ftio-recv: %s: %s\n", path, strerror(errno));
+    size_t len;
+    char *buf = wire_slurp("recv", path, &len);
+    if (!buf)
         return -1;
-    }
-    char *buf = NULL;
-    size_t len = 0, cap = 0, n;
-    do {
-        if (cap - len < 65536) {
-            cap = cap ? 2 * cap : 1 << 20;
-            char *nb = realloc(buf, cap);
-            if (!nb) {
-                fprintf(stderr, "ftio-recv: out of memory\n");
-                exit(2);
-            }
-            buf = nb;
-        }
-        n = fread(buf + len, 1, cap - len, f);
-        len += n;
-    } while (n > 0);
-    fclose(f);
     st.bad += (uint64_t)decode_all(path, buf, len, b);
     free(buf);
     return 0;
@@ -282,12 +267,12 @@ static int receive(const char *endpoint, double idle, double total, size_t npids
     void *ctx = zmq_ctx_new();
     void *s = ctx ? zmq_socket(ctx, ZMQ_ROUTER) : NULL;
     if (!s || zmq_bind(s, endpoint) != 0) {
-        fprintf(stderr, "ftio-recv: cannot bind %s: %s\n", endpoint, zmq_strerror(errno));
+        fprintf(stderr, "ftio-wire recv: cannot bind %s: %s\n", endpoint, zmq_strerror(errno));
         return -1;
     }
     FILE *raw = NULL;
     if (rawfile && !(raw = fopen(rawfile, "ab"))) {
-        fprintf(stderr, "ftio-recv: %s: %s\n", rawfile, strerror(errno));
+        fprintf(stderr, "ftio-wire recv: %s: %s\n", rawfile, strerror(errno));
         return -1;
     }
     if (ready) {
@@ -328,7 +313,7 @@ static int receive(const char *endpoint, double idle, double total, size_t npids
         }
         last = now_s();
         if (!have) {
-            fprintf(stderr, "ftio-recv: message without a batch frame\n");
+            fprintf(stderr, "ftio-wire recv: message without a batch frame\n");
             st.bad++;
             continue;
         }
@@ -337,14 +322,14 @@ static int receive(const char *endpoint, double idle, double total, size_t npids
         char err[256] = "";
         int rc = ftio_wire_decode(data, len, b, &used, err, sizeof err);
         if (rc != 0 || used != len) {
-            fprintf(stderr, "ftio-recv: bad message (%zu bytes): %s\n", len,
+            fprintf(stderr, "ftio-wire recv: bad message (%zu bytes): %s\n", len,
                     rc == 0 ? "trailing bytes" : rc == 1 ? "truncated" : err);
             st.bad++;
             continue;
         }
         account(b);
         if (raw && fwrite(data, 1, len, raw) != len)
-            fprintf(stderr, "ftio-recv: %s: short write\n", rawfile);
+            fprintf(stderr, "ftio-wire recv: %s: short write\n", rawfile);
         if (!no_ack) {
             unsigned char ack[FTIO_ACK_LEN];
             ftio_ack_encode(ack, b->h.seq, FTIO_ACK_MERGED);
@@ -368,12 +353,14 @@ static int receive(const char *endpoint, double idle, double total, size_t npids
     return 0;
 }
 
-int main(int argc, char **argv)
+int wire_cmd_recv(int argc, char **argv)
 {
     const char *endpoint = NULL, *rawfile = NULL, *ready = NULL;
     double idle = 5, total = 120;
     long npids = 0;
     int c;
+    if (argc >= 2 && !strcmp(argv[1], "--help"))
+        argv[1] = "-h";
     while ((c = getopt(argc, argv, "e:i:t:n:w:R:rNh")) != -1) {
         switch (c) {
         case 'e': endpoint = optarg; break;
@@ -385,17 +372,18 @@ int main(int argc, char **argv)
         case 'r': st.per_record = 1; break;
         case 'N': no_ack = 1; break;
         default:
-            fprintf(stderr, "usage: ftio-recv [-e ENDPOINT] [-i IDLE_S] [-t TOTAL_S] [-n NPIDS] "
-                            "[-w RAWFILE] [-R READYFILE] [-r] [SPOOLFILE...]\n");
-            return 2;
+            fprintf(c == 'h' ? stdout : stderr,
+                    "usage: ftio-wire recv [-e ENDPOINT] [-i IDLE_S] [-t TOTAL_S] [-n NPIDS] "
+                    "[-w RAWFILE] [-R READYFILE] [-r] [-N] [SPOOLFILE...]\n");
+            return c == 'h' ? 0 : 2;
         }
     }
     if (idle <= 0 || total <= 0 || npids < 0) {
-        fprintf(stderr, "ftio-recv: -i, -t must be > 0 and -n >= 0\n");
+        fprintf(stderr, "ftio-wire recv: -i, -t must be > 0 and -n >= 0\n");
         return 2;
     }
     if (!endpoint && optind == argc) {
-        fprintf(stderr, "ftio-recv: nothing to do: give -e ENDPOINT and/or spool files\n");
+        fprintf(stderr, "ftio-wire recv: nothing to do: give -e ENDPOINT and/or spool files\n");
         return 2;
     }
     struct ftio_batch b;

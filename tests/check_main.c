@@ -1,0 +1,15 @@
+/* check_main.c -- main() of every Check unit-test binary: runs the suite the
+ * test file defines (ftio_test_suite(), check_main.h) and exits 1 when a test
+ * failed.  Check prints the "Checks: N, Failures: F, Errors: E" line that
+ * tests/run.sh counts; CK_DEFAULT_TIMEOUT, CK_RUN_CASE, CK_FORK ... apply. */
+#include <stdlib.h>
+#include "check_main.h"
+
+int main(void)
+{
+    SRunner *sr = srunner_create(ftio_test_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
