@@ -20,7 +20,7 @@ B=${FTIO_TEST_BUILD:-build}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
-for tool in pkg-config readelf logrotate modulecmd systemd-analyze; do
+for tool in pkg-config readelf logrotate modulecmd systemd-analyze systemd-sysusers man; do
   command -v $tool >/dev/null || fail "$tool not found (mk/deps.sh installs it)"
 done
 MAKE="make -s --no-print-directory B=$B"
@@ -103,8 +103,11 @@ for want in "FTIO_PRELOAD=$LIBDIR/libftio.so.0;" "MANPATH=/usr/share/man:;" \
   echo "$out" | grep -q "^$want" || fail "module load ftio: no $want in: $out"
 done
 echo "$out" | grep -q LD_LIBRARY_PATH && fail "the module sets LD_LIBRARY_PATH"
-grep -q '^u ftio ' "$S/usr/lib/sysusers.d/ftio.conf" || fail "sysusers: no user ftio"
-echo "ok: logrotate -d accepts the snippet; module load ftio sets MANPATH, PKG_CONFIG_PATH, FTIO_PRELOAD"
+mkdir -p "$T/sysroot/etc"
+systemd-sysusers --dry-run --root="$T/sysroot" "$S/usr/lib/sysusers.d/ftio.conf" >"$T/sysusers.out" 2>&1 ||
+  fail "systemd-sysusers: $(cat "$T/sysusers.out")"
+grep -q "Creating user 'ftio'" "$T/sysusers.out" || fail "sysusers creates no user ftio: $(cat "$T/sysusers.out")"
+echo "ok: logrotate -d accepts the snippet, systemd-sysusers the user; module load ftio sets MANPATH, PKG_CONFIG_PATH, FTIO_PRELOAD"
 
 # the configuration file: installed once, a site's edits kept
 echo "max-jobs = 7   # site" >>"$S/etc/ftio/ftiod.conf"
