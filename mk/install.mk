@@ -20,6 +20,9 @@
 #   $(MODULEFILEDIR)/ftio/$(VERSION)   environment-modules file
 # The packaging/ files are templates: @BINDIR@, @SYSCONFDIR@ ... become the
 # directories of this installation (without DESTDIR, which only stages).
+# A fragment adds files by appending to INSTALL_BIN (programs and scripts),
+# INSTALL_LIB (libX.so.A.B.C), INSTALL_INC, INSTALL_MAN, INSTALL_DOC or
+# INSTALL_SUBST (TEMPLATE:INSTALLED-PATH); uninstall follows the same lists.
 
 PREFIX         ?= /usr/local
 BINDIR         ?= $(PREFIX)/bin
@@ -42,7 +45,14 @@ LOGDIR         ?= /var/log/ftio
 
 INSTALL_DOC += README.md $(wildcard docs/*.md docs/*.png) \
                $(wildcard examples/*.c examples/*.py)
-# Packaging: template -> installed name below its directory variable.
+# Templates (@VAR@ replaced by SUBST) and where each goes: TEMPLATE:FILE.
+INSTALL_SUBST += mk/ftio.pc.in:$(PKGCONFIGDIR)/ftio.pc \
+                 packaging/ftiod.service:$(SYSTEMDUNITDIR)/ftiod.service \
+                 packaging/ftio.sysusers:$(SYSUSERSDIR)/ftio.conf \
+                 packaging/ftiod.logrotate:$(SYSCONFDIR)/logrotate.d/ftiod \
+                 packaging/modulefile/ftio:$(MODULEFILEDIR)/ftio/$(VERSION)
+# The configuration file (written with `ftiod --config`), when the tree has
+# one; installed only where none is (FTIOD_CONF=FILE installs another).
 FTIOD_CONF := $(wildcard packaging/ftiod.conf)
 
 SUBST = sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@PREFIX@|$(PREFIX)|g' \
@@ -52,7 +62,7 @@ SUBST = sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@PREFIX@|$(PREFIX)|g' \
             -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' -e 's|@LOGDIR@|$(LOGDIR)|g' \
             -e 's|@SONAME@|$(SHIM_SONAME)|g'
 
-D := $(DESTDIR)
+DEST = $(DESTDIR)
 
 # Shared libraries are installed as libX.so.A.B.C with the links
 # libX.so.A (soname) and libX.so; one shell function for install and uninstall.
@@ -63,52 +73,45 @@ install: $(INSTALL_BIN) $(INSTALL_LIB)
 ifeq ($(HAVE_MPICC),)
 	@echo "install: no $(MPICC): ftio-scan-mpi (MPI ftio scan) is not installed"
 endif
-	install -d $(D)$(BINDIR) $(D)$(LIBDIR) $(D)$(PKGCONFIGDIR) $(D)$(INCLUDEDIR) \
-	  $(D)$(SYSTEMDUNITDIR) $(D)$(SYSUSERSDIR) $(D)$(SYSCONFDIR)/ftio \
-	  $(D)$(SYSCONFDIR)/logrotate.d $(D)$(MODULEFILEDIR)/ftio
-	install -m 755 $(INSTALL_BIN) $(D)$(BINDIR)
+	install -d $(DEST)$(BINDIR) $(DEST)$(LIBDIR) $(DEST)$(INCLUDEDIR)
+	install -m 755 $(INSTALL_BIN) $(DEST)$(BINDIR)
 	@$(LIB_LINKS); for l in $(INSTALL_LIB); do \
-	  echo "install -m 755 $$l $(D)$(LIBDIR)"; install -m 755 $$l $(D)$(LIBDIR) || exit 1; \
+	  echo "install -m 755 $$l $(DEST)$(LIBDIR)"; install -m 755 $$l $(DEST)$(LIBDIR) || exit 1; \
 	  set -- $$(so_links $$l); f=$$(basename $$l); \
-	  ln -sf $$f $(D)$(LIBDIR)/$$1 && ln -sf $$1 $(D)$(LIBDIR)/$$2 || exit 1; \
+	  ln -sf $$f $(DEST)$(LIBDIR)/$$1 && ln -sf $$1 $(DEST)$(LIBDIR)/$$2 || exit 1; \
 	done
-	install -m 644 $(INSTALL_INC) $(D)$(INCLUDEDIR)
+	install -m 644 $(INSTALL_INC) $(DEST)$(INCLUDEDIR)
 	@for m in $(INSTALL_MAN); do s=$${m##*.}; \
-	  install -d $(D)$(MANDIR)/man$$s && install -m 644 $$m $(D)$(MANDIR)/man$$s || exit 1; done
-	@for f in $(INSTALL_DOC); do install -D -m 644 $$f $(D)$(DOCDIR)/$$f || exit 1; done
-	@echo "subst mk/ftio.pc.in > $(D)$(PKGCONFIGDIR)/ftio.pc"; $(SUBST) mk/ftio.pc.in > $(D)$(PKGCONFIGDIR)/ftio.pc
-	@echo "subst packaging/ftiod.service > $(D)$(SYSTEMDUNITDIR)/ftiod.service"; $(SUBST) packaging/ftiod.service > $(D)$(SYSTEMDUNITDIR)/ftiod.service
-	@echo "subst packaging/ftio.sysusers > $(D)$(SYSUSERSDIR)/ftio.conf"; $(SUBST) packaging/ftio.sysusers > $(D)$(SYSUSERSDIR)/ftio.conf
-	@echo "subst packaging/ftiod.logrotate > $(D)$(SYSCONFDIR)/logrotate.d/ftiod"; $(SUBST) packaging/ftiod.logrotate > $(D)$(SYSCONFDIR)/logrotate.d/ftiod
-	@echo "subst packaging/modulefile/ftio > $(D)$(MODULEFILEDIR)/ftio/$(VERSION)"; $(SUBST) packaging/modulefile/ftio > $(D)$(MODULEFILEDIR)/ftio/$(VERSION)
+	  install -d $(DEST)$(MANDIR)/man$$s && install -m 644 $$m $(DEST)$(MANDIR)/man$$s || exit 1; done
+	@for f in $(INSTALL_DOC); do install -D -m 644 $$f $(DEST)$(DOCDIR)/$$f || exit 1; done
+	@for p in $(INSTALL_SUBST); do src=$${p%%:*}; dst=$(DEST)$${p#*:}; \
+	  echo "subst $$src > $$dst"; install -d $$(dirname $$dst) && $(SUBST) $$src >$$dst || exit 1; done
 ifneq ($(FTIOD_CONF),)
-	@if [ -e $(D)$(SYSCONFDIR)/ftio/ftiod.conf ]; then \
-	  echo "install: $(D)$(SYSCONFDIR)/ftio/ftiod.conf exists: kept"; \
-	else install -m 644 $(FTIOD_CONF) $(D)$(SYSCONFDIR)/ftio/ftiod.conf; fi
+	@install -d $(DEST)$(SYSCONFDIR)/ftio; if [ -e $(DEST)$(SYSCONFDIR)/ftio/ftiod.conf ]; then \
+	  echo "install: $(DEST)$(SYSCONFDIR)/ftio/ftiod.conf exists: kept"; \
+	else install -m 644 $(FTIOD_CONF) $(DEST)$(SYSCONFDIR)/ftio/ftiod.conf; fi
 endif
 
 # Removes each installed file by name; the configuration file only when it
 # is still the one shipped (a site's edits stay), then ftio's own
 # directories when empty.
 uninstall:
-	rm -f $(addprefix $(D)$(BINDIR)/,$(notdir $(INSTALL_BIN) $(SCAN_MPI_BIN))) \
-	  $(addprefix $(D)$(INCLUDEDIR)/,$(notdir $(INSTALL_INC))) \
-	  $(D)$(PKGCONFIGDIR)/ftio.pc $(D)$(SYSTEMDUNITDIR)/ftiod.service \
-	  $(D)$(SYSUSERSDIR)/ftio.conf $(D)$(SYSCONFDIR)/logrotate.d/ftiod \
-	  $(D)$(MODULEFILEDIR)/ftio/$(VERSION)
+	rm -f $(addprefix $(DEST)$(BINDIR)/,$(notdir $(INSTALL_BIN) $(SCAN_MPI_BIN))) \
+	  $(addprefix $(DEST)$(INCLUDEDIR)/,$(notdir $(INSTALL_INC))) \
+	  $(foreach p,$(INSTALL_SUBST),$(DEST)$(lastword $(subst :, ,$(p))))
 	@$(LIB_LINKS); for l in $(INSTALL_LIB); do f=$$(basename $$l); \
-	  echo "rm -f $(D)$(LIBDIR)/$$f $$(so_links $$l)"; \
-	  for n in $$f $$(so_links $$l); do rm -f $(D)$(LIBDIR)/$$n; done; done
-	@for m in $(INSTALL_MAN); do rm -f $(D)$(MANDIR)/man$${m##*.}/$$(basename $$m); done
-	@for f in $(INSTALL_DOC); do rm -f $(D)$(DOCDIR)/$$f; done
+	  echo "rm -f $(DEST)$(LIBDIR)/$$f $$(so_links $$l)"; \
+	  for n in $$f $$(so_links $$l); do rm -f $(DEST)$(LIBDIR)/$$n; done; done
+	@for m in $(INSTALL_MAN); do rm -f $(DEST)$(MANDIR)/man$${m##*.}/$$(basename $$m); done
+	@for f in $(INSTALL_DOC); do rm -f $(DEST)$(DOCDIR)/$$f; done
 ifneq ($(FTIOD_CONF),)
-	@if cmp -s $(FTIOD_CONF) $(D)$(SYSCONFDIR)/ftio/ftiod.conf; then \
-	  rm -f $(D)$(SYSCONFDIR)/ftio/ftiod.conf; \
-	elif [ -e $(D)$(SYSCONFDIR)/ftio/ftiod.conf ]; then \
-	  echo "uninstall: $(D)$(SYSCONFDIR)/ftio/ftiod.conf was changed: kept"; fi
+	@if cmp -s $(FTIOD_CONF) $(DEST)$(SYSCONFDIR)/ftio/ftiod.conf; then \
+	  rm -f $(DEST)$(SYSCONFDIR)/ftio/ftiod.conf; \
+	elif [ -e $(DEST)$(SYSCONFDIR)/ftio/ftiod.conf ]; then \
+	  echo "uninstall: $(DEST)$(SYSCONFDIR)/ftio/ftiod.conf was changed: kept"; fi
 endif
 	@for d in $$(printf '%s\n' $(sort $(dir $(INSTALL_DOC))) | sort -r); do \
-	  [ "$$d" = ./ ] || rmdir $(D)$(DOCDIR)/$$d 2>/dev/null; done; \
-	rmdir $(D)$(DOCDIR) $(D)$(SYSCONFDIR)/ftio $(D)$(MODULEFILEDIR)/ftio 2>/dev/null; true
+	  [ "$$d" = ./ ] || rmdir $(DEST)$(DOCDIR)/$$d 2>/dev/null; done; \
+	rmdir $(DEST)$(DOCDIR) $(DEST)$(SYSCONFDIR)/ftio $(DEST)$(MODULEFILEDIR)/ftio 2>/dev/null; true
 
 .PHONY: install uninstall
