@@ -49,6 +49,9 @@ INSTALL_LIB  :=     # shared libraries with their soname links -> $(LIBDIR)
 INSTALL_INC  :=     # public headers -> $(INCLUDEDIR)
 INSTALL_MAN  :=     # man pages, section from the suffix (x.1 -> man1) -> $(MANDIR)
 INSTALL_DOC  :=     # documentation, path kept (docs/X.md -> $(DOCDIR)/docs/X.md)
+# templates TEMPLATE:PATH with @VAR@ replaced; recursive (=) so that a fragment
+# may name $(SYSCONFDIR) etc. before mk/install.mk sets them
+INSTALL_SUBST =
 
 # Is there an MPI compiler?  Without one, `make install` leaves out the MPI
 # programs (ftio-scan-mpi) and says so.
