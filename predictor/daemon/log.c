@@ -29,13 +29,15 @@ double ftiod_now(void)
 }
 
 static bool to_journal;
-static pthread_once_t journal_once = PTHREAD_ONCE_INIT;
+static long log_pid;             /* ftiod never forks */
+static pthread_once_t log_once = PTHREAD_ONCE_INIT;
 
 /* Is stderr the stream systemd connected to the journal?  A JOURNAL_STREAM
  * inherited by a process whose stderr was redirected elsewhere does not
  * count (sd_journal_stream_fd(3)). */
-static void journal_check(void)
+static void log_init(void)
 {
+    log_pid = (long)getpid();
     const char *js = getenv("JOURNAL_STREAM");
     unsigned long long dev, ino;
     struct stat st;
@@ -57,7 +59,7 @@ static const char *level_name(enum ftiod_level level)
 
 static void vlog(enum ftiod_level level, const char *fmt, va_list ap, uint64_t suppressed)
 {
-    pthread_once(&journal_once, journal_check);
+    pthread_once(&log_once, log_init);
     char msg[1024];
     int n = vsnprintf(msg, sizeof msg, fmt, ap);
     if (n < 0)
@@ -77,7 +79,7 @@ static void vlog(enum ftiod_level level, const char *fmt, va_list ap, uint64_t s
         gmtime_r(&ts.tv_sec, &tm);
         len = strftime(line, sizeof line, "%Y-%m-%dT%H:%M:%S", &tm);
         len += (size_t)snprintf(line + len, sizeof line - len, ".%03ldZ ftiod[%ld] %s: ",
-                                ts.tv_nsec / 1000000, (long)getpid(), level_name(level));
+                                ts.tv_nsec / 1000000, log_pid, level_name(level));
     }
     if (suppressed)
         len += (size_t)snprintf(line + len, sizeof line - len,
