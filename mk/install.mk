@@ -44,7 +44,7 @@ MODULEFILEDIR  ?= $(DATADIR)/modulefiles
 LOGDIR         ?= /var/log/ftio
 
 INSTALL_DOC += README.md $(wildcard docs/*.md docs/*.png) \
-               $(wildcard examples/*.c examples/*.py)
+               $(wildcard examples/*.md examples/*.c examples/*.py)
 # Templates (@VAR@ replaced by SUBST) and where each goes: TEMPLATE:FILE.
 INSTALL_SUBST += mk/ftio.pc.in:$(PKGCONFIGDIR)/ftio.pc \
                  packaging/ftiod.service:$(SYSTEMDUNITDIR)/ftiod.service \

@@ -180,7 +180,21 @@ PY
   [ "$(pkg-config --variable=preload ftio)" = "$FTIO_PRELOAD" ] || fail "module's pkg-config path"
   MANPATH=$MANPATH man -w libftio | grep -qx "$P/share/man/man7/libftio.7" || fail "man libftio: $(man -w libftio 2>&1)"
 ) || exit 1
+# the installed examples build on their own, as examples/README.md says
+EX="$P/share/doc/ftio/examples"
+[ -f "$EX/README.md" ] || fail "no examples/README.md installed"
+cc $CFLAGS -o "$T/flush_points" "$EX/flush_points.c" || fail "installed flush_points.c does not build"
+cc -o "$T/posix_periodic" "$EX/posix_periodic.c" || fail "installed posix_periodic.c does not build"
+cc -o "$T/subscriber" "$EX/subscriber.c" -lzmq -ljansson -lm || fail "installed subscriber.c does not build"
+if command -v "${MPICC:-mpicc}" >/dev/null; then
+  "${MPICC:-mpicc}" -o "$T/checkpoint" "$EX/checkpoint.c" || fail "installed checkpoint.c does not build"
+fi
+mkdir "$T/spool3"
+env LD_PRELOAD="$PRELOAD" FTIO_SPOOL=always FTIO_SPOOL_DIR="$T/spool3" FTIO_JOB=ex \
+  "$T/flush_points" "$T" 2 >/dev/null || fail "installed flush_points under the shim"
+ls "$T"/spool3/ftio-ex-*.msgpack >/dev/null 2>&1 || fail "flush_points spooled nothing"
+
 $MAKE uninstall PREFIX="$P" >"$T/uninstall.log" 2>&1 || { cat "$T/uninstall.log"; fail "make uninstall PREFIX=$P"; }
 left=$(find "$P" ! -type d)
 [ -z "$left" ] || fail "left after uninstall: $left"
-echo "ok: prefix install: systemd-analyze verify, module load, pkg-config, flush points with and without the shim (preload variable), spool analysed, uninstall clean"
+echo "ok: prefix install: systemd-analyze verify, module load, examples build, pkg-config, flush points with and without the shim (preload variable), spool analysed, uninstall clean"
