@@ -239,8 +239,8 @@ static void analyse_boundary(struct analysis *a, struct job *j, int mode)
     if (rc != 0) {
         if (rc < 0 && d->cfg.verbose) {
             pthread_mutex_unlock(&d->lock);
-            ftiod_log_rl(&a->rl_err, "job %s %s: no analysis at %.3f s: %s", j->id,
-                         job_mode_name(mode), b, err);
+            ftiod_log_rl_at(&a->rl_err, FTIOD_DEBUG, "job %s %s: no analysis at %.3f s: %s",
+                            j->id, job_mode_name(mode), b, err);
             pthread_mutex_lock(&d->lock);
         }
         return;
