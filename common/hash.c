@@ -1,10 +1,11 @@
-/* hash.c -- FNV-1a 64 folded to 32 bits: the file id of a path (hash.h).
+/* hash.c -- FNV-1a 64 (job ids: the daemon of a job, its journal) and its
+ * 32-bit fold, the file id of a path (hash.h).
  * Not cryptographic: ids only need to be stable and rarely collide among the
  * few thousand files of one job. */
 #include <string.h>
 #include "hash.h"
 
-uint32_t ftio_hash_bytes(const void *data, size_t len)
+uint64_t ftio_hash64(const void *data, size_t len)
 {
     const unsigned char *p = data;
     uint64_t h = 0xcbf29ce484222325ull;           /* FNV-1a 64 offset basis */
@@ -12,6 +13,12 @@ uint32_t ftio_hash_bytes(const void *data, size_t len)
         h ^= p[i];
         h *= 0x100000001b3ull;                    /* FNV-1a 64 prime */
     }
+    return h;
+}
+
+uint32_t ftio_hash_bytes(const void *data, size_t len)
+{
+    uint64_t h = ftio_hash64(data, len);
     uint32_t folded = (uint32_t)(h >> 32) ^ (uint32_t)h;
     return folded ? folded : 1;                   /* 0 is reserved: unknown */
 }

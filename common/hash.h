@@ -13,6 +13,10 @@
 #include <stdint.h>
 
 uint32_t ftio_hash_bytes(const void *data, size_t len);   /* never 0 */
+/* FNV-1a 64 itself: stable across hosts and versions, so a job id always
+ * chooses the same daemon among several (PROTOCOL.md §1.5) and the same
+ * journal name in --state-dir. */
+uint64_t ftio_hash64(const void *data, size_t len);
 uint32_t ftio_path_hash(const char *path);                /* NUL-terminated */
 
 #endif

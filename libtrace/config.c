@@ -117,12 +117,16 @@ void ftio_config_load(struct ftio_config *c)
     const char *sp = getenv("FTIO_SPOOL");
     c->spool_mode = FTIO_SPOOL_AUTO;
     if (sp && *sp) {
-        if (strcasecmp(sp, "always") == 0 || strcmp(sp, "1") == 0)
+        /* Clear names (file: only the spool file; daemon: only ftiod; tee:
+         * both, the trace kept whatever the daemon does), and the old ones. */
+        if (strcasecmp(sp, "file") == 0 || strcasecmp(sp, "always") == 0 || strcmp(sp, "1") == 0)
             c->spool_mode = FTIO_SPOOL_ALWAYS;
-        else if (strcasecmp(sp, "never") == 0 || strcmp(sp, "0") == 0)
+        else if (strcasecmp(sp, "daemon") == 0 || strcasecmp(sp, "never") == 0 || strcmp(sp, "0") == 0)
             c->spool_mode = FTIO_SPOOL_NEVER;
+        else if (strcasecmp(sp, "tee") == 0)
+            c->spool_mode = FTIO_SPOOL_TEE;
         else if (strcasecmp(sp, "auto") != 0)
-            ftio_warn("FTIO_SPOOL=%s: expected auto, always or never; using auto", sp);
+            ftio_warn("FTIO_SPOOL=%s: expected auto, tee, file or daemon; using auto", sp);
     }
     /* The spool directory is private to the user (spool.c checks it):
      * $FTIO_SPOOL_DIR, else $TMPDIR/ftio-$UID, else /tmp/ftio-$UID. */
@@ -156,9 +160,9 @@ void ftio_config_load(struct ftio_config *c)
      * says it has it; unacknowledged for FTIO_ACK_TIMEOUT_MS (a hung
      * daemon), at exit after FTIO_EXIT_WAIT_MS, or past FTIO_ACK_MAX_MB of
      * copies, it goes to the spool file. */
-    c->ack_timeout_ms = (int)env_long("FTIO_ACK_TIMEOUT_MS", 10000, 1, 3600 * 1000);
+    c->ack_timeout_ms = (int)env_long("FTIO_ACK_TIMEOUT_MS", 5000, 1, 3600 * 1000);
     c->exit_wait_ms = (int)env_long("FTIO_EXIT_WAIT_MS", 5, 0, 60 * 1000);
-    c->ack_max_bytes = (size_t)env_long("FTIO_ACK_MAX_MB", 64, 1, 1 << 20) << 20;
+    c->ack_max_bytes = (size_t)env_long("FTIO_ACK_MAX_MB", 16, 1, 1 << 20) << 20;
 
     c->flush_ms = (int)env_long("FTIO_FLUSH_MS", 1000, 1, 3600 * 1000);
     c->linger_ms = (int)env_long("FTIO_LINGER_MS", 2000, 0, 60 * 1000);

@@ -1,30 +1,22 @@
-/* flusher.c -- the background thread: rings -> wire batches -> ZeroMQ PUSH,
- * or the spool file when nobody is listening.
+/* flusher.c -- the background thread: rings -> wire batches -> ftiod
+ * (sink_zmq.c) or the spool file (spool.c).
  *
  * Started on a process's first record.  It wakes every FTIO_FLUSH_MS, when a
  * ring is half full, or on request (ftio_flush_now(), exit paths, fatal
  * signals) through a futex word: the kick is async-signal-safe and needs no
- * descriptor the application could close.  It owns the ZeroMQ context and
- * PUSH socket (ZMQ_SNDHWM bounded, ZMQ_IMMEDIATE so nothing queues without
- * a connected peer, ZMQ_LINGER bounding every exit, sends with
- * ZMQ_DONTWAIT).  A batch that can't be sent goes to the spool file
- * (spool.c); one that can be neither sent nor spooled is counted in the next
- * header's "lost".  "seq" only advances for delivered batches, so receivers
- * see gaps only for batches delivered elsewhere (spool vs socket).
+ * descriptor the application could close.  Each wake-up drains the rings
+ * into batches and offers each batch to the sink, which keeps a copy until
+ * ftiod acknowledges it (PROTOCOL.md §1.4) and falls back to the spool file
+ * for what the daemon does not take (FTIO_SPOOL=file: only the spool file;
+ * tee: both).  A batch that goes nowhere is counted in the next header's
+ * "lost".  "seq" numbers every batch of the process, whichever way it went:
+ * the daemon drops a (pid, seq) it already has, so a batch both delivered and
+ * spooled counts once.
  *
- * Acknowledged delivery (PROTOCOL.md §1.4, common/transport.h).  The
- * socket is a DEALER; ftiod acknowledges every batch it has merged.  A copy
- * of each batch sent is kept until then (FTIO_ACK_MAX_MB of them at most,
- * the oldest spooled beyond): a daemon that is killed, restarted or hung
- * (connected, but not reading: ZeroMQ and the kernel accept a whole trace
- * into their buffers) loses nothing, because what is not acknowledged
- * within FTIO_ACK_TIMEOUT_MS goes to the spool file, and at the end of an
- * image (exit, _exit, MPI_Abort, fatal signal: STOP_FINAL; exec:
- * STOP_HANDOFF, the new image continues the stream) after FTIO_EXIT_WAIT_MS
- * (5 ms).  The daemon drops a (pid, seq) it already has, so a batch both
- * delivered and spooled counts once.  Exiting never waits for a daemon that
- * is down, unreachable or slow longer than that, and an image that spooled
- * says so once per job (spool.c).
+ * End of an image (exit, _exit, MPI_Abort, fatal signal: STOP_FINAL; exec:
+ * STOP_HANDOFF, the new image continues the stream): the last drain, then
+ * the sink's bounded wait (FTIO_EXIT_WAIT_MS, 5 ms) and the spool file for
+ * the rest; an image that spooled says so once per job (spool.c).
  *
  * Private descriptor table: once a process has a second thread sharing its
  * descriptor table, Linux drops the single-threaded fast paths of every
@@ -60,28 +52,15 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-#include <zmq.h>
 #include "internal.h"
-#include "auth.h"
 #include "timeutil.h"
-#include "transport.h"
 #include "wire.h"
 
 #define BATCH_MAX   65536      /* records per message */
 #define FILES_MAX   4096       /* file entries per message */
-#define CONNECT_GRACE_MS 300   /* wait for the first connection this long */
-#define AUTH_RETRY_NS (10ll * 1000000000)   /* munged unreachable: ask again after 10 s */
 
 /* fl.stop: why the thread stops. */
 enum { RUNNING = 0, STOP_FINAL = 1, STOP_HANDOFF = 2 };
-
-/* A batch sent and not acknowledged yet (PROTOCOL.md §1.4). */
-struct pending_batch {
-    uint64_t seq;
-    void    *data;
-    size_t   len;
-    int64_t  sent_ns;
-};
 
 atomic_int ftio_flusher_started;
 
@@ -96,25 +75,10 @@ static struct {
     char             mark[FTIO_WIRE_MAX_STR];
     int              have_mark;
     /* Owned by the flusher thread. */
-    void            *zctx, *zsock;
-    int              zmq_broken;      /* bad endpoint: spool only */
-    int              ever_sent;
-    int64_t          sock_created_ns;
     uint64_t         seq, lost;
-    int              stopping;        /* the last drain: short waits only */
-    struct pending_batch *pend;       /* sent, unacknowledged, oldest first */
-    size_t           npend, cappend, pend_bytes;
-    int64_t          last_ack_ns;     /* 0: the daemon never acknowledged */
-    uint64_t         spooled;         /* batches this image spooled */
-    int              stall_said;
     struct ftio_record     *batch;
     struct ftio_file_entry *fentries;
     struct ftio_wbuf wbuf;
-    /* FTIO_AUTH=munge: this image's session (common/auth.h); without one
-     * every batch is spooled, never sent unauthenticated. */
-    struct ftio_auth_sender auth;
-    int              auth_ok;
-    int64_t          auth_tried_ns;
 } fl = {
     .start_mu = PTHREAD_MUTEX_INITIALIZER,
     .mark_mu = PTHREAD_MUTEX_INITIALIZER,
@@ -261,213 +225,6 @@ int ftio_flusher_running(void)
     return atomic_load(&ftio_flusher_started) && !atomic_load(&fl.exited);
 }
 
-/* ---- ZeroMQ ----------------------------------------------------------- */
-
-static void zmq_open(void)
-{
-    if (fl.zsock || fl.zmq_broken || ftio_cfg.spool_mode == FTIO_SPOOL_ALWAYS)
-        return;
-    fl.zctx = zmq_ctx_new();
-    if (!fl.zctx) {
-        fl.zmq_broken = 1;
-        ftio_warn("zmq_ctx_new: %s; spooling to %s", zmq_strerror(errno), ftio_cfg.spool_dir);
-        return;
-    }
-    fl.zsock = zmq_socket(fl.zctx, ZMQ_DEALER);
-    int hwm = ftio_cfg.hwm, linger = ftio_cfg.linger_ms, one = 1;
-    if (!fl.zsock || zmq_setsockopt(fl.zsock, ZMQ_SNDHWM, &hwm, sizeof hwm) != 0 ||
-        zmq_setsockopt(fl.zsock, ZMQ_LINGER, &linger, sizeof linger) != 0 ||
-        zmq_setsockopt(fl.zsock, ZMQ_IMMEDIATE, &one, sizeof one) != 0 ||
-        zmq_connect(fl.zsock, ftio_cfg.endpoint) != 0) {
-        ftio_warn("FTIO_ENDPOINT=%s: %s; spooling to %s", ftio_cfg.endpoint, zmq_strerror(errno),
-                  ftio_cfg.spool_dir);
-        fl.zmq_broken = 1;
-        if (fl.zsock)
-            zmq_close(fl.zsock);
-        fl.zsock = NULL;
-        return;
-    }
-    fl.sock_created_ns = ftio_mono_ns();
-    ftio_log("PUSH connected to %s", ftio_cfg.endpoint);
-}
-
-/* ---- acknowledgements -------------------------------------------------- */
-
-static int spool_copy(const void *buf, size_t len)
-{
-    if (ftio_cfg.spool_mode == FTIO_SPOOL_NEVER || ftio_spool_append(buf, len) != 0)
-        return 0;
-    fl.spooled++;
-    return 1;
-}
-
-/* Forget pending[i]: spooled first when keep_in_spool. */
-static void pending_drop(size_t i, int keep_in_spool)
-{
-    struct pending_batch *p = &fl.pend[i];
-    if (keep_in_spool && !spool_copy(p->data, p->len))
-        ftio_log("batch seq %llu: unacknowledged and not spooled", (unsigned long long)p->seq);
-    fl.pend_bytes -= p->len;
-    free(p->data);
-    memmove(p, p + 1, (fl.npend - i - 1) * sizeof *p);
-    fl.npend--;
-}
-
-static void spool_all_pending(void)
-{
-    while (fl.npend)
-        pending_drop(0, 1);
-}
-
-/* Keep a copy of a batch just sent.  Past FTIO_ACK_MAX_MB of copies the
- * oldest go to the spool file; without memory for a copy, this one does. */
-static void pending_add(uint64_t seq, const void *buf, size_t len)
-{
-    while (fl.npend && fl.pend_bytes + len > ftio_cfg.ack_max_bytes)
-        pending_drop(0, 1);
-    void *copy = NULL;
-    if (fl.npend == fl.cappend) {
-        size_t cap = fl.cappend ? 2 * fl.cappend : 16;
-        struct pending_batch *p = realloc(fl.pend, cap * sizeof *p);
-        if (p) {
-            fl.pend = p;
-            fl.cappend = cap;
-        }
-    }
-    if (fl.npend < fl.cappend)
-        copy = malloc(len);
-    if (!copy) {
-        spool_copy(buf, len);
-        return;
-    }
-    memcpy(copy, buf, len);
-    fl.pend[fl.npend++] = (struct pending_batch){ seq, copy, len, ftio_mono_ns() };
-    fl.pend_bytes += len;
-}
-
-/* Take every acknowledgement queued: merged ones are forgotten, refused
- * ones stay in the spool file. */
-static void take_acks(void)
-{
-    struct ftio_ack a;
-    while (fl.zsock && ftio_ack_recv(fl.zsock, &a)) {
-        fl.last_ack_ns = ftio_mono_ns();
-        for (size_t i = 0; i < fl.npend; i++)
-            if (fl.pend[i].seq == a.seq) {
-                if (a.status != FTIO_ACK_MERGED)
-                    ftio_log("batch seq %llu refused by ftiod: spooled", (unsigned long long)a.seq);
-                pending_drop(i, a.status != FTIO_ACK_MERGED);
-                break;
-            }
-    }
-}
-
-/* A daemon that takes batches but no longer acknowledges them (hung, or
- * its ingest stopped): after FTIO_ACK_TIMEOUT_MS the copies go to the spool
- * file, which is all a later replay needs. */
-static void check_stall(void)
-{
-    if (!fl.npend)
-        return;
-    int64_t since = fl.pend[0].sent_ns > fl.last_ack_ns ? fl.pend[0].sent_ns : fl.last_ack_ns;
-    if (ftio_mono_ns() - since < (int64_t)ftio_cfg.ack_timeout_ms * 1000000)
-        return;
-    if (!fl.stall_said++)
-        ftio_warn("ftiod at %s has not acknowledged %zu batches for %d ms: spooling them to %s",
-                  ftio_cfg.endpoint, fl.npend, ftio_cfg.ack_timeout_ms, ftio_cfg.spool_dir);
-    spool_all_pending();
-}
-
-/* End of the image's stream: wait (briefly) for the last acknowledgements,
- * spool what is still unacknowledged, drop ZeroMQ without lingering (every
- * batch it still holds is in the spool file now), and say once per job
- * where the spool is. */
-static void zmq_finish(void)
-{
-    if (fl.zsock && fl.npend) {
-        int64_t deadline = ftio_mono_ns() + (int64_t)ftio_cfg.exit_wait_ms * 1000000;
-        take_acks();
-        while (fl.npend && ftio_mono_ns() < deadline) {
-            zmq_pollitem_t it = { .socket = fl.zsock, .events = ZMQ_POLLIN };
-            long left_ms = (long)((deadline - ftio_mono_ns() + 999999) / 1000000);
-            zmq_poll(&it, 1, left_ms > 0 ? left_ms : 0);
-            take_acks();
-        }
-    }
-    if (fl.npend)
-        ftio_log("%zu batches unacknowledged at exit: spooled", fl.npend);
-    spool_all_pending();
-    free(fl.pend);
-    fl.pend = NULL;
-    fl.cappend = 0;
-    if (fl.zctx) {
-        int zero = 0;
-        if (fl.zsock) {
-            zmq_setsockopt(fl.zsock, ZMQ_LINGER, &zero, sizeof zero);
-            zmq_close(fl.zsock);
-        }
-        while (zmq_ctx_term(fl.zctx) != 0 && errno == EINTR)
-            ;
-        fl.zsock = fl.zctx = NULL;
-    }
-    if (ftio_cfg.spool_mode != FTIO_SPOOL_ALWAYS)
-        ftio_spool_notice(fl.spooled);
-}
-
-/* FTIO_AUTH=munge: a session for this image, asked of munged once (and again
- * every AUTH_RETRY_NS while munged cannot be reached).  1 when there is one. */
-static int auth_session(void)
-{
-    if (fl.auth_ok)
-        return 1;
-    int64_t now = ftio_mono_ns();
-    if (fl.auth_tried_ns && now - fl.auth_tried_ns < AUTH_RETRY_NS)
-        return 0;
-    int first = fl.auth_tried_ns == 0;
-    fl.auth_tried_ns = now;
-    char err[256];
-    if (ftio_auth_sender_init(&fl.auth, ftio_cfg.munge_socket[0] ? ftio_cfg.munge_socket : NULL,
-                              ftio_cfg.auth_uid < 0 ? (uid_t)-1 : (uid_t)ftio_cfg.auth_uid,
-                              err, sizeof err) != 0) {
-        if (first)
-            ftio_warn("cannot authenticate to ftiod (%s): spooling to %s (FTIO_AUTH=none "
-                      "for a daemon without authentication)", err, ftio_cfg.spool_dir);
-        return 0;
-    }
-    fl.auth_ok = 1;
-    ftio_log("MUNGE session made (credential of %zu bytes)", fl.auth.cred_len);
-    return 1;
-}
-
-/* 1 if the message was handed to a connected peer. */
-static int zmq_deliver(const void *buf, size_t len)
-{
-    zmq_open();
-    if (!fl.zsock)
-        return 0;
-    if (ftio_cfg.auth_mode == FTIO_AUTH_MUNGE && !auth_session())
-        return 0;
-    if (!fl.ever_sent) {
-        /* Right after connect() the session may not be up yet; give it a
-         * short, bounded grace so a daemon that is there gets the data.  In
-         * the last drain the application is waiting to exit: a daemon that
-         * is not connected by now is down or unreachable, so a few ms at
-         * most, then the spool file. */
-        int grace = fl.stopping && ftio_cfg.exit_wait_ms < CONNECT_GRACE_MS ? ftio_cfg.exit_wait_ms
-                                                                             : CONNECT_GRACE_MS;
-        int64_t left = grace - (ftio_mono_ns() - fl.sock_created_ns) / 1000000;
-        if (left > 0) {
-            zmq_pollitem_t it = { .socket = fl.zsock, .events = ZMQ_POLLOUT };
-            zmq_poll(&it, 1, (long)left);
-        }
-    }
-    if (ftio_batch_send(fl.zsock, fl.auth_ok ? &fl.auth : NULL, buf, len, ZMQ_DONTWAIT) == 0) {
-        fl.ever_sent = 1;
-        return 1;
-    }
-    return 0;
-}
-
 /* ---- batches ---------------------------------------------------------- */
 
 /* Encode and deliver one batch.  Returns 1 when something was delivered. */
@@ -475,6 +232,7 @@ static int deliver(const struct ftio_record *rec, size_t n, const char *mark, in
 {
     void *token;
     size_t nf = ftio_files_pending(fl.fentries, FILES_MAX, &token);
+    fl.lost += ftio_sink_take_lost();
     if (n == 0 && nf == 0 && !mark && !final && fl.lost == 0)
         return 0;
     struct ftio_batch_header h = {
@@ -498,12 +256,17 @@ static int deliver(const struct ftio_record *rec, size_t n, const char *mark, in
         ftio_log("encode failed (out of memory): %zu records lost", n);
         return 0;
     }
+    /* To ftiod, kept until acknowledged (sink_zmq.c); else, and always
+     * with FTIO_SPOOL=tee, to the spool file. */
     const char *how = NULL;
-    if (ftio_cfg.spool_mode != FTIO_SPOOL_ALWAYS && zmq_deliver(fl.wbuf.data, fl.wbuf.len)) {
-        how = "sent";
-        pending_add(fl.seq, fl.wbuf.data, fl.wbuf.len);   /* until acknowledged */
-    } else if (spool_copy(fl.wbuf.data, fl.wbuf.len)) {
-        how = "spooled";
+    int tee = ftio_cfg.spool_mode == FTIO_SPOOL_TEE;
+    if (tee || ftio_cfg.spool_mode == FTIO_SPOOL_ALWAYS || !ftio_sink_offer(fl.seq, fl.wbuf.data, fl.wbuf.len, n)) {
+        if (ftio_cfg.spool_mode != FTIO_SPOOL_NEVER && ftio_spool_append(fl.wbuf.data, fl.wbuf.len) == 0)
+            how = "spooled";
+        if (tee && ftio_sink_offer(fl.seq, fl.wbuf.data, fl.wbuf.len, n))
+            how = how ? "spooled and offered" : "offered";
+    } else {
+        how = "offered";
     }
     if (!how) {
         fl.lost += n;
@@ -572,7 +335,7 @@ static void *flusher_main(void *arg)
     in_flusher = 1;
     unsigned seen = atomic_load(&fl.kick_word);
     private_fd_table();       /* before ZeroMQ: its threads share our table */
-    zmq_open();               /* connect early: the first flush finds a session */
+    ftio_sink_open();         /* connect early: the first flush finds a session */
     char mark[FTIO_WIRE_MAX_STR];
     for (;;) {
         if (!atomic_load(&fl.stop) &&
@@ -582,12 +345,12 @@ static void *flusher_main(void *arg)
         uint64_t gen = atomic_load(&fl.req_gen);
         int stopping = atomic_load(&fl.stop);
         int has_mark = take_mark(mark);
-        fl.stopping = stopping != RUNNING;
         flush_all(has_mark ? mark : NULL, stopping == STOP_FINAL);
-        take_acks();
-        check_stall();
+        ftio_sink_poll();
         if (stopping) {
-            zmq_finish();         /* before done_gen: waiters may exec/exit */
+            ftio_sink_finish();   /* before done_gen: waiters may exec/exit */
+            if (ftio_cfg.spool_mode != FTIO_SPOOL_ALWAYS && ftio_cfg.spool_mode != FTIO_SPOOL_TEE)
+                ftio_spool_notice(ftio_sink_spooled());
             atomic_store(&fl.done_gen, gen);
             break;
         }
@@ -648,10 +411,12 @@ static int has_exited(uint64_t unused)
     return atomic_load(&fl.exited);
 }
 
-/* Every wait of an exit path is bounded by linger plus a margin. */
+/* Every wait of an exit path is bounded: the sink's own wait for the
+ * daemon (FTIO_EXIT_WAIT_MS) and a margin for encoding and spooling what is
+ * left. */
 static int wait_bound_ms(void)
 {
-    return ftio_cfg.linger_ms + CONNECT_GRACE_MS + 1000;
+    return ftio_cfg.exit_wait_ms + 1000;
 }
 
 /* Join the exited thread once (shutdown and a failed exec may both try). */
@@ -768,7 +533,7 @@ void ftio_flusher_handoff_failed(void)
     if (atomic_load(&fl.exited) && atomic_load(&fl.stop) == STOP_HANDOFF &&
         !atomic_load(&fl.shutdown_begun)) {
         join_flusher();
-        fl.ever_sent = 0;
+        ftio_sink_reset();
         atomic_store(&fl.done_gen, atomic_load(&fl.req_gen));
         atomic_store(&fl.stop, RUNNING);
         atomic_store(&fl.exited, 0);
@@ -799,24 +564,10 @@ void ftio_flusher_after_fork_child(void)
     pthread_mutex_init(&fl.mark_mu, NULL);
     pthread_mutex_init(&fl.start_mu, NULL);
     pthread_mutex_init(&fl.api_mu, NULL);
-    /* The parent's context and socket belong to threads that do not exist
-     * here: abandon them (closing would touch the parent's session). */
-    fl.zctx = fl.zsock = NULL;
-    fl.zmq_broken = 0;
-    fl.ever_sent = 0;
+    ftio_sink_after_fork_child();
     fl.seq = 0;
     fl.lost = 0;
     fl.have_mark = 0;
-    /* The parent's unacknowledged copies are the parent's (it spools them
-     * if need be); its acknowledgements go to its socket. */
-    fl.pend = NULL;
-    fl.npend = fl.cappend = fl.pend_bytes = 0;
-    fl.last_ack_ns = 0;
-    fl.spooled = 0;
-    fl.stall_said = 0;
-    fl.stopping = 0;
-    /* The MUNGE session (fl.auth) is kept: the child has the parent's uid,
-     * which is all the credential says. */
     atomic_store(&fl.joined, 0);
     atomic_store(&fl.stop, 0);
     atomic_store(&fl.exited, 0);

@@ -46,7 +46,9 @@ struct ftio_config {
     char    *exclude[FTIO_MAX_EXCLUDES];
     size_t   exclude_len[FTIO_MAX_EXCLUDES];
 };
-enum { FTIO_SPOOL_AUTO = 0, FTIO_SPOOL_ALWAYS = 1, FTIO_SPOOL_NEVER = 2 };
+/* FTIO_SPOOL: auto (to ftiod, the spool file for what it does not take),
+ * always/file (only the spool file), never (only ftiod), tee (both). */
+enum { FTIO_SPOOL_AUTO = 0, FTIO_SPOOL_ALWAYS = 1, FTIO_SPOOL_NEVER = 2, FTIO_SPOOL_TEE = 3 };
 
 extern struct ftio_config ftio_cfg FTIO_HIDDEN;
 FTIO_HIDDEN void ftio_config_load(struct ftio_config *c);
@@ -205,6 +207,24 @@ FTIO_HIDDEN void ftio_flush_from_signal(int final);
 /* Append one encoded batch to this process's spool file; 0 or -1. */
 FTIO_HIDDEN int ftio_spool_append(const void *buf, size_t len);
 FTIO_HIDDEN void ftio_spool_path(char *out, size_t len);
+/* ---- the way to ftiod (sink_zmq.c; flusher thread only) -------------- */
+/* Connect (early: the first flush then finds a session). */
+FTIO_HIDDEN void ftio_sink_open(void);
+/* Keep a copy of batch seq until ftiod acknowledges it, sending it when
+ * possible; 0 when it cannot be kept (no ZeroMQ, no memory): spool it. */
+FTIO_HIDDEN int ftio_sink_offer(uint64_t seq, const void *buf, size_t len, size_t nrec);
+/* Records of batches that went nowhere since the last call (for "lost"). */
+FTIO_HIDDEN uint64_t ftio_sink_take_lost(void);
+/* Acknowledgements, sends that can go now, resends, the silent daemon. */
+FTIO_HIDDEN void ftio_sink_poll(void);
+/* End of the image: at most FTIO_EXIT_WAIT_MS for the daemon, the rest to
+ * the spool file, the socket closed. */
+FTIO_HIDDEN void ftio_sink_finish(void);
+FTIO_HIDDEN uint64_t ftio_sink_spooled(void);   /* batches the sink spooled */
+FTIO_HIDDEN size_t ftio_sink_pending(void);
+FTIO_HIDDEN void ftio_sink_reset(void);          /* a failed exec: go on */
+FTIO_HIDDEN void ftio_sink_after_fork_child(void);
+
 /* Once per job and node, at the end of an image that spooled `batches`. */
 FTIO_HIDDEN void ftio_spool_notice(uint64_t batches);
 

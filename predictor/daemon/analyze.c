@@ -30,6 +30,9 @@
 
 /* Data whose end lags the wall clock by more than this is not live. */
 #define LIVE_LAG 300.0
+/* Late batches of an ended job are taken together: the corrected end waits
+ * until none came for this long (a replay sends them back to back). */
+#define REVISION_SETTLE 1.0
 
 struct analysis {
     struct ftiod *d;
@@ -154,6 +157,12 @@ static void online_ready(const struct ftiod_config *c, struct job_mode_state *m)
     ftio_online_init(&m->online, &c->opts, c->step, c->window, m->grid_t0);
     m->boundary = ftio_online_next_boundary(&m->online, m->grid_t0);
     m->online_init = true;
+    /* Rebuilt from --state-dir: the daemon that died published the boundaries
+     * up to the data's end; go on from there. */
+    if (m->restored)
+        while (m->boundary <= m->t_max)
+            m->boundary = ftio_online_next_boundary(&m->online, m->boundary);
+    m->restored = false;
 }
 
 /* Job-relative wall clock, and whether the job's data is live (its end
@@ -310,8 +319,9 @@ static void analyse_summary(struct analysis *a, struct job *j, int mode)
 }
 
 /* The remaining boundaries of every mode, the summary of the whole job, the
- * end message, removal.  Batches of the job that arrive after this start a
- * new job of the same id. */
+ * end message.  The job is then kept --keep-ended seconds: batches that
+ * arrive in that time (a spool file replayed) are merged into it and lead to
+ * a corrected end message, the next `revision` (PROTOCOL.md §2). */
 static void end_job(struct analysis *a, struct job *j, const char *why)
 {
     struct ftiod *d = a->d;
@@ -341,12 +351,21 @@ static void end_job(struct analysis *a, struct job *j, const char *why)
     json_object_set_new(o, "lost_records", json_integer((json_int_t)j->lost));
     json_object_set_new(o, "processes", json_integer((json_int_t)j->nprocs));
     json_object_set_new(o, "processes_without_final", json_integer((json_int_t)without_final));
+    json_object_set_new(o, "revision", json_integer((json_int_t)j->revision));
+    json_object_set_new(o, "bytes", json_real(j->bytes));
     char *topic = topic_of(j->id, "end");
-    if (d->cfg.verbose)
-        ftiod_log("job %s: ended (%s): %llu records, %llu lost, %llu batches missing",
-                  j->id, why, (unsigned long long)j->data_records,
+    if (d->cfg.verbose || j->revision)
+        ftiod_log("job %s: ended (%s%s): %llu records, %llu lost, %llu batches missing",
+                  j->id, why, j->revision ? ", corrected by late batches" : "",
+                  (unsigned long long)j->data_records,
                   (unsigned long long)j->lost, (unsigned long long)j->lost_batches);
-    job_table_remove(&d->jobs, j);
+    ftiod_state_end(d->state, j, j->revision, why);
+    snprintf(j->ended_by, sizeof j->ended_by, "%s", why);
+    j->closed = true;
+    j->reopened = false;
+    j->told = false;
+    j->closed_at = ftiod_now();
+    j->revision++;
     pthread_mutex_unlock(&d->lock);
     if (topic)
         ftiod_publish(d, topic, o);
@@ -364,6 +383,28 @@ static bool work_once(struct analysis *a, bool stopping)
     double now = ftiod_now();
     for (size_t i = 0; i < d->jobs.n; i++) {
         struct job *j = d->jobs.job[i];
+        if (j->closed) {
+            /* Ended.  Late batches: a corrected end once they stop coming (a
+             * replay sends many); else forgotten after --keep-ended. */
+            if (stopping)
+                continue;
+            if (j->reopened && now - j->last_activity > REVISION_SETTLE) {
+                char why[sizeof j->ended_by];
+                snprintf(why, sizeof why, "%s", j->ended_by);
+                end_job(a, j, why);
+                return true;
+            }
+            if (!j->reopened && now - j->closed_at > d->cfg.keep_ended &&
+                now - j->last_activity > d->cfg.keep_ended) {
+                ftiod_state_forget(d->state, j);
+                job_table_remove(&d->jobs, j);
+                return true;
+            }
+            continue;
+        }
+        /* With --state-dir a stopping daemon leaves its jobs to the next one. */
+        if (stopping && d->state)
+            continue;
         if (stopping || j->ended || j->told || now - j->last_activity > d->cfg.job_timeout) {
             end_job(a, j, stopping ? "shutdown" : j->ended ? "final" : j->told ? "told" : "timeout");
             return true;

@@ -42,6 +42,8 @@ struct ftiod_config {
     double   settle;            /* data s a boundary waits for late records */
     double   window;            /* > 0: fixed window length, s */
     double   job_timeout;       /* s of silence that ends a job */
+    double   keep_ended;        /* s an ended job is kept for late batches (revisions) */
+    const char *state_dir;      /* --state-dir DIR: durable job state (state.c), NULL = none */
     size_t   max_jobs;
     int64_t  max_msg;           /* ZMQ_MAXMSGSIZE, bytes */
     int      rcvhwm;            /* ZMQ_RCVHWM: batches queued per sender */
@@ -82,6 +84,7 @@ struct ftiod {
     void *pub;                  /* analysis thread */
     struct ftiod_auth *auth;    /* ingest thread */
     struct ftiod_quota *quota;  /* under lock */
+    struct ftiod_state *state;  /* --state-dir, NULL without; used under lock */
     volatile int zap_stop;      /* tells the ZAP thread to leave */
     FILE *log;                  /* --log, analysis thread */
     bool log_failing;           /* the last --log write failed (reported once) */
@@ -151,6 +154,26 @@ int  ftiod_auth_batch(struct ftiod_auth *a, const void *batch, size_t len, const
  * exactly this request. */
 int  ftiod_auth_query(struct ftiod_auth *a, const void *req, size_t len, const void *cred,
                       size_t clen, int64_t *uid, const char **why);
+
+/* state.c: durable job state (--state-dir).  Every call but open/close and
+ * restore is made under d->lock and does nothing when s is NULL. */
+struct ftiod_state;
+struct ftiod_state *ftiod_state_open(const char *dir, char *err, size_t errlen);
+void ftiod_state_close(struct ftiod_state *s);
+/* Rebuild the jobs of the journals in the directory (before any batch). */
+int  ftiod_state_restore(struct ftiod_state *s, struct ftiod *d);
+/* A batch merged into j (before its acknowledgement); 0 or -1 (not kept:
+ * refuse the acknowledgement, so the sender keeps it in its spool file). */
+int  ftiod_state_batch(struct ftiod_state *s, struct job *j, int64_t uid, const void *batch,
+                       size_t len);
+/* An `.end` of j was published with this revision. */
+void ftiod_state_end(struct ftiod_state *s, struct job *j, unsigned revision, const char *why);
+/* j is forgotten: its journal goes. */
+void ftiod_state_forget(struct ftiod_state *s, struct job *j);
+/* Close j's journal, keeping it (shutdown: the next ftiod continues). */
+void ftiod_state_release(struct job *j);
+/* fdatasync the journals written to, at most once a second. */
+void ftiod_state_sync(struct ftiod_state *s, struct job_table *t, double now);
 
 /* zap.c: the ZAP thread (bound before any socket with a ZAP domain connects). */
 int  ftiod_zap_start(struct ftiod *d, pthread_t *th);

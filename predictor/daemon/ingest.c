@@ -65,11 +65,11 @@ static const char *quota_reason(enum quota_verdict v)
 
 /* Merge a decoded batch sent by uid (-1: unauthenticated, --auth none).
  * Returns its acknowledgement: merged (or had it already) or refused. */
-static int merge(struct ingest *in, int64_t uid)
+static int merge(struct ingest *in, int64_t uid, const void *raw, size_t rawlen)
 {
     struct ftiod *d = in->d;
     const struct ftio_batch *b = &in->batch;
-    bool wake = false, foreign = false;
+    bool wake = false, foreign = false, journal_failed = false;
     enum job_merge_status st = JOB_MERGED;
     enum quota_verdict quota = QUOTA_OK;
     size_t max_jobs = 0;
@@ -82,6 +82,12 @@ static int merge(struct ingest *in, int64_t uid)
     if (!j) {
         quota = ftiod_quota_job(d, uid);
         if (quota == QUOTA_OK) {
+            /* A full table makes room by forgetting its oldest ended job. */
+            struct job *old = d->jobs.n >= d->jobs.max ? job_table_oldest_closed(&d->jobs) : NULL;
+            if (old) {
+                ftiod_state_forget(d->state, old);
+                job_table_remove(&d->jobs, old);
+            }
             j = job_table_add(&d->jobs, b->h.job, &d->cfg.limits);
             if (!j) {
                 d->stats.over_jobs++;
@@ -109,6 +115,12 @@ static int merge(struct ingest *in, int64_t uid)
             d->stats.batches++;
             d->stats.records += b->n;
             wake = b->h.mark != NULL || j->ended;
+            if (j->closed)
+                j->reopened = true;    /* a corrected .end follows */
+            /* Journaled before the acknowledgement: what the sender forgets
+             * survives the daemon (state.c). */
+            if (ftiod_state_batch(d->state, j, uid, raw, rawlen) != 0)
+                journal_failed = true;
         } else if (st == JOB_DUPLICATE) {
             d->stats.duplicates++;
         } else if (st == JOB_BAD_SEQ) {
@@ -148,7 +160,8 @@ static int merge(struct ingest *in, int64_t uid)
     if (is_new && d->cfg.verbose)
         ftiod_log("job %s: first batch (from %s:%lld, rank %d of %d, uid %lld)", b->h.job, host,
                   (long long)b->h.pid, b->h.rank, b->h.nranks, (long long)uid);
-    return j && !foreign && quota == QUOTA_OK && (st == JOB_MERGED || st == JOB_DUPLICATE)
+    return j && !foreign && quota == QUOTA_OK && !journal_failed &&
+                   (st == JOB_MERGED || st == JOB_DUPLICATE)
                ? FTIO_ACK_MERGED : FTIO_ACK_REFUSED;
 }
 
@@ -194,7 +207,7 @@ static int handle_message(struct ingest *in, zmq_msg_t *msg, zmq_msg_t *auth, bo
         reject(in, &d->stats.malformed, "empty or unprintable job id");
         return -1;
     }
-    return merge(in, uid);
+    return merge(in, uid, zmq_msg_data(msg), len);
 }
 
 /* A whole message: every frame up to MSG_FRAMES kept, the rest counted in
@@ -442,6 +455,11 @@ int ftiod_ingest_loop(struct ftiod *d)
         }
         if (items[0].revents & ZMQ_POLLIN)
             drain(&in);
+        if (d->state) {
+            pthread_mutex_lock(&d->lock);
+            ftiod_state_sync(d->state, &d->jobs, ftiod_now());
+            pthread_mutex_unlock(&d->lock);
+        }
         if (items[1].revents & ZMQ_POLLIN)
             serve_status(d);
     }

@@ -428,6 +428,15 @@ struct job *job_table_add(struct job_table *t, const char *id, const struct job_
     return j;
 }
 
+struct job *job_table_oldest_closed(struct job_table *t)
+{
+    struct job *old = NULL;
+    for (size_t i = 0; i < t->n; i++)
+        if (t->job[i]->closed && (!old || t->job[i]->closed_at < old->closed_at))
+            old = t->job[i];
+    return old;
+}
+
 void job_table_remove(struct job_table *t, struct job *j)
 {
     for (size_t i = 0; i < t->n; i++)

@@ -96,6 +96,8 @@ struct job_mode_state {
     struct ftio_online online; /* window, scoring, history, stability */
     double   boundary;         /* job-relative end of the next analysis window */
 
+    bool     restored;         /* rebuilt from --state-dir: predict from the data's end on */
+
     bool   has_result;
     struct ftio_result  last;  /* latest publication, job-relative times */
     struct ftio_online_update update;   /* its online fields (stale, since, ...) */
@@ -133,6 +135,16 @@ struct job {
     double   last_activity;        /* daemon monotonic s of the last batch */
     bool     ended;                /* every process sent its final batch */
     bool     told;                 /* `ftio end JOB`: end it now */
+
+    /* After its `.end` a job is kept --keep-ended seconds (PROTOCOL.md §2):
+     * batches that arrive then (a replayed spool file) are merged into it
+     * and a corrected `.end` with the next revision follows. */
+    bool     closed;               /* an `.end` was published */
+    bool     reopened;             /* data merged since that `.end` */
+    unsigned revision;             /* `.end` messages published so far */
+    double   closed_at;            /* daemon monotonic s of the last `.end` */
+    char     ended_by[16];         /* final, timeout, told, shutdown */
+    struct job_journal *journal;   /* --state-dir (state.c), NULL without */
 };
 
 /* What a merge did, for the caller's log lines and scheduling. */
@@ -162,6 +174,7 @@ struct job_proc *job_find_proc(struct job *j, const char *host, int64_t pid);
 bool job_all_final(const struct job *j);
 
 /* ---- the set of jobs ------------------------------------------------- */
+struct job_journal;
 
 struct job_table {
     struct job **job;
@@ -169,8 +182,10 @@ struct job_table {
 };
 void        job_table_init(struct job_table *t, size_t max_jobs);
 struct job *job_table_find(struct job_table *t, const char *id);
-/* NULL when the table is full (max jobs). */
+/* NULL when the table is full (max jobs) and no ended job can make room
+ * (the caller forgets the oldest ended job first: job_table_oldest_closed). */
 struct job *job_table_add(struct job_table *t, const char *id, const struct job_limits *lim);
+struct job *job_table_oldest_closed(struct job_table *t);
 /* Remove (and free) job j. */
 void        job_table_remove(struct job_table *t, struct job *j);
 void        job_table_free(struct job_table *t);

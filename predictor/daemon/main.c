@@ -79,6 +79,10 @@ static void usage(FILE *out)
 "  --window S           fixed analysis window of S s (default: adaptive)\n"
 "  --horizon S          seconds of signal kept per job and mode (3600)\n"
 "  --job-timeout S      end a job after S s of silence (300)\n"
+"  --keep-ended S       keep an ended job S s for late batches (a replayed spool\n"
+"                       file): they give a corrected end message (600)\n"
+"  --state-dir DIR      keep every job's state in DIR: a restarted ftiod goes on\n"
+"                       with the same jobs (PROTOCOL.md §4)\n"
 "  --max-jobs N         jobs tracked at once (256)\n"
 "  --max-procs N        processes per job (65536)\n"
 "  --max-msg BYTES      largest message accepted (268435456)\n"
@@ -130,7 +134,7 @@ enum {
     OPT_SUMMARY_RECORDS, OPT_COMPAT, OPT_STEP, OPT_SETTLE,
     OPT_AUTH, OPT_MUNGE_SOCKET, OPT_CURVE_SECRET, OPT_CURVE_CLIENTS, OPT_SOCKET_MODE,
     OPT_SOCKET_GROUP, OPT_MAX_CONNECTIONS, OPT_USER_JOBS, OPT_USER_PROCS, OPT_USER_RATE,
-    OPT_MAX_MEMORY, OPT_SERVER_KEY, OPT_KEY,
+    OPT_MAX_MEMORY, OPT_SERVER_KEY, OPT_KEY, OPT_KEEP_ENDED, OPT_STATE_DIR,
 };
 
 /* Client side of --status. */
@@ -149,6 +153,7 @@ static int parse_args(int argc, char **argv, struct ftiod_config *c, bool *statu
         {"sampling", 1, 0, OPT_SAMPLING},      {"summary-records", 1, 0, OPT_SUMMARY_RECORDS},
         {"window", 1, 0, OPT_WINDOW},           {"horizon", 1, 0, OPT_HORIZON},
         {"job-timeout", 1, 0, OPT_JOB_TIMEOUT}, {"max-jobs", 1, 0, OPT_MAX_JOBS},
+        {"keep-ended", 1, 0, OPT_KEEP_ENDED},   {"state-dir", 1, 0, OPT_STATE_DIR},
         {"max-procs", 1, 0, OPT_MAX_PROCS},     {"max-msg", 1, 0, OPT_MAX_MSG},
         {"rcvhwm", 1, 0, OPT_RCVHWM},           {"status", 0, 0, OPT_STATUS},           {"json", 0, 0, OPT_JSON},
         {"verbose", 0, 0, 'v'},                 {"version", 0, 0, 'V'},
@@ -221,6 +226,11 @@ static int parse_args(int argc, char **argv, struct ftiod_config *c, bool *statu
             if (parse_double("--job-timeout", optarg, 0.001, &c->job_timeout) < 0)
                 return -1;
             break;
+        case OPT_KEEP_ENDED:
+            if (parse_double("--keep-ended", optarg, 0, &c->keep_ended) < 0)
+                return -1;
+            break;
+        case OPT_STATE_DIR: c->state_dir = optarg; break;
         case OPT_MAX_JOBS:
             if (parse_double("--max-jobs", optarg, 1, &v) < 0)
                 return -1;
@@ -330,6 +340,7 @@ static void config_default(struct ftiod_config *c)
     c->step = 1.0;
     c->settle = 1.5;
     c->job_timeout = 300.0;
+    c->keep_ended = 600.0;
     c->max_jobs = 256;
     c->max_msg = 256ll << 20;
     c->rcvhwm = 10000;
@@ -553,6 +564,15 @@ int main(int argc, char **argv)
     bool zap_started = false;
     if (!d->zctx || security_setup(d, curve_secret) != 0 || ftiod_publish_open(d) < 0)
         goto out;
+    if (d->cfg.state_dir) {
+        char err[512];
+        if (!(d->state = ftiod_state_open(d->cfg.state_dir, err, sizeof err))) {
+            ftiod_log("%s", err);
+            goto out;
+        }
+        if (ftiod_state_restore(d->state, d) != 0)
+            goto out;
+    }
     const char *curve = d->cfg.curve_secret ? curve_secret : NULL;
     if (!(d->router = bind_socket(d, ZMQ_ROUTER, d->cfg.listen, "--listen", "ingest", NULL)))
         goto out;
@@ -616,6 +636,9 @@ out:
     ftiod_publish_close(d);
     ftiod_auth_free(d->auth);
     ftiod_quota_free(d->quota);
+    for (size_t i = 0; i < d->jobs.n; i++)
+        ftiod_state_release(d->jobs.job[i]);
+    ftiod_state_close(d->state);
     job_table_free(&d->jobs);
     pthread_cond_destroy(&d->wake);
     pthread_mutex_destroy(&d->lock);

@@ -90,7 +90,7 @@ enum quota_verdict ftiod_quota_job(struct ftiod *d, int64_t uid)
     if (uid >= 0 && d->cfg.user_jobs > 0) {
         size_t owned = 0;
         for (size_t i = 0; i < d->jobs.n; i++)
-            owned += d->jobs.job[i]->uid == uid;
+            owned += d->jobs.job[i]->uid == uid && !d->jobs.job[i]->closed;
         if (owned >= d->cfg.user_jobs) {
             d->stats.over_user_jobs++;
             return QUOTA_JOBS;

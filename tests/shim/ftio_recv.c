@@ -357,6 +357,12 @@ static int receive(const char *endpoint, double idle, double total, size_t npids
     zmq_msg_close(&msg);
     if (raw)
         fclose(raw);
+    /* A ROUTER closed right after queueing a reply can drop it (seen with
+     * libzmq 4.3.4 on ipc://, whatever the linger): give the I/O thread a
+     * moment to write the last acknowledgements, or the sender spools what
+     * it was told nothing about. */
+    if (!no_ack)
+        nanosleep(&(struct timespec){ .tv_nsec = 200 * 1000000 }, NULL);
     zmq_close(s);
     zmq_ctx_term(ctx);
     return 0;
