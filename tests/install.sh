@@ -126,6 +126,26 @@ left=$(find "$S" ! -type d)
 [ ! -e "$S/usr/share/doc/ftio" ] && [ ! -e "$S/etc/ftio" ] || fail "ftio's directories left"
 echo "ok: ftiod.conf never overwritten, kept when edited; uninstall leaves no file"
 
+# ---- every directory variable honoured --------------------------------------------
+S2="$T/stage2"
+V2="DESTDIR=$S2 PREFIX=/opt/ftio BINDIR=/opt/ftio/sbin LIBDIR=/opt/ftio/lib64 INCLUDEDIR=/opt/ftio/inc
+    MANDIR=/opt/man DOCDIR=/opt/doc/ftio-0.1.0 SYSCONFDIR=/etc/opt/ftio SYSTEMDUNITDIR=/etc/systemd/system
+    MODULEFILEDIR=/opt/modules FTIOD_CONF=$T/site.conf"
+$MAKE install $V2 >"$T/install3.log" 2>&1 || { cat "$T/install3.log"; fail "make install $V2"; }
+for f in opt/ftio/sbin/ftiod opt/ftio/lib64/libftio.so.0 opt/ftio/lib64/pkgconfig/ftio.pc opt/ftio/inc/ftio.h \
+         opt/man/man7/libftio.7 opt/doc/ftio-0.1.0/docs/SECURITY.md etc/opt/ftio/ftio/ftiod.conf \
+         etc/opt/ftio/logrotate.d/ftiod etc/systemd/system/ftiod.service opt/modules/ftio/0.1.0; do
+  [ -e "$S2/$f" ] || fail "with every directory set: missing /$f"
+done
+grep -qx 'ExecStart=/opt/ftio/sbin/ftiod --config /etc/opt/ftio/ftio/ftiod.conf' "$S2/etc/systemd/system/ftiod.service" ||
+  fail "unit: $(grep ExecStart "$S2/etc/systemd/system/ftiod.service")"
+grep -q 'FTIO_PRELOAD *//*opt/ftio/lib64/libftio.so.0' "$S2/opt/modules/ftio/0.1.0" || fail "module: FTIO_PRELOAD"
+grep -q 'MANPATH *//*opt/man' "$S2/opt/modules/ftio/0.1.0" || fail "module: MANPATH"
+$MAKE uninstall $V2 >/dev/null 2>&1 || fail "make uninstall $V2"
+left=$(find "$S2" ! -type d)
+[ -z "$left" ] || fail "left after uninstall: $left"
+echo "ok: BINDIR LIBDIR INCLUDEDIR MANDIR DOCDIR SYSCONFDIR SYSTEMDUNITDIR MODULEFILEDIR honoured, uninstall clean"
+
 # ---- a prefix install, used in place ---------------------------------------------
 P="$T/prefix"
 $MAKE install PREFIX="$P" >"$T/install.log" 2>&1 || { cat "$T/install.log"; fail "make install PREFIX=$P"; }
