@@ -37,7 +37,17 @@ make -n --no-print-directory B="$T/fresh" install PREFIX=/usr MPICC=/nonexistent
   fail "make -n install without mpicc: $(tail -3 "$T/plan-nompi")"
 grep "scan-mpi" "$T/plan-nompi" | grep -qv "is not installed" && fail "ftio-scan-mpi planned without mpicc"
 grep -q "no /nonexistent/mpicc: ftio-scan-mpi .* not installed" "$T/plan-nompi" || fail "no word about the missing mpicc"
-echo "ok: make -n install plans only what it installs; without mpicc no MPI program, said so"
+# and for real, from nothing, on a machine without mpicc (libftio.so needs
+# mpi.h only): it installs, and built nothing else
+make -j2 -s --no-print-directory B="$T/fresh" install DESTDIR="$T/nompi" PREFIX=/usr MPICC=/nonexistent/mpicc \
+  >"$T/nompi.log" 2>&1 || { tail -20 "$T/nompi.log"; fail "make install from nothing without mpicc"; }
+grep -q "ftio-scan-mpi (MPI ftio scan) is not installed" "$T/nompi.log" || fail "no word about the missing mpicc"
+[ -x "$T/nompi/usr/bin/ftiod" ] && [ -x "$T/nompi/usr/bin/ftio" ] && [ -e "$T/nompi/usr/lib/libftio.so.0" ] ||
+  fail "install from nothing: $(ls -R "$T/nompi/usr/bin" "$T/nompi/usr/lib")"
+[ ! -e "$T/nompi/usr/bin/ftio-scan-mpi" ] || fail "ftio-scan-mpi installed without mpicc"
+[ ! -e "$T/fresh/tests" ] && [ ! -e "$T/fresh/bench" ] && [ ! -e "$T/fresh/examples" ] ||
+  fail "make install built tests, benches or examples: $(ls "$T/fresh")"
+echo "ok: make -n install plans only what it installs; from nothing without mpicc it installs all but the MPI program, says so, builds nothing else"
 
 # ---- a staged system installation ----------------------------------------------
 S="$T/stage"
