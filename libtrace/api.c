@@ -2,7 +2,7 @@
  *
  * Flush points are local (never collective): ftio_flush() hands everything
  * recorded so far to the flusher and returns once it is sent or spooled
- * (bounded by the linger time).  ftio_flush_named() does the same and tags
+ * (bounded by FTIO_EXIT_WAIT_MS + 1 s).  ftio_flush_named() does the same and tags
  * the batch with a "mark" (PROTOCOL.md §1).  iotrace_summary is TMIO's name
  * for a flush point, so TMIO-instrumented codes work unchanged; ftio_flush_
  * and ftio_flush__ are the Fortran bindings (`call ftio_flush()`).

@@ -165,7 +165,6 @@ void ftio_config_load(struct ftio_config *c)
     c->ack_max_bytes = (size_t)env_long("FTIO_ACK_MAX_MB", 16, 1, 1 << 20) << 20;
 
     c->flush_ms = (int)env_long("FTIO_FLUSH_MS", 1000, 1, 3600 * 1000);
-    c->linger_ms = (int)env_long("FTIO_LINGER_MS", 2000, 0, 60 * 1000);
     /* Batches queued for a connected but slow daemon; beyond, they are
      * spooled.  Bounds the memory ZeroMQ can hold (batches are <= ~3 MB). */
     c->hwm = (int)env_long("FTIO_HWM", 100, 1, 1000000);

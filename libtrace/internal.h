@@ -27,7 +27,6 @@ struct ftio_config {
     int      debug;            /* FTIO_DEBUG=1 */
     int      spool_mode;       /* FTIO_SPOOL: see enum below */
     int      flush_ms;         /* FTIO_FLUSH_MS, background flush period */
-    int      linger_ms;        /* FTIO_LINGER_MS, bound on every exit wait */
     int      hwm;              /* FTIO_HWM, ZMQ_SNDHWM in batches */
     int      signals;          /* FTIO_SIGNALS=0 disables fatal-signal flush */
     int      private_fds;      /* FTIO_PRIVATE_FDS=0: flusher shares the fd table */

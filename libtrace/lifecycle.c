@@ -7,7 +7,7 @@
  *   child shares our memory, so the exit/exec wrappers do nothing when
  *   getpid() is not the pid we recorded.
  * - exit: the library destructor (core.c), at_quick_exit, and the _exit /
- *   _Exit wrappers all call the idempotent, linger-bounded ftio_shutdown().
+ *   _Exit wrappers all call the idempotent, bounded ftio_shutdown().
  * - exec: every exec-family name hands the stream off first (glibc's execl*
  *   don't go through execve's PLT entry): the flusher sends what is
  *   buffered and stops once ZeroMQ has written it (or spools it, flusher.c),

@@ -60,7 +60,7 @@ FTIO_HIDDEN uint32_t ftio_file_register(const char *path);
 FTIO_HIDDEN void ftio_set_rank(int rank, int nranks);
 
 /* Ask the flusher to send everything now (mark may be NULL).  With wait != 0
- * returns once the data is sent or spooled (bounded by linger). */
+ * returns once the data is sent or spooled (bounded by FTIO_EXIT_WAIT_MS + 1 s). */
 FTIO_HIDDEN void ftio_flush_now(const char *mark, int wait);
 
 /* Final flush + stop the flusher; idempotent; used by every exit path. */

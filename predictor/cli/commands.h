@@ -5,6 +5,7 @@
  *   ftio replay FILE...      send spool files to a running ftiod   (replay.c)
  *   ftio end JOB             end a job in ftiod now                (end.c)
  *   ftio keygen NAME         a CURVE key pair                      (keygen.c)
+ *   ftio relay               a node's connection to ftiod          (relay.c)
  *
  * Each returns the process exit status (0 ok, 1 failure, 2 usage).  argv[0]
  * is the subcommand name.
@@ -20,6 +21,7 @@ int ftio_cmd_sub(int argc, char **argv);
 int ftio_cmd_replay(int argc, char **argv);
 int ftio_cmd_end(int argc, char **argv);
 int ftio_cmd_keygen(int argc, char **argv);
+int ftio_cmd_relay(int argc, char **argv);
 
 /* Options of the offline analysis, parsed by main.c. */
 struct ftio_cli {

@@ -24,6 +24,7 @@ static const char usage_line[] =
     "            [--dxt posix|mpiio] [--format F] [--lenient] [--absolute-time] [--keep-nested]\n"
     "            [--max-memory MB] [--json] FILE...\n"
     "       ftio scan DIR|FILE... | ftio sub [options] | ftio replay FILE... | ftio end JOB\n"
+    "       ftio relay --listen E --upstream E\n"
     "       ftio keygen NAME   (see ftio(1))\n";
 
 static const char help_text[] =
@@ -250,7 +251,7 @@ int main(int argc, char **argv)
 {
     static const struct { const char *name; int (*run)(int, char **); } sub[] = {
         { "sub", ftio_cmd_sub }, { "replay", ftio_cmd_replay }, { "end", ftio_cmd_end },
-        { "keygen", ftio_cmd_keygen }, { "scan", ftio_cmd_scan },
+        { "keygen", ftio_cmd_keygen }, { "scan", ftio_cmd_scan }, { "relay", ftio_cmd_relay },
     };
     for (size_t i = 0; argc > 1 && i < sizeof sub / sizeof sub[0]; i++)
         if (strcmp(argv[1], sub[i].name) == 0)

@@ -104,6 +104,13 @@ char *ftiod_status_json(struct ftiod *d, int64_t uid)
         json_object_set_new(o, "nested_records", json_integer((json_int_t)j->nested_records));
         json_object_set_new(o, "bad_records", json_integer((json_int_t)j->bad_records));
         json_object_set_new(o, "idle", json_real(now - j->last_activity));
+        /* Ended jobs stay listed --keep-ended seconds (late batches revise them). */
+        json_object_set_new(o, "ended", json_boolean(j->closed));
+        if (j->closed) {
+            json_object_set_new(o, "ended_by", json_string(j->ended_by));
+            json_object_set_new(o, "revision", json_integer((json_int_t)j->revision - 1));
+            json_object_set_new(o, "ended_ago", json_real(now - j->closed_at));
+        }
         for (int m = 0; m < JOB_NMODES; m++)
             if (j->mode[m].has_data)
                 json_object_set_new(o, job_mode_name(m), mode_status(&j->mode[m]));

@@ -95,7 +95,7 @@ else
   timeout 60 "$PY" "$(dirname "$0")/stall_peer.py" "$FTIO_ENDPOINT" "$T/ctl/stall-ready" 50 & sp=$!
   PIDS="$PIDS $sp"
   i=0; while [ ! -f "$T/ctl/stall-ready" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
-  FTIO_LINGER_MS=500 FTIO_BUFFER_MB=16 FTIO_FLUSH_MS=100000 timeout 60 \
+  FTIO_EXIT_WAIT_MS=500 FTIO_BUFFER_MB=16 FTIO_FLUSH_MS=100000 timeout 60 \
     env LD_PRELOAD="$PRELOAD" "$L" "$T" loop 200000 2>"$T/stall.err" || fail "stalled peer: run"
   kill $sp 2>/dev/null
   grep -q 'did not take all of job' "$T/stall.err" && ok "stalled peer: warning" \
