@@ -2,6 +2,12 @@
  *
  *   ingest [--ftiod PATH] [--tcp] [--duration S] [--ranks R] [--batch N]
  *          [--senders T] [--latency-samples K] [--rcvhwm N] [--munge SOCKET]
+ *          [--relays K]
+ *
+ * --relays K: K `ftio relay` processes stand between the senders and the
+ * daemon (sender thread i connects to relay i mod K), as on a machine where
+ * every node runs one: the daemon then has K connections whatever the number
+ * of simulated processes (--ranks).  The latency part is skipped.
  *
  * --munge: the daemon runs --auth munge and every batch is signed as the
  * shim signs it (common/auth.h: one MUNGE session per sender thread, a MAC
@@ -12,8 +18,9 @@
  * size; ipc:// endpoints in a temporary directory, or TCP
  * loopback ports 56400-56402 with --tcp) and measures three things:
  *
- *  1. Throughput: T sender threads play R simulated ranks, each pushing
- *     batches of N write records for S seconds.  The rate is the records the
+ *  1. Throughput: T sender threads play R simulated ranks, each sending
+ *     batches of N write records for S seconds and reading ftiod's
+ *     acknowledgements as the shim does (PROTOCOL.md §1.4).  The rate is the records the
  *     daemon has decoded and merged (its own counter, read over the status
  *     socket), divided by the time from the first send until the daemon had
  *     merged everything sent.  To keep the senders cheap, each rank's batch is
@@ -58,6 +65,11 @@ struct bench {
     atomic_int stop, release;
     int rcvhwm;
     const char *munge;      /* munged's socket: authenticated ingest */
+    int relays;             /* --relays K */
+    pid_t relay_pid[100];
+    char relay_ep[100][300];
+    const char *ftio;       /* the ftio binary (ftio relay) */
+    atomic_ullong acked;
 };
 
 static double now_s(void)
@@ -133,6 +145,7 @@ static long rss_kb(pid_t pid)
 struct sender {
     struct bench *b;
     int first_rank, nranks;
+    int index;              /* sender thread i: relay i mod K */
 };
 
 /* Offset of the 4 bytes of seq in an encoded batch (after "seq" and 0xce, msgpack uint32). */
@@ -152,7 +165,8 @@ static void *sender_main(void *arg)
     int hwm = 64, linger = 10000;
     zmq_setsockopt(sock, ZMQ_SNDHWM, &hwm, sizeof hwm);
     zmq_setsockopt(sock, ZMQ_LINGER, &linger, sizeof linger);
-    zmq_connect(sock, b->in);
+    zmq_connect(sock, b->relays ? b->relay_ep[s->index % b->relays]
+                                : b->in);
     struct ftio_auth_sender *auth = NULL;
     char err[256];
     if (b->munge && ftio_auth_sender_from_env(FTIO_AUTH_MUNGE, &auth, err, sizeof err) != 0) {
@@ -191,6 +205,9 @@ static void *sender_main(void *arg)
             if (ftio_batch_send(sock, auth, w[r].data, w[r].len, 0) < 0)
                 break;
             atomic_fetch_add(&b->sent_records, b->batch);
+            struct ftio_ack a;
+            while (ftio_ack_recv(sock, &a))
+                atomic_fetch_add(&b->acked, 1);
         }
         seq++;
     }
@@ -220,7 +237,7 @@ static void throughput(struct bench *b)
     double t0 = now_s();
     int n = 0;
     for (int i = 0; i < b->senders && i * per < b->ranks; i++, n++) {
-        sd[i] = (struct sender){b, i * per, b->ranks - i * per < per ? b->ranks - i * per : per};
+        sd[i] = (struct sender){b, i * per, b->ranks - i * per < per ? b->ranks - i * per : per, i};
         pthread_create(&th[i], NULL, sender_main, &sd[i]);
     }
     long rss_min = -1, rss_max = -1, rss_first = -1, rss_last = -1;
@@ -258,6 +275,39 @@ static void throughput(struct bench *b)
            t1 - t0, (r - base) / (t1 - t0) / 1e6);
     printf("  ftiod RSS after warm-up: first %ld kB, min %ld kB, max %ld kB, last %ld kB\n",
            rss_first, rss_min, rss_max, rss_last);
+    printf("  acknowledgements read by the senders: %llu\n", (unsigned long long)atomic_load(&b->acked));
+    json_t *st = status(b);
+    if (st) {
+        json_t *jobs = json_object_get(st, "jobs");
+        json_t *j0 = json_array_size(jobs) ? json_array_get(jobs, 0) : NULL;
+        printf("  ftiod: %.0f ingest connections, %.0f processes in the job\n",
+               json_number_value(json_object_get(json_object_get(st, "totals"), "connections")),
+               j0 ? json_number_value(json_object_get(j0, "processes")) : 0.0);
+        json_decref(st);
+    }
+    if (b->relays) {
+        long sum = 0;
+        for (int i = 0; i < b->relays; i++)
+            sum += rss_kb(b->relay_pid[i]);
+        printf("  %d relays: RSS %ld kB in all (%ld kB each)\n", b->relays, sum, sum / b->relays);
+    }
+}
+
+static int start_relays(struct bench *b)
+{
+    for (int i = 0; i < b->relays; i++) {
+        snprintf(b->relay_ep[i], sizeof b->relay_ep[i], "ipc://%s/relay%d", b->dir, i);
+        b->relay_pid[i] = fork();
+        if (b->relay_pid[i] < 0)
+            return -1;
+        if (b->relay_pid[i] == 0) {
+            execl(b->ftio, "ftio", "relay", "--listen", b->relay_ep[i], "--upstream", b->in,
+                  (char *)NULL);
+            _exit(127);
+        }
+    }
+    sleep_s(0.3);
+    return 0;
 }
 
 /* ---- latency ---------------------------------------------------------------------- */
@@ -379,9 +429,14 @@ int main(int argc, char **argv)
     else
         strcpy(def, "ftiod");
     b.ftiod = def;
+    static char deff[4096];
+    snprintf(deff, sizeof deff, "%.4080s", def);
+    deff[strlen(deff) - 1] = '\0';          /* .../bin/ftio */
+    b.ftio = deff;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
         if (!strcmp(a, "--tcp")) b.tcp = true;
+        else if (!strcmp(a, "--relays")) { b.relays = atoi(v); i++; }
         else if (!strcmp(a, "--ftiod")) { b.ftiod = v; i++; }
         else if (!strcmp(a, "--duration")) { b.duration = atof(v); i++; }
         else if (!strcmp(a, "--ranks")) { b.ranks = atoi(v); i++; }
@@ -392,11 +447,12 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--munge")) { b.munge = v; i++; setenv("FTIO_MUNGE_SOCKET", v, 1); }
         else {
             fprintf(stderr, "usage: ingest [--ftiod PATH] [--tcp] [--duration S] [--ranks R] "
-                            "[--batch N] [--senders T] [--latency-samples K] [--rcvhwm N]\n");
+                            "[--batch N] [--senders T] [--latency-samples K] [--rcvhwm N] [--relays K]\n");
             return 2;
         }
     }
-    if (b.ranks < 1 || b.senders < 1 || b.senders > 64 || b.batch < 1 || !(b.duration > 0)) {
+    if (b.ranks < 1 || b.senders < 1 || b.senders > 64 || b.batch < 1 || !(b.duration > 0) ||
+        b.relays < 0 || b.relays > 100) {
         fprintf(stderr, "ingest: bad option value\n");
         return 2;
     }
@@ -429,8 +485,17 @@ int main(int argc, char **argv)
         return 1;
     }
     json_decref(s);
+    if (b.relays && start_relays(&b) < 0) {
+        perror("fork");
+        return 1;
+    }
     throughput(&b);
-    latency(&b);
+    if (!b.relays)
+        latency(&b);
+    for (int i = 0; i < b.relays; i++) {
+        kill(b.relay_pid[i], SIGTERM);
+        waitpid(b.relay_pid[i], NULL, 0);
+    }
     kill(b.pid, SIGTERM);
     int st;
     waitpid(b.pid, &st, 0);

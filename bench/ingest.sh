@@ -6,3 +6,6 @@ B=${B:-build}
 D=${INGEST_DURATION:-20}
 "$B/bench/ingest" --duration "$D" || exit 1
 "$B/bench/ingest" --tcp --duration "$D" --latency-samples 5 || exit 1
+# Through relays (PROTOCOL.md §1.5): 10,000 simulated processes on 16 sender
+# connections to 8 `ftio relay` processes; ftiod sees 8 connections.
+"$B/bench/ingest" --duration "$D" --relays 8 --ranks 10000 --senders 16 --batch 256 || exit 1

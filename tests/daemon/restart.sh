@@ -1,8 +1,8 @@
 #!/bin/sh
-# The daemon restarts in the middle of a job.  Daemon A takes the first
-# batches and, stopped by SIGTERM, publishes its summary; while no daemon
-# listens the shim spools; daemon B then gets the rest live, and `ftio
-# replay` of the spool file gives it what it missed.  Nothing is lost or
+# The daemon restarts in the middle of a job, without --state-dir.  Daemon A
+# takes the first batches and, stopped by SIGTERM, publishes its summary;
+# while no daemon listens the shim keeps its batches; daemon B then gets them
+# and the rest live.  Nothing is lost or
 # counted twice: A's records + B's records = every write of the program, and
 # B (which saw the gap fill) finds the period.
 . "$(dirname "$0")/lib.inc"
@@ -22,17 +22,20 @@ APP=$!; PIDS="$PIDS $APP"
 sleep 3.5
 kill -TERM $A; wait $A
 wait_topic "$T/a.log" "ftio.$JOB.end" 5
-sleep 3            # the shim spools meanwhile
-ls "$T/spool" | grep -q . || fail "nothing spooled while the daemon was down"
+sleep 3            # the shim keeps its batches meanwhile (PROTOCOL.md §1.4)
 # B on the same endpoint (a new socket file: ipc path of a).
 rm -f "$T/a.in"
 "$B/bin/ftiod" --auth none --listen "ipc://$T/a.in" --pub "ipc://$T/b.pub" --status-endpoint "ipc://$T/b.st" \
   --log "$T/b.log" -v 2>>"$T/b.err" &
 BP=$!; PIDS="$PIDS $BP"
 sleep 1.5          # the shim reconnects, then stops spooling
-timeout 30 "$B/bin/ftio" replay --endpoint "ipc://$T/a.in" "$T"/spool/*.msgpack 2>"$T/replay.err" \
-  || fail "replay: $(cat "$T/replay.err")"
-cat "$T/replay.err"
+# What a shim could not keep (none, unless it ran out of FTIO_ACK_MAX_MB) is
+# in its spool file: replayed.
+if ls "$T/spool" | grep -q msgpack; then
+  timeout 30 "$B/bin/ftio" replay --endpoint "ipc://$T/a.in" "$T"/spool/*.msgpack 2>"$T/replay.err" \
+    || fail "replay: $(cat "$T/replay.err")"
+  cat "$T/replay.err"
+fi
 wait $APP || fail "posix_periodic failed: $(cat "$T/app.err")"
 wait_topic "$T/b.log" "ftio.$JOB.end" 20
 ra=$(jsonl "$T/a.log" "last('ftio.$JOB.end')['summary']['write']['records']")
