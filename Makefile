@@ -52,6 +52,8 @@ INSTALL_DOC  :=     # documentation, path kept (docs/X.md -> $(DOCDIR)/docs/X.md
 # templates TEMPLATE:PATH with @VAR@ replaced; recursive (=) so that a fragment
 # may name $(SYSCONFDIR) etc. before mk/install.mk sets them
 INSTALL_SUBST =
+# configuration files SOURCE:PATH, installed only where none is (recursive too)
+INSTALL_CONF =
 
 # Is there an MPI compiler?  Without one, `make install` leaves out the MPI
 # programs (ftio-scan-mpi) and says so.

@@ -14,15 +14,18 @@
 #   $(INCLUDEDIR)       ftio.h
 #   $(MANDIR)/manN      ftio(1), ftiod(1), libftio(7)
 #   $(DOCDIR)           README.md, docs/, libtrace/README.md, examples/ (sources)
-#   $(SYSTEMDUNITDIR)   ftiod.service;  $(SYSUSERSDIR)/ftio.conf (the `ftio` user)
-#   $(SYSCONFDIR)/ftio/ftiod.conf      only when none is there (a site's edits stay)
+#   $(SYSTEMDUNITDIR)   ftiod.service, ftio-relay.service;  $(SYSUSERSDIR)/ftio.conf
+#                       (the `ftio` user both run as)
+#   $(SYSCONFDIR)/ftio/ftiod.conf, relay.env   only when none is there (a site's
+#                       edits stay)
 #   $(SYSCONFDIR)/logrotate.d/ftiod
 #   $(MODULEFILEDIR)/ftio/$(VERSION)   environment-modules file
 # The packaging/ files are templates: @BINDIR@, @SYSCONFDIR@ ... become the
 # directories of this installation (without DESTDIR, which only stages).
 # A fragment adds files by appending to INSTALL_BIN (programs and scripts),
 # INSTALL_LIB (libX.so.A.B.C), INSTALL_INC, INSTALL_MAN, INSTALL_DOC or
-# INSTALL_SUBST (TEMPLATE:INSTALLED-PATH); uninstall follows the same lists.
+# INSTALL_SUBST (TEMPLATE:INSTALLED-PATH) or INSTALL_CONF (SOURCE:PATH, never
+# overwritten); uninstall follows the same lists.
 
 PREFIX         ?= /usr/local
 BINDIR         ?= $(PREFIX)/bin
@@ -48,12 +51,17 @@ INSTALL_DOC += README.md $(wildcard docs/*.md docs/*.png) \
 # Templates (@VAR@ replaced by SUBST) and where each goes: TEMPLATE:FILE.
 INSTALL_SUBST += mk/ftio.pc.in:$(PKGCONFIGDIR)/ftio.pc \
                  packaging/ftiod.service:$(SYSTEMDUNITDIR)/ftiod.service \
+                 packaging/ftio-relay.service:$(SYSTEMDUNITDIR)/ftio-relay.service \
                  packaging/ftio.sysusers:$(SYSUSERSDIR)/ftio.conf \
                  packaging/ftiod.logrotate:$(SYSCONFDIR)/logrotate.d/ftiod \
                  packaging/modulefile/ftio:$(MODULEFILEDIR)/ftio/$(VERSION)
-# The configuration file (written with `ftiod --config`), when the tree has
-# one; installed only where none is (FTIOD_CONF=FILE installs another).
+# Configuration files, SOURCE:FILE: installed only where none is (a site's
+# edits stay), removed by uninstall only when still as shipped.  ftiod.conf
+# (read by `ftiod --config`) when the tree has one; FTIOD_CONF=FILE installs
+# another.
 FTIOD_CONF := $(wildcard packaging/ftiod.conf)
+INSTALL_CONF += $(if $(FTIOD_CONF),$(FTIOD_CONF):$(SYSCONFDIR)/ftio/ftiod.conf) \
+                packaging/ftio-relay.env:$(SYSCONFDIR)/ftio/relay.env
 
 SUBST = sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@PREFIX@|$(PREFIX)|g' \
             -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
@@ -86,11 +94,9 @@ endif
 	@for f in $(INSTALL_DOC); do install -D -m 644 $$f $(DEST)$(DOCDIR)/$$f || exit 1; done
 	@for p in $(INSTALL_SUBST); do src=$${p%%:*}; dst=$(DEST)$${p#*:}; \
 	  echo "subst $$src > $$dst"; install -d $$(dirname $$dst) && $(SUBST) $$src >$$dst || exit 1; done
-ifneq ($(FTIOD_CONF),)
-	@install -d $(DEST)$(SYSCONFDIR)/ftio; if [ -e $(DEST)$(SYSCONFDIR)/ftio/ftiod.conf ]; then \
-	  echo "install: $(DEST)$(SYSCONFDIR)/ftio/ftiod.conf exists: kept"; \
-	else install -m 644 $(FTIOD_CONF) $(DEST)$(SYSCONFDIR)/ftio/ftiod.conf; fi
-endif
+	@for p in $(INSTALL_CONF); do src=$${p%%:*}; dst=$(DEST)$${p#*:}; \
+	  if [ -e $$dst ]; then echo "install: $$dst exists: kept"; \
+	  else echo "install -m 644 $$src $$dst"; install -D -m 644 $$src $$dst || exit 1; fi; done
 
 # Removes each installed file by name; the configuration file only when it
 # is still the one shipped (a site's edits stay), then ftio's own
@@ -104,12 +110,9 @@ uninstall:
 	  for n in $$f $$(so_links $$l); do rm -f $(DEST)$(LIBDIR)/$$n; done; done
 	@for m in $(INSTALL_MAN); do rm -f $(DEST)$(MANDIR)/man$${m##*.}/$$(basename $$m); done
 	@for f in $(INSTALL_DOC); do rm -f $(DEST)$(DOCDIR)/$$f; done
-ifneq ($(FTIOD_CONF),)
-	@if cmp -s $(FTIOD_CONF) $(DEST)$(SYSCONFDIR)/ftio/ftiod.conf; then \
-	  rm -f $(DEST)$(SYSCONFDIR)/ftio/ftiod.conf; \
-	elif [ -e $(DEST)$(SYSCONFDIR)/ftio/ftiod.conf ]; then \
-	  echo "uninstall: $(DEST)$(SYSCONFDIR)/ftio/ftiod.conf was changed: kept"; fi
-endif
+	@for p in $(INSTALL_CONF); do src=$${p%%:*}; dst=$(DEST)$${p#*:}; \
+	  if cmp -s $$src $$dst; then rm -f $$dst; \
+	  elif [ -e $$dst ]; then echo "uninstall: $$dst was changed: kept"; fi; done
 	@for d in $$(printf '%s\n' $(sort $(dir $(INSTALL_DOC))) | sort -r); do \
 	  [ "$$d" = ./ ] || rmdir $(DEST)$(DOCDIR)/$$d 2>/dev/null; done; \
 	rmdir $(DEST)$(DOCDIR) $(DEST)$(SYSCONFDIR)/ftio $(DEST)$(MODULEFILEDIR)/ftio 2>/dev/null; true

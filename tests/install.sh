@@ -18,7 +18,8 @@ set -eu
 . "$(dirname "$0")/preload.sh"
 B=${FTIO_TEST_BUILD:-build}
 T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+PIDS=""
+trap 'for p in $PIDS; do kill $p 2>/dev/null; done; wait; rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 for tool in pkg-config readelf logrotate modulecmd systemd-analyze systemd-sysusers man; do
   command -v $tool >/dev/null || fail "$tool not found (mk/deps.sh installs it)"
@@ -65,6 +66,7 @@ for f in usr/bin/ftio usr/bin/ftiod "${LIBDIR#/}/libftio.so.0.1.0" usr/include/f
          usr/share/doc/ftio/docs/ALGORITHM.md usr/share/doc/ftio/libtrace/README.md \
          usr/share/doc/ftio/examples/checkpoint.c usr/share/doc/ftio/examples/flush_points.c \
          usr/share/doc/ftio/examples/subscriber.py usr/lib/systemd/system/ftiod.service \
+         usr/lib/systemd/system/ftio-relay.service etc/ftio/relay.env \
          usr/lib/sysusers.d/ftio.conf etc/logrotate.d/ftiod etc/ftio/ftiod.conf \
          usr/share/modulefiles/ftio/0.1.0; do
   [ -f "$S/$f" ] || fail "missing /$f"
@@ -84,6 +86,8 @@ left=$(grep -rl '@[A-Z]*@' "$S/usr/lib/systemd" "$S/etc" "$S/usr/share/modulefil
 grep -rq "$S" "$S/usr/lib/systemd" "$S/etc" "$S/usr/share/modulefiles" "$S$LIBDIR/pkgconfig" && fail "DESTDIR leaked into a file"
 grep -qx 'ExecStart=/usr/bin/ftiod --config /etc/ftio/ftiod.conf' "$S/usr/lib/systemd/system/ftiod.service" ||
   fail "unit: $(grep ExecStart "$S/usr/lib/systemd/system/ftiod.service")"
+grep -qx 'EnvironmentFile=/etc/ftio/relay.env' "$S/usr/lib/systemd/system/ftio-relay.service" ||
+  fail "relay unit: $(grep EnvironmentFile "$S/usr/lib/systemd/system/ftio-relay.service")"
 PRE=$(PKG_CONFIG_PATH="$S$LIBDIR/pkgconfig" pkg-config --variable=preload ftio) || fail "pkg-config preload"
 [ "$PRE" = "$LIBDIR/libftio.so.0" ] || fail "preload variable $PRE"
 [ -e "$S$PRE" ] || fail "preload path $S$PRE does not exist"
@@ -119,22 +123,24 @@ systemd-sysusers --dry-run --root="$T/sysroot" "$S/usr/lib/sysusers.d/ftio.conf"
 grep -q "Creating user 'ftio'" "$T/sysusers.out" || fail "sysusers creates no user ftio: $(cat "$T/sysusers.out")"
 echo "ok: logrotate -d accepts the snippet, systemd-sysusers the user; module load ftio sets MANPATH, PKG_CONFIG_PATH, FTIO_PRELOAD"
 
-# the configuration file: installed once, a site's edits kept
+# the configuration files: installed once, a site's edits kept
 echo "max-jobs = 7   # site" >>"$S/etc/ftio/ftiod.conf"
+echo "FTIO_RELAY_UPSTREAM=tcp://d1:5555" >>"$S/etc/ftio/relay.env"
 $MAKE install $V >"$T/install2.log" 2>&1 || fail "second make install"
 grep -q "max-jobs = 7" "$S/etc/ftio/ftiod.conf" || fail "make install overwrote the edited ftiod.conf"
+grep -q "d1:5555" "$S/etc/ftio/relay.env" || fail "make install overwrote the edited relay.env"
 grep -q "ftiod.conf exists: kept" "$T/install2.log" || fail "install did not say it kept ftiod.conf"
 $MAKE uninstall $V >"$T/uninstall.log" 2>&1 || { cat "$T/uninstall.log"; fail "make uninstall"; }
 grep -q "ftiod.conf was changed: kept" "$T/uninstall.log" || fail "uninstall said nothing of the kept conf"
-[ -f "$S/etc/ftio/ftiod.conf" ] || fail "uninstall removed an edited ftiod.conf"
-rm "$S/etc/ftio/ftiod.conf"
+[ -f "$S/etc/ftio/ftiod.conf" ] && [ -f "$S/etc/ftio/relay.env" ] || fail "uninstall removed an edited configuration file"
+rm "$S/etc/ftio/ftiod.conf" "$S/etc/ftio/relay.env"
 left=$(find "$S" ! -type d)
 [ -z "$left" ] || fail "left after uninstall: $left"
 $MAKE install $V >/dev/null 2>&1 && $MAKE uninstall $V >/dev/null 2>&1 || fail "install + uninstall"
 left=$(find "$S" ! -type d)
 [ -z "$left" ] || fail "left after uninstall (unchanged conf): $left"
 [ ! -e "$S/usr/share/doc/ftio" ] && [ ! -e "$S/etc/ftio" ] || fail "ftio's directories left"
-echo "ok: ftiod.conf never overwritten, kept when edited; uninstall leaves no file"
+echo "ok: ftiod.conf and relay.env never overwritten, kept when edited; uninstall leaves no file"
 
 # ---- every directory variable honoured --------------------------------------------
 S2="$T/stage2"
@@ -159,8 +165,13 @@ echo "ok: BINDIR LIBDIR INCLUDEDIR MANDIR DOCDIR SYSCONFDIR SYSTEMDUNITDIR MODUL
 # ---- a prefix install, used in place ---------------------------------------------
 P="$T/prefix"
 $MAKE install PREFIX="$P" >"$T/install.log" 2>&1 || { cat "$T/install.log"; fail "make install PREFIX=$P"; }
-systemd-analyze verify --man=no "$P/lib/systemd/system/ftiod.service" >"$T/verify.out" 2>&1 ||
+systemd-analyze verify --man=no "$P/lib/systemd/system/ftiod.service" \
+  "$P/lib/systemd/system/ftio-relay.service" >"$T/verify.out" 2>&1 ||
   fail "systemd-analyze verify: $(cat "$T/verify.out")"
+grep '^ExecStart=' "$P/lib/systemd/system/ftio-relay.service" | sed 's/^ExecStart=//' >"$T/relay.cmd"
+for v in $(grep -o '\${[A-Z_]*}' "$T/relay.cmd" | tr -d '${}'); do
+  grep -q "^$v=" "$P/etc/ftio/relay.env" || fail "relay unit uses \${$v}, relay.env does not set it"
+done
 cat >"$T/app.c" <<'C'
 #include <ftio.h>
 #include <fcntl.h>
@@ -224,7 +235,30 @@ env LD_PRELOAD="$PRELOAD" FTIO_SPOOL=always FTIO_SPOOL_DIR="$T/spool3" FTIO_JOB=
   "$T/flush_points" "$T" 2 >/dev/null || fail "installed flush_points under the shim"
 ls "$T"/spool3/ftio-ex-*.msgpack >/dev/null 2>&1 || fail "flush_points spooled nothing"
 
+# a site in small: the installed ftiod, the relay started by the relay
+# unit's command line (its variables pointed at this test's endpoints), and
+# the installed shim's job going through the relay
+"$P/bin/ftiod" --auth none --listen "ipc://$T/d.in" --pub "ipc://$T/d.pub" --status-endpoint "ipc://$T/d.st" \
+  --log "$T/d.jsonl" --job-timeout 2 2>"$T/d.err" &
+PIDS="$PIDS $!"
+FTIO_RELAY_LISTEN="ipc://$T/relay.sock" FTIO_RELAY_UPSTREAM="ipc://$T/d.in"
+eval "$(cat "$T/relay.cmd")" 2>"$T/relay.err" &
+PIDS="$PIDS $!"
+i=0
+until grep -q "notice: listening on" "$T/d.err" && [ -S "$T/relay.sock" ]; do
+  i=$((i + 1)); [ $i -gt 100 ] && fail "ftiod or relay did not start: $(cat "$T/d.err" "$T/relay.err")"
+  sleep 0.1
+done
+env LD_PRELOAD="$PRELOAD" FTIO_ENDPOINT="ipc://$T/relay.sock" FTIO_SPOOL_DIR="$T/spool3" FTIO_JOB=viarelay \
+  "$T/flush_points" "$T" 3 >/dev/null || fail "flush_points through the relay"
+i=0
+until grep -q '"topic":"ftio.viarelay.end"' "$T/d.jsonl" 2>/dev/null; do
+  i=$((i + 1)); [ $i -gt 200 ] && fail "no ftio.viarelay.end from ftiod: $(tail -5 "$T/d.err")"
+  sleep 0.1
+done
+! ls "$T"/spool3/ftio-viarelay-* >/dev/null 2>&1 || fail "the job through the relay spooled"
+
 $MAKE uninstall PREFIX="$P" >"$T/uninstall.log" 2>&1 || { cat "$T/uninstall.log"; fail "make uninstall PREFIX=$P"; }
 left=$(find "$P" ! -type d)
 [ -z "$left" ] || fail "left after uninstall: $left"
-echo "ok: prefix install: systemd-analyze verify, module load, examples build, pkg-config, flush points with and without the shim (preload variable), spool analysed, uninstall clean"
+echo "ok: prefix install: systemd-analyze verify (ftiod, relay), a job through the relay unit's command to ftiod, module load, examples build, pkg-config, flush points with and without the shim (preload variable), spool analysed, uninstall clean"
