@@ -2,17 +2,21 @@
 # install.sh -- `make install` / `make uninstall` as a site and a user would
 # use them (mk/install.mk):
 #  - `make -n install` on a fresh tree plans no test, Check or bench build;
-#    without mpicc it plans no MPI program and says so;
+#    a real install from nothing without mpicc installs all but the MPI
+#    program, says so, and builds nothing else;
 #  - a staged system install (DESTDIR, PREFIX=/usr, a multiarch LIBDIR):
 #    every expected file, soname links, ftio.pc's preload variable, man1 +
 #    man7, docs and examples, systemd unit (systemd-analyze verify), sysusers,
 #    logrotate snippet (logrotate -d), module file (modulecmd), no @VAR@ left;
 #    the staged libftio.so traces `cat` into a spool file;
-#    the configuration file is installed, never overwritten, and removed by
-#    uninstall only when unchanged; uninstall leaves no file behind;
-#  - a prefix install used in place: a program built through pkg-config
-#    against ftio.h, without and under the installed shim (found with
-#    `pkg-config --variable=preload ftio`), its spool analysed by the
+#    the configuration files are installed, never overwritten, and removed
+#    by uninstall only when unchanged; uninstall leaves no file behind;
+#  - every directory variable honoured;
+#  - a prefix install used in place: systemd-analyze verify of both units,
+#    a job through the relay unit's command line to the installed ftiod,
+#    module load, the installed examples build, a program built through
+#    pkg-config against ftio.h without and under the installed shim (found
+#    with `pkg-config --variable=preload ftio`), its spool analysed by the
 #    installed `ftio`; uninstall leaves no file.
 set -eu
 . "$(dirname "$0")/preload.sh"
