@@ -6,7 +6,7 @@
 #    program, says so, and builds nothing else;
 #  - a staged system install (DESTDIR, PREFIX=/usr, a multiarch LIBDIR):
 #    every expected file, soname links, ftio.pc's preload variable, man1 +
-#    man7, docs and examples, systemd unit (systemd-analyze verify), sysusers,
+#    man7, docs and examples, systemd units, sysusers (systemd-sysusers),
 #    logrotate snippet (logrotate -d), module file (modulecmd), no @VAR@ left;
 #    the staged libftio.so traces `cat` into a spool file;
 #    the configuration files are installed, never overwritten, and removed
