@@ -9,11 +9,13 @@
 #   make asan       the same tests under AddressSanitizer + UBSan (tree in build-asan/)
 #   make demo       install, build, run the live end-to-end demo
 #   make bench      run the benchmarks (figures go to bench/README.md by hand)
-#   make install PREFIX=/usr/local
+#   make install    install what a site needs (builds only that; see mk/install.mk)
+#   make uninstall  remove exactly what `make install` put there (same variables)
 
 B        ?= build
-PREFIX   ?= /usr/local
 VERSION  := 0.1.0
+# libftio.so's soname: libftio.so.$(SOVERSION) -> libftio.so.$(VERSION)
+SOVERSION := 0
 
 CC       ?= cc
 MPICC    ?= mpicc
@@ -42,10 +44,21 @@ ALL_TARGETS  :=
 CHECK_PROGS  :=     # Check unit-test binaries, run by tests/run.sh
 SHELL_TESTS  :=     # shell tests (tests/*.sh), run by tests/run.sh
 BENCH_TARGETS :=
-INSTALL_BIN  :=
-INSTALL_LIB  :=
-INSTALL_INC  :=
-INSTALL_MAN  :=
+# What `make install` installs (mk/install.mk says where each list goes).
+INSTALL_BIN  :=     # programs -> $(BINDIR)
+INSTALL_LIB  :=     # shared libraries with their soname links -> $(LIBDIR)
+INSTALL_INC  :=     # public headers -> $(INCLUDEDIR)
+INSTALL_MAN  :=     # man pages, section from the suffix (x.1 -> man1) -> $(MANDIR)
+INSTALL_DOC  :=     # documentation, path kept (docs/X.md -> $(DOCDIR)/docs/X.md)
+# templates TEMPLATE:PATH with @VAR@ replaced; recursive (=) so that a fragment
+# may name $(SYSCONFDIR) etc. before mk/install.mk sets them
+INSTALL_SUBST =
+# configuration files SOURCE:PATH, installed only where none is (recursive too)
+INSTALL_CONF =
+
+# Is there an MPI compiler?  Without one, `make install` leaves out the MPI
+# programs (ftio-scan-mpi) and says so.
+HAVE_MPICC := $(shell command -v $(MPICC) >/dev/null 2>&1 && echo yes)
 
 all: build-all
 
@@ -55,6 +68,7 @@ include libtrace/build.mk
 include examples/build.mk
 include tests/build.mk
 include bench/build.mk
+include mk/install.mk
 
 build-all: $(ALL_TARGETS)
 
@@ -99,17 +113,7 @@ bench: deps
 	@$(MAKE) --no-print-directory build-all $(BENCH_TARGETS)
 	@B=$(B) sh bench/run.sh
 
-install: build-all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
-	  $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/man/man1
-	$(if $(INSTALL_BIN),install -m 755 $(INSTALL_BIN) $(DESTDIR)$(PREFIX)/bin)
-	$(if $(INSTALL_LIB),install -m 755 $(INSTALL_LIB) $(DESTDIR)$(PREFIX)/lib)
-	$(if $(INSTALL_INC),install -m 644 $(INSTALL_INC) $(DESTDIR)$(PREFIX)/include)
-	$(if $(INSTALL_MAN),install -m 644 $(INSTALL_MAN) $(DESTDIR)$(PREFIX)/share/man/man1)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' mk/ftio.pc.in \
-	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/ftio.pc
-
 clean:
 	rm -rf build build-asan
 
-.PHONY: all build-all deps check check-names list-tests asan demo bench install clean
+.PHONY: all build-all deps check check-names list-tests asan demo bench clean

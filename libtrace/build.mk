@@ -10,19 +10,34 @@ SHIM_SRCS := libtrace/core.c libtrace/config.c libtrace/fdtable.c libtrace/files
              libtrace/ring.c libtrace/flusher.c libtrace/sink_zmq.c libtrace/spool.c libtrace/posix.c \
              libtrace/stdio.c libtrace/aio.c libtrace/lifecycle.c libtrace/api.c
 SHIM_OBJS := $(patsubst %.c,$(B)/%.o,$(SHIM_SRCS))
-SHIM_LIB  := $(B)/lib/libftio.so
+# libftio.so is versioned like any shared library: the file
+# libftio.so.$(VERSION), its soname link libftio.so.$(SOVERSION) (what a
+# program or LD_PRELOAD names at run time) and the libftio.so link.  The
+# links are relative, so the build tree and an installed tree alike can be
+# preloaded through any of the three names.
+SHIM_REAL   := $(B)/lib/libftio.so.$(VERSION)
+SHIM_SONAME := libftio.so.$(SOVERSION)
+SHIM_LIB    := $(B)/lib/libftio.so
 
 $(SHIM_OBJS): CFLAGS += -fvisibility=hidden
 
-$(SHIM_LIB): $(SHIM_OBJS) $(MPIIO_OBJS) $(COMMON_LIB)
+$(SHIM_REAL): $(SHIM_OBJS) $(MPIIO_OBJS) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) -shared -o $@ $(SHIM_OBJS) $(MPIIO_OBJS) $(COMMON_LIB) -Wl,--exclude-libs,ALL \
-	  -Wl,-soname,libftio.so $(LDFLAGS) $(MPIIO_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS) -ldl -pthread
+	  -Wl,-soname,$(SHIM_SONAME) $(LDFLAGS) $(MPIIO_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS) -ldl -pthread
+
+$(B)/lib/$(SHIM_SONAME): $(SHIM_REAL)
+	ln -sf $(notdir $<) $@
+
+$(SHIM_LIB): $(B)/lib/$(SHIM_SONAME)
+	ln -sf $(notdir $<) $@
 
 shim: $(SHIM_LIB)
 
 ALL_TARGETS += $(SHIM_LIB)
-INSTALL_LIB += $(SHIM_LIB)
+INSTALL_LIB += $(SHIM_REAL)
 INSTALL_INC += include/ftio.h
+INSTALL_MAN += man/libftio.7
+INSTALL_DOC += libtrace/README.md
 
 .PHONY: shim

@@ -3,6 +3,9 @@
 # that `make check` / `make demo` work on a fresh Debian machine (run as root).
 PKGS="build-essential pkg-config iproute2 libfftw3-dev libzmq3-dev libmsgpack-dev libjansson-dev
       zlib1g-dev libbz2-dev libmunge-dev munge libsodium-dev libopenmpi-dev openmpi-bin check python3 python3-zmq"
+# The install test (tests/install.sh) checks the site files with their tools:
+# logrotate -d, modulecmd (environment-modules), systemd-analyze verify, man.
+PKGS="$PKGS logrotate environment-modules systemd man-db"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

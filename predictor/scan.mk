@@ -23,4 +23,6 @@ $(SCAN_MPI_BIN): $(B)/predictor/scan/scan_mpi.o $(SCAN_LIB) $(READERS_LIB) \
 	$(MPICC) $(LDFLAGS) -o $@ $< $(SCAN_LIB) $(FTIO_READERS_LINK) -lm
 
 ALL_TARGETS += $(SCAN_LIB) $(SCAN_MPI_BIN)
+ifneq ($(HAVE_MPICC),)
 INSTALL_BIN += $(SCAN_MPI_BIN)
+endif

@@ -142,8 +142,9 @@ static bool relay_summary(struct analysis *a, const struct job *j, int mode)
               a->x.n > 0;
     ftio_bins_free(&b);
     if (ok && c->verbose)
-        ftiod_log("job %s %s: summary re-laid on the earliest record, %.9f s before "
-                  "the grid's", j->id, job_mode_name(mode), m->grid_t0 - m->t_min);
+        ftiod_log_at(FTIOD_DEBUG,
+                     "job %s %s: summary re-laid on the earliest record, %.9f s before "
+                     "the grid's", j->id, job_mode_name(mode), m->grid_t0 - m->t_min);
     return ok;
 }
 
@@ -192,6 +193,24 @@ static bool boundary_due(const struct ftiod *d, const struct job *j,
            now_mono - m->last_run >= d->cfg.min_interval;
 }
 
+/* --verbose: the analysis in the words of `ftio` (ftio_report_line) as one
+ * debug line. */
+static void log_result(const struct job *j, const struct ftio_result *r, int mode)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return;
+    ftio_report_line(f, r, job_mode_name(mode));
+    if (fclose(f) == 0 && text) {
+        while (len > 0 && text[len - 1] == '\n')
+            text[--len] = '\0';
+        ftiod_log_at(FTIOD_DEBUG, "job %s %s", j->id, text);
+    }
+    free(text);
+}
+
 /* One step of the online loop of (j, mode) at its next boundary; publish
  * what it says.  Enters and leaves with the lock held; drops it while
  * computing and publishing. */
@@ -229,8 +248,8 @@ static void analyse_boundary(struct analysis *a, struct job *j, int mode)
     if (rc != 0) {
         if (rc < 0 && d->cfg.verbose) {
             pthread_mutex_unlock(&d->lock);
-            ftiod_log_rl(&a->rl_err, "job %s %s: no analysis at %.3f s: %s", j->id,
-                         job_mode_name(mode), b, err);
+            ftiod_log_rl_at(&a->rl_err, FTIOD_DEBUG, "job %s %s: no analysis at %.3f s: %s",
+                            j->id, job_mode_name(mode), b, err);
             pthread_mutex_lock(&d->lock);
         }
         return;
@@ -249,10 +268,8 @@ static void analyse_boundary(struct analysis *a, struct job *j, int mode)
     else
         json_decref(o);
     free(topic);
-    if (d->cfg.verbose) {
-        fprintf(stderr, "ftiod: job %s ", j->id);
-        ftio_report_line(stderr, &a->upd.res, job_mode_name(mode));
-    }
+    if (d->cfg.verbose)
+        log_result(j, &a->upd.res, mode);
     pthread_mutex_lock(&d->lock);
 }
 
@@ -284,7 +301,7 @@ static void analyse_summary(struct analysis *a, struct job *j, int mode)
     d->stats.analyses++;
     if (rc != 0) {
         if (c->verbose)
-            ftiod_log("job %s %s: no summary: %s", j->id, job_mode_name(mode), err);
+            ftiod_log_at(FTIOD_DEBUG, "job %s %s: no summary: %s", j->id, job_mode_name(mode), err);
         return;
     }
     m->last = a->res;
@@ -297,10 +314,8 @@ static void analyse_summary(struct analysis *a, struct job *j, int mode)
     m->update.last_error = m->online.last_error;
     m->update.p_periodic = ftio_history_p_periodic(&m->online.hist);
     m->has_result = true;
-    if (c->verbose) {
-        fprintf(stderr, "ftiod: job %s ", j->id);
-        ftio_report_line(stderr, &m->last, job_mode_name(mode));
-    }
+    if (c->verbose)
+        log_result(j, &m->last, mode);
 }
 
 /* The remaining boundaries of every mode, the summary of the whole job, the
@@ -414,6 +429,12 @@ static void *analysis_main(void *arg)
     struct ftiod *d = a->d;
     pthread_mutex_lock(&d->lock);
     for (;;) {
+        if (d->reopen) {          /* SIGHUP: between two --log lines */
+            d->reopen = 0;
+            pthread_mutex_unlock(&d->lock);
+            ftiod_publish_reopen(d);
+            pthread_mutex_lock(&d->lock);
+        }
         bool stopping = d->stop;
         if (work_once(a, stopping))
             continue;

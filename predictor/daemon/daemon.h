@@ -8,7 +8,7 @@
  *              lock, run ftio_analyze outside it, score, publish, end jobs
  *   publish.c  PUB socket + --log JSON Lines (owned by the analysis thread)
  *   status.c   `ftiod --status` reply (server) and client
- *   log.c      one-line, rate-limited logging
+ *   log.c      one-line, levelled, rate-limited logging (stderr or journal)
  *   auth.c     which uid sent a batch / asks a question (MUNGE + MAC)
  *   zap.c      which connections are accepted (ZAP thread: connection
  *              bound, CURVE allow-list of PUB and status)
@@ -96,15 +96,31 @@ struct ftiod {
     double started;             /* monotonic s */
 
     volatile sig_atomic_t stop; /* SIGINT/SIGTERM */
+    volatile sig_atomic_t reopen; /* SIGHUP: the analysis thread reopens --log */
     bool analysis_done;         /* set under lock when the analysis thread left */
 };
 
-/* log.c: "ftiod: <message>" on stderr.  ftiod_log_rl() prints at most one
- * line per second per limiter and says how many it swallowed. */
+/* log.c: one line per event on stderr, "2026-11-24T23:50:01.123Z
+ * ftiod[PID] LEVEL: message", or "<N>message" when stderr is the journal.
+ * The levels are syslog's priorities (the N of the journal's prefix).
+ * ftiod_log() says info; ftiod_log_rl() prints at most one line per second
+ * per limiter, says how many it swallowed, and says warning (what is rate
+ * limited is refused input). */
+enum ftiod_level {
+    FTIOD_ERROR = 3,      /* ftiod cannot do what it was asked (and may stop) */
+    FTIOD_WARNING = 4,    /* input refused or lost, a risky setting */
+    FTIOD_NOTICE = 5,     /* start, stop, reopen, recovery */
+    FTIOD_INFO = 6,       /* jobs coming and going */
+    FTIOD_DEBUG = 7,      /* --verbose: every analysis */
+};
 struct ftiod_ratelimit { double last; uint64_t suppressed; };
 void ftiod_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void ftiod_log_at(enum ftiod_level level, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 void ftiod_log_rl(struct ftiod_ratelimit *rl, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+void ftiod_log_rl_at(struct ftiod_ratelimit *rl, enum ftiod_level level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 double ftiod_now(void);          /* monotonic seconds */
 
 /* ingest.c: the main loop; returns when d->stop is set. */
@@ -119,6 +135,9 @@ json_t *ftiod_prediction_json(const struct job *j, int mode);
 /* publish.c (analysis thread only) */
 int  ftiod_publish_open(struct ftiod *d);
 void ftiod_publish_close(struct ftiod *d);
+/* SIGHUP: open --log again by its name (logrotate moved it) and close the
+ * old file; on failure keep writing to the old one and say so. */
+void ftiod_publish_reopen(struct ftiod *d);
 /* Send topic + JSON (stolen reference) and append to --log. */
 void ftiod_publish(struct ftiod *d, const char *topic, json_t *obj);
 

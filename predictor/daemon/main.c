@@ -5,7 +5,9 @@
  * ingest loop (ingest.c) in this thread until SIGINT/SIGTERM.  Shutdown:
  * the ingest loop takes what is queued, the analysis thread publishes the
  * final summary of every job and leaves, the PUB socket lingers so those
- * last messages reach the subscribers.
+ * last messages reach the subscribers.  SIGHUP reopens --log (logrotate):
+ * the handler only sets a flag, the analysis thread, which owns the file,
+ * reopens it between two lines.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -26,9 +28,25 @@ static struct ftiod *the_daemon;   /* for the signal handler only */
 
 static void on_signal(int sig)
 {
-    (void)sig;
-    if (the_daemon)
+    if (!the_daemon)
+        return;
+    if (sig == SIGHUP)
+        the_daemon->reopen = 1;
+    else
         the_daemon->stop = 1;
+}
+
+/* The threads other than this one must not take the signals (a signal
+ * interrupts the blocking call of whichever thread takes it): they are
+ * started with these blocked and inherit the mask. */
+static void block_signals(sigset_t *old)
+{
+    sigset_t block;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &block, old);
 }
 
 static void usage(FILE *out)
@@ -376,13 +394,15 @@ static int ipc_permissions(const struct ftiod_config *c, const char *ep, const c
         char *end;
         long gid = g ? (long)g->gr_gid : strtol(c->socket_group, &end, 10);
         if ((!g && (*end || gid < 0)) || chown(path, (uid_t)-1, (gid_t)gid) != 0) {
-            ftiod_log("%s %s: cannot give it to group %s: %s", what, ep, c->socket_group,
-                      g || !*end ? strerror(errno) : "no such group");
+            ftiod_log_at(FTIOD_ERROR,
+                         "%s %s: cannot give it to group %s: %s", what, ep, c->socket_group,
+                         g || !*end ? strerror(errno) : "no such group");
             return -1;
         }
     }
     if (c->socket_mode >= 0 && chmod(path, (mode_t)c->socket_mode) != 0) {
-        ftiod_log("%s %s: chmod %lo: %s", what, ep, c->socket_mode, strerror(errno));
+        ftiod_log_at(FTIOD_ERROR, "%s %s: chmod %lo: %s", what, ep, c->socket_mode,
+                     strerror(errno));
         return -1;
     }
     return 0;
@@ -406,7 +426,7 @@ static void *bind_socket(struct ftiod *d, int type, const char *endpoint, const 
     }
     if (curve_secret && (zmq_setsockopt(s, ZMQ_CURVE_SERVER, &one, sizeof one) != 0 ||
                          zmq_setsockopt(s, ZMQ_CURVE_SECRETKEY, curve_secret, 40) != 0)) {
-        ftiod_log("%s: cannot serve CURVE: %s", what, zmq_strerror(errno));
+        ftiod_log_at(FTIOD_ERROR, "%s: cannot serve CURVE: %s", what, zmq_strerror(errno));
         zmq_close(s);
         return NULL;
     }
@@ -418,7 +438,8 @@ static void *bind_socket(struct ftiod *d, int type, const char *endpoint, const 
     int rc = zmq_bind(s, endpoint);
     umask(old);
     if (rc < 0) {
-        ftiod_log("cannot bind %s endpoint %s: %s", what, endpoint, zmq_strerror(errno));
+        ftiod_log_at(FTIOD_ERROR,
+                     "cannot bind %s endpoint %s: %s", what, endpoint, zmq_strerror(errno));
         zmq_close(s);
         return NULL;
     }
@@ -436,40 +457,45 @@ static int security_setup(struct ftiod *d, char curve_secret[41])
     struct ftiod_config *c = &d->cfg;
     if (c->auth == FTIO_AUTH_NONE) {
         if (!local_only(c->listen)) {
-            ftiod_log("--auth none is allowed only on an ipc:// or loopback --listen (not %s)",
-                      c->listen);
+            ftiod_log_at(FTIOD_ERROR,
+                         "--auth none is allowed only on an ipc:// or loopback --listen (not %s)",
+                         c->listen);
             return -1;
         }
-        ftiod_log("--auth none: batches are not authenticated; any local user can send into "
-                  "any job on %s", c->listen);
+        ftiod_log_at(FTIOD_WARNING,
+                     "--auth none: batches are not authenticated; any local user can send into "
+                     "any job on %s", c->listen);
     }
     char err[512];
     if (!(d->auth = ftiod_auth_new(c->auth, c->munge_socket, err, sizeof err)) ||
         !(d->quota = ftiod_quota_new())) {
-        ftiod_log("%s", d->auth ? "out of memory" : err);
+        ftiod_log_at(FTIOD_ERROR, "%s", d->auth ? "out of memory" : err);
         return -1;
     }
     if (c->curve_clients && !c->curve_secret) {
-        ftiod_log("--curve-clients needs --curve-secret");
+        ftiod_log_at(FTIOD_ERROR, "--curve-clients needs --curve-secret");
         return -1;
     }
     if (c->curve_secret) {
         char pub[41];
         if (ftio_curve_load_pair(c->curve_secret, pub, curve_secret, err, sizeof err) != 0) {
-            ftiod_log("--curve-secret: %s", err);
+            ftiod_log_at(FTIOD_ERROR, "--curve-secret: %s", err);
             return -1;
         }
         struct stat st;
         if (stat(c->curve_secret, &st) == 0 && (st.st_mode & 077))
-            ftiod_log("--curve-secret %s is readable by others (mode %03o): chmod 600 it",
-                      c->curve_secret, (unsigned)(st.st_mode & 0777));
+            ftiod_log_at(FTIOD_WARNING,
+                         "--curve-secret %s is readable by others (mode %03o): chmod 600 it",
+                         c->curve_secret, (unsigned)(st.st_mode & 0777));
         if (!c->curve_clients)
-            ftiod_log("--curve-secret without --curve-clients: nobody may subscribe, "
-                      "users see their own jobs only");
-        ftiod_log("CURVE on --pub and --status-endpoint; server public key %s", pub);
+            ftiod_log_at(FTIOD_WARNING,
+                         "--curve-secret without --curve-clients: nobody may subscribe, "
+                         "users see their own jobs only");
+        ftiod_log_at(FTIOD_INFO, "CURVE on --pub and --status-endpoint; server public key %s", pub);
     } else if (!local_only(c->pub) || !local_only(c->status)) {
-        ftiod_log("without --curve-secret, anyone who reaches %s reads every prediction",
-                  c->pub);
+        ftiod_log_at(FTIOD_WARNING,
+                     "without --curve-secret, anyone who reaches %s reads every prediction",
+                     c->pub);
     }
     /* Connections cost descriptors: take what the hard limit allows and
      * bound the ingest connections below it, so the status socket can
@@ -485,8 +511,9 @@ static int security_setup(struct ftiod *d, char curve_secret[41])
         if (c->max_connections == 0)
             c->max_connections = (size_t)fmax(16, fmin(10000, room));
         else if ((double)c->max_connections > room)
-            ftiod_log("--max-connections %zu is above the descriptor limit %.0f - 256",
-                      c->max_connections, (double)rl.rlim_cur);
+            ftiod_log_at(FTIOD_WARNING,
+                         "--max-connections %zu is above the descriptor limit %.0f - 256",
+                         c->max_connections, (double)rl.rlim_cur);
     } else if (c->max_connections == 0) {
         c->max_connections = 768;
     }
@@ -550,7 +577,11 @@ int main(int argc, char **argv)
     if (!(d->router = bind_socket(d, ZMQ_ROUTER, d->cfg.listen, "--listen", "ingest", NULL)))
         goto out;
     /* The ZAP handler before any peer can connect to a socket with a domain. */
-    if (ftiod_zap_start(d, &zap_th) != 0)
+    sigset_t old;
+    block_signals(&old);
+    int zap_rc = ftiod_zap_start(d, &zap_th);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (zap_rc != 0)
         goto out;
     zap_started = true;
     if (!(d->pub = bind_socket(d, ZMQ_PUB, d->cfg.pub, "--pub", curve ? "pub" : NULL, curve)) ||
@@ -564,25 +595,21 @@ int main(int argc, char **argv)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
 
-    /* The analysis thread must not take the signals: block them around its
-     * creation so it inherits the blocked mask. */
-    sigset_t block, old;
-    sigemptyset(&block);
-    sigaddset(&block, SIGINT);
-    sigaddset(&block, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &block, &old);
+    block_signals(&old);
     pthread_t th;
     int started = ftiod_analysis_start(d, &th);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (started < 0) {
-        ftiod_log("cannot start the analysis thread");
+        ftiod_log_at(FTIOD_ERROR, "cannot start the analysis thread");
         goto out;
     }
-    ftiod_log("listening on %s (auth %s, at most %zu connections), publishing on %s, status on %s",
-              d->cfg.listen, ftio_auth_mode_name(d->cfg.auth), d->cfg.max_connections, d->cfg.pub,
-              d->cfg.status);
+    ftiod_log_at(FTIOD_NOTICE,
+                 "listening on %s (auth %s, at most %zu connections), publishing on %s, "
+                 "status on %s", d->cfg.listen, ftio_auth_mode_name(d->cfg.auth),
+                 d->cfg.max_connections, d->cfg.pub, d->cfg.status);
 
     rc = ftiod_ingest_loop(d) < 0 ? 1 : 0;
 
@@ -591,9 +618,9 @@ int main(int argc, char **argv)
     pthread_cond_signal(&d->wake);
     pthread_mutex_unlock(&d->lock);
     pthread_join(th, NULL);
-    ftiod_log("stopped (%llu batches, %llu records, %llu predictions published)",
-              (unsigned long long)d->stats.batches, (unsigned long long)d->stats.records,
-              (unsigned long long)d->stats.published);
+    ftiod_log_at(FTIOD_NOTICE, "stopped (%llu batches, %llu records, %llu predictions published)",
+                 (unsigned long long)d->stats.batches, (unsigned long long)d->stats.records,
+                 (unsigned long long)d->stats.published);
 out:
     d->zap_stop = 1;
     if (zap_started)

@@ -8,7 +8,8 @@
  * A --log line is written whole or not at all (one write(2); a short write
  * is cut back off), so a full file system never leaves half a line; the
  * first failure is reported once, the lines lost are counted (--status),
- * every later message tries again, and recovery is reported too.
+ * every later message tries again, and recovery is reported too.  SIGHUP
+ * reopens the file by its name (ftiod_publish_reopen, for logrotate).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -24,11 +25,33 @@ int ftiod_publish_open(struct ftiod *d)
         return 0;
     d->log = fopen(d->cfg.log_path, "a");
     if (!d->log) {
-        ftiod_log("--log %s: %s", d->cfg.log_path, strerror(errno));
+        ftiod_log_at(FTIOD_ERROR, "--log %s: %s", d->cfg.log_path, strerror(errno));
         return -1;
     }
     setvbuf(d->log, NULL, _IOLBF, 0);
     return 0;
+}
+
+/* Lines are written by this thread only, whole, so swapping the FILE
+ * between two of them keeps the rule: the old file ends on a complete line,
+ * the new one starts with one. */
+void ftiod_publish_reopen(struct ftiod *d)
+{
+    if (!d->cfg.log_path) {
+        ftiod_log_at(FTIOD_NOTICE, "SIGHUP: no --log file to reopen");
+        return;
+    }
+    FILE *f = fopen(d->cfg.log_path, "a");
+    if (!f) {
+        ftiod_log_at(FTIOD_ERROR, "SIGHUP: cannot reopen --log %s: %s; still writing to the "
+                     "file opened before", d->cfg.log_path, strerror(errno));
+        return;
+    }
+    setvbuf(f, NULL, _IOLBF, 0);
+    if (d->log)
+        fclose(d->log);
+    d->log = f;
+    ftiod_log_at(FTIOD_NOTICE, "SIGHUP: reopened --log %s", d->cfg.log_path);
 }
 
 void ftiod_publish_close(struct ftiod *d)
@@ -54,17 +77,18 @@ static void log_line(struct ftiod *d, const char *topic, json_t *obj)
         ssize_t w = write(fd, text, len + 1);
         ok = w == (ssize_t)(len + 1);
         if (!ok && w > 0 && before >= 0 && ftruncate(fd, before) != 0)
-            ftiod_log("--log %s: cannot cut back a partial line", d->cfg.log_path);
+            ftiod_log_at(FTIOD_ERROR, "--log %s: cannot cut back a partial line", d->cfg.log_path);
         if (!ok && !d->log_failing)
-            ftiod_log("--log %s: cannot write (%s); lines are counted as lost and retried",
-                      d->cfg.log_path, w < 0 ? strerror(errno) : "short write");
+            ftiod_log_at(FTIOD_ERROR,
+                         "--log %s: cannot write (%s); lines are counted as lost and retried",
+                         d->cfg.log_path, w < 0 ? strerror(errno) : "short write");
     }
     pthread_mutex_lock(&d->lock);
     if (!ok)
         d->stats.log_lost++;
     pthread_mutex_unlock(&d->lock);
     if (ok && d->log_failing)
-        ftiod_log("--log %s: writable again", d->cfg.log_path);
+        ftiod_log_at(FTIOD_NOTICE, "--log %s: writable again", d->cfg.log_path);
     d->log_failing = !ok;
     free(text);
 }

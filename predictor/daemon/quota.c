@@ -77,9 +77,10 @@ static enum quota_verdict memory(struct ftiod *d, double more)
     d->stats.over_memory++;
     if (!d->quota->memory_said) {
         d->quota->memory_said = true;
-        ftiod_log("memory bound reached (--max-memory %.0f MB, %.0f MB reserved): refusing new "
-                  "jobs and processes until some end (counted as over_memory)",
-                  d->cfg.max_memory / 1048576, used / 1048576);
+        ftiod_log_at(FTIOD_WARNING,
+                     "memory bound reached (--max-memory %.0f MB, %.0f MB reserved): refusing new "
+                     "jobs and processes until some end (counted as over_memory)",
+                     d->cfg.max_memory / 1048576, used / 1048576);
     }
     return QUOTA_MEMORY;
 }

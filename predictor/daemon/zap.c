@@ -194,14 +194,14 @@ int ftiod_zap_start(struct ftiod *d, pthread_t *th)
     z->d = d;
     z->rep = zmq_socket(d->zctx, ZMQ_REP);
     if (!z->rep || zmq_bind(z->rep, "inproc://zeromq.zap.01") != 0) {
-        ftiod_log("cannot start the ZAP handler: %s", zmq_strerror(errno));
+        ftiod_log_at(FTIOD_ERROR, "cannot start the ZAP handler: %s", zmq_strerror(errno));
         goto fail;
     }
     int linger = 0;
     zmq_setsockopt(z->rep, ZMQ_LINGER, &linger, sizeof linger);
     if (zmq_socket_monitor(d->router, MONITOR_EP, ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_DISCONNECTED) != 0 ||
         !(z->monitor = zmq_socket(d->zctx, ZMQ_PAIR)) || zmq_connect(z->monitor, MONITOR_EP) != 0) {
-        ftiod_log("cannot monitor the ingest socket: %s", zmq_strerror(errno));
+        ftiod_log_at(FTIOD_ERROR, "cannot monitor the ingest socket: %s", zmq_strerror(errno));
         goto fail;
     }
     zmq_setsockopt(z->monitor, ZMQ_LINGER, &linger, sizeof linger);
