@@ -581,13 +581,21 @@ static void history_chart(FILE *f, const struct ftio_plot_history *h, enum hist_
     for (size_t i = 0; i < h->n; i++) {
         const struct ftio_plot_step *s = &h->step[i];
         double v = hist_value(s, kind);
+        /* An analysis without a period is a grey mark at 0 (period and
+         * confidence), so that every analysis shows. */
+        bool none = !isfinite(s->period) && (kind == HIST_PERIOD || kind == HIST_CONFIDENCE);
+        if (none)
+            v = 0;
         if (!isfinite(v))
             continue;
         svg_human(a, sizeof a, v, units[kind]);
         if (kind == HIST_CONFIDENCE)
             snprintf(a, sizeof a, "%.3f", v);
-        snprintf(tip, sizeof tip, "t = %.3f s: %s %s (%s%s)", s->t - ta->offset, titles[kind], a,
-                 ftio_class_name(s->cls), s->stale ? ", stale" : "");
+        if (none)
+            snprintf(tip, sizeof tip, "t = %.3f s: no period", s->t - ta->offset);
+        else
+            snprintf(tip, sizeof tip, "t = %.3f s: %s %s (%s%s)", s->t - ta->offset, titles[kind],
+                     a, ftio_class_name(s->cls), s->stale ? ", stale" : "");
         if (kind == HIST_ERROR) {
             struct svg_path stem;
             svg_path_begin(&stem, &c, "history-error");
@@ -597,7 +605,7 @@ static void history_chart(FILE *f, const struct ftio_plot_history *h, enum hist_
             svg_circle(&c, "history-error-point", s->t, v, r * 0.8, tip);
             continue;
         }
-        snprintf(cls, sizeof cls, "history-point %s%s", ftio_class_name(s->cls),
+        snprintf(cls, sizeof cls, "history-point %s%s", none ? "none" : ftio_class_name(s->cls),
                  s->stale ? " stale" : "");
         svg_circle(&c, cls, s->t, v, r, tip);
     }
