@@ -1,6 +1,7 @@
 #!/bin/sh
 # Installs the Debian packages ftio needs, but only those that are missing, so
 # that `make check` / `make demo` work on a fresh Debian machine (run as root).
+# chromium: the browser test of the pictures (tests/plot/browser.sh).
 PKGS="build-essential pkg-config libfftw3-dev libzmq3-dev libmsgpack-dev libjansson-dev
       zlib1g-dev libbz2-dev libmunge-dev munge libsodium-dev libopenmpi-dev openmpi-bin check python3 python3-zmq
       chromium"

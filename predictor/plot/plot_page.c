@@ -305,15 +305,18 @@ static void reconstruction(const struct svg_chart *c, const struct ftio_samples 
         snprintf(label, len, "phase train, period %s", a);
         double lo = r->background, hi = lo + r->metrics.phase_bytes / dur;
         double on = r->next.start;
-        size_t back = (size_t)ceil((on - c->x0) / T);
+        /* The first onset whose phase ends inside the chart. */
+        double back = floor((on - c->x0 + dur) / T);
         if (back > 100000)        /* more periods than pixels: nothing to see */
             return;
-        on -= (double)back * T;
+        on -= back * T;
         svg_path_begin(&p, c, "reconstruction");
-        svg_path_to(&p, c->x0, lo);
+        svg_path_to(&p, c->x0, on < c->x0 ? hi : lo);
         for (; on < r->next.start - 0.5 * T; on += T) {
-            svg_path_to(&p, on, lo);
-            svg_path_to(&p, on, hi);
+            if (on >= c->x0) {
+                svg_path_to(&p, on, lo);
+                svg_path_to(&p, on, hi);
+            }
             svg_path_to(&p, on + dur, hi);
             svg_path_to(&p, on + dur, lo);
         }
@@ -527,8 +530,9 @@ static double hist_value(const struct ftio_plot_step *s, enum hist_kind k)
     }
 }
 
+/* The charts share their time axis: only the last (with_title) names it. */
 static void history_chart(FILE *f, const struct ftio_plot_history *h, enum hist_kind kind,
-                          const struct time_axis *ta, double x0, double x1)
+                          const struct time_axis *ta, double x0, double x1, bool with_title)
 {
     static const char *const names[] = { "history-period", "history-confidence", "history-error",
                                          "history-bytes" };
@@ -555,8 +559,11 @@ static void history_chart(FILE *f, const struct ftio_plot_history *h, enum hist_
         hi *= 1.15;
     }
     struct svg_chart c;
-    svg_begin(&c, f, names[kind], titles[kind], CHART_W, HISTORY_H, x0, x1, lo, hi);
-    svg_axes(&c, SVG_SECONDS, ta->title, ta->offset, units[kind], titles[kind]);
+    double height = with_title ? HISTORY_H : HISTORY_H - 20;
+    svg_begin(&c, f, names[kind], titles[kind], CHART_W, height, x0, x1, lo, hi);
+    if (!with_title)
+        c.bottom -= 20;
+    svg_axes(&c, SVG_SECONDS, with_title ? ta->title : NULL, ta->offset, units[kind], titles[kind]);
     if (have == 0)
         svg_text(&c, "empty", (c.x0 + c.x1) / 2, (c.y0 + c.y1) / 2, 0, 4, "middle",
                  kind == HIST_ERROR ? "no prediction scored yet" : "no value in any analysis");
@@ -630,7 +637,7 @@ static void history_charts(FILE *f, const struct ftio_plot_section *s, const str
                                { "error", "next-phase error: actual - predicted start" } };
     legend(f, items, 5);
     for (int k = HIST_PERIOD; k <= HIST_BYTES; k++)
-        history_chart(f, h, (enum hist_kind)k, ta, x0, x1);
+        history_chart(f, h, (enum hist_kind)k, ta, x0, x1, k == HIST_BYTES);
 }
 
 /* ---- the page ---------------------------------------------------------------------------- */

@@ -193,12 +193,15 @@ void svg_axes(struct svg_chart *c, enum svg_unit xu, const char *xtitle, double 
     double w = c->width - c->left - c->right, h = c->height - c->top - c->bottom;
     axis_ticks(c, 0, c->x0, c->x1, x_offset, xu, (int)fmax(2, w / 90), &xsym);
     axis_ticks(c, 1, c->y0, c->y1, 0, yu, (int)fmax(3, h / 45), &ysym);
-    fprintf(f, "<text class=\"axis-title\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
-            c->left + w / 2, c->height - 8);
-    svg_escape(f, xtitle);
-    if (*xsym)
-        fprintf(f, " (%s)", xsym);
-    fprintf(f, "</text>\n<text class=\"axis-title\" transform=\"translate(16 %.1f) rotate(-90)\" "
+    if (xtitle) {
+        fprintf(f, "<text class=\"axis-title\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
+                c->left + w / 2, c->height - 8);
+        svg_escape(f, xtitle);
+        if (*xsym)
+            fprintf(f, " (%s)", xsym);
+        fputs("</text>\n", f);
+    }
+    fprintf(f, "<text class=\"axis-title\" transform=\"translate(16 %.1f) rotate(-90)\" "
             "text-anchor=\"middle\">", c->top + h / 2);
     svg_escape(f, ytitle);
     if (*ysym)

@@ -43,7 +43,8 @@ double svg_x(const struct svg_chart *c, double x);
 double svg_y(const struct svg_chart *c, double y);
 
 /* Grid, ticks and tick labels of both axes in their units, and the axis
- * titles (the unit's symbol is appended: "time (s)"). x_offset is
+ * titles (the unit's symbol is appended: "time (s)"; xtitle NULL: none,
+ * for charts stacked on one time axis).  x_offset is
  * subtracted from x tick values before printing (times after an origin). */
 void svg_axes(struct svg_chart *c, enum svg_unit xu, const char *xtitle, double x_offset,
               enum svg_unit yu, const char *ytitle);
