@@ -273,6 +273,10 @@ static void phase_rects(const struct svg_chart *c, const struct ftio_result *r)
     double px = (c->x1 - c->x0) / (c->width - c->left - c->right);
     for (size_t i = 0; i < r->nphases;) {
         double s = r->phases[i].start, e = r->phases[i].end, bytes = r->phases[i].bytes;
+        if (e < c->x0 || s > c->x1) {      /* outside this chart (a zoom) */
+            i++;
+            continue;
+        }
         size_t j = i + 1;
         while (j < r->nphases && r->phases[j].start - e < px) {
             e = fmax(e, r->phases[j].end);
@@ -292,7 +296,8 @@ static void phase_rects(const struct svg_chart *c, const struct ftio_result *r)
 
 /* Robust: the phase train that predicts the next phase (background, then
  * bytes / duration above it during each phase, onsets every period back
- * from the predicted one).  Compat or no phases: the dominant cosine. */
+ * from the predicted one).  Compat or no phases: the dominant cosine, from
+ * the DFT of all the samples x (the chart may show a part of them). */
 static void reconstruction(const struct svg_chart *c, const struct ftio_samples *x,
                            const struct ftio_result *r, char *label, size_t len)
 {
@@ -331,35 +336,64 @@ static void reconstruction(const struct svg_chart *c, const struct ftio_samples 
     mean /= (double)x->n;
     double amp = 2.0 * r->dominant.amplitude / (double)x->n, f = r->dominant.frequency;
     double w = c->width - c->left - c->right, t_end = x->t0 + (double)x->n / x->fs;
+    double from = fmax(x->t0, c->x0), to = fmin(t_end, c->x1);
     size_t steps = (size_t)(3 * w);
     svg_path_begin(&p, c, "reconstruction");
     for (size_t i = 0; i <= steps; i++) {
-        double t = x->t0 + (t_end - x->t0) * (double)i / (double)steps;
+        double t = from + (to - from) * (double)i / (double)steps;
         svg_path_to(&p, t, mean + amp * cos(2 * M_PI * f * t + r->dominant.phase));
     }
     svg_path_end(&p);
 }
 
-static void signal_chart(FILE *f, const struct ftio_plot_section *s)
+/* A period narrower than this many pixels makes the reconstruction a solid
+ * block: it is left out of such a chart. */
+#define MIN_PERIOD_PX 8.0
+/* Over this many periods, a second chart shows the last ones in detail. */
+#define ZOOM_PERIODS 20.0
+#define ZOOM_SHOWN 6.0
+
+/* The samples of x inside [from, to] (a view into x's buffer). */
+static struct ftio_samples samples_between(const struct ftio_samples *x, double from, double to)
 {
-    const struct ftio_samples *x = s->samples;
+    double k0 = floor((from - x->t0) * x->fs), k1 = ceil((to - x->t0) * x->fs);
+    size_t a = k0 > 0 ? (size_t)k0 : 0, b = k1 > 0 ? (size_t)k1 : 0;
+    if (b > x->n)
+        b = x->n;
+    if (a > b)
+        a = b;
+    struct ftio_samples v = *x;
+    v.x = x->x + a;
+    v.n = b - a;
+    v.t0 = x->t0 + (double)a / x->fs;
+    v.t1 = v.t0 + (double)v.n / x->fs;
+    return v;
+}
+
+/* One bandwidth chart over [from, to]: signal, phases, reconstruction (when
+ * a period spans enough pixels to be seen) and the next phase. */
+static void signal_chart(FILE *f, const struct ftio_plot_section *s, double from, double to,
+                         const char *heading, const char *cls)
+{
     const struct ftio_result *r = s->result;
-    double t_end = x->t0 + (double)x->n / x->fs, x0 = x->t0, x1 = t_end, ymax = 0;
-    for (size_t k = 0; k < x->n; k++)
-        ymax = fmax(ymax, x->x[k]);
-    bool next = r && r->next.valid && r->next.end > r->next.start &&
-                r->next.start < t_end + 0.5 * (t_end - x0) + 2 * r->dominant.period;
-    if (next)
-        x1 = fmax(x1, r->next.end + 0.02 * (r->next.end - x0));
-    if (r && r->has_period && r->detector == FTIO_DETECTOR_ROBUST && r->metrics.phase_duration > 0)
+    struct ftio_samples x = samples_between(s->samples, from, to);
+    if (x.n == 0)
+        return;
+    double ymax = 0;
+    for (size_t k = 0; k < x.n; k++)
+        ymax = fmax(ymax, x.x[k]);
+    bool next = r && r->next.valid && r->next.end > r->next.start && r->next.start < to;
+    bool train = r && r->has_period &&
+                 r->dominant.period / (to - from) * (CHART_W - 94) >= MIN_PERIOD_PX;
+    if (train && r->detector == FTIO_DETECTOR_ROBUST && r->metrics.phase_duration > 0)
         ymax = fmax(ymax, r->background + r->metrics.phase_bytes / r->metrics.phase_duration);
     if (!(ymax > 0))
         ymax = 1;
     struct time_axis ta;
-    time_axis(&ta, x0, s->epoch_origin);
+    time_axis(&ta, s->samples->t0, s->epoch_origin);
 
     char recon[96] = "";
-    fputs("<h3>Bandwidth</h3>\n", f);
+    fprintf(f, "<h3>%s</h3>\n", heading);
     struct svg_chart c;
     /* The legend names what is drawn; it is written after the chart's
      * content is known, so the chart goes to a buffer first. */
@@ -368,19 +402,19 @@ static void signal_chart(FILE *f, const struct ftio_plot_section *s)
     FILE *mem = open_memstream(&buf, &blen);
     if (!mem)
         return;
-    svg_begin(&c, mem, "bandwidth", "bandwidth signal", CHART_W, SIGNAL_H, x0, x1, 0, ymax * 1.08);
+    svg_begin(&c, mem, cls, heading, CHART_W, SIGNAL_H, from, to, 0, ymax * 1.08);
     svg_axes(&c, SVG_SECONDS, ta.title, ta.offset, SVG_BYTES_PER_S, "bandwidth");
     if (r && r->phases)
         phase_rects(&c, r);
     struct svg_path p;
     svg_path_begin(&p, &c, "signal-area");
-    signal_points(&p, &c, x, true);
+    signal_points(&p, &c, &x, true);
     svg_path_end(&p);
     svg_path_begin(&p, &c, "signal");
-    signal_points(&p, &c, x, false);
+    signal_points(&p, &c, &x, false);
     svg_path_end(&p);
-    if (r && r->has_period)
-        reconstruction(&c, x, r, recon, sizeof recon);
+    if (train)
+        reconstruction(&c, s->samples, r, recon, sizeof recon);
     if (next) {
         char tip[160], a[48];
         svg_human(a, sizeof a, r->next.bytes, SVG_BYTES);
@@ -408,6 +442,29 @@ static void signal_chart(FILE *f, const struct ftio_plot_section *s)
     legend(f, items, n);
     fwrite(buf, 1, blen, f);
     free(buf);
+}
+
+/* The whole signal, and when it holds many periods the last few of them
+ * with the next phase, where the prediction can be judged by eye. */
+static void signal_charts(FILE *f, const struct ftio_plot_section *s)
+{
+    const struct ftio_samples *x = s->samples;
+    const struct ftio_result *r = s->result;
+    double t_end = x->t0 + (double)x->n / x->fs, x1 = t_end;
+    bool next = r && r->next.valid && r->next.end > r->next.start &&
+                r->next.start < t_end + 0.5 * (t_end - x->t0) + 2 * r->dominant.period;
+    if (next)
+        x1 = fmax(x1, r->next.end + 0.02 * (r->next.end - x->t0));
+    signal_chart(f, s, x->t0, x1, "Bandwidth", "bandwidth");
+    double T = r && r->has_period ? r->dominant.period : 0;
+    if (T > 0 && (t_end - x->t0) / T > ZOOM_PERIODS) {
+        double end = next ? r->next.end + 0.3 * T : t_end;
+        char heading[96], a[48];
+        svg_human(a, sizeof a, T, SVG_SECONDS);
+        snprintf(heading, sizeof heading, "The last periods (T = %s) and the next phase", a);
+        signal_chart(f, s, fmax(x->t0, end - (ZOOM_SHOWN + 0.3) * T), end, heading,
+                     "bandwidth-zoom");
+    }
 }
 
 /* ---- spectrum chart --------------------------------------------------------------- */
@@ -689,7 +746,7 @@ int ftio_plot_page_add(struct ftio_plot_page *p, const struct ftio_plot_section 
               : s->history && s->history->n ? s->history->step[0].t : 0;
     time_axis(&ta, t0, s->epoch_origin);
     if (s->samples && s->samples->n > 0)
-        signal_chart(f, s);
+        signal_charts(f, s);
     if (s->spectrum)
         spectrum_chart(f, s);
     if (s->history && s->history->n > 0)

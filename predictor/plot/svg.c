@@ -157,8 +157,12 @@ static int decimals(double step)
 static void axis_ticks(const struct svg_chart *c, int vertical, double lo, double hi, double off,
                        enum svg_unit u, int want, const char **sym)
 {
-    double div;
-    unit_scale(u, fmax(fabs(lo - off), fabs(hi - off)), &div, sym);
+    double div, mag = fmax(fabs(lo - off), fabs(hi - off));
+    /* Times: the unit follows the span (a zoom on the 83rd minute counts
+     * seconds), milliseconds only for times below a second. */
+    if (u == SVG_SECONDS && mag >= 1)
+        mag = fmax(1, hi - lo);
+    unit_scale(u, mag, &div, sym);
     double slo = (lo - off) / div, shi = (hi - off) / div;
     double step = nice_step(shi - slo, want);
     int dec = decimals(step);
