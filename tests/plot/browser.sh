@@ -3,6 +3,8 @@
 # package chromium, installed by mk/deps.sh) renders
 #   offline   ftio --window adaptive --plot on a periodic trace of 4 simulated
 #             ranks (daemon-gen spool files: 12 phases of 0.8 s every 4 s),
+#   many      500 periods: the overview without the phase train (it would be
+#             a solid block) and a second chart of the last periods with it,
 #   compat    ftio --compat --plot on the TMIO reference trace (cosine,
 #             z-score threshold),
 #   report    ftio report on the --log of a live ftiod that followed a paced
@@ -78,6 +80,23 @@ expect offline "svg.history-bytes/circle.history-point" -ge 5
 $PNG "$T/offline.png" --min-colours 64 --min-ink 0.10 --colour signal=1d4ed8:300 \
   --colour phase=fdeac9:1000 --colour next=15803d:40 --colour candidate=ea580c:20 \
   --colour reconstruction=dc2626:100 || fail "offline screenshot"
+
+# ---- many periods: the overview without a (solid) train, then a zoom on the
+# last periods with the train and the next phase ------------------------------
+mkdir -p "$T/many"
+"$B/tests/daemon-gen" periodic --spool "$T/many" --job many --ranks 1 --period 1 --duration 0.1 \
+  --bytes 1000000 --phases 500 || fail "daemon-gen many"
+timeout 60 "$FTIO" -f 50 --plot "$T/many.html" "$T"/many/*.msgpack >/dev/null 2>"$T/many.err" \
+  || fail "ftio --plot (many): $(cat "$T/many.err")"
+render many 1200
+expect many "svg.bandwidth/path.signal" = 1
+expect many "svg.bandwidth/path.reconstruction" = 0
+expect many "svg.bandwidth-zoom/path.signal" = 1
+expect many "svg.bandwidth-zoom/path.reconstruction" = 1
+expect many "svg.bandwidth-zoom/rect.next" = 1
+expect many "svg.bandwidth-zoom/rect.phase" -ge 5
+expect many "svg.bandwidth-zoom/rect.phase" -le 7
+[ "$(wc -c <"$T/many.html")" -lt 400000 ] || fail "many.html is $(wc -c <"$T/many.html") bytes"
 
 # ---- compat: the cosine and the z-score threshold ---------------------------
 timeout 60 "$FTIO" --compat --plot "$T/compat.html" "$D/tmio-8ranks.jsonl" >/dev/null 2>"$T/compat.err" \
