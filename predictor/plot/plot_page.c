@@ -640,8 +640,8 @@ static void history_chart(FILE *f, const struct ftio_plot_history *h, enum hist_
         }
         svg_path_end(&p);
     }
-    char cls[96], tip[192], a[48];
-    double r = h->n > 400 ? 1.6 : h->n > 100 ? 2.4 : 3.4;
+    char cls[96], tip[192], a[48], last_cls[96] = "";
+    double r = h->n > 400 ? 1.6 : h->n > 100 ? 2.4 : 3.4, last_px = -1e9, last_py = -1e9;
     for (size_t i = 0; i < h->n; i++) {
         const struct ftio_plot_step *s = &h->step[i];
         double v = hist_value(s, kind);
@@ -652,6 +652,16 @@ static void history_chart(FILE *f, const struct ftio_plot_history *h, enum hist_
             v = 0;
         if (!isfinite(v))
             continue;
+        /* A day of analyses every second is 86,400 points on 870 pixels:
+         * a point that would cover the previous one of its kind is left out. */
+        snprintf(cls, sizeof cls, "history-point %s%s", none ? "none" : ftio_class_name(s->cls),
+                 s->stale ? " stale" : "");
+        double px = svg_x(&c, s->t), py = svg_y(&c, v);
+        if (fabs(px - last_px) < 1.5 && fabs(py - last_py) < 1.5 && strcmp(cls, last_cls) == 0)
+            continue;
+        last_px = px;
+        last_py = py;
+        snprintf(last_cls, sizeof last_cls, "%s", cls);
         svg_human(a, sizeof a, v, units[kind]);
         if (kind == HIST_CONFIDENCE)
             snprintf(a, sizeof a, "%.3f", v);
@@ -669,8 +679,6 @@ static void history_chart(FILE *f, const struct ftio_plot_history *h, enum hist_
             svg_circle(&c, "history-error-point", s->t, v, r * 0.8, tip);
             continue;
         }
-        snprintf(cls, sizeof cls, "history-point %s%s", none ? "none" : ftio_class_name(s->cls),
-                 s->stale ? " stale" : "");
         svg_circle(&c, cls, s->t, v, r, tip);
     }
     svg_end(&c);
@@ -679,7 +687,11 @@ static void history_chart(FILE *f, const struct ftio_plot_history *h, enum hist_
 static void history_charts(FILE *f, const struct ftio_plot_section *s, const struct time_axis *ta)
 {
     const struct ftio_plot_history *h = s->history;
-    double x0 = h->step[0].t, x1 = h->step[h->n - 1].t;
+    double x0 = h->step[0].t, x1 = x0;
+    for (size_t i = 1; i < h->n; i++) {   /* ftiod may publish a boundary late */
+        x0 = fmin(x0, h->step[i].t);
+        x1 = fmax(x1, h->step[i].t);
+    }
     if (s->samples) {                 /* the bandwidth chart's span */
         x0 = fmin(x0, s->samples->t0);
         x1 = fmax(x1, s->samples->t0 + (double)s->samples->n / s->samples->fs);
