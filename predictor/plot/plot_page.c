@@ -553,6 +553,7 @@ static void spectrum_chart(FILE *f, const struct ftio_plot_section *s)
         svg_hline(&c, "threshold", v->threshold, "a bin above this line stands out");
         svg_text(&c, "threshold-label", xmax, v->threshold, -4, -5, "end", "threshold");
     }
+    double last_lx = -1e9, last_ly = -1e9;
     for (size_t k = 1; r && k <= kmax; k++) {
         if (!candidate_bin(r, k))
             continue;
@@ -567,8 +568,14 @@ static void spectrum_chart(FILE *f, const struct ftio_plot_section *s)
             svg_human(a, sizeof a, r->dominant.period, SVG_SECONDS);
         snprintf(label, sizeof label, "T = %s", a);
         bool right = svg_x(&c, fr) < c.width - c.right - 90;
-        svg_text(&c, "candidate-label", fr, val, right ? 9 : -9, val > 0.85 * c.y1 ? 16 : -6,
-                 right ? "start" : "end", label);
+        double dy = val > 0.85 * c.y1 ? 16 : -6;
+        /* Two candidates in neighbouring bins: the second label goes below. */
+        double lx = svg_x(&c, fr), ly = svg_y(&c, val) + dy;
+        if (fabs(lx - last_lx) < 90 && fabs(ly - last_ly) < 14)
+            dy += ly >= last_ly ? 14 : -14;
+        last_lx = lx;
+        last_ly = svg_y(&c, val) + dy;
+        svg_text(&c, "candidate-label", fr, val, right ? 9 : -9, dy, right ? "start" : "end", label);
     }
     svg_end(&c);
 }
