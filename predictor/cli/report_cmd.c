@@ -44,7 +44,9 @@ struct mode_data {
 struct report {
     const char *want;            /* --job, or NULL */
     char **jobs;                 /* every job in the log, in order of appearance */
-    size_t njobs;
+    size_t njobs, cap;
+    size_t *slot, nslots;        /* hash of jobs: index + 1, 0 = empty (a site's
+                                    log holds thousands of jobs) */
     const char *chosen;          /* the job collected (want, or the first) */
     struct mode_data mode[NMODES];
     json_t *end;                 /* the job's end message */
@@ -123,19 +125,48 @@ static void step_of(json_t *m, struct ftio_plot_step *s)
     };
 }
 
-static int note_job(struct report *rp, const char *job)
+static size_t hash(const char *s)
 {
-    for (size_t i = 0; i < rp->njobs; i++)
-        if (strcmp(rp->jobs[i], job) == 0)
-            return 0;
-    char **p = realloc(rp->jobs, (rp->njobs + 1) * sizeof *p);
-    if (!p)
-        return -1;
-    rp->jobs = p;
+    size_t h = 1469598103934665603u;        /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return h;
+}
+
+/* The stored name of job (added on first sight); NULL when out of memory. */
+static const char *note_job(struct report *rp, const char *job)
+{
+    if (2 * (rp->njobs + 1) > rp->nslots) {            /* keep the table half empty */
+        size_t n = rp->nslots ? 2 * rp->nslots : 64;
+        size_t *slot = calloc(n, sizeof *slot);
+        if (!slot)
+            return NULL;
+        for (size_t i = 0; i < rp->njobs; i++) {
+            size_t k = hash(rp->jobs[i]) & (n - 1);
+            while (slot[k])
+                k = (k + 1) & (n - 1);
+            slot[k] = i + 1;
+        }
+        free(rp->slot);
+        rp->slot = slot;
+        rp->nslots = n;
+    }
+    size_t k = hash(job) & (rp->nslots - 1);
+    for (; rp->slot[k]; k = (k + 1) & (rp->nslots - 1))
+        if (strcmp(rp->jobs[rp->slot[k] - 1], job) == 0)
+            return rp->jobs[rp->slot[k] - 1];
+    if (rp->njobs == rp->cap) {
+        size_t cap = rp->cap ? 2 * rp->cap : 16;
+        char **p = realloc(rp->jobs, cap * sizeof *p);
+        if (!p)
+            return NULL;
+        rp->jobs = p;
+        rp->cap = cap;
+    }
     if (!(rp->jobs[rp->njobs] = strdup(job)))
-        return -1;
-    rp->njobs++;
-    return 0;
+        return NULL;
+    rp->slot[k] = ++rp->njobs;
+    return rp->jobs[rp->njobs - 1];
 }
 
 static void skip(struct report *rp, size_t line, const char *why)
@@ -182,13 +213,14 @@ static int take_line(struct report *rp, const char *text, size_t lineno)
         json_decref(line);
         return 0;
     }
-    if (note_job(rp, job) != 0) {
+    const char *name = note_job(rp, job);
+    if (!name) {
         json_decref(line);
         return -1;
     }
     rp->messages++;
     if (!rp->chosen && (!rp->want || strcmp(rp->want, job) == 0))
-        rp->chosen = rp->jobs[rp->njobs - 1];
+        rp->chosen = name;
     if (!rp->chosen || strcmp(rp->chosen, job) != 0) {
         json_decref(line);
         return 0;
@@ -342,6 +374,7 @@ static void report_free(struct report *rp)
     for (size_t i = 0; i < rp->njobs; i++)
         free(rp->jobs[i]);
     free(rp->jobs);
+    free(rp->slot);
     for (int i = 0; i < NMODES; i++) {
         ftio_plot_history_free(&rp->mode[i].hist);
         json_decref(rp->mode[i].last);
