@@ -77,6 +77,7 @@ static const char style[] =
     "svg .none{fill:#9ca3af;stroke:#9ca3af}\n"
     "svg .history-point.stale{fill:#fff}\n"
     "svg .history-error{stroke:#7c3aed;stroke-width:2}svg .history-error-point{fill:#7c3aed}\n"
+    "svg .history-error-line{fill:none;stroke:#c4b5fd;stroke-width:1.2}\n"
     "svg .zero{stroke:#6b7280;stroke-width:1}svg .level{stroke:#16a34a;stroke-width:1;"
     "stroke-dasharray:4 3}\n"
     "i.signal{background:#1d4ed8}i.phase{background:#fcd9a0}"
@@ -646,7 +647,23 @@ static void history_chart(FILE *f, const struct ftio_plot_history *h, enum hist_
                 svg_path_break(&p);
         }
         svg_path_end(&p);
+    } else {
+        /* An online loop repeats its latest error until it scores the next
+         * prediction: a held line, with a point where a new score came. */
+        svg_path_begin(&p, &c, "history-error-line");
+        double held = NAN;
+        for (size_t i = 0; i < h->n; i++) {
+            double v = h->step[i].last_error;
+            if (!isfinite(v))
+                continue;
+            if (isfinite(held))
+                svg_path_to(&p, h->step[i].t, held);
+            svg_path_to(&p, h->step[i].t, v);
+            held = v;
+        }
+        svg_path_end(&p);
     }
+    double prev_error = NAN;
     char cls[96], tip[192], a[48], last_cls[96] = "";
     double r = h->n > 400 ? 1.6 : h->n > 100 ? 2.4 : 3.4, last_px = -1e9, last_py = -1e9;
     for (size_t i = 0; i < h->n; i++) {
@@ -657,8 +674,10 @@ static void history_chart(FILE *f, const struct ftio_plot_history *h, enum hist_
         bool none = !isfinite(s->period) && (kind == HIST_PERIOD || kind == HIST_CONFIDENCE);
         if (none)
             v = 0;
-        if (!isfinite(v))
+        if (!isfinite(v) || (kind == HIST_ERROR && v == prev_error))
             continue;
+        if (kind == HIST_ERROR)
+            prev_error = v;
         /* A day of analyses every second is 86,400 points on 870 pixels:
          * a point that would cover the previous one of its kind is left out. */
         snprintf(cls, sizeof cls, "history-point %s%s", none ? "none" : ftio_class_name(s->cls),
@@ -710,7 +729,8 @@ static void history_charts(FILE *f, const struct ftio_plot_section *s, const str
             "published prediction at the end of its window</p>\n", h->n);
     const char *items[][2] = { { "periodic", "periodic" }, { "uncertain", "uncertain" },
                                { "none", "no period" }, { "stale", "stale (kept answer)" },
-                               { "error", "next-phase error: actual - predicted start" } };
+                               { "error", "next-phase error: actual - predicted start, "
+                                          "a point per scored prediction" } };
     legend(f, items, 5);
     for (int k = HIST_PERIOD; k <= HIST_BYTES; k++)
         history_chart(f, h, (enum hist_kind)k, ta, x0, x1, k == HIST_BYTES);

@@ -75,7 +75,8 @@ expect offline "svg.spectrum-chart/line.threshold" = 1
 expect offline "circle.candidate.dominant" = 1
 expect offline "svg.history-period/circle.history-point" = "$steps"
 expect offline "svg.history-confidence/circle.history-point" = "$steps"
-expect offline "svg.history-error/circle" -ge 5
+expect offline "svg.history-error/circle" -ge 3
+expect offline "svg.history-error/path.history-error-line" = 1
 expect offline "svg.history-bytes/circle.history-point" -ge 5
 $PNG "$T/offline.png" --min-colours 64 --min-ink 0.10 --colour signal=1d4ed8:300 \
   --colour phase=fdeac9:1000 --colour next=15803d:40 --colour candidate=ea580c:20 \
