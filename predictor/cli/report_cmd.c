@@ -122,6 +122,7 @@ static void step_of(json_t *m, struct ftio_plot_step *s)
         .stale = json_is_true(stale),
         .last_error = num2(m, "last_error", "start"),
         .phase_bytes = period > 0 ? num2(m, "phase", "bytes") : NAN,
+        .bytes_total = num(m, "bytes"),
     };
 }
 

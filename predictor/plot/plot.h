@@ -48,6 +48,7 @@ struct ftio_plot_step {
     bool   stale;          /* the kept answer repeated (PROTOCOL.md §2) */
     double last_error;     /* s, actual - predicted start; NAN: not scored */
     double phase_bytes;    /* B per phase; NAN: unknown */
+    double bytes_total;    /* B the job moved so far (ftiod's "bytes"); NAN: unknown */
 };
 struct ftio_plot_history {
     size_t n, cap;

@@ -40,5 +40,6 @@ void ftio_plot_step_from_update(struct ftio_plot_step *s, const struct ftio_onli
         .stale = u->stale,
         .last_error = u->has_error ? u->last_error : NAN,
         .phase_bytes = r->has_period && r->metrics.valid ? r->metrics.phase_bytes : NAN,
+        .bytes_total = NAN,       /* the bandwidth chart shows the trace */
     };
 }

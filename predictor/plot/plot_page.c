@@ -78,6 +78,7 @@ static const char style[] =
     "svg .history-point.stale{fill:#fff}\n"
     "svg .history-error{stroke:#7c3aed;stroke-width:2}svg .history-error-point{fill:#7c3aed}\n"
     "svg .history-error-line{fill:none;stroke:#c4b5fd;stroke-width:1.2}\n"
+    "svg .history-total{fill:none;stroke:#1d4ed8;stroke-width:1.6}\n"
     "svg .zero{stroke:#6b7280;stroke-width:1}svg .level{stroke:#16a34a;stroke-width:1;"
     "stroke-dasharray:4 3}\n"
     "i.signal{background:#1d4ed8}i.phase{background:#fcd9a0}"
@@ -583,11 +584,12 @@ static void spectrum_chart(FILE *f, const struct ftio_plot_section *s)
 
 /* ---- history charts ------------------------------------------------------------------ */
 
-enum hist_kind { HIST_PERIOD, HIST_CONFIDENCE, HIST_ERROR, HIST_BYTES };
+enum hist_kind { HIST_TOTAL, HIST_PERIOD, HIST_CONFIDENCE, HIST_ERROR, HIST_BYTES };
 
 static double hist_value(const struct ftio_plot_step *s, enum hist_kind k)
 {
     switch (k) {
+    case HIST_TOTAL:      return s->bytes_total;
     case HIST_PERIOD:     return s->period;
     case HIST_CONFIDENCE: return s->confidence;
     case HIST_ERROR:      return s->last_error;
@@ -599,10 +601,12 @@ static double hist_value(const struct ftio_plot_step *s, enum hist_kind k)
 static void history_chart(FILE *f, const struct ftio_plot_history *h, enum hist_kind kind,
                           const struct time_axis *ta, double x0, double x1, bool with_title)
 {
-    static const char *const names[] = { "history-period", "history-confidence", "history-error",
-                                         "history-bytes" };
-    static const char *const titles[] = { "period", "confidence", "next-phase error", "per phase" };
-    static const enum svg_unit units[] = { SVG_SECONDS, SVG_PLAIN, SVG_SECONDS, SVG_BYTES };
+    static const char *const names[] = { "history-total", "history-period", "history-confidence",
+                                         "history-error", "history-bytes" };
+    static const char *const titles[] = { "bytes moved", "period", "confidence", "next-phase error",
+                                          "per phase" };
+    static const enum svg_unit units[] = { SVG_BYTES, SVG_SECONDS, SVG_PLAIN, SVG_SECONDS,
+                                           SVG_BYTES };
     double lo = 0, hi = 0;
     size_t have = 0;
     for (size_t i = 0; i < h->n; i++) {
@@ -637,7 +641,7 @@ static void history_chart(FILE *f, const struct ftio_plot_history *h, enum hist_
     if (kind == HIST_ERROR)
         svg_hline(&c, "zero", 0, NULL);
     struct svg_path p;
-    if (kind != HIST_ERROR) {
+    if (kind != HIST_ERROR && kind != HIST_TOTAL) {
         svg_path_begin(&p, &c, "history-line");
         for (size_t i = 0; i < h->n; i++) {
             double v = hist_value(&h->step[i], kind);
@@ -649,11 +653,12 @@ static void history_chart(FILE *f, const struct ftio_plot_history *h, enum hist_
         svg_path_end(&p);
     } else {
         /* An online loop repeats its latest error until it scores the next
-         * prediction: a held line, with a point where a new score came. */
-        svg_path_begin(&p, &c, "history-error-line");
+         * prediction: a held line, with a point where a new score came.
+         * The bytes moved so far rise in steps, one per phase. */
+        svg_path_begin(&p, &c, kind == HIST_TOTAL ? "history-total" : "history-error-line");
         double held = NAN;
         for (size_t i = 0; i < h->n; i++) {
-            double v = h->step[i].last_error;
+            double v = hist_value(&h->step[i], kind);
             if (!isfinite(v))
                 continue;
             if (isfinite(held))
@@ -666,7 +671,7 @@ static void history_chart(FILE *f, const struct ftio_plot_history *h, enum hist_
     double prev_error = NAN;
     char cls[96], tip[192], a[48], last_cls[96] = "";
     double r = h->n > 400 ? 1.6 : h->n > 100 ? 2.4 : 3.4, last_px = -1e9, last_py = -1e9;
-    for (size_t i = 0; i < h->n; i++) {
+    for (size_t i = 0; i < h->n && kind != HIST_TOTAL; i++) {
         const struct ftio_plot_step *s = &h->step[i];
         double v = hist_value(s, kind);
         /* An analysis without a period is a grey mark at 0 (period and
@@ -732,7 +737,11 @@ static void history_charts(FILE *f, const struct ftio_plot_section *s, const str
                                { "error", "next-phase error: actual - predicted start, "
                                           "a point per scored prediction" } };
     legend(f, items, 5);
-    for (int k = HIST_PERIOD; k <= HIST_BYTES; k++)
+    /* ftiod says how many bytes the job moved so far: its I/O over time. */
+    bool totals = false;
+    for (size_t i = 0; i < h->n && !totals; i++)
+        totals = isfinite(h->step[i].bytes_total);
+    for (int k = totals ? HIST_TOTAL : HIST_PERIOD; k <= HIST_BYTES; k++)
         history_chart(f, h, (enum hist_kind)k, ta, x0, x1, k == HIST_BYTES);
 }
 

@@ -133,6 +133,8 @@ expect report "run-2/svg.history-period/circle.history-point" = "$nr"
 expect report "run-1/svg.history-confidence/line.level" = 1
 expect report "run-1/svg.history-error/circle" -ge 2
 expect report "path.signal" = 0
+expect report "run-1/svg.history-total/path.history-total" = 1
+expect offline "svg.history-total" = 0
 expect report "p.note" = 1
 $PNG "$T/report.png" --min-colours 32 --min-ink 0.05 --colour periodic=16a34a:100 \
   --colour error=7c3aed:50 || fail "report screenshot"

@@ -155,7 +155,7 @@ START_TEST(hostile_job_page)
     struct ftio_samples x = { .n = 40, .fs = 10, .t0 = 0, .t1 = 4, .x = v };
     struct ftio_plot_history h = { 0 };
     struct ftio_plot_step st = { .t = 1, .period = 1, .confidence = 0.9, .cls = FTIO_CLASS_PERIODIC,
-                                 .last_error = -0.1, .phase_bytes = 2e5 };
+                                 .last_error = -0.1, .phase_bytes = 2e5, .bytes_total = NAN };
     ck_assert_int_eq(ftio_plot_history_add(&h, &st), 0);
     st.t = 2;
     st.period = NAN;
