@@ -6,6 +6,8 @@ PKGS="build-essential pkg-config iproute2 libfftw3-dev libzmq3-dev libmsgpack-de
 # The install test (tests/install.sh) checks the site files with their tools:
 # logrotate -d, modulecmd (environment-modules), systemd-analyze verify, man.
 PKGS="$PKGS logrotate environment-modules systemd man-db"
+# chromium: the browser test of the pictures (tests/plot/browser.sh).
+PKGS="$PKGS chromium"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

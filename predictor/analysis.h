@@ -255,6 +255,28 @@ int ftio_analyze(struct ftio_analyzer *a, const struct ftio_samples *x,
                  const struct ftio_options *o, double now, struct ftio_result *out,
                  char *err, size_t errlen);
 
+/* The spectrum of the analyzer's last ftio_analyze() call, for plots and
+ * exports (predictor/plot/).  Values are the detector's normalised scale:
+ * bin k's share of the AC power (or amplitude, --no-psd under --compat),
+ * k = 1 .. half, DC excluded; `threshold` is on the same scale: robust, the
+ * level a line must pass for the spectral arbiter (§9); compat, the level of
+ * §3's candidate test (z / z_max > tol and z > 3); NAN when nothing can pass.
+ * The arrays belong to the analyzer and stay valid until its next call. */
+struct ftio_spectrum_view {
+    size_t n;                  /* samples the DFT was taken of */
+    size_t half;               /* last bin, floor(N / 2) */
+    double fs;                 /* Hz: bin k lies at fs k / N */
+    const double *amplitude;   /* |X_k|, k = 0 .. half */
+    bool   power;              /* the scale is power, not amplitude */
+    double total;              /* sum of the unnormalised values over k >= 1 */
+    double threshold;
+};
+/* -1 when the analyzer has made no analysis yet. */
+int    ftio_analyzer_spectrum(const struct ftio_analyzer *a, const struct ftio_options *o,
+                              struct ftio_spectrum_view *v);
+/* Bin k on the normalised scale (0 for k = 0 or k > half). */
+double ftio_spectrum_value(const struct ftio_spectrum_view *v, size_t k);
+
 /* §5 self-scoring: once x covers next->start, the first substantial sample
  * (x_k > mean bandwidth of x) at or after next->start; *actual = its time,
  * *error = actual - predicted start (s).  -1 when there is none (yet). */

@@ -6,7 +6,8 @@ READERS_LIB  := $(B)/lib/libftioreaders.a
 
 FTIO_CLI_SRCS := predictor/cli/main.c predictor/cli/analyze.c predictor/cli/sub.c \
                  predictor/cli/replay.c predictor/cli/end.c predictor/cli/keygen.c \
-                 predictor/cli/relay.c
+                 predictor/cli/relay.c \
+                 predictor/cli/report_cmd.c
 FTIO_CLI_OBJS := $(FTIO_CLI_SRCS:%.c=$(B)/%.o)
 FTIO_BIN      := $(B)/bin/ftio
 # Everything `ftio` and tools built on the readers link against, in order.
@@ -18,9 +19,9 @@ $(READERS_LIB): $(READERS_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-$(FTIO_BIN): $(FTIO_CLI_OBJS) $(SCAN_LIB) $(READERS_LIB) $(B)/lib/libftioanalysis.a $(B)/lib/libftiocommon.a
+$(FTIO_BIN): $(FTIO_CLI_OBJS) $(SCAN_LIB) $(PLOT_LIB) $(READERS_LIB) $(B)/lib/libftioanalysis.a $(B)/lib/libftiocommon.a
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $(FTIO_CLI_OBJS) $(SCAN_LIB) $(FTIO_READERS_LINK) $(ZMQ_LIBS) -lm
+	$(CC) $(LDFLAGS) -o $@ $(FTIO_CLI_OBJS) $(SCAN_LIB) $(PLOT_LIB) $(FTIO_READERS_LINK) $(ZMQ_LIBS) -lm
 
 ALL_TARGETS += $(READERS_LIB) $(FTIO_BIN)
 INSTALL_BIN += $(FTIO_BIN)

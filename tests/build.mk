@@ -13,4 +13,5 @@ include tests/wire.mk
 include tests/shim.mk
 include tests/mpiio.mk
 include tests/daemon.mk
+include tests/plot.mk
 SHELL_TESTS += tests/install.sh tests/kit.sh

@@ -166,3 +166,35 @@ void ftio_detect(struct ftio_spectrum *s, const struct ftio_options *o,
     /* Step 9. */
     ftio_detect_top(s, o->top_n, r);
 }
+
+/* Step 2's value of bin k before normalisation. */
+static double compat_value(const struct ftio_spectrum *s, const struct ftio_options *o, size_t k)
+{
+    double a = s->amp[k];
+    return o->psd ? 2.0 * (a * a / (double)s->n) : 2.0 * a;
+}
+
+/* The level of steps 2-4's test on the normalised scale: a bin passes when
+ * z / z_max > tol and z > 3, i.e. above mean + sd max(tol z_max, 3). */
+double ftio_compat_threshold(const struct ftio_spectrum *s, const struct ftio_options *o)
+{
+    size_t half = s->half;
+    double total = 0, mean = 0, var = 0, z_max = 0;
+    for (size_t k = 1; k <= half; k++)
+        total += compat_value(s, o, k);
+    if (half == 0 || !(total > 0))
+        return NAN;
+    for (size_t k = 1; k <= half; k++)
+        mean += compat_value(s, o, k) / total;
+    mean /= (double)half;
+    for (size_t k = 1; k <= half; k++) {
+        double d = compat_value(s, o, k) / total - mean;
+        var += d * d;
+    }
+    double sd = sqrt(var / (double)half);
+    if (!(sd > 0))
+        return NAN;
+    for (size_t k = 1; k <= half; k++)
+        z_max = fmax(z_max, fabs(compat_value(s, o, k) / total - mean) / sd);
+    return mean + sd * fmax(o->tol * z_max, Z_MIN);
+}

@@ -142,6 +142,11 @@ int  ftio_detect_robust(struct ftio_analyzer *a, struct ftio_spectrum *s,
                         const struct ftio_samples *x, const struct ftio_options *o,
                         double now, struct ftio_result *r);
 
+/* The thresholds each detector compares the spectrum to, on the normalised
+ * scale of struct ftio_spectrum_view (NAN when none applies). */
+double ftio_compat_threshold(const struct ftio_spectrum *s, const struct ftio_options *o);
+double ftio_robust_threshold(const struct ftio_spectrum *s);
+
 /* ---- metrics.c / predict.c / acf.c -------------------------------------- */
 
 void ftio_metrics_compute(const struct ftio_samples *x, double f_d,

@@ -222,6 +222,48 @@ static bool tooth(const double *p, size_t half, size_t k, size_t k0, double med,
     return top > 2 * p[valley];
 }
 
+/* The noise floor of the power spectrum p[1..half] (tmp[0..half) holds a
+ * copy and is overwritten): its median and robust deviation.  false for a
+ * flat signal, which has no line: its AC power is rounding noise next to the
+ * mean's (DC) power, however it is distributed. */
+static bool noise_floor(const struct ftio_spectrum *s, const double *p, double *tmp,
+                        double *med, double *mad)
+{
+    size_t half = s->half;
+    double ac = 0;
+    for (size_t k = 1; k <= half; k++)
+        ac += p[k];
+    if (!(ac > 1e-12 * s->amp[0] * s->amp[0]))
+        return false;
+    *med = median_of(tmp, half);
+    for (size_t k = 0; k < half; k++)
+        tmp[k] = fabs(p[k + 1] - *med);
+    *mad = 1.4826 * median_of(tmp, half);
+    if (!(*mad > 0))
+        *mad = *med > 0 ? *med : 1;
+    return true;
+}
+
+double ftio_robust_threshold(const struct ftio_spectrum *s)
+{
+    size_t half = s->half;
+    if (half < 2)
+        return NAN;
+    double *p = malloc((2 * half + 1) * sizeof *p), *tmp = p + half + 1;
+    if (!p)
+        return NAN;
+    double sum = 0, med, mad, t = NAN;
+    for (size_t k = 1; k <= half; k++) {
+        p[k] = s->amp[k] * s->amp[k];
+        tmp[k - 1] = p[k];
+        sum += p[k];
+    }
+    if (noise_floor(s, p, tmp, &med, &mad) && sum > 0)
+        t = (med + LINE_Z * mad) / sum;
+    free(p);
+    return t;
+}
+
 /* Spectral answer for signals without usable phases: the tallest line of
  * the power spectrum if it stands out, moved down to the fundamental of the
  * comb it belongs to (every tooth k0, 2 k0, ... up to it standing out);
@@ -240,19 +282,9 @@ static bool spectral_pick(struct ftio_analyzer *a, const struct ftio_spectrum *s
         if (p[k] > p[kmax])
             kmax = k;
     }
-    /* A flat signal has no line: its AC power is rounding noise next to
-     * the mean's (DC) power, however it is distributed. */
-    double ac = 0;
-    for (size_t k = 1; k <= half; k++)
-        ac += p[k];
-    if (!(ac > 1e-12 * s->amp[0] * s->amp[0]))
+    double med, mad;
+    if (!noise_floor(s, p, tmp, &med, &mad))
         return false;
-    double med = median_of(tmp, half);
-    for (size_t k = 0; k < half; k++)
-        tmp[k] = fabs(p[k + 1] - med);
-    double mad = 1.4826 * median_of(tmp, half);
-    if (!(mad > 0))
-        mad = med > 0 ? med : 1;
     double zmax = (p[kmax] - med) / mad;
     if (!(zmax > LINE_Z))
         return false;

@@ -181,3 +181,31 @@ int ftio_acf_compute(struct ftio_analyzer *a, const struct ftio_samples *x,
     *acf = a->acf;
     return 0;
 }
+
+int ftio_analyzer_spectrum(const struct ftio_analyzer *a, const struct ftio_options *o,
+                           struct ftio_spectrum_view *v)
+{
+    const struct ftio_spectrum *s = &a->spec;
+    memset(v, 0, sizeof *v);
+    if (s->n == 0 || !s->amp)
+        return -1;
+    v->n = s->n;
+    v->half = s->half;
+    v->fs = s->fs;
+    v->amplitude = s->amp;
+    /* The robust detector reads power whatever --no-psd says (§9). */
+    v->power = o->detector == FTIO_DETECTOR_ROBUST || o->psd;
+    for (size_t k = 1; k <= s->half; k++)
+        v->total += v->power ? s->amp[k] * s->amp[k] : s->amp[k];
+    v->threshold = o->detector == FTIO_DETECTOR_ROBUST ? ftio_robust_threshold(s)
+                                                       : ftio_compat_threshold(s, o);
+    return 0;
+}
+
+double ftio_spectrum_value(const struct ftio_spectrum_view *v, size_t k)
+{
+    if (k == 0 || k > v->half || !(v->total > 0))
+        return 0;
+    double a = v->amplitude[k];
+    return (v->power ? a * a : a) / v->total;
+}

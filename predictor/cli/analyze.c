@@ -2,7 +2,9 @@
  * trace set, build the application signal of the selected mode (or take
  * TMIO's pre-merged one), sample it, run the analysis and print the result,
  * either once over the whole trace or, with --window, as a sliding analysis
- * that mimics ftiod (one line or JSON object per step).
+ * that mimics ftiod (one line or JSON object per step).  --plot and
+ * --export-* hand each job's samples, answer and spectrum (and the steps of a
+ * sliding analysis) to predictor/plot/.
  */
 #include <math.h>
 #include <stdio.h>
@@ -10,6 +12,7 @@
 #include <string.h>
 #include "commands.h"
 #include "report.h"
+#include "plot/plot.h"
 
 static const char *mode_name(enum ftio_io_mode m)
 {
@@ -71,9 +74,28 @@ static void add_job_fields(json_t *o, const struct ftio_trace *t,
     json_object_set_new(o, "time_origin", t->origin != 0 ? json_real(t->origin) : json_null());
 }
 
-static int analyze_once(const struct ftio_cli *cli, struct ftio_analyzer *a,
-                        const struct ftio_trace *t, const struct ftio_signal *sig,
-                        const struct ftio_report_totals *tot, char *err, size_t errlen)
+/* The job's section of --plot / --export-*: the analysis res of x (just
+ * made by a), and the steps of a sliding analysis when h is given. */
+static int plot_job(const struct ftio_cli *cli, struct ftio_plot_files *pf,
+                    const struct ftio_analyzer *a, const struct ftio_trace *t,
+                    const struct ftio_samples *x, const struct ftio_result *res,
+                    const struct ftio_plot_history *h, double p_periodic,
+                    const struct ftio_report_totals *tot, char *err, size_t errlen)
+{
+    struct ftio_spectrum_view v;
+    bool spec = ftio_analyzer_spectrum(a, &cli->analysis, &v) == 0;
+    struct ftio_plot_section s = {
+        .job = t->job, .mode = mode_name(cli->mode), .epoch_origin = t->origin,
+        .samples = x, .result = res, .spectrum = spec ? &v : NULL, .history = h,
+        .totals = tot, .p_periodic = p_periodic,
+    };
+    return ftio_plot_files_add(pf, &s, err, errlen);
+}
+
+static int analyze_once(const struct ftio_cli *cli, struct ftio_plot_files *pf,
+                        struct ftio_analyzer *a, const struct ftio_trace *t,
+                        const struct ftio_signal *sig, const struct ftio_report_totals *tot,
+                        char *err, size_t errlen)
 {
     const struct ftio_options *o = &cli->analysis;
     struct ftio_samples x = { 0 };
@@ -81,6 +103,8 @@ static int analyze_once(const struct ftio_cli *cli, struct ftio_analyzer *a,
     if (ftio_sample(sig, o->fs, o->t_start, o->t_end, o->sampling, &x, err, errlen) != 0)
         return -1;
     int rc = ftio_analyze(a, &x, o, x.t1, &res, err, errlen);
+    if (rc == 0 && pf)
+        rc = plot_job(cli, pf, a, t, &x, &res, NULL, NAN, tot, err, errlen);
     ftio_samples_free(&x);
     if (rc != 0)
         return -1;
@@ -121,9 +145,10 @@ static int signal_bins(const struct ftio_signal *sig, double fs, struct ftio_bin
 /* Sliding analysis: the online loop of ftiod (ftio_online_step) over the
  * whole trace, one analysis per data-time boundary every `step` seconds, so
  * that its lines are the messages ftiod publishes for the same trace. */
-static int analyze_sliding(const struct ftio_cli *cli, struct ftio_analyzer *a,
-                           const struct ftio_trace *t, const struct ftio_signal *sig,
-                           const struct ftio_report_totals *tot, char *err, size_t errlen)
+static int analyze_sliding(const struct ftio_cli *cli, struct ftio_plot_files *pf,
+                           struct ftio_analyzer *a, const struct ftio_trace *t,
+                           const struct ftio_signal *sig, const struct ftio_report_totals *tot,
+                           char *err, size_t errlen)
 {
     const struct ftio_options *o = &cli->analysis;
     struct ftio_bins bins;
@@ -139,6 +164,7 @@ static int analyze_sliding(const struct ftio_cli *cli, struct ftio_analyzer *a,
     const char *mode = mode_name(cli->mode);
     unsigned steps = 0;
     int rc = 0;
+    struct ftio_plot_history hist = { 0 };
     for (double end = ftio_online_next_boundary(&on, first);; end = ftio_online_next_boundary(&on, end)) {
         if (isfinite(o->t_end) && end > o->t_end)
             break;
@@ -149,6 +175,13 @@ static int analyze_sliding(const struct ftio_cli *cli, struct ftio_analyzer *a,
         }
         if (r == 0 && !(isfinite(o->t_start) && end < o->t_start)) {
             steps++;
+            struct ftio_plot_step ps;
+            ftio_plot_step_from_update(&ps, &u, end);
+            if (pf && ftio_plot_history_add(&hist, &ps) != 0) {
+                snprintf(err, errlen, "out of memory");
+                rc = -1;
+                break;
+            }
             if (cli->json) {
                 json_t *j = ftio_report_json(&u.res, mode);
                 if (j) {
@@ -164,14 +197,25 @@ static int analyze_sliding(const struct ftio_cli *cli, struct ftio_analyzer *a,
         if (end >= last)
             break;
     }
-    ftio_samples_free(&x);
     ftio_bins_free(&bins);
+    if (rc == 0 && steps == 0) {
+        snprintf(err, errlen, "no window held a whole sample at fs=%g; raise -f or --step", o->fs);
+        rc = -1;
+    }
+    /* The page shows the whole trace analysed once, and the steps. */
+    if (rc == 0 && pf) {
+        struct ftio_result res;
+        rc = ftio_sample(sig, o->fs, o->t_start, o->t_end, o->sampling, &x, err, errlen);
+        if (rc == 0)
+            rc = ftio_analyze(a, &x, o, x.t1, &res, err, errlen);
+        if (rc == 0)
+            rc = plot_job(cli, pf, a, t, &x, &res, &hist, ftio_history_p_periodic(&on.hist), tot,
+                          err, errlen);
+    }
+    ftio_plot_history_free(&hist);
+    ftio_samples_free(&x);
     if (rc != 0)
         return -1;
-    if (steps == 0) {
-        snprintf(err, errlen, "no window held a whole sample at fs=%g; raise -f or --step", o->fs);
-        return -1;
-    }
     if (!cli->json) {
         const struct ftio_history *h = &on.hist;
         printf("P(periodic) %.3f over %u analyses", ftio_history_p_periodic(h), h->analyses);
@@ -221,6 +265,21 @@ int ftio_cli_analyze(const struct ftio_cli *cli, const struct ftio_trace_set *se
         return 1;
     }
     int status = 0;
+    struct ftio_plot_files *pf = NULL;
+    if (cli->plot || cli->export_signal || cli->export_spectrum) {
+        char err[512], title[256], sub[256];
+        snprintf(title, sizeof title, "ftio: %s%s", cli->files[0], cli->nfiles > 1 ? " ..." : "");
+        snprintf(sub, sizeof sub, "%s mode, %s detector, %g Hz sampling%s", mode_name(cli->mode),
+                 ftio_detector_name(cli->analysis.detector), cli->analysis.fs,
+                 cli->sliding ? ", sliding analysis" : "");
+        pf = ftio_plot_files_open(cli->plot, cli->export_signal, cli->export_spectrum, title, sub,
+                                  err, sizeof err);
+        if (!pf) {
+            fprintf(stderr, "ftio: %s\n", err);
+            ftio_analyzer_free(a);
+            return 1;
+        }
+    }
     for (size_t j = 0; j < set->n; j++) {
         const struct ftio_trace *t = &set->job[j];
         char err[512];
@@ -236,8 +295,8 @@ int ftio_cli_analyze(const struct ftio_cli *cli, const struct ftio_trace_set *se
         }
         int rc = check_samples(cli, &sig, tot.records, err, sizeof err);
         if (rc == 0)
-            rc = cli->sliding ? analyze_sliding(cli, a, t, &sig, &tot, err, sizeof err)
-                              : analyze_once(cli, a, t, &sig, &tot, err, sizeof err);
+            rc = cli->sliding ? analyze_sliding(cli, pf, a, t, &sig, &tot, err, sizeof err)
+                              : analyze_once(cli, pf, a, t, &sig, &tot, err, sizeof err);
         if (rc != 0) {
             fprintf(stderr, "ftio: %s%s%s\n", t->job[0] ? t->job : "", t->job[0] ? ": " : "", err);
             status = 1;
@@ -245,6 +304,13 @@ int ftio_cli_analyze(const struct ftio_cli *cli, const struct ftio_trace_set *se
         ftio_signal_free(&sig);
     }
     ftio_analyzer_free(a);
+    if (pf) {
+        char err[512];
+        if (ftio_plot_files_close(pf, err, sizeof err) != 0) {
+            fprintf(stderr, "ftio: %s\n", err);
+            status = 1;
+        }
+    }
     fflush(stdout);
     return status;
 }

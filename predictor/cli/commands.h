@@ -6,6 +6,7 @@
  *   ftio end JOB             end a job in ftiod now                (end.c)
  *   ftio keygen NAME         a CURVE key pair                      (keygen.c)
  *   ftio relay               a node's connection to ftiod          (relay.c)
+ *   ftio report LOG.jsonl    the page of a finished live job   (report_cmd.c)
  *
  * Each returns the process exit status (0 ok, 1 failure, 2 usage).  argv[0]
  * is the subcommand name.
@@ -22,6 +23,7 @@ int ftio_cmd_replay(int argc, char **argv);
 int ftio_cmd_end(int argc, char **argv);
 int ftio_cmd_keygen(int argc, char **argv);
 int ftio_cmd_relay(int argc, char **argv);
+int ftio_cmd_report(int argc, char **argv);
 
 /* Options of the offline analysis, parsed by main.c. */
 struct ftio_cli {
@@ -33,6 +35,9 @@ struct ftio_cli {
     double window;           /* fixed window length; 0 = adaptive */
     double step;             /* --step: time between sliding analyses */
     double max_memory_mb;    /* --max-memory: bound on the analysis' memory */
+    const char *plot;            /* --plot FILE.html (predictor/plot/) */
+    const char *export_signal;   /* --export-signal FILE.csv */
+    const char *export_spectrum; /* --export-spectrum FILE.csv */
     int    nfiles;
     char **files;
 };

@@ -22,9 +22,10 @@ static const char usage_line[] =
     "usage: ftio [--compat] [-f HZ] [-m read|write|all] [-t TOL] [-ts S] [-te S] [-n K] [--no-psd]\n"
     "            [--sampling hold|average] [--autocorrelation] [--window S|adaptive [--step S]]\n"
     "            [--dxt posix|mpiio] [--format F] [--lenient] [--absolute-time] [--keep-nested]\n"
-    "            [--max-memory MB] [--json] FILE...\n"
+    "            [--max-memory MB] [--json] [--plot FILE.html] [--export-signal FILE.csv]\n"
+    "            [--export-spectrum FILE.csv] FILE...\n"
     "       ftio scan DIR|FILE... | ftio sub [options] | ftio replay FILE... | ftio end JOB\n"
-    "       ftio relay --listen E --upstream E\n"
+    "       ftio relay --listen E --upstream E | ftio report LOG.jsonl [--job J] [-o FILE.html]\n"
     "       ftio keygen NAME   (see ftio(1))\n";
 
 static const char help_text[] =
@@ -54,6 +55,12 @@ static const char help_text[] =
     "      --absolute-time    spool files: keep Unix epoch times (default: relative)\n"
     "      --keep-nested      spool files: count data at POSIX, drop MPI-IO records\n"
     "      --json             print the JSON prediction object (PROTOCOL.md §2)\n"
+    "      --plot FILE.html   also write a self-contained HTML page: signal, phases,\n"
+    "                         reconstruction, next phase, spectrum (and, with --window,\n"
+    "                         the prediction history)\n"
+    "      --export-signal FILE.csv    the sampled signal: job,mode,time_s,bandwidth_B_per_s\n"
+    "      --export-spectrum FILE.csv  the spectrum: frequency, period, amplitude, power share,\n"
+    "                         threshold and candidate flags per bin\n"
     "      --max-memory MB    bound on the analysis' memory (default 4096); the samples\n"
     "                         are also capped by what the input justifies (64 per record)\n"
     "  -h, --help             this help;  -V, --version  the version\n";
@@ -226,6 +233,15 @@ static int parse_args(int argc, char **argv, struct ftio_cli *cli)
             cli->read.keep_nested = true;
         } else if (flag(a, "--json")) {
             cli->json = true;
+        } else if (VALUE(NULL, "--plot") || VALUE(NULL, "--export-signal") ||
+                   VALUE(NULL, "--export-spectrum")) {
+            /* The output files, opened by the analysis (predictor/plot/). */
+            const char **dst = strncmp(a, "--plot", 6) == 0 ? &cli->plot
+                             : strncmp(a, "--export-signal", 15) == 0 ? &cli->export_signal
+                                                                      : &cli->export_spectrum;
+            if (r < 0 || !*v)
+                return usage("option needs a file name", a);
+            *dst = v;
         } else {
             return usage(r < 0 ? "option needs a value" : "unknown option", a);
         }
@@ -252,6 +268,7 @@ int main(int argc, char **argv)
     static const struct { const char *name; int (*run)(int, char **); } sub[] = {
         { "sub", ftio_cmd_sub }, { "replay", ftio_cmd_replay }, { "end", ftio_cmd_end },
         { "keygen", ftio_cmd_keygen }, { "scan", ftio_cmd_scan }, { "relay", ftio_cmd_relay },
+        { "report", ftio_cmd_report },
     };
     for (size_t i = 0; argc > 1 && i < sizeof sub / sizeof sub[0]; i++)
         if (strcmp(argv[1], sub[i].name) == 0)

@@ -1,0 +1,15 @@
+# tests/plot.mk -- the pictures and exports (predictor/plot/):
+#   $(B)/tests/test_plot    Check suite: units, escaping, ticks, whole-or-absent
+#                           output files, CSV quoting, a page of a hostile job id
+#   tests/plot/browser.sh   the pages rendered in headless Chromium: DOM and screenshot
+#   tests/plot/exports.sh   CSV exports against ftio --json, bad input, ftio report errors
+PLOT_TEST := $(B)/tests/test_plot
+
+$(PLOT_TEST): $(B)/tests/plot/test_plot.o $(CHECK_MAIN) $(PLOT_LIB) $(READERS_LIB) $(B)/lib/libftioanalysis.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $< $(CHECK_MAIN) $(PLOT_LIB) $(READERS_LIB) $(B)/lib/libftioanalysis.a \
+	  $(FFTW_LIBS) $(JANSSON_LIBS) $(CHECK_LIBS) -lm
+
+ALL_TARGETS += $(PLOT_TEST)
+CHECK_PROGS += $(PLOT_TEST)
+SHELL_TESTS += tests/plot/browser.sh tests/plot/exports.sh

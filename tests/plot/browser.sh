@@ -1,0 +1,141 @@
+#!/bin/sh
+# browser.sh -- ftio's pictures in a real browser: headless Chromium (Debian
+# package chromium, installed by mk/deps.sh) renders
+#   offline   ftio --window adaptive --plot on a periodic trace of 4 simulated
+#             ranks (daemon-gen spool files: 12 phases of 0.8 s every 4 s),
+#   many      500 periods: the overview without the phase train (it would be
+#             a solid block) and a second chart of the last periods with it,
+#   compat    ftio --compat --plot on the TMIO reference trace (cosine,
+#             z-score threshold),
+#   report    ftio report on the --log of a live ftiod that followed a paced
+#             periodic job writing and reading,
+# and for each the DOM it parsed must hold the SVG elements (signal path,
+# phase rects, reconstruction, next phase, spectrum with threshold and
+# candidates, one history point per published analysis), and the screenshot
+# must be a picture: many colours, ink beyond the background, and pixels of
+# the signal's, the phases', the next phase's and the candidates' colours.
+# The pages must not reach the network (no http(s) URL but the SVG namespace,
+# no script).  If Chromium cannot start, the test fails and says why.
+. "$(dirname "$0")/../lib.sh"
+FTIO="$B/bin/ftio"
+need "$FTIO" "$B/bin/ftiod" "$WIRE"
+CHROME=$(command -v chromium || command -v chromium-browser || command -v google-chrome) \
+  || fail "no Chromium (Debian package chromium; mk/deps.sh installs it)"
+DOM="$PY $HERE/../plot/dom_count.py"
+PNG="$PY $HERE/../plot/png_check.py"
+D="$HERE/../data"
+
+# chrome what ARGS...: headless Chromium with a private profile; its output
+# (stdout) as given by the caller.
+chrome() {
+  timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run \
+    --user-data-dir="$T/chrome" --disable-extensions "$@" 2>>"$T/chrome.log"
+}
+
+# render NAME HEIGHT: $T/NAME.html -> $T/NAME.png and $T/NAME.dom
+render() {
+  rm -f "$T/$1.png"
+  chrome --screenshot="$T/$1.png" --window-size=1040,$2 "file://$T/$1.html" >/dev/null
+  [ -s "$T/$1.png" ] || fail "Chromium made no screenshot of $1.html: $(grep -v -i 'dbus\|fontconfig' "$T/chrome.log" | tail -3)"
+  chrome --dump-dom "file://$T/$1.html" >"$T/$1.dom"
+  [ -s "$T/$1.dom" ] || fail "Chromium dumped no DOM of $1.html"
+}
+
+# expect NAME QUERY OP N: the count of QUERY (dom_count.py) in NAME.dom
+expect() {
+  n=$($DOM "$T/$1.dom" "$2") || fail "dom_count $2"
+  [ "$n" "$3" "$4" ] || fail "$1: $2: $n elements, expected $3 $4"
+  echo "ok: $1: $2 = $n"
+}
+
+self_contained() {
+  if grep -Eo '(https?:)?//[A-Za-z0-9.-]+' "$T/$1.html" | grep -v '^http://www.w3.org' | grep -q .; then
+    fail "$1.html refers to the network: $(grep -Eo 'https?://[^" ]+' "$T/$1.html" | grep -v w3.org | head -3)"
+  fi
+  grep -qi '<script\|<link\|<img\|@import' "$T/$1.html" && fail "$1.html loads something"
+  echo "ok: $1: self-contained"
+}
+
+# ---- offline: ftio --window adaptive --plot ---------------------------------
+mkdir -p "$T/spool"
+"$WIRE" periodic --spool "$T/spool" --job plotjob --ranks 4 --period 4 --duration 0.8 \
+  --bytes 50000000 --phases 12 || fail "daemon-gen"
+timeout 60 "$FTIO" --window adaptive --plot "$T/offline.html" "$T"/spool/*.msgpack >"$T/offline.txt" \
+  2>"$T/offline.err" || fail "ftio --plot: $(cat "$T/offline.err")"
+steps=$(grep -c '^\[' "$T/offline.txt")
+[ "$steps" -ge 10 ] || fail "ftio --window printed $steps steps"
+render offline 2000
+self_contained offline
+expect offline "path.signal" = 1
+expect offline "rect.phase" = 12
+expect offline "path.reconstruction" = 1
+expect offline "rect.next" = 1
+expect offline "svg.spectrum-chart/path.spectrum" = 1
+expect offline "svg.spectrum-chart/line.threshold" = 1
+expect offline "circle.candidate.dominant" = 1
+expect offline "svg.history-period/circle.history-point" = "$steps"
+expect offline "svg.history-confidence/circle.history-point" = "$steps"
+expect offline "svg.history-error/circle" -ge 3
+expect offline "svg.history-error/path.history-error-line" = 1
+expect offline "svg.history-bytes/circle.history-point" -ge 5
+$PNG "$T/offline.png" --min-colours 64 --min-ink 0.10 --colour signal=1d4ed8:300 \
+  --colour phase=fdeac9:1000 --colour next=15803d:40 --colour candidate=ea580c:20 \
+  --colour reconstruction=dc2626:100 || fail "offline screenshot"
+
+# ---- many periods: the overview without a (solid) train, then a zoom on the
+# last periods with the train and the next phase ------------------------------
+mkdir -p "$T/many"
+"$WIRE" periodic --spool "$T/many" --job many --ranks 1 --period 1 --duration 0.1 \
+  --bytes 1000000 --phases 500 || fail "daemon-gen many"
+timeout 60 "$FTIO" -f 50 --plot "$T/many.html" "$T"/many/*.msgpack >/dev/null 2>"$T/many.err" \
+  || fail "ftio --plot (many): $(cat "$T/many.err")"
+render many 1200
+expect many "svg.bandwidth/path.signal" = 1
+expect many "svg.bandwidth/path.reconstruction" = 0
+expect many "svg.bandwidth-zoom/path.signal" = 1
+expect many "svg.bandwidth-zoom/path.reconstruction" = 1
+expect many "svg.bandwidth-zoom/rect.next" = 1
+expect many "svg.bandwidth-zoom/rect.phase" -ge 5
+expect many "svg.bandwidth-zoom/rect.phase" -le 7
+[ "$(wc -c <"$T/many.html")" -lt 400000 ] || fail "many.html is $(wc -c <"$T/many.html") bytes"
+
+# ---- compat: the cosine and the z-score threshold ---------------------------
+timeout 60 "$FTIO" --compat --plot "$T/compat.html" "$D/tmio-8ranks.jsonl" >/dev/null 2>"$T/compat.err" \
+  || fail "ftio --compat --plot: $(cat "$T/compat.err")"
+render compat 1100
+expect compat "path.signal" = 1
+expect compat "rect.phase" = 0
+expect compat "path.reconstruction" = 1
+expect compat "svg.spectrum-chart/line.threshold" = 1
+expect compat "circle.candidate" -ge 1
+expect compat "svg.history-period" = 0
+$PNG "$T/compat.png" --min-colours 64 --min-ink 0.10 --colour signal=1d4ed8:300 \
+  --colour candidate=ea580c:20 --colour threshold=dc2626:100 || fail "compat screenshot"
+
+# ---- report: a live job in ftiod's --log -------------------------------------
+start_daemon d
+timeout 60 "$WIRE" periodic --endpoint "ipc://$T/d.in" --job live --ranks 2 --period 2 \
+  --duration 0.4 --bytes 20000000 --phases 8 --speed 4 --read >/dev/null 2>"$T/gen.err" \
+  || fail "daemon-gen live: $(cat "$T/gen.err")"
+wait_topic "$T/d.log" "ftio.live.end" 30
+nw=$(jsonl "$T/d.log" "len(all_of('ftio.live.write'))")
+nr=$(jsonl "$T/d.log" "len(all_of('ftio.live.read'))")
+[ "$nw" -ge 3 ] && [ "$nr" -ge 3 ] || fail "ftiod published $nw write and $nr read messages"
+timeout 60 "$FTIO" report "$T/d.log" -o "$T/report.html" >"$T/report.out" 2>"$T/report.err" \
+  || fail "ftio report: $(cat "$T/report.err")"
+grep -q "wrote $T/report.html (job live, $nw write and $nr read predictions)" "$T/report.out" \
+  || fail "ftio report said: $(cat "$T/report.out")"
+render report 2600
+self_contained report
+expect report "section.run" = 2
+expect report "run-1/svg.history-period/circle.history-point" = "$nw"
+expect report "run-2/svg.history-period/circle.history-point" = "$nr"
+expect report "run-1/svg.history-confidence/line.level" = 1
+expect report "run-1/svg.history-error/circle" -ge 2
+expect report "path.signal" = 0
+expect report "run-1/svg.history-total/path.history-total" = 1
+expect offline "svg.history-total" = 0
+expect report "p.note" = 1
+$PNG "$T/report.png" --min-colours 32 --min-ink 0.05 --colour periodic=16a34a:100 \
+  --colour error=7c3aed:50 || fail "report screenshot"
+echo ok

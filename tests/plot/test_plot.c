@@ -1,0 +1,194 @@
+/* test_plot.c -- Check tests of predictor/plot/'s pieces that the browser
+ * test cannot see one by one: human units, escaping of hostile text (job ids
+ * come from the traced environment), ticks on round numbers, the output file
+ * that is whole or absent, CSV quoting, and a page of a hostile job id.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <dirent.h>
+
+#include "plot/plot.h"
+#include "plot/svg.h"
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    ck_assert_msg(f != NULL, "cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    char *s = calloc(1, (size_t)n + 1);
+    ck_assert(fread(s, 1, (size_t)n, f) == (size_t)n);
+    fclose(f);
+    return s;
+}
+
+/* Files in dir whose name contains `part`. */
+static int count_files(const char *dir, const char *part)
+{
+    DIR *d = opendir(dir);
+    ck_assert(d != NULL);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        n += strstr(e->d_name, part) != NULL;
+    closedir(d);
+    return n;
+}
+
+START_TEST(human_units)
+{
+    static const struct { double v; enum svg_unit u; const char *want; } cases[] = {
+        { 268435456, SVG_BYTES, "256 MiB" },
+        { 1536, SVG_BYTES, "1.5 KiB" },
+        { 1000, SVG_BYTES, "1000 B" },
+        { 1.5 * 1073741824.0, SVG_BYTES_PER_S, "1.5 GiB/s" },
+        { -3.87e-7, SVG_BYTES_PER_S, "0 B/s" },
+        { 0.192, SVG_SECONDS, "192 ms" },
+        { 2.211, SVG_SECONDS, "2.21 s" },
+        { 900, SVG_SECONDS, "15 min" },
+        { 7200 * 3, SVG_SECONDS, "6 h" },
+        { 0.25, SVG_HERTZ, "0.25 Hz" },
+        { NAN, SVG_BYTES, "n/a" },
+    };
+    char buf[64];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        svg_human(buf, sizeof buf, cases[i].v, cases[i].u);
+        ck_assert_str_eq(buf, cases[i].want);
+    }
+}
+END_TEST
+
+START_TEST(escaping)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    svg_escape(f, "<script>a&\"b'\x01");
+    fclose(f);
+    ck_assert_str_eq(text, "&lt;script&gt;a&amp;&quot;b&#39;?");
+    free(text);
+}
+END_TEST
+
+/* Tick labels of a 0 .. 1.8 GiB/s axis: GiB/s, 0.0 0.5 1.0 1.5 */
+START_TEST(ticks)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    struct svg_chart c;
+    svg_begin(&c, f, "t", "t", 960, 300, 0, 22.5, 0, 1.8 * 1073741824.0);
+    svg_axes(&c, SVG_SECONDS, "time", 0, SVG_BYTES_PER_S, "bandwidth");
+    svg_end(&c);
+    fclose(f);
+    ck_assert_ptr_nonnull(strstr(text, ">bandwidth (GiB/s)<"));
+    ck_assert_ptr_nonnull(strstr(text, ">time (s)<"));
+    ck_assert_ptr_nonnull(strstr(text, "text-anchor=\"end\">0.0<"));
+    ck_assert_ptr_nonnull(strstr(text, "text-anchor=\"end\">1.5<"));
+    ck_assert_ptr_null(strstr(text, "text-anchor=\"end\">2.0<"));
+    ck_assert_ptr_nonnull(strstr(text, "text-anchor=\"middle\">20<"));
+    free(text);
+}
+END_TEST
+
+START_TEST(output_whole_or_absent)
+{
+    char dir[] = "/tmp/ftio-plot-test.XXXXXX", path[128], err[256];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/out.csv", dir);
+    struct ftio_plot_output o;
+    ck_assert_int_eq(ftio_plot_output_open(&o, path, err, sizeof err), 0);
+    fputs("half", o.f);
+    ftio_plot_output_discard(&o);
+    ck_assert_int_eq(access(path, F_OK), -1);
+    ck_assert_int_eq(count_files(dir, ".tmp."), 0);
+    ck_assert_int_eq(ftio_plot_output_open(&o, path, err, sizeof err), 0);
+    fputs("whole\n", o.f);
+    ck_assert_int_eq(access(path, F_OK), -1);            /* not before the commit */
+    ck_assert_int_eq(ftio_plot_output_commit(&o, err, sizeof err), 0);
+    char *s = slurp(path);
+    ck_assert_str_eq(s, "whole\n");
+    free(s);
+    ck_assert_int_eq(ftio_plot_output_open(&o, dir, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "is a directory"));
+    snprintf(path, sizeof path, "%s/no/such/x.html", dir);
+    ck_assert_int_eq(ftio_plot_output_open(&o, path, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "cannot write"));
+    snprintf(path, sizeof path, "rm -rf %s", dir);
+    ck_assert_int_eq(system(path), 0);
+}
+END_TEST
+
+START_TEST(csv_quoting)
+{
+    double v[] = { 1.5, 2.5 };
+    struct ftio_samples x = { .n = 2, .fs = 2, .t0 = 10, .x = v };
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    ftio_plot_csv_signal_header(f);
+    ck_assert_int_eq(ftio_plot_csv_signal(f, "a,\"b\"\n", "write", &x), 0);
+    fclose(f);
+    ck_assert_str_eq(text, "job,mode,time_s,bandwidth_B_per_s\n"
+                           "\"a,\"\"b\"\"\n\",write,10,1.5\n"
+                           "\"a,\"\"b\"\"\n\",write,10.5,2.5\n");
+    free(text);
+}
+END_TEST
+
+/* A page for a job id made of markup: escaped everywhere, nothing injected. */
+START_TEST(hostile_job_page)
+{
+    char dir[] = "/tmp/ftio-plot-test.XXXXXX", path[128], err[256];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/p.html", dir);
+    struct ftio_plot_page *p = ftio_plot_page_open(path, "<b>t</b>", "s&s", err, sizeof err);
+    ck_assert_ptr_nonnull(p);
+    double v[40];
+    for (int k = 0; k < 40; k++)
+        v[k] = k % 10 < 2 ? 1e6 : 0;
+    struct ftio_samples x = { .n = 40, .fs = 10, .t0 = 0, .t1 = 4, .x = v };
+    struct ftio_plot_history h = { 0 };
+    struct ftio_plot_step st = { .t = 1, .period = 1, .confidence = 0.9, .cls = FTIO_CLASS_PERIODIC,
+                                 .last_error = -0.1, .phase_bytes = 2e5, .bytes_total = NAN };
+    ck_assert_int_eq(ftio_plot_history_add(&h, &st), 0);
+    st.t = 2;
+    st.period = NAN;
+    st.cls = FTIO_CLASS_NONE;
+    ck_assert_int_eq(ftio_plot_history_add(&h, &st), 0);
+    struct ftio_plot_section s = { .job = "<script>alert(1)</script>", .mode = "write\"",
+                                   .samples = &x, .history = &h, .p_periodic = NAN };
+    ck_assert_int_eq(ftio_plot_page_add(p, &s), 0);
+    ck_assert_int_eq(ftio_plot_page_close(p, err, sizeof err), 0);
+    char *html = slurp(path);
+    ck_assert_ptr_null(strstr(html, "<script"));
+    ck_assert_ptr_null(strstr(html, "<b>"));
+    ck_assert_ptr_nonnull(strstr(html, "job &lt;script&gt;alert(1)&lt;/script&gt;"));
+    ck_assert_ptr_nonnull(strstr(html, "data-mode=\"write&quot;\""));
+    ck_assert_ptr_nonnull(strstr(html, "class=\"signal\""));
+    ck_assert_ptr_nonnull(strstr(html, "history-point none"));
+    free(html);
+    ftio_plot_history_free(&h);
+    snprintf(path, sizeof path, "rm -rf %s", dir);
+    ck_assert_int_eq(system(path), 0);
+}
+END_TEST
+
+Suite *ftio_test_suite(void)
+{
+    Suite *s = suite_create("plot");
+    TCase *tc = tcase_create("plot");
+    tcase_add_test(tc, human_units);
+    tcase_add_test(tc, escaping);
+    tcase_add_test(tc, ticks);
+    tcase_add_test(tc, output_whole_or_absent);
+    tcase_add_test(tc, csv_quoting);
+    tcase_add_test(tc, hostile_job_page);
+    suite_add_tcase(s, tc);
+    return s;
+}
