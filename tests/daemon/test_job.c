@@ -301,6 +301,46 @@ START_TEST(test_mpi_job_waits_for_all_ranks)
 }
 END_TEST
 
+/* A launcher's pre-exec child streams with rank -1, then the exec'd rank
+ * (same pid) continues with its rank: it counts as a rank from then on. */
+START_TEST(test_rank_from_a_later_batch)
+{
+    struct job *j = job_new("j", &lim);
+    struct ftio_batch b = {0};
+    b.h = (struct ftio_batch_header){.version = 1, .job = "j", .host = "h", .pid = 1,
+                                     .rank = -1, .seq = 0};
+    ck_assert_int_eq(job_merge(j, &b, &lim, 1.0, NOW_REAL), JOB_MERGED);
+    ck_assert_uint_eq(j->nmpi, 0);
+    b.h.seq = 1;
+    b.h.rank = 0;
+    b.h.nranks = 2;
+    b.h.final = true;
+    ck_assert_int_eq(job_merge(j, &b, &lim, 1.0, NOW_REAL), JOB_MERGED);
+    ck_assert_uint_eq(j->nmpi, 1);
+    ck_assert(!j->ended);          /* rank 1 not seen yet */
+    b.h.pid = 2;                   /* rank 1: pre-exec batch, then its own */
+    b.h.rank = -1;
+    b.h.nranks = 0;
+    b.h.seq = 0;
+    b.h.final = false;
+    ck_assert_int_eq(job_merge(j, &b, &lim, 1.0, NOW_REAL), JOB_MERGED);
+    ck_assert(!j->ended);
+    b.h.rank = 1;
+    b.h.nranks = 2;
+    b.h.seq = 1;
+    b.h.final = true;
+    ck_assert_int_eq(job_merge(j, &b, &lim, 1.0, NOW_REAL), JOB_MERGED);
+    ck_assert_uint_eq(j->nmpi, 2);
+    ck_assert(j->ended);
+    /* a later batch saying rank -1 (a fork child's image) does not undo it */
+    b.h.seq = 2;
+    b.h.rank = -1;
+    ck_assert_int_eq(job_merge(j, &b, &lim, 1.0, NOW_REAL), JOB_MERGED);
+    ck_assert_uint_eq(j->nmpi, 2);
+    job_free(j);
+}
+END_TEST
+
 START_TEST(test_table_bounds)
 {
     struct job_table t;
@@ -334,6 +374,7 @@ int main(void)
     tcase_add_test(tc, test_bad_records_and_horizon);
     tcase_add_test(tc, test_max_procs_and_final);
     tcase_add_test(tc, test_mpi_job_waits_for_all_ranks);
+    tcase_add_test(tc, test_rank_from_a_later_batch);
     tcase_add_test(tc, test_table_bounds);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
