@@ -1,8 +1,11 @@
 #!/bin/sh
 # Installs the Debian packages ftio needs, but only those that are missing, so
 # that `make check` / `make demo` work on a fresh Debian machine (run as root).
+# libslurm-dev (<slurm/spank.h>) builds the SPANK plugin (slurm/); slurmctld,
+# slurmd and slurm-client run it in tests/slurm/spank.sh.
 PKGS="build-essential pkg-config libfftw3-dev libzmq3-dev libmsgpack-dev libjansson-dev
-      zlib1g-dev libbz2-dev libmunge-dev munge libsodium-dev libopenmpi-dev openmpi-bin check python3 python3-zmq"
+      zlib1g-dev libbz2-dev libmunge-dev munge libsodium-dev libopenmpi-dev openmpi-bin check python3 python3-zmq
+      libslurm-dev slurmctld slurmd slurm-client"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -33,13 +33,14 @@ wait $SUB || fail "ftio sub --count 1 got nothing"
 "$PY" - "$T/sub.out" <<'PYEOF' || fail "prediction keys differ from PROTOCOL.md"
 import json, sys
 m = json.loads(open(sys.argv[1]).readline())
-want = {"v", "job", "mode", "seq", "published", "window", "period", "frequency", "confidence",
+want = {"v", "job", "jobid", "step", "mode", "seq", "published", "window", "period", "frequency", "confidence",
         "class", "candidates", "metrics", "phase", "next", "last_error", "p_periodic", "ranks",
         "bytes", "records", "lost", "detector", "reason", "stale", "since"}
 assert set(m) == want, (set(m) ^ want)
 assert set(m["window"]) == {"start", "end", "fs", "samples"}
 assert set(m["metrics"]) == {"r_io", "b_io", "sigma_vol", "sigma_time", "periodicity", "abstraction_error"}
 assert set(m["next"]) == {"start", "end", "bytes"} and set(m["phase"]) == {"bytes", "duration"}
+assert m["jobid"] == "t1" and m["step"] is None     # not a step-qualified id
 assert m["v"] == 2 and m["job"] == "t1" and m["mode"] == "write" and m["class"] in ("periodic", "uncertain", "none")
 assert m["window"]["start"] > 1e9      # epoch seconds
 print("keys ok")
@@ -51,6 +52,7 @@ import json, sys
 m = [d["message"] for d in map(json.loads, open(sys.argv[1])) if d["topic"] == "ftio.t1.end"][-1]
 assert m["ended_by"] in ("final", "timeout") and isinstance(m["complete"], bool), m
 assert {"missing_batches", "lost_records", "processes", "processes_without_final"} <= set(m), m
+assert m["job"] == m["jobid"] == "t1" and m["step"] is None, m
 PYEOF
 "$B/tests/daemon-gen" periodic --endpoint "ipc://$T/d.in" --job t2 --ranks 1 --period 1 --duration 0.2 \
   --phases 8 --no-final || fail "generator t2"
