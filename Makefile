@@ -52,6 +52,7 @@ include common/build.mk
 include predictor/build.mk
 include libtrace/build.mk
 include examples/build.mk
+include slurm/build.mk
 include tests/build.mk
 include bench/build.mk
 
