@@ -9,3 +9,4 @@ include tests/shim.mk
 include tests/mpiio.mk
 include tests/daemon.mk
 SHELL_TESTS += tests/install.sh
+include tests/slurm.mk
