@@ -53,6 +53,7 @@ include predictor/build.mk
 include libtrace/build.mk
 include examples/build.mk
 include slurm/build.mk
+include tools/build.mk
 include tests/build.mk
 include bench/build.mk
 

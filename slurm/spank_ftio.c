@@ -32,7 +32,12 @@
 #include "curve.h"
 #include "jobid.h"
 
+/* Built with hidden visibility (slurm/build.mk): only what Slurm's plugin
+ * loader looks up is exported. */
+#define SPANK_EXPORT __attribute__((visibility("default")))
+#pragma GCC visibility push(default)
 SPANK_PLUGIN(ftio, 1);
+#pragma GCC visibility pop
 
 #ifndef FTIO_SPANK_LIB
 #define FTIO_SPANK_LIB "/usr/local/lib/libftio.so"
@@ -123,7 +128,7 @@ static int site_args(int ac, char **av)
     return 0;
 }
 
-int slurm_spank_init(spank_t sp, int ac, char **av)
+SPANK_EXPORT int slurm_spank_init(spank_t sp, int ac, char **av)
 {
     if (site_args(ac, av))
         return -1;
@@ -160,7 +165,7 @@ static int set_preload(spank_t sp)
 }
 
 /* In slurmstepd, before any task starts: the tasks' environment. */
-int slurm_spank_user_init(spank_t sp, int ac, char **av)
+SPANK_EXPORT int slurm_spank_user_init(spank_t sp, int ac, char **av)
 {
     (void)ac;
     (void)av;
@@ -191,7 +196,7 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 }
 
 /* In slurmstepd, every task reaped: the step is over for ftiod too. */
-int slurm_spank_exit(spank_t sp, int ac, char **av)
+SPANK_EXPORT int slurm_spank_exit(spank_t sp, int ac, char **av)
 {
     (void)ac;
     (void)av;

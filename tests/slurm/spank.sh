@@ -43,7 +43,7 @@ HOST=$(hostname -s)
 CPUS=$(nproc)
 mkdir -p "$T/state" "$T/spool"
 cat >"$T/plugstack.conf" <<EOF
-required $B/lib/spank_ftio.so default=off endpoint=ipc://$T/d.in status=ipc://$T/d.st lib=$PRELOAD auth=none
+required $B/lib/spank_ftio.so default=off endpoint=ipc://$T/d.in status=ipc://$T/d.st lib=$(echo "$PRELOAD" | tr " " ":") auth=none
 EOF
 cat >"$T/slurm.conf" <<EOF
 ClusterName=ftiotest
