@@ -1,10 +1,9 @@
 /* spank_ftio.c -- Slurm SPANK plugin: `srun --ftio` traces a step's tasks
  * with libftio.so and tells ftiod when the step is over.
  *
- * plugstack.conf (arguments optional; see man/ftiod.1 "SLURM"):
+ * plugstack.conf (one line; arguments optional; see man/ftiod.1 "SLURM"):
  *
- *   optional /usr/local/lib/spank_ftio.so default=off endpoint=tcp://login1:5555 \
- *            status=tcp://login1:5557 lib=/usr/local/lib/libftio.so auth=munge
+ *   optional /usr/local/lib/spank_ftio.so default=off endpoint=tcp://login1:5555 status=tcp://login1:5557 lib=/usr/local/lib/libftio.so auth=munge
  *
  * - `--ftio[=on|off]` on srun (and sbatch/salloc, whose steps inherit it);
  *   `default=on` traces every step unless the user says --ftio=off.
@@ -55,9 +54,12 @@ static struct {
 static int user_choice = -1;       /* --ftio: 1 on, 0 off, -1 not given */
 static int traced;                 /* this step's tasks were set up */
 
+/* on/off; a bare --ftio is on.  srun started in a batch script that was
+ * submitted with a bare --ftio inherits it through the environment
+ * (SLURM_SPANK_..._ftio) as the text "(null)": that is a bare --ftio too. */
 static int parse_switch(const char *v)
 {
-    if (!v || !*v || !strcasecmp(v, "on") || !strcasecmp(v, "yes") || !strcmp(v, "1"))
+    if (!v || !*v || !strcmp(v, "(null)") || !strcasecmp(v, "on") || !strcasecmp(v, "yes") || !strcmp(v, "1"))
         return 1;
     if (!strcasecmp(v, "off") || !strcasecmp(v, "no") || !strcmp(v, "0"))
         return 0;

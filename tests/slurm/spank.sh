@@ -16,7 +16,9 @@
 #      not stop it) and nothing of a job "<J>0.0" sent next to them;
 #   4. a step whose process is killed (no final batch): the plugin's
 #      `end <job>.<step>` ends it at once (ended_by "told"), not at the
-#      300 s timeout.
+#      300 s timeout;
+#   5. sbatch --ftio: the script's own I/O is job "<J>.batch", the srun step it
+#      starts (inheriting --ftio) "<J>.0".
 # Everything it started is stopped on exit.  When Slurm cannot start here,
 # the test fails and says why; it never passes by skipping.
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -203,4 +205,25 @@ complete=$(jsonl "$T/d.log" "last('ftio.$J3.0.end')['complete']")
 echo "killed step $J3.0: ended by $by (complete: $complete) within $LAG s of the step's end"
 [ "$by" = told ] || fail "the killed step ended by $by, not by the plugin's end request"
 [ "$complete" = False ] || fail "a killed step's summary says complete"
+
+# ---- 5. sbatch --ftio: the batch script is step "batch", its srun steps their own
+cat >"$T/batch.sh" <<EOF
+#!/bin/sh
+"$B/bin/posix_periodic" -d "$T" -n 4 -p 0.5 -b 1M
+srun -n 1 "$B/bin/posix_periodic" -d "$T" -n 4 -p 0.5 -b 1M
+EOF
+J5=$(sbatch --parsable --ftio -o "$T/batch.log" "$T/batch.sh") || fail "sbatch --ftio failed"
+J5=${J5%%;*}
+wait_topic "$T/d.log" "ftio.$J5.batch.end" 20
+wait_topic "$T/d.log" "ftio.$J5.0.end" 20
+"$PY" - "$T/d.log" "$J5" <<'PYEOF' || fail "sbatch --ftio: $(cat "$T/batch.log")"
+import json, sys
+J = sys.argv[2]
+msgs = [(d["topic"], d["message"]) for d in map(json.loads, open(sys.argv[1]))]
+for step in ("batch", "0"):
+    end = [m for t, m in msgs if t == "ftio.%s.%s.end" % (J, step)][-1]
+    assert end["jobid"] == J and end["step"] == step and end["ended_by"] == "final", end
+    assert end["summary"]["write"]["bytes"] == 4 * 1048576, end["summary"]["write"]["bytes"]
+print("sbatch --ftio: job %s.batch and %s.0 traced apart, each 4 MiB" % (J, J))
+PYEOF
 echo ok
