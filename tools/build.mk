@@ -10,3 +10,4 @@ $(FTIO_RUN): tools/ftio-run
 
 ALL_TARGETS += $(FTIO_RUN)
 INSTALL_BIN += $(FTIO_RUN)
+INSTALL_MAN += man/ftio-run.1

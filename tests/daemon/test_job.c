@@ -1,12 +1,14 @@
 /* test_job.c -- Check unit tests of ftiod's per-job state (predictor/daemon/job.c):
  * sequence gaps and their late filling, duplicates, nested de-duplication,
  * the time base, each mode's grid and record log, and the bounds
- * (processes, horizon, hostile times). */
+ * (processes, horizon, hostile times); ranks declared after the first batch;
+ * step-qualified job ids (common/jobid.c). */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "daemon/job.h"
+#include "jobid.h"
 
 #define MONO 1000000000ll
 #define REAL 1700000000000000000ll
@@ -341,6 +343,50 @@ START_TEST(test_rank_from_a_later_batch)
 }
 END_TEST
 
+/* Step-qualified job ids (common/jobid.c): what ftiod's jobid/step fields
+ * and the shim's Slurm ids are made of. */
+START_TEST(test_job_ids_with_steps)
+{
+    char job[64], step[64], buf[24];
+    ck_assert_str_eq(ftio_slurm_step_name(0, buf), "0");
+    ck_assert_str_eq(ftio_slurm_step_name(17, buf), "17");
+    ck_assert_str_eq(ftio_slurm_step_name(0xfffffffbull, buf), "batch");
+    ck_assert_str_eq(ftio_slurm_step_name(0xfffffffcull, buf), "extern");
+    ck_assert_str_eq(ftio_slurm_step_name(0xfffffffaull, buf), "interactive");
+    ck_assert_str_eq(ftio_slurm_step_env("3", buf), "3");
+    ck_assert_str_eq(ftio_slurm_step_env(NULL, buf), "batch");     /* the batch script */
+    ck_assert_str_eq(ftio_slurm_step_env("", buf), "batch");
+    ck_assert_str_eq(ftio_slurm_step_env("4294967291", buf), "batch");
+    ck_assert_str_eq(ftio_slurm_step_env("x1", buf), "batch");
+    ck_assert_str_eq(ftio_slurm_step_env("-1", buf), "batch");
+
+    ck_assert_int_eq(ftio_job_with_step(job, sizeof job, "4711", "0"), 0);
+    ck_assert_str_eq(job, "4711.0");
+    ck_assert_int_eq(ftio_job_with_step(job, 6, "4711", "batch"), -1);
+    ck_assert_str_eq(job, "");
+
+    ck_assert_int_eq(ftio_job_split("4711.0", job, sizeof job, step, sizeof step), 1);
+    ck_assert_str_eq(job, "4711");
+    ck_assert_str_eq(step, "0");
+    ck_assert_int_eq(ftio_job_split("4711.batch", job, sizeof job, step, sizeof step), 1);
+    ck_assert_str_eq(step, "batch");
+    ck_assert_int_eq(ftio_job_split("12.extern", NULL, 0, step, sizeof step), 1);
+    ck_assert_str_eq(step, "extern");
+    /* not steps: a whole id */
+    const char *whole[] = { "4711", "myrun", "run.1", "4711.", ".0", "4711.0.1", "4711.server",
+                            "4711.-1", "47a1.0", "" };
+    for (size_t i = 0; i < sizeof whole / sizeof *whole; i++) {
+        ck_assert_int_eq(ftio_job_split(whole[i], job, sizeof job, step, sizeof step), 0);
+        ck_assert_str_eq(job, whole[i]);
+        ck_assert_str_eq(step, "");
+    }
+    /* a short buffer truncates, never overflows */
+    ck_assert_int_eq(ftio_job_split("123456.7", job, 4, step, 2), 1);
+    ck_assert_str_eq(job, "123");
+    ck_assert_str_eq(step, "7");
+}
+END_TEST
+
 START_TEST(test_table_bounds)
 {
     struct job_table t;
@@ -375,6 +421,7 @@ int main(void)
     tcase_add_test(tc, test_max_procs_and_final);
     tcase_add_test(tc, test_mpi_job_waits_for_all_ranks);
     tcase_add_test(tc, test_rank_from_a_later_batch);
+    tcase_add_test(tc, test_job_ids_with_steps);
     tcase_add_test(tc, test_table_bounds);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

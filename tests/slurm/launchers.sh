@@ -4,7 +4,8 @@
 #   1. A program started as mpirun, srun ... (or whose executable is named
 #      orterun) records nothing and writes no spool file; LD_PRELOAD still
 #      reaches its children, which are traced; FTIO_IGNORE_PROGRAMS replaces
-#      the list (empty: nothing ignored).
+#      the list (empty: nothing ignored).  Under Slurm's variables the job id
+#      is <job>.<step> (batch, extern by Slurm's names), ranks only in a step.
 #   2. `ftio-run mpirun -np 2 checkpoint`: one job, both ranks counted, ended
 #      by the ranks' final batches within a few seconds of mpirun's return
 #      (not at --job-timeout), complete.
@@ -57,6 +58,23 @@ ln -s "$(command -v sh)" "$T/sbatch"
 FTIO_DEBUG=1 LD_PRELOAD="$PRELOAD" "$T/mpirun" $ARGS 2>&1 >/dev/null | grep -q "mpirun is a launcher" ||
   fail "FTIO_DEBUG does not say why mpirun is not traced"
 echo "ignore list: mpirun, srun, orterun (by executable) not traced; their children are; FTIO_IGNORE_PROGRAMS replaces the list"
+
+# ---- the job id and rank under Slurm (no Slurm needed: its variables) ---------------
+# slurm_id VAR=VALUE...: "job rank nranks" of the batches posix_periodic sends
+# with those variables.
+slurm_id() {
+  [ "$(spooled env "$@" "$APP" $ARGS)" = 1 ] || fail "$*: no spool file"
+  "$B/bin/ftio-wire-dump" -s "$T"/sp/*.msgpack | sed -n 's/.* job=\([^ ]*\) .* rank=\([^ ]*\) nranks=\([^ ]*\) .*/\1 \2 \3/p' | head -1
+}
+got=$(slurm_id SLURM_JOB_ID=12 SLURM_STEP_ID=3 SLURM_PROCID=1 SLURM_NTASKS=2)
+[ "$got" = "12.3 1 2" ] || fail "a step's task: '$got', expected '12.3 1 2'"
+got=$(slurm_id SLURM_JOB_ID=12 SLURM_PROCID=0 SLURM_NTASKS=4)
+[ "$got" = "12.batch -1 0" ] || fail "the batch script: '$got', expected '12.batch -1 0' (no rank outside a step)"
+got=$(slurm_id SLURM_JOB_ID=12 SLURM_STEP_ID=4294967292)
+[ "$got" = "12.extern -1 0" ] || fail "the extern step: '$got'"
+got=$(slurm_id FTIO_JOB=mine SLURM_JOB_ID=12 SLURM_STEP_ID=0)
+[ "$got" = "mine -1 0" ] || fail "FTIO_JOB does not win over Slurm: '$got'"
+echo "Slurm ids: 12.3 (rank 1 of 2), 12.batch (no rank), 12.extern; FTIO_JOB wins"
 
 # ---- 2-4. mpirun with a real ftiod ----------------------------------------------
 start_daemon d
