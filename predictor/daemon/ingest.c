@@ -17,6 +17,7 @@
 #include <zmq.h>
 #include "auth.h"
 #include "daemon.h"
+#include "jobid.h"
 #include "timeutil.h"
 #include "transport.h"
 #include "wire.h"
@@ -329,7 +330,32 @@ static bool job_arg(const char *req, size_t len, size_t verb, char *job)
     return true;
 }
 
-/* `end JOB` (ftio end): mark the job to be ended by the analysis thread. */
+/* `end JOB` for a Slurm job whose steps are jobs "JOB.<step>" (jobid.h):
+ * tell every step the asker may see to end (caller holds the lock).  Returns
+ * how many; *others counts the steps of other users. */
+static size_t end_steps(struct ftiod *d, const struct asker *a, const char *job, size_t *others)
+{
+    size_t n = 0, len = strlen(job);
+    char jobid[FTIO_WIRE_MAX_STR + 1];
+    *others = 0;
+    for (size_t i = 0; i < d->jobs.n; i++) {
+        struct job *j = d->jobs.job[i];
+        if (strncmp(j->id, job, len) != 0 || j->id[len] != '.' ||
+            !ftio_job_split(j->id, jobid, sizeof jobid, NULL, 0) || strcmp(jobid, job) != 0)
+            continue;
+        if (!may_see(a, j)) {
+            (*others)++;
+            continue;
+        }
+        j->told = true;
+        n++;
+    }
+    return n;
+}
+
+/* `end JOB` (ftio end): mark the job to be ended by the analysis thread; a
+ * Slurm job id without a step ends all of its steps (an epilog's
+ * `ftio end $SLURM_JOB_ID`). */
 static char *end_request(struct ftiod *d, const struct asker *a, const char *req, size_t len)
 {
     char job[FTIO_WIRE_MAX_STR + 1];
@@ -338,11 +364,20 @@ static char *end_request(struct ftiod *d, const struct asker *a, const char *req
     pthread_mutex_lock(&d->lock);
     struct job *j = job_table_find(&d->jobs, job);
     bool allowed = j && may_see(a, j);
-    if (allowed) {
+    size_t steps = 0, others = 0;
+    if (allowed)
         j->told = true;
+    else if (!j)
+        steps = end_steps(d, a, job, &others);
+    if (allowed || steps)
         pthread_cond_signal(&d->wake);
-    }
     pthread_mutex_unlock(&d->lock);
+    if (steps) {
+        ftiod_log("job %s: told to end (%zu steps)", job, steps);
+        return dump(json_pack("{s:s, s:I}", "ending", job, "steps", (json_int_t)steps));
+    }
+    if (others)
+        return refuse(d, a, "ending another user's job");
     if (j && !allowed)
         return refuse(d, a, "ending another user's job");
     if (j)

@@ -75,6 +75,21 @@ print("t3 ended by ftio end: complete false, 2 processes without final")
 PYEOF
 "$B/bin/ftio" end --endpoint "ipc://$T/d.st" no-such-job 2>"$T/end.err" && fail "ftio end of an unknown job succeeded"
 grep -q "no such job" "$T/end.err" || fail "ftio end unknown job: $(cat "$T/end.err")"
+# Slurm steps are jobs "<job>.<step>": `ftio end <job>` (an epilog's
+# $SLURM_JOB_ID) ends every step of it, and no other job (not 770.0).
+for j in 77.0 77.batch 770.0; do
+  "$B/tests/daemon-gen" periodic --endpoint "ipc://$T/d.in" --job $j --ranks 1 --period 1 --duration 0.2 \
+    --phases 3 --no-final || fail "generator $j"
+done
+sleep 0.3
+"$B/bin/ftio" end --endpoint "ipc://$T/d.st" 7 2>"$T/end.err" && fail "ftio end 7 ended something"
+"$B/bin/ftio" end --endpoint "ipc://$T/d.st" 77 || fail "ftio end 77 (two steps)"
+wait_topic "$T/d.log" ftio.77.0.end 5
+wait_topic "$T/d.log" ftio.77.batch.end 5
+[ "$(jsonl "$T/d.log" "last('ftio.77.0.end')['ended_by']")" = told ] || fail "77.0 not ended by ftio end 77"
+sleep 0.5
+grep -q '"topic":"ftio.770.0.end"' "$T/d.log" && fail "ftio end 77 ended job 770.0"
+echo "ftio end 77 ended steps 77.0 and 77.batch, not 770.0"
 kill -TERM $DPID; wait $DPID; rc=$?
 [ $rc = 0 ] || fail "exit status $rc after SIGTERM"
 grep -q '"topic":"ftio.t2.end"' "$T/d.log" || fail "no summary for t2 at shutdown"
