@@ -6,7 +6,8 @@
  *   optional /usr/local/lib/spank_ftio.so default=off endpoint=tcp://login1:5555 status=tcp://login1:5557 lib=/usr/local/lib/libftio.so auth=munge
  *
  * - `--ftio[=on|off]` on srun (and sbatch/salloc, whose steps inherit it);
- *   `default=on` traces every step unless the user says --ftio=off.
+ *   `default=on` traces every step unless the user says --ftio=off, which
+ *   also takes lib= out of an LD_PRELOAD inherited from a traced batch script.
  * - For a traced step, in slurmstepd before the tasks start (user_init): the
  *   tasks' environment gets LD_PRELOAD (lib= in front of the user's own),
  *   FTIO_ENDPOINT (endpoint=, unless the user set one), FTIO_AUTH=none with
@@ -166,6 +167,45 @@ static int set_preload(spank_t sp)
     return spank_setenv(sp, "LD_PRELOAD", val, 1) == ESPANK_SUCCESS ? 0 : -1;
 }
 
+/* Is tok one of the libraries of lib= (a colon list)? */
+static int site_lib(const char *tok)
+{
+    size_t len = strlen(tok);
+    for (const char *p = site.lib; *p;) {
+        size_t n = strcspn(p, ":");
+        if (n == len && !strncmp(p, tok, n))
+            return 1;
+        p += n + (p[n] == ':');
+    }
+    return 0;
+}
+
+/* --ftio=off in a step of a job whose batch script is traced: the step
+ * inherited the script's LD_PRELOAD; take lib= out of it. */
+static void drop_preload(spank_t sp)
+{
+    char cur[4096], val[4096] = "";
+    if (spank_getenv(sp, "LD_PRELOAD", cur, sizeof cur) != ESPANK_SUCCESS)
+        return;
+    size_t n = 0, dropped = 0;
+    for (char *save = NULL, *tok = strtok_r(cur, " :", &save); tok; tok = strtok_r(NULL, " :", &save)) {
+        if (site_lib(tok)) {
+            dropped++;
+            continue;
+        }
+        int w = snprintf(val + n, sizeof val - n, "%s%s", n ? " " : "", tok);
+        if (w < 0 || (size_t)w >= sizeof val - n)
+            return;
+        n += (size_t)w;
+    }
+    if (!dropped)
+        return;
+    if (n)
+        spank_setenv(sp, "LD_PRELOAD", val, 1);
+    else
+        spank_unsetenv(sp, "LD_PRELOAD");
+}
+
 /* In slurmstepd, before any task starts: the tasks' environment. */
 SPANK_EXPORT int slurm_spank_user_init(spank_t sp, int ac, char **av)
 {
@@ -176,6 +216,8 @@ SPANK_EXPORT int slurm_spank_user_init(spank_t sp, int ac, char **av)
     int on = user_choice >= 0 ? user_choice : site.by_default;
     char id[64];
     uint32_t step;
+    if (user_choice == 0)
+        drop_preload(sp);
     if (!on || step_id(sp, id, sizeof id, &step))
         return 0;
     if (step == SLURM_EXTERN_CONT)

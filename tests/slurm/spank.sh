@@ -18,7 +18,8 @@
 #      `end <job>.<step>` ends it at once (ended_by "told"), not at the
 #      300 s timeout;
 #   5. sbatch --ftio: the script's own I/O is job "<J>.batch", the srun step it
-#      starts (inheriting --ftio) "<J>.0".
+#      starts (inheriting --ftio) "<J>.0"; a step with --ftio=off is not traced
+#      although it inherits the script's LD_PRELOAD.
 # Everything it started is stopped on exit.  When Slurm cannot start here,
 # the test fails and says why; it never passes by skipping.
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -211,6 +212,7 @@ cat >"$T/batch.sh" <<EOF
 #!/bin/sh
 "$B/bin/posix_periodic" -d "$T" -n 4 -p 0.5 -b 1M
 srun -n 1 "$B/bin/posix_periodic" -d "$T" -n 4 -p 0.5 -b 1M
+srun --ftio=off -n 1 "$B/bin/posix_periodic" -d "$T" -n 2 -p 0.2 -b 1M
 EOF
 J5=$(sbatch --parsable --ftio -o "$T/batch.log" "$T/batch.sh") || fail "sbatch --ftio failed"
 J5=${J5%%;*}
@@ -224,6 +226,7 @@ for step in ("batch", "0"):
     end = [m for t, m in msgs if t == "ftio.%s.%s.end" % (J, step)][-1]
     assert end["jobid"] == J and end["step"] == step and end["ended_by"] == "final", end
     assert end["summary"]["write"]["bytes"] == 4 * 1048576, end["summary"]["write"]["bytes"]
-print("sbatch --ftio: job %s.batch and %s.0 traced apart, each 4 MiB" % (J, J))
+assert not [t for t, m in msgs if t.startswith("ftio.%s.1." % J)], "srun --ftio=off was traced"
+print("sbatch --ftio: job %s.batch and %s.0 traced apart, each 4 MiB; %s.1 (--ftio=off) not traced" % (J, J, J))
 PYEOF
 echo ok
