@@ -11,6 +11,7 @@
 #      (not at --job-timeout), complete.
 #   3. `LD_PRELOAD=libftio.so mpirun -np 2 checkpoint`: the same; mpirun
 #      itself is not a process of the job.
+#   (ftio-run also: finding the shim, the commands it builds, its errors.)
 #   4. The same with FTIO_IGNORE_PROGRAMS= (mpirun traced too, in the same
 #      job): its pre-exec children stream as rank -1 until they become the
 #      ranks; the job still ends at once, every process final.
@@ -75,6 +76,36 @@ got=$(slurm_id SLURM_JOB_ID=12 SLURM_STEP_ID=4294967292)
 got=$(slurm_id FTIO_JOB=mine SLURM_JOB_ID=12 SLURM_STEP_ID=0)
 [ "$got" = "mine -1 0" ] || fail "FTIO_JOB does not win over Slurm: '$got'"
 echo "Slurm ids: 12.3 (rank 1 of 2), 12.batch (no rank), 12.extern; FTIO_JOB wins"
+
+# ---- ftio-run finds the shim and builds the launcher's command ---------------------
+mkdir -p "$T/prefix/bin" "$T/prefix/lib" "$T/elsewhere"
+cp "$B/bin/ftio-run" "$T/prefix/bin/"
+cp "$B/lib/libftio.so" "$T/prefix/lib/"
+ln -s "$T/prefix/bin/ftio-run" "$T/elsewhere/ftio-run"
+# clean: a command in an environment of PATH only (no FTIO_* of the test run).
+clean() { env -i PATH="$PATH" "$@"; }
+dry() { clean "$@" --dry-run mpirun.openmpi -np 2 ./app 2>&1; }
+[ "$(dry "$T/elsewhere/ftio-run")" = "'mpirun.openmpi' '-x' 'LD_PRELOAD=$T/prefix/lib/libftio.so' '-np' '2' './app' " ] ||
+  fail "ftio-run through a symlink: $(dry "$T/elsewhere/ftio-run")"
+[ "$(dry env FTIO_LIBDIR="$B/lib" FTIO_JOB=j "$T/elsewhere/ftio-run")" = \
+  "'mpirun.openmpi' '-x' 'LD_PRELOAD=$B/lib/libftio.so' '-x' 'FTIO_JOB' '-np' '2' './app' " ] ||
+  fail "ftio-run with FTIO_LIBDIR: $(dry env FTIO_LIBDIR="$B/lib" FTIO_JOB=j "$T/elsewhere/ftio-run")"
+got=$(clean "$B/bin/ftio-run" --endpoint ipc://x --dry-run mpiexec.hydra -n 2 ./app)
+[ "$got" = "'mpiexec.hydra' '-genv' 'LD_PRELOAD' '$B/lib/libftio.so' '-n' '2' './app' " ] || fail "hydra: $got"
+got=$(clean "$B/bin/ftio-run" --endpoint ipc://x --dry-run mpirun -np 2 ./app)
+[ "$got" = "'mpirun' '-x' 'LD_PRELOAD=$B/lib/libftio.so' '-x' 'FTIO_ENDPOINT' '-np' '2' './app' " ] ||
+  fail "mpirun (Open MPI by --version): $got"
+got=$(clean "$B/bin/ftio-run" --dry-run srun -n 2 ./app "a b")
+[ "$got" = "'env' 'LD_PRELOAD=$B/lib/libftio.so' 'srun' '-n' '2' './app' 'a b' " ] || fail "srun: $got"
+got=$(clean LD_PRELOAD=/x/asan.so "$B/bin/ftio-run" --dry-run ./app)
+[ "$got" = "'env' 'LD_PRELOAD=/x/asan.so $B/lib/libftio.so' './app' " ] || fail "an LD_PRELOAD set before: $got"
+FTIO_LIBDIR="$T/nowhere" "$B/bin/ftio-run" ./app 2>"$T/fr.err"; rc=$?
+[ $rc = 2 ] && grep -q "cannot find libftio.so" "$T/fr.err" || fail "missing library: rc $rc, $(cat "$T/fr.err")"
+"$B/bin/ftio-run" --frobnicate ./app 2>"$T/fr.err"; rc=$?
+[ $rc = 2 ] && grep -q "unknown option '--frobnicate'" "$T/fr.err" || fail "bad option: rc $rc, $(cat "$T/fr.err")"
+"$B/bin/ftio-run" 2>/dev/null; [ $? = 2 ] || fail "ftio-run without a command: not status 2"
+"$B/bin/ftio-run" --help | grep -q "^usage: ftio-run" || fail "ftio-run --help"
+echo "ftio-run: finds ../lib through a symlink, FTIO_LIBDIR; Open MPI, Hydra, srun and direct commands; errors"
 
 # ---- 2-4. mpirun with a real ftiod ----------------------------------------------
 start_daemon d
