@@ -6,12 +6,12 @@
 #      reaches its children, which are traced; FTIO_IGNORE_PROGRAMS replaces
 #      the list (empty: nothing ignored).  Under Slurm's variables the job id
 #      is <job>.<step> (batch, extern by Slurm's names), ranks only in a step.
+#      ftio-run: how it finds the shim, the commands it builds, its errors.
 #   2. `ftio-run mpirun -np 2 checkpoint`: one job, both ranks counted, ended
 #      by the ranks' final batches within a few seconds of mpirun's return
 #      (not at --job-timeout), complete.
 #   3. `LD_PRELOAD=libftio.so mpirun -np 2 checkpoint`: the same; mpirun
 #      itself is not a process of the job.
-#   (ftio-run also: finding the shim, the commands it builds, its errors.)
 #   4. The same with FTIO_IGNORE_PROGRAMS= (mpirun traced too, in the same
 #      job): its pre-exec children stream as rank -1 until they become the
 #      ranks; the job still ends at once, every process final.
