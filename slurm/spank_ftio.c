@@ -60,7 +60,9 @@ static int traced;                 /* this step's tasks were set up */
  * (SLURM_SPANK_..._ftio) as the text "(null)": that is a bare --ftio too. */
 static int parse_switch(const char *v)
 {
-    if (!v || !*v || !strcmp(v, "(null)") || !strcasecmp(v, "on") || !strcasecmp(v, "yes") || !strcmp(v, "1"))
+    if (!v || !*v || !strcmp(v, "(null)"))
+        return 1;
+    if (!strcasecmp(v, "on") || !strcasecmp(v, "yes") || !strcmp(v, "1"))
         return 1;
     if (!strcasecmp(v, "off") || !strcasecmp(v, "no") || !strcmp(v, "0"))
         return 0;
@@ -158,7 +160,10 @@ static int step_id(spank_t sp, char *out, size_t cap, uint32_t *stepid)
 static int set_preload(spank_t sp)
 {
     char cur[4096] = "", val[sizeof cur + sizeof site.lib + 1];
-    if (spank_getenv(sp, "LD_PRELOAD", cur, sizeof cur) != ESPANK_SUCCESS)
+    spank_err_t rc = spank_getenv(sp, "LD_PRELOAD", cur, sizeof cur);
+    if (rc == ESPANK_NOSPACE)
+        return -1;                 /* never cut the user's own list short */
+    if (rc != ESPANK_SUCCESS)
         cur[0] = '\0';
     if (strstr(cur, site.lib))
         snprintf(val, sizeof val, "%s", cur);
