@@ -119,6 +119,27 @@ static void print_end(json_t *o)
     printf("%s\n", any ? "" : " no prediction");
 }
 
+/* The predictions of one job in a `last` answer; how many. */
+static int print_last(json_t *o, bool json)
+{
+    const char *modes[2] = {"write", "read"};
+    int shown = 0;
+    for (int m = 0; m < 2; m++) {
+        json_t *p = json_object_get(o, modes[m]);
+        if (!json_is_object(p))
+            continue;
+        shown++;
+        if (json) {
+            char *t = json_dumps(p, JSON_COMPACT);
+            printf("%s\n", t ? t : "null");
+            free(t);
+        } else {
+            print_prediction(p);
+        }
+    }
+    return shown;
+}
+
 /* --last: ask the status socket, print what it says. */
 static int last_prediction(const char *endpoint, const char *server_key, const char *key,
                            const char *job, bool json)
@@ -145,21 +166,15 @@ static int last_prediction(const char *endpoint, const char *server_key, const c
     } else if (json_is_string(json_object_get(o, "error"))) {
         fprintf(stderr, "ftio sub: %s: %s\n", job, json_string_value(json_object_get(o, "error")));
     } else {
-        const char *modes[2] = {"write", "read"};
+        /* A Slurm job id without its step: the answer of each step. */
+        json_t *steps = json_object_get(o, "steps"), *st;
+        size_t i;
         int shown = 0;
-        for (int m = 0; m < 2; m++) {
-            json_t *p = json_object_get(o, modes[m]);
-            if (!json_is_object(p))
-                continue;
-            shown++;
-            if (json) {
-                char *t = json_dumps(p, JSON_COMPACT);
-                printf("%s\n", t ? t : "null");
-                free(t);
-            } else {
-                print_prediction(p);
-            }
-        }
+        if (json_is_array(steps))
+            json_array_foreach(steps, i, st)
+                shown += print_last(st, json);
+        else
+            shown = print_last(o, json);
         if (!shown)
             printf("ftio sub: job %s has no prediction yet\n", job);
         rc = 0;

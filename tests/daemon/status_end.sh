@@ -75,13 +75,25 @@ print("t3 ended by ftio end: complete false, 2 processes without final")
 PYEOF
 "$B/bin/ftio" end --endpoint "ipc://$T/d.st" no-such-job 2>"$T/end.err" && fail "ftio end of an unknown job succeeded"
 grep -q "no such job" "$T/end.err" || fail "ftio end unknown job: $(cat "$T/end.err")"
-# Slurm steps are jobs "<job>.<step>": `ftio end <job>` (an epilog's
-# $SLURM_JOB_ID) ends every step of it, and no other job (not 770.0).
+# Slurm steps are jobs "<job>.<step>": `ftio sub --last --job <job>` gives the
+# latest predictions of every step, `ftio end <job>` (an epilog's
+# $SLURM_JOB_ID) ends every step of it, and neither touches another job (770.0).
 for j in 77.0 77.batch 770.0; do
   "$B/tests/daemon-gen" periodic --endpoint "ipc://$T/d.in" --job $j --ranks 1 --period 1 --duration 0.2 \
     --phases 3 --no-final || fail "generator $j"
 done
-sleep 0.3
+wait_topic "$T/d.log" ftio.77.0.write 10
+wait_topic "$T/d.log" ftio.77.batch.write 10
+wait_topic "$T/d.log" ftio.770.0.write 10
+# `ftio sub --last --job 77`: the latest predictions of both steps, not of 770.0.
+"$B/bin/ftio" sub --last --job 77 --json --status-endpoint "ipc://$T/d.st" >"$T/last77.json" ||
+  fail "ftio sub --last --job 77"
+"$PY" - "$T/last77.json" <<'PYEOF' || fail "ftio sub --last --job 77: $(cat "$T/last77.json")"
+import json, sys
+jobs = sorted({json.loads(l)["job"] for l in open(sys.argv[1]) if l.strip()})
+assert jobs == ["77.0", "77.batch"], jobs
+print("ftio sub --last --job 77: predictions of", jobs)
+PYEOF
 "$B/bin/ftio" end --endpoint "ipc://$T/d.st" 7 2>"$T/end.err" && fail "ftio end 7 ended something"
 "$B/bin/ftio" end --endpoint "ipc://$T/d.st" 77 || fail "ftio end 77 (two steps)"
 wait_topic "$T/d.log" ftio.77.0.end 5
