@@ -66,6 +66,8 @@ include common/build.mk
 include predictor/build.mk
 include libtrace/build.mk
 include examples/build.mk
+include slurm/build.mk
+include tools/build.mk
 include tests/build.mk
 include bench/build.mk
 include mk/install.mk

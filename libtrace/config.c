@@ -5,6 +5,7 @@
  * used instead.  Nothing here is consulted on the hot path except through the
  * plain fields of ftio_cfg / ftio_layer_mask.
  */
+#include <errno.h>             /* program_invocation_short_name */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -103,6 +104,53 @@ static void parse_excludes(struct ftio_config *c, const char *v)
     }
 }
 
+/* Launchers and their daemons are not the application: preloaded with it
+ * (`LD_PRELOAD=libftio.so mpirun ...`, `srun` with an exported environment)
+ * they would join the job as extra processes, and their forked pre-exec
+ * children would stream as rank -1.  In them the shim stays inert, exactly
+ * as under FTIO_DISABLE=1, and LD_PRELOAD reaches their children untouched.
+ * FTIO_IGNORE_PROGRAMS=a:b replaces the list (empty: ignore none). */
+static const char default_ignored[] =
+    "mpirun:mpiexec:mpiexec.hydra:mpirun.openmpi:mpiexec.openmpi:mpirun.mpich:mpiexec.mpich:"
+    "orterun:orted:prterun:prte:prted:prun:pterm:hydra_pmi_proxy:hydra_nameserver:hydra_persist:"
+    "mpispawn:srun:salloc:sbatch:sattach:slurmstepd:slurmd:aprun:jsrun:flux";
+
+/* Does the colon (or comma) list name this program? */
+static int list_has(const char *list, const char *name)
+{
+    size_t len = strlen(name);
+    while (*list) {
+        size_t n = strcspn(list, ":,");
+        if (n == len && len > 0 && strncmp(list, name, n) == 0)
+            return 1;
+        list += n;
+        if (*list)
+            list++;
+    }
+    return 0;
+}
+
+/* The name the program was started as (mpirun) and the file it runs
+ * (orterun, which Debian's mpirun links to): either may be on the list.
+ * Returns the name that matched, or NULL. */
+static const char *ignored_program(char *exe, size_t cap)
+{
+    const char *list = getenv("FTIO_IGNORE_PROGRAMS");
+    if (!list)
+        list = default_ignored;
+    if (!*list)
+        return NULL;
+    if (list_has(list, program_invocation_short_name))
+        return program_invocation_short_name;
+    ssize_t n = readlink("/proc/self/exe", exe, cap - 1);
+    if (n <= 0)
+        return NULL;
+    exe[n] = '\0';
+    const char *base = strrchr(exe, '/');
+    base = base ? base + 1 : exe;
+    return list_has(list, base) ? base : NULL;
+}
+
 void ftio_config_load(struct ftio_config *c)
 {
     memset(c, 0, sizeof *c);
@@ -110,6 +158,13 @@ void ftio_config_load(struct ftio_config *c)
     c->debug = env_flag("FTIO_DEBUG");
     if (c->disable)
         return;
+    char exe[4096];
+    const char *launcher = ignored_program(exe, sizeof exe);
+    if (launcher) {
+        c->disable = 1;
+        ftio_log("%s is a launcher (FTIO_IGNORE_PROGRAMS): not traced", launcher);
+        return;
+    }
 
     const char *ep = getenv("FTIO_ENDPOINT");
     copy_str(c->endpoint, sizeof c->endpoint, ep && *ep ? ep : "tcp://127.0.0.1:5555", "FTIO_ENDPOINT");

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "internal.h"
+#include "jobid.h"
 
 __thread int ftio_busy __attribute__((tls_model("initial-exec")));
 __thread int ftio_mpiio_depth __attribute__((tls_model("initial-exec")));
@@ -117,13 +118,25 @@ static const char *first_env(const char *const *names, size_t n)
     return NULL;
 }
 
-/* PROTOCOL.md §1: scheduler job ids, else something every rank of the same
- * launch shares (Open MPI / PMIx namespace, the mpirun's HNP job family),
- * else host-pid (a lone process, its forked children inherit it). */
+/* Under Slurm: "<SLURM_JOB_ID>.<step>" (common/jobid.h), every step a job of
+ * its own; the batch script, which has no SLURM_STEP_ID, is step "batch". */
+static const char *slurm_job(char *buf, size_t cap)
+{
+    const char *id = getenv("SLURM_JOB_ID");
+    char step[24];
+    if (!id || !*id || ftio_job_with_step(buf, cap, id, ftio_slurm_step_env(getenv("SLURM_STEP_ID"), step)))
+        return NULL;
+    return buf;
+}
+
+/* PROTOCOL.md §1: FTIO_JOB, the Slurm step, other scheduler job ids, else
+ * something every rank of the same launch shares (Open MPI / PMIx
+ * namespace, the mpirun's HNP job family), else host-pid (a lone process,
+ * its forked children inherit it). */
 static void identity_init(void)
 {
-    static const char *const sched[] = { "FTIO_JOB", "SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID",
-                                         "FLUX_JOB_ID", "COBALT_JOBID" };
+    static const char *const own[] = { "FTIO_JOB" };
+    static const char *const sched[] = { "PBS_JOBID", "LSB_JOBID", "FLUX_JOB_ID", "COBALT_JOBID" };
     static const char *const launch[] = { "PMIX_NAMESPACE", "OMPI_MCA_ess_base_jobid",
                                           "PMI_JOBID", "MPIEXEC_UNIVERSE" };
     static const char *const rank_vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
@@ -136,7 +149,12 @@ static void identity_init(void)
         snprintf(ftio_id.host, sizeof ftio_id.host, "unknown");
     sanitize(ftio_id.host);
 
-    const char *job = first_env(sched, sizeof sched / sizeof *sched);
+    char slurm[sizeof ftio_id.job];
+    const char *job = first_env(own, 1);
+    if (!job)
+        job = slurm_job(slurm, sizeof slurm);
+    if (!job)
+        job = first_env(sched, sizeof sched / sizeof *sched);
     char hnp[64] = "";
     if (!job) {
         job = first_env(launch, sizeof launch / sizeof *launch);
@@ -152,9 +170,20 @@ static void identity_init(void)
         snprintf(ftio_id.job, sizeof ftio_id.job, "%.200s-%ld", ftio_id.host, (long)getpid());
     sanitize(ftio_id.job);
 
+    /* Slurm's task variables mean something in a step only: in the batch
+     * script SLURM_PROCID is always 0 and SLURM_NTASKS the job's task count,
+     * so every command of the script would claim rank 0 of N. */
+    size_t nrank_vars = sizeof rank_vars / sizeof *rank_vars;
+    size_t nsize_vars = sizeof size_vars / sizeof *size_vars;
+    int in_step = getenv("SLURM_STEP_ID") != NULL;
     int rank = -1, nranks = 0;
-    const char *r = first_env(rank_vars, sizeof rank_vars / sizeof *rank_vars);
-    const char *s = first_env(size_vars, sizeof size_vars / sizeof *size_vars);
+    const char *r = NULL, *s = NULL;
+    for (size_t i = 0; i < nrank_vars && !r; i++)
+        if (in_step || strncmp(rank_vars[i], "SLURM_", 6) != 0)
+            r = first_env(&rank_vars[i], 1);
+    for (size_t i = 0; i < nsize_vars && !s; i++)
+        if (in_step || strncmp(size_vars[i], "SLURM_", 6) != 0)
+            s = first_env(&size_vars[i], 1);
     if (r)
         rank = atoi(r);
     if (s)

@@ -8,6 +8,9 @@ PKGS="build-essential pkg-config iproute2 libfftw3-dev libzmq3-dev libmsgpack-de
 PKGS="$PKGS logrotate environment-modules systemd man-db"
 # chromium: the browser test of the pictures (tests/plot/browser.sh).
 PKGS="$PKGS chromium"
+# libslurm-dev (<slurm/spank.h>) builds the SPANK plugin (slurm/); slurmctld,
+# slurmd and slurm-client run it in tests/slurm/spank.sh.
+PKGS="$PKGS libslurm-dev slurmctld slurmd slurm-client"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -15,3 +15,4 @@ include tests/mpiio.mk
 include tests/daemon.mk
 include tests/plot.mk
 SHELL_TESTS += tests/install.sh tests/kit.sh
+include tests/slurm.mk

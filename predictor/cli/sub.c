@@ -10,8 +10,12 @@
  * job's latest prediction instead (a scheduler that starts late), proving
  * the user's uid with MUNGE when the key is not an admin's (curve.h).
  *
- * Subscribes to `ftio.` (every job) or `ftio.<J>.` (one job).  With --job,
- * the job's `ftio.<J>.end` summary ends the command.  --count N stops after N
+ * Subscribes to `ftio.` (every job) or `ftio.<J>.` (one job: with the dot,
+ * job 12 is not job 123), which also follows every step of a Slurm job J
+ * (`ftio.<J>.<step>.<mode>`, common/jobid.h).  With --job, `ftio.<J>.end`
+ * ends the command: a step's end (`ftio.<J>.<step>.end`) is printed but
+ * does not, since more steps may follow; a job whose steps are all that is
+ * published is followed until --count, --timeout or a signal.  --count N stops after N
  * messages; --timeout S after S seconds.  Exit status: 0, or 1 when --count
  * was given and fewer messages arrived before the timeout, 2 on usage errors.
  */
@@ -42,6 +46,8 @@ static int sub_usage(const char *why)
                     "  --endpoint E         ftiod's PUB endpoint (default tcp://127.0.0.1:5556)\n"
                     "  --server-key K       ftiod's CURVE public key (40 Z85 characters or a file)\n"
                     "  --key FILE           our CURVE key pair (ftio keygen); must be allowed\n"
+                    "  --job J              job J and every step of it (J.0, J.batch ...); ends at\n"
+                    "                       J's own end, not at the end of a step\n"
                     "  --last               print the job's latest prediction and exit\n"
                     "  --status-endpoint E  with --last: ftiod's status socket (tcp://127.0.0.1:5557)\n");
     return 2;
@@ -113,6 +119,27 @@ static void print_end(json_t *o)
     printf("%s\n", any ? "" : " no prediction");
 }
 
+/* The predictions of one job in a `last` answer; how many. */
+static int print_last(json_t *o, bool json)
+{
+    const char *modes[2] = {"write", "read"};
+    int shown = 0;
+    for (int m = 0; m < 2; m++) {
+        json_t *p = json_object_get(o, modes[m]);
+        if (!json_is_object(p))
+            continue;
+        shown++;
+        if (json) {
+            char *t = json_dumps(p, JSON_COMPACT);
+            printf("%s\n", t ? t : "null");
+            free(t);
+        } else {
+            print_prediction(p);
+        }
+    }
+    return shown;
+}
+
 /* --last: ask the status socket, print what it says. */
 static int last_prediction(const char *endpoint, const char *server_key, const char *key,
                            const char *job, bool json)
@@ -139,21 +166,15 @@ static int last_prediction(const char *endpoint, const char *server_key, const c
     } else if (json_is_string(json_object_get(o, "error"))) {
         fprintf(stderr, "ftio sub: %s: %s\n", job, json_string_value(json_object_get(o, "error")));
     } else {
-        const char *modes[2] = {"write", "read"};
+        /* A Slurm job id without its step: the answer of each step. */
+        json_t *steps = json_object_get(o, "steps"), *st;
+        size_t i;
         int shown = 0;
-        for (int m = 0; m < 2; m++) {
-            json_t *p = json_object_get(o, modes[m]);
-            if (!json_is_object(p))
-                continue;
-            shown++;
-            if (json) {
-                char *t = json_dumps(p, JSON_COMPACT);
-                printf("%s\n", t ? t : "null");
-                free(t);
-            } else {
-                print_prediction(p);
-            }
-        }
+        if (json_is_array(steps))
+            json_array_foreach(steps, i, st)
+                shown += print_last(st, json);
+        else
+            shown = print_last(o, json);
         if (!shown)
             printf("ftio sub: job %s has no prediction yet\n", job);
         rc = 0;
@@ -223,9 +244,9 @@ int ftio_cmd_sub(int argc, char **argv)
     }
 
     char prefix[512], endtopic[512];
-    snprintf(prefix, sizeof prefix, "ftio.%s", job ? job : "");
-    if (job)
-        strcat(prefix, ".");
+    if (job && strlen(job) > sizeof prefix - 10)
+        return sub_usage("--job: job id too long");
+    snprintf(prefix, sizeof prefix, "ftio.%s%s", job ? job : "", job ? "." : "");
     snprintf(endtopic, sizeof endtopic, "ftio.%s.end", job ? job : "");
 
     void *ctx = zmq_ctx_new();

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <time.h>
 #include "daemon.h"
+#include "jobid.h"
 #include "report.h"
 #include "timeutil.h"
 
@@ -60,6 +61,19 @@ static double epoch_phase(double phase, double f, double origin)
     return p;
 }
 
+/* "job" (the id as sent, topics use it) plus "jobid" and "step": a
+ * step-qualified id "<job>.<step>" (Slurm, common/jobid.h) split, else the
+ * id and null (PROTOCOL.md §2). */
+static void set_job_fields(json_t *o, const char *id)
+{
+    size_t cap = strlen(id) + 1;
+    char job[cap], step[cap];
+    int stepped = ftio_job_split(id, job, cap, step, cap);
+    json_object_set_new(o, "job", json_string(id));
+    json_object_set_new(o, "jobid", json_string(job));
+    json_object_set_new(o, "step", stepped ? json_string(step) : json_null());
+}
+
 /* The §2 prediction object of mode m (caller holds the lock). */
 json_t *ftiod_prediction_json(const struct job *j, int mode)
 {
@@ -82,7 +96,7 @@ json_t *ftiod_prediction_json(const struct job *j, int mode)
     json_t *o = ftio_report_json(&r, job_mode_name(mode));
     if (!o)
         return NULL;
-    json_object_set_new(o, "job", json_string(j->id));
+    set_job_fields(o, j->id);
     json_object_set_new(o, "seq", json_integer((json_int_t)m->pub_seq));
     json_object_set_new(o, "published", json_real((double)ftio_real_ns() * 1e-9));
     struct ftio_online_update u = m->update;
@@ -336,7 +350,7 @@ static void end_job(struct analysis *a, struct job *j, const char *why)
     }
     json_t *o = json_object();
     json_t *sum = json_object();
-    json_object_set_new(o, "job", json_string(j->id));
+    set_job_fields(o, j->id);
     for (int mode = 0; mode < JOB_NMODES; mode++)
         if (j->mode[mode].has_result)
             json_object_set_new(sum, job_mode_name(mode), ftiod_prediction_json(j, mode));

@@ -17,6 +17,7 @@
 #include <zmq.h>
 #include "auth.h"
 #include "daemon.h"
+#include "jobid.h"
 #include "timeutil.h"
 #include "transport.h"
 #include "wire.h"
@@ -342,7 +343,54 @@ static bool job_arg(const char *req, size_t len, size_t verb, char *job)
     return true;
 }
 
-/* `end JOB` (ftio end): mark the job to be ended by the analysis thread. */
+/* Is j a step "JOB.<step>" of the Slurm job id `job` (jobid.h)? */
+static bool step_of(const struct job *j, const char *job, size_t len)
+{
+    char jobid[FTIO_WIRE_MAX_STR + 1];
+    return strncmp(j->id, job, len) == 0 && j->id[len] == '.' &&
+           ftio_job_split(j->id, jobid, sizeof jobid, NULL, 0) && strcmp(jobid, job) == 0;
+}
+
+/* The latest prediction of each mode of j, under "job", "write", "read"
+ * (caller holds the lock). */
+static json_t *last_of(const struct job *j)
+{
+    json_t *o = json_pack("{s:s}", "job", j->id);
+    for (int m = 0; o && m < JOB_NMODES; m++)
+        if (j->mode[m].has_result)
+            json_object_set_new(o, job_mode_name(m), ftiod_prediction_json(j, m));
+    return o;
+}
+
+/* A request about a Slurm job id without its step, when there is no job of
+ * that id: each of its steps "JOB.<step>" the asker may see gets told to end
+ * (told), or its latest predictions appended to `lasts`.  Returns how many;
+ * *others counts the steps of other users.  Caller holds the lock. */
+static size_t for_steps(struct ftiod *d, const struct asker *a, const char *job, bool tell,
+                        json_t *lasts, size_t *others)
+{
+    size_t n = 0, len = strlen(job);
+    *others = 0;
+    for (size_t i = 0; i < d->jobs.n; i++) {
+        struct job *j = d->jobs.job[i];
+        if (!step_of(j, job, len))
+            continue;
+        if (!may_see(a, j)) {
+            (*others)++;
+            continue;
+        }
+        if (tell)
+            j->told = true;
+        if (lasts)
+            json_array_append_new(lasts, last_of(j));
+        n++;
+    }
+    return n;
+}
+
+/* `end JOB` (ftio end): mark the job to be ended by the analysis thread; a
+ * Slurm job id without a step ends all of its steps (an epilog's
+ * `ftio end $SLURM_JOB_ID`). */
 static char *end_request(struct ftiod *d, const struct asker *a, const char *req, size_t len)
 {
     char job[FTIO_WIRE_MAX_STR + 1];
@@ -351,12 +399,19 @@ static char *end_request(struct ftiod *d, const struct asker *a, const char *req
     pthread_mutex_lock(&d->lock);
     struct job *j = job_table_find(&d->jobs, job);
     bool allowed = j && may_see(a, j);
-    if (allowed) {
+    size_t steps = 0, others = 0;
+    if (allowed)
         j->told = true;
+    else if (!j)
+        steps = for_steps(d, a, job, true, NULL, &others);
+    if (allowed || steps)
         pthread_cond_signal(&d->wake);
-    }
     pthread_mutex_unlock(&d->lock);
-    if (j && !allowed)
+    if (steps) {
+        ftiod_log("job %s: told to end (%zu steps)", job, steps);
+        return dump(json_pack("{s:s, s:I}", "ending", job, "steps", (json_int_t)steps));
+    }
+    if ((j && !allowed) || others)
         return refuse(d, a, "ending another user's job");
     if (j)
         ftiod_log("job %s: told to end", job);
@@ -364,7 +419,9 @@ static char *end_request(struct ftiod *d, const struct asker *a, const char *req
                   : json_pack("{s:s, s:s}", "error", "no such job", "job", job));
 }
 
-/* `last JOB` (ftio sub --last): the latest prediction of each mode. */
+/* `last JOB` (ftio sub --last): the latest prediction of each mode; for a
+ * Slurm job id without its step, {"job": JOB, "steps": [one such object per
+ * step]}. */
 static char *last_request(struct ftiod *d, const struct asker *a, const char *req, size_t len)
 {
     char job[FTIO_WIRE_MAX_STR + 1];
@@ -372,16 +429,19 @@ static char *last_request(struct ftiod *d, const struct asker *a, const char *re
         return strdup("{\"error\":\"last: no job id\"}");
     pthread_mutex_lock(&d->lock);
     struct job *j = job_table_find(&d->jobs, job);
-    json_t *o = NULL;
+    json_t *o = NULL, *lasts = NULL;
     bool allowed = j && may_see(a, j);
+    size_t steps = 0, others = 0;
     if (allowed) {
-        o = json_pack("{s:s}", "job", job);
-        for (int m = 0; o && m < JOB_NMODES; m++)
-            if (j->mode[m].has_result)
-                json_object_set_new(o, job_mode_name(m), ftiod_prediction_json(j, m));
+        o = last_of(j);
+    } else if (!j && (lasts = json_array())) {
+        steps = for_steps(d, a, job, false, lasts, &others);
     }
     pthread_mutex_unlock(&d->lock);
-    if (j && !allowed)
+    if (steps)
+        return dump(json_pack("{s:s, s:o}", "job", job, "steps", lasts));
+    json_decref(lasts);
+    if ((j && !allowed) || others)
         return refuse(d, a, "another user's job");
     if (!j)
         return dump(json_pack("{s:s, s:s}", "error", "no such job", "job", job));

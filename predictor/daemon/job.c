@@ -351,9 +351,6 @@ enum job_merge_status job_merge(struct job *j, const struct ftio_batch *b,
             j->rejected_batches++;
             return JOB_TOO_MANY_PROCS;
         }
-        p->rank = h->rank;
-        if (h->rank >= 0)
-            j->nmpi++;
         missing_add(j, p, 0, seq);
         p->next_seq = seq == UINT64_MAX ? seq : seq + 1;
     } else if (seq >= p->next_seq) {
@@ -364,6 +361,13 @@ enum job_merge_status job_merge(struct job *j, const struct ftio_batch *b,
         return JOB_DUPLICATE;
     }
 
+    /* A process is a rank once any of its batches says so: the stream of a
+     * launcher's pre-exec child (rank -1) continues in the exec'd rank with
+     * the same pid, and that rank must count towards the job's end. */
+    if (h->rank >= 0 && p->rank < 0) {
+        p->rank = h->rank;
+        j->nmpi++;
+    }
     j->batches++;
     j->records += b->n;
     j->lost += h->lost;

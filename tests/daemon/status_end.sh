@@ -34,13 +34,14 @@ wait $SUB || fail "ftio sub --count 1 got nothing"
 "$PY" - "$T/sub.out" <<'PYEOF' || fail "prediction keys differ from PROTOCOL.md"
 import json, sys
 m = json.loads(open(sys.argv[1]).readline())
-want = {"v", "job", "mode", "seq", "published", "window", "period", "frequency", "confidence",
+want = {"v", "job", "jobid", "step", "mode", "seq", "published", "window", "period", "frequency", "confidence",
         "class", "candidates", "metrics", "phase", "next", "last_error", "p_periodic", "ranks",
         "bytes", "records", "lost", "detector", "reason", "stale", "since"}
 assert set(m) == want, (set(m) ^ want)
 assert set(m["window"]) == {"start", "end", "fs", "samples"}
 assert set(m["metrics"]) == {"r_io", "b_io", "sigma_vol", "sigma_time", "periodicity", "abstraction_error"}
 assert set(m["next"]) == {"start", "end", "bytes"} and set(m["phase"]) == {"bytes", "duration"}
+assert m["jobid"] == "t1" and m["step"] is None     # not a step-qualified id
 assert m["v"] == 2 and m["job"] == "t1" and m["mode"] == "write" and m["class"] in ("periodic", "uncertain", "none")
 assert m["window"]["start"] > 1e9      # epoch seconds
 print("keys ok")
@@ -52,6 +53,7 @@ import json, sys
 m = [d["message"] for d in map(json.loads, open(sys.argv[1])) if d["topic"] == "ftio.t1.end"][-1]
 assert m["ended_by"] in ("final", "timeout") and isinstance(m["complete"], bool), m
 assert {"missing_batches", "lost_records", "processes", "processes_without_final"} <= set(m), m
+assert m["job"] == m["jobid"] == "t1" and m["step"] is None, m
 PYEOF
 wire periodic --endpoint "ipc://$T/d.in" --job t2 --ranks 1 --period 1 --duration 0.2 \
   --phases 8 --no-final || fail "generator t2"
@@ -75,6 +77,33 @@ print("t3 ended by ftio end: complete false, 2 processes without final")
 PYEOF
 "$B/bin/ftio" end --endpoint "ipc://$T/d.st" no-such-job 2>"$T/end.err" && fail "ftio end of an unknown job succeeded"
 grep -q "no such job" "$T/end.err" || fail "ftio end unknown job: $(cat "$T/end.err")"
+# Slurm steps are jobs "<job>.<step>": `ftio sub --last --job <job>` gives the
+# latest predictions of every step, `ftio end <job>` (an epilog's
+# $SLURM_JOB_ID) ends every step of it, and neither touches another job (770.0).
+for j in 77.0 77.batch 770.0; do
+  "$WIRE" periodic --endpoint "ipc://$T/d.in" --job $j --ranks 1 --period 1 --duration 0.2 \
+    --phases 3 --no-final || fail "generator $j"
+done
+wait_topic "$T/d.log" ftio.77.0.write 10
+wait_topic "$T/d.log" ftio.77.batch.write 10
+wait_topic "$T/d.log" ftio.770.0.write 10
+# `ftio sub --last --job 77`: the latest predictions of both steps, not of 770.0.
+"$B/bin/ftio" sub --last --job 77 --json --status-endpoint "ipc://$T/d.st" >"$T/last77.json" ||
+  fail "ftio sub --last --job 77"
+"$PY" - "$T/last77.json" <<'PYEOF' || fail "ftio sub --last --job 77: $(cat "$T/last77.json")"
+import json, sys
+jobs = sorted({json.loads(l)["job"] for l in open(sys.argv[1]) if l.strip()})
+assert jobs == ["77.0", "77.batch"], jobs
+print("ftio sub --last --job 77: predictions of", jobs)
+PYEOF
+"$B/bin/ftio" end --endpoint "ipc://$T/d.st" 7 2>"$T/end.err" && fail "ftio end 7 ended something"
+"$B/bin/ftio" end --endpoint "ipc://$T/d.st" 77 || fail "ftio end 77 (two steps)"
+wait_topic "$T/d.log" ftio.77.0.end 5
+wait_topic "$T/d.log" ftio.77.batch.end 5
+[ "$(jsonl "$T/d.log" "last('ftio.77.0.end')['ended_by']")" = told ] || fail "77.0 not ended by ftio end 77"
+sleep 0.5
+grep -q '"topic":"ftio.770.0.end"' "$T/d.log" && fail "ftio end 77 ended job 770.0"
+echo "ftio end 77 ended steps 77.0 and 77.batch, not 770.0"
 kill -TERM $DPID; wait $DPID; rc=$?
 [ $rc = 0 ] || fail "exit status $rc after SIGTERM"
 grep -q '"topic":"ftio.t2.end"' "$T/d.log" || fail "no summary for t2 at shutdown"

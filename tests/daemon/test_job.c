@@ -1,13 +1,15 @@
 /* test_job.c -- Check unit tests of ftiod's per-job state (predictor/daemon/job.c):
  * sequence gaps and their late filling, duplicates, nested de-duplication,
  * the time base, each mode's grid and record log, and the bounds
- * (processes, horizon, hostile times). */
+ * (processes, horizon, hostile times); ranks declared after the first batch;
+ * step-qualified job ids (common/jobid.c). */
 #include <check.h>
 #include "../check_main.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "daemon/job.h"
+#include "jobid.h"
 
 #define MONO 1000000000ll
 #define REAL 1700000000000000000ll
@@ -302,6 +304,90 @@ START_TEST(test_mpi_job_waits_for_all_ranks)
 }
 END_TEST
 
+/* A launcher's pre-exec child streams with rank -1, then the exec'd rank
+ * (same pid) continues with its rank: it counts as a rank from then on. */
+START_TEST(test_rank_from_a_later_batch)
+{
+    struct job *j = job_new("j", &lim);
+    struct ftio_batch b = {0};
+    b.h = (struct ftio_batch_header){.version = 1, .job = "j", .host = "h", .pid = 1,
+                                     .rank = -1, .seq = 0};
+    ck_assert_int_eq(job_merge(j, &b, &lim, 1.0, NOW_REAL), JOB_MERGED);
+    ck_assert_uint_eq(j->nmpi, 0);
+    b.h.seq = 1;
+    b.h.rank = 0;
+    b.h.nranks = 2;
+    b.h.final = true;
+    ck_assert_int_eq(job_merge(j, &b, &lim, 1.0, NOW_REAL), JOB_MERGED);
+    ck_assert_uint_eq(j->nmpi, 1);
+    ck_assert(!j->ended);          /* rank 1 not seen yet */
+    b.h.pid = 2;                   /* rank 1: pre-exec batch, then its own */
+    b.h.rank = -1;
+    b.h.nranks = 0;
+    b.h.seq = 0;
+    b.h.final = false;
+    ck_assert_int_eq(job_merge(j, &b, &lim, 1.0, NOW_REAL), JOB_MERGED);
+    ck_assert(!j->ended);
+    b.h.rank = 1;
+    b.h.nranks = 2;
+    b.h.seq = 1;
+    b.h.final = true;
+    ck_assert_int_eq(job_merge(j, &b, &lim, 1.0, NOW_REAL), JOB_MERGED);
+    ck_assert_uint_eq(j->nmpi, 2);
+    ck_assert(j->ended);
+    /* a later batch saying rank -1 (a fork child's image) does not undo it */
+    b.h.seq = 2;
+    b.h.rank = -1;
+    ck_assert_int_eq(job_merge(j, &b, &lim, 1.0, NOW_REAL), JOB_MERGED);
+    ck_assert_uint_eq(j->nmpi, 2);
+    job_free(j);
+}
+END_TEST
+
+/* Step-qualified job ids (common/jobid.c): what ftiod's jobid/step fields
+ * and the shim's Slurm ids are made of. */
+START_TEST(test_job_ids_with_steps)
+{
+    char job[64], step[64], buf[24];
+    ck_assert_str_eq(ftio_slurm_step_name(0, buf), "0");
+    ck_assert_str_eq(ftio_slurm_step_name(17, buf), "17");
+    ck_assert_str_eq(ftio_slurm_step_name(0xfffffffbull, buf), "batch");
+    ck_assert_str_eq(ftio_slurm_step_name(0xfffffffcull, buf), "extern");
+    ck_assert_str_eq(ftio_slurm_step_name(0xfffffffaull, buf), "interactive");
+    ck_assert_str_eq(ftio_slurm_step_env("3", buf), "3");
+    ck_assert_str_eq(ftio_slurm_step_env(NULL, buf), "batch");     /* the batch script */
+    ck_assert_str_eq(ftio_slurm_step_env("", buf), "batch");
+    ck_assert_str_eq(ftio_slurm_step_env("4294967291", buf), "batch");
+    ck_assert_str_eq(ftio_slurm_step_env("x1", buf), "batch");
+    ck_assert_str_eq(ftio_slurm_step_env("-1", buf), "batch");
+
+    ck_assert_int_eq(ftio_job_with_step(job, sizeof job, "4711", "0"), 0);
+    ck_assert_str_eq(job, "4711.0");
+    ck_assert_int_eq(ftio_job_with_step(job, 6, "4711", "batch"), -1);
+    ck_assert_str_eq(job, "");
+
+    ck_assert_int_eq(ftio_job_split("4711.0", job, sizeof job, step, sizeof step), 1);
+    ck_assert_str_eq(job, "4711");
+    ck_assert_str_eq(step, "0");
+    ck_assert_int_eq(ftio_job_split("4711.batch", job, sizeof job, step, sizeof step), 1);
+    ck_assert_str_eq(step, "batch");
+    ck_assert_int_eq(ftio_job_split("12.extern", NULL, 0, step, sizeof step), 1);
+    ck_assert_str_eq(step, "extern");
+    /* not steps: a whole id */
+    const char *whole[] = { "4711", "myrun", "run.1", "4711.", ".0", "4711.0.1", "4711.server",
+                            "4711.-1", "47a1.0", "" };
+    for (size_t i = 0; i < sizeof whole / sizeof *whole; i++) {
+        ck_assert_int_eq(ftio_job_split(whole[i], job, sizeof job, step, sizeof step), 0);
+        ck_assert_str_eq(job, whole[i]);
+        ck_assert_str_eq(step, "");
+    }
+    /* a short buffer truncates, never overflows */
+    ck_assert_int_eq(ftio_job_split("123456.7", job, 4, step, 2), 1);
+    ck_assert_str_eq(job, "123");
+    ck_assert_str_eq(step, "7");
+}
+END_TEST
+
 START_TEST(test_table_bounds)
 {
     struct job_table t;
@@ -335,6 +421,8 @@ Suite *ftio_test_suite(void)
     tcase_add_test(tc, test_bad_records_and_horizon);
     tcase_add_test(tc, test_max_procs_and_final);
     tcase_add_test(tc, test_mpi_job_waits_for_all_ranks);
+    tcase_add_test(tc, test_rank_from_a_later_batch);
+    tcase_add_test(tc, test_job_ids_with_steps);
     tcase_add_test(tc, test_table_bounds);
     suite_add_tcase(s, tc);
     return s;

@@ -2,7 +2,7 @@
 # browser.sh -- ftio's pictures in a real browser: headless Chromium (Debian
 # package chromium, installed by mk/deps.sh) renders
 #   offline   ftio --window adaptive --plot on a periodic trace of 4 simulated
-#             ranks (daemon-gen spool files: 12 phases of 0.8 s every 4 s),
+#             ranks (ftio-wire spool files: 12 phases of 0.8 s every 4 s),
 #   many      500 periods: the overview without the phase train (it would be
 #             a solid block) and a second chart of the last periods with it,
 #   compat    ftio --compat --plot on the TMIO reference trace (cosine,
@@ -59,7 +59,7 @@ self_contained() {
 # ---- offline: ftio --window adaptive --plot ---------------------------------
 mkdir -p "$T/spool"
 "$WIRE" periodic --spool "$T/spool" --job plotjob --ranks 4 --period 4 --duration 0.8 \
-  --bytes 50000000 --phases 12 || fail "daemon-gen"
+  --bytes 50000000 --phases 12 || fail "ftio-wire"
 timeout 60 "$FTIO" --window adaptive --plot "$T/offline.html" "$T"/spool/*.msgpack >"$T/offline.txt" \
   2>"$T/offline.err" || fail "ftio --plot: $(cat "$T/offline.err")"
 steps=$(grep -c '^\[' "$T/offline.txt")
@@ -86,7 +86,7 @@ $PNG "$T/offline.png" --min-colours 64 --min-ink 0.10 --colour signal=1d4ed8:300
 # last periods with the train and the next phase ------------------------------
 mkdir -p "$T/many"
 "$WIRE" periodic --spool "$T/many" --job many --ranks 1 --period 1 --duration 0.1 \
-  --bytes 1000000 --phases 500 || fail "daemon-gen many"
+  --bytes 1000000 --phases 500 || fail "ftio-wire many"
 timeout 60 "$FTIO" -f 50 --plot "$T/many.html" "$T"/many/*.msgpack >/dev/null 2>"$T/many.err" \
   || fail "ftio --plot (many): $(cat "$T/many.err")"
 render many 1200
@@ -116,7 +116,7 @@ $PNG "$T/compat.png" --min-colours 64 --min-ink 0.10 --colour signal=1d4ed8:300 
 start_daemon d
 timeout 60 "$WIRE" periodic --endpoint "ipc://$T/d.in" --job live --ranks 2 --period 2 \
   --duration 0.4 --bytes 20000000 --phases 8 --speed 4 --read >/dev/null 2>"$T/gen.err" \
-  || fail "daemon-gen live: $(cat "$T/gen.err")"
+  || fail "ftio-wire live: $(cat "$T/gen.err")"
 wait_topic "$T/d.log" "ftio.live.end" 30
 nw=$(jsonl "$T/d.log" "len(all_of('ftio.live.write'))")
 nr=$(jsonl "$T/d.log" "len(all_of('ftio.live.read'))")

@@ -92,7 +92,7 @@ done
 # A job name that needs CSV quoting, and the read mode.
 mkdir -p "$T/sp"
 "$GEN" periodic --spool "$T/sp" --job 'a,"b"' --ranks 2 --period 2 --duration 0.3 --phases 6 --read >/dev/null \
-  || bad "daemon-gen"
+  || bad "ftio-wire"
 timeout 60 "$FTIO" -m read --json --export-signal "$T/q.sig.csv" --export-spectrum "$T/q.spec.csv" \
   "$T"/sp/*.msgpack >"$T/q.json" 2>"$T/q.err" || bad "ftio -m read: $(cat "$T/q.err")"
 if check_csv q exact >/dev/null; then ok "quoted job name, read mode"; else bad "quoted job: $(check_csv q exact)"; fi

@@ -1,0 +1,31 @@
+# slurm/: build fragment (see top-level Makefile).
+# spank_ftio.so, the SPANK plugin behind `srun --ftio` (slurm/spank_ftio.c).
+# Built only where <slurm/spank.h> is (Debian libslurm-dev, installed by
+# mk/deps.sh).  The plugin takes the status client (curve.c, auth.c) and the
+# job-id rules (jobid.c) from common/, compiled into it privately
+# (--exclude-libs and hidden symbols: nothing can clash with Slurm's); Slurm's
+# own functions resolve in srun/slurmstepd at load time.  It is never built
+# with the sanitizers (`make asan`): srun and slurmstepd are not instrumented,
+# and an ASan-linked plugin could not be loaded into them.
+SLURM_INCLUDE ?= /usr/include
+SPANK_H       := $(wildcard $(SLURM_INCLUDE)/slurm/spank.h)
+
+ifneq ($(SPANK_H),)
+SPANK_LIB    := $(B)/lib/spank_ftio.so
+SPANK_SRCS   := slurm/spank_ftio.c common/curve.c common/auth.c common/jobid.c
+SPANK_OBJS   := $(patsubst %.c,$(B)/spank/%.o,$(SPANK_SRCS))
+SPANK_CFLAGS := $(filter-out -fsanitize=% -fno-sanitize-recover=%,$(CFLAGS)) -fvisibility=hidden \
+                $(if $(filter-out /usr/include,$(SLURM_INCLUDE)),-I$(SLURM_INCLUDE)) \
+                -DFTIO_SPANK_LIB=\"$(PREFIX)/lib/libftio.so\"
+
+$(B)/spank/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(SPANK_CFLAGS) -MMD -MP -c $< -o $@
+
+$(SPANK_LIB): $(SPANK_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) -shared -o $@ $^ -pthread -Wl,--as-needed $(ZMQ_LIBS)
+
+ALL_TARGETS += $(SPANK_LIB)
+INSTALL_LIB += $(SPANK_LIB)
+endif

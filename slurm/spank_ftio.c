@@ -1,0 +1,269 @@
+/* spank_ftio.c -- Slurm SPANK plugin: `srun --ftio` traces a step's tasks
+ * with libftio.so and tells ftiod when the step is over.
+ *
+ * plugstack.conf (one line; arguments optional; see man/ftiod.1 "SLURM"):
+ *
+ *   optional /usr/local/lib/spank_ftio.so default=off endpoint=tcp://login1:5555 status=tcp://login1:5557 lib=/usr/local/lib/libftio.so auth=munge
+ *
+ * - `--ftio[=on|off]` on srun (and sbatch/salloc, whose steps inherit it);
+ *   `default=on` traces every step unless the user says --ftio=off, which
+ *   also takes lib= out of an LD_PRELOAD inherited from a traced batch script.
+ * - For a traced step, in slurmstepd before the tasks start (user_init): the
+ *   tasks' environment gets LD_PRELOAD (lib= in front of the user's own),
+ *   FTIO_ENDPOINT (endpoint=, unless the user set one), FTIO_AUTH=none with
+ *   auth=none, and FTIO_JOB = "<job>.<step>" (common/jobid.h; the batch
+ *   script gets none, so the steps it starts name themselves).  slurmstepd
+ *   itself is never preloaded, and the shim ignores srun/slurmstepd anyway
+ *   (libtrace/config.c).
+ * - When the step is over (exit, in slurmstepd, after every task was
+ *   reaped): "end <job>.<step>" on ftiod's status socket (status=), the
+ *   request of `ftio end` (common/curve.h ftio_query), so the step's
+ *   `ftio.<job>.<step>.end` comes at once even when tasks were killed.  The
+ *   credential is slurmstepd's (root: an admin for ftiod, docs/SECURITY.md);
+ *   the wait is bounded (2 s) and a daemon that is down only costs a log line.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <slurm/slurm.h>
+#include <slurm/spank.h>
+#include "curve.h"
+#include "jobid.h"
+
+/* Built with hidden visibility (slurm/build.mk): only what Slurm's plugin
+ * loader looks up is exported. */
+#define SPANK_EXPORT __attribute__((visibility("default")))
+#pragma GCC visibility push(default)
+SPANK_PLUGIN(ftio, 1);
+#pragma GCC visibility pop
+
+#ifndef FTIO_SPANK_LIB
+#define FTIO_SPANK_LIB "/usr/local/lib/libftio.so"
+#endif
+#define END_TIMEOUT_S 2.0
+
+/* The site's settings (plugstack.conf) and the user's option. */
+static struct {
+    int  by_default;               /* default=on */
+    int  auth_none;                /* auth=none */
+    char lib[1024];
+    char endpoint[512];            /* "" = the shim's default */
+    char status[512];
+} site = { .lib = FTIO_SPANK_LIB, .status = "tcp://127.0.0.1:5557" };
+static int user_choice = -1;       /* --ftio: 1 on, 0 off, -1 not given */
+static int traced;                 /* this step's tasks were set up */
+
+/* on/off; a bare --ftio is on.  srun started in a batch script that was
+ * submitted with a bare --ftio inherits it through the environment
+ * (SLURM_SPANK_..._ftio) as the text "(null)": that is a bare --ftio too. */
+static int parse_switch(const char *v)
+{
+    if (!v || !*v || !strcmp(v, "(null)"))
+        return 1;
+    if (!strcasecmp(v, "on") || !strcasecmp(v, "yes") || !strcmp(v, "1"))
+        return 1;
+    if (!strcasecmp(v, "off") || !strcasecmp(v, "no") || !strcmp(v, "0"))
+        return 0;
+    return -1;
+}
+
+static int ftio_opt(int val, const char *optarg, int remote)
+{
+    (void)val;
+    (void)remote;
+    int on = parse_switch(optarg);
+    if (on < 0) {
+        slurm_error("ftio: --ftio=%s: expected on or off", optarg);
+        return -1;
+    }
+    user_choice = on;
+    return 0;
+}
+
+static struct spank_option ftio_option = {
+    "ftio", "[on|off]",
+    "Trace the step's I/O with libftio.so and stream it to ftiod for online period prediction",
+    2, 0, ftio_opt,
+};
+
+static int copy_arg(char *dst, size_t cap, const char *v, const char *what)
+{
+    if (!*v || strlen(v) >= cap) {
+        slurm_error("ftio: plugstack.conf: %s must be 1..%zu characters", what, cap - 1);
+        return -1;
+    }
+    memcpy(dst, v, strlen(v) + 1);
+    return 0;
+}
+
+static int site_args(int ac, char **av)
+{
+    for (int i = 0; i < ac; i++) {
+        const char *a = av[i];
+        if (!strncmp(a, "default=", 8)) {
+            int on = parse_switch(a + 8);
+            if (on < 0 || !a[8]) {
+                slurm_error("ftio: plugstack.conf: default=%s: expected on or off", a + 8);
+                return -1;
+            }
+            site.by_default = on;
+        } else if (!strncmp(a, "auth=", 5)) {
+            if (strcmp(a + 5, "munge") && strcmp(a + 5, "none")) {
+                slurm_error("ftio: plugstack.conf: auth=%s: expected munge or none", a + 5);
+                return -1;
+            }
+            site.auth_none = !strcmp(a + 5, "none");
+        } else if (!strncmp(a, "lib=", 4)) {
+            if (copy_arg(site.lib, sizeof site.lib, a + 4, "lib="))
+                return -1;
+        } else if (!strncmp(a, "endpoint=", 9)) {
+            if (copy_arg(site.endpoint, sizeof site.endpoint, a + 9, "endpoint="))
+                return -1;
+        } else if (!strncmp(a, "status=", 7)) {
+            if (copy_arg(site.status, sizeof site.status, a + 7, "status="))
+                return -1;
+        } else {
+            slurm_error("ftio: plugstack.conf: unknown argument '%s' "
+                        "(default= endpoint= status= lib= auth=)", a);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+SPANK_EXPORT int slurm_spank_init(spank_t sp, int ac, char **av)
+{
+    if (site_args(ac, av))
+        return -1;
+    spank_context_t ctx = spank_context();
+    if (ctx == S_CTX_LOCAL || ctx == S_CTX_REMOTE || ctx == S_CTX_ALLOCATOR)
+        return spank_option_register(sp, &ftio_option) == ESPANK_SUCCESS ? 0 : -1;
+    return 0;
+}
+
+/* "<job>.<step>" of this step (Slurm's step names: 0, batch, extern ...). */
+static int step_id(spank_t sp, char *out, size_t cap, uint32_t *stepid)
+{
+    uint32_t job;
+    char name[24];
+    if (spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS ||
+        spank_get_item(sp, S_JOB_STEPID, stepid) != ESPANK_SUCCESS)
+        return -1;
+    char jobtext[16];
+    snprintf(jobtext, sizeof jobtext, "%u", job);
+    return ftio_job_with_step(out, cap, jobtext, ftio_slurm_step_name(*stepid, name));
+}
+
+/* LD_PRELOAD with our library in front (once) of what the user preloads. */
+static int set_preload(spank_t sp)
+{
+    char cur[4096] = "", val[sizeof cur + sizeof site.lib + 1];
+    spank_err_t rc = spank_getenv(sp, "LD_PRELOAD", cur, sizeof cur);
+    if (rc == ESPANK_NOSPACE)
+        return -1;                 /* never cut the user's own list short */
+    if (rc != ESPANK_SUCCESS)
+        cur[0] = '\0';
+    if (strstr(cur, site.lib))
+        snprintf(val, sizeof val, "%s", cur);
+    else
+        snprintf(val, sizeof val, "%s%s%s", site.lib, cur[0] ? " " : "", cur);
+    return spank_setenv(sp, "LD_PRELOAD", val, 1) == ESPANK_SUCCESS ? 0 : -1;
+}
+
+/* Is tok one of the libraries of lib= (a colon list)? */
+static int site_lib(const char *tok)
+{
+    size_t len = strlen(tok);
+    for (const char *p = site.lib; *p;) {
+        size_t n = strcspn(p, ":");
+        if (n == len && !strncmp(p, tok, n))
+            return 1;
+        p += n + (p[n] == ':');
+    }
+    return 0;
+}
+
+/* --ftio=off in a step of a job whose batch script is traced: the step
+ * inherited the script's LD_PRELOAD; take lib= out of it. */
+static void drop_preload(spank_t sp)
+{
+    char cur[4096], val[4096] = "";
+    if (spank_getenv(sp, "LD_PRELOAD", cur, sizeof cur) != ESPANK_SUCCESS)
+        return;
+    size_t n = 0, dropped = 0;
+    for (char *save = NULL, *tok = strtok_r(cur, " :", &save); tok; tok = strtok_r(NULL, " :", &save)) {
+        if (site_lib(tok)) {
+            dropped++;
+            continue;
+        }
+        int w = snprintf(val + n, sizeof val - n, "%s%s", n ? " " : "", tok);
+        if (w < 0 || (size_t)w >= sizeof val - n)
+            return;
+        n += (size_t)w;
+    }
+    if (!dropped)
+        return;
+    if (n)
+        spank_setenv(sp, "LD_PRELOAD", val, 1);
+    else
+        spank_unsetenv(sp, "LD_PRELOAD");
+}
+
+/* In slurmstepd, before any task starts: the tasks' environment. */
+SPANK_EXPORT int slurm_spank_user_init(spank_t sp, int ac, char **av)
+{
+    (void)ac;
+    (void)av;
+    if (!spank_remote(sp))
+        return 0;
+    int on = user_choice >= 0 ? user_choice : site.by_default;
+    char id[64];
+    uint32_t step;
+    if (user_choice == 0)
+        drop_preload(sp);
+    if (!on || step_id(sp, id, sizeof id, &step))
+        return 0;
+    if (step == SLURM_EXTERN_CONT)
+        return 0;                  /* no tasks of the user's */
+    if (set_preload(sp)) {
+        slurm_error("ftio: cannot set LD_PRELOAD for step %s", id);
+        return 0;                  /* the step runs, untraced */
+    }
+    if (site.endpoint[0])
+        spank_setenv(sp, "FTIO_ENDPOINT", site.endpoint, 0);
+    if (site.auth_none)
+        spank_setenv(sp, "FTIO_AUTH", "none", 0);
+    /* Not in the batch script: the srun steps it starts inherit its
+     * environment and must name themselves (libtrace/core.c). */
+    if (step != SLURM_BATCH_SCRIPT)
+        spank_setenv(sp, "FTIO_JOB", id, 1);
+    traced = 1;
+    slurm_verbose("ftio: tracing step %s with %s", id, site.lib);
+    return 0;
+}
+
+/* In slurmstepd, every task reaped: the step is over for ftiod too. */
+SPANK_EXPORT int slurm_spank_exit(spank_t sp, int ac, char **av)
+{
+    (void)ac;
+    (void)av;
+    if (!traced || spank_context() != S_CTX_REMOTE)
+        return 0;
+    char id[64], req[80], err[512], *reply = NULL;
+    uint32_t step;
+    if (step_id(sp, id, sizeof id, &step))
+        return 0;
+    snprintf(req, sizeof req, "end %s", id);
+    struct ftio_query_opts q = {
+        .endpoint = site.status, .timeout = END_TIMEOUT_S, .munge = !site.auth_none,
+    };
+    if (ftio_query(&q, req, &reply, err, sizeof err) != 0)
+        slurm_info("ftio: step %s: telling ftiod at %s: %s", id, site.status, err);
+    else if (!strstr(reply, "\"ending\""))
+        /* Already ended by its processes' final batches: nothing to do. */
+        slurm_verbose("ftio: step %s: ftiod says %s", id, reply);
+    free(reply);
+    return 0;
+}
