@@ -458,12 +458,18 @@ void cliopt_help(const struct cliopt_parser *p, FILE *out)
             col = 0;
         }
         fprintf(out, "%*s", HELP_COL - col, "");
+        int last = HELP_COL;   /* width of the current line */
         for (const char *h = o->help ? o->help : ""; *h; h++) {
             fputc(*h, out);
-            if (*h == '\n' && h[1])
+            last++;
+            if (*h == '\n' && h[1]) {
                 fprintf(out, "%*s", HELP_COL, "");
+                last = HELP_COL;
+            }
         }
-        if (o->def)
+        if (o->def && last + (int)strlen(o->def) + 11 > 80)
+            fprintf(out, "\n%*s(default %s)", HELP_COL, "", o->def);
+        else if (o->def)
             fprintf(out, " (default %s)", o->def);
         fputc('\n', out);
     }

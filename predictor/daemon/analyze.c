@@ -331,6 +331,7 @@ static void end_job(struct analysis *a, struct job *j, const char *why)
         ftiod_log("job %s: ended (%s): %llu records, %llu lost, %llu batches missing",
                   j->id, why, (unsigned long long)j->data_records,
                   (unsigned long long)j->lost, (unsigned long long)j->lost_batches);
+    ftiod_ended_add(d, j, o);
     job_table_remove(&d->jobs, j);
     pthread_mutex_unlock(&d->lock);
     if (topic)
