@@ -444,6 +444,8 @@ void cliopt_help(const struct cliopt_parser *p, FILE *out)
         fputs(p->usage, out);
     if (p->about)
         fprintf(out, "%s", p->about);
+    if (p->opts[0].type != CLIOPT_SECTION)
+        fputc('\n', out);
     for (const struct cliopt *o = p->opts; o->type != CLIOPT_END; o++) {
         if (o->type == CLIOPT_SECTION) {
             fprintf(out, "\n%s\n", o->help);

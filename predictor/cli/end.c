@@ -2,7 +2,10 @@
  * epilog, a killed job), so its `ftio.<job>.end` comes at once, saying how
  * complete it is, instead of after --job-timeout of silence.
  *
- *   ftio end [--endpoint E] [--timeout S] [--server-key K [--key FILE]] JOB
+ *   ftio end [--endpoint E] [--timeout S] [--server-key K [--key FILE]] [JOB]
+ *
+ * JOB defaults to SLURM_JOB_ID (an epilog runs with it set), the endpoint
+ * to FTIO_STATUS.
  *
  * Sends "end JOB" on ftiod's status socket (REQ/REP, --status-endpoint,
  * default tcp://127.0.0.1:5557) with a MUNGE credential (only the job's owner,
@@ -15,54 +18,60 @@
 #include <stdlib.h>
 #include <string.h>
 #include "auth.h"
+#include "cliopt.h"
 #include "commands.h"
 #include "curve.h"
-
-static int end_usage(const char *why)
-{
-    if (why)
-        fprintf(stderr, "ftio end: %s\n", why);
-    fprintf(stderr, "usage: ftio end [--endpoint E] [--timeout S] [--server-key K [--key FILE]] JOB\n"
-                    "  --endpoint E  ftiod's status endpoint (default tcp://127.0.0.1:5557)\n"
-                    "  --server-key K  ftiod's CURVE public key;  --key FILE  our key pair\n"
-                    "  --timeout S   wait at most S seconds for the answer (default 5)\n");
-    return 2;
-}
 
 int ftio_cmd_end(int argc, char **argv)
 {
     const char *endpoint = "tcp://127.0.0.1:5557", *job = NULL, *server_key = NULL, *key = NULL;
+    const char *env = getenv("FTIO_STATUS");
+    if (env && *env)
+        endpoint = env;
     double timeout = 5;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            end_usage(NULL);
-            return 0;
-        } else if (!strcmp(a, "--endpoint") && i + 1 < argc) {
-            endpoint = argv[++i];
-        } else if (!strncmp(a, "--endpoint=", 11)) {
-            endpoint = a + 11;
-        } else if (!strcmp(a, "--server-key") && i + 1 < argc) {
-            server_key = argv[++i];
-        } else if (!strcmp(a, "--key") && i + 1 < argc) {
-            key = argv[++i];
-        } else if (!strcmp(a, "--timeout") && i + 1 < argc) {
-            char *e;
-            timeout = strtod(argv[++i], &e);
-            if (*e || !(timeout > 0) || timeout > 3600)
-                return end_usage("--timeout needs seconds (0..3600]");
-        } else if (a[0] == '-') {
-            return end_usage("unknown option");
-        } else if (!job) {
-            job = a;
-        } else {
-            return end_usage("one job at a time");
-        }
+    struct cliopt t[] = {
+        {"endpoint", 'e', CLIOPT_STRING, "E", "ftiod's status endpoint (its --status-endpoint)",
+         "$FTIO_STATUS or tcp://127.0.0.1:5557", .to.s = &endpoint},
+        {"status-endpoint", 0, CLIOPT_STRING, "E", "the same as --endpoint", NULL,
+         .to.s = &endpoint},
+        {"timeout", 0, CLIOPT_DOUBLE, "S", "wait at most S seconds for the answer", "5",
+         .to.d = &timeout, .min = 0, .max = 3600, .flags = CLIOPT_MIN_OPEN},
+        {"server-key", 0, CLIOPT_STRING, "K", "ftiod's CURVE public key (or file)", NULL,
+         .to.s = &server_key},
+        {"key", 0, CLIOPT_STRING, "FILE", "our CURVE key pair (ftio keygen)", NULL, .to.s = &key},
+        {"help", 'h', CLIOPT_HELP, NULL, "this help", NULL, .to.p = NULL},
+        {"version", 'V', CLIOPT_VERSION, NULL, "the version", NULL, .to.p = NULL},
+        {0},
+    };
+    struct cliopt_parser p = {
+        .prog = "ftio end", .version = FTIO_VERSION, .opts = t,
+        .usage = "usage: ftio end [--endpoint E] [--timeout S] [--server-key K [--key FILE]] [JOB]\n",
+        .about = "Tell ftiod that job JOB is over (a batch system's epilog): its end summary\n"
+                 "is published at once instead of after --job-timeout of silence.  Only the\n"
+                 "job's owner, root or an admin key may end it.\n",
+        .epilog = "Environment: SLURM_JOB_ID (default JOB), FTIO_STATUS (default --endpoint).\n"
+                  "Exit status: 0 when ftiod is ending the job, 1 when it does not know it or\n"
+                  "does not answer, 2 on a usage error.\n",
+    };
+    int first = cliopt_parse_argv(&p, argc, argv), rc = 0;
+    if (first == -1)
+        rc = 0;
+    else if (first < 0)
+        rc = 2;
+    else if (argc - first > 1)
+        rc = -cliopt_error(&p, "one job at a time (see ftio end --help)");
+    else if (key && !server_key)
+        rc = -cliopt_error(&p, "--key needs --server-key");
+    if (first < 0 || rc != 0) {
+        cliopt_free(&p);
+        return rc;
     }
-    if (!job || !*job)
-        return end_usage("no job given");
-    if (key && !server_key)
-        return end_usage("--key needs --server-key");
+    job = first < argc ? argv[first] : getenv("SLURM_JOB_ID");
+    cliopt_free(&p);
+    if (!job || !*job) {
+        fprintf(stderr, "ftio end: no job given (and no SLURM_JOB_ID)\n");
+        return 2;
+    }
     char req[4 + 4096 + 1], err[512], *ans = NULL;
     int n = snprintf(req, sizeof req, "end %s", job);
     if (n < 0 || (size_t)n >= sizeof req) {
@@ -79,7 +88,7 @@ int ftio_cmd_end(int argc, char **argv)
         fprintf(stderr, "ftio end: %s\n", err);
         return 1;
     }
-    int rc = 1;
+    rc = 1;
     if (strstr(ans, "\"ending\"")) {
         printf("ftio end: ftiod is ending job %s\n", job);
         rc = 0;
