@@ -497,8 +497,10 @@ void cliopt_config_template(const struct cliopt_parser *p, FILE *out)
         fputc('\n', out);
         if (!takes_value(o))
             fprintf(out, "#%s\n", o->name);
-        else
-            fprintf(out, "#%s = %s\n", o->name, o->def ? o->def : o->arg ? o->arg : "");
+        else if (o->def)
+            fprintf(out, "#%s = %s\n", o->name, o->def);
+        else   /* no default: unset unless given */
+            fprintf(out, "#%s =\n", o->name);
     }
 }
 

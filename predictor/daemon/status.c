@@ -244,20 +244,27 @@ static void print_table(json_t *root)
     if (json_array_size(ended) == 0)
         return;
     printf("recently ended (latest first, at most %.0f kept):\n", num(root, "keep_ended"));
-    printf("%-20s %-10s %-8s %-9s %6s %10s  %-22s %-22s\n", "job", "ended", "by", "complete",
-           "procs", "lost", "write period", "read period");
+    printf("%-20s %-10s %-8s %-9s %6s %10s %10s  %-22s %-22s\n", "job", "ended", "by",
+           "complete", "procs", "bytes", "lost", "write period", "read period");
     double now = (double)time(NULL);
     json_array_foreach(ended, i, j) {
-        char w[2][64], ago[FTIO_UNITS_LEN + 8], d[FTIO_UNITS_LEN];
+        char w[2][64], ago[FTIO_UNITS_LEN + 8], d[FTIO_UNITS_LEN], b[FTIO_UNITS_LEN];
         json_t *sum = json_object_get(j, "summary");
+        double bytes = 0;
+        const char *mode;
+        json_t *m;
+        json_object_foreach(sum, mode, m)
+            if (json_is_number(json_object_get(m, "bytes")))
+                bytes += num(m, "bytes");
         period_text(json_object_get(sum, "write"), w[0], sizeof w[0]);
         period_text(json_object_get(sum, "read"), w[1], sizeof w[1]);
         snprintf(ago, sizeof ago, "%s ago", ftio_fmt_duration(now - num(j, "ended_at"), d, sizeof d));
-        printf("%-20s %-10s %-8s %-9s %6.0f %10.0f  %-22s %-22s\n",
+        printf("%-20s %-10s %-8s %-9s %6.0f %10s %10.0f  %-22s %-22s\n",
                json_string_value(json_object_get(j, "job")) ?: "?", ago,
                json_string_value(json_object_get(j, "ended_by")) ?: "?",
                json_is_true(json_object_get(j, "complete")) ? "yes" : "no",
-               num(j, "processes"), num(j, "lost_records"), w[0], w[1]);
+               num(j, "processes"), ftio_fmt_bytes(bytes, b, sizeof b), num(j, "lost_records"),
+               w[0], w[1]);
     }
 }
 
