@@ -31,6 +31,7 @@ struct ftio_analysis_args {
     int    mode;               /* --mode: 0 write, 1 read, 2 all (enum ftio_io_mode) */
     int    sampling;           /* --sampling: -1 until given (resolved by _finish) */
     bool   compat;             /* --compat */
+    int    detector;           /* --detector: -1 until given (resolved by _finish) */
     bool   window_set;         /* --window given */
     double window;             /* --window: seconds, 0 = adaptive */
     double step;               /* --step: data seconds between analyses */
@@ -50,16 +51,18 @@ enum {
     FTIO_AOPT_AUTOCORR = 1u << 8,   /* -a, --autocorrelation */
     FTIO_AOPT_WINDOW = 1u << 9,     /* --window S|adaptive */
     FTIO_AOPT_STEP = 1u << 10,      /* --step S */
-    FTIO_AOPT_MAX_MEMORY = 1u << 11 /* --max-memory MB */
+    FTIO_AOPT_MAX_MEMORY = 1u << 11, /* --max-memory MB */
+    FTIO_AOPT_DETECTOR = 1u << 12   /* --detector robust|compat */
 };
-#define FTIO_AOPT_COUNT 12
+#define FTIO_AOPT_COUNT 13
 #define FTIO_AOPT_ENTRIES (FTIO_AOPT_COUNT + 1)   /* -ts and -te are two entries */
 
 void ftio_analysis_args_default(struct ftio_analysis_args *a);
 /* Append the entries of the options in `which` to t (room for
  * FTIO_AOPT_ENTRIES entries; not terminated); returns how many. */
 size_t ftio_analysis_cliopts(struct ftio_analysis_args *a, unsigned which, struct cliopt *t);
-/* After parsing: --compat selects the published detector and, when
+/* After parsing: --compat selects the published detector (unless
+ * --detector says otherwise) and, when
  * compat_hold (offline ftio) and no --sampling was given, its zero-order
  * hold; -te must be after -ts.  0, or -1 with a one-line reason in err. */
 int  ftio_analysis_args_finish(struct ftio_analysis_args *a, bool compat_hold, char *err,

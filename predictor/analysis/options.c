@@ -15,6 +15,7 @@ void ftio_analysis_args_default(struct ftio_analysis_args *a)
     ftio_options_default(&a->opts);
     a->mode = 0;
     a->sampling = -1;
+    a->detector = -1;
     a->window = 0;
     a->step = 1.0;
     a->max_memory_mb = FTIO_MAX_MEMORY_DEF;
@@ -42,6 +43,8 @@ static int set_window(const struct cliopt *o, const char *val, char *err, size_t
 static const char *const mode_names[] = {"write", "read", "all", NULL};
 static const char *const sampling_names[] = {"hold", "average", NULL};
 static const int sampling_values[] = {FTIO_SAMPLING_HOLD, FTIO_SAMPLING_AVERAGE};
+static const char *const detector_names[] = {"robust", "compat", NULL};
+static const int detector_values[] = {FTIO_DETECTOR_ROBUST, FTIO_DETECTOR_COMPAT};
 
 size_t ftio_analysis_cliopts(struct ftio_analysis_args *a, unsigned which, struct cliopt *t)
 {
@@ -63,7 +66,8 @@ size_t ftio_analysis_cliopts(struct ftio_analysis_args *a, unsigned which, struc
          "(default: the robust detector)", NULL, .to.b = &a->compat},
         {"sampling", 0, CLIOPT_CHOICE, "M",
          "hold (zero-order hold, the published FTIO's) or average\n"
-         "(bin averages: conserve volume, independent of the grid's phase)", "average",
+         "(bin averages: conserve the volume, do not depend on\n"
+         "where the grid falls)", "average",
          .to.i = &a->sampling, .choices = sampling_names, .values = sampling_values},
         {"autocorrelation", 'a', CLIOPT_FLAG, NULL, "cross-check the period with the autocorrelation",
          NULL, .to.b = &a->opts.autocorrelation},
@@ -73,6 +77,12 @@ size_t ftio_analysis_cliopts(struct ftio_analysis_args *a, unsigned which, struc
          .to.d = &a->step, .min = FTIO_STEP_MIN, .max = FTIO_STEP_MAX},
         {"max-memory", 0, CLIOPT_DOUBLE, "MB", "bound on the analysis' memory", "4096",
          .to.d = &a->max_memory_mb, .min = FTIO_MAX_MEMORY_MIN, .max = FTIO_MAX_MEMORY_MAX},
+        {"detector", 0, CLIOPT_CHOICE, "D",
+         "robust (phase onsets, spectral arbiter) or compat (the\n"
+         "published z-score detector, the default of --compat)\n"
+         "alone, sampling unchanged",
+         "robust", .to.i = &a->detector, .choices = detector_names,
+         .values = detector_values},
     };
     size_t n = 0;
     for (unsigned k = 0; k < FTIO_AOPT_COUNT; k++) {
@@ -94,7 +104,9 @@ size_t ftio_analysis_cliopts(struct ftio_analysis_args *a, unsigned which, struc
 int ftio_analysis_args_finish(struct ftio_analysis_args *a, bool compat_hold, char *err,
                               size_t errlen)
 {
-    if (a->compat)
+    if (a->detector >= 0)
+        a->opts.detector = (enum ftio_detector)a->detector;
+    else if (a->compat)
         a->opts.detector = FTIO_DETECTOR_COMPAT;
     if (a->sampling >= 0)
         a->opts.sampling = (enum ftio_sampling)a->sampling;

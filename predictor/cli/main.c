@@ -94,7 +94,9 @@ static int parse_args(int argc, char **argv, struct ftio_cli *cli)
     o->help = "bound on the analysis' memory; the samples are also\n"
               "capped by what the input justifies (64 per record)";
     o = cliopt_find(&p, "sampling");
-    o->def = "average; hold with --compat";
+    o->help = "hold (zero-order hold, the published FTIO's and the\n"
+              "default of --compat) or average (bin averages: conserve\n"
+              "the volume, do not depend on where the grid falls)";
     int first = cliopt_parse_argv(&p, argc, argv);
     cliopt_free(&p);
     if (first == -1)

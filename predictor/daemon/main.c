@@ -106,7 +106,8 @@ static int parse_args(int argc, char **argv, struct ftiod_config *c, struct ftio
     OPT(.type = CLIOPT_SECTION, .help = "Analysis (the same options and bounds as ftio's):");
     n += ftio_analysis_cliopts(&a, FTIO_AOPT_FREQ | FTIO_AOPT_TOL | FTIO_AOPT_NO_PSD |
                                        FTIO_AOPT_COMPAT | FTIO_AOPT_SAMPLING | FTIO_AOPT_STEP |
-                                       FTIO_AOPT_WINDOW | FTIO_AOPT_MAX_MEMORY, t + n);
+                                       FTIO_AOPT_WINDOW | FTIO_AOPT_MAX_MEMORY |
+                                       FTIO_AOPT_DETECTOR, t + n);
     OPT("settle", 0, CLIOPT_DOUBLE, "S",
         "seconds a boundary waits for late records (the shim\nflushes every second)", "1.5",
         .to.d = &c->settle, .min = 0, .flags = CLIOPT_NOMAX);

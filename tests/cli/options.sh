@@ -70,11 +70,16 @@ done
 
 # ---- the shared analysis options: the same bounds, the same words ------------
 for args in "--tol 1.5" "--tol 0" "--freq 20000" "--step 0" "--window -1" "--window x" \
-            "--sampling spline" "--max-memory 0" "--freq abc"; do
+            "--sampling spline" "--max-memory 0" "--freq abc" "--detector fft"; do
   # shellcheck disable=SC2086
   run "$FTIO" $args "$D/custom.json"; a=$(cat "$T/err"); ra=$rc
   # shellcheck disable=SC2086
   run "$FTIOD" --config none $args; b=$(cat "$T/err")
+  case $args in --freq*|--compat*)   # the options ftio scan shares
+    # shellcheck disable=SC2086
+    run "$FTIO" scan $args "$D/custom.json"; c=$(cat "$T/err")
+    [ "${c#ftio scan: }" = "${a#ftio: }" ] || no "ftio scan $args: '$c' vs '$a'" ;;
+  esac
   if [ "$ra" = 2 ] && [ "$rc" = 2 ] && [ "${a#ftio: }" = "${b#ftiod: }" ] && \
      echo "$a" | grep -Eq -- "^ftio: --[a-z-]+: must be "; then
     ok "$args: $a"
@@ -110,15 +115,17 @@ helpcheck() {   # MAN NAME CMD... ; options the help must name are in $want
   run "$@" -V
   [ "$rc" = 0 ] && grep -Eq "[0-9]+\.[0-9]+" "$T/out" || no "$name -V: exit $rc"
 }
-want="--freq --mode --tol -ts -te --top --no-psd --compat --sampling --autocorrelation --window --step --max-memory --dxt --format --lenient --absolute-time --keep-nested --json --help --version"
+want="--freq --mode --tol -ts -te --top --no-psd --compat --detector --sampling --autocorrelation --window --step --max-memory --dxt --format --lenient --absolute-time --keep-nested --json --help --version"
 helpcheck man/ftio.1 ftio "$FTIO"
 want="--job --all-jobs --endpoint --json --count --timeout --duration --server-key --key --last --status-endpoint"
 helpcheck man/ftio.1 "ftio sub" "$FTIO" sub
+want="--csv --jsonl --threads --quiet --progress --mode --freq --compat --max-samples --lenient --dxt"
+helpcheck man/ftio.1 "ftio scan" "$FTIO" scan
 want="--endpoint --speed --realtime"
 helpcheck man/ftio.1 "ftio replay" "$FTIO" replay
 want="--endpoint --timeout --server-key --key"
 helpcheck man/ftio.1 "ftio end" "$FTIO" end
-want="--listen --pub --status-endpoint --log --state-dir --config --freq --tol --no-psd --compat --sampling --window --step --max-memory --settle --min-interval --horizon --summary-records --job-timeout --keep-ended --max-jobs --max-procs --max-msg --rcvhwm --auth --munge-socket --curve-secret --curve-clients --socket-mode --socket-group --max-connections --user-jobs --user-procs --user-rate --status --server-key --key --json --verbose --print-config"
+want="--listen --pub --status-endpoint --log --state-dir --config --freq --tol --no-psd --compat --detector --sampling --window --step --max-memory --settle --min-interval --horizon --summary-records --job-timeout --keep-ended --max-jobs --max-procs --max-msg --rcvhwm --auth --munge-socket --curve-secret --curve-clients --socket-mode --socket-group --max-connections --user-jobs --user-procs --user-rate --status --server-key --key --json --verbose --print-config"
 helpcheck man/ftiod.1 ftiod "$FTIOD"
 
 # ---- ftiod's configuration file ------------------------------------------------
