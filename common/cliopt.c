@@ -331,8 +331,14 @@ int cliopt_parse_file(struct cliopt_parser *p, const char *path, bool missing_ok
     int rc = infile ? 0 : -1;
     if (!infile)
         cliopt_error(p, "out of memory");
-    while (rc == 0 && getline(&line, &cap, f) >= 0) {
+    ssize_t got;
+    while (rc == 0 && (got = getline(&line, &cap, f)) >= 0) {
         lineno++;
+        if ((size_t)got != strlen(line)) {
+            cliopt_error(p, "%s:%u: a NUL byte: not a text file", path, lineno);
+            rc = -1;
+            break;
+        }
         char *s = trim(line);
         for (char *h = s; (h = strchr(h, '#')) != NULL; h++)
             if (h == s || h[-1] == ' ' || h[-1] == '\t') {

@@ -2,6 +2,7 @@
 # CHECK_PROGS and shell tests to SHELL_TESTS (both run by tests/run.sh).
 include tests/analysis.mk
 include tests/readers.mk
+include tests/cli.mk
 include tests/darshan.mk
 include tests/scan.mk
 include tests/wire.mk
