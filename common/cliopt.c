@@ -368,6 +368,8 @@ int cliopt_parse_file(struct cliopt_parser *p, const char *path, bool missing_ok
             val++;
         }
         struct cliopt *o = *name ? cliopt_find(p, name) : NULL;
+        if (!o && p->ignore_unknown)
+            continue;
         if (!o) {
             cliopt_error(p, "%s:%u: unknown option '%s'", path, lineno, name);
             rc = -1;

@@ -20,6 +20,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* ftiod's configuration file, read by ftiod (--config) and, for the
+ * endpoints, by the client subcommands of ftio. */
+#define FTIOD_CONFIG_DEFAULT "/etc/ftio/ftiod.conf"
+
 enum cliopt_type {
     CLIOPT_END = 0,    /* terminates a table */
     CLIOPT_SECTION,    /* a heading in --help, no option */
@@ -77,6 +81,8 @@ struct cliopt_parser {
     const char *epilog;      /* after the options (environment, exit status) */
     struct cliopt *opts;     /* terminated by CLIOPT_END */
     bool long_only;          /* getopt_long_only: -ts, -te */
+    bool ignore_unknown;     /* files: skip options not in the table (a client
+                                reading the daemon's file for a few of them) */
     /* strings the parser made (config values, joined lists): freed by cliopt_free */
     char **owned;
     size_t nowned, capowned;

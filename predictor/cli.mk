@@ -5,7 +5,8 @@ READERS_OBJS := $(READERS_SRCS:%.c=$(B)/%.o)
 READERS_LIB  := $(B)/lib/libftioreaders.a
 
 FTIO_CLI_SRCS := predictor/cli/main.c predictor/cli/analyze.c predictor/cli/sub.c \
-                 predictor/cli/replay.c predictor/cli/end.c predictor/cli/keygen.c
+                 predictor/cli/replay.c predictor/cli/end.c predictor/cli/keygen.c \
+                 predictor/cli/endpoints.c
 FTIO_CLI_OBJS := $(FTIO_CLI_SRCS:%.c=$(B)/%.o)
 FTIO_BIN      := $(B)/bin/ftio
 # Everything `ftio` and tools built on the readers link against, in order.

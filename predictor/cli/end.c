@@ -5,7 +5,7 @@
  *   ftio end [--endpoint E] [--timeout S] [--server-key K [--key FILE]] [JOB]
  *
  * JOB defaults to SLURM_JOB_ID (an epilog runs with it set), the endpoint
- * to FTIO_STATUS.
+ * to FTIO_STATUS, else the daemon's configuration file (endpoints.c).
  *
  * Sends "end JOB" on ftiod's status socket (REQ/REP, --status-endpoint,
  * default tcp://127.0.0.1:5557) with a MUNGE credential (only the job's owner,
@@ -24,14 +24,13 @@
 
 int ftio_cmd_end(int argc, char **argv)
 {
-    const char *endpoint = "tcp://127.0.0.1:5557", *job = NULL, *server_key = NULL, *key = NULL;
-    const char *env = getenv("FTIO_STATUS");
-    if (env && *env)
-        endpoint = env;
+    struct ftio_endpoints ep;
+    ftio_default_endpoints(&ep);
+    const char *endpoint = ep.status, *job = NULL, *server_key = NULL, *key = NULL;
     double timeout = 5;
     struct cliopt t[] = {
         {"endpoint", 'e', CLIOPT_STRING, "E", "ftiod's status endpoint (its --status-endpoint)",
-         "$FTIO_STATUS or tcp://127.0.0.1:5557", .to.s = &endpoint},
+         "$FTIO_STATUS, ftiod.conf's status-endpoint or tcp://127.0.0.1:5557", .to.s = &endpoint},
         {"status-endpoint", 0, CLIOPT_STRING, "E", "the same as --endpoint", NULL,
          .to.s = &endpoint},
         {"timeout", 0, CLIOPT_DOUBLE, "S", "wait at most S seconds for the answer", "5",
@@ -49,7 +48,8 @@ int ftio_cmd_end(int argc, char **argv)
         .about = "Tell ftiod that job JOB is over (a batch system's epilog): its end summary\n"
                  "is published at once instead of after --job-timeout of silence.  Only the\n"
                  "job's owner, root or an admin key may end it.\n",
-        .epilog = "Environment: SLURM_JOB_ID (default JOB), FTIO_STATUS (default --endpoint).\n"
+        .epilog = "Environment: SLURM_JOB_ID (default JOB), FTIO_STATUS (default --endpoint,\n"
+                  "else ftiod's configuration file, FTIO_DAEMON_CONFIG).\n"
                   "Exit status: 0 when ftiod is ending the job, 1 when it does not know it or\n"
                   "does not answer, 2 on a usage error.\n",
     };

@@ -3,8 +3,8 @@
  *
  *   ftio replay [--endpoint E] [--speed X | --realtime] FILES...
  *
- * --endpoint defaults to FTIO_ENDPOINT (where the shim sends), else
- * tcp://127.0.0.1:5555.
+ * --endpoint defaults to FTIO_ENDPOINT (where the shim sends), else the
+ * daemon's configuration file (endpoints.c), else tcp://127.0.0.1:5555.
  *
  * Each file holds one process's batches in order.  The files are merged by
  * the earliest record start of each batch, keeping every file's own order, so
@@ -173,13 +173,13 @@ static int set_realtime(const struct cliopt *o, const char *val, char *err, size
 
 int ftio_cmd_replay(int argc, char **argv)
 {
-    const char *endpoint = "tcp://127.0.0.1:5555", *env = getenv("FTIO_ENDPOINT");
-    if (env && *env)
-        endpoint = env;
+    struct ftio_endpoints ep;
+    ftio_default_endpoints(&ep);
+    const char *endpoint = ep.listen;
     double speed = 0;   /* 0: as fast as possible */
     struct cliopt t[] = {
         {"endpoint", 'e', CLIOPT_STRING, "E", "ftiod's ingest endpoint (its --listen)",
-         "$FTIO_ENDPOINT or tcp://127.0.0.1:5555", .to.s = &endpoint},
+         "$FTIO_ENDPOINT, ftiod.conf's listen or tcp://127.0.0.1:5555", .to.s = &endpoint},
         {"speed", 's', CLIOPT_DOUBLE, "X", "pace the batches at X times their original rate",
          NULL, .to.d = &speed, .min = 0, .max = 1e6, .flags = CLIOPT_MIN_OPEN},
         {"realtime", 0, CLIOPT_CUSTOM, NULL, "as they were recorded (--speed 1)", NULL,
@@ -194,8 +194,9 @@ int ftio_cmd_replay(int argc, char **argv)
         .about = "Send spool files (ftio-<job>-<host>-<pid>.msgpack) to a running ftiod,\n"
                  "batch by batch, merged in time order; batches it already has are dropped\n"
                  "there, so replaying after a restart is safe.\n",
-        .epilog = "Environment: FTIO_ENDPOINT (default --endpoint), FTIO_AUTH (none for a\n"
-                  "daemon under --auth none).\n"
+        .epilog = "Environment: FTIO_ENDPOINT (default --endpoint, else ftiod's\n"
+                  "configuration file, FTIO_DAEMON_CONFIG), FTIO_AUTH (none for a daemon\n"
+                  "under --auth none).\n"
                   "Exit status: 0 when every batch was acknowledged as merged, 1 otherwise,\n"
                   "2 on a usage error.\n",
     };

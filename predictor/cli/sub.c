@@ -18,8 +18,8 @@
  * --timeout S (default 10): when nothing at all arrived in the first S
  * seconds, one line says whether the endpoint could not be reached or was
  * silent, and the exit status is 1.  Defaults from the environment:
- * FTIO_PUB (--endpoint), FTIO_STATUS (--status-endpoint), SLURM_JOB_ID
- * (--job, unless --all-jobs).  Exit status: 0; 1 as said or when --count was
+ * FTIO_PUB (--endpoint), FTIO_STATUS (--status-endpoint), else ftiod's
+ * configuration file (endpoints.c); SLURM_JOB_ID (--job, unless --all-jobs).  Exit status: 0; 1 as said or when --count was
  * given and fewer messages arrived; 2 on usage errors.
  */
 #include <errno.h>
@@ -434,28 +434,27 @@ static const char sub_about[] =
 
 static const char sub_epilog[] =
     "Environment: FTIO_PUB (default --endpoint), FTIO_STATUS (default\n"
-    "--status-endpoint), SLURM_JOB_ID (default --job, unless --all-jobs).\n"
+    "--status-endpoint), else those of ftiod's configuration file\n"
+    "(FTIO_DAEMON_CONFIG, default /etc/ftio/ftiod.conf); SLURM_JOB_ID (default\n"
+    "--job, unless --all-jobs).\n"
     "Exit status: 0; 1 when nothing arrived within --timeout (unreachable or\n"
     "silent endpoint), when --count N was not reached, or --last found no such\n"
     "job; 2 on a usage error.\n";
 
 int ftio_cmd_sub(int argc, char **argv)
 {
-    struct sub_opts o = {
-        .endpoints = "tcp://127.0.0.1:5556", .status_eps = "tcp://127.0.0.1:5557", .timeout = 10,
-    };
+    struct ftio_endpoints ep;
+    ftio_default_endpoints(&ep);
+    struct sub_opts o = {.endpoints = ep.pub, .status_eps = ep.status, .timeout = 10};
     const char *env;
-    if ((env = getenv("FTIO_PUB")) && *env)
-        o.endpoints = env;
-    if ((env = getenv("FTIO_STATUS")) && *env)
-        o.status_eps = env;
     struct cliopt t[] = {
         {"job", 'j', CLIOPT_STRING, "J",
          "only job J; its end summary ends the command", "$SLURM_JOB_ID", .to.s = &o.job},
         {"all-jobs", 0, CLIOPT_FLAG, NULL, "every job, even inside a Slurm job", NULL,
          .to.b = &o.all_jobs},
         {"endpoint", 'e', CLIOPT_LIST, "E",
-         "ftiod's PUB endpoint(s): E,E or repeated", "$FTIO_PUB or tcp://127.0.0.1:5556",
+         "ftiod's PUB endpoint(s): E,E or repeated",
+         "$FTIO_PUB, ftiod.conf's pub or tcp://127.0.0.1:5556",
          .to.s = &o.endpoints},
         {"json", 0, CLIOPT_FLAG, NULL, "print each message's JSON object as received", NULL,
          .to.b = &o.json},
@@ -474,7 +473,7 @@ int ftio_cmd_sub(int argc, char **argv)
          "print the job's latest prediction and exit (also for a\nrecently ended job)", NULL,
          .to.b = &o.last},
         {"status-endpoint", 0, CLIOPT_LIST, "E", "with --last: ftiod's status socket(s)",
-         "$FTIO_STATUS or tcp://127.0.0.1:5557", .to.s = &o.status_eps},
+         "$FTIO_STATUS, ftiod.conf's status-endpoint or tcp://127.0.0.1:5557", .to.s = &o.status_eps},
         {"help", 'h', CLIOPT_HELP, NULL, "this help", NULL, .to.p = NULL},
         {"version", 'V', CLIOPT_VERSION, NULL, "the version", NULL, .to.p = NULL},
         {0},

@@ -48,8 +48,6 @@ static const char epilog_text[] =
     "Exit status: 0, 1 when the daemon cannot start (or --status fails), 2 on a\n"
     "usage or configuration error.\n";
 
-#define FTIOD_DEFAULT_CONFIG "/etc/ftio/ftiod.conf"
-
 /* --socket-mode: octal permissions */
 static int set_socket_mode(const struct cliopt *o, const char *val, char *err, size_t errlen)
 {
@@ -101,7 +99,7 @@ static int parse_args(int argc, char **argv, struct ftiod_config *c, struct ftio
     OPT("state-dir", 0, CLIOPT_STRING, "DIR", "directory for durable job state (PROTOCOL.md)", NULL,
         .to.s = &c->state_dir);
     OPT("config", 0, CLIOPT_STRING, "FILE",
-        "configuration file (" FTIOD_DEFAULT_CONFIG " when it exists;\n"
+        "configuration file (" FTIOD_CONFIG_DEFAULT " when it exists;\n"
         "'none': no file)", NULL, .to.s = &cl->config, .flags = CLIOPT_NOCONF);
     OPT(.type = CLIOPT_SECTION, .help = "Analysis (the same options and bounds as ftio's):");
     n += ftio_analysis_cliopts(&a, FTIO_AOPT_FREQ | FTIO_AOPT_TOL | FTIO_AOPT_NO_PSD |
@@ -208,14 +206,14 @@ static int parse_args(int argc, char **argv, struct ftiod_config *c, struct ftio
         rc = -1;
     } else if (cl->print_config) {
         printf("# ftiod.conf -- ftiod's configuration file (ftiod --config, default\n"
-               "# " FTIOD_DEFAULT_CONFIG "): one `option = value` per line, a bare `option` for\n"
+               "# " FTIOD_CONFIG_DEFAULT "): one `option = value` per line, a bare `option` for\n"
                "# a flag, # comments.  Every long option of ftiod(1) is accepted, with the\n"
                "# same checks; the command line wins.  Below: every option, commented out,\n"
                "# with its default.\n");
         cliopt_config_template(&p, stdout);
         rc = 1;
     } else if (!cl->config || strcmp(cl->config, "none") != 0) {
-        if (cliopt_parse_file(&p, cl->config ? cl->config : FTIOD_DEFAULT_CONFIG, !cl->config) < 0)
+        if (cliopt_parse_file(&p, cl->config ? cl->config : FTIOD_CONFIG_DEFAULT, !cl->config) < 0)
             rc = -1;
     }
     /* --status asks where FTIO_STATUS says unless told otherwise. */

@@ -189,6 +189,14 @@ else
 fi
 FTIO_PUB="ipc://$T/env.pub" run "$FTIO" sub --timeout 0.3
 grep -q "ipc://$T/env.pub" "$T/err" && ok "ftio sub: FTIO_PUB" || no "FTIO_PUB not used: $(cat "$T/err")"
+# Without options or environment, the clients find ftiod in its configuration file.
+printf 'freq = 10\nlisten = ipc://%s/conf.in\npub = tcp://*:59999\nstatus-endpoint = tcp://0.0.0.0:59998\n' "$T" >"$T/daemon.conf"
+FTIO_DAEMON_CONFIG="$T/daemon.conf" run "$FTIO" sub --timeout 0.3
+grep -q "tcp://127.0.0.1:59999" "$T/err" && ok "ftio sub: ftiod.conf's pub (wildcard -> 127.0.0.1)" || no "sub: daemon config: $(cat "$T/err")"
+FTIO_DAEMON_CONFIG="$T/daemon.conf" run "$FTIO" end --timeout 0.3 j
+grep -q "tcp://127.0.0.1:59998" "$T/err" && ok "ftio end: ftiod.conf's status-endpoint" || no "end: daemon config: $(cat "$T/err")"
+FTIO_DAEMON_CONFIG="$T/daemon.conf" FTIO_PUB="ipc://$T/env.pub" run "$FTIO" sub --timeout 0.3
+grep -q "ipc://$T/env.pub" "$T/err" && ok "FTIO_PUB wins over ftiod.conf" || no "env vs conf: $(cat "$T/err")"
 
 # ---- ended jobs: --status and sub --last still answer ------------------------
 start_daemon d --job-timeout 30 --keep-ended 4
