@@ -78,9 +78,16 @@ static void print_prediction(json_t *o)
             char at[32], in[FTIO_UNITS_LEN], b[FTIO_UNITS_LEN];
             double dt = ns - (double)ftio_real_ns() * 1e-9;
             clock_text(ns, at, sizeof at);
-            printf(", next at %s (in %s%s, %s)", at, dt >= 0 ? "" : "-",
+            printf(", next at %s (in %s%s, %s", at, dt >= 0 ? "" : "-",
                    ftio_fmt_duration(fabs(dt), in, sizeof in),
                    ftio_fmt_bytes(num(next, "bytes"), b, sizeof b));
+            /* the bandwidth the next phase should take */
+            double len = num(next, "end") - ns;
+            if (len > 0 && num(next, "bytes") > 0) {
+                char r[FTIO_UNITS_LEN];
+                printf(" at %s", ftio_fmt_rate(num(next, "bytes") / len, r, sizeof r));
+            }
+            putchar(')');
         }
     }
     json_t *le = json_object_get(o, "last_error");

@@ -244,7 +244,7 @@ static void print_table(json_t *root)
     if (json_array_size(ended) == 0)
         return;
     printf("recently ended (latest first, at most %.0f kept):\n", num(root, "keep_ended"));
-    printf("%-20s %-10s %-8s %-9s %6s %10s %10s  %-22s %-22s\n", "job", "ended", "by",
+    printf("%-20s %-12s %-8s %-9s %6s %10s %10s  %-22s %-22s\n", "job", "ended", "by",
            "complete", "procs", "bytes", "lost", "write period", "read period");
     double now = (double)time(NULL);
     json_array_foreach(ended, i, j) {
@@ -259,7 +259,7 @@ static void print_table(json_t *root)
         period_text(json_object_get(sum, "write"), w[0], sizeof w[0]);
         period_text(json_object_get(sum, "read"), w[1], sizeof w[1]);
         snprintf(ago, sizeof ago, "%s ago", ftio_fmt_duration(now - num(j, "ended_at"), d, sizeof d));
-        printf("%-20s %-10s %-8s %-9s %6.0f %10s %10.0f  %-22s %-22s\n",
+        printf("%-20s %-12s %-8s %-9s %6.0f %10s %10.0f  %-22s %-22s\n",
                json_string_value(json_object_get(j, "job")) ?: "?", ago,
                json_string_value(json_object_get(j, "ended_by")) ?: "?",
                json_is_true(json_object_get(j, "complete")) ? "yes" : "no",

@@ -224,11 +224,12 @@ grep -q "recently ended" "$T/out" && grep -q "done1.*final.*yes" "$T/out" && ok 
   || no "--status table: $(cat "$T/out")"
 grep -q "MiB" "$T/out" && ok "--status: bytes in human units" || no "--status bytes not in human units"
 run "$FTIO" sub --last --job done1 --status-endpoint "ipc://$T/d.st"
-[ "$rc" = 0 ] && grep -q "job done1 ended" "$T/out" && grep -q "period" "$T/out" \
+[ "$rc" = 0 ] && grep -q "job done1 ended" "$T/out" && grep -q "period 2.00 s" "$T/out" && grep -q "MiB" "$T/out" \
   && ok "ftio sub --last answers for an ended job: $(head -2 "$T/out" | tr '\n' '|')" \
   || no "sub --last for an ended job: exit $rc $(cat "$T/out" "$T/err")"
 SLURM_JOB_ID=done1 run "$FTIO" sub --last --json --status-endpoint "ipc://$T/d.st"
-[ "$rc" = 0 ] && grep -q '"job": *"done1"' "$T/out" && ok "SLURM_JOB_ID is --job's default" \
+[ "$rc" = 0 ] && grep -q '"job": *"done1"' "$T/out" && grep -Eq '"bytes": *[0-9]' "$T/out" && ! grep -q MiB "$T/out" \
+  && ok "SLURM_JOB_ID is --job's default; --json keeps raw numbers" \
   || no "SLURM_JOB_ID: exit $rc $(cat "$T/out" "$T/err")"
 run "$FTIO" sub --last --job never --status-endpoint "ipc://$T/d.st"
 [ "$rc" = 1 ] && grep -q "no such job" "$T/err" && ok "sub --last on an unknown job: exit 1" || no "unknown job: exit $rc"
