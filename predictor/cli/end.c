@@ -22,6 +22,40 @@
 #include "commands.h"
 #include "curve.h"
 
+struct end_ctx {
+    struct ftio_query_opts q;
+    const char *req, *job;
+    bool several;             /* endpoint is a list: try each daemon */
+    bool ended, failed;
+    char last[512];           /* the last daemon's answer */
+};
+
+/* Ask one daemon; 1 (stop) once one is ending the job. */
+static int end_one(const char *endpoint, void *arg)
+{
+    struct end_ctx *c = arg;
+    char err[512], *ans = NULL;
+    c->q.endpoint = endpoint;
+    if (ftio_query(&c->q, c->req, &ans, err, sizeof err) != 0) {
+        fprintf(stderr, "ftio end: %s\n", err);
+        c->failed = true;
+        return 0;
+    }
+    if (strstr(ans, "\"ending\"")) {
+        printf("ftio end: ftiod%s%s is ending job %s\n", c->several ? " at " : "",
+               c->several ? endpoint : "", c->job);
+        c->ended = true;
+    } else {
+        snprintf(c->last, sizeof c->last, "%s", ans);
+        if (!strstr(ans, "no such job")) {   /* refused: say so now */
+            fprintf(stderr, "ftio end: %s: %s\n", c->job, ans);
+            c->failed = true;
+        }
+    }
+    free(ans);
+    return c->ended;
+}
+
 int ftio_cmd_end(int argc, char **argv)
 {
     struct ftio_endpoints ep;
@@ -29,9 +63,10 @@ int ftio_cmd_end(int argc, char **argv)
     const char *endpoint = ep.status, *job = NULL, *server_key = NULL, *key = NULL;
     double timeout = 5;
     struct cliopt t[] = {
-        {"endpoint", 'e', CLIOPT_STRING, "E", "ftiod's status endpoint (its --status-endpoint)",
+        {"endpoint", 'e', CLIOPT_LIST, "E",
+         "ftiod's status endpoint (its --status-endpoint);\nseveral (E,E or repeated) are tried in turn",
          "$FTIO_STATUS, ftiod.conf's status-endpoint or tcp://127.0.0.1:5557", .to.s = &endpoint},
-        {"status-endpoint", 0, CLIOPT_STRING, "E", "the same as --endpoint", NULL,
+        {"status-endpoint", 0, CLIOPT_LIST, "E", "the same as --endpoint", NULL,
          .to.s = &endpoint},
         {"timeout", 0, CLIOPT_DOUBLE, "S", "wait at most S seconds for the answer", "5",
          .to.d = &timeout, .min = 0, .max = 3600, .flags = CLIOPT_MIN_OPEN},
@@ -72,7 +107,7 @@ int ftio_cmd_end(int argc, char **argv)
         fprintf(stderr, "ftio end: no job given (and no SLURM_JOB_ID)\n");
         return 2;
     }
-    char req[4 + 4096 + 1], err[512], *ans = NULL;
+    char req[4 + 4096 + 1];
     int n = snprintf(req, sizeof req, "end %s", job);
     if (n < 0 || (size_t)n >= sizeof req) {
         fprintf(stderr, "ftio end: job id too long\n");
@@ -80,21 +115,15 @@ int ftio_cmd_end(int argc, char **argv)
     }
     /* The owner proves who they are with MUNGE; an admin key may end any job. */
     const char *au = getenv("FTIO_AUTH");
-    struct ftio_query_opts q = {
-        .endpoint = endpoint, .server_key = server_key, .key_file = key, .timeout = timeout,
-        .munge = !au || ftio_auth_mode_parse(au) != FTIO_AUTH_NONE,
+    struct end_ctx c = {
+        .q = {.server_key = server_key, .key_file = key, .timeout = timeout,
+              .munge = !au || ftio_auth_mode_parse(au) != FTIO_AUTH_NONE},
+        .req = req, .job = job, .several = strchr(endpoint, ',') != NULL,
     };
-    if (ftio_query(&q, req, &ans, err, sizeof err) != 0) {
-        fprintf(stderr, "ftio end: %s\n", err);
-        return 1;
-    }
-    rc = 1;
-    if (strstr(ans, "\"ending\"")) {
-        printf("ftio end: ftiod is ending job %s\n", job);
-        rc = 0;
-    } else {
-        fprintf(stderr, "ftio end: %s: %s\n", job, ans);
-    }
-    free(ans);
-    return rc;
+    cliopt_each(endpoint, end_one, &c);
+    if (c.ended)
+        return 0;
+    if (!c.failed)   /* every daemon answered: none knows the job */
+        fprintf(stderr, "ftio end: %s: %s\n", job, c.last);
+    return 1;
 }

@@ -241,6 +241,13 @@ run "$FTIOD" --status --status-endpoint "ipc://$T/d.st,ipc://$T/e.st"
 run "$FTIOD" --status --json --status-endpoint "ipc://$T/d.st" --status-endpoint "ipc://$T/e.st"
 [ "$rc" = 0 ] && [ "$(wc -l <"$T/out")" = 2 ] && ok "--status --json with a repeated option: one document per daemon" \
   || no "--status repeated: $(cat "$T/out" "$T/err")"
+"$B/tests/daemon-gen" periodic --endpoint "ipc://$T/e.in" --job onE --ranks 1 --period 1 \
+  --phases 2 --bytes 4096 --no-final || no "generator (e)"
+run "$FTIO" end --endpoint "ipc://$T/d.st,ipc://$T/e.st" onE
+[ "$rc" = 0 ] && grep -q "at ipc://$T/e.st is ending job onE" "$T/out" && ok "ftio end E,E: the daemon that has the job ends it" \
+  || no "ftio end E,E: exit $rc $(cat "$T/out" "$T/err")"
+run "$FTIO" end --endpoint "ipc://$T/d.st,ipc://$T/e.st" nowhere
+[ "$rc" = 1 ] && grep -q "no such job" "$T/err" && ok "ftio end E,E of an unknown job: exit 1" || no "end unknown on two: exit $rc"
 refused "^ftiod: --status-endpoint: one endpoint to bind" "$FTIOD" --config none --status-endpoint "ipc://$T/x,ipc://$T/y"
 
 [ "$bad" = 0 ] && echo "options.sh: all ok"
