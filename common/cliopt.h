@@ -110,7 +110,8 @@ void cliopt_help(const struct cliopt_parser *p, FILE *out);
 /* Every option of the table, commented out with its default, as a
  * configuration file (for packaging/ftiod.conf). */
 void cliopt_config_template(const struct cliopt_parser *p, FILE *out);
-/* One line "PROG: " + message on stderr; returns -2 (usage error). */
+/* One line "PROG: " + message on stderr; returns -2 (usage error), so that
+ * `return -cliopt_error(...)` is exit status 2. */
 int  cliopt_error(const struct cliopt_parser *p, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void cliopt_free(struct cliopt_parser *p);

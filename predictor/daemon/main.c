@@ -1,5 +1,10 @@
 /* main.c -- ftiod: options, sockets, signals and the life of the daemon.
  *
+ * The options are one table (common/cliopt.h) for the command line and the
+ * configuration file (--config, default /etc/ftio/ftiod.conf; the command
+ * line wins); the analysis options and their bounds are ftio's
+ * (analysis_options.h).
+ *
  * Start-up binds every socket first (a busy port is a clear error before
  * anything runs), then starts the analysis thread (analyze.c) and runs the
  * ingest loop (ingest.c) in this thread until SIGINT/SIGTERM.  Shutdown:
@@ -8,7 +13,6 @@
  * last messages reach the subscribers.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <grp.h>
 #include <math.h>
 #include <stdio.h>
