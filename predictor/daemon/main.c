@@ -48,7 +48,8 @@ static const char about_text[] =
     "file (a bare `option` for a flag); the command line wins.\n";
 
 static const char epilog_text[] =
-    "Environment: FTIO_STATUS, the default --status-endpoint of --status.\n"
+    "Environment: FTIO_DAEMON_CONFIG, the default --config; FTIO_STATUS, the\n"
+    "default --status-endpoint of --status.\n"
     "Exit status: 0, 1 when the daemon cannot start (or --status fails), 2 on a\n"
     "usage or configuration error.\n";
 
@@ -103,8 +104,8 @@ static int parse_args(int argc, char **argv, struct ftiod_config *c, struct ftio
     OPT("state-dir", 0, CLIOPT_STRING, "DIR", "directory for durable job state (PROTOCOL.md)", NULL,
         .to.s = &c->state_dir);
     OPT("config", 0, CLIOPT_STRING, "FILE",
-        "configuration file (" FTIOD_CONFIG_DEFAULT " when it exists;\n"
-        "'none': no file)", NULL, .to.s = &cl->config, .flags = CLIOPT_NOCONF);
+        "configuration file ($FTIO_DAEMON_CONFIG, else\n"
+        FTIOD_CONFIG_DEFAULT " when it exists; 'none': no file)", NULL, .to.s = &cl->config, .flags = CLIOPT_NOCONF);
     OPT(.type = CLIOPT_SECTION, .help = "Analysis (the same options and bounds as ftio's):");
     n += ftio_analysis_cliopts(&a, FTIO_AOPT_FREQ | FTIO_AOPT_TOL | FTIO_AOPT_NO_PSD |
                                        FTIO_AOPT_COMPAT | FTIO_AOPT_SAMPLING | FTIO_AOPT_STEP |
@@ -216,8 +217,16 @@ static int parse_args(int argc, char **argv, struct ftiod_config *c, struct ftio
                "# with its default.\n");
         cliopt_config_template(&p, stdout);
         rc = 1;
-    } else if (!cl->config || strcmp(cl->config, "none") != 0) {
-        if (cliopt_parse_file(&p, cl->config ? cl->config : FTIOD_CONFIG_DEFAULT, !cl->config) < 0)
+    } else {
+        /* --config, else FTIO_DAEMON_CONFIG (the file the clients read too),
+         * else the default, which alone may be missing. */
+        const char *file = cl->config, *var = getenv("FTIO_DAEMON_CONFIG");
+        if (!file && var && *var)
+            file = var;
+        bool named = file != NULL;
+        if (!file)
+            file = FTIOD_CONFIG_DEFAULT;
+        if (strcmp(file, "none") != 0 && cliopt_parse_file(&p, file, !named) < 0)
             rc = -1;
     }
     /* --status asks where FTIO_STATUS says unless told otherwise. */

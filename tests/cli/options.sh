@@ -158,6 +158,12 @@ printf 'status-endpoint = ipc://%s/c.st\n' "$T" >"$T/st.conf"
 run "$FTIOD" --config "$T/st.conf" --status --json
 [ "$rc" = 0 ] && grep -q '"keep_ended":3' "$T/out" && ok "ftiod --status --config FILE asks the file's endpoint" \
   || no "ftiod --status --config: exit $rc $(cat "$T/err")"
+FTIO_DAEMON_CONFIG="$T/st.conf" run "$FTIOD" --status --json
+[ "$rc" = 0 ] && grep -q '"keep_ended":3' "$T/out" && ok "ftiod: FTIO_DAEMON_CONFIG is the default --config" \
+  || no "FTIO_DAEMON_CONFIG: exit $rc $(cat "$T/err")"
+FTIO_DAEMON_CONFIG="$T/missing.conf" run "$FTIOD" --status
+[ "$rc" = 2 ] && grep -q "missing.conf: No such file" "$T/err" && ok "FTIO_DAEMON_CONFIG naming a missing file: exit 2" \
+  || no "FTIO_DAEMON_CONFIG missing: exit $rc $(cat "$T/err")"
 FTIO_STATUS="ipc://$T/c.st" run "$FTIOD" --config none --status --json
 [ "$rc" = 0 ] && ok "ftiod --status: FTIO_STATUS" || no "FTIO_STATUS: $(cat "$T/err")"
 printf '# a comment\nfreq = 10\n\ntol = 1.5\n' >"$T/bad.conf"
