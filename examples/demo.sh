@@ -1,7 +1,7 @@
 #!/bin/sh
 # demo.sh -- the live end-to-end demo (`make demo`; the Makefile builds first).
 #
-# Starts ftiod on free local TCP ports, subscribes to its predictions
+# Starts ftiod on ipc:// endpoints in a private temporary directory, subscribes to its predictions
 # (`ftio sub`), runs the MPI checkpointing mini-app under the shim with a known
 # period (compute 3 s + a 32 MiB collective checkpoint per rank, 10 times,
 # 4 ranks), prints the predictions as they arrive, and ends with a summary of
@@ -34,20 +34,19 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# ---- ftiod on the first free triple of ports from 5555 on -------------------
-port=5555
-while :; do
-  L="tcp://127.0.0.1:$port"; P="tcp://127.0.0.1:$((port + 1))"; S="tcp://127.0.0.1:$((port + 2))"
-  "$B/bin/ftiod" --auth none --listen "$L" --pub "$P" --status-endpoint "$S" --log "$T/published.jsonl" \
-    2>"$T/ftiod.err" &
-  DPID=$!
-  sleep 0.3
-  if kill -0 "$DPID" 2>/dev/null && "$B/bin/ftiod" --status --status-endpoint "$S" >/dev/null 2>&1; then
-    break
+# ---- ftiod on ipc:// endpoints in the private temporary directory -----------
+# (no TCP port to find free, nothing another user or demo can collide with)
+L="ipc://$T/ingest"; P="ipc://$T/pub"; S="ipc://$T/status"
+"$B/bin/ftiod" --config none --auth none --listen "$L" --pub "$P" --status-endpoint "$S" \
+  --log "$T/published.jsonl" 2>"$T/ftiod.err" &
+DPID=$!
+i=0
+until "$B/bin/ftiod" --status --status-endpoint "$S" >/dev/null 2>&1; do
+  i=$((i + 1))
+  if [ $i -gt 50 ] || ! kill -0 "$DPID" 2>/dev/null; then
+    echo "demo: ftiod did not start" >&2; cat "$T/ftiod.err" >&2; exit 1
   fi
-  kill "$DPID" 2>/dev/null; wait "$DPID" 2>/dev/null; DPID=""
-  port=$((port + 3))
-  [ $port -gt 5700 ] && { echo "demo: no free ports for ftiod" >&2; cat "$T/ftiod.err" >&2; exit 1; }
+  sleep 0.1
 done
 echo "== ftiod listening on $L, publishing on $P"
 

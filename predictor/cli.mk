@@ -7,7 +7,8 @@ READERS_LIB  := $(B)/lib/libftioreaders.a
 FTIO_CLI_SRCS := predictor/cli/main.c predictor/cli/analyze.c predictor/cli/sub.c \
                  predictor/cli/replay.c predictor/cli/end.c predictor/cli/keygen.c \
                  predictor/cli/relay.c \
-                 predictor/cli/report_cmd.c
+                 predictor/cli/report_cmd.c \
+                 predictor/cli/endpoints.c
 FTIO_CLI_OBJS := $(FTIO_CLI_SRCS:%.c=$(B)/%.o)
 FTIO_BIN      := $(B)/bin/ftio
 # Everything `ftio` and tools built on the readers link against, in order.

@@ -7,6 +7,7 @@
 CHECK_MAIN := $(B)/tests/check_main.o
 include tests/analysis.mk
 include tests/readers.mk
+include tests/cli.mk
 include tests/darshan.mk
 include tests/scan.mk
 include tests/wire.mk

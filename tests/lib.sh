@@ -42,6 +42,10 @@ PIDS=""
 FAILS=0
 unset FTIO_JOB FTIO_SPOOL FTIO_DISABLE FTIO_LAYERS FTIO_EXCLUDE FTIO_FLUSH_MS FTIO_BUFFER_MB \
       FTIO_BUFFER_MAX_MB FTIO_DEBUG FTIO_ACK_TIMEOUT_MS FTIO_ACK_MAX_MB FTIO_PRIVATE_FDS FTIO_SIGNALS
+# Nothing of the machine's configuration: no /etc/ftio/ftiod.conf, no
+# endpoints or job from the caller's environment.
+unset SLURM_JOB_ID FTIO_PUB FTIO_STATUS
+export FTIO_DAEMON_CONFIG=none
 export FTIO_SPOOL_DIR="$T/spool"
 export FTIO_ENDPOINT="ipc://$T/recv.sock"
 

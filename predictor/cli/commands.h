@@ -25,6 +25,12 @@ int ftio_cmd_keygen(int argc, char **argv);
 int ftio_cmd_relay(int argc, char **argv);
 int ftio_cmd_report(int argc, char **argv);
 
+/* Where ftiod is when no option says so (endpoints.c): FTIO_ENDPOINT,
+ * FTIO_PUB, FTIO_STATUS, else the daemon's configuration file
+ * (FTIO_DAEMON_CONFIG, default /etc/ftio/ftiod.conf), else ftiod's defaults. */
+struct ftio_endpoints { const char *listen, *pub, *status; };
+void ftio_default_endpoints(struct ftio_endpoints *e);
+
 /* Options of the offline analysis, parsed by main.c. */
 struct ftio_cli {
     struct ftio_options      analysis;

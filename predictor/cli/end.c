@@ -2,7 +2,10 @@
  * epilog, a killed job), so its `ftio.<job>.end` comes at once, saying how
  * complete it is, instead of after --job-timeout of silence.
  *
- *   ftio end [--endpoint E] [--timeout S] [--server-key K [--key FILE]] JOB
+ *   ftio end [--endpoint E] [--timeout S] [--server-key K [--key FILE]] [JOB]
+ *
+ * JOB defaults to SLURM_JOB_ID (an epilog runs with it set), the endpoint
+ * to FTIO_STATUS, else the daemon's configuration file (endpoints.c).
  *
  * Sends "end JOB" on ftiod's status socket (REQ/REP, --status-endpoint,
  * default tcp://127.0.0.1:5557) with a MUNGE credential (only the job's owner,
@@ -15,55 +18,96 @@
 #include <stdlib.h>
 #include <string.h>
 #include "auth.h"
+#include "cliopt.h"
 #include "commands.h"
 #include "curve.h"
 
-static int end_usage(const char *why)
+struct end_ctx {
+    struct ftio_query_opts q;
+    const char *req, *job;
+    bool several;             /* endpoint is a list: try each daemon */
+    bool ended, failed;
+    char last[512];           /* the last daemon's answer */
+};
+
+/* Ask one daemon; 1 (stop) once one is ending the job. */
+static int end_one(const char *endpoint, void *arg)
 {
-    if (why)
-        fprintf(stderr, "ftio end: %s\n", why);
-    fprintf(stderr, "usage: ftio end [--endpoint E] [--timeout S] [--server-key K [--key FILE]] JOB\n"
-                    "  --endpoint E  ftiod's status endpoint (default tcp://127.0.0.1:5557)\n"
-                    "  --server-key K  ftiod's CURVE public key;  --key FILE  our key pair\n"
-                    "  --timeout S   wait at most S seconds for the answer (default 5)\n");
-    return 2;
+    struct end_ctx *c = arg;
+    char err[512], *ans = NULL;
+    c->q.endpoint = endpoint;
+    if (ftio_query(&c->q, c->req, &ans, err, sizeof err) != 0) {
+        fprintf(stderr, "ftio end: %s\n", err);
+        c->failed = true;
+        return 0;
+    }
+    if (strstr(ans, "\"ending\"")) {
+        printf("ftio end: ftiod%s%s is ending job %s\n", c->several ? " at " : "",
+               c->several ? endpoint : "", c->job);
+        c->ended = true;
+    } else {
+        snprintf(c->last, sizeof c->last, "%s", ans);
+        if (!strstr(ans, "no such job")) {   /* refused: say so now */
+            fprintf(stderr, "ftio end: %s: %s\n", c->job, ans);
+            c->failed = true;
+        }
+    }
+    free(ans);
+    return c->ended;
 }
 
 int ftio_cmd_end(int argc, char **argv)
 {
-    const char *endpoint = "tcp://127.0.0.1:5557", *job = NULL, *server_key = NULL, *key = NULL;
+    struct ftio_endpoints ep;
+    ftio_default_endpoints(&ep);
+    const char *endpoint = ep.status, *job = NULL, *server_key = NULL, *key = NULL;
     double timeout = 5;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            end_usage(NULL);
-            return 0;
-        } else if (!strcmp(a, "--endpoint") && i + 1 < argc) {
-            endpoint = argv[++i];
-        } else if (!strncmp(a, "--endpoint=", 11)) {
-            endpoint = a + 11;
-        } else if (!strcmp(a, "--server-key") && i + 1 < argc) {
-            server_key = argv[++i];
-        } else if (!strcmp(a, "--key") && i + 1 < argc) {
-            key = argv[++i];
-        } else if (!strcmp(a, "--timeout") && i + 1 < argc) {
-            char *e;
-            timeout = strtod(argv[++i], &e);
-            if (*e || !(timeout > 0) || timeout > 3600)
-                return end_usage("--timeout needs seconds (0..3600]");
-        } else if (a[0] == '-') {
-            return end_usage("unknown option");
-        } else if (!job) {
-            job = a;
-        } else {
-            return end_usage("one job at a time");
-        }
+    struct cliopt t[] = {
+        {"endpoint", 'e', CLIOPT_LIST, "E",
+         "ftiod's status endpoint (its --status-endpoint);\nseveral (E,E or repeated) are tried in turn",
+         "$FTIO_STATUS, ftiod.conf's status-endpoint or tcp://127.0.0.1:5557", .to.s = &endpoint},
+        {"status-endpoint", 0, CLIOPT_LIST, "E", "the same as --endpoint", NULL,
+         .to.s = &endpoint},
+        {"timeout", 0, CLIOPT_DOUBLE, "S", "wait at most S seconds for the answer", "5",
+         .to.d = &timeout, .min = 0, .max = 3600, .flags = CLIOPT_MIN_OPEN},
+        {"server-key", 0, CLIOPT_STRING, "K", "ftiod's CURVE public key (or file)", NULL,
+         .to.s = &server_key},
+        {"key", 0, CLIOPT_STRING, "FILE", "our CURVE key pair (ftio keygen)", NULL, .to.s = &key},
+        {"help", 'h', CLIOPT_HELP, NULL, "this help", NULL, .to.p = NULL},
+        {"version", 'V', CLIOPT_VERSION, NULL, "the version", NULL, .to.p = NULL},
+        {0},
+    };
+    struct cliopt_parser p = {
+        .prog = "ftio end", .version = FTIO_VERSION, .opts = t,
+        .usage = "usage: ftio end [--endpoint E] [--timeout S] [--server-key K [--key FILE]] [JOB]\n",
+        .about = "Tell ftiod that job JOB is over (a batch system's epilog): its end summary\n"
+                 "is published at once instead of after --job-timeout of silence.  Only the\n"
+                 "job's owner, root or an admin key may end it.\n",
+        .epilog = "Environment: SLURM_JOB_ID (default JOB), FTIO_STATUS (default --endpoint,\n"
+                  "else ftiod's configuration file, FTIO_DAEMON_CONFIG).\n"
+                  "Exit status: 0 when ftiod is ending the job, 1 when it does not know it or\n"
+                  "does not answer, 2 on a usage error.\n",
+    };
+    int first = cliopt_parse_argv(&p, argc, argv), rc = 0;
+    if (first == -1)
+        rc = 0;
+    else if (first < 0)
+        rc = 2;
+    else if (argc - first > 1)
+        rc = -cliopt_error(&p, "one job at a time (see ftio end --help)");
+    else if (key && !server_key)
+        rc = -cliopt_error(&p, "--key needs --server-key");
+    if (first < 0 || rc != 0) {
+        cliopt_free(&p);
+        return rc;
     }
-    if (!job || !*job)
-        return end_usage("no job given");
-    if (key && !server_key)
-        return end_usage("--key needs --server-key");
-    char req[4 + 4096 + 1], err[512], *ans = NULL;
+    job = first < argc ? argv[first] : getenv("SLURM_JOB_ID");
+    cliopt_free(&p);
+    if (!job || !*job) {
+        fprintf(stderr, "ftio end: no job given (and no SLURM_JOB_ID)\n");
+        return 2;
+    }
+    char req[4 + 4096 + 1];
     int n = snprintf(req, sizeof req, "end %s", job);
     if (n < 0 || (size_t)n >= sizeof req) {
         fprintf(stderr, "ftio end: job id too long\n");
@@ -71,21 +115,15 @@ int ftio_cmd_end(int argc, char **argv)
     }
     /* The owner proves who they are with MUNGE; an admin key may end any job. */
     const char *au = getenv("FTIO_AUTH");
-    struct ftio_query_opts q = {
-        .endpoint = endpoint, .server_key = server_key, .key_file = key, .timeout = timeout,
-        .munge = !au || ftio_auth_mode_parse(au) != FTIO_AUTH_NONE,
+    struct end_ctx c = {
+        .q = {.server_key = server_key, .key_file = key, .timeout = timeout,
+              .munge = !au || ftio_auth_mode_parse(au) != FTIO_AUTH_NONE},
+        .req = req, .job = job, .several = strchr(endpoint, ',') != NULL,
     };
-    if (ftio_query(&q, req, &ans, err, sizeof err) != 0) {
-        fprintf(stderr, "ftio end: %s\n", err);
-        return 1;
-    }
-    int rc = 1;
-    if (strstr(ans, "\"ending\"")) {
-        printf("ftio end: ftiod is ending job %s\n", job);
-        rc = 0;
-    } else {
-        fprintf(stderr, "ftio end: %s: %s\n", job, ans);
-    }
-    free(ans);
-    return rc;
+    cliopt_each(endpoint, end_one, &c);
+    if (c.ended)
+        return 0;
+    if (!c.failed)   /* every daemon answered: none knows the job */
+        fprintf(stderr, "ftio end: %s: %s\n", job, c.last);
+    return 1;
 }

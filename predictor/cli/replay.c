@@ -3,6 +3,9 @@
  *
  *   ftio replay [--endpoint E] [--speed X | --realtime] FILES...
  *
+ * --endpoint defaults to FTIO_ENDPOINT (where the shim sends), else the
+ * daemon's configuration file (endpoints.c), else tcp://127.0.0.1:5555.
+ *
  * Each file holds one process's batches in order.  The files are merged by
  * the earliest record start of each batch, keeping every file's own order, so
  * the daemon sees the job's earliest data first (its time 0) and each
@@ -21,6 +24,7 @@
 #include <time.h>
 #include <zmq.h>
 #include "auth.h"
+#include "cliopt.h"
 #include "transport.h"
 #include "commands.h"
 #include "timeutil.h"
@@ -39,15 +43,6 @@ struct rfile {
     struct rbatch *b;
     size_t nb, cap, next;
 };
-
-static int replay_usage(const char *why)
-{
-    if (why)
-        fprintf(stderr, "ftio replay: %s\n", why);
-    fprintf(stderr, "usage: ftio replay [--endpoint E] [--speed X | --realtime] FILES...\n"
-                    "  --endpoint E  ftiod's PULL endpoint (default tcp://127.0.0.1:5555)\n");
-    return 2;
-}
 
 static int read_whole(const char *path, char **buf, size_t *len)
 {
@@ -168,44 +163,54 @@ static void sleep_until(const struct timespec *t)
     }
 }
 
+/* --realtime: --speed 1 */
+static int set_realtime(const struct cliopt *o, const char *val, char *err, size_t errlen)
+{
+    (void)val, (void)err, (void)errlen;
+    *(double *)o->ctx = 1;
+    return 0;
+}
+
 int ftio_cmd_replay(int argc, char **argv)
 {
-    const char *endpoint = "tcp://127.0.0.1:5555";
+    struct ftio_endpoints ep;
+    ftio_default_endpoints(&ep);
+    const char *endpoint = ep.listen;
     double speed = 0;   /* 0: as fast as possible */
-    int first_file = argc;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--endpoint") || !strcmp(a, "--speed")) {
-            if (i + 1 >= argc)
-                return replay_usage("option needs a value");
-            const char *v = argv[++i];
-            if (!strcmp(a, "--endpoint")) {
-                endpoint = v;
-            } else {
-                char *end;
-                speed = strtod(v, &end);
-                if (*end || end == v || !(speed > 0) || !isfinite(speed))
-                    return replay_usage("--speed: a positive factor");
-            }
-        } else if (!strcmp(a, "--realtime")) {
-            speed = 1;
-        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            replay_usage(NULL);
-            return 0;
-        } else if (!strcmp(a, "--")) {
-            first_file = i + 1;
-            break;
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "ftio replay: unknown option '%s'\n", a);
-            return replay_usage(NULL);
-        } else {
-            first_file = i;
-            break;
-        }
-    }
+    struct cliopt t[] = {
+        {"endpoint", 'e', CLIOPT_STRING, "E", "ftiod's ingest endpoint (its --listen)",
+         "$FTIO_ENDPOINT, ftiod.conf's listen or tcp://127.0.0.1:5555", .to.s = &endpoint},
+        {"speed", 's', CLIOPT_DOUBLE, "X", "pace the batches at X times their original rate",
+         NULL, .to.d = &speed, .min = 0, .max = 1e6, .flags = CLIOPT_MIN_OPEN},
+        {"realtime", 0, CLIOPT_CUSTOM, NULL, "as they were recorded (--speed 1)", NULL,
+         .set = set_realtime, .ctx = &speed},
+        {"help", 'h', CLIOPT_HELP, NULL, "this help", NULL, .to.p = NULL},
+        {"version", 'V', CLIOPT_VERSION, NULL, "the version", NULL, .to.p = NULL},
+        {0},
+    };
+    struct cliopt_parser p = {
+        .prog = "ftio replay", .version = FTIO_VERSION, .opts = t,
+        .usage = "usage: ftio replay [--endpoint E] [--speed X | --realtime] FILE...\n",
+        .about = "Send spool files (ftio-<job>-<host>-<pid>.msgpack) to a running ftiod,\n"
+                 "batch by batch, merged in time order; batches it already has are dropped\n"
+                 "there, so replaying after a restart is safe.\n",
+        .epilog = "Environment: FTIO_ENDPOINT (default --endpoint, else ftiod's\n"
+                  "configuration file, FTIO_DAEMON_CONFIG), FTIO_AUTH (none for a daemon\n"
+                  "under --auth none).\n"
+                  "Exit status: 0 when every batch was acknowledged as merged, 1 otherwise,\n"
+                  "2 on a usage error.\n",
+    };
+    int first_file = cliopt_parse_argv(&p, argc, argv);
+    cliopt_free(&p);
+    if (first_file == -1)
+        return 0;
+    if (first_file < 0)
+        return 2;
     int nfiles = argc - first_file;
-    if (nfiles <= 0)
-        return replay_usage("no spool files given");
+    if (nfiles <= 0) {
+        fprintf(stderr, "ftio replay: no spool files given (see ftio replay --help)\n");
+        return 2;
+    }
 
     int rc = 1;
     struct rfile *files = calloc((size_t)nfiles, sizeof *files);

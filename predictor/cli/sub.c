@@ -1,23 +1,30 @@
 /* sub.c -- `ftio sub`: subscribe to ftiod's predictions (PROTOCOL.md §2) and
- * print them, one line each (or the raw JSON with --json).
+ * print them, one line each in human units (or the raw JSON with --json).
  *
- *   ftio sub [--job J] [--endpoint E] [--json] [--count N] [--timeout S]
- *            [--server-key K [--key FILE]]
- *   ftio sub --last --job J [--status-endpoint E] [--server-key K [--key FILE]]
+ *   ftio sub [--job J] [--endpoint E[,E...]] [--json] [--count N] [--timeout S]
+ *            [--duration S] [--server-key K [--key FILE]]
+ *   ftio sub --last --job J [--status-endpoint E[,E...]] [--server-key K [--key FILE]]
  *
  * --server-key: ftiod's PUB is a CURVE server; our key pair must be in its
  * allow-list (docs/SECURITY.md).  --last asks the status socket for the
  * job's latest prediction instead (a scheduler that starts late), proving
- * the user's uid with MUNGE when the key is not an admin's (curve.h).
+ * the user's uid with MUNGE when the key is not an admin's (curve.h); a job
+ * that already ended is answered from the daemon's recently ended jobs
+ * (`ftiod --keep-ended`).
  *
  * Subscribes to `ftio.` (every job) or `ftio.<J>.` (one job: with the dot,
- * job 12 is not job 123), which also follows every step of a Slurm job J
- * (`ftio.<J>.<step>.<mode>`, common/jobid.h).  With --job, `ftio.<J>.end`
- * ends the command: a step's end (`ftio.<J>.<step>.end`) is printed but
- * does not, since more steps may follow; a job whose steps are all that is
- * published is followed until --count, --timeout or a signal.  --count N stops after N
- * messages; --timeout S after S seconds.  Exit status: 0, or 1 when --count
- * was given and fewer messages arrived before the timeout, 2 on usage errors.
+ * job 12 is not job 123) on every endpoint given, which also follows every
+ * step of a Slurm job J (`ftio.<J>.<step>.<mode>`, common/jobid.h).  With
+ * --job, `ftio.<J>.end` ends the command: a step's end
+ * (`ftio.<J>.<step>.end`) is printed but does not, since more steps may
+ * follow.  --count N stops after N messages; --duration S after S seconds;
+ * --timeout S (default 10): when nothing at all arrived in the first S
+ * seconds, one line says whether the endpoint could not be reached or was
+ * silent, and the exit status is 1.  Defaults from the environment:
+ * FTIO_PUB (--endpoint), FTIO_STATUS (--status-endpoint), else ftiod's
+ * configuration file (endpoints.c); SLURM_JOB_ID (--job, unless --all-jobs).
+ * Exit status: 0; 1 as said or when --count was given and fewer messages
+ * arrived; 2 on usage errors.
  */
 #include <errno.h>
 #include <math.h>
@@ -29,29 +36,14 @@
 #include <jansson.h>
 #include <zmq.h>
 #include "auth.h"
+#include "cliopt.h"
 #include "commands.h"
 #include "curve.h"
 #include "timeutil.h"
+#include "units.h"
 
 static volatile sig_atomic_t sub_stop;
 static void on_signal(int sig) { (void)sig; sub_stop = 1; }
-
-static int sub_usage(const char *why)
-{
-    if (why)
-        fprintf(stderr, "ftio sub: %s\n", why);
-    fprintf(stderr, "usage: ftio sub [--job J] [--endpoint E] [--json] [--count N] [--timeout S]\n"
-                    "                [--server-key K [--key FILE]]\n"
-                    "       ftio sub --last --job J [--status-endpoint E] [--server-key K [--key FILE]]\n"
-                    "  --endpoint E         ftiod's PUB endpoint (default tcp://127.0.0.1:5556)\n"
-                    "  --server-key K       ftiod's CURVE public key (40 Z85 characters or a file)\n"
-                    "  --key FILE           our CURVE key pair (ftio keygen); must be allowed\n"
-                    "  --job J              job J and every step of it (J.0, J.batch ...); ends at\n"
-                    "                       J's own end, not at the end of a step\n"
-                    "  --last               print the job's latest prediction and exit\n"
-                    "  --status-endpoint E  with --last: ftiod's status socket (tcp://127.0.0.1:5557)\n");
-    return 2;
-}
 
 static double num(json_t *o, const char *key)
 {
@@ -81,21 +73,36 @@ static void print_prediction(json_t *o)
     if (isnan(period)) {
         printf("no period (class %s)", cls ? cls : "none");
     } else {
-        printf("period %.3f s conf %.2f %s", period, num(o, "confidence"), cls ? cls : "");
+        char p[FTIO_UNITS_LEN];
+        printf("period %s conf %.2f %s", ftio_fmt_duration(period, p, sizeof p),
+               num(o, "confidence"), cls ? cls : "");
         json_t *next = json_object_get(o, "next");
         double ns = num(next, "start");
         if (!isnan(ns)) {
-            char at[32];
+            char at[32], in[FTIO_UNITS_LEN], b[FTIO_UNITS_LEN];
+            double dt = ns - (double)ftio_real_ns() * 1e-9;
             clock_text(ns, at, sizeof at);
-            printf(", next at %s (in %+.2f s, %.0f B)", at, ns - (double)ftio_real_ns() * 1e-9,
-                   num(next, "bytes"));
+            printf(", next at %s (in %s%s, %s", at, dt >= 0 ? "" : "-",
+                   ftio_fmt_duration(fabs(dt), in, sizeof in),
+                   ftio_fmt_bytes(num(next, "bytes"), b, sizeof b));
+            /* the bandwidth the next phase should take */
+            double len = num(next, "end") - ns;
+            if (len > 0 && num(next, "bytes") > 0) {
+                char r[FTIO_UNITS_LEN];
+                printf(" at %s", ftio_fmt_rate(num(next, "bytes") / len, r, sizeof r));
+            }
+            putchar(')');
         }
     }
     json_t *le = json_object_get(o, "last_error");
-    if (json_is_object(le))
-        printf(", last error %+.3f s", num(le, "start"));
-    printf(", P(periodic) %.2f, %.0f ranks, %.0f records\n", num(o, "p_periodic"),
-           num(o, "ranks"), num(o, "records"));
+    if (json_is_object(le)) {
+        char e[FTIO_UNITS_LEN];
+        double err = num(le, "start");
+        printf(", last error %s%s", err < 0 ? "-" : "+", ftio_fmt_duration(fabs(err), e, sizeof e));
+    }
+    char r[FTIO_UNITS_LEN];
+    printf(", P(periodic) %.2f, %.0f ranks, %s records\n", num(o, "p_periodic"),
+           num(o, "ranks"), ftio_fmt_count(num(o, "records"), r, sizeof r));
 }
 
 static void print_end(json_t *o)
@@ -108,10 +115,12 @@ static void print_end(json_t *o)
     int any = 0;
     json_object_foreach(sum, mode, m) {
         double p = num(m, "period");
+        char pt[FTIO_UNITS_LEN];
         if (isnan(p))
             printf(" %s: no period;", mode);
         else
-            printf(" %s: period %.3f s (%s, conf %.2f, P(periodic) %.2f);", mode, p,
+            printf(" %s: period %s (%s, conf %.2f, P(periodic) %.2f);", mode,
+                   ftio_fmt_duration(p, pt, sizeof pt),
                    json_string_value(json_object_get(m, "class")) ?: "?",
                    num(m, "confidence"), num(m, "p_periodic"));
         any = 1;
@@ -119,10 +128,29 @@ static void print_end(json_t *o)
     printf("%s\n", any ? "" : " no prediction");
 }
 
-/* The predictions of one job in a `last` answer; how many. */
-static int print_last(json_t *o, bool json)
+struct sub_opts {
+    const char *endpoints;     /* --endpoint: PUB endpoints, comma-separated */
+    const char *status_eps;    /* --status-endpoint: for --last */
+    const char *job, *server_key, *key;
+    bool json, last, all_jobs;
+    int count;
+    double timeout, duration;
+};
+
+static struct ftio_query_opts query_opts(const struct sub_opts *o, const char *endpoint)
 {
-    const char *modes[2] = {"write", "read"};
+    const char *au = getenv("FTIO_AUTH");
+    return (struct ftio_query_opts){
+        .endpoint = endpoint, .server_key = o->server_key, .key_file = o->key, .timeout = 5,
+        .munge = !au || ftio_auth_mode_parse(au) != FTIO_AUTH_NONE,
+    };
+}
+
+/* Print the per-mode predictions of o (a `last` answer or an end summary);
+ * returns how many. */
+static int print_modes(json_t *o, bool json)
+{
+    static const char *const modes[2] = {"write", "read"};
     int shown = 0;
     for (int m = 0; m < 2; m++) {
         json_t *p = json_object_get(o, modes[m]);
@@ -140,31 +168,32 @@ static int print_last(json_t *o, bool json)
     return shown;
 }
 
-/* --last: ask the status socket, print what it says. */
-static int last_prediction(const char *endpoint, const char *server_key, const char *key,
-                           const char *job, bool json)
+struct last_ctx {
+    const struct sub_opts *o;
+    bool found;
+    char err[600];             /* the last failure other than "no such job" */
+};
+
+/* `last J` on one status endpoint: 1 (stop) when it knew the job. */
+static int ask_last(const char *endpoint, void *arg)
 {
-    char req[4200], err[512], *reply = NULL;
-    if ((size_t)snprintf(req, sizeof req, "last %s", job) >= sizeof req) {
-        fprintf(stderr, "ftio sub: job id too long\n");
-        return 2;
-    }
-    const char *au = getenv("FTIO_AUTH");
-    struct ftio_query_opts q = {
-        .endpoint = endpoint, .server_key = server_key, .key_file = key, .timeout = 5,
-        .munge = !au || ftio_auth_mode_parse(au) != FTIO_AUTH_NONE,
-    };
+    struct last_ctx *c = arg;
+    char req[4200], *reply = NULL, err[512];
+    snprintf(req, sizeof req, "last %s", c->o->job);
+    struct ftio_query_opts q = query_opts(c->o, endpoint);
     if (ftio_query(&q, req, &reply, err, sizeof err) != 0) {
-        fprintf(stderr, "ftio sub: %s\n", err);
-        return 1;
+        snprintf(c->err, sizeof c->err, "%s", err);
+        return 0;
     }
     json_error_t jerr;
     json_t *o = json_loads(reply, 0, &jerr);
-    int rc = 1;
+    free(reply);
+    const char *e = json_string_value(json_object_get(o, "error"));
     if (!o) {
-        fprintf(stderr, "ftio sub: bad answer: %s\n", jerr.text);
-    } else if (json_is_string(json_object_get(o, "error"))) {
-        fprintf(stderr, "ftio sub: %s: %s\n", job, json_string_value(json_object_get(o, "error")));
+        snprintf(c->err, sizeof c->err, "%s: bad answer: %s", endpoint, jerr.text);
+    } else if (e) {
+        if (strcmp(e, "no such job") != 0)
+            snprintf(c->err, sizeof c->err, "%s: %s", c->o->job, e);
     } else {
         /* A Slurm job id without its step: the answer of each step. */
         json_t *steps = json_object_get(o, "steps"), *st;
@@ -172,80 +201,141 @@ static int last_prediction(const char *endpoint, const char *server_key, const c
         int shown = 0;
         if (json_is_array(steps))
             json_array_foreach(steps, i, st)
-                shown += print_last(st, json);
+                shown += print_modes(st, c->o->json);
         else
-            shown = print_last(o, json);
+            shown = print_modes(o, c->o->json);
         if (!shown)
-            printf("ftio sub: job %s has no prediction yet\n", job);
-        rc = 0;
+            printf("ftio sub: job %s has no prediction yet\n", c->o->job);
+        c->found = true;
     }
     json_decref(o);
-    free(reply);
-    return rc;
+    return c->found;
 }
 
-int ftio_cmd_sub(int argc, char **argv)
+/* The job may have ended: the daemon keeps its end summary among the
+ * recently ended jobs of its status document. */
+static int ask_ended(const char *endpoint, void *arg)
 {
-    const char *endpoint = "tcp://127.0.0.1:5556", *job = NULL;
-    const char *server_key = NULL, *key = NULL, *status_ep = "tcp://127.0.0.1:5557";
-    bool json = false, last = false;
-    long count = 0;
-    double timeout = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        char *end;
-        if (!strcmp(a, "--json")) {
-            json = true;
-        } else if (!strcmp(a, "--last")) {
-            last = true;
-        } else if ((!strcmp(a, "--server-key") || !strcmp(a, "--key") ||
-                    !strcmp(a, "--status-endpoint")) && v) {
-            i++;
-            if (!strcmp(a, "--server-key"))
-                server_key = v;
-            else if (!strcmp(a, "--key"))
-                key = v;
-            else
-                status_ep = v;
-        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            sub_usage(NULL);
-            return 0;
-        } else if (!strcmp(a, "--job") || !strcmp(a, "--endpoint") || !strcmp(a, "--count") ||
-                   !strcmp(a, "--timeout")) {
-            if (!v)
-                return sub_usage("option needs a value");
-            i++;
-            if (!strcmp(a, "--job")) {
-                job = v;
-            } else if (!strcmp(a, "--endpoint")) {
-                endpoint = v;
-            } else if (!strcmp(a, "--count")) {
-                count = strtol(v, &end, 10);
-                if (*end || end == v || count < 1)
-                    return sub_usage("--count: a positive integer");
-            } else {
-                timeout = strtod(v, &end);
-                if (*end || end == v || !(timeout > 0) || !isfinite(timeout))
-                    return sub_usage("--timeout: a positive number of seconds");
-            }
-        } else {
-            fprintf(stderr, "ftio sub: unknown argument '%s'\n", a);
-            return sub_usage(NULL);
+    struct last_ctx *c = arg;
+    char *reply = NULL, err[512];
+    struct ftio_query_opts q = query_opts(c->o, endpoint);
+    if (ftio_query(&q, "status", &reply, err, sizeof err) != 0)
+        return 0;
+    json_t *root = json_loads(reply, 0, NULL);
+    free(reply);
+    size_t i;
+    json_t *e;
+    json_array_foreach(json_object_get(root, "ended"), i, e) {
+        const char *job = json_string_value(json_object_get(e, "job"));
+        if (!job || strcmp(job, c->o->job) != 0)
+            continue;
+        json_t *sum = json_object_get(e, "summary");
+        if (!c->o->json) {
+            char at[32];
+            clock_text(num(e, "ended_at"), at, sizeof at);
+            printf("job %s ended at %s (%s, %s)\n", job, at,
+                   json_string_value(json_object_get(e, "ended_by")) ?: "?",
+                   json_is_true(json_object_get(e, "complete")) ? "complete" : "incomplete");
         }
+        if (!print_modes(sum, c->o->json) && !c->o->json)
+            printf("ftio sub: job %s ended without a prediction\n", job);
+        c->found = true;
+        break;
     }
+    json_decref(root);
+    return c->found;
+}
 
-    if (key && !server_key)
-        return sub_usage("--key needs --server-key");
-    if (last) {
-        if (!job)
-            return sub_usage("--last needs --job");
-        return last_prediction(status_ep, server_key, key, job, json);
+/* --last: ask the status sockets, print what they say. */
+static int last_prediction(const struct sub_opts *o)
+{
+    if (strlen(o->job) > 4096) {
+        fprintf(stderr, "ftio sub: job id too long\n");
+        return 2;
     }
+    struct last_ctx c = {.o = o};
+    cliopt_each(o->status_eps, ask_last, &c);
+    if (!c.found)
+        cliopt_each(o->status_eps, ask_ended, &c);
+    if (c.found)
+        return 0;
+    if (c.err[0])
+        fprintf(stderr, "ftio sub: %s\n", c.err);
+    else
+        fprintf(stderr, "ftio sub: %s: no such job (neither running nor recently ended)\n", o->job);
+    return 1;
+}
 
+/* What became of the connections: the socket monitor's events. */
+struct conn_state { int connected, refused; };
+
+static void *monitor_open(void *ctx, void *s)
+{
+    if (zmq_socket_monitor(s, "inproc://ftio-sub-monitor",
+                           ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH |
+                           ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
+                           ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL) != 0)
+        return NULL;
+    void *m = zmq_socket(ctx, ZMQ_PAIR);
+    int linger = 0;
+    zmq_setsockopt(m, ZMQ_LINGER, &linger, sizeof linger);
+    if (zmq_connect(m, "inproc://ftio-sub-monitor") != 0) {
+        zmq_close(m);
+        return NULL;
+    }
+    return m;
+}
+
+static void monitor_read(void *m, struct conn_state *c)
+{
+    for (;;) {
+        zmq_msg_t ev;
+        zmq_msg_init(&ev);
+        if (zmq_msg_recv(&ev, m, ZMQ_DONTWAIT) < 0) {
+            zmq_msg_close(&ev);
+            return;
+        }
+        uint16_t event = 0;
+        if (zmq_msg_size(&ev) >= 2)
+            memcpy(&event, zmq_msg_data(&ev), 2);
+        while (zmq_msg_more(&ev)) {   /* the endpoint frame */
+            zmq_msg_close(&ev);
+            zmq_msg_init(&ev);
+            if (zmq_msg_recv(&ev, m, 0) < 0)
+                break;
+        }
+        zmq_msg_close(&ev);
+        if (event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED)
+            c->connected++;
+        else
+            c->refused++;
+    }
+}
+
+static int connect_one(const char *endpoint, void *s)
+{
+    if (zmq_connect(s, endpoint) < 0) {
+        fprintf(stderr, "ftio sub: cannot connect to %s: %s\n", endpoint, zmq_strerror(errno));
+        return 1;
+    }
+    return 0;
+}
+
+static double since(const struct timespec *t0)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) * 1e-9;
+}
+
+static int subscribe(const struct sub_opts *o)
+{
+    const char *job = o->job;
     char prefix[512], endtopic[512];
-    if (job && strlen(job) > sizeof prefix - 10)
-        return sub_usage("--job: job id too long");
+    if (job && strlen(job) > sizeof prefix - 10) {
+        fprintf(stderr, "ftio sub: --job: job id too long\n");
+        return 2;
+    }
     snprintf(prefix, sizeof prefix, "ftio.%s%s", job ? job : "", job ? "." : "");
     snprintf(endtopic, sizeof endtopic, "ftio.%s.end", job ? job : "");
 
@@ -255,14 +345,16 @@ int ftio_cmd_sub(int argc, char **argv)
     zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof linger);
     zmq_setsockopt(s, ZMQ_SUBSCRIBE, prefix, strlen(prefix));
     char err[512];
-    if (server_key && ftio_curve_client(s, server_key, key, err, sizeof err) != 0) {
+    if (o->server_key && ftio_curve_client(s, o->server_key, o->key, err, sizeof err) != 0) {
         fprintf(stderr, "ftio sub: %s\n", err);
         zmq_close(s);
         zmq_ctx_term(ctx);
         return 1;
     }
-    if (zmq_connect(s, endpoint) < 0) {
-        fprintf(stderr, "ftio sub: cannot connect to %s: %s\n", endpoint, zmq_strerror(errno));
+    void *mon = monitor_open(ctx, s);
+    if (cliopt_each(o->endpoints, connect_one, s) != 0) {
+        if (mon)
+            zmq_close(mon);
         zmq_close(s);
         zmq_ctx_term(ctx);
         return 1;
@@ -275,21 +367,37 @@ int ftio_cmd_sub(int argc, char **argv)
 
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
+    struct conn_state conn = {0};
     long got = 0;
-    while (!sub_stop && (count == 0 || got < count)) {
-        long wait_ms = 500;
-        if (timeout > 0) {
-            struct timespec now;
-            clock_gettime(CLOCK_MONOTONIC, &now);
-            double left = timeout - ((double)(now.tv_sec - t0.tv_sec) +
-                                     (double)(now.tv_nsec - t0.tv_nsec) * 1e-9);
-            if (left <= 0)
+    while (!sub_stop && (o->count == 0 || got < o->count)) {
+        double t = since(&t0), wait = 0.5;
+        if (mon)
+            monitor_read(mon, &conn);
+        if (got == 0 && o->timeout > 0) {
+            if (t >= o->timeout) {
+                if (conn.connected)
+                    fprintf(stderr, "ftio sub: connected to %s, but nothing was published in "
+                            "%g s (no job running?%s)\n", o->endpoints, o->timeout,
+                            job ? " is the job id right?" : "");
+                else if (conn.refused)
+                    fprintf(stderr, "ftio sub: %s refused the connection (CURVE: is our key "
+                            "in ftiod's --curve-clients?) and nothing came in %g s\n",
+                            o->endpoints, o->timeout);
+                else
+                    fprintf(stderr, "ftio sub: nothing from %s in %g s: cannot reach it "
+                            "(is ftiod running there?)\n", o->endpoints, o->timeout);
+                rc = 1;
                 break;
-            if (left * 1000 < wait_ms)
-                wait_ms = (long)(left * 1000) + 1;
+            }
+            wait = fmin(wait, o->timeout - t);
+        }
+        if (o->duration > 0) {
+            if (t >= o->duration)
+                break;
+            wait = fmin(wait, o->duration - t);
         }
         zmq_pollitem_t it = {.socket = s, .events = ZMQ_POLLIN};
-        if (zmq_poll(&it, 1, wait_ms) <= 0)
+        if (zmq_poll(&it, 1, (long)(wait * 1000) + 1) <= 0)
             continue;
         char topic[512];
         int tn = zmq_recv(s, topic, sizeof topic - 1, 0);
@@ -308,29 +416,118 @@ int ftio_cmd_sub(int argc, char **argv)
             continue;
         }
         json_error_t jerr;
-        json_t *o = json_loadb(zmq_msg_data(&msg), zmq_msg_size(&msg), 0, &jerr);
+        json_t *m = json_loadb(zmq_msg_data(&msg), zmq_msg_size(&msg), 0, &jerr);
         bool is_end = strlen(topic) > 4 && !strcmp(topic + strlen(topic) - 4, ".end");
-        if (!o) {
+        if (!m) {
             fprintf(stderr, "ftio sub: %s: unparsable message: %s\n", topic, jerr.text);
         } else {
-            if (json)
+            if (o->json)
                 printf("%.*s\n", (int)zmq_msg_size(&msg), (const char *)zmq_msg_data(&msg));
             else if (is_end)
-                print_end(o);
+                print_end(m);
             else
-                print_prediction(o);
-            json_decref(o);
+                print_prediction(m);
+            json_decref(m);
             got++;
         }
         zmq_msg_close(&msg);
         if (job && !strcmp(topic, endtopic))
             break;
     }
-    if (count > 0 && got < count) {
-        fprintf(stderr, "ftio sub: %ld of %ld messages before the timeout\n", got, count);
+    if (rc == 0 && o->count > 0 && got < o->count) {
+        fprintf(stderr, "ftio sub: %ld of %d messages before the end\n", got, o->count);
         rc = 1;
+    }
+    if (mon) {
+        zmq_socket_monitor(s, NULL, 0);
+        zmq_close(mon);
     }
     zmq_close(s);
     zmq_ctx_term(ctx);
+    return rc;
+}
+
+static const char sub_usage_text[] =
+    "usage: ftio sub [--job J | --all-jobs] [--endpoint E[,E...]] [--json] [--count N]\n"
+    "                [--timeout S] [--duration S] [--server-key K [--key FILE]]\n"
+    "       ftio sub --last [--job J] [--status-endpoint E[,E...]] [--server-key K [--key FILE]]\n";
+
+static const char sub_about[] =
+    "Print ftiod's predictions as they are published (PROTOCOL.md §2), one line\n"
+    "each in human units, or the JSON objects with --json.\n";
+
+static const char sub_epilog[] =
+    "Environment: FTIO_PUB (default --endpoint), FTIO_STATUS (default\n"
+    "--status-endpoint), else those of ftiod's configuration file\n"
+    "(FTIO_DAEMON_CONFIG, default /etc/ftio/ftiod.conf); SLURM_JOB_ID (default\n"
+    "--job, unless --all-jobs).\n"
+    "Exit status: 0; 1 when nothing arrived within --timeout (unreachable or\n"
+    "silent endpoint), when --count N was not reached, or --last found no such\n"
+    "job; 2 on a usage error.\n";
+
+int ftio_cmd_sub(int argc, char **argv)
+{
+    struct ftio_endpoints ep;
+    ftio_default_endpoints(&ep);
+    struct sub_opts o = {.endpoints = ep.pub, .status_eps = ep.status, .timeout = 10};
+    const char *env;
+    struct cliopt t[] = {
+        {"job", 'j', CLIOPT_STRING, "J",
+         "only job J and every step of it (J.0, J.batch ...); J's\n"
+         "own end ends the command, not a step's", "$SLURM_JOB_ID", .to.s = &o.job},
+        {"all-jobs", 0, CLIOPT_FLAG, NULL, "every job, even inside a Slurm job", NULL,
+         .to.b = &o.all_jobs},
+        {"endpoint", 'e', CLIOPT_LIST, "E",
+         "ftiod's PUB endpoint(s): E,E or repeated",
+         "$FTIO_PUB, ftiod.conf's pub or tcp://127.0.0.1:5556",
+         .to.s = &o.endpoints},
+        {"json", 0, CLIOPT_FLAG, NULL, "print each message's JSON object as received", NULL,
+         .to.b = &o.json},
+        {"count", 'c', CLIOPT_INT, "N", "stop after N messages", NULL, .to.i = &o.count,
+         .min = 1, .max = 1e9},
+        {"timeout", 0, CLIOPT_DOUBLE, "S",
+         "nothing at all within S s: say why, exit 1 (0 = wait\nforever)", "10",
+         .to.d = &o.timeout, .min = 0, .max = 1e6},
+        {"duration", 0, CLIOPT_DOUBLE, "S", "stop after S seconds", NULL, .to.d = &o.duration,
+         .min = 0, .max = 1e9, .flags = CLIOPT_MIN_OPEN},
+        {"server-key", 0, CLIOPT_STRING, "K",
+         "ftiod's CURVE public key (40 Z85 characters or a file)", NULL, .to.s = &o.server_key},
+        {"key", 0, CLIOPT_STRING, "FILE", "our CURVE key pair (ftio keygen); must be allowed", NULL,
+         .to.s = &o.key},
+        {"last", 0, CLIOPT_FLAG, NULL,
+         "print the job's latest prediction and exit (also for a\nrecently ended job)", NULL,
+         .to.b = &o.last},
+        {"status-endpoint", 0, CLIOPT_LIST, "E", "with --last: ftiod's status socket(s)",
+         "$FTIO_STATUS, ftiod.conf's status-endpoint or tcp://127.0.0.1:5557", .to.s = &o.status_eps},
+        {"help", 'h', CLIOPT_HELP, NULL, "this help", NULL, .to.p = NULL},
+        {"version", 'V', CLIOPT_VERSION, NULL, "the version", NULL, .to.p = NULL},
+        {0},
+    };
+    struct cliopt_parser p = {
+        .prog = "ftio sub", .version = FTIO_VERSION, .usage = sub_usage_text, .about = sub_about,
+        .epilog = sub_epilog, .opts = t,
+    };
+    int first = cliopt_parse_argv(&p, argc, argv), rc = 0;
+    if (first == -1)
+        rc = 0;
+    else if (first < 0)
+        rc = 2;
+    else if (first < argc)
+        rc = -cliopt_error(&p, "unexpected argument '%s' (see ftio sub --help)", argv[first]);
+    else if (o.key && !o.server_key)
+        rc = -cliopt_error(&p, "--key needs --server-key");
+    else if (o.all_jobs && o.job)
+        rc = -cliopt_error(&p, "--all-jobs and --job exclude each other");
+    if (first < 0 || rc != 0) {
+        cliopt_free(&p);
+        return rc;
+    }
+    if (!o.job && !o.all_jobs && (env = getenv("SLURM_JOB_ID")) && *env)
+        o.job = env;
+    if (o.last)
+        rc = o.job ? last_prediction(&o) : -cliopt_error(&p, "--last needs --job (or SLURM_JOB_ID)");
+    else
+        rc = subscribe(&o);
+    cliopt_free(&p);
     return rc;
 }

@@ -333,7 +333,7 @@ static void analyse_summary(struct analysis *a, struct job *j, int mode)
 }
 
 /* The remaining boundaries of every mode, the summary of the whole job, the
- * end message.  The job is then kept --keep-ended seconds: batches that
+ * end message.  The job is then kept --late-batches seconds: batches that
  * arrive in that time (a spool file replayed) are merged into it and lead to
  * a corrected end message, the next `revision` (PROTOCOL.md §2). */
 static void end_job(struct analysis *a, struct job *j, const char *why)
@@ -373,6 +373,7 @@ static void end_job(struct analysis *a, struct job *j, const char *why)
                   j->id, why, j->revision ? ", corrected by late batches" : "",
                   (unsigned long long)j->data_records,
                   (unsigned long long)j->lost, (unsigned long long)j->lost_batches);
+    ftiod_ended_add(d, j, o);
     ftiod_state_end(d->state, j, j->revision, why);
     snprintf(j->ended_by, sizeof j->ended_by, "%s", why);
     j->closed = true;
@@ -399,7 +400,8 @@ static bool work_once(struct analysis *a, bool stopping)
         struct job *j = d->jobs.job[i];
         if (j->closed) {
             /* Ended.  Late batches: a corrected end once they stop coming (a
-             * replay sends many); else forgotten after --keep-ended. */
+             * replay sends many); else forgotten after --late-batches (--status and `last` still
+             * know its end message: --keep-ended). */
             if (stopping)
                 continue;
             if (j->reopened && now - j->last_activity > REVISION_SETTLE) {
@@ -408,8 +410,8 @@ static bool work_once(struct analysis *a, bool stopping)
                 end_job(a, j, why);
                 return true;
             }
-            if (!j->reopened && now - j->closed_at > d->cfg.keep_ended &&
-                now - j->last_activity > d->cfg.keep_ended) {
+            if (!j->reopened && now - j->closed_at > d->cfg.late_batches &&
+                now - j->last_activity > d->cfg.late_batches) {
                 ftiod_state_forget(d->state, j);
                 job_table_remove(&d->jobs, j);
                 return true;

@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <jansson.h>
 #include "analysis.h"
+#include "cliopt.h"
 #include "job.h"
 
 struct ftiod_config {
@@ -37,13 +38,14 @@ struct ftiod_config {
     const char *pub;            /* PUB, --pub */
     const char *status;         /* REP, --status-endpoint */
     const char *log_path;       /* --log FILE (JSON Lines), NULL = none */
+    const char *state_dir;      /* --state-dir DIR: durable job state, NULL = none */
     double   min_interval;      /* wall s between live analyses of one (job, mode) */
     double   step;              /* data s between analyses (boundaries) */
     double   settle;            /* data s a boundary waits for late records */
     double   window;            /* > 0: fixed window length, s */
     double   job_timeout;       /* s of silence that ends a job */
-    double   keep_ended;        /* s an ended job is kept for late batches (revisions) */
-    const char *state_dir;      /* --state-dir DIR: durable job state (state.c), NULL = none */
+    size_t   keep_ended;        /* --keep-ended: ended jobs kept for --status / last */
+    double   late_batches;      /* s an ended job still takes late batches (revisions) */
     size_t   max_jobs;
     int64_t  max_msg;           /* ZMQ_MAXMSGSIZE, bytes */
     int      rcvhwm;            /* ZMQ_RCVHWM: batches queued per sender */
@@ -62,6 +64,7 @@ struct ftiod_config {
     double   max_memory;        /* --max-memory, bytes */
     struct job_limits   limits;
     struct ftio_options opts;   /* fs, tol, psd, sampling for ftio_analyze */
+    struct cliopt_parser cliopt_strings;   /* owns the configuration file's strings */
 };
 
 /* Counters of things that are not any job's. */
@@ -75,6 +78,17 @@ struct ftiod_stats {
     uint64_t connections;       /* ingest connections open now (zap.c) */
     uint64_t analyses, published;
     uint64_t log_lost;          /* --log lines that could not be written */
+};
+
+/* At most this many ended jobs are kept (--keep-ended). */
+#define FTIOD_MAX_ENDED 100000
+
+/* A job that ended recently: what --status and `ftio sub --last` still say
+ * about it (status.c). */
+struct ftiod_ended {
+    int64_t uid;                /* its owner, -1 under --auth none */
+    json_t *end;                /* a copy of its end message (PROTOCOL.md §2) with
+                                   "ended_at" (Unix s) and "uid" added */
 };
 
 struct ftiod {
@@ -92,6 +106,8 @@ struct ftiod {
     pthread_mutex_t lock;       /* jobs and stats */
     pthread_cond_t  wake;       /* ingest -> analysis: a mark or a final arrived */
     struct job_table jobs;
+    struct ftiod_ended *ended;  /* ring of the last cfg.keep_ended ended jobs */
+    size_t nended, ended_next;  /* how many are in it; where the next one goes */
     struct ftiod_stats stats;
     double started;             /* monotonic s */
 
@@ -195,8 +211,17 @@ double ftiod_memory_reserved(const struct ftiod *d);
 /* Build the status document (caller holds d->lock): every job when uid < 0,
  * else only the jobs uid owns. */
 char *ftiod_status_json(struct ftiod *d, int64_t uid);
-/* `ftiod --status`: ask a running daemon, print, return the exit code. */
+/* Remember an ended job (caller holds d->lock): end is its end message
+ * (copied). */
+void ftiod_ended_add(struct ftiod *d, const struct job *j, json_t *end);
+/* The end message of the latest ended job of that id that uid may see
+ * (uid < 0: any), or NULL (caller holds d->lock; the result is a new
+ * reference). */
+json_t *ftiod_ended_find(struct ftiod *d, const char *id, int64_t uid);
+void ftiod_ended_free(struct ftiod *d);
+/* `ftiod --status`: ask each running daemon of the comma-separated
+ * endpoints, print, return the exit code. */
 struct ftio_query_opts;
-int  ftiod_status_client(const struct ftio_query_opts *q, bool json);
+int  ftiod_status_client(const struct ftio_query_opts *q, const char *endpoints, bool json);
 
 #endif

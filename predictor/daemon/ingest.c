@@ -429,6 +429,8 @@ static char *last_request(struct ftiod *d, const struct asker *a, const char *re
         return strdup("{\"error\":\"last: no job id\"}");
     pthread_mutex_lock(&d->lock);
     struct job *j = job_table_find(&d->jobs, job);
+    if (j && j->closed)
+        j = NULL;     /* ended: its end message answers (status "ended", --keep-ended) */
     json_t *o = NULL, *lasts = NULL;
     bool allowed = j && may_see(a, j);
     size_t steps = 0, others = 0;

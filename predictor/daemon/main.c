@@ -1,5 +1,10 @@
 /* main.c -- ftiod: options, sockets, signals and the life of the daemon.
  *
+ * The options are one table (common/cliopt.h) for the command line and the
+ * configuration file (--config, default /etc/ftio/ftiod.conf; the command
+ * line wins); the analysis options and their bounds are ftio's
+ * (analysis_options.h).
+ *
  * Start-up binds every socket first (a busy port is a clear error before
  * anything runs), then starts the analysis thread (analyze.c) and runs the
  * ingest loop (ingest.c) in this thread until SIGINT/SIGTERM.  Shutdown:
@@ -10,7 +15,6 @@
  * reopens it between two lines.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <grp.h>
 #include <math.h>
 #include <stdio.h>
@@ -20,7 +24,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zmq.h>
+#include "analysis_options.h"
 #include "auth.h"
+#include "cliopt.h"
 #include "curve.h"
 #include "daemon.h"
 
@@ -49,273 +55,227 @@ static void block_signals(sigset_t *old)
     pthread_sigmask(SIG_BLOCK, &block, old);
 }
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-"usage: ftiod [options]\n"
-"       ftiod --status [--status-endpoint E] [--server-key K --key FILE] [--json]\n"
-"Receives I/O records from libftio.so (ZeroMQ ROUTER), predicts each job's I/O\n"
-"phases online and publishes the predictions (ZeroMQ PUB, JSON).\n"
-"\n"
-"  --listen E           ingest endpoint for the shims (tcp://127.0.0.1:5555)\n"
-"  --pub E              PUB endpoint for predictions (tcp://127.0.0.1:5556)\n"
-"  --status-endpoint E  REP endpoint for --status (tcp://127.0.0.1:5557)\n"
-"  --log FILE           append everything published as JSON Lines\n"
-"  -f, --freq HZ        sampling frequency of the signal (10)\n"
-"  -t, --tol X          candidate tolerance (0.8)\n"
-"  --no-psd             amplitude instead of power spectrum\n"
-"  --compat             the published FTIO detector and adaptive window, digit\n"
-"                       for digit (default: the robust detector)\n"
-"  --sampling M         hold or average (average): average is the default online\n"
-"                       because it conserves volume and does not depend on\n"
-"                       where the bin grid falls, which hold does for aliasing-\n"
-"                       prone signals when the window start is not t_0\n"
-"  --step S             data seconds between analyses of a job and mode (1),\n"
-"                       the boundaries of `ftio --window --step`\n"
-"  --settle S           seconds a boundary waits for late records (1.5; the\n"
-"                       shim flushes every second)\n"
-"  --min-interval S     live: at least S wall seconds between analyses of one\n"
-"                       job and mode (0)\n"
-"  --window S           fixed analysis window of S s (default: adaptive)\n"
-"  --horizon S          seconds of signal kept per job and mode (3600)\n"
-"  --job-timeout S      end a job after S s of silence (300)\n"
-"  --keep-ended S       keep an ended job S s for late batches (a replayed spool\n"
-"                       file): they give a corrected end message (600)\n"
-"  --state-dir DIR      keep every job's state in DIR: a restarted ftiod goes on\n"
-"                       with the same jobs (PROTOCOL.md §4)\n"
-"  --max-jobs N         jobs tracked at once (256)\n"
-"  --max-procs N        processes per job (65536)\n"
-"  --max-msg BYTES      largest message accepted (268435456)\n"
-"  --summary-records N  records kept per job and mode to lay the end summary's\n"
-"                       grid on the earliest record (131072, 0 = never)\n"
-"  --rcvhwm N           batches queued per sender before it must wait (10000)\n"
-"\n"
-"Security (docs/SECURITY.md):\n"
-"  --auth MODE          munge (default): every batch must carry a MUNGE credential;\n"
-"                       a job belongs to the uid of its first batch.  none: no\n"
-"                       authentication, only on ipc:// or loopback --listen\n"
-"  --munge-socket PATH  munged's socket (libmunge's default)\n"
-"  --curve-secret FILE  CURVE secret key (ftio keygen): PUB and status encrypted\n"
-"  --curve-clients DIR  public keys allowed to subscribe and to see every job\n"
-"  --socket-mode MODE   octal permissions of ipc:// endpoints (e.g. 0660)\n"
-"  --socket-group G     group of ipc:// endpoints\n"
-"  --max-connections N  open ingest connections (min(10000, fd limit - 256))\n"
-"  --user-jobs N        jobs one uid may own at once (32, 0 = no bound)\n"
-"  --user-procs N       processes of one uid, all jobs (65536, 0 = no bound)\n"
-"  --user-rate N        records per second of one uid (0 = no bound)\n"
-"  --max-memory MB      memory the jobs may reserve (4096)\n"
-"\n"
-"  --status             ask a running ftiod for its jobs and exit\n"
-"  --server-key K       with --status: the daemon's CURVE public key (or file)\n"
-"  --key FILE           with --status: our CURVE key pair (ftio keygen)\n"
-"  --json               with --status: print the raw JSON\n"
-"  -v, --verbose        log jobs and every analysis on stderr\n"
-"  -V, --version        print the version\n"
-"  -h, --help           this help\n");
-}
+static const char usage_text[] =
+    "usage: ftiod [--config FILE|none] [options]\n"
+    "       ftiod --status [--status-endpoint E[,E...]] [--server-key K --key FILE] [--json]\n";
 
-static int parse_double(const char *opt, const char *s, double min, double *out)
+static const char about_text[] =
+    "Receives I/O records from libftio.so (ZeroMQ ROUTER), predicts each job's I/O\n"
+    "phases online and publishes the predictions (ZeroMQ PUB, JSON).\n"
+    "Every long option can also be a line `option = value` of the configuration\n"
+    "file (a bare `option` for a flag); the command line wins.\n";
+
+static const char epilog_text[] =
+    "Environment: FTIO_DAEMON_CONFIG, the default --config; FTIO_STATUS, the\n"
+    "default --status-endpoint of --status.\n"
+    "Exit status: 0, 1 when the daemon cannot start (or --status fails), 2 on a\n"
+    "usage or configuration error.\n";
+
+/* --socket-mode: octal permissions */
+static int set_socket_mode(const struct cliopt *o, const char *val, char *err, size_t errlen)
 {
     char *end;
     errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !isfinite(v) || v < min) {
-        fprintf(stderr, "ftiod: %s: invalid value '%s' (a number >= %g)\n", opt, s, min);
+    long m = strtol(val, &end, 8);
+    if (errno || end == val || *end || m < 0 || m > 0777) {
+        snprintf(err, errlen, "must be octal permissions in [0, 0777] (e.g. 0660), not '%s'", val);
         return -1;
     }
-    *out = v;
+    *(long *)o->ctx = m;
     return 0;
 }
 
-enum {
-    OPT_LISTEN = 256, OPT_PUB, OPT_STATUS_EP, OPT_LOG, OPT_NOPSD, OPT_MIN_INTERVAL,
-    OPT_WINDOW, OPT_HORIZON, OPT_JOB_TIMEOUT, OPT_MAX_JOBS, OPT_MAX_PROCS,
-    OPT_MAX_MSG, OPT_RCVHWM, OPT_STATUS, OPT_JSON, OPT_SAMPLING,
-    OPT_SUMMARY_RECORDS, OPT_COMPAT, OPT_STEP, OPT_SETTLE,
-    OPT_AUTH, OPT_MUNGE_SOCKET, OPT_CURVE_SECRET, OPT_CURVE_CLIENTS, OPT_SOCKET_MODE,
-    OPT_SOCKET_GROUP, OPT_MAX_CONNECTIONS, OPT_USER_JOBS, OPT_USER_PROCS, OPT_USER_RATE,
-    OPT_MAX_MEMORY, OPT_SERVER_KEY, OPT_KEY, OPT_KEEP_ENDED, OPT_STATE_DIR,
+static const char *const auth_names[] = {"munge", "none", NULL};
+static const int auth_values[] = {FTIO_AUTH_MUNGE, FTIO_AUTH_NONE};
+
+/* What the command line asks besides the daemon's configuration. */
+struct ftiod_cmdline {
+    bool status, json, print_config;
+    const char *server_key, *key, *config;
 };
 
-/* Client side of --status. */
-struct status_opts { const char *server_key, *key; };
-
-/* Returns 0 to run, 1 to exit 0 (help/version), -1 on error. */
-static int parse_args(int argc, char **argv, struct ftiod_config *c, bool *status, bool *json,
-                      struct status_opts *so)
+/* The option table of ftiod (command line and configuration file alike).
+ * Returns 0 to run, 1 to exit 0 (help, version, --print-config), -1 on a
+ * usage or configuration error (exit 2). */
+static int parse_args(int argc, char **argv, struct ftiod_config *c, struct ftiod_cmdline *cl)
 {
-    static const struct option longopts[] = {
-        {"listen", 1, 0, OPT_LISTEN},           {"pub", 1, 0, OPT_PUB},
-        {"status-endpoint", 1, 0, OPT_STATUS_EP}, {"log", 1, 0, OPT_LOG},
-        {"freq", 1, 0, 'f'},                    {"tol", 1, 0, 't'},
-        {"no-psd", 0, 0, OPT_NOPSD},            {"compat", 0, 0, OPT_COMPAT},
-        {"step", 1, 0, OPT_STEP},               {"settle", 1, 0, OPT_SETTLE},            {"min-interval", 1, 0, OPT_MIN_INTERVAL},
-        {"sampling", 1, 0, OPT_SAMPLING},      {"summary-records", 1, 0, OPT_SUMMARY_RECORDS},
-        {"window", 1, 0, OPT_WINDOW},           {"horizon", 1, 0, OPT_HORIZON},
-        {"job-timeout", 1, 0, OPT_JOB_TIMEOUT}, {"max-jobs", 1, 0, OPT_MAX_JOBS},
-        {"keep-ended", 1, 0, OPT_KEEP_ENDED},   {"state-dir", 1, 0, OPT_STATE_DIR},
-        {"max-procs", 1, 0, OPT_MAX_PROCS},     {"max-msg", 1, 0, OPT_MAX_MSG},
-        {"rcvhwm", 1, 0, OPT_RCVHWM},           {"status", 0, 0, OPT_STATUS},           {"json", 0, 0, OPT_JSON},
-        {"verbose", 0, 0, 'v'},                 {"version", 0, 0, 'V'},
-        {"auth", 1, 0, OPT_AUTH},               {"munge-socket", 1, 0, OPT_MUNGE_SOCKET},
-        {"curve-secret", 1, 0, OPT_CURVE_SECRET}, {"curve-clients", 1, 0, OPT_CURVE_CLIENTS},
-        {"socket-mode", 1, 0, OPT_SOCKET_MODE}, {"socket-group", 1, 0, OPT_SOCKET_GROUP},
-        {"max-connections", 1, 0, OPT_MAX_CONNECTIONS}, {"user-jobs", 1, 0, OPT_USER_JOBS},
-        {"user-procs", 1, 0, OPT_USER_PROCS},   {"user-rate", 1, 0, OPT_USER_RATE},
-        {"max-memory", 1, 0, OPT_MAX_MEMORY},   {"server-key", 1, 0, OPT_SERVER_KEY},
-        {"key", 1, 0, OPT_KEY},
-        {"help", 0, 0, 'h'},                    {0, 0, 0, 0},
+    struct ftio_analysis_args a;
+    ftio_analysis_args_default(&a);
+    a.opts = c->opts;
+    a.step = c->step;
+    a.window = c->window;
+    a.max_memory_mb = c->max_memory / 1048576;
+    struct cliopt t[96];
+    size_t n = 0;
+#define OPT(...) (t[n++] = (struct cliopt){__VA_ARGS__})
+    OPT(.type = CLIOPT_SECTION, .help = "Endpoints and files:");
+    OPT("listen", 0, CLIOPT_STRING, "E", "ingest endpoint for the shims", "tcp://127.0.0.1:5555",
+        .to.s = &c->listen);
+    OPT("pub", 0, CLIOPT_STRING, "E", "PUB endpoint for predictions", "tcp://127.0.0.1:5556",
+        .to.s = &c->pub);
+    OPT("status-endpoint", 0, CLIOPT_LIST, "E",
+        "REP endpoint for --status, ftio end and ftio sub --last;\n"
+        "with --status: several (E,E or repeated) are all asked", "tcp://127.0.0.1:5557",
+        .to.s = &c->status);
+    OPT("log", 0, CLIOPT_STRING, "FILE", "append everything published as JSON Lines", NULL,
+        .to.s = &c->log_path);
+    OPT("state-dir", 0, CLIOPT_STRING, "DIR",
+        "keep every job's state in DIR: a restarted ftiod goes on\n"
+        "with the same jobs (PROTOCOL.md §5)", NULL,
+        .to.s = &c->state_dir);
+    OPT("config", 0, CLIOPT_STRING, "FILE",
+        "configuration file ($FTIO_DAEMON_CONFIG, else\n"
+        FTIOD_CONFIG_DEFAULT " when it exists; 'none': no file)", NULL, .to.s = &cl->config, .flags = CLIOPT_NOCONF);
+    OPT(.type = CLIOPT_SECTION, .help = "Analysis (the same options and bounds as ftio's):");
+    n += ftio_analysis_cliopts(&a, FTIO_AOPT_FREQ | FTIO_AOPT_TOL | FTIO_AOPT_NO_PSD |
+                                       FTIO_AOPT_COMPAT | FTIO_AOPT_SAMPLING | FTIO_AOPT_STEP |
+                                       FTIO_AOPT_WINDOW | FTIO_AOPT_MAX_MEMORY |
+                                       FTIO_AOPT_DETECTOR, t + n);
+    OPT("settle", 0, CLIOPT_DOUBLE, "S",
+        "seconds a boundary waits for late records (the shim\nflushes every second)", "1.5",
+        .to.d = &c->settle, .min = 0, .flags = CLIOPT_NOMAX);
+    OPT("min-interval", 0, CLIOPT_DOUBLE, "S",
+        "live: at least S wall seconds between analyses of one\njob and mode", "0",
+        .to.d = &c->min_interval, .min = 0, .flags = CLIOPT_NOMAX);
+    OPT("horizon", 0, CLIOPT_DOUBLE, "S", "seconds of signal kept per job and mode", "3600",
+        .to.d = &c->limits.horizon, .min = 1, .flags = CLIOPT_NOMAX);
+    OPT("summary-records", 0, CLIOPT_SIZE, "N",
+        "records kept per job and mode to lay the end summary's\n"
+        "grid on the earliest record (0 = never)", "131072",
+        .to.z = &c->limits.summary_records, .min = 0, .max = 1e9);
+    OPT(.type = CLIOPT_SECTION, .help = "Jobs and limits:");
+    OPT("job-timeout", 0, CLIOPT_DOUBLE, "S", "end a job after S s of silence", "300",
+        .to.d = &c->job_timeout, .min = 0.001, .flags = CLIOPT_NOMAX);
+    OPT("keep-ended", 0, CLIOPT_SIZE, "N",
+        "ended jobs kept for --status and ftio sub --last", "64",
+        .to.z = &c->keep_ended, .min = 0, .max = FTIOD_MAX_ENDED);
+    OPT("late-batches", 0, CLIOPT_DOUBLE, "S",
+        "an ended job takes late batches S s more (a spool file\n"
+        "replayed after the end): they give a corrected .end", "600",
+        .to.d = &c->late_batches, .min = 0, .flags = CLIOPT_NOMAX);
+    OPT("max-jobs", 0, CLIOPT_SIZE, "N", "jobs tracked at once", "256",
+        .to.z = &c->max_jobs, .min = 1, .max = 1e7);
+    OPT("max-procs", 0, CLIOPT_SIZE, "N", "processes per job", "65536",
+        .to.z = &c->limits.max_procs, .min = 1, .max = 1e9);
+    OPT("max-msg", 0, CLIOPT_I64, "BYTES", "largest message accepted", "268435456",
+        .to.ll = &c->max_msg, .min = 64, .max = 1e15);
+    OPT("rcvhwm", 0, CLIOPT_INT, "N", "batches queued per sender before it must wait", "10000",
+        .to.i = &c->rcvhwm, .min = 0, .max = 1e9);
+    OPT(.type = CLIOPT_SECTION, .help = "Security (docs/SECURITY.md):");
+    OPT("auth", 0, CLIOPT_CHOICE, "MODE",
+        "munge: every batch must carry a MUNGE credential; a job\n"
+        "belongs to the uid of its first batch.  none: no\n"
+        "authentication, only on ipc:// or loopback --listen", "munge",
+        .to.i = &c->auth, .choices = auth_names, .values = auth_values);
+    OPT("munge-socket", 0, CLIOPT_STRING, "PATH", "munged's socket (default: libmunge's)", NULL,
+        .to.s = &c->munge_socket);
+    OPT("curve-secret", 0, CLIOPT_STRING, "FILE",
+        "CURVE secret key (ftio keygen): PUB and status encrypted", NULL,
+        .to.s = &c->curve_secret);
+    OPT("curve-clients", 0, CLIOPT_STRING, "DIR",
+        "public keys allowed to subscribe and to see every job", NULL, .to.s = &c->curve_clients);
+    OPT("socket-mode", 0, CLIOPT_CUSTOM, "MODE", "octal permissions of ipc:// endpoints (e.g. 0660)",
+        NULL, .set = set_socket_mode, .ctx = &c->socket_mode);
+    OPT("socket-group", 0, CLIOPT_STRING, "G", "group of ipc:// endpoints", NULL,
+        .to.s = &c->socket_group);
+    OPT("max-connections", 0, CLIOPT_SIZE, "N",
+        "open ingest connections (default min(10000, fd limit - 256))", NULL,
+        .to.z = &c->max_connections, .min = 1, .max = 1e7);
+    OPT("user-jobs", 0, CLIOPT_SIZE, "N", "jobs one uid may own at once (0 = no bound)", "32",
+        .to.z = &c->user_jobs, .min = 0, .max = 1e9);
+    OPT("user-procs", 0, CLIOPT_SIZE, "N", "processes of one uid, all jobs (0 = no bound)", "65536",
+        .to.z = &c->user_procs, .min = 0, .max = 1e12);
+    OPT("user-rate", 0, CLIOPT_DOUBLE, "N", "records per second of one uid (0 = no bound)", "0",
+        .to.d = &c->user_rate, .min = 0, .flags = CLIOPT_NOMAX);
+    OPT(.type = CLIOPT_SECTION, .help = "Asking a running ftiod, and the rest:");
+    OPT("status", 0, CLIOPT_FLAG, NULL, "ask the running ftiod(s) for their jobs and exit", NULL,
+        .to.b = &cl->status, .flags = CLIOPT_NOCONF);
+    OPT("server-key", 0, CLIOPT_STRING, "K",
+        "with --status: the daemon's CURVE public key (or file)", NULL,
+        .to.s = &cl->server_key, .flags = CLIOPT_NOCONF);
+    OPT("key", 0, CLIOPT_STRING, "FILE", "with --status: our CURVE key pair (ftio keygen)", NULL,
+        .to.s = &cl->key, .flags = CLIOPT_NOCONF);
+    OPT("json", 0, CLIOPT_FLAG, NULL, "with --status: print the raw JSON", NULL,
+        .to.b = &cl->json, .flags = CLIOPT_NOCONF);
+    OPT("verbose", 'v', CLIOPT_COUNT, NULL, "log jobs and every analysis on stderr", NULL,
+        .to.i = &c->verbose);
+    OPT("print-config", 0, CLIOPT_FLAG, NULL,
+        "print every option as a configuration file (defaults) and exit", NULL,
+        .to.b = &cl->print_config, .flags = CLIOPT_NOCONF);
+    OPT("help", 'h', CLIOPT_HELP, NULL, "this help", NULL, .to.p = NULL);
+    OPT("version", 'V', CLIOPT_VERSION, NULL, "print the version", NULL, .to.p = NULL);
+#undef OPT
+    t[n] = (struct cliopt){0};
+    struct cliopt_parser p = {
+        .prog = "ftiod", .version = FTIO_VERSION, .usage = usage_text, .about = about_text,
+        .epilog = epilog_text, .opts = t,
     };
-    int ch;
-    double v;
-    while ((ch = getopt_long(argc, argv, "f:t:vVh", longopts, NULL)) != -1) {
-        switch (ch) {
-        case OPT_LISTEN: c->listen = optarg; break;
-        case OPT_PUB: c->pub = optarg; break;
-        case OPT_STATUS_EP: c->status = optarg; break;
-        case OPT_LOG: c->log_path = optarg; break;
-        case 'f':
-            if (parse_double("--freq", optarg, 1e-3, &v) < 0)
-                return -1;
-            if (v > 1e4) {
-                fprintf(stderr, "ftiod: --freq: at most 10000 Hz\n");
-                return -1;
-            }
-            c->opts.fs = c->limits.fs = v;
-            break;
-        case 't':
-            if (parse_double("--tol", optarg, 0, &v) < 0)
-                return -1;
-            c->opts.tol = v;
-            break;
-        case OPT_NOPSD: c->opts.psd = false; break;
-        case OPT_COMPAT: c->opts.detector = FTIO_DETECTOR_COMPAT; break;
-        case OPT_SAMPLING:
-            if (strcmp(optarg, "hold") == 0) {
-                c->opts.sampling = FTIO_SAMPLING_HOLD;
-            } else if (strcmp(optarg, "average") == 0) {
-                c->opts.sampling = FTIO_SAMPLING_AVERAGE;
-            } else {
-                fprintf(stderr, "ftiod: --sampling: invalid value '%s' (hold or average)\n",
-                        optarg);
-                usage(stderr);
-                return -1;
-            }
-            break;
-        case OPT_MIN_INTERVAL:
-            if (parse_double("--min-interval", optarg, 0, &c->min_interval) < 0)
-                return -1;
-            break;
-        case OPT_WINDOW:
-            if (parse_double("--window", optarg, 0, &c->window) < 0)
-                return -1;
-            break;
-        case OPT_STEP:
-            if (parse_double("--step", optarg, 0.001, &c->step) < 0)
-                return -1;
-            break;
-        case OPT_SETTLE:
-            if (parse_double("--settle", optarg, 0, &c->settle) < 0)
-                return -1;
-            break;
-        case OPT_HORIZON:
-            if (parse_double("--horizon", optarg, 1, &c->limits.horizon) < 0)
-                return -1;
-            break;
-        case OPT_JOB_TIMEOUT:
-            if (parse_double("--job-timeout", optarg, 0.001, &c->job_timeout) < 0)
-                return -1;
-            break;
-        case OPT_KEEP_ENDED:
-            if (parse_double("--keep-ended", optarg, 0, &c->keep_ended) < 0)
-                return -1;
-            break;
-        case OPT_STATE_DIR: c->state_dir = optarg; break;
-        case OPT_MAX_JOBS:
-            if (parse_double("--max-jobs", optarg, 1, &v) < 0)
-                return -1;
-            c->max_jobs = (size_t)v;
-            break;
-        case OPT_MAX_PROCS:
-            if (parse_double("--max-procs", optarg, 1, &v) < 0)
-                return -1;
-            c->limits.max_procs = (size_t)v;
-            break;
-        case OPT_MAX_MSG:
-            if (parse_double("--max-msg", optarg, 64, &v) < 0)
-                return -1;
-            c->max_msg = (int64_t)v;
-            break;
-        case OPT_SUMMARY_RECORDS:
-            if (parse_double("--summary-records", optarg, 0, &v) < 0)
-                return -1;
-            c->limits.summary_records = (size_t)fmin(v, 1e9);
-            break;
-        case OPT_RCVHWM:
-            if (parse_double("--rcvhwm", optarg, 0, &v) < 0)
-                return -1;
-            c->rcvhwm = (int)fmin(v, 1e9);
-            break;
-        case OPT_AUTH:
-            if ((c->auth = ftio_auth_mode_parse(optarg)) < 0) {
-                fprintf(stderr, "ftiod: --auth: invalid value '%s' (munge or none)\n", optarg);
-                return -1;
-            }
-            break;
-        case OPT_MUNGE_SOCKET: c->munge_socket = optarg; break;
-        case OPT_CURVE_SECRET: c->curve_secret = optarg; break;
-        case OPT_CURVE_CLIENTS: c->curve_clients = optarg; break;
-        case OPT_SOCKET_MODE: {
-            char *end;
-            errno = 0;
-            long m = strtol(optarg, &end, 8);
-            if (errno || end == optarg || *end || m < 0 || m > 0777) {
-                fprintf(stderr, "ftiod: --socket-mode: invalid value '%s' (octal, e.g. 0660)\n",
-                        optarg);
-                return -1;
-            }
-            c->socket_mode = m;
-            break;
-        }
-        case OPT_SOCKET_GROUP: c->socket_group = optarg; break;
-        case OPT_MAX_CONNECTIONS:
-            if (parse_double("--max-connections", optarg, 1, &v) < 0)
-                return -1;
-            c->max_connections = (size_t)fmin(v, 1e7);
-            break;
-        case OPT_USER_JOBS:
-            if (parse_double("--user-jobs", optarg, 0, &v) < 0)
-                return -1;
-            c->user_jobs = (size_t)fmin(v, 1e9);
-            break;
-        case OPT_USER_PROCS:
-            if (parse_double("--user-procs", optarg, 0, &v) < 0)
-                return -1;
-            c->user_procs = (size_t)fmin(v, 1e12);
-            break;
-        case OPT_USER_RATE:
-            if (parse_double("--user-rate", optarg, 0, &c->user_rate) < 0)
-                return -1;
-            break;
-        case OPT_MAX_MEMORY:
-            if (parse_double("--max-memory", optarg, 1, &v) < 0)
-                return -1;
-            c->max_memory = fmin(v, 1e9) * 1048576;
-            break;
-        case OPT_SERVER_KEY: so->server_key = optarg; break;
-        case OPT_KEY: so->key = optarg; break;
-        case OPT_STATUS: *status = true; break;
-        case OPT_JSON: *json = true; break;
-        case 'v': c->verbose++; break;
-        case 'V': printf("ftiod %s\n", FTIO_VERSION); return 1;
-        case 'h': usage(stdout); return 1;
-        default:
-            fprintf(stderr, "ftiod: try 'ftiod --help'\n");
-            return -1;
-        }
+    struct cliopt *o = cliopt_find(&p, "window");
+    o->help = "fixed analysis window of S s, or 'adaptive' (0)";
+    o->def = "adaptive";
+    o = cliopt_find(&p, "max-memory");
+    o->help = "memory the jobs may reserve, MB";
+    o = cliopt_find(&p, "sampling");
+    o->help = "hold or average: average online because it conserves\n"
+              "volume and does not depend on where the bin grid falls";
+    o = cliopt_find(&p, "step");
+    o->help = "data seconds between analyses of a job and mode, the\n"
+              "boundaries of `ftio --window --step`";
+    o = cliopt_find(&p, "compat");
+    o->help = "the published FTIO detector and adaptive window, digit\n"
+              "for digit (default: the robust detector)";
+
+    int rc = 0, first = cliopt_parse_argv(&p, argc, argv);
+    if (first == -1) {
+        rc = 1;
+    } else if (first < 0) {
+        rc = -1;
+    } else if (first < argc) {
+        cliopt_error(&p, "unexpected argument '%s' (see ftiod --help)", argv[first]);
+        rc = -1;
+    } else if (cl->print_config) {
+        printf("# ftiod.conf -- ftiod's configuration file (ftiod --config, default\n"
+               "# " FTIOD_CONFIG_DEFAULT "): one `option = value` per line, a bare `option` for\n"
+               "# a flag, # comments.  Every long option of ftiod(1) is accepted, with the\n"
+               "# same checks; the command line wins.  Below: every option, commented out,\n"
+               "# with its default.\n");
+        cliopt_config_template(&p, stdout);
+        rc = 1;
+    } else {
+        /* --config, else FTIO_DAEMON_CONFIG (the file the clients read too),
+         * else the default, which alone may be missing. */
+        const char *file = cl->config, *var = getenv("FTIO_DAEMON_CONFIG");
+        if (!file && var && *var)
+            file = var;
+        bool named = file != NULL;
+        if (!file)
+            file = FTIOD_CONFIG_DEFAULT;
+        if (strcmp(file, "none") != 0 && cliopt_parse_file(&p, file, !named) < 0)
+            rc = -1;
     }
-    if (optind < argc) {
-        fprintf(stderr, "ftiod: unexpected argument '%s' (try 'ftiod --help')\n", argv[optind]);
+    /* --status asks where FTIO_STATUS says unless told otherwise. */
+    const char *env = getenv("FTIO_STATUS");
+    if (rc == 0 && cl->status && env && *env && !cliopt_find(&p, "status-endpoint")->seen)
+        c->status = env;
+    char err[256];
+    if (rc == 0 && ftio_analysis_args_finish(&a, false, err, sizeof err) != 0) {
+        cliopt_error(&p, "%s", err);
+        rc = -1;
+    }
+    /* Strings from the configuration file live as long as the daemon. */
+    c->cliopt_strings = p;
+    c->cliopt_strings.opts = NULL;
+    if (rc != 0)
+        return rc;
+    c->opts = a.opts;
+    c->limits.fs = a.opts.fs;
+    c->step = a.step;
+    c->window = a.window;
+    c->max_memory = a.max_memory_mb * 1048576;
+    if (cl->status)
+        return 0;
+    if (strchr(c->status, ',')) {
+        fprintf(stderr, "ftiod: --status-endpoint: one endpoint to bind, not a list\n");
         return -1;
     }
     if (c->window > 0 && c->window > c->limits.horizon) {
@@ -340,7 +300,8 @@ static void config_default(struct ftiod_config *c)
     c->step = 1.0;
     c->settle = 1.5;
     c->job_timeout = 300.0;
-    c->keep_ended = 600.0;
+    c->keep_ended = 64;
+    c->late_batches = 600.0;
     c->max_jobs = 256;
     c->max_msg = 256ll << 20;
     c->rcvhwm = 10000;
@@ -348,7 +309,7 @@ static void config_default(struct ftiod_config *c)
     c->socket_mode = -1;
     c->user_jobs = 32;
     c->user_procs = 65536;
-    c->max_memory = 4096.0 * 1048576;
+    c->max_memory = FTIO_MAX_MEMORY_DEF * 1048576;
     job_limits_default(&c->limits);
     ftio_options_default(&c->opts);
     /* Online the window start is not the trace's t_0 when the bins are laid
@@ -527,30 +488,30 @@ int main(int argc, char **argv)
         fprintf(stderr, "ftiod: out of memory\n");
         return 1;
     }
-    bool status = false, json = false;
-    struct status_opts so = {0};
+    struct ftiod_cmdline cl = {0};
     config_default(&d->cfg);
-    int rc = parse_args(argc, argv, &d->cfg, &status, &json, &so);
-    if (rc == 0 && !status && check_step(&d->cfg) != 0)
+    int rc = parse_args(argc, argv, &d->cfg, &cl);
+    if (rc == 0 && !cl.status && check_step(&d->cfg) != 0)
         rc = -1;
+    if (rc == 0 && !cl.status && (cl.server_key || cl.key)) {
+        fprintf(stderr, "ftiod: --server-key and --key go with --status\n");
+        rc = -1;
+    }
     if (rc != 0) {
+        cliopt_free(&d->cfg.cliopt_strings);
         free(d);
         return rc > 0 ? 0 : 2;
     }
-    if (status) {
+    if (cl.status) {
         struct ftio_query_opts q = {
-            .endpoint = d->cfg.status, .server_key = so.server_key, .key_file = so.key,
+            .server_key = cl.server_key, .key_file = cl.key,
             .timeout = 3.0, .munge = getenv("FTIO_AUTH") == NULL ||
                                      ftio_auth_mode_parse(getenv("FTIO_AUTH")) != FTIO_AUTH_NONE,
         };
-        rc = ftiod_status_client(&q, json);
+        rc = ftiod_status_client(&q, d->cfg.status, cl.json);
+        cliopt_free(&d->cfg.cliopt_strings);
         free(d);
         return rc;
-    }
-    if (so.server_key || so.key) {
-        fprintf(stderr, "ftiod: --server-key and --key go with --status\n");
-        free(d);
-        return 2;
     }
 
     pthread_mutex_init(&d->lock, NULL);
@@ -640,9 +601,11 @@ out:
         ftiod_state_release(d->jobs.job[i]);
     ftiod_state_close(d->state);
     job_table_free(&d->jobs);
+    ftiod_ended_free(d);
     pthread_cond_destroy(&d->wake);
     pthread_mutex_destroy(&d->lock);
     the_daemon = NULL;
+    cliopt_free(&d->cfg.cliopt_strings);
     free(d);
     return rc;
 }

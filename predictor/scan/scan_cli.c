@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "analysis_options.h"
+#include "cliopt.h"
 #include "scan/scan.h"
 
 static const char usage_line[] =
@@ -29,136 +31,79 @@ static const char help_text[] =
     "Analyse every job of an archive of traces (each file one job; directories are\n"
     "walked recursively, files of no trace format in them skipped) and write one row\n"
     "per job; print a summary (periodic jobs, temporal classes) at the end.\n"
-    "Under `mpirun -np N` the ranks split the files and rank 0 writes everything.\n"
-    "\n"
-    "      --csv FILE         rows as CSV ('-': stdout, the summary then goes to stderr)\n"
-    "      --jsonl FILE       rows as JSON Lines ('-': stdout)\n"
-    "      --threads N        analysis threads (default: online cores; under MPI,\n"
-    "                         online cores / ranks on the node)\n"
-    "      --quiet            no progress lines on stderr\n"
-    "      --progress         progress lines even when stderr is no terminal\n"
-    "  -m, --mode MODE        read, write or both (default both)\n"
-    "  -f, --freq HZ          sampling frequency (default 10)\n"
-    "      --max-samples N    lower the frequency of jobs longer than N/fs (default 8192)\n"
-    "      --compat           the published FTIO's detector and sampling\n"
-    "      --lenient          analyse what could be read from damaged files (row warning)\n"
-    "      --dxt LAYER        Darshan DXT layer: posix or mpiio (default: mpiio if present)\n"
-    "  -h, --help             this help\n";
+    "Under `mpirun -np N` the ranks split the files and rank 0 writes everything.\n";
 
-static int usage(const char *why, const char *arg)
-{
-    if (why)
-        fprintf(stderr, "ftio scan: %s%s%s\n", why, arg ? ": " : "", arg ? arg : "");
-    fputs(usage_line, stderr);
-    return 2;
-}
+static const char *const scan_mode_names[] = {"read", "write", "both", "all", NULL};
+static const int scan_mode_values[] = {0, 1, 2, 2};
+static const char *const scan_dxt_names[] = {"posix", "mpiio", NULL};
+static const int scan_dxt_values[] = {FTIO_DXT_POSIX, FTIO_DXT_MPIIO};
 
-/* "-x V", "--long V", "--long=V": 1 matched (*v set), 0 not, -1 value missing */
-static int opt(int argc, char **argv, int *i, const char *s, const char *l, const char **v)
-{
-    const char *a = argv[*i];
-    size_t ln = strlen(l);
-    if (strncmp(a, l, ln) == 0 && a[ln] == '=') {
-        *v = a + ln + 1;
-        return 1;
-    }
-    if (!((s && strcmp(a, s) == 0) || strcmp(a, l) == 0))
-        return 0;
-    if (*i + 1 >= argc)
-        return -1;
-    *v = argv[++*i];
-    return 1;
-}
-
+/* The option table of `ftio scan` (and ftio-scan-mpi): its own options and
+ * the shared analysis ones it takes (-f, --compat: analysis_options.h). */
 int scan_parse_args(int argc, char **argv, struct scan_opts *o, int *first_path)
 {
     memset(o, 0, sizeof *o);
-    ftio_options_default(&o->analysis);
+    struct ftio_analysis_args a;
+    ftio_analysis_args_default(&a);
     ftio_read_options_default(&o->read);
-    o->do_read = o->do_write = true;
     o->max_samples = 8192;
-    o->progress = isatty(2);
-    bool quiet = false, force = false, compat = false;
-    int i = 1;
-    for (; i < argc; i++) {
-        const char *a = argv[i], *v = NULL;
-        char *end;
-        int r;
-        if (strcmp(a, "--") == 0) {
-            i++;
-            break;
-        }
-        if (a[0] != '-' || a[1] == 0)
-            break;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(usage_line, stdout);
-            fputs(help_text, stdout);
-            return -1;
-        } else if ((r = opt(argc, argv, &i, NULL, "--csv", &v)) != 0) {
-            if (r < 0)
-                return usage("--csv needs a file name", NULL);
-            o->csv = v;
-        } else if ((r = opt(argc, argv, &i, NULL, "--jsonl", &v)) != 0) {
-            if (r < 0)
-                return usage("--jsonl needs a file name", NULL);
-            o->jsonl = v;
-        } else if ((r = opt(argc, argv, &i, NULL, "--threads", &v)) != 0) {
-            long n = r < 0 ? 0 : strtol(v, &end, 10);
-            if (r < 0 || *end || n < 1 || n > 4096)
-                return usage("--threads needs a count from 1 to 4096", v);
-            o->threads = (int)n;
-        } else if ((r = opt(argc, argv, &i, "-m", "--mode", &v)) != 0) {
-            if (r < 0)
-                return usage("-m needs read, write or both", NULL);
-            if (strcmp(v, "read") == 0)
-                o->do_write = false;
-            else if (strcmp(v, "write") == 0)
-                o->do_read = false;
-            else if (strcmp(v, "both") != 0 && strcmp(v, "all") != 0)
-                return usage("-m needs read, write or both", v);
-        } else if ((r = opt(argc, argv, &i, "-f", "--freq", &v)) != 0) {
-            double d = r < 0 ? 0 : strtod(v, &end);
-            if (r < 0 || *end || !(d > 0) || !isfinite(d))
-                return usage("-f needs a positive frequency in Hz", v);
-            o->analysis.fs = d;
-        } else if ((r = opt(argc, argv, &i, NULL, "--max-samples", &v)) != 0) {
-            double d = r < 0 ? 0 : strtod(v, &end);
-            if (r < 0 || *end || !(d >= 64) || d > 1e9)
-                return usage("--max-samples needs a count from 64 to 1e9", v);
-            o->max_samples = d;
-        } else if ((r = opt(argc, argv, &i, NULL, "--dxt", &v)) != 0) {
-            if (r < 0)
-                return usage("--dxt needs posix or mpiio", NULL);
-            if (strcmp(v, "posix") == 0)
-                o->read.dxt = FTIO_DXT_POSIX;
-            else if (strcmp(v, "mpiio") == 0)
-                o->read.dxt = FTIO_DXT_MPIIO;
-            else
-                return usage("--dxt needs posix or mpiio", v);
-        } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
-            quiet = true;
-        } else if (strcmp(a, "--progress") == 0) {
-            force = true;
-        } else if (strcmp(a, "--compat") == 0) {
-            compat = true;
-        } else if (strcmp(a, "--lenient") == 0) {
-            o->read.lenient = true;
-        } else {
-            return usage("unknown option", a);
-        }
-    }
-    if (compat) {
-        double fs = o->analysis.fs;
-        o->analysis.detector = FTIO_DETECTOR_COMPAT;
-        o->analysis.sampling = FTIO_SAMPLING_HOLD;
-        o->analysis.fs = fs;
-    }
-    o->progress = !quiet && (force || o->progress);
-    if (o->csv && o->jsonl && strcmp(o->csv, "-") == 0 && strcmp(o->jsonl, "-") == 0)
-        return usage("--csv and --jsonl cannot both go to stdout", NULL);
-    if (i >= argc)
-        return usage("no directory or trace file given", NULL);
-    *first_path = i;
+    bool quiet = false, force = false;
+    int mode = 2, dxt = (int)o->read.dxt;
+    struct cliopt t[FTIO_AOPT_ENTRIES + 16];
+    size_t n = 0;
+#define OPT(...) (t[n++] = (struct cliopt){__VA_ARGS__})
+    OPT("csv", 0, CLIOPT_STRING, "FILE", "rows as CSV ('-': stdout, the summary then goes to stderr)",
+        NULL, .to.s = &o->csv);
+    OPT("jsonl", 0, CLIOPT_STRING, "FILE", "rows as JSON Lines ('-': stdout)", NULL,
+        .to.s = &o->jsonl);
+    OPT("threads", 0, CLIOPT_INT, "N",
+        "analysis threads (default: online cores; under MPI,\nonline cores / ranks on the node)",
+        NULL, .to.i = &o->threads, .min = 1, .max = 4096);
+    OPT("quiet", 'q', CLIOPT_FLAG, NULL, "no progress lines on stderr", NULL, .to.b = &quiet);
+    OPT("progress", 0, CLIOPT_FLAG, NULL, "progress lines even when stderr is no terminal", NULL,
+        .to.b = &force);
+    OPT("mode", 'm', CLIOPT_CHOICE, "MODE", "read, write or both", "both", .to.i = &mode,
+        .choices = scan_mode_names, .values = scan_mode_values);
+    n += ftio_analysis_cliopts(&a, FTIO_AOPT_FREQ | FTIO_AOPT_COMPAT, t + n);
+    OPT("max-samples", 0, CLIOPT_DOUBLE, "N", "lower the frequency of jobs longer than N/fs", "8192",
+        .to.d = &o->max_samples, .min = 64, .max = 1e9);
+    OPT("lenient", 0, CLIOPT_FLAG, NULL, "analyse what could be read from damaged files (row warning)",
+        NULL, .to.b = &o->read.lenient);
+    OPT("dxt", 0, CLIOPT_CHOICE, "LAYER",
+        "Darshan DXT layer: posix or mpiio (default: mpiio if present)", NULL, .to.i = &dxt,
+        .choices = scan_dxt_names, .values = scan_dxt_values);
+    OPT("help", 'h', CLIOPT_HELP, NULL, "this help", NULL, .to.p = NULL);
+    OPT("version", 'V', CLIOPT_VERSION, NULL, "the version", NULL, .to.p = NULL);
+#undef OPT
+    t[n] = (struct cliopt){0};
+    struct cliopt_parser p = {
+        .prog = "ftio scan", .version = FTIO_VERSION, .usage = usage_line, .about = help_text,
+        .epilog = "Exit status: 0 when at least one job was read, 1 when nothing could be\n"
+                  "read or an output failed, 2 on a usage error.\n",
+        .opts = t,
+    };
+    cliopt_find(&p, "compat")->help = "the published FTIO's detector and sampling";
+    int first = cliopt_parse_argv(&p, argc, argv), rc = 0;
+    char err[256];
+    if (first == -1)
+        rc = -1;
+    else if (first < 0)
+        rc = 2;
+    else if (ftio_analysis_args_finish(&a, true, err, sizeof err) != 0)
+        rc = -cliopt_error(&p, "%s", err);
+    else if (o->csv && o->jsonl && strcmp(o->csv, "-") == 0 && strcmp(o->jsonl, "-") == 0)
+        rc = -cliopt_error(&p, "--csv and --jsonl cannot both go to stdout");
+    else if (first >= argc)
+        rc = -cliopt_error(&p, "no directory or trace file given (see ftio scan --help)");
+    cliopt_free(&p);
+    if (rc != 0)
+        return rc;
+    o->analysis = a.opts;
+    o->do_read = mode != 1;
+    o->do_write = mode != 0;
+    o->read.dxt = (enum ftio_dxt_layer)dxt;
+    o->progress = !quiet && (force || isatty(2));
+    *first_path = first;
     return 0;
 }
 

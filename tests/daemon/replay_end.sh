@@ -61,7 +61,9 @@ assert len(ends) == 1 and ends[0]["bytes"] == 18 * mb and ends[0]["complete"] is
 PYEOF
 "$B/bin/ftiod" --status --json --status-endpoint "ipc://$T/d.st" >"$T/status.json" || fail "status"
 "$PY" -c "
-import json,sys; s=json.load(open(sys.argv[1])); j=[x for x in s['jobs'] if x['job']==sys.argv[2]][0]
-assert j['ended'] is True and j['revision'] == 1 and j['ended_by'] == 'final', j" "$T/status.json" $J1 \
+import json,sys; s=json.load(open(sys.argv[1]))
+assert not [x for x in s['jobs'] if x['job'] == sys.argv[2]], 'an ended job among the running ones'
+e=[x for x in s['ended'] if x['job']==sys.argv[2]]
+assert len(e) == 1 and e[0]['revision'] == 1 and e[0]['ended_by'] == 'final', e" "$T/status.json" $J1 \
   || fail "--status does not show the ended job"
 echo ok

@@ -17,9 +17,9 @@
 #            live grid, which starts before t_0 (the documented limitation).
 . "$(dirname "$0")/../lib.sh"
 need "$B/bin/ftiod" "$B/bin/ftio" "$WIRE"
-rc=0; "$B/bin/ftiod" --sampling holdd >/dev/null 2>"$T/bad.err" || rc=$?
+rc=0; "$B/bin/ftiod" --config none --sampling holdd >/dev/null 2>"$T/bad.err" || rc=$?
 [ $rc = 2 ] || fail "--sampling holdd: exit $rc, expected 2"
-head -1 "$T/bad.err" | grep -q "^ftiod: --sampling: invalid value 'holdd'" \
+head -1 "$T/bad.err" | grep -q "^ftiod: --sampling: must be hold or average, not 'holdd'$" \
   || fail "--sampling holdd: $(head -1 "$T/bad.err")"
 rm -f "$T/bad.err"
 mkdir -p "$T/spool"

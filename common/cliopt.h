@@ -1,0 +1,126 @@
+/* cliopt.h -- table-driven options for every command of ftio (ftio, ftio sub,
+ * ftio replay, ftio end, ftiod).
+ *
+ * Each command describes its options once, in an array of struct cliopt
+ * (name, short letter, type, bounds, default, help); the same table drives
+ * the command-line parsing (getopt_long, or getopt_long_only where
+ * single-dash long options like `-ts` must work), the checks and their
+ * one-line errors, `--help`, and ftiod's configuration file
+ * (`option = value` lines, see cliopt_parse_file).  A value out of bounds is
+ * one line, `PROG: --tol: must be in (0, 1], not 1.5`, and exit status 2.
+ *
+ * The analysis options shared by several commands (--freq, --tol, ...) come
+ * from predictor/analysis_options.h, which appends its entries to a table.
+ */
+#ifndef FTIO_CLIOPT_H
+#define FTIO_CLIOPT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ftiod's configuration file, read by ftiod (--config) and, for the
+ * endpoints, by the client subcommands of ftio. */
+#define FTIOD_CONFIG_DEFAULT "/etc/ftio/ftiod.conf"
+
+enum cliopt_type {
+    CLIOPT_END = 0,    /* terminates a table */
+    CLIOPT_SECTION,    /* a heading in --help, no option */
+    CLIOPT_FLAG,       /* bool *b = true */
+    CLIOPT_CLEAR,      /* bool *b = false (--no-psd) */
+    CLIOPT_COUNT,      /* int *i += 1 (-v -v) */
+    CLIOPT_STRING,     /* const char **s; the last one given wins */
+    CLIOPT_LIST,       /* const char **s; repeated or comma-separated values, joined by ',' */
+    CLIOPT_DOUBLE,     /* double *d within [min, max] */
+    CLIOPT_INT,        /* int *i, an integer within [min, max] */
+    CLIOPT_SIZE,       /* size_t *z, an integer within [min, max] */
+    CLIOPT_I64,        /* int64_t *ll, an integer within [min, max] */
+    CLIOPT_CHOICE,     /* int *i = values[k] where choices[k] is the value given */
+    CLIOPT_CUSTOM,     /* set() parses and stores */
+    CLIOPT_HELP,       /* prints the help, exit 0 */
+    CLIOPT_VERSION,    /* prints "PROG VERSION", exit 0 */
+};
+
+/* flags */
+#define CLIOPT_MIN_OPEN 1u   /* min itself is refused: (min, ... */
+#define CLIOPT_MAX_OPEN 2u   /* max itself is refused: ..., max) */
+#define CLIOPT_NOCONF   4u   /* not accepted in a configuration file */
+#define CLIOPT_NOMAX    8u   /* no upper bound (max ignored) */
+
+struct cliopt;
+/* Parse val into the option's destination; on error write the reason
+ * (without the option's name) into err and return -1. */
+typedef int (*cliopt_setter)(const struct cliopt *o, const char *val, char *err, size_t errlen);
+
+struct cliopt {
+    const char *name;        /* long name without dashes ("freq") */
+    int key;                 /* short letter ('f') or 0 */
+    enum cliopt_type type;
+    const char *arg;         /* the value's name in --help ("HZ"); NULL for flags */
+    const char *help;        /* one or more lines ('\n' continues, indented) */
+    const char *def;         /* the default as shown in --help and the config template */
+    union {
+        bool *b; int *i; size_t *z; int64_t *ll; double *d; const char **s; void *p;
+    } to;
+    double min, max;
+    unsigned flags;
+    const char *const *choices;   /* CHOICE: NULL-terminated names */
+    const int *values;            /* CHOICE: the value of each name (NULL: its index) */
+    cliopt_setter set;            /* CUSTOM */
+    void *ctx;                    /* for set() */
+    bool seen;                    /* set by the parser: the option was given */
+};
+
+/* One command's parser: its name for messages ("ftio sub"), its tables. */
+struct cliopt_parser {
+    const char *prog;        /* "ftio", "ftio sub", "ftiod" */
+    const char *version;     /* for CLIOPT_VERSION */
+    const char *usage;       /* synopsis lines, printed first by --help */
+    const char *about;       /* what the command does, after the synopsis */
+    const char *epilog;      /* after the options (environment, exit status) */
+    struct cliopt *opts;     /* terminated by CLIOPT_END */
+    bool long_only;          /* getopt_long_only: -ts, -te */
+    bool ignore_unknown;     /* files: skip options not in the table (a client
+                                reading the daemon's file for a few of them) */
+    /* strings the parser made (config values, joined lists): freed by cliopt_free */
+    char **owned;
+    size_t nowned, capowned;
+};
+
+/* Parse argv (argv[0] is the command's name and skipped).  Returns the index
+ * of the first operand (getopt permutes the operands to the end), -1 after
+ * --help/--version (exit 0), -2 on a usage error (one line on stderr: exit 2). */
+int  cliopt_parse_argv(struct cliopt_parser *p, int argc, char **argv);
+
+/* Apply `option = value` lines of FILE (# comments, a bare `option` for a
+ * flag), skipping options already seen (the command line wins).  0, or -1
+ * after one line "PROG: FILE:LINE: ..." on stderr; missing_ok: a file that
+ * does not exist is no error (returns 1). */
+int  cliopt_parse_file(struct cliopt_parser *p, const char *path, bool missing_ok);
+
+/* Apply one option by its long name (a config line, an environment
+ * default).  0, or -1 with the reason in err ("--tol: must be in ..."). */
+int  cliopt_apply(struct cliopt_parser *p, struct cliopt *o, const char *val, char *err,
+                  size_t errlen);
+struct cliopt *cliopt_find(struct cliopt_parser *p, const char *name);
+
+/* --help: usage, about, every option of the table, epilog. */
+void cliopt_help(const struct cliopt_parser *p, FILE *out);
+/* Every option of the table, commented out with its default, as a
+ * configuration file (for packaging/ftiod.conf). */
+void cliopt_config_template(const struct cliopt_parser *p, FILE *out);
+/* One line "PROG: " + message on stderr; returns -2 (usage error), so that
+ * `return -cliopt_error(...)` is exit status 2. */
+int  cliopt_error(const struct cliopt_parser *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void cliopt_free(struct cliopt_parser *p);
+
+/* Number of entries of a table (up to its CLIOPT_END). */
+size_t cliopt_count(const struct cliopt *t);
+
+/* A value list (CLIOPT_LIST) split at commas: calls fn for each non-empty
+ * item; stops and returns fn's value when it is not 0. */
+int  cliopt_each(const char *list, int (*fn)(const char *item, void *ctx), void *ctx);
+
+#endif
