@@ -118,8 +118,8 @@ expect_error 1 "^ftio: cannot write $T/no/such/dir/p.html: No such file or direc
   "$FTIO" --plot "$T/no/such/dir/p.html" "$D/sample.csv"
 expect_error 1 "^ftio: cannot write $T: it is a directory" "$FTIO" --export-signal "$T" "$D/sample.csv"
 expect_error 1 "^ftio: cannot write /proc/version" "$FTIO" --export-spectrum /proc/version "$D/sample.csv"
-expect_error 2 "^ftio: option needs a file name" "$FTIO" "$D/sample.csv" --plot
-expect_error 2 "^ftio: option needs a file name" "$FTIO" --plot= "$D/sample.csv"
+expect_error 2 "^ftio: --plot needs a value" "$FTIO" "$D/sample.csv" --plot
+expect_error 2 "^ftio: --plot: needs a value" "$FTIO" --plot= "$D/sample.csv"
 # An analysis that fails leaves no page, and an old page in place.
 echo "old page" >"$T/old.html"
 expect_error 1 "^ftio: no I/O in the analysis window" \
