@@ -216,7 +216,7 @@ void ftio_config_load(struct ftio_config *c)
      * daemon), at exit after FTIO_EXIT_WAIT_MS, or past FTIO_ACK_MAX_MB of
      * copies, it goes to the spool file. */
     c->ack_timeout_ms = (int)env_long("FTIO_ACK_TIMEOUT_MS", 5000, 1, 3600 * 1000);
-    c->exit_wait_ms = (int)env_long("FTIO_EXIT_WAIT_MS", 5, 0, 60 * 1000);
+    c->exit_wait_ms = (int)env_long("FTIO_EXIT_WAIT_MS", 3, 0, 60 * 1000);
     c->ack_max_bytes = (size_t)env_long("FTIO_ACK_MAX_MB", 16, 1, 1 << 20) << 20;
 
     c->flush_ms = (int)env_long("FTIO_FLUSH_MS", 1000, 1, 3600 * 1000);

@@ -37,6 +37,7 @@
 #include "transport.h"
 
 #define RESENDS        2                 /* then a silent daemon's batches are spooled */
+#define CONNECT_WAIT_NS 1000000ll        /* at exit, for a daemon never connected */
 #define AUTH_RETRY_NS  (10 * 1000000000ll)
 
 /* A batch offered and not acknowledged yet. */
@@ -291,19 +292,29 @@ size_t ftio_sink_pending(void)
 void ftio_sink_finish(void)
 {
     if (sk.zsock && sk.npend) {
-        int64_t deadline = ftio_mono_ns() + (int64_t)ftio_cfg.exit_wait_ms * 1000000;
+        int64_t start = ftio_mono_ns();
+        int64_t deadline = start + (int64_t)ftio_cfg.exit_wait_ms * 1000000;
+        /* A daemon that is not connected by now is down or unreachable (a
+         * connection on a site network takes well under a millisecond; a
+         * long-lived process connected long ago): a third of the wait, at
+         * least CONNECT_WAIT, for it. */
+        int64_t cw = (int64_t)ftio_cfg.exit_wait_ms * 1000000 / 3;
+        int64_t connect_deadline = start + (cw > CONNECT_WAIT_NS ? cw : CONNECT_WAIT_NS);
         for (;;) {
             take_acks();
             send_unsent();
             if (!sk.npend || ftio_mono_ns() >= deadline)
                 break;
             /* Unsent: wait to be connected; sent: wait for acknowledgements. */
-            int unsent = 0;
-            for (size_t i = 0; i < sk.npend && !unsent; i++)
-                unsent = !sk.pend[i].sent_ns;
+            int unsent = 0, sent = 0;
+            for (size_t i = 0; i < sk.npend; i++)
+                *(sk.pend[i].sent_ns ? &sent : &unsent) += 1;
+            if (!sent && ftio_mono_ns() >= connect_deadline)
+                break;
             zmq_pollitem_t it = { .socket = sk.zsock, .events = ZMQ_POLLIN | (unsent ? ZMQ_POLLOUT : 0) };
-            long left_ms = (long)((deadline - ftio_mono_ns() + 999999) / 1000000);
-            if (zmq_poll(&it, 1, left_ms > 0 ? left_ms : 0) < 0 && errno != EINTR)
+            /* zmq_poll counts in ms: wait in 1-ms slices so that neither
+             * deadline is overshot by more than one. */
+            if (zmq_poll(&it, 1, 1) < 0 && errno != EINTR)
                 break;
         }
     }
