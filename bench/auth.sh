@@ -1,7 +1,7 @@
 #!/bin/sh
 # bench/auth.sh -- the cost of authenticated ingest (issue 8): per-batch costs
 # (bench/auth_cost.c) and the ingest rate with and without --auth munge, side
-# by side in one run (bench/ingest.c).  Starts a private munged.
+# by side in one run (bench/ingest_bench.c).  Starts a private munged.
 B=${B:-build}
 D=${INGEST_DURATION:-10}
 T=$(mktemp -d "${TMPDIR:-/tmp}/ftio-auth-bench.XXXXXX")

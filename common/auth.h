@@ -25,7 +25,7 @@
  *
  * The sender side lives here (the shim, `ftio replay`, the test generator and
  * `ftio sub`/`ftiod --status` share it); the checking side is ftiod's
- * (predictor/daemon/auth.c).  Nothing here is on the shim's hot path: the
+ * (predictor/daemon/auth_verify.c).  Nothing here is on the shim's hot path: the
  * flusher thread calls it once per batch.
  */
 #ifndef FTIO_AUTH_H

@@ -1,7 +1,7 @@
 /* batch_requests.c -- wire batch -> job-time requests: the rules of
  * batch_requests.h, applied per record.  Called once per record by ftiod's
  * merge (predictor/daemon/job.c) and by the spool reader
- * (predictor/readers/spool.c); it allocates nothing and never fails.
+ * (predictor/readers/spool_read.c); it allocates nothing and never fails.
  */
 #include "batch_requests.h"
 #include "timeutil.h"

@@ -1,7 +1,7 @@
 /* batch_requests.h -- the one conversion of a wire batch (wire.h) into
  * job-time I/O requests, used by both paths a batch can take: ftiod merging it
  * into its bins (predictor/daemon/job.c) and `ftio` reading a spool file
- * (predictor/readers/spool.c).  Every rule that decides what a record means
+ * (predictor/readers/spool_read.c).  Every rule that decides what a record means
  * lives here, once, so that a trace gives the same requests whichever path it
  * takes (tests/daemon/test_parity.c checks it).
  *

@@ -4,7 +4,7 @@ READERS_SRCS := $(wildcard predictor/readers/*.c) predictor/report.c
 READERS_OBJS := $(READERS_SRCS:%.c=$(B)/%.o)
 READERS_LIB  := $(B)/lib/libftioreaders.a
 
-FTIO_CLI_SRCS := predictor/cli/main.c predictor/cli/analyze.c predictor/cli/sub.c \
+FTIO_CLI_SRCS := predictor/cli/ftio_main.c predictor/cli/offline.c predictor/cli/sub.c \
                  predictor/cli/replay.c predictor/cli/end.c predictor/cli/keygen.c \
                  predictor/cli/relay.c \
                  predictor/cli/report_cmd.c \

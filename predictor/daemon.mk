@@ -1,8 +1,8 @@
 # predictor/daemon.mk -- ftiod, the online predictor (predictor/daemon/).
 FTIOD_SRCS := $(wildcard predictor/daemon/*.c)
 FTIOD_OBJS := $(FTIOD_SRCS:%.c=$(B)/%.o)
-# Everything but main.o, for the unit tests and the ingest bench.
-FTIOD_CORE_OBJS := $(filter-out $(B)/predictor/daemon/main.o,$(FTIOD_OBJS))
+# Everything but ftiod_main.o, for the unit tests and the ingest bench.
+FTIOD_CORE_OBJS := $(filter-out $(B)/predictor/daemon/ftiod_main.o,$(FTIOD_OBJS))
 FTIOD_LIBS := $(B)/lib/libftioreaders.a $(B)/lib/libftioanalysis.a $(B)/lib/libftiocommon.a
 
 $(B)/bin/ftiod: $(FTIOD_OBJS) $(FTIOD_LIBS)

@@ -1,7 +1,7 @@
 /* trace.h -- offline trace readers (libftioreaders.a): turn trace files of
  * every format of FORMATS.md into request sets for the analysis library.
  *
- * One reader per format lives in readers/<format>.c; readers/detect.c picks
+ * One reader per format lives in readers/<format>.c; readers/sniff.c picks
  * the reader from the file's content (extension is only a hint), and
  * readers/trace.c owns the merge: any number of files, of any formats, are
  * appended to one ftio_trace_set, grouped per job (spool files carry a job id;

@@ -1,7 +1,7 @@
 # slurm/: build fragment (see top-level Makefile).
 # spank_ftio.so, the SPANK plugin behind `srun --ftio` (slurm/spank_ftio.c).
 # Built only where <slurm/spank.h> is (Debian libslurm-dev, installed by
-# mk/deps.sh).  The plugin takes the status client (curve.c, auth.c) and the
+# mk/deps.sh).  The plugin takes the status client (common/curve.c, common/auth.c) and the
 # job-id rules (jobid.c) from common/, compiled into it privately
 # (--exclude-libs and hidden symbols: nothing can clash with Slurm's); Slurm's
 # own functions resolve in srun/slurmstepd at load time.  It is never built

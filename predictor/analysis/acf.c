@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "analysis.h"
-#include "analysis/internal.h"
+#include "analysis/analysis_internal.h"
 
 #define ACF_PEAK_MIN 0.15
 #define ACF_OUTLIER_Z 1.0

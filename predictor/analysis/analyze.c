@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "analysis.h"
-#include "analysis/internal.h"
+#include "analysis/analysis_internal.h"
 
 const char *ftio_detector_name(enum ftio_detector d)
 {

@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "analysis.h"
-#include "analysis/internal.h"
+#include "analysis/analysis_internal.h"
 
 /* Tolerance when mapping window bounds to bin edges. */
 #define EDGE_EPS 1e-9

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "analysis.h"
-#include "analysis/internal.h"
+#include "analysis/analysis_internal.h"
 
 /* Harmonic test of the reference: f_k is a multiple of f_j when the float
  * remainder is below this (ALGORITHM.md §3 step 5). */

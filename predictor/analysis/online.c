@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "analysis.h"
-#include "analysis/internal.h"
+#include "analysis/analysis_internal.h"
 
 /* Two periods within this are the same answer. */
 #define AGREE 0.10

@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "analysis.h"
-#include "analysis/internal.h"
+#include "analysis/analysis_internal.h"
 
 /* A phase must stand this many background spreads above the background
  * (and the two levels must differ by this much) to be a phase at all. */

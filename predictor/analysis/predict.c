@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "analysis.h"
-#include "analysis/internal.h"
+#include "analysis/analysis_internal.h"
 
 void ftio_predict_next(const struct ftio_candidate *dom, const struct ftio_metrics *m,
                        double now, struct ftio_next_phase *next)

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "analysis.h"
-#include "analysis/internal.h"
+#include "analysis/analysis_internal.h"
 
 int ftio_grow(void **buf, size_t *cap, size_t want, size_t elem)
 {

@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "analysis.h"
-#include "analysis/internal.h"
+#include "analysis/analysis_internal.h"
 
 /* Intervals this regular (coefficient of variation) are a regular train. */
 #define REGULAR_CV 0.15

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "analysis.h"
-#include "analysis/internal.h"
+#include "analysis/analysis_internal.h"
 
 /* Index range [*lo, *hi] of the events with ts <= T <= te. */
 static int window_range(const struct ftio_signal *s, double ts, double te,

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "analysis.h"
-#include "analysis/internal.h"
+#include "analysis/analysis_internal.h"
 
 /* The only global: FFTW's planner is global too, a struct cannot help. */
 static pthread_mutex_t planner_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -1,6 +1,6 @@
 /* commands.h -- entry points of the `ftio` command's parts.
  *
- *   ftio [options] FILE...   offline analysis            (main.c, analyze.c)
+ *   ftio [options] FILE...   offline analysis  (ftio_main.c, offline.c)
  *   ftio sub [options]       subscribe to ftiod's predictions      (sub.c)
  *   ftio replay FILE...      send spool files to a running ftiod   (replay.c)
  *   ftio end JOB             end a job in ftiod now                (end.c)
@@ -31,7 +31,7 @@ int ftio_cmd_report(int argc, char **argv);
 struct ftio_endpoints { const char *listen, *pub, *status; };
 void ftio_default_endpoints(struct ftio_endpoints *e);
 
-/* Options of the offline analysis, parsed by main.c. */
+/* Options of the offline analysis, parsed by ftio_main.c. */
 struct ftio_cli {
     struct ftio_options      analysis;
     struct ftio_read_options read;

@@ -1,18 +1,19 @@
 /* daemon.h -- internals of ftiod shared by its files.
  *
- *   main.c     options, sockets, signals, start/stop of the two threads
- *   ingest.c   main thread: ROUTER -> auth -> ftio_wire_decode -> job_merge (job.c)
- *              -> acknowledgement,
- *              plus the REP status socket (status.c) in the same poll loop
- *   analyze.c  analysis thread: per job and mode, copy the bins under the
- *              lock, run ftio_analyze outside it, score, publish, end jobs
- *   publish.c  PUB socket + --log JSON Lines (owned by the analysis thread)
- *   status.c   `ftiod --status` reply (server) and client
- *   log.c      one-line, levelled, rate-limited logging (stderr or journal)
- *   auth.c     which uid sent a batch / asks a question (MUNGE + MAC)
- *   zap.c      which connections are accepted (ZAP thread: connection
- *              bound, CURVE allow-list of PUB and status)
- *   quota.c    per-uid quotas and the memory bound
+ *   ftiod_main.c   options, sockets, signals, start/stop of the two threads
+ *   ingest.c       main thread: ROUTER -> auth -> ftio_wire_decode -> job_merge
+ *                  (job.c) -> journal (state.c) -> acknowledgement, plus the
+ *                  REP status socket (status.c) in the same poll loop
+ *   scheduler.c    analysis thread: per job and mode, copy the bins under the
+ *                  lock, run ftio_analyze outside it, score, publish, end jobs
+ *   state.c        --state-dir: per-job journals, read back at start
+ *   publish.c      PUB socket + --log JSON Lines (owned by the analysis thread)
+ *   status.c       `ftiod --status` reply (server) and client
+ *   log.c          one-line, levelled, rate-limited logging (stderr or journal)
+ *   auth_verify.c  which uid sent a batch / asks a question (MUNGE + MAC)
+ *   zap.c          which connections are accepted (ZAP thread: connection
+ *                  bound, CURVE allow-list of PUB and status)
+ *   quota.c        per-uid quotas and the memory bound
  *
  * Threads: ingest and analysis share `jobs` under `lock`; ingest never waits
  * for an analysis (the analysis thread holds the lock only to copy bins and
@@ -142,7 +143,7 @@ double ftiod_now(void);          /* monotonic seconds */
 /* ingest.c: the main loop; returns when d->stop is set. */
 int  ftiod_ingest_loop(struct ftiod *d);
 
-/* analyze.c */
+/* scheduler.c */
 int  ftiod_analysis_start(struct ftiod *d, pthread_t *th);
 /* The latest prediction (PROTOCOL.md §2) of job j, mode (caller holds the
  * lock and has checked j->mode[mode].has_result). */
@@ -157,7 +158,7 @@ void ftiod_publish_reopen(struct ftiod *d);
 /* Send topic + JSON (stolen reference) and append to --log. */
 void ftiod_publish(struct ftiod *d, const char *topic, json_t *obj);
 
-/* auth.c (ingest thread): 0 with the sender's uid (-1 under --auth none),
+/* auth_verify.c (ingest thread): 0 with the sender's uid (-1 under --auth none),
  * else -1 with a static reason.  frame is the batch's second frame (NULL
  * when it had none). */
 struct ftiod_auth;

@@ -1,7 +1,7 @@
 /* job.h -- per-job state of ftiod: what one job's batches add up to.
  *
  * ingest.c decodes a batch and hands it to job_merge(); the analysis thread
- * (analyze.c) reads the binned signal of each mode and stores its results
+ * (scheduler.c) reads the binned signal of each mode and stores its results
  * back; status.c and publish.c read the counters.  Nothing here knows about
  * ZeroMQ or threads: the caller (struct ftiod) holds the lock, which keeps
  * this file unit-testable (tests/daemon/test_job.c).
@@ -65,7 +65,7 @@ struct job_proc {
     bool     final;
 };
 
-/* Every record of one mode, for the job's summary (analyze.c): the bins'
+/* Every record of one mode, for the job's summary (scheduler.c): the bins'
  * grid has its edges on the mode's first record received, which need not be
  * its earliest (a late rank, an out-of-order replay); the offline `ftio`
  * samples from the earliest.  Up to limits.summary_records entries; past

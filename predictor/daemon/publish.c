@@ -2,7 +2,7 @@
  * (topic `ftio.<job>.<mode>` or `ftio.<job>.end`, then the JSON object of
  * PROTOCOL.md §2), and the same messages as JSON Lines in --log FILE:
  *     {"topic":"ftio.4711.write","message":{...}}
- * The PUB socket is bound by main.c (so a busy port fails at start-up) and
+ * The PUB socket is bound by ftiod_main.c (so a busy port fails at start-up) and
  * used only by the analysis thread.  PUB never blocks: a slow subscriber
  * loses messages at its high-water mark, ftiod does not wait for it.
  * A --log line is written whole or not at all (one write(2); a short write

@@ -9,7 +9,7 @@
  * that does not take (hex, "1e400" ...), so the same rows read the same as
  * with strtod() alone, at > 5 M rows/s.  Errors: "line L: why (byte O)", O
  * the offset of the offending field.  Pages of the file already read are
- * handed back to the kernel as we go (as readers/spool.c does).
+ * handed back to the kernel as we go (as readers/spool_read.c does).
  */
 #include <math.h>
 #include <stdio.h>

@@ -24,7 +24,7 @@
  * damage.  Errors: "line L: why (byte O)", L the object's first line for
  * content errors and the line of the fault for syntax errors.
  * The file's pages already parsed are handed back to the kernel as we go
- * (as readers/spool.c does), so memory is the request columns: 24-48 B per
+ * (as readers/spool_read.c does), so memory is the request columns: 24-48 B per
  * request.
  */
 #include <math.h>

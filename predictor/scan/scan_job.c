@@ -3,7 +3,7 @@
  * skipped; named files always get a row), read it with the readers library
  * into its own trace set, and make one row per job: job context, bytes,
  * signal source, then per mode the offline analysis of `ftio` (requests ->
- * step signal -> samples -> ftio_analyze, as predictor/cli/analyze.c does)
+ * step signal -> samples -> ftio_analyze, as predictor/cli/offline.c does)
  * and the temporal class from the same signals (scan_temporal.c).
  *
  * Long jobs are sampled at a lower rate than -f when span x fs would exceed

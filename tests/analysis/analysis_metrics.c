@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "helpers.h"
-#include "analysis/internal.h"
+#include "analysis/analysis_internal.h"
 
 /* Square wave at fs = 10 Hz: `periods` periods of 10 s, high (`level`) for
  * the first `high` samples of each 100. */

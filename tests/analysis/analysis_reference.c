@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "helpers.h"
-#include "analysis/internal.h"
+#include "analysis/analysis_internal.h"
 
 #define VEC "tests/data/vectors/tmio-8ranks-f10/"
 

@@ -1,6 +1,6 @@
 /* test_parity.c -- conversion parity (issue 10 item 3): one trace through
  * ftiod's path (wire decode -> job_merge(), predictor/daemon/job.c) and
- * through the offline path (spool reader, predictor/readers/spool.c) gives
+ * through the offline path (spool reader, predictor/readers/spool_read.c) gives
  * the same requests, bit for bit, and the same counts of nested and bad
  * records.  Both paths use common/batch_requests.c; this test is what keeps
  * them from drifting apart again.

@@ -1,4 +1,4 @@
-/* analyze.c -- the analysis thread of ftiod (ALGORITHM.md §5, §6).
+/* scheduler.c -- the analysis thread of ftiod (ALGORITHM.md §5, §6).
  *
  * Each (job, mode) runs the online loop of the analysis library
  * (ftio_online_step): one analysis per data-time boundary, every --step

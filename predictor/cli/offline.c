@@ -1,4 +1,4 @@
-/* analyze.c -- the offline analysis of `ftio`: for each job of the merged
+/* offline.c -- the offline analysis of `ftio`: for each job of the merged
  * trace set, build the application signal of the selected mode (or take
  * TMIO's pre-merged one), sample it, run the analysis and print the result,
  * either once over the whole trace or, with --window, as a sliding analysis

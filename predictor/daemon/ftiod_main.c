@@ -1,4 +1,4 @@
-/* main.c -- ftiod: options, sockets, signals and the life of the daemon.
+/* ftiod_main.c -- ftiod: options, sockets, signals and the life of the daemon.
  *
  * The options are one table (common/cliopt.h) for the command line and the
  * configuration file (--config, default /etc/ftio/ftiod.conf; the command
@@ -6,7 +6,7 @@
  * (analysis_options.h).
  *
  * Start-up binds every socket first (a busy port is a clear error before
- * anything runs), then starts the analysis thread (analyze.c) and runs the
+ * anything runs), then starts the analysis thread (scheduler.c) and runs the
  * ingest loop (ingest.c) in this thread until SIGINT/SIGTERM.  Shutdown:
  * the ingest loop takes what is queued, the analysis thread publishes the
  * final summary of every job and leaves, the PUB socket lingers so those

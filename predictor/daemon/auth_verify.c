@@ -1,4 +1,4 @@
-/* auth.c -- ftiod's side of authentication: which uid sent a batch or asks a
+/* auth_verify.c -- ftiod's side of authentication: which uid sent a batch or asks a
  * question (the sender side and the frame layout are in common/auth.h).
  *
  * A batch's auth frame carries a MUNGE credential and a MAC of the batch.

@@ -1,4 +1,4 @@
-/* ingest.c -- ftiod ingest benchmark ($(B)/bench/ingest).
+/* ingest_bench.c -- ftiod ingest benchmark ($(B)/bench/ingest).
  *
  *   ingest [--ftiod PATH] [--tcp] [--duration S] [--ranks R] [--batch N]
  *          [--senders T] [--latency-samples K] [--rcvhwm N] [--munge SOCKET]

@@ -1,7 +1,7 @@
-/* main.c -- the `ftio` command: option parsing and dispatch.
+/* ftio_main.c -- the `ftio` command: option parsing and dispatch.
  *
  * `ftio [options] FILE...` reads trace files of any supported format
- * (trace.h), merges them, and prints the period analysis (analyze.c);
+ * (trace.h), merges them, and prints the period analysis (offline.c);
  * `ftio sub` and `ftio replay` dispatch to their own files (commands.h).
  * The options are one table (common/cliopt.h) parsed with getopt_long_only,
  * so that the reference implementation's single-dash long options (-ts,

@@ -1,4 +1,4 @@
-/* internal.h -- contracts between the files of libftioanalysis.a.
+/* analysis_internal.h -- contracts between the files of libftioanalysis.a.
  *
  * analysis.h is the public API; this header wires its pieces together:
  * analyze.c drives spectrum.c (FFTW, plan cache in struct ftio_analyzer),

@@ -1,4 +1,4 @@
-/* spool.c -- our own spool / recording files (FORMATS.md §1, PROTOCOL.md §3):
+/* spool_read.c -- our own spool / recording files (FORMATS.md §1, PROTOCOL.md §3):
  * wire batches (msgpack maps) back to back, decoded with ftio_wire_decode().
  *
  * Records are grouped per job (the batch header's job id) and become
