@@ -2,14 +2,14 @@
 #   $(B)/bench/ingest   throughput (records/s decoded + merged), ftiod RSS over
 #                       time, flush-to-prediction latency with a 1 h window.
 #   bench/ingest.sh     runs it (short by default; INGEST_DURATION=600 for the spec run)
-$(B)/bench/ingest: $(B)/bench/ingest.o $(B)/lib/libftiocommon.a
+$(B)/bench/ingest: $(B)/bench/ingest_bench.o $(B)/lib/libftiocommon.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ZMQ_LIBS) $(MSGPACK_LIBS) $(JANSSON_LIBS) -lm
 
 BENCH_TARGETS += $(B)/bench/ingest $(B)/bin/ftiod
 
 # bench/auth.sh: what authentication costs per batch and on the ingest rate.
-$(B)/bench/auth-cost: $(B)/bench/auth_cost.o $(B)/predictor/daemon/auth.o $(B)/predictor/daemon/log.o \
+$(B)/bench/auth-cost: $(B)/bench/auth_cost.o $(B)/predictor/daemon/auth_verify.o $(B)/predictor/daemon/log.o \
                       $(B)/lib/libftiocommon.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ZMQ_LIBS) $(MSGPACK_LIBS) -lm

@@ -96,10 +96,18 @@ static int start_daemon(struct bench *b)
         snprintf(log, sizeof log, "%s/ftiod.err", b->dir);
         if (!freopen(log, "w", stderr))
             _exit(127);
-        execl(b->ftiod, "ftiod", "--auth", b->munge ? "munge" : "none", "--munge-socket",
-              b->munge ? b->munge : "", "--listen", b->in, "--pub", b->pub, "--status-endpoint",
-              b->st, "--window", "3600", "--horizon", "3600", "--min-interval", "1",
-              "--rcvhwm", b->hwm_arg, (char *)NULL);
+        /* --config none: the machine's /etc/ftio/ftiod.conf has no say here. */
+        const char *argv[32] = {"ftiod", "--config", "none", "--auth", b->munge ? "munge" : "none",
+                                "--listen", b->in, "--pub", b->pub, "--status-endpoint", b->st,
+                                "--window", "3600", "--horizon", "3600", "--min-interval", "1",
+                                "--rcvhwm", b->hwm_arg};
+        int n = 19;
+        if (b->munge) {
+            argv[n++] = "--munge-socket";
+            argv[n++] = b->munge;
+        }
+        argv[n] = NULL;
+        execv(b->ftiod, (char *const *)argv);
         _exit(127);
     }
     return 0;
