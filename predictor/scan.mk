@@ -17,7 +17,7 @@ $(B)/predictor/scan/scan_mpi.o: predictor/scan/scan_mpi.c
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(SCAN_MPI_BIN): $(B)/predictor/scan/scan_mpi.o $(SCAN_LIB) $(READERS_LIB) \
+$(SCAN_MPI_BIN): $(B)/predictor/scan/scan_mpi.o $(SCAN_LIB) $(B)/lib/libftioreaders.a \
                  $(B)/lib/libftioanalysis.a $(B)/lib/libftiocommon.a
 	@mkdir -p $(dir $@)
 	$(MPICC) $(LDFLAGS) -o $@ $< $(SCAN_LIB) $(FTIO_READERS_LINK) -lm
