@@ -65,7 +65,7 @@ echo "ignore list: mpirun, srun, orterun (by executable) not traced; their child
 # with those variables.
 slurm_id() {
   [ "$(spooled env "$@" "$APP" $ARGS)" = 1 ] || fail "$*: no spool file"
-  "$B/bin/ftio-wire-dump" -s "$T"/sp/*.msgpack | sed -n 's/.* job=\([^ ]*\) .* rank=\([^ ]*\) nranks=\([^ ]*\) .*/\1 \2 \3/p' | head -1
+  "$WIRE" dump -s "$T"/sp/*.msgpack | sed -n 's/.* job=\([^ ]*\) .* rank=\([^ ]*\) nranks=\([^ ]*\) .*/\1 \2 \3/p' | head -1
 }
 got=$(slurm_id SLURM_JOB_ID=12 SLURM_STEP_ID=3 SLURM_PROCID=1 SLURM_NTASKS=2)
 [ "$got" = "12.3 1 2" ] || fail "a step's task: '$got', expected '12.3 1 2'"
