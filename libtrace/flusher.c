@@ -15,7 +15,7 @@
  *
  * End of an image (exit, _exit, MPI_Abort, fatal signal: STOP_FINAL; exec:
  * STOP_HANDOFF, the new image continues the stream): the last drain, then
- * the sink's bounded wait (FTIO_EXIT_WAIT_MS, 5 ms) and the spool file for
+ * the sink's bounded wait (FTIO_EXIT_WAIT_MS, 3 ms) and the spool file for
  * the rest; an image that spooled says so once per job (spool.c).
  *
  * Private descriptor table: once a process has a second thread sharing its
@@ -256,18 +256,15 @@ static int deliver(const struct ftio_record *rec, size_t n, const char *mark, in
         ftio_log("encode failed (out of memory): %zu records lost", n);
         return 0;
     }
-    /* To ftiod, kept until acknowledged (sink_zmq.c); else, and always
-     * with FTIO_SPOOL=tee, to the spool file. */
-    const char *how = NULL;
-    int tee = ftio_cfg.spool_mode == FTIO_SPOOL_TEE;
-    if (tee || ftio_cfg.spool_mode == FTIO_SPOOL_ALWAYS || !ftio_sink_offer(fl.seq, fl.wbuf.data, fl.wbuf.len, n)) {
-        if (ftio_cfg.spool_mode != FTIO_SPOOL_NEVER && ftio_spool_append(fl.wbuf.data, fl.wbuf.len) == 0)
-            how = "spooled";
-        if (tee && ftio_sink_offer(fl.seq, fl.wbuf.data, fl.wbuf.len, n))
-            how = how ? "spooled and offered" : "offered";
-    } else {
-        how = "offered";
-    }
+    /* To ftiod, kept until acknowledged (sink_zmq.c); to the spool file
+     * when the sink cannot keep it, and always with FTIO_SPOOL=tee. */
+    int mode = ftio_cfg.spool_mode;
+    int offered = mode != FTIO_SPOOL_ALWAYS &&
+                  ftio_sink_offer(fl.seq, fl.wbuf.data, fl.wbuf.len, n);
+    int spooled = mode != FTIO_SPOOL_NEVER && (!offered || mode == FTIO_SPOOL_TEE) &&
+                  ftio_spool_append(fl.wbuf.data, fl.wbuf.len) == 0;
+    const char *how = offered ? (spooled ? "offered and spooled" : "offered")
+                              : spooled ? "spooled" : NULL;
     if (!how) {
         fl.lost += n;
         ftio_log("batch seq %llu (%zu records) neither sent nor spooled", (unsigned long long)fl.seq, n);
@@ -350,7 +347,7 @@ static void *flusher_main(void *arg)
         if (stopping) {
             ftio_sink_finish();   /* before done_gen: waiters may exec/exit */
             if (ftio_cfg.spool_mode != FTIO_SPOOL_ALWAYS && ftio_cfg.spool_mode != FTIO_SPOOL_TEE)
-                ftio_spool_notice(ftio_sink_spooled());
+                ftio_spool_notice();
             atomic_store(&fl.done_gen, gen);
             break;
         }
@@ -565,6 +562,7 @@ void ftio_flusher_after_fork_child(void)
     pthread_mutex_init(&fl.start_mu, NULL);
     pthread_mutex_init(&fl.api_mu, NULL);
     ftio_sink_after_fork_child();
+    ftio_spool_after_fork_child();
     fl.seq = 0;
     fl.lost = 0;
     fl.have_mark = 0;

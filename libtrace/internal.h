@@ -219,13 +219,12 @@ FTIO_HIDDEN void ftio_sink_poll(void);
 /* End of the image: at most FTIO_EXIT_WAIT_MS for the daemon, the rest to
  * the spool file, the socket closed. */
 FTIO_HIDDEN void ftio_sink_finish(void);
-FTIO_HIDDEN uint64_t ftio_sink_spooled(void);   /* batches the sink spooled */
-FTIO_HIDDEN size_t ftio_sink_pending(void);
 FTIO_HIDDEN void ftio_sink_reset(void);          /* a failed exec: go on */
 FTIO_HIDDEN void ftio_sink_after_fork_child(void);
 
-/* Once per job and node, at the end of an image that spooled `batches`. */
-FTIO_HIDDEN void ftio_spool_notice(uint64_t batches);
+/* Once per job and node, at the end of an image that spooled anything. */
+FTIO_HIDDEN void ftio_spool_notice(void);
+FTIO_HIDDEN void ftio_spool_after_fork_child(void);
 
 /* ---- lifecycle (lifecycle.c) and per-layer symbol resolution ---------- */
 FTIO_HIDDEN void ftio_lifecycle_init(void);

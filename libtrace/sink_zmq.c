@@ -57,7 +57,6 @@ static struct {
     struct pending_batch *pend;     /* oldest first */
     size_t   npend, cap, bytes;
     int64_t  last_ack_ns;
-    uint64_t spooled;               /* batches this image spooled */
     uint64_t lost;                  /* records of batches neither acknowledged nor spooled */
     int      stall_said;
     struct ftio_auth_sender auth;   /* FTIO_AUTH=munge: this image's session */
@@ -69,15 +68,7 @@ static struct {
 
 static int spool_copy(const void *buf, size_t len)
 {
-    if (ftio_cfg.spool_mode == FTIO_SPOOL_NEVER || ftio_spool_append(buf, len) != 0)
-        return 0;
-    sk.spooled++;
-    return 1;
-}
-
-uint64_t ftio_sink_spooled(void)
-{
-    return sk.spooled;
+    return ftio_cfg.spool_mode != FTIO_SPOOL_NEVER && ftio_spool_append(buf, len) == 0;
 }
 
 /* ---- connection --------------------------------------------------------- */
@@ -282,11 +273,6 @@ void ftio_sink_poll(void)
     check_silence();
 }
 
-size_t ftio_sink_pending(void)
-{
-    return sk.npend;
-}
-
 /* ---- the end of the image ---------------------------------------------- */
 
 void ftio_sink_finish(void)
@@ -353,7 +339,6 @@ void ftio_sink_after_fork_child(void)
     sk.pend = NULL;
     sk.npend = sk.cap = sk.bytes = 0;
     sk.last_ack_ns = 0;
-    sk.spooled = 0;
     sk.lost = 0;
     sk.stall_said = 0;
 }

@@ -24,6 +24,14 @@
 #include <unistd.h>
 #include "internal.h"
 
+/* Batches this image appended (the flusher thread only), for the notice. */
+static uint64_t appended;
+
+void ftio_spool_after_fork_child(void)
+{
+    appended = 0;      /* the parent's batches are in the parent's file */
+}
+
 void ftio_spool_path(char *out, size_t len)
 {
     snprintf(out, len, "%s/ftio-%s-%s-%ld.msgpack", ftio_cfg.spool_dir, ftio_id.job, ftio_id.host,
@@ -109,6 +117,7 @@ int ftio_spool_append(const void *buf, size_t len)
         left -= (size_t)w;
     }
     close(fd);
+    appended++;
     return 0;
 }
 
@@ -116,9 +125,9 @@ int ftio_spool_append(const void *buf, size_t len)
  * The first process of the job to get here creates a marker next to the
  * spool files (O_EXCL: exactly one wins, on this node) and says where the
  * trace is and how to send it. */
-void ftio_spool_notice(uint64_t batches)
+void ftio_spool_notice(void)
 {
-    if (!batches || !dir_ok())
+    if (!appended || !dir_ok())
         return;
     char path[2048];
     snprintf(path, sizeof path, "%s/.ftio-notice-%s", ftio_cfg.spool_dir, ftio_id.job);

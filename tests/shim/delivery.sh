@@ -35,6 +35,27 @@ wire recv "$T"/spool/*.msgpack >"$T/alw.spool"
 expect_eq "$T/alw.spool" count.posix.write 1000 "FTIO_SPOOL=always: spooled"
 rm -f "$T"/spool/*
 
+# FTIO_SPOOL=tee: streamed and kept, each batch once in each; no notice (the
+# daemon took everything).
+start_recv "$T/tee" -i 2 -n 1
+FTIO_SPOOL=tee traced "$L" "$T" loop 1000 2>"$T/tee.err" || bad "tee run"
+wait_recv
+expect_eq "$T/tee" count.posix.write 1000 "FTIO_SPOOL=tee: sent"
+wire recv "$T"/spool/*.msgpack >"$T/tee.spool"
+expect_eq "$T/tee.spool" count.posix.write 1000 "FTIO_SPOOL=tee: spooled"
+expect_eq "$T/tee.spool" seq_dups 0 "FTIO_SPOOL=tee: each batch spooled once"
+grep -q 'did not take all' "$T/tee.err" && bad "FTIO_SPOOL=tee: a notice although the daemon took it all" \
+  || ok "FTIO_SPOOL=tee: no notice"
+rm -f "$T"/spool/* "$T"/spool/.ftio-notice-*
+
+# An endpoint ZeroMQ refuses: everything is spooled, with the one-line notice.
+FTIO_ENDPOINT="bogus://x" traced "$L" "$T" loop 100 2>"$T/bogus.err" || bad "bogus endpoint run"
+wire recv "$T"/spool/*.msgpack >"$T/bogus.spool"
+expect_eq "$T/bogus.spool" count.posix.write 100 "bad endpoint: spooled"
+grep -q 'did not take all of job' "$T/bogus.err" && ok "bad endpoint: notice of the spool" \
+  || bad "bad endpoint: no notice ($(cat "$T/bogus.err"))"
+rm -f "$T"/spool/* "$T"/spool/.ftio-notice-*
+
 # Receiver appearing mid-run: the batches of phase 1 wait in the shim
 # (unsent copies, sink_zmq.c) and go to the receiver once it is there, with
 # phase 2: nothing spooled, every record once, gap-free.
