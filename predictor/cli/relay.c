@@ -16,7 +16,6 @@
  * ROUTER/DEALER pair with one DEALER per daemon.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -24,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zmq.h>
+#include "cliopt.h"
 #include "commands.h"
 #include "hash.h"
 #include "transport.h"
@@ -52,21 +52,15 @@ static void *stopper_main(void *arg)
     return NULL;
 }
 
-static void usage(FILE *out)
+/* The upstream endpoints, from --upstream's list (cliopt_each). */
+struct upstreams { char *ep[MAX_UPSTREAMS]; size_t n; };
+
+static int add_upstream(const char *item, void *arg)
 {
-    fprintf(out,
-"usage: ftio relay --listen E --upstream E[,E...] [-v]\n"
-"Forwards the batches of a node's traced processes to ftiod over one\n"
-"connection and their acknowledgements back (ZeroMQ proxy).\n"
-"\n"
-"  --listen E      where the shims connect (their FTIO_ENDPOINT), e.g.\n"
-"                  ipc:///run/ftio/relay.sock or tcp://0.0.0.0:5555\n"
-"  --upstream E    ftiod's --listen endpoint (or another relay's); several,\n"
-"                  comma-separated: each job goes to one, chosen by a hash of\n"
-"                  its id (the shim's FTIO_ENDPOINT rule)\n"
-"  --hwm N         batches queued per connection (1000)\n"
-"  -v, --verbose   say what is connected\n"
-"  -h, --help      this help\n");
+    struct upstreams *u = arg;
+    if (u->n == MAX_UPSTREAMS)
+        return 1;
+    return (u->ep[u->n++] = strdup(item)) ? 0 : -1;
 }
 
 static void *open_socket(void *ctx, int type, int hwm)
@@ -109,17 +103,17 @@ static void route_batch(void *front, void **up, size_t nup, struct ftio_batch *s
     zmq_msg_t f[MAX_FRAMES];
     int n = 0, more = 1;
     while (more) {
-        zmq_msg_init(&f[n < MAX_FRAMES ? n : MAX_FRAMES - 1]);
-        zmq_msg_t *m = &f[n < MAX_FRAMES ? n : MAX_FRAMES - 1];
-        if (zmq_msg_recv(m, front, n ? 0 : ZMQ_DONTWAIT) < 0) {
-            zmq_msg_close(m);
+        zmq_msg_t m;
+        zmq_msg_init(&m);
+        if (zmq_msg_recv(&m, front, n ? 0 : ZMQ_DONTWAIT) < 0) {
+            zmq_msg_close(&m);
             break;
         }
-        more = zmq_msg_more(m);
+        more = zmq_msg_more(&m);
         if (n < MAX_FRAMES)
-            n++;
+            f[n++] = m;
         else
-            zmq_msg_close(m);    /* too many frames: the daemon rejects the rest */
+            zmq_msg_close(&m);   /* too many frames: the daemon rejects the message */
     }
     if (n == 0)
         return;
@@ -139,53 +133,48 @@ static void route_batch(void *front, void **up, size_t nup, struct ftio_batch *s
 
 int ftio_cmd_relay(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"listen", 1, 0, 'l'}, {"upstream", 1, 0, 'u'}, {"hwm", 1, 0, 'H'},
-        {"verbose", 0, 0, 'v'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0},
-    };
     const char *listen = NULL, *upstream = NULL;
-    int verbose = 0, hwm = 1000, c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'l': listen = optarg; break;
-        case 'u': upstream = optarg; break;
-        case 'H': {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (*end || v < 1 || v > 10000000) {
-                fprintf(stderr, "ftio relay: --hwm: must be 1..10000000\n");
-                return 2;
-            }
-            hwm = (int)v;
-            break;
-        }
-        case 'v': verbose = 1; break;
-        case 'h': usage(stdout); return 0;
-        default: fprintf(stderr, "ftio relay: try 'ftio relay --help'\n"); return 2;
-        }
+    int verbose = 0, hwm = 1000;
+    struct cliopt t[] = {
+        {"listen", 'l', CLIOPT_STRING, "E",
+         "where the shims connect (their FTIO_ENDPOINT), e.g.\n"
+         "ipc:///run/ftio/relay.sock or tcp://0.0.0.0:5555", NULL, .to.s = &listen},
+        {"upstream", 'u', CLIOPT_LIST, "E",
+         "ftiod's --listen endpoint (or another relay's); several\n"
+         "(E,E or repeated): each job goes to one, chosen by a hash\n"
+         "of its id (the shim's FTIO_ENDPOINT rule)", NULL, .to.s = &upstream},
+        {"hwm", 0, CLIOPT_INT, "N", "batches queued per connection", "1000", .to.i = &hwm,
+         .min = 1, .max = 10000000},
+        {"verbose", 'v', CLIOPT_COUNT, NULL, "say what is connected", NULL, .to.i = &verbose},
+        {"help", 'h', CLIOPT_HELP, NULL, "this help", NULL, .to.p = NULL},
+        {"version", 'V', CLIOPT_VERSION, NULL, "the version", NULL, .to.p = NULL},
+        {0},
+    };
+    struct cliopt_parser p = {
+        .prog = "ftio relay", .version = FTIO_VERSION, .opts = t,
+        .usage = "usage: ftio relay --listen E --upstream E[,E...] [--hwm N] [-v]\n",
+        .about = "Forwards the batches of a node's traced processes to ftiod over one\n"
+                 "connection and their acknowledgements back (ZeroMQ proxy).\n",
+        .epilog = "Stops on SIGINT/SIGTERM.  Exit status: 0, 1 when it cannot listen or\n"
+                  "connect, 2 on a usage error.\n",
+    };
+    struct upstreams ups = {.n = 0};
+    int first = cliopt_parse_argv(&p, argc, argv), urc = 0;
+    if (first >= 0 && first < argc)
+        first = cliopt_error(&p, "unexpected argument '%s'", argv[first]);
+    else if (first >= 0 && (!listen || !upstream))
+        first = cliopt_error(&p, "--listen and --upstream are required");
+    else if (first >= 0 && ((urc = cliopt_each(upstream, add_upstream, &ups)) != 0 || !ups.n))
+        first = cliopt_error(&p, "--upstream: %s", urc > 0 ? "more than 64 endpoints"
+                                                   : urc < 0 ? "out of memory" : "no endpoint");
+    if (first < 0) {
+        for (size_t i = 0; i < ups.n; i++)
+            free(ups.ep[i]);
+        cliopt_free(&p);
+        return first == -1 ? 0 : 2;
     }
-    if (optind < argc || !listen || !upstream) {
-        fprintf(stderr, "ftio relay: %s\n", optind < argc ? "unexpected argument"
-                                                           : "--listen and --upstream are required");
-        return 2;
-    }
-    char *ups = strdup(upstream);
-    char *eps[MAX_UPSTREAMS];
-    size_t nup = 0;
-    for (char *save = NULL, *t = strtok_r(ups, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        if (nup == MAX_UPSTREAMS) {
-            fprintf(stderr, "ftio relay: more than %d upstreams\n", MAX_UPSTREAMS);
-            free(ups);
-            return 2;
-        }
-        eps[nup++] = t;
-    }
-    if (!nup) {
-        fprintf(stderr, "ftio relay: --upstream: no endpoint\n");
-        free(ups);
-        return 2;
-    }
+    size_t nup = ups.n;
+    char **eps = ups.ep;
     struct stopper stp;
     sigemptyset(&stp.set);
     sigaddset(&stp.set, SIGINT);
@@ -255,6 +244,8 @@ out:
     if (front)
         zmq_close(front);
     zmq_ctx_term(ctx);
-    free(ups);
+    for (size_t i = 0; i < nup; i++)
+        free(eps[i]);
+    cliopt_free(&p);
     return rc;
 }
