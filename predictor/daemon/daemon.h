@@ -172,8 +172,8 @@ int  ftiod_auth_batch(struct ftiod_auth *a, const void *batch, size_t len, const
 int  ftiod_auth_query(struct ftiod_auth *a, const void *req, size_t len, const void *cred,
                       size_t clen, int64_t *uid, const char **why);
 
-/* state.c: durable job state (--state-dir).  Every call but open/close and
- * restore is made under d->lock and does nothing when s is NULL. */
+/* state.c: durable job state (--state-dir).  Every call but open/close,
+ * restore and sync is made under d->lock; all do nothing without a state dir. */
 struct ftiod_state;
 struct ftiod_state *ftiod_state_open(const char *dir, char *err, size_t errlen);
 void ftiod_state_close(struct ftiod_state *s);
@@ -189,8 +189,9 @@ void ftiod_state_end(struct ftiod_state *s, struct job *j, unsigned revision, co
 void ftiod_state_forget(struct ftiod_state *s, struct job *j);
 /* Close j's journal, keeping it (shutdown: the next ftiod continues). */
 void ftiod_state_release(struct job *j);
-/* fdatasync the journals written to, at most once a second. */
-void ftiod_state_sync(struct ftiod_state *s, struct job_table *t, double now);
+/* fdatasync the journals written to, at most once a second (ingest
+ * thread; takes d->lock itself, and only when a sync is due). */
+void ftiod_state_sync(struct ftiod *d, double now);
 
 /* zap.c: the ZAP thread (bound before any socket with a ZAP domain connects). */
 int  ftiod_zap_start(struct ftiod *d, pthread_t *th);

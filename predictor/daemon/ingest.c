@@ -517,11 +517,7 @@ int ftiod_ingest_loop(struct ftiod *d)
         }
         if (items[0].revents & ZMQ_POLLIN)
             drain(&in);
-        if (d->state) {
-            pthread_mutex_lock(&d->lock);
-            ftiod_state_sync(d->state, &d->jobs, ftiod_now());
-            pthread_mutex_unlock(&d->lock);
-        }
+        ftiod_state_sync(d, ftiod_now());
         if (items[1].revents & ZMQ_POLLIN)
             serve_status(d);
     }

@@ -224,9 +224,13 @@ static struct job_journal *journal_of(struct ftiod_state *s, struct job *j)
     journal_path(s, j->id, path, sizeof path);
     struct job_journal *jj = journal_open(path, true);
     if (!jj && errno == EEXIST) {
-        /* Left by a job of the same id that was forgotten while we were down,
-         * or a hash collision: a job starts a journal of its own. */
-        unlink(path);
+        /* A journal this daemon did not restore (the table was full, a hash
+         * collision, a damaged head): set aside, not deleted -- it may be the
+         * only copy of acknowledged batches -- and the job starts its own. */
+        char aside[4200];
+        snprintf(aside, sizeof aside, "%s.unrestored", path);
+        if (rename(path, aside) == 0)
+            ftiod_log("--state-dir: %s was not restored; kept as %s", path, aside);
         jj = journal_open(path, true);
     }
     if (!jj) {
@@ -278,16 +282,20 @@ void ftiod_state_forget(struct ftiod_state *s, struct job *j)
     j->journal = NULL;
 }
 
-void ftiod_state_sync(struct ftiod_state *s, struct job_table *t, double now)
+void ftiod_state_sync(struct ftiod *d, double now)
 {
+    struct ftiod_state *s = d->state;
+    /* Checked before the lock: the ingest loop asks after every drain. */
     if (!s || now - s->last_sync < STATE_SYNC_S)
         return;
     s->last_sync = now;
-    for (size_t i = 0; i < t->n; i++) {
-        struct job_journal *jj = t->job[i]->journal;
+    pthread_mutex_lock(&d->lock);
+    for (size_t i = 0; i < d->jobs.n; i++) {
+        struct job_journal *jj = d->jobs.job[i]->journal;
         if (jj && jj->dirty && fdatasync(jj->fd) == 0)
             jj->dirty = false;
     }
+    pthread_mutex_unlock(&d->lock);
 }
 
 void ftiod_state_release(struct job *j)
