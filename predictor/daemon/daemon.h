@@ -17,8 +17,10 @@
  *
  * Threads: ingest and analysis share `jobs` under `lock`; ingest never waits
  * for an analysis (the analysis thread holds the lock only to copy bins and
- * store results).  Only the analysis thread removes jobs, so a job pointer it
- * took stays valid after it drops the lock.  Each ZeroMQ socket belongs to one
+ * store results).  Only the analysis thread removes jobs it works on, so a
+ * job pointer it took stays valid after it drops the lock; the ingest thread
+ * forgets only an ended job that no late batch reopened (to make room in a
+ * full table), which the analysis thread touches under the lock only.  Each ZeroMQ socket belongs to one
  * thread.
  */
 #ifndef FTIOD_DAEMON_H

@@ -185,6 +185,9 @@ struct job *job_table_find(struct job_table *t, const char *id);
 /* NULL when the table is full (max jobs) and no ended job can make room
  * (the caller forgets the oldest ended job first: job_table_oldest_closed). */
 struct job *job_table_add(struct job_table *t, const char *id, const struct job_limits *lim);
+/* The ended job (closed) that ended first among those no late batch
+ * reopened, or NULL: the only kind of job the analysis thread never uses
+ * with the lock dropped, so the ingest thread may forget it. */
 struct job *job_table_oldest_closed(struct job_table *t);
 /* Remove (and free) job j. */
 void        job_table_remove(struct job_table *t, struct job *j);

@@ -14,8 +14,9 @@
  * and publishes outside it: ingest never waits for an analysis.  Jobs whose
  * processes all sent `final`, that were silent for --job-timeout, or all
  * jobs at shutdown get their remaining boundaries, then a last analysis of
- * the whole job and their `ftio.<job>.end` summary, and are removed (only
- * this thread removes jobs).  The summary is laid on the mode's earliest
+ * the whole job and their `ftio.<job>.end` summary; an ended job is kept
+ * --late-batches seconds for a corrected end, then removed (see daemon.h for
+ * who removes what).  The summary is laid on the mode's earliest
  * record when the live grid has no edge there (relay_summary), so it is what
  * the offline `ftio` says of the complete trace.
  */

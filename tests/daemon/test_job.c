@@ -406,6 +406,31 @@ START_TEST(test_table_bounds)
 }
 END_TEST
 
+/* A full table makes room with the ended job that ended first, but never
+ * with one a late batch reopened (the analysis thread is revising it). */
+START_TEST(test_table_oldest_closed)
+{
+    struct job_table t;
+    job_table_init(&t, 4);
+    struct job *a = job_table_add(&t, "a", &lim), *b = job_table_add(&t, "b", &lim);
+    struct job *c = job_table_add(&t, "c", &lim);
+    ck_assert_ptr_nonnull(a);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_ptr_nonnull(c);
+    ck_assert_ptr_null(job_table_oldest_closed(&t));        /* none ended */
+    a->closed = b->closed = c->closed = true;
+    a->closed_at = 1.0;
+    b->closed_at = 2.0;
+    c->closed_at = 3.0;
+    ck_assert_ptr_eq(job_table_oldest_closed(&t), a);
+    a->reopened = true;                                    /* being revised */
+    ck_assert_ptr_eq(job_table_oldest_closed(&t), b);
+    b->reopened = c->reopened = true;
+    ck_assert_ptr_null(job_table_oldest_closed(&t));
+    job_table_free(&t);
+}
+END_TEST
+
 Suite *ftio_test_suite(void)
 {
     Suite *s = suite_create("daemon_job");
@@ -424,6 +449,7 @@ Suite *ftio_test_suite(void)
     tcase_add_test(tc, test_rank_from_a_later_batch);
     tcase_add_test(tc, test_job_ids_with_steps);
     tcase_add_test(tc, test_table_bounds);
+    tcase_add_test(tc, test_table_oldest_closed);
     suite_add_tcase(s, tc);
     return s;
 }
