@@ -6,6 +6,7 @@
  * implementation so that the confidences match it to 1e-6.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis.h"
@@ -37,6 +38,46 @@ static struct ftio_candidate make_candidate(const struct ftio_spectrum *s, size_
         .amplitude = s->amp[k],
         .phase = s->phase[k],
     };
+}
+
+/* Steps 2-3 into z[1..half]: the single-sided power (or amplitude), DC
+ * excluded, normalised to sum 1, then z-scores with the population standard
+ * deviation; *mean and *sd of the normalised values, *z_max of the scores.
+ * One description for the detector and for the threshold a picture draws. */
+static void zscores(const struct ftio_spectrum *s, const struct ftio_options *o, double *z,
+                    double *mean_out, double *sd_out, double *z_max_out)
+{
+    size_t half = s->half;
+    /* Step 2: single-sided power (or amplitude), DC excluded, normalised. */
+    double total = 0;
+    for (size_t k = 1; k <= half; k++) {
+        double a = s->amp[k];
+        z[k] = o->psd ? 2.0 * (a * a / (double)s->n) : 2.0 * a;
+        total += z[k];
+    }
+    if (total > 0)
+        for (size_t k = 1; k <= half; k++)
+            z[k] /= total;
+
+    /* Step 3: z-scores with the population standard deviation. */
+    double mean = 0, var = 0, z_max = 0;
+    if (half > 0) {
+        for (size_t k = 1; k <= half; k++)
+            mean += z[k];
+        mean /= (double)half;
+        for (size_t k = 1; k <= half; k++)
+            var += (z[k] - mean) * (z[k] - mean);
+        var /= (double)half;
+    }
+    double sd = sqrt(var);
+    for (size_t k = 1; k <= half; k++) {
+        z[k] = sd > 0 ? fabs(z[k] - mean) / sd : 0;
+        if (z[k] > z_max)
+            z_max = z[k];
+    }
+    *mean_out = mean;
+    *sd_out = sd;
+    *z_max_out = z_max;
 }
 
 /* -n K: the K bins of largest amplitude, DC included, by partial selection
@@ -73,33 +114,9 @@ void ftio_detect(struct ftio_spectrum *s, const struct ftio_options *o,
     r->nsurvivors = 0;
     memset(&r->dominant, 0, sizeof r->dominant);
 
-    /* Step 2: single-sided power (or amplitude), DC excluded, normalised. */
-    double total = 0;
-    for (size_t k = 1; k <= half; k++) {
-        double a = s->amp[k];
-        z[k] = o->psd ? 2.0 * (a * a / (double)s->n) : 2.0 * a;
-        total += z[k];
-    }
-    if (total > 0)
-        for (size_t k = 1; k <= half; k++)
-            z[k] /= total;
-
-    /* Step 3: z-scores with the population standard deviation. */
-    double mean = 0, var = 0, z_max = 0;
-    if (half > 0) {
-        for (size_t k = 1; k <= half; k++)
-            mean += z[k];
-        mean /= (double)half;
-        for (size_t k = 1; k <= half; k++)
-            var += (z[k] - mean) * (z[k] - mean);
-        var /= (double)half;
-    }
-    double sd = sqrt(var);
-    for (size_t k = 1; k <= half; k++) {
-        z[k] = sd > 0 ? fabs(z[k] - mean) / sd : 0;
-        if (z[k] > z_max)
-            z_max = z[k];
-    }
+    /* Steps 2-3. */
+    double mean, sd, z_max;
+    zscores(s, o, z, &mean, &sd, &z_max);
 
     /* Steps 4-5: candidates in ascending k, harmonics of kept ones dropped.
      * A dropped harmonic is marked by conf[k] = -1 (conf is rewritten below). */
@@ -167,34 +184,18 @@ void ftio_detect(struct ftio_spectrum *s, const struct ftio_options *o,
     ftio_detect_top(s, o->top_n, r);
 }
 
-/* Step 2's value of bin k before normalisation. */
-static double compat_value(const struct ftio_spectrum *s, const struct ftio_options *o, size_t k)
-{
-    double a = s->amp[k];
-    return o->psd ? 2.0 * (a * a / (double)s->n) : 2.0 * a;
-}
-
 /* The level of steps 2-4's test on the normalised scale: a bin passes when
  * z / z_max > tol and z > 3, i.e. above mean + sd max(tol z_max, 3). */
 double ftio_compat_threshold(const struct ftio_spectrum *s, const struct ftio_options *o)
 {
-    size_t half = s->half;
-    double total = 0, mean = 0, var = 0, z_max = 0;
-    for (size_t k = 1; k <= half; k++)
-        total += compat_value(s, o, k);
-    if (half == 0 || !(total > 0))
+    if (s->half == 0)
         return NAN;
-    for (size_t k = 1; k <= half; k++)
-        mean += compat_value(s, o, k) / total;
-    mean /= (double)half;
-    for (size_t k = 1; k <= half; k++) {
-        double d = compat_value(s, o, k) / total - mean;
-        var += d * d;
-    }
-    double sd = sqrt(var / (double)half);
+    double *z = malloc((s->half + 1) * sizeof *z), mean, sd, z_max;
+    if (!z)
+        return NAN;
+    zscores(s, o, z, &mean, &sd, &z_max);
+    free(z);
     if (!(sd > 0))
         return NAN;
-    for (size_t k = 1; k <= half; k++)
-        z_max = fmax(z_max, fabs(compat_value(s, o, k) / total - mean) / sd);
     return mean + sd * fmax(o->tol * z_max, Z_MIN);
 }
