@@ -10,6 +10,7 @@ void ftio_convert_options_default(struct ftio_convert_options *o)
 {
     o->keep_nested = false;
     o->latest_ns = INT64_MAX;
+    o->earliest_ns = INT64_MIN;
 }
 
 struct ftio_batch_clock ftio_batch_clock_of(const struct ftio_batch_header *h)
@@ -41,7 +42,7 @@ enum ftio_req_kind ftio_record_request(const struct ftio_record *r, struct ftio_
     /* 4. clock, 5. end before start, 6. plausibility */
     int64_t ws, we;
     if (!wall_of(r->t_start, c, &ws) || !wall_of(r->t_end, c, &we) || we < ws ||
-        we > o->latest_ns)
+        we > o->latest_ns || ws < o->earliest_ns)
         return FTIO_REQ_BAD;
     out->start_ns = ws;
     out->end_ns = we;

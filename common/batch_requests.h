@@ -24,10 +24,12 @@
  *     the record FTIO_REQ_BAD.  Wall ns are exact; nothing is rounded yet.
  *  5. End before start (the decoder already rejects it, so only a hand-made
  *     record can do it) is FTIO_REQ_BAD: its duration is unknown.
- *  6. Plausibility: a request ending after opt.latest_ns is FTIO_REQ_BAD.
- *     ftiod sets it to its clock + max_future (a record from the future would
- *     move its ring of bins); `ftio` analyses recordings of any date, so it
- *     sets no bound (INT64_MAX).
+ *  6. Plausibility: a request ending after opt.latest_ns, or starting before
+ *     opt.earliest_ns, is FTIO_REQ_BAD.  ftiod sets them to its clock +
+ *     max_future and - max_past: a record from the future would move its
+ *     ring of bins, and one from a clock that says 1970 would stretch its
+ *     job over decades of empty boundaries; `ftio` analyses recordings of
+ *     any date, so it sets no bound (INT64_MAX, INT64_MIN).
  *  7. Time origin: job time is seconds since the job's origin, a wall ns
  *     value, computed as (double)(wall - origin) * 1e-9 by ftio_job_seconds()
  *     (the difference exact in int64, one rounding).  The origin is the
@@ -55,6 +57,7 @@
 struct ftio_convert_options {
     bool    keep_nested;   /* count nested POSIX, drop MPI-IO instead */
     int64_t latest_ns;     /* wall ns no request may end after; INT64_MAX: none */
+    int64_t earliest_ns;   /* wall ns no request may start before; INT64_MIN: none */
 };
 void ftio_convert_options_default(struct ftio_convert_options *o);
 

@@ -23,6 +23,9 @@ void job_limits_default(struct job_limits *l)
     l->horizon = 3600.0;
     l->max_procs = 65536;
     l->max_future = 3600.0;
+    /* A spool file replayed after a long outage is still taken; a clock that
+     * says 1970 (or a node a year behind) is not. */
+    l->max_past = 30 * 86400.0;
     l->summary_records = 1u << 17;   /* 3 MB per mode */
 }
 
@@ -377,6 +380,7 @@ enum job_merge_status job_merge(struct job *j, const struct ftio_batch *b,
     struct ftio_convert_options co;
     ftio_convert_options_default(&co);
     co.latest_ns = now_real_ns + (int64_t)(lim->max_future * 1e9);
+    co.earliest_ns = now_real_ns - (int64_t)(lim->max_past * 1e9);
     merge_records(j, b, &co, lim);
 
     if (h->mark)

@@ -37,6 +37,7 @@ struct job_limits {
     double   horizon;     /* seconds of signal kept per mode */
     size_t   max_procs;   /* processes per job; batches of more are dropped */
     double   max_future;  /* records later than the receiver's clock + this are bad */
+    double   max_past;    /* records earlier than the receiver's clock - this are bad */
     size_t   summary_records;  /* records kept per mode to re-lay the summary */
 };
 void job_limits_default(struct job_limits *l);

@@ -174,9 +174,8 @@ static void online_ready(const struct ftiod_config *c, struct job_mode_state *m)
     m->online_init = true;
     /* Rebuilt from --state-dir: the daemon that died published the boundaries
      * up to the data's end; go on from there. */
-    if (m->restored)
-        while (m->boundary <= m->t_max)
-            m->boundary = ftio_online_next_boundary(&m->online, m->boundary);
+    if (m->restored && m->boundary <= m->t_max)
+        m->boundary = ftio_online_next_boundary(&m->online, m->t_max);
     m->restored = false;
 }
 
@@ -192,12 +191,27 @@ static bool is_live(const struct job_mode_state *m, double now_rel)
     return now_rel - m->t_max < LIVE_LAG;
 }
 
-/* Is the next boundary of (j, mode) due?  Caller holds the lock. */
+/* Boundaries whose window's data has left the horizon (the ring of bins
+ * keeps --horizon seconds behind the data's end) are not analysed one by
+ * one: the next is the first whose last step the bins still hold.  This
+ * bounds the boundaries of any job by horizon / step however far apart its
+ * records lie (a clock that jumps, a replay of a long job), in O(1).  Caller
+ * holds the lock. */
+static void skip_lost_boundaries(const struct ftiod_config *c, struct job_mode_state *m)
+{
+    double kept = m->t_max - c->limits.horizon + m->online.step;
+    if (m->boundary < kept)
+        m->boundary = ftio_online_next_boundary(&m->online, kept);
+}
+
+/* Is the next boundary of (j, mode) due (after skipping those the horizon
+ * lost)?  Caller holds the lock. */
 static bool boundary_due(const struct ftiod *d, const struct job *j,
-                         const struct job_mode_state *m, double now_mono, bool ending)
+                         struct job_mode_state *m, double now_mono, bool ending)
 {
     if (!m->has_data || !m->online_init)
         return false;
+    skip_lost_boundaries(&d->cfg, m);
     double b = m->boundary;
     if (ending)                       /* every boundary up to the data's end */
         return b < m->t_max + m->online.step;
@@ -345,7 +359,9 @@ static void end_job(struct analysis *a, struct job *j, const char *why)
         if (!m->has_data)
             continue;
         online_ready(&d->cfg, m);
-        while (boundary_due(d, j, m, ftiod_now(), true))
+        /* A daemon told to stop without --state-dir gives each job its
+         * summary at once, not the boundaries still queued. */
+        while (!d->stop && boundary_due(d, j, m, ftiod_now(), true))
             analyse_boundary(a, j, mode);
         analyse_summary(a, j, mode);
     }

@@ -12,7 +12,9 @@
  *       (X times faster).  --mark marks each phase's batches (flush points),
  *       --skip drops batch SEQ of every process (a sequence gap), --nested
  *       adds a nested POSIX copy of every write (must not be counted),
- *       --read adds read phases half a period later.
+ *       --read adds read phases half a period later.  --first-clock gives
+ *       the first batch of rank 0 a realtime anchor of EPOCH_S (a node whose
+ *       clock says 1970, or is a year behind: its records lie there).
  *   ftio-wire tmio FILE.jsonl --spool DIR [--job J] [--ranks R]
  *       Convert the rank-level requests of a TMIO trace (write_sync and
  *       read_sync) into spool files, one per simulated process.
@@ -141,7 +143,8 @@ static void sleep_s(double s)
 static const char periodic_usage[] =
     "usage: ftio-wire periodic (--endpoint E | --spool DIR) [--job J] [--ranks R] [--period P]\n"
     "                          [--duration D] [--bytes B] [--phases N] [--offset S] [--speed X]\n"
-    "                          [--mark] [--no-final] [--skip SEQ] [--nested] [--read]\n";
+    "                          [--mark] [--no-final] [--skip SEQ] [--nested] [--read]\n"
+    "                          [--first-clock EPOCH_S]\n";
 
 int wire_cmd_periodic(int argc, char **argv)
 {
@@ -160,6 +163,7 @@ int wire_cmd_periodic(int argc, char **argv)
     double offset = arg_num(argc, argv, "--offset", 1);
     double speed = arg_num(argc, argv, "--speed", 0);
     long skip = (long)arg_num(argc, argv, "--skip", -1);
+    double first_clock = arg_num(argc, argv, "--first-clock", NAN);
     bool mark = arg_flag(argc, argv, "--mark"), nested = arg_flag(argc, argv, "--nested");
     bool final = !arg_flag(argc, argv, "--no-final"), reads = arg_flag(argc, argv, "--read");
     if ((!endpoint) == (!dir) || ranks < 1 || phases < 1 || !(period > 0)) {
@@ -207,6 +211,8 @@ int wire_cmd_periodic(int argc, char **argv)
                 .nranks = ranks > 1 ? ranks : 0, .seq = seq[r]++, .clock_mono = MONO0,
                 .clock_real = real0, .mark = mark ? "phase" : NULL,
             };
+            if (r == 0 && h.seq == 0 && !isnan(first_clock))
+                h.clock_real = (int64_t)(first_clock * 1e9);
             if ((long)h.seq == skip)
                 continue;
             if (out_batch(&o, &h, rec, n) < 0) {
@@ -290,7 +296,11 @@ int wire_cmd_tmio(int argc, char **argv)
     qsort(req, n, sizeof *req, cmp_req);
     struct out o;
     out_open(&o, NULL, dir);
-    const int64_t real0 = 1763700000ll * 1000000000ll;
+    /* The trace "ran" from yesterday's midnight (UTC): a whole second, so
+     * epoch times round alike, and recent, as ftiod takes no records older
+     * than its max_past (30 days). */
+    const int64_t day = 86400ll * 1000000000ll;
+    const int64_t real0 = (ftio_real_ns() / day - 1) * day;
     const size_t per_batch = 8;
     for (int r = 0; r < ranks; r++) {
         struct ftio_record rec[8];
