@@ -75,19 +75,6 @@ static void completed(const void *cb, uint64_t now)
     slot_done(slot_find(cb), now);
 }
 
-FTIO_REAL_DECL(int, aio_read, (struct aiocb *));
-FTIO_REAL_DECL(int, aio_write, (struct aiocb *));
-FTIO_REAL_DECL(int, aio_read64, (struct aiocb *));
-FTIO_REAL_DECL(int, aio_write64, (struct aiocb *));
-FTIO_REAL_DECL(int, lio_listio, (int, struct aiocb *const[], int, struct sigevent *));
-FTIO_REAL_DECL(int, lio_listio64, (int, struct aiocb *const[], int, struct sigevent *));
-FTIO_REAL_DECL(int, aio_error, (const struct aiocb *));
-FTIO_REAL_DECL(int, aio_error64, (const struct aiocb *));
-FTIO_REAL_DECL(ssize_t, aio_return, (struct aiocb *));
-FTIO_REAL_DECL(ssize_t, aio_return64, (struct aiocb *));
-FTIO_REAL_DECL(int, aio_suspend, (const struct aiocb *const[], int, const struct timespec *));
-FTIO_REAL_DECL(int, aio_suspend64, (const struct aiocb *const[], int, const struct timespec *));
-
 #define AIO_POST(name, op, cb)                                                \
     do {                                                                      \
         FTIO_REAL_OR(name, -1);                                               \
@@ -102,10 +89,10 @@ FTIO_REAL_DECL(int, aio_suspend64, (const struct aiocb *const[], int, const stru
         return r;                                                             \
     } while (0)
 
-FTIO_WRAP(int, aio_read, (struct aiocb *cb)) { AIO_POST(aio_read, FTIO_OP_READ, cb); }
-FTIO_WRAP(int, aio_write, (struct aiocb *cb)) { AIO_POST(aio_write, FTIO_OP_WRITE, cb); }
-FTIO_WRAP(int, aio_read64, (struct aiocb *cb)) { AIO_POST(aio_read64, FTIO_OP_READ, cb); }
-FTIO_WRAP(int, aio_write64, (struct aiocb *cb)) { AIO_POST(aio_write64, FTIO_OP_WRITE, cb); }
+FTIO_WRAPPER(int, aio_read, (struct aiocb *cb)) { AIO_POST(aio_read, FTIO_OP_READ, cb); }
+FTIO_WRAPPER(int, aio_write, (struct aiocb *cb)) { AIO_POST(aio_write, FTIO_OP_WRITE, cb); }
+FTIO_WRAPPER(int, aio_read64, (struct aiocb *cb)) { AIO_POST(aio_read64, FTIO_OP_READ, cb); }
+FTIO_WRAPPER(int, aio_write64, (struct aiocb *cb)) { AIO_POST(aio_write64, FTIO_OP_WRITE, cb); }
 
 static int list_post(int (*fn)(int, struct aiocb *const[], int, struct sigevent *), int mode,
                      struct aiocb *const list[], int n, struct sigevent *sev)
@@ -130,13 +117,13 @@ static int list_post(int (*fn)(int, struct aiocb *const[], int, struct sigevent 
     return r;
 }
 
-FTIO_WRAP(int, lio_listio, (int mode, struct aiocb *const list[], int n, struct sigevent *sev))
+FTIO_WRAPPER(int, lio_listio, (int mode, struct aiocb *const list[], int n, struct sigevent *sev))
 {
     FTIO_REAL_OR(lio_listio, -1);
     return list_post(real_lio_listio, mode, list, n, sev);
 }
 
-FTIO_WRAP(int, lio_listio64, (int mode, struct aiocb *const list[], int n, struct sigevent *sev))
+FTIO_WRAPPER(int, lio_listio64, (int mode, struct aiocb *const list[], int n, struct sigevent *sev))
 {
     FTIO_REAL_OR(lio_listio64, -1);
     return list_post(real_lio_listio64, mode, list, n, sev);
@@ -151,8 +138,8 @@ FTIO_WRAP(int, lio_listio64, (int mode, struct aiocb *const list[], int n, struc
         return r;                                                             \
     } while (0)
 
-FTIO_WRAP(int, aio_error, (const struct aiocb *cb)) { AIO_ERROR(aio_error, cb); }
-FTIO_WRAP(int, aio_error64, (const struct aiocb *cb)) { AIO_ERROR(aio_error64, cb); }
+FTIO_WRAPPER(int, aio_error, (const struct aiocb *cb)) { AIO_ERROR(aio_error, cb); }
+FTIO_WRAPPER(int, aio_error64, (const struct aiocb *cb)) { AIO_ERROR(aio_error64, cb); }
 
 /* aio_return collects the result: emit the record and free the slot. */
 static ssize_t collect(ssize_t (*fn)(struct aiocb *), struct aiocb *cb)
@@ -176,13 +163,13 @@ static ssize_t collect(ssize_t (*fn)(struct aiocb *), struct aiocb *cb)
     return r;
 }
 
-FTIO_WRAP(ssize_t, aio_return, (struct aiocb *cb))
+FTIO_WRAPPER(ssize_t, aio_return, (struct aiocb *cb))
 {
     FTIO_REAL_OR(aio_return, -1);
     return collect(real_aio_return, cb);
 }
 
-FTIO_WRAP(ssize_t, aio_return64, (struct aiocb *cb))
+FTIO_WRAPPER(ssize_t, aio_return64, (struct aiocb *cb))
 {
     FTIO_REAL_OR(aio_return64, -1);
     return collect(real_aio_return64, cb);
@@ -207,24 +194,17 @@ static int suspend(int (*fn)(const struct aiocb *const[], int, const struct time
     return r;
 }
 
-FTIO_WRAP(int, aio_suspend, (const struct aiocb *const list[], int n, const struct timespec *t))
+FTIO_WRAPPER(int, aio_suspend, (const struct aiocb *const list[], int n, const struct timespec *t))
 {
     FTIO_REAL_OR(aio_suspend, -1);
     ftio_real((void **)&real_aio_error, "aio_error");
     return suspend(real_aio_suspend, real_aio_error, list, n, t);
 }
 
-FTIO_WRAP(int, aio_suspend64, (const struct aiocb *const list[], int n, const struct timespec *t))
+FTIO_WRAPPER(int, aio_suspend64, (const struct aiocb *const list[], int n, const struct timespec *t))
 {
     FTIO_REAL_OR(aio_suspend64, -1);
     ftio_real((void **)&real_aio_error64, "aio_error64");
     return suspend(real_aio_suspend64, real_aio_error64, list, n, t);
 }
 
-void ftio_aio_resolve_all(void)
-{
-    FTIO_RESOLVE(aio_read); FTIO_RESOLVE(aio_write); FTIO_RESOLVE(aio_read64);
-    FTIO_RESOLVE(aio_write64); FTIO_RESOLVE(lio_listio); FTIO_RESOLVE(lio_listio64);
-    FTIO_RESOLVE(aio_error); FTIO_RESOLVE(aio_error64); FTIO_RESOLVE(aio_return);
-    FTIO_RESOLVE(aio_return64); FTIO_RESOLVE(aio_suspend); FTIO_RESOLVE(aio_suspend64);
-}

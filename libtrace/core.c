@@ -192,16 +192,23 @@ static void identity_init(void)
     atomic_store(&ftio_id.nranks, r ? nranks : 0);
 }
 
+/* The linker's bounds of the ftio_syms section (internal.h, FTIO_WRAPPER). */
+extern const struct ftio_wrapped_sym __start_ftio_syms[] FTIO_HIDDEN;
+extern const struct ftio_wrapped_sym __stop_ftio_syms[] FTIO_HIDDEN;
+
+void ftio_resolve_wrapped(void)
+{
+    for (const struct ftio_wrapped_sym *s = __start_ftio_syms; s < __stop_ftio_syms; s++)
+        (void)ftio_real(s->real, s->name);
+}
+
 __attribute__((constructor(101))) static void ftio_init(void)
 {
     int saved = errno;
     ftio_busy = 1;
     /* Resolve every wrapped symbol while single-threaded, even when disabled:
      * wrappers still forward through these pointers. */
-    ftio_posix_resolve_all();
-    ftio_stdio_resolve_all();
-    ftio_aio_resolve_all();
-    ftio_lifecycle_resolve_all();
+    ftio_resolve_wrapped();
     atomic_store(&ftio_id.pid, (long)getpid());     /* for config warnings */
     ftio_config_load(&ftio_cfg);
     if (!ftio_cfg.disable) {

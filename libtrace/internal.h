@@ -226,12 +226,11 @@ FTIO_HIDDEN void ftio_sink_after_fork_child(void);
 FTIO_HIDDEN void ftio_spool_notice(void);
 FTIO_HIDDEN void ftio_spool_after_fork_child(void);
 
-/* ---- lifecycle (lifecycle.c) and per-layer symbol resolution ---------- */
+/* ---- lifecycle (lifecycle.c) and symbol resolution --------------------- */
 FTIO_HIDDEN void ftio_lifecycle_init(void);
-FTIO_HIDDEN void ftio_posix_resolve_all(void);
-FTIO_HIDDEN void ftio_stdio_resolve_all(void);
-FTIO_HIDDEN void ftio_aio_resolve_all(void);
-FTIO_HIDDEN void ftio_lifecycle_resolve_all(void);
+/* Resolve the next definition of every symbol declared with FTIO_WRAPPER or
+ * FTIO_NEXT (core.c, at init, single-threaded). */
+FTIO_HIDDEN void ftio_resolve_wrapped(void);
 
 /* Resolve `name` into *slot once (relaxed atomics: racing threads store the
  * same value).  Returns the pointer, NULL when the symbol does not exist. */
@@ -245,8 +244,33 @@ static inline void *ftio_real(void **slot, const char *name)
     return p;
 }
 
-/* Declare the pointer to the real `name` with the type of our wrapper. */
-#define FTIO_REAL_DECL(ret, name, args) static ret (*real_##name) args
+/* A wrapped symbol is named once (Darshan's DARSHAN_FORWARD_DECL and
+ * MAP_OR_FAIL in one line):
+ *
+ *     FTIO_WRAPPER(ssize_t, read, (int fd, void *buf, size_t n))
+ *     {
+ *         FTIO_REAL_OR(read, -1);
+ *         ... real_read(fd, buf, n) ...
+ *     }
+ *
+ * declares real_read, the pointer to the next definition with the wrapper's
+ * own type, registers it in the ftio_syms section, which
+ * ftio_resolve_wrapped() resolves at init (so no list of the wrapped symbols
+ * exists to keep in step), and opens the exported wrapper (FTIO_WRAP).
+ * FTIO_NEXT alone declares and registers a next definition that a file needs
+ * before (or without) its wrapper. */
+struct ftio_wrapped_sym {
+    void **real;
+    const char *name;
+};
+#define FTIO_NEXT(ret, name, params)                                          \
+    static ret (*real_##name) params;                                         \
+    static const struct ftio_wrapped_sym ftio_sym_##name                      \
+        __attribute__((used, section("ftio_syms"), aligned(sizeof(void *)))) = \
+        { (void **)&real_##name, #name }
+#define FTIO_WRAPPER(ret, name, params)                                       \
+    FTIO_NEXT(ret, name, params);                                             \
+    FTIO_WRAP(ret, name, params)
 /* Load (resolving lazily) real_<name>; fail the call with ENOSYS if absent. */
 #define FTIO_REAL_OR(name, failret)                                           \
     do {                                                                      \
@@ -255,11 +279,12 @@ static inline void *ftio_real(void **slot, const char *name)
             return failret;                                                   \
         }                                                                     \
     } while (0)
-#define FTIO_RESOLVE(name) ((void)ftio_real((void **)&real_##name, #name))
 
 /* Define the exported symbol `name` without clashing with (or being renamed
  * by) the prototypes and redirections of the system headers (LFS, fortify,
- * scanf aliases): the C function is ftio_w_<name>, its symbol is `name`. */
+ * scanf aliases): the C function is ftio_w_<name>, its symbol is `name`.
+ * Alone, for a wrapper with no next definition of its own (execl calls
+ * execve's); FTIO_WRAPPER for the others. */
 #define FTIO_WRAP(ret, name, args)                                            \
     FTIO_EXPORT ret ftio_w_##name args __asm__(#name);                        \
     FTIO_EXPORT ret ftio_w_##name args

@@ -31,15 +31,7 @@
 #include <unistd.h>
 #include "internal.h"
 
-FTIO_REAL_DECL(void, _exit, (int));
-FTIO_REAL_DECL(void, _Exit, (int));
-FTIO_REAL_DECL(int, execve, (const char *, char *const[], char *const[]));
-FTIO_REAL_DECL(int, execv, (const char *, char *const[]));
-FTIO_REAL_DECL(int, execvp, (const char *, char *const[]));
-FTIO_REAL_DECL(int, execvpe, (const char *, char *const[], char *const[]));
-FTIO_REAL_DECL(int, fexecve, (int, char *const[], char *const[]));
-FTIO_REAL_DECL(int, sigaction, (int, const struct sigaction *, struct sigaction *));
-FTIO_REAL_DECL(__sighandler_t, signal, (int, __sighandler_t));
+FTIO_NEXT(int, sigaction, (int, const struct sigaction *, struct sigaction *));
 
 extern char **environ;
 
@@ -76,7 +68,7 @@ static void quick_exit_hook(void)
     ftio_shutdown();
 }
 
-FTIO_WRAP(void, _exit, (int status))
+FTIO_WRAPPER(void, _exit, (int status))
 {
     if (ftio_fdt && own_process())
         ftio_shutdown();
@@ -86,7 +78,7 @@ FTIO_WRAP(void, _exit, (int status))
         abort();
 }
 
-FTIO_WRAP(void, _Exit, (int status))
+FTIO_WRAPPER(void, _Exit, (int status))
 {
     if (ftio_fdt && own_process())
         ftio_shutdown();
@@ -149,7 +141,7 @@ static size_t env_count(char *const *envp)
     return n + 2;
 }
 
-FTIO_WRAP(int, execve, (const char *path, char *const argv[], char *const envp[]))
+FTIO_WRAPPER(int, execve, (const char *path, char *const argv[], char *const envp[]))
 {
     FTIO_REAL_OR(execve, -1);
     char var[96];
@@ -159,7 +151,7 @@ FTIO_WRAP(int, execve, (const char *path, char *const argv[], char *const envp[]
     return after_exec_failed(real_execve(path, argv, with_seq(envp, var, buf, cap)), stopped);
 }
 
-FTIO_WRAP(int, execvpe, (const char *file, char *const argv[], char *const envp[]))
+FTIO_WRAPPER(int, execvpe, (const char *file, char *const argv[], char *const envp[]))
 {
     FTIO_REAL_OR(execvpe, -1);
     char var[96];
@@ -169,7 +161,7 @@ FTIO_WRAP(int, execvpe, (const char *file, char *const argv[], char *const envp[
     return after_exec_failed(real_execvpe(file, argv, with_seq(envp, var, buf, cap)), stopped);
 }
 
-FTIO_WRAP(int, fexecve, (int fd, char *const argv[], char *const envp[]))
+FTIO_WRAPPER(int, fexecve, (int fd, char *const argv[], char *const envp[]))
 {
     FTIO_REAL_OR(fexecve, -1);
     char var[96];
@@ -180,12 +172,12 @@ FTIO_WRAP(int, fexecve, (int fd, char *const argv[], char *const envp[]))
 }
 
 /* The environ-based forms become their explicit-environment twins. */
-FTIO_WRAP(int, execv, (const char *path, char *const argv[]))
+FTIO_WRAPPER(int, execv, (const char *path, char *const argv[]))
 {
     return ftio_w_execve(path, argv, environ);
 }
 
-FTIO_WRAP(int, execvp, (const char *file, char *const argv[]))
+FTIO_WRAPPER(int, execvp, (const char *file, char *const argv[]))
 {
     return ftio_w_execvpe(file, argv, environ);
 }
@@ -330,7 +322,7 @@ FTIO_WRAP(int, sigaction, (int sig, const struct sigaction *act, struct sigactio
     return 0;
 }
 
-FTIO_WRAP(__sighandler_t, signal, (int sig, __sighandler_t handler))
+FTIO_WRAPPER(__sighandler_t, signal, (int sig, __sighandler_t handler))
 {
     FTIO_REAL_OR(signal, SIG_ERR);
     if (!eligible_signal(sig))
@@ -365,13 +357,6 @@ static void signals_init(void)
 }
 
 /* ---- init ------------------------------------------------------------- */
-
-void ftio_lifecycle_resolve_all(void)
-{
-    FTIO_RESOLVE(_exit); FTIO_RESOLVE(_Exit); FTIO_RESOLVE(execve); FTIO_RESOLVE(execv);
-    FTIO_RESOLVE(execvp); FTIO_RESOLVE(execvpe); FTIO_RESOLVE(fexecve);
-    FTIO_RESOLVE(sigaction); FTIO_RESOLVE(signal);
-}
 
 void ftio_lifecycle_init(void)
 {

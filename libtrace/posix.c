@@ -166,133 +166,114 @@ static void opened_untraced(int fd, int dirfd, const char *path, int flags)
         va_end(ap);                                                           \
     }
 
-FTIO_REAL_DECL(int, open, (const char *, int, ...));
-FTIO_REAL_DECL(int, open64, (const char *, int, ...));
-FTIO_REAL_DECL(int, __open_2, (const char *, int));
-FTIO_REAL_DECL(int, __open64_2, (const char *, int));
-FTIO_REAL_DECL(int, openat, (int, const char *, int, ...));
-FTIO_REAL_DECL(int, openat64, (int, const char *, int, ...));
-FTIO_REAL_DECL(int, __openat_2, (int, const char *, int));
-FTIO_REAL_DECL(int, __openat64_2, (int, const char *, int));
-FTIO_REAL_DECL(int, creat, (const char *, mode_t));
-FTIO_REAL_DECL(int, creat64, (const char *, mode_t));
-FTIO_REAL_DECL(int, mkstemp, (char *));
-FTIO_REAL_DECL(int, mkstemp64, (char *));
-FTIO_REAL_DECL(int, mkostemp, (char *, int));
-FTIO_REAL_DECL(int, mkostemp64, (char *, int));
-FTIO_REAL_DECL(int, mkstemps, (char *, int));
-FTIO_REAL_DECL(int, mkstemps64, (char *, int));
-FTIO_REAL_DECL(int, mkostemps, (char *, int, int));
-FTIO_REAL_DECL(int, mkostemps64, (char *, int, int));
-
-FTIO_WRAP(int, open, (const char *path, int flags, ...))
+FTIO_WRAPPER(int, open, (const char *path, int flags, ...))
 {
     OPEN_MODE(flags);
     FTIO_REAL_OR(open, -1);
     OPEN_CALL(AT_FDCWD, path, flags, real_open(path, flags, mode));
 }
 
-FTIO_WRAP(int, open64, (const char *path, int flags, ...))
+FTIO_WRAPPER(int, open64, (const char *path, int flags, ...))
 {
     OPEN_MODE(flags);
     FTIO_REAL_OR(open64, -1);
     OPEN_CALL(AT_FDCWD, path, flags, real_open64(path, flags, mode));
 }
 
-FTIO_WRAP(int, __open_2, (const char *path, int flags))
+FTIO_WRAPPER(int, __open_2, (const char *path, int flags))
 {
     FTIO_REAL_OR(__open_2, -1);
     OPEN_CALL(AT_FDCWD, path, flags, real___open_2(path, flags));
 }
 
-FTIO_WRAP(int, __open64_2, (const char *path, int flags))
+FTIO_WRAPPER(int, __open64_2, (const char *path, int flags))
 {
     FTIO_REAL_OR(__open64_2, -1);
     OPEN_CALL(AT_FDCWD, path, flags, real___open64_2(path, flags));
 }
 
-FTIO_WRAP(int, openat, (int dirfd, const char *path, int flags, ...))
+FTIO_WRAPPER(int, openat, (int dirfd, const char *path, int flags, ...))
 {
     OPEN_MODE(flags);
     FTIO_REAL_OR(openat, -1);
     OPEN_CALL(dirfd, path, flags, real_openat(dirfd, path, flags, mode));
 }
 
-FTIO_WRAP(int, openat64, (int dirfd, const char *path, int flags, ...))
+FTIO_WRAPPER(int, openat64, (int dirfd, const char *path, int flags, ...))
 {
     OPEN_MODE(flags);
     FTIO_REAL_OR(openat64, -1);
     OPEN_CALL(dirfd, path, flags, real_openat64(dirfd, path, flags, mode));
 }
 
-FTIO_WRAP(int, __openat_2, (int dirfd, const char *path, int flags))
+FTIO_WRAPPER(int, __openat_2, (int dirfd, const char *path, int flags))
 {
     FTIO_REAL_OR(__openat_2, -1);
     OPEN_CALL(dirfd, path, flags, real___openat_2(dirfd, path, flags));
 }
 
-FTIO_WRAP(int, __openat64_2, (int dirfd, const char *path, int flags))
+FTIO_WRAPPER(int, __openat64_2, (int dirfd, const char *path, int flags))
 {
     FTIO_REAL_OR(__openat64_2, -1);
     OPEN_CALL(dirfd, path, flags, real___openat64_2(dirfd, path, flags));
 }
 
-FTIO_WRAP(int, creat, (const char *path, mode_t mode))
+FTIO_WRAPPER(int, creat, (const char *path, mode_t mode))
 {
     FTIO_REAL_OR(creat, -1);
     OPEN_CALL(AT_FDCWD, path, O_WRONLY, real_creat(path, mode));
 }
 
-FTIO_WRAP(int, creat64, (const char *path, mode_t mode))
+FTIO_WRAPPER(int, creat64, (const char *path, mode_t mode))
 {
     FTIO_REAL_OR(creat64, -1);
     OPEN_CALL(AT_FDCWD, path, O_WRONLY, real_creat64(path, mode));
 }
 
 /* mkstemp family: the template holds the real name once the call returns. */
-FTIO_WRAP(int, mkstemp, (char *tmpl))
+FTIO_WRAPPER(int, mkstemp, (char *tmpl))
 {
     FTIO_REAL_OR(mkstemp, -1);
     OPEN_CALL(AT_FDCWD, tmpl, 0, real_mkstemp(tmpl));
 }
 
-FTIO_WRAP(int, mkstemp64, (char *tmpl))
+FTIO_WRAPPER(int, mkstemp64, (char *tmpl))
 {
     FTIO_REAL_OR(mkstemp64, -1);
     OPEN_CALL(AT_FDCWD, tmpl, 0, real_mkstemp64(tmpl));
 }
 
-FTIO_WRAP(int, mkostemp, (char *tmpl, int flags))
+FTIO_WRAPPER(int, mkostemp, (char *tmpl, int flags))
 {
     FTIO_REAL_OR(mkostemp, -1);
     OPEN_CALL(AT_FDCWD, tmpl, flags, real_mkostemp(tmpl, flags));
 }
 
-FTIO_WRAP(int, mkostemp64, (char *tmpl, int flags))
+FTIO_WRAPPER(int, mkostemp64, (char *tmpl, int flags))
 {
     FTIO_REAL_OR(mkostemp64, -1);
     OPEN_CALL(AT_FDCWD, tmpl, flags, real_mkostemp64(tmpl, flags));
 }
 
-FTIO_WRAP(int, mkstemps, (char *tmpl, int suffixlen))
+FTIO_WRAPPER(int, mkstemps, (char *tmpl, int suffixlen))
 {
     FTIO_REAL_OR(mkstemps, -1);
     OPEN_CALL(AT_FDCWD, tmpl, 0, real_mkstemps(tmpl, suffixlen));
 }
 
-FTIO_WRAP(int, mkstemps64, (char *tmpl, int suffixlen))
+FTIO_WRAPPER(int, mkstemps64, (char *tmpl, int suffixlen))
 {
     FTIO_REAL_OR(mkstemps64, -1);
     OPEN_CALL(AT_FDCWD, tmpl, 0, real_mkstemps64(tmpl, suffixlen));
 }
 
-FTIO_WRAP(int, mkostemps, (char *tmpl, int suffixlen, int flags))
+FTIO_WRAPPER(int, mkostemps, (char *tmpl, int suffixlen, int flags))
 {
     FTIO_REAL_OR(mkostemps, -1);
     OPEN_CALL(AT_FDCWD, tmpl, flags, real_mkostemps(tmpl, suffixlen, flags));
 }
 
-FTIO_WRAP(int, mkostemps64, (char *tmpl, int suffixlen, int flags))
+FTIO_WRAPPER(int, mkostemps64, (char *tmpl, int suffixlen, int flags))
 {
     FTIO_REAL_OR(mkostemps64, -1);
     OPEN_CALL(AT_FDCWD, tmpl, flags, real_mkostemps64(tmpl, suffixlen, flags));
@@ -300,15 +281,9 @@ FTIO_WRAP(int, mkostemps64, (char *tmpl, int suffixlen, int flags))
 
 /* ---- duplicates ------------------------------------------------------- */
 
-FTIO_REAL_DECL(int, dup, (int));
-FTIO_REAL_DECL(int, dup2, (int, int));
-FTIO_REAL_DECL(int, dup3, (int, int, int));
-FTIO_REAL_DECL(int, fcntl, (int, int, ...));
-FTIO_REAL_DECL(int, fcntl64, (int, int, ...));
-
 /* The table follows duplicates even when not recording (paused, busy):
  * a stale slot would trace a socket that later gets the number. */
-FTIO_WRAP(int, dup, (int fd))
+FTIO_WRAPPER(int, dup, (int fd))
 {
     FTIO_REAL_OR(dup, -1);
     int r = real_dup(fd);
@@ -317,7 +292,7 @@ FTIO_WRAP(int, dup, (int fd))
     return r;
 }
 
-FTIO_WRAP(int, dup2, (int fd, int fd2))
+FTIO_WRAPPER(int, dup2, (int fd, int fd2))
 {
     FTIO_REAL_OR(dup2, -1);
     int r = real_dup2(fd, fd2);
@@ -326,7 +301,7 @@ FTIO_WRAP(int, dup2, (int fd, int fd2))
     return r;
 }
 
-FTIO_WRAP(int, dup3, (int fd, int fd2, int flags))
+FTIO_WRAPPER(int, dup3, (int fd, int fd2, int flags))
 {
     FTIO_REAL_OR(dup3, -1);
     int r = real_dup3(fd, fd2, flags);
@@ -350,7 +325,7 @@ static void after_fcntl(int fd, int cmd, void *arg, int r)
 
 /* fcntl's third argument is an int or a pointer depending on cmd; glibc
  * itself reads it as a pointer-sized value, as we do. */
-FTIO_WRAP(int, fcntl, (int fd, int cmd, ...))
+FTIO_WRAPPER(int, fcntl, (int fd, int cmd, ...))
 {
     va_list ap;
     va_start(ap, cmd);
@@ -364,7 +339,7 @@ FTIO_WRAP(int, fcntl, (int fd, int cmd, ...))
     return r;
 }
 
-FTIO_WRAP(int, fcntl64, (int fd, int cmd, ...))
+FTIO_WRAPPER(int, fcntl64, (int fd, int cmd, ...))
 {
     va_list ap;
     va_start(ap, cmd);
@@ -382,11 +357,7 @@ FTIO_WRAP(int, fcntl64, (int fd, int cmd, ...))
 
 #define FTIO_CLOSE_RANGE_CLOEXEC (1u << 2)   /* <linux/close_range.h> */
 
-FTIO_REAL_DECL(int, close, (int));
-FTIO_REAL_DECL(int, close_range, (unsigned, unsigned, int));
-FTIO_REAL_DECL(void, closefrom, (int));
-
-FTIO_WRAP(int, close, (int fd))
+FTIO_WRAPPER(int, close, (int fd))
 {
     FTIO_REAL_OR(close, -1);
     struct ftio_fd_slot *s = ftio_posix_fd(fd);
@@ -419,7 +390,7 @@ static void closed_range(unsigned first, unsigned last, uint64_t t0, uint64_t t1
     }
 }
 
-FTIO_WRAP(int, close_range, (unsigned first, unsigned last, int flags))
+FTIO_WRAPPER(int, close_range, (unsigned first, unsigned last, int flags))
 {
     FTIO_REAL_OR(close_range, -1);
     int on = posix_on();
@@ -436,7 +407,7 @@ FTIO_WRAP(int, close_range, (unsigned first, unsigned last, int flags))
     return r;
 }
 
-FTIO_WRAP(void, closefrom, (int lowfd))
+FTIO_WRAPPER(void, closefrom, (int lowfd))
 {
     if (ftio_unlikely(!ftio_real((void **)&real_closefrom, "closefrom")))
         return;
@@ -453,121 +424,98 @@ FTIO_WRAP(void, closefrom, (int lowfd))
 
 /* ---- data ------------------------------------------------------------- */
 
-FTIO_REAL_DECL(ssize_t, read, (int, void *, size_t));
-FTIO_REAL_DECL(ssize_t, write, (int, const void *, size_t));
-FTIO_REAL_DECL(ssize_t, pread, (int, void *, size_t, off_t));
-FTIO_REAL_DECL(ssize_t, pwrite, (int, const void *, size_t, off_t));
-FTIO_REAL_DECL(ssize_t, pread64, (int, void *, size_t, off64_t));
-FTIO_REAL_DECL(ssize_t, pwrite64, (int, const void *, size_t, off64_t));
-FTIO_REAL_DECL(ssize_t, readv, (int, const struct iovec *, int));
-FTIO_REAL_DECL(ssize_t, writev, (int, const struct iovec *, int));
-FTIO_REAL_DECL(ssize_t, preadv, (int, const struct iovec *, int, off_t));
-FTIO_REAL_DECL(ssize_t, pwritev, (int, const struct iovec *, int, off_t));
-FTIO_REAL_DECL(ssize_t, preadv64, (int, const struct iovec *, int, off64_t));
-FTIO_REAL_DECL(ssize_t, pwritev64, (int, const struct iovec *, int, off64_t));
-FTIO_REAL_DECL(ssize_t, preadv2, (int, const struct iovec *, int, off_t, int));
-FTIO_REAL_DECL(ssize_t, pwritev2, (int, const struct iovec *, int, off_t, int));
-FTIO_REAL_DECL(ssize_t, preadv64v2, (int, const struct iovec *, int, off64_t, int));
-FTIO_REAL_DECL(ssize_t, pwritev64v2, (int, const struct iovec *, int, off64_t, int));
-FTIO_REAL_DECL(ssize_t, __read_chk, (int, void *, size_t, size_t));
-FTIO_REAL_DECL(ssize_t, __pread_chk, (int, void *, size_t, off_t, size_t));
-FTIO_REAL_DECL(ssize_t, __pread64_chk, (int, void *, size_t, off64_t, size_t));
-FTIO_REAL_DECL(ssize_t, copy_file_range, (int, off64_t *, int, off64_t *, size_t, unsigned));
-FTIO_REAL_DECL(ssize_t, sendfile, (int, int, off_t *, size_t));
-FTIO_REAL_DECL(ssize_t, sendfile64, (int, int, off64_t *, size_t));
-
-FTIO_WRAP(ssize_t, read, (int fd, void *buf, size_t n))
+FTIO_WRAPPER(ssize_t, read, (int fd, void *buf, size_t n))
 {
     FTIO_REAL_OR(read, -1);
     DATA_IMPLICIT(ssize_t, FTIO_OP_READ, fd, real_read(fd, buf, n));
 }
 
-FTIO_WRAP(ssize_t, write, (int fd, const void *buf, size_t n))
+FTIO_WRAPPER(ssize_t, write, (int fd, const void *buf, size_t n))
 {
     FTIO_REAL_OR(write, -1);
     DATA_IMPLICIT(ssize_t, FTIO_OP_WRITE, fd, real_write(fd, buf, n));
 }
 
-FTIO_WRAP(ssize_t, __read_chk, (int fd, void *buf, size_t n, size_t buflen))
+FTIO_WRAPPER(ssize_t, __read_chk, (int fd, void *buf, size_t n, size_t buflen))
 {
     FTIO_REAL_OR(__read_chk, -1);
     DATA_IMPLICIT(ssize_t, FTIO_OP_READ, fd, real___read_chk(fd, buf, n, buflen));
 }
 
-FTIO_WRAP(ssize_t, pread, (int fd, void *buf, size_t n, off_t off))
+FTIO_WRAPPER(ssize_t, pread, (int fd, void *buf, size_t n, off_t off))
 {
     FTIO_REAL_OR(pread, -1);
     DATA_AT(ssize_t, FTIO_OP_READ, fd, off, real_pread(fd, buf, n, off));
 }
 
-FTIO_WRAP(ssize_t, pwrite, (int fd, const void *buf, size_t n, off_t off))
+FTIO_WRAPPER(ssize_t, pwrite, (int fd, const void *buf, size_t n, off_t off))
 {
     FTIO_REAL_OR(pwrite, -1);
     DATA_AT(ssize_t, FTIO_OP_WRITE, fd, off, real_pwrite(fd, buf, n, off));
 }
 
-FTIO_WRAP(ssize_t, pread64, (int fd, void *buf, size_t n, off64_t off))
+FTIO_WRAPPER(ssize_t, pread64, (int fd, void *buf, size_t n, off64_t off))
 {
     FTIO_REAL_OR(pread64, -1);
     DATA_AT(ssize_t, FTIO_OP_READ, fd, off, real_pread64(fd, buf, n, off));
 }
 
-FTIO_WRAP(ssize_t, pwrite64, (int fd, const void *buf, size_t n, off64_t off))
+FTIO_WRAPPER(ssize_t, pwrite64, (int fd, const void *buf, size_t n, off64_t off))
 {
     FTIO_REAL_OR(pwrite64, -1);
     DATA_AT(ssize_t, FTIO_OP_WRITE, fd, off, real_pwrite64(fd, buf, n, off));
 }
 
-FTIO_WRAP(ssize_t, __pread_chk, (int fd, void *buf, size_t n, off_t off, size_t buflen))
+FTIO_WRAPPER(ssize_t, __pread_chk, (int fd, void *buf, size_t n, off_t off, size_t buflen))
 {
     FTIO_REAL_OR(__pread_chk, -1);
     DATA_AT(ssize_t, FTIO_OP_READ, fd, off, real___pread_chk(fd, buf, n, off, buflen));
 }
 
-FTIO_WRAP(ssize_t, __pread64_chk, (int fd, void *buf, size_t n, off64_t off, size_t buflen))
+FTIO_WRAPPER(ssize_t, __pread64_chk, (int fd, void *buf, size_t n, off64_t off, size_t buflen))
 {
     FTIO_REAL_OR(__pread64_chk, -1);
     DATA_AT(ssize_t, FTIO_OP_READ, fd, off, real___pread64_chk(fd, buf, n, off, buflen));
 }
 
-FTIO_WRAP(ssize_t, readv, (int fd, const struct iovec *iov, int cnt))
+FTIO_WRAPPER(ssize_t, readv, (int fd, const struct iovec *iov, int cnt))
 {
     FTIO_REAL_OR(readv, -1);
     DATA_IMPLICIT(ssize_t, FTIO_OP_READ, fd, real_readv(fd, iov, cnt));
 }
 
-FTIO_WRAP(ssize_t, writev, (int fd, const struct iovec *iov, int cnt))
+FTIO_WRAPPER(ssize_t, writev, (int fd, const struct iovec *iov, int cnt))
 {
     FTIO_REAL_OR(writev, -1);
     DATA_IMPLICIT(ssize_t, FTIO_OP_WRITE, fd, real_writev(fd, iov, cnt));
 }
 
-FTIO_WRAP(ssize_t, preadv, (int fd, const struct iovec *iov, int cnt, off_t off))
+FTIO_WRAPPER(ssize_t, preadv, (int fd, const struct iovec *iov, int cnt, off_t off))
 {
     FTIO_REAL_OR(preadv, -1);
     DATA_AT(ssize_t, FTIO_OP_READ, fd, off, real_preadv(fd, iov, cnt, off));
 }
 
-FTIO_WRAP(ssize_t, pwritev, (int fd, const struct iovec *iov, int cnt, off_t off))
+FTIO_WRAPPER(ssize_t, pwritev, (int fd, const struct iovec *iov, int cnt, off_t off))
 {
     FTIO_REAL_OR(pwritev, -1);
     DATA_AT(ssize_t, FTIO_OP_WRITE, fd, off, real_pwritev(fd, iov, cnt, off));
 }
 
-FTIO_WRAP(ssize_t, preadv64, (int fd, const struct iovec *iov, int cnt, off64_t off))
+FTIO_WRAPPER(ssize_t, preadv64, (int fd, const struct iovec *iov, int cnt, off64_t off))
 {
     FTIO_REAL_OR(preadv64, -1);
     DATA_AT(ssize_t, FTIO_OP_READ, fd, off, real_preadv64(fd, iov, cnt, off));
 }
 
-FTIO_WRAP(ssize_t, pwritev64, (int fd, const struct iovec *iov, int cnt, off64_t off))
+FTIO_WRAPPER(ssize_t, pwritev64, (int fd, const struct iovec *iov, int cnt, off64_t off))
 {
     FTIO_REAL_OR(pwritev64, -1);
     DATA_AT(ssize_t, FTIO_OP_WRITE, fd, off, real_pwritev64(fd, iov, cnt, off));
 }
 
 /* *v2: offset -1 means "at the current position, and advance it". */
-FTIO_WRAP(ssize_t, preadv2, (int fd, const struct iovec *iov, int cnt, off_t off, int fl))
+FTIO_WRAPPER(ssize_t, preadv2, (int fd, const struct iovec *iov, int cnt, off_t off, int fl))
 {
     FTIO_REAL_OR(preadv2, -1);
     if (off == -1)
@@ -575,7 +523,7 @@ FTIO_WRAP(ssize_t, preadv2, (int fd, const struct iovec *iov, int cnt, off_t off
     DATA_AT(ssize_t, FTIO_OP_READ, fd, off, real_preadv2(fd, iov, cnt, off, fl));
 }
 
-FTIO_WRAP(ssize_t, pwritev2, (int fd, const struct iovec *iov, int cnt, off_t off, int fl))
+FTIO_WRAPPER(ssize_t, pwritev2, (int fd, const struct iovec *iov, int cnt, off_t off, int fl))
 {
     FTIO_REAL_OR(pwritev2, -1);
     if (off == -1)
@@ -583,7 +531,7 @@ FTIO_WRAP(ssize_t, pwritev2, (int fd, const struct iovec *iov, int cnt, off_t of
     DATA_AT(ssize_t, FTIO_OP_WRITE, fd, off, real_pwritev2(fd, iov, cnt, off, fl));
 }
 
-FTIO_WRAP(ssize_t, preadv64v2, (int fd, const struct iovec *iov, int cnt, off64_t off, int fl))
+FTIO_WRAPPER(ssize_t, preadv64v2, (int fd, const struct iovec *iov, int cnt, off64_t off, int fl))
 {
     FTIO_REAL_OR(preadv64v2, -1);
     if (off == -1)
@@ -591,7 +539,7 @@ FTIO_WRAP(ssize_t, preadv64v2, (int fd, const struct iovec *iov, int cnt, off64_
     DATA_AT(ssize_t, FTIO_OP_READ, fd, off, real_preadv64v2(fd, iov, cnt, off, fl));
 }
 
-FTIO_WRAP(ssize_t, pwritev64v2, (int fd, const struct iovec *iov, int cnt, off64_t off, int fl))
+FTIO_WRAPPER(ssize_t, pwritev64v2, (int fd, const struct iovec *iov, int cnt, off64_t off, int fl))
 {
     FTIO_REAL_OR(pwritev64v2, -1);
     if (off == -1)
@@ -631,7 +579,7 @@ static int either_traced(int a, int b)
     return ftio_posix_fd(a) || ftio_posix_fd(b);
 }
 
-FTIO_WRAP(ssize_t, copy_file_range, (int in, off64_t *in_off, int out, off64_t *out_off, size_t len,
+FTIO_WRAPPER(ssize_t, copy_file_range, (int in, off64_t *in_off, int out, off64_t *out_off, size_t len,
                                      unsigned flags))
 {
     FTIO_REAL_OR(copy_file_range, -1);
@@ -643,7 +591,7 @@ FTIO_WRAP(ssize_t, copy_file_range, (int in, off64_t *in_off, int out, off64_t *
     FTIO_TIMED_RETURN();
 }
 
-FTIO_WRAP(ssize_t, sendfile, (int out, int in, off_t *off, size_t count))
+FTIO_WRAPPER(ssize_t, sendfile, (int out, int in, off_t *off, size_t count))
 {
     FTIO_REAL_OR(sendfile, -1);
     if (!either_traced(in, out))
@@ -654,7 +602,7 @@ FTIO_WRAP(ssize_t, sendfile, (int out, int in, off_t *off, size_t count))
     FTIO_TIMED_RETURN();
 }
 
-FTIO_WRAP(ssize_t, sendfile64, (int out, int in, off64_t *off, size_t count))
+FTIO_WRAPPER(ssize_t, sendfile64, (int out, int in, off64_t *off, size_t count))
 {
     FTIO_REAL_OR(sendfile64, -1);
     if (!either_traced(in, out))
@@ -666,27 +614,6 @@ FTIO_WRAP(ssize_t, sendfile64, (int out, int in, off64_t *off, size_t count))
 }
 
 /* ---- seek, sync, size ------------------------------------------------- */
-
-FTIO_REAL_DECL(off_t, lseek, (int, off_t, int));
-FTIO_REAL_DECL(off64_t, lseek64, (int, off64_t, int));
-FTIO_REAL_DECL(int, fsync, (int));
-FTIO_REAL_DECL(int, fdatasync, (int));
-FTIO_REAL_DECL(int, sync_file_range, (int, off64_t, off64_t, unsigned));
-FTIO_REAL_DECL(int, syncfs, (int));
-FTIO_REAL_DECL(int, ftruncate, (int, off_t));
-FTIO_REAL_DECL(int, ftruncate64, (int, off64_t));
-FTIO_REAL_DECL(int, truncate, (const char *, off_t));
-FTIO_REAL_DECL(int, truncate64, (const char *, off64_t));
-FTIO_REAL_DECL(int, fallocate, (int, int, off_t, off_t));
-FTIO_REAL_DECL(int, fallocate64, (int, int, off64_t, off64_t));
-FTIO_REAL_DECL(int, posix_fallocate, (int, off_t, off_t));
-FTIO_REAL_DECL(int, posix_fallocate64, (int, off64_t, off64_t));
-FTIO_REAL_DECL(int, rename, (const char *, const char *));
-FTIO_REAL_DECL(int, renameat, (int, const char *, int, const char *));
-FTIO_REAL_DECL(int, unlink, (const char *));
-FTIO_REAL_DECL(int, unlinkat, (int, const char *, int));
-FTIO_REAL_DECL(int, chdir, (const char *));
-FTIO_REAL_DECL(int, fchdir, (int));
 
 #define SEEK_BODY(type, fd, call)                                             \
     do {                                                                      \
@@ -707,120 +634,120 @@ FTIO_REAL_DECL(int, fchdir, (int));
         FTIO_TIMED_RETURN();                                                       \
     } while (0)
 
-FTIO_WRAP(off_t, lseek, (int fd, off_t off, int whence))
+FTIO_WRAPPER(off_t, lseek, (int fd, off_t off, int whence))
 {
     FTIO_REAL_OR(lseek, -1);
     SEEK_BODY(off_t, fd, real_lseek(fd, off, whence));
 }
 
-FTIO_WRAP(off64_t, lseek64, (int fd, off64_t off, int whence))
+FTIO_WRAPPER(off64_t, lseek64, (int fd, off64_t off, int whence))
 {
     FTIO_REAL_OR(lseek64, -1);
     SEEK_BODY(off64_t, fd, real_lseek64(fd, off, whence));
 }
 
-FTIO_WRAP(int, fsync, (int fd))
+FTIO_WRAPPER(int, fsync, (int fd))
 {
     FTIO_REAL_OR(fsync, -1);
     FD_META(int, FTIO_OP_SYNC, fd, real_fsync(fd));
 }
 
-FTIO_WRAP(int, fdatasync, (int fd))
+FTIO_WRAPPER(int, fdatasync, (int fd))
 {
     FTIO_REAL_OR(fdatasync, -1);
     FD_META(int, FTIO_OP_SYNC, fd, real_fdatasync(fd));
 }
 
-FTIO_WRAP(int, sync_file_range, (int fd, off64_t off, off64_t n, unsigned flags))
+FTIO_WRAPPER(int, sync_file_range, (int fd, off64_t off, off64_t n, unsigned flags))
 {
     FTIO_REAL_OR(sync_file_range, -1);
     FD_META(int, FTIO_OP_SYNC, fd, real_sync_file_range(fd, off, n, flags));
 }
 
-FTIO_WRAP(int, syncfs, (int fd))
+FTIO_WRAPPER(int, syncfs, (int fd))
 {
     FTIO_REAL_OR(syncfs, -1);
     FD_META(int, FTIO_OP_SYNC, fd, real_syncfs(fd));
 }
 
-FTIO_WRAP(int, ftruncate, (int fd, off_t len))
+FTIO_WRAPPER(int, ftruncate, (int fd, off_t len))
 {
     FTIO_REAL_OR(ftruncate, -1);
     FD_META(int, FTIO_OP_META, fd, real_ftruncate(fd, len));
 }
 
-FTIO_WRAP(int, ftruncate64, (int fd, off64_t len))
+FTIO_WRAPPER(int, ftruncate64, (int fd, off64_t len))
 {
     FTIO_REAL_OR(ftruncate64, -1);
     FD_META(int, FTIO_OP_META, fd, real_ftruncate64(fd, len));
 }
 
-FTIO_WRAP(int, fallocate, (int fd, int mode, off_t off, off_t len))
+FTIO_WRAPPER(int, fallocate, (int fd, int mode, off_t off, off_t len))
 {
     FTIO_REAL_OR(fallocate, -1);
     FD_META(int, FTIO_OP_META, fd, real_fallocate(fd, mode, off, len));
 }
 
-FTIO_WRAP(int, fallocate64, (int fd, int mode, off64_t off, off64_t len))
+FTIO_WRAPPER(int, fallocate64, (int fd, int mode, off64_t off, off64_t len))
 {
     FTIO_REAL_OR(fallocate64, -1);
     FD_META(int, FTIO_OP_META, fd, real_fallocate64(fd, mode, off, len));
 }
 
 /* posix_fallocate returns an error number (errno untouched); 0 = success. */
-FTIO_WRAP(int, posix_fallocate, (int fd, off_t off, off_t len))
+FTIO_WRAPPER(int, posix_fallocate, (int fd, off_t off, off_t len))
 {
     if (ftio_unlikely(!ftio_real((void **)&real_posix_fallocate, "posix_fallocate")))
         return ENOSYS;
     FD_META(int, FTIO_OP_META, fd, real_posix_fallocate(fd, off, len));
 }
 
-FTIO_WRAP(int, posix_fallocate64, (int fd, off64_t off, off64_t len))
+FTIO_WRAPPER(int, posix_fallocate64, (int fd, off64_t off, off64_t len))
 {
     if (ftio_unlikely(!ftio_real((void **)&real_posix_fallocate64, "posix_fallocate64")))
         return ENOSYS;
     FD_META(int, FTIO_OP_META, fd, real_posix_fallocate64(fd, off, len));
 }
 
-FTIO_WRAP(int, truncate, (const char *path, off_t len))
+FTIO_WRAPPER(int, truncate, (const char *path, off_t len))
 {
     FTIO_REAL_OR(truncate, -1);
     PATH_META(int, FTIO_OP_META, AT_FDCWD, path, real_truncate(path, len));
 }
 
-FTIO_WRAP(int, truncate64, (const char *path, off64_t len))
+FTIO_WRAPPER(int, truncate64, (const char *path, off64_t len))
 {
     FTIO_REAL_OR(truncate64, -1);
     PATH_META(int, FTIO_OP_META, AT_FDCWD, path, real_truncate64(path, len));
 }
 
 /* rename is recorded against the new name (the file's name from now on). */
-FTIO_WRAP(int, rename, (const char *from, const char *to))
+FTIO_WRAPPER(int, rename, (const char *from, const char *to))
 {
     FTIO_REAL_OR(rename, -1);
     PATH_META(int, FTIO_OP_META, AT_FDCWD, to, real_rename(from, to));
 }
 
-FTIO_WRAP(int, renameat, (int dfrom, const char *from, int dto, const char *to))
+FTIO_WRAPPER(int, renameat, (int dfrom, const char *from, int dto, const char *to))
 {
     FTIO_REAL_OR(renameat, -1);
     PATH_META(int, FTIO_OP_META, dto, to, real_renameat(dfrom, from, dto, to));
 }
 
-FTIO_WRAP(int, unlink, (const char *path))
+FTIO_WRAPPER(int, unlink, (const char *path))
 {
     FTIO_REAL_OR(unlink, -1);
     PATH_META(int, FTIO_OP_META, AT_FDCWD, path, real_unlink(path));
 }
 
-FTIO_WRAP(int, unlinkat, (int dirfd, const char *path, int flags))
+FTIO_WRAPPER(int, unlinkat, (int dirfd, const char *path, int flags))
 {
     FTIO_REAL_OR(unlinkat, -1);
     PATH_META(int, FTIO_OP_META, dirfd, path, real_unlinkat(dirfd, path, flags));
 }
 
 /* The cwd cache (files.c) follows the process's directory changes. */
-FTIO_WRAP(int, chdir, (const char *path))
+FTIO_WRAPPER(int, chdir, (const char *path))
 {
     FTIO_REAL_OR(chdir, -1);
     int r = real_chdir(path);
@@ -832,7 +759,7 @@ FTIO_WRAP(int, chdir, (const char *path))
     return r;
 }
 
-FTIO_WRAP(int, fchdir, (int fd))
+FTIO_WRAPPER(int, fchdir, (int fd))
 {
     FTIO_REAL_OR(fchdir, -1);
     int r = real_fchdir(fd);
@@ -846,55 +773,37 @@ FTIO_WRAP(int, fchdir, (int fd))
 
 /* ---- stat family ------------------------------------------------------ */
 
-FTIO_REAL_DECL(int, stat, (const char *, struct stat *));
-FTIO_REAL_DECL(int, stat64, (const char *, struct stat64 *));
-FTIO_REAL_DECL(int, lstat, (const char *, struct stat *));
-FTIO_REAL_DECL(int, lstat64, (const char *, struct stat64 *));
-FTIO_REAL_DECL(int, fstat, (int, struct stat *));
-FTIO_REAL_DECL(int, fstat64, (int, struct stat64 *));
-FTIO_REAL_DECL(int, fstatat, (int, const char *, struct stat *, int));
-FTIO_REAL_DECL(int, fstatat64, (int, const char *, struct stat64 *, int));
-FTIO_REAL_DECL(int, statx, (int, const char *, int, unsigned, struct statx *));
-FTIO_REAL_DECL(int, __xstat, (int, const char *, struct stat *));
-FTIO_REAL_DECL(int, __xstat64, (int, const char *, struct stat64 *));
-FTIO_REAL_DECL(int, __lxstat, (int, const char *, struct stat *));
-FTIO_REAL_DECL(int, __lxstat64, (int, const char *, struct stat64 *));
-FTIO_REAL_DECL(int, __fxstat, (int, int, struct stat *));
-FTIO_REAL_DECL(int, __fxstat64, (int, int, struct stat64 *));
-FTIO_REAL_DECL(int, __fxstatat, (int, int, const char *, struct stat *, int));
-FTIO_REAL_DECL(int, __fxstatat64, (int, int, const char *, struct stat64 *, int));
-
-FTIO_WRAP(int, stat, (const char *path, struct stat *st))
+FTIO_WRAPPER(int, stat, (const char *path, struct stat *st))
 {
     FTIO_REAL_OR(stat, -1);
     PATH_META(int, FTIO_OP_STAT, AT_FDCWD, path, real_stat(path, st));
 }
 
-FTIO_WRAP(int, stat64, (const char *path, struct stat64 *st))
+FTIO_WRAPPER(int, stat64, (const char *path, struct stat64 *st))
 {
     FTIO_REAL_OR(stat64, -1);
     PATH_META(int, FTIO_OP_STAT, AT_FDCWD, path, real_stat64(path, st));
 }
 
-FTIO_WRAP(int, lstat, (const char *path, struct stat *st))
+FTIO_WRAPPER(int, lstat, (const char *path, struct stat *st))
 {
     FTIO_REAL_OR(lstat, -1);
     PATH_META(int, FTIO_OP_STAT, AT_FDCWD, path, real_lstat(path, st));
 }
 
-FTIO_WRAP(int, lstat64, (const char *path, struct stat64 *st))
+FTIO_WRAPPER(int, lstat64, (const char *path, struct stat64 *st))
 {
     FTIO_REAL_OR(lstat64, -1);
     PATH_META(int, FTIO_OP_STAT, AT_FDCWD, path, real_lstat64(path, st));
 }
 
-FTIO_WRAP(int, fstat, (int fd, struct stat *st))
+FTIO_WRAPPER(int, fstat, (int fd, struct stat *st))
 {
     FTIO_REAL_OR(fstat, -1);
     FD_META(int, FTIO_OP_STAT, fd, real_fstat(fd, st));
 }
 
-FTIO_WRAP(int, fstat64, (int fd, struct stat64 *st))
+FTIO_WRAPPER(int, fstat64, (int fd, struct stat64 *st))
 {
     FTIO_REAL_OR(fstat64, -1);
     FD_META(int, FTIO_OP_STAT, fd, real_fstat64(fd, st));
@@ -903,7 +812,7 @@ FTIO_WRAP(int, fstat64, (int fd, struct stat64 *st))
 /* The *at forms with AT_EMPTY_PATH and "" are descriptor calls. */
 #define EMPTY_PATH(path, flags) ((path) && !*(path) && ((flags) & AT_EMPTY_PATH))
 
-FTIO_WRAP(int, fstatat, (int dirfd, const char *path, struct stat *st, int flags))
+FTIO_WRAPPER(int, fstatat, (int dirfd, const char *path, struct stat *st, int flags))
 {
     FTIO_REAL_OR(fstatat, -1);
     if (EMPTY_PATH(path, flags))
@@ -911,7 +820,7 @@ FTIO_WRAP(int, fstatat, (int dirfd, const char *path, struct stat *st, int flags
     PATH_META(int, FTIO_OP_STAT, dirfd, path, real_fstatat(dirfd, path, st, flags));
 }
 
-FTIO_WRAP(int, fstatat64, (int dirfd, const char *path, struct stat64 *st, int flags))
+FTIO_WRAPPER(int, fstatat64, (int dirfd, const char *path, struct stat64 *st, int flags))
 {
     FTIO_REAL_OR(fstatat64, -1);
     if (EMPTY_PATH(path, flags))
@@ -919,7 +828,7 @@ FTIO_WRAP(int, fstatat64, (int dirfd, const char *path, struct stat64 *st, int f
     PATH_META(int, FTIO_OP_STAT, dirfd, path, real_fstatat64(dirfd, path, st, flags));
 }
 
-FTIO_WRAP(int, statx, (int dirfd, const char *path, int flags, unsigned mask, struct statx *st))
+FTIO_WRAPPER(int, statx, (int dirfd, const char *path, int flags, unsigned mask, struct statx *st))
 {
     FTIO_REAL_OR(statx, -1);
     if (EMPTY_PATH(path, flags))
@@ -927,43 +836,43 @@ FTIO_WRAP(int, statx, (int dirfd, const char *path, int flags, unsigned mask, st
     PATH_META(int, FTIO_OP_STAT, dirfd, path, real_statx(dirfd, path, flags, mask, st));
 }
 
-FTIO_WRAP(int, __xstat, (int ver, const char *path, struct stat *st))
+FTIO_WRAPPER(int, __xstat, (int ver, const char *path, struct stat *st))
 {
     FTIO_REAL_OR(__xstat, -1);
     PATH_META(int, FTIO_OP_STAT, AT_FDCWD, path, real___xstat(ver, path, st));
 }
 
-FTIO_WRAP(int, __xstat64, (int ver, const char *path, struct stat64 *st))
+FTIO_WRAPPER(int, __xstat64, (int ver, const char *path, struct stat64 *st))
 {
     FTIO_REAL_OR(__xstat64, -1);
     PATH_META(int, FTIO_OP_STAT, AT_FDCWD, path, real___xstat64(ver, path, st));
 }
 
-FTIO_WRAP(int, __lxstat, (int ver, const char *path, struct stat *st))
+FTIO_WRAPPER(int, __lxstat, (int ver, const char *path, struct stat *st))
 {
     FTIO_REAL_OR(__lxstat, -1);
     PATH_META(int, FTIO_OP_STAT, AT_FDCWD, path, real___lxstat(ver, path, st));
 }
 
-FTIO_WRAP(int, __lxstat64, (int ver, const char *path, struct stat64 *st))
+FTIO_WRAPPER(int, __lxstat64, (int ver, const char *path, struct stat64 *st))
 {
     FTIO_REAL_OR(__lxstat64, -1);
     PATH_META(int, FTIO_OP_STAT, AT_FDCWD, path, real___lxstat64(ver, path, st));
 }
 
-FTIO_WRAP(int, __fxstat, (int ver, int fd, struct stat *st))
+FTIO_WRAPPER(int, __fxstat, (int ver, int fd, struct stat *st))
 {
     FTIO_REAL_OR(__fxstat, -1);
     FD_META(int, FTIO_OP_STAT, fd, real___fxstat(ver, fd, st));
 }
 
-FTIO_WRAP(int, __fxstat64, (int ver, int fd, struct stat64 *st))
+FTIO_WRAPPER(int, __fxstat64, (int ver, int fd, struct stat64 *st))
 {
     FTIO_REAL_OR(__fxstat64, -1);
     FD_META(int, FTIO_OP_STAT, fd, real___fxstat64(ver, fd, st));
 }
 
-FTIO_WRAP(int, __fxstatat, (int ver, int dirfd, const char *path, struct stat *st, int flags))
+FTIO_WRAPPER(int, __fxstatat, (int ver, int dirfd, const char *path, struct stat *st, int flags))
 {
     FTIO_REAL_OR(__fxstatat, -1);
     if (EMPTY_PATH(path, flags))
@@ -971,7 +880,7 @@ FTIO_WRAP(int, __fxstatat, (int ver, int dirfd, const char *path, struct stat *s
     PATH_META(int, FTIO_OP_STAT, dirfd, path, real___fxstatat(ver, dirfd, path, st, flags));
 }
 
-FTIO_WRAP(int, __fxstatat64, (int ver, int dirfd, const char *path, struct stat64 *st, int flags))
+FTIO_WRAPPER(int, __fxstatat64, (int ver, int dirfd, const char *path, struct stat64 *st, int flags))
 {
     FTIO_REAL_OR(__fxstatat64, -1);
     if (EMPTY_PATH(path, flags))
@@ -1025,11 +934,6 @@ static uint32_t maps_find(void *addr, int drop)
     return 0;
 }
 
-FTIO_REAL_DECL(void *, mmap, (void *, size_t, int, int, int, off_t));
-FTIO_REAL_DECL(void *, mmap64, (void *, size_t, int, int, int, off64_t));
-FTIO_REAL_DECL(int, munmap, (void *, size_t));
-FTIO_REAL_DECL(int, msync, (void *, size_t, int));
-
 /* Anonymous mappings (allocators!) leave before any lookup or resolution:
  * until resolved, they go to the raw system call (TRACING.md pitfall 1). */
 static void *raw_mmap(void *a, size_t len, int prot, int flags, int fd, off64_t off)
@@ -1057,17 +961,17 @@ static void *raw_mmap(void *a, size_t len, int prot, int flags, int fd, off64_t 
         FTIO_TIMED_RETURN();                                                       \
     } while (0)
 
-FTIO_WRAP(void *, mmap, (void *a, size_t len, int prot, int flags, int fd, off_t off))
+FTIO_WRAPPER(void *, mmap, (void *a, size_t len, int prot, int flags, int fd, off_t off))
 {
     MMAP_BODY(real_mmap, a, len, prot, flags, fd, off);
 }
 
-FTIO_WRAP(void *, mmap64, (void *a, size_t len, int prot, int flags, int fd, off64_t off))
+FTIO_WRAPPER(void *, mmap64, (void *a, size_t len, int prot, int flags, int fd, off64_t off))
 {
     MMAP_BODY(real_mmap64, a, len, prot, flags, fd, off);
 }
 
-FTIO_WRAP(int, munmap, (void *a, size_t len))
+FTIO_WRAPPER(int, munmap, (void *a, size_t len))
 {
     int (*fn)(void *, size_t) = __atomic_load_n(&real_munmap, __ATOMIC_RELAXED);
     if (ftio_unlikely(!fn))
@@ -1081,7 +985,7 @@ FTIO_WRAP(int, munmap, (void *a, size_t len))
     FTIO_TIMED_RETURN();
 }
 
-FTIO_WRAP(int, msync, (void *a, size_t len, int flags))
+FTIO_WRAPPER(int, msync, (void *a, size_t len, int flags))
 {
     FTIO_REAL_OR(msync, -1);
     uint32_t fid = maps_find(a, 0);
@@ -1111,16 +1015,7 @@ static void fresh_fd(int fd)
     }
 }
 
-FTIO_REAL_DECL(int, socket, (int, int, int));
-FTIO_REAL_DECL(int, socketpair, (int, int, int, int *));
-FTIO_REAL_DECL(int, pipe, (int *));
-FTIO_REAL_DECL(int, pipe2, (int *, int));
-FTIO_REAL_DECL(int, accept, (int, void *, void *));
-FTIO_REAL_DECL(int, accept4, (int, void *, void *, int));
-FTIO_REAL_DECL(int, eventfd, (unsigned, int));
-FTIO_REAL_DECL(int, closedir, (DIR *));
-
-FTIO_WRAP(int, socket, (int domain, int type, int proto))
+FTIO_WRAPPER(int, socket, (int domain, int type, int proto))
 {
     FTIO_REAL_OR(socket, -1);
     int r = real_socket(domain, type, proto);
@@ -1128,7 +1023,7 @@ FTIO_WRAP(int, socket, (int domain, int type, int proto))
     return r;
 }
 
-FTIO_WRAP(int, socketpair, (int domain, int type, int proto, int sv[2]))
+FTIO_WRAPPER(int, socketpair, (int domain, int type, int proto, int sv[2]))
 {
     FTIO_REAL_OR(socketpair, -1);
     int r = real_socketpair(domain, type, proto, sv);
@@ -1139,7 +1034,7 @@ FTIO_WRAP(int, socketpair, (int domain, int type, int proto, int sv[2]))
     return r;
 }
 
-FTIO_WRAP(int, pipe, (int fds[2]))
+FTIO_WRAPPER(int, pipe, (int fds[2]))
 {
     FTIO_REAL_OR(pipe, -1);
     int r = real_pipe(fds);
@@ -1150,7 +1045,7 @@ FTIO_WRAP(int, pipe, (int fds[2]))
     return r;
 }
 
-FTIO_WRAP(int, pipe2, (int fds[2], int flags))
+FTIO_WRAPPER(int, pipe2, (int fds[2], int flags))
 {
     FTIO_REAL_OR(pipe2, -1);
     int r = real_pipe2(fds, flags);
@@ -1161,7 +1056,7 @@ FTIO_WRAP(int, pipe2, (int fds[2], int flags))
     return r;
 }
 
-FTIO_WRAP(int, accept, (int fd, void *addr, void *len))
+FTIO_WRAPPER(int, accept, (int fd, void *addr, void *len))
 {
     FTIO_REAL_OR(accept, -1);
     int r = real_accept(fd, addr, len);
@@ -1169,7 +1064,7 @@ FTIO_WRAP(int, accept, (int fd, void *addr, void *len))
     return r;
 }
 
-FTIO_WRAP(int, accept4, (int fd, void *addr, void *len, int flags))
+FTIO_WRAPPER(int, accept4, (int fd, void *addr, void *len, int flags))
 {
     FTIO_REAL_OR(accept4, -1);
     int r = real_accept4(fd, addr, len, flags);
@@ -1177,7 +1072,7 @@ FTIO_WRAP(int, accept4, (int fd, void *addr, void *len, int flags))
     return r;
 }
 
-FTIO_WRAP(int, eventfd, (unsigned init, int flags))
+FTIO_WRAPPER(int, eventfd, (unsigned init, int flags))
 {
     FTIO_REAL_OR(eventfd, -1);
     int r = real_eventfd(init, flags);
@@ -1186,7 +1081,7 @@ FTIO_WRAP(int, eventfd, (unsigned init, int flags))
 }
 
 /* closedir closes the descriptor inside libc. */
-FTIO_WRAP(int, closedir, (DIR *d))
+FTIO_WRAPPER(int, closedir, (DIR *d))
 {
     FTIO_REAL_OR(closedir, -1);
     int fd = d ? dirfd(d) : -1;
@@ -1195,36 +1090,3 @@ FTIO_WRAP(int, closedir, (DIR *d))
     return real_closedir(d);
 }
 
-/* ---- resolution at init ----------------------------------------------- */
-
-void ftio_posix_resolve_all(void)
-{
-    FTIO_RESOLVE(open); FTIO_RESOLVE(open64); FTIO_RESOLVE(__open_2); FTIO_RESOLVE(__open64_2);
-    FTIO_RESOLVE(openat); FTIO_RESOLVE(openat64); FTIO_RESOLVE(__openat_2);
-    FTIO_RESOLVE(__openat64_2); FTIO_RESOLVE(creat); FTIO_RESOLVE(creat64);
-    FTIO_RESOLVE(mkstemp); FTIO_RESOLVE(mkstemp64); FTIO_RESOLVE(mkostemp);
-    FTIO_RESOLVE(mkostemp64); FTIO_RESOLVE(mkstemps); FTIO_RESOLVE(mkstemps64);
-    FTIO_RESOLVE(mkostemps); FTIO_RESOLVE(mkostemps64);
-    FTIO_RESOLVE(dup); FTIO_RESOLVE(dup2); FTIO_RESOLVE(dup3); FTIO_RESOLVE(fcntl);
-    FTIO_RESOLVE(fcntl64); FTIO_RESOLVE(close); FTIO_RESOLVE(close_range); FTIO_RESOLVE(closefrom);
-    FTIO_RESOLVE(read); FTIO_RESOLVE(write); FTIO_RESOLVE(pread); FTIO_RESOLVE(pwrite);
-    FTIO_RESOLVE(pread64); FTIO_RESOLVE(pwrite64); FTIO_RESOLVE(readv); FTIO_RESOLVE(writev);
-    FTIO_RESOLVE(preadv); FTIO_RESOLVE(pwritev); FTIO_RESOLVE(preadv64); FTIO_RESOLVE(pwritev64);
-    FTIO_RESOLVE(preadv2); FTIO_RESOLVE(pwritev2); FTIO_RESOLVE(preadv64v2);
-    FTIO_RESOLVE(pwritev64v2); FTIO_RESOLVE(__read_chk); FTIO_RESOLVE(__pread_chk);
-    FTIO_RESOLVE(__pread64_chk); FTIO_RESOLVE(copy_file_range); FTIO_RESOLVE(sendfile);
-    FTIO_RESOLVE(sendfile64); FTIO_RESOLVE(lseek); FTIO_RESOLVE(lseek64); FTIO_RESOLVE(fsync);
-    FTIO_RESOLVE(fdatasync); FTIO_RESOLVE(sync_file_range); FTIO_RESOLVE(syncfs);
-    FTIO_RESOLVE(ftruncate); FTIO_RESOLVE(ftruncate64); FTIO_RESOLVE(truncate);
-    FTIO_RESOLVE(truncate64); FTIO_RESOLVE(fallocate); FTIO_RESOLVE(fallocate64);
-    FTIO_RESOLVE(posix_fallocate); FTIO_RESOLVE(posix_fallocate64); FTIO_RESOLVE(rename);
-    FTIO_RESOLVE(renameat); FTIO_RESOLVE(unlink); FTIO_RESOLVE(unlinkat); FTIO_RESOLVE(chdir);
-    FTIO_RESOLVE(fchdir); FTIO_RESOLVE(stat); FTIO_RESOLVE(stat64); FTIO_RESOLVE(lstat);
-    FTIO_RESOLVE(lstat64); FTIO_RESOLVE(fstat); FTIO_RESOLVE(fstat64); FTIO_RESOLVE(fstatat);
-    FTIO_RESOLVE(fstatat64); FTIO_RESOLVE(statx); FTIO_RESOLVE(__xstat); FTIO_RESOLVE(__xstat64);
-    FTIO_RESOLVE(__lxstat); FTIO_RESOLVE(__lxstat64); FTIO_RESOLVE(__fxstat);
-    FTIO_RESOLVE(__fxstat64); FTIO_RESOLVE(__fxstatat); FTIO_RESOLVE(__fxstatat64);
-    FTIO_RESOLVE(mmap); FTIO_RESOLVE(mmap64); FTIO_RESOLVE(munmap); FTIO_RESOLVE(msync);
-    FTIO_RESOLVE(socket); FTIO_RESOLVE(socketpair); FTIO_RESOLVE(pipe); FTIO_RESOLVE(pipe2);
-    FTIO_RESOLVE(accept); FTIO_RESOLVE(accept4); FTIO_RESOLVE(eventfd); FTIO_RESOLVE(closedir);
-}

@@ -71,44 +71,9 @@ static inline void spos_advance(struct ftio_fd_slot *s, int64_t off, int64_t n)
         FTIO_TIMED_RETURN();                                                  \
     } while (0)
 
-FTIO_REAL_DECL(FILE *, fopen, (const char *, const char *));
-FTIO_REAL_DECL(FILE *, fopen64, (const char *, const char *));
-FTIO_REAL_DECL(FILE *, fdopen, (int, const char *));
-FTIO_REAL_DECL(FILE *, freopen, (const char *, const char *, FILE *));
-FTIO_REAL_DECL(FILE *, freopen64, (const char *, const char *, FILE *));
-FTIO_REAL_DECL(int, fclose, (FILE *));
-FTIO_REAL_DECL(int, fflush, (FILE *));
-FTIO_REAL_DECL(size_t, fread, (void *, size_t, size_t, FILE *));
-FTIO_REAL_DECL(size_t, fwrite, (const void *, size_t, size_t, FILE *));
-FTIO_REAL_DECL(size_t, fread_unlocked, (void *, size_t, size_t, FILE *));
-FTIO_REAL_DECL(size_t, fwrite_unlocked, (const void *, size_t, size_t, FILE *));
-FTIO_REAL_DECL(size_t, __fread_chk, (void *, size_t, size_t, size_t, FILE *));
-FTIO_REAL_DECL(char *, fgets, (char *, int, FILE *));
-FTIO_REAL_DECL(char *, __fgets_chk, (char *, size_t, int, FILE *));
-FTIO_REAL_DECL(int, fgetc, (FILE *));
-FTIO_REAL_DECL(int, getc, (FILE *));
-FTIO_REAL_DECL(int, _IO_getc, (FILE *));
-FTIO_REAL_DECL(int, fputc, (int, FILE *));
-FTIO_REAL_DECL(int, putc, (int, FILE *));
-FTIO_REAL_DECL(int, _IO_putc, (int, FILE *));
-FTIO_REAL_DECL(int, fputs, (const char *, FILE *));
-FTIO_REAL_DECL(int, puts, (const char *));
-FTIO_REAL_DECL(ssize_t, getline, (char **, size_t *, FILE *));
-FTIO_REAL_DECL(ssize_t, getdelim, (char **, size_t *, int, FILE *));
-FTIO_REAL_DECL(ssize_t, __getdelim, (char **, size_t *, int, FILE *));
-FTIO_REAL_DECL(int, vfprintf, (FILE *, const char *, va_list));
-FTIO_REAL_DECL(int, __vfprintf_chk, (FILE *, int, const char *, va_list));
-FTIO_REAL_DECL(int, vfscanf, (FILE *, const char *, va_list));
-FTIO_REAL_DECL(int, __isoc99_vfscanf, (FILE *, const char *, va_list));
-FTIO_REAL_DECL(int, fseek, (FILE *, long, int));
-FTIO_REAL_DECL(int, fseeko, (FILE *, off_t, int));
-FTIO_REAL_DECL(int, fseeko64, (FILE *, off64_t, int));
-FTIO_REAL_DECL(long, ftell, (FILE *));
-FTIO_REAL_DECL(off_t, ftello, (FILE *));
-FTIO_REAL_DECL(off64_t, ftello64, (FILE *));
-FTIO_REAL_DECL(int, fsetpos, (FILE *, const fpos_t *));
-FTIO_REAL_DECL(int, fsetpos64, (FILE *, const fpos64_t *));
-FTIO_REAL_DECL(void, rewind, (FILE *));
+FTIO_NEXT(int, vfprintf, (FILE *, const char *, va_list));
+FTIO_NEXT(int, __vfprintf_chk, (FILE *, int, const char *, va_list));
+FTIO_NEXT(off64_t, ftello64, (FILE *));
 
 /* Position of a traced stream via the real ftello (after seeks only). */
 static int64_t stream_pos(FILE *fp)
@@ -153,20 +118,20 @@ static void stream_opened(FILE *fp, uint32_t fid, const char *mode, uint64_t t0,
         FTIO_TIMED_RETURN();                                                  \
     } while (0)
 
-FTIO_WRAP(FILE *, fopen, (const char *path, const char *mode))
+FTIO_WRAPPER(FILE *, fopen, (const char *path, const char *mode))
 {
     FTIO_REAL_OR(fopen, NULL);
     FOPEN_BODY(real_fopen(path, mode), path, mode);
 }
 
-FTIO_WRAP(FILE *, fopen64, (const char *path, const char *mode))
+FTIO_WRAPPER(FILE *, fopen64, (const char *path, const char *mode))
 {
     FTIO_REAL_OR(fopen64, NULL);
     FOPEN_BODY(real_fopen64(path, mode), path, mode);
 }
 
 /* fdopen: traced when the descriptor is (we know its file). */
-FTIO_WRAP(FILE *, fdopen, (int fd, const char *mode))
+FTIO_WRAPPER(FILE *, fdopen, (int fd, const char *mode))
 {
     FTIO_REAL_OR(fdopen, NULL);
     struct ftio_fd_slot *s = ftio_fd_slot(fd);
@@ -214,13 +179,13 @@ static FILE *reopen(FILE *(*fn)(const char *, const char *, FILE *), const char 
     return r_;
 }
 
-FTIO_WRAP(FILE *, freopen, (const char *path, const char *mode, FILE *fp))
+FTIO_WRAPPER(FILE *, freopen, (const char *path, const char *mode, FILE *fp))
 {
     FTIO_REAL_OR(freopen, NULL);
     return reopen(real_freopen, path, mode, fp);
 }
 
-FTIO_WRAP(FILE *, freopen64, (const char *path, const char *mode, FILE *fp))
+FTIO_WRAPPER(FILE *, freopen64, (const char *path, const char *mode, FILE *fp))
 {
     FTIO_REAL_OR(freopen64, NULL);
     return reopen(real_freopen64, path, mode, fp);
@@ -228,7 +193,7 @@ FTIO_WRAP(FILE *, freopen64, (const char *path, const char *mode, FILE *fp))
 
 /* fclose closes the descriptor inside libc (no PLT): forget both views of
  * it here, before the number can be reused by another thread. */
-FTIO_WRAP(int, fclose, (FILE *fp))
+FTIO_WRAPPER(int, fclose, (FILE *fp))
 {
     FTIO_REAL_OR(fclose, EOF);
     struct ftio_fd_slot *s = stdio_slot(fp);
@@ -249,7 +214,7 @@ FTIO_WRAP(int, fclose, (FILE *fp))
     FTIO_TIMED_RETURN();
 }
 
-FTIO_WRAP(int, fflush, (FILE *fp))
+FTIO_WRAPPER(int, fflush, (FILE *fp))
 {
     FTIO_REAL_OR(fflush, EOF);
     struct ftio_fd_slot *s = stdio_slot(fp);
@@ -264,111 +229,111 @@ FTIO_WRAP(int, fflush, (FILE *fp))
 
 /* ---- data ------------------------------------------------------------- */
 
-FTIO_WRAP(size_t, fread, (void *p, size_t size, size_t n, FILE *fp))
+FTIO_WRAPPER(size_t, fread, (void *p, size_t size, size_t n, FILE *fp))
 {
     FTIO_REAL_OR(fread, 0);
     STDIO_DATA(size_t, FTIO_OP_READ, fp, real_fread(p, size, n, fp), r_ > 0, r_ * size);
 }
 
-FTIO_WRAP(size_t, fread_unlocked, (void *p, size_t size, size_t n, FILE *fp))
+FTIO_WRAPPER(size_t, fread_unlocked, (void *p, size_t size, size_t n, FILE *fp))
 {
     FTIO_REAL_OR(fread_unlocked, 0);
     STDIO_DATA(size_t, FTIO_OP_READ, fp, real_fread_unlocked(p, size, n, fp), r_ > 0, r_ * size);
 }
 
-FTIO_WRAP(size_t, __fread_chk, (void *p, size_t plen, size_t size, size_t n, FILE *fp))
+FTIO_WRAPPER(size_t, __fread_chk, (void *p, size_t plen, size_t size, size_t n, FILE *fp))
 {
     FTIO_REAL_OR(__fread_chk, 0);
     STDIO_DATA(size_t, FTIO_OP_READ, fp, real___fread_chk(p, plen, size, n, fp), r_ > 0, r_ * size);
 }
 
-FTIO_WRAP(size_t, fwrite, (const void *p, size_t size, size_t n, FILE *fp))
+FTIO_WRAPPER(size_t, fwrite, (const void *p, size_t size, size_t n, FILE *fp))
 {
     FTIO_REAL_OR(fwrite, 0);
     STDIO_DATA(size_t, FTIO_OP_WRITE, fp, real_fwrite(p, size, n, fp), r_ > 0, r_ * size);
 }
 
-FTIO_WRAP(size_t, fwrite_unlocked, (const void *p, size_t size, size_t n, FILE *fp))
+FTIO_WRAPPER(size_t, fwrite_unlocked, (const void *p, size_t size, size_t n, FILE *fp))
 {
     FTIO_REAL_OR(fwrite_unlocked, 0);
     STDIO_DATA(size_t, FTIO_OP_WRITE, fp, real_fwrite_unlocked(p, size, n, fp), r_ > 0, r_ * size);
 }
 
-FTIO_WRAP(char *, fgets, (char *buf, int n, FILE *fp))
+FTIO_WRAPPER(char *, fgets, (char *buf, int n, FILE *fp))
 {
     FTIO_REAL_OR(fgets, NULL);
     STDIO_DATA(char *, FTIO_OP_READ, fp, real_fgets(buf, n, fp), r_ != NULL, strlen(r_));
 }
 
-FTIO_WRAP(char *, __fgets_chk, (char *buf, size_t size, int n, FILE *fp))
+FTIO_WRAPPER(char *, __fgets_chk, (char *buf, size_t size, int n, FILE *fp))
 {
     FTIO_REAL_OR(__fgets_chk, NULL);
     STDIO_DATA(char *, FTIO_OP_READ, fp, real___fgets_chk(buf, size, n, fp), r_ != NULL, strlen(r_));
 }
 
-FTIO_WRAP(int, fgetc, (FILE *fp))
+FTIO_WRAPPER(int, fgetc, (FILE *fp))
 {
     FTIO_REAL_OR(fgetc, EOF);
     STDIO_DATA(int, FTIO_OP_READ, fp, real_fgetc(fp), r_ != EOF, 1);
 }
 
-FTIO_WRAP(int, getc, (FILE *fp))
+FTIO_WRAPPER(int, getc, (FILE *fp))
 {
     FTIO_REAL_OR(getc, EOF);
     STDIO_DATA(int, FTIO_OP_READ, fp, real_getc(fp), r_ != EOF, 1);
 }
 
-FTIO_WRAP(int, _IO_getc, (FILE *fp))
+FTIO_WRAPPER(int, _IO_getc, (FILE *fp))
 {
     FTIO_REAL_OR(_IO_getc, EOF);
     STDIO_DATA(int, FTIO_OP_READ, fp, real__IO_getc(fp), r_ != EOF, 1);
 }
 
-FTIO_WRAP(int, fputc, (int c, FILE *fp))
+FTIO_WRAPPER(int, fputc, (int c, FILE *fp))
 {
     FTIO_REAL_OR(fputc, EOF);
     STDIO_DATA(int, FTIO_OP_WRITE, fp, real_fputc(c, fp), r_ != EOF, 1);
 }
 
-FTIO_WRAP(int, putc, (int c, FILE *fp))
+FTIO_WRAPPER(int, putc, (int c, FILE *fp))
 {
     FTIO_REAL_OR(putc, EOF);
     STDIO_DATA(int, FTIO_OP_WRITE, fp, real_putc(c, fp), r_ != EOF, 1);
 }
 
-FTIO_WRAP(int, _IO_putc, (int c, FILE *fp))
+FTIO_WRAPPER(int, _IO_putc, (int c, FILE *fp))
 {
     FTIO_REAL_OR(_IO_putc, EOF);
     STDIO_DATA(int, FTIO_OP_WRITE, fp, real__IO_putc(c, fp), r_ != EOF, 1);
 }
 
-FTIO_WRAP(int, fputs, (const char *str, FILE *fp))
+FTIO_WRAPPER(int, fputs, (const char *str, FILE *fp))
 {
     FTIO_REAL_OR(fputs, EOF);
     STDIO_DATA(int, FTIO_OP_WRITE, fp, real_fputs(str, fp), r_ >= 0, strlen(str));
 }
 
 /* puts writes to stdout: traced only when stdout was reopened through us. */
-FTIO_WRAP(int, puts, (const char *str))
+FTIO_WRAPPER(int, puts, (const char *str))
 {
     FTIO_REAL_OR(puts, EOF);
     STDIO_DATA(int, FTIO_OP_WRITE, stdout, real_puts(str), r_ >= 0, strlen(str) + 1);
 }
 
-FTIO_WRAP(ssize_t, getline, (char **line, size_t *n, FILE *fp))
+FTIO_WRAPPER(ssize_t, getline, (char **line, size_t *n, FILE *fp))
 {
     FTIO_REAL_OR(getline, -1);
     STDIO_DATA(ssize_t, FTIO_OP_READ, fp, real_getline(line, n, fp), r_ >= 0, r_);
 }
 
-FTIO_WRAP(ssize_t, getdelim, (char **line, size_t *n, int delim, FILE *fp))
+FTIO_WRAPPER(ssize_t, getdelim, (char **line, size_t *n, int delim, FILE *fp))
 {
     FTIO_REAL_OR(getdelim, -1);
     STDIO_DATA(ssize_t, FTIO_OP_READ, fp, real_getdelim(line, n, delim, fp), r_ >= 0, r_);
 }
 
 /* glibc's optimised <stdio.h> inlines getline() as a call to __getdelim. */
-FTIO_WRAP(ssize_t, __getdelim, (char **line, size_t *n, int delim, FILE *fp))
+FTIO_WRAPPER(ssize_t, __getdelim, (char **line, size_t *n, int delim, FILE *fp))
 {
     FTIO_REAL_OR(__getdelim, -1);
     STDIO_DATA(ssize_t, FTIO_OP_READ, fp, real___getdelim(line, n, delim, fp), r_ >= 0, r_);
@@ -442,13 +407,13 @@ static int traced_vfscanf(int (*fn)(FILE *, const char *, va_list), FILE *fp, co
     return r;
 }
 
-FTIO_WRAP(int, vfscanf, (FILE *fp, const char *fmt, va_list ap))
+FTIO_WRAPPER(int, vfscanf, (FILE *fp, const char *fmt, va_list ap))
 {
     FTIO_REAL_OR(vfscanf, EOF);
     return traced_vfscanf(real_vfscanf, fp, fmt, ap);
 }
 
-FTIO_WRAP(int, __isoc99_vfscanf, (FILE *fp, const char *fmt, va_list ap))
+FTIO_WRAPPER(int, __isoc99_vfscanf, (FILE *fp, const char *fmt, va_list ap))
 {
     FTIO_REAL_OR(__isoc99_vfscanf, EOF);
     return traced_vfscanf(real___isoc99_vfscanf, fp, fmt, ap);
@@ -493,37 +458,37 @@ FTIO_WRAP(int, __isoc99_fscanf, (FILE *fp, const char *fmt, ...))
         FTIO_TIMED_RETURN();                                                  \
     } while (0)
 
-FTIO_WRAP(int, fseek, (FILE *fp, long off, int whence))
+FTIO_WRAPPER(int, fseek, (FILE *fp, long off, int whence))
 {
     FTIO_REAL_OR(fseek, -1);
     STDIO_SEEK(int, fp, real_fseek(fp, off, whence), r_ == 0);
 }
 
-FTIO_WRAP(int, fseeko, (FILE *fp, off_t off, int whence))
+FTIO_WRAPPER(int, fseeko, (FILE *fp, off_t off, int whence))
 {
     FTIO_REAL_OR(fseeko, -1);
     STDIO_SEEK(int, fp, real_fseeko(fp, off, whence), r_ == 0);
 }
 
-FTIO_WRAP(int, fseeko64, (FILE *fp, off64_t off, int whence))
+FTIO_WRAPPER(int, fseeko64, (FILE *fp, off64_t off, int whence))
 {
     FTIO_REAL_OR(fseeko64, -1);
     STDIO_SEEK(int, fp, real_fseeko64(fp, off, whence), r_ == 0);
 }
 
-FTIO_WRAP(int, fsetpos, (FILE *fp, const fpos_t *pos))
+FTIO_WRAPPER(int, fsetpos, (FILE *fp, const fpos_t *pos))
 {
     FTIO_REAL_OR(fsetpos, -1);
     STDIO_SEEK(int, fp, real_fsetpos(fp, pos), r_ == 0);
 }
 
-FTIO_WRAP(int, fsetpos64, (FILE *fp, const fpos64_t *pos))
+FTIO_WRAPPER(int, fsetpos64, (FILE *fp, const fpos64_t *pos))
 {
     FTIO_REAL_OR(fsetpos64, -1);
     STDIO_SEEK(int, fp, real_fsetpos64(fp, pos), r_ == 0);
 }
 
-FTIO_WRAP(void, rewind, (FILE *fp))
+FTIO_WRAPPER(void, rewind, (FILE *fp))
 {
     if (ftio_unlikely(!ftio_real((void **)&real_rewind, "rewind")))
         return;
@@ -558,13 +523,13 @@ FTIO_WRAP(void, rewind, (FILE *fp))
         FTIO_TIMED_RETURN();                                                  \
     } while (0)
 
-FTIO_WRAP(long, ftell, (FILE *fp))
+FTIO_WRAPPER(long, ftell, (FILE *fp))
 {
     FTIO_REAL_OR(ftell, -1);
     STDIO_TELL(long, fp, real_ftell(fp));
 }
 
-FTIO_WRAP(off_t, ftello, (FILE *fp))
+FTIO_WRAPPER(off_t, ftello, (FILE *fp))
 {
     FTIO_REAL_OR(ftello, -1);
     STDIO_TELL(off_t, fp, real_ftello(fp));
@@ -576,16 +541,3 @@ FTIO_WRAP(off64_t, ftello64, (FILE *fp))
     STDIO_TELL(off64_t, fp, real_ftello64(fp));
 }
 
-void ftio_stdio_resolve_all(void)
-{
-    FTIO_RESOLVE(fopen); FTIO_RESOLVE(fopen64); FTIO_RESOLVE(fdopen); FTIO_RESOLVE(freopen);
-    FTIO_RESOLVE(freopen64); FTIO_RESOLVE(fclose); FTIO_RESOLVE(fflush); FTIO_RESOLVE(fread);
-    FTIO_RESOLVE(fwrite); FTIO_RESOLVE(fread_unlocked); FTIO_RESOLVE(fwrite_unlocked);
-    FTIO_RESOLVE(__fread_chk); FTIO_RESOLVE(fgets); FTIO_RESOLVE(__fgets_chk); FTIO_RESOLVE(fgetc);
-    FTIO_RESOLVE(getc); FTIO_RESOLVE(_IO_getc); FTIO_RESOLVE(fputc); FTIO_RESOLVE(putc);
-    FTIO_RESOLVE(_IO_putc); FTIO_RESOLVE(fputs); FTIO_RESOLVE(puts); FTIO_RESOLVE(getline);
-    FTIO_RESOLVE(getdelim); FTIO_RESOLVE(__getdelim); FTIO_RESOLVE(vfprintf); FTIO_RESOLVE(__vfprintf_chk);
-    FTIO_RESOLVE(vfscanf); FTIO_RESOLVE(__isoc99_vfscanf); FTIO_RESOLVE(fseek);
-    FTIO_RESOLVE(fseeko); FTIO_RESOLVE(fseeko64); FTIO_RESOLVE(ftell); FTIO_RESOLVE(ftello);
-    FTIO_RESOLVE(ftello64); FTIO_RESOLVE(fsetpos); FTIO_RESOLVE(fsetpos64); FTIO_RESOLVE(rewind);
-}
