@@ -22,8 +22,9 @@ period it is closest to.  Per answer:
              the activity begun) from which every message is within 5 %
              (null: never); periodic_off10: messages of class periodic more
              than 10 % off (of `periodic` such messages); next_err: median of
-             |next.start - the first true start after the window's end| in %
-             of the true period, from the 3rd output on; next_bytes_err:
+             |next.start - the first true start after the window's end (live:
+             after the later of it and `published`, before which next.start
+             never lies)| in % of the true period, from the 3rd output on; next_bytes_err:
              median |next.bytes - that output's bytes| in %.
 Per-activity answers (issue 17): a message that carries `activities` (each
 with at least period, confidence, class, pattern or files, next) has each
@@ -72,7 +73,7 @@ def activity_summary(act):
             "drift": bool(act.get("drift")), "outputs": len(act["phases"]), "period": round(T, 4),
             "interval_cv": round(statistics.pstdev(d) / statistics.mean(d), 4),
             "bytes_per_output": statistics.median(b), "bytes": sum(b),
-            "own_period": act.get("own_period"), "own_source": act.get("own_source")}
+            "check_period": act.get("check_period"), "check_source": act.get("check_source")}
 
 
 def closest(p, acts):
@@ -96,7 +97,7 @@ def score_final(ans, act, acts):
 
 
 def score_messages(rows, act):
-    """rows: (window end, answer) in publication order."""
+    """rows: (window end, published or None, answer) in publication order."""
     starts = [p[0] for p in act["phases"]]
     out = {"messages": len(rows), "with_period": 0, "periodic": 0, "periodic_off10": 0, "settle": None,
            "first_output": None, "next_err": None, "next_bytes_err": None}
@@ -104,7 +105,7 @@ def score_messages(rows, act):
         return out
     judged = []
     next_err, bytes_err = [], []
-    for end, a in rows:
+    for end, published, a in rows:
         k = sum(1 for s in starts if s <= end)          # outputs begun by the window's end
         T = true_period(act, end)
         p = a.get("period")
@@ -118,7 +119,10 @@ def score_messages(rows, act):
                 out["periodic_off10"] += 1
         nxt = (a.get("next") or {}).get("start")
         if p and nxt is not None and k >= 3:
-            later = [i for i, s in enumerate(starts) if s > end]
+            # live, next.start is never before the message was published
+            # (PROTOCOL.md §2): the output it means is the first after both
+            ref = max(end, published or end)
+            later = [i for i, s in enumerate(starts) if s > ref]
             if later:
                 i = later[0]
                 next_err.append(100.0 * abs(nxt - starts[i]) / T)
@@ -181,10 +185,11 @@ def main_run(run):
     res = {"app": truth["app"], "run": os.path.basename(os.path.normpath(run)), "job": job,
            "activities": [activity_summary(a) for a in acts], "heaviest": heavy["name"],
            "ended": end is not None, "ended_by": (end or {}).get("ended_by"),
-           "complete": (end or {}).get("complete"), "lost": (end or {}).get("lost_records")}
+           "complete": (end or {}).get("complete"), "lost": (end or {}).get("lost_records"),
+           "fs": open(os.path.join(run, "app.fs")).read().strip() if os.path.exists(os.path.join(run, "app.fs")) else None}
 
     def rows(msgs, pick):
-        return [(m["window"]["end"], a) for m in msgs for a in [pick(m)] if a is not None]
+        return [(m["window"]["end"], m.get("published"), a) for m in msgs for a in [pick(m)] if a is not None]
 
     res["job_answer"] = {
         "live": {"final": score_final(final_live, heavy, acts),

@@ -8,8 +8,8 @@ Prints one JSON object:
      {"name": "dumps", "glob": "dump.*.lammpstrj", "configured": "...",
       "drift": false,                 # true: the period changes on purpose
       "phases": [[start, end, bytes], ...],   # epoch seconds, bytes; by start
-      "own_period": S or null,        # the period the program's log gives
-      "own_source": "..."},           #   (a second, independent reading)
+      "check_period": S or null,      # a second, independent reading of the
+      "check_source": "..."},         #   period (the program's log, its files)
      ...]}
 An activity is one periodic output stream (dumps, restarts, frames, ...).
 Standard library only; exit 1 with one line on stderr when the files are
@@ -49,7 +49,7 @@ def per_file_activity(run, name, pattern, configured, step_re):
     steps = {p: int(re.search(step_re, os.path.basename(p)).group(1)) for p in paths}
     phases = [list(times[p]) for p in sorted(paths, key=lambda p: steps[p])]
     return {"name": name, "glob": pattern, "configured": configured, "drift": False, "phases": phases,
-            "steps": sorted(steps.values()), "own_period": None, "own_source": None}
+            "steps": sorted(steps.values()), "check_period": None, "check_source": None}
 
 
 def lammps_thermo(run):
@@ -71,7 +71,7 @@ def lammps_thermo(run):
     return rows
 
 
-def own_period(acts_steps, thermo):
+def timer_period(acts_steps, thermo):
     """The mean time between outputs according to the program's own timer."""
     pts = [thermo[s] for s in acts_steps if s in thermo]
     return (pts[-1] - pts[0]) / (len(pts) - 1) if len(pts) > 1 else None
@@ -86,12 +86,55 @@ def lammps(run):
                               r"restart\.(\d+)\.")]
     for a in acts:
         # step 0's dump is written in the setup, before LAMMPS' timer starts
-        a["own_period"] = own_period([s for s in a["steps"] if s > 0], thermo)
-        a["own_source"] = "log.lammps thermo CPU column (LAMMPS' elapsed wall time) at the output steps"
+        a["check_period"] = timer_period([s for s in a["steps"] if s > 0], thermo)
+        a["check_source"] = "log.lammps thermo CPU column (LAMMPS' elapsed wall time) at the output steps"
     return acts
 
 
+def phaselog(run, specs):
+    """Our examples (phaselog.h): `phase ACTIVITY INDEX RANK START END BYTES`
+    lines on stdout, every rank's own CLOCK_REALTIME notes; one output of an
+    activity spans its ranks: the earliest start, the latest end, the sum of
+    the bytes.  specs: {activity: (file glob, drift)}.  The check: the same
+    outputs' files, by birth time (earliest over the ranks)."""
+    phases = {}
+    for line in open(os.path.join(run, "app.out")):
+        f = line.split()
+        if len(f) == 7 and f[0] == "phase":
+            a, k, s, e, b = f[1], int(f[2]), float(f[4]), float(f[5]), int(f[6])
+            p = phases.setdefault(a, {}).setdefault(k, [s, e, 0])
+            p[0], p[1], p[2] = min(p[0], s), max(p[1], e), p[2] + b
+    if not phases:
+        fail("no phase lines in app.out")
+    params = open(os.path.join(run, "app", "params")).read().strip()
+    acts = []
+    for a, (pattern, drift) in specs.items():
+        if a not in phases:
+            fail("no phase of activity %s in app.out" % a)
+        paths = glob.glob(os.path.join(run, "app", pattern))
+        births = {}
+        for p, (w, _, _) in file_times(paths).items():
+            k = int(re.search(r"\.(\d+)", os.path.basename(p)).group(1))
+            births[k] = min(births.get(k, w), w)
+        b = [births[k] for k in sorted(births)]
+        check = None
+        if len(b) > 1:
+            check = b[-1] - b[-2] if drift else (b[-1] - b[0]) / (len(b) - 1)
+        acts.append({"name": a, "glob": pattern, "configured": params, "drift": drift,
+                     "phases": [phases[a][k] for k in sorted(phases[a])], "check_period": check,
+                     "check_source": "the output files' birth times (earliest rank)"})
+    return acts
+
+
+SHAPES = {"rank0": {"output": ("out.*", False)},
+          "uneven": {"ckpt": ("ckpt.*", False)},
+          "heights": {"fields": ("field.*", False), "restarts": ("restart.*", False)},
+          "stagger": {"output": ("out.*", False)},
+          "drift": {"output": ("out.*", True)},
+          "hdf5": {"h5": ("h5.*.h5", False)}}
+
 EXTRACTORS = {"lammps": lammps}
+EXTRACTORS.update({k: (lambda run, v=v: phaselog(run, v)) for k, v in SHAPES.items()})
 
 
 def main():
