@@ -15,7 +15,7 @@ An activity is one periodic output stream (dumps, restarts, frames, ...).
 Standard library only; exit 1 with one line on stderr when the files are
 not there (the program did not produce what it should).
 """
-import glob, json, os, re, subprocess, sys
+import glob, json, os, re, subprocess, sys, time
 
 
 def fail(msg):
@@ -133,7 +133,73 @@ SHAPES = {"rank0": {"output": ("out.*", False)},
           "drift": {"output": ("out.*", True)},
           "hdf5": {"h5": ("h5.*.h5", False)}}
 
-EXTRACTORS = {"lammps": lammps}
+def gromacs(run):
+    """Checkpoints: one state_stepN.cpt each (-cpnum); the last one, written
+    at the final step, ends the run and is not part of the periodic stream.
+    Frames: the times traj_comp.xtc grew (xtc.sizes: its mtime and size,
+    polled), bytes = the growth.  Second readings: md.log's own "Writing
+    checkpoint, step N at DATE" lines (1 s resolution), and for the frames
+    the checkpoints' step rate times nstxout-compressed."""
+    app = os.path.join(run, "app")
+    params = dict(kv.split("=") for kv in open(os.path.join(app, "params")).read().split()[1:])
+    ck = per_file_activity(run, "checkpoints", "state_step*.cpt", "mdrun -cpt %s (minutes) -cpnum" % params["cpt"],
+                           r"state_step(\d+)\.")
+    ck["phases"], ck["steps"] = ck["phases"][:-1], ck["steps"][:-1]
+    logged = []
+    for line in open(os.path.join(app, "md.log")):
+        m = re.match(r"Writing checkpoint, step (\d+) at (.*)", line.strip())
+        if m and int(m.group(1)) in ck["steps"]:
+            logged.append(time.mktime(time.strptime(m.group(2), "%a %b %d %H:%M:%S %Y")))
+    if len(logged) > 1:
+        ck["check_period"] = (logged[-1] - logged[0]) / (len(logged) - 1)
+        ck["check_source"] = "md.log 'Writing checkpoint, step N at DATE' (1 s resolution)"
+    frames, size = [], 0
+    for line in open(os.path.join(app, "xtc.sizes")):
+        t, n = line.split()
+        t, n = float(t), int(n)
+        if n > size:
+            frames.append([t, t, n - size])
+            size = n
+    fr = {"name": "frames", "glob": "traj_comp.xtc", "configured": "nstxout-compressed = %s steps" %
+          params["nstxout-compressed"], "drift": False, "phases": frames, "check_period": None, "check_source": None}
+    s, p = ck["steps"], ck["phases"]
+    if len(s) > 1:
+        rate = (s[-1] - s[0]) / (p[-1][0] - p[0][0])
+        fr["check_period"] = int(params["nstxout-compressed"]) / rate
+        fr["check_source"] = "the checkpoints' steps per second x nstxout-compressed"
+    return [fr, ck]
+
+
+def fio(run):
+    """fio_bw.N.log (N: the job's place in periodic.fio): one line per I/O,
+    `epoch ms, KiB/s, dir, bytes, offset`; an output is a run of I/Os no
+    more than 0.5 s apart (the think times are 3 s and 1 s).  Second
+    reading: fio's think time plus the median output's duration."""
+    specs = [("checkpoint", "ckpt.dat", 3.0), ("log", "log.dat", 1.0)]
+    acts = []
+    for n, (name, fname, think) in enumerate(specs, 1):
+        path = os.path.join(run, "app", "fio_bw.%d.log" % n)
+        if not os.path.exists(path):
+            fail("no %s" % path)
+        ios = sorted((int(f[0]) / 1000.0, int(f[3])) for f in (l.split(",") for l in open(path)) if len(f) >= 4)
+        phases = []
+        for t, b in ios:
+            if phases and t - phases[-1][1] <= 0.5:
+                phases[-1][1] = t
+                phases[-1][2] += b
+            else:
+                phases.append([t, t, b])
+        # the last output is cut short by fio's runtime
+        if len(phases) > 1 and phases[-1][2] < phases[0][2]:
+            phases.pop()
+        d = sorted(p[1] - p[0] for p in phases)
+        acts.append({"name": name, "glob": fname, "configured": "thinktime %g s" % think, "drift": False,
+                     "phases": phases, "check_period": think + d[len(d) // 2] if d else None,
+                     "check_source": "fio's think time + the median output's duration"})
+    return acts
+
+
+EXTRACTORS = {"lammps": lammps, "gromacs": gromacs, "fio": fio}
 EXTRACTORS.update({k: (lambda run, v=v: phaselog(run, v)) for k, v in SHAPES.items()})
 
 
