@@ -20,7 +20,9 @@ period it is closest to.  Per answer:
              phase.bytes error % against the activity's median output bytes;
   messages   (live and window) settle: the output index (1 = first output of
              the activity begun) from which every message is within 5 %
-             (null: never); periodic_off10: messages of class periodic more
+             (null: never), judged on the messages until the activity's last
+             output begins (after it come the program's last writes, a final
+             checkpoint, which no period describes); periodic_off10: messages of class periodic more
              than 10 % off (of `periodic` such messages); next_err: median of
              |next.start - the first true start after the window's end (live:
              after the later of it and `published`, before which next.start
@@ -110,7 +112,8 @@ def score_messages(rows, act):
         T = true_period(act, end)
         p = a.get("period")
         e = rel(p, T)
-        judged.append((k, e))
+        if end <= starts[-1]:
+            judged.append((k, e))
         if p:
             out["with_period"] += 1
         if a.get("class") == "periodic":
@@ -130,6 +133,8 @@ def score_messages(rows, act):
                 if nb:
                     tb = act["phases"][i][2]
                     bytes_err.append(100.0 * abs(nb - tb) / tb)
+    if not judged:
+        return out
     out["first_output"] = judged[0][0]
     bad = [i for i, (k, e) in enumerate(judged) if e is None or e > 0.05]
     last_bad = bad[-1] if bad else -1
