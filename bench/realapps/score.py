@@ -248,6 +248,11 @@ def counts(v):
     return ", ".join(k + (" ×%d" % n if n > 1 else "") for k, n in sorted(c.items(), key=lambda kv: -kv[1]))
 
 
+def names(v):
+    """One name when every run agrees, else counts()."""
+    return str(v[0]) if len(set(v)) == 1 else counts(v)
+
+
 def table(path):
     runs = {}
     errors = {}
@@ -270,7 +275,7 @@ def table(path):
             print("| %s | failed: %s |||||||||| " % (app, "; ".join(errors[app])[:120]))
             continue
         heavy = [next(a for a in r["activities"] if a["name"] == r["heaviest"]) for r in rs]
-        hv = "%s: %s s (%d)" % (counts([r["heaviest"] for r in rs]), fmt(med([h["period"] for h in heavy]), 2),
+        hv = "%s: %s s (%d)" % (names([r["heaviest"] for r in rs]), fmt(med([h["period"] for h in heavy]), 2),
                                  med([h["outputs"] for h in heavy]))
         others = "; ".join("%s %s s" % (n, fmt(med([a["period"] for r in rs for a in r["activities"]
                                                     if a["name"] == n]), 2))
@@ -282,7 +287,7 @@ def table(path):
         wf = [r["job_answer"]["window"]["final"] or {} for r in rs]
         live = "%s %%, %s, %s" % (fmt(med([x.get("err") for x in lf]), 1), counts([x.get("class") for x in lf]),
                                   fmt(med([x.get("confidence") for x in lf]), 2))
-        clo = "%s (%s %%)" % (counts([x.get("closest") for x in lf]), fmt(med([x.get("closest_err") for x in lf]), 1))
+        clo = "%s (%s %%)" % (names([x.get("closest") for x in lf]), fmt(med([x.get("closest_err") for x in lf]), 1))
         settle = [m["settle"] for m in lm]
         st = fmt(med(settle), 0) + ("" if None not in settle else " (never: %d of %d)" % (settle.count(None), len(rs)))
         off = "%s of %s" % (fmt(med([m["periodic_off10"] for m in lm]), 0), fmt(med([m["periodic"] for m in lm]), 0))
