@@ -6,3 +6,4 @@ include bench/ingest.mk
 include bench/overhead.mk
 include bench/accuracy.mk
 include bench/scan.mk
+include bench/realapps.mk

@@ -2,7 +2,8 @@
  * periodic I/O bursts: the smallest thing to trace with libftio.so.
  *
  * Every period it "computes" (sleeps), then writes a checkpoint file of
- * BYTES in BLOCK-sized write() calls, fsyncs and closes it.  Run it under
+ * BYTES in BLOCK-sized write() calls, fsyncs and closes it, and prints
+ * `iteration I: wrote BYTES to PATH from START to END` (epoch seconds).  Run it under
  * the shim and watch ftiod predict the next burst:
  *
  *   LD_PRELOAD=libftio.so posix_periodic -d /tmp/ckpt -n 20 -p 2 -b 64M
@@ -36,6 +37,16 @@ static int parse_size(const char *s, long long *out)
         return -1;
     *out = v;
     return 0;
+}
+
+/* now: CLOCK_REALTIME in seconds, the clock of ftiod's messages; each
+ * iteration prints when its checkpoint started and ended, the truth a test
+ * compares ftio's answer with (tests/daemon/posix_only.sh). */
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 static void usage_error(const char *msg, const char *arg)
@@ -89,6 +100,7 @@ int main(int argc, char **argv)
         nanosleep(&ts, NULL);
         char path[4096];
         snprintf(path, sizeof path, "%s/ckpt-%ld.dat", dir, it % 2);
+        double t0 = now();
         int fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0644);
         if (fd < 0) {
             fprintf(stderr, "posix_periodic: %s: %s\n", path, strerror(errno));
@@ -107,7 +119,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "posix_periodic: %s: %s\n", path, strerror(errno));
             return 1;
         }
-        printf("iteration %ld: wrote %lld bytes to %s\n", it, bytes, path);
+        printf("iteration %ld: wrote %lld bytes to %s from %.6f to %.6f\n", it, bytes, path, t0, now());
         fflush(stdout);
     }
     free(buf);

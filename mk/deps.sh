@@ -11,6 +11,10 @@ PKGS="$PKGS chromium"
 # libslurm-dev (<slurm/spank.h>) builds the SPANK plugin (slurm/); slurmctld,
 # slurmd and slurm-client run it in tests/slurm/spank.sh.
 PKGS="$PKGS libslurm-dev slurmctld slurmd slurm-client"
+# The realapps benchmark and its tests (bench/realapps/, tests/realapps/) run
+# real programs under the shim: LAMMPS (lmp), GROMACS (gmx_mpi), fio, and our
+# HDF5 example built with Debian's parallel HDF5 (h5pcc).
+PKGS="$PKGS lammps gromacs fio libhdf5-openmpi-dev"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

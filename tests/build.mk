@@ -17,3 +17,4 @@ include tests/daemon.mk
 include tests/plot.mk
 SHELL_TESTS += tests/install.sh tests/kit.sh
 include tests/slurm.mk
+include tests/realapps.mk
