@@ -27,6 +27,7 @@
 #include "analysis_options.h"
 #include "auth.h"
 #include "cliopt.h"
+#include "control.h"
 #include "curve.h"
 #include "daemon.h"
 
@@ -436,7 +437,7 @@ static int security_setup(struct ftiod *d, char curve_secret[41])
     }
     char err[512];
     if (!(d->auth = ftiod_auth_new(c->auth, c->munge_socket, err, sizeof err)) ||
-        !(d->quota = ftiod_quota_new())) {
+        !(d->quota = ftiod_quota_new()) || !(d->claims = ftiod_claims_new())) {
         ftiod_log_at(FTIOD_ERROR, "%s", d->auth ? "out of memory" : err);
         return -1;
     }
@@ -604,6 +605,7 @@ out:
     ftiod_publish_close(d);
     ftiod_auth_free(d->auth);
     ftiod_quota_free(d->quota);
+    ftiod_claims_free(d->claims);
     for (size_t i = 0; i < d->jobs.n; i++)
         ftiod_state_release(d->jobs.job[i]);
     ftiod_state_close(d->state);
