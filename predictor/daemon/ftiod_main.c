@@ -164,8 +164,8 @@ static int parse_args(int argc, char **argv, struct ftiod_config *c, struct ftio
         .to.i = &c->rcvhwm, .min = 0, .max = 1e9);
     OPT(.type = CLIOPT_SECTION, .help = "Security (docs/SECURITY.md):");
     OPT("auth", 0, CLIOPT_CHOICE, "MODE",
-        "munge: every batch must carry a MUNGE credential; a job\n"
-        "belongs to the uid of its first batch.  none: no\n"
+        "munge: every batch must carry a MUNGE credential; an id\n"
+        "nobody claimed is its sender's, u<uid>:ID.  none: no\n"
         "authentication, only on ipc:// or loopback --listen", "munge",
         .to.i = &c->auth, .choices = auth_names, .values = auth_values);
     OPT("munge-socket", 0, CLIOPT_STRING, "PATH", "munged's socket (default: libmunge's)", NULL,
