@@ -48,6 +48,7 @@
 #include <zmq.h>
 #include "auth.h"
 #include "transport.h"
+#include "control.h"
 #include "curve.h"
 #include "wire.h"
 #include "timeutil.h"

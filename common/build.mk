@@ -1,14 +1,16 @@
 # common/: build fragment (see top-level Makefile).
 # libftiocommon.a: the wire codec (wire.h), the batch -> requests conversion
 # (batch_requests.h), names, path hash (hash.h), the sender side of
-# authentication (auth.h), CURVE keys and the status client (curve.h), the
+# authentication (auth.h), CURVE keys (curve.h), the control socket's requests
+# and client (control.h), the
 # ingest transport with its acknowledgements (transport.h), step-qualified job
 # ids (jobid.h), the option tables of every command (cliopt.h) and human units
 # (units.h).
 # Objects are -fPIC (CFLAGS), so libftio.so links this archive too.
 COMMON_SRCS := common/wire_encode.c common/wire_decode.c common/batch_requests.c common/names.c \
                common/cliopt.c common/units.c \
-               common/hash.c common/auth.c common/curve.c common/transport.c common/jobid.c
+               common/hash.c common/auth.c common/curve.c common/control.c common/transport.c \
+               common/jobid.c
 COMMON_OBJS := $(patsubst %.c,$(B)/%.o,$(COMMON_SRCS))
 COMMON_LIB  := $(B)/lib/libftiocommon.a
 

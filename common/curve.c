@@ -1,4 +1,4 @@
-/* curve.c -- CURVE key files and the status-socket client (curve.h). */
+/* curve.c -- CURVE key files (curve.h). */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -159,66 +159,4 @@ int ftio_curve_client(void *socket, const char *server_key, const char *key_file
         return -1;
     }
     return 0;
-}
-
-int ftio_query(const struct ftio_query_opts *o, const char *request, char **reply, char *err,
-               size_t errlen)
-{
-    *reply = NULL;
-    size_t len = strlen(request);
-    char *cred = NULL;
-    if (o->munge) {
-        char merr[256];
-        cred = ftio_auth_query_cred(ftio_auth_munge_socket_env(), request, len, merr, sizeof merr);
-        /* Without munged the query goes anonymous: an admin key (CURVE) or
-         * a daemon without CURVE still answers. */
-    }
-    void *ctx = zmq_ctx_new();
-    void *s = ctx ? zmq_socket(ctx, ZMQ_REQ) : NULL;
-    int rc = -1, linger = 0;
-    if (!s) {
-        snprintf(err, errlen, "%s", zmq_strerror(errno));
-        goto out;
-    }
-    zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof linger);
-    if (o->server_key && ftio_curve_client(s, o->server_key, o->key_file, err, errlen) != 0)
-        goto out;
-    if (zmq_connect(s, o->endpoint) < 0) {
-        snprintf(err, errlen, "cannot connect to %s: %s", o->endpoint, zmq_strerror(errno));
-        goto out;
-    }
-    if (zmq_send(s, request, len, cred ? ZMQ_SNDMORE : 0) < 0 ||
-        (cred && zmq_send(s, cred, strlen(cred), 0) < 0)) {
-        snprintf(err, errlen, "cannot send to %s: %s", o->endpoint, zmq_strerror(errno));
-        goto out;
-    }
-    zmq_pollitem_t it = {.socket = s, .events = ZMQ_POLLIN};
-    if (zmq_poll(&it, 1, (long)(o->timeout * 1000)) <= 0) {
-        snprintf(err, errlen, "no answer from %s within %g s (is ftiod running%s?)", o->endpoint,
-                 o->timeout, o->server_key ? ", is the server key right, is our key allowed" : "");
-        goto out;
-    }
-    zmq_msg_t msg;
-    zmq_msg_init(&msg);
-    if (zmq_msg_recv(&msg, s, 0) < 0) {
-        zmq_msg_close(&msg);
-        snprintf(err, errlen, "%s", zmq_strerror(errno));
-        goto out;
-    }
-    *reply = malloc(zmq_msg_size(&msg) + 1);
-    if (*reply) {
-        memcpy(*reply, zmq_msg_data(&msg), zmq_msg_size(&msg));
-        (*reply)[zmq_msg_size(&msg)] = 0;
-        rc = 0;
-    } else {
-        snprintf(err, errlen, "out of memory");
-    }
-    zmq_msg_close(&msg);
-out:
-    free(cred);
-    if (s)
-        zmq_close(s);
-    if (ctx)
-        zmq_ctx_term(ctx);
-    return rc;
 }

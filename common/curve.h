@@ -1,4 +1,4 @@
-/* curve.h -- ZeroMQ CURVE keys and the status-socket client (docs/SECURITY.md).
+/* curve.h -- ZeroMQ CURVE keys (docs/SECURITY.md).
  *
  * ftiod's PUB and status sockets are CURVE servers when it has a secret key
  * (--curve-secret): traffic is encrypted, and only clients whose public key
@@ -8,10 +8,7 @@
  * "secret <z85>" lines and is created mode 0600.  `ftio keygen NAME` writes
  * NAME.pub and NAME.key.
  *
- * ftio_query() is the one client of the status socket (`ftiod --status`,
- * `ftio end`, `ftio sub --last`): REQ, optional CURVE, and a MUNGE credential
- * of the request (common/auth.h) so that a user who is not an admin can still
- * ask about their own jobs.
+ * The client of the status (control) socket is common/control.h.
  */
 #ifndef FTIO_CURVE_H
 #define FTIO_CURVE_H
@@ -37,16 +34,5 @@ int ftio_curve_keygen(const char *name, char *err, size_t errlen);
  * but not on any allow-list). */
 int ftio_curve_client(void *socket, const char *server_key, const char *key_file, char *err,
                       size_t errlen);
-
-struct ftio_query_opts {
-    const char *endpoint;        /* ftiod's --status-endpoint */
-    const char *server_key;      /* NULL: no CURVE */
-    const char *key_file;        /* NULL: anonymous CURVE keys */
-    double      timeout;         /* s */
-    int         munge;           /* 1: attach a MUNGE credential when munged answers */
-};
-/* Ask; *reply is malloc'd (NUL-terminated).  0, or -1 with the reason. */
-int ftio_query(const struct ftio_query_opts *o, const char *request, char **reply, char *err,
-               size_t errlen);
 
 #endif

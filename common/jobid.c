@@ -65,10 +65,20 @@ static int is_step(const char *s)
     return 0;
 }
 
+/* The length of a user's namespace prefix "u<uid>:" (ftiod's claims.c), or 0. */
+static size_t namespace_len(const char *id)
+{
+    if (id[0] != 'u')
+        return 0;
+    size_t n = strspn(id + 1, "0123456789");
+    return n && id[1 + n] == ':' ? n + 2 : 0;
+}
+
 int ftio_job_split(const char *id, char *job, size_t jcap, char *step, size_t scap)
 {
-    const char *dot = strchr(id, '.');
-    int split = dot && all_digits(id, (size_t)(dot - id)) && is_step(dot + 1);
+    size_t ns = namespace_len(id);
+    const char *dot = strchr(id + ns, '.');
+    int split = dot && all_digits(id + ns, (size_t)(dot - id - ns)) && is_step(dot + 1);
     size_t jlen = split ? (size_t)(dot - id) : strlen(id);
     if (job && jcap)
         snprintf(job, jcap, "%.*s", (int)jlen, id);

@@ -24,7 +24,8 @@ const char *ftio_slurm_step_env(const char *value, char buf[24]);
 int ftio_job_with_step(char *out, size_t cap, const char *job, const char *step);
 
 /* A step-qualified id: digits, '.', then a number or batch / extern /
- * interactive.  Returns 1 and fills job and step (when non-NULL), or 0 (id
+ * interactive, optionally in a user's namespace "u<uid>:" (ftiod gives ids
+ * nobody claimed one; the job part keeps it: "u1000:4711", "0").  Returns 1 and fills job and step (when non-NULL), or 0 (id
  * is a job of its own: job = id, step = ""). */
 int ftio_job_split(const char *id, char *job, size_t jcap, char *step, size_t scap);
 

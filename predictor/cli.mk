@@ -5,7 +5,8 @@ READERS_OBJS := $(READERS_SRCS:%.c=$(B)/%.o)
 READERS_LIB  := $(B)/lib/libftioreaders.a
 
 FTIO_CLI_SRCS := predictor/cli/ftio_main.c predictor/cli/offline.c predictor/cli/sub.c \
-                 predictor/cli/replay.c predictor/cli/end.c predictor/cli/keygen.c \
+                 predictor/cli/replay.c predictor/cli/end.c predictor/cli/claim.c \
+                 predictor/cli/keygen.c \
                  predictor/cli/relay.c \
                  predictor/cli/report_cmd.c \
                  predictor/cli/endpoints.c

@@ -15,20 +15,26 @@
  *   script gets none, so the steps it starts name themselves).  slurmstepd
  *   itself is never preloaded, and the shim ignores srun/slurmstepd anyway
  *   (libtrace/config.c).
+ * - Before the tasks start, the step's id is claimed for its user: "claim
+ *   <job>.<step> <uid>" on ftiod's control socket (status=, common/control.h),
+ *   so that nobody else's batches can take the id (docs/SECURITY.md, "Job
+ *   ids"); ftiod accepts it from root only (slurmstepd's MUNGE credential).
+ *   The batch script's step is claimed too (its processes may be traced).
  * - When the step is over (exit, in slurmstepd, after every task was
- *   reaped): "end <job>.<step>" on ftiod's status socket (status=), the
- *   request of `ftio end` (common/curve.h ftio_query), so the step's
+ *   reaped): "end <job>.<step>", the request of `ftio end`, so the step's
  *   `ftio.<job>.<step>.end` comes at once even when tasks were killed.  The
  *   credential is slurmstepd's (root: an admin for ftiod, docs/SECURITY.md);
- *   the wait is bounded (2 s) and a daemon that is down only costs a log line.
+ *   each wait is bounded (2 s) and a daemon that is down only costs a log line.
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <slurm/slurm.h>
 #include <slurm/spank.h>
+#include "control.h"
 #include "curve.h"
 #include "jobid.h"
 
@@ -211,6 +217,37 @@ static void drop_preload(spank_t sp)
         spank_unsetenv(sp, "LD_PRELOAD");
 }
 
+/* One request to ftiod's control socket, bounded in time; the reply (a new
+ * reference) or NULL with a log line. */
+static json_t *ask_ftiod(const char *id, enum ftio_control_verb v, int64_t uid)
+{
+    struct ftio_query_opts q = {
+        .endpoint = site.status, .timeout = END_TIMEOUT_S, .munge = !site.auth_none,
+    };
+    char err[512];
+    json_t *reply = NULL;
+    if (ftio_control_call(&q, v, id, uid, &reply, err, sizeof err) != 0) {
+        slurm_info("ftio: step %s: %s at %s: %s", id, ftio_control_verb_name(v), site.status, err);
+        return NULL;
+    }
+    return reply;
+}
+
+/* The step's id is its user's before any of its batches can arrive. */
+static void claim_step(spank_t sp, const char *id)
+{
+    uid_t uid;
+    if (spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS) {
+        slurm_error("ftio: step %s: no uid to claim it for", id);
+        return;
+    }
+    json_t *r = ask_ftiod(id, FTIO_CTL_CLAIM, (int64_t)uid);
+    if (r && ftio_control_error(r))
+        slurm_error("ftio: step %s: ftiod refused the claim for uid %u: %s", id, (unsigned)uid,
+                    ftio_control_error(r));
+    json_decref(r);
+}
+
 /* In slurmstepd, before any task starts: the tasks' environment. */
 SPANK_EXPORT int slurm_spank_user_init(spank_t sp, int ac, char **av)
 {
@@ -239,6 +276,7 @@ SPANK_EXPORT int slurm_spank_user_init(spank_t sp, int ac, char **av)
      * environment and must name themselves (libtrace/core.c). */
     if (step != SLURM_BATCH_SCRIPT)
         spank_setenv(sp, "FTIO_JOB", id, 1);
+    claim_step(sp, id);
     traced = 1;
     slurm_verbose("ftio: tracing step %s with %s", id, site.lib);
     return 0;
@@ -251,19 +289,14 @@ SPANK_EXPORT int slurm_spank_exit(spank_t sp, int ac, char **av)
     (void)av;
     if (!traced || spank_context() != S_CTX_REMOTE)
         return 0;
-    char id[64], req[80], err[512], *reply = NULL;
+    char id[64];
     uint32_t step;
     if (step_id(sp, id, sizeof id, &step))
         return 0;
-    snprintf(req, sizeof req, "end %s", id);
-    struct ftio_query_opts q = {
-        .endpoint = site.status, .timeout = END_TIMEOUT_S, .munge = !site.auth_none,
-    };
-    if (ftio_query(&q, req, &reply, err, sizeof err) != 0)
-        slurm_info("ftio: step %s: telling ftiod at %s: %s", id, site.status, err);
-    else if (!strstr(reply, "\"ending\""))
+    json_t *r = ask_ftiod(id, FTIO_CTL_END, -1);
+    if (r && !json_is_string(json_object_get(r, "ending")))
         /* Already ended by its processes' final batches: nothing to do. */
-        slurm_verbose("ftio: step %s: ftiod says %s", id, reply);
-    free(reply);
+        slurm_verbose("ftio: step %s: ftiod says %s", id, ftio_control_error(r) ?: "?");
+    json_decref(r);
     return 0;
 }

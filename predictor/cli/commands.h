@@ -21,6 +21,7 @@
 int ftio_cmd_sub(int argc, char **argv);
 int ftio_cmd_replay(int argc, char **argv);
 int ftio_cmd_end(int argc, char **argv);
+int ftio_cmd_claim(int argc, char **argv);
 int ftio_cmd_keygen(int argc, char **argv);
 int ftio_cmd_relay(int argc, char **argv);
 int ftio_cmd_report(int argc, char **argv);

@@ -7,7 +7,7 @@
  * JOB defaults to SLURM_JOB_ID (an epilog runs with it set), the endpoint
  * to FTIO_STATUS, else the daemon's configuration file (endpoints.c).
  *
- * Sends "end JOB" on ftiod's status socket (REQ/REP, --status-endpoint,
+ * Sends "end JOB" (common/control.h) on ftiod's status socket (REQ/REP, --status-endpoint,
  * default tcp://127.0.0.1:5557) with a MUNGE credential (only the job's owner,
  * root, or an admin CURVE key may end it) and prints the answer.  Exit status: 0 when
  * the daemon is ending the job, 1 when it does not know it or does not
@@ -20,11 +20,12 @@
 #include "auth.h"
 #include "cliopt.h"
 #include "commands.h"
+#include "control.h"
 #include "curve.h"
 
 struct end_ctx {
     struct ftio_query_opts q;
-    const char *req, *job;
+    const char *job;
     bool several;             /* endpoint is a list: try each daemon */
     bool ended, failed;
     char last[512];           /* the last daemon's answer */
@@ -34,25 +35,27 @@ struct end_ctx {
 static int end_one(const char *endpoint, void *arg)
 {
     struct end_ctx *c = arg;
-    char err[512], *ans = NULL;
+    char err[512];
+    json_t *ans = NULL;
     c->q.endpoint = endpoint;
-    if (ftio_query(&c->q, c->req, &ans, err, sizeof err) != 0) {
+    if (ftio_control_call(&c->q, FTIO_CTL_END, c->job, -1, &ans, err, sizeof err) != 0) {
         fprintf(stderr, "ftio end: %s\n", err);
         c->failed = true;
         return 0;
     }
-    if (strstr(ans, "\"ending\"")) {
+    const char *e = ftio_control_error(ans);
+    if (!e && json_is_string(json_object_get(ans, "ending"))) {
         printf("ftio end: ftiod%s%s is ending job %s\n", c->several ? " at " : "",
-               c->several ? endpoint : "", c->job);
+               c->several ? endpoint : "", json_string_value(json_object_get(ans, "ending")));
         c->ended = true;
     } else {
-        snprintf(c->last, sizeof c->last, "%s", ans);
-        if (!strstr(ans, "no such job")) {   /* refused: say so now */
-            fprintf(stderr, "ftio end: %s: %s\n", c->job, ans);
+        snprintf(c->last, sizeof c->last, "%s", e ? e : "unexpected answer");
+        if (!e || strcmp(e, "no such job") != 0) {   /* refused: say so now */
+            fprintf(stderr, "ftio end: %s: %s\n", c->job, c->last);
             c->failed = true;
         }
     }
-    free(ans);
+    json_decref(ans);
     return c->ended;
 }
 
@@ -107,10 +110,9 @@ int ftio_cmd_end(int argc, char **argv)
         fprintf(stderr, "ftio end: no job given (and no SLURM_JOB_ID)\n");
         return 2;
     }
-    char req[4 + 4096 + 1];
-    int n = snprintf(req, sizeof req, "end %s", job);
-    if (n < 0 || (size_t)n >= sizeof req) {
-        fprintf(stderr, "ftio end: job id too long\n");
+    char req[FTIO_CONTROL_REQ_MAX], err[256];
+    if (ftio_control_encode(req, sizeof req, FTIO_CTL_END, job, -1, err, sizeof err) != 0) {
+        fprintf(stderr, "ftio end: %s\n", err);
         return 2;
     }
     /* The owner proves who they are with MUNGE; an admin key may end any job. */
@@ -118,7 +120,7 @@ int ftio_cmd_end(int argc, char **argv)
     struct end_ctx c = {
         .q = {.server_key = server_key, .key_file = key, .timeout = timeout,
               .munge = !au || ftio_auth_mode_parse(au) != FTIO_AUTH_NONE},
-        .req = req, .job = job, .several = strchr(endpoint, ',') != NULL,
+        .job = job, .several = strchr(endpoint, ',') != NULL,
     };
     cliopt_each(endpoint, end_one, &c);
     if (c.ended)

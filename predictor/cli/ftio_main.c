@@ -24,7 +24,7 @@ static const char usage_text[] =
     "usage: ftio [options] FILE...\n"
     "       ftio scan DIR|FILE... | ftio sub [options] | ftio replay FILE... | ftio end [JOB]\n"
     "       ftio relay --listen E --upstream E | ftio report LOG.jsonl [--job J] [-o FILE.html]\n"
-    "       ftio keygen NAME      (each subcommand: --help; see ftio(1))\n";
+    "       ftio keygen NAME | ftio claim JOB USER   (each subcommand: --help; see ftio(1))\n";
 
 static const char about_text[] =
     "Detect the period of the I/O phases in trace files and predict the next one.\n"
@@ -143,6 +143,7 @@ int main(int argc, char **argv)
 {
     static const struct { const char *name; int (*run)(int, char **); } sub[] = {
         { "sub", ftio_cmd_sub }, { "replay", ftio_cmd_replay }, { "end", ftio_cmd_end },
+        { "claim", ftio_cmd_claim },
         { "keygen", ftio_cmd_keygen }, { "scan", ftio_cmd_scan }, { "relay", ftio_cmd_relay },
         { "report", ftio_cmd_report },
     };

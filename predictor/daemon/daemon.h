@@ -14,6 +14,7 @@
  *   zap.c          which connections are accepted (ZAP thread: connection
  *                  bound, CURVE allow-list of PUB and status)
  *   quota.c        per-uid quotas and the memory bound
+ *   claims.c       who owns a job id: claims, namespaces of unclaimed ids
  *
  * Threads: ingest and analysis share `jobs` under `lock`; ingest never waits
  * for an analysis (the analysis thread holds the lock only to copy bins and
@@ -35,6 +36,7 @@
 #include "analysis.h"
 #include "cliopt.h"
 #include "job.h"
+#include "wire.h"
 
 struct ftiod_config {
     const char *listen;         /* ROUTER, --listen */
@@ -101,6 +103,7 @@ struct ftiod {
     void *pub;                  /* analysis thread */
     struct ftiod_auth *auth;    /* ingest thread */
     struct ftiod_quota *quota;  /* under lock */
+    struct ftiod_claims *claims; /* under lock */
     struct ftiod_state *state;  /* --state-dir, NULL without; used under lock */
     volatile int zap_stop;      /* tells the ZAP thread to leave */
     FILE *log;                  /* --log, analysis thread */
@@ -210,6 +213,27 @@ enum quota_verdict ftiod_quota_proc(struct ftiod *d, int64_t uid);
 enum quota_verdict ftiod_quota_records(struct ftiod *d, int64_t uid, size_t n, double now);
 /* Bytes the jobs may use at most as they are now (what --max-memory bounds). */
 double ftiod_memory_reserved(const struct ftiod *d);
+
+/* claims.c (caller holds d->lock): who owns a job id (the rules are at the
+ * top of claims.c). */
+#define FTIOD_ID_MAX (FTIO_WIRE_MAX_STR + 24)   /* a job id with "u<uid>:" */
+struct ftiod_claims;
+struct ftiod_claims *ftiod_claims_new(void);
+void ftiod_claims_free(struct ftiod_claims *c);
+/* Root or ftiod's own uid: may claim, and keeps unclaimed ids bare. */
+bool ftiod_trusted_uid(int64_t uid);
+/* `claim ID UID`: 0, or -1 with a static reason. */
+int  ftiod_claim(struct ftiod *d, const char *id, int64_t uid, const char **why);
+/* The id in the job table of a batch or request about id from uid: id
+ * itself or "u<uid>:id" written into out (cap >= FTIOD_ID_MAX + 1). */
+const char *ftiod_claim_resolve(struct ftiod *d, const char *id, int64_t uid, char *out,
+                                size_t cap);
+/* A job restored from its journal: its bare id is its owner's claim again. */
+void ftiod_claim_restored(struct ftiod *d, const struct job *j);
+/* Is id in a user's namespace ("u<digits>:...")? */
+bool ftiod_claim_namespaced(const char *id);
+/* Is a journaled batch of wire id `id` from uid one of job j? */
+bool ftiod_claim_stored(const struct job *j, const char *id, int64_t uid);
 
 /* status.c */
 /* Build the status document (caller holds d->lock): every job when uid < 0,

@@ -27,6 +27,7 @@
 #include "analysis_options.h"
 #include "auth.h"
 #include "cliopt.h"
+#include "control.h"
 #include "curve.h"
 #include "daemon.h"
 
@@ -163,8 +164,8 @@ static int parse_args(int argc, char **argv, struct ftiod_config *c, struct ftio
         .to.i = &c->rcvhwm, .min = 0, .max = 1e9);
     OPT(.type = CLIOPT_SECTION, .help = "Security (docs/SECURITY.md):");
     OPT("auth", 0, CLIOPT_CHOICE, "MODE",
-        "munge: every batch must carry a MUNGE credential; a job\n"
-        "belongs to the uid of its first batch.  none: no\n"
+        "munge: every batch must carry a MUNGE credential; an id\n"
+        "nobody claimed is its sender's, u<uid>:ID.  none: no\n"
         "authentication, only on ipc:// or loopback --listen", "munge",
         .to.i = &c->auth, .choices = auth_names, .values = auth_values);
     OPT("munge-socket", 0, CLIOPT_STRING, "PATH", "munged's socket (default: libmunge's)", NULL,
@@ -344,10 +345,15 @@ static bool local_only(const char *ep)
     return !strncmp(h, "127.", 4) || !strncmp(h, "localhost:", 10) || !strncmp(h, "[::1]:", 6);
 }
 
-/* ipc:// endpoints: --socket-mode / --socket-group on the socket file. */
-static int ipc_permissions(const struct ftiod_config *c, const char *ep, const char *what)
+/* ipc:// endpoints: the socket file's group (--socket-group) and mode:
+ * --socket-mode, else what bind(2) would give under ftiod's umask (0777 &
+ * ~umask: 0750 under the unit's UMask=0027).  bind_socket() binds under
+ * umask 0077 and this sets the mode after, so no socket is ever looser than
+ * asked, and ftiod's own umask is never changed (docs/SECURITY.md). */
+static int ipc_permissions(const struct ftiod_config *c, const char *ep, const char *what,
+                           mode_t umask_was)
 {
-    if (strncmp(ep, "ipc://", 6) || (c->socket_mode < 0 && !c->socket_group))
+    if (strncmp(ep, "ipc://", 6))
         return 0;
     const char *path = ep + 6;
     if (c->socket_group) {
@@ -361,8 +367,9 @@ static int ipc_permissions(const struct ftiod_config *c, const char *ep, const c
             return -1;
         }
     }
-    if (c->socket_mode >= 0 && chmod(path, (mode_t)c->socket_mode) != 0) {
-        ftiod_log_at(FTIOD_ERROR, "%s %s: chmod %lo: %s", what, ep, c->socket_mode,
+    mode_t mode = c->socket_mode >= 0 ? (mode_t)c->socket_mode : 0777 & ~umask_was;
+    if (chmod(path, mode) != 0) {
+        ftiod_log_at(FTIOD_ERROR, "%s %s: chmod %03o: %s", what, ep, (unsigned)mode,
                      strerror(errno));
         return -1;
     }
@@ -394,8 +401,9 @@ static void *bind_socket(struct ftiod *d, int type, const char *endpoint, const 
     if (domain)
         zmq_setsockopt(s, ZMQ_ZAP_DOMAIN, domain, strlen(domain));
     /* No window in which an ipc:// socket file has looser permissions
-     * than asked. */
-    mode_t old = umask(d->cfg.socket_mode >= 0 ? 0077 : umask(0));
+     * than asked: bound private, then given its mode (ipc_permissions).
+     * ftiod's umask is back before any other thread of ours starts. */
+    mode_t old = umask(0077);
     int rc = zmq_bind(s, endpoint);
     umask(old);
     if (rc < 0) {
@@ -404,7 +412,7 @@ static void *bind_socket(struct ftiod *d, int type, const char *endpoint, const 
         zmq_close(s);
         return NULL;
     }
-    if (ipc_permissions(&d->cfg, endpoint, what) != 0) {
+    if (ipc_permissions(&d->cfg, endpoint, what, old) != 0) {
         zmq_close(s);
         return NULL;
     }
@@ -429,7 +437,7 @@ static int security_setup(struct ftiod *d, char curve_secret[41])
     }
     char err[512];
     if (!(d->auth = ftiod_auth_new(c->auth, c->munge_socket, err, sizeof err)) ||
-        !(d->quota = ftiod_quota_new())) {
+        !(d->quota = ftiod_quota_new()) || !(d->claims = ftiod_claims_new())) {
         ftiod_log_at(FTIOD_ERROR, "%s", d->auth ? "out of memory" : err);
         return -1;
     }
@@ -597,6 +605,7 @@ out:
     ftiod_publish_close(d);
     ftiod_auth_free(d->auth);
     ftiod_quota_free(d->quota);
+    ftiod_claims_free(d->claims);
     for (size_t i = 0; i < d->jobs.n; i++)
         ftiod_state_release(d->jobs.job[i]);
     ftiod_state_close(d->state);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <zmq.h>
 #include "auth.h"
+#include "control.h"
 #include "daemon.h"
 #include "jobid.h"
 #include "timeutil.h"
@@ -76,9 +77,12 @@ static int merge(struct ingest *in, int64_t uid, const void *raw, size_t rawlen)
     size_t max_jobs = 0;
     int64_t owner = -1;
 
+    char idbuf[FTIOD_ID_MAX + 1];
     pthread_mutex_lock(&d->lock);
     d->stats.messages++;
-    struct job *j = job_table_find(&d->jobs, b->h.job);
+    /* Whose id: the owner's claim, else the sender's namespace (claims.c). */
+    const char *id = ftiod_claim_resolve(d, b->h.job, uid, idbuf, sizeof idbuf);
+    struct job *j = job_table_find(&d->jobs, id);
     bool is_new = false;
     if (!j) {
         quota = ftiod_quota_job(d, uid);
@@ -89,17 +93,19 @@ static int merge(struct ingest *in, int64_t uid, const void *raw, size_t rawlen)
                 ftiod_state_forget(d->state, old);
                 job_table_remove(&d->jobs, old);
             }
-            j = job_table_add(&d->jobs, b->h.job, &d->cfg.limits);
+            j = job_table_add(&d->jobs, id, &d->cfg.limits);
             if (!j) {
                 d->stats.over_jobs++;
                 max_jobs = d->jobs.max;
             } else {
-                j->uid = uid;    /* the job belongs to its first sender */
+                j->uid = uid;    /* its id is the sender's (claims.c) */
             }
             is_new = j != NULL;
         }
     } else if (j->uid != uid) {
-        /* Someone else's job: never merged, whatever the batch says. */
+        /* Someone else's job under an id claims.c gave this sender (a
+         * journal of an --auth none daemon, an ended job whose id Slurm
+         * reused): never merged, whatever the batch says. */
         foreign = true;
         owner = j->uid;
         j->foreign_batches++;
@@ -139,27 +145,27 @@ static int merge(struct ingest *in, int64_t uid, const void *raw, size_t rawlen)
     const char *host = b->h.host ? b->h.host : "?";
     if (foreign)
         ftiod_log_rl(&in->rl_auth, "job %s belongs to uid %lld: dropped a batch from uid %lld "
-                     "(%s:%lld)", b->h.job, (long long)owner, (long long)uid, host,
+                     "(%s:%lld)", id, (long long)owner, (long long)uid, host,
                      (long long)b->h.pid);
     else if (quota != QUOTA_OK && quota != QUOTA_MEMORY)
-        ftiod_log_rl(&in->rl_quota, "job %s: dropped a batch of uid %lld (%s:%lld): %s", b->h.job,
+        ftiod_log_rl(&in->rl_quota, "job %s: dropped a batch of uid %lld (%s:%lld): %s", id,
                      (long long)uid, host, (long long)b->h.pid, quota_reason(quota));
     else if (!j && quota == QUOTA_OK)
         ftiod_log_rl(&in->rl_jobs, "job table full (--max-jobs %zu): dropping batch of job %s",
-                     max_jobs, b->h.job);
+                     max_jobs, id);
     else if (st == JOB_TOO_MANY_PROCS)
         ftiod_log_rl(&in->rl_procs, "job %s: more than %zu processes (--max-procs): "
-                     "dropping batch of %s:%lld", b->h.job, d->cfg.limits.max_procs,
+                     "dropping batch of %s:%lld", id, d->cfg.limits.max_procs,
                      host, (long long)b->h.pid);
     else if (st == JOB_BAD_SEQ)
         ftiod_log_rl(&in->rl_bad, "job %s: batch with an absurd sequence number %llu from %s:%lld, "
-                     "dropped", b->h.job, (unsigned long long)b->h.seq, host,
+                     "dropped", id, (unsigned long long)b->h.seq, host,
                      (long long)b->h.pid);
     else if (st == JOB_DUPLICATE && d->cfg.verbose)
         ftiod_log_rl(&in->rl_dup, "job %s: batch %llu of %s:%lld seen before, dropped",
-                     b->h.job, (unsigned long long)b->h.seq, host, (long long)b->h.pid);
+                     id, (unsigned long long)b->h.seq, host, (long long)b->h.pid);
     if (is_new && d->cfg.verbose)
-        ftiod_log("job %s: first batch (from %s:%lld, rank %d of %d, uid %lld)", b->h.job, host,
+        ftiod_log("job %s: first batch (from %s:%lld, rank %d of %d, uid %lld)", id, host,
                   (long long)b->h.pid, b->h.rank, b->h.nranks, (long long)uid);
     return j && !foreign && quota == QUOTA_OK && !journal_failed &&
                    (st == JOB_MERGED || st == JOB_DUPLICATE)
@@ -321,34 +327,61 @@ static char *dump(json_t *o)
     return doc;
 }
 
-static char *refuse(struct ftiod *d, const struct asker *a, const char *what)
+static char *refuse_for(struct ftiod *d, const struct asker *a, const char *what,
+                        const char *who)
 {
     pthread_mutex_lock(&d->lock);
     d->stats.queries_refused++;
     pthread_mutex_unlock(&d->lock);
     char msg[512];
-    snprintf(msg, sizeof msg, "not allowed: %s (%s)", what,
-             a->why ? a->why : "an admin CURVE key, or a MUNGE credential of the job's owner");
+    snprintf(msg, sizeof msg, "not allowed: %s (%s)", what, a->why ? a->why : who);
     return dump(json_pack("{s:s}", "error", msg));
 }
 
-/* Copy "VERB JOB" 's job id into job; false when there is none. */
-static bool job_arg(const char *req, size_t len, size_t verb, char *job)
+static char *refuse(struct ftiod *d, const struct asker *a, const char *what)
 {
-    size_t n = len - verb;
-    if (len <= verb || n > FTIO_WIRE_MAX_STR || memchr(req + verb, '\0', n))
-        return false;
-    memcpy(job, req + verb, n);
-    job[n] = 0;
-    return true;
+    return refuse_for(d, a, what, "an admin CURVE key, or a MUNGE credential of the job's owner");
 }
 
-/* Is j a step "JOB.<step>" of the Slurm job id `job` (jobid.h)? */
-static bool step_of(const struct job *j, const char *job, size_t len)
+/* The id a request names: an admin names any job by its id in the table;
+ * a user names their jobs as they sent them (claims.c resolves it) or by
+ * the full "u<uid>:..." of their namespace. */
+static const char *request_id(struct ftiod *d, const struct asker *a, const char *job, char *out,
+                              size_t cap)
+{
+    if (a->admin || a->uid < 0)
+        return job;
+    char ns[32];
+    int n = snprintf(ns, sizeof ns, "u%lld:", (long long)a->uid);
+    if (n > 0 && strncmp(job, ns, (size_t)n) == 0)
+        return job;
+    return ftiod_claim_resolve(d, job, a->uid, out, cap);
+}
+
+/* The job a request names, or NULL; *rid the id it resolved to.  When the
+ * asker's resolution finds nothing but a job of that very id exists, that
+ * job is returned (may_see then refuses it: "another user's job"). */
+static struct job *request_job(struct ftiod *d, const struct asker *a, const char *job,
+                               char *buf, size_t cap, const char **rid)
+{
+    *rid = request_id(d, a, job, buf, cap);
+    struct job *j = job_table_find(&d->jobs, *rid);
+    if (!j && *rid != job)
+        j = job_table_find(&d->jobs, job);
+    return j;
+}
+
+/* Is j a step "<ns>JOB.<step>" of the Slurm job id `job` (jobid.h), ns a
+ * namespace prefix or ""? */
+static bool step_of(const struct job *j, const char *ns, const char *job, size_t len)
 {
     char jobid[FTIO_WIRE_MAX_STR + 1];
-    return strncmp(j->id, job, len) == 0 && j->id[len] == '.' &&
-           ftio_job_split(j->id, jobid, sizeof jobid, NULL, 0) && strcmp(jobid, job) == 0;
+    size_t nl = strlen(ns);
+    if (strncmp(j->id, ns, nl) != 0)
+        return false;
+    const char *id = j->id + nl;
+    return strncmp(id, job, len) == 0 && id[len] == '.' &&
+           ftio_job_split(id, jobid, sizeof jobid, NULL, 0) && strcmp(jobid, job) == 0;
 }
 
 /* The latest prediction of each mode of j, under "job", "write", "read"
@@ -363,17 +396,21 @@ static json_t *last_of(const struct job *j)
 }
 
 /* A request about a Slurm job id without its step, when there is no job of
- * that id: each of its steps "JOB.<step>" the asker may see gets told to end
- * (told), or its latest predictions appended to `lasts`.  Returns how many;
- * *others counts the steps of other users.  Caller holds the lock. */
+ * that id: each of its steps "JOB.<step>" (and, for a user, "u<uid>:JOB.<step>"
+ * of their namespace) the asker may see gets told to end (told), or its
+ * latest predictions appended to `lasts`.  Returns how many; *others counts
+ * the steps of other users.  Caller holds the lock. */
 static size_t for_steps(struct ftiod *d, const struct asker *a, const char *job, bool tell,
                         json_t *lasts, size_t *others)
 {
     size_t n = 0, len = strlen(job);
+    char ns[32] = "";
+    if (!a->admin && a->uid >= 0 && d->cfg.auth != FTIO_AUTH_NONE)
+        snprintf(ns, sizeof ns, "u%lld:", (long long)a->uid);
     *others = 0;
     for (size_t i = 0; i < d->jobs.n; i++) {
         struct job *j = d->jobs.job[i];
-        if (!step_of(j, job, len))
+        if (!step_of(j, "", job, len) && !(ns[0] && step_of(j, ns, job, len)))
             continue;
         if (!may_see(a, j)) {
             (*others)++;
@@ -391,15 +428,17 @@ static size_t for_steps(struct ftiod *d, const struct asker *a, const char *job,
 /* `end JOB` (ftio end): mark the job to be ended by the analysis thread; a
  * Slurm job id without a step ends all of its steps (an epilog's
  * `ftio end $SLURM_JOB_ID`). */
-static char *end_request(struct ftiod *d, const struct asker *a, const char *req, size_t len)
+static char *end_request(struct ftiod *d, const struct asker *a, const char *job, int64_t arg)
 {
-    char job[FTIO_WIRE_MAX_STR + 1];
-    if (!job_arg(req, len, 4, job))
-        return strdup("{\"error\":\"end: no job id\"}");
+    (void)arg;
+    char buf[FTIOD_ID_MAX + 1];
+    const char *rid;
     pthread_mutex_lock(&d->lock);
-    struct job *j = job_table_find(&d->jobs, job);
+    struct job *j = request_job(d, a, job, buf, sizeof buf, &rid);
     bool allowed = j && may_see(a, j);
     size_t steps = 0, others = 0;
+    char id[FTIOD_ID_MAX + 1];
+    snprintf(id, sizeof id, "%s", j ? j->id : rid);
     if (allowed)
         j->told = true;
     else if (!j)
@@ -414,21 +453,21 @@ static char *end_request(struct ftiod *d, const struct asker *a, const char *req
     if ((j && !allowed) || others)
         return refuse(d, a, "ending another user's job");
     if (j)
-        ftiod_log("job %s: told to end", job);
-    return dump(j ? json_pack("{s:s}", "ending", job)
+        ftiod_log("job %s: told to end", id);
+    return dump(j ? json_pack("{s:s}", "ending", id)
                   : json_pack("{s:s, s:s}", "error", "no such job", "job", job));
 }
 
 /* `last JOB` (ftio sub --last): the latest prediction of each mode; for a
  * Slurm job id without its step, {"job": JOB, "steps": [one such object per
  * step]}. */
-static char *last_request(struct ftiod *d, const struct asker *a, const char *req, size_t len)
+static char *last_request(struct ftiod *d, const struct asker *a, const char *job, int64_t arg)
 {
-    char job[FTIO_WIRE_MAX_STR + 1];
-    if (!job_arg(req, len, 5, job))
-        return strdup("{\"error\":\"last: no job id\"}");
+    (void)arg;
+    char buf[FTIOD_ID_MAX + 1];
+    const char *rid;
     pthread_mutex_lock(&d->lock);
-    struct job *j = job_table_find(&d->jobs, job);
+    struct job *j = request_job(d, a, job, buf, sizeof buf, &rid);
     if (j && j->closed)
         j = NULL;     /* ended: its end message answers (status "ended", --keep-ended) */
     json_t *o = NULL, *lasts = NULL;
@@ -450,8 +489,32 @@ static char *last_request(struct ftiod *d, const struct asker *a, const char *re
     return dump(o);
 }
 
-static char *status_request(struct ftiod *d, const struct asker *a)
+/* `claim JOB UID` (the SPANK plugin, before a step's tasks start): JOB is
+ * UID's (claims.c).  Only root or ftiod's own uid, proven by MUNGE; under
+ * --auth none anyone (there are no owners to protect, the claim changes no
+ * id). */
+static char *claim_request(struct ftiod *d, const struct asker *a, const char *job, int64_t uid)
 {
+    if (d->cfg.auth != FTIO_AUTH_NONE && !ftiod_trusted_uid(a->uid))
+        return refuse_for(d, a, "claiming a job id", "root or ftiod's user, proven by MUNGE");
+    const char *why = NULL;
+    pthread_mutex_lock(&d->lock);
+    int rc = ftiod_claim(d, job, uid, &why);
+    pthread_mutex_unlock(&d->lock);
+    if (rc != 0) {
+        ftiod_log_at(FTIOD_WARNING, "claim of job %s for uid %lld refused: %s", job,
+                     (long long)uid, why);
+        return dump(json_pack("{s:s, s:s}", "error", why, "job", job));
+    }
+    if (d->cfg.verbose)
+        ftiod_log("job %s: claimed for uid %lld", job, (long long)uid);
+    return dump(json_pack("{s:s, s:I}", "claimed", job, "uid", (json_int_t)uid));
+}
+
+static char *status_request(struct ftiod *d, const struct asker *a, const char *job, int64_t arg)
+{
+    (void)job;
+    (void)arg;
     if (!a->admin && a->uid < 0)
         return refuse(d, a, "the status of every job");
     pthread_mutex_lock(&d->lock);
@@ -459,6 +522,15 @@ static char *status_request(struct ftiod *d, const struct asker *a)
     pthread_mutex_unlock(&d->lock);
     return doc;
 }
+
+/* The control socket's one dispatch table (requests: common/control.h). */
+static char *(*const handlers[FTIO_CTL_NVERBS])(struct ftiod *, const struct asker *,
+                                                 const char *, int64_t) = {
+    [FTIO_CTL_STATUS] = status_request,
+    [FTIO_CTL_END] = end_request,
+    [FTIO_CTL_LAST] = last_request,
+    [FTIO_CTL_CLAIM] = claim_request,
+};
 
 static void serve_status(struct ftiod *d)
 {
@@ -482,17 +554,18 @@ static void serve_status(struct ftiod *d)
         ftiod_auth_query(d->auth, req, len, zmq_msg_data(&f[1]), zmq_msg_size(&f[1]), &a.uid,
                          &a.why) != 0)
         a.uid = -1;
-    if (a.uid == 0 || (a.uid > 0 && a.uid == (int64_t)geteuid()))
+    if (ftiod_trusted_uid(a.uid))
         a.admin = true;
     char *doc;
+    enum ftio_control_verb verb;
+    char job[FTIO_CONTROL_JOB_MAX + 1], err[160];
+    int64_t arg;
     if (extra)
         doc = strdup("{\"error\":\"too many frames\"}");
-    else if (len >= 4 && memcmp(req, "end ", 4) == 0)
-        doc = end_request(d, &a, req, len);
-    else if (len >= 5 && memcmp(req, "last ", 5) == 0)
-        doc = last_request(d, &a, req, len);
+    else if (ftio_control_decode(req, len, &verb, job, sizeof job, &arg, err, sizeof err) != 0)
+        doc = dump(json_pack("{s:s}", "error", err));
     else
-        doc = status_request(d, &a);
+        doc = handlers[verb](d, &a, job, arg);
     close_message(&m);
     const char *fallback = "{\"error\":\"out of memory\"}";
     zmq_send(d->rep, doc ? doc : fallback, strlen(doc ? doc : fallback), ZMQ_DONTWAIT);

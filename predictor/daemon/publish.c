@@ -10,8 +10,12 @@
  * first failure is reported once, the lines lost are counted (--status),
  * every later message tries again, and recovery is reported too.  SIGHUP
  * reopens the file by its name (ftiod_publish_reopen, for logrotate).
+ * The file is created mode 0640 (less under a stricter umask), whatever
+ * the umask: what admins and `ftio report` read is never writable by
+ * others; an existing file writable by others is taken back (docs/SECURITY.md).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -19,16 +23,41 @@
 #include <zmq.h>
 #include "daemon.h"
 
+#define LOG_MODE 0640
+
+/* Open --log for appending, created LOG_MODE; NULL with errno. */
+static FILE *open_log(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, LOG_MODE);
+    if (fd < 0)
+        return NULL;
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 022) &&
+        st.st_uid == geteuid()) {
+        if (fchmod(fd, st.st_mode & 07755) == 0)
+            ftiod_log_at(FTIOD_WARNING, "--log %s was writable by others (mode %03o): now %03o",
+                         path, (unsigned)(st.st_mode & 0777), (unsigned)(st.st_mode & 0755));
+    }
+    FILE *f = fdopen(fd, "a");
+    if (!f) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return NULL;
+    }
+    setvbuf(f, NULL, _IOLBF, 0);
+    return f;
+}
+
 int ftiod_publish_open(struct ftiod *d)
 {
     if (!d->cfg.log_path)
         return 0;
-    d->log = fopen(d->cfg.log_path, "a");
+    d->log = open_log(d->cfg.log_path);
     if (!d->log) {
         ftiod_log_at(FTIOD_ERROR, "--log %s: %s", d->cfg.log_path, strerror(errno));
         return -1;
     }
-    setvbuf(d->log, NULL, _IOLBF, 0);
     return 0;
 }
 
@@ -41,13 +70,12 @@ void ftiod_publish_reopen(struct ftiod *d)
         ftiod_log_at(FTIOD_NOTICE, "SIGHUP: no --log file to reopen");
         return;
     }
-    FILE *f = fopen(d->cfg.log_path, "a");
+    FILE *f = open_log(d->cfg.log_path);
     if (!f) {
         ftiod_log_at(FTIOD_ERROR, "SIGHUP: cannot reopen --log %s: %s; still writing to the "
                      "file opened before", d->cfg.log_path, strerror(errno));
         return;
     }
-    setvbuf(f, NULL, _IOLBF, 0);
     if (d->log)
         fclose(d->log);
     d->log = f;

@@ -19,7 +19,9 @@
  *
  * Entries: [magic "FTJ1"][type u8][3 zero bytes][length u32 LE][crc32 u32 LE][payload],
  * written with one write(2) to an O_APPEND file, so an entry is either whole
- * or a torn tail, which the reader cuts off (and says so).
+ * or a torn tail, which the reader cuts off (and says so).  Damage in the
+ * middle (a flipped byte) costs the damaged entry only: the reader finds the
+ * next entry by its magic and CRC and warns about what was lost.
  *   HEAD  uid i64 LE, job id        first entry of every journal
  *   BATCH uid i64 LE, batch bytes   a batch merged (wire format, PROTOCOL.md §1)
  *   END   revision u32 LE, reason   an `.end` published
@@ -306,14 +308,33 @@ void ftiod_state_release(struct job *j)
 
 /* ---- reading back -------------------------------------------------------- */
 
+/* The whole journal, or NULL with errno.  Only a regular file is read: a
+ * FIFO, device or symlink named *.journal is refused without blocking
+ * (O_NONBLOCK, O_NOFOLLOW, then fstat). */
 static unsigned char *read_all(const char *path, size_t *len)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    /* lstat first: opening a device can have effects of its own; the
+     * flags and fstat below close the race with a file swapped since. */
+    struct stat lst;
+    if (lstat(path, &lst) != 0)
+        return NULL;
+    if (!S_ISREG(lst.st_mode)) {
+        errno = EINVAL;
+        return NULL;
+    }
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
     if (fd < 0)
         return NULL;
     struct stat st;
     unsigned char *buf = NULL;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (buf = malloc((size_t)st.st_size + 1))) {
+    int e = 0;
+    if (fstat(fd, &st) != 0)
+        e = errno;
+    else if (!S_ISREG(st.st_mode))
+        e = EINVAL;
+    else if (!(buf = malloc((size_t)st.st_size + 1)))
+        e = ENOMEM;
+    if (buf) {
         size_t got = 0;
         while (got < (size_t)st.st_size) {
             ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
@@ -327,37 +348,93 @@ static unsigned char *read_all(const char *path, size_t *len)
         *len = got;
     }
     close(fd);
+    errno = e;
     return buf;
 }
 
+/* Is there a whole entry at off whose CRC checks?  *type, *plen of it. */
+static bool entry_at(const unsigned char *buf, size_t len, size_t off, int *type, uint32_t *plen)
+{
+    if (len - off < ENTRY_HEAD || memcmp(buf + off, MAGIC, 4) != 0)
+        return false;
+    uint32_t n = get32(buf + off + 8), crc = get32(buf + off + 12);
+    if (n > len - off - ENTRY_HEAD ||
+        (uint32_t)crc32(crc32(0L, Z_NULL, 0), buf + off + ENTRY_HEAD, n) != crc)
+        return false;
+    *type = buf[off + 4];
+    *plen = n;
+    return true;
+}
+
+/* The next whole entry after a damaged one at off (resynchronisation on the
+ * magic + CRC framing), or len when there is none. */
+static size_t next_entry(const unsigned char *buf, size_t len, size_t off)
+{
+    int type;
+    uint32_t plen;
+    for (size_t o = off + 1; o + ENTRY_HEAD <= len; o++) {
+        const unsigned char *m = memchr(buf + o, MAGIC[0], len - o);
+        if (!m)
+            break;
+        o = (size_t)(m - buf);
+        if (entry_at(buf, len, o, &type, &plen))
+            return o;
+    }
+    return len;
+}
+
+static const char *entry_name(int type)
+{
+    return type == E_HEAD ? "head" : type == E_BATCH ? "batch" : type == E_END ? "end note"
+                                                                                : "entry";
+}
+
 /* Replay one journal into the job table.  Returns the job, or NULL (the
- * journal is left alone and reported). */
+ * journal is left alone and reported).  A damaged entry in the middle (a
+ * flipped byte, a bad sector) costs that entry only: the reader skips to the
+ * next entry whose magic and CRC check and says, as a warning, what was
+ * lost; damage that runs to the end is a torn tail (a write the daemon did
+ * not finish, never acknowledged), cut off. */
 static struct job *restore_one(struct ftiod *d, const char *path, struct ftio_batch *batch,
                                size_t *nbatches)
 {
     size_t len = 0;
     unsigned char *buf = read_all(path, &len);
     if (!buf) {
-        ftiod_log("--state-dir: cannot read %s: %s", path, strerror(errno));
+        ftiod_log_at(FTIOD_WARNING, "--state-dir: %s: %s, skipped", path,
+                     errno == EINVAL || errno == ELOOP ? "not a regular file (a FIFO, device or "
+                                                         "symbolic link)" : strerror(errno));
         return NULL;
     }
     struct job *j = NULL;
-    size_t off = 0;
-    bool torn = false;
+    size_t off = 0, tail = len, lost_bytes = 0, lost_entries = 0, lost_batches = 0;
+    bool foreign = false;
     *nbatches = 0;
     while (off < len) {
-        if (len - off < ENTRY_HEAD || memcmp(buf + off, MAGIC, 4) != 0) {
-            torn = true;
-            break;
+        int type;
+        uint32_t plen;
+        if (!entry_at(buf, len, off, &type, &plen)) {
+            size_t next = next_entry(buf, len, off);
+            if (next == len) {
+                tail = off;       /* nothing whole after it: a torn tail */
+                break;
+            }
+            /* A header that still reads (magic, length that fits) says what
+             * was lost; otherwise only how many bytes. */
+            bool head_ok = len - off >= ENTRY_HEAD && memcmp(buf + off, MAGIC, 4) == 0 &&
+                           (size_t)get32(buf + off + 8) + ENTRY_HEAD == next - off;
+            ftiod_log_at(FTIOD_WARNING, "--state-dir: %s: damaged %s at bytes %zu-%zu skipped%s; "
+                         "the entries after it are kept", path,
+                         head_ok ? entry_name(buf[off + 4]) : "data", off, next,
+                         head_ok && buf[off + 4] == E_BATCH
+                             ? " (one batch of records lost)" : "");
+            lost_bytes += next - off;
+            lost_entries++;
+            lost_batches += head_ok && buf[off + 4] == E_BATCH;
+            off = next;
+            continue;
         }
-        int type = buf[off + 4];
-        uint32_t plen = get32(buf + off + 8), crc = get32(buf + off + 12);
         const unsigned char *p = buf + off + ENTRY_HEAD;
-        if (plen > len - off - ENTRY_HEAD ||
-            (uint32_t)crc32(crc32(0L, Z_NULL, 0), p, plen) != crc) {
-            torn = true;
-            break;
-        }
         if (type == E_HEAD && !j && plen > 8) {
             char id[FTIO_WIRE_MAX_STR + 1];
             size_t idlen = plen - 8 < FTIO_WIRE_MAX_STR ? plen - 8 : FTIO_WIRE_MAX_STR;
@@ -366,6 +443,7 @@ static struct job *restore_one(struct ftiod *d, const char *path, struct ftio_ba
             if (job_table_find(&d->jobs, id) || !(j = job_table_add(&d->jobs, id, &d->cfg.limits))) {
                 ftiod_log("--state-dir: %s: job %s cannot be restored (table full or twice)", path,
                           id);
+                foreign = true;
                 break;
             }
             j->uid = (int64_t)get64(p);
@@ -373,7 +451,7 @@ static struct job *restore_one(struct ftiod *d, const char *path, struct ftio_ba
             size_t used = 0;
             char err[256];
             if (ftio_wire_decode(p + 8, plen - 8, batch, &used, err, sizeof err) == 0 &&
-                strcmp(batch->h.job, j->id) == 0) {
+                ftiod_claim_stored(j, batch->h.job, (int64_t)get64(p))) {
                 job_merge(j, batch, &d->cfg.limits, ftiod_now(), ftio_real_ns());
                 (*nbatches)++;
                 j->reopened = j->closed;   /* data after an .end: a revision is due */
@@ -387,28 +465,35 @@ static struct job *restore_one(struct ftiod *d, const char *path, struct ftio_ba
             j->ended_by[wl] = '\0';
             j->closed_at = ftiod_now();
         } else if (!j) {
-            torn = true;   /* no HEAD first: not a journal of ours */
+            foreign = true;   /* no HEAD first: not a journal of ours */
             break;
         }
         off += ENTRY_HEAD + plen;
     }
     free(buf);
-    if (torn && j) {
-        ftiod_log("--state-dir: %s: torn or damaged entry at byte %zu cut off (a write the "
-                  "daemon did not finish)", path, off);
-        if (truncate(path, (off_t)off) != 0)
-            ftiod_log("--state-dir: %s: %s", path, strerror(errno));
-    } else if (!j) {
-        ftiod_log("--state-dir: %s: not a journal of ftiod, left alone", path);
+    if (!j) {
+        if (!foreign && lost_entries)
+            ftiod_log_at(FTIOD_WARNING, "--state-dir: %s: its head is damaged: the job cannot be "
+                         "restored, the journal is left alone", path);
+        else
+            ftiod_log("--state-dir: %s: not a journal of ftiod, left alone", path);
         return NULL;
     }
-    if (j) {
-        j->journal = journal_open(path, false);
-        /* Predictions go on from the data's end: the boundaries before it
-         * were published by the daemon that died. */
-        for (int m = 0; m < JOB_NMODES; m++)
-            j->mode[m].restored = j->mode[m].has_data;
+    if (tail < len) {
+        ftiod_log_at(FTIOD_NOTICE, "--state-dir: %s: torn entry at byte %zu cut off (a write the "
+                     "daemon did not finish, never acknowledged)", path, tail);
+        if (truncate(path, (off_t)tail) != 0)
+            ftiod_log("--state-dir: %s: %s", path, strerror(errno));
     }
+    if (lost_entries)
+        ftiod_log_at(FTIOD_WARNING, "--state-dir: job %s: %zu damaged entr%s (%zu bytes, %zu "
+                     "batches) lost from %s; restored from the rest", j->id, lost_entries,
+                     lost_entries == 1 ? "y" : "ies", lost_bytes, lost_batches, path);
+    j->journal = journal_open(path, false);
+    /* Predictions go on from the data's end: the boundaries before it were
+     * published by the daemon that died. */
+    for (int m = 0; m < JOB_NMODES; m++)
+        j->mode[m].restored = j->mode[m].has_data;
     return j;
 }
 
@@ -437,6 +522,8 @@ int ftiod_state_restore(struct ftiod_state *s, struct ftiod *d)
         size_t nb = 0;
         pthread_mutex_lock(&d->lock);
         struct job *j = restore_one(d, path, batch, &nb);
+        if (j)
+            ftiod_claim_restored(d, j);   /* its id stays its owner's */
         pthread_mutex_unlock(&d->lock);
         if (j) {
             jobs++;

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <zmq.h>
 #include "auth.h"
+#include "control.h"
 #include "curve.h"
 #include "daemon.h"
 #include "report.h"
@@ -291,21 +292,17 @@ static int ask_one(const char *endpoint, void *ctx)
     struct status_ask *s = ctx;
     struct ftio_query_opts q = *s->q;
     q.endpoint = endpoint;
-    char *reply = NULL, err[512];
-    if (ftio_query(&q, "status", &reply, err, sizeof err) != 0) {
+    char err[512];
+    json_t *root = NULL;
+    if (ftio_control_call(&q, FTIO_CTL_STATUS, NULL, -1, &root, err, sizeof err) != 0) {
         fprintf(stderr, "ftiod: --status: %s%s%s\n", s->several ? endpoint : "",
                 s->several ? ": " : "", err);
         s->rc = 1;
         return 0;
     }
-    json_error_t jerr;
-    json_t *root = json_loads(reply, 0, &jerr);
-    if (!root) {
-        fprintf(stderr, "ftiod: --status: %s: bad answer: %s\n", endpoint, jerr.text);
-        s->rc = 1;
-    } else if (json_is_string(json_object_get(root, "error"))) {
+    if (ftio_control_error(root)) {
         fprintf(stderr, "ftiod: --status: %s%s%s\n", s->several ? endpoint : "",
-                s->several ? ": " : "", json_string_value(json_object_get(root, "error")));
+                s->several ? ": " : "", ftio_control_error(root));
         s->rc = 1;
     } else if (s->json) {
         /* One document per daemon, one per line, each saying where from. */
@@ -319,7 +316,6 @@ static int ask_one(const char *endpoint, void *ctx)
         print_table(root);
     }
     json_decref(root);
-    free(reply);
     return 0;
 }
 

@@ -32,14 +32,14 @@ n=$(jsonl "$T/d.log" "len(all_of('ftio.victim.write'))")
 [ "$n" -ge 3 ] || fail "victim: only $n predictions before its end"
 p=$(jsonl "$T/d.log" "last('ftio.victim.end')['summary']['write']['period']")
 close 0.05 "$p" 2 || fail "victim period $p, expected 2"
-for name in 1970 year tendays; do
-  wait_topic "$T/d.log" "ftio.hog$name.end" 30
+for name in 1970 year tendays; do   # nobody's ids, unclaimed: in its namespace
+  wait_topic "$T/d.log" "ftio.u65534:hog$name.end" 30
 done
 # The records of the first batch of each hog's rank 0 lie before the bound
 # (1970, a year) or ten days back (accepted; the horizon bounds the work).
 wait_for 10 status_is d "True" || fail "status"
 for name in 1970 year; do
-  b=$(jsonl "$T/d.log" "last('ftio.hog$name.end')['bytes']")
+  b=$(jsonl "$T/d.log" "last('ftio.u65534:hog$name.end')['bytes']")
   close 0.001 "$b" "$((59 * 1048576))" || fail "hog$name: $b bytes counted, expected 59 MiB (one batch refused)"
 done
 kill -TERM "$DPID"

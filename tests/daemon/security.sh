@@ -1,8 +1,9 @@
 #!/bin/sh
 # The attacks of the security audit (issue 8), tried against a daemon running
 # with authentication, by a real second user (nobody) and a real munged:
-#   - injection into another user's job: refused, counted, the victim's
-#     period and volume unchanged;
+#   - injection into another user's job: the attacker's batches land in the
+#     attacker's own namespace (u65534:victim, docs/SECURITY.md "Job ids"),
+#     the victim's period and volume unchanged;
 #   - unauthenticated and forged batches: refused, counted;
 #   - subscribers without a key or with a key not allowed get nothing, an
 #     allowed key gets the predictions (CURVE);
@@ -77,30 +78,51 @@ as_user env FTIO_AUTH=munge "$GEN" periodic --endpoint "ipc://$T/d.in" --job vic
 # ... and unsigned ones.
 as_user env FTIO_AUTH=none "$GEN" periodic --endpoint "ipc://$T/d.in" --job victim --ranks 2 \
   --period 38.5 --phases 3 --bytes 1073741824 --no-final || fail "attacker's generator failed"
-settle "s['dropped']['foreign'] >= 6 and s['dropped']['unauthenticated'] >= 6"
+settle "s['dropped']['unauthenticated'] >= 6 and [j for j in s['jobs'] if j['job'] == 'u65534:victim' and j['batches'] >= 6]"
 st
 echo "after the injection: $(field "d['dropped']")"
-[ "$(field "d['dropped']['foreign']")" -ge 6 ] || fail "foreign batches not counted"
 [ "$(field "d['dropped']['unauthenticated']")" -ge 6 ] || fail "unsigned batches not counted"
 [ "$(field "[j['uid'] for j in d['jobs'] if j['job']=='victim'][0]")" = 0 ] || fail "victim's owner"
+# The signed ones are nobody's own job: its id is in nobody's namespace.
+[ "$(field "[j['uid'] for j in d['jobs'] if j['job']=='u65534:victim'][0]")" = 65534 ] ||
+  fail "the attacker's batches are not in its own namespace"
+[ "$(field "[j['processes'] for j in d['jobs'] if j['job']=='victim'][0]")" = 4 ] ||
+  fail "the attacker's processes are in the victim's job"
 
-# Status and end: nobody sees only its own jobs and cannot end the victim's.
+# Status, --last and end: nobody sees only its own jobs; the id "victim" it
+# names is its own job, never root's.
 as_user "$B/bin/ftiod" --status --json --status-endpoint "ipc://$T/d.st" --server-key "$SRV" \
   >"$T/user.json" 2>"$T/user.err" || fail "user status: $(cat "$T/user.err")"
-"$PY" -c "import json; d=json.load(open('$T/user.json')); assert d['jobs']==[] and d['only_uid']==65534, d" \
+"$PY" -c "import json; d=json.load(open('$T/user.json')); assert [j['job'] for j in d['jobs']]==['u65534:victim'] and d['only_uid']==65534, d" \
   || fail "a user sees other users' jobs"
 rc=0; as_user env FTIO_AUTH=none "$B/bin/ftiod" --status --status-endpoint "ipc://$T/d.st" \
   --server-key "$SRV" 2>"$T/anon.err" || rc=$?
 [ $rc = 1 ] && grep -q "not allowed" "$T/anon.err" || fail "anonymous status answered: $(cat "$T/anon.err")"
-rc=0; as_user "$B/bin/ftio" sub --last --job victim --status-endpoint "ipc://$T/d.st" \
+as_user "$B/bin/ftio" sub --last --job victim --status-endpoint "ipc://$T/d.st" \
+  --server-key "$SRV" --json >"$T/nobody_last.json" 2>"$T/last.err" || fail "nobody's own --last"
+grep -q '"job":"u65534:victim"' "$T/nobody_last.json" && ! grep -q '"job":"victim"' "$T/nobody_last.json" ||
+  fail "nobody's --last victim: $(cat "$T/nobody_last.json")"
+# A claimed id of root's: nobody is refused, whatever it sends.
+"$B/bin/ftio" claim --endpoint "ipc://$T/d.st" --server-key "$SRV" claimed.0 root || fail "root's claim"
+rc=0; as_user "$B/bin/ftio" claim --endpoint "ipc://$T/d.st" --server-key "$SRV" mine.0 nobody \
+  2>"$T/claim.err" || rc=$?
+[ $rc = 1 ] && grep -q "not allowed" "$T/claim.err" || fail "a user could claim an id: $(cat "$T/claim.err")"
+"$GEN" periodic --endpoint "ipc://$T/d.in" --job claimed.0 --ranks 1 --period 1 --phases 2 \
+  --no-final >/dev/null || fail "claimed job"
+rc=0; as_user "$B/bin/ftio" sub --last --job claimed.0 --status-endpoint "ipc://$T/d.st" \
   --server-key "$SRV" 2>"$T/last.err" || rc=$?
 [ $rc = 1 ] && grep -q "not allowed" "$T/last.err" || fail "another user's --last answered"
-rc=0; as_user "$B/bin/ftio" end --endpoint "ipc://$T/d.st" --server-key "$SRV" victim \
+rc=0; as_user "$B/bin/ftio" end --endpoint "ipc://$T/d.st" --server-key "$SRV" claimed.0 \
   2>"$T/end.err" || rc=$?
-[ $rc = 1 ] && grep -q "not allowed" "$T/end.err" || fail "another user ended the victim's job"
+[ $rc = 1 ] && grep -q "not allowed" "$T/end.err" || fail "another user ended root's job"
 "$B/bin/ftio" sub --last --job victim --status-endpoint "ipc://$T/d.st" --server-key "$SRV" \
   --json >"$T/last.json" || fail "the owner's --last"
 grep -q '"job":"victim"' "$T/last.json" || fail "--last: $(cat "$T/last.json")"
+# nobody ends its own "victim": root's goes on.
+as_user "$B/bin/ftio" end --endpoint "ipc://$T/d.st" --server-key "$SRV" victim >/dev/null \
+  2>"$T/end.err" || fail "nobody could not end its own job: $(cat "$T/end.err")"
+settle "not [j for j in s['jobs'] if j['uid'] == 65534] and [j for j in s['jobs'] if j['job'] == 'victim']" ||
+  fail "nobody's end: $(cat "$T/d.status.json")"
 
 # Flooding: nobody opens 20 jobs; 4 are its quota; root still gets a new job.
 i=0
@@ -166,10 +188,11 @@ as_user "$B/bin/ftio" replay --endpoint "ipc://$T/d.in" "$T/spool/u"/*.msgpack 2
 as_user env LD_PRELOAD="$PRELOAD" ASAN_OPTIONS=$APP_ASAN_OPTIONS FTIO_ENDPOINT="ipc://$T/d.in" \
   FTIO_JOB=livejob FTIO_AUTH=munge FTIO_SPOOL_DIR="$T/spool/v" "$B/bin/posix_periodic" -n 3 -p 0.3 \
   -d "$T/spool" >"$T/shim2.out" 2>"$T/shim2.err" || fail "traced program failed"
-settle "len([j for j in s['jobs'] if j['job'] in ('shimjob', 'livejob') and j['uid'] == 65534]) == 2"
+# (ids nobody claimed: in nobody's namespace)
+settle "len([j for j in s['jobs'] if j['job'] in ('u65534:shimjob', 'u65534:livejob') and j['uid'] == 65534]) == 2"
 st
-[ "$(field "[j['uid'] for j in d['jobs'] if j['job']=='shimjob'][0]")" = 65534 ] || fail "replayed job's owner"
-[ "$(field "[j['uid'] for j in d['jobs'] if j['job']=='livejob'][0]")" = 65534 ] || fail "live job's owner"
+[ "$(field "[j['uid'] for j in d['jobs'] if j['job']=='u65534:shimjob'][0]")" = 65534 ] || fail "replayed job's owner"
+[ "$(field "[j['uid'] for j in d['jobs'] if j['job']=='u65534:livejob'][0]")" = 65534 ] || fail "live job's owner"
 ls "$T/spool/v"/*.msgpack >/dev/null 2>&1 && fail "the authenticated shim spooled"
 
 # Memory and rate bounds, socket group: a second daemon.  A job reserves

@@ -373,9 +373,14 @@ START_TEST(test_job_ids_with_steps)
     ck_assert_str_eq(step, "batch");
     ck_assert_int_eq(ftio_job_split("12.extern", NULL, 0, step, sizeof step), 1);
     ck_assert_str_eq(step, "extern");
+    /* a step in a user's namespace (ftiod's claims.c): the job keeps it */
+    ck_assert_int_eq(ftio_job_split("u1000:4711.0", job, sizeof job, step, sizeof step), 1);
+    ck_assert_str_eq(job, "u1000:4711");
+    ck_assert_str_eq(step, "0");
     /* not steps: a whole id */
     const char *whole[] = { "4711", "myrun", "run.1", "4711.", ".0", "4711.0.1", "4711.server",
-                            "4711.-1", "47a1.0", "" };
+                            "4711.-1", "47a1.0", "", "u:4711.0", "ux:4711.0", "u1000:run.1",
+                            "u1000:4711" };
     for (size_t i = 0; i < sizeof whole / sizeof *whole; i++) {
         ck_assert_int_eq(ftio_job_split(whole[i], job, sizeof job, step, sizeof step), 0);
         ck_assert_str_eq(job, whole[i]);
