@@ -99,7 +99,8 @@ double ftio_abstraction_error(const struct ftio_samples *x);
 struct ftio_bins {
     double   fs;
     double   origin;     /* time of bin index 0 */
-    size_t   capacity;
+    size_t   capacity;   /* slots of the rings now; they grow up to limit */
+    size_t   limit;      /* most bins kept (the horizon) */
     int64_t  first;      /* absolute index of the oldest kept bin */
     int64_t  last;       /* absolute index one past the newest touched bin */
     double  *vol;        /* bytes per bin, ring indexed by (index % capacity) */
@@ -108,8 +109,12 @@ struct ftio_bins {
     double  *point_end;  /* B just before the end of bin k, B/s */
 };
 
+/* Bins that keep at most `capacity` of them (the horizon): the rings start
+ * small and grow with the span of the data, so memory follows what a job
+ * sent, not its bound. */
 int  ftio_bins_init(struct ftio_bins *b, double fs, double origin, size_t capacity);
-/* O(bins spanned), never allocates.  Zero-length requests last 1 us. */
+/* O(bins spanned); allocates only to grow the rings (doubling, up to the
+ * limit).  Zero-length requests last 1 us. */
 void ftio_bins_add(struct ftio_bins *b, double t_start, double t_end, double bytes);
 /* Copy the whole bins inside [ts, te] (NAN = unbounded; clipped to what is
  * kept) as samples in B/s: t0 = start of the first bin, t1 = end of the
@@ -131,6 +136,9 @@ int  ftio_bins_samples(const struct ftio_bins *b, double ts, double te,
 int ftio_bins_copy(const struct ftio_bins *src, double ts, double te, struct ftio_bins *dst);
 /* Bytes in the whole kept bins inside [ts, te]. */
 double ftio_bins_bytes(const struct ftio_bins *b, double ts, double te);
+/* The start edge of the last kept bin inside [ts, te) that holds bytes, or
+ * NAN when none does (ftiod: the newest boundary with data to analyse). */
+double ftio_bins_last_data(const struct ftio_bins *b, double ts, double te);
 void ftio_bins_free(struct ftio_bins *b);
 
 /* ---- options and results (§3-§5, §7) ----------------------------------- */

@@ -17,9 +17,12 @@
  * offline t_step from the window start and pick the side, so the daemon's
  * default reproduces the offline one digit for digit (unless an event lies
  * strictly between t_step and the edge, i.e. within ~1e-14 s of it).
- * Addition commutes, so arrival order does not matter.  The rings have a
- * fixed capacity: memory stays O(window), each record costs O(bins it spans)
- * and never allocates.
+ * Addition commutes, so arrival order does not matter.  The rings hold at
+ * most `limit` bins (the horizon): memory stays O(window).  They start small
+ * and double as the data's span grows (a daemon with thousands of short jobs
+ * pays for what each sent, not for its horizon); until the limit, growing
+ * keeps every bin, so the values are those of a ring allocated whole.  Each
+ * record costs O(bins it spans).
  */
 #include <errno.h>
 #include <math.h>
@@ -47,25 +50,79 @@ static inline size_t ring_index(const struct ftio_bins *b, int64_t j)
     return (size_t)(((j % c) + c) % c);
 }
 
-int ftio_bins_init(struct ftio_bins *b, double fs, double origin, size_t capacity)
+static void advance_to(struct ftio_bins *b, int64_t j);
+
+/* The rings' first size: 102.4 s at 10 Hz, 24 KiB. */
+#define FIRST_SLOTS 1024
+
+/* Rings of `slots` slots holding the kept bins [first, last) of b, each in
+ * its slot for the new size. */
+static int resize(struct ftio_bins *b, size_t slots)
+{
+    double *v = calloc(slots, sizeof *v), *p = calloc(slots, sizeof *p),
+           *e = calloc(slots, sizeof *e);
+    if (!v || !p || !e) {
+        free(v);
+        free(p);
+        free(e);
+        return -1;
+    }
+    if (b->vol) {
+        int64_t c = (int64_t)slots;
+        for (int64_t j = b->first; j < b->last; j++) {
+            size_t from = ring_index(b, j), to = (size_t)(((j % c) + c) % c);
+            v[to] = b->vol[from];
+            p[to] = b->point[from];
+            e[to] = b->point_end[from];
+        }
+    }
+    free(b->vol);
+    free(b->point);
+    free(b->point_end);
+    b->vol = v;
+    b->point = p;
+    b->point_end = e;
+    b->capacity = slots;
+    return 0;
+}
+
+static int bins_init_slots(struct ftio_bins *b, double fs, double origin, size_t limit,
+                           size_t slots)
 {
     memset(b, 0, sizeof *b);
-    if (!(fs > 0) || !isfinite(fs) || !isfinite(origin) || capacity == 0 ||
-        capacity > (size_t)INT64_MAX / 2) {
+    if (!(fs > 0) || !isfinite(fs) || !isfinite(origin) || limit == 0 ||
+        limit > (size_t)INT64_MAX / 2) {
         errno = EINVAL;
         return -1;
     }
-    b->vol = calloc(capacity, sizeof *b->vol);
-    b->point = calloc(capacity, sizeof *b->point);
-    b->point_end = calloc(capacity, sizeof *b->point_end);
-    if (!b->vol || !b->point || !b->point_end) {
-        ftio_bins_free(b);
+    if (resize(b, slots < limit ? slots : limit) < 0)
         return -1;
-    }
     b->fs = fs;
     b->origin = origin;
-    b->capacity = capacity;
+    b->limit = limit;
     return 0;
+}
+
+int ftio_bins_init(struct ftio_bins *b, double fs, double origin, size_t capacity)
+{
+    return bins_init_slots(b, fs, origin, capacity, FIRST_SLOTS);
+}
+
+/* Room for bin j: grow the rings while under the limit, else slide them. */
+static void make_room(struct ftio_bins *b, int64_t j)
+{
+    if (j < b->first + (int64_t)b->capacity)
+        return;
+    if (b->capacity < b->limit) {
+        size_t need = (size_t)(j - b->first) + 1, slots = 2 * b->capacity;
+        if (slots < need)
+            slots = need;
+        if (slots > b->limit)
+            slots = b->limit;
+        if (resize(b, slots) == 0 && j < b->first + (int64_t)b->capacity)
+            return;
+    }
+    advance_to(b, j);
 }
 
 /* Slide the ring so that bin j is kept: the oldest bins are forgotten and
@@ -138,8 +195,7 @@ void ftio_bins_add(struct ftio_bins *b, double t_start, double t_end, double byt
         j1 = j0;
     int64_t k0 = edge(b, j0) == t_start ? j0 : j0 + 1;
     int64_t k1 = edge(b, j1 + 1) == t_end ? j1 : j1 - 1;
-    if (j1 >= b->first + (int64_t)b->capacity)
-        advance_to(b, j1);
+    make_room(b, j1);
 
     /* The part before the horizon is gone: count it. */
     double horizon = edge(b, b->first);
@@ -231,19 +287,28 @@ int ftio_bins_copy(const struct ftio_bins *src, double ts, double te, struct fti
     size_t n = (size_t)(hi - lo) + 1;
     if (dst->capacity < n || !dst->vol) {
         ftio_bins_free(dst);
-        if (ftio_bins_init(dst, src->fs, src->origin, n) != 0)
+        if (bins_init_slots(dst, src->fs, src->origin, n, n) != 0)
             return -1;
     }
     dst->fs = src->fs;
     dst->origin = src->origin;
+    dst->limit = dst->capacity;
     dst->first = (int64_t)lo;
     dst->last = (int64_t)hi;
     dst->dropped_bytes = src->dropped_bytes;
-    for (int64_t j = dst->first; j < dst->last; j++) {
+    /* Runs of slots contiguous in both rings, copied whole (this is the
+     * analysis threads' copy under the daemon's lock: it must be quick). */
+    for (int64_t j = dst->first; j < dst->last;) {
         size_t from = ring_index(src, j), to = ring_index(dst, j);
-        dst->vol[to] = src->vol[from];
-        dst->point[to] = src->point[from];
-        dst->point_end[to] = src->point_end[from];
+        size_t run = (size_t)(dst->last - j);
+        if (run > src->capacity - from)
+            run = src->capacity - from;
+        if (run > dst->capacity - to)
+            run = dst->capacity - to;
+        memcpy(dst->vol + to, src->vol + from, run * sizeof *dst->vol);
+        memcpy(dst->point + to, src->point + from, run * sizeof *dst->point);
+        memcpy(dst->point_end + to, src->point_end + from, run * sizeof *dst->point_end);
+        j += (int64_t)run;
     }
     return 0;
 }
@@ -260,6 +325,20 @@ double ftio_bins_bytes(const struct ftio_bins *b, double ts, double te)
     for (int64_t j = (int64_t)lo; (double)j < hi; j++)
         total += b->vol[ring_index(b, j)];
     return total;
+}
+
+double ftio_bins_last_data(const struct ftio_bins *b, double ts, double te)
+{
+    double lo = ceil((ts - b->origin) * b->fs - EDGE_EPS);
+    double hi = floor((te - b->origin) * b->fs + EDGE_EPS);
+    if (lo < (double)b->first)
+        lo = (double)b->first;
+    if (hi > (double)b->last)
+        hi = (double)b->last;
+    for (int64_t j = (int64_t)hi - 1; (double)j >= lo; j--)
+        if (b->vol[ring_index(b, j)] > 0)
+            return edge(b, j);
+    return NAN;
 }
 
 int ftio_bins_samples(const struct ftio_bins *b, double ts, double te,

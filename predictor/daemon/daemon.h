@@ -1,13 +1,16 @@
 /* daemon.h -- internals of ftiod shared by its files.
  *
- *   ftiod_main.c   options, sockets, signals, start/stop of the two threads
+ *   ftiod_main.c   options, sockets, signals, start/stop of the threads
  *   ingest.c       main thread: ROUTER -> auth -> ftio_wire_decode -> job_merge
  *                  (job.c) -> journal (state.c) -> acknowledgement, plus the
  *                  REP status socket (status.c) in the same poll loop
- *   scheduler.c    analysis thread: per job and mode, copy the bins under the
- *                  lock, run ftio_analyze outside it, score, publish, end jobs
+ *   scheduler.c    the analysis threads (--threads), bounded shutdown;
+ *                  sched_queue.c which job next, sched_step.c one turn of a
+ *                  job (copy the bins under the lock, ftio_analyze outside
+ *                  it, publish), end_message.c, prediction_json.c (sched.h)
  *   state.c        --state-dir: per-job journals, read back at start
- *   publish.c      PUB socket + --log JSON Lines (owned by the analysis thread)
+ *   publish.c      PUB socket + --log JSON Lines (any analysis thread, one
+ *                  at a time: pub_lock)
  *   status.c       `ftiod --status` reply (server) and client
  *   log.c          one-line, levelled, rate-limited logging (stderr or journal)
  *   auth_verify.c  which uid sent a batch / asks a question (MUNGE + MAC)
@@ -16,13 +19,22 @@
  *   quota.c        per-uid quotas and the memory bound
  *   claims.c       who owns a job id: claims, namespaces of unclaimed ids
  *
- * Threads: ingest and analysis share `jobs` under `lock`; ingest never waits
- * for an analysis (the analysis thread holds the lock only to copy bins and
- * store results).  Only the analysis thread removes jobs it works on, so a
- * job pointer it took stays valid after it drops the lock; the ingest thread
- * forgets only an ended job that no late batch reopened (to make room in a
- * full table), which the analysis thread touches under the lock only.  Each ZeroMQ socket belongs to one
- * thread.
+ * Threads and locks.  The ingest thread and the analysis threads share
+ * `jobs` (and the queue, stats, quotas) under `lock`; ingest never waits for
+ * an analysis: an analysis thread holds the lock only to pick a job, copy
+ * its window's bins and store the results, and analyses and publishes with
+ * it dropped.  A job an analysis thread works on is `held` (queued or in a
+ * turn): no other analysis thread takes it -- one thread per job at a time,
+ * so each (job, mode) publishes in order -- and nobody removes it, so the
+ * pointer stays valid with the lock dropped.  Only the analysis threads
+ * remove jobs they do not hold (sched_queue.c: ended ones past
+ * --late-batches); the ingest thread forgets only an ended job that is not
+ * held and that no late batch reopened (to make room in a full table),
+ * which the analysis threads touch under the lock only.  The ingest thread
+ * may merge batches into a held job: the thread holding it works on its
+ * copy.  pub_lock (taken without `lock`, which publish.c takes inside it)
+ * serialises the PUB socket and --log.  Each other ZeroMQ socket belongs to
+ * one thread.
  */
 #ifndef FTIOD_DAEMON_H
 #define FTIOD_DAEMON_H
@@ -67,10 +79,16 @@ struct ftiod_config {
     size_t   user_procs;        /* --user-procs: processes per uid, all jobs */
     double   user_rate;         /* --user-rate: records/s per uid, 0 = unbounded */
     double   max_memory;        /* --max-memory, bytes */
+    size_t   threads;           /* --threads: analysis threads, 0 = one per core */
+    int      catch_up;          /* --catch-up: enum ftiod_catch_up */
     struct job_limits   limits;
     struct ftio_options opts;   /* fs, tol, psd, sampling for ftio_analyze */
     struct cliopt_parser cliopt_strings;   /* owns the configuration file's strings */
 };
+
+/* --catch-up: a job more than one boundary behind goes to its newest due
+ * boundary, or analyses each (`ftio --window` parity for replays). */
+enum ftiod_catch_up { FTIOD_CATCH_UP_NEWEST = 0, FTIOD_CATCH_UP_EVERY = 1 };
 
 /* Counters of things that are not any job's. */
 struct ftiod_stats {
@@ -82,6 +100,8 @@ struct ftiod_stats {
     uint64_t connections_refused, queries_refused;
     uint64_t connections;       /* ingest connections open now (zap.c) */
     uint64_t analyses, published;
+    uint64_t turns_now, turns_max;  /* jobs in an analysis turn now, at most at once */
+    uint64_t threads;           /* analysis threads running */
     uint64_t log_lost;          /* --log lines that could not be written */
 };
 
@@ -100,13 +120,14 @@ struct ftiod {
     struct ftiod_config cfg;
     void *zctx;
     void *router, *rep;         /* ingest thread */
-    void *pub;                  /* analysis thread */
+    void *pub;                  /* analysis threads, under pub_lock */
+    pthread_mutex_t pub_lock;   /* PUB socket and --log */
     struct ftiod_auth *auth;    /* ingest thread */
     struct ftiod_quota *quota;  /* under lock */
     struct ftiod_claims *claims; /* under lock */
     struct ftiod_state *state;  /* --state-dir, NULL without; used under lock */
     volatile int zap_stop;      /* tells the ZAP thread to leave */
-    FILE *log;                  /* --log, analysis thread */
+    FILE *log;                  /* --log, under pub_lock */
     bool log_failing;           /* the last --log write failed (reported once) */
 
     pthread_mutex_t lock;       /* jobs and stats */
@@ -118,8 +139,10 @@ struct ftiod {
     double started;             /* monotonic s */
 
     volatile sig_atomic_t stop; /* SIGINT/SIGTERM */
-    volatile sig_atomic_t reopen; /* SIGHUP: the analysis thread reopens --log */
-    bool analysis_done;         /* set under lock when the analysis thread left */
+    volatile sig_atomic_t reopen; /* SIGHUP: an analysis thread reopens --log */
+    double stop_at;             /* monotonic s the analysis threads saw stop */
+    struct sched_queue *sched;  /* under lock (sched_queue.c) */
+    struct ftiod_pool *pool;    /* the analysis threads (scheduler.c) */
 };
 
 /* log.c: one line per event on stderr, "2026-11-24T23:50:01.123Z
@@ -148,13 +171,15 @@ double ftiod_now(void);          /* monotonic seconds */
 /* ingest.c: the main loop; returns when d->stop is set. */
 int  ftiod_ingest_loop(struct ftiod *d);
 
-/* scheduler.c */
-int  ftiod_analysis_start(struct ftiod *d, pthread_t *th);
+/* scheduler.c: start the analysis threads; stop them (sets d->stop;
+ * returns within the shutdown bound). */
+int  ftiod_analysis_start(struct ftiod *d);
+void ftiod_analysis_stop(struct ftiod *d);
 /* The latest prediction (PROTOCOL.md §2) of job j, mode (caller holds the
  * lock and has checked j->mode[mode].has_result). */
 json_t *ftiod_prediction_json(const struct job *j, int mode);
 
-/* publish.c (analysis thread only) */
+/* publish.c (analysis threads; each call takes pub_lock) */
 int  ftiod_publish_open(struct ftiod *d);
 void ftiod_publish_close(struct ftiod *d);
 /* SIGHUP: open --log again by its name (logrotate moved it) and close the

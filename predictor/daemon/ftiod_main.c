@@ -88,6 +88,8 @@ static int set_socket_mode(const struct cliopt *o, const char *val, char *err, s
 
 static const char *const auth_names[] = {"munge", "none", NULL};
 static const int auth_values[] = {FTIO_AUTH_MUNGE, FTIO_AUTH_NONE};
+static const char *const catch_up_names[] = {"newest", "every", NULL};
+static const int catch_up_values[] = {FTIOD_CATCH_UP_NEWEST, FTIOD_CATCH_UP_EVERY};
 
 /* What the command line asks besides the daemon's configuration. */
 struct ftiod_cmdline {
@@ -138,6 +140,13 @@ static int parse_args(int argc, char **argv, struct ftiod_config *c, struct ftio
     OPT("min-interval", 0, CLIOPT_DOUBLE, "S",
         "live: at least S wall seconds between analyses of one\njob and mode", "0",
         .to.d = &c->min_interval, .min = 0, .flags = CLIOPT_NOMAX);
+    OPT("threads", 0, CLIOPT_SIZE, "N", "analysis threads (0 = one per core)", "0",
+        .to.z = &c->threads, .min = 0, .max = 4096);
+    OPT("catch-up", 0, CLIOPT_CHOICE, "HOW",
+        "a job more than one boundary behind (a replay, a busy\n"
+        "daemon): newest = its newest boundary at once; every =\n"
+        "each boundary, the messages of `ftio --window`", "newest",
+        .to.i = &c->catch_up, .choices = catch_up_names, .values = catch_up_values);
     OPT("horizon", 0, CLIOPT_DOUBLE, "S", "seconds of signal kept per job and mode", "3600",
         .to.d = &c->limits.horizon, .min = 1, .flags = CLIOPT_NOMAX);
     OPT("summary-records", 0, CLIOPT_SIZE, "N",
@@ -523,6 +532,7 @@ int main(int argc, char **argv)
     }
 
     pthread_mutex_init(&d->lock, NULL);
+    pthread_mutex_init(&d->pub_lock, NULL);
     pthread_cond_init(&d->wake, NULL);
     job_table_init(&d->jobs, d->cfg.max_jobs);
     d->started = ftiod_now();
@@ -568,11 +578,10 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
 
     block_signals(&old);
-    pthread_t th;
-    int started = ftiod_analysis_start(d, &th);
+    int started = ftiod_analysis_start(d);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (started < 0) {
-        ftiod_log_at(FTIOD_ERROR, "cannot start the analysis thread");
+        ftiod_log_at(FTIOD_ERROR, "cannot start the analysis threads");
         goto out;
     }
     ftiod_log_at(FTIOD_NOTICE,
@@ -582,15 +591,13 @@ int main(int argc, char **argv)
 
     rc = ftiod_ingest_loop(d) < 0 ? 1 : 0;
 
-    pthread_mutex_lock(&d->lock);
-    d->stop = 1;
-    pthread_cond_signal(&d->wake);
-    pthread_mutex_unlock(&d->lock);
-    pthread_join(th, NULL);
+    ftiod_analysis_stop(d);
     ftiod_log_at(FTIOD_NOTICE, "stopped (%llu batches, %llu records, %llu predictions published)",
                  (unsigned long long)d->stats.batches, (unsigned long long)d->stats.records,
                  (unsigned long long)d->stats.published);
 out:
+    if (d->pool)
+        ftiod_analysis_stop(d);
     d->zap_stop = 1;
     if (zap_started)
         pthread_join(zap_th, NULL);
@@ -613,6 +620,7 @@ out:
     ftiod_ended_free(d);
     pthread_cond_destroy(&d->wake);
     pthread_mutex_destroy(&d->lock);
+    pthread_mutex_destroy(&d->pub_lock);
     the_daemon = NULL;
     cliopt_free(&d->cfg.cliopt_strings);
     free(d);

@@ -440,7 +440,7 @@ struct job *job_table_oldest_closed(struct job_table *t)
 {
     struct job *old = NULL;
     for (size_t i = 0; i < t->n; i++)
-        if (t->job[i]->closed && !t->job[i]->reopened &&
+        if (t->job[i]->closed && !t->job[i]->reopened && !t->job[i]->held &&
             (!old || t->job[i]->closed_at < old->closed_at))
             old = t->job[i];
     return old;

@@ -146,6 +146,10 @@ struct job {
     double   closed_at;            /* daemon monotonic s of the last `.end` */
     char     ended_by[16];         /* final, timeout, told, shutdown */
     struct job_journal *journal;   /* --state-dir (state.c), NULL without */
+    /* The analysis threads (sched_queue.c, under the lock): queued or in a
+     * turn, so not removed by anyone (daemon.h); to be removed by the scan. */
+    bool     held;
+    bool     forget;
 };
 
 /* What a merge did, for the caller's log lines and scheduling. */
@@ -187,8 +191,9 @@ struct job *job_table_find(struct job_table *t, const char *id);
  * (the caller forgets the oldest ended job first: job_table_oldest_closed). */
 struct job *job_table_add(struct job_table *t, const char *id, const struct job_limits *lim);
 /* The ended job (closed) that ended first among those no late batch
- * reopened, or NULL: the only kind of job the analysis thread never uses
- * with the lock dropped, so the ingest thread may forget it. */
+ * reopened and no analysis thread holds, or NULL: the only kind of job the
+ * analysis threads never use with the lock dropped, so the ingest thread
+ * may forget it. */
 struct job *job_table_oldest_closed(struct job_table *t);
 /* Remove (and free) job j. */
 void        job_table_remove(struct job_table *t, struct job *j);

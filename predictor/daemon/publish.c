@@ -3,7 +3,8 @@
  * PROTOCOL.md §2), and the same messages as JSON Lines in --log FILE:
  *     {"topic":"ftio.4711.write","message":{...}}
  * The PUB socket is bound by ftiod_main.c (so a busy port fails at start-up) and
- * used only by the analysis thread.  PUB never blocks: a slow subscriber
+ * used by the analysis threads one at a time (pub_lock: a ZeroMQ socket may
+ * change threads behind a full memory barrier, which the mutex is).  PUB never blocks: a slow subscriber
  * loses messages at its high-water mark, ftiod does not wait for it.
  * A --log line is written whole or not at all (one write(2); a short write
  * is cut back off), so a full file system never leaves half a line; the
@@ -61,10 +62,10 @@ int ftiod_publish_open(struct ftiod *d)
     return 0;
 }
 
-/* Lines are written by this thread only, whole, so swapping the FILE
+/* Lines are written under pub_lock only, whole, so swapping the FILE
  * between two of them keeps the rule: the old file ends on a complete line,
  * the new one starts with one. */
-void ftiod_publish_reopen(struct ftiod *d)
+static void reopen_locked(struct ftiod *d)
 {
     if (!d->cfg.log_path) {
         ftiod_log_at(FTIOD_NOTICE, "SIGHUP: no --log file to reopen");
@@ -80,6 +81,13 @@ void ftiod_publish_reopen(struct ftiod *d)
         fclose(d->log);
     d->log = f;
     ftiod_log_at(FTIOD_NOTICE, "SIGHUP: reopened --log %s", d->cfg.log_path);
+}
+
+void ftiod_publish_reopen(struct ftiod *d)
+{
+    pthread_mutex_lock(&d->pub_lock);
+    reopen_locked(d);
+    pthread_mutex_unlock(&d->pub_lock);
 }
 
 void ftiod_publish_close(struct ftiod *d)
@@ -129,10 +137,12 @@ void ftiod_publish(struct ftiod *d, const char *topic, json_t *obj)
         return;
     }
     size_t len = strlen(text);
+    pthread_mutex_lock(&d->pub_lock);
     if (zmq_send(d->pub, topic, strlen(topic), ZMQ_SNDMORE | ZMQ_DONTWAIT) >= 0)
         zmq_send(d->pub, text, len, ZMQ_DONTWAIT);
     if (d->log)
         log_line(d, topic, obj);
+    pthread_mutex_unlock(&d->pub_lock);
     pthread_mutex_lock(&d->lock);
     d->stats.published++;
     pthread_mutex_unlock(&d->lock);

@@ -121,6 +121,8 @@ char *ftiod_status_json(struct ftiod *d, int64_t uid)
     json_object_set_new(in, "records", json_integer((json_int_t)s->records));
     json_object_set_new(in, "analyses", json_integer((json_int_t)s->analyses));
     json_object_set_new(in, "published", json_integer((json_int_t)s->published));
+    json_object_set_new(in, "analysis_threads", json_integer((json_int_t)s->threads));
+    json_object_set_new(in, "parallel_turns_max", json_integer((json_int_t)s->turns_max));
     json_object_set_new(in, "log_lines_lost", json_integer((json_int_t)s->log_lost));
     json_object_set_new(in, "connections", json_integer((json_int_t)s->connections));
     json_object_set_new(root, "totals", in);

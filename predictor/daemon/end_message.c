@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* end_message.c -- the end of a job (PROTOCOL.md §2): the `ftio.<job>.end`
+ * message, with the summary of each mode (sched_step.c analysed the whole
+ * job just before), what the summary is worth (`complete`), how the job
+ * ended and its losses; then the job is closed: kept --late-batches seconds
+ * for a corrected end (the next `revision`), remembered for --status and
+ * `ftio sub --last` (status.c) and in its journal (state.c).
+ */
+#include <stdlib.h>
+#include "sched.h"
+
+/* Caller holds the lock; it is dropped while publishing. */
+void ftiod_end_message(struct ftiod *d, struct job *j, const char *why)
+{
+    json_t *o = json_object();
+    json_t *sum = json_object();
+    ftiod_set_job_fields(o, j->id);
+    for (int mode = 0; mode < JOB_NMODES; mode++)
+        if (j->mode[mode].has_result)
+            json_object_set_new(sum, job_mode_name(mode), ftiod_prediction_json(j, mode));
+    json_object_set_new(o, "summary", sum);
+    /* What the summary is worth (PROTOCOL.md §2): complete only when every
+     * process sent its final batch and no sequence gap remains. */
+    uint64_t without_final = j->nprocs - j->nfinal;
+    json_object_set_new(o, "complete", json_boolean(without_final == 0 && j->lost_batches == 0 &&
+                                                    job_all_final(j)));
+    json_object_set_new(o, "ended_by", json_string(why));
+    json_object_set_new(o, "missing_batches", json_integer((json_int_t)j->lost_batches));
+    json_object_set_new(o, "lost_records", json_integer((json_int_t)j->lost));
+    json_object_set_new(o, "processes", json_integer((json_int_t)j->nprocs));
+    json_object_set_new(o, "processes_without_final", json_integer((json_int_t)without_final));
+    json_object_set_new(o, "revision", json_integer((json_int_t)j->revision));
+    json_object_set_new(o, "bytes", json_real(j->bytes));
+    char *topic = ftiod_topic_of(j->id, "end");
+    if (d->cfg.verbose || j->revision)
+        ftiod_log("job %s: ended (%s%s): %llu records, %llu lost, %llu batches missing",
+                  j->id, why, j->revision ? ", corrected by late batches" : "",
+                  (unsigned long long)j->data_records,
+                  (unsigned long long)j->lost, (unsigned long long)j->lost_batches);
+    ftiod_ended_add(d, j, o);
+    ftiod_state_end(d->state, j, j->revision, why);
+    snprintf(j->ended_by, sizeof j->ended_by, "%s", why);
+    j->closed = true;
+    j->reopened = false;
+    j->told = false;
+    j->closed_at = ftiod_now();
+    j->revision++;
+    pthread_mutex_unlock(&d->lock);
+    if (topic)
+        ftiod_publish(d, topic, o);
+    else
+        json_decref(o);
+    free(topic);
+    pthread_mutex_lock(&d->lock);
+}

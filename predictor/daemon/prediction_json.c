@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* prediction_json.c -- the prediction message of one (job, mode) (PROTOCOL.md
+ * §2): the latest result of the mode's online loop, its times moved from
+ * job-relative seconds to the Unix epoch, with the job's ids, the mode's
+ * publication number and the job's totals.  Built under the lock by the
+ * analysis threads (sched_step.c) and by the status socket (ingest.c).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sched.h"
+#include "jobid.h"
+#include "report.h"
+#include "timeutil.h"
+
+/* Phase referred to relative time 0 -> referred to the Unix epoch. */
+static double epoch_phase(double phase, double f, double origin)
+{
+    double turns = fmod(f * origin, 1.0);
+    double p = phase - 2.0 * M_PI * turns;
+    p = fmod(p, 2.0 * M_PI);
+    if (p > M_PI)
+        p -= 2.0 * M_PI;
+    else if (p <= -M_PI)
+        p += 2.0 * M_PI;
+    return p;
+}
+
+/* "job" (the id as sent, topics use it) plus "jobid" and "step": a
+ * step-qualified id "<job>.<step>" (Slurm, common/jobid.h) split, else the
+ * id and null (PROTOCOL.md §2). */
+void ftiod_set_job_fields(json_t *o, const char *id)
+{
+    size_t cap = strlen(id) + 1;
+    char job[cap], step[cap];
+    int stepped = ftio_job_split(id, job, cap, step, cap);
+    json_object_set_new(o, "job", json_string(id));
+    json_object_set_new(o, "jobid", json_string(job));
+    json_object_set_new(o, "step", stepped ? json_string(step) : json_null());
+}
+
+/* The §2 prediction object of mode m (caller holds the lock). */
+json_t *ftiod_prediction_json(const struct job *j, int mode)
+{
+    const struct job_mode_state *m = &j->mode[mode];
+    double origin = (double)j->origin_ns * 1e-9;
+    struct ftio_result r = m->last;   /* shifted copy: epoch times */
+    r.t0 += origin;
+    r.t1 += origin;
+    if (r.next.valid) {
+        r.next.start += origin;
+        r.next.end += origin;
+    }
+    if (r.has_period)
+        r.dominant.phase = epoch_phase(r.dominant.phase, r.dominant.frequency, origin);
+    for (size_t i = 0; i < r.ncand && i < FTIO_MAX_CANDIDATES; i++)
+        r.cand[i].phase = epoch_phase(r.cand[i].phase, r.cand[i].frequency, origin);
+    for (size_t i = 0; i < r.ntop && i < FTIO_MAX_CANDIDATES; i++)
+        r.top[i].phase = epoch_phase(r.top[i].phase, r.top[i].frequency, origin);
+
+    json_t *o = ftio_report_json(&r, job_mode_name(mode));
+    if (!o)
+        return NULL;
+    ftiod_set_job_fields(o, j->id);
+    json_object_set_new(o, "seq", json_integer((json_int_t)m->pub_seq));
+    json_object_set_new(o, "published", json_real((double)ftio_real_ns() * 1e-9));
+    struct ftio_online_update u = m->update;
+    if (u.stale)
+        u.since += origin;
+    ftio_report_json_online(o, &u);
+    struct ftio_report_totals t = {
+        .ranks = (int64_t)j->nprocs, .bytes = m->bytes,
+        .records = (int64_t)m->records, .lost = j->lost,
+    };
+    ftio_report_json_totals(o, &t);
+    return o;
+}
+
+char *ftiod_topic_of(const char *job, const char *what)
+{
+    size_t n = strlen(job) + strlen(what) + 7;
+    char *t = malloc(n);
+    if (t)
+        snprintf(t, n, "ftio.%s.%s", job, what);
+    return t;
+}
+
