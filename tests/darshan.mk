@@ -7,4 +7,4 @@ $(B)/tests/darshan_dump: $(B)/tests/darshan/darshan_dump.o $(READERS_LIB)
 	$(CC) $(LDFLAGS) -o $@ $< $(FTIO_READERS_LINK)
 
 ALL_TARGETS += $(B)/tests/darshan_dump
-SHELL_TESTS += tests/darshan/conformance.sh tests/darshan/ftio_darshan.sh
+SHELL_TESTS += tests/darshan/conformance.sh tests/darshan/ftio_darshan.sh tests/darshan/dxt_text.sh

@@ -1,11 +1,16 @@
 /* dxt.c -- Darshan DXT text, the output of darshan-dxt-parser (FORMATS.md §5).
  *
  * Data lines look like
- *   X_POSIX  <rank>  write  <segment>  <offset>  <length>  <start>  <end>  [OST columns]
- *   X_MPIIO  <rank>  read   <segment>  [<offset>]  <length>  <start>  <end>
- * (older darshan versions print no offset column for MPI-IO; a count of four
- * numbers tells them apart).  Comment/header lines start with '#'.  Both layers
- * are collected; the selected one (--dxt, default MPI-IO when present, else
+ *   X_POSIX  <rank>  write  <segment>  <offset>  <length>  <start>  <end>  [<thread>]  [OST columns]
+ *   X_MPIIO  <rank>  read   <segment>  [<offset>]  <length>  <start>  <end>  [<thread>]
+ * Each file's block has a column header ("# Module Rank Wt/Rd Segment Offset
+ * Length Start(s) End(s) Pthread-ID"); darshan-dxt-parser 3.5 adds the
+ * Pthread-ID column (`N/A` for logs that did not record threads), older
+ * versions end at End(s), and the oldest print no offset column for MPI-IO
+ * (a count of four numbers tells them apart).  The latest header says whether
+ * a thread column follows the times; text without headers may end its lines
+ * with `N/A`.  Other comment lines start with '#'.  Both layers are
+ * collected; the selected one (--dxt, default MPI-IO when present, else
  * POSIX) is merged into the trace, so bytes are never counted twice.
  */
 #include <math.h>
@@ -36,10 +41,38 @@ static int move_layer(struct ftio_trace *t, struct dxt_layer_data *l)
     return 0;
 }
 
-/* Parse one X_ line (NUL-terminated, without the module token consumed).
- * Returns 0 and fills the fields, or -1 with a reason. */
-static int parse_line(char *line, long *rank, int *is_write, double *len, double *ts, double *te,
-                      const char **why)
+/* What the latest "# Module ..." header says about the columns. */
+enum dxt_thread_col {
+    DXT_THREAD_UNKNOWN,   /* no header yet: a trailing N/A is the thread column */
+    DXT_THREAD_NONE,      /* header without Pthread-ID (darshan-dxt-parser < 3.5) */
+    DXT_THREAD_PRESENT,   /* header with Pthread-ID: one token after End(s) */
+};
+
+/* A column header line ('#' already seen): which thread layout follows. */
+static enum dxt_thread_col header_layout(const char *p, size_t n, enum dxt_thread_col cur)
+{
+    if (!memmem(p, n, "Module", 6) || !memmem(p, n, "End(s)", 6))
+        return cur;
+    return memmem(p, n, "Pthread-ID", 10) ? DXT_THREAD_PRESENT : DXT_THREAD_NONE;
+}
+
+/* A thread column value: N/A or a pthread id (an unsigned integer). */
+static int is_thread_id(const char *tok)
+{
+    if (strcmp(tok, "N/A") == 0)
+        return 1;
+    if (!*tok)
+        return 0;
+    for (const char *q = tok; *q; q++)
+        if (*q < '0' || *q > '9')
+            return 0;
+    return 1;
+}
+
+/* Parse one X_ line (NUL-terminated, module token included).  Returns 0 and
+ * fills the fields, or -1 with a reason. */
+static int parse_line(char *line, enum dxt_thread_col thr, long *rank, int *is_write, double *len,
+                      double *ts, double *te, const char **why)
 {
     char *save, *tok = strtok_r(line, " \t\r", &save);   /* module */
     tok = strtok_r(NULL, " \t\r", &save);
@@ -57,29 +90,47 @@ static int parse_line(char *line, long *rank, int *is_write, double *len, double
         *why = "operation is not read or write";
         return -1;
     }
+    /* The columns after the operation, up to the Lustre OST columns ("[ 3]"). */
+    char *col[8];
+    int m = 0;
+    while ((tok = strtok_r(NULL, " \t\r", &save)) && tok[0] != '[') {
+        if (m == (int)(sizeof col / sizeof col[0])) {
+            *why = "too many fields (expected segment, [offset,] length, start, end[, thread])";
+            return -1;
+        }
+        col[m++] = tok;
+    }
+    /* The thread column, which a header announced or a trailing N/A shows.
+     * Only darshan-dxt-parser 3.5 prints it, and always with the offset. */
+    int want = 0;
+    if (thr == DXT_THREAD_PRESENT || (thr == DXT_THREAD_UNKNOWN && m > 0 &&
+                                      strcmp(col[m - 1], "N/A") == 0)) {
+        if (m == 0 || !is_thread_id(col[m - 1])) {
+            *why = "no thread column (the header names Pthread-ID)";
+            return -1;
+        }
+        m--;
+        want = 5;
+    }
     double num[5];
-    int n = 0;
-    while ((tok = strtok_r(NULL, " \t\r", &save)) && n < 5) {
-        if (tok[0] == '[')
-            break;   /* Lustre OST columns */
-        num[n] = strtod(tok, &end);
-        if (*end || end == tok || !isfinite(num[n])) {
+    for (int i = 0; i < m && i < 5; i++) {
+        num[i] = strtod(col[i], &end);
+        if (*end || end == col[i] || !isfinite(num[i])) {
             *why = "non-numeric field";
             return -1;
         }
-        n++;
     }
-    if (n < 4) {
+    if (m < (want ? want : 4)) {
         *why = "too few fields (expected segment, [offset,] length, start, end)";
         return -1;
     }
-    if (tok && tok[0] != '[') {
-        /* A sixth number: not a DXT line we know; guessing which columns
+    if (m > 5) {
+        /* A number too many: not a DXT line we know; guessing which columns
          * are the times would make up a trace. */
-        *why = "too many fields (expected segment, [offset,] length, start, end)";
+        *why = "too many fields (expected segment, [offset,] length, start, end[, thread])";
         return -1;
     }
-    int k = n == 4 ? 1 : 2;   /* index of length */
+    int k = m == 4 ? 1 : 2;   /* index of length */
     *len = num[k];
     *ts = num[k + 1];
     *te = num[k + 2];
@@ -98,6 +149,7 @@ int ftio_read_dxt(struct ftio_reader_ctx *c, const char *buf, size_t len)
     struct dxt_layer_data layer[2];   /* [0] POSIX, [1] MPI-IO */
     memset(layer, 0, sizeof layer);
     size_t lineno = 0, off = 0, data_lines = 0;
+    enum dxt_thread_col thr = DXT_THREAD_UNKNOWN;
     int rc = 0;
     char line[DXT_MAX_LINE];
     while (off < len && rc == 0) {
@@ -110,8 +162,12 @@ int ftio_read_dxt(struct ftio_reader_ctx *c, const char *buf, size_t len)
             p++;
             n--;
         }
-        if (n == 0 || *p == '#')
+        if (n == 0)
             continue;
+        if (*p == '#') {
+            thr = header_layout(p, n, thr);
+            continue;
+        }
         int mpiio = n >= 7 && memcmp(p, "X_MPIIO", 7) == 0;
         if (!mpiio && !(n >= 7 && memcmp(p, "X_POSIX", 7) == 0)) {
             rc = FTIO_READER_FAIL(c, "line %zu: not a DXT record (expected X_POSIX or X_MPIIO)", lineno);
@@ -127,7 +183,7 @@ int ftio_read_dxt(struct ftio_reader_ctx *c, const char *buf, size_t len)
         int is_write;
         double bytes, ts, te;
         const char *why;
-        if (parse_line(line, &rank, &is_write, &bytes, &ts, &te, &why) != 0) {
+        if (parse_line(line, thr, &rank, &is_write, &bytes, &ts, &te, &why) != 0) {
             rc = FTIO_READER_FAIL(c, "line %zu: %s", lineno, why);
             break;
         }
