@@ -93,6 +93,10 @@ int ftio_activity_analyze(struct ftio_analyzer *a, const struct ftio_activity *a
                           const struct ftio_options *o, struct ftio_result *out,
                           char *err, size_t errlen);
 
+/* An activity's answer kept from an earlier window (its data had nothing new
+ * since): its next phase rolled forward by whole periods to after `now`. */
+void ftio_activity_roll_next(struct ftio_result *r, double now);
+
 /* Whether an activity's answer is the job's: both have a period and they lie
  * within 10 % of each other. */
 bool ftio_activity_matches(const struct ftio_result *job, const struct ftio_result *act);

@@ -447,6 +447,15 @@ int ftio_activity_analyze(struct ftio_analyzer *a, const struct ftio_activity *a
     return ftio_analyze_requests(a, &act->req, o, out, err, errlen);
 }
 
+void ftio_activity_roll_next(struct ftio_result *r, double now)
+{
+    if (!r->next.valid || !r->has_period || !(r->dominant.period > 0) || r->next.start > now)
+        return;
+    double k = floor((now - r->next.start) / r->dominant.period) + 1;
+    r->next.start += k * r->dominant.period;
+    r->next.end += k * r->dominant.period;
+}
+
 bool ftio_activity_matches(const struct ftio_result *job, const struct ftio_result *act)
 {
     return job->has_period && act->has_period &&

@@ -240,6 +240,7 @@ static void act_streams_step(struct ftio_analyzer *a,
         }
         struct ftio_result none;
         memset(&none, 0, sizeof none);
+        ftio_activity_roll_next(&s[k].u.res, job->res.t1);
         const struct ftio_result *r = s[k].has ? &s[k].u.res : &none;
         bool m = ftio_activity_matches(&job->res, r);
         if (arr) {

@@ -30,6 +30,7 @@
 #include "wire.h"
 
 enum job_mode { JOB_WRITE = 0, JOB_READ = 1, JOB_NMODES = 2 };
+struct job_activities;
 const char *job_mode_name(int mode);   /* "write", "read" */
 
 struct job_limits {
@@ -145,6 +146,8 @@ struct job {
     double   closed_at;            /* daemon monotonic s of the last `.end` */
     char     ended_by[16];         /* final, timeout, told, shutdown */
     struct job_journal *journal;   /* --state-dir (state.c), NULL without */
+    struct job_activities *acts;   /* per-activity streams (job_activities.c), NULL until
+                                      the first batch */
 };
 
 /* What a merge did, for the caller's log lines and scheduling. */

@@ -26,6 +26,7 @@
 #include <string.h>
 #include <time.h>
 #include "daemon.h"
+#include "job_activities.h"
 #include "jobid.h"
 #include "report.h"
 #include "timeutil.h"
@@ -109,6 +110,7 @@ json_t *ftiod_prediction_json(const struct job *j, int mode)
         .records = (int64_t)m->records, .lost = j->lost,
     };
     ftio_report_json_totals(o, &t);
+    json_object_set_new(o, "activities", job_activities_json(j, mode, origin, &m->update));
     return o;
 }
 
@@ -248,6 +250,7 @@ static void analyse_boundary(struct analysis *a, struct job *j, int mode)
      * old data (a replay of last week's spool files), as `ftio --window`. */
     double now_rel = job_now(j);
     double now = is_live(m, now_rel) && now_rel > b ? now_rel : b;
+    struct job_act_work *aw = job_activities_prepare(j, mode, ts - m->online.step, b);
     pthread_mutex_unlock(&d->lock);
 
     char err[256] = "";
@@ -256,8 +259,10 @@ static void analyse_boundary(struct analysis *a, struct job *j, int mode)
                 : -1;
     if (!ok)
         snprintf(err, sizeof err, "out of memory copying the window");
+    job_activities_run(aw, a->an, &a->x, b, now);
 
     pthread_mutex_lock(&d->lock);
+    job_activities_commit(j, mode, aw);
     m->online = a->online;
     m->last_run = ftiod_now();
     if (rc != 0) {
