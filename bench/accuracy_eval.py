@@ -23,6 +23,10 @@ T (and how many lay in the past of their window), bytes-per-phase error, and
 the calibration table (confidence bins vs share within 10 %).
 --check FILE: key value thresholds (minimum shares, maximum errors); exit 1
 naming every figure below its threshold (the regression test).
+Activity families (DIR/activities.tsv, several periodic activities per job):
+each true activity is found in `ftio --json`'s `activities` by its file
+pattern and shape, and scored on its own period (found, within 10 %, median
+and p90 error, traces where ftio reports as many activities as there are).
 Standard library only.
 """
 import argparse, concurrent.futures, json, math, os, shutil, statistics, subprocess, sys, tempfile, time
@@ -212,6 +216,54 @@ def one(args, entry, detector, use_daemon, tmp):
     return out
 
 
+def read_acts(path):
+    """DIR/ID.acts: per activity k, "k.key value..." lines (accuracy_gen.c)."""
+    acts = {}
+    for line in open(path):
+        k, _, v = line.rstrip("\n").partition(" ")
+        i, _, key = k.partition(".")
+        a = acts.setdefault(int(i), {})
+        if key in ("pattern", "shape"):
+            a[key] = v
+        elif key == "period":
+            a[key] = float(v)
+        else:
+            a[key] = [float(x) for x in v.split()]
+    return [acts[i] for i in sorted(acts)]
+
+
+def one_activities(args, entry):
+    """The activity families: `ftio --json` on the trace's spool files (they
+    carry the file names); each true activity is looked up by its pattern and
+    shape in the answer's `activities`, and scored on its own period."""
+    tid, family, _ = entry
+    prefix = os.path.join(args.dir, tid)
+    truth = read_acts(prefix + ".acts")
+    spool = sorted(os.path.join(prefix + ".spool", f) for f in os.listdir(prefix + ".spool"))
+    off, dt = run_json([args.ftio, "--json", "-m", "write"] + spool)
+    got = off.get("activities", [])
+    out = []
+    for k, tr in enumerate(truth):
+        m = [a for a in got if a["pattern"] == tr["pattern"] and a["shape"] == tr["shape"]]
+        a = m[0] if m else None
+        out.append({"id": tid, "family": family, "activity": k, "T": tr["period"], "found": a is not None,
+                    "period": a["period"] if a else None, "conf": a["confidence"] if a else None,
+                    "n_reported": len(got), "n_true": len(truth), "time": dt})
+    return out
+
+
+def summarize_activities(rs):
+    n = len(rs)
+    errs = [err(r["period"], r["T"]) for r in rs if r["period"]]
+    traces = {r["id"]: r for r in rs}
+    return {"n": n, "matched": pct(sum(1 for r in rs if r["found"]), n),
+            "within10": pct(sum(1 for e in errs if e <= 0.10), n),
+            "median_err": 100 * statistics.median(errs) if errs else float("nan"),
+            "p90_err": 100 * q(errs, 0.9),
+            "count_right": pct(sum(1 for r in traces.values() if r["n_reported"] == r["n_true"]), len(traces)),
+            "s_per_trace": statistics.median([r["time"] for r in traces.values()])}
+
+
 def table(title, rows, keys, fmt):
     print("\n" + title + "\n")
     print("| " + " | ".join(k for k, _ in keys) + " |")
@@ -293,6 +345,24 @@ def main():
             print("| [%.2f, %.2f) | %d | %s |" % (lo, min(hi, 1.0), n, fmtv(s)))
         print("| **≥ 0.8** | %d | %s |" % (n_hi, fmtv(share_hi)))
         overall[det]["calib_hi"] = {"share": share_hi}
+    acts = os.path.join(args.dir, "activities.tsv")
+    if os.path.exists(acts) and "robust" in args.detectors.split(","):
+        ents = [l.rstrip("\n").split("\t") for l in open(acts) if l.strip()]
+        with concurrent.futures.ThreadPoolExecutor(args.jobs) as ex:
+            ar = [x for r in ex.map(lambda e: one_activities(args, e), ents) for x in r]
+        fams = {}
+        for r in ar:
+            fams.setdefault("%s activity %d" % (r["family"], r["activity"] + 1), []).append(r)
+        rows = [(g, summarize_activities(rs)) for g, rs in sorted(fams.items())]
+        rows.append(("**activities**", summarize_activities(ar)))
+        overall.setdefault("robust", {}).update(dict(rows))
+        table("robust detector: each activity of the activity families (`ftio --json` on the spool "
+              "files, %d traces)" % len(ents), rows,
+              [("activity", None), ("n", "n"), ("found %", "matched"), ("within 10 %", "within10"),
+               ("median err %", "median_err"), ("p90 err %", "p90_err"),
+               ("traces with the right count %", "count_right"), ("s/trace", "s_per_trace")], fmtv)
+        if args.json:
+            json.dump(ar, open(args.json + ".activities", "w"))
     if args.check:
         for line in open(args.check):
             line = line.split("#")[0].split()

@@ -5,14 +5,18 @@
  * a read phase in every iteration, phase volumes that vary, and a period that
  * changes halfway.
  *
- *   accuracy-gen DIR [--per-combo N] [--seed S] [--families sweep,extra]
+ *   accuracy-gen DIR [--per-combo N] [--seed S] [--families sweep,extra,activities]
  *                    [--subset] [--spool]
  *
  * Per trace DIR/ID.csv (rank,op,t_start,t_end,bytes, the CSV `ftio` reads),
  * DIR/ID.truth (key value lines: true period per mode, phase starts, bytes
  * per phase), with --spool also DIR/ID.spool/ (one spool file per process,
  * clock anchored in the past, for `ftio replay` into ftiod).  DIR/manifest.tsv
- * lists id, family, parameter, value, noise.  --subset: 2 traces per
+ * lists id, family, parameter, value, noise.  The activity families (several
+ * periodic activities per job, each with its own files) go to
+ * DIR/activities.tsv (id, family, activities), DIR/ID.acts (truth per
+ * activity) and DIR/ID.spool/ only: spool files carry file names, CSV does
+ * not.  --subset: 2 traces per
  * combination of a fixed small set (the regression test of make check).
  * All randomness from one seeded xoshiro256** per trace (seed = base 10^6 +
  * experiment 10^5 + combination 10^3 + trace), so traces are reproducible.
@@ -63,7 +67,7 @@ static double round_us(double t) { return round(t * 1e6) / 1e6; }
 
 /* ---- one trace ------------------------------------------------------------ */
 
-struct req { double ts, te, bytes; int rank, op; };
+struct req { double ts, te, bytes; int rank, op; uint32_t fid; /* 0: the one file */ };
 
 struct trace {
     struct req *r;
@@ -71,6 +75,8 @@ struct trace {
     double starts[2][64], ends[2][64], bytes[2][64];   /* per mode (0 write, 1 read) */
     int nphase[2];
     int change_at;          /* first phase of the new regime, 0 = none */
+    char **names;           /* names[fid - 1]: file paths of the activity families */
+    uint32_t nnames;
 };
 
 static void push(struct trace *t, double ts, double te, double bytes, int rank, int op)
@@ -85,7 +91,7 @@ static void push(struct trace *t, double ts, double te, double bytes, int rank, 
     }
     ts = round_us(ts);
     te = fmax(round_us(te), ts + 1e-6);
-    t->r[t->n++] = (struct req){ ts, te, bytes, rank, op };
+    t->r[t->n++] = (struct req){ ts, te, bytes, rank, op, 0 };
 }
 
 struct params {
@@ -242,6 +248,10 @@ static void write_spool(const struct trace *t, const char *dir, const char *id)
         }
         size_t k = 0, left = 0;
         uint64_t seq = 0;
+        /* The shim sends each file's path once, in the first batch using it. */
+        unsigned char *sent = t->nnames ? calloc(t->nnames, 1) : NULL;
+        struct ftio_file_entry *fe = t->nnames ? calloc(t->nnames, sizeof *fe) : NULL;
+        size_t nfe = 0;
         double batch_start = 0;
         for (size_t i = 0; i < t->n; i++)
             left += t->r[i].rank == rank;
@@ -254,9 +264,15 @@ static void write_spool(const struct trace *t, const char *dir, const char *id)
             rec[k++] = (struct ftio_record){
                 .t_start = (uint64_t)(mono0 + llround(t->r[i].ts * 1e9)),
                 .t_end = (uint64_t)(mono0 + llround(t->r[i].te * 1e9)),
-                .offset = -1, .bytes = (int64_t)t->r[i].bytes, .file_id = 7,
+                .offset = -1, .bytes = (int64_t)t->r[i].bytes,
+                .file_id = t->r[i].fid ? t->r[i].fid : 7,
                 .op = t->r[i].op == 'r' ? FTIO_OP_READ : FTIO_OP_WRITE, .layer = FTIO_LAYER_POSIX,
             };
+            uint32_t fid = t->r[i].fid;
+            if (fid && !sent[fid - 1]) {
+                sent[fid - 1] = 1;
+                fe[nfe++] = (struct ftio_file_entry){ fid, t->names[fid - 1] };
+            }
             bool flush = k == 256 || left == 0;
             for (size_t nx = i + 1; !flush && nx < t->n; nx++)
                 if (t->r[nx].rank == rank) {
@@ -267,6 +283,7 @@ static void write_spool(const struct trace *t, const char *dir, const char *id)
                 struct ftio_batch_header h = {
                     .job = id, .host = "gen", .pid = 100 + rank, .rank = rank, .nranks = nranks,
                     .seq = seq++, .clock_mono = mono0, .clock_real = real0, .final = left == 0,
+                    .nfiles = nfe, .files = fe,
                 };
                 struct ftio_wbuf w = { 0 };
                 if (ftio_wire_encode(&w, &h, rec, k) != 0 ||
@@ -276,8 +293,11 @@ static void write_spool(const struct trace *t, const char *dir, const char *id)
                 }
                 ftio_wbuf_free(&w);
                 k = 0;
+                nfe = 0;
             }
         }
+        free(sent);
+        free(fe);
         fclose(f);
     }
     free(rec);
@@ -289,7 +309,7 @@ struct gen {
     const char *dir;
     int per_combo;
     long seed;
-    bool sweep, extra, spool;
+    bool sweep, extra, spool, acts;
     FILE *manifest;
 };
 
@@ -401,16 +421,189 @@ static void plan(struct gen *g, bool subset)
     }
 }
 
+/* ---- activity families: several periodic activities per job ------------ */
+
+/* A job of `steps` compute steps; activity k writes a phase every every[k]
+ * steps (all ranks, reqs[k] requests of 1 MiB each, one after the other),
+ * activities due at the same step one after the other, as a simulation that
+ * dumps every N steps and checkpoints every M does.  Files: one per output
+ * (name with %d: the step) or one fixed file; `shared`: every activity writes
+ * the same file, so only the phases' shapes tell them apart.  Truth per
+ * activity (DIR/ID.acts): its file pattern (digits as '#'), the shape class
+ * ftio should give it, phase starts, ends, bytes, period (mean spacing). */
+#define ACT_MAX 3
+#define ACT_PHASES 512
+
+struct act_spec {
+    const char *name, *pattern;
+    int every, reqs;
+    double mid;     /* > 0: written at this fraction of the step's compute, not after
+                       it (a checkpoint on a wall-clock timer, as GROMACS -cpt) */
+};
+struct act_family {
+    const char *family;
+    int nact, steps;
+    double step;            /* s of compute per step */
+    bool shared;
+    struct act_spec a[ACT_MAX];
+};
+struct act_truth { int n; double starts[ACT_PHASES], ends[ACT_PHASES], bytes[ACT_PHASES]; };
+
+static uint32_t act_file(struct trace *t, const char *name)
+{
+    for (uint32_t i = 0; i < t->nnames; i++)
+        if (strcmp(t->names[i], name) == 0)
+            return i + 1;
+    t->names = realloc(t->names, (t->nnames + 1) * sizeof *t->names);
+    if (!t->names || !(t->names[t->nnames] = strdup(name))) {
+        perror("accuracy-gen");
+        exit(1);
+    }
+    return ++t->nnames;
+}
+
+static void act_generate(struct trace *t, const struct act_family *f, const struct params *p,
+                         struct act_truth *truth)
+{
+    double now = 0;
+    for (int s = 1; s <= f->steps; s++) {
+        double begin = now;
+        now += f->step * lognormal1(0.03);
+        for (int k = 0; k < f->nact; k++) {
+            const struct act_spec *a = &f->a[k];
+            if (s % a->every)
+                continue;
+            char name[256];
+            snprintf(name, sizeof name, a->name, s);
+            uint32_t fid = act_file(t, name);
+            double first = INFINITY, last = -INFINITY, base = p->req_size / p->proc_bw;
+            double t_at = a->mid > 0 ? begin + a->mid * (now - begin) : now;
+            for (int r = 0; r < p->procs; r++) {
+                double at = t_at + expo(0.002);
+                for (int q = 0; q < a->reqs; q++) {
+                    double d = base * lognormal1(0.2);
+                    push(t, at, at + d, p->req_size, r, 'w');
+                    t->r[t->n - 1].fid = fid;
+                    first = fmin(first, t->r[t->n - 1].ts);
+                    last = fmax(last, t->r[t->n - 1].te);
+                    at += d + expo(2e-4);
+                }
+            }
+            struct act_truth *tr = &truth[k];
+            if (tr->n < ACT_PHASES) {
+                tr->starts[tr->n] = first;
+                tr->ends[tr->n] = last;
+                tr->bytes[tr->n] = (double)p->procs * a->reqs * p->req_size;
+                tr->n++;
+            }
+            now = fmax(now, last);
+        }
+    }
+}
+
+static void act_write_truth(const struct act_family *f, const struct act_truth *truth,
+                            const char *path)
+{
+    FILE *o = fopen(path, "w");
+    if (!o) {
+        perror(path);
+        exit(1);
+    }
+    /* Shared file: the activity of the smaller phases is "small". */
+    int small = 0;
+    for (int k = 1; k < f->nact; k++)
+        if (f->a[k].reqs < f->a[small].reqs)
+            small = k;
+    for (int k = 0; k < f->nact; k++) {
+        const struct act_truth *tr = &truth[k];
+        fprintf(o, "%d.pattern %s\n%d.shape %s\n", k, f->a[k].pattern, k,
+                !f->shared ? "all" : k == small ? "small" : "large");
+        fprintf(o, "%d.period %.9f\n", k,
+                tr->n > 1 ? (tr->starts[tr->n - 1] - tr->starts[0]) / (tr->n - 1) : NAN);
+        const char *key[3] = { "starts", "ends", "bytes" };
+        const double *v[3] = { tr->starts, tr->ends, tr->bytes };
+        for (int j = 0; j < 3; j++) {
+            fprintf(o, "%d.%s", k, key[j]);
+            for (int i = 0; i < tr->n; i++)
+                fprintf(o, j == 2 ? " %.0f" : " %.6f", v[j][i]);
+            fputc('\n', o);
+        }
+    }
+    fclose(o);
+}
+
+static void act_emit(struct gen *g, FILE *manifest, const struct act_family *f, long seed, int r)
+{
+    char id[256], path[4096];
+    snprintf(id, sizeof id, "%s-%03d", f->family, r);
+    struct params p = defaults();
+    struct trace t = { 0 };
+    struct act_truth *truth = calloc(ACT_MAX, sizeof *truth);
+    if (!truth) {
+        perror("accuracy-gen");
+        exit(1);
+    }
+    seed_rng((uint64_t)seed);
+    act_generate(&t, f, &p, truth);
+    qsort(t.r, t.n, sizeof *t.r, cmp_req);
+    snprintf(path, sizeof path, "%s/%s.acts", g->dir, id);
+    act_write_truth(f, truth, path);
+    snprintf(path, sizeof path, "%s/%s.spool", g->dir, id);
+    write_spool(&t, path, id);   /* the format that carries file names */
+    fprintf(manifest, "%s\t%s\t%d\n", id, f->family, f->nact);
+    for (uint32_t i = 0; i < t.nnames; i++)
+        free(t.names[i]);
+    free(t.names);
+    free(t.r);
+    free(truth);
+}
+
+/* Frequent small dumps + rare large checkpoints; two of comparable volume
+ * (10 s and 60 s); two sharing one file, the large phases halfway between
+ * two small ones (a timer's checkpoint: ALGORITHM.md §10 says why phases
+ * that run into each other in one file stay one phase); three (3 s, 15 s,
+ * 60 s). */
+static void act_plan(struct gen *g, bool subset)
+{
+    static const struct act_family fam[] = {
+        { "act-smalllarge", 2, 64, 4.0, false,
+          { { "/scratch/gen/dump.%d.dat", "/scratch/gen/dump.#.dat", 1, 1, 0 },
+            { "/scratch/gen/ckpt_%04d.h5", "/scratch/gen/ckpt_#.h5", 8, 32, 0 } } },
+        { "act-comparable", 2, 42, 10.0, false,
+          { { "/scratch/gen/frames.xtc", "/scratch/gen/frames.xtc", 1, 8, 0 },
+            { "/scratch/gen/state.cpt", "/scratch/gen/state.cpt", 6, 48, 0 } } },
+        { "act-shared", 2, 48, 5.0, true,
+          { { "/scratch/gen/shared.dat", "/scratch/gen/shared.dat", 1, 2, 0 },
+            { "/scratch/gen/shared.dat", "/scratch/gen/shared.dat", 8, 32, 0.5 } } },
+        { "act-three", 3, 120, 3.0, false,
+          { { "/scratch/gen/dump.%d.lammpstrj", "/scratch/gen/dump.#.lammpstrj", 1, 1, 0 },
+            { "/scratch/gen/restart.%d.bin", "/scratch/gen/restart.#.bin", 5, 8, 0 },
+            { "/scratch/gen/ckpt_%04d.h5", "/scratch/gen/ckpt_#.h5", 20, 48, 0 } } },
+    };
+    char path[4096];
+    snprintf(path, sizeof path, "%s/activities.tsv", g->dir);
+    FILE *m = fopen(path, "w");
+    if (!m) {
+        perror(path);
+        exit(1);
+    }
+    int per = subset ? 2 : g->per_combo;
+    for (size_t f = 0; f < sizeof fam / sizeof fam[0]; f++)
+        for (int r = 0; r < per; r++)
+            act_emit(g, m, &fam[f], g->seed * 1000000 + 800000 + (long)f * 1000 + r, r);
+    fclose(m);
+}
+
 static int usage(void)
 {
-    fputs("usage: accuracy-gen DIR [--per-combo N] [--seed S] [--families sweep,extra]\n"
+    fputs("usage: accuracy-gen DIR [--per-combo N] [--seed S] [--families sweep,extra,activities]\n"
           "                    [--subset] [--spool]\n", stderr);
     return 2;
 }
 
 int main(int argc, char **argv)
 {
-    struct gen g = { .per_combo = 12, .seed = 1, .sweep = true, .extra = true };
+    struct gen g = { .per_combo = 12, .seed = 1, .sweep = true, .extra = true, .acts = true };
     bool subset = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -422,6 +615,7 @@ int main(int argc, char **argv)
             const char *f = argv[++i];
             g.sweep = strstr(f, "sweep") != NULL;
             g.extra = strstr(f, "extra") != NULL;
+            g.acts = strstr(f, "activities") != NULL;
         } else if (!strcmp(a, "--subset")) {
             subset = true;
         } else if (!strcmp(a, "--spool")) {
@@ -451,5 +645,7 @@ int main(int argc, char **argv)
     }
     plan(&g, subset);
     fclose(g.manifest);
+    if (g.acts)
+        act_plan(&g, subset);
     return 0;
 }

@@ -5,3 +5,10 @@ $(B)/bin/checkpoint: examples/checkpoint.c
 	$(MPICC) $(CFLAGS) -o $@ $< $(LDFLAGS)
 
 ALL_TARGETS += $(B)/bin/checkpoint
+
+#   $(B)/bin/activities   two periodic activities: frequent small dumps, rare large checkpoints
+$(B)/bin/activities: examples/activities.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS) -o $@ $< $(LDFLAGS)
+
+ALL_TARGETS += $(B)/bin/activities

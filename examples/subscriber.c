@@ -12,6 +12,9 @@
  * without colliding with the job's bursts: if it fits before next.start it
  * goes now, otherwise it waits for next.end.  A `class` of "none" (no
  * dominant period) means: no advice, fall back to the default policy.
+ * Since protocol v3 every prediction also lists the job's `activities` (one
+ * per file pattern: dumps, checkpoints ...), each with its own period and
+ * next phase: printed below the advice, and for each mode of `.end`.
  *
  * Build: cc subscriber.c -lzmq -ljansson   (the Makefile builds $(B)/bin/subscriber)
  */
@@ -38,6 +41,30 @@ static double num(json_t *obj, const char *key)
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
+/* Protocol v3: one line per activity (pattern, share of the bytes, period,
+ * next phase); '*' marks the one whose period is the job's. */
+static void print_activities(json_t *p)
+{
+    json_t *arr = json_object_get(p, "activities"), *a;
+    size_t i;
+    double t = now_epoch();
+    json_array_foreach(arr, i, a) {
+        const char *pat = json_string_value(json_object_get(a, "pattern"));
+        const char *cls = json_string_value(json_object_get(a, "class"));
+        double period = num(a, "period"), conf = num(a, "confidence"), share = num(a, "share");
+        double start = num(json_object_get(a, "next"), "start");
+        printf("   %cactivity %s (%.0f %% of bytes): ", json_is_true(json_object_get(a, "matches_job")) ? '*' : ' ',
+               pat ? pat : "?", 100 * share);
+        if (isnan(period))
+            printf("no period (%s)\n", cls ? cls : "none");
+        else if (isnan(start))
+            printf("period %.2f s (conf %.2f, %s)\n", period, conf, cls ? cls : "");
+        else
+            printf("period %.2f s (conf %.2f, %s), next in %.2f s\n", period, conf, cls ? cls : "",
+                   start - t);
+    }
+}
+
 static void advise(json_t *p, double transfer, double bandwidth)
 {
     const char *job = json_string_value(json_object_get(p, "job"));
@@ -49,6 +76,7 @@ static void advise(json_t *p, double transfer, double bandwidth)
 
     if (!cls || !strcmp(cls, "none") || isnan(start)) {
         printf("%s/%s: no periodic behaviour detected (yet): default policy\n", job, mode);
+        print_activities(p);
         return;
     }
     double t = now_epoch();
@@ -62,6 +90,7 @@ static void advise(json_t *p, double transfer, double bandwidth)
         printf("  -> defer our transfer to %.2f s from now (after the burst); "
                "it fits if the gap (%.2f s) is longer than %.2f s\n",
                end - t, period - (end - start), need);
+    print_activities(p);
 }
 
 int main(int argc, char **argv)
@@ -115,9 +144,15 @@ int main(int argc, char **argv)
         if (!p)
             continue;
         size_t tl = strlen(topic);
-        if (tl > 4 && !strcmp(topic + tl - 4, ".end"))
+        if (tl > 4 && !strcmp(topic + tl - 4, ".end")) {
             printf("%s: job finished; final predictions in \"summary\"\n", topic);
-        else
+            const char *m;
+            json_t *s;
+            json_object_foreach(json_object_get(p, "summary"), m, s) {
+                printf("  %s: period %.2f s\n", m, num(s, "period"));
+                print_activities(s);
+            }
+        } else
             advise(p, transfer, bandwidth);
         json_decref(p);
     }

@@ -10,7 +10,10 @@ epoch seconds) and ``next.bytes`` give the job's next I/O burst.  Like
 subscriber.c, this plays a scheduler that wants to run its own transfer
 without colliding with the job's bursts: go now if it fits before the burst,
 else wait for it to end.  ``class`` "none" means no advice.  The job's
-``ftio.<job>.end`` message carries the final prediction per mode.
+``ftio.<job>.end`` message carries the final prediction per mode.  Since
+protocol v3 each prediction also lists the job's ``activities`` (one per file
+pattern: dumps, checkpoints ...), each with its own period and next phase;
+they are printed below the advice.
 """
 import argparse
 import json
@@ -24,6 +27,7 @@ def advise(p, transfer, bandwidth):
     nxt = p.get("next") or {}
     if cls == "none" or nxt.get("start") is None:
         print(f"{job}/{mode}: no periodic behaviour detected (yet): default policy")
+        print_activities(p)
         return
     now = time.time()
     start, end, size = nxt["start"], nxt["end"], nxt["bytes"]
@@ -38,6 +42,18 @@ def advise(p, transfer, bandwidth):
     err = p.get("last_error")
     if err:
         print(f"     (ftiod's previous guess of a burst start was off by {err['start']:+.3f} s)")
+    print_activities(p)
+
+
+def print_activities(p):
+    """One line per activity (protocol v3): pattern, share, period, next phase."""
+    for a in p.get("activities") or []:
+        per = f"period {a['period']:.2f} s (conf {a['confidence']:.2f}, {a['class']})" \
+            if a.get("period") is not None else f"no period ({a['class']})"
+        nxt = a.get("next") or {}
+        when = f", next in {nxt['start'] - time.time():.2f} s" if nxt.get("start") is not None else ""
+        mark = "*" if a.get("matches_job") else " "
+        print(f"   {mark}activity {a['pattern']} ({a['share'] * 100:.0f} % of bytes): {per}{when}")
 
 
 def main():
@@ -60,6 +76,8 @@ def main():
         if topic.endswith(b".end"):
             print(f"{topic.decode()}: job finished; final: "
                   + ", ".join(f"{m} period {s.get('period')}" for m, s in p["summary"].items()))
+            for s in p["summary"].values():
+                print_activities(s)
             if a.job:
                 break
         else:

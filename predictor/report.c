@@ -190,6 +190,53 @@ void ftio_report_text(FILE *out, const struct ftio_result *r, const char *mode,
     }
 }
 
+json_t *ftio_report_json_activity(const struct ftio_activity *a, const struct ftio_result *r,
+                                  bool matches_job)
+{
+    int p = r->has_period;
+    int mv = p && r->metrics.valid;
+    return json_pack(
+        "{s:s, s:s, s:s, s:I, s:o, s:o, s:I, s:o, s:o, s:o, s:s, s:{s:o, s:o},"
+        " s:{s:o, s:o, s:o}, s:b}",
+        "pattern", a->pattern, "rule", ftio_activity_rule_name(a->rule),
+        "shape", ftio_activity_shape_name(a->shape), "files", (json_int_t)a->nfiles,
+        "bytes", ftio_json_number(a->bytes), "share", ftio_json_number(a->share),
+        "requests", (json_int_t)a->nreq,
+        "period", ftio_json_number(p ? r->dominant.period : NAN),
+        "frequency", ftio_json_number(p ? r->dominant.frequency : NAN),
+        "confidence", ftio_json_number(p ? r->dominant.confidence : NAN),
+        "class", ftio_class_name(r->cls),
+        "phase", "bytes", ftio_json_number(mv ? r->metrics.phase_bytes : NAN),
+                 "duration", ftio_json_number(mv ? r->metrics.phase_duration : NAN),
+        "next", "start", ftio_json_number(r->next.valid ? r->next.start : NAN),
+                "end", ftio_json_number(r->next.valid ? r->next.end : NAN),
+                "bytes", ftio_json_number(r->next.valid ? r->next.bytes : NAN),
+        "matches_job", matches_job);
+}
+
+void ftio_report_activity_text(FILE *out, size_t k, const struct ftio_activity *a,
+                               const struct ftio_result *r, bool matches_job)
+{
+    char b1[64];
+    fprintf(out, " %c%zu. %s%s%s (%s, %zu file%s, %.1f %% of the bytes): ", matches_job ? '*' : ' ',
+            k + 1, a->pattern, a->shape ? " " : "", a->shape ? ftio_activity_shape_name(a->shape) : "",
+            ftio_activity_rule_name(a->rule), a->nfiles, a->nfiles == 1 ? "" : "s",
+            100.0 * a->share);
+    if (!r->has_period) {
+        fprintf(out, "no period (class %s)\n", ftio_class_name(r->cls));
+        return;
+    }
+    fprintf(out, "period %.6g s, conf %.3f %s", r->dominant.period, r->dominant.confidence,
+            ftio_class_name(r->cls));
+    if (r->metrics.valid) {
+        fmt_bytes(b1, sizeof b1, r->metrics.phase_bytes);
+        fprintf(out, ", %s per phase in %.4g s", b1, r->metrics.phase_duration);
+    }
+    fputc('\n', out);
+    if (r->next.valid)
+        fprintf(out, "      next phase [%.6f, %.6f] s\n", r->next.start, r->next.end);
+}
+
 void ftio_report_line(FILE *out, const struct ftio_result *r, const char *mode)
 {
     fprintf(out, "[%.3f, %.3f] %s: ", r->t0, r->t1, mode);

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <jansson.h>
 #include "analysis.h"
+#include "activities.h"
 
 /* A JSON real, or null when v is NAN or infinite. */
 json_t *ftio_json_number(double v);
@@ -29,7 +30,7 @@ json_t *ftio_json_number(double v);
 /* Version of the prediction object (PROTOCOL.md §2).  2: classes
  * periodic/uncertain/none, a calibrated confidence, detector, reason, stale,
  * since. */
-#define FTIO_PREDICTION_VERSION 2
+#define FTIO_PREDICTION_VERSION 3   /* 3: "activities" (ALGORITHM.md §10) */
 json_t *ftio_report_json(const struct ftio_result *r, const char *mode);
 
 /* Totals of the trace an analysis was made on, for the human summary and the
@@ -48,6 +49,17 @@ void ftio_report_json_totals(json_t *obj, const struct ftio_report_totals *t);
  * `last_error`, `p_periodic`, added to a prediction object.  `since` and the
  * error are as given (the caller shifts times to its time base first). */
 void ftio_report_json_online(json_t *obj, const struct ftio_online_update *u);
+
+/* One activity's entry of the "activities" array (PROTOCOL.md §2, v3):
+ * pattern, rule, shape, files, bytes, share, requests, period, frequency,
+ * confidence, class, phase {bytes, duration}, next {start, end, bytes},
+ * matches_job.  Times as in r.  New reference, NULL on allocation failure. */
+json_t *ftio_report_json_activity(const struct ftio_activity *a, const struct ftio_result *r,
+                                  bool matches_job);
+/* The same for people: one line (and its next phase), "*" marks the activity
+ * whose period is the job's. */
+void ftio_report_activity_text(FILE *out, size_t k, const struct ftio_activity *a,
+                               const struct ftio_result *r, bool matches_job);
 
 /* Multi-line human summary: period, frequency, confidence and class,
  * candidates, metrics, volume per phase, next phase, abstraction error,

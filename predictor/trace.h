@@ -61,9 +61,20 @@ struct ftio_trace_dir {
     double bytes;               /* total bytes (as declared by the trace when it says) */
     bool   has_overlap;         /* TMIO pre-merged application signal present */
     struct ftio_signal overlap; /* step signal (t, b) when has_overlap */
+    /* File id of request i for i < nfid (0: unknown; formats without file
+     * names leave it empty), for the activities (predictor/activities.h). */
+    uint32_t *fid;
+    size_t nfid;
     /* private */
     size_t overlap_cap;
     bool   overlap_missing;     /* some part had requests but no overlap signal */
+    size_t fid_cap;
+};
+
+/* A file the trace names (spool file tables, DXT headers). */
+struct ftio_trace_file {
+    uint32_t id;
+    char    *path;
 };
 
 struct ftio_trace {
@@ -83,7 +94,13 @@ struct ftio_trace {
     char    *exe;               /* command line, NULL when unknown */
     int64_t  uid;               /* -1 when unknown */
     double   run_time;          /* s, 0 when unknown */
+    /* Files by id (first path seen for an id wins), for ftio_trace_file_path(). */
+    struct ftio_trace_file *files;
+    size_t   nfiles;
     /* private */
+    size_t   files_cap;
+    uint32_t *file_slot;        /* open addressing: index + 1 into files, 0 empty */
+    size_t   file_slot_cap;
     int64_t  ranks_declared;    /* max rank count a header declared */
     int64_t  base_ns;           /* spool: wall ns that times are relative to until
                                    ftio_trace_set_finish() (the job's origin) */
@@ -120,5 +137,16 @@ void ftio_trace_set_free(struct ftio_trace_set *set);
 const struct ftio_requests *ftio_trace_requests(const struct ftio_trace *t, enum ftio_io_mode mode,
                                                 struct ftio_requests *scratch);
 double ftio_trace_bytes(const struct ftio_trace *t, enum ftio_io_mode mode);
+
+/* The path of file id `id` in trace t, NULL when the trace does not name it.
+ * Takes a const struct ftio_trace * as ctx (an ftio_activity_path_fn). */
+const char *ftio_trace_file_path(void *t, uint32_t id);
+
+/* The activities of `mode` of a trace (predictor/activities.h); o NULL for
+ * the defaults.  -1 on OOM. */
+struct ftio_activity_set;
+struct ftio_activity_options;
+int ftio_trace_activities(const struct ftio_trace *t, enum ftio_io_mode mode,
+                          const struct ftio_activity_options *o, struct ftio_activity_set *out);
 
 #endif

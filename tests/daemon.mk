@@ -3,17 +3,23 @@
 # forge wire batches with `ftio-wire periodic|tmio|fuzz`, tests/wire.mk).
 DAEMON_TEST_JOB := $(B)/tests/test_daemon_job
 
+# job.o calls job_activities.o (per-activity streams), which reports through
+# libftioreaders' report.c (jansson).
 $(DAEMON_TEST_JOB): $(B)/tests/daemon/test_job.o $(CHECK_MAIN) $(B)/predictor/daemon/job.o \
+                    $(B)/predictor/daemon/job_activities.o $(READERS_LIB) \
                     $(B)/lib/libftioanalysis.a $(B)/lib/libftiocommon.a
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(FFTW_LIBS) -lm
+	$(CC) $(LDFLAGS) -o $@ $(B)/tests/daemon/test_job.o $(CHECK_MAIN) $(B)/predictor/daemon/job.o \
+	  $(B)/predictor/daemon/job_activities.o $(FTIO_READERS_LINK) $(CHECK_LIBS) -lm
 
 # Conversion parity: the daemon's path and the spool reader give the same requests.
 DAEMON_TEST_PARITY := $(B)/tests/test_parity
 $(DAEMON_TEST_PARITY): $(B)/tests/daemon/test_parity.o $(CHECK_MAIN) $(B)/predictor/daemon/job.o \
+                       $(B)/predictor/daemon/job_activities.o \
                        $(READERS_LIB) $(B)/lib/libftioanalysis.a $(B)/lib/libftiocommon.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(B)/tests/daemon/test_parity.o $(CHECK_MAIN) $(B)/predictor/daemon/job.o \
+	  $(B)/predictor/daemon/job_activities.o \
 	  $(FTIO_READERS_LINK) $(CHECK_LIBS) -lm
 
 ALL_TARGETS += $(DAEMON_TEST_JOB) $(DAEMON_TEST_PARITY)

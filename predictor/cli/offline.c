@@ -92,6 +92,46 @@ static int plot_job(const struct ftio_cli *cli, struct ftio_plot_files *pf,
     return ftio_plot_files_add(pf, &s, err, errlen);
 }
 
+/* The job's activities (activities.h, ALGORITHM.md §10), each analysed like
+ * the job over the job's span: into the JSON object j ("activities"), or as
+ * text.  One activity holding all the requests is the job itself: its answer
+ * is the job's (no second analysis).  job: the job's answer (its phases are
+ * not used: the analyzer's scratch is reused here). */
+static int report_activities(const struct ftio_cli *cli, struct ftio_analyzer *a,
+                             const struct ftio_trace *t, const struct ftio_result *job, json_t *j,
+                             char *err, size_t errlen)
+{
+    struct ftio_activity_set set;
+    if (ftio_trace_activities(t, cli->mode, NULL, &set) != 0) {
+        snprintf(err, errlen, "out of memory grouping the activities");
+        return -1;
+    }
+    json_t *arr = j ? json_array() : NULL;
+    if (!j)
+        printf("activities    %zu\n", set.n);
+    for (size_t k = 0; k < set.n; k++) {
+        struct ftio_result r;
+        const struct ftio_result *use = job;
+        if (!(set.n == 1 && set.a[0].shape == FTIO_SHAPE_ALL)) {
+            char why[256];
+            if (ftio_activity_analyze(a, &set.a[k], &cli->analysis, &r, why, sizeof why) != 0) {
+                memset(&r, 0, sizeof r);   /* too short for one sample: no period */
+                r.reason = "activity too short to analyse";
+            }
+            use = &r;
+        }
+        bool m = ftio_activity_matches(job, use);
+        if (arr)
+            json_array_append_new(arr, ftio_report_json_activity(&set.a[k], use, m));
+        else
+            ftio_report_activity_text(stdout, k, &set.a[k], use, m);
+    }
+    if (arr)
+        json_object_set_new(j, "activities", arr);
+    ftio_activities_free(&set);
+    return 0;
+}
+
 static int analyze_once(const struct ftio_cli *cli, struct ftio_plot_files *pf,
                         struct ftio_analyzer *a, const struct ftio_trace *t,
                         const struct ftio_signal *sig, const struct ftio_report_totals *tot,
@@ -116,10 +156,16 @@ static int analyze_once(const struct ftio_cli *cli, struct ftio_plot_files *pf,
             return -1;
         }
         add_job_fields(j, t, tot);
+        if (report_activities(cli, a, t, &res, j, err, errlen) != 0) {
+            json_decref(j);
+            return -1;
+        }
         print_json(j, 0);
         json_decref(j);
     } else {
         ftio_report_text(stdout, &res, mode, tot);
+        if (report_activities(cli, a, t, &res, NULL, err, errlen) != 0)
+            return -1;
     }
     return 0;
 }
@@ -142,6 +188,75 @@ static int signal_bins(const struct ftio_signal *sig, double fs, struct ftio_bin
     return 0;
 }
 
+/* The activities of a sliding analysis: each its own bins and online state,
+ * stepped on the job's boundaries (what ftiod does per activity). */
+struct act_stream {
+    struct ftio_bins bins;
+    struct ftio_online on;
+    struct ftio_online_update u;
+    bool has;                    /* u holds an answer */
+    bool ok;                     /* bins built */
+};
+
+static struct act_stream *act_streams(const struct ftio_cli *cli, const struct ftio_activity_set *set,
+                                      double first)
+{
+    struct act_stream *s = calloc(set->n ? set->n : 1, sizeof *s);
+    for (size_t k = 0; s && k < set->n; k++) {
+        struct ftio_signal sig;
+        if (ftio_signal_build(&set->a[k].req, &sig) != 0)
+            continue;
+        s[k].ok = sig.n >= 2 && signal_bins(&sig, cli->analysis.fs, &s[k].bins) == 0;
+        ftio_signal_free(&sig);
+        ftio_online_init(&s[k].on, &cli->analysis, cli->step, cli->window, first);
+    }
+    return s;
+}
+
+static void act_streams_free(struct act_stream *s, size_t n)
+{
+    for (size_t k = 0; s && k < n; k++)
+        if (s[k].ok)
+            ftio_bins_free(&s[k].bins);
+    free(s);
+}
+
+/* One boundary of every activity; into j (JSON) or as text lines. */
+static void act_streams_step(struct ftio_analyzer *a,
+                             const struct ftio_activity_set *set, struct act_stream *s,
+                             const struct ftio_online_update *job, double end, json_t *j,
+                             struct ftio_samples *x)
+{
+    bool self = set->n == 1 && set->a[0].shape == FTIO_SHAPE_ALL;
+    json_t *arr = j ? json_array() : NULL;
+    for (size_t k = 0; k < set->n; k++) {
+        char why[256];
+        if (self) {
+            s[k].u = *job;
+            s[k].has = true;
+        } else if (s[k].ok &&
+                   ftio_online_step(&s[k].on, a, &s[k].bins, end, end, x, &s[k].u, why, sizeof why) == 0) {
+            s[k].has = true;
+        }
+        struct ftio_result none;
+        memset(&none, 0, sizeof none);
+        ftio_activity_roll_next(&s[k].u.res, job->res.t1);
+        const struct ftio_result *r = s[k].has ? &s[k].u.res : &none;
+        bool m = ftio_activity_matches(&job->res, r);
+        if (arr) {
+            json_t *o = ftio_report_json_activity(&set->a[k], r, m);
+            if (o)
+                json_object_set_new(o, "stale", json_boolean(s[k].has && s[k].u.stale));
+            json_array_append_new(arr, o);
+        } else if (set->n > 1) {
+            printf("  ");
+            ftio_report_activity_text(stdout, k, &set->a[k], r, m);
+        }
+    }
+    if (arr)
+        json_object_set_new(j, "activities", arr);
+}
+
 /* Sliding analysis: the online loop of ftiod (ftio_online_step) over the
  * whole trace, one analysis per data-time boundary every `step` seconds, so
  * that its lines are the messages ftiod publishes for the same trace. */
@@ -159,6 +274,19 @@ static int analyze_sliding(const struct ftio_cli *cli, struct ftio_plot_files *p
     double first = sig->t[0], last = sig->t[sig->n - 1];
     struct ftio_online on;
     ftio_online_init(&on, o, cli->step, cli->window, first);
+    struct ftio_activity_set aset;
+    if (ftio_trace_activities(t, cli->mode, NULL, &aset) != 0) {
+        ftio_bins_free(&bins);
+        snprintf(err, errlen, "out of memory grouping the activities");
+        return -1;
+    }
+    struct act_stream *as = act_streams(cli, &aset, first);
+    if (!as) {
+        ftio_activities_free(&aset);
+        ftio_bins_free(&bins);
+        snprintf(err, errlen, "out of memory for the activities' bins");
+        return -1;
+    }
     struct ftio_samples x = { 0 };
     struct ftio_online_update u;
     const char *mode = mode_name(cli->mode);
@@ -187,17 +315,21 @@ static int analyze_sliding(const struct ftio_cli *cli, struct ftio_plot_files *p
                 if (j) {
                     add_job_fields(j, t, tot);
                     ftio_report_json_online(j, &u);
+                    act_streams_step(a, &aset, as, &u, end, j, &x);
                     print_json(j, 1);
                     json_decref(j);
                 }
             } else {
                 ftio_report_line(stdout, &u.res, mode);
+                act_streams_step(a, &aset, as, &u, end, NULL, &x);
             }
         }
         if (end >= last)
             break;
     }
     ftio_bins_free(&bins);
+    act_streams_free(as, aset.n);
+    ftio_activities_free(&aset);
     if (rc == 0 && steps == 0) {
         snprintf(err, errlen, "no window held a whole sample at fs=%g; raise -f or --step", o->fs);
         rc = -1;

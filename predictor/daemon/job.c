@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "job.h"
+#include "job_activities.h"
 #include "batch_requests.h"
 #include "hash.h"
 
@@ -56,6 +57,7 @@ void job_free(struct job *j)
     for (size_t i = 0; i < j->proc_cap; i++)
         free(j->procs[i].host);
     free(j->procs);
+    job_activities_free(j->acts);
     free(j->id);
     free(j);
 }
@@ -382,6 +384,7 @@ enum job_merge_status job_merge(struct job *j, const struct ftio_batch *b,
     co.latest_ns = now_real_ns + (int64_t)(lim->max_future * 1e9);
     co.earliest_ns = now_real_ns - (int64_t)(lim->max_past * 1e9);
     merge_records(j, b, &co, lim);
+    job_activities_merge(j, b, &co, lim);
 
     if (h->mark)
         for (int m = 0; m < JOB_NMODES; m++)

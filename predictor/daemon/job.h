@@ -30,6 +30,7 @@
 #include "wire.h"
 
 enum job_mode { JOB_WRITE = 0, JOB_READ = 1, JOB_NMODES = 2 };
+struct job_activities;
 const char *job_mode_name(int mode);   /* "write", "read" */
 
 struct job_limits {
@@ -150,6 +151,8 @@ struct job {
      * turn, so not removed by anyone (daemon.h); to be removed by the scan. */
     bool     held;
     bool     forget;
+    struct job_activities *acts;   /* per-activity streams (job_activities.c), NULL until
+                                      the first batch */
 };
 
 /* What a merge did, for the caller's log lines and scheduling. */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sched.h"
+#include "job_activities.h"
 #include "jobid.h"
 #include "report.h"
 #include "timeutil.h"
@@ -73,6 +74,7 @@ json_t *ftiod_prediction_json(const struct job *j, int mode)
         .records = (int64_t)m->records, .lost = j->lost,
     };
     ftio_report_json_totals(o, &t);
+    json_object_set_new(o, "activities", job_activities_json(j, mode, origin, &m->update));
     return o;
 }
 

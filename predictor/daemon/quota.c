@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "daemon.h"
+#include "job_activities.h"
 
 #define RATE_SLOTS 4096
 #define PROC_BYTES (2 * sizeof(struct job_proc) + 64)   /* open addressing, host name */
@@ -61,7 +62,7 @@ double ftiod_memory_reserved(const struct ftiod *d)
 {
     double procs = 0;
     for (size_t i = 0; i < d->jobs.n; i++)
-        procs += (double)d->jobs.job[i]->nprocs;
+        procs += (double)d->jobs.job[i]->nprocs + job_activities_memory(d->jobs.job[i]) / PROC_BYTES;
     return (double)d->jobs.n * job_bytes(d) + procs * PROC_BYTES;
 }
 

@@ -24,6 +24,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "job_activities.h"
 #include "sched.h"
 #include "report.h"
 
@@ -129,6 +130,7 @@ void sched_analyse_boundary(struct analysis *a, struct job *j, int mode)
      * old data (a replay of last week's spool files), as `ftio --window`. */
     double now_rel = sched_job_now(j);
     double now = sched_is_live(m, now_rel) && now_rel > b ? now_rel : b;
+    struct job_act_work *aw = job_activities_prepare(j, mode, ts - m->online.step, b);
     pthread_mutex_unlock(&d->lock);
 
     char err[256] = "";
@@ -137,8 +139,10 @@ void sched_analyse_boundary(struct analysis *a, struct job *j, int mode)
                 : -1;
     if (!ok)
         snprintf(err, sizeof err, "out of memory copying the window");
+    job_activities_run(aw, a->an, &a->x, b, now);
 
     pthread_mutex_lock(&d->lock);
+    job_activities_commit(j, mode, aw);
     m->online = a->online;
     m->last_run = ftiod_now();
     if (rc != 0) {

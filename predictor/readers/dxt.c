@@ -22,7 +22,7 @@
 #define DXT_MAX_LINE 4096
 
 struct dxt_layer_data {
-    struct ftio_requests req[2];   /* [0] read, [1] write */
+    struct ftio_trace_dir dir[2];  /* [0] read, [1] write: requests and their file ids */
     double bytes[2];
     size_t n;
 };
@@ -31,10 +31,13 @@ static int move_layer(struct ftio_trace *t, struct dxt_layer_data *l)
 {
     for (int w = 0; w < 2; w++) {
         struct ftio_trace_dir *d = ftio_trace_dir_of(t, w);
-        if (ftio_trace_append_requests(&d->req, &l->req[w]) != 0)
-            return -1;
+        const struct ftio_requests *src = &l->dir[w].req;
+        for (size_t i = 0; i < src->n; i++)
+            if (ftio_requests_push_rate(&d->req, src->t_start[i], src->t_end[i], src->rate[i]) != 0 ||
+                ftio_trace_dir_tag(d, i < l->dir[w].nfid ? l->dir[w].fid[i] : 0) != 0)
+                return -1;
         d->bytes += l->bytes[w];
-        if (l->req[w].n)
+        if (src->n)
             d->overlap_missing = true;
     }
     t->records += l->n;
@@ -141,8 +144,38 @@ static int parse_line(char *line, enum dxt_thread_col thr, long *rank, int *is_w
     return 0;
 }
 
+/* "# DXT, file_id: ID, file_name: PATH": the file of the records that follow.
+ * Darshan's 64-bit record ids are folded to the 32-bit ids of our traces
+ * (never 0, which means unknown). */
+static int file_header(struct ftio_trace *t, const char *p, size_t n, uint32_t *cur)
+{
+    static const char tag[] = "# DXT, file_id:";
+    if (n < sizeof tag || memcmp(p, tag, sizeof tag - 1) != 0)
+        return 0;
+    char line[DXT_MAX_LINE];
+    if (n >= sizeof line)
+        return 0;
+    memcpy(line, p, n);
+    line[n] = 0;
+    char *end;
+    unsigned long long id = strtoull(line + sizeof tag - 1, &end, 10);
+    uint32_t fid = (uint32_t)(id ^ (id >> 32));
+    *cur = fid ? fid : 1;
+    const char *name = strstr(end, "file_name:");
+    if (!name)
+        return 0;
+    name += strlen("file_name:");
+    while (*name == ' ')
+        name++;
+    size_t k = strlen(name);
+    while (k && (name[k - 1] == ' ' || name[k - 1] == '\r'))
+        line[name - line + --k] = 0;
+    return ftio_trace_add_file(t, *cur, name);
+}
+
 int ftio_read_dxt(struct ftio_reader_ctx *c, const char *buf, size_t len)
 {
+    uint32_t cur_file = 0;
     struct ftio_trace *t = ftio_trace_of_job(c->set, "");
     if (!t)
         return FTIO_READER_FAIL(c, "offset 0: out of memory");
@@ -165,6 +198,10 @@ int ftio_read_dxt(struct ftio_reader_ctx *c, const char *buf, size_t len)
         if (n == 0)
             continue;
         if (*p == '#') {
+            if (file_header(t, p, n, &cur_file) != 0) {
+                rc = FTIO_READER_FAIL(c, "line %zu: out of memory", lineno);
+                break;
+            }
             thr = header_layout(p, n, thr);
             continue;
         }
@@ -188,7 +225,8 @@ int ftio_read_dxt(struct ftio_reader_ctx *c, const char *buf, size_t len)
             break;
         }
         struct dxt_layer_data *l = &layer[mpiio];
-        if (ftio_requests_push_bytes(&l->req[is_write], ts, te, bytes) != 0) {
+        if (ftio_requests_push_bytes(&l->dir[is_write].req, ts, te, bytes) != 0 ||
+            ftio_trace_dir_tag(&l->dir[is_write], cur_file) != 0) {
             rc = FTIO_READER_FAIL(c, "line %zu: out of memory", lineno);
             break;
         }
@@ -206,8 +244,10 @@ int ftio_read_dxt(struct ftio_reader_ctx *c, const char *buf, size_t len)
     if (move_layer(t, &layer[use_mpiio]) != 0 && rc == 0)
         rc = FTIO_READER_FAIL(c, "line %zu: out of memory", lineno);
     for (int i = 0; i < 2; i++) {
-        ftio_requests_free(&layer[i].req[0]);
-        ftio_requests_free(&layer[i].req[1]);
+        for (int w = 0; w < 2; w++) {
+            ftio_requests_free(&layer[i].dir[w].req);
+            free(layer[i].dir[w].fid);
+        }
     }
     return rc;
 }

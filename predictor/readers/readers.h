@@ -39,6 +39,12 @@ static inline struct ftio_trace_dir *ftio_trace_dir_of(struct ftio_trace *t, int
 /* Append one step point to a direction's pre-merged signal. */
 int ftio_trace_overlap_push(struct ftio_trace_dir *d, double t, double b);
 
+/* Tag the request just pushed into d with file id `id` (earlier requests
+ * without a tag get 0); -1 on OOM. */
+int ftio_trace_dir_tag(struct ftio_trace_dir *d, uint32_t id);
+/* Name file `id` of t (the first path given for an id is kept); -1 on OOM. */
+int ftio_trace_add_file(struct ftio_trace *t, uint32_t id, const char *path);
+
 /* Append every request of src to dst (rates kept as they are); -1 on OOM. */
 int ftio_trace_append_requests(struct ftio_requests *dst, const struct ftio_requests *src);
 

@@ -41,6 +41,9 @@ static int take_batch(struct ftio_reader_ctx *c, const struct ftio_batch *b, siz
     if (h->nranks > t->ranks_declared)
         t->ranks_declared = h->nranks;
     t->lost += h->lost;
+    for (size_t i = 0; i < h->nfiles; i++)
+        if (ftio_trace_add_file(t, h->files[i].id, h->files[i].path) != 0)
+            return FTIO_READER_FAIL(c, "offset %zu: out of memory", at);
 
     /* Every rule of what a record means is in common/batch_requests.h. */
     struct ftio_convert_options co;
@@ -69,7 +72,8 @@ static int take_batch(struct ftio_reader_ctx *c, const struct ftio_batch *b, siz
         double ts = ftio_job_seconds(q.start_ns, t->base_ns);
         double te = ftio_job_seconds(q.end_ns, t->base_ns);
         struct ftio_trace_dir *d = ftio_trace_dir_of(t, q.is_write);
-        if (ftio_requests_push_bytes(&d->req, ts, te, (double)q.bytes) != 0)
+        if (ftio_requests_push_bytes(&d->req, ts, te, (double)q.bytes) != 0 ||
+            ftio_trace_dir_tag(d, b->rec[i].file_id) != 0)
             return FTIO_READER_FAIL(c, "offset %zu: out of memory", at);
         d->bytes += (double)q.bytes;
         d->overlap_missing = true;

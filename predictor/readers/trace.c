@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "readers.h"
+#include "activities.h"
 
 const char *ftio_trace_format_name(enum ftio_trace_format f)
 {
@@ -237,9 +238,108 @@ void ftio_trace_set_finish(struct ftio_trace_set *set, const struct ftio_read_op
     }
 }
 
+int ftio_trace_dir_tag(struct ftio_trace_dir *d, uint32_t id)
+{
+    size_t want = d->req.n;
+    if (want == 0)
+        return 0;
+    if (want > d->fid_cap) {
+        size_t cap = d->fid_cap ? d->fid_cap : 1024;
+        while (cap < want)
+            cap *= 2;
+        uint32_t *p = realloc(d->fid, cap * sizeof *p);
+        if (!p)
+            return -1;
+        d->fid = p;
+        d->fid_cap = cap;
+    }
+    while (d->nfid + 1 < want)
+        d->fid[d->nfid++] = 0;
+    d->fid[want - 1] = id;
+    d->nfid = want;
+    return 0;
+}
+
+static size_t file_slot_of(const uint32_t *slot, size_t cap, const struct ftio_trace_file *f,
+                           uint32_t id)
+{
+    size_t j = (id * 2654435761u) & (cap - 1);
+    while (slot[j] && f[slot[j] - 1].id != id)
+        j = (j + 1) & (cap - 1);
+    return j;
+}
+
+int ftio_trace_add_file(struct ftio_trace *t, uint32_t id, const char *path)
+{
+    if (id == 0 || !path || !*path)
+        return 0;
+    if (t->file_slot_cap && t->file_slot[file_slot_of(t->file_slot, t->file_slot_cap, t->files, id)])
+        return 0;
+    if ((t->nfiles + 1) * 2 > t->file_slot_cap) {
+        size_t cap = t->file_slot_cap ? t->file_slot_cap * 2 : 64;
+        uint32_t *s = calloc(cap, sizeof *s);
+        if (!s)
+            return -1;
+        for (size_t i = 0; i < t->nfiles; i++)
+            s[file_slot_of(s, cap, t->files, t->files[i].id)] = (uint32_t)i + 1;
+        free(t->file_slot);
+        t->file_slot = s;
+        t->file_slot_cap = cap;
+    }
+    if (t->nfiles == t->files_cap) {
+        size_t cap = t->files_cap ? t->files_cap * 2 : 16;
+        struct ftio_trace_file *f = realloc(t->files, cap * sizeof *f);
+        if (!f)
+            return -1;
+        t->files = f;
+        t->files_cap = cap;
+    }
+    char *p = strdup(path);
+    if (!p)
+        return -1;
+    t->files[t->nfiles] = (struct ftio_trace_file){ id, p };
+    t->file_slot[file_slot_of(t->file_slot, t->file_slot_cap, t->files, id)] = (uint32_t)++t->nfiles;
+    return 0;
+}
+
+const char *ftio_trace_file_path(void *ctx, uint32_t id)
+{
+    const struct ftio_trace *t = ctx;
+    if (!t->file_slot_cap)
+        return NULL;
+    uint32_t s = t->file_slot[file_slot_of(t->file_slot, t->file_slot_cap, t->files, id)];
+    return s ? t->files[s - 1].path : NULL;
+}
+
+int ftio_trace_activities(const struct ftio_trace *t, enum ftio_io_mode mode,
+                          const struct ftio_activity_options *o, struct ftio_activity_set *out)
+{
+    if (mode != FTIO_MODE_ALL) {
+        const struct ftio_trace_dir *d = mode == FTIO_MODE_READ ? &t->read : &t->write;
+        return ftio_activities_group(&d->req, d->fid, d->nfid, ftio_trace_file_path, (void *)t, o,
+                                     out);
+    }
+    /* Reads and writes concatenated as ftio_trace_requests() does. */
+    struct ftio_requests r = { 0 };
+    size_t n = t->write.req.n + t->read.req.n;
+    uint32_t *fid = calloc(n ? n : 1, sizeof *fid);
+    int rc = -1;
+    if (fid && ftio_trace_append_requests(&r, &t->write.req) == 0 &&
+        ftio_trace_append_requests(&r, &t->read.req) == 0) {
+        memcpy(fid, t->write.fid, t->write.nfid * sizeof *fid);
+        if (t->read.nfid)
+            memcpy(fid + t->write.req.n, t->read.fid, t->read.nfid * sizeof *fid);
+        rc = ftio_activities_group(&r, fid, n, ftio_trace_file_path, (void *)t, o, out);
+    }
+    free(fid);
+    ftio_requests_free(&r);
+    return rc;
+}
+
 static void dir_free(struct ftio_trace_dir *d)
 {
     ftio_requests_free(&d->req);
+    free(d->fid);
     free(d->overlap.t);
     free(d->overlap.b);
 }
@@ -253,6 +353,10 @@ void ftio_trace_set_free(struct ftio_trace_set *set)
         dir_free(&t->write);
         dir_free(&t->read);
         free(t->rankset);
+        for (size_t i = 0; i < t->nfiles; i++)
+            free(t->files[i].path);
+        free(t->files);
+        free(t->file_slot);
     }
     free(set->job);
     memset(set, 0, sizeof *set);

@@ -81,6 +81,14 @@ struct scan_mode {
     bool   periodic;        /* the study's rule: a period and >= 3 phases */
     double phase_bytes;     /* volume per phase, NAN when unknown */
     char   note[96];        /* why not analysed ("no I/O", "too short ...") */
+    /* Activities (ALGORITHM.md §10): how many, and the two largest by bytes
+     * analysed like the mode (pattern "" when absent). */
+    size_t nact;
+    struct scan_activity {
+        char   pattern[160];
+        bool   has_period;
+        double period, confidence;
+    } act[2];
 };
 
 #define SCAN_TEMPORAL_MIN_RUN  12.0        /* s: 3 s per segment, as the study */

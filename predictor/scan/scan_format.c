@@ -71,7 +71,12 @@ const char scan_csv_header[] =
     "file,job,uid,exe,nprocs,run_time,bytes_read,bytes_written,format,source,"
     "read_fs,read_period,read_confidence,read_class,read_phases,read_periodic,read_phase_bytes,read_note,"
     "write_fs,write_period,write_confidence,write_class,write_phases,write_periodic,write_phase_bytes,write_note,"
-    "temporal,read_when,write_when,warning,error\n";
+    "temporal,read_when,write_when,"
+    "read_activities,read_act1_pattern,read_act1_period,read_act1_confidence,"
+    "read_act2_pattern,read_act2_period,read_act2_confidence,"
+    "write_activities,write_act1_pattern,write_act1_period,write_act1_confidence,"
+    "write_act2_pattern,write_act2_period,write_act2_confidence,"
+    "warning,error\n";
 
 static void csv_str(struct scan_buf *b, const char *s, bool comma)
 {
@@ -126,6 +131,23 @@ static void csv_mode(struct scan_buf *b, const struct scan_mode *m, bool asked)
     csv_str(b, m->note, true);
 }
 
+/* The activity columns of a mode: count, then pattern, period, confidence
+ * of the first and second activities (empty when absent). */
+static void csv_activities(struct scan_buf *b, const struct scan_mode *m, bool asked)
+{
+    if (!asked || !m->analysed) {
+        LIT(b, ",,,,,,,");
+        return;
+    }
+    scan_buf_printf(b, "%zu,", m->nact);
+    for (int k = 0; k < 2; k++) {
+        const struct scan_activity *a = &m->act[k];
+        csv_str(b, a->pattern, true);
+        csv_num(b, a->has_period ? a->period : NAN, "%.9g");
+        csv_num(b, a->has_period ? a->confidence : NAN, "%.9g");
+    }
+}
+
 void scan_format_csv(struct scan_buf *b, const struct scan_row *r, const struct scan_opts *o)
 {
     csv_str(b, r->file, true);
@@ -150,6 +172,8 @@ void scan_format_csv(struct scan_buf *b, const struct scan_row *r, const struct 
     csv_str(b, r->temporal, true);
     csv_str(b, scan_read_when(r->temporal), true);
     csv_str(b, scan_write_when(r->temporal), true);
+    csv_activities(b, &r->mode[SCAN_READ], o->do_read);
+    csv_activities(b, &r->mode[SCAN_WRITE], o->do_write);
     csv_str(b, r->warning, true);
     LIT(b, "\n");
 }
@@ -229,6 +253,25 @@ static void json_mode(struct scan_buf *b, const char *key, const struct scan_mod
     json_num(b, "phase_bytes", m->analysed ? m->phase_bytes : NAN, "%.0f");
     LIT(b, ",");
     json_str(b, "note", m->note[0] ? m->note : NULL);
+    /* "activities": the count and the first two (ALGORITHM.md §10). */
+    if (m->analysed) {
+        scan_buf_printf(b, ",\"activities\":%zu,\"top_activities\":[", m->nact);
+        for (size_t k = 0; k < 2 && k < m->nact; k++) {
+            const struct scan_activity *a = &m->act[k];
+            if (k)
+                LIT(b, ",");
+            LIT(b, "{");
+            json_str(b, "pattern", a->pattern);
+            LIT(b, ",");
+            json_num(b, "period", a->has_period ? a->period : NAN, "%.9g");
+            LIT(b, ",");
+            json_num(b, "confidence", a->has_period ? a->confidence : NAN, "%.9g");
+            LIT(b, "}");
+        }
+        LIT(b, "]");
+    } else {
+        LIT(b, ",\"activities\":null,\"top_activities\":null");
+    }
     LIT(b, "}");
 }
 

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "scan/scan.h"
+#include "activities.h"
 
 struct scan_worker {
     struct ftio_analyzer *a;
@@ -127,6 +128,39 @@ static void analyse_mode(struct scan_worker *w, const struct scan_opts *o, const
         m->phase_bytes = res.metrics.phase_bytes;
 }
 
+/* The two largest activities of mode d (ALGORITHM.md §10), analysed at the
+ * mode's sampling rate; one activity of all the requests is the mode itself. */
+static void analyse_activities(struct scan_worker *w, const struct scan_opts *o,
+                               const struct ftio_trace *t, int d, struct scan_mode *m)
+{
+    struct ftio_activity_set set;
+    if (!m->analysed ||
+        ftio_trace_activities(t, d == SCAN_READ ? FTIO_MODE_READ : FTIO_MODE_WRITE, NULL, &set) != 0)
+        return;
+    m->nact = set.n;
+    struct ftio_options ao = o->analysis;
+    ao.fs = m->fs;
+    for (size_t k = 0; k < set.n && k < 2; k++) {
+        struct scan_activity *s = &m->act[k];
+        snprintf(s->pattern, sizeof s->pattern, "%.150s%s%s", set.a[k].pattern, set.a[k].shape ? " " : "",
+                 set.a[k].shape ? ftio_activity_shape_name(set.a[k].shape) : "");
+        if (set.n == 1 && set.a[0].shape == FTIO_SHAPE_ALL) {
+            s->has_period = m->has_period;
+            s->period = m->period;
+            s->confidence = m->confidence;
+            continue;
+        }
+        struct ftio_result res;
+        char err[256];
+        if (ftio_activity_analyze(w->a, &set.a[k], &ao, &res, err, sizeof err) == 0 && res.has_period) {
+            s->has_period = true;
+            s->period = res.dominant.period;
+            s->confidence = res.dominant.confidence;
+        }
+    }
+    ftio_activities_free(&set);
+}
+
 static void job_row(struct scan_worker *w, const struct scan_opts *o, const struct ftio_trace *t,
                     struct scan_row *r)
 {
@@ -158,8 +192,10 @@ static void job_row(struct scan_worker *w, const struct scan_opts *o, const stru
     r->temporal_note = scan_temporal_class(&sig[SCAN_READ], &sig[SCAN_WRITE], t0, run, r->temporal);
     bool want[2] = { o->do_read, o->do_write };
     for (int d = 0; d < 2; d++)
-        if (want[d])
+        if (want[d]) {
             analyse_mode(w, o, &sig[d], req[d]->n, &r->mode[d]);
+            analyse_activities(w, o, t, d, &r->mode[d]);
+        }
     ftio_signal_free(&sig[0]);
     ftio_signal_free(&sig[1]);
 }

@@ -24,6 +24,7 @@ robust all bytes_err_median <= 2
 robust daemon next_in_past <= 0
 robust daemon settled_by_4 >= 85
 robust calib_hi share >= 95
+robust activities within10 >= 95
 compat sweep_(ACCURACY.md) within10 >= 70
 compat sweep_(ACCURACY.md) within10 <= 85
 EOT

@@ -36,13 +36,16 @@ import json, sys
 m = json.loads(open(sys.argv[1]).readline())
 want = {"v", "job", "jobid", "step", "mode", "seq", "published", "window", "period", "frequency", "confidence",
         "class", "candidates", "metrics", "phase", "next", "last_error", "p_periodic", "ranks",
-        "bytes", "records", "lost", "detector", "reason", "stale", "since"}
+        "bytes", "records", "lost", "detector", "reason", "stale", "since", "activities"}
 assert set(m) == want, (set(m) ^ want)
+akeys = {"pattern", "rule", "shape", "files", "bytes", "share", "requests", "period", "frequency",
+         "confidence", "class", "phase", "next", "matches_job", "stale", "since"}
+assert isinstance(m["activities"], list) and all(set(a) == akeys for a in m["activities"]), m["activities"]
 assert set(m["window"]) == {"start", "end", "fs", "samples"}
 assert set(m["metrics"]) == {"r_io", "b_io", "sigma_vol", "sigma_time", "periodicity", "abstraction_error"}
 assert set(m["next"]) == {"start", "end", "bytes"} and set(m["phase"]) == {"bytes", "duration"}
 assert m["jobid"] == "t1" and m["step"] is None     # not a step-qualified id
-assert m["v"] == 2 and m["job"] == "t1" and m["mode"] == "write" and m["class"] in ("periodic", "uncertain", "none")
+assert m["v"] == 3 and m["job"] == "t1" and m["mode"] == "write" and m["class"] in ("periodic", "uncertain", "none")
 assert m["window"]["start"] > 1e9      # epoch seconds
 print("keys ok")
 PYEOF

@@ -130,7 +130,7 @@ ls "$T" | grep -q '\.tmp\.' && bad "temporary files left: $(ls "$T" | grep '\.tm
 
 # ---- ftio report ---------------------------------------------------------------------
 msg() {   # msg JOB MODE PERIOD END: one --log line
-  printf '{"topic":"ftio.%s.%s","message":{"v":2,"job":"%s","mode":"%s","seq":1,"published":1763741234.5,"window":{"start":1763741200,"end":%s,"fs":10,"samples":10},"period":%s,"frequency":null,"confidence":0.9,"class":"periodic","detector":"robust","reason":null,"stale":false,"since":null,"candidates":[],"metrics":null,"phase":{"bytes":1048576,"duration":0.5},"next":{"start":null,"end":null,"bytes":null},"last_error":null,"p_periodic":1,"ranks":2,"bytes":1e9,"records":10,"lost":0}}\n' \
+  printf '{"topic":"ftio.%s.%s","message":{"v":3,"job":"%s","mode":"%s","seq":1,"published":1763741234.5,"window":{"start":1763741200,"end":%s,"fs":10,"samples":10},"period":%s,"frequency":null,"confidence":0.9,"class":"periodic","detector":"robust","reason":null,"stale":false,"since":null,"candidates":[],"metrics":null,"phase":{"bytes":1048576,"duration":0.5},"next":{"start":null,"end":null,"bytes":null},"last_error":null,"p_periodic":1,"ranks":2,"bytes":1e9,"records":10,"lost":0}}\n' \
     "$1" "$2" "$1" "$2" "$4" "$3"
 }
 { msg j1 write 2 1763741210; msg j2.0 write 3 1763741211; msg j1 write 2 1763741212; msg j2.0 read 3 1763741213; } >"$T/two.jsonl"
@@ -144,7 +144,7 @@ expect_error 2 "^ftio report: unknown option: --bogus" "$FTIO" report --bogus "$
 expect_error 2 "^ftio report: no log given" "$FTIO" report
 # A job id with a dot (a Slurm step), garbage and a line cut short: the page,
 # one warning.
-{ cat "$T/two.jsonl"; echo "not json"; echo '{"topic":"ftio.j1.write","message":{"v":2,"job":"j1","window":{"end":1763741'; } >"$T/dirty.jsonl"
+{ cat "$T/two.jsonl"; echo "not json"; echo '{"topic":"ftio.j1.write","message":{"v":3,"job":"j1","window":{"end":1763741'; } >"$T/dirty.jsonl"
 timeout 60 "$FTIO" report "$T/dirty.jsonl" --job j2.0 -o "$T/r.html" >"$T/out" 2>"$T/err"; rc=$?
 if [ $rc = 0 ] && grep -q "^wrote $T/r.html (job j2.0, 1 write and 1 read predictions)$" "$T/out" \
    && [ "$(wc -l <"$T/err")" = 1 ] && grep -q "^ftio report: warning: $T/dirty.jsonl: 2 lines skipped (first: line 5: " "$T/err"; then

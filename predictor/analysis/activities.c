@@ -1,0 +1,463 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* activities.c -- group a job's requests into activities (activities.h,
+ * docs/ALGORITHM.md §10) and analyse each one with the job's own pipeline.
+ *
+ * Offline readers keep a file id per request and a file table per job;
+ * ftio_activities_group() turns them into at most max_activities request
+ * sets (plus the shape splits of rule 3).  ftiod applies rule 1 per record
+ * with ftio_activity_pattern() (predictor/daemon/job_activities.c).
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "activities.h"
+#include "analysis/analysis_internal.h"
+
+/* Where the digits of a path stop being replaced: the start of the file
+ * name's extension when it begins with a letter (".h5", ".mp4" name a format,
+ * not an output), else the end. */
+static const char *keep_from(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    const char *dot = strrchr(base, '.');
+    if (dot && dot != base && isalpha((unsigned char)dot[1]) && strlen(dot) <= 6)
+        return dot;
+    return path + strlen(path);
+}
+
+size_t ftio_activity_pattern(const char *path, char *out, size_t outlen)
+{
+    size_t n = 0;
+    if (!outlen)
+        return 0;
+    path = path ? path : "";
+    const char *keep = keep_from(path);
+    for (const char *p = path; *p && n + 1 < outlen;) {
+        if (p < keep && isdigit((unsigned char)*p)) {
+            out[n++] = '#';
+            while (isdigit((unsigned char)*p))
+                p++;
+        } else {
+            out[n++] = *p++;
+        }
+    }
+    out[n] = 0;
+    return n;
+}
+
+const char *ftio_activity_rule_name(enum ftio_activity_rule r)
+{
+    switch (r) {
+    case FTIO_RULE_FILE:      return "file";
+    case FTIO_RULE_PATTERN:   return "pattern";
+    case FTIO_RULE_DIRECTORY: return "directory";
+    case FTIO_RULE_OTHER:     return "other";
+    default:                  return "unknown";
+    }
+}
+
+const char *ftio_activity_shape_name(enum ftio_activity_shape s)
+{
+    return s == FTIO_SHAPE_SMALL ? "small" : s == FTIO_SHAPE_LARGE ? "large" : "all";
+}
+
+void ftio_activity_options_default(struct ftio_activity_options *o)
+{
+    o->max_activities = FTIO_MAX_ACTIVITIES;
+    o->burst_gap = 0.2;      /* two samples at the default 10 Hz */
+    o->split_ratio = 4.0;
+    o->split_min = 3;
+}
+
+/* ---- the groups of rules 1 and 2 ---------------------------------------- */
+
+struct group {
+    char key[FTIO_PATTERN_MAX];
+    uint64_t hash;
+    enum ftio_activity_rule rule;
+    size_t nfiles, n;
+    double bytes;
+    int final;               /* index of the activity it ends in */
+};
+
+struct grouping {
+    struct group *g;
+    size_t n, cap;
+    uint32_t *fkey;          /* file id -> group, open addressing (id 0 never stored) */
+    int32_t  *fval;
+    size_t fcap, fn;
+    int unknown;             /* group of requests without a name, -1 none yet */
+};
+
+static uint64_t str_hash(const char *s)
+{
+    uint64_t x = 1469598103934665603ull;
+    for (; *s; s++)
+        x = (x ^ (unsigned char)*s) * 1099511628211ull;
+    return x;
+}
+
+static int group_of_key(struct grouping *G, const char *key, enum ftio_activity_rule rule)
+{
+    uint64_t h = str_hash(key);
+    for (size_t i = 0; i < G->n; i++)
+        if (G->g[i].hash == h && strcmp(G->g[i].key, key) == 0)
+            return (int)i;
+    if (ftio_grow((void **)&G->g, &G->cap, G->n + 1, sizeof *G->g) != 0)
+        return -1;
+    struct group *g = &G->g[G->n];
+    memset(g, 0, sizeof *g);
+    snprintf(g->key, sizeof g->key, "%s", key);
+    g->hash = h;
+    g->rule = rule;
+    return (int)G->n++;
+}
+
+static int fmap_grow(struct grouping *G)
+{
+    size_t cap = G->fcap ? G->fcap * 2 : 256;
+    uint32_t *k = calloc(cap, sizeof *k);
+    int32_t *v = calloc(cap, sizeof *v);
+    if (!k || !v) {
+        free(k);
+        free(v);
+        return -1;
+    }
+    for (size_t i = 0; i < G->fcap; i++) {
+        if (!G->fkey[i])
+            continue;
+        size_t j = (G->fkey[i] * 2654435761u) & (cap - 1);
+        while (k[j])
+            j = (j + 1) & (cap - 1);
+        k[j] = G->fkey[i];
+        v[j] = G->fval[i];
+    }
+    free(G->fkey);
+    free(G->fval);
+    G->fkey = k;
+    G->fval = v;
+    G->fcap = cap;
+    return 0;
+}
+
+/* The group of file id `id` (created with its pattern on first sight). */
+static int group_of_file(struct grouping *G, uint32_t id, ftio_activity_path_fn path_of, void *ctx)
+{
+    if (id == 0)
+        goto unknown;
+    if ((G->fn + 1) * 2 > G->fcap && fmap_grow(G) != 0)
+        return -1;
+    size_t j = (id * 2654435761u) & (G->fcap - 1);
+    while (G->fkey[j]) {
+        if (G->fkey[j] == id)
+            return G->fval[j];
+        j = (j + 1) & (G->fcap - 1);
+    }
+    const char *path = path_of ? path_of(ctx, id) : NULL;
+    int g;
+    if (path && *path) {
+        char key[FTIO_PATTERN_MAX];
+        ftio_activity_pattern(path, key, sizeof key);
+        g = group_of_key(G, key, FTIO_RULE_FILE);
+        if (g < 0)
+            return -1;
+        G->g[g].nfiles++;
+        if (G->g[g].nfiles > 1)
+            G->g[g].rule = FTIO_RULE_PATTERN;
+    } else {
+    unknown:
+        if (G->unknown < 0 && (G->unknown = group_of_key(G, "(unknown)", FTIO_RULE_UNKNOWN)) < 0)
+            return -1;
+        g = G->unknown;
+        if (id == 0)
+            return g;
+    }
+    G->fkey[j] = id;
+    G->fval[j] = g;
+    G->fn++;
+    return g;
+}
+
+static int cmp_bytes_desc(const void *a, const void *b, void *ctx)
+{
+    const struct group *g = ctx;
+    double x = g[*(const int *)a].bytes, y = g[*(const int *)b].bytes;
+    return x > y ? -1 : x < y ? 1 : *(const int *)a - *(const int *)b;
+}
+
+/* The directory part of a pattern ("" when it has none). */
+static size_t dir_len(const char *key)
+{
+    const char *s = strrchr(key, '/');
+    return s ? (size_t)(s - key) : 0;
+}
+
+/* ---- rule 3: phases of two shapes ----------------------------------------- */
+
+struct burst { double start, end, bytes; };
+
+static int cmp_idx_by_key(const void *a, const void *b, void *ctx)
+{
+    const double *key = ctx;
+    double x = key[*(const size_t *)a], y = key[*(const size_t *)b];
+    return x < y ? -1 : x > y;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The threshold between two classes of v[0..n) (already > 0): the largest
+ * gap of the sorted logs with at least `min` values on each side, when the
+ * ratio across it is at least `ratio`; NAN when there is none. */
+static double split_threshold(double *v, size_t n, size_t min, double ratio)
+{
+    if (n < 2 * min)
+        return NAN;
+    qsort(v, n, sizeof *v, cmp_double);
+    double best = 0, at = NAN;
+    for (size_t i = min; i + min <= n; i++) {
+        if (!(v[i - 1] > 0))
+            continue;
+        double gap = log(v[i] / v[i - 1]);
+        if (gap > best) {
+            best = gap;
+            at = sqrt(v[i] * v[i - 1]);
+        }
+    }
+    return best >= log(ratio) ? at : NAN;
+}
+
+/* Split activity `src` (requests sorted into order[]) by burst shape.
+ * *cls gets 1 (small) or 2 (large) per request; returns 1 when split. */
+static int shape_split(const struct ftio_requests *r, const size_t *idx, size_t n,
+                       const struct ftio_activity_options *o, unsigned char *cls, int *oom)
+{
+    /* Bursts: requests in start order, a silence > burst_gap ends one. */
+    struct burst *b = NULL;
+    size_t nb = 0, cap = 0;
+    size_t *of = malloc(n * sizeof *of);
+    if (!of) {
+        *oom = 1;
+        return 0;
+    }
+    for (size_t k = 0; k < n; k++) {
+        size_t i = idx[k];
+        double v = r->rate[i] * (r->t_end[i] - r->t_start[i]);
+        if (nb == 0 || r->t_start[i] > b[nb - 1].end + o->burst_gap) {
+            if (ftio_grow((void **)&b, &cap, nb + 1, sizeof *b) != 0) {
+                free(of);
+                free(b);
+                *oom = 1;
+                return 0;
+            }
+            b[nb++] = (struct burst){ r->t_start[i], r->t_end[i], 0 };
+        }
+        struct burst *c = &b[nb - 1];
+        c->end = fmax(c->end, r->t_end[i]);
+        c->bytes += v;
+        of[k] = nb - 1;
+    }
+    int split = 0;
+    double *v = malloc((nb ? nb : 1) * sizeof *v);
+    if (!v) {
+        *oom = 1;
+    } else {
+        /* Volume first; duration when the volumes do not separate. */
+        for (int pass = 0; pass < 2 && !split; pass++) {
+            size_t m = 0;
+            for (size_t k = 0; k < nb; k++) {
+                double x = pass == 0 ? b[k].bytes : b[k].end - b[k].start;
+                if (x > 0)
+                    v[m++] = x;
+            }
+            double th = split_threshold(v, m, o->split_min, o->split_ratio);
+            if (isnan(th))
+                continue;
+            for (size_t k = 0; k < n; k++) {
+                const struct burst *c = &b[of[k]];
+                double x = pass == 0 ? c->bytes : c->end - c->start;
+                cls[k] = x > th ? 2 : 1;
+            }
+            split = 1;
+        }
+    }
+    free(v);
+    free(of);
+    free(b);
+    return split;
+}
+
+/* ---- the whole grouping ----------------------------------------------------- */
+
+static int push_req(struct ftio_activity *a, const struct ftio_requests *r, size_t i)
+{
+    a->bytes += r->rate[i] * (r->t_end[i] - r->t_start[i]);
+    a->nreq++;
+    return ftio_requests_push_rate(&a->req, r->t_start[i], r->t_end[i], r->rate[i]);
+}
+
+static int cmp_activity(const void *a, const void *b)
+{
+    const struct ftio_activity *x = a, *y = b;
+    return x->bytes > y->bytes ? -1 : x->bytes < y->bytes ? 1 : strcmp(x->pattern, y->pattern);
+}
+
+int ftio_activities_group(const struct ftio_requests *r, const uint32_t *fid, size_t nfid,
+                          ftio_activity_path_fn path_of, void *ctx,
+                          const struct ftio_activity_options *opt, struct ftio_activity_set *out)
+{
+    struct ftio_activity_options dflt;
+    if (!opt) {
+        ftio_activity_options_default(&dflt);
+        opt = &dflt;
+    }
+    size_t max = opt->max_activities ? opt->max_activities : 1;
+    memset(out, 0, sizeof *out);
+    if (r->n == 0)
+        return 0;
+    struct grouping G = { .unknown = -1 };
+    int *rg = malloc(r->n * sizeof *rg), *order = NULL, rc = -1;
+    size_t *idx = NULL;
+    unsigned char *cls = NULL;
+    if (!rg)
+        goto done;
+    double t0 = INFINITY, t1 = -INFINITY;
+    for (size_t i = 0; i < r->n; i++) {
+        int g = group_of_file(&G, i < nfid && fid ? fid[i] : 0, path_of, ctx);
+        if (g < 0)
+            goto done;
+        rg[i] = g;
+        G.g[g].bytes += r->rate[i] * (r->t_end[i] - r->t_start[i]);
+        G.g[g].n++;
+        t0 = fmin(t0, r->t_start[i]);
+        t1 = fmax(t1, r->t_end[i]);
+    }
+
+    /* Rule 2: the largest max-1 keep their activity when there are too many;
+     * the rest share one, named after their directory when they have one. */
+    order = malloc(G.n * sizeof *order);
+    if (!order)
+        goto done;
+    for (size_t i = 0; i < G.n; i++)
+        order[i] = (int)i;
+    qsort_r(order, G.n, sizeof *order, cmp_bytes_desc, G.g);
+    size_t keep = G.n > max ? max - 1 : G.n, nact = keep + (G.n > keep);
+    /* Room for every activity to split in two (rule 3). */
+    out->a = calloc(2 * nact, sizeof *out->a);
+    if (!out->a)
+        goto done;
+    out->cap = 2 * nact;
+    for (size_t k = 0; k < G.n; k++) {
+        struct group *g = &G.g[order[k]];
+        g->final = (int)(k < keep ? k : keep);
+        struct ftio_activity *a = &out->a[g->final];
+        if (k < keep) {
+            snprintf(a->pattern, sizeof a->pattern, "%s", g->key);
+            a->rule = g->rule;
+        } else if (k == keep) {
+            size_t d = dir_len(g->key);
+            snprintf(a->pattern, sizeof a->pattern, "%.*s/*", (int)d, g->key);
+            a->rule = d && g->rule != FTIO_RULE_UNKNOWN ? FTIO_RULE_DIRECTORY : FTIO_RULE_OTHER;
+        } else {
+            size_t d = dir_len(g->key);
+            if (a->rule == FTIO_RULE_DIRECTORY &&
+                !(d + 2 == strlen(a->pattern) && strncmp(a->pattern, g->key, d) == 0 &&
+                  g->rule != FTIO_RULE_UNKNOWN))
+                a->rule = FTIO_RULE_OTHER;
+        }
+        a->nfiles += g->nfiles;
+    }
+    if (G.n > keep && out->a[keep].rule == FTIO_RULE_OTHER)
+        snprintf(out->a[keep].pattern, sizeof out->a[keep].pattern, "other");
+    out->n = nact;
+
+    /* Requests of each activity, in start order, then rule 3. */
+    idx = malloc(r->n * sizeof *idx);
+    cls = malloc(r->n);
+    if (!idx || !cls)
+        goto done;
+    size_t nfinal = nact;
+    for (size_t f = 0; f < nfinal; f++) {
+        size_t n = 0;
+        for (size_t i = 0; i < r->n; i++)
+            if (G.g[rg[i]].final == (int)f)
+                idx[n++] = i;
+        qsort_r(idx, n, sizeof *idx, cmp_idx_by_key, r->t_start);
+        int oom = 0;
+        int split = shape_split(r, idx, n, opt, cls, &oom);
+        if (oom)
+            goto done;
+        struct ftio_activity *a = &out->a[f], *large = NULL;
+        if (split) {
+            large = &out->a[out->n++];
+            *large = *a;
+            memset(&large->req, 0, sizeof large->req);
+            a->shape = FTIO_SHAPE_SMALL;
+            large->shape = FTIO_SHAPE_LARGE;
+        }
+        for (size_t k = 0; k < n; k++)
+            if (push_req(split && cls[k] == 2 ? large : a, r, idx[k]) != 0)
+                goto done;
+    }
+    double total = 0;
+    for (size_t k = 0; k < out->n; k++)
+        total += out->a[k].bytes;
+    for (size_t k = 0; k < out->n; k++) {
+        struct ftio_activity *a = &out->a[k];
+        a->share = total > 0 ? a->bytes / total : 0;
+        /* The job's span, so samples, phases and next phase share its grid. */
+        if (ftio_requests_push_rate(&a->req, t0, t0, 0) != 0 ||
+            ftio_requests_push_rate(&a->req, t1, t1, 0) != 0)
+            goto done;
+    }
+    qsort(out->a, out->n, sizeof *out->a, cmp_activity);
+    rc = 0;
+done:
+    if (rc != 0)
+        ftio_activities_free(out);
+    free(rg);
+    free(order);
+    free(idx);
+    free(cls);
+    free(G.g);
+    free(G.fkey);
+    free(G.fval);
+    return rc;
+}
+
+void ftio_activities_free(struct ftio_activity_set *s)
+{
+    for (size_t k = 0; s->a && k < s->cap; k++)
+        ftio_requests_free(&s->a[k].req);
+    free(s->a);
+    memset(s, 0, sizeof *s);
+}
+
+int ftio_activity_analyze(struct ftio_analyzer *a, const struct ftio_activity *act,
+                          const struct ftio_options *o, struct ftio_result *out,
+                          char *err, size_t errlen)
+{
+    return ftio_analyze_requests(a, &act->req, o, out, err, errlen);
+}
+
+void ftio_activity_roll_next(struct ftio_result *r, double now)
+{
+    if (!r->next.valid || !r->has_period || !(r->dominant.period > 0) || r->next.start > now)
+        return;
+    double k = floor((now - r->next.start) / r->dominant.period) + 1;
+    r->next.start += k * r->dominant.period;
+    r->next.end += k * r->dominant.period;
+}
+
+bool ftio_activity_matches(const struct ftio_result *job, const struct ftio_result *act)
+{
+    return job->has_period && act->has_period &&
+           fabs(act->dominant.period - job->dominant.period) <= 0.1 * job->dominant.period;
+}

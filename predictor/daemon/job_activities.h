@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* job_activities.h -- ftiod's per-activity streams (ALGORITHM.md §10,
+ * PROTOCOL.md §2 `activities`): each (job, mode) splits its records by the
+ * pattern of their file (activities.h rule 1), at most JOB_MAX_ACTIVITIES per
+ * mode, further patterns folded into "other".
+ *
+ * Kept apart from job.c and scheduler.c so that they call it in one place
+ * each: job_merge() hands every merged batch to job_activities_merge();
+ * analyse_boundary() brackets the mode's analysis with prepare (lock held:
+ * copies), run (lock dropped: one ftio_online_step per activity) and commit
+ * (lock held: results back); ftiod_prediction_json() adds
+ * job_activities_json().  A mode with one activity has no bins of its own:
+ * its answer is the mode's.  When a second one appears, the first takes a
+ * copy of the mode's bins and online state (everything so far was its), so
+ * memory grows only for jobs that have several activities.
+ */
+#ifndef FTIOD_JOB_ACTIVITIES_H
+#define FTIOD_JOB_ACTIVITIES_H
+
+#include <jansson.h>
+#include "activities.h"
+#include "batch_requests.h"
+#include "job.h"
+
+#define JOB_MAX_ACTIVITIES FTIO_MAX_ACTIVITIES
+#define JOB_MAX_PATTERNS 256          /* distinct patterns remembered per job */
+
+struct job_activity {
+    char     pattern[FTIO_PATTERN_MAX];
+    size_t   nfiles;
+    uint64_t records;
+    double   bytes;
+    bool     has_bins;                /* own bins (the mode has >= 2 activities) */
+    struct ftio_bins bins;            /* on the mode's grid */
+    struct ftio_online online;
+    bool     has_result;
+    struct ftio_online_update update; /* latest answer, job-relative times */
+};
+
+struct job_activities {
+    uint32_t *fkey;                   /* file id -> pattern id, open addressing */
+    int32_t  *fval;
+    size_t    fcap, fn;
+    size_t    npat;
+    char    (*pat)[FTIO_PATTERN_MAX]; /* pattern id -> pattern */
+    int8_t    slot[JOB_NMODES][JOB_MAX_PATTERNS + 1];   /* pattern id -> activity + 1; the
+                                                            last id is "beyond the table" */
+    size_t    n[JOB_NMODES];
+    struct job_activity *a[JOB_NMODES][JOB_MAX_ACTIVITIES];
+};
+
+void job_activities_free(struct job_activities *s);
+/* Bytes held (for --max-memory). */
+double job_activities_memory(const struct job *j);
+
+/* After the batch's records went into the mode's bins (job.c merge_records):
+ * its file table, and each data record into its activity. */
+void job_activities_merge(struct job *j, const struct ftio_batch *b,
+                          const struct ftio_convert_options *co, const struct job_limits *lim);
+
+/* One boundary's work, made outside the lock. */
+struct job_act_work;
+/* Lock held: copy the window [ts, te] of every activity of (j, mode) that has
+ * its own bins, and its online state.  NULL when there is nothing to do. */
+struct job_act_work *job_activities_prepare(struct job *j, int mode, double ts, double te);
+/* Lock dropped: each activity's online step at boundary te, next phase after now. */
+void job_activities_run(struct job_act_work *w, struct ftio_analyzer *an, struct ftio_samples *x,
+                        double te, double now);
+/* Lock held: results back into the job; frees w (NULL is fine). */
+void job_activities_commit(struct job *j, int mode, struct job_act_work *w);
+
+/* The "activities" array of (j, mode)'s prediction, times shifted by origin
+ * (epoch s); job: the mode's own answer (the whole signal). */
+json_t *job_activities_json(const struct job *j, int mode, double origin,
+                            const struct ftio_online_update *job);
+
+#endif

@@ -1,0 +1,71 @@
+#!/bin/sh
+# activities.sh -- `ftio` reports every periodic activity of a job
+# (ALGORITHM.md §10, PROTOCOL.md §2 `activities`): a Darshan DXT log naming
+# its files (dumps to one file per output every 3 s, a restart file rewritten
+# every 15 s: tests/data/activities-dxt.txt), the activity families of
+# bench/accuracy-gen (spool files with file names; truth per activity from
+# the generator's own phase times), one activity = the job's answer, and the
+# text output.
+. "$(dirname "$0")/../lib.sh"
+cd "$ROOT"
+need "$B/bin/ftio" "$B/bench/accuracy-gen"
+FTIO=$B/bin/ftio
+J="$PY tests/cli/jcheck.py"
+
+timeout 60 "$FTIO" --json tests/data/activities-dxt.txt | $J dxt \
+  'near(j["period"], 15, 0.75)' 'len(j["activities"]) == 2' \
+  '[a["pattern"] for a in j["activities"]] == ["/scratch/run/restart.equil", "/scratch/run/dump.#.lammpstrj"]' \
+  'rel(j["activities"][0]["period"], 15, 0.05)' 'rel(j["activities"][1]["period"], 3, 0.05)' \
+  'j["activities"][0]["rule"] == "file" and j["activities"][1]["rule"] == "pattern"' \
+  'j["activities"][1]["files"] == 40 and j["activities"][0]["files"] == 1' \
+  '[a["matches_job"] for a in j["activities"]] == [True, False]' \
+  'rel(j["activities"][0]["share"] + j["activities"][1]["share"], 1, 1e-9)' \
+  'rel(j["activities"][1]["bytes"], 40 * 262144, 1e-9)' \
+  'all(a["class"] == "periodic" and a["next"]["start"] >= j["window"]["end"] for a in j["activities"])' \
+  'rel(j["activities"][0]["phase"]["bytes"], 16 * 1048576, 0.05)' || bad "(see above)"
+
+# One activity: the job's own answer.
+timeout 60 "$FTIO" --json tests/data/sample-dxt.txt | $J one \
+  'len(j["activities"]) == 1' 'j["activities"][0]["period"] == j["period"]' \
+  'j["activities"][0]["matches_job"]' 'j["activities"][0]["pattern"] == "/scratch/out.dat"' || bad "(see above)"
+# Formats without file names: one activity of unknown files.
+timeout 60 "$FTIO" --json tests/data/sample.csv | $J csv \
+  'len(j["activities"]) == 1' 'j["activities"][0]["rule"] == "unknown"' || bad "(see above)"
+
+timeout 60 "$FTIO" tests/data/activities-dxt.txt >"$T/text" || bad "text exit $?"
+grep -q '^activities    2$' "$T/text" && grep -q '^ \*1\. /scratch/run/restart.equil (file, 1 file' "$T/text" &&
+  grep -q '^  2\. /scratch/run/dump.#.lammpstrj (pattern, 40 files' "$T/text" || bad "text: $(cat "$T/text")"
+
+# The generator's activity families: every activity within 10 % of its truth.
+"$B/bench/accuracy-gen" "$T/gen" --families activities --subset >/dev/null || fail "accuracy-gen"
+"$PY" - "$T/gen" "$FTIO" <<'PY' || bad "(see above)"
+import glob, json, os, subprocess, sys
+d, ftio = sys.argv[1], sys.argv[2]
+bad = n = 0
+for line in open(os.path.join(d, "activities.tsv")):
+    tid, fam, nact = line.split()
+    truth = {}
+    for l in open(os.path.join(d, tid + ".acts")):
+        k, _, v = l.rstrip("\n").partition(" ")
+        i, _, key = k.partition(".")
+        truth.setdefault(int(i), {})[key] = v
+    out = subprocess.run([ftio, "--json"] + sorted(glob.glob(os.path.join(d, tid + ".spool", "*.msgpack"))),
+                         capture_output=True, text=True, timeout=120)
+    if out.returncode != 0:
+        print("%s: ftio exit %d: %s" % (tid, out.returncode, out.stderr)); bad += 1; continue
+    acts = json.loads(out.stdout)["activities"]
+    if len(acts) != int(nact):
+        print("%s: %d activities, want %s" % (tid, len(acts), nact)); bad += 1
+    for k, t in truth.items():
+        n += 1
+        m = [a for a in acts if a["pattern"] == t["pattern"] and a["shape"] == t["shape"]]
+        T = float(t["period"])
+        if not m or m[0]["period"] is None or abs(m[0]["period"] - T) > 0.1 * T:
+            print("%s: activity %s (%s) want %.3f s, got %s" % (tid, t["pattern"], t["shape"], T,
+                                                                 m[0]["period"] if m else "nothing"))
+            bad += 1
+print("activity families: %d activities, %d wrong" % (n, bad))
+sys.exit(1 if bad or n < 16 else 0)
+PY
+ok "activities"
+finish
