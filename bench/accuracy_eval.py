@@ -162,7 +162,7 @@ def daemon_messages(args, prefix, tid, detector, tmp):
     log = os.path.join(d, "log.jsonl")
     os.environ["FTIO_AUTH"] = "none"      # our daemon runs --auth none: replay unsigned
     cmd = [args.ftiod, "--auth", "none", "--listen", ep + ".in", "--pub", ep + ".pub", "--status-endpoint", ep + ".st",
-           "--log", log] + (["--compat"] if detector == "compat" else [])
+           "--log", log, "--catch-up", "every"] + (["--compat"] if detector == "compat" else [])
     p = subprocess.Popen(cmd, stderr=subprocess.DEVNULL)
     try:
         for _ in range(100):
@@ -210,8 +210,10 @@ def one(args, entry, detector, use_daemon, tmp):
                            "time": dt},
                "online": score_online(on, tr)}
         if dmsgs is not None:
-            # spool clock: CSV time 0 is epoch 1750000000 s
-            res["daemon"] = score_online(dmsgs.get(mode, []), tr, shift=1750000000.0)
+            # spool clock: CSV time 0 is the epoch second accuracy-gen wrote
+            with open(os.path.join(args.dir, "spool-epoch")) as f:
+                epoch = float(f.read())
+            res["daemon"] = score_online(dmsgs.get(mode, []), tr, shift=epoch)
         out.append(res)
     return out
 

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "wire.h"
 
@@ -223,6 +224,11 @@ static void write_truth(const struct trace *t, const char *path)
  * (old data for ftiod), a batch per second of data as the shim flushes
  * (FTIO_FLUSH_MS=1000; at most 256 records): a replay then delivers every
  * rank's data in time order, as a live job would. */
+/* Epoch second of the spool files' time 0 (the CSV's 0): yesterday's
+ * midnight (UTC), so recent (ftiod takes no records older than 30 days) and
+ * the same all day; written to DIR/spool-epoch for accuracy_eval.py. */
+static int64_t spool_epoch;
+
 static void write_spool(const struct trace *t, const char *dir, const char *id)
 {
     if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
@@ -232,7 +238,7 @@ static void write_spool(const struct trace *t, const char *dir, const char *id)
     int nranks = 0;
     for (size_t i = 0; i < t->n; i++)
         nranks = t->r[i].rank + 1 > nranks ? t->r[i].rank + 1 : nranks;
-    const int64_t mono0 = 1000000000000ll, real0 = 1750000000ll * 1000000000ll;
+    const int64_t mono0 = 1000000000000ll, real0 = spool_epoch * 1000000000ll;
     struct ftio_record *rec = malloc(256 * sizeof *rec);
     for (int rank = 0; rank < nranks; rank++) {
         char path[8192];
@@ -637,6 +643,13 @@ int main(int argc, char **argv)
         return 1;
     }
     char path[4096];
+    spool_epoch = ((int64_t)time(NULL) / 86400 - 1) * 86400;
+    snprintf(path, sizeof path, "%s/spool-epoch", g.dir);
+    FILE *ef = fopen(path, "w");
+    if (!ef || fprintf(ef, "%lld\n", (long long)spool_epoch) < 0 || fclose(ef) != 0) {
+        perror(path);
+        return 1;
+    }
     snprintf(path, sizeof path, "%s/manifest.tsv", g.dir);
     g.manifest = fopen(path, "w");
     if (!g.manifest) {

@@ -134,6 +134,9 @@ int  ftio_bins_samples(const struct ftio_bins *b, double ts, double te,
  * sampling reads) into dst, a private copy for analysis outside the owner's
  * lock; dst zeroed or a previous copy (its buffers are reused). */
 int ftio_bins_copy(const struct ftio_bins *src, double ts, double te, struct ftio_bins *dst);
+/* dst (uninitialised) becomes a deep copy of src: same rings, limit, kept
+ * bins.  0, or -1 out of memory. */
+int ftio_bins_clone(const struct ftio_bins *src, struct ftio_bins *dst);
 /* Bytes in the whole kept bins inside [ts, te]. */
 double ftio_bins_bytes(const struct ftio_bins *b, double ts, double te);
 /* The start edge of the last kept bin inside [ts, te) that holds bytes, or

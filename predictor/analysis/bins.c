@@ -274,6 +274,19 @@ int ftio_bins_samples_mode(const struct ftio_bins *b, double ts, double te,
     return 0;
 }
 
+int ftio_bins_clone(const struct ftio_bins *src, struct ftio_bins *dst)
+{
+    if (bins_init_slots(dst, src->fs, src->origin, src->limit, src->capacity) != 0)
+        return -1;
+    memcpy(dst->vol, src->vol, src->capacity * sizeof *dst->vol);
+    memcpy(dst->point, src->point, src->capacity * sizeof *dst->point);
+    memcpy(dst->point_end, src->point_end, src->capacity * sizeof *dst->point_end);
+    dst->first = src->first;
+    dst->last = src->last;
+    dst->dropped_bytes = src->dropped_bytes;
+    return 0;
+}
+
 int ftio_bins_copy(const struct ftio_bins *src, double ts, double te, struct ftio_bins *dst)
 {
     double lo = ceil((ts - src->origin) * src->fs - EDGE_EPS) - 1;   /* one bin before: hold */

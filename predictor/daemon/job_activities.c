@@ -138,24 +138,9 @@ static int pattern_of_file(struct job_activities *s, uint32_t id, bool *known)
 
 /* ---- records into activities -------------------------------------------------- */
 
-/* A deep copy of the mode's bins (the first activity's, at the moment a
- * second appears). */
-static int bins_clone(const struct ftio_bins *src, struct ftio_bins *dst)
-{
-    if (ftio_bins_init(dst, src->fs, src->origin, src->capacity) != 0)
-        return -1;
-    memcpy(dst->vol, src->vol, src->capacity * sizeof *dst->vol);
-    memcpy(dst->point, src->point, src->capacity * sizeof *dst->point);
-    memcpy(dst->point_end, src->point_end, src->capacity * sizeof *dst->point_end);
-    dst->first = src->first;
-    dst->last = src->last;
-    dst->dropped_bytes = src->dropped_bytes;
-    return 0;
-}
-
 static int bins_on_grid(const struct job_mode_state *m, struct ftio_bins *b)
 {
-    if (ftio_bins_init(b, m->bins.fs, m->bins.origin, m->bins.capacity) != 0)
+    if (ftio_bins_init(b, m->bins.fs, m->bins.origin, m->bins.limit) != 0)
         return -1;
     b->first = b->last = m->bins.first;
     return 0;
@@ -242,7 +227,7 @@ void job_activities_merge(struct job *j, const struct ftio_batch *b,
         if (s->n[mode] == 2) {
             struct job_mode_state *m = &j->mode[mode];
             struct job_activity *first = s->a[mode][0];
-            if (bins_clone(&m->bins, &first->bins) == 0) {
+            if (ftio_bins_clone(&m->bins, &first->bins) == 0) {
                 first->has_bins = true;
                 first->online = m->online;
                 first->has_result = m->has_result;

@@ -18,7 +18,7 @@ need "$B/bin/ftiod" "$B/bin/ftio" "$B/bench/accuracy-gen" "$B/bin/activities" "$
 
 "$B/bench/accuracy-gen" "$T/gen" --families activities --subset >/dev/null || fail "accuracy-gen"
 export FTIO_AUTH=none   # ftio replay and the shims: the daemon runs --auth none
-start_daemon d
+start_daemon d --catch-up every   # the replay's every boundary, as ftio --window
 n=0
 while read -r tid fam nact; do
   timeout 60 "$B/bin/ftio" replay --endpoint "ipc://$T/d.in" "$T/gen/$tid.spool"/*.msgpack \
