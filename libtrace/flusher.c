@@ -59,8 +59,9 @@
 #define BATCH_MAX   65536      /* records per message */
 #define FILES_MAX   4096       /* file entries per message */
 
-/* fl.stop: why the thread stops. */
-enum { RUNNING = 0, STOP_FINAL = 1, STOP_HANDOFF = 2 };
+/* fl.stop: why the thread stops (STOP_EXEC_TRACED: an exec whose next image
+ * loads the shim and takes the unacknowledged batches, sink_zmq.c). */
+enum { RUNNING = 0, STOP_FINAL = 1, STOP_HANDOFF = 2, STOP_EXEC_TRACED = 3 };
 
 atomic_int ftio_flusher_started;
 
@@ -345,8 +346,10 @@ static void *flusher_main(void *arg)
         flush_all(has_mark ? mark : NULL, stopping == STOP_FINAL);
         ftio_sink_poll();
         if (stopping) {
-            ftio_sink_finish();   /* before done_gen: waiters may exec/exit */
-            if (ftio_cfg.spool_mode != FTIO_SPOOL_ALWAYS && ftio_cfg.spool_mode != FTIO_SPOOL_TEE)
+            /* before done_gen: waiters may exec/exit */
+            int handed = ftio_sink_finish(stopping == STOP_EXEC_TRACED);
+            if (!handed && ftio_cfg.spool_mode != FTIO_SPOOL_ALWAYS &&
+                ftio_cfg.spool_mode != FTIO_SPOOL_TEE)
                 ftio_spool_notice();
             atomic_store(&fl.done_gen, gen);
             break;
@@ -501,7 +504,7 @@ void ftio_shutdown(void)
     errno = saved;
 }
 
-int ftio_flusher_handoff(void)
+int ftio_flusher_handoff(int next_traced)
 {
     if (ftio_cfg.disable || !ftio_fdt || in_flusher || atomic_load(&fl.shutdown_begun) ||
         !ftio_flusher_running())
@@ -509,7 +512,8 @@ int ftio_flusher_handoff(void)
     int saved = errno, busy = ftio_busy;
     ftio_busy = 1;
     int expected = RUNNING, handed = 0;
-    if (atomic_compare_exchange_strong(&fl.stop, &expected, STOP_HANDOFF)) {
+    if (atomic_compare_exchange_strong(&fl.stop, &expected,
+                                       next_traced ? STOP_EXEC_TRACED : STOP_HANDOFF)) {
         ftio_flusher_kick();
         if (!wait_until(has_exited, 0, wait_bound_ms()))
             ftio_log("pre-exec hand-off not finished within %d ms", wait_bound_ms());
@@ -527,7 +531,8 @@ void ftio_flusher_handoff_failed(void)
     pthread_mutex_lock(&fl.start_mu);
     /* A thread still busy with the hand-off (its wait timed out) can't be
      * restarted safely: this image then sends nothing more. */
-    if (atomic_load(&fl.exited) && atomic_load(&fl.stop) == STOP_HANDOFF &&
+    int stop = atomic_load(&fl.stop);
+    if (atomic_load(&fl.exited) && (stop == STOP_HANDOFF || stop == STOP_EXEC_TRACED) &&
         !atomic_load(&fl.shutdown_begun)) {
         join_flusher();
         ftio_sink_reset();
