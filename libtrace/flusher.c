@@ -205,7 +205,11 @@ static void private_fd_table(void)
     ftio_thread_table = FTIO_TABLE_PRIVATE;
     atomic_store_explicit(&private_tid, self, memory_order_release);
     close_inherited();
-    if (!fill_std_fds())
+    /* A short program may have closed its stderr before we copied the
+     * table: then ours would be /dev/null, and our warnings (the once-per-job
+     * ones included, spool.c) are left to a process that can say them. */
+    int had_stderr = syscall(SYS_fcntl, 2, F_GETFD) >= 0;
+    if (!fill_std_fds() || !had_stderr)
         ftio_quiet = 1;        /* 2 may become a ZeroMQ descriptor: no logging */
     ftio_log("flusher runs in a private descriptor table");
 }

@@ -160,6 +160,8 @@ void ftio_spool_path(char *out, size_t len)
  * the spool directory is unusable nobody can tell: say it. */
 static int first_to_say(const char *what)
 {
+    if (ftio_quiet)
+        return 0;              /* we have no stderr: leave it to another process */
     if (!resolve())
         return 1;
     char path[2048];
