@@ -69,6 +69,7 @@ static struct {
     pthread_t        th;
     atomic_uint      kick_word;       /* futex: bumped by every kick */
     atomic_int       stop, exited, shutdown_begun, joined;
+    atomic_int       table_ready;     /* the thread has its descriptor table */
     _Atomic uint64_t req_gen, done_gen;
     pthread_mutex_t  start_mu;        /* starting the thread */
     pthread_mutex_t  mark_mu;         /* the pending mark */
@@ -337,6 +338,7 @@ static void *flusher_main(void *arg)
     in_flusher = 1;
     unsigned seen = atomic_load(&fl.kick_word);
     private_fd_table();       /* before ZeroMQ: its threads share our table */
+    atomic_store(&fl.table_ready, 1);
     ftio_sink_open();         /* connect early: the first flush finds a session */
     char mark[FTIO_WIRE_MAX_STR];
     for (;;) {
@@ -367,6 +369,14 @@ static void *flusher_main(void *arg)
     return NULL;
 }
 
+static int wait_until(int (*cond)(uint64_t), uint64_t arg, int timeout_ms);
+
+static int table_ready(uint64_t unused)
+{
+    (void)unused;
+    return atomic_load(&fl.table_ready);
+}
+
 void ftio_flusher_start_if_needed(void)
 {
     if (atomic_load(&ftio_flusher_started) || atomic_load(&fl.shutdown_begun) || ftio_cfg.disable)
@@ -383,6 +393,11 @@ void ftio_flusher_start_if_needed(void)
         if (rc == 0) {
             atomic_store(&fl.joined, 0);
             atomic_store(&ftio_flusher_started, 1);
+            /* Once per process: the thread copies the descriptor table
+             * before we go on, so that a short program cannot close its
+             * stderr (coreutils do at exit) before the copy is made: our
+             * warnings and the spool notice need it (bounded). */
+            wait_until(table_ready, 0, 100);
         } else {
             ftio_warn("cannot start the flusher thread: %s", strerror(rc));
         }
@@ -543,6 +558,7 @@ void ftio_flusher_handoff_failed(void)
         atomic_store(&fl.done_gen, atomic_load(&fl.req_gen));
         atomic_store(&fl.stop, RUNNING);
         atomic_store(&fl.exited, 0);
+        atomic_store(&fl.table_ready, 0);
         atomic_store(&ftio_flusher_started, 0);    /* restarts on the next record */
         ftio_log("exec failed: tracing continues");
     }
@@ -576,6 +592,7 @@ void ftio_flusher_after_fork_child(void)
     fl.lost = 0;
     fl.have_mark = 0;
     atomic_store(&fl.joined, 0);
+    atomic_store(&fl.table_ready, 0);
     atomic_store(&fl.stop, 0);
     atomic_store(&fl.exited, 0);
     atomic_store(&fl.shutdown_begun, 0);
