@@ -79,6 +79,7 @@ static struct {
     uint64_t lost;                  /* records of batches neither acknowledged nor spooled */
     int      stall_said;
     int64_t  up_marked_ns;          /* when we last touched the "daemon up" marker */
+    int64_t  first_sent_ns;         /* our first send: ftiod's ZeroMQ greeted us then */
     struct ftio_auth_sender auth;   /* FTIO_AUTH=munge: this image's session */
     int      auth_ok, auth_renew;
     int64_t  auth_tried_ns, auth_made_ns;
@@ -242,6 +243,8 @@ static void send_unsent(void)
             return;
         p->sent_ns = ftio_mono_ns();
         p->sends++;
+        if (!sk.first_sent_ns)
+            sk.first_sent_ns = p->sent_ns;
     }
 }
 
@@ -538,12 +541,16 @@ int ftio_sink_finish(int exec)
                 *(sk.pend[i].sent_ns ? &sent : &unsent) += 1;
             int64_t now = ftio_mono_ns();
             if (now >= deadline || (!sent && now >= connect_deadline)) {
-                /* A daemon that answered within UP_FRESH_S (us, or another
-                 * process of ours on this node) is up, only slow (a loaded
-                 * node): worth UP_WAIT more, once.  A hung or absent one
-                 * answered nobody: no extra wait. */
+                /* A daemon that is up, only slow (a loaded node), is worth
+                 * UP_WAIT more, once: one that answered within UP_FRESH_S
+                 * (us, or another process of ours on this node), or whose
+                 * ZeroMQ greeted us within it (ZMQ_IMMEDIATE: nothing is
+                 * sent before the handshake).  A stopped or absent daemon
+                 * greets nobody and answers nobody: no extra wait. */
+                int64_t fresh = UP_FRESH_S * 1000000000ll;
                 if (extended || ftio_cfg.exit_wait_ms == 0 ||
-                    !((sk.last_ack_ns && now - sk.last_ack_ns < UP_FRESH_S * 1000000000ll) ||
+                    !((sk.last_ack_ns && now - sk.last_ack_ns < fresh) ||
+                      (sk.first_sent_ns && now - sk.first_sent_ns < fresh) ||
                       ftio_spool_known_up(sk.endpoint, UP_FRESH_S)))
                     break;
                 extended = 1;
@@ -572,6 +579,7 @@ int ftio_sink_finish(int exec)
             ;
         sk.zsock = sk.zctx = NULL;
     }
+    sk.first_sent_ns = 0;
     return handed;
 }
 
@@ -597,6 +605,8 @@ void ftio_sink_after_fork_child(void)
     sk.pend = NULL;
     sk.npend = sk.cap = sk.bytes = 0;
     sk.last_ack_ns = 0;
+    sk.first_sent_ns = 0;
+    sk.up_marked_ns = 0;
     sk.lost = 0;
     sk.stall_said = 0;
     sk.nspooled = 0;
