@@ -42,7 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zmq.h>
+#include "lazy.h"               /* ZeroMQ, MUNGE, libsodium: loaded on first use */
 #include "internal.h"
 #include "auth.h"
 #include "hash.h"
@@ -128,6 +128,12 @@ void ftio_sink_open(void)
     if (sk.zsock || sk.broken || ftio_cfg.spool_mode == FTIO_SPOOL_ALWAYS)
         return;
     choose_endpoint();
+    char why[256];
+    if (ftio_lazy_load(why, sizeof why) != 0) {
+        sk.broken = 1;
+        ftio_warn_job("zmq", "%s: spooling to %s", why, ftio_spool_dir());
+        return;
+    }
     sk.zctx = zmq_ctx_new();
     if (!sk.zctx) {
         sk.broken = 1;
