@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* lazy.c -- loads ZeroMQ, MUNGE and libsodium on first use (lazy.h says
  * why): dlopen() by their sonames (found at build time, libtrace/build.mk),
- * RTLD_LOCAL so that they never interpose on the application's symbols,
- * then dlsym() of every function the shim calls.  Runs in the flusher thread
+ * RTLD_LOCAL so that they never interpose on the application's symbols, and
+ * RTLD_LAZY (libzmq's thousands of C++ relocations bound when used: a
+ * quarter of the load time), then dlsym() of every function the shim calls.  Runs in the flusher thread
  * (with ftio_busy set: the libraries' own I/O while loading is not traced).
  */
 #define FTIO_LAZY_IMPL
@@ -28,9 +29,9 @@ int ftio_lazy_load(char *err, size_t errlen)
     static int state;            /* 0 not tried, 1 loaded, -1 failed (the flusher only) */
     static char why[256];
     if (state == 0) {
-        void *zmq = dlopen(FTIO_ZMQ_SO, RTLD_NOW | RTLD_LOCAL);
-        void *munge = dlopen(FTIO_MUNGE_SO, RTLD_NOW | RTLD_LOCAL);
-        void *sodium = dlopen(FTIO_SODIUM_SO, RTLD_NOW | RTLD_LOCAL);
+        void *zmq = dlopen(FTIO_ZMQ_SO, RTLD_LAZY | RTLD_LOCAL);
+        void *munge = dlopen(FTIO_MUNGE_SO, RTLD_LAZY | RTLD_LOCAL);
+        void *sodium = dlopen(FTIO_SODIUM_SO, RTLD_LAZY | RTLD_LOCAL);
         state = 1;
         if (!zmq || !munge || !sodium) {
             snprintf(why, sizeof why, "cannot load %s", !zmq ? FTIO_ZMQ_SO : !munge ? FTIO_MUNGE_SO

@@ -41,6 +41,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "lazy.h"               /* ZeroMQ, MUNGE, libsodium: loaded on first use */
 #include "internal.h"
@@ -80,6 +81,7 @@ static struct {
     int      stall_said;
     int64_t  up_marked_ns;          /* when we last touched the "daemon up" marker */
     int64_t  first_sent_ns;         /* our first send: ftiod's ZeroMQ greeted us then */
+    int      deferred;              /* ipc:// socket absent: no ZeroMQ yet, copies kept */
     struct ftio_auth_sender auth;   /* FTIO_AUTH=munge: this image's session */
     int      auth_ok, auth_renew;
     int64_t  auth_tried_ns, auth_made_ns;
@@ -123,11 +125,33 @@ static void choose_endpoint(void)
     sk.endpoint[len] = '\0';
 }
 
+/* An ipc:// endpoint whose socket file does not exist: nobody listens. */
+static int endpoint_absent(void)
+{
+    struct stat st;
+    return strncmp(sk.endpoint, "ipc://", 6) == 0 && sk.endpoint[6] == '/' &&
+           lstat(sk.endpoint + 6, &st) != 0 && errno == ENOENT;
+}
+
 void ftio_sink_open(void)
 {
     if (sk.zsock || sk.broken || ftio_cfg.spool_mode == FTIO_SPOOL_ALWAYS)
         return;
-    choose_endpoint();
+    if (!sk.endpoint[0])
+        choose_endpoint();
+    if (sk.nin)
+        adopt();
+    /* ftiod on this node, down: loading and starting ZeroMQ (milliseconds,
+     * the bulk of a short process's exit) waits until its socket appears;
+     * the copies wait here meanwhile (sk.deferred), and a process that ends
+     * first spools them at once. */
+    if (endpoint_absent()) {
+        if (!sk.deferred)
+            ftio_log("%s does not exist (ftiod down): ZeroMQ waits for it", sk.endpoint);
+        sk.deferred = 1;
+        return;
+    }
+    sk.deferred = 0;
     char why[256];
     if (ftio_lazy_load(why, sizeof why) != 0) {
         sk.broken = 1;
@@ -157,8 +181,6 @@ void ftio_sink_open(void)
         return;
     }
     ftio_log("connecting to %s", sk.endpoint);
-    if (sk.nin)
-        adopt();
 }
 
 /* FTIO_AUTH=munge: a session for this image, asked of munged once (and again
@@ -238,6 +260,8 @@ static void spool_all(void)
  * daemon with room in its queue). */
 static void send_unsent(void)
 {
+    if (!sk.zsock && sk.deferred)
+        ftio_sink_open();              /* the daemon's socket may be there now */
     if (!sk.zsock || !auth_session())
         return;
     for (size_t i = 0; i < sk.npend; i++) {
@@ -336,7 +360,7 @@ uint64_t ftio_sink_take_lost(void)
 int ftio_sink_offer(uint64_t seq, const void *buf, size_t len, size_t nrec)
 {
     ftio_sink_open();
-    if (!sk.zsock)
+    if (!sk.zsock && !sk.deferred)
         return 0;
     /* Bounded memory: the oldest copies go to the spool file first. */
     while (sk.npend && sk.bytes + len > ftio_cfg.ack_max_bytes)
@@ -522,10 +546,13 @@ int ftio_sink_finish(int exec)
 {
     sk.handoff_env[0] = 0;
     int handed = 0;
-    if (exec && sk.zsock) {
-        wait_sent_acks();
+    if (exec && (sk.zsock || sk.deferred)) {
+        if (sk.zsock)
+            wait_sent_acks();
         handed = handoff();
     }
+    if (!handed && !sk.zsock && sk.deferred && sk.npend)
+        send_unsent();                 /* opens ZeroMQ if ftiod's socket is there now */
     if (!handed && sk.zsock && sk.npend) {
         int64_t start = ftio_mono_ns();
         int64_t deadline = start + (int64_t)ftio_cfg.exit_wait_ms * 1000000;
@@ -586,6 +613,7 @@ int ftio_sink_finish(int exec)
         sk.zsock = sk.zctx = NULL;
     }
     sk.first_sent_ns = 0;
+    sk.deferred = 0;
     return handed;
 }
 
@@ -608,6 +636,7 @@ void ftio_sink_after_fork_child(void)
      * credential says. */
     sk.zctx = sk.zsock = NULL;
     sk.broken = 0;
+    sk.deferred = 0;
     sk.pend = NULL;
     sk.npend = sk.cap = sk.bytes = 0;
     sk.last_ack_ns = 0;

@@ -5,12 +5,13 @@
 # line (not one per rank), one spool notice, and every rank's trace in the
 # spool.  A second job says it again (once).  On the previous code: 4 lines.
 . "$(dirname "$0")/../lib.sh"
-need "$SHIM" "$WIRE" "$B/bin/posix_periodic"
+need "$SHIM" "$WIRE" "$B/bin/posix_periodic" "$B/bin/ftiod"
 no_leak_checks
+start_daemon d          # there is a daemon: the shims try to authenticate
 mkdir -p "$T/data"
 job() { # NAME
   run_mpi 4 -x LD_PRELOAD="$PRELOAD" -x FTIO_AUTH=munge -x FTIO_MUNGE_SOCKET="$T/no-munge.sock" \
-    -x FTIO_ENDPOINT="ipc://$T/nobody" -x FTIO_SPOOL_DIR="$T/spool" -x FTIO_JOB="$1" \
+    -x FTIO_ENDPOINT="ipc://$T/d.in" -x FTIO_SPOOL_DIR="$T/spool" -x FTIO_JOB="$1" \
     "$B/bin/posix_periodic" -n 2 -p 0.05 -d "$T/data" >/dev/null 2>"$T/$1.err"
   [ "$rc" = 0 ] || fail "$1: mpirun failed: $(cat "$T/$1.err")"
 }
