@@ -134,8 +134,9 @@ static int before_exec(char *const *envp, char *buf, size_t len, const char **ha
     if (stopped || seq > 0)
         snprintf(buf, len, SEQ_VAR "=%ld:%llu", atomic_load(&ftio_id.pid), (unsigned long long)seq);
     /* What we just handed off, or what was handed to us and not taken yet
-     * (our flusher never ran). */
-    *handoff = ftio_sink_handoff_env();
+     * (our flusher never ran); nothing from a flusher still busy (its
+     * bounded wait ran out): its description may be half written. */
+    *handoff = ftio_flusher_running() ? "" : ftio_sink_handoff_env();
     return stopped;
 }
 

@@ -488,7 +488,8 @@ static void adopt(void)
     if (!n || !total || total > ftio_cfg.ack_max_bytes + (64u << 20))
         return;
     char *buf = malloc(total);
-    struct pending_batch *pend = calloc(n > 16 ? n : 16, sizeof *pend);
+    size_t cap = n + sk.npend > 16 ? n + sk.npend : 16;
+    struct pending_batch *pend = calloc(cap, sizeof *pend);
     if (!buf || !pend || ftio_spool_take(sk.in_off, buf, total) != 0) {
         ftio_log("exec hand-off of %zu batches not taken: they stay in the spool file", n);
         free(buf);
@@ -514,10 +515,13 @@ static void adopt(void)
             pend[k++] = pend[i];
             sk.bytes += pend[i].len;
         }
+    /* Ours after theirs (there are none when the flusher adopts first). */
+    if (sk.npend)
+        memcpy(pend + k, sk.pend, sk.npend * sizeof *pend);
     free(sk.pend);
     sk.pend = pend;
-    sk.npend = k;
-    sk.cap = n > 16 ? n : 16;
+    sk.npend += k;
+    sk.cap = cap;
     ftio_log("exec hand-off: %zu batches of the image before us, sent first", k);
 }
 
