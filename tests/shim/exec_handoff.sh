@@ -27,9 +27,9 @@ run() { # JOB
 # exit wait on a loaded machine it may spool.  One that was answered tells
 # the later ones (a marker in the spool directory): they then wait up to
 # 100 ms for a slow daemon instead of spooling.
-FTIO_JOB=warmup traced cat "$T/x" >/dev/null 2>"$T/warmup.err" || bad "warm-up run"
+FTIO_EXIT_WAIT_MS=3000 FTIO_JOB=warmup traced cat "$T/x" >/dev/null 2>"$T/warmup.err" ||
+  bad "warm-up run"
 wait_for 10 log_is "$T/d.log" "last('ftio.warmup.end')" || bad "the warm-up job did not end"
-rm -f "$T"/spool/ftio-warmup-*.msgpack
 i=1
 while [ $i -le 12 ]; do run "exec$i"; i=$((i + 1)); done
 # A job ends once every process it knows sent its final batch; a batch that
