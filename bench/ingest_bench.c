@@ -178,7 +178,8 @@ static void *sender_main(void *arg)
                                 : b->in);
     struct ftio_auth_sender *auth = NULL;
     char err[256];
-    if (b->munge && ftio_auth_sender_from_env(FTIO_AUTH_MUNGE, &auth, err, sizeof err) != 0) {
+    const char *ep = b->relays ? b->relay_ep[s->index % b->relays] : b->in;
+    if (b->munge && ftio_auth_sender_from_env(FTIO_AUTH_MUNGE, ep, &auth, err, sizeof err) != 0) {
         fprintf(stderr, "ingest: %s\n", err);
         exit(1);
     }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <munge.h>
 #include <sodium.h>
+#include <sys/stat.h>
 #include "auth.h"
 
 int ftio_auth_mode_parse(const char *s)
@@ -33,6 +34,89 @@ const char *ftio_auth_munge_socket_env(void)
 {
     const char *s = getenv("FTIO_MUNGE_SOCKET");
     return s && *s ? s : NULL;
+}
+
+/* The uid of a user of /etc/passwd, read directly: the daemon's account is
+ * a local system user, and the shim must not wake NSS modules (LDAP, sssd)
+ * inside the application.  0 when found. */
+static int passwd_uid(const char *name, uid_t *uid)
+{
+    FILE *f = fopen("/etc/passwd", "re");
+    if (!f)
+        return -1;
+    char line[1024];
+    size_t n = strlen(name);
+    int rc = -1;
+    while (rc != 0 && fgets(line, sizeof line, f)) {
+        if (strncmp(line, name, n) != 0 || line[n] != ':')
+            continue;
+        const char *p = strchr(line + n + 1, ':');      /* past the password field */
+        char *end;
+        unsigned long u = p ? strtoul(p + 1, &end, 10) : 0;
+        if (p && end != p + 1 && *end == ':' && u < (uid_t)-1) {
+            *uid = (uid_t)u;
+            rc = 0;
+        }
+    }
+    fclose(f);
+    return rc;
+}
+
+/* The owner of an ipc:// endpoint's socket file, when nobody else could have
+ * put it there: its directory is writable by its owner only, and that owner
+ * is the socket's or root.  (In a directory like /tmp anyone could bind a
+ * fake daemon there and then own the socket file.) */
+static int ipc_owner(const char *endpoint, uid_t *uid)
+{
+    if (!endpoint || strncmp(endpoint, "ipc://", 6) != 0)
+        return -1;
+    const char *path = endpoint + 6;
+    struct stat st, dst;
+    if (path[0] != '/' || lstat(path, &st) != 0 || !S_ISSOCK(st.st_mode))
+        return -1;
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    size_t dl = slash == path ? 1 : (size_t)(slash - path);
+    if (dl >= sizeof dir)
+        return -1;
+    memcpy(dir, path, dl);
+    dir[dl] = 0;
+    if (stat(dir, &dst) != 0 || (dst.st_mode & 022) || (dst.st_uid != 0 && dst.st_uid != st.st_uid))
+        return -1;
+    *uid = st.st_uid;
+    return 0;
+}
+
+int ftio_auth_daemon_uid(const char *setting, const char *endpoint, uid_t *uid, char *how,
+                         size_t howlen)
+{
+    if (setting && *setting) {
+        char *end;
+        unsigned long u = strtoul(setting, &end, 10);
+        if (strcmp(setting, "any") == 0) {
+            *uid = (uid_t)-1;
+            snprintf(how, howlen, "FTIO_AUTH_UID=any: any uid may decode");
+        } else if (setting[0] >= '0' && setting[0] <= '9' && !*end && u < (uid_t)-1) {
+            *uid = (uid_t)u;
+            snprintf(how, howlen, "FTIO_AUTH_UID=%lu", u);
+        } else if (passwd_uid(setting, uid) == 0) {
+            snprintf(how, howlen, "FTIO_AUTH_UID=%s (uid %u)", setting, (unsigned)*uid);
+        } else {
+            snprintf(how, howlen, "FTIO_AUTH_UID=%s is neither a uid, a user of /etc/passwd "
+                                  "nor \"any\"", setting);
+            return -1;
+        }
+        return 0;
+    }
+    if (ipc_owner(endpoint, uid) == 0)
+        snprintf(how, howlen, "uid %u, the owner of %s", (unsigned)*uid, endpoint);
+    else if (passwd_uid("ftio", uid) == 0)
+        snprintf(how, howlen, "uid %u, the system user ftio", (unsigned)*uid);
+    else {
+        *uid = 0;
+        snprintf(how, howlen, "root (no FTIO_AUTH_UID, no user ftio)");
+    }
+    return 0;
 }
 
 void ftio_auth_mac(const unsigned char key[FTIO_AUTH_KEY_LEN], const void *buf, size_t len,
@@ -115,8 +199,8 @@ void ftio_auth_sender_free(struct ftio_auth_sender *s)
     s->cred_len = 0;
 }
 
-int ftio_auth_sender_from_env(int mode_override, struct ftio_auth_sender **out, char *err,
-                              size_t errlen)
+int ftio_auth_sender_from_env(int mode_override, const char *endpoint,
+                              struct ftio_auth_sender **out, char *err, size_t errlen)
 {
     *out = NULL;
     int mode = mode_override;
@@ -130,8 +214,9 @@ int ftio_auth_sender_from_env(int mode_override, struct ftio_auth_sender **out, 
     }
     if (mode == FTIO_AUTH_NONE)
         return 0;
-    const char *u = getenv("FTIO_AUTH_UID");
-    uid_t restrict_uid = u && *u ? (uid_t)strtoul(u, NULL, 10) : (uid_t)-1;
+    uid_t restrict_uid;
+    if (ftio_auth_daemon_uid(getenv("FTIO_AUTH_UID"), endpoint, &restrict_uid, err, errlen) != 0)
+        return -1;
     struct ftio_auth_sender *s = malloc(sizeof *s);
     if (!s) {
         snprintf(err, errlen, "out of memory");

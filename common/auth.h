@@ -7,19 +7,24 @@
  * a sender asks for one per process image, not per batch:
  *
  *   - the credential's payload is a fresh random 32-byte session key
- *     (FTIO_AUTH_BATCH_TAG + key); munged encrypts it, so only a decoder
- *     munged agrees to serve (everyone, or just ftiod's uid with
- *     FTIO_AUTH_UID) learns it;
+ *     (FTIO_AUTH_BATCH_TAG + key); munged encrypts it and the credential is
+ *     restricted to ftiod's uid (ftio_auth_daemon_uid() below), so only
+ *     ftiod learns the key: a process that captures a batch (a fake daemon
+ *     bound to the endpoint while the real one restarts) can neither decode
+ *     the credential nor sign with it;
  *   - every batch travels as two ZeroMQ frames: the batch itself, then the
  *     auth frame "FTA1" + MAC + credential, where MAC = keyed BLAKE2b-256 of
  *     the batch bytes under the session key (libsodium).
  *
  * ftiod decodes each distinct credential once (cache), then checks one MAC
  * per batch: a forged batch, or a copied credential glued to other bytes,
- * fails.  A daemon restarted mid-job sees credentials munged already decoded
- * ("replayed") or past their TTL ("expired"): munged still returns their uid
- * and payload, and the MAC proves the sender holds the key, so they are
- * accepted.  Status queries carry a one-shot credential whose payload is
+ * fails.  A credential must be fresh the first time ftiod decodes it: munged's
+ * "replayed" (someone decoded it first) and "expired" verdicts are accepted
+ * only for a credential this ftiod decoded before (its cache forgot it), and
+ * a session key is good for FTIO_AUTH_SESSION_S after the credential was
+ * made.  Senders make a new session every FTIO_AUTH_RENEW_S and whenever the
+ * daemon stops answering (a restarted ftiod has never seen the old one).
+ * Status queries carry a one-shot credential whose payload is
  * FTIO_AUTH_QUERY_TAG + the request itself, which munged's replay cache makes
  * single-use.
  *
@@ -46,7 +51,23 @@
 #define FTIO_AUTH_BATCH_TAG  "ftio-batch-key-1"
 #define FTIO_AUTH_QUERY_TAG  "ftio-query-1"
 
+/* A session key's life at ftiod, counted from the credential's encode time,
+ * and the age at which senders make a new one (below munged's default TTL of
+ * 300 s, so that a new credential is fresh when it first arrives). */
+#define FTIO_AUTH_SESSION_S  3600
+#define FTIO_AUTH_RENEW_S    120
+
 enum ftio_auth_mode { FTIO_AUTH_MUNGE = 0, FTIO_AUTH_NONE = 1 };
+
+/* The uid a batch credential is restricted to (only it may decode): from
+ * setting (FTIO_AUTH_UID: a number, a user of /etc/passwd, or "any" for no
+ * restriction), else the owner of endpoint's socket file when it is an
+ * ipc:// endpoint in a directory only that owner (or root) can write, else
+ * the system user "ftio" of /etc/passwd, else root.  *uid = (uid_t)-1 for
+ * "any".  how says which rule chose it.  0, or -1 with the reason in how
+ * (a setting that is neither). */
+int ftio_auth_daemon_uid(const char *setting, const char *endpoint, uid_t *uid, char *how,
+                         size_t howlen);
 
 /* "munge" / "none" -> mode; -1 for anything else. */
 int ftio_auth_mode_parse(const char *s);
@@ -81,10 +102,10 @@ void ftio_auth_sender_free(struct ftio_auth_sender *s);
 
 /* For tools that send batches (`ftio replay`, test generators): the session
  * asked by the environment (FTIO_AUTH, default munge; FTIO_MUNGE_SOCKET;
- * FTIO_AUTH_UID), or mode_override >= 0.  *out is NULL under "none".
- * 0, or -1 with the reason. */
-int ftio_auth_sender_from_env(int mode_override, struct ftio_auth_sender **out, char *err,
-                              size_t errlen);
+ * FTIO_AUTH_UID, else ftio_auth_daemon_uid()'s default for endpoint), or
+ * mode_override >= 0.  *out is NULL under "none".  0, or -1 with the reason. */
+int ftio_auth_sender_from_env(int mode_override, const char *endpoint,
+                              struct ftio_auth_sender **out, char *err, size_t errlen);
 
 /* A one-shot credential for a status query whose text is req[0..len).
  * Returns a malloc'd credential or NULL with the reason in err. */

@@ -4,12 +4,24 @@
 # linked in privately: --exclude-libs keeps its symbols out of the dynamic
 # table).  Core objects are built with -fvisibility=hidden: only the wrapped
 # symbols and the ftio.h API (FTIO_EXPORT) are exported.
+# ZeroMQ, MUNGE and libsodium are not linked: the flusher loads them when a
+# process has something to send (libtrace/lazy.h); the shim's own builds of
+# common/auth.c and common/transport.c call them through lazy.h's pointers.
 include libtrace/mpiio.mk
 
 SHIM_SRCS := libtrace/core.c libtrace/config.c libtrace/fdtable.c libtrace/files.c \
              libtrace/ring.c libtrace/flusher.c libtrace/sink_zmq.c libtrace/spool.c libtrace/posix.c \
-             libtrace/stdio.c libtrace/aio.c libtrace/lifecycle.c libtrace/api.c
-SHIM_OBJS := $(patsubst %.c,$(B)/%.o,$(SHIM_SRCS))
+             libtrace/stdio.c libtrace/aio.c libtrace/lifecycle.c libtrace/api.c libtrace/lazy.c
+SHIM_OBJS := $(patsubst %.c,$(B)/%.o,$(SHIM_SRCS)) $(B)/libtrace/lazy_auth.o $(B)/libtrace/lazy_transport.o
+
+# common/auth.c and common/transport.c with their library calls through lazy.h.
+$(B)/libtrace/lazy_%.o: common/%.c libtrace/lazy.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -include libtrace/lazy.h -MMD -MP -c $< -o $@
+# The sonames lazy.c opens: those the libraries have on the build host.
+lazy_soname = $(shell objdump -p $$($(CC) -print-file-name=lib$(1).so) 2>/dev/null | awk '/SONAME/ { print $$2 }')
+$(B)/libtrace/lazy.o: CFLAGS += $(foreach l,zmq munge sodium,$(if $(call lazy_soname,$(l)),\
+  -DFTIO_$(shell echo $(l) | tr a-z A-Z)_SO='"$(call lazy_soname,$(l))"'))
 # libftio.so is versioned like any shared library: the file
 # libftio.so.$(VERSION), its soname link libftio.so.$(SOVERSION) (what a
 # program or LD_PRELOAD names at run time) and the libftio.so link.  The
@@ -24,7 +36,10 @@ $(SHIM_OBJS): CFLAGS += -fvisibility=hidden
 $(SHIM_REAL): $(SHIM_OBJS) $(MPIIO_OBJS) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) -shared -o $@ $(SHIM_OBJS) $(MPIIO_OBJS) $(COMMON_LIB) -Wl,--exclude-libs,ALL \
-	  -Wl,-soname,$(SHIM_SONAME) $(LDFLAGS) $(MPIIO_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS) -ldl -pthread
+	  -Wl,-soname,$(SHIM_SONAME) $(LDFLAGS) $(MPIIO_LIBS) -ldl -pthread
+	@# Nothing of the lazily loaded libraries may be left to the dynamic linker.
+	@! nm -D --undefined-only $@ | grep -E ' (zmq|munge|sodium|crypto|randombytes)_' || \
+	  { echo "$@: calls the lazily loaded libraries directly (libtrace/lazy.h)"; rm -f $@; exit 1; }
 
 $(B)/lib/$(SHIM_SONAME): $(SHIM_REAL)
 	ln -sf $(notdir $<) $@

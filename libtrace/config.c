@@ -185,15 +185,19 @@ void ftio_config_load(struct ftio_config *c)
     }
     /* The spool directory is private to the user (spool.c checks it):
      * $FTIO_SPOOL_DIR, else $TMPDIR/ftio-$UID, else /tmp/ftio-$UID. */
-    const char *dir = getenv("FTIO_SPOOL_DIR");
+    const char *dir = getenv("FTIO_SPOOL_DIR"), *tmp = getenv("TMPDIR");
     if (dir && *dir) {
         copy_str(c->spool_dir, sizeof c->spool_dir, dir, "FTIO_SPOOL_DIR");
     } else {
-        const char *tmp = getenv("TMPDIR");
         char def[sizeof c->spool_dir];
         snprintf(def, sizeof def, "%s/ftio-%u", tmp && *tmp ? tmp : "/tmp", (unsigned)geteuid());
         copy_str(c->spool_dir, sizeof c->spool_dir, def, "TMPDIR");
     }
+    /* Where to spool when that directory is not ours (spool.c). */
+    copy_str(c->tmp_dir, sizeof c->tmp_dir, tmp && *tmp ? tmp : "/tmp", "TMPDIR");
+    const char *xdg = getenv("XDG_RUNTIME_DIR");
+    if (xdg && xdg[0] == '/')
+        copy_str(c->spool_alt, sizeof c->spool_alt, xdg, "XDG_RUNTIME_DIR");
 
     /* Authentication of the batches (common/auth.h): MUNGE unless the
      * site's ftiod runs --auth none. */
@@ -209,7 +213,10 @@ void ftio_config_load(struct ftio_config *c)
     const char *ms = getenv("FTIO_MUNGE_SOCKET");
     if (ms && *ms)
         copy_str(c->munge_socket, sizeof c->munge_socket, ms, "FTIO_MUNGE_SOCKET");
-    c->auth_uid = env_long("FTIO_AUTH_UID", -1, -1, 0x7fffffffL);
+    /* Checked when the session is made (sink_zmq.c, ftio_auth_daemon_uid). */
+    const char *au_uid = getenv("FTIO_AUTH_UID");
+    if (au_uid && *au_uid)
+        copy_str(c->auth_uid, sizeof c->auth_uid, au_uid, "FTIO_AUTH_UID");
 
     /* Acknowledged delivery (PROTOCOL.md §1.4): a batch is kept until ftiod
      * says it has it; unacknowledged for FTIO_ACK_TIMEOUT_MS (a hung

@@ -225,6 +225,8 @@ __attribute__((constructor(101))) static void ftio_init(void)
                  ftio_id.job, ftio_id.host, atomic_load(&ftio_id.rank), ftio_cfg.endpoint,
                  ftio_cfg.spool_dir, ftio_cfg.ring_records);
     }
+    else
+        ftio_lifecycle_inert();
     ftio_busy = 0;
     errno = saved;
 }

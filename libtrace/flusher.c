@@ -59,8 +59,9 @@
 #define BATCH_MAX   65536      /* records per message */
 #define FILES_MAX   4096       /* file entries per message */
 
-/* fl.stop: why the thread stops. */
-enum { RUNNING = 0, STOP_FINAL = 1, STOP_HANDOFF = 2 };
+/* fl.stop: why the thread stops (STOP_EXEC_TRACED: an exec whose next image
+ * loads the shim and takes the unacknowledged batches, sink_zmq.c). */
+enum { RUNNING = 0, STOP_FINAL = 1, STOP_HANDOFF = 2, STOP_EXEC_TRACED = 3 };
 
 atomic_int ftio_flusher_started;
 
@@ -68,6 +69,7 @@ static struct {
     pthread_t        th;
     atomic_uint      kick_word;       /* futex: bumped by every kick */
     atomic_int       stop, exited, shutdown_begun, joined;
+    atomic_int       table_ready;     /* the thread has its descriptor table */
     _Atomic uint64_t req_gen, done_gen;
     pthread_mutex_t  start_mu;        /* starting the thread */
     pthread_mutex_t  mark_mu;         /* the pending mark */
@@ -204,7 +206,11 @@ static void private_fd_table(void)
     ftio_thread_table = FTIO_TABLE_PRIVATE;
     atomic_store_explicit(&private_tid, self, memory_order_release);
     close_inherited();
-    if (!fill_std_fds())
+    /* A short program may have closed its stderr before we copied the
+     * table: then ours would be /dev/null, and our warnings (the once-per-job
+     * ones included, spool.c) are left to a process that can say them. */
+    int had_stderr = syscall(SYS_fcntl, 2, F_GETFD) >= 0;
+    if (!fill_std_fds() || !had_stderr)
         ftio_quiet = 1;        /* 2 may become a ZeroMQ descriptor: no logging */
     ftio_log("flusher runs in a private descriptor table");
 }
@@ -332,6 +338,7 @@ static void *flusher_main(void *arg)
     in_flusher = 1;
     unsigned seen = atomic_load(&fl.kick_word);
     private_fd_table();       /* before ZeroMQ: its threads share our table */
+    atomic_store(&fl.table_ready, 1);
     ftio_sink_open();         /* connect early: the first flush finds a session */
     char mark[FTIO_WIRE_MAX_STR];
     for (;;) {
@@ -345,8 +352,10 @@ static void *flusher_main(void *arg)
         flush_all(has_mark ? mark : NULL, stopping == STOP_FINAL);
         ftio_sink_poll();
         if (stopping) {
-            ftio_sink_finish();   /* before done_gen: waiters may exec/exit */
-            if (ftio_cfg.spool_mode != FTIO_SPOOL_ALWAYS && ftio_cfg.spool_mode != FTIO_SPOOL_TEE)
+            /* before done_gen: waiters may exec/exit */
+            int handed = ftio_sink_finish(stopping == STOP_EXEC_TRACED);
+            if (!handed && ftio_cfg.spool_mode != FTIO_SPOOL_ALWAYS &&
+                ftio_cfg.spool_mode != FTIO_SPOOL_TEE)
                 ftio_spool_notice();
             atomic_store(&fl.done_gen, gen);
             break;
@@ -358,6 +367,14 @@ static void *flusher_main(void *arg)
     atomic_store(&private_tid, 0);
     atomic_store(&fl.exited, 1);
     return NULL;
+}
+
+static int wait_until(int (*cond)(uint64_t), uint64_t arg, int timeout_ms);
+
+static int table_ready(uint64_t unused)
+{
+    (void)unused;
+    return atomic_load(&fl.table_ready);
 }
 
 void ftio_flusher_start_if_needed(void)
@@ -376,6 +393,11 @@ void ftio_flusher_start_if_needed(void)
         if (rc == 0) {
             atomic_store(&fl.joined, 0);
             atomic_store(&ftio_flusher_started, 1);
+            /* Once per process: the thread copies the descriptor table
+             * before we go on, so that a short program cannot close its
+             * stderr (coreutils do at exit) before the copy is made: our
+             * warnings and the spool notice need it (bounded). */
+            wait_until(table_ready, 0, 100);
         } else {
             ftio_warn("cannot start the flusher thread: %s", strerror(rc));
         }
@@ -501,7 +523,7 @@ void ftio_shutdown(void)
     errno = saved;
 }
 
-int ftio_flusher_handoff(void)
+int ftio_flusher_handoff(int next_traced)
 {
     if (ftio_cfg.disable || !ftio_fdt || in_flusher || atomic_load(&fl.shutdown_begun) ||
         !ftio_flusher_running())
@@ -509,7 +531,8 @@ int ftio_flusher_handoff(void)
     int saved = errno, busy = ftio_busy;
     ftio_busy = 1;
     int expected = RUNNING, handed = 0;
-    if (atomic_compare_exchange_strong(&fl.stop, &expected, STOP_HANDOFF)) {
+    if (atomic_compare_exchange_strong(&fl.stop, &expected,
+                                       next_traced ? STOP_EXEC_TRACED : STOP_HANDOFF)) {
         ftio_flusher_kick();
         if (!wait_until(has_exited, 0, wait_bound_ms()))
             ftio_log("pre-exec hand-off not finished within %d ms", wait_bound_ms());
@@ -527,13 +550,15 @@ void ftio_flusher_handoff_failed(void)
     pthread_mutex_lock(&fl.start_mu);
     /* A thread still busy with the hand-off (its wait timed out) can't be
      * restarted safely: this image then sends nothing more. */
-    if (atomic_load(&fl.exited) && atomic_load(&fl.stop) == STOP_HANDOFF &&
+    int stop = atomic_load(&fl.stop);
+    if (atomic_load(&fl.exited) && (stop == STOP_HANDOFF || stop == STOP_EXEC_TRACED) &&
         !atomic_load(&fl.shutdown_begun)) {
         join_flusher();
         ftio_sink_reset();
         atomic_store(&fl.done_gen, atomic_load(&fl.req_gen));
         atomic_store(&fl.stop, RUNNING);
         atomic_store(&fl.exited, 0);
+        atomic_store(&fl.table_ready, 0);
         atomic_store(&ftio_flusher_started, 0);    /* restarts on the next record */
         ftio_log("exec failed: tracing continues");
     }
@@ -567,6 +592,7 @@ void ftio_flusher_after_fork_child(void)
     fl.lost = 0;
     fl.have_mark = 0;
     atomic_store(&fl.joined, 0);
+    atomic_store(&fl.table_ready, 0);
     atomic_store(&fl.stop, 0);
     atomic_store(&fl.exited, 0);
     atomic_store(&fl.shutdown_begun, 0);

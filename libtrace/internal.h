@@ -40,7 +40,9 @@ struct ftio_config {
     int      exit_wait_ms;     /* FTIO_EXIT_WAIT_MS: wait for acknowledgements at exit */
     size_t   ack_max_bytes;    /* FTIO_ACK_MAX_MB: copies kept until acknowledged */
     char     munge_socket[512];/* FTIO_MUNGE_SOCKET, "" = libmunge's default */
-    long     auth_uid;         /* FTIO_AUTH_UID: only this uid may decode, -1 = any */
+    char     auth_uid[64];     /* FTIO_AUTH_UID: who may decode ("" = the default, auth.h) */
+    char     spool_alt[512];   /* the fallback spool base: $XDG_RUNTIME_DIR, "" = none */
+    char     tmp_dir[512];     /* $TMPDIR, else /tmp (fallback spool directories) */
     size_t   nexclude;         /* FTIO_EXCLUDE prefixes (no trailing '/') */
     char    *exclude[FTIO_MAX_EXCLUDES];
     size_t   exclude_len[FTIO_MAX_EXCLUDES];
@@ -191,21 +193,41 @@ extern atomic_int ftio_flusher_started FTIO_HIDDEN;
 /* Sequence number of the next batch (exec hand-over, lifecycle.c). */
 FTIO_HIDDEN uint64_t ftio_flusher_next_seq(void);
 FTIO_HIDDEN void ftio_flusher_set_seq_base(uint64_t seq);
-/* exec: stop the flusher after a last drain whose delivery ZeroMQ confirmed
- * (else those batches are spooled too), bounded like every exit wait; no
- * final batch, the new image continues the stream.  Returns 1 when it
- * stopped the flusher.  After a failed exec, ftio_flusher_handoff_failed()
- * lets the next record start a new one. */
-FTIO_HIDDEN int  ftio_flusher_handoff(void);
+/* exec: stop the flusher after a last drain; no final batch, the new image
+ * continues the stream.  next_traced: the new image loads the shim, so what
+ * ftiod has not acknowledged is handed to it (ftio_sink_handoff_env()), with
+ * no wait; else the exit path's bounded wait and the spool file.  Returns 1
+ * when it stopped the flusher.  After a failed exec,
+ * ftio_flusher_handoff_failed() lets the next record start a new one. */
+FTIO_HIDDEN int  ftio_flusher_handoff(int next_traced);
 FTIO_HIDDEN void ftio_flusher_handoff_failed(void);
 /* Async-signal-safe flush: kick and wait (bounded).  final != 0 also stops
  * the flusher (the process is about to die). */
 FTIO_HIDDEN void ftio_flush_from_signal(int final);
 
-/* ---- spool (spool.c) -------------------------------------------------- */
+/* ---- spool (spool.c; flusher thread only) ----------------------------- */
 /* Append one encoded batch to this process's spool file; 0 or -1. */
 FTIO_HIDDEN int ftio_spool_append(const void *buf, size_t len);
 FTIO_HIDDEN void ftio_spool_path(char *out, size_t len);
+/* The private directory in use (FTIO_SPOOL_DIR's, or the fallback when
+ * that one is not ours). */
+FTIO_HIDDEN const char *ftio_spool_dir(void);
+/* A warning every process of the job would give: said once per job and
+ * node (a marker .ftio-<what>-<job> in the spool directory). */
+FTIO_HIDDEN void ftio_warn_job(const char *what, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* ftiod at endpoint answered us (a marker touched at most once a second),
+ * and did it answer any process of ours on this node within fresh_s? */
+FTIO_HIDDEN void ftio_spool_mark_up(const char *endpoint);
+FTIO_HIDDEN int ftio_spool_known_up(const char *endpoint, int fresh_s);
+/* A spooled batch was acknowledged by ftiod after all (no notice for it). */
+FTIO_HIDDEN void ftio_spool_acked_later(void);
+/* exec hand-off: append a batch for the next image (no notice); *at = its
+ * offset.  The next image takes [off, off + len) back into buf and cuts the
+ * file there (removes it when off is 0); -1 when the file is not exactly
+ * that (then the batches stay spooled). */
+FTIO_HIDDEN int ftio_spool_handoff_append(const void *buf, size_t len, uint64_t *at);
+FTIO_HIDDEN int ftio_spool_take(uint64_t off, void *buf, size_t len);
 /* ---- the way to ftiod (sink_zmq.c; flusher thread only) -------------- */
 /* Connect (early: the first flush then finds a session). */
 FTIO_HIDDEN void ftio_sink_open(void);
@@ -217,8 +239,17 @@ FTIO_HIDDEN uint64_t ftio_sink_take_lost(void);
 /* Acknowledgements, sends that can go now, resends, the silent daemon. */
 FTIO_HIDDEN void ftio_sink_poll(void);
 /* End of the image: at most FTIO_EXIT_WAIT_MS for the daemon, the rest to
- * the spool file, the socket closed. */
-FTIO_HIDDEN void ftio_sink_finish(void);
+ * the spool file, the socket closed.  handoff (exec into a traced image):
+ * no wait, the unacknowledged batches are handed to the next image through
+ * the spool file (ftio_sink_handoff_env()); returns 1 when they were. */
+FTIO_HIDDEN int ftio_sink_finish(int handoff);
+/* For the next image's environment: "FTIO_HANDOFF=<pid>:<offset>:<seq>/
+ * <len>,...;<path>" after a hand-off, or the one handed to us while our
+ * flusher has not taken it; "" when there is nothing to hand off. */
+FTIO_HIDDEN const char *ftio_sink_handoff_env(void);
+/* The next image (lifecycle.c, at init): batches handed to it, sent first
+ * by its flusher.  1 when there are some (start the flusher). */
+FTIO_HIDDEN int ftio_sink_handoff_accept(const char *value);
 FTIO_HIDDEN void ftio_sink_reset(void);          /* a failed exec: go on */
 FTIO_HIDDEN void ftio_sink_after_fork_child(void);
 
@@ -228,6 +259,7 @@ FTIO_HIDDEN void ftio_spool_after_fork_child(void);
 
 /* ---- lifecycle (lifecycle.c) and symbol resolution --------------------- */
 FTIO_HIDDEN void ftio_lifecycle_init(void);
+FTIO_HIDDEN void ftio_lifecycle_inert(void);      /* the shim stays inert here */
 /* Resolve the next definition of every symbol declared with FTIO_WRAPPER or
  * FTIO_NEXT (core.c, at init, single-threaded). */
 FTIO_HIDDEN void ftio_resolve_wrapped(void);

@@ -9,13 +9,17 @@
  * - exit: the library destructor (core.c), at_quick_exit, and the _exit /
  *   _Exit wrappers all call the idempotent, bounded ftio_shutdown().
  * - exec: every exec-family name hands the stream off first (glibc's execl*
- *   don't go through execve's PLT entry): the flusher sends what is
- *   buffered and stops once ZeroMQ has written it (or spools it, flusher.c),
- *   since ZeroMQ's I/O thread dies with the image.  The new image is the
- *   same process: we pass it the next sequence number in
+ *   don't go through execve's PLT entry): the flusher drains what is
+ *   buffered and stops, since ZeroMQ's I/O thread dies with the image.  The
+ *   new image is the same process: we pass it the next sequence number in
  *   FTIO_SEQ_BASE=<pid>:<seq> so its batches continue the stream without
  *   restarting at 0 (also when this image only continued the stream and
- *   recorded nothing).  If exec fails, tracing resumes.
+ *   recorded nothing).  When the new environment preloads the shim, what
+ *   ftiod has not acknowledged yet is handed over too (FTIO_HANDOFF, through
+ *   the spool file, sink_zmq.c) with no wait: the new image sends it first,
+ *   so a shell that execs its last command loses nothing and waits for
+ *   nothing.  Otherwise the exit path's bounded wait and the spool file.  If
+ *   exec fails, tracing resumes (and takes its hand-off back).
  * - fatal signals (TERM INT HUP QUIT ABRT SEGV BUS FPE ILL XCPU XFSZ PIPE)
  *   with the default action: final flush (bounded), then the default action
  *   by re-raising.  signal()/sigaction() are wrapped so that an application
@@ -91,19 +95,40 @@ FTIO_WRAPPER(void, _Exit, (int status))
 /* ---- exec ------------------------------------------------------------- */
 
 #define SEQ_VAR "FTIO_SEQ_BASE"
+#define HANDOFF_VAR "FTIO_HANDOFF"
+
+/* Does envp preload the shim (and not disable it)?  Then the next image
+ * takes over what ftiod has not acknowledged. */
+static int traced_env(char *const *envp)
+{
+    int preload = 0;
+    for (size_t i = 0; envp && envp[i]; i++) {
+        if (strncmp(envp[i], "LD_PRELOAD=", 11) == 0)
+            preload = strstr(envp[i], "libftio") != NULL;
+        else if (strncmp(envp[i], "FTIO_DISABLE=", 13) == 0 && envp[i][13] && strcmp(envp[i] + 13, "0"))
+            return 0;
+    }
+    return preload;
+}
 
 /* Hand the stream off before the image is replaced; puts the value for
- * SEQ_VAR in buf (empty when there is no stream to continue).  Returns 1
- * when the flusher was stopped (after_exec_failed() then restarts it). */
-static int before_exec(char *buf, size_t len)
+ * SEQ_VAR in buf (empty when there is no stream to continue) and points
+ * *handoff at the FTIO_HANDOFF variable ("" for none).  Returns 1 when the
+ * flusher was stopped (after_exec_failed() then restarts it). */
+static int before_exec(char *const *envp, char *buf, size_t len, const char **handoff)
 {
     buf[0] = '\0';
+    *handoff = "";
     if (!ftio_fdt || !own_process())
         return 0;
-    int stopped = ftio_flusher_handoff();
+    int stopped = ftio_flusher_handoff(traced_env(envp));
     uint64_t seq = ftio_flusher_next_seq();
     if (stopped || seq > 0)
         snprintf(buf, len, SEQ_VAR "=%ld:%llu", atomic_load(&ftio_id.pid), (unsigned long long)seq);
+    /* What we just handed off, or what was handed to us and not taken yet
+     * (our flusher never ran); nothing from a flusher still busy (its
+     * bounded wait ran out): its description may be half written. */
+    *handoff = ftio_flusher_running() ? "" : ftio_sink_handoff_env();
     return stopped;
 }
 
@@ -115,20 +140,32 @@ static int after_exec_failed(int rc, int stopped)
     return rc;
 }
 
-/* envp plus our variable (replacing an inherited one), in out[cap]. */
-static char *const *with_seq(char *const *envp, char *var, char **out, size_t cap)
+/* envp plus our variables (replacing inherited ones; an inherited hand-off
+ * was ours to take, never the next image's), in out[cap]. */
+static char *const *with_seq(char *const *envp, char *var, const char *handoff, char **out,
+                             size_t cap)
 {
-    if (!var[0] || !envp)
+    if (!envp)
         return envp;
     size_t n = 0;
+    int stale = 0;
     for (size_t i = 0; envp[i]; i++) {
-        if (strncmp(envp[i], SEQ_VAR "=", sizeof SEQ_VAR) == 0)
+        if (strncmp(envp[i], SEQ_VAR "=", sizeof SEQ_VAR) == 0 && var[0])
             continue;
-        if (n + 2 >= cap)
+        if (strncmp(envp[i], HANDOFF_VAR "=", sizeof HANDOFF_VAR) == 0) {
+            stale = 1;
+            continue;
+        }
+        if (n + 3 >= cap)
             return envp;            /* huge environment: go without */
         out[n++] = envp[i];
     }
-    out[n++] = var;
+    if (!var[0] && !handoff[0] && !stale)
+        return envp;
+    if (var[0])
+        out[n++] = var;
+    if (handoff[0])
+        out[n++] = (char *)handoff;
     out[n] = NULL;
     return out;
 }
@@ -138,37 +175,40 @@ static size_t env_count(char *const *envp)
     size_t n = 0;
     while (envp && envp[n])
         n++;
-    return n + 2;
+    return n + 3;
 }
 
 FTIO_WRAPPER(int, execve, (const char *path, char *const argv[], char *const envp[]))
 {
     FTIO_REAL_OR(execve, -1);
     char var[96];
-    int stopped = before_exec(var, sizeof var);
+    const char *ho;
+    int stopped = before_exec(envp, var, sizeof var, &ho);
     size_t cap = env_count(envp);
     char *buf[cap];
-    return after_exec_failed(real_execve(path, argv, with_seq(envp, var, buf, cap)), stopped);
+    return after_exec_failed(real_execve(path, argv, with_seq(envp, var, ho, buf, cap)), stopped);
 }
 
 FTIO_WRAPPER(int, execvpe, (const char *file, char *const argv[], char *const envp[]))
 {
     FTIO_REAL_OR(execvpe, -1);
     char var[96];
-    int stopped = before_exec(var, sizeof var);
+    const char *ho;
+    int stopped = before_exec(envp, var, sizeof var, &ho);
     size_t cap = env_count(envp);
     char *buf[cap];
-    return after_exec_failed(real_execvpe(file, argv, with_seq(envp, var, buf, cap)), stopped);
+    return after_exec_failed(real_execvpe(file, argv, with_seq(envp, var, ho, buf, cap)), stopped);
 }
 
 FTIO_WRAPPER(int, fexecve, (int fd, char *const argv[], char *const envp[]))
 {
     FTIO_REAL_OR(fexecve, -1);
     char var[96];
-    int stopped = before_exec(var, sizeof var);
+    const char *ho;
+    int stopped = before_exec(envp, var, sizeof var, &ho);
     size_t cap = env_count(envp);
     char *buf[cap];
-    return after_exec_failed(real_fexecve(fd, argv, with_seq(envp, var, buf, cap)), stopped);
+    return after_exec_failed(real_fexecve(fd, argv, with_seq(envp, var, ho, buf, cap)), stopped);
 }
 
 /* The environ-based forms become their explicit-environment twins. */
@@ -358,6 +398,18 @@ static void signals_init(void)
 
 /* ---- init ------------------------------------------------------------- */
 
+/* An image in which the shim stays inert (FTIO_DISABLE, a launcher) that an
+ * image of ours handed its unacknowledged batches to: they are in the spool
+ * file, say so. */
+void ftio_lifecycle_inert(void)
+{
+    const char *v = getenv(HANDOFF_VAR);
+    char *end;
+    if (v && strtol(v, &end, 10) == (long)getpid() && *end == ':' && strchr(v, ';'))
+        ftio_warn("the traced image before this exec left its last batches in %s (send them "
+                  "with: ftio replay %s)", strchr(v, ';') + 1, strchr(v, ';') + 1);
+}
+
 void ftio_lifecycle_init(void)
 {
     /* Continue the sequence of the image that exec'd us (same pid). */
@@ -368,6 +420,10 @@ void ftio_lifecycle_init(void)
         if (*end == ':' && pid == (long)getpid())
             ftio_flusher_set_seq_base(strtoull(end + 1, NULL, 10));
     }
+    /* ... and deliver what it handed over, now rather than at our first
+     * record: the flusher starts at once. */
+    if (ftio_sink_handoff_accept(getenv(HANDOFF_VAR)))
+        ftio_flusher_start_if_needed();
     pthread_atfork(fork_prepare, fork_parent, fork_child);
     at_quick_exit(quick_exit_hook);
     signals_init();

@@ -15,10 +15,22 @@
  *     trace into their buffers): sent again, up to RESENDS times (the daemon
  *     drops a (process, seq) it has), then spooled;
  *   - past FTIO_ACK_MAX_MB of copies, the oldest go to the spool file;
- *   - at the end of the image (exit, _exit, exec, fatal signal) the sink
- *     waits FTIO_EXIT_WAIT_MS at most (5 ms) for what can still be sent and
+ *   - at the end of the image (exit, _exit, fatal signal) the sink waits
+ *     FTIO_EXIT_WAIT_MS at most (3 ms) for what can still be sent and
  *     acknowledged, spools the rest, and says once per job where the spool
- *     went (spool.c).  Nothing is waited for that cannot be sent.
+ *     went (spool.c).  Nothing is waited for that cannot be sent;
+ *   - exec into a traced image: no wait at all; what is unacknowledged is
+ *     handed to the next image (same process, same stream) through the
+ *     spool file and FTIO_HANDOFF, and the next image sends it first and
+ *     removes it from the file: a shell that execs loses nothing;
+ *   - a batch spooled after the daemon stayed silent and acknowledged later
+ *     (a stopped daemon that resumed) counts as delivered: no notice.
+ *
+ * Authentication (FTIO_AUTH=munge): a session (a MUNGE credential carrying
+ * a fresh key, common/auth.h) restricted to ftiod's uid, so a process that
+ * captures a batch cannot decode it; a new session every FTIO_AUTH_RENEW_S
+ * and whenever the daemon stops answering (ftiod refuses, without an
+ * answer, a credential it did not see fresh: a restarted ftiod).
  *
  * FTIO_ENDPOINT may name several daemons (comma-separated): a stable hash of
  * the job id chooses one (PROTOCOL.md §1.5), so every rank of a job, on every
@@ -29,7 +41,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zmq.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "lazy.h"               /* ZeroMQ, MUNGE, libsodium: loaded on first use */
 #include "internal.h"
 #include "auth.h"
 #include "hash.h"
@@ -39,6 +53,12 @@
 #define RESENDS        2                 /* then a silent daemon's batches are spooled */
 #define CONNECT_WAIT_NS 1000000ll        /* at exit, for a daemon never connected */
 #define AUTH_RETRY_NS  (10 * 1000000000ll)
+#define AUTH_RENEW_NS  (FTIO_AUTH_RENEW_S * 1000000000ll)
+#define SPOOLED_MAX    1024              /* spooled after sending: a late ack still counts */
+#define HANDOFF_MAX    64                /* batches handed to the next image at exec */
+#define UP_FRESH_S     5                 /* "the daemon is up": an ack this recent */
+#define UP_WAIT_NS     (100 * 1000000ll) /* the exit wait then (instead of FTIO_EXIT_WAIT_MS) */
+#define UP_MARK_NS     1000000000ll      /* the shared marker is touched at most this often */
 
 /* A batch offered and not acknowledged yet. */
 struct pending_batch {
@@ -59,9 +79,21 @@ static struct {
     int64_t  last_ack_ns;
     uint64_t lost;                  /* records of batches neither acknowledged nor spooled */
     int      stall_said;
+    int64_t  up_marked_ns;          /* when we last touched the "daemon up" marker */
+    int64_t  first_sent_ns;         /* our first send: ftiod's ZeroMQ greeted us then */
+    int      deferred;              /* ipc:// socket absent: no ZeroMQ yet, copies kept */
     struct ftio_auth_sender auth;   /* FTIO_AUTH=munge: this image's session */
-    int      auth_ok;
-    int64_t  auth_tried_ns;
+    int      auth_ok, auth_renew;
+    int64_t  auth_tried_ns, auth_made_ns;
+    int      auth_uid_known;
+    uid_t    auth_uid;                /* who may decode (auth.h), (uid_t)-1 = anyone */
+    uint64_t spooled[SPOOLED_MAX];   /* sent, then spooled unacknowledged */
+    size_t   nspooled;
+    /* exec hand-off: what the next image gets (out), what we got (in). */
+    char     handoff_env[HANDOFF_MAX * 32 + 2200];
+    size_t   nin;
+    uint64_t in_off, in_seq[HANDOFF_MAX];
+    size_t   in_len[HANDOFF_MAX];
 } sk;
 
 /* ---- the spool file, for what the daemon does not take ------------------ */
@@ -72,6 +104,8 @@ static int spool_copy(const void *buf, size_t len)
 }
 
 /* ---- connection --------------------------------------------------------- */
+
+static void adopt(void);
 
 /* The daemon of this job among FTIO_ENDPOINT's (comma-separated). */
 static void choose_endpoint(void)
@@ -91,15 +125,43 @@ static void choose_endpoint(void)
     sk.endpoint[len] = '\0';
 }
 
+/* An ipc:// endpoint whose socket file does not exist: nobody listens. */
+static int endpoint_absent(void)
+{
+    struct stat st;
+    return strncmp(sk.endpoint, "ipc://", 6) == 0 && sk.endpoint[6] == '/' &&
+           lstat(sk.endpoint + 6, &st) != 0 && errno == ENOENT;
+}
+
 void ftio_sink_open(void)
 {
     if (sk.zsock || sk.broken || ftio_cfg.spool_mode == FTIO_SPOOL_ALWAYS)
         return;
-    choose_endpoint();
+    if (!sk.endpoint[0])
+        choose_endpoint();
+    if (sk.nin)
+        adopt();
+    /* ftiod on this node, down: loading and starting ZeroMQ (milliseconds,
+     * the bulk of a short process's exit) waits until its socket appears;
+     * the copies wait here meanwhile (sk.deferred), and a process that ends
+     * first spools them at once. */
+    if (endpoint_absent()) {
+        if (!sk.deferred)
+            ftio_log("%s does not exist (ftiod down): ZeroMQ waits for it", sk.endpoint);
+        sk.deferred = 1;
+        return;
+    }
+    sk.deferred = 0;
+    char why[256];
+    if (ftio_lazy_load(why, sizeof why) != 0) {
+        sk.broken = 1;
+        ftio_warn_job("zmq", "%s: spooling to %s", why, ftio_spool_dir());
+        return;
+    }
     sk.zctx = zmq_ctx_new();
     if (!sk.zctx) {
         sk.broken = 1;
-        ftio_warn("zmq_ctx_new: %s; spooling to %s", zmq_strerror(errno), ftio_cfg.spool_dir);
+        ftio_warn_job("zmq", "zmq_ctx_new: %s; spooling to %s", zmq_strerror(errno), ftio_spool_dir());
         return;
     }
     sk.zsock = zmq_socket(sk.zctx, ZMQ_DEALER);
@@ -110,8 +172,8 @@ void ftio_sink_open(void)
         zmq_setsockopt(sk.zsock, ZMQ_LINGER, &zero, sizeof zero) != 0 ||
         zmq_setsockopt(sk.zsock, ZMQ_IMMEDIATE, &one, sizeof one) != 0 ||
         zmq_connect(sk.zsock, sk.endpoint) != 0) {
-        ftio_warn("FTIO_ENDPOINT=%s: %s; spooling to %s", sk.endpoint, zmq_strerror(errno),
-                  ftio_cfg.spool_dir);
+        ftio_warn_job("endpoint", "FTIO_ENDPOINT=%s: %s; spooling to %s", sk.endpoint,
+                      zmq_strerror(errno), ftio_spool_dir());
         sk.broken = 1;
         if (sk.zsock)
             zmq_close(sk.zsock);
@@ -122,26 +184,45 @@ void ftio_sink_open(void)
 }
 
 /* FTIO_AUTH=munge: a session for this image, asked of munged once (and again
- * every AUTH_RETRY_NS while munged cannot be reached).  1 when there is one. */
+ * every AUTH_RETRY_NS while munged cannot be reached), renewed every
+ * AUTH_RENEW_NS and when asked (sk.auth_renew: the daemon went silent).
+ * 1 when there is one. */
 static int auth_session(void)
 {
-    if (ftio_cfg.auth_mode != FTIO_AUTH_MUNGE || sk.auth_ok)
+    if (ftio_cfg.auth_mode != FTIO_AUTH_MUNGE)
         return 1;
     int64_t now = ftio_mono_ns();
-    if (sk.auth_tried_ns && now - sk.auth_tried_ns < AUTH_RETRY_NS)
+    if (sk.auth_ok && !sk.auth_renew && now - sk.auth_made_ns < AUTH_RENEW_NS)
+        return 1;
+    if (!sk.auth_ok && sk.auth_tried_ns && now - sk.auth_tried_ns < AUTH_RETRY_NS)
         return 0;
     int first = sk.auth_tried_ns == 0;
     sk.auth_tried_ns = now;
-    char err[256];
-    if (ftio_auth_sender_init(&sk.auth, ftio_cfg.munge_socket[0] ? ftio_cfg.munge_socket : NULL,
-                              ftio_cfg.auth_uid < 0 ? (uid_t)-1 : (uid_t)ftio_cfg.auth_uid,
-                              err, sizeof err) != 0) {
-        if (first)
-            ftio_warn("cannot authenticate to ftiod (%s): spooling to %s (FTIO_AUTH=none "
-                      "for a daemon without authentication)", err, ftio_cfg.spool_dir);
-        return 0;
+    sk.auth_renew = 0;
+    char err[256], how[256];
+    if (!sk.auth_uid_known) {
+        if (ftio_auth_daemon_uid(ftio_cfg.auth_uid, sk.endpoint, &sk.auth_uid, how, sizeof how) != 0) {
+            ftio_warn_job("authuid", "%s: the credential is restricted to root", how);
+            sk.auth_uid = 0;
+        } else {
+            ftio_log("credentials restricted to %s", how);
+        }
+        sk.auth_uid_known = 1;
     }
+    struct ftio_auth_sender next;
+    if (ftio_auth_sender_init(&next, ftio_cfg.munge_socket[0] ? ftio_cfg.munge_socket : NULL,
+                              sk.auth_uid, err, sizeof err) != 0) {
+        if (first)
+            ftio_warn_job("auth", "cannot authenticate to ftiod (%s): spooling to %s "
+                          "(FTIO_AUTH=none for a daemon without authentication)", err,
+                          ftio_spool_dir());
+        return sk.auth_ok;        /* a renewal that failed: the old session may still do */
+    }
+    if (sk.auth_ok)
+        ftio_auth_sender_free(&sk.auth);
+    sk.auth = next;
     sk.auth_ok = 1;
+    sk.auth_made_ns = now;
     ftio_log("MUNGE session made (credential of %zu bytes)", sk.auth.cred_len);
     return 1;
 }
@@ -160,6 +241,8 @@ static void drop(size_t i, int keep)
         sk.lost += p->nrec;
         ftio_log("batch seq %llu: unacknowledged and not spooled: %zu records lost",
                  (unsigned long long)p->seq, p->nrec);
+    } else if (keep && p->sent_ns && sk.nspooled < SPOOLED_MAX) {
+        sk.spooled[sk.nspooled++] = p->seq;     /* its acknowledgement may still come */
     }
     sk.bytes -= p->len;
     free(p->data);
@@ -177,6 +260,8 @@ static void spool_all(void)
  * daemon with room in its queue). */
 static void send_unsent(void)
 {
+    if (!sk.zsock && sk.deferred)
+        ftio_sink_open();              /* the daemon's socket may be there now */
     if (!sk.zsock || !auth_session())
         return;
     for (size_t i = 0; i < sk.npend; i++) {
@@ -188,6 +273,31 @@ static void send_unsent(void)
             return;
         p->sent_ns = ftio_mono_ns();
         p->sends++;
+        if (!sk.first_sent_ns)
+            sk.first_sent_ns = p->sent_ns;
+    }
+}
+
+/* An acknowledgement of a batch spooled already (the daemon was silent
+ * for a while, then took the copies it had): it was delivered after all. */
+static void late_ack(uint64_t seq)
+{
+    for (size_t i = 0; i < sk.nspooled; i++)
+        if (sk.spooled[i] == seq) {
+            sk.spooled[i] = sk.spooled[--sk.nspooled];
+            ftio_spool_acked_later();
+            return;
+        }
+}
+
+/* The daemon answers: tell this user's other processes on the node (the
+ * marker in the spool directory), so that a short process that has no
+ * answer yet at its exit waits a little longer rather than spooling. */
+static void mark_up(void)
+{
+    if (!sk.up_marked_ns || sk.last_ack_ns - sk.up_marked_ns > UP_MARK_NS) {
+        sk.up_marked_ns = sk.last_ack_ns;
+        ftio_spool_mark_up(sk.endpoint);
     }
 }
 
@@ -196,13 +306,17 @@ static void take_acks(void)
     struct ftio_ack a;
     while (sk.zsock && ftio_ack_recv(sk.zsock, &a)) {
         sk.last_ack_ns = ftio_mono_ns();
-        for (size_t i = 0; i < sk.npend; i++)
-            if (sk.pend[i].seq == a.seq && sk.pend[i].sent_ns) {
-                if (a.status != FTIO_ACK_MERGED)
-                    ftio_log("batch seq %llu refused by ftiod: spooled", (unsigned long long)a.seq);
-                drop(i, a.status != FTIO_ACK_MERGED);
-                break;
-            }
+        mark_up();
+        size_t i = 0;
+        while (i < sk.npend && !(sk.pend[i].seq == a.seq && sk.pend[i].sent_ns))
+            i++;
+        if (i < sk.npend) {
+            if (a.status != FTIO_ACK_MERGED)
+                ftio_log("batch seq %llu refused by ftiod: spooled", (unsigned long long)a.seq);
+            drop(i, a.status != FTIO_ACK_MERGED);
+        } else if (a.status == FTIO_ACK_MERGED) {
+            late_ack(a.seq);
+        }
     }
 }
 
@@ -219,15 +333,18 @@ static void check_silence(void)
         return;
     if (sk.pend[0].sends > RESENDS) {
         if (!sk.stall_said++)
-            ftio_warn("ftiod at %s has not acknowledged %zu batches for %d ms: spooling them to %s",
-                      sk.endpoint, sk.npend, (RESENDS + 1) * ftio_cfg.ack_timeout_ms,
-                      ftio_cfg.spool_dir);
+            ftio_warn_job("stall", "ftiod at %s has not acknowledged %zu batches for %d ms: "
+                          "spooling them to %s", sk.endpoint, sk.npend,
+                          (RESENDS + 1) * ftio_cfg.ack_timeout_ms, ftio_spool_dir());
         while (sk.npend && sk.pend[0].sent_ns && now - sk.pend[0].sent_ns >= timeout)
             drop(0, 1);
         return;
     }
-    ftio_log("%zu batches unacknowledged for %d ms: sending them again", sk.npend,
-             ftio_cfg.ack_timeout_ms);
+    ftio_log("%zu batches unacknowledged for %d ms: sending them again, in a new session",
+             sk.npend, ftio_cfg.ack_timeout_ms);
+    /* A restarted ftiod refuses (silently) a credential it did not see
+     * fresh: a new one. */
+    sk.auth_renew = 1;
     for (size_t i = 0; i < sk.npend; i++)
         sk.pend[i].sent_ns = 0;
     send_unsent();
@@ -243,7 +360,7 @@ uint64_t ftio_sink_take_lost(void)
 int ftio_sink_offer(uint64_t seq, const void *buf, size_t len, size_t nrec)
 {
     ftio_sink_open();
-    if (!sk.zsock)
+    if (!sk.zsock && !sk.deferred)
         return 0;
     /* Bounded memory: the oldest copies go to the spool file first. */
     while (sk.npend && sk.bytes + len > ftio_cfg.ack_max_bytes)
@@ -273,11 +390,174 @@ void ftio_sink_poll(void)
     check_silence();
 }
 
+/* ---- exec: handing the unacknowledged batches to the next image -------- */
+
+/* Append what is pending to the spool file for the next image and describe
+ * it in sk.handoff_env.  1 when every pending batch was handed off. */
+static int handoff(void)
+{
+    sk.handoff_env[0] = 0;
+    if (ftio_cfg.spool_mode != FTIO_SPOOL_AUTO || sk.npend > HANDOFF_MAX)
+        return 0;
+    if (!sk.npend)
+        return 1;
+    char *e = sk.handoff_env, *end = e + sizeof sk.handoff_env;
+    uint64_t first = 0;
+    size_t done = 0;
+    e += snprintf(e, (size_t)(end - e), "FTIO_HANDOFF=%ld:", (long)atomic_load(&ftio_id.pid));
+    char *offp = e;
+    e += 21;                                  /* the offset goes here (padded) */
+    for (; done < sk.npend; done++) {
+        uint64_t at;
+        if (ftio_spool_handoff_append(sk.pend[done].data, sk.pend[done].len, &at) != 0)
+            break;
+        if (done == 0)
+            first = at;
+        e += snprintf(e, (size_t)(end - e), "%s%llu/%zu", done ? "," : "",
+                      (unsigned long long)sk.pend[done].seq, sk.pend[done].len);
+    }
+    if (done < sk.npend) {
+        /* The spool file failed: what was appended stays there (noticed as
+         * spooled by the next image or nobody); the rest is spooled or
+         * counted lost by the caller. */
+        sk.handoff_env[0] = 0;
+        while (done--)
+            drop(0, 0);
+        return 0;
+    }
+    char path[2048];
+    ftio_spool_path(path, sizeof path);
+    snprintf(e, (size_t)(end - e), ";%s", path);
+    char num[22];
+    snprintf(num, sizeof num, "%020llu", (unsigned long long)first);
+    memcpy(offp, num, 20);
+    offp[20] = ':';
+    ftio_log("exec: %zu unacknowledged batches handed to the next image", sk.npend);
+    while (sk.npend)
+        drop(0, 0);
+    return 1;
+}
+
+const char *ftio_sink_handoff_env(void)
+{
+    return sk.handoff_env;
+}
+
+int ftio_sink_handoff_accept(const char *v)
+{
+    /* <pid>:<offset>:<seq>/<len>,...;<path> -- only our own pid's (the
+     * image before us, same process).  The path is for people (and for an
+     * image that is not traced, lifecycle.c): we take the batches from our
+     * own spool file, never from a path the environment names. */
+    char *p;
+    sk.nin = 0;
+    if (!v || strtol(v, &p, 10) != (long)getpid() || *p != ':')
+        return 0;
+    sk.in_off = strtoull(p + 1, &p, 10);
+    for (char sep = ':'; *p == sep && sk.nin < HANDOFF_MAX; sep = ',') {
+        char *q;
+        uint64_t seq = strtoull(p + 1, &q, 10);
+        if (q == p + 1 || *q != '/')
+            break;
+        sk.in_seq[sk.nin] = seq;
+        sk.in_len[sk.nin] = strtoull(q + 1, &p, 10);
+        sk.nin++;
+    }
+    if (*p != ';')
+        sk.nin = 0;                      /* not what an image of ours wrote */
+    /* Until our flusher takes them, an exec passes them on as they are
+     * (a shell's execve that fails along PATH, an exec before our flusher
+     * ran). */
+    if (sk.nin && v != sk.handoff_env + sizeof "FTIO_HANDOFF=" - 1)
+        snprintf(sk.handoff_env, sizeof sk.handoff_env, "FTIO_HANDOFF=%s", v);
+    if (!sk.nin)
+        sk.handoff_env[0] = 0;
+    return sk.nin > 0;
+}
+
+/* The next image, in its flusher: the batches the image before the exec
+ * handed over become our first pending ones (unsent), and leave the spool
+ * file.  If the file is not exactly what was handed over, they stay there. */
+static void adopt(void)
+{
+    size_t n = sk.nin, total = 0;
+    sk.nin = 0;
+    sk.handoff_env[0] = 0;
+    for (size_t i = 0; i < n; i++)
+        total += sk.in_len[i];
+    if (!n || !total || total > ftio_cfg.ack_max_bytes + (64u << 20))
+        return;
+    char *buf = malloc(total);
+    size_t cap = n + sk.npend > 16 ? n + sk.npend : 16;
+    struct pending_batch *pend = calloc(cap, sizeof *pend);
+    if (!buf || !pend || ftio_spool_take(sk.in_off, buf, total) != 0) {
+        ftio_log("exec hand-off of %zu batches not taken: they stay in the spool file", n);
+        free(buf);
+        free(pend);
+        return;
+    }
+    size_t off = 0;
+    for (size_t i = 0; i < n; i++) {
+        pend[i].data = malloc(sk.in_len[i]);
+        if (pend[i].data) {
+            memcpy(pend[i].data, buf + off, sk.in_len[i]);
+        } else if (ftio_spool_append(buf + off, sk.in_len[i]) != 0) {
+            ftio_log("batch seq %llu of the exec hand-off lost", (unsigned long long)sk.in_seq[i]);
+        }
+        pend[i].seq = sk.in_seq[i];
+        pend[i].len = sk.in_len[i];
+        off += sk.in_len[i];
+    }
+    free(buf);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (pend[i].data) {
+            pend[k++] = pend[i];
+            sk.bytes += pend[i].len;
+        }
+    /* Ours after theirs (there are none when the flusher adopts first). */
+    if (sk.npend)
+        memcpy(pend + k, sk.pend, sk.npend * sizeof *pend);
+    free(sk.pend);
+    sk.pend = pend;
+    sk.npend += k;
+    sk.cap = cap;
+    ftio_log("exec hand-off: %zu batches of the image before us, sent first", k);
+}
+
 /* ---- the end of the image ---------------------------------------------- */
 
-void ftio_sink_finish(void)
+/* exec: the acknowledgements of what was sent, for FTIO_EXIT_WAIT_MS at
+ * most (the next image would send those batches again: harmless for ftiod,
+ * which drops a seq it has, but a receiver that counts would count twice). */
+static void wait_sent_acks(void)
 {
-    if (sk.zsock && sk.npend) {
+    int64_t deadline = ftio_mono_ns() + (int64_t)ftio_cfg.exit_wait_ms * 1000000;
+    for (;;) {
+        take_acks();
+        int sent = 0;
+        for (size_t i = 0; i < sk.npend && !sent; i++)
+            sent = sk.pend[i].sent_ns != 0;
+        if (!sent || ftio_mono_ns() >= deadline)
+            return;
+        zmq_pollitem_t it = { .socket = sk.zsock, .events = ZMQ_POLLIN };
+        if (zmq_poll(&it, 1, 1) < 0 && errno != EINTR)
+            return;
+    }
+}
+
+int ftio_sink_finish(int exec)
+{
+    sk.handoff_env[0] = 0;
+    int handed = 0;
+    if (exec && (sk.zsock || sk.deferred)) {
+        if (sk.zsock)
+            wait_sent_acks();
+        handed = handoff();
+    }
+    if (!handed && !sk.zsock && sk.deferred && sk.npend)
+        send_unsent();                 /* opens ZeroMQ if ftiod's socket is there now */
+    if (!handed && sk.zsock && sk.npend) {
         int64_t start = ftio_mono_ns();
         int64_t deadline = start + (int64_t)ftio_cfg.exit_wait_ms * 1000000;
         /* A daemon that is not connected by now is down or unreachable (a
@@ -286,17 +566,36 @@ void ftio_sink_finish(void)
          * least CONNECT_WAIT, for it. */
         int64_t cw = (int64_t)ftio_cfg.exit_wait_ms * 1000000 / 3;
         int64_t connect_deadline = start + (cw > CONNECT_WAIT_NS ? cw : CONNECT_WAIT_NS);
+        int extended = 0;
         for (;;) {
             take_acks();
             send_unsent();
-            if (!sk.npend || ftio_mono_ns() >= deadline)
+            if (!sk.npend)
                 break;
             /* Unsent: wait to be connected; sent: wait for acknowledgements. */
             int unsent = 0, sent = 0;
             for (size_t i = 0; i < sk.npend; i++)
                 *(sk.pend[i].sent_ns ? &sent : &unsent) += 1;
-            if (!sent && ftio_mono_ns() >= connect_deadline)
-                break;
+            int64_t now = ftio_mono_ns();
+            if (now >= deadline || (!sent && now >= connect_deadline)) {
+                /* A daemon that is up, only slow (a loaded node), is worth
+                 * UP_WAIT more, once: one that answered within UP_FRESH_S
+                 * (us, or another process of ours on this node), or whose
+                 * ZeroMQ greeted us within it (ZMQ_IMMEDIATE: nothing is
+                 * sent before the handshake).  A stopped or absent daemon
+                 * greets nobody and answers nobody: no extra wait. */
+                int64_t fresh = UP_FRESH_S * 1000000000ll;
+                if (extended || ftio_cfg.exit_wait_ms == 0 ||
+                    !((sk.last_ack_ns && now - sk.last_ack_ns < fresh) ||
+                      (sk.first_sent_ns && now - sk.first_sent_ns < fresh) ||
+                      ftio_spool_known_up(sk.endpoint, UP_FRESH_S)))
+                    break;
+                extended = 1;
+                deadline = connect_deadline = start + UP_WAIT_NS;
+                ftio_log("ftiod is up but has not answered yet: waiting up to %lld ms",
+                         UP_WAIT_NS / 1000000);
+                continue;
+            }
             zmq_pollitem_t it = { .socket = sk.zsock, .events = ZMQ_POLLIN | (unsent ? ZMQ_POLLOUT : 0) };
             /* zmq_poll counts in ms: wait in 1-ms slices so that neither
              * deadline is overshot by more than one. */
@@ -317,14 +616,19 @@ void ftio_sink_finish(void)
             ;
         sk.zsock = sk.zctx = NULL;
     }
+    sk.first_sent_ns = 0;
+    sk.deferred = 0;
+    return handed;
 }
 
 /* A failed exec: this image goes on, a new flusher thread opens a new
- * socket. */
+ * socket and takes back what it handed off. */
 void ftio_sink_reset(void)
 {
     sk.broken = 0;
     sk.stall_said = 0;
+    if (sk.handoff_env[0])
+        ftio_sink_handoff_accept(sk.handoff_env + sizeof "FTIO_HANDOFF=" - 1);
 }
 
 void ftio_sink_after_fork_child(void)
@@ -336,9 +640,15 @@ void ftio_sink_after_fork_child(void)
      * credential says. */
     sk.zctx = sk.zsock = NULL;
     sk.broken = 0;
+    sk.deferred = 0;
     sk.pend = NULL;
     sk.npend = sk.cap = sk.bytes = 0;
     sk.last_ack_ns = 0;
+    sk.first_sent_ns = 0;
+    sk.up_marked_ns = 0;
     sk.lost = 0;
     sk.stall_said = 0;
+    sk.nspooled = 0;
+    sk.nin = 0;                   /* a hand-off is the parent's to take */
+    sk.handoff_env[0] = 0;
 }

@@ -1,6 +1,7 @@
-/* spool.c -- the spool file: batches the daemon could not take (PROTOCOL.md §3).
+/* spool.c -- the spool file: batches the daemon could not take (PROTOCOL.md §3),
+ * the exec hand-off through it, and the once-per-job warnings.
  *
- *   $FTIO_SPOOL_DIR/ftio-<job>-<host>-<pid>.msgpack
+ *   <spool directory>/ftio-<job>-<host>-<pid>.msgpack
  *
  * Each batch is appended whole, exactly as it would have been sent, so the
  * file is a plain concatenation of §1 batch maps (`ftio` reads it offline,
@@ -15,68 +16,223 @@
  * 0700), checked once per process; the file is created 0600 with
  * O_EXCL|O_NOFOLLOW, and an existing one (an exec'd image continuing its
  * predecessor's file) is appended to only if it is a regular file of ours,
- * private, with one link.  Anything else: nothing is written, one warning.
+ * private, with one link.  A directory that is not ours (another user made
+ * /tmp/ftio-$UID first) is not a reason to lose the trace: the spool goes to
+ * $XDG_RUNTIME_DIR/ftio when that is ours, else to a private directory
+ * $TMPDIR/ftio-$UID-XXXXXX (one we made earlier, else a new mkdtemp), named
+ * in a once-per-job warning.
+ *
+ * exec hand-off (sink_zmq.c): the pre-exec image appends its unacknowledged
+ * batches here without a notice, the post-exec image takes them back
+ * (ftio_spool_take) and sends them first; the file is cut back to where
+ * they began, so a delivered hand-off leaves no spool file.
+ *
+ * Warnings that every process of a job would print (munged unreachable, a
+ * silent daemon, the spool notice) are said once per job and node: the first
+ * process to create a marker file .ftio-<what>-<job> (O_EXCL) in the private
+ * spool directory says it.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+#include "hash.h"
 #include "internal.h"
 
-/* Batches this image appended (the flusher thread only), for the notice. */
-static uint64_t appended;
+/* The flusher thread only. */
+static struct {
+    int      resolved, ok;
+    char     dir[1100];       /* the directory in use */
+    uint64_t appended;        /* batches this image spooled (the notice) */
+    uint64_t acked_later;     /* of those, acknowledged by ftiod afterwards */
+    uint64_t bytes;           /* bytes this image appended */
+    int      created;         /* this image created its spool file */
+    int      warned;
+} sp;
 
 void ftio_spool_after_fork_child(void)
 {
-    appended = 0;      /* the parent's batches are in the parent's file */
+    /* The parent's batches are in the parent's file; the directory stays. */
+    sp.appended = sp.acked_later = sp.bytes = 0;
+    sp.created = sp.warned = 0;
 }
 
-void ftio_spool_path(char *out, size_t len)
+/* Is dir a directory of ours that nobody else can write to (created 0700
+ * when create and missing)?  1, or 0 with the reason in why. */
+static int private_dir(const char *dir, int create, char *why, size_t whylen)
 {
-    snprintf(out, len, "%s/ftio-%s-%s-%ld.msgpack", ftio_cfg.spool_dir, ftio_id.job, ftio_id.host,
-             (long)atomic_load(&ftio_id.pid));
-}
-
-/* Is the spool directory ours alone?  Created 0700 when missing. */
-static int dir_ok(void)
-{
-    static int checked, ok;   /* the flusher thread only */
-    if (checked)
-        return ok;
-    checked = 1;
-    const char *dir = ftio_cfg.spool_dir;
-    if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-        ftio_warn("cannot create spool directory %s: %s; nothing is spooled", dir, strerror(errno));
+    if (create && mkdir(dir, 0700) != 0 && errno != EEXIST) {
+        snprintf(why, whylen, "cannot be created (%s)", strerror(errno));
         return 0;
     }
     struct stat st;
     if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-        ftio_warn("spool directory %s is not a directory (or is a symlink); nothing is spooled", dir);
+        snprintf(why, whylen, "is not a directory (or is a symlink)");
     else if (st.st_uid != geteuid())
-        ftio_warn("spool directory %s belongs to uid %u, not to us; nothing is spooled", dir,
-                  (unsigned)st.st_uid);
+        snprintf(why, whylen, "belongs to uid %u, not to us", (unsigned)st.st_uid);
     else if (st.st_mode & 022)
-        ftio_warn("spool directory %s is writable by others; nothing is spooled "
-                  "(use a private one: FTIO_SPOOL_DIR)", dir);
+        snprintf(why, whylen, "is writable by others");
     else
-        ok = 1;
-    return ok;
+        return 1;
+    return 0;
+}
+
+/* A private directory of ours under $TMPDIR made by an earlier fallback
+ * (ftio-<uid>-XXXXXX; the smallest name, so that every process of the job
+ * picks the same one), else a new one. */
+static int tmp_fallback(char *out, size_t cap)
+{
+    char prefix[64], why[128];
+    int plen = snprintf(prefix, sizeof prefix, "ftio-%u-", (unsigned)geteuid());
+    char best[256] = "";
+    DIR *d = opendir(ftio_cfg.tmp_dir);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            if (strncmp(e->d_name, prefix, (size_t)plen) != 0 || strlen(e->d_name) != (size_t)plen + 6 ||
+                (best[0] && strcmp(e->d_name, best) >= 0))
+                continue;
+            snprintf(out, cap, "%s/%s", ftio_cfg.tmp_dir, e->d_name);
+            if (private_dir(out, 0, why, sizeof why))
+                snprintf(best, sizeof best, "%s", e->d_name);
+        }
+        closedir(d);
+    }
+    if (best[0]) {
+        snprintf(out, cap, "%s/%s", ftio_cfg.tmp_dir, best);
+        return 1;
+    }
+    snprintf(out, cap, "%s/%sXXXXXX", ftio_cfg.tmp_dir, prefix);
+    return mkdtemp(out) != NULL;
+}
+
+static int first_to_say(const char *what);
+
+/* The directory to spool into, decided once per process. */
+static int resolve(void)
+{
+    if (sp.resolved)
+        return sp.ok;
+    sp.resolved = 1;
+    char why[128], why2[128];
+    if (private_dir(ftio_cfg.spool_dir, 1, why, sizeof why)) {
+        snprintf(sp.dir, sizeof sp.dir, "%s", ftio_cfg.spool_dir);
+        sp.ok = 1;
+        return 1;
+    }
+    /* Not ours (someone else made it first): a private one elsewhere. */
+    int found = 0;
+    if (ftio_cfg.spool_alt[0] && private_dir(ftio_cfg.spool_alt, 0, why2, sizeof why2)) {
+        snprintf(sp.dir, sizeof sp.dir, "%s/ftio", ftio_cfg.spool_alt);
+        found = private_dir(sp.dir, 1, why2, sizeof why2);
+    }
+    if (!found)
+        found = tmp_fallback(sp.dir, sizeof sp.dir);
+    if (!found) {
+        ftio_warn("spool directory %s %s and no private one could be made in %s; nothing is "
+                  "spooled (set FTIO_SPOOL_DIR)", ftio_cfg.spool_dir, why, ftio_cfg.tmp_dir);
+        return 0;
+    }
+    sp.ok = 1;
+    if (first_to_say("spooldir"))
+        ftio_warn("spool directory %s %s: job %s spools to %s instead", ftio_cfg.spool_dir, why,
+                  ftio_id.job, sp.dir);
+    return 1;
+}
+
+const char *ftio_spool_dir(void)
+{
+    return resolve() ? sp.dir : ftio_cfg.spool_dir;
+}
+
+void ftio_spool_path(char *out, size_t len)
+{
+    snprintf(out, len, "%s/ftio-%s-%s-%ld.msgpack", ftio_spool_dir(), ftio_id.job, ftio_id.host,
+             (long)atomic_load(&ftio_id.pid));
+}
+
+/* Is this process the first of its job on this node to say `what`?  When
+ * the spool directory is unusable nobody can tell: say it. */
+static int first_to_say(const char *what)
+{
+    if (ftio_quiet)
+        return 0;              /* we have no stderr: leave it to another process */
+    if (!resolve())
+        return 1;
+    char path[2048];
+    snprintf(path, sizeof path, "%s/.ftio-%s-%s", sp.dir, what, ftio_id.job);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+        close(fd);
+        return 1;
+    }
+    return errno != EEXIST;
+}
+
+void ftio_warn_job(const char *what, const char *fmt, ...)
+{
+    if (!first_to_say(what))
+        return;
+    char buf[480];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    ftio_warn("%s", buf);
+}
+
+/* "ftiod at endpoint answered recently": the time of a marker file
+ * .ftio-up-<hash of the endpoint> in the private spool directory. */
+static void up_marker(const char *endpoint, char *path, size_t cap)
+{
+    snprintf(path, cap, "%s/.ftio-up-%016llx", sp.dir,
+             (unsigned long long)ftio_hash64(endpoint, strlen(endpoint)));
+}
+
+void ftio_spool_mark_up(const char *endpoint)
+{
+    char path[2048];
+    if (!resolve())
+        return;
+    up_marker(endpoint, path, sizeof path);
+    if (utimensat(AT_FDCWD, path, NULL, AT_SYMLINK_NOFOLLOW) == 0)
+        return;
+    int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0)
+        close(fd);
+}
+
+int ftio_spool_known_up(const char *endpoint, int fresh_s)
+{
+    char path[2048];
+    struct stat st;
+    if (!resolve())
+        return 0;
+    up_marker(endpoint, path, sizeof path);
+    return lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+           time(NULL) - st.st_mtime < fresh_s;
 }
 
 /* Open the spool file for appending: created 0600, never through a
  * symlink, never someone else's file. */
-static int open_spool(const char *path, int *warned)
+static int open_spool(const char *path, int flags)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+    int fd = open(path, flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0)
+        sp.created = 1;
     if (fd >= 0 || errno != EEXIST)
         return fd;
-    fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+    fd = open(path, flags | O_NOFOLLOW | O_CLOEXEC);
     struct stat st;
     if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
                     (st.st_mode & 077) || st.st_nlink != 1)) {
-        if (!(*warned)++)
-            ftio_warn("spool file %s exists and is not a private file of ours; not appending", path);
+        if (!sp.warned++)
+            ftio_warn("spool file %s exists and is not a private file of ours; not using it", path);
         close(fd);
         errno = EPERM;
         return -1;
@@ -84,16 +240,16 @@ static int open_spool(const char *path, int *warned)
     return fd;
 }
 
-int ftio_spool_append(const void *buf, size_t len)
+/* Append one batch; *at = where it starts.  0 or -1. */
+static int spool_write(const void *buf, size_t len, uint64_t *at)
 {
-    static int warned;
     char path[2048];
-    if (!dir_ok())
+    if (!resolve())
         return -1;
     ftio_spool_path(path, sizeof path);
-    int fd = open_spool(path, &warned);
+    int fd = open_spool(path, O_WRONLY | O_APPEND);
     if (fd < 0) {
-        if (!warned++)
+        if (!sp.warned++)
             ftio_warn("cannot open spool file %s: %s", path, strerror(errno));
         return -1;
     }
@@ -105,7 +261,7 @@ int ftio_spool_append(const void *buf, size_t len)
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0) {
-            if (!warned++)
+            if (!sp.warned++)
                 ftio_warn("cannot write spool file %s: %s", path, w < 0 ? strerror(errno) : "short write");
             /* Don't leave half a batch: readers would stop there. */
             if (start >= 0 && ftruncate(fd, start) != 0)
@@ -117,25 +273,71 @@ int ftio_spool_append(const void *buf, size_t len)
         left -= (size_t)w;
     }
     close(fd);
-    appended++;
+    if (at)
+        *at = start < 0 ? 0 : (uint64_t)start;
+    sp.bytes += len;
     return 0;
 }
 
-/* At the end of an image that spooled: one line per job, not per process.
- * The first process of the job to get here creates a marker next to the
- * spool files (O_EXCL: exactly one wins, on this node) and says where the
- * trace is and how to send it. */
+int ftio_spool_append(const void *buf, size_t len)
+{
+    if (spool_write(buf, len, NULL) != 0)
+        return -1;
+    sp.appended++;
+    return 0;
+}
+
+int ftio_spool_handoff_append(const void *buf, size_t len, uint64_t *at)
+{
+    return spool_write(buf, len, at);
+}
+
+void ftio_spool_acked_later(void)
+{
+    sp.acked_later++;
+}
+
+int ftio_spool_take(uint64_t off, void *buf, size_t len)
+{
+    char path[2048];
+    if (!resolve())
+        return -1;
+    ftio_spool_path(path, sizeof path);
+    int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    int rc = -1;
+    if (fd < 0)
+        return -1;
+    /* Ours, private, and ending exactly where the hand-off ends: nothing
+     * else was appended since the exec. */
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+        !(st.st_mode & 077) && st.st_nlink == 1 && (uint64_t)st.st_size == off + len &&
+        pread(fd, buf, len, (off_t)off) == (ssize_t)len)
+        rc = off == 0 ? unlink(path) : ftruncate(fd, (off_t)off);
+    close(fd);
+    return rc;
+}
+
+/* At the end of an image that spooled: one line per job, not per process,
+ * and only when ftiod did not acknowledge, in the end, every batch this
+ * image spooled (a daemon stopped for a while acknowledges the resent copies
+ * when it is back: then the spool file holds duplicates only, and is removed
+ * when this image made it). */
 void ftio_spool_notice(void)
 {
-    if (!appended || !dir_ok())
+    if (!sp.appended || !resolve())
         return;
-    char path[2048];
-    snprintf(path, sizeof path, "%s/.ftio-notice-%s", ftio_cfg.spool_dir, ftio_id.job);
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0)
+    if (sp.acked_later >= sp.appended) {
+        char path[2048];
+        struct stat st;
+        ftio_spool_path(path, sizeof path);
+        if (sp.created && lstat(path, &st) == 0 && (uint64_t)st.st_size == sp.bytes && unlink(path) == 0)
+            ftio_log("ftiod acknowledged every spooled batch later: %s removed", path);
         return;
-    close(fd);
+    }
+    if (!first_to_say("notice"))
+        return;
     ftio_warn("ftiod at %s did not take all of job %s's trace: spooled to %s "
               "(send it with: ftio replay %s/ftio-%s-*.msgpack)", ftio_cfg.endpoint, ftio_id.job,
-              ftio_cfg.spool_dir, ftio_cfg.spool_dir, ftio_id.job);
+              sp.dir, sp.dir, ftio_id.job);
 }

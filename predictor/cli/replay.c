@@ -229,7 +229,7 @@ int ftio_cmd_replay(int argc, char **argv)
     /* The replaying user signs the batches (common/auth.h): ftiod gives
      * the job to, or checks it against, the uid of whoever replays. */
     char aerr[256];
-    if (ftio_auth_sender_from_env(-1, &auth, aerr, sizeof aerr) != 0) {
+    if (ftio_auth_sender_from_env(-1, endpoint, &auth, aerr, sizeof aerr) != 0) {
         fprintf(stderr, "ftio replay: cannot authenticate (%s); FTIO_AUTH=none for a daemon "
                         "running --auth none\n", aerr);
         goto out;

@@ -5,11 +5,15 @@
  * Decoding a credential is a round trip to munged, so each distinct
  * credential is decoded once and remembered (uid + session key) in a small
  * set-associative cache keyed by a hash of the credential; every batch then
- * costs one keyed BLAKE2b over its bytes.  munged's "replayed" and "expired"
- * answers still carry the uid and payload (munge_decode(3)); they are what a
- * restarted ftiod sees for long-running senders and are accepted, because the
- * MAC proves the sender holds the key the credential carries.  Everything
- * else (no frame, a bad frame, a credential munged rejects, a payload without
+ * costs one keyed BLAKE2b over its bytes.  A batch credential must be fresh
+ * the first time this ftiod decodes it: munged's "replayed" verdict means
+ * someone decoded it before, and unless that was us (its id is in `seen`:
+ * the cache forgot it) it may have been a process that captured the batch
+ * and now holds the key; "expired" is accepted on the same condition.  A
+ * session key is good for FTIO_AUTH_SESSION_S after its credential was made.
+ * A refused sender gets no acknowledgement, and the shim makes a new
+ * session when the daemon stays silent (a restarted ftiod), so a legitimate
+ * sender pays one resend.  Everything else (no frame, a bad frame, a credential munged rejects, a payload without
  * our tag, a wrong MAC) is refused with a static reason for the caller's
  * counters and rate-limited log.
  *
@@ -17,6 +21,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <munge.h>
 #include <sodium.h>
 #include "auth.h"
@@ -24,11 +29,13 @@
 
 #define CACHE_SETS 1024
 #define CACHE_WAYS 4
+#define SEEN_SLOTS 65536           /* ids of credentials decoded by us (1 MB) */
 
 struct cache_entry {
     unsigned char id[16];          /* BLAKE2b-128 of the credential; all 0 = free */
     unsigned char key[FTIO_AUTH_KEY_LEN];
     int64_t  uid;
+    int64_t  made;                 /* the credential's encode time (s) */
     uint64_t used;                 /* stamp of the last hit (LRU within a set) */
 };
 
@@ -37,6 +44,7 @@ struct ftiod_auth {
     munge_ctx_t ctx;
     uint64_t clock;
     struct cache_entry cache[CACHE_SETS][CACHE_WAYS];
+    unsigned char seen[SEEN_SLOTS][16];
     char cred[FTIO_AUTH_CRED_MAX + 1];
 };
 
@@ -79,7 +87,7 @@ int ftiod_auth_mode(const struct ftiod_auth *a)
 /* munge_decode of cred (NUL-terminated copy in a->cred); 0 with the payload
  * (malloc'd) and uid, else -1 with the reason. */
 static int decode(struct ftiod_auth *a, const char *cred, size_t len, void **payload, int *plen,
-                  int64_t *uid, bool *fresh, const char **why)
+                  int64_t *uid, bool *fresh, int64_t *made, const char **why)
 {
     if (len == 0 || len > FTIO_AUTH_CRED_MAX || memchr(cred, 0, len)) {
         *why = "malformed credential";
@@ -94,11 +102,16 @@ static int decode(struct ftiod_auth *a, const char *cred, size_t len, void **pay
     if (e == EMUNGE_SUCCESS || e == EMUNGE_CRED_REPLAYED || e == EMUNGE_CRED_EXPIRED) {
         *uid = (int64_t)u;
         *fresh = e == EMUNGE_SUCCESS;
+        time_t t = 0;
+        *made = munge_ctx_get(a->ctx, MUNGE_OPT_ENCODE_TIME, &t) == EMUNGE_SUCCESS ? (int64_t)t : 0;
         return 0;
     }
     free(*payload);
     *payload = NULL;
-    *why = e == EMUNGE_SOCKET ? "munged unreachable" : "credential rejected by munged";
+    *why = e == EMUNGE_SOCKET ? "munged unreachable"
+         : e == EMUNGE_CRED_UNAUTHORIZED
+             ? "credential restricted to another uid (set the shims' FTIO_AUTH_UID to ftiod's uid)"
+             : "credential rejected by munged";
     return -1;
 }
 
@@ -133,29 +146,45 @@ int ftiod_auth_batch(struct ftiod_auth *a, const void *batch, size_t len, const 
         if (set[w].used < victim->used)
             victim = &set[w];
     }
+    int64_t now = (int64_t)time(NULL);
+    if (e && now - e->made > FTIO_AUTH_SESSION_S) {
+        memset(e->id, 0, sizeof e->id);       /* the sender makes a new session */
+        *why = "session expired";
+        return -1;
+    }
     if (!e) {
         void *payload;
         int plen;
-        int64_t u;
+        int64_t u, made;
         bool fresh;
-        if (decode(a, cred, clen, &payload, &plen, &u, &fresh, why) != 0)
+        if (decode(a, cred, clen, &payload, &plen, &u, &fresh, &made, why) != 0)
             return -1;
+        unsigned char *seen = a->seen[(id[2] | (size_t)id[3] << 8) % SEEN_SLOTS];
         bool ok = plen == (int)(sizeof FTIO_AUTH_BATCH_TAG + FTIO_AUTH_KEY_LEN) &&
                   memcmp(payload, FTIO_AUTH_BATCH_TAG, sizeof FTIO_AUTH_BATCH_TAG) == 0;
-        if (ok) {
+        const char *refuse = NULL;
+        if (!ok)
+            refuse = "credential is not a batch credential";
+        else if (!fresh && memcmp(seen, id, sizeof id) != 0)
+            refuse = "credential replayed or expired before ftiod saw it (captured?)";
+        else if (now - made > FTIO_AUTH_SESSION_S)
+            refuse = "session expired";
+        if (refuse) {
+            *why = refuse;
+        } else {
             e = victim;
             memcpy(e->id, id, sizeof id);
             memcpy(e->key, (unsigned char *)payload + sizeof FTIO_AUTH_BATCH_TAG,
                    FTIO_AUTH_KEY_LEN);
             e->uid = u;
+            e->made = made;
+            memcpy(seen, id, sizeof id);
         }
         if (payload)
             sodium_memzero(payload, (size_t)plen);
         free(payload);
-        if (!ok) {
-            *why = "credential is not a batch credential";
+        if (!e)
             return -1;
-        }
     }
     e->used = ++a->clock;
     unsigned char want[FTIO_AUTH_MAC_LEN];
@@ -178,9 +207,9 @@ int ftiod_auth_query(struct ftiod_auth *a, const void *req, size_t len, const vo
     }
     void *payload;
     int plen;
-    int64_t u;
+    int64_t u, made;
     bool fresh;
-    if (decode(a, cred, clen, &payload, &plen, &u, &fresh, why) != 0)
+    if (decode(a, cred, clen, &payload, &plen, &u, &fresh, &made, why) != 0)
         return -1;
     if (!fresh) {
         free(payload);

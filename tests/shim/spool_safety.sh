@@ -22,11 +22,14 @@ d="$T/ftio-$(id -u)"
 f=$(ls "$d"/ftio-*.msgpack 2>/dev/null | head -1)
 [ -n "$f" ] && [ "$(stat -c %a "$f")" = 600 ] && ok "spool file is 0600" || bad "spool file: $(ls -l "$d")"
 
-# A directory others can write to (like /tmp itself): refused.
+# A directory others can write to (like /tmp itself): refused; the trace
+# goes to a private fallback (tests/shim/spool_fallback.sh).
 mkdir -p "$T/shared"; chmod 1777 "$T/shared"
-FTIO_SPOOL_DIR="$T/shared" run || bad "program failed with a shared spool directory"
+TMPDIR="$T" FTIO_SPOOL_DIR="$T/shared" run || bad "program failed with a shared spool directory"
 [ -z "$(ls "$T/shared")" ] && ok "shared directory: nothing spooled there" || bad "spooled into $T/shared"
 grep -q "writable by others" "$T/err" && ok "shared directory: said why" || bad "no warning: $(cat "$T/err")"
+ls "$T"/ftio-$(id -u)-??????/ftio-*.msgpack >/dev/null 2>&1 && ok "shared directory: spooled to a private fallback" ||
+  bad "shared directory: no fallback: $(cat "$T/err")"
 
 # A symlink planted at the spool path (the pid is the shell's, kept by exec).
 # The helper commands are not ours: no leak checking for them under ASan.

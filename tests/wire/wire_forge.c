@@ -63,7 +63,7 @@ static int out_open(struct out *o, const char *endpoint, const char *dir)
             return -1;
         }
         char err[256];
-        if (ftio_auth_sender_from_env(-1, &o->auth, err, sizeof err) != 0) {
+        if (ftio_auth_sender_from_env(-1, endpoint, &o->auth, err, sizeof err) != 0) {
             fprintf(stderr, "ftio-wire: %s\n", err);
             return -1;
         }
