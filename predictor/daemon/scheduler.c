@@ -372,14 +372,22 @@ static void end_job(struct analysis *a, struct job *j, const char *why)
         if (j->mode[mode].has_result)
             json_object_set_new(sum, job_mode_name(mode), ftiod_prediction_json(j, mode));
     json_object_set_new(o, "summary", sum);
-    /* What the summary is worth (PROTOCOL.md §2): complete only when every
-     * process sent its final batch and no sequence gap remains. */
+    /* What the summary is worth (PROTOCOL.md §2): decided by job.c. */
+    struct job_verdict v = job_end_verdict(j, why);
+    why = v.ended_by;
     uint64_t without_final = j->nprocs - j->nfinal;
-    json_object_set_new(o, "complete", json_boolean(without_final == 0 && j->lost_batches == 0 &&
-                                                    job_all_final(j)));
+    json_object_set_new(o, "complete", json_boolean(v.complete));
+    json_object_set_new(o, "incomplete", v.reason ? json_string(v.reason) : json_null());
     json_object_set_new(o, "ended_by", json_string(why));
     json_object_set_new(o, "missing_batches", json_integer((json_int_t)j->lost_batches));
     json_object_set_new(o, "lost_records", json_integer((json_int_t)j->lost));
+    json_t *dropped = json_object();
+    for (int k = 0; k < JOB_NDROPS; k++)
+        json_object_set_new(dropped, job_drop_name(k), json_integer((json_int_t)j->dropped[k]));
+    json_object_set_new(o, "dropped_records", dropped);
+    json_object_set_new(o, "counters_clamped", json_boolean(j->clamped));
+    json_object_set_new(o, "clocks_corrected", json_integer((json_int_t)j->clock_fixed));
+    json_object_set_new(o, "clocks_flagged", json_integer((json_int_t)j->clock_flagged));
     json_object_set_new(o, "processes", json_integer((json_int_t)j->nprocs));
     json_object_set_new(o, "processes_without_final", json_integer((json_int_t)without_final));
     json_object_set_new(o, "revision", json_integer((json_int_t)j->revision));
@@ -438,8 +446,9 @@ static bool work_once(struct analysis *a, bool stopping)
         /* With --state-dir a stopping daemon leaves its jobs to the next one. */
         if (stopping && d->state)
             continue;
-        if (stopping || j->ended || j->told || now - j->last_activity > d->cfg.job_timeout) {
-            end_job(a, j, stopping ? "shutdown" : j->ended ? "final" : j->told ? "told" : "timeout");
+        bool over = job_due_to_end(j, now, d->cfg.settle_end);
+        if (stopping || over || j->told || now - j->last_activity > d->cfg.job_timeout) {
+            end_job(a, j, stopping ? "shutdown" : over ? "final" : j->told ? "told" : "timeout");
             return true;
         }
         for (int mode = 0; mode < JOB_NMODES; mode++) {
