@@ -60,6 +60,7 @@
 
 #define BATCH_MAX   65536      /* records per message */
 #define FILES_MAX   4096       /* file entries per message */
+#define CONNECT_RETRY_MS 5     /* first second: how soon a batch waiting for the connection goes */
 
 /* fl.stop: why the thread stops. */
 enum { RUNNING = 0, STOP_FINAL = 1, STOP_HANDOFF = 2 };
@@ -346,11 +347,18 @@ static void *flusher_main(void *arg)
     /* The first pass does not wait: ftiod learns of a new process at its
      * first record (or MPI_Init), not a flush period later, so a job whose
      * processes come one after another (`cp a b && cp b c`) is not taken for
-     * over in between (ftiod --settle-end). */
+     * over in between (ftiod --settle-end).  The connection may not be up
+     * yet then (nothing is queued before it is): during the first second
+     * the thread looks again every CONNECT_RETRY_MS while a batch waits. */
+    int64_t started = ftio_mono_ns();
     for (int first = 1;; first = 0) {
+        int wait_ms = ftio_cfg.flush_ms;
+        if (ftio_sink_unsent() && ftio_mono_ns() - started < 1000000000ll &&
+            wait_ms > CONNECT_RETRY_MS)
+            wait_ms = CONNECT_RETRY_MS;
         if (!first && !atomic_load(&fl.stop) &&
             atomic_load(&fl.req_gen) == atomic_load(&fl.done_gen))
-            wait_kick(seen, ftio_cfg.flush_ms);
+            wait_kick(seen, wait_ms);
         seen = atomic_load(&fl.kick_word);   /* kicks from now on wake the next wait */
         uint64_t gen = atomic_load(&fl.req_gen);
         int stopping = atomic_load(&fl.stop);

@@ -191,6 +191,16 @@ static void send_unsent(void)
     }
 }
 
+int ftio_sink_unsent(void)
+{
+    if (!sk.zsock)
+        return 0;
+    for (size_t i = 0; i < sk.npend; i++)
+        if (!sk.pend[i].sent_ns)
+            return 1;
+    return 0;
+}
+
 static void take_acks(void)
 {
     struct ftio_ack a;

@@ -6,6 +6,9 @@
 #    complete with the first cp's bytes only);
 #  - `mpirun -np 2 sh -c 'dd ...; dd ...'` (ranks by the launcher's
 #    environment only, no MPI_Init): likewise one .end with every byte;
+#  - `mpirun -np 4 wrap.sh checkpoint --root-only`: a wrapper script writes
+#    before and after its rank runs; one .end, every process (before: ranks
+#    1..3 never seen, the .end at the job timeout);
 #  - a rank whose node clock is 120 s behind, joining 4 s in, is put on
 #    ftiod's clock: every byte, complete (before: its records dropped behind
 #    complete: true);
@@ -37,9 +40,17 @@ run_mpi 2 -x LD_PRELOAD="$PRELOAD" -x FTIO_ENDPOINT="ipc://$T/d.in" -x FTIO_JOB=
   "dd if=/dev/zero of='$T'/dd1.\$OMPI_COMM_WORLD_RANK bs=1M count=4 2>/dev/null &&
    dd if=/dev/zero of='$T'/dd2.\$OMPI_COMM_WORLD_RANK bs=1M count=4 2>/dev/null" 2>"$T/dd.err"
 [ "$rc" = 0 ] || fail "mpirun dd: $(cat "$T/dd.err")"
+# A rank behind a launcher's wrapper script that writes before and after it.
+need "$B/bin/checkpoint"
+printf '#!/bin/sh\necho start >"%s/wrap.$OMPI_COMM_WORLD_RANK"\n"$@"\necho done >>"%s/wrap.$OMPI_COMM_WORLD_RANK"\n' \
+  "$T" "$T" >"$T/wrap.sh" && chmod +x "$T/wrap.sh"
+run_mpi 4 -x LD_PRELOAD="$PRELOAD" -x FTIO_ENDPOINT="ipc://$T/d.in" -x FTIO_JOB=wrap-$$ \
+  -x FTIO_AUTH=none -x FTIO_SPOOL_DIR="$T" "$T/wrap.sh" "$B/bin/checkpoint" --root-only -n 2 \
+  -c 0.2 -b 1M -o "$T" >/dev/null 2>"$T/wrap.err"
+[ "$rc" = 0 ] || fail "mpirun wrap.sh: $(cat "$T/wrap.err")"
 wait $W1 || fail "ftio-wire behind"
 wait $W2 || fail "ftio-wire ahead"
-for j in cp dd behind ahead hostile; do
+for j in cp dd wrap behind ahead hostile; do
   wait_topic "$T/d.log" "ftio.$j-$$.end" 15
 done
 sleep 1.5    # what is tested: no revision follows (a late process would make one)
@@ -72,6 +83,10 @@ if not (len(ends["cp-" + pid]) == 1 and e["bytes"] == 4 * 16 * mb and e["complet
 e = show("dd")
 if not (len(ends["dd-" + pid]) == 1 and e["bytes"] == 16 * mb and e["complete"]):
     print("FAIL: mpirun sh -c 'dd; dd': one .end with every byte"); bad += 1
+e = show("wrap")
+if not (len(ends["wrap-" + pid]) == 1 and e["complete"] and e["ended_by"] == "final" and
+        e["processes"] == 8 and 0 <= e["bytes"] - 2 * mb - 4 * 11 < 65536):   # + what sh writes
+    print("FAIL: ranks behind a wrapper script: one .end, 4 ranks and 4 wrappers, every byte"); bad += 1
 e = show("behind")
 if not (e["complete"] and e["ended_by"] == "final" and e["clocks_corrected"] == 1 and
         e["bytes"] == (4 * 8 - 5) * mb and sum(e["dropped_records"].values()) == 0):
