@@ -383,8 +383,9 @@ static void judge_clock(struct job *j, struct job_proc *p, const struct ftio_bat
               !__builtin_sub_overflow(now_real_ns, anchor, &off);
     bool live = false;
     if (ok && p->has_last) {
-        double made = (double)(h->clock_mono - p->last_mono_ns) * 1e-9;
-        double came = (double)(now_real_ns - p->last_recv_ns) * 1e-9;
+        /* in double: hostile anchors must not overflow int64 */
+        double made = ((double)h->clock_mono - (double)p->last_mono_ns) * 1e-9;
+        double came = ((double)now_real_ns - (double)p->last_recv_ns) * 1e-9;
         live = made >= 0.5 && fabs(came - made) <= 0.5 + 0.25 * made;
     }
     p->has_last = true;
