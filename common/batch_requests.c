@@ -37,13 +37,20 @@ enum ftio_req_kind ftio_record_request(const struct ftio_record *r, struct ftio_
     if (o->keep_nested ? r->layer == FTIO_LAYER_MPIIO : (r->flags & FTIO_FLAG_NESTED) != 0)
         return FTIO_REQ_NESTED;
     /* 3. bytes */
-    if (r->bytes < 0 || r->bytes > FTIO_MAX_REQUEST_BYTES)
+    if (r->bytes < 0 || r->bytes > FTIO_MAX_REQUEST_BYTES) {
+        out->bad = FTIO_BAD_SIZE;
         return FTIO_REQ_BAD;
+    }
     /* 4. clock, 5. end before start, 6. plausibility */
     int64_t ws, we;
-    if (!wall_of(r->t_start, c, &ws) || !wall_of(r->t_end, c, &we) || we < ws ||
-        we > o->latest_ns || ws < o->earliest_ns)
+    if (!wall_of(r->t_start, c, &ws) || !wall_of(r->t_end, c, &we) || we < ws) {
+        out->bad = FTIO_BAD_CLOCK;
         return FTIO_REQ_BAD;
+    }
+    if (we > o->latest_ns || ws < o->earliest_ns) {
+        out->bad = we > o->latest_ns ? FTIO_BAD_FUTURE : FTIO_BAD_PAST;
+        return FTIO_REQ_BAD;
+    }
     out->start_ns = ws;
     out->end_ns = we;
     out->bytes = r->bytes;

@@ -68,11 +68,22 @@ enum ftio_req_kind {
     FTIO_REQ_BAD,          /* impossible bytes or times (rules 3-6) */
 };
 
-/* One request in wall ns (exact); is_write: write, else read. */
+/* Why a record is FTIO_REQ_BAD (which rule; ftiod counts each in its `.end`). */
+enum ftio_bad_reason {
+    FTIO_BAD_SIZE = 0,     /* rule 3: negative or over FTIO_MAX_REQUEST_BYTES */
+    FTIO_BAD_CLOCK,        /* rules 4-5: the anchor or a time overflows, before 1970, end < start */
+    FTIO_BAD_FUTURE,       /* rule 6: ends after latest_ns */
+    FTIO_BAD_PAST,         /* rule 6: starts before earliest_ns */
+    FTIO_BAD_NREASONS
+};
+
+/* One request in wall ns (exact); is_write: write, else read.  For a
+ * FTIO_REQ_BAD record only `bad` is set. */
 struct ftio_wall_request {
     int64_t start_ns, end_ns;
     int64_t bytes;
     bool    is_write;
+    enum ftio_bad_reason bad;
 };
 
 /* A batch's clock (rule 4), computed once per batch. */

@@ -25,6 +25,15 @@ struct ftio_file_entry {
     const char *path;       /* decoder: points into the batch's storage */
 };
 
+/* "mpi": where the sender is in MPI's life (PROTOCOL.md §1).  Only a process
+ * that called MPI_Init says so: rank/nranks alone may come from the
+ * launcher's environment, which every command of a rank's script inherits. */
+enum ftio_mpi_state {
+    FTIO_MPI_NONE      = 0,   /* not known to be an MPI rank (absent on the wire) */
+    FTIO_MPI_INIT      = 1,   /* MPI_Init returned: rank/nranks are MPI's */
+    FTIO_MPI_FINALIZED = 2,   /* MPI_Finalize was called */
+};
+
 /* Everything in a batch except the records. */
 struct ftio_batch_header {
     int         version;
@@ -40,6 +49,7 @@ struct ftio_batch_header {
     uint64_t    lost;
     const char *mark;        /* NULL when absent */
     bool        final;
+    int32_t     mpi;         /* enum ftio_mpi_state; 0 when absent */
     size_t      nfiles;
     const struct ftio_file_entry *files;
 };
@@ -58,8 +68,8 @@ struct ftio_batch {
  * decoder would reject (errno EINVAL: job NULL/empty, a string longer than
  * FTIO_WIRE_MAX_STR, an empty file path, n > FTIO_WIRE_MAX_RECORDS, nfiles >
  * FTIO_WIRE_MAX_FILES); out->len is then unchanged.  h->version is ignored
- * (always FTIO_WIRE_VERSION); host NULL is sent as ""; mark NULL and
- * skew_ns 0 are omitted; rec[].tid/reserved are not sent.  Records are not
+ * (always FTIO_WIRE_VERSION); host NULL is sent as ""; mark NULL,
+ * skew_ns 0 and mpi 0 are omitted; rec[].tid/reserved are not sent.  Records are not
  * validated here: see the decoder's per-record rules below.
  * Start with a zeroed wbuf; reuse it (set len = 0) to avoid reallocating. */
 struct ftio_wbuf { char *data; size_t len, cap; };
@@ -85,7 +95,7 @@ void ftio_wbuf_free(struct ftio_wbuf *b);
  *    are skipped for forward compatibility; a known key twice is an error.
  *  - required keys: v (== 1), job (non-empty str, valid UTF-8), seq, ts, te, bytes, op.
  *    Optional, with their default when absent: host "" (never NULL), pid 0,
- *    rank -1, nranks 0, clock [0, 0], lost 0, skew_ns 0, files [], mark NULL
+ *    rank -1, nranks 0, clock [0, 0], lost 0, skew_ns 0, mpi 0 (0..2), files [], mark NULL
  *    (nil accepted as absent), final false, off -1, layer POSIX, fid 0,
  *    flags 0.  Strings: str type, <= FTIO_WIRE_MAX_STR bytes, no NUL byte.
  *  - numbers: any msgpack int width, signed or unsigned, or a finite float

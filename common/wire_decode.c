@@ -379,14 +379,14 @@ static int read_cstr(struct reader *r, struct wire_storage *st, const char *what
 
 enum key {
     K_V, K_JOB, K_HOST, K_PID, K_RANK, K_NRANKS, K_SEQ, K_CLOCK, K_LOST,
-    K_FILES, K_MARK, K_FINAL, K_SKEW,
+    K_FILES, K_MARK, K_FINAL, K_SKEW, K_MPI,
     K_TS, K_TE, K_BYTES, K_OFF, K_OP, K_LAYER, K_FID, K_FLAGS,
     K_UNKNOWN
 };
 
 static const char *const key_names[K_UNKNOWN] = {
     "v", "job", "host", "pid", "rank", "nranks", "seq", "clock", "lost",
-    "files", "mark", "final", "skew_ns",
+    "files", "mark", "final", "skew_ns", "mpi",
     "ts", "te", "bytes", "off", "op", "layer", "fid", "flags",
 };
 
@@ -499,6 +499,10 @@ static int decode_value(struct reader *r, struct wire_storage *st, struct state 
     case K_SEQ:   return read_u64(r, "seq", UINT64_MAX, &s->h.seq);
     case K_LOST:  return read_u64(r, "lost", UINT64_MAX, &s->h.lost);
     case K_SKEW:  return read_i64(r, "skew_ns", INT64_MIN, INT64_MAX, &s->h.skew_ns);
+    case K_MPI:
+        if ((rc = read_i64(r, "mpi", 0, FTIO_MPI_FINALIZED, &i)) == OK)
+            s->h.mpi = (int32_t)i;
+        return rc;
     case K_CLOCK: {
         uint32_t count;
         if ((rc = read_container(r, 0, "clock", &count)) != OK)

@@ -106,7 +106,7 @@ static int pack_batch(msgpack_packer *pk, struct ftio_wbuf *out,
                       const struct ftio_record *rec, size_t n)
 {
     int rc = 0;
-    size_t nkeys = 19 + (h->mark != NULL) + (h->skew_ns != 0);
+    size_t nkeys = 19 + (h->mark != NULL) + (h->skew_ns != 0) + (h->mpi != 0);
 
     rc |= msgpack_pack_map(pk, nkeys);
     rc |= pack_key(pk, "v")      | msgpack_pack_int(pk, FTIO_WIRE_VERSION);
@@ -123,6 +123,8 @@ static int pack_batch(msgpack_packer *pk, struct ftio_wbuf *out,
         rc |= pack_key(pk, "skew_ns") | msgpack_pack_int64(pk, h->skew_ns);
     if (h->mark)
         rc |= pack_key(pk, "mark") | pack_cstr(pk, h->mark);
+    if (h->mpi != 0)
+        rc |= pack_key(pk, "mpi") | msgpack_pack_int32(pk, h->mpi);
     rc |= pack_key(pk, "final")  | (h->final ? msgpack_pack_true(pk) : msgpack_pack_false(pk));
 
     rc |= pack_key(pk, "files")  | msgpack_pack_array(pk, h->nfiles);

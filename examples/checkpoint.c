@@ -6,7 +6,8 @@
  * offset r * block of DIR/checkpoint.mpiio with a collective
  * MPI_File_write_at_all (or MPI_File_iwrite_at + MPI_Wait with
  * --nonblocking, or its own POSIX file DIR/checkpoint.<rank>.posix with
- * --posix).  The file is reopened and overwritten each iteration, as a
+ * --posix; with --root-only rank 0 alone writes, as codes whose rank 0 does
+ * all the I/O do, e.g. LAMMPS).  The file is reopened and overwritten each iteration, as a
  * rolling checkpoint is.  Run it under the shim to watch a periodic signal:
  *
  *   LD_PRELOAD=libftio.so mpirun -np 4 checkpoint -n 20 -c 2 -b 8M -o /tmp
@@ -35,7 +36,7 @@ struct options {
     double compute;            /* seconds per iteration */
     double jitter;             /* +- fraction of compute, uniform */
     double read_after;         /* < 0: no read phase; else s after the write */
-    int    busy, posix, nonblocking, verbose;
+    int    busy, posix, nonblocking, root_only, verbose;
     const char *dir;
 };
 
@@ -49,6 +50,7 @@ static void usage(FILE *out)
         "  -j, --jitter FRAC     vary compute time by up to +-FRAC of it (default 0)\n"
         "      --busy            compute with a busy loop instead of sleeping\n"
         "      --posix           file per process with POSIX pwrite instead of MPI-IO\n"
+        "      --root-only       rank 0 alone writes (its POSIX file); the others only compute\n"
         "      --nonblocking     MPI_File_iwrite_at + MPI_Wait instead of write_at_all\n"
         "  -r, --read SEC        read the checkpoint back SEC s after writing it\n"
         "  -o, --output DIR      where checkpoint files go (default .)\n"
@@ -97,12 +99,13 @@ static int parse_double(const char *s, double lo, double hi, double *out)
 /* 0 ok, 1 --help, -1 bad input (message in err). */
 static int parse(int argc, char **argv, struct options *o, char *err, size_t errlen)
 {
-    enum { OPT_BUSY = 256, OPT_POSIX, OPT_NONBLOCKING };
+    enum { OPT_BUSY = 256, OPT_POSIX, OPT_NONBLOCKING, OPT_ROOT_ONLY };
     static const struct option longopts[] = {
         {"iterations", required_argument, 0, 'n'}, {"block", required_argument, 0, 'b'},
         {"compute", required_argument, 0, 'c'},    {"jitter", required_argument, 0, 'j'},
         {"busy", no_argument, 0, OPT_BUSY},        {"posix", no_argument, 0, OPT_POSIX},
         {"nonblocking", no_argument, 0, OPT_NONBLOCKING}, {"read", required_argument, 0, 'r'},
+        {"root-only", no_argument, 0, OPT_ROOT_ONLY},
         {"output", required_argument, 0, 'o'},     {"verbose", no_argument, 0, 'v'},
         {"help", no_argument, 0, 'h'},             {0, 0, 0, 0},
     };
@@ -149,6 +152,7 @@ static int parse(int argc, char **argv, struct options *o, char *err, size_t err
         case OPT_BUSY: o->busy = 1; break;
         case OPT_POSIX: o->posix = 1; break;
         case OPT_NONBLOCKING: o->nonblocking = 1; break;
+        case OPT_ROOT_ONLY: o->root_only = o->posix = 1; break;
         case 'o': o->dir = optarg; break;
         case 'v': o->verbose = 1; break;
         case 'h': return 1;
@@ -306,7 +310,10 @@ int main(int argc, char **argv)
         compute(c, o.busy);
         memset(buf, 'a' + it % 26, (size_t)o.block);
         double t0 = now();
-        if (o.posix)
+        if (o.root_only) {
+            if (rank == 0)
+                write_posix(&o, rank, buf);
+        } else if (o.posix)
             write_posix(&o, rank, buf);
         else
             write_mpiio(&o, rank, buf);
@@ -330,7 +337,7 @@ int main(int argc, char **argv)
         printf("checkpoint: %d ranks, %d iterations, %lld bytes per rank each, %s, "
                "total %.3f s, rank-0 I/O %.3f s\n",
                nranks, o.iterations, o.block,
-               o.posix ? "posix" : o.nonblocking ? "mpiio-nonblocking" : "mpiio-collective",
+               o.root_only ? "posix, rank 0 only" : o.posix ? "posix" : o.nonblocking ? "mpiio-nonblocking" : "mpiio-collective",
                total, t_io);
     free(buf);
     MPI_Finalize();

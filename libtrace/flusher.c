@@ -1,7 +1,9 @@
 /* flusher.c -- the background thread: rings -> wire batches -> ftiod
  * (sink_zmq.c) or the spool file (spool.c).
  *
- * Started on a process's first record.  It wakes every FTIO_FLUSH_MS, when a
+ * Started on a process's first record, or at MPI_Init (mpi_life.c: a rank
+ * tells ftiod it exists, and at MPI_Finalize that it finished, in header-only
+ * batches).  Its first pass sends at once; then it wakes every FTIO_FLUSH_MS, when a
  * ring is half full, or on request (ftio_flush_now(), exit paths, fatal
  * signals) through a futex word: the kick is async-signal-safe and needs no
  * descriptor the application could close.  Each wake-up drains the rings
@@ -58,6 +60,7 @@
 
 #define BATCH_MAX   65536      /* records per message */
 #define FILES_MAX   4096       /* file entries per message */
+#define CONNECT_RETRY_MS 5     /* first second: how soon a batch waiting for the connection goes */
 
 /* fl.stop: why the thread stops (STOP_EXEC_TRACED: an exec whose next image
  * loads the shim and takes the unacknowledged batches, sink_zmq.c). */
@@ -76,6 +79,8 @@ static struct {
     pthread_mutex_t  api_mu;          /* one named flush at a time */
     char             mark[FTIO_WIRE_MAX_STR];
     int              have_mark;
+    atomic_int       mpi;             /* enum ftio_mpi_state, set by mpi_life.c */
+    int              mpi_sent;        /* the state the last batch carried (flusher) */
     /* Owned by the flusher thread. */
     uint64_t         seq, lost;
     struct ftio_record     *batch;
@@ -239,7 +244,10 @@ static int deliver(const struct ftio_record *rec, size_t n, const char *mark, in
     void *token;
     size_t nf = ftio_files_pending(fl.fentries, FILES_MAX, &token);
     fl.lost += ftio_sink_take_lost();
-    if (n == 0 && nf == 0 && !mark && !final && fl.lost == 0)
+    int mpi = atomic_load(&fl.mpi);
+    /* A change of MPI state is news even without records: ftiod counts the
+     * ranks that exist and those that finalised (PROTOCOL.md §2, `.end`). */
+    if (n == 0 && nf == 0 && !mark && !final && fl.lost == 0 && mpi == fl.mpi_sent)
         return 0;
     struct ftio_batch_header h = {
         .version = FTIO_WIRE_VERSION,
@@ -252,6 +260,7 @@ static int deliver(const struct ftio_record *rec, size_t n, const char *mark, in
         .lost = fl.lost,
         .mark = mark,
         .final = final ? true : false,
+        .mpi = mpi,
         .nfiles = nf,
         .files = fl.fentries,
     };
@@ -280,6 +289,7 @@ static int deliver(const struct ftio_record *rec, size_t n, const char *mark, in
              n, nf, (unsigned long long)fl.lost, final ? ", final" : "", mark ? ", mark" : "", how);
     __atomic_store_n(&fl.seq, fl.seq + 1, __ATOMIC_RELEASE);
     fl.lost = 0;
+    fl.mpi_sent = mpi;
     ftio_files_commit(token);
     return 1;
 }
@@ -341,10 +351,21 @@ static void *flusher_main(void *arg)
     atomic_store(&fl.table_ready, 1);
     ftio_sink_open();         /* connect early: the first flush finds a session */
     char mark[FTIO_WIRE_MAX_STR];
-    for (;;) {
-        if (!atomic_load(&fl.stop) &&
+    /* The first pass does not wait: ftiod learns of a new process at its
+     * first record (or MPI_Init), not a flush period later, so a job whose
+     * processes come one after another (`cp a b && cp b c`) is not taken for
+     * over in between (ftiod --settle-end).  The connection may not be up
+     * yet then (nothing is queued before it is): during the first second
+     * the thread looks again every CONNECT_RETRY_MS while a batch waits. */
+    int64_t started = ftio_mono_ns();
+    for (int first = 1;; first = 0) {
+        int wait_ms = ftio_cfg.flush_ms;
+        if (ftio_sink_unsent() && ftio_mono_ns() - started < 1000000000ll &&
+            wait_ms > CONNECT_RETRY_MS)
+            wait_ms = CONNECT_RETRY_MS;
+        if (!first && !atomic_load(&fl.stop) &&
             atomic_load(&fl.req_gen) == atomic_load(&fl.done_gen))
-            wait_kick(seen, ftio_cfg.flush_ms);
+            wait_kick(seen, wait_ms);
         seen = atomic_load(&fl.kick_word);   /* kicks from now on wake the next wait */
         uint64_t gen = atomic_load(&fl.req_gen);
         int stopping = atomic_load(&fl.stop);
@@ -471,6 +492,24 @@ void ftio_flush_now(const char *mark, int wait)
     errno = saved;
 }
 
+void ftio_flusher_mpi_state(int state)
+{
+    if (ftio_cfg.disable || !ftio_fdt || in_flusher || atomic_load(&fl.shutdown_begun))
+        return;
+    int saved = errno, busy = ftio_busy;
+    ftio_busy = 1;
+    atomic_store(&fl.mpi, state);
+    /* A rank exists for ftiod whether or not it does I/O: its flusher starts
+     * here, and the next pass sends a header-only batch (no wait). */
+    ftio_flusher_start_if_needed();
+    if (ftio_flusher_running()) {
+        atomic_fetch_add(&fl.req_gen, 1);
+        ftio_flusher_kick();
+    }
+    ftio_busy = busy;
+    errno = saved;
+}
+
 void ftio_flush_from_signal(int final)
 {
     if (ftio_cfg.disable || !ftio_fdt || in_flusher || !ftio_flusher_running())
@@ -591,6 +630,8 @@ void ftio_flusher_after_fork_child(void)
     fl.seq = 0;
     fl.lost = 0;
     fl.have_mark = 0;
+    atomic_store(&fl.mpi, FTIO_MPI_NONE);   /* a child of a rank is not the rank */
+    fl.mpi_sent = FTIO_MPI_NONE;
     atomic_store(&fl.joined, 0);
     atomic_store(&fl.table_ready, 0);
     atomic_store(&fl.stop, 0);

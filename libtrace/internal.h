@@ -236,6 +236,9 @@ FTIO_HIDDEN void ftio_sink_open(void);
 FTIO_HIDDEN int ftio_sink_offer(uint64_t seq, const void *buf, size_t len, size_t nrec);
 /* Records of batches that went nowhere since the last call (for "lost"). */
 FTIO_HIDDEN uint64_t ftio_sink_take_lost(void);
+/* Is a batch waiting for the connection (ZMQ_IMMEDIATE queues nothing
+ * before it is up)? */
+FTIO_HIDDEN int ftio_sink_unsent(void);
 /* Acknowledgements, sends that can go now, resends, the silent daemon. */
 FTIO_HIDDEN void ftio_sink_poll(void);
 /* End of the image: at most FTIO_EXIT_WAIT_MS for the daemon, the rest to

@@ -3,10 +3,12 @@
  *
  *   MPI_Init / MPI_Init_thread: after the real call, tell the core our rank
  *       and world size (PMPI_Comm_rank/size on MPI_COMM_WORLD: no message is
- *       sent on it, so no duplicate communicator is needed).
+ *       sent on it, so no duplicate communicator is needed), and ftiod that
+ *       this rank exists (a header-only batch, `mpi: 1`, sent by the flusher:
+ *       a rank that never does I/O must still count towards its job's end).
  *   MPI_Finalize: record still-pending nonblocking I/O as "completion
- *       unknown", then flush and wait (local, no collective: Darshan#559),
- *       then the real finalize.
+ *       unknown", then flush and wait (local, no collective: Darshan#559)
+ *       with `mpi: 2` (this rank finalised), then the real finalize.
  *   MPI_Abort: the pending I/O as for finalize, then the durable end-of-image
  *       hand-off of the exit paths (ftio_shutdown(): final batch, delivery
  *       confirmed by ZeroMQ or spooled), since an abort may kill the process
@@ -17,6 +19,7 @@
 #include <dlfcn.h>
 #include <string.h>
 #include "mpiio.h"
+#include "wire.h"
 
 struct ftio_mpi_consts  ftio_mpi_c;
 struct ftio_mpi_helpers ftio_mpi_h;
@@ -78,8 +81,10 @@ static int life_init(int rc_of_real, int outer)
 {
     if (outer) {
         int saved = errno;
-        if (rc_of_real == MPI_SUCCESS)
+        if (rc_of_real == MPI_SUCCESS) {
             tell_rank();
+            ftio_flusher_mpi_state(FTIO_MPI_INIT);
+        }
         ftio_mpi_in = 0;
         errno = saved;
     }
@@ -141,10 +146,12 @@ static void flush_before_exit(int aborting)
     int saved = errno;
     if (atomic_load_explicit(&ftio_mpi_ready, memory_order_acquire))
         ftio_mpi_req_drain();
-    if (aborting)
+    if (aborting) {
         ftio_shutdown();
-    else
+    } else {
+        ftio_flusher_mpi_state(FTIO_MPI_FINALIZED);
         ftio_flush_now(NULL, 1);
+    }
     errno = saved;
 }
 

@@ -63,6 +63,12 @@ FTIO_HIDDEN void ftio_set_rank(int rank, int nranks);
  * returns once the data is sent or spooled (bounded by FTIO_EXIT_WAIT_MS + 1 s). */
 FTIO_HIDDEN void ftio_flush_now(const char *mark, int wait);
 
+/* MPI_Init returned / MPI_Finalize called (enum ftio_mpi_state of wire.h):
+ * starts the flusher if needed and has it send a batch that says so, even
+ * without records (ftiod counts the ranks that exist and finalised); does not
+ * wait.  Nothing in a launcher, under FTIO_DISABLE or after shutdown. */
+FTIO_HIDDEN void ftio_flusher_mpi_state(int state);
+
 /* Final flush + stop the flusher; idempotent; used by every exit path. */
 FTIO_HIDDEN void ftio_shutdown(void);
 

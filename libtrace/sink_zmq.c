@@ -75,6 +75,7 @@ static struct {
     int      broken;                /* bad endpoint: spool only */
     char     endpoint[512];         /* the one chosen for this job */
     struct pending_batch *pend;     /* oldest first */
+    struct pending_batch *abandoned;  /* a fork parent's copies (after_fork_child) */
     size_t   npend, cap, bytes;
     int64_t  last_ack_ns;
     uint64_t lost;                  /* records of batches neither acknowledged nor spooled */
@@ -299,6 +300,16 @@ static void mark_up(void)
         sk.up_marked_ns = sk.last_ack_ns;
         ftio_spool_mark_up(sk.endpoint);
     }
+}
+
+int ftio_sink_unsent(void)
+{
+    if (!sk.zsock)
+        return 0;
+    for (size_t i = 0; i < sk.npend; i++)
+        if (!sk.pend[i].sent_ns)
+            return 1;
+    return 0;
 }
 
 static void take_acks(void)
@@ -641,6 +652,10 @@ void ftio_sink_after_fork_child(void)
     sk.zctx = sk.zsock = NULL;
     sk.broken = 0;
     sk.deferred = 0;
+    /* Their memory is abandoned, not freed: the parent's flusher may have
+     * been inside a realloc of it when we forked.  Kept reachable, so leak
+     * checkers do not count it (it is never touched: copy-on-write). */
+    sk.abandoned = sk.pend;
     sk.pend = NULL;
     sk.npend = sk.cap = sk.bytes = 0;
     sk.last_ack_ns = 0;

@@ -300,11 +300,18 @@ static void end_note(char *buf, size_t len, json_t *end)
         return;
     }
     const char *by = json_string_value(json_object_get(end, "ended_by"));
-    snprintf(buf, len, "Job ended (%s): %s; %.0f processes (%.0f without a final batch), "
-             "%.0f batches missing, %.0f records lost.",
+    const char *why = json_string_value(json_object_get(end, "incomplete"));
+    double dropped = 0;
+    const char *key;
+    json_t *v;
+    json_object_foreach(json_object_get(end, "dropped_records"), key, v)
+        dropped += json_number_value(v);
+    snprintf(buf, len, "Job ended (%s): %s%s%s%s; %.0f processes (%.0f without a final batch), "
+             "%.0f batches missing, %.0f records lost, %.0f dropped.",
              by ? by : "?", json_is_true(json_object_get(end, "complete")) ? "complete" : "incomplete",
+             why ? " (" : "", why ? why : "", why ? ")" : "",
              num(end, "processes"), num(end, "processes_without_final"),
-             num(end, "missing_batches"), num(end, "lost_records"));
+             num(end, "missing_batches"), num(end, "lost_records"), dropped);
 }
 
 static int write_page(struct report *rp, const char *log, const char *out)

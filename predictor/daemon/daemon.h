@@ -61,6 +61,8 @@ struct ftiod_config {
     double   settle;            /* data s a boundary waits for late records */
     double   window;            /* > 0: fixed window length, s */
     double   job_timeout;       /* s of silence that ends a job */
+    double   settle_end;        /* s a job whose processes all sent `final` waits for
+                                   more before it ends (unless MPI says it is over) */
     size_t   keep_ended;        /* --keep-ended: ended jobs kept for --status / last */
     double   late_batches;      /* s an ended job still takes late batches (revisions) */
     size_t   max_jobs;
@@ -209,10 +211,11 @@ struct ftiod_state *ftiod_state_open(const char *dir, char *err, size_t errlen);
 void ftiod_state_close(struct ftiod_state *s);
 /* Rebuild the jobs of the journals in the directory (before any batch). */
 int  ftiod_state_restore(struct ftiod_state *s, struct ftiod *d);
-/* A batch merged into j (before its acknowledgement); 0 or -1 (not kept:
+/* A batch merged into j (before its acknowledgement), received at recv_ns
+ * (ftiod's wall clock, what job_merge() was given); 0 or -1 (not kept:
  * refuse the acknowledgement, so the sender keeps it in its spool file). */
-int  ftiod_state_batch(struct ftiod_state *s, struct job *j, int64_t uid, const void *batch,
-                       size_t len);
+int  ftiod_state_batch(struct ftiod_state *s, struct job *j, int64_t uid, int64_t recv_ns,
+                       const void *batch, size_t len);
 /* An `.end` of j was published with this revision. */
 void ftiod_state_end(struct ftiod_state *s, struct job *j, unsigned revision, const char *why);
 /* j is forgotten: its journal goes. */

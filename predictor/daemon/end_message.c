@@ -19,14 +19,22 @@ void ftiod_end_message(struct ftiod *d, struct job *j, const char *why)
         if (j->mode[mode].has_result)
             json_object_set_new(sum, job_mode_name(mode), ftiod_prediction_json(j, mode));
     json_object_set_new(o, "summary", sum);
-    /* What the summary is worth (PROTOCOL.md §2): complete only when every
-     * process sent its final batch and no sequence gap remains. */
+    /* What the summary is worth (PROTOCOL.md §2): decided by job.c. */
+    struct job_verdict v = job_end_verdict(j, why);
+    why = v.ended_by;
     uint64_t without_final = j->nprocs - j->nfinal;
-    json_object_set_new(o, "complete", json_boolean(without_final == 0 && j->lost_batches == 0 &&
-                                                    job_all_final(j)));
+    json_object_set_new(o, "complete", json_boolean(v.complete));
+    json_object_set_new(o, "incomplete", v.reason ? json_string(v.reason) : json_null());
     json_object_set_new(o, "ended_by", json_string(why));
     json_object_set_new(o, "missing_batches", json_integer((json_int_t)j->lost_batches));
     json_object_set_new(o, "lost_records", json_integer((json_int_t)j->lost));
+    json_t *dropped = json_object();
+    for (int k = 0; k < JOB_NDROPS; k++)
+        json_object_set_new(dropped, job_drop_name(k), json_integer((json_int_t)j->dropped[k]));
+    json_object_set_new(o, "dropped_records", dropped);
+    json_object_set_new(o, "counters_clamped", json_boolean(j->clamped));
+    json_object_set_new(o, "clocks_corrected", json_integer((json_int_t)j->clock_fixed));
+    json_object_set_new(o, "clocks_flagged", json_integer((json_int_t)j->clock_flagged));
     json_object_set_new(o, "processes", json_integer((json_int_t)j->nprocs));
     json_object_set_new(o, "processes_without_final", json_integer((json_int_t)without_final));
     json_object_set_new(o, "revision", json_integer((json_int_t)j->revision));

@@ -156,6 +156,11 @@ static int parse_args(int argc, char **argv, struct ftiod_config *c, struct ftio
     OPT(.type = CLIOPT_SECTION, .help = "Jobs and limits:");
     OPT("job-timeout", 0, CLIOPT_DOUBLE, "S", "end a job after S s of silence", "300",
         .to.d = &c->job_timeout, .min = 0.001, .flags = CLIOPT_NOMAX);
+    OPT("settle-end", 0, CLIOPT_DOUBLE, "S",
+        "a job whose processes all sent their final batch ends\n"
+        "after S s without a new one (ended_by idle); at once\n"
+        "when every MPI rank finalised (ended_by final)", "2",
+        .to.d = &c->settle_end, .min = 0, .max = 3600);
     OPT("keep-ended", 0, CLIOPT_SIZE, "N",
         "ended jobs kept for --status and ftio sub --last", "64",
         .to.z = &c->keep_ended, .min = 0, .max = FTIOD_MAX_ENDED);
@@ -310,6 +315,7 @@ static void config_default(struct ftiod_config *c)
     c->step = 1.0;
     c->settle = 1.5;
     c->job_timeout = 300.0;
+    c->settle_end = 2.0;
     c->keep_ended = 64;
     c->late_batches = 600.0;
     c->max_jobs = 256;

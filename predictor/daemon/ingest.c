@@ -117,7 +117,8 @@ static int merge(struct ingest *in, int64_t uid, const void *raw, size_t rawlen)
     if (j && !foreign && quota == QUOTA_OK)
         quota = ftiod_quota_records(d, uid, b->n, ftiod_now());
     if (j && !foreign && quota == QUOTA_OK) {
-        st = job_merge(j, b, &d->cfg.limits, ftiod_now(), ftio_real_ns());
+        int64_t recv_ns = ftio_real_ns();
+        st = job_merge(j, b, &d->cfg.limits, ftiod_now(), recv_ns);
         if (st == JOB_MERGED) {
             d->stats.batches++;
             d->stats.records += b->n;
@@ -126,7 +127,7 @@ static int merge(struct ingest *in, int64_t uid, const void *raw, size_t rawlen)
                 j->reopened = true;    /* a corrected .end follows */
             /* Journaled before the acknowledgement: what the sender forgets
              * survives the daemon (state.c). */
-            if (ftiod_state_batch(d->state, j, uid, raw, rawlen) != 0)
+            if (ftiod_state_batch(d->state, j, uid, recv_ns, raw, rawlen) != 0)
                 journal_failed = true;
         } else if (st == JOB_DUPLICATE) {
             d->stats.duplicates++;

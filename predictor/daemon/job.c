@@ -18,6 +18,31 @@ const char *job_mode_name(int mode)
     return mode == JOB_READ ? "read" : "write";
 }
 
+const char *job_drop_name(int why)
+{
+    static const char *const names[JOB_NDROPS] = {
+        "future", "past", "before_grid", "too_long", "bad_size", "bad_clock",
+    };
+    return why >= 0 && why < JOB_NDROPS ? names[why] : "?";
+}
+
+/* A record not counted, for a reason. */
+static void drop(struct job *j, enum job_drop why)
+{
+    j->dropped[why]++;
+    j->bad_records++;
+}
+
+/* a + b, saturating at JOB_COUNTER_MAX (and saying so). */
+static uint64_t add_clamped(struct job *j, uint64_t a, uint64_t b)
+{
+    if (b > JOB_COUNTER_MAX - a) {
+        j->clamped = true;
+        return JOB_COUNTER_MAX;
+    }
+    return a + b;
+}
+
 void job_limits_default(struct job_limits *l)
 {
     l->fs = 10.0;
@@ -285,7 +310,9 @@ static void merge_records(struct job *j, const struct ftio_batch *b,
             j->nested_bytes += (double)r->bytes;
             continue;
         case FTIO_REQ_BAD:
-            j->bad_records++;
+            drop(j, q.bad == FTIO_BAD_SIZE ? JOB_DROP_BAD_SIZE
+                    : q.bad == FTIO_BAD_FUTURE ? JOB_DROP_FUTURE
+                    : q.bad == FTIO_BAD_PAST ? JOB_DROP_PAST : JOB_DROP_BAD_CLOCK);
             continue;
         case FTIO_REQ_DATA:
             break;
@@ -296,7 +323,7 @@ static void merge_records(struct job *j, const struct ftio_batch *b,
         if (te - ts > lim->horizon || ts < -JOB_EARLY_MARGIN) {
             /* Longer than the horizon would smear over all of it (and cost as
              * much); earlier than the margin has no bin. */
-            j->bad_records++;
+            drop(j, te - ts > lim->horizon ? JOB_DROP_TOO_LONG : JOB_DROP_BEFORE_GRID);
             continue;
         }
         if (te <= ts)
@@ -304,7 +331,7 @@ static void merge_records(struct job *j, const struct ftio_batch *b,
         struct job_mode_state *m = &j->mode[mode];
         if (!m->has_data) {
             if (mode_init(m, lim, fmin(ts, first[mode])) < 0) {
-                j->bad_records++;
+                drop(j, JOB_DROP_BEFORE_GRID);   /* out of memory: no grid to put it on */
                 continue;
             }
             m->t_min = ts;
@@ -316,7 +343,7 @@ static void merge_records(struct job *j, const struct ftio_batch *b,
         } else if (ts < m->bins.origin + (double)m->bins.first / m->bins.fs &&
                    m->bins.first <= 0) {
             /* Before the mode's early margin: no bin was ever laid there. */
-            j->bad_records++;
+            drop(j, JOB_DROP_BEFORE_GRID);
             continue;
         }
         ftio_bins_add(&m->bins, ts, te, (double)q.bytes);
@@ -330,6 +357,56 @@ static void merge_records(struct job *j, const struct ftio_batch *b,
         m->dirty = true;
         j->data_records++;
         j->bytes += (double)q.bytes;
+    }
+}
+
+/* Every rank of the declared world called MPI_Finalize. */
+static bool mpi_over(const struct job *j)
+{
+    return j->mpi_nranks > 0 && j->nmpi_fin >= (size_t)j->mpi_nranks;
+}
+
+/* The process's clock against ftiod's, at each batch until decided.  off =
+ * ftiod's clock - the process's anchor (taken when the batch was encoded).
+ * Within JOB_CLOCK_TOLERANCE: fine.  Ahead (off < 0): no batch arrives
+ * before it was made, so the clock is wrong.  Behind (off > 0): the batch
+ * may be old instead (a replayed spool file, batches held while ftiod was
+ * away): only a batch that arrives live says the clock is wrong, i.e. one
+ * that came as long after the process's previous batch as the process's own
+ * clock says it was made after it (a replay sends them back to back).  The
+ * decision needs nothing but the batches and the receive time, so a
+ * restarted ftiod (--state-dir, which journals the receive time) takes it
+ * again identically. */
+static void judge_clock(struct job *j, struct job_proc *p, const struct ftio_batch_header *h,
+                        int64_t now_real_ns)
+{
+    int64_t anchor, off;
+    bool ok = !__builtin_add_overflow(h->clock_real, h->skew_ns, &anchor) &&
+              !__builtin_sub_overflow(now_real_ns, anchor, &off);
+    bool live = false;
+    if (ok && p->has_last) {
+        /* in double: hostile anchors must not overflow int64 */
+        double made = ((double)h->clock_mono - (double)p->last_mono_ns) * 1e-9;
+        double came = ((double)now_real_ns - (double)p->last_recv_ns) * 1e-9;
+        live = made >= 0.5 && fabs(came - made) <= 0.5 + 0.25 * made;
+    }
+    p->has_last = true;
+    p->last_recv_ns = now_real_ns;
+    p->last_mono_ns = h->clock_mono;
+    if (!ok || p->clock != JOB_CLOCK_UNKNOWN)
+        return;
+    double o = (double)off * 1e-9;
+    if (fabs(o) <= JOB_CLOCK_TOLERANCE) {
+        p->clock = JOB_CLOCK_OK;
+    } else if (o < 0 || live) {
+        if (fabs(o) <= JOB_CLOCK_MAX_FIX) {
+            p->clock = JOB_CLOCK_FIXED;
+            p->clock_fix_ns = off;
+            j->clock_fixed++;
+        } else {
+            p->clock = JOB_CLOCK_FLAGGED;
+            j->clock_flagged++;
+        }
     }
 }
 
@@ -375,16 +452,34 @@ enum job_merge_status job_merge(struct job *j, const struct ftio_batch *b,
     }
     j->batches++;
     j->records += b->n;
-    j->lost += h->lost;
+    j->lost = add_clamped(j, j->lost, h->lost);
     if (h->nranks > j->nranks)
         j->nranks = h->nranks;
+    /* MPI's word: this process is a rank (1), it finalised (2). */
+    if (h->mpi > p->mpi) {
+        if (p->mpi < FTIO_MPI_INIT)
+            j->nmpi_init++;
+        if (h->mpi >= FTIO_MPI_FINALIZED)
+            j->nmpi_fin++;
+        p->mpi = h->mpi;
+    }
+    if (h->mpi >= FTIO_MPI_INIT && h->nranks > j->mpi_nranks)
+        j->mpi_nranks = h->nranks;
 
     struct ftio_convert_options co;
     ftio_convert_options_default(&co);
     co.latest_ns = now_real_ns + (int64_t)(lim->max_future * 1e9);
     co.earliest_ns = now_real_ns - (int64_t)(lim->max_past * 1e9);
-    merge_records(j, b, &co, lim);
-    job_activities_merge(j, b, &co, lim);
+    judge_clock(j, p, h, now_real_ns);
+    struct ftio_batch fixed = *b;
+    if (p->clock == JOB_CLOCK_FIXED) {
+        /* The records through the same rules, on ftiod's clock: the anchor
+         * moved by the process's offset (a shallow copy, records shared). */
+        if (__builtin_add_overflow(fixed.h.skew_ns, p->clock_fix_ns, &fixed.h.skew_ns))
+            fixed.h.skew_ns = b->h.skew_ns;
+    }
+    merge_records(j, &fixed, &co, lim);
+    job_activities_merge(j, &fixed, &co, lim);
 
     if (h->mark)
         for (int m = 0; m < JOB_NMODES; m++)
@@ -394,15 +489,58 @@ enum job_merge_status job_merge(struct job *j, const struct ftio_batch *b,
         p->final = true;
         j->nfinal++;
     }
-    if (job_all_final(j))
-        j->ended = true;
+    j->ended = job_all_final(j) && mpi_over(j);
     return JOB_MERGED;
 }
 
 bool job_all_final(const struct job *j)
 {
+    /* The ranks a job must have seen are those MPI declared: rank and size
+     * from the launcher's environment alone are also every helper's of a
+     * rank's script (and a rank that does no I/O sends nothing unless its
+     * shim says it is one). */
     return j->nprocs > 0 && j->nfinal == j->nprocs &&
-           (j->nranks <= 0 || j->nmpi >= (size_t)j->nranks);
+           (j->mpi_nranks <= 0 || j->nmpi_init >= (size_t)j->mpi_nranks);
+}
+
+bool job_due_to_end(const struct job *j, double now_mono, double settle_end)
+{
+    return j->ended || (job_all_final(j) && now_mono - j->last_activity >= settle_end);
+}
+
+struct job_verdict job_end_verdict(const struct job *j, const char *why)
+{
+    struct job_verdict v = { .complete = false, .ended_by = why, .reason = NULL, .dropped = 0 };
+    for (int k = 0; k < JOB_NDROPS; k++)
+        v.dropped += j->dropped[k];
+    bool final = strcmp(why, "final") == 0;
+    if (final && !j->ended)
+        v.ended_by = "idle";    /* no word from MPI or the batch system: it went quiet */
+    /* The first reason that applies, most fundamental first. */
+    if (strcmp(why, "timeout") == 0)
+        v.reason = "silent for --job-timeout: the job may still run";
+    else if (strcmp(why, "shutdown") == 0 && !job_all_final(j))
+        v.reason = "ftiod stopped before the job ended";
+    else if (j->nfinal < j->nprocs)
+        v.reason = "processes without their final batch";
+    else if (j->nprocs == 0)
+        v.reason = "no process sent anything";
+    else if (j->mpi_nranks > 0 && j->nmpi_init < (size_t)j->mpi_nranks)
+        v.reason = "MPI ranks never seen";
+    else if (j->mpi_nranks > 0 && j->nmpi_fin < j->nmpi_init)
+        v.reason = "MPI ranks that did not finalise";
+    else if (j->lost_batches > 0)
+        v.reason = "batches missing (sequence gaps)";
+    else if (v.dropped > 0)
+        v.reason = "records dropped by ftiod (dropped_records)";
+    else if (j->lost > 0)
+        v.reason = "records lost by the shims (lost_records)";
+    else if (j->clamped)
+        v.reason = "a sender's counters were implausible (clamped)";
+    else if (j->clock_flagged > 0)
+        v.reason = "a process's clock is off by more than 1 h";
+    v.complete = v.reason == NULL;
+    return v;
 }
 
 /* ---- table ------------------------------------------------------------------ */

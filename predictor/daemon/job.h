@@ -57,6 +57,32 @@ void job_limits_default(struct job_limits *l);
 #define JOB_MAX_SEQ_JUMP (1ull << 20)
 struct seq_range { uint64_t lo, hi; };
 
+/* Why ftiod did not count a data record: each is counted, shown in the
+ * `.end` (dropped_records) and makes it incomplete (PROTOCOL.md §2). */
+enum job_drop {
+    JOB_DROP_FUTURE = 0,   /* ends more than max_future after ftiod's clock */
+    JOB_DROP_PAST,         /* starts more than max_past before ftiod's clock */
+    JOB_DROP_BEFORE_GRID,  /* starts before the job's grid (JOB_EARLY_MARGIN) once laid */
+    JOB_DROP_TOO_LONG,     /* lasts longer than the horizon */
+    JOB_DROP_BAD_SIZE,     /* negative bytes, or more than one call can move */
+    JOB_DROP_BAD_CLOCK,    /* its anchor or times overflow, or precede 1970 */
+    JOB_NDROPS
+};
+const char *job_drop_name(int why);   /* "future", "past", "before_grid", ... */
+
+/* Counters that JSON shows saturate here: exact in a double and in every
+ * JSON reader; a sender that claims more is flagged (job.clamped). */
+#define JOB_COUNTER_MAX ((1ull << 53) - 1)
+
+/* Node clocks (PROTOCOL.md §1): a process whose realtime anchor disagrees
+ * with ftiod's clock by more than JOB_CLOCK_TOLERANCE s while its batches
+ * arrive live is corrected to ftiod's clock, up to JOB_CLOCK_MAX_FIX s;
+ * beyond it is flagged (its records fall where its clock puts them, and are
+ * dropped, counted, when that is out of bounds). */
+#define JOB_CLOCK_TOLERANCE 5.0
+#define JOB_CLOCK_MAX_FIX   3600.0
+enum job_clock { JOB_CLOCK_UNKNOWN = 0, JOB_CLOCK_OK, JOB_CLOCK_FIXED, JOB_CLOCK_FLAGGED };
+
 struct job_proc {
     char    *host;         /* NULL = empty slot */
     int64_t  pid;
@@ -65,6 +91,12 @@ struct job_proc {
     size_t   nmissing;
     struct seq_range missing[JOB_MAX_MISSING];
     bool     final;
+    int32_t  mpi;          /* highest enum ftio_mpi_state it sent */
+    /* its clock against ftiod's (job_merge) */
+    uint8_t  clock;        /* enum job_clock */
+    int64_t  clock_fix_ns; /* added to its anchor once FIXED */
+    bool     has_last;     /* last_*: its previous batch, for the live test */
+    int64_t  last_recv_ns, last_mono_ns;
 };
 
 /* Every record of one mode, for the job's summary (scheduler.c): the bins'
@@ -117,6 +149,11 @@ struct job {
     struct job_proc *procs;
     size_t   proc_cap, nprocs, nfinal, nmpi;
     int32_t  nranks;           /* largest world size declared */
+    /* MPI's word (batch key `mpi`): processes that called MPI_Init, those
+     * that called MPI_Finalize, and the world size they declared. */
+    size_t   nmpi_init, nmpi_fin;
+    int32_t  mpi_nranks;
+    size_t   clock_fixed, clock_flagged;   /* processes (enum job_clock) */
 
     /* counters */
     uint64_t batches, records;     /* everything received (all ops) */
@@ -124,8 +161,10 @@ struct job {
     double   bytes;                /* bytes of counted data records */
     uint64_t nested_records;       /* POSIX records inside MPI-IO: not counted */
     double   nested_bytes;
-    uint64_t bad_records;          /* impossible times or sizes, dropped */
-    uint64_t lost;                 /* records the shims reported dropped */
+    uint64_t bad_records;          /* data records dropped: the sum of dropped[] */
+    uint64_t dropped[JOB_NDROPS];  /* by reason */
+    uint64_t lost;                 /* records the shims reported dropped (<= JOB_COUNTER_MAX) */
+    bool     clamped;              /* a sender claimed more than JOB_COUNTER_MAX */
     uint64_t lost_batches;         /* sequence gaps still open */
     uint64_t recovered_batches;    /* gaps later filled (replay) */
     uint64_t dup_batches;          /* seen twice: dropped */
@@ -135,7 +174,8 @@ struct job {
     uint64_t foreign_batches;      /* sent by another uid than the owner: dropped */
 
     double   last_activity;        /* daemon monotonic s of the last batch */
-    bool     ended;                /* every process sent its final batch */
+    bool     ended;                /* MPI says it is over: every declared rank
+                                      finalised, every process sent `final` */
     bool     told;                 /* `ftio end JOB`: end it now */
 
     /* After its `.end` a job is kept --keep-ended seconds (PROTOCOL.md §2):
@@ -177,9 +217,27 @@ enum job_merge_status job_merge(struct job *j, const struct ftio_batch *b,
 
 struct job_proc *job_find_proc(struct job *j, const char *host, int64_t pid);
 
-/* Has every process seen so far sent `final` (and, for MPI jobs, all
- * declared ranks been seen)? */
+/* Has every process seen so far sent `final` (and, when a process said it
+ * is an MPI rank, every rank of the declared world been seen)? */
 bool job_all_final(const struct job *j);
+
+/* Is it time to end j (the analysis thread's test, besides `ftio end`,
+ * --job-timeout and shutdown)?  When MPI says it is over (j->ended), or
+ * when every process seen sent `final` and none sent anything for
+ * settle_end s (ftiod --settle-end): a job of processes that come one after
+ * another (`cp a b && cp b c`) is not over in between. */
+bool job_due_to_end(const struct job *j, double now_mono, double settle_end);
+
+/* What a job's `.end` says (PROTOCOL.md §2), decided in this one place. */
+struct job_verdict {
+    bool        complete;   /* the summary covers every record of the job */
+    const char *ended_by;   /* `why` as given, but "idle" for "final" when
+                               only the processes' quiet says it is over */
+    const char *reason;     /* why it is not complete (one phrase), NULL if it is */
+    uint64_t    dropped;    /* data records not counted (sum of j->dropped) */
+};
+/* why: final (job_due_to_end said so), told, timeout, shutdown. */
+struct job_verdict job_end_verdict(const struct job *j, const char *why);
 
 /* ---- the set of jobs ------------------------------------------------- */
 struct job_journal;

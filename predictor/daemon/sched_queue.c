@@ -147,8 +147,9 @@ enum sched_work sched_work_of(struct ftiod *d, struct job *j, double now, bool s
     /* With --state-dir a stopping daemon leaves its jobs to the next one. */
     if (stopping && d->state)
         return SCHED_NOTHING;
-    if (stopping || j->ended || j->told || now - j->last_activity > d->cfg.job_timeout) {
-        *why = stopping ? "shutdown" : j->ended ? "final" : j->told ? "told" : "timeout";
+    bool over = job_due_to_end(j, now, d->cfg.settle_end);
+    if (stopping || over || j->told || now - j->last_activity > d->cfg.job_timeout) {
+        *why = stopping ? "shutdown" : over ? "final" : j->told ? "told" : "timeout";
         return SCHED_END;
     }
     for (int mode = 0; mode < JOB_NMODES; mode++) {

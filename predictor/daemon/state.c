@@ -23,7 +23,11 @@
  * middle (a flipped byte) costs the damaged entry only: the reader finds the
  * next entry by its magic and CRC and warns about what was lost.
  *   HEAD  uid i64 LE, job id        first entry of every journal
- *   BATCH uid i64 LE, batch bytes   a batch merged (wire format, PROTOCOL.md §1)
+ *   BATCH uid i64 LE, batch bytes   a batch merged (wire format, PROTOCOL.md §1);
+ *         written by older daemons, read back with the restart's clock
+ *   BATCH_AT uid i64 LE, received i64 LE (ftiod's wall ns), batch bytes: the
+ *         same with the time it was received, which job_merge() judges
+ *         records and node clocks against, so a restart decides the same
  *   END   revision u32 LE, reason   an `.end` published
  * A journal is deleted when its job is forgotten (--keep-ended after its
  * end).  The online analysis' history is not kept: after a restart a job's
@@ -48,7 +52,7 @@
 
 #define MAGIC "FTJ1"
 #define ENTRY_HEAD 16
-enum { E_HEAD = 1, E_BATCH = 2, E_END = 3 };
+enum { E_HEAD = 1, E_BATCH = 2, E_END = 3, E_BATCH_AT = 4 };
 #define STATE_SYNC_S 1.0
 
 struct job_journal {
@@ -250,15 +254,16 @@ static struct job_journal *journal_of(struct ftiod_state *s, struct job *j)
     return jj;
 }
 
-int ftiod_state_batch(struct ftiod_state *s, struct job *j, int64_t uid, const void *batch,
-                      size_t len)
+int ftiod_state_batch(struct ftiod_state *s, struct job *j, int64_t uid, int64_t recv_ns,
+                      const void *batch, size_t len)
 {
     if (!s)
         return 0;
     struct job_journal *jj = journal_of(s, j);
-    unsigned char u[8];
+    unsigned char u[16];
     put64(u, (uint64_t)uid);
-    if (!jj || append(jj, E_BATCH, u, sizeof u, batch, len) != 0) {
+    put64(u + 8, (uint64_t)recv_ns);
+    if (!jj || append(jj, E_BATCH_AT, u, sizeof u, batch, len) != 0) {
         ftiod_log_rl(&s->rl, "--state-dir: job %s: a batch could not be written (%s): it is "
                      "not acknowledged", j->id, strerror(errno));
         return -1;
@@ -447,12 +452,14 @@ static struct job *restore_one(struct ftiod *d, const char *path, struct ftio_ba
                 break;
             }
             j->uid = (int64_t)get64(p);
-        } else if (type == E_BATCH && j && plen >= 8) {
-            size_t used = 0;
+        } else if ((type == E_BATCH || type == E_BATCH_AT) && j &&
+                   plen >= (type == E_BATCH ? 8u : 16u)) {
+            size_t used = 0, skip = type == E_BATCH ? 8 : 16;
+            int64_t recv = type == E_BATCH ? ftio_real_ns() : (int64_t)get64(p + 8);
             char err[256];
-            if (ftio_wire_decode(p + 8, plen - 8, batch, &used, err, sizeof err) == 0 &&
+            if (ftio_wire_decode(p + skip, plen - skip, batch, &used, err, sizeof err) == 0 &&
                 ftiod_claim_stored(j, batch->h.job, (int64_t)get64(p))) {
-                job_merge(j, batch, &d->cfg.limits, ftiod_now(), ftio_real_ns());
+                job_merge(j, batch, &d->cfg.limits, ftiod_now(), recv);
                 (*nbatches)++;
                 j->reopened = j->closed;   /* data after an .end: a revision is due */
             }

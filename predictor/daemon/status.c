@@ -171,6 +171,10 @@ char *ftiod_status_json(struct ftiod *d, int64_t uid)
         json_object_set_new(o, "duplicate_batches", json_integer((json_int_t)j->dup_batches));
         json_object_set_new(o, "nested_records", json_integer((json_int_t)j->nested_records));
         json_object_set_new(o, "bad_records", json_integer((json_int_t)j->bad_records));
+        json_t *dropped = json_object();   /* bad_records by reason, as the .end has them */
+        for (int k = 0; k < JOB_NDROPS; k++)
+            json_object_set_new(dropped, job_drop_name(k), json_integer((json_int_t)j->dropped[k]));
+        json_object_set_new(o, "dropped_records", dropped);
         json_object_set_new(o, "idle", json_real(now - j->last_activity));
         for (int m = 0; m < JOB_NMODES; m++)
             if (j->mode[m].has_data)

@@ -210,7 +210,7 @@ start_daemon d --job-timeout 30 --keep-ended 4
 run "$FTIO" sub --endpoint "ipc://$T/d.pub" --timeout 1
 [ "$rc" = 1 ] && grep -q "connected to" "$T/err" && ok "silent endpoint: $(cat "$T/err")" \
   || no "silent endpoint: exit $rc $(cat "$T/err")"
-"$WIRE" periodic --endpoint "ipc://$T/d.in" --job done1 --ranks 2 --period 2 \
+"$WIRE" periodic --endpoint "ipc://$T/d.in" --job done1 --ranks 2 --mpi --period 2 \
   --phases 6 --bytes 1048576 || no "generator"
 wait_topic "$T/d.log" "ftio.done1.end" 20
 run "$FTIOD" --status --json --status-endpoint "ipc://$T/d.st"

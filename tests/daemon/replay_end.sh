@@ -1,7 +1,8 @@
 #!/bin/sh
 # Spool files replayed during a job and after its end (PROTOCOL.md §2, §4):
 #  - job 1: process B only spools (FTIO_SPOOL=file); A streams.  A's final
-#    ends the job (.end revision 0, A's bytes, complete); `ftio replay` of B's
+#    ends the job after the settle (.end revision 0, ended_by idle, A's bytes,
+#    complete); `ftio replay` of B's
 #    spool file after that is merged into the same job and a corrected .end
 #    follows: revision 1, A + B's bytes, complete -- not a second job;
 #  - job 2: the spool file of C is replayed while D still runs: one .end
@@ -64,6 +65,6 @@ PYEOF
 import json,sys; s=json.load(open(sys.argv[1]))
 assert not [x for x in s['jobs'] if x['job'] == sys.argv[2]], 'an ended job among the running ones'
 e=[x for x in s['ended'] if x['job']==sys.argv[2]]
-assert len(e) == 1 and e[0]['revision'] == 1 and e[0]['ended_by'] == 'final', e" "$T/status.json" $J1 \
+assert len(e) == 1 and e[0]['revision'] == 1 and e[0]['ended_by'] == 'idle', e" "$T/status.json" $J1 \
   || fail "--status does not show the ended job"
 echo ok

@@ -285,7 +285,10 @@ START_TEST(test_max_procs_and_final)
     ck_assert(!j->ended);
     ck_assert_int_eq(send(j, "a", 1, 1, true), JOB_MERGED);
     ck_assert(job_all_final(j));
-    ck_assert(j->ended);
+    /* Not MPI: the processes' quiet says it is over, after --settle-end. */
+    ck_assert(!j->ended);
+    ck_assert(!job_due_to_end(j, 1.0 + 1.9, 2.0));
+    ck_assert(job_due_to_end(j, 1.0 + 2.0, 2.0));
     job_free(j);
 }
 END_TEST
@@ -295,9 +298,12 @@ START_TEST(test_mpi_job_waits_for_all_ranks)
     struct job *j = job_new("j", &lim);
     struct ftio_batch b = {0};
     b.h = (struct ftio_batch_header){.version = 1, .job = "j", .host = "h", .pid = 1,
-                                     .rank = 0, .nranks = 2, .seq = 0, .final = true};
+                                     .rank = 0, .nranks = 2, .seq = 0, .final = true,
+                                     .mpi = FTIO_MPI_FINALIZED};
     job_merge(j, &b, &lim, 1.0, NOW_REAL);
     ck_assert(!j->ended);   /* rank 1 not seen yet */
+    ck_assert(!job_all_final(j));
+    ck_assert(!job_due_to_end(j, 100.0, 2.0));
     b.h.pid = 2;
     b.h.rank = 1;
     job_merge(j, &b, &lim, 1.0, NOW_REAL);
@@ -320,6 +326,7 @@ START_TEST(test_rank_from_a_later_batch)
     b.h.rank = 0;
     b.h.nranks = 2;
     b.h.final = true;
+    b.h.mpi = FTIO_MPI_FINALIZED;
     ck_assert_int_eq(job_merge(j, &b, &lim, 1.0, NOW_REAL), JOB_MERGED);
     ck_assert_uint_eq(j->nmpi, 1);
     ck_assert(!j->ended);          /* rank 1 not seen yet */
@@ -328,12 +335,14 @@ START_TEST(test_rank_from_a_later_batch)
     b.h.nranks = 0;
     b.h.seq = 0;
     b.h.final = false;
+    b.h.mpi = FTIO_MPI_NONE;
     ck_assert_int_eq(job_merge(j, &b, &lim, 1.0, NOW_REAL), JOB_MERGED);
     ck_assert(!j->ended);
     b.h.rank = 1;
     b.h.nranks = 2;
     b.h.seq = 1;
     b.h.final = true;
+    b.h.mpi = FTIO_MPI_FINALIZED;
     ck_assert_int_eq(job_merge(j, &b, &lim, 1.0, NOW_REAL), JOB_MERGED);
     ck_assert_uint_eq(j->nmpi, 2);
     ck_assert(j->ended);
@@ -342,6 +351,189 @@ START_TEST(test_rank_from_a_later_batch)
     b.h.rank = -1;
     ck_assert_int_eq(job_merge(j, &b, &lim, 1.0, NOW_REAL), JOB_MERGED);
     ck_assert_uint_eq(j->nmpi, 2);
+    job_free(j);
+}
+END_TEST
+
+/* One process's batch with a chosen anchor, MPI state, lost count and
+ * receive time (for the verdict and the clock tests). */
+static enum job_merge_status send_at(struct job *j, int64_t pid, uint64_t seq, int32_t rank,
+                                     int32_t nranks, int mpi, bool final, int64_t mono,
+                                     int64_t real, int64_t recv, uint64_t lost)
+{
+    struct ftio_batch b = {0};
+    b.h = (struct ftio_batch_header){.version = 1, .job = j->id, .host = "h", .pid = pid,
+                                     .rank = rank, .nranks = nranks, .seq = seq,
+                                     .clock_mono = mono, .clock_real = real, .final = final,
+                                     .mpi = mpi, .lost = lost};
+    b.n = nrec;
+    b.rec = rec;
+    enum job_merge_status st = job_merge(j, &b, &lim, 1.0, recv);
+    nrec = 0;
+    return st;
+}
+
+/* MPI says it is over when every declared rank finalised (a rank 0 that
+ * alone does I/O, ranks 1..3 with nothing but their MPI_Init and
+ * MPI_Finalize batches): ended at once, complete, ended_by final. */
+START_TEST(test_verdict_mpi_over)
+{
+    struct job *j = job_new("j", &lim);
+    for (int r = 0; r < 4; r++)
+        send_at(j, 10 + r, 0, r, 4, FTIO_MPI_INIT, false, MONO, NOW_REAL, NOW_REAL, 0);
+    add_rec(FTIO_OP_WRITE, 0.1, 0.2, 1000, 0);
+    send_at(j, 10, 1, 0, 4, FTIO_MPI_INIT, false, MONO, NOW_REAL, NOW_REAL, 0);
+    for (int r = 0; r < 4; r++) {
+        ck_assert(!j->ended);
+        send_at(j, 10 + r, r == 0 ? 2 : 1, r, 4, FTIO_MPI_FINALIZED, true, MONO, NOW_REAL,
+                NOW_REAL, 0);
+    }
+    ck_assert(j->ended);
+    ck_assert(job_due_to_end(j, 1.0, 2.0));          /* no settle: MPI said so */
+    struct job_verdict v = job_end_verdict(j, "final");
+    ck_assert(v.complete);
+    ck_assert_str_eq(v.ended_by, "final");
+    ck_assert_ptr_null(v.reason);
+    ck_assert_double_eq(j->bytes, 1000);
+    job_free(j);
+}
+END_TEST
+
+/* Without MPI's word the end is the processes' quiet: `idle` after the
+ * settle; a rank that never finalised (killed, aborted) is not complete; a
+ * process without `final` is not, whoever ends the job. */
+START_TEST(test_verdict_idle_and_incomplete)
+{
+    struct job *j = job_new("j", &lim);
+    send_at(j, 1, 0, -1, 0, 0, true, MONO, NOW_REAL, NOW_REAL, 0);   /* cp a b */
+    ck_assert(!j->ended);
+    ck_assert(!job_due_to_end(j, 2.0, 2.0));
+    send_at(j, 2, 0, -1, 0, 0, false, MONO, NOW_REAL, NOW_REAL, 0);  /* cp b c starts */
+    ck_assert(!job_due_to_end(j, 10.0, 2.0));
+    struct job_verdict v = job_end_verdict(j, "told");
+    ck_assert(!v.complete);
+    ck_assert_str_eq(v.ended_by, "told");
+    ck_assert_str_eq(v.reason, "processes without their final batch");
+    send_at(j, 2, 1, -1, 0, 0, true, MONO, NOW_REAL, NOW_REAL, 0);
+    ck_assert(job_due_to_end(j, 3.0, 2.0));
+    v = job_end_verdict(j, "final");
+    ck_assert(v.complete);
+    ck_assert_str_eq(v.ended_by, "idle");
+    v = job_end_verdict(j, "timeout");
+    ck_assert(!v.complete);
+    job_free(j);
+
+    j = job_new("k", &lim);
+    send_at(j, 1, 0, 0, 2, FTIO_MPI_FINALIZED, true, MONO, NOW_REAL, NOW_REAL, 0);
+    send_at(j, 2, 0, 1, 2, FTIO_MPI_INIT, true, MONO, NOW_REAL, NOW_REAL, 0);  /* aborted */
+    ck_assert(job_all_final(j));
+    ck_assert(!j->ended);
+    v = job_end_verdict(j, "final");
+    ck_assert(!v.complete);
+    ck_assert_str_eq(v.ended_by, "idle");
+    ck_assert_str_eq(v.reason, "MPI ranks that did not finalise");
+    job_free(j);
+}
+END_TEST
+
+/* Every record ftiod does not count is counted by reason and makes the job
+ * incomplete; hostile counters saturate (no wrap, nothing negative). */
+START_TEST(test_verdict_dropped_and_clamped)
+{
+    struct job *j = job_new("j", &lim);
+    add_rec(FTIO_OP_WRITE, 0.0, 1.0, 100, 0);
+    add_rec(FTIO_OP_WRITE, 1.0, 500.0, 100, 0);           /* too long */
+    add_rec(FTIO_OP_WRITE, 1e6, 1e6 + 1, 100, 0);          /* future */
+    add_rec(FTIO_OP_WRITE, 2.0, 3.0, INT64_MAX, 0);        /* bad size */
+    add_rec(FTIO_OP_WRITE, 2.0, 3.0, INT64_MAX, 0);
+    rec[nrec++] = (struct ftio_record){.t_start = UINT64_MAX - 5, .t_end = UINT64_MAX,
+                                       .bytes = 1, .op = FTIO_OP_WRITE};   /* bad clock */
+    send(j, "a", 1, 0, false);
+    add_rec(FTIO_OP_WRITE, 0.0, 1.0, 100, 0);              /* before the grid: */
+    send_at(j, 2, 0, -1, 0, 0, true, MONO, REAL - 200 * 1000000000ll, NOW_REAL, 0);  /* 200 s */
+    send(j, "a", 1, 1, true);
+    ck_assert_uint_eq(j->dropped[JOB_DROP_TOO_LONG], 1);
+    ck_assert_uint_eq(j->dropped[JOB_DROP_FUTURE], 1);
+    ck_assert_uint_eq(j->dropped[JOB_DROP_BAD_SIZE], 2);
+    ck_assert_uint_eq(j->dropped[JOB_DROP_BAD_CLOCK], 1);
+    ck_assert_uint_eq(j->dropped[JOB_DROP_BEFORE_GRID], 1);
+    ck_assert_uint_eq(j->bad_records, 6);
+    ck_assert_double_eq(j->bytes, 100);
+    struct job_verdict v = job_end_verdict(j, "told");
+    ck_assert(!v.complete);
+    ck_assert_uint_eq(v.dropped, 6);
+    ck_assert_str_eq(job_drop_name(JOB_DROP_BEFORE_GRID), "before_grid");
+    job_free(j);
+
+    j = job_new("k", &lim);
+    send_at(j, 1, 0, -1, 0, 0, false, MONO, NOW_REAL, NOW_REAL, UINT64_MAX);
+    send_at(j, 1, 1, -1, 0, 0, true, MONO, NOW_REAL, NOW_REAL, UINT64_MAX);
+    ck_assert_uint_eq(j->lost, JOB_COUNTER_MAX);
+    ck_assert(j->clamped);
+    v = job_end_verdict(j, "told");
+    ck_assert(!v.complete);
+    ck_assert_str_eq(v.reason, "records lost by the shims (lost_records)");
+    job_free(j);
+}
+END_TEST
+
+/* Node clocks: ahead is corrected at once (no batch arrives before it was
+ * made); behind only once batches come live (as far apart as the process's
+ * clock says they were made); a replay (old batches back to back) is left
+ * alone; beyond 1 h the process is flagged and its records, out of bounds,
+ * dropped and counted. */
+START_TEST(test_clock_correction)
+{
+    const int64_t S = 1000000000ll;
+    /* 1000 s ahead: its record at its 0.5 s lands at ftiod's 0.5 s. */
+    struct job *j = job_new("j", &lim);
+    add_rec(FTIO_OP_WRITE, 0.5, 0.6, 100, 0);
+    send_at(j, 1, 0, -1, 0, 0, false, MONO, NOW_REAL, NOW_REAL, 0);
+    add_rec(FTIO_OP_WRITE, 0.0, 0.1, 100, 0);
+    send_at(j, 2, 0, -1, 0, 0, false, MONO, NOW_REAL + 1000 * S, NOW_REAL, 0);
+    ck_assert_uint_eq(j->clock_fixed, 1);
+    ck_assert_double_eq_tol(j->mode[JOB_WRITE].t_min, -0.5, 1e-6);
+    ck_assert_double_eq_tol(j->mode[JOB_WRITE].t_max, 0.1, 1e-6);
+    ck_assert_uint_eq(j->data_records, 2);
+    job_free(j);
+
+    /* 120 s behind, joining late: its MPI_Init batch, then 1 s later (by
+     * both clocks) its data: corrected before its data is merged. */
+    j = job_new("k", &lim);
+    add_rec(FTIO_OP_WRITE, 0.0, 0.1, 100, 0);
+    send_at(j, 1, 0, 0, 2, FTIO_MPI_INIT, false, MONO, NOW_REAL, NOW_REAL, 0);
+    send_at(j, 2, 0, 1, 2, FTIO_MPI_INIT, false, MONO + 4 * S, NOW_REAL + 4 * S - 120 * S,
+            NOW_REAL + 4 * S, 0);
+    ck_assert_uint_eq(j->clock_fixed, 0);
+    add_rec(FTIO_OP_WRITE, 4.5, 5.0, 100, 0);
+    send_at(j, 2, 1, 1, 2, FTIO_MPI_INIT, false, MONO + 5 * S, NOW_REAL + 5 * S - 120 * S,
+            NOW_REAL + 5 * S, 0);
+    ck_assert_uint_eq(j->clock_fixed, 1);
+    ck_assert_uint_eq(j->bad_records, 0);
+    ck_assert_double_eq_tol(j->mode[JOB_WRITE].t_max, 5.0, 1e-6);
+    job_free(j);
+
+    /* A spool file replayed a day later: batches made 1 s apart arrive 1 ms
+     * apart; nothing is moved. */
+    j = job_new("r", &lim);
+    for (int k = 0; k < 3; k++) {
+        add_rec(FTIO_OP_WRITE, k, k + 0.1, 100, 0);
+        send_at(j, 1, (uint64_t)k, -1, 0, 0, false, MONO + k * S, NOW_REAL - 86400 * S + k * S,
+                NOW_REAL + k * 1000000ll, 0);
+    }
+    ck_assert_uint_eq(j->clock_fixed, 0);
+    ck_assert_uint_eq(j->clock_flagged, 0);
+    ck_assert_uint_eq(j->data_records, 3);
+    job_free(j);
+
+    /* 5000 s ahead: flagged, its records from the future dropped. */
+    j = job_new("f", &lim);
+    add_rec(FTIO_OP_WRITE, 0.0, 0.1, 100, 0);
+    send_at(j, 1, 0, -1, 0, 0, true, MONO, NOW_REAL + 5000 * S, NOW_REAL, 0);
+    ck_assert_uint_eq(j->clock_flagged, 1);
+    ck_assert_uint_eq(j->dropped[JOB_DROP_FUTURE], 1);
+    struct job_verdict v = job_end_verdict(j, "final");
+    ck_assert(!v.complete);
     job_free(j);
 }
 END_TEST
@@ -454,6 +646,10 @@ Suite *ftio_test_suite(void)
     tcase_add_test(tc, test_max_procs_and_final);
     tcase_add_test(tc, test_mpi_job_waits_for_all_ranks);
     tcase_add_test(tc, test_rank_from_a_later_batch);
+    tcase_add_test(tc, test_verdict_mpi_over);
+    tcase_add_test(tc, test_verdict_idle_and_incomplete);
+    tcase_add_test(tc, test_verdict_dropped_and_clamped);
+    tcase_add_test(tc, test_clock_correction);
     tcase_add_test(tc, test_job_ids_with_steps);
     tcase_add_test(tc, test_table_bounds);
     tcase_add_test(tc, test_table_oldest_closed);

@@ -71,7 +71,8 @@ static struct ftio_batch_header std_header(void)
         .version = 1, .job = "job-4711", .host = "node017", .pid = 123456,
         .rank = 3, .nranks = 384, .seq = 42, .clock_mono = 987654321012345ll,
         .clock_real = 1763741234520000000ll, .skew_ns = -1234, .lost = 7,
-        .mark = "checkpoint 3", .final = true, .nfiles = 3, .files = std_files,
+        .mark = "checkpoint 3", .final = true, .mpi = FTIO_MPI_FINALIZED, .nfiles = 3,
+        .files = std_files,
     };
     return h;
 }
@@ -106,6 +107,7 @@ static void assert_header_eq(const struct ftio_batch_header *a, const struct fti
     else
         ck_assert_ptr_null(a->mark);
     ck_assert_int_eq(a->final, e->final);
+    ck_assert_int_eq(a->mpi, e->mpi);
     ck_assert_uint_eq(a->nfiles, e->nfiles);
     for (size_t i = 0; i < e->nfiles; i++) {
         ck_assert_uint_eq(a->files[i].id, e->files[i].id);
@@ -185,7 +187,7 @@ static void assert_reencodes(const struct ftio_batch *b)
 
 static const char *const all_keys[] = {
     "v", "job", "host", "pid", "rank", "nranks", "seq", "clock", "lost", "files",
-    "mark", "final", "skew_ns", "ts", "te", "bytes", "off", "op", "layer", "fid", "flags",
+    "mark", "final", "skew_ns", "mpi", "ts", "te", "bytes", "off", "op", "layer", "fid", "flags",
 };
 #define NKEYS (sizeof all_keys / sizeof all_keys[0])
 
@@ -232,6 +234,7 @@ static void pack_std_value(msgpack_packer *pk, const char *k, size_t n)
     } else if (!strcmp(k, "mark")) pack_key(pk, "m");
     else if (!strcmp(k, "final")) msgpack_pack_false(pk);
     else if (!strcmp(k, "skew_ns")) msgpack_pack_int(pk, -3);
+    else if (!strcmp(k, "mpi")) msgpack_pack_int(pk, 1);
     else {
         msgpack_pack_array(pk, n);
         for (size_t i = 0; i < n; i++) {
@@ -392,7 +395,7 @@ static void reference_encode(msgpack_sbuffer *sb, const struct ftio_batch_header
     msgpack_sbuffer_init(sb);
     msgpack_packer pk;
     msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
-    msgpack_pack_map(&pk, 19 + (h->mark != NULL) + (h->skew_ns != 0));
+    msgpack_pack_map(&pk, 19 + (h->mark != NULL) + (h->skew_ns != 0) + (h->mpi != 0));
     pack_key(&pk, "v");      msgpack_pack_int(&pk, 1);
     pack_key(&pk, "job");    pack_key(&pk, h->job);
     pack_key(&pk, "host");   pack_key(&pk, h->host);
@@ -405,6 +408,7 @@ static void reference_encode(msgpack_sbuffer *sb, const struct ftio_batch_header
     pack_key(&pk, "lost");   msgpack_pack_uint64(&pk, h->lost);
     if (h->skew_ns) { pack_key(&pk, "skew_ns"); msgpack_pack_int64(&pk, h->skew_ns); }
     if (h->mark) { pack_key(&pk, "mark"); pack_key(&pk, h->mark); }
+    if (h->mpi) { pack_key(&pk, "mpi"); msgpack_pack_int32(&pk, h->mpi); }
     pack_key(&pk, "final");  h->final ? msgpack_pack_true(&pk) : msgpack_pack_false(&pk);
     pack_key(&pk, "files");  msgpack_pack_array(&pk, h->nfiles);
     for (size_t i = 0; i < h->nfiles; i++) {
@@ -662,6 +666,7 @@ static void v_one_float(msgpack_packer *pk)  { msgpack_pack_double(pk, 1.0); }
 static void v_one_int8(msgpack_packer *pk)   { msgpack_pack_fix_int8(pk, 1); }
 static void v_one_u64(msgpack_packer *pk)    { msgpack_pack_fix_uint64(pk, 1); }
 static void v_neg(msgpack_packer *pk)        { msgpack_pack_int(pk, -5); }
+static void v_three(msgpack_packer *pk)      { msgpack_pack_int(pk, 3); }
 static void v_nan(msgpack_packer *pk)        { msgpack_pack_double(pk, 0.0 / 0.0); }
 static void v_huge_float(msgpack_packer *pk) { msgpack_pack_double(pk, 1e30); }
 static void v_empty_str(msgpack_packer *pk)  { msgpack_pack_str_with_body(pk, "", 0); }
@@ -728,7 +733,7 @@ START_TEST(value_checks)
         { "job", v_utf8_ok, 0 }, { "host", v_bad_utf8, 0 },
         { "job", v_long_str, -1 }, { "host", v_long_str, -1 }, { "mark", v_long_str, -1 },
         { "rank", v_rank_big, -1 }, { "rank", v_rank_m2, -1 }, { "nranks", v_neg, -1 },
-        { "clock", v_clock3, -1 },
+        { "clock", v_clock3, -1 }, { "mpi", v_neg, -1 }, { "mpi", v_three, -1 },
         { "files", v_files_bad_pair, -1 }, { "files", v_files_big_id, -1 },
         { "files", v_files_empty_path, -1 },
         { "ts", v_ts_neg, -1 }, { "ts", v_te_before, -1 }, { "op", v_op_8, -1 },

@@ -15,6 +15,13 @@
  *       --read adds read phases half a period later.  --first-clock gives
  *       the first batch of rank 0 a realtime anchor of EPOCH_S (a node whose
  *       clock says 1970, or is a year behind: its records lie there).
+ *       --mpi makes the processes MPI ranks as the shim does (a header-only
+ *       batch with mpi 1 first, mpi 2 on the final one); --clock R:S puts
+ *       rank R's node clock S seconds ahead (negative: behind); --join R:K
+ *       starts rank R at phase K (with --mpi: its MPI_Init batch then, its
+ *       data from phase K+1); with --speed every batch's anchor is taken when
+ *       it is sent, as the shim's.  Hostile values: --lost N in rank 0's
+ *       first batch, --huge adds two records of 2^63-1 bytes to it.
  *   ftio-wire tmio FILE.jsonl --spool DIR [--job J] [--ranks R]
  *       Convert the rank-level requests of a TMIO trace (write_sync and
  *       read_sync) into spool files, one per simulated process.
@@ -144,7 +151,8 @@ static const char periodic_usage[] =
     "usage: ftio-wire periodic (--endpoint E | --spool DIR) [--job J] [--ranks R] [--period P]\n"
     "                          [--duration D] [--bytes B] [--phases N] [--offset S] [--speed X]\n"
     "                          [--mark] [--no-final] [--skip SEQ] [--nested] [--read]\n"
-    "                          [--first-clock EPOCH_S]\n";
+    "                          [--first-clock EPOCH_S] [--mpi] [--clock R:S] [--join R:K]\n"
+    "                          [--lost N] [--huge]\n";
 
 int wire_cmd_periodic(int argc, char **argv)
 {
@@ -166,6 +174,17 @@ int wire_cmd_periodic(int argc, char **argv)
     double first_clock = arg_num(argc, argv, "--first-clock", NAN);
     bool mark = arg_flag(argc, argv, "--mark"), nested = arg_flag(argc, argv, "--nested");
     bool final = !arg_flag(argc, argv, "--no-final"), reads = arg_flag(argc, argv, "--read");
+    bool mpi = arg_flag(argc, argv, "--mpi"), huge = arg_flag(argc, argv, "--huge");
+    int clock_rank = -1, join_rank = -1, join_phase = 0;
+    double clock_off = 0;
+    const char *cs = arg_str(argc, argv, "--clock", NULL), *js = arg_str(argc, argv, "--join", NULL);
+    const char *ls = arg_str(argc, argv, "--lost", NULL);
+    uint64_t lost = ls ? strtoull(ls, NULL, 0) : 0;
+    if ((cs && sscanf(cs, "%d:%lf", &clock_rank, &clock_off) != 2) ||
+        (js && sscanf(js, "%d:%d", &join_rank, &join_phase) != 2)) {
+        fprintf(stderr, "ftio-wire periodic: --clock R:S, --join R:K\n%s", periodic_usage);
+        return 2;
+    }
     if ((!endpoint) == (!dir) || ranks < 1 || phases < 1 || !(period > 0)) {
         fprintf(stderr, "ftio-wire periodic: need --endpoint or --spool, ranks/phases >= 1\n%s",
                 periodic_usage);
@@ -180,12 +199,42 @@ int wire_cmd_periodic(int argc, char **argv)
     if (speed <= 0)
         real0 -= (int64_t)((phases * period + offset) * 1e9);
     const int per_phase = 4;   /* records per rank per phase */
-    struct ftio_record rec[2 * 2 * per_phase];
+    struct ftio_record rec[2 * 2 * per_phase + 2];
     uint64_t *seq = calloc((size_t)ranks, sizeof *seq);
+    int64_t start_real = ftio_real_ns();
+    /* Rank r's anchor: the job's time 0, or (--speed) the moment of sending,
+     * on a clock --clock puts off by its offset. */
+#define ANCHOR(h, r)                                                                 \
+    do {                                                                             \
+        int64_t skew_ = (r) == clock_rank ? (int64_t)(clock_off * 1e9) : 0;          \
+        if (speed > 0) {                                                             \
+            int64_t now_ = ftio_real_ns();                                           \
+            (h).clock_mono = MONO0 + (now_ - start_real);                            \
+            (h).clock_real = now_ + skew_;                                           \
+        } else {                                                                     \
+            (h).clock_mono = MONO0;                                                  \
+            (h).clock_real = real0 + skew_;                                          \
+        }                                                                            \
+    } while (0)
     for (int p = 0; p < phases; p++) {
         if (speed > 0)
             sleep_s(p == 0 ? 0 : period / speed);
         for (int r = 0; r < ranks; r++) {
+            if (r == join_rank && p < join_phase)
+                continue;
+            if (mpi && (p == 0 || (r == join_rank && p == join_phase))) {
+                struct ftio_batch_header hello = {
+                    .job = job, .host = "gen", .pid = 1000 + r, .rank = r, .nranks = ranks,
+                    .seq = seq[r]++, .mpi = FTIO_MPI_INIT,
+                };
+                ANCHOR(hello, r);
+                if (out_batch(&o, &hello, NULL, 0) < 0) {
+                    fprintf(stderr, "ftio-wire: send failed\n");
+                    return 1;
+                }
+                if (r == join_rank)
+                    continue;   /* its data from the next phase */
+            }
             size_t n = 0;
             for (int mode = 0; mode < (reads ? 2 : 1); mode++) {
                 double start = p * period + (mode ? period / 2 : 0) + 0.01 * r;
@@ -207,10 +256,20 @@ int wire_cmd_periodic(int argc, char **argv)
                 }
             }
             struct ftio_batch_header h = {
-                .job = job, .host = "gen", .pid = 1000 + r, .rank = ranks > 1 ? r : -1,
-                .nranks = ranks > 1 ? ranks : 0, .seq = seq[r]++, .clock_mono = MONO0,
+                .job = job, .host = "gen", .pid = 1000 + r, .rank = ranks > 1 || mpi ? r : -1,
+                .nranks = ranks > 1 || mpi ? ranks : 0, .seq = seq[r]++, .clock_mono = MONO0,
                 .clock_real = real0, .mark = mark ? "phase" : NULL,
+                .mpi = mpi ? FTIO_MPI_INIT : FTIO_MPI_NONE,
             };
+            ANCHOR(h, r);
+            if (r == 0 && p == 0) {
+                h.lost = lost;
+                for (int k = 0; huge && k < 2; k++) {
+                    struct ftio_record x = rec[0];
+                    x.bytes = INT64_MAX;
+                    rec[n++] = x;
+                }
+            }
             if (r == 0 && h.seq == 0 && !isnan(first_clock))
                 h.clock_real = (int64_t)(first_clock * 1e9);
             if ((long)h.seq == skip)
@@ -224,12 +283,15 @@ int wire_cmd_periodic(int argc, char **argv)
     if (final)
         for (int r = 0; r < ranks; r++) {
             struct ftio_batch_header h = {
-                .job = job, .host = "gen", .pid = 1000 + r, .rank = ranks > 1 ? r : -1,
-                .nranks = ranks > 1 ? ranks : 0, .seq = seq[r]++, .clock_mono = MONO0,
+                .job = job, .host = "gen", .pid = 1000 + r, .rank = ranks > 1 || mpi ? r : -1,
+                .nranks = ranks > 1 || mpi ? ranks : 0, .seq = seq[r]++, .clock_mono = MONO0,
                 .clock_real = real0, .final = true,
+                .mpi = mpi ? FTIO_MPI_FINALIZED : FTIO_MPI_NONE,
             };
+            ANCHOR(h, r);
             out_batch(&o, &h, NULL, 0);
         }
+#undef ANCHOR
     free(seq);
     out_close(&o);
     return 0;
