@@ -15,11 +15,12 @@
  *   script gets none, so the steps it starts name themselves).  slurmstepd
  *   itself is never preloaded, and the shim ignores srun/slurmstepd anyway
  *   (libtrace/config.c).
- * - Before the tasks start, the step's id is claimed for its user: "claim
- *   <job>.<step> <uid>" on ftiod's control socket (status=, common/control.h),
- *   so that nobody else's batches can take the id (docs/SECURITY.md, "Job
- *   ids"); ftiod accepts it from root only (slurmstepd's MUNGE credential).
- *   The batch script's step is claimed too (its processes may be traced).
+ * - Before the tasks start (init_post_opt, in slurmstepd as root: user_init
+ *   already runs with the user's uid), the step's id is claimed for its
+ *   user: "claim <job>.<step> <uid>" on ftiod's control socket (status=,
+ *   common/control.h), so that nobody else's batches can take the id
+ *   (docs/SECURITY.md, "Job ids"); ftiod accepts it from root only
+ *   (slurmstepd's MUNGE credential).  The batch script's step is claimed too.
  * - When the step is over (exit, in slurmstepd, after every task was
  *   reaped): "end <job>.<step>", the request of `ftio end`, so the step's
  *   `ftio.<job>.<step>.end` comes at once even when tasks were killed.  The
@@ -248,6 +249,27 @@ static void claim_step(spank_t sp, const char *id)
     json_decref(r);
 }
 
+/* Is this step traced (--ftio, default=)?  Its id and number. */
+static int step_traced(spank_t sp, char *id, size_t cap, uint32_t *step)
+{
+    int on = user_choice >= 0 ? user_choice : site.by_default;
+    /* The extern step runs no task of the user's. */
+    return on && !step_id(sp, id, cap, step) && *step != SLURM_EXTERN_CONT;
+}
+
+/* In slurmstepd, as root (user_init runs with the user's uid, which ftiod
+ * does not take claims from), options known, before any task starts. */
+SPANK_EXPORT int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
+{
+    (void)ac;
+    (void)av;
+    char id[64];
+    uint32_t step;
+    if (spank_context() == S_CTX_REMOTE && step_traced(sp, id, sizeof id, &step))
+        claim_step(sp, id);
+    return 0;
+}
+
 /* In slurmstepd, before any task starts: the tasks' environment. */
 SPANK_EXPORT int slurm_spank_user_init(spank_t sp, int ac, char **av)
 {
@@ -255,15 +277,12 @@ SPANK_EXPORT int slurm_spank_user_init(spank_t sp, int ac, char **av)
     (void)av;
     if (!spank_remote(sp))
         return 0;
-    int on = user_choice >= 0 ? user_choice : site.by_default;
     char id[64];
     uint32_t step;
     if (user_choice == 0)
         drop_preload(sp);
-    if (!on || step_id(sp, id, sizeof id, &step))
+    if (!step_traced(sp, id, sizeof id, &step))
         return 0;
-    if (step == SLURM_EXTERN_CONT)
-        return 0;                  /* no tasks of the user's */
     if (set_preload(sp)) {
         slurm_error("ftio: cannot set LD_PRELOAD for step %s", id);
         return 0;                  /* the step runs, untraced */
@@ -276,7 +295,6 @@ SPANK_EXPORT int slurm_spank_user_init(spank_t sp, int ac, char **av)
      * environment and must name themselves (libtrace/core.c). */
     if (step != SLURM_BATCH_SCRIPT)
         spank_setenv(sp, "FTIO_JOB", id, 1);
-    claim_step(sp, id);
     traced = 1;
     slurm_verbose("ftio: tracing step %s with %s", id, site.lib);
     return 0;
