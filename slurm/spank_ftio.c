@@ -21,6 +21,8 @@
  *   common/control.h), so that nobody else's batches can take the id
  *   (docs/SECURITY.md, "Job ids"); ftiod accepts it from root only
  *   (slurmstepd's MUNGE credential).  The batch script's step is claimed too.
+ *   The wait is bounded (1 s): a daemon that is down delays a traced step's
+ *   start by that much, and its batches go to the user's namespace.
  * - When the step is over (exit, in slurmstepd, after every task was
  *   reaped): "end <job>.<step>", the request of `ftio end`, so the step's
  *   `ftio.<job>.<step>.end` comes at once even when tasks were killed.  The
@@ -50,6 +52,10 @@ SPANK_PLUGIN(ftio, 1);
 #define FTIO_SPANK_LIB "/usr/local/lib/libftio.so"
 #endif
 #define END_TIMEOUT_S 2.0
+/* A claim delays the step's start while ftiod does not answer: shorter.  A
+ * claim that arrives after we gave up still counts (ftiod answers a closed
+ * socket). */
+#define CLAIM_TIMEOUT_S 1.0
 
 /* The site's settings (plugstack.conf) and the user's option. */
 static struct {
@@ -223,7 +229,8 @@ static void drop_preload(spank_t sp)
 static json_t *ask_ftiod(const char *id, enum ftio_control_verb v, int64_t uid)
 {
     struct ftio_query_opts q = {
-        .endpoint = site.status, .timeout = END_TIMEOUT_S, .munge = !site.auth_none,
+        .endpoint = site.status, .munge = !site.auth_none,
+        .timeout = v == FTIO_CTL_CLAIM ? CLAIM_TIMEOUT_S : END_TIMEOUT_S,
     };
     char err[512];
     json_t *reply = NULL;
