@@ -21,7 +21,8 @@
 #      starts (inheriting --ftio) "<J>.0"; a step with --ftio=off is not traced
 #      although it inherits the script's LD_PRELOAD;
 #   6. claims (docs/SECURITY.md "Job ids"), with a second ftiod running
-#      --auth munge and the plugin switched to it: uid 4242 squats the next
+#      --auth munge and the plugin switched to it (status= lists both
+#      daemons: the claim reaches each): uid 4242 squats the next
 #      job ids' step 0 before nobody's `srun --ftio` starts; the plugin claims
 #      "<J>.0" for nobody in slurmstepd, so nobody's step is job "<J>.0"
 #      (every byte, owner 65534) and the squatter's batch sits in
@@ -241,7 +242,7 @@ PYEOF
 # ---- 6. the step's id is its user's: the plugin's claim (auth=munge) ---------
 start_daemon m --auth munge --munge-socket "$T/munge.sock" --socket-mode 0666
 cat >"$T/plugstack.conf" <<EOF
-required $B/lib/spank_ftio.so default=off endpoint=ipc://$T/m.in status=ipc://$T/m.st lib=$(echo "$PRELOAD" | tr " " ":") auth=munge
+required $B/lib/spank_ftio.so default=off endpoint=ipc://$T/m.in status=ipc://$T/d.st,ipc://$T/m.st lib=$(echo "$PRELOAD" | tr " " ":") auth=munge
 EOF
 # Slurm's ids are sequential: uid 4242 squats the next three steps 0.
 for k in 1 2 3; do
