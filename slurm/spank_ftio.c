@@ -15,11 +15,16 @@
  *   script gets none, so the steps it starts name themselves).  slurmstepd
  *   itself is never preloaded, and the shim ignores srun/slurmstepd anyway
  *   (libtrace/config.c).
- * - Before the tasks start, the step's id is claimed for its user: "claim
- *   <job>.<step> <uid>" on ftiod's control socket (status=, common/control.h),
- *   so that nobody else's batches can take the id (docs/SECURITY.md, "Job
- *   ids"); ftiod accepts it from root only (slurmstepd's MUNGE credential).
- *   The batch script's step is claimed too (its processes may be traced).
+ * - Before the tasks start (init_post_opt, in slurmstepd as root: user_init
+ *   already runs with the user's uid), the step's id is claimed for its
+ *   user: "claim <job>.<step> <uid>" on ftiod's control socket (status=,
+ *   common/control.h), so that nobody else's batches can take the id
+ *   (docs/SECURITY.md, "Job ids"); ftiod accepts it from root only
+ *   (slurmstepd's MUNGE credential).  The batch script's step is claimed too.
+ *   status= may list several daemons (E1,E2): each is claimed at, and the
+ *   end goes to each in turn until one has the step.
+ *   The wait is bounded (1 s): a daemon that is down delays a traced step's
+ *   start by that much, and its batches go to the user's namespace.
  * - When the step is over (exit, in slurmstepd, after every task was
  *   reaped): "end <job>.<step>", the request of `ftio end`, so the step's
  *   `ftio.<job>.<step>.end` comes at once even when tasks were killed.  The
@@ -49,6 +54,10 @@ SPANK_PLUGIN(ftio, 1);
 #define FTIO_SPANK_LIB "/usr/local/lib/libftio.so"
 #endif
 #define END_TIMEOUT_S 2.0
+/* A claim delays the step's start while ftiod does not answer: shorter.  A
+ * claim that arrives after we gave up still counts (ftiod answers a closed
+ * socket). */
+#define CLAIM_TIMEOUT_S 1.0
 
 /* The site's settings (plugstack.conf) and the user's option. */
 static struct {
@@ -219,18 +228,57 @@ static void drop_preload(spank_t sp)
 
 /* One request to ftiod's control socket, bounded in time; the reply (a new
  * reference) or NULL with a log line. */
-static json_t *ask_ftiod(const char *id, enum ftio_control_verb v, int64_t uid)
+static json_t *ask_ftiod(const char *endpoint, const char *id, enum ftio_control_verb v,
+                         int64_t uid)
 {
     struct ftio_query_opts q = {
-        .endpoint = site.status, .timeout = END_TIMEOUT_S, .munge = !site.auth_none,
+        .endpoint = endpoint, .munge = !site.auth_none,
+        .timeout = v == FTIO_CTL_CLAIM ? CLAIM_TIMEOUT_S : END_TIMEOUT_S,
     };
     char err[512];
     json_t *reply = NULL;
     if (ftio_control_call(&q, v, id, uid, &reply, err, sizeof err) != 0) {
-        slurm_info("ftio: step %s: %s at %s: %s", id, ftio_control_verb_name(v), site.status, err);
+        slurm_info("ftio: step %s: %s at %s: %s", id, ftio_control_verb_name(v), endpoint, err);
         return NULL;
     }
     return reply;
+}
+
+/* status= may name several daemons (E1,E2: relays spread the jobs over
+ * them, PROTOCOL.md §1.5): fn for each until it returns 1. */
+static void each_daemon(int (*fn)(const char *endpoint, const char *id, int64_t uid),
+                        const char *id, int64_t uid)
+{
+    char list[sizeof site.status];
+    memcpy(list, site.status, sizeof list);
+    for (char *save = NULL, *e = strtok_r(list, ",", &save); e; e = strtok_r(NULL, ",", &save))
+        if (*e && fn(e, id, uid))
+            return;
+}
+
+/* A claim goes to every daemon: the step's batches may reach any. */
+static int claim_one(const char *endpoint, const char *id, int64_t uid)
+{
+    json_t *r = ask_ftiod(endpoint, id, FTIO_CTL_CLAIM, uid);
+    if (r && ftio_control_error(r))
+        slurm_error("ftio: step %s: ftiod at %s refused the claim for uid %lld: %s", id, endpoint,
+                    (long long)uid, ftio_control_error(r));
+    json_decref(r);
+    return 0;
+}
+
+/* The end goes to the daemons in turn until one has the step. */
+static int end_one(const char *endpoint, const char *id, int64_t uid)
+{
+    (void)uid;
+    json_t *r = ask_ftiod(endpoint, id, FTIO_CTL_END, -1);
+    int ending = r && json_is_string(json_object_get(r, "ending"));
+    if (r && !ending)
+        /* Not there, or already ended by its processes' final batches. */
+        slurm_verbose("ftio: step %s: ftiod at %s says %s", id, endpoint,
+                      ftio_control_error(r) ?: "?");
+    json_decref(r);
+    return ending;
 }
 
 /* The step's id is its user's before any of its batches can arrive. */
@@ -241,11 +289,28 @@ static void claim_step(spank_t sp, const char *id)
         slurm_error("ftio: step %s: no uid to claim it for", id);
         return;
     }
-    json_t *r = ask_ftiod(id, FTIO_CTL_CLAIM, (int64_t)uid);
-    if (r && ftio_control_error(r))
-        slurm_error("ftio: step %s: ftiod refused the claim for uid %u: %s", id, (unsigned)uid,
-                    ftio_control_error(r));
-    json_decref(r);
+    each_daemon(claim_one, id, (int64_t)uid);
+}
+
+/* Is this step traced (--ftio, default=)?  Its id and number. */
+static int step_traced(spank_t sp, char *id, size_t cap, uint32_t *step)
+{
+    int on = user_choice >= 0 ? user_choice : site.by_default;
+    /* The extern step runs no task of the user's. */
+    return on && !step_id(sp, id, cap, step) && *step != SLURM_EXTERN_CONT;
+}
+
+/* In slurmstepd, as root (user_init runs with the user's uid, which ftiod
+ * does not take claims from), options known, before any task starts. */
+SPANK_EXPORT int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
+{
+    (void)ac;
+    (void)av;
+    char id[64];
+    uint32_t step;
+    if (spank_context() == S_CTX_REMOTE && step_traced(sp, id, sizeof id, &step))
+        claim_step(sp, id);
+    return 0;
 }
 
 /* In slurmstepd, before any task starts: the tasks' environment. */
@@ -255,15 +320,12 @@ SPANK_EXPORT int slurm_spank_user_init(spank_t sp, int ac, char **av)
     (void)av;
     if (!spank_remote(sp))
         return 0;
-    int on = user_choice >= 0 ? user_choice : site.by_default;
     char id[64];
     uint32_t step;
     if (user_choice == 0)
         drop_preload(sp);
-    if (!on || step_id(sp, id, sizeof id, &step))
+    if (!step_traced(sp, id, sizeof id, &step))
         return 0;
-    if (step == SLURM_EXTERN_CONT)
-        return 0;                  /* no tasks of the user's */
     if (set_preload(sp)) {
         slurm_error("ftio: cannot set LD_PRELOAD for step %s", id);
         return 0;                  /* the step runs, untraced */
@@ -276,7 +338,6 @@ SPANK_EXPORT int slurm_spank_user_init(spank_t sp, int ac, char **av)
      * environment and must name themselves (libtrace/core.c). */
     if (step != SLURM_BATCH_SCRIPT)
         spank_setenv(sp, "FTIO_JOB", id, 1);
-    claim_step(sp, id);
     traced = 1;
     slurm_verbose("ftio: tracing step %s with %s", id, site.lib);
     return 0;
@@ -293,10 +354,6 @@ SPANK_EXPORT int slurm_spank_exit(spank_t sp, int ac, char **av)
     uint32_t step;
     if (step_id(sp, id, sizeof id, &step))
         return 0;
-    json_t *r = ask_ftiod(id, FTIO_CTL_END, -1);
-    if (r && !json_is_string(json_object_get(r, "ending")))
-        /* Already ended by its processes' final batches: nothing to do. */
-        slurm_verbose("ftio: step %s: ftiod says %s", id, ftio_control_error(r) ?: "?");
-    json_decref(r);
+    each_daemon(end_one, id, -1);
     return 0;
 }

@@ -1,4 +1,5 @@
-# tests/cli.mk -- Check unit tests of the option tables (common/cliopt.c) and
+# tests/cli.mk -- Check unit tests of the option tables (common/cliopt.c),
+# the control socket's requests (common/control.c) and
 # the shared analysis options (predictor/analysis/options.c); their end-to-end
 # test is tests/cli/options.sh (registered with tests/cli/*.sh in readers.mk).
 CLIOPT_TEST := $(B)/tests/test_cliopt
@@ -9,3 +10,13 @@ $(CLIOPT_TEST): $(B)/tests/cli/test_cliopt.o $(CHECK_MAIN) $(B)/lib/libftioanaly
 
 ALL_TARGETS += $(CLIOPT_TEST)
 CHECK_PROGS += $(CLIOPT_TEST)
+
+# The control socket's requests (common/control.c).
+CONTROL_TEST := $(B)/tests/test_control
+
+$(CONTROL_TEST): $(B)/tests/cli/test_control.o $(CHECK_MAIN) $(B)/lib/libftiocommon.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(ZMQ_LIBS) $(JANSSON_LIBS) $(CHECK_LIBS)
+
+ALL_TARGETS += $(CONTROL_TEST)
+CHECK_PROGS += $(CONTROL_TEST)

@@ -9,7 +9,9 @@
  * request about id J from uid U (MUNGE-proven):
  *
  *   1. --auth none (U unknown): J itself; nothing to tell users apart by.
- *   2. J is claimed by U: J.
+ *   2. J is claimed by U: J.  A step "<job>.<step>" (common/jobid.h) without a
+ *      claim of its own has the claim of its Slurm job id: a prolog's
+ *      `ftio claim $SLURM_JOB_ID USER` covers every step.
  *   3. J is claimed by nobody and U is trusted (root, ftiod's uid): J.
  *   4. otherwise: "u<U>:J", U's own namespace.
  *
@@ -37,6 +39,7 @@
 #include "auth.h"
 #include "daemon.h"
 #include "hash.h"
+#include "jobid.h"
 
 #define BUCKETS    4096
 #define MAX_CLAIMS 65536
@@ -142,12 +145,22 @@ int ftiod_claim(struct ftiod *d, const char *id, int64_t uid, const char **why)
     return 0;
 }
 
+/* The claim that decides id: its own, else its Slurm job id's. */
+static struct claim *claim_of(struct ftiod_claims *c, const char *id)
+{
+    struct claim *x = *slot(c, id);
+    char job[FTIOD_ID_MAX + 1];
+    if (!x && ftio_job_split(id, job, sizeof job, NULL, 0))
+        x = *slot(c, job);
+    return x;
+}
+
 const char *ftiod_claim_resolve(struct ftiod *d, const char *id, int64_t uid, char *out,
                                 size_t cap)
 {
     if (uid < 0 || d->cfg.auth == FTIO_AUTH_NONE)
         return id;
-    struct claim *x = *slot(d->claims, id);
+    struct claim *x = claim_of(d->claims, id);
     if (x ? x->uid == uid : ftiod_trusted_uid(uid))
         return id;
     snprintf(out, cap, "u%" PRId64 ":%s", uid, id);

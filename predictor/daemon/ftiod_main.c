@@ -189,7 +189,8 @@ static int parse_args(int argc, char **argv, struct ftiod_config *c, struct ftio
         .to.s = &c->curve_secret);
     OPT("curve-clients", 0, CLIOPT_STRING, "DIR",
         "public keys allowed to subscribe and to see every job", NULL, .to.s = &c->curve_clients);
-    OPT("socket-mode", 0, CLIOPT_CUSTOM, "MODE", "octal permissions of ipc:// endpoints (e.g. 0660)",
+    OPT("socket-mode", 0, CLIOPT_CUSTOM, "MODE",
+        "octal permissions of ipc:// endpoints (e.g. 0660;\ndefault: 0777 & ~umask)",
         NULL, .set = set_socket_mode, .ctx = &c->socket_mode);
     OPT("socket-group", 0, CLIOPT_STRING, "G", "group of ipc:// endpoints", NULL,
         .to.s = &c->socket_group);

@@ -1,6 +1,8 @@
 /* ingest.c -- the main thread of ftiod: receive batches on the ROUTER, check
- * who sent them (auth.c), decode them, merge them into their job (job.c),
- * acknowledge them (common/transport.h), and answer status requests.
+ * who sent them (auth.c), decode them, find their job by the ownership rules
+ * (claims.c), merge them into it (job.c), acknowledge them
+ * (common/transport.h), and answer the control socket: status, end, last,
+ * claim (requests decoded by common/control.c, one dispatch table here).
  *
  * Every message is hostile until decoded: multi-frame, malformed, truncated
  * or wrong-version messages are counted and dropped with a rate-limited log
@@ -304,7 +306,7 @@ static void drain(struct ingest *in)
     }
 }
 
-/* ---- status socket ---------------------------------------------------- */
+/* ---- control (status) socket ------------------------------------------- */
 
 /* Who asks: an admin sees every job: a CURVE key in the allow-list, a MUNGE
  * credential of root or of the daemon's own uid, or anyone when the daemon

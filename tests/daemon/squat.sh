@@ -13,7 +13,10 @@
 #  - ids nobody claimed live in their sender's namespace: nobody and uid
 #    4242 both run `run1` and each gets its own job (u65534:run1,
 #    u4242:run1), each ends only its own; a sender naming another's
-#    namespace ("u4242:run1") stays in its own.
+#    namespace ("u4242:run1") stays in its own;
+#  - a claim of a Slurm job id without its step (a prolog's `ftio claim
+#    $SLURM_JOB_ID USER`) covers its steps: 5000 claimed for uid 4242, whose
+#    5000.0 and 5000.batch keep their ids, while nobody's 5000.1 does not.
 . "$(dirname "$0")/../lib.sh"
 need "$B/bin/ftiod" "$B/bin/ftio" "$WIRE"
 command -v setpriv >/dev/null || fail "setpriv not found (util-linux)"
@@ -101,6 +104,20 @@ as_4242 "$B/bin/ftio" end --endpoint "ipc://$T/d.st" run1 >/dev/null 2>"$T/end42
 wait_topic "$T/d.log" ftio.u4242:run1.end
 settle "[j for j in s['jobs'] if j['job'] == 'u65534:run1']" ||
   fail "uid 4242's end ended nobody's run1"
+
+# A job-level claim covers the job's steps.
+"$B/bin/ftio" claim --endpoint "ipc://$T/d.st" 5000 4242 || fail "the claim of job 5000"
+for step in 0 batch; do
+  as_4242 "$WIRE" periodic --endpoint "ipc://$T/d.in" --job "5000.$step" --ranks 1 --period 1 \
+    --phases 2 --bytes $MiB --no-final || fail "uid 4242's 5000.$step"
+done
+as_user "$WIRE" periodic --endpoint "ipc://$T/d.in" --job 5000.1 --ranks 1 --period 1 --phases 2 \
+  --bytes $MiB --no-final || fail "nobody's 5000.1"
+settle "len([j for j in s['jobs'] if '5000.' in j['job']]) == 3" || true
+st
+echo "job 5000: $(field "sorted((j['job'], j['uid']) for j in d['jobs'] if '5000.' in j['job'])")"
+[ "$(field "sorted((j['job'], j['uid']) for j in d['jobs'] if '5000.' in j['job'])")" = \
+  "[('5000.0', 4242), ('5000.batch', 4242), ('u65534:5000.1', 65534)]" ] || fail "job-level claim"
 
 # root's step ends: the scheduler saw root's data only.
 "$B/bin/ftio" end --endpoint "ipc://$T/d.st" 4711.0 >/dev/null || fail "root's end"

@@ -19,7 +19,14 @@
 #      300 s timeout;
 #   5. sbatch --ftio: the script's own I/O is job "<J>.batch", the srun step it
 #      starts (inheriting --ftio) "<J>.0"; a step with --ftio=off is not traced
-#      although it inherits the script's LD_PRELOAD.
+#      although it inherits the script's LD_PRELOAD;
+#   6. claims (docs/SECURITY.md "Job ids"), with a second ftiod running
+#      --auth munge and the plugin switched to it (status= lists both
+#      daemons: the claim reaches each): uid 4242 squats the next
+#      job ids' step 0 before nobody's `srun --ftio` starts; the plugin claims
+#      "<J>.0" for nobody in slurmstepd, so nobody's step is job "<J>.0"
+#      (every byte, owner 65534) and the squatter's batch sits in
+#      "u4242:<J>.0".
 # Everything it started is stopped on exit.  When Slurm cannot start here,
 # the test fails and says why; it never passes by skipping.
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -233,5 +240,40 @@ for step in ("batch", "0"):
     assert end["summary"]["write"]["bytes"] == 4 * 1048576, end["summary"]["write"]["bytes"]
 assert not [t for t, m in msgs if t.startswith("ftio.%s.1." % J)], "srun --ftio=off was traced"
 print("sbatch --ftio: job %s.batch and %s.0 traced apart, each 4 MiB; %s.1 (--ftio=off) not traced" % (J, J, J))
+PYEOF
+
+# ---- 6. the step's id is its user's: the plugin's claim (auth=munge) ---------
+start_daemon m --auth munge --munge-socket "$T/munge.sock" --socket-mode 0666
+cat >"$T/plugstack.conf" <<EOF
+required $B/lib/spank_ftio.so default=off endpoint=ipc://$T/m.in status=ipc://$T/d.st,ipc://$T/m.st lib=$(echo "$PRELOAD" | tr " " ":") auth=munge
+EOF
+# Slurm's ids are sequential: uid 4242 squats the next three steps 0.
+for k in 1 2 3; do
+  setpriv --reuid=4242 --regid=4242 --clear-groups -- env FTIO_AUTH=munge "$WIRE" periodic \
+    --endpoint "ipc://$T/m.in" --job "$((J5 + k)).0" --ranks 1 --period 1 --phases 1 \
+    --bytes 1073741824 --no-final || fail "the squatter's batch"
+done
+mkdir -m 777 "$T/six"
+as_user env FTIO_AUTH=munge FTIO_SPOOL_DIR="$T/six/spool" sh -c "cd '$T/six' && timeout 60 srun --ftio \
+  -n 1 -J six '$B/bin/posix_periodic' -d '$T/six' -n 4 -p 0.5 -b 1M" >"$T/six.out" 2>"$T/six.err" ||
+  fail "nobody's srun --ftio failed: $(cat "$T/six.err")"
+J6=$(squeue -h -a -t all -n six -o %i 2>/dev/null | head -1)
+[ -n "$J6" ] || fail "no job id for nobody's step"
+wait_topic "$T/m.log" "ftio.$J6.0.end" 20
+grep -q "job $J6.0: claimed for uid 65534" "$T/m.err" || fail "the plugin did not claim $J6.0 for nobody"
+FTIO_AUTH=munge "$B/bin/ftiod" --status --json --status-endpoint "ipc://$T/m.st" >"$T/m.json" ||
+  fail "status of m"
+"$PY" - "$T/m.json" "$J6" <<'PYEOF' || fail "claims under Slurm"
+import json, sys
+d, J = json.load(open(sys.argv[1])), sys.argv[2]
+step = [e for e in d["ended"] if e["job"] == J + ".0"]
+assert step, "no ended job %s.0: %s" % (J, [e["job"] for e in d["ended"]])
+e = step[0]
+assert e["uid"] == 65534, e["uid"]
+assert e["summary"]["write"]["bytes"] == 4 * 1048576, e["summary"]["write"]["bytes"]
+squat = [j for j in d["jobs"] if j["job"] == "u4242:%s.0" % J]
+assert squat and squat[0]["uid"] == 4242, [j["job"] for j in d["jobs"]]
+print("claims: nobody's step %s.0 is nobody's (%d bytes); the squatter's batch is in u4242:%s.0"
+      % (J, e["summary"]["write"]["bytes"], J))
 PYEOF
 echo ok
