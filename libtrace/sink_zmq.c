@@ -90,7 +90,7 @@ static struct {
     uint64_t spooled[SPOOLED_MAX];   /* sent, then spooled unacknowledged */
     size_t   nspooled;
     /* exec hand-off: what the next image gets (out), what we got (in). */
-    char     handoff_env[HANDOFF_MAX * 32 + 2200];
+    char     handoff_env[HANDOFF_MAX * 44 + 2200];  /* 64 x "seq/len," + the path: never truncated */
     size_t   nin;
     uint64_t in_off, in_seq[HANDOFF_MAX];
     size_t   in_len[HANDOFF_MAX];
