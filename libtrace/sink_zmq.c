@@ -57,7 +57,7 @@
 #define SPOOLED_MAX    1024              /* spooled after sending: a late ack still counts */
 #define HANDOFF_MAX    64                /* batches handed to the next image at exec */
 #define UP_FRESH_S     5                 /* "the daemon is up": an ack this recent */
-#define UP_WAIT_NS     (100 * 1000000ll) /* the exit wait then (instead of FTIO_EXIT_WAIT_MS) */
+#define UP_WAIT_NS     (300 * 1000000ll) /* the exit wait then (instead of FTIO_EXIT_WAIT_MS) */
 #define UP_MARK_NS     1000000000ll      /* the shared marker is touched at most this often */
 
 /* A batch offered and not acknowledged yet. */
