@@ -36,7 +36,9 @@
  * the job id chooses one (PROTOCOL.md §1.5), so every rank of a job, on every
  * node, goes to the same daemon.
  *
- * Everything here runs on the flusher thread: no locks.
+ * Everything here runs on the flusher thread: no locks.  The two exceptions
+ * run while no flusher does: ftio_sink_handoff_accept() in the constructor,
+ * ftio_sink_handoff_env() in exec after the flusher exited.
  */
 #include <errno.h>
 #include <stdlib.h>
