@@ -36,7 +36,9 @@
  * the job id chooses one (PROTOCOL.md §1.5), so every rank of a job, on every
  * node, goes to the same daemon.
  *
- * Everything here runs on the flusher thread: no locks.
+ * Everything here runs on the flusher thread: no locks.  The two exceptions
+ * run while no flusher does: ftio_sink_handoff_accept() in the constructor,
+ * ftio_sink_handoff_env() in exec after the flusher exited.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -57,7 +59,7 @@
 #define SPOOLED_MAX    1024              /* spooled after sending: a late ack still counts */
 #define HANDOFF_MAX    64                /* batches handed to the next image at exec */
 #define UP_FRESH_S     5                 /* "the daemon is up": an ack this recent */
-#define UP_WAIT_NS     (100 * 1000000ll) /* the exit wait then (instead of FTIO_EXIT_WAIT_MS) */
+#define UP_WAIT_NS     (300 * 1000000ll) /* the exit wait then (instead of FTIO_EXIT_WAIT_MS) */
 #define UP_MARK_NS     1000000000ll      /* the shared marker is touched at most this often */
 
 /* A batch offered and not acknowledged yet. */
@@ -91,7 +93,7 @@ static struct {
     uint64_t spooled[SPOOLED_MAX];   /* sent, then spooled unacknowledged */
     size_t   nspooled;
     /* exec hand-off: what the next image gets (out), what we got (in). */
-    char     handoff_env[HANDOFF_MAX * 32 + 2200];
+    char     handoff_env[HANDOFF_MAX * 44 + 2200];  /* 64 x "seq/len," + the path: never truncated */
     size_t   nin;
     uint64_t in_off, in_seq[HANDOFF_MAX];
     size_t   in_len[HANDOFF_MAX];

@@ -26,7 +26,7 @@ run() { # JOB
 # The node's first traced process cannot know that ftiod is up: with a 3 ms
 # exit wait on a loaded machine it may spool.  One that was answered tells
 # the later ones (a marker in the spool directory): they then wait up to
-# 100 ms for a slow daemon instead of spooling.
+# 300 ms for a slow daemon instead of spooling.
 FTIO_EXIT_WAIT_MS=3000 FTIO_JOB=warmup traced cat "$T/x" >/dev/null 2>"$T/warmup.err" ||
   bad "warm-up run"
 wait_for 10 log_is "$T/d.log" "last('ftio.warmup.end')" || bad "the warm-up job did not end"
