@@ -388,10 +388,16 @@ static size_t next_entry(const unsigned char *buf, size_t len, size_t off)
     return len;
 }
 
+/* A batch entry of either layout (E_BATCH_AT carries the receive time). */
+static bool is_batch(int type)
+{
+    return type == E_BATCH || type == E_BATCH_AT;
+}
+
 static const char *entry_name(int type)
 {
-    return type == E_HEAD ? "head" : type == E_BATCH ? "batch" : type == E_END ? "end note"
-                                                                                : "entry";
+    return type == E_HEAD ? "head" : is_batch(type) ? "batch" : type == E_END ? "end note"
+                                                                              : "entry";
 }
 
 /* Replay one journal into the job table.  Returns the job, or NULL (the
@@ -431,11 +437,11 @@ static struct job *restore_one(struct ftiod *d, const char *path, struct ftio_ba
             ftiod_log_at(FTIOD_WARNING, "--state-dir: %s: damaged %s at bytes %zu-%zu skipped%s; "
                          "the entries after it are kept", path,
                          head_ok ? entry_name(buf[off + 4]) : "data", off, next,
-                         head_ok && buf[off + 4] == E_BATCH
+                         head_ok && is_batch(buf[off + 4])
                              ? " (one batch of records lost)" : "");
             lost_bytes += next - off;
             lost_entries++;
-            lost_batches += head_ok && buf[off + 4] == E_BATCH;
+            lost_batches += head_ok && is_batch(buf[off + 4]);
             off = next;
             continue;
         }

@@ -34,13 +34,14 @@ off, batches = 0, []
 while off < len(buf):
     assert buf[off:off + 4] == b"FTJ1", off
     typ, plen = buf[off + 4], struct.unpack_from("<I", buf, off + 8)[0]
-    if typ == 2:
-        batches.append((off, plen))
+    # BATCH: type 4 (uid, receive time, the batch map) or 2 (older: uid, map)
+    if typ in (2, 4):
+        batches.append((off, plen, 8 if typ == 2 else 16))
     off += 16 + plen
 assert len(batches) >= 5, len(batches)
-off, plen = batches[len(batches) // 2]
-open(lost, "wb").write(bytes(buf[off + 16 + 8:off + 16 + plen]))
-buf[off + 16 + 8 + plen // 2 - 4] ^= 0x40
+off, plen, skip = batches[len(batches) // 2]
+open(lost, "wb").write(bytes(buf[off + 16 + skip:off + 16 + plen]))
+buf[off + 16 + skip + (plen - skip) // 2] ^= 0x40
 open(path, "wb").write(buf)
 print("journal: %d bytes, %d batches; flipped a byte of batch %d (bytes %d-%d)"
       % (len(buf), len(batches), len(batches) // 2, off, off + 16 + plen))

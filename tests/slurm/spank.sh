@@ -197,11 +197,19 @@ assert sorted(ends) == [J + ".0", J + ".1"], ends
 PYEOF
 
 # ---- 4. a killed step ends when Slurm says so --------------------------------
+# The task kills its writer once ftiod has records of it (an event, not a
+# time: on a loaded machine the writer may not have written in 3 s).
 cat >"$T/killed.sh" <<EOF
 #!/bin/sh
 "$B/bin/posix_periodic" -d "$T" -n 100 -p 0.5 -b 1M >/dev/null &
-sleep 3
-kill -9 \$!
+w=\$!
+i=0
+while [ \$i -lt 600 ]; do
+  "$B/bin/ftiod" --status --json --status-endpoint "ipc://$T/d.st" 2>/dev/null |
+    "$PY" -c "import json, sys; sys.exit(0 if any(j['job'] == '\$SLURM_JOB_ID.0' and j['bytes'] >= 1048576 for j in json.load(sys.stdin)['jobs']) else 1)" && break
+  sleep 0.05; i=\$((i + 1))
+done
+kill -9 \$w
 EOF
 chmod +x "$T/killed.sh"
 timeout 30 srun --ftio -n 1 -J killed "$T/killed.sh" 2>"$T/killed.err" || true
@@ -214,7 +222,8 @@ by=$(jsonl "$T/d.log" "last('ftio.$J3.0.end')['ended_by']")
 complete=$(jsonl "$T/d.log" "last('ftio.$J3.0.end')['complete']")
 echo "killed step $J3.0: ended by $by (complete: $complete) within $LAG s of the step's end"
 [ "$by" = told ] || fail "the killed step ended by $by, not by the plugin's end request"
-[ "$complete" = False ] || fail "a killed step's summary says complete"
+[ "$complete" = False ] ||
+  fail "a killed step's summary says complete: $(jsonl "$T/d.log" "{k: v for k, v in last('ftio.$J3.0.end').items() if k != 'summary'}")"
 
 # ---- 5. sbatch --ftio: the batch script is step "batch", its srun steps their own
 cat >"$T/batch.sh" <<EOF
