@@ -24,8 +24,7 @@ REPS=${REALAPPS_REPS:-3}
 mkdir -p "$OUT" || exit 1
 if [ "${1:-}" = --rescore ]; then
   : >"$OUT/results.jsonl"
-  for run in "$OUT"/*/; do
-    run=${run%/}
+  for run in $(for p in $APPS; do ls -d "$OUT/$p"-* 2>/dev/null; done); do
     if [ -f "$run/error" ]; then
       "$PY" -c "import json,sys; print(json.dumps({'app': sys.argv[1], 'run': sys.argv[2], 'error': open(sys.argv[3]).read().strip()}))" \
         "$(basename "$run" | sed 's/-[0-9]*$//')" "$(basename "$run")" "$run/error" >>"$OUT/results.jsonl"

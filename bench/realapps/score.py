@@ -283,7 +283,7 @@ def table(path):
             errors.setdefault(r["app"], []).append(r["error"])
             continue
         runs.setdefault(r["app"], []).append(r)
-    print("| program | heaviest activity: true T (outputs) | other activities | live final: error, class, conf |"
+    print("| program | heaviest activity: true T (outputs, intervals' cv) | other activities | live final: error, class, conf |"
           " closest activity (error) | offline `ftio` error | `--window` final error |"
           " bytes/phase error | next.start error, % T | settled at output | periodic msgs > 10 % off |")
     print("|---|---|---|---|---|---:|---:|---:|---:|---:|---:|")
@@ -294,8 +294,9 @@ def table(path):
             print("| %s | failed: %s |||||||||| " % (app, "; ".join(errors[app])[:120]))
             continue
         heavy = [next(a for a in r["activities"] if a["name"] == r["heaviest"]) for r in rs]
-        hv = "%s: %s s (%d)" % (names([r["heaviest"] for r in rs]), fmt(med([h["period"] for h in heavy]), 2),
-                                 med([h["outputs"] for h in heavy]))
+        hv = "%s: %s s (%d, cv %s)" % (names([r["heaviest"] for r in rs]), fmt(med([h["period"] for h in heavy]), 2),
+                                        med([h["outputs"] for h in heavy]),
+                                        fmt(med([h["interval_cv"] for h in heavy]), 2))
         others = "; ".join("%s %s s" % (n, fmt(med([a["period"] for r in rs for a in r["activities"]
                                                     if a["name"] == n]), 2))
                            for n in sorted({a["name"] for r in rs for a in r["activities"]} -

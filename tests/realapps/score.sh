@@ -96,7 +96,7 @@ sed 's/"app": "fake"/"app": "fake17"/' "$T/with-activities.json" >>"$T/results.j
 echo '{"app": "broken", "run": "broken-1", "error": "broken: the program failed"}' >>"$T/results.jsonl"
 "$PY" "$ROOT/bench/realapps/score.py" --table "$T/results.jsonl" >"$T/table.md" || fail "score.py --table failed"
 cat "$T/table.md"
-grep -q '^| fake (2 runs) | b: 6.00 s (4) | a 2.00 s; c 6.00 s | 0.0 %, periodic ×2, 0.90 | b (0.0 %) |' "$T/table.md" &&
+grep -q '^| fake (2 runs) | b: 6.00 s (4, cv 0.00) | a 2.00 s; c 6.00 s | 0.0 %, periodic ×2, 0.90 | b (0.0 %) |' "$T/table.md" &&
   ok "table row" || bad "table row"
 grep -q '^| ↳ b (per activity) | | | 0.0 %, periodic, 0.90 | | 0.0 % | 0.0 % | 0.0 % | 0.0 | 2 | 2 of 18 |' "$T/table.md" &&
   ok "per-activity table row" || bad "per-activity table row"
