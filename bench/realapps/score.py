@@ -4,6 +4,9 @@
     score.py RUNDIR                  one run: prints one JSON object (result.json)
     score.py --table RESULTS.jsonl   the Markdown table, medians over the runs
                                      of each program
+    score.py --compare BEFORE.jsonl AFTER.jsonl
+                                     medians side by side (e.g. baseline.jsonl
+                                     against a changed detector's runs)
 
 RUNDIR is what run_one.sh leaves: truth.json (truth.py: the program's own
 times), d.log (ftiod's --log: the live messages), job, offline.json
@@ -342,13 +345,62 @@ def table(path):
                   sum(len(v) for v in errors.values())))
 
 
+def load_runs(path):
+    runs = {}
+    for line in open(path):
+        if line.strip():
+            r = json.loads(line)
+            runs.setdefault(r["app"], []).append(r)
+    return runs
+
+
+def compare(before, after):
+    """Side by side, medians per program: BEFORE → AFTER."""
+    a, b = load_runs(before), load_runs(after)
+
+    def figs(rs):
+        rs = [r for r in rs if "error" not in r]
+        if not rs:
+            return None
+        lf = [r["job_answer"]["live"]["final"] or {} for r in rs]
+        lm = [r["job_answer"]["live"]["messages"] for r in rs]
+        return {"err": med([x.get("err") for x in lf]), "bytes": med([x.get("bytes_err") for x in lf]),
+                "next": med([m["next_err"] for m in lm]), "settle": med([m["settle"] for m in lm]),
+                "never": sum(1 for m in lm if m["settle"] is None), "off": med([m["periodic_off10"] for m in lm]),
+                "targets": sum(all(r["targets"].values()) for r in rs), "n": len(rs)}
+
+    def pair(x, y, k, nd=1):
+        return "%s → %s" % (fmt(x[k], nd) if x else "–", fmt(y[k], nd) if y else "–")
+    print("| program | live final error % | bytes/phase error % | next.start error % T | settled at output |"
+          " never settled | periodic msgs > 10 % off | runs meeting all targets |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for app in list(a) + [x for x in b if x not in a]:
+        x, y = figs(a.get(app, [])), figs(b.get(app, []))
+        print("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            app, pair(x, y, "err"), pair(x, y, "bytes"), pair(x, y, "next"), pair(x, y, "settle", 0),
+            pair(x, y, "never", 0), pair(x, y, "off", 0),
+            "%s/%s → %s/%s" % (x["targets"] if x else "–", x["n"] if x else "–",
+                               y["targets"] if y else "–", y["n"] if y else "–")))
+
+
 def main():
+    try:
+        dispatch()
+    except (OSError, ValueError, KeyError, IndexError, TypeError, ZeroDivisionError) as e:
+        print("score.py: %s: %s" % (type(e).__name__, e), file=sys.stderr)
+        sys.exit(1)
+
+
+def dispatch():
     if len(sys.argv) == 3 and sys.argv[1] == "--table":
         table(sys.argv[2])
+    elif len(sys.argv) == 4 and sys.argv[1] == "--compare":
+        compare(sys.argv[2], sys.argv[3])
     elif len(sys.argv) == 2 and not sys.argv[1].startswith("-"):
         main_run(sys.argv[1])
     else:
-        print("usage: score.py RUNDIR | score.py --table RESULTS.jsonl", file=sys.stderr)
+        print("usage: score.py RUNDIR | score.py --table RESULTS.jsonl | score.py --compare BEFORE.jsonl AFTER.jsonl",
+              file=sys.stderr)
         sys.exit(2)
 
 

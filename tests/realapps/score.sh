@@ -101,4 +101,12 @@ grep -q '^| fake (2 runs) | b: 6.00 s (4, cv 0.00) | a 2.00 s; c 6.00 s | 0.0 %,
 grep -q '^| ↳ b (per activity) | | | 0.0 %, periodic, 0.90 | | 0.0 % | 0.0 % | 0.0 % | 0.0 | 2 | 2 of 18 |' "$T/table.md" &&
   ok "per-activity table row" || bad "per-activity table row"
 grep -q '^| broken | failed: broken: the program failed' "$T/table.md" && ok "failed run in the table" || bad "failed run"
+"$PY" "$ROOT/bench/realapps/score.py" --compare "$T/results.jsonl" "$T/results.jsonl" >"$T/compare.md" ||
+  fail "score.py --compare failed"
+grep -q '^| fake | 0.0 → 0.0 | 0.0 → 0.0 | 5.0 → 5.0 | 2 → 2 | 0 → 0 | 7 → 7 | 0/2 → 0/2 |' "$T/compare.md" &&
+  ok "compare row" || { cat "$T/compare.md"; bad "compare row"; }
+# bad input: one line, exit 1
+"$PY" "$ROOT/bench/realapps/score.py" "$T/nothing" >/dev/null 2>"$T/bad.err" && bad "score.py on nothing: exit 0"
+[ "$(wc -l <"$T/bad.err")" = 1 ] && grep -q '^score.py: FileNotFoundError' "$T/bad.err" && ok "score.py on nothing: $(cat "$T/bad.err")" ||
+  bad "score.py on nothing: $(cat "$T/bad.err")"
 finish
