@@ -36,7 +36,8 @@ app_gromacs() {
   gmx_mpi -quiet solvate -cs spc216.gro -box 4 4 4 -o conf.gro -p topol.top >prep.log 2>&1 &&
     gmx_mpi -quiet grompp -f md.mdp -c conf.gro -p topol.top -o md.tpr >>prep.log 2>&1 ||
     { echo "gromacs preparation failed: $(tail -5 prep.log)" >&2; return 1; }
-  ( while :; do stat -c '%.9Y %s' traj_comp.xtc 2>/dev/null; sleep 0.05; done ) >xtc.sizes &
+  # (the watcher ends with run_one.sh, $$, even when that is killed)
+  ( while kill -0 $$ 2>/dev/null; do stat -c '%.9Y %s' traj_comp.xtc 2>/dev/null; sleep 0.05; done ) >xtc.sizes &
   _w=$!
   timeout 600 $MPIRUN gmx_mpi mdrun -s md.tpr -nsteps -1 -maxh "$(awk -v s="$_s" 'BEGIN { print s / 3600 }')" \
     -ntomp 1 -cpt 0.1 -cpnum

@@ -11,6 +11,8 @@
 #                  score.py's object, or {"app", "run", "error"}) and table.md
 #                  (score.py --table: medians over the runs of each program)
 #   REALAPPS_REPS  runs per program (3); REALAPPS_SIZE full (default) or test
+#   --rescore      score the runs already in REALAPPS_OUT again (after a
+#                  change to score.py), without running anything
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 B=${B:-build}
@@ -20,6 +22,19 @@ PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
 OUT=${REALAPPS_OUT:-$B/realapps}
 REPS=${REALAPPS_REPS:-3}
 mkdir -p "$OUT" || exit 1
+if [ "${1:-}" = --rescore ]; then
+  : >"$OUT/results.jsonl"
+  for run in $(for p in $APPS; do ls -d "$OUT/$p"-* 2>/dev/null; done); do
+    if [ -f "$run/error" ]; then
+      "$PY" -c "import json,sys; print(json.dumps({'app': sys.argv[1], 'run': sys.argv[2], 'error': open(sys.argv[3]).read().strip()}))" \
+        "$(basename "$run" | sed 's/-[0-9]*$//')" "$(basename "$run")" "$run/error" >>"$OUT/results.jsonl"
+    elif [ -f "$run/truth.json" ]; then
+      "$PY" "$HERE/score.py" "$run" >"$run/result.json" && cat "$run/result.json" >>"$OUT/results.jsonl"
+    fi
+  done
+  "$PY" "$HERE/score.py" --table "$OUT/results.jsonl" >"$OUT/table.md" && cat "$OUT/table.md"
+  exit
+fi
 : >"$OUT/results.jsonl"
 progs=${*:-$APPS}
 for p in $progs; do

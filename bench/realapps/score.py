@@ -4,6 +4,9 @@
     score.py RUNDIR                  one run: prints one JSON object (result.json)
     score.py --table RESULTS.jsonl   the Markdown table, medians over the runs
                                      of each program
+    score.py --compare BEFORE.jsonl AFTER.jsonl
+                                     medians side by side (e.g. baseline.jsonl
+                                     against a changed detector's runs)
 
 RUNDIR is what run_one.sh leaves: truth.json (truth.py: the program's own
 times), d.log (ftiod's --log: the live messages), job, offline.json
@@ -17,7 +20,9 @@ the activity that moves the most bytes (the heaviest) and said which activity
 period it is closest to.  Per answer:
   final      the `.end` summary (live), `ftio --json` (offline), the last
              window message (window): period error %, class, confidence,
-             phase.bytes error % against the activity's median output bytes;
+             phase.bytes error % against the median bytes of the activity's
+             outputs (for the job answer, each output with what other
+             activities wrote at the same time: phase_bytes);
   messages   (live and window) settle: the output index (1 = first output of
              the activity begun) from which every message is within 5 %
              (null: never), judged on the messages until the activity's last
@@ -86,20 +91,35 @@ def closest(p, acts):
     return best["name"], pct(rel(p, true_period(best)))
 
 
-def score_final(ans, act, acts):
+def phase_bytes(act, acts):
+    """The bytes of the phase each output of act makes for a job-level
+    answer, which cannot tell apart outputs written together: the output's
+    own plus those of other activities that overlap it (within 5 % of the
+    period: LAMMPS writes a restart right after the dump of the same step)."""
+    tol = 0.05 * true_period(act)
+    out = []
+    for s, e, b in act["phases"]:
+        out.append(b + sum(b2 for o in acts if o is not act for s2, e2, b2 in o["phases"]
+                           if s2 <= e + tol and e2 >= s - tol))
+    return out
+
+
+def score_final(ans, act, acts, nbytes):
+    """nbytes: the true bytes of each output (phase_bytes for the job)."""
     if ans is None:
         return None
     p = ans.get("period")
     T = true_period(act)
-    B = statistics.median([x[2] for x in act["phases"]])
+    B = statistics.median(nbytes)
     pb = (ans.get("phase") or {}).get("bytes")
     name, cerr = closest(p, acts)
     return {"period": p, "err": pct(rel(p, T)), "class": ans.get("class"), "confidence": ans.get("confidence"),
             "bytes": pb, "bytes_err": pct(abs(pb - B) / B) if pb else None, "closest": name, "closest_err": cerr}
 
 
-def score_messages(rows, act):
-    """rows: (window end, published or None, answer) in publication order."""
+def score_messages(rows, act, nbytes):
+    """rows: (window end, published or None, answer) in publication order;
+    nbytes: the true bytes of each output."""
     starts = [p[0] for p in act["phases"]]
     out = {"messages": len(rows), "with_period": 0, "periodic": 0, "periodic_off10": 0, "settle": None,
            "first_output": None, "next_err": None, "next_bytes_err": None}
@@ -131,7 +151,7 @@ def score_messages(rows, act):
                 next_err.append(100.0 * abs(nxt - starts[i]) / T)
                 nb = (a.get("next") or {}).get("bytes")
                 if nb:
-                    tb = act["phases"][i][2]
+                    tb = nbytes[i]
                     bytes_err.append(100.0 * abs(nb - tb) / tb)
     if not judged:
         return out
@@ -196,24 +216,26 @@ def main_run(run):
     def rows(msgs, pick):
         return [(m["window"]["end"], m.get("published"), a) for m in msgs for a in [pick(m)] if a is not None]
 
+    jb = phase_bytes(heavy, acts)
     res["job_answer"] = {
-        "live": {"final": score_final(final_live, heavy, acts),
-                 "messages": score_messages(rows(live, lambda m: m), heavy)},
-        "offline": {"final": score_final(offline, heavy, acts)},
-        "window": {"final": score_final(window[-1] if window else None, heavy, acts),
-                   "messages": score_messages(rows(window, lambda m: m), heavy)}}
+        "live": {"final": score_final(final_live, heavy, acts, jb),
+                 "messages": score_messages(rows(live, lambda m: m), heavy, jb)},
+        "offline": {"final": score_final(offline, heavy, acts, jb)},
+        "window": {"final": score_final(window[-1] if window else None, heavy, acts, jb),
+                   "messages": score_messages(rows(window, lambda m: m), heavy, jb)}}
     # Per-activity answers, when the messages carry them (issue 17).
     per = []
     if any(m.get("activities") for m in live + window + [final_live or {}, offline]):
         for a in acts:
             def pick(m, a=a):
                 return activity_answers(m, a)
+            ab = [x[2] for x in a["phases"]]
             per.append({"activity": a["name"],
-                        "live": {"final": score_final(pick(final_live), a, acts),
-                                 "messages": score_messages(rows(live, pick), a)},
-                        "offline": {"final": score_final(pick(offline), a, acts)},
-                        "window": {"final": score_final(pick(window[-1]) if window else None, a, acts),
-                                   "messages": score_messages(rows(window, pick), a)}})
+                        "live": {"final": score_final(pick(final_live), a, acts, ab),
+                                 "messages": score_messages(rows(live, pick), a, ab)},
+                        "offline": {"final": score_final(pick(offline), a, acts, ab)},
+                        "window": {"final": score_final(pick(window[-1]) if window else None, a, acts, ab),
+                                   "messages": score_messages(rows(window, pick), a, ab)}})
     res["per_activity"] = per
     lf, lm = res["job_answer"]["live"]["final"], res["job_answer"]["live"]["messages"]
     res["targets"] = {
@@ -264,7 +286,7 @@ def table(path):
             errors.setdefault(r["app"], []).append(r["error"])
             continue
         runs.setdefault(r["app"], []).append(r)
-    print("| program | heaviest activity: true T (outputs) | other activities | live final: error, class, conf |"
+    print("| program | heaviest activity: true T (outputs, intervals' cv) | other activities | live final: error, class, conf |"
           " closest activity (error) | offline `ftio` error | `--window` final error |"
           " bytes/phase error | next.start error, % T | settled at output | periodic msgs > 10 % off |")
     print("|---|---|---|---|---|---:|---:|---:|---:|---:|---:|")
@@ -275,8 +297,9 @@ def table(path):
             print("| %s | failed: %s |||||||||| " % (app, "; ".join(errors[app])[:120]))
             continue
         heavy = [next(a for a in r["activities"] if a["name"] == r["heaviest"]) for r in rs]
-        hv = "%s: %s s (%d)" % (names([r["heaviest"] for r in rs]), fmt(med([h["period"] for h in heavy]), 2),
-                                 med([h["outputs"] for h in heavy]))
+        hv = "%s: %s s (%d, cv %s)" % (names([r["heaviest"] for r in rs]), fmt(med([h["period"] for h in heavy]), 2),
+                                        med([h["outputs"] for h in heavy]),
+                                        fmt(med([h["interval_cv"] for h in heavy]), 2))
         others = "; ".join("%s %s s" % (n, fmt(med([a["period"] for r in rs for a in r["activities"]
                                                     if a["name"] == n]), 2))
                            for n in sorted({a["name"] for r in rs for a in r["activities"]} -
@@ -300,6 +323,9 @@ def table(path):
                 pa = [p for r in rs for p in r["per_activity"] if p["activity"] == n]
                 f = [p["live"]["final"] or {} for p in pa]
                 m = [p["live"]["messages"] for p in pa]
+                if not any(f) and not any(x["messages"] for x in m):
+                    print("| ↳ %s (per activity) | no answer for it in any message |||||||||| " % n)
+                    continue
                 print("| ↳ %s (per activity) | | | %s %%, %s, %s | | %s %% | %s %% | %s %% | %s | %s | %s of %s |" % (
                     n, fmt(med([x.get("err") for x in f]), 1), counts([x.get("class") for x in f]),
                     fmt(med([x.get("confidence") for x in f]), 2),
@@ -319,13 +345,62 @@ def table(path):
                   sum(len(v) for v in errors.values())))
 
 
+def load_runs(path):
+    runs = {}
+    for line in open(path):
+        if line.strip():
+            r = json.loads(line)
+            runs.setdefault(r["app"], []).append(r)
+    return runs
+
+
+def compare(before, after):
+    """Side by side, medians per program: BEFORE → AFTER."""
+    a, b = load_runs(before), load_runs(after)
+
+    def figs(rs):
+        rs = [r for r in rs if "error" not in r]
+        if not rs:
+            return None
+        lf = [r["job_answer"]["live"]["final"] or {} for r in rs]
+        lm = [r["job_answer"]["live"]["messages"] for r in rs]
+        return {"err": med([x.get("err") for x in lf]), "bytes": med([x.get("bytes_err") for x in lf]),
+                "next": med([m["next_err"] for m in lm]), "settle": med([m["settle"] for m in lm]),
+                "never": sum(1 for m in lm if m["settle"] is None), "off": med([m["periodic_off10"] for m in lm]),
+                "targets": sum(all(r["targets"].values()) for r in rs), "n": len(rs)}
+
+    def pair(x, y, k, nd=1):
+        return "%s → %s" % (fmt(x[k], nd) if x else "–", fmt(y[k], nd) if y else "–")
+    print("| program | live final error % | bytes/phase error % | next.start error % T | settled at output |"
+          " never settled | periodic msgs > 10 % off | runs meeting all targets |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for app in list(a) + [x for x in b if x not in a]:
+        x, y = figs(a.get(app, [])), figs(b.get(app, []))
+        print("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            app, pair(x, y, "err"), pair(x, y, "bytes"), pair(x, y, "next"), pair(x, y, "settle", 0),
+            pair(x, y, "never", 0), pair(x, y, "off", 0),
+            "%s/%s → %s/%s" % (x["targets"] if x else "–", x["n"] if x else "–",
+                               y["targets"] if y else "–", y["n"] if y else "–")))
+
+
 def main():
+    try:
+        dispatch()
+    except (OSError, ValueError, KeyError, IndexError, TypeError, ZeroDivisionError) as e:
+        print("score.py: %s: %s" % (type(e).__name__, e), file=sys.stderr)
+        sys.exit(1)
+
+
+def dispatch():
     if len(sys.argv) == 3 and sys.argv[1] == "--table":
         table(sys.argv[2])
+    elif len(sys.argv) == 4 and sys.argv[1] == "--compare":
+        compare(sys.argv[2], sys.argv[3])
     elif len(sys.argv) == 2 and not sys.argv[1].startswith("-"):
         main_run(sys.argv[1])
     else:
-        print("usage: score.py RUNDIR | score.py --table RESULTS.jsonl", file=sys.stderr)
+        print("usage: score.py RUNDIR | score.py --table RESULTS.jsonl | score.py --compare BEFORE.jsonl AFTER.jsonl",
+              file=sys.stderr)
         sys.exit(2)
 
 

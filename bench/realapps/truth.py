@@ -217,4 +217,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except (OSError, ValueError, KeyError, IndexError, AttributeError, subprocess.CalledProcessError) as e:
+        fail("%s: %s" % (type(e).__name__, e))

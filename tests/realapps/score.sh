@@ -1,7 +1,8 @@
 #!/bin/sh
 # score.sh -- bench/realapps/score.py on a run whose answers are known (no
 # program, no ftio): two activities (a.K.dat every 2 s, 100 B; b.K.dat every
-# 6 s, 1000 B: the heaviest), job-level messages and the per-activity
+# 6 s, 1000 B: the heaviest; c.K.dat, 100 B, right after each b),
+# job-level messages and the per-activity
 # `activities` array of issue 17 (one entry by `pattern`, one by `files`).
 # The scores must be the ones worked out by hand: the job answer judged
 # against b, the per-activity answers matched by file name, settling, the
@@ -15,9 +16,11 @@ run = sys.argv[1]
 t0 = 1000.0
 a = [[t0 + 2 * k, t0 + 2 * k + 0.1, 100] for k in range(12)]          # 0..22 s
 b = [[t0 + 6 * k + 0.5, t0 + 6 * k + 0.7, 1000] for k in range(4)]    # 0.5..18.5 s
+c = [[t0 + 6 * k + 0.7, t0 + 6 * k + 0.8, 100] for k in range(4)]      # right after b
 json.dump({"app": "fake", "activities": [
     {"name": "a", "glob": "a.*.dat", "drift": False, "phases": a, "check_period": 2.0, "check_source": "x"},
-    {"name": "b", "glob": "b.*.dat", "drift": False, "phases": b, "check_period": 6.0, "check_source": "x"}]},
+    {"name": "b", "glob": "b.*.dat", "drift": False, "phases": b, "check_period": 6.0, "check_source": "x"},
+    {"name": "c", "glob": "c.*.dat", "drift": False, "phases": c, "check_period": 6.0, "check_source": "x"}]},
     open(os.path.join(run, "truth.json"), "w"))
 open(os.path.join(run, "job"), "w").write("J\n")
 def msg(end, p_job, p_b, cls_b):
@@ -51,17 +54,19 @@ check() {
 }
 check "r['heaviest']" b "heaviest activity (bytes)"
 check "(r['job_answer']['live']['final']['err'], r['job_answer']['live']['final']['closest'])" "(0.0, 'b')" "job final vs b"
-check "r['job_answer']['live']['final']['bytes_err']" 10.0 "job bytes/phase error (1100 for 1000)"
+check "r['job_answer']['live']['final']['bytes_err']" 0.0 "job bytes/phase error (1100: b's 1000 and c's 100 written with it)"
+check "r['job_answer']['live']['messages']['next_bytes_err']" 0.0 "job next.bytes error"
 # job messages: wrong (3 s) while b has begun outputs 1, 2 (ends 3..9 s), right from
 # 10 s (b's 2nd output began at 6.5 s: output index 2)
 check "r['job_answer']['live']['messages']['settle']" 2 "job settles at b's output 2"
 check "r['job_answer']['live']['messages']['periodic_off10']" 7 "job periodic messages > 10 % off (3..9 s)"
 check "r['job_answer']['live']['messages']['next_err']" 5.0 "job next.start error (0.3 s of 6 s)"
-check "len(r['per_activity'])" 2 "per-activity answers present"
-check "[(p['activity'], p['live']['final']['err']) for p in r['per_activity']]" "[('a', 0.0), ('b', 0.0)]" "per-activity finals"
-check "[p['live']['messages']['periodic_off10'] for p in r['per_activity']]" "[0, 2]" "per-activity periodic > 10 % off"
-check "[p['live']['messages']['settle'] for p in r['per_activity']]" "[2, 2]" "per-activity settle"
-check "[p['live']['messages']['next_err'] for p in r['per_activity']]" "[0.0, 0.0]" "per-activity next.start error"
+check "len(r['per_activity'])" 3 "per-activity answers present (c: none in the messages)"
+check "r['per_activity'][2]['live']['final']" None "c has no answer"
+check "[(p['activity'], p['live']['final']['err'], p['live']['final']['bytes_err']) for p in r['per_activity'][:2]]" "[('a', 0.0, 0.0), ('b', 0.0, 0.0)]" "per-activity finals"
+check "[p['live']['messages']['periodic_off10'] for p in r['per_activity']]" "[0, 2, 0]" "per-activity periodic > 10 % off"
+check "[p['live']['messages']['settle'] for p in r['per_activity']]" "[2, 2, None]" "per-activity settle"
+check "[p['live']['messages']['next_err'] for p in r['per_activity']]" "[0.0, 0.0, None]" "per-activity next.start error"
 check "r['targets']" "{'period_within_5': True, 'bytes_within_10': True, 'no_periodic_off10': False, 'settled_by_4': True}" "targets"
 cp "$R" "$T/with-activities.json"
 # without the array: the job answer only
@@ -91,9 +96,17 @@ sed 's/"app": "fake"/"app": "fake17"/' "$T/with-activities.json" >>"$T/results.j
 echo '{"app": "broken", "run": "broken-1", "error": "broken: the program failed"}' >>"$T/results.jsonl"
 "$PY" "$ROOT/bench/realapps/score.py" --table "$T/results.jsonl" >"$T/table.md" || fail "score.py --table failed"
 cat "$T/table.md"
-grep -q '^| fake (2 runs) | b: 6.00 s (4) | a 2.00 s | 0.0 %, periodic ×2, 0.90 | b (0.0 %) |' "$T/table.md" &&
+grep -q '^| fake (2 runs) | b: 6.00 s (4, cv 0.00) | a 2.00 s; c 6.00 s | 0.0 %, periodic ×2, 0.90 | b (0.0 %) |' "$T/table.md" &&
   ok "table row" || bad "table row"
 grep -q '^| ↳ b (per activity) | | | 0.0 %, periodic, 0.90 | | 0.0 % | 0.0 % | 0.0 % | 0.0 | 2 | 2 of 18 |' "$T/table.md" &&
   ok "per-activity table row" || bad "per-activity table row"
 grep -q '^| broken | failed: broken: the program failed' "$T/table.md" && ok "failed run in the table" || bad "failed run"
+"$PY" "$ROOT/bench/realapps/score.py" --compare "$T/results.jsonl" "$T/results.jsonl" >"$T/compare.md" ||
+  fail "score.py --compare failed"
+grep -q '^| fake | 0.0 → 0.0 | 0.0 → 0.0 | 5.0 → 5.0 | 2 → 2 | 0 → 0 | 7 → 7 | 0/2 → 0/2 |' "$T/compare.md" &&
+  ok "compare row" || { cat "$T/compare.md"; bad "compare row"; }
+# bad input: one line, exit 1
+"$PY" "$ROOT/bench/realapps/score.py" "$T/nothing" >/dev/null 2>"$T/bad.err" && bad "score.py on nothing: exit 0"
+[ "$(wc -l <"$T/bad.err")" = 1 ] && grep -q '^score.py: FileNotFoundError' "$T/bad.err" && ok "score.py on nothing: $(cat "$T/bad.err")" ||
+  bad "score.py on nothing: $(cat "$T/bad.err")"
 finish
