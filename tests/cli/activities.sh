@@ -36,6 +36,12 @@ timeout 60 "$FTIO" tests/data/activities-dxt.txt >"$T/text" || bad "text exit $?
 grep -q '^activities    2$' "$T/text" && grep -q '^ \*1\. /scratch/run/restart.equil (file, 1 file' "$T/text" &&
   grep -q '^  2\. /scratch/run/dump.#.lammpstrj (pattern, 40 files' "$T/text" || bad "text: $(cat "$T/text")"
 
+# Pictures: each activity's phases and next phase in its own colour.
+timeout 60 "$FTIO" --plot "$T/p.html" tests/data/activities-dxt.txt >/dev/null || bad "--plot exit $?"
+for c in 'act-phase a0' 'act-phase a1' 'act-next a0' 'act-next a1' 'class="a1"></i>2. /scratch/run/dump.#.lammpstrj (period 3'; do
+  grep -q "$c" "$T/p.html" || bad "--plot: no '$c' in the page"
+done
+
 # The generator's activity families: every activity within 10 % of its truth.
 "$B/bench/accuracy-gen" "$T/gen" --families activities --subset >/dev/null || fail "accuracy-gen"
 "$PY" - "$T/gen" "$FTIO" <<'PY' || bad "(see above)"
