@@ -26,7 +26,9 @@ naming every figure below its threshold (the regression test).
 Activity families (DIR/activities.tsv, several periodic activities per job):
 each true activity is found in `ftio --json`'s `activities` by its file
 pattern and shape, and scored on its own period (found, within 10 %, median
-and p90 error, traces where ftio reports as many activities as there are).
+and p90 error, traces where ftio reports as many activities as there are);
+online, in `ftio --window --step 2`'s messages, the phase of its own after
+which every message gives it within 5 % (settle).
 Standard library only.
 """
 import argparse, concurrent.futures, json, math, os, shutil, statistics, subprocess, sys, tempfile, time
@@ -243,14 +245,29 @@ def one_activities(args, entry):
     truth = read_acts(prefix + ".acts")
     spool = sorted(os.path.join(prefix + ".spool", f) for f in os.listdir(prefix + ".spool"))
     off, dt = run_json([args.ftio, "--json", "-m", "write"] + spool)
+    # online: the sliding analysis (ftiod's loop), in epoch seconds: the
+    # generator anchors its time 0 at 1750000000 s
+    on, _ = run_json([args.ftio, "--window", "adaptive", "--step", "2", "--json", "--absolute-time",
+                      "-m", "write"] + spool, many=True)
     got = off.get("activities", [])
     out = []
     for k, tr in enumerate(truth):
-        m = [a for a in got if a["pattern"] == tr["pattern"] and a["shape"] == tr["shape"]]
-        a = m[0] if m else None
+        def mine(acts):
+            m = [a for a in acts if a["pattern"] == tr["pattern"] and a["shape"] == tr["shape"]]
+            return m[0] if m else None
+        a = mine(got)
+        # settle: phases begun when every later message is within 5 %
+        rows = []
+        for msg in on:
+            end = msg["window"]["end"] - 1750000000.0
+            b = mine(msg.get("activities", []))
+            p = b["period"] if b else None
+            rows.append((sum(1 for x in tr["starts"] if x <= end), p is not None and err(p, tr["period"]) <= 0.05))
+        bad = max([i for i, (_, ok) in enumerate(rows) if not ok], default=-1)
+        settle = rows[bad + 1][0] if bad + 1 < len(rows) else None
         out.append({"id": tid, "family": family, "activity": k, "T": tr["period"], "found": a is not None,
                     "period": a["period"] if a else None, "conf": a["confidence"] if a else None,
-                    "n_reported": len(got), "n_true": len(truth), "time": dt})
+                    "n_reported": len(got), "n_true": len(truth), "time": dt, "settle": settle})
     return out
 
 
@@ -263,6 +280,8 @@ def summarize_activities(rs):
             "median_err": 100 * statistics.median(errs) if errs else float("nan"),
             "p90_err": 100 * q(errs, 0.9),
             "count_right": pct(sum(1 for r in traces.values() if r["n_reported"] == r["n_true"]), len(traces)),
+            "settled_by_4": pct(sum(1 for r in rs if r["settle"] is not None and r["settle"] <= 4), n),
+            "median_settle": statistics.median([r["settle"] if r["settle"] is not None else 99 for r in rs]),
             "s_per_trace": statistics.median([r["time"] for r in traces.values()])}
 
 
@@ -362,7 +381,8 @@ def main():
               "files, %d traces)" % len(ents), rows,
               [("activity", None), ("n", "n"), ("found %", "matched"), ("within 10 %", "within10"),
                ("median err %", "median_err"), ("p90 err %", "p90_err"),
-               ("traces with the right count %", "count_right"), ("s/trace", "s_per_trace")], fmtv)
+               ("traces with the right count %", "count_right"), ("online: settled within 5 % by its phase 4 %",
+               "settled_by_4"), ("median settle phase", "median_settle"), ("s/trace", "s_per_trace")], fmtv)
         if args.json:
             json.dump(ar, open(args.json + ".activities", "w"))
     if args.check:

@@ -22,6 +22,15 @@ $(DAEMON_TEST_PARITY): $(B)/tests/daemon/test_parity.o $(CHECK_MAIN) $(B)/predic
 	  $(B)/predictor/daemon/job_activities.o \
 	  $(FTIO_READERS_LINK) $(CHECK_LIBS) -lm
 
-ALL_TARGETS += $(DAEMON_TEST_JOB) $(DAEMON_TEST_PARITY)
-CHECK_PROGS += $(DAEMON_TEST_JOB) $(DAEMON_TEST_PARITY)
+# The per-activity streams of a job (job_activities.c).
+DAEMON_TEST_ACTS := $(B)/tests/test_job_activities
+$(DAEMON_TEST_ACTS): $(B)/tests/daemon/test_job_activities.o $(CHECK_MAIN) $(B)/predictor/daemon/job.o \
+                     $(B)/predictor/daemon/job_activities.o $(READERS_LIB) \
+                     $(B)/lib/libftioanalysis.a $(B)/lib/libftiocommon.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $(B)/tests/daemon/test_job_activities.o $(CHECK_MAIN) $(B)/predictor/daemon/job.o \
+	  $(B)/predictor/daemon/job_activities.o $(FTIO_READERS_LINK) $(CHECK_LIBS) -lm
+
+ALL_TARGETS += $(DAEMON_TEST_JOB) $(DAEMON_TEST_PARITY) $(DAEMON_TEST_ACTS)
+CHECK_PROGS += $(DAEMON_TEST_JOB) $(DAEMON_TEST_PARITY) $(DAEMON_TEST_ACTS)
 SHELL_TESTS += $(sort $(wildcard tests/daemon/*.sh))

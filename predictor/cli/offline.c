@@ -76,11 +76,20 @@ static void add_job_fields(json_t *o, const struct ftio_trace *t,
 
 /* The job's section of --plot / --export-*: the analysis res of x (just
  * made by a), and the steps of a sliding analysis when h is given. */
+/* A job's activities and their answers (acts_compute below). */
+struct job_acts {
+    struct ftio_activity_set set;
+    struct ftio_result *res;
+    struct ftio_phase **phases;
+    struct ftio_plot_activity *plot;
+};
+
 static int plot_job(const struct ftio_cli *cli, struct ftio_plot_files *pf,
                     const struct ftio_analyzer *a, const struct ftio_trace *t,
                     const struct ftio_samples *x, const struct ftio_result *res,
                     const struct ftio_plot_history *h, double p_periodic,
-                    const struct ftio_report_totals *tot, char *err, size_t errlen)
+                    const struct ftio_report_totals *tot, const struct job_acts *ja,
+                    char *err, size_t errlen)
 {
     struct ftio_spectrum_view v;
     bool spec = ftio_analyzer_spectrum(a, &cli->analysis, &v) == 0;
@@ -88,48 +97,84 @@ static int plot_job(const struct ftio_cli *cli, struct ftio_plot_files *pf,
         .job = t->job, .mode = mode_name(cli->mode), .epoch_origin = t->origin,
         .samples = x, .result = res, .spectrum = spec ? &v : NULL, .history = h,
         .totals = tot, .p_periodic = p_periodic,
+        .activities = ja ? ja->plot : NULL, .nactivities = ja ? ja->set.n : 0,
     };
     return ftio_plot_files_add(pf, &s, err, errlen);
 }
 
 /* The job's activities (activities.h, ALGORITHM.md §10), each analysed like
- * the job over the job's span: into the JSON object j ("activities"), or as
- * text.  One activity holding all the requests is the job itself: its answer
- * is the job's (no second analysis).  job: the job's answer (its phases are
- * not used: the analyzer's scratch is reused here). */
-static int report_activities(const struct ftio_cli *cli, struct ftio_analyzer *a,
-                             const struct ftio_trace *t, const struct ftio_result *job, json_t *j,
-                             char *err, size_t errlen)
+ * the job over the job's span, with an analyzer of their own (the job's
+ * keeps its spectrum for the pictures) and their phases copied for them.
+ * One activity holding all the requests is the job itself: its answer is the
+ * job's (no second analysis). */
+
+static void acts_free(struct job_acts *ja)
 {
-    struct ftio_activity_set set;
-    if (ftio_trace_activities(t, cli->mode, NULL, &set) != 0) {
+    for (size_t k = 0; ja->phases && k < ja->set.n; k++)
+        free(ja->phases[k]);
+    free(ja->phases);
+    free(ja->res);
+    free(ja->plot);
+    ftio_activities_free(&ja->set);
+    memset(ja, 0, sizeof *ja);
+}
+
+static int acts_compute(const struct ftio_cli *cli, const struct ftio_trace *t,
+                        const struct ftio_result *job, struct job_acts *ja, char *err, size_t errlen)
+{
+    memset(ja, 0, sizeof *ja);
+    if (ftio_trace_activities(t, cli->mode, NULL, &ja->set) != 0) {
         snprintf(err, errlen, "out of memory grouping the activities");
         return -1;
     }
+    size_t n = ja->set.n ? ja->set.n : 1;
+    ja->res = calloc(n, sizeof *ja->res);
+    ja->phases = calloc(n, sizeof *ja->phases);
+    ja->plot = calloc(n, sizeof *ja->plot);
+    struct ftio_analyzer *an = ja->set.n > 1 || (ja->set.n == 1 && ja->set.a[0].shape)
+                                   ? ftio_analyzer_new() : NULL;
+    bool need = ja->set.n > 1 || (ja->set.n == 1 && ja->set.a[0].shape);
+    if (!ja->res || !ja->phases || !ja->plot || (need && !an)) {
+        ftio_analyzer_free(an);
+        acts_free(ja);
+        snprintf(err, errlen, "out of memory analysing the activities");
+        return -1;
+    }
+    for (size_t k = 0; k < ja->set.n; k++) {
+        struct ftio_result *r = &ja->res[k];
+        char why[256];
+        if (!need)
+            *r = *job;
+        else if (ftio_activity_analyze(an, &ja->set.a[k], &cli->analysis, r, why, sizeof why) != 0) {
+            memset(r, 0, sizeof *r);   /* too short for one sample: no period */
+            r->reason = "activity too short to analyse";
+        }
+        if (r->nphases && r->phases && (ja->phases[k] = malloc(r->nphases * sizeof *r->phases)))
+            memcpy(ja->phases[k], r->phases, r->nphases * sizeof *r->phases);
+        r->phases = ja->phases[k];
+        if (!r->phases)
+            r->nphases = 0;
+        ja->plot[k] = (struct ftio_plot_activity){ ja->set.a[k].pattern, r };
+    }
+    ftio_analyzer_free(an);
+    return 0;
+}
+
+/* The activities into the JSON object j ("activities"), or as text. */
+static void report_activities(const struct job_acts *ja, const struct ftio_result *job, json_t *j)
+{
     json_t *arr = j ? json_array() : NULL;
     if (!j)
-        printf("activities    %zu\n", set.n);
-    for (size_t k = 0; k < set.n; k++) {
-        struct ftio_result r;
-        const struct ftio_result *use = job;
-        if (!(set.n == 1 && set.a[0].shape == FTIO_SHAPE_ALL)) {
-            char why[256];
-            if (ftio_activity_analyze(a, &set.a[k], &cli->analysis, &r, why, sizeof why) != 0) {
-                memset(&r, 0, sizeof r);   /* too short for one sample: no period */
-                r.reason = "activity too short to analyse";
-            }
-            use = &r;
-        }
-        bool m = ftio_activity_matches(job, use);
+        printf("activities    %zu\n", ja->set.n);
+    for (size_t k = 0; k < ja->set.n; k++) {
+        bool m = ftio_activity_matches(job, &ja->res[k]);
         if (arr)
-            json_array_append_new(arr, ftio_report_json_activity(&set.a[k], use, m));
+            json_array_append_new(arr, ftio_report_json_activity(&ja->set.a[k], &ja->res[k], m));
         else
-            ftio_report_activity_text(stdout, k, &set.a[k], use, m);
+            ftio_report_activity_text(stdout, k, &ja->set.a[k], &ja->res[k], m);
     }
     if (arr)
         json_object_set_new(j, "activities", arr);
-    ftio_activities_free(&set);
-    return 0;
 }
 
 static int analyze_once(const struct ftio_cli *cli, struct ftio_plot_files *pf,
@@ -143,30 +188,34 @@ static int analyze_once(const struct ftio_cli *cli, struct ftio_plot_files *pf,
     if (ftio_sample(sig, o->fs, o->t_start, o->t_end, o->sampling, &x, err, errlen) != 0)
         return -1;
     int rc = ftio_analyze(a, &x, o, x.t1, &res, err, errlen);
+    struct job_acts ja;
+    memset(&ja, 0, sizeof ja);
+    if (rc == 0)
+        rc = acts_compute(cli, t, &res, &ja, err, errlen);
     if (rc == 0 && pf)
-        rc = plot_job(cli, pf, a, t, &x, &res, NULL, NAN, tot, err, errlen);
+        rc = plot_job(cli, pf, a, t, &x, &res, NULL, NAN, tot, &ja, err, errlen);
     ftio_samples_free(&x);
-    if (rc != 0)
+    if (rc != 0) {
+        acts_free(&ja);
         return -1;
+    }
     const char *mode = mode_name(cli->mode);
     if (cli->json) {
         json_t *j = ftio_report_json(&res, mode);
         if (!j) {
+            acts_free(&ja);
             snprintf(err, errlen, "out of memory");
             return -1;
         }
         add_job_fields(j, t, tot);
-        if (report_activities(cli, a, t, &res, j, err, errlen) != 0) {
-            json_decref(j);
-            return -1;
-        }
+        report_activities(&ja, &res, j);
         print_json(j, 0);
         json_decref(j);
     } else {
         ftio_report_text(stdout, &res, mode, tot);
-        if (report_activities(cli, a, t, &res, NULL, err, errlen) != 0)
-            return -1;
+        report_activities(&ja, &res, NULL);
     }
+    acts_free(&ja);
     return 0;
 }
 
@@ -341,7 +390,7 @@ static int analyze_sliding(const struct ftio_cli *cli, struct ftio_plot_files *p
         if (rc == 0)
             rc = ftio_analyze(a, &x, o, x.t1, &res, err, errlen);
         if (rc == 0)
-            rc = plot_job(cli, pf, a, t, &x, &res, &hist, ftio_history_p_periodic(&on.hist), tot,
+            rc = plot_job(cli, pf, a, t, &x, &res, &hist, ftio_history_p_periodic(&on.hist), tot, NULL,
                           err, errlen);
     }
     ftio_plot_history_free(&hist);

@@ -133,7 +133,9 @@ static int pattern_of_file(struct job_activities *s, uint32_t id, bool *known)
             return s->fval[k];
         }
     }
-    return pattern_id(s, "(unknown)");
+    if (s->unknown <= 0)
+        s->unknown = pattern_id(s, "(unknown)") + 1;
+    return s->unknown - 1;
 }
 
 /* ---- records into activities -------------------------------------------------- */
@@ -210,56 +212,55 @@ void job_activities_merge(struct job *j, const struct ftio_batch *b,
     if (!j->has_origin)
         return;
     struct ftio_batch_clock clk = ftio_batch_clock_of(&b->h);
-    /* Pass 1: new activities.  The first time a mode gets a second one, the
-     * first takes the mode's bins (all its data so far, this batch's
-     * included) and online state; this batch's records of the others are
-     * then taken back out of that copy. */
+    /* One pass.  The first time a mode gets a second activity, the first
+     * takes a copy of the mode's bins (which hold this whole batch already)
+     * and its online state; from there on in this batch the first one's
+     * records are in that copy, and every other one's are taken out of it
+     * and put into their own bins. */
     bool split[JOB_NMODES] = { false, false }, news = false;
+    uint32_t last_fid = 0;
+    int last_pat = -1;
     for (size_t i = 0; i < b->n; i++) {
         int mode;
         double ts, te, bytes;
         bool known, created;
         if (!record_of(j, &b->rec[i], clk, co, lim, &mode, &ts, &te, &bytes))
             continue;
-        int k = slot_of(s, mode, pattern_of_file(s, b->rec[i].file_id, &known), &created);
-        if (k < 0 || !created)
-            continue;
-        if (s->n[mode] == 2) {
-            struct job_mode_state *m = &j->mode[mode];
-            struct job_activity *first = s->a[mode][0];
-            if (ftio_bins_clone(&m->bins, &first->bins) == 0) {
-                first->has_bins = true;
-                first->online = m->online;
-                first->has_result = m->has_result;
-                first->update = m->update;
-                split[mode] = true;
-            }
-        }
-        /* Its online state is laid on the mode's loop at its first
-         * analysis (job_activities_prepare). */
-        struct job_activity *a = s->a[mode][k];
-        if (s->n[mode] >= 2 && !a->has_bins && bins_on_grid(&j->mode[mode], &a->bins) == 0)
-            a->has_bins = true;
-        news = true;
-    }
-    /* Pass 2: every record into its activity. */
-    for (size_t i = 0; i < b->n; i++) {
-        int mode;
-        double ts, te, bytes;
-        bool known, created;
-        if (!record_of(j, &b->rec[i], clk, co, lim, &mode, &ts, &te, &bytes))
-            continue;
-        int k = slot_of(s, mode, pattern_of_file(s, b->rec[i].file_id, &known), &created);
+        /* Records of a batch mostly share a file. */
+        int p = last_pat >= 0 && b->rec[i].file_id == last_fid
+                    ? last_pat : pattern_of_file(s, b->rec[i].file_id, &known);
+        last_fid = b->rec[i].file_id;
+        last_pat = p;
+        int k = slot_of(s, mode, p, &created);
         if (k < 0)
             continue;
         struct job_activity *a = s->a[mode][k];
+        if (created) {
+            news = true;
+            struct job_mode_state *m = &j->mode[mode];
+            if (s->n[mode] == 2) {
+                struct job_activity *first = s->a[mode][0];
+                if (ftio_bins_clone(&m->bins, &first->bins) == 0) {
+                    first->has_bins = true;
+                    first->online = m->online;
+                    first->has_result = m->has_result;
+                    first->update = m->update;
+                    split[mode] = true;
+                }
+            }
+            /* Its online state is laid on the mode's loop at its first
+             * analysis (job_activities_prepare). */
+            if (s->n[mode] >= 2 && !a->has_bins && bins_on_grid(m, &a->bins) == 0)
+                a->has_bins = true;
+        }
         a->records++;
         a->bytes += bytes;
-        if (split[mode] && k != 0) {
-            struct job_activity *first = s->a[mode][0];
-            ftio_bins_add(&first->bins, ts, te, -bytes);
+        if (split[mode]) {
+            if (k == 0)
+                continue;   /* in the copy already */
+            ftio_bins_add(&s->a[mode][0]->bins, ts, te, -bytes);
         }
-        if (a->has_bins && !(split[mode] && k == 0))
+        if (a->has_bins)
             ftio_bins_add(&a->bins, ts, te, bytes);
     }
     /* Files per activity, counted again when the table or the activities

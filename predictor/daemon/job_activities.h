@@ -43,6 +43,7 @@ struct job_activities {
     size_t    fcap, fn;
     size_t    npat;
     char    (*pat)[FTIO_PATTERN_MAX]; /* pattern id -> pattern */
+    int       unknown;                /* pattern id + 1 of "(unknown)", 0 before it is needed */
     int8_t    slot[JOB_NMODES][JOB_MAX_PATTERNS + 1];   /* pattern id -> activity + 1; the
                                                             last id is "beyond the table" */
     size_t    n[JOB_NMODES];

@@ -63,6 +63,14 @@ void ftio_plot_step_from_update(struct ftio_plot_step *s, const struct ftio_onli
 
 /* ---- the HTML page --------------------------------------------------------- */
 
+/* One activity of a (job, mode) (ALGORITHM.md §10): its phases and its next
+ * phase are drawn in a colour of its own. */
+struct ftio_plot_activity {
+    const char *pattern;
+    const struct ftio_result *result;         /* its answer, phases valid */
+};
+#define FTIO_PLOT_ACTIVITY_COLOURS 6          /* colours cycle after these */
+
 /* One analysed (job, mode).  Every part may be missing (NULL): the page
  * shows what there is. */
 struct ftio_plot_section {
@@ -76,6 +84,8 @@ struct ftio_plot_section {
     const struct ftio_report_totals *totals;
     double p_periodic;                        /* NAN: unknown */
     const char *note;                         /* one more line for the header, or NULL */
+    const struct ftio_plot_activity *activities;   /* two or more: drawn per activity */
+    size_t nactivities;
 };
 
 struct ftio_plot_page;

@@ -4,7 +4,9 @@
  *   bandwidth  the sampled signal, the phases the detector found (shaded),
  *              the period's reconstruction (robust: the phase train that
  *              predicts the next phase; compat: the dominant cosine) and the
- *              predicted next phase;
+ *              predicted next phase; with two or more activities (ALGORITHM.md
+ *              §10) also each activity's phases (a band each, over the signal)
+ *              and its next phase, in a colour of its own;
  *   spectrum   the detector's normalised spectrum, its threshold and the
  *              candidates, the dominant one labelled with its period;
  *   history    period, confidence, next-phase error and bytes per phase of
@@ -81,6 +83,14 @@ static const char style[] =
     "svg .history-total{fill:none;stroke:#1d4ed8;stroke-width:1.6}\n"
     "svg .zero{stroke:#6b7280;stroke-width:1}svg .level{stroke:#16a34a;stroke-width:1;"
     "stroke-dasharray:4 3}\n"
+    /* activities: a colour each (phases filled, next phase dashed) */
+    "svg .act-phase{fill-opacity:.6;stroke:none}svg .act-next{fill-opacity:.12;stroke-width:1.6;"
+    "stroke-dasharray:4 2}svg .act-label{font-weight:600}\n"
+    "svg .a0{fill:#f59e0b;stroke:#b45309}svg .a1{fill:#8b5cf6;stroke:#6d28d9}"
+    "svg .a2{fill:#10b981;stroke:#047857}svg .a3{fill:#ef4444;stroke:#b91c1c}"
+    "svg .a4{fill:#06b6d4;stroke:#0e7490}svg .a5{fill:#ec4899;stroke:#be185d}\n"
+    "i.a0{background:#f59e0b}i.a1{background:#8b5cf6}i.a2{background:#10b981}i.a3{background:#ef4444}"
+    "i.a4{background:#06b6d4}i.a5{background:#ec4899}\n"
     "i.signal{background:#1d4ed8}i.phase{background:#fcd9a0}"
     "i.reconstruction{background:repeating-linear-gradient(90deg,#dc2626 0 6px,transparent 6px 9px);"
     "height:3px!important}"
@@ -296,6 +306,42 @@ static void phase_rects(const struct svg_chart *c, const struct ftio_result *r)
     }
 }
 
+/* Two or more activities: each one's phases (thin rectangles, a band of the
+ * chart's height each, stacked from the bottom) and its next phase (dashed,
+ * full height, labelled with its number), in its own colour. */
+static void activity_marks(const struct svg_chart *c, const struct ftio_plot_section *s,
+                           double to)
+{
+    size_t n = s->nactivities;
+    double band = (c->y1 - c->y0) / (double)(n + 1);
+    for (size_t k = 0; k < n; k++) {
+        const struct ftio_result *r = s->activities[k].result;
+        char cls[48], tip[FTIO_PATTERN_MAX + 96], num[24];
+        if (!r)
+            continue;
+        for (size_t i = 0; r->phases && i < r->nphases; i++) {
+            const struct ftio_phase *ph = &r->phases[i];
+            if (ph->end < c->x0 || ph->start > c->x1)
+                continue;
+            snprintf(cls, sizeof cls, "act-phase a%zu", k % FTIO_PLOT_ACTIVITY_COLOURS);
+            snprintf(tip, sizeof tip, "activity %zu (%s): phase %.3f to %.3f s", k + 1,
+                     s->activities[k].pattern, ph->start, ph->end);
+            svg_rect(c, cls, ph->start, fmax(ph->end, ph->start + 1e-9), c->y0 + band * (double)k,
+                     c->y0 + band * (double)(k + 1), tip);
+        }
+        if (r->next.valid && r->next.end > r->next.start && r->next.start < to) {
+            snprintf(cls, sizeof cls, "act-next a%zu", k % FTIO_PLOT_ACTIVITY_COLOURS);
+            snprintf(tip, sizeof tip, "activity %zu (%s): next phase %.3f to %.3f s", k + 1,
+                     s->activities[k].pattern, r->next.start, r->next.end);
+            svg_rect(c, cls, r->next.start, r->next.end, c->y0, c->y1, tip);
+            snprintf(cls, sizeof cls, "act-label a%zu", k % FTIO_PLOT_ACTIVITY_COLOURS);
+            snprintf(num, sizeof num, "%zu", k + 1);
+            svg_text(c, cls, (r->next.start + r->next.end) / 2, c->y1, 0, 14 + 12 * (double)(k % 3),
+                     "middle", num);
+        }
+    }
+}
+
 /* Robust: the phase train that predicts the next phase (background, then
  * bytes / duration above it during each phase, onsets every period back
  * from the predicted one).  Compat or no phases: the dominant cosine, from
@@ -406,6 +452,7 @@ static void signal_chart(FILE *f, const struct ftio_plot_section *s, double from
         return;
     svg_begin(&c, mem, cls, heading, CHART_W, SIGNAL_H, from, to, 0, ymax * 1.08);
     svg_axes(&c, SVG_SECONDS, ta.title, ta.offset, SVG_BYTES_PER_S, "bandwidth");
+    bool acts = s->activities && s->nactivities > 1;
     if (r && r->phases)
         phase_rects(&c, r);
     struct svg_path p;
@@ -415,6 +462,8 @@ static void signal_chart(FILE *f, const struct ftio_plot_section *s, double from
     svg_path_begin(&p, &c, "signal");
     signal_points(&p, &c, &x, false);
     svg_path_end(&p);
+    if (acts)                       /* over the signal: a band each, seen through */
+        activity_marks(&c, s, to);
     if (train)
         reconstruction(&c, s->samples, r, recon, sizeof recon);
     if (next) {
@@ -429,7 +478,8 @@ static void signal_chart(FILE *f, const struct ftio_plot_section *s, double from
     svg_end(&c);
     fclose(mem);
 
-    const char *items[4][2];
+    const char *items[4 + 2 * FTIO_PLOT_ACTIVITY_COLOURS][2];
+    char act_label[FTIO_PLOT_ACTIVITY_COLOURS][FTIO_PATTERN_MAX + 32];
     size_t n = 0;
     items[n][0] = "signal"; items[n++][1] = "bandwidth (sampled)";
     if (r && r->phases && r->nphases) {
@@ -440,6 +490,17 @@ static void signal_chart(FILE *f, const struct ftio_plot_section *s, double from
     }
     if (next) {
         items[n][0] = "next"; items[n++][1] = "predicted next phase";
+    }
+    static const char *const act_cls[FTIO_PLOT_ACTIVITY_COLOURS] = { "a0", "a1", "a2", "a3", "a4", "a5" };
+    for (size_t k = 0; acts && k < s->nactivities && k < FTIO_PLOT_ACTIVITY_COLOURS; k++) {
+        const struct ftio_result *ar = s->activities[k].result;
+        char per[48] = "no period";
+        if (ar && ar->has_period)
+            svg_human(per, sizeof per, ar->dominant.period, SVG_SECONDS);
+        snprintf(act_label[k], sizeof act_label[k], "%zu. %s (%s%s): phases, next phase", k + 1,
+                 s->activities[k].pattern, ar && ar->has_period ? "period " : "", per);
+        items[n][0] = act_cls[k];
+        items[n++][1] = act_label[k];
     }
     legend(f, items, n);
     fwrite(buf, 1, blen, f);

@@ -30,12 +30,15 @@ struct sink {
     int oom;
 };
 
-static int push(struct sink *s, int64_t rank, int is_write, double ts, double te, double bytes)
+/* One request of file record `id` (0: not a file's, the heatmap's bins). */
+static int push(struct sink *s, int64_t rank, int is_write, double ts, double te, double bytes,
+                uint64_t id)
 {
     struct ftio_trace_dir *d = ftio_trace_dir_of(s->t, is_write);
     if (te < ts)
         te = ts;
     if (ftio_requests_push_bytes(&d->req, ts, te, bytes) != 0 ||
+        (id && ftio_trace_dir_tag(d, ftio_fold_file_id(id)) != 0) ||
         (rank >= 0 && ftio_trace_see_rank(s->t, rank) != 0)) {
         s->oom = 1;
         return 1;
@@ -69,7 +72,7 @@ static int on_segment(void *ctx, const struct darshan_segment *g, uint64_t id)
         }
         s->ids[s->nids++] = id;
     }
-    return push(ctx, g->rank, g->is_write, g->start, g->end, (double)g->length);
+    return push(ctx, g->rank, g->is_write, g->start, g->end, (double)g->length, id);
 }
 
 /* DXT: MPI-IO segments, then the POSIX segments of files that have no MPI-IO
@@ -119,8 +122,8 @@ static int on_heatmap(void *ctx, const struct darshan_heatmap *h)
         int64_t w = darshan_i64(s->l, h->write_bins + 8 * i);
         int64_t r = darshan_i64(s->l, h->read_bins + 8 * i);
         double t0 = (double)i * h->width, t1 = t0 + h->width;
-        if ((w > 0 && push(s, h->rank, 1, t0, t1, (double)w)) ||
-            (r > 0 && push(s, h->rank, 0, t0, t1, (double)r)))
+        if ((w > 0 && push(s, h->rank, 1, t0, t1, (double)w, 0)) ||
+            (r > 0 && push(s, h->rank, 0, t0, t1, (double)r, 0)))
             return 1;
     }
     return 0;
@@ -129,19 +132,23 @@ static int on_heatmap(void *ctx, const struct darshan_heatmap *h)
 static int on_counters(void *ctx, const struct darshan_file_counters *f)
 {
     struct sink *s = ctx;
-    if (f->bytes_read > 0 && push(s, f->rank, 0, f->read_start, f->read_end, (double)f->bytes_read))
+    if (f->bytes_read > 0 &&
+        push(s, f->rank, 0, f->read_start, f->read_end, (double)f->bytes_read, f->id))
         return 1;
     if (f->bytes_written > 0 &&
-        push(s, f->rank, 1, f->write_start, f->write_end, (double)f->bytes_written))
+        push(s, f->rank, 1, f->write_start, f->write_end, (double)f->bytes_written, f->id))
         return 1;
     return 0;
 }
 
 /* Id of the name-table record called `name`, 0 if none.  Format 3.00 stored
  * (id, u32 length, path); later formats (id, NUL-terminated path). */
-static uint64_t find_name(const struct darshan_log *l, const unsigned char *r, size_t n, const char *name)
+/* Every (record id, name) of the log's name region, to fn until it returns
+ * nonzero.  Names are NUL-terminated from format 3.01 on, counted before. */
+typedef int (*name_fn)(void *ctx, uint64_t id, const char *name, size_t len);
+static void names_walk(const struct darshan_log *l, const unsigned char *r, size_t n, name_fn fn,
+                       void *ctx)
 {
-    size_t want = strlen(name);
     for (size_t off = 0; off + 9 <= n;) {
         uint64_t id = darshan_u64(l, r + off);
         const char *p;
@@ -164,10 +171,52 @@ static uint64_t find_name(const struct darshan_log *l, const unsigned char *r, s
             len = (size_t)(z - p);
             off += 8 + len + 1;
         }
-        if (len == want && memcmp(p, name, want) == 0)
-            return id;
+        if (fn(ctx, id, p, len))
+            return;
     }
-    return 0;
+}
+
+struct find { const char *name; size_t want; uint64_t id; };
+static int find_one(void *ctx, uint64_t id, const char *name, size_t len)
+{
+    struct find *f = ctx;
+    if (len != f->want || memcmp(name, f->name, len) != 0)
+        return 0;
+    f->id = id;
+    return 1;
+}
+
+static uint64_t find_name(const struct darshan_log *l, const unsigned char *r, size_t n, const char *name)
+{
+    struct find f = { name, strlen(name), 0 };
+    names_walk(l, r, n, find_one, &f);
+    return f.id;
+}
+
+/* The files' paths, for the activities (ALGORITHM.md §10). */
+static int name_file(void *ctx, uint64_t id, const char *name, size_t len)
+{
+    struct sink *s = ctx;
+    char path[4096];
+    if (len == 0 || len >= sizeof path)
+        return 0;
+    memcpy(path, name, len);
+    path[len] = 0;
+    if (ftio_trace_add_file(s->t, ftio_fold_file_id(id), path) != 0)
+        s->oom = 1;
+    return s->oom;
+}
+
+static void name_files(struct ftio_reader_ctx *c, const struct darshan_log *l, struct sink *s)
+{
+    unsigned char *names = NULL;
+    size_t nn = 0;
+    char err[256];
+    /* Without the names the requests are still there: no error. */
+    if (darshan_log_region(l, DARSHAN_REGION_NAMES, &names, &nn, err, sizeof err) == 0)
+        names_walk(l, names, nn, name_file, s);
+    (void)c;
+    free(names);
 }
 
 /* First heatmap record id, for logs without the expected names. */
@@ -208,6 +257,7 @@ int ftio_read_darshan(struct ftio_reader_ctx *c, const char *buf, size_t len)
     int rc = 0;
     if (l.mod_len[DMOD_DXT_MPIIO] || l.mod_len[DMOD_DXT_POSIX]) {
         t->source = "darshan DXT segments";
+        name_files(c, &l, &s);
         rc = read_dxt(c, &l, &s);
     } else if (l.mod_len[DMOD_HEATMAP]) {
         t->source = "darshan HEATMAP bins";
@@ -234,6 +284,7 @@ int ftio_read_darshan(struct ftio_reader_ctx *c, const char *buf, size_t len)
         t->source = "darshan per-file counters";
         t->source_limits = "one interval per file and rank (first to last access): "
                            "a job that touches one file shows one phase";
+        name_files(c, &l, &s);
         static const int counter_mods[] = { DMOD_POSIX, DMOD_STDIO };
         for (size_t i = 0; i < 2 && rc == 0; i++) {
             int m = counter_mods[i];

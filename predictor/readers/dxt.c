@@ -144,9 +144,8 @@ static int parse_line(char *line, enum dxt_thread_col thr, long *rank, int *is_w
     return 0;
 }
 
-/* "# DXT, file_id: ID, file_name: PATH": the file of the records that follow.
- * Darshan's 64-bit record ids are folded to the 32-bit ids of our traces
- * (never 0, which means unknown). */
+/* "# DXT, file_id: ID, file_name: PATH": the file of the records that follow
+ * (Darshan's 64-bit record id folded to our 32-bit file ids). */
 static int file_header(struct ftio_trace *t, const char *p, size_t n, uint32_t *cur)
 {
     static const char tag[] = "# DXT, file_id:";
@@ -159,8 +158,7 @@ static int file_header(struct ftio_trace *t, const char *p, size_t n, uint32_t *
     line[n] = 0;
     char *end;
     unsigned long long id = strtoull(line + sizeof tag - 1, &end, 10);
-    uint32_t fid = (uint32_t)(id ^ (id >> 32));
-    *cur = fid ? fid : 1;
+    *cur = ftio_fold_file_id(id);
     const char *name = strstr(end, "file_name:");
     if (!name)
         return 0;

@@ -42,6 +42,13 @@ int ftio_trace_overlap_push(struct ftio_trace_dir *d, double t, double b);
 /* Tag the request just pushed into d with file id `id` (earlier requests
  * without a tag get 0); -1 on OOM. */
 int ftio_trace_dir_tag(struct ftio_trace_dir *d, uint32_t id);
+/* A 64-bit file record id (Darshan's) as the 32-bit file id of our traces
+ * (never 0, which means unknown). */
+static inline uint32_t ftio_fold_file_id(uint64_t id)
+{
+    uint32_t f = (uint32_t)(id ^ (id >> 32));
+    return f ? f : 1;
+}
 /* Name file `id` of t (the first path given for an id is kept); -1 on OOM. */
 int ftio_trace_add_file(struct ftio_trace *t, uint32_t id, const char *path);
 

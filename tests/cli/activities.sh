@@ -2,7 +2,8 @@
 # activities.sh -- `ftio` reports every periodic activity of a job
 # (ALGORITHM.md §10, PROTOCOL.md §2 `activities`): a Darshan DXT log naming
 # its files (dumps to one file per output every 3 s, a restart file rewritten
-# every 15 s: tests/data/activities-dxt.txt), the activity families of
+# every 15 s: tests/data/activities-dxt.txt), a binary Darshan log's name
+# records (the same patterns as its DXT text), the activity families of
 # bench/accuracy-gen (spool files with file names; truth per activity from
 # the generator's own phase times), one activity = the job's answer, and the
 # text output.
@@ -35,6 +36,25 @@ timeout 60 "$FTIO" --json tests/data/sample.csv | $J csv \
 timeout 60 "$FTIO" tests/data/activities-dxt.txt >"$T/text" || bad "text exit $?"
 grep -q '^activities    2$' "$T/text" && grep -q '^ \*1\. /scratch/run/restart.equil (file, 1 file' "$T/text" &&
   grep -q '^  2\. /scratch/run/dump.#.lammpstrj (pattern, 40 files' "$T/text" || bad "text: $(cat "$T/text")"
+
+# A binary Darshan log names its files (name records): its DXT segments fall
+# into one activity per pattern, the names darshan-dxt-parser prints for it.
+D=tests/data/darshan/runtime_and_dxt_heatmaps_diagonal_write_only/runtime_and_dxt_heatmaps_diagonal_write_only.darshan
+P=/yellow/users/treddy/github_projects/heatmap_diagonal/rank_#_write_#_bytes
+timeout 60 "$FTIO" --json "$D" | $J darshan-binary \
+  "[(a['pattern'], a['files']) for a in j['activities']] == [('$P', 32)]" || bad "(see above)"
+gzip -dc "$D.dxt.txt.gz" | "$PY" -c '
+import re, sys
+names = {l.split("file_name: ")[1].strip() for l in sys.stdin if "file_name: " in l}
+pats = {re.sub(r"[0-9]+", "#", n) for n in names}
+sys.exit(0 if len(names) == 32 and pats == {sys.argv[1]} else print(len(names), pats) or 1)' "$P" ||
+  bad "darshan-dxt-parser names differ"
+
+# Pictures: each activity's phases and next phase in its own colour.
+timeout 60 "$FTIO" --plot "$T/p.html" tests/data/activities-dxt.txt >/dev/null || bad "--plot exit $?"
+for c in 'act-phase a0' 'act-phase a1' 'act-next a0' 'act-next a1' 'class="a1"></i>2. /scratch/run/dump.#.lammpstrj (period 3'; do
+  grep -q "$c" "$T/p.html" || bad "--plot: no '$c' in the page"
+done
 
 # The generator's activity families: every activity within 10 % of its truth.
 "$B/bench/accuracy-gen" "$T/gen" --families activities --subset >/dev/null || fail "accuracy-gen"

@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* test_job_activities.c -- Check unit tests of ftiod's per-activity streams
+ * (predictor/daemon/job_activities.c): records go to the activity of their
+ * file's pattern (file tables arrive in batches), a mode's first activity
+ * takes exactly its own data when a second appears (its records, not the
+ * other's, of the batch that brings it), at most JOB_MAX_ACTIVITIES per mode
+ * with the rest in "other", the v3 JSON array, and an online step per
+ * activity on the mode's boundary.
+ */
+#include <check.h>
+#include "../check_main.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "daemon/job.h"
+#include "daemon/job_activities.h"
+
+#define MONO 1000000000ll
+#define REAL 1700000000000000000ll
+#define NOW_REAL (REAL + 100ll * 1000000000ll)
+#define MIB 1048576
+
+static struct job_limits lim;
+static struct ftio_record rec[64];
+static size_t nrec;
+static struct ftio_file_entry files[16];
+static size_t nfiles;
+static uint64_t seq;
+
+static void setup(void)
+{
+    job_limits_default(&lim);
+    lim.horizon = 100;
+    nrec = nfiles = 0;
+    seq = 0;
+}
+
+static void add_file(uint32_t id, const char *path)
+{
+    files[nfiles++] = (struct ftio_file_entry){ id, path };
+}
+
+static void add_write(uint32_t fid, double ts, double te, int64_t bytes)
+{
+    rec[nrec++] = (struct ftio_record){
+        .t_start = (uint64_t)(MONO + (int64_t)llround(ts * 1e9)),
+        .t_end = (uint64_t)(MONO + (int64_t)llround(te * 1e9)),
+        .offset = -1, .bytes = bytes, .file_id = fid, .op = FTIO_OP_WRITE};
+}
+
+static void send(struct job *j)
+{
+    struct ftio_batch b = {0};
+    b.h = (struct ftio_batch_header){.version = 1, .job = j->id, .host = "h", .pid = 1,
+                                     .rank = -1, .seq = seq++, .clock_mono = MONO,
+                                     .clock_real = REAL, .nfiles = nfiles, .files = files};
+    b.n = nrec;
+    b.rec = rec;
+    ck_assert_int_eq(job_merge(j, &b, &lim, 1.0, NOW_REAL), JOB_MERGED);
+    nrec = nfiles = 0;
+}
+
+static const struct job_activity *find(const struct job *j, const char *pattern)
+{
+    for (size_t k = 0; j->acts && k < j->acts->n[JOB_WRITE]; k++)
+        if (strcmp(j->acts->a[JOB_WRITE][k]->pattern, pattern) == 0)
+            return j->acts->a[JOB_WRITE][k];
+    ck_abort_msg("no activity %s", pattern);
+    return NULL;
+}
+
+static double vol(const struct ftio_bins *b)
+{
+    double t = 0;
+    for (size_t i = 0; i < b->capacity; i++)
+        t += b->vol[i];
+    return t;
+}
+
+/* Dumps to new files and one checkpoint file: two activities; the dumps'
+ * bins hold the dumps alone although the first checkpoint came in a batch
+ * of dumps, after the mode's bins had taken both. */
+START_TEST(test_split_keeps_each_its_own)
+{
+    struct job *j = job_new("j", &lim);
+    add_file(11, "/run/dump.100.dat");
+    add_write(11, 0.0, 0.1, MIB);
+    send(j);
+    ck_assert_uint_eq(j->acts->n[JOB_WRITE], 1);
+    ck_assert(!j->acts->a[JOB_WRITE][0]->has_bins);        /* the mode's own bins serve */
+    add_file(12, "/run/dump.200.dat");
+    add_file(99, "/run/restart.equil");
+    add_write(12, 2.0, 2.1, MIB);
+    add_write(99, 2.2, 2.6, 16 * MIB);
+    add_write(12, 2.7, 2.8, MIB);                          /* a dump after it, same batch */
+    send(j);
+    ck_assert_uint_eq(j->acts->n[JOB_WRITE], 2);
+    const struct job_activity *d = find(j, "/run/dump.#.dat"), *r = find(j, "/run/restart.equil");
+    ck_assert(d->has_bins && r->has_bins);
+    ck_assert_uint_eq(d->records, 3);
+    ck_assert_uint_eq(r->records, 1);
+    ck_assert_uint_eq(d->nfiles, 2);
+    ck_assert_uint_eq(r->nfiles, 1);
+    ck_assert_double_eq_tol(vol(&d->bins), 3.0 * MIB, 1e-3);
+    ck_assert_double_eq_tol(vol(&r->bins), 16.0 * MIB, 1e-3);
+    ck_assert_double_eq_tol(vol(&d->bins) + vol(&r->bins), vol(&j->mode[JOB_WRITE].bins), 1e-3);
+    /* Later records go to their own bins only. */
+    add_write(99, 4.0, 4.5, 16 * MIB);
+    add_write(7, 5.0, 5.1, MIB);                           /* a file never named */
+    send(j);
+    ck_assert_double_eq_tol(vol(&r->bins), 32.0 * MIB, 1e-3);
+    ck_assert_double_eq_tol(vol(&find(j, "(unknown)")->bins), 1.0 * MIB, 1e-3);
+    job_free(j);
+}
+END_TEST
+
+/* Ten patterns: seven activities of their own, the rest in "other". */
+START_TEST(test_bound_and_other)
+{
+    struct job *j = job_new("j", &lim);
+    static char names[10][32];
+    for (uint32_t f = 0; f < 10; f++) {
+        snprintf(names[f], sizeof names[f], "/run/%c.out", 'a' + (int)f);
+        add_file(100 + f, names[f]);
+        add_write(100 + f, 0.5 * f, 0.5 * f + 0.1, MIB);
+    }
+    send(j);
+    ck_assert_uint_eq(j->acts->n[JOB_WRITE], JOB_MAX_ACTIVITIES);
+    const struct job_activity *o = find(j, "other");
+    ck_assert_uint_eq(o->records, 10 - (JOB_MAX_ACTIVITIES - 1));
+    uint64_t total = 0;
+    for (size_t k = 0; k < j->acts->n[JOB_WRITE]; k++)
+        total += j->acts->a[JOB_WRITE][k]->records;
+    ck_assert_uint_eq(total, j->mode[JOB_WRITE].records);
+
+    /* v3: one entry per activity, shares summing to 1, largest first. */
+    struct ftio_online_update none;
+    memset(&none, 0, sizeof none);
+    json_t *arr = job_activities_json(j, JOB_WRITE, 1.7e9, &none);
+    ck_assert_uint_eq(json_array_size(arr), JOB_MAX_ACTIVITIES);
+    double share = 0;
+    size_t i;
+    json_t *a;
+    json_array_foreach(arr, i, a) {
+        share += json_real_value(json_object_get(a, "share"));
+        ck_assert_ptr_nonnull(json_object_get(a, "next"));
+        ck_assert(json_is_false(json_object_get(a, "matches_job")));
+    }
+    ck_assert_double_eq_tol(share, 1.0, 1e-12);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(arr, 0), "pattern")), "other");
+    json_decref(arr);
+    ck_assert_ptr_null(job_activities_prepare(j, JOB_READ, 0, 5));   /* no reads: nothing to do */
+    job_free(j);
+}
+END_TEST
+
+/* Two periodic activities, each stepped on the mode's boundary: their own
+ * periods (2 s and 10 s). */
+START_TEST(test_online_step_per_activity)
+{
+    struct job *j = job_new("j", &lim);
+    add_file(1, "/run/dump.1.dat");
+    add_file(2, "/run/ckpt_1.h5");
+    for (int s = 0; s < 30; s++) {
+        add_write(1, 2.0 * s, 2.0 * s + 0.1, MIB);
+        if (s % 5 == 4)
+            add_write(2, 2.0 * s + 0.5, 2.0 * s + 1.0, 32 * MIB);
+    }
+    send(j);
+    struct job_mode_state *m = &j->mode[JOB_WRITE];
+    struct ftio_options o;
+    ftio_options_default(&o);
+    ftio_online_init(&m->online, &o, 1.0, 0, m->grid_t0);
+    m->online_init = true;
+    struct job_act_work *w = job_activities_prepare(j, JOB_WRITE, 0, 60);
+    ck_assert_ptr_nonnull(w);
+    struct ftio_analyzer *an = ftio_analyzer_new();
+    struct ftio_samples x = {0};
+    job_activities_run(w, an, &x, 60, 60);
+    job_activities_commit(j, JOB_WRITE, w);
+    const struct job_activity *d = find(j, "/run/dump.#.dat"), *c = find(j, "/run/ckpt_#.h5");
+    ck_assert(d->has_result && c->has_result);
+    ck_assert_double_eq_tol(d->update.res.dominant.period, 2.0, 0.2);
+    ck_assert_double_eq_tol(c->update.res.dominant.period, 10.0, 1.0);
+    ftio_samples_free(&x);
+    ftio_analyzer_free(an);
+    job_free(j);
+}
+END_TEST
+
+Suite *ftio_test_suite(void)
+{
+    Suite *s = suite_create("daemon-job-activities");
+    TCase *tc = tcase_create("activities");
+    tcase_add_checked_fixture(tc, setup, NULL);
+    tcase_add_test(tc, test_split_keeps_each_its_own);
+    tcase_add_test(tc, test_bound_and_other);
+    tcase_add_test(tc, test_online_step_per_activity);
+    suite_add_tcase(s, tc);
+    return s;
+}
