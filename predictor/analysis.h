@@ -317,14 +317,19 @@ double ftio_history_p_periodic(const struct ftio_history *h);
  * data-time boundaries every `step` seconds (ftio --window --step, ftiod
  * --step): the same boundaries, the same bins, the same answers, whichever
  * program makes them.  A boundary whose last step holds no data is skipped
- * (nothing new to say).  Robust detector: the window is the whole job (up
- * to the bins' horizon) unless fixed, and the answer is stable: once a
+ * (nothing new to say).  Robust detector: unless fixed, the window is the
+ * whole job (up to the bins' horizon) until a period T is established, then
+ * the last FTIO_ONLINE_HORIZON_PERIODS x T seconds (at least
+ * FTIO_ONLINE_HORIZON_MIN): it follows the current regime and bounds the
+ * cost of a step (ALGORITHM.md §9 step 11).  The answer is stable: once a
  * period is established, a window without one, or one disagreeing once,
  * publishes the last good answer marked stale; it changes on evidence (two
  * analyses in a row agreeing on a new period, or no period for more than
  * FTIO_ONLINE_NONE_PERIODS periods).  --compat: FTIO's frequency-hits
  * window, every analysis published as it is. */
 #define FTIO_ONLINE_NONE_PERIODS 3.0
+#define FTIO_ONLINE_HORIZON_PERIODS 10.0
+#define FTIO_ONLINE_HORIZON_MIN 30.0
 struct ftio_online {
     struct ftio_options opts;
     double step;                 /* s of data between analyses */
