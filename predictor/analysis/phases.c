@@ -36,6 +36,14 @@
 #define MERGE_SHARE 0.25
 /* A run moving less than this share of a typical phase's volume is noise. */
 #define MIN_VOLUME_SHARE 0.15
+/* A middle level whose samples lie this much in stretches that reach the
+ * phases is the phases' own plateau, not background. */
+#define PLATEAU_HUG 0.8
+/* Low phases (every other output at a quarter of the rate): runs that never
+ * reach the high threshold but rise above this share of the level (and
+ * MIN_CONTRAST spreads) over at least two bins; the volume filter judges
+ * them like any run. */
+#define LOW_SHARE 0.05
 
 /* Otsu's split of sorted v[0..n): returns i, the size of the lower class
  * (0 < i < n), maximising w0 w1 (m0 - m1)^2; 0 when all values are equal. */
@@ -63,9 +71,42 @@ static size_t otsu_split(const double *v, size_t n)
 
 static int reserve(struct ftio_analyzer *a, size_t n)
 {
-    if (ftio_grow((void **)&a->scratch, &a->scratch_cap, 2 * n + 16, sizeof *a->scratch) != 0)
+    if (ftio_grow((void **)&a->scratch, &a->scratch_cap, 4 * n + 16, sizeof *a->scratch) != 0)
         return -1;
     return ftio_grow((void **)&a->phase_buf, &a->phase_cap, n / 2 + 2, sizeof *a->phase_buf);
+}
+
+/* Robust standard deviation of sorted v[0..n) around c (1.4826 x MAD);
+ * dev: scratch of n. */
+static double mad(const double *v, size_t n, double c, double *dev)
+{
+    for (size_t i = 0; i < n; i++)
+        dev[i] = fabs(v[i] - c);
+    qsort(dev, n, sizeof *dev, ftio_cmp_double);
+    return 1.4826 * ftio_median_sorted(dev, n);
+}
+
+/* Share of the samples in (mid, top] that lie in stretches of samples
+ * above mid reaching above top: how closely a middle level hugs the
+ * phases. */
+static double hugging(const struct ftio_samples *x, double mid, double top)
+{
+    size_t in = 0, all = 0;
+    for (size_t k = 0; k < x->n;) {
+        if (!(x->x[k] > mid)) {
+            k++;
+            continue;
+        }
+        size_t middle = 0;
+        bool tall = false;
+        for (; k < x->n && x->x[k] > mid; k++) {
+            tall |= x->x[k] > top;
+            middle += !(x->x[k] > top);
+        }
+        all += middle;
+        in += tall ? middle : 0;
+    }
+    return all ? (double)in / (double)all : 0;
 }
 
 /* Background level and spread; the high (Otsu) and edge thresholds; the
@@ -85,10 +126,23 @@ static bool levels(struct ftio_analyzer *a, const struct ftio_samples *x,
     double thr = 0.5 * (v[split - 1] + v[split]);
     /* Spread of the background: MAD of the lower class as a std. */
     double *dev = a->scratch + n;
-    for (size_t i = 0; i < split; i++)
-        dev[i] = fabs(v[i] - s->background);
-    qsort(dev, split, sizeof *dev, ftio_cmp_double);
-    double spread = 1.4826 * ftio_median_sorted(dev, split);
+    double spread = mad(v, split, s->background, dev);
+    /* A plateau of the job's own output (a page-cache spike, then a long
+     * write at the file system's pace) can outnumber the quiet samples and
+     * become the lower class's median.  When the lower class has two levels
+     * of its own and the upper one hugs the phases (its samples lie in
+     * stretches that reach the upper class), it is I/O, not background:
+     * the background is the lower one. */
+    size_t sub = otsu_split(v, split);
+    if (sub >= n / 10 && sub < split) {
+        double b0 = ftio_median_sorted(v, sub), m1 = ftio_median_sorted(v + sub, split - sub);
+        double s0 = mad(v, sub, b0, dev);
+        if (m1 - b0 > MIN_CONTRAST * s0 && m1 - b0 > 1e-3 * fabs(m1) &&
+            hugging(x, 0.5 * (v[sub - 1] + v[sub]), thr) >= PLATEAU_HUG) {
+            s->background = b0;
+            spread = s0;
+        }
+    }
     s->spread = spread;
     s->level = level;
     /* Two levels, not one level and its rounding noise. */
@@ -354,6 +408,34 @@ int ftio_phases_find(struct ftio_analyzer *a, const struct ftio_samples *x,
             p[np].end = (double)(k - 1);
             np++;
         }
+    }
+    /* Low phases: runs above floor2 that never reach hi (so never touch a
+     * tall run), between the others (both lists in time order: merge). */
+    double floor2 = s->background + fmax(MIN_CONTRAST * s->spread, LOW_SHARE * (s->level - s->background));
+    size_t nlow = 0, cap = n / 2 + 2;
+    struct ftio_phase *low = p + np;
+    for (size_t k = 0; k < n && np + nlow < cap;) {
+        if (!(v[k] > floor2)) {
+            k++;
+            continue;
+        }
+        size_t b = k;
+        bool above = false;
+        while (k < n && v[k] > floor2)
+            above |= v[k++] > hi;
+        if (!above && k - b >= 2) {
+            low[nlow].start = (double)b;
+            low[nlow].end = (double)(k - 1);
+            nlow++;
+        }
+    }
+    if (nlow > 0) {
+        struct ftio_phase *tmp = (struct ftio_phase *)(void *)(a->scratch + n);
+        size_t i = 0, j = 0, m2 = 0;
+        while (i < np || j < nlow)
+            tmp[m2++] = j >= nlow || (i < np && p[i].start < low[j].start) ? p[i++] : low[j++];
+        memcpy(p, tmp, m2 * sizeof *p);
+        np = m2;
     }
     if (np == 0) {
         phases_between_silences(a, x, s);

@@ -345,6 +345,70 @@ START_TEST(arbiter_contradiction)
 }
 END_TEST
 
+/* Phases of two heights in turn (every other output at a quarter of the
+ * rate, four times as long): all of them are phases. */
+START_TEST(two_heights)
+{
+    struct sig s;
+    sig_init(&s, 150);
+    double t = 2;
+    for (int i = 0; i < 10; i++) {
+        double d = i % 2 ? 4.0 : 1.0;
+        paint(&s, t, d, i % 2 ? 0.5e8 : 2e8);
+        t += d + 10;
+    }
+    struct ftio_result r;
+    analyse(&s, s.x.t1, &r);
+    ck_assert(r.has_period);
+    ck_assert_uint_eq(r.nphases, 10);
+    ck_assert_rel(r.dominant.period, (t - 10 - 4 - 2) / 9, 0.02);
+    free(s.x.x);
+}
+END_TEST
+
+/* A page-cache spike, then a long plateau at the file system's pace that
+ * moves most of the bytes and outlasts the compute between phases: the
+ * plateau is the phase's, not background. */
+START_TEST(plateau_not_background)
+{
+    struct sig s;
+    sig_init(&s, 100);
+    for (int i = 0; i < 10; i++) {
+        double t = 1 + 9.0 * i;
+        paint(&s, t, 0.4, 2e9);          /* 0.8 GB into the page cache */
+        paint(&s, t + 0.4, 6.0, 2e8);    /* 1.2 GB at 200 MB/s */
+    }
+    struct ftio_result r;
+    analyse(&s, s.x.t1, &r);
+    ck_assert(r.has_period);
+    ck_assert_rel(r.dominant.period, 9.0, 0.01);
+    ck_assert_abs(r.background, 0, 1e3);
+    ck_assert_rel(r.metrics.phase_bytes, 2.0e9, 0.05);
+    ck_assert_abs(r.metrics.phase_duration, 6.4, 0.3);
+    free(s.x.x);
+}
+END_TEST
+
+/* A period growing 2 % per phase: the answer is the current interval, not
+ * the window's mean. */
+START_TEST(drift_current_interval)
+{
+    struct sig s;
+    sig_init(&s, 420);
+    double t = 2, gap = 10, last = 0;
+    for (int i = 0; i < 25; i++, t += gap, gap *= 1.02) {
+        paint(&s, t, 1, 1e9);
+        last = gap;
+    }
+    double cur = last / 1.02;          /* the interval before the last phase */
+    struct ftio_result r;
+    analyse(&s, s.x.t1, &r);
+    ck_assert(r.has_period);
+    ck_assert_rel(r.dominant.period, cur, 0.03);
+    free(s.x.x);
+}
+END_TEST
+
 Suite *ftio_test_suite(void)
 {
     Suite *s = suite_create("analysis-robust");
@@ -363,6 +427,9 @@ Suite *ftio_test_suite(void)
     tcase_add_test(tc, phases_between_silences);
     tcase_add_test(tc, spectral_line_not_its_subharmonic);
     tcase_add_test(tc, arbiter_contradiction);
+    tcase_add_test(tc, two_heights);
+    tcase_add_test(tc, plateau_not_background);
+    tcase_add_test(tc, drift_current_interval);
     suite_add_tcase(s, tc);
     return s;
 }
