@@ -84,6 +84,12 @@ int  ftio_sample(const struct ftio_signal *s, double fs, double ts, double te,
                  enum ftio_sampling mode, struct ftio_samples *out,
                  char *err, size_t errlen);
 void ftio_samples_free(struct ftio_samples *x);
+/* The one sampling rule of `ftio`, `ftio scan` and ftiod (ALGORITHM.md §2):
+ * the requested rate fs, lowered only when a span of `span` seconds would
+ * take more than max_samples samples (then floor(span x rate) = max_samples;
+ * max_samples <= 0 or INFINITY: no limit).  The same trace at the same fs
+ * then gives the same samples, hence the same answer, in all three. */
+double ftio_sampling_rate(double fs, double span, double max_samples);
 /* |V_a - V_0| / V_0, or NAN when V_0 is unknown or zero. */
 double ftio_abstraction_error(const struct ftio_samples *x);
 

@@ -386,7 +386,7 @@ static bool contradicted(struct ftio_analyzer *a, const struct ftio_samples *x, 
     if (fabs(p - sp) <= 0.1 * fmax(p, sp))
         return false;
     const double *acf;
-    if (ftio_acf_compute(a, x, &acf) != 0)
+    if (ftio_acf_compute_len(a, x, ftio_fft_size_above(2 * x->n), &acf) != 0)
         return false;
     double rp = acf_at(acf, x->n, x->fs, p), rs = acf_at(acf, x->n, x->fs, sp);
     if (!(rs > ARBITER_MIN_ACF))
