@@ -324,7 +324,7 @@ double ftio_history_p_periodic(const struct ftio_history *h);
  * --step): the same boundaries, the same bins, the same answers, whichever
  * program makes them.  A boundary whose last step holds no data is skipped
  * (nothing new to say).  Robust detector: unless fixed, the window is the
- * whole job (up to the bins' horizon) until a period T is established, then
+ * whole job (up to the bins' horizon) until a `periodic` period T is established, then
  * the last FTIO_ONLINE_HORIZON_PERIODS x T seconds (at least
  * FTIO_ONLINE_HORIZON_MIN): it follows the current regime and bounds the
  * cost of a step (ALGORITHM.md §9 step 11).  The answer is stable: once a

@@ -47,7 +47,9 @@ static bool agree(double a, double b)
     return a > 0 && b > 0 && fabs(a - b) <= AGREE * fmax(a, b);
 }
 
-/* Robust: the window forgets.  Once a period T is established, the window
+/* Robust: the window forgets.  Once a period T is established (published
+ * as `periodic`: an uncertain answer, such as the noise before a job's first
+ * phase, must not narrow the window below the real period), the window
  * holds the last FTIO_ONLINE_HORIZON_PERIODS periods (at least
  * FTIO_ONLINE_HORIZON_MIN seconds): the answer follows the current regime (a
  * period that drifts, a job that changes pace) instead of the mean of the
@@ -59,7 +61,7 @@ double ftio_online_window_start(const struct ftio_online *s, double t_end)
         return fmax(s->job_start, t_end - s->fixed_window);
     if (s->opts.detector == FTIO_DETECTOR_COMPAT)
         return s->win.start;
-    if (s->has_good && s->good.dominant.period > 0) {
+    if (s->has_good && s->good.cls == FTIO_CLASS_PERIODIC && s->good.dominant.period > 0) {
         double h = fmax(FTIO_ONLINE_HORIZON_PERIODS * s->good.dominant.period,
                         FTIO_ONLINE_HORIZON_MIN);
         return fmax(s->job_start, t_end - h);

@@ -43,6 +43,9 @@
 #define DRIFT_SPAN 0.10
 #define DRIFT_T 4.0
 #define DRIFT_RESID 0.05
+/* ... over at least this many intervals (fewer leave the t test too few
+ * degrees of freedom: jitter made false drifts online). */
+#define DRIFT_MIN_INTERVALS 6
 /* An interval within this of an integer multiple of the typical one. */
 #define MULTIPLE_SLACK 0.12
 /* Spectral fallback: a line must stand this many robust deviations above
@@ -200,7 +203,7 @@ static void fit_onsets(const double *o, size_t m, double *scratch, struct fit *f
      * DRIFT_T standard errors out, and leaves residuals under DRIFT_RESID):
      * the period is the current interval, the line's last value, not the
      * mean of the whole window. */
-    if (nd >= 4 && iters == (double)nd) {
+    if (nd >= DRIFT_MIN_INTERVALS && iters == (double)nd) {
         double mi = (double)(nd - 1) / 2, sxy = 0, sxx = 0;
         for (size_t i = 0; i < nd; i++) {
             sxy += ((double)i - mi) * (d[i] - mean);
