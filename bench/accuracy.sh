@@ -2,7 +2,9 @@
 # bench/accuracy.sh -- the accuracy benchmark: generates the semi-synthetic
 # sweep of docs/ACCURACY.md (300 traces, 12 per combination) and the extra
 # families (short pulse trains, read + write, varying volumes, a period
-# change) with bench/accuracy-gen, and scores the robust default and
+# change; what real codes do: phase bandwidths varying 6x, phases of two
+# heights, a page-cache spike then a plateau, a drifting period) with
+# bench/accuracy-gen, and scores the robust default and
 # --compat offline (`ftio`), online (`ftio --window`: ftiod's messages) and
 # through ftiod itself (replay, ACCURACY_DAEMON traces per family, default 2)
 # with bench/accuracy_eval.py.  Figures go to bench/README.md by hand.

@@ -82,8 +82,15 @@ def score_online(msgs, truth, shift=0.0):
         rows.append((end, ph, p, m.get("confidence"), nxt, m["next"]["bytes"]))
     # After a period change the truth is the new regime: judge from there.
     judged = [r for r in rows if r[1] > change] if change else rows
-    ok5 = [r[2] is not None and err(r[2], T) <= 0.05 for r in judged]
-    ok10 = [r[2] is not None and err(r[2], T) <= 0.10 for r in judged]
+    # A drifting period: each message against the current interval (the
+    # last two phase starts it has seen), from the third phase on.
+    if truth.get("drift"):
+        judged = [r for r in judged if r[1] >= 3]
+        Tm = [starts[r[1] - 1] - starts[r[1] - 2] for r in judged]
+    else:
+        Tm = [T] * len(judged)
+    ok5 = [r[2] is not None and err(r[2], t) <= 0.05 for r, t in zip(judged, Tm)]
+    ok10 = [r[2] is not None and err(r[2], t) <= 0.10 for r, t in zip(judged, Tm)]
     last_bad = max([i for i, k in enumerate(ok5) if not k], default=-1)
     settle = (judged[last_bad + 1][1] - change) if last_bad + 1 < len(judged) else None
     first = next((i for i, k in enumerate(ok10) if k), None)
@@ -100,7 +107,7 @@ def score_online(msgs, truth, shift=0.0):
         later = [i for i, s in enumerate(starts) if s > end]
         if later:
             i = later[0]
-            out["next_err"].append(100 * abs(nxt - starts[i]) / T)
+            out["next_err"].append(100 * abs(nxt - starts[i]) / (starts[i] - starts[i - 1] if truth.get("drift") and i else T))
             if nb:
                 out["bytes_err"].append(100 * abs(nb - nbytes[i]) / nbytes[i])
     return out

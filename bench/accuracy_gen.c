@@ -2,8 +2,10 @@
  * the semi-synthetic sweep of the FTIO paper's §5 as docs/ACCURACY.md (a
  * copy of shared/docs/ACCURACY.md) fixes it, plus the families the FTIO
  * paper does not have: short pulse trains (IOR-like, duty <= 1 %), a write and
- * a read phase in every iteration, phase volumes that vary, and a period that
- * changes halfway.
+ * a read phase in every iteration, phase volumes that vary, a period that
+ * changes halfway, and what real codes do (issue 16): phase bandwidths that
+ * vary 6x, phases of two heights, a page-cache spike then a plateau, a
+ * period that drifts.
  *
  *   accuracy-gen DIR [--per-combo N] [--seed S] [--families sweep,extra,activities]
  *                    [--subset] [--spool]
@@ -78,6 +80,7 @@ struct trace {
     int change_at;          /* first phase of the new regime, 0 = none */
     char **names;           /* names[fid - 1]: file paths of the activity families */
     uint32_t nnames;
+    bool drift;             /* the period drifts: the truth is the current interval */
 };
 
 static void push(struct trace *t, double ts, double te, double bytes, int rank, int op)
@@ -104,17 +107,25 @@ struct params {
     bool varvol;            /* requests per process vary by phase: 8..56 */
     double mu2;             /* > 0: compute mean from iteration change_at on */
     int change_at;
+    double bw_spread;       /* > 1: each phase's bandwidth x U(1/bw_spread, 1), log-uniform */
+    double height2;         /* > 0: every other phase at this share of the bandwidth */
+    int spike_reqs;         /* > 0: the first spike_reqs requests of a rank at spike_factor x */
+    double spike_factor;    /*      the bandwidth (page cache), the rest at the plateau */
+    double drift;           /* > 0: compute mean x (1 + drift)^i (a period that drifts) */
 };
 
 /* One I/O phase of all processes from `begin`; returns its end (barrier). */
-static double io_phase(struct trace *t, const struct params *p, double begin, int op, int reqs)
+static double io_phase(struct trace *t, const struct params *p, double begin, int op, int reqs,
+                       double bw)
 {
     double f = lognormal1(0.15), first = INFINITY, last = -INFINITY;
-    double base = p->req_size / p->proc_bw;
+    double base = p->req_size / (p->proc_bw * bw);
     for (int r = 0; r < p->procs; r++) {
         double s = begin + expo(p->lambda), g = lognormal1(0.05);
         for (int k = 0; k < reqs; k++) {
             double d = base * f * g * lognormal1(0.3);
+            if (k < p->spike_reqs)
+                d /= p->spike_factor;
             if (uniform() < 0.002)
                 d *= 3 + 7 * uniform();
             double ts = round_us(s), te = fmax(round_us(s + d), ts + 1e-6);
@@ -152,16 +163,24 @@ static void generate(struct trace *t, const struct params *p)
     double now = 0;
     for (int i = 0; i < p->iterations; i++) {
         double mu = p->mu2 > 0 && i >= p->change_at ? p->mu2 : p->mu, c;
+        if (p->drift > 0)
+            mu *= pow(1 + p->drift, i);
         do
             c = mu + p->sigma * normal();
         while (!(c > 0));
         int reqs = p->varvol ? 8 + (int)(uniform() * 49) : p->reqs;
-        now = io_phase(t, p, now + c, 'w', reqs);
+        double bw = 1;
+        if (p->bw_spread > 1)
+            bw = exp(-log(p->bw_spread) * uniform());
+        if (p->height2 > 0 && i % 2)
+            bw = p->height2;
+        now = io_phase(t, p, now + c, 'w', reqs, bw);
         if (p->readwrite)
-            now = io_phase(t, p, now + 0.3 * mu, 'r', reqs);
+            now = io_phase(t, p, now + 0.3 * mu, 'r', reqs, 1);
     }
     noise(t, p->noise, now, p->procs);
     t->change_at = p->mu2 > 0 ? p->change_at : 0;
+    t->drift = p->drift > 0;
 }
 
 static int cmp_req(const void *a, const void *b)
@@ -191,6 +210,8 @@ static void write_csv(const struct trace *t, const char *path)
 static double true_period(const struct trace *t, int m)
 {
     int a = t->change_at > 0 ? t->change_at : 0, b = t->nphase[m] - 1;
+    if (t->drift)                 /* the current interval: the last one */
+        a = b - 1;
     return b > a ? (t->starts[m][b] - t->starts[m][a]) / (b - a) : NAN;
 }
 
@@ -205,7 +226,8 @@ static void write_truth(const struct trace *t, const char *path)
         if (t->nphase[m] < 2)
             continue;
         const char *mode = m ? "read" : "write";
-        fprintf(f, "%s.period %.9f\n%s.change_at %d\n", mode, true_period(t, m), mode, t->change_at);
+        fprintf(f, "%s.period %.9f\n%s.change_at %d\n%s.drift %d\n", mode, true_period(t, m), mode,
+                t->change_at, mode, t->drift);
         fprintf(f, "%s.starts", mode);
         for (int i = 0; i < t->nphase[m]; i++)
             fprintf(f, " %.6f", t->starts[m][i]);
@@ -423,6 +445,46 @@ static void plan(struct gen *g, bool subset)
             p.change_at = 8;
             for (int r = 0; r < per; r++)
                 emit(g, "change", "mu2", p.mu2, "none", &p, g->seed * 1000000 + 700000 + v * 1000 + r, r);
+        }
+        /* What real codes do (issue 16): phases whose bandwidth varies 6x
+         * from phase to phase (a shared file system's mood); phases of two
+         * heights in turn (every other output at a quarter of the rate);
+         * a page-cache spike (the first 4 requests of a rank at 8x) then a
+         * long plateau that moves most bytes, with short compute between
+         * (the plateau outlasts the quiet); a period growing 2 % per
+         * phase (truth: the current, last interval), with and without noise. */
+        for (int v = 0; v < 2; v++) {
+            struct params p = defaults();
+            p.bw_spread = 6;
+            p.noise = v;
+            for (int r = 0; r < per; r++)
+                emit(g, "bwvary", "x", 6, noises[v], &p, g->seed * 1000000 + 800000 + v * 1000 + r, r);
+        }
+        for (int v = 0; v < 2; v++) {
+            struct params p = defaults();
+            p.height2 = 0.25;
+            p.noise = v;
+            for (int r = 0; r < per; r++)
+                emit(g, "twoheight", "h", 0.25, noises[v], &p, g->seed * 1000000 + 810000 + v * 1000 + r, r);
+        }
+        for (int v = 0; v < 2; v++) {
+            struct params p = defaults();
+            p.mu = 3;
+            p.reqs = 48;
+            p.proc_bw = 8 * MIB;
+            p.spike_reqs = 4;
+            p.spike_factor = 8;
+            p.noise = v;
+            for (int r = 0; r < per; r++)
+                emit(g, "plateau", "mu", p.mu, noises[v], &p, g->seed * 1000000 + 820000 + v * 1000 + r, r);
+        }
+        for (int v = 0; v < 2; v++) {
+            struct params p = defaults();
+            p.drift = 0.02;
+            p.iterations = 30;
+            p.noise = v;
+            for (int r = 0; r < per; r++)
+                emit(g, "drift", "d", 0.02, noises[v], &p, g->seed * 1000000 + 830000 + v * 1000 + r, r);
         }
     }
 }

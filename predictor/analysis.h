@@ -84,6 +84,12 @@ int  ftio_sample(const struct ftio_signal *s, double fs, double ts, double te,
                  enum ftio_sampling mode, struct ftio_samples *out,
                  char *err, size_t errlen);
 void ftio_samples_free(struct ftio_samples *x);
+/* The one sampling rule of `ftio`, `ftio scan` and ftiod (ALGORITHM.md §2):
+ * the requested rate fs, lowered only when a span of `span` seconds would
+ * take more than max_samples samples (then floor(span x rate) = max_samples;
+ * max_samples <= 0 or INFINITY: no limit).  The same trace at the same fs
+ * then gives the same samples, hence the same answer, in all three. */
+double ftio_sampling_rate(double fs, double span, double max_samples);
 /* |V_a - V_0| / V_0, or NAN when V_0 is unknown or zero. */
 double ftio_abstraction_error(const struct ftio_samples *x);
 
@@ -328,14 +334,19 @@ double ftio_history_p_periodic(const struct ftio_history *h);
  * data-time boundaries every `step` seconds (ftio --window --step, ftiod
  * --step): the same boundaries, the same bins, the same answers, whichever
  * program makes them.  A boundary whose last step holds no data is skipped
- * (nothing new to say).  Robust detector: the window is the whole job (up
- * to the bins' horizon) unless fixed, and the answer is stable: once a
+ * (nothing new to say).  Robust detector: unless fixed, the window is the
+ * whole job (up to the bins' horizon) until a `periodic` period T is established, then
+ * the last FTIO_ONLINE_HORIZON_PERIODS x T seconds (at least
+ * FTIO_ONLINE_HORIZON_MIN): it follows the current regime and bounds the
+ * cost of a step (ALGORITHM.md §9 step 11).  The answer is stable: once a
  * period is established, a window without one, or one disagreeing once,
  * publishes the last good answer marked stale; it changes on evidence (two
  * analyses in a row agreeing on a new period, or no period for more than
  * FTIO_ONLINE_NONE_PERIODS periods).  --compat: FTIO's frequency-hits
  * window, every analysis published as it is. */
 #define FTIO_ONLINE_NONE_PERIODS 3.0
+#define FTIO_ONLINE_HORIZON_PERIODS 10.0
+#define FTIO_ONLINE_HORIZON_MIN 30.0
 struct ftio_online {
     struct ftio_options opts;
     double step;                 /* s of data between analyses */

@@ -11,4 +11,4 @@ CHECK_PROGS += $(ANALYSIS_TESTS)
 
 # The accuracy regression subset (bench/accuracy-gen --subset, scored by
 # bench/accuracy_eval.py): a shell test.
-SHELL_TESTS += tests/analysis/accuracy.sh
+SHELL_TESTS += tests/analysis/accuracy.sh tests/analysis/reallogs.sh

@@ -99,6 +99,14 @@ int ftio_spectrum_compute(struct ftio_analyzer *a, const struct ftio_samples *x,
 
 /* ACF of x (mean removed, normalised so acf[0] = 1) via zero-padded FFT
  * into *acf (N values, owned by the analyzer). */
+/* The same, zero-padded to m >= 2N samples (a fast FFT size: the linear
+ * autocorrelation does not depend on m). */
+int ftio_acf_compute_len(struct ftio_analyzer *a, const struct ftio_samples *x, size_t m,
+                         const double **acf);
+/* The largest size <= n, and the smallest >= n, whose prime factors are all
+ * 2, 3, 5 or 7 (FFTW's fast sizes). */
+size_t ftio_fft_size_below(size_t n);
+size_t ftio_fft_size_above(size_t n);
 int ftio_acf_compute(struct ftio_analyzer *a, const struct ftio_samples *x,
                      const double **acf);
 

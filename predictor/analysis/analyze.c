@@ -37,6 +37,8 @@ void ftio_options_compat(struct ftio_options *o)
     o->sampling = FTIO_SAMPLING_HOLD;
 }
 
+#define FFT_TRIM_MIN 8192
+
 int ftio_analyze(struct ftio_analyzer *a, const struct ftio_samples *x,
                  const struct ftio_options *o, double now, struct ftio_result *out,
                  char *err, size_t errlen)
@@ -59,8 +61,20 @@ int ftio_analyze(struct ftio_analyzer *a, const struct ftio_samples *x,
     out->abstraction_error = ftio_abstraction_error(x);
     out->detector = o->detector;
 
+    /* The robust detector's spectrum (an arbiter, §9 step 8) of a long
+     * window covers the newest samples of a fast FFT size (prime factors 2,
+     * 3, 5, 7: a fraction of a per cent fewer; FFTW took 23x as long for
+     * 36,001 samples as for 36,000); --compat's covers them all, as FTIO's
+     * does, and short windows (cheap whatever their size) keep them all. */
+    struct ftio_samples xs = *x;
+    if (o->detector != FTIO_DETECTOR_COMPAT && x->n > FFT_TRIM_MIN) {
+        size_t m = ftio_fft_size_below(x->n);
+        xs.x += x->n - m;
+        xs.n = m;
+        xs.t0 += (double)(x->n - m) / x->fs;
+    }
     struct ftio_spectrum *s;
-    if (ftio_spectrum_compute(a, x, &s) != 0) {
+    if (ftio_spectrum_compute(a, &xs, &s) != 0) {
         snprintf(err, errlen, "out of memory computing the DFT of %zu samples", x->n);
         return -1;
     }

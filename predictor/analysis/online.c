@@ -5,9 +5,10 @@
  * Both callers keep the signal as struct ftio_bins and call
  * ftio_online_step() with the same boundaries (job_start + k * step), so a
  * trace replayed into the daemon and the same trace through `ftio --window`
- * give the same sequence of predictions.  One step: pick the window (the
- * whole job for the robust detector, FTIO's frequency-hits window under
- * --compat, or a fixed length), sample it from the bins, analyse, score the
+ * give the same sequence of predictions.  One step: pick the window (for
+ * the robust detector the last FTIO_ONLINE_HORIZON_PERIODS periods once a
+ * period is established, else the whole job; FTIO's frequency-hits window
+ * under --compat; or a fixed length), sample it from the bins, analyse, score the
  * previous prediction against what happened (§5), add to the history, and
  * decide what to publish: under the robust detector an established answer is
  * not dropped for one unlucky window, it is published again marked stale,
@@ -46,12 +47,25 @@ static bool agree(double a, double b)
     return a > 0 && b > 0 && fabs(a - b) <= AGREE * fmax(a, b);
 }
 
+/* Robust: the window forgets.  Once a period T is established (published
+ * as `periodic`: an uncertain answer, such as the noise before a job's first
+ * phase, must not narrow the window below the real period), the window
+ * holds the last FTIO_ONLINE_HORIZON_PERIODS periods (at least
+ * FTIO_ONLINE_HORIZON_MIN seconds): the answer follows the current regime (a
+ * period that drifts, a job that changes pace) instead of the mean of the
+ * whole job, and an analysis costs what the horizon holds, not what the job
+ * has run.  Without an established period, the whole job. */
 double ftio_online_window_start(const struct ftio_online *s, double t_end)
 {
     if (s->fixed_window > 0)
         return fmax(s->job_start, t_end - s->fixed_window);
     if (s->opts.detector == FTIO_DETECTOR_COMPAT)
         return s->win.start;
+    if (s->has_good && s->good.cls == FTIO_CLASS_PERIODIC && s->good.dominant.period > 0) {
+        double h = fmax(FTIO_ONLINE_HORIZON_PERIODS * s->good.dominant.period,
+                        FTIO_ONLINE_HORIZON_MIN);
+        return fmax(s->job_start, t_end - h);
+    }
     return s->job_start;
 }
 

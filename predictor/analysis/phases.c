@@ -36,6 +36,14 @@
 #define MERGE_SHARE 0.25
 /* A run moving less than this share of a typical phase's volume is noise. */
 #define MIN_VOLUME_SHARE 0.15
+/* A middle level whose samples lie this much in stretches that reach the
+ * phases is the phases' own plateau, not background. */
+#define PLATEAU_HUG 0.8
+/* Low phases (every other output at a quarter of the rate): runs that never
+ * reach the high threshold but rise above this share of the level (and
+ * MIN_CONTRAST spreads) over at least two bins; the volume filter judges
+ * them like any run. */
+#define LOW_SHARE 0.05
 
 /* Otsu's split of sorted v[0..n): returns i, the size of the lower class
  * (0 < i < n), maximising w0 w1 (m0 - m1)^2; 0 when all values are equal. */
@@ -63,9 +71,42 @@ static size_t otsu_split(const double *v, size_t n)
 
 static int reserve(struct ftio_analyzer *a, size_t n)
 {
-    if (ftio_grow((void **)&a->scratch, &a->scratch_cap, 2 * n + 16, sizeof *a->scratch) != 0)
+    if (ftio_grow((void **)&a->scratch, &a->scratch_cap, 4 * n + 16, sizeof *a->scratch) != 0)
         return -1;
     return ftio_grow((void **)&a->phase_buf, &a->phase_cap, n / 2 + 2, sizeof *a->phase_buf);
+}
+
+/* Robust standard deviation of sorted v[0..n) around c (1.4826 x MAD);
+ * dev: scratch of n. */
+static double mad(const double *v, size_t n, double c, double *dev)
+{
+    for (size_t i = 0; i < n; i++)
+        dev[i] = fabs(v[i] - c);
+    qsort(dev, n, sizeof *dev, ftio_cmp_double);
+    return 1.4826 * ftio_median_sorted(dev, n);
+}
+
+/* Share of the samples in (mid, top] that lie in stretches of samples
+ * above mid reaching above top: how closely a middle level hugs the
+ * phases. */
+static double hugging(const struct ftio_samples *x, double mid, double top)
+{
+    size_t in = 0, all = 0;
+    for (size_t k = 0; k < x->n;) {
+        if (!(x->x[k] > mid)) {
+            k++;
+            continue;
+        }
+        size_t middle = 0;
+        bool tall = false;
+        for (; k < x->n && x->x[k] > mid; k++) {
+            tall |= x->x[k] > top;
+            middle += !(x->x[k] > top);
+        }
+        all += middle;
+        in += tall ? middle : 0;
+    }
+    return all ? (double)in / (double)all : 0;
 }
 
 /* Background level and spread; the high (Otsu) and edge thresholds; the
@@ -85,10 +126,23 @@ static bool levels(struct ftio_analyzer *a, const struct ftio_samples *x,
     double thr = 0.5 * (v[split - 1] + v[split]);
     /* Spread of the background: MAD of the lower class as a std. */
     double *dev = a->scratch + n;
-    for (size_t i = 0; i < split; i++)
-        dev[i] = fabs(v[i] - s->background);
-    qsort(dev, split, sizeof *dev, ftio_cmp_double);
-    double spread = 1.4826 * ftio_median_sorted(dev, split);
+    double spread = mad(v, split, s->background, dev);
+    /* A plateau of the job's own output (a page-cache spike, then a long
+     * write at the file system's pace) can outnumber the quiet samples and
+     * become the lower class's median.  When the lower class has two levels
+     * of its own and the upper one hugs the phases (its samples lie in
+     * stretches that reach the upper class), it is I/O, not background:
+     * the background is the lower one. */
+    size_t sub = otsu_split(v, split);
+    if (sub >= n / 10 && sub < split) {
+        double b0 = ftio_median_sorted(v, sub), m1 = ftio_median_sorted(v + sub, split - sub);
+        double s0 = mad(v, sub, b0, dev);
+        if (m1 - b0 > MIN_CONTRAST * s0 && m1 - b0 > 1e-3 * fabs(m1) &&
+            hugging(x, 0.5 * (v[sub - 1] + v[sub]), thr) >= PLATEAU_HUG) {
+            s->background = b0;
+            spread = s0;
+        }
+    }
     s->spread = spread;
     s->level = level;
     /* Two levels, not one level and its rounding noise. */
@@ -117,11 +171,20 @@ static double fill(const struct ftio_phase_scan *s, double value, double level)
  * largest run and the volume per long gap.  Regroup consecutive runs by dynamic programming over
  * contiguous groups, cost per group (log(v / V))^2 + sum (gap / G)^2 over
  * the gaps inside it (a group at either end of the window may be partial:
- * only an excess counts there).  Only when fragments are there to mend:
- * runs that disagree in volume and a gap shorter than half of G; the whole
+ * only an excess counts there), never across a gap longer than 4 times the
+ * bursts on both sides when both move 30 % of V or more.  Only when fragments are there to mend: runs that
+ * disagree in volume and a gap shorter than half of G; the whole
  * phases of steady applications, even of varying volume, are left alone.  Returns the new number of phases. */
 #define GROUP_MAX_RUNS 64
-static size_t group_fragments(struct ftio_analyzer *a, struct ftio_phase *p, size_t np)
+/* Fragments of one phase are separated by gaps of at most this many times
+ * the longer of the two bursts; bursts farther apart are separate outputs (a
+ * simulation dumping for 0.1 s every 1-2 s with a restart file now and then:
+ * the restart's larger volume must not make pairs of dumps look like one). */
+#define FRAGMENT_GAP 4.0
+/* ... when both move this share of an iteration's volume or more (a lone
+ * straggler rank's burst, far behind the others, is still a fragment). */
+#define WHOLE_SHARE 0.3
+static size_t group_fragments(struct ftio_analyzer *a, struct ftio_phase *p, size_t np, double dt)
 {
     if (np < 3)
         return np;
@@ -159,7 +222,12 @@ static size_t group_fragments(struct ftio_analyzer *a, struct ftio_phase *p, siz
         for (size_t i = j; i-- > 0 && j - i <= GROUP_MAX_RUNS;) {
             vol += p[i].bytes;
             if (i + 1 < j) {
-                double g = fmax(p[i + 1].start - p[i].end, 0) / gref;
+                double g = fmax(p[i + 1].start - p[i].end, 0);
+                double burst = fmax(fmax(p[i].end - p[i].start, p[i + 1].end - p[i + 1].start), dt);
+                if (g > FRAGMENT_GAP * burst && p[i].bytes >= WHOLE_SHARE * vmax &&
+                    p[i + 1].bytes >= WHOLE_SHARE * vmax)
+                    break;            /* separate outputs, not fragments */
+                g /= gref;
                 idle += g * g;
             }
             double r = log(vol / vmax);
@@ -193,80 +261,26 @@ static size_t group_fragments(struct ftio_analyzer *a, struct ftio_phase *p, siz
     return ng;
 }
 
-int ftio_phases_find(struct ftio_analyzer *a, const struct ftio_samples *x,
-                     struct ftio_phase_scan *s)
+/* Two runs [.., e_a] and [b_b, ..] of la and lb samples separated by `gap`
+ * samples below the edge threshold are one phase when the gap is a short dip
+ * (at most gap_max) and shorter than the longer run: a gap as long as the
+ * bursts on both sides is the computation between two separate outputs
+ * (small periodic outputs, one or two bins each, one or two bins apart), never
+ * a dip inside one. */
+static bool one_phase(double gap, double la, double lb, double gap_max)
 {
-    memset(s, 0, sizeof *s);
-    size_t n = x->n;
-    if (n < 3)
-        return 0;
-    if (reserve(a, n) != 0)
-        return -1;
-    double hi, lo;
-    if (!levels(a, x, s, &hi, &lo))
-        return 0;
+    return gap <= gap_max && gap < fmax(la, lb);
+}
+
+/* From bin ranges p[0..np) (start, end: bin indices) to phases: volume above
+ * the background, onsets and ends refined inside their edge bins, flags, and
+ * the noise runs dropped.  Returns the number of phases kept. */
+static size_t finish(struct ftio_analyzer *a, const struct ftio_samples *x,
+                     const struct ftio_phase_scan *s, struct ftio_phase *p, size_t np)
+{
     const double *v = x->x;
+    size_t n = x->n;
     double dt = 1.0 / x->fs;
-
-    /* Runs above lo that reach hi, as bin ranges [first, last]. */
-    struct ftio_phase *p = a->phase_buf;
-    size_t np = 0;
-    for (size_t k = 0; k < n;) {
-        if (!(v[k] > lo)) {
-            k++;
-            continue;
-        }
-        size_t b = k;
-        bool tall = false;
-        while (k < n && v[k] > lo)
-            tall |= v[k++] > hi;
-        if (tall) {
-            p[np].start = (double)b;          /* bins for now */
-            p[np].end = (double)(k - 1);
-            np++;
-        }
-    }
-    if (np == 0)
-        return 0;
-
-    /* Merge runs separated by short dips (a phase that pauses briefly). */
-    double *len = a->scratch;
-    for (size_t i = 0; i < np; i++)
-        len[i] = p[i].end - p[i].start + 1;
-    qsort(len, np, sizeof *len, ftio_cmp_double);
-    double gap_max = fmax(1.0, MERGE_SHARE * ftio_median_sorted(len, np));
-    size_t m = 0;
-    for (size_t i = 1; i < np; i++) {
-        if (p[i].start - p[m].end - 1 <= gap_max)
-            p[m].end = p[i].end;
-        else
-            p[++m] = p[i];
-    }
-    np = m + 1;
-
-    /* Widen each phase over the quieter I/O next to it (a first or last
-     * rank writing alone, below the edge threshold but above the noise):
-     * its bytes belong to the phase, and its onset is the phase's.  Phases
-     * that now touch were one phase with a shallow dip. */
-    double floor_v = s->background + fmax(3 * s->spread, 1e-6 * (s->level - s->background));
-    for (size_t i = 0; i < np; i++) {
-        double lim_lo = i > 0 ? p[i - 1].end + 1 : 0;
-        double lim_hi = i + 1 < np ? p[i + 1].start - 1 : (double)(n - 1);
-        while (p[i].start > lim_lo && v[(size_t)p[i].start - 1] > floor_v)
-            p[i].start -= 1;
-        while (p[i].end < lim_hi && v[(size_t)p[i].end + 1] > floor_v)
-            p[i].end += 1;
-    }
-    m = 0;
-    for (size_t i = 1; i < np; i++) {
-        if (p[i].start <= p[m].end + 1)
-            p[m].end = p[i].end;
-        else
-            p[++m] = p[i];
-    }
-    np = m + 1;
-
-    /* Volume above the background, refined edges, and the flags. */
     for (size_t i = 0; i < np; i++) {
         size_t b = (size_t)p[i].start, e = (size_t)p[i].end;
         double vol = 0;
@@ -295,11 +309,201 @@ int ftio_phases_find(struct ftio_analyzer *a, const struct ftio_samples *x,
         vols[i] = p[i].bytes;
     qsort(vols, np, sizeof *vols, ftio_cmp_double);
     double typical = ftio_median_sorted(vols + np / 2, np - np / 2);
-    m = 0;
+    size_t m = 0;
     for (size_t i = 0; i < np; i++)
         if (p[i].bytes >= MIN_VOLUME_SHARE * typical)
             p[m++] = p[i];
-    s->n = group_fragments(a, p, m);
+    return m;
+}
+
+static size_t onsets(const struct ftio_phase *p, size_t n)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        m += !(p[i].flags & FTIO_PHASE_CUT_START);
+    return m;
+}
+
+/* Phases between silences: a job that writes nearly all the time (TMIO's
+ * ranks flushing one after another, a burst whose ranks finish one by one
+ * until the next burst) has no two levels for Otsu to split, but its
+ * iterations are still marked by the moments when nobody writes.  Quiet =
+ * below SILENCE_SHARE of the signal's 90th percentile; a phase = a run of
+ * samples between quiet ones.  Used only when the levels find fewer than two
+ * onsets, and kept only when it finds at least SILENCE_MIN_PHASES phases. */
+#define SILENCE_SHARE 0.1
+#define SILENCE_MIN_PHASES 4
+static size_t phases_between_silences(struct ftio_analyzer *a, const struct ftio_samples *x,
+                                      struct ftio_phase_scan *s)
+{
+    size_t n = x->n;
+    const double *v = x->x;
+    double *sorted = a->scratch;
+    memcpy(sorted, v, n * sizeof *sorted);
+    qsort(sorted, n, sizeof *sorted, ftio_cmp_double);
+    double top = sorted[(size_t)(0.9 * (double)(n - 1))];
+    double quiet = SILENCE_SHARE * top;
+    if (!(top > 0))
+        return 0;
+    size_t nq = 0;
+    while (nq < n && sorted[nq] <= quiet)
+        nq++;
+    if (nq == 0 || nq == n)
+        return 0;
+    struct ftio_phase_scan t = { .background = ftio_median_sorted(sorted, nq),
+                                 .level = ftio_median_sorted(sorted + nq, n - nq) };
+    struct ftio_phase *p = a->phase_buf;
+    size_t np = 0;
+    for (size_t k = 0; k < n;) {
+        if (!(v[k] > quiet)) {
+            k++;
+            continue;
+        }
+        size_t b = k;
+        while (k < n && v[k] > quiet)
+            k++;
+        p[np].start = (double)b;
+        p[np].end = (double)(k - 1);
+        np++;
+    }
+    np = finish(a, x, &t, p, np);
+    if (np < SILENCE_MIN_PHASES || onsets(p, np) < SILENCE_MIN_PHASES - 1)
+        return 0;
+    t.n = np;
+    t.phase = p;
+    *s = t;
+    return np;
+}
+
+int ftio_phases_find(struct ftio_analyzer *a, const struct ftio_samples *x,
+                     struct ftio_phase_scan *s)
+{
+    memset(s, 0, sizeof *s);
+    size_t n = x->n;
+    if (n < 3)
+        return 0;
+    if (reserve(a, n) != 0)
+        return -1;
+    double hi, lo;
+    if (!levels(a, x, s, &hi, &lo)) {
+        phases_between_silences(a, x, s);
+        return 0;
+    }
+    const double *v = x->x;
+
+    /* Runs above lo that reach hi, as bin ranges [first, last]. */
+    struct ftio_phase *p = a->phase_buf;
+    size_t np = 0;
+    for (size_t k = 0; k < n;) {
+        if (!(v[k] > lo)) {
+            k++;
+            continue;
+        }
+        size_t b = k;
+        bool tall = false;
+        while (k < n && v[k] > lo)
+            tall |= v[k++] > hi;
+        if (tall) {
+            p[np].start = (double)b;          /* bins for now */
+            p[np].end = (double)(k - 1);
+            np++;
+        }
+    }
+    /* Low phases: runs above floor2 that never reach hi (so never touch a
+     * tall run), between the others (both lists in time order: merge). */
+    double floor2 = s->background + fmax(MIN_CONTRAST * s->spread, LOW_SHARE * (s->level - s->background));
+    size_t nlow = 0, cap = n / 2 + 2;
+    struct ftio_phase *low = p + np;
+    for (size_t k = 0; k < n && np + nlow < cap;) {
+        if (!(v[k] > floor2)) {
+            k++;
+            continue;
+        }
+        size_t b = k;
+        bool above = false;
+        while (k < n && v[k] > floor2)
+            above |= v[k++] > hi;
+        if (!above && k - b >= 2) {
+            low[nlow].start = (double)b;
+            low[nlow].end = (double)(k - 1);
+            nlow++;
+        }
+    }
+    if (nlow > 0) {
+        struct ftio_phase *tmp = (struct ftio_phase *)(void *)(a->scratch + n);
+        size_t i = 0, j = 0, m2 = 0;
+        while (i < np || j < nlow)
+            tmp[m2++] = j >= nlow || (i < np && p[i].start < low[j].start) ? p[i++] : low[j++];
+        memcpy(p, tmp, m2 * sizeof *p);
+        np = m2;
+    }
+    if (np == 0) {
+        phases_between_silences(a, x, s);
+        return 0;
+    }
+
+    /* Merge runs separated by short dips (a phase that pauses briefly). */
+    double *len = a->scratch;
+    for (size_t i = 0; i < np; i++)
+        len[i] = p[i].end - p[i].start + 1;
+    qsort(len, np, sizeof *len, ftio_cmp_double);
+    double gap_max = fmax(1.0, MERGE_SHARE * ftio_median_sorted(len, np));
+    size_t m = 0;
+    for (size_t i = 1; i < np; i++) {
+        double gap = p[i].start - p[m].end - 1;
+        if (one_phase(gap, p[m].end - p[m].start + 1, p[i].end - p[i].start + 1, gap_max))
+            p[m].end = p[i].end;
+        else
+            p[++m] = p[i];
+    }
+    np = m + 1;
+
+    /* Widen each phase over the quieter I/O next to it (a first or last
+     * rank writing alone, below the edge threshold but above the noise):
+     * its bytes belong to the phase, and its onset is the phase's.  Phases
+     * that now touch were one phase with a shallow dip, unless that dip was
+     * as long as the bursts on both sides (separate outputs with a trickle
+     * of other I/O between them). */
+    double floor_v = s->background + fmax(3 * s->spread, 1e-6 * (s->level - s->background));
+    double *gap0 = a->scratch, *len0 = a->scratch + np;
+    for (size_t i = 0; i < np; i++) {
+        len0[i] = p[i].end - p[i].start + 1;
+        gap0[i] = i + 1 < np ? p[i + 1].start - p[i].end - 1 : 0;
+    }
+    for (size_t i = 0; i < np; i++) {
+        double lim_lo = i > 0 ? p[i - 1].end + 1 : 0;
+        double lim_hi = i + 1 < np ? p[i + 1].start - 1 : (double)(n - 1);
+        while (p[i].start > lim_lo && v[(size_t)p[i].start - 1] > floor_v)
+            p[i].start -= 1;
+        while (p[i].end < lim_hi && v[(size_t)p[i].end + 1] > floor_v)
+            p[i].end += 1;
+    }
+    m = 0;
+    double len_m = len0[0];
+    for (size_t i = 1; i < np; i++) {
+        if (p[i].start <= p[m].end + 1 && gap0[i - 1] < fmax(len_m, len0[i])) {
+            p[m].end = p[i].end;
+            len_m += len0[i];
+        } else {
+            p[++m] = p[i];
+            len_m = len0[i];
+        }
+    }
+    np = m + 1;
+
+    m = finish(a, x, s, p, np);
+    s->n = group_fragments(a, p, m, 1.0 / x->fs);
     s->phase = p;
+    if (onsets(p, s->n) < 2) {
+        /* At most a cut phase and one other: keep a copy, the silences
+         * reuse the buffer. */
+        struct ftio_phase_scan keep = *s;
+        struct ftio_phase saved[2];
+        memcpy(saved, p, keep.n * sizeof *p);
+        if (phases_between_silences(a, x, s) == 0) {
+            *s = keep;
+            memcpy(p, saved, keep.n * sizeof *p);
+        }
+    }
     return 0;
 }

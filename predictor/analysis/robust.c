@@ -36,14 +36,39 @@
  * a change). */
 #define REGIME_CV 0.10
 #define REGIME_SHIFT 0.20
+/* A drift (fit_onsets): the intervals' trend spans more than DRIFT_SPAN of
+ * their mean over the window, stands DRIFT_T standard errors out, and the
+ * intervals scatter around it by less than DRIFT_RESID (irregular compute
+ * does not look like that). */
+#define DRIFT_SPAN 0.10
+#define DRIFT_T 4.0
+#define DRIFT_RESID 0.05
+/* ... over at least this many intervals (fewer leave the t test too few
+ * degrees of freedom: jitter made false drifts online). */
+#define DRIFT_MIN_INTERVALS 6
 /* An interval within this of an integer multiple of the typical one. */
 #define MULTIPLE_SLACK 0.12
 /* Spectral fallback: a line must stand this many robust deviations above
  * the median of the power spectrum; a comb tooth this many. */
 #define LINE_Z 8.0
 #define TOOTH_Z 3.0
+/* ... and hold this share of the tallest line's power: the teeth of a pulse
+ * train are of comparable height (a narrow pulse has a flat spectrum), while
+ * the red noise of a busy signal also rises above a quiet floor (E3SM's
+ * heatmap: lines at 1/4, 2/4, 3/4 of its 36 s line hold 15 %, 4 %, 0.6 % of
+ * its power; taking them for a comb answered 4 x 36 s). */
+#define TOOTH_SHARE 0.1
 /* The spectrum alone never reaches "periodic". */
 #define SPECTRAL_MAX_CONF 0.5
+/* The arbiter (contradicted()): a spectral line's period is a repetition
+ * when the autocorrelation there exceeds ARBITER_MIN_ACF; a divisor of the
+ * onsets' period where the signal repeats with an autocorrelation of
+ * ARBITER_DIVISOR_ACF or more contradicts it (a pulse train's autocorrelation
+ * at half its period is about zero), and the answer is then capped at
+ * CONTRADICTED_CONF ("uncertain"). */
+#define ARBITER_MIN_ACF 0.3
+#define ARBITER_DIVISOR_ACF 0.5
+#define CONTRADICTED_CONF 0.6
 /* "periodic" from this confidence on (the calibration target, ALGORITHM.md). */
 #define PERIODIC_CONF 0.8
 
@@ -81,9 +106,13 @@ struct fit {
  * period change).  d: the m - 1 intervals. */
 static size_t newest_regime(const double *d, size_t nd)
 {
-    /* prefix d[0..s-2] (>= 2), the interval d[s-1] across the change
-     * (either regime), suffix d[s..] (>= 2). */
-    for (size_t s = 3; s + 2 <= nd; s++) {
+    /* prefix d[0..s-2] (>= 2, or 1 before a suffix of >= 4), the interval
+     * d[s-1] across the change (either regime), suffix d[s..] (>= 2). */
+    for (size_t s = 2; s + 2 <= nd; s++) {
+        /* A prefix of one interval only against a long suffix (the online
+         * window's horizon slides past a change and keeps one old interval). */
+        if (s == 2 && nd - s < 4)
+            continue;
         double mp, cp, ms, cs;
         mean_cv(d, s - 1, &mp, &cp);
         mean_cv(d + s, nd - s, &ms, &cs);
@@ -169,6 +198,29 @@ static void fit_onsets(const double *o, size_t m, double *scratch, struct fit *f
         if (sxx > 0)
             period = sxy / sxx;
     }
+    /* Drift: intervals that grow or shrink steadily (the least-squares
+     * line through them spans more than DRIFT_SPAN of their mean, stands
+     * DRIFT_T standard errors out, and leaves residuals under DRIFT_RESID):
+     * the period is the current interval, the line's last value, not the
+     * mean of the whole window. */
+    if (nd >= DRIFT_MIN_INTERVALS && iters == (double)nd) {
+        double mi = (double)(nd - 1) / 2, sxy = 0, sxx = 0;
+        for (size_t i = 0; i < nd; i++) {
+            sxy += ((double)i - mi) * (d[i] - mean);
+            sxx += ((double)i - mi) * ((double)i - mi);
+        }
+        double slope = sxy / sxx, rss = 0;
+        for (size_t i = 0; i < nd; i++) {
+            double e = d[i] - (mean + slope * ((double)i - mi));
+            rss += e * e;
+        }
+        double rsd = sqrt(rss / (double)(nd - 2)), se = rsd / sqrt(sxx);
+        if (fabs(slope) * (double)(nd - 1) > DRIFT_SPAN * mean && rsd < DRIFT_RESID * mean &&
+            fabs(slope) > DRIFT_T * se) {
+            period = mean + slope * mi;
+            cv = rsd / mean;
+        }
+    }
     f->period = period;
     f->cv = cv;
     f->from = from;
@@ -211,13 +263,14 @@ static double fit_confidence(const struct fit *f)
 
 /* Does bin k (+-1) stand out as a tooth of a comb of spacing k0: above the
  * noise floor, and taller than the valley halfway to the next tooth? */
-static bool tooth(const double *p, size_t half, size_t k, size_t k0, double med, double mad)
+static bool tooth(const double *p, size_t half, size_t k, size_t k0, double med, double mad,
+                  double tallest)
 {
     double top = 0;
     for (size_t j = k > 1 ? k - 1 : 1; j <= k + 1 && j <= half; j++)
         top = fmax(top, p[j]);
     size_t valley = k + k0 / 2;
-    if ((top - med) / mad <= TOOTH_Z || valley > half)
+    if ((top - med) / mad <= TOOTH_Z || valley > half || top < TOOTH_SHARE * tallest)
         return false;
     return top > 2 * p[valley];
 }
@@ -293,7 +346,7 @@ static bool spectral_pick(struct ftio_analyzer *a, const struct ftio_spectrum *s
         size_t k0 = (size_t)llround((double)kmax / (double)div);
         bool comb = true;
         for (size_t h = 1; h < div && comb; h++)
-            comb = tooth(p, half, k0 * h, k0, med, mad);
+            comb = tooth(p, half, k0 * h, k0, med, mad, p[kmax]);
         if (comb)
             best = k0;
     }
@@ -309,6 +362,43 @@ static bool commensurate(double a, double b)
 {
     double r = a > b ? a / b : b / a;
     return fabs(r - round(r)) <= 0.1 * round(r);
+}
+
+/* The unbiased autocorrelation of the samples around lag `period` (the best
+ * within +-5 % and +-1 sample: onsets jitter). */
+static double acf_at(const double *acf, size_t n, double fs, double period)
+{
+    double lag = period * fs, w = fmax(1, 0.05 * lag), best = -1;
+    for (double l = ceil(lag - w); l <= floor(lag + w); l++) {
+        if (l < 1 || l >= (double)n / 2)
+            continue;
+        size_t k = (size_t)l;
+        best = fmax(best, acf[k] * (double)n / (double)(n - k));
+    }
+    return best;
+}
+
+/* §9 step 8, the arbiter: the onsets' period P against a strong spectral
+ * line's period S that is not within 10 % of it.  The autocorrelation
+ * decides whom the signal backs: when it repeats at S about as well as at P
+ * (S a divisor of P: outputs the phases merged; or S unrelated to P), P is
+ * contradicted and may not be `periodic`.  True when it is. */
+static bool contradicted(struct ftio_analyzer *a, const struct ftio_samples *x, double p,
+                         double sp)
+{
+    if (fabs(p - sp) <= 0.1 * fmax(p, sp))
+        return false;
+    const double *acf;
+    if (ftio_acf_compute_len(a, x, ftio_fft_size_above(2 * x->n), &acf) != 0)
+        return false;
+    double rp = acf_at(acf, x->n, x->fs, p), rs = acf_at(acf, x->n, x->fs, sp);
+    if (!(rs > ARBITER_MIN_ACF))
+        return false;                  /* the line is not a repetition */
+    if (sp < p && commensurate(p, sp))
+        return rs >= ARBITER_DIVISOR_ACF;  /* repeats at a divisor of P */
+    if (sp > p && commensurate(p, sp))
+        return false;                  /* a multiple of P: P stands */
+    return rs > rp;
 }
 
 /* Candidate entry for period T (amplitude and phase of the nearest bin). */
@@ -405,6 +495,10 @@ int ftio_detect_robust(struct ftio_analyzer *a, struct ftio_spectrum *s,
          * more likely a phase cut into pieces than irregular compute. */
         if (f.cv > REGULAR_CV && spec_ok && !commensurate(period, spec_period))
             conf *= 0.5;
+        /* Never a confident answer that the spectrum and the
+         * autocorrelation contradict. */
+        if (conf > CONTRADICTED_CONF && spec_ok && contradicted(a, x, period, spec_period))
+            conf = CONTRADICTED_CONF;
         r->fitted_phases = f.used;
         r->interval_cv = f.cv;
         r->nsurvivors = f.used;
@@ -471,7 +565,13 @@ int ftio_detect_robust(struct ftio_analyzer *a, struct ftio_spectrum *s,
         nx->end = start + r->metrics.phase_duration;
         nx->bytes = r->metrics.phase_bytes;
     } else {
+        /* From the cosine: its peak is after now, but the phase around it
+         * may begin before; the next phase is the first to begin after now. */
         ftio_predict_next(&r->dominant, &r->metrics, now, nx);
+        while (nx->valid && nx->start <= now) {
+            nx->start += period;
+            nx->end += period;
+        }
     }
     return 0;
 }

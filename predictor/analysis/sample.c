@@ -138,6 +138,13 @@ int ftio_sample(const struct ftio_signal *s, double fs, double ts, double te,
     return 0;
 }
 
+double ftio_sampling_rate(double fs, double span, double max_samples)
+{
+    if (!(span > 0) || !(max_samples > 0) || !isfinite(max_samples) || !(span * fs > max_samples))
+        return fs;
+    return (floor(max_samples) + 0.5) / span;
+}
+
 void ftio_samples_free(struct ftio_samples *x)
 {
     free(x->x);

@@ -145,10 +145,45 @@ int ftio_spectrum_compute(struct ftio_analyzer *a, const struct ftio_samples *x,
     return 0;
 }
 
+/* n's prime factors are all 2, 3, 5 or 7: FFTW's fast sizes (a prime size
+ * such as 36,001 = 7 x 37 x 139 took 23x as long as 36,000). */
+static bool smooth7(size_t n)
+{
+    static const size_t p[] = { 2, 3, 5, 7 };
+    if (n == 0)
+        return false;
+    for (size_t i = 0; i < 4; i++)
+        while (n % p[i] == 0)
+            n /= p[i];
+    return n == 1;
+}
+
+size_t ftio_fft_size_below(size_t n)
+{
+    while (n > 1 && !smooth7(n))
+        n--;
+    return n;
+}
+
+size_t ftio_fft_size_above(size_t n)
+{
+    while (!smooth7(n))
+        n++;
+    return n;
+}
+
 int ftio_acf_compute(struct ftio_analyzer *a, const struct ftio_samples *x,
                      const double **acf)
 {
-    size_t n = x->n, m = 2 * n;
+    return ftio_acf_compute_len(a, x, 2 * x->n, acf);
+}
+
+int ftio_acf_compute_len(struct ftio_analyzer *a, const struct ftio_samples *x, size_t m,
+                         const double **acf)
+{
+    size_t n = x->n;
+    if (m < 2 * n)
+        m = 2 * n;
     if (fft_reserve(a, m) != 0 ||
         ftio_grow((void **)&a->acf, &a->acf_cap, n, sizeof *a->acf) != 0)
         return -1;
@@ -165,9 +200,9 @@ int ftio_acf_compute(struct ftio_analyzer *a, const struct ftio_samples *x,
         a->in[k] = x->x[k] - mean;
         sumsq += a->in[k] * a->in[k];
     }
-    /* Zero padding to 2N turns the FFT's circular correlation into the
-     * linear one: lags up to N-1 never wrap around. */
-    memset(a->in + n, 0, n * sizeof *a->in);
+    /* Zero padding to m >= 2N turns the FFT's circular correlation into
+     * the linear one: lags up to N-1 never wrap around. */
+    memset(a->in + n, 0, (m - n) * sizeof *a->in);
     fftw_execute_dft_r2c(fwd, a->in, a->out);
     for (size_t k = 0; k <= m / 2; k++) {
         double re = creal(a->out[k]), im = cimag(a->out[k]);

@@ -60,30 +60,16 @@ static const char *source_name(const struct ftio_trace *t)
     return "records";
 }
 
-/* The sampling rate of one mode: at least -f, at most --max-samples over
- * the signal's span, and such that the number of samples is an FFT-friendly
- * size (2^k or 3 x 2^k): FFTW is fastest there and, sizes repeating from job
- * to job, each analyzer reuses its cached plans instead of planning anew for
- * every log.  floor(span x fs) = N exactly: fs = (N + 0.5) / span. */
+/* The sampling rate of one mode: ftio's rule (ftio_sampling_rate), the rate
+ * of -f unless the job would take more than --max-samples samples.  Under
+ * --compat the published rate as it is.  (FFT sizes need no rounding of the
+ * rate: the robust detector's spectrum takes a 7-smooth length itself.) */
 static double mode_fs(const struct scan_opts *o, const struct ftio_signal *sig)
 {
     double fs = o->analysis.fs;
-    if (sig->n < 2)
+    if (sig->n < 2 || o->analysis.detector == FTIO_DETECTOR_COMPAT)
         return fs;
-    double span = sig->t[sig->n - 1] - sig->t[0];
-    if (!(span > 0) || o->analysis.detector == FTIO_DETECTOR_COMPAT)
-        return fs;   /* --compat: the published rate as it is */
-    double want = floor(span * fs);
-    if (want < 1)
-        return fs;   /* shorter than one sample: ftio_sample says so */
-    double n = 1;
-    while (n < want && n * 2 <= o->max_samples)
-        n *= 2;
-    if (n / 2 * 3 >= want && n / 2 * 3 <= o->max_samples && n >= 4)
-        n = n / 2 * 3;
-    if (n > o->max_samples)
-        n = o->max_samples;
-    return (n + 0.5) / span;
+    return ftio_sampling_rate(fs, sig->t[sig->n - 1] - sig->t[0], o->max_samples);
 }
 
 static void analyse_mode(struct scan_worker *w, const struct scan_opts *o, const struct ftio_signal *sig,

@@ -173,12 +173,55 @@ START_TEST(scores_previous_prediction)
 }
 END_TEST
 
+/* A period growing 2 % per phase for 60 phases (10 s to 32 s): the online
+ * answer follows the current interval, and the window forgets: it holds the
+ * last FTIO_ONLINE_HORIZON_PERIODS periods, not the whole job. */
+START_TEST(drift_followed_window_forgets)
+{
+    struct run r;
+    double t = 1, gap = 10, last_gap = gap;
+    double starts[64];
+    int n = 0;
+    for (int i = 0; i < 60; i++, t += gap, gap *= 1.02) {
+        starts[n++] = t;
+        last_gap = gap;
+    }
+    (void)last_gap;
+    run_init(&r, t + 10, FTIO_DETECTOR_ROBUST);
+    for (int i = 0; i < n; i++)
+        phase(&r, starts[i], 1);
+    struct ftio_online_update u;
+    double end = starts[n - 1] + 2;
+    int checked = 0;
+    for (double e = 1; e <= end; e += 1) {
+        if (step(&r, e, &u) != 0)
+            continue;
+        int seen = 0;
+        while (seen < n && starts[seen] <= e)
+            seen++;
+        if (seen < 20)
+            continue;
+        /* the interval between the last two phases seen */
+        double cur = starts[seen - 1] - starts[seen - 2];
+        ck_assert_msg(u.res.has_period && fabs(u.res.dominant.period - cur) <= 0.1 * cur,
+                      "at %.0f s: %.3f for a current interval of %.3f", e, u.res.dominant.period, cur);
+        checked++;
+    }
+    ck_assert_int_gt(checked, 30);
+    double ws = ftio_online_window_start(&r.on, end);
+    ck_assert_msg(end - ws <= FTIO_ONLINE_HORIZON_PERIODS * 1.1 * (starts[n - 1] - starts[n - 2]) + 1,
+                  "window %.0f s long at the end", end - ws);
+    run_free(&r);
+}
+END_TEST
+
 Suite *ftio_test_suite(void)
 {
     Suite *s = suite_create("analysis-online-loop");
     TCase *tc = tcase_create("online-loop");
     tcase_add_test(tc, skips_boundaries_without_data);
     tcase_add_test(tc, period_change_within_three_periods);
+    tcase_add_test(tc, drift_followed_window_forgets);
     tcase_add_test(tc, stale_not_none);
     tcase_add_test(tc, scores_previous_prediction);
     suite_add_tcase(s, tc);

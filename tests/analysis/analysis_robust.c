@@ -231,6 +231,184 @@ START_TEST(cut_at_window_start)
 }
 END_TEST
 
+/* Small periodic outputs (a simulation's dumps, one bin each, every 1.5-
+ * 2.5 s) with a restart file written with every fourth dump (2.5 x the
+ * bytes): each dump is a phase; pairs of dumps are never taken for one
+ * phase because a restart moves as much as two of them. */
+START_TEST(separate_outputs)
+{
+    static const double gap[] = { 2.2, 2.7, 2.5, 1.4, 1.4, 1.6, 1.8, 2.0, 1.1, 0.9, 1.0, 2.1 };
+    struct sig s;
+    sig_init(&s, 26);
+    double t = 0.52, first = t;
+    for (int i = 0; i < 13; i++) {
+        paint(&s, t, 0.05, (i % 4 == 0 ? 2.5 : 1.0) * 1e8);
+        if (i < 12)
+            t += gap[i];
+    }
+    struct ftio_result r;
+    analyse(&s, s.x.t1, &r);
+    ck_assert(r.has_period);
+    ck_assert_uint_eq(r.nphases, 13);
+    ck_assert_rel(r.dominant.period, (t - first) / 12, 0.02);
+    free(s.x.x);
+}
+END_TEST
+
+/* Outputs one bin long, one bin apart: the gap is as long as the outputs,
+ * so they stay separate phases (0.2 s period), not one long phase. */
+START_TEST(outputs_one_bin_apart)
+{
+    struct sig s;
+    sig_init(&s, 12);
+    for (int i = 0; i < 20; i++)
+        paint(&s, 1.0 + 0.2 * i, 0.1, 1e8);
+    struct ftio_result r;
+    analyse(&s, s.x.t1, &r);
+    ck_assert(r.has_period);
+    ck_assert_uint_eq(r.nphases, 20);
+    ck_assert_rel(r.dominant.period, 0.2, 0.01);
+    free(s.x.x);
+}
+END_TEST
+
+/* Ranks writing nearly all the time (TMIO's trace: 8 ranks flushing in turn
+ * for 1.8 s, then nobody for ~0.15 s): no two levels, but the silences mark
+ * the iterations. */
+START_TEST(phases_between_silences)
+{
+    struct sig s;
+    sig_init(&s, 40);
+    unsigned seed = 3;
+    for (int i = 0; i < 20; i++) {
+        double t0 = 0.5 + 1.95 * i;
+        for (double t = t0; t < t0 + 1.8 - 1e-9; t += 0.1)
+            paint(&s, t, 0.1, 150 + 100 * ((double)rand_r(&seed) / RAND_MAX));
+    }
+    struct ftio_result r;
+    analyse(&s, s.x.t1, &r);
+    ck_assert(r.has_period);
+    ck_assert_rel(r.dominant.period, 1.95, 0.02);
+    ck_assert_uint_ge(r.nphases, 18);
+    free(s.x.x);
+}
+END_TEST
+
+/* A busy signal without phases whose spectrum has one strong line (bursts
+ * every 36 s on top of busy I/O) and weaker red-noise lines at its
+ * quarters: the line is the answer, not 4 x 36 s; and the next phase
+ * from the spectrum begins after the trace, never before. */
+START_TEST(spectral_line_not_its_subharmonic)
+{
+    struct sig s;
+    sig_init(&s, 720);
+    unsigned seed = 11;
+    for (size_t k = 0; k < s.x.n; k++) {
+        double t = (double)k / FS;
+        s.x.x[k] = 4e8 + 1.5e8 * cos(2 * M_PI * t / 36.0) + 0.4e8 * cos(2 * M_PI * t / 144.0)
+                   + 0.1e8 * cos(2 * M_PI * t / 72.0) + 2e7 * ((double)rand_r(&seed) / RAND_MAX);
+    }
+    struct ftio_result r;
+    analyse(&s, s.x.t1, &r);
+    ck_assert(r.has_period);
+    ck_assert_rel(r.dominant.period, 36.0, 0.02);
+    ck_assert_int_ne(r.cls, FTIO_CLASS_PERIODIC);
+    ck_assert(r.next.valid);
+    ck_assert(r.next.start > s.x.t1);
+    free(s.x.x);
+}
+END_TEST
+
+/* The arbiter: outputs of 0.4 s, 0.3 s and 0.4 s apart in turn, with a
+ * trickle of other I/O in the shorter gaps, which joins them in pairs: the
+ * phases say 1.5 s, the signal repeats about every 0.75 s (the tallest line,
+ * the autocorrelation).  A confident 1.5 s would be a confident answer the
+ * spectrum contradicts: the answer must not be `periodic`. */
+START_TEST(arbiter_contradiction)
+{
+    struct sig s;
+    sig_init(&s, 60);
+    for (int i = 0; i < 39; i++) {
+        double t = 0.3 + 1.5 * i;
+        paint(&s, t, 0.4, 1e9);
+        paint(&s, t + 0.4, 0.3, 1e6);
+        paint(&s, t + 0.7, 0.4, 1e9);
+    }
+    struct ftio_result r;
+    analyse(&s, s.x.t1, &r);
+    ck_assert(r.has_period);
+    if (fabs(r.dominant.period - 0.75) > 0.075)
+        ck_assert_msg(r.cls != FTIO_CLASS_PERIODIC && r.dominant.confidence < 0.8,
+                      "period %g (true 0.75) at confidence %g", r.dominant.period,
+                      r.dominant.confidence);
+    free(s.x.x);
+}
+END_TEST
+
+/* Phases of two heights in turn (every other output at a quarter of the
+ * rate, four times as long): all of them are phases. */
+START_TEST(two_heights)
+{
+    struct sig s;
+    sig_init(&s, 150);
+    double t = 2;
+    for (int i = 0; i < 10; i++) {
+        double d = i % 2 ? 4.0 : 1.0;
+        paint(&s, t, d, i % 2 ? 0.5e8 : 2e8);
+        t += d + 10;
+    }
+    struct ftio_result r;
+    analyse(&s, s.x.t1, &r);
+    ck_assert(r.has_period);
+    ck_assert_uint_eq(r.nphases, 10);
+    ck_assert_rel(r.dominant.period, (t - 10 - 4 - 2) / 9, 0.02);
+    free(s.x.x);
+}
+END_TEST
+
+/* A page-cache spike, then a long plateau at the file system's pace that
+ * moves most of the bytes and outlasts the compute between phases: the
+ * plateau is the phase's, not background. */
+START_TEST(plateau_not_background)
+{
+    struct sig s;
+    sig_init(&s, 100);
+    for (int i = 0; i < 10; i++) {
+        double t = 1 + 9.0 * i;
+        paint(&s, t, 0.4, 2e9);          /* 0.8 GB into the page cache */
+        paint(&s, t + 0.4, 6.0, 2e8);    /* 1.2 GB at 200 MB/s */
+    }
+    struct ftio_result r;
+    analyse(&s, s.x.t1, &r);
+    ck_assert(r.has_period);
+    ck_assert_rel(r.dominant.period, 9.0, 0.01);
+    ck_assert_abs(r.background, 0, 1e3);
+    ck_assert_rel(r.metrics.phase_bytes, 2.0e9, 0.05);
+    ck_assert_abs(r.metrics.phase_duration, 6.4, 0.3);
+    free(s.x.x);
+}
+END_TEST
+
+/* A period growing 2 % per phase: the answer is the current interval, not
+ * the window's mean. */
+START_TEST(drift_current_interval)
+{
+    struct sig s;
+    sig_init(&s, 420);
+    double t = 2, gap = 10, last = 0;
+    for (int i = 0; i < 25; i++, t += gap, gap *= 1.02) {
+        paint(&s, t, 1, 1e9);
+        last = gap;
+    }
+    double cur = last / 1.02;          /* the interval before the last phase */
+    struct ftio_result r;
+    analyse(&s, s.x.t1, &r);
+    ck_assert(r.has_period);
+    ck_assert_rel(r.dominant.period, cur, 0.03);
+    free(s.x.x);
+}
+END_TEST
+
 Suite *ftio_test_suite(void)
 {
     Suite *s = suite_create("analysis-robust");
@@ -244,6 +422,14 @@ Suite *ftio_test_suite(void)
     tcase_add_test(tc, next_never_past);
     tcase_add_test(tc, nothing_periodic);
     tcase_add_test(tc, cut_at_window_start);
+    tcase_add_test(tc, separate_outputs);
+    tcase_add_test(tc, outputs_one_bin_apart);
+    tcase_add_test(tc, phases_between_silences);
+    tcase_add_test(tc, spectral_line_not_its_subharmonic);
+    tcase_add_test(tc, arbiter_contradiction);
+    tcase_add_test(tc, two_heights);
+    tcase_add_test(tc, plateau_not_background);
+    tcase_add_test(tc, drift_current_interval);
     suite_add_tcase(s, tc);
     return s;
 }
