@@ -112,6 +112,7 @@ static int merge(struct ingest *in, int64_t uid, const void *raw, size_t rawlen)
         quota = ftiod_quota_records(d, uid, b->n, ftiod_now());
     if (j && !foreign && quota == QUOTA_OK) {
         st = job_merge(j, b, &d->cfg.limits, ftiod_now(), ftio_real_ns());
+        job_table_account(&d->jobs, j);
         if (st == JOB_MERGED) {
             d->stats.batches++;
             d->stats.records += b->n;
@@ -145,8 +146,8 @@ static int merge(struct ingest *in, int64_t uid, const void *raw, size_t rawlen)
         ftiod_log_rl(&in->rl_quota, "job %s: dropped a batch of uid %lld (%s:%lld): %s", b->h.job,
                      (long long)uid, host, (long long)b->h.pid, quota_reason(quota));
     else if (!j && quota == QUOTA_OK)
-        ftiod_log_rl(&in->rl_jobs, "job table full (--max-jobs %zu): dropping batch of job %s",
-                     max_jobs, b->h.job);
+        ftiod_log_rl(&in->rl_jobs, "job table full (--max-jobs %zu): dropping batch of job %s; "
+                     "raise --max-jobs", max_jobs, b->h.job);
     else if (st == JOB_TOO_MANY_PROCS)
         ftiod_log_rl(&in->rl_procs, "job %s: more than %zu processes (--max-procs): "
                      "dropping batch of %s:%lld", b->h.job, d->cfg.limits.max_procs,

@@ -375,6 +375,7 @@ static struct job *restore_one(struct ftiod *d, const char *path, struct ftio_ba
             if (ftio_wire_decode(p + 8, plen - 8, batch, &used, err, sizeof err) == 0 &&
                 strcmp(batch->h.job, j->id) == 0) {
                 job_merge(j, batch, &d->cfg.limits, ftiod_now(), ftio_real_ns());
+                job_table_account(&d->jobs, j);
                 (*nbatches)++;
                 j->reopened = j->closed;   /* data after an .end: a revision is due */
             }
