@@ -86,7 +86,7 @@ struct job_proc *job_find_proc(struct job *j, const char *host, int64_t pid)
 /* Keep the load factor under 1/2; the table only grows. */
 static int procs_grow(struct job *j)
 {
-    size_t cap = j->proc_cap ? j->proc_cap * 2 : 16;
+    size_t cap = j->proc_cap ? j->proc_cap * 2 : 4;
     struct job_proc *n = calloc(cap, sizeof *n);
     if (!n)
         return -1;
