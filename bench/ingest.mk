@@ -15,3 +15,12 @@ $(B)/bench/auth-cost: $(B)/bench/auth_cost.o $(B)/predictor/daemon/auth_verify.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(ZMQ_LIBS) $(MSGPACK_LIBS) -lm
 
 BENCH_TARGETS += $(B)/bench/auth-cost
+
+# bench/sitescale.sh: N live jobs (ftio-wire fleet) into one ftiod; step:
+# one analysis step's CPU time for a job of H hours (bench/step_bench.c).
+$(B)/bench/step: $(B)/bench/step_bench.o $(B)/predictor/daemon/job.o $(B)/lib/libftioanalysis.a \
+                 $(B)/lib/libftiocommon.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(FFTW_LIBS) $(MSGPACK_LIBS) -lm
+
+BENCH_TARGETS += $(B)/bench/step $(B)/bin/ftio-wire

@@ -31,7 +31,10 @@
  *  3. Latency: a job holding one hour of signal at 10 Hz (ftiod --window 3600,
  *     so every analysis is over 36000 samples); then K times a batch with a
  *     `mark` is sent and the time until its prediction arrives on the PUB
- *     socket is measured (the prediction's `records` tells which batch it saw).
+ *     socket is measured: the prediction of the boundary the batch made due
+ *     (its `records` include the batch and its window ends within a step of
+ *     the batch's record; an older boundary's prediction published later
+ *     does not count).
  */
 #include <errno.h>
 #include <math.h>
@@ -390,6 +393,8 @@ static void latency(struct bench *b)
         w.len = 0;
         ftio_wire_encode(&w, &h, rec, 1);
         records += 1;
+        /* The record's end in epoch seconds, as ftiod dates it. */
+        double rec_end = (double)(real + (m2 - mono)) * 1e-9;
         double t0 = now_s();
         ftio_batch_send(push, NULL, w.data, w.len, 0);
         for (;;) {
@@ -407,9 +412,20 @@ static void latency(struct bench *b)
             json_t *o = json_loadb(zmq_msg_data(&m), zmq_msg_size(&m), 0, NULL);
             zmq_msg_close(&m);
             double recs = json_number_value(json_object_get(o, "records"));
-            samples_seen = (int)json_number_value(json_object_get(json_object_get(o, "window"), "samples"));
+            json_t *win = json_object_get(o, "window");
+            samples_seen = (int)json_number_value(json_object_get(win, "samples"));
+            double wend = json_number_value(json_object_get(win, "end"));
+            bool stale = json_is_true(json_object_get(o, "stale"));
             json_decref(o);
-            if (recs >= (double)records) {   /* this prediction includes our batch */
+            if (getenv("INGEST_DEBUG"))
+                fprintf(stderr, "latency: records %.0f of %llu, window end %+.3f s from the "
+                        "record, stale %d\n", recs, (unsigned long long)records, wend - rec_end,
+                        stale);
+            /* The prediction of the newest boundary, the one our batch made
+             * due: its window ends within a --step (1 s) before the batch's
+             * record.  `records` alone is not enough: a prediction of an
+             * older boundary published after the merge counts it too. */
+            if (recs >= (double)records && wend >= rec_end - 1.0 - 1e-3) {
                 lat[got++] = (t1 - t0) * 1e3;
                 break;
             }

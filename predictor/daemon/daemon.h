@@ -239,7 +239,7 @@ void ftiod_quota_free(struct ftiod_quota *q);
 enum quota_verdict ftiod_quota_job(struct ftiod *d, int64_t uid);
 enum quota_verdict ftiod_quota_proc(struct ftiod *d, int64_t uid);
 enum quota_verdict ftiod_quota_records(struct ftiod *d, int64_t uid, size_t n, double now);
-/* Bytes the jobs may use at most as they are now (what --max-memory bounds). */
+/* Bytes the jobs use now (job_memory; what --max-memory bounds). */
 double ftiod_memory_reserved(const struct ftiod *d);
 
 /* claims.c (caller holds d->lock): who owns a job id (the rules are at the

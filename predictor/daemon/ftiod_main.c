@@ -6,13 +6,13 @@
  * (analysis_options.h).
  *
  * Start-up binds every socket first (a busy port is a clear error before
- * anything runs), then starts the analysis thread (scheduler.c) and runs the
- * ingest loop (ingest.c) in this thread until SIGINT/SIGTERM.  Shutdown:
- * the ingest loop takes what is queued, the analysis thread publishes the
- * final summary of every job and leaves, the PUB socket lingers so those
- * last messages reach the subscribers.  SIGHUP reopens --log (logrotate):
- * the handler only sets a flag, the analysis thread, which owns the file,
- * reopens it between two lines.
+ * anything runs), then starts the analysis threads (scheduler.c) and runs
+ * the ingest loop (ingest.c) in this thread until SIGINT/SIGTERM.  Shutdown
+ * takes 2 s at most: the analysis threads publish the final summaries they
+ * have time for (scheduler.c) and leave, the PUB socket lingers what is
+ * left of the 2 s so those last messages reach the subscribers.  SIGHUP
+ * reopens --log (logrotate): the handler only sets a flag, an analysis
+ * thread reopens it between two lines.
  */
 #include <errno.h>
 #include <grp.h>
@@ -88,6 +88,14 @@ static int set_socket_mode(const struct cliopt *o, const char *val, char *err, s
 
 static const char *const auth_names[] = {"munge", "none", NULL};
 static const int auth_values[] = {FTIO_AUTH_MUNGE, FTIO_AUTH_NONE};
+/* A site's login node: thousands of jobs at once (a job holds what it sent,
+ * ~0.1 MB for a short one: README, bench/README.md "sitescale"). */
+#define FTIOD_MAX_JOBS_DEF 20000
+#define FTIOD_MAX_MEMORY_DEF 8192.0
+
+/* SIGTERM to exit, s (the analysis threads take SCHED_STOP_BUDGET of it). */
+#define STOP_BOUND 1.85
+
 static const char *const catch_up_names[] = {"newest", "every", NULL};
 static const int catch_up_values[] = {FTIOD_CATCH_UP_NEWEST, FTIOD_CATCH_UP_EVERY};
 
@@ -168,7 +176,7 @@ static int parse_args(int argc, char **argv, struct ftiod_config *c, struct ftio
         "an ended job takes late batches S s more (a spool file\n"
         "replayed after the end): they give a corrected .end", "600",
         .to.d = &c->late_batches, .min = 0, .flags = CLIOPT_NOMAX);
-    OPT("max-jobs", 0, CLIOPT_SIZE, "N", "jobs tracked at once", "256",
+    OPT("max-jobs", 0, CLIOPT_SIZE, "N", "jobs tracked at once", "20000",
         .to.z = &c->max_jobs, .min = 1, .max = 1e7);
     OPT("max-procs", 0, CLIOPT_SIZE, "N", "processes per job", "65536",
         .to.z = &c->limits.max_procs, .min = 1, .max = 1e9);
@@ -230,7 +238,10 @@ static int parse_args(int argc, char **argv, struct ftiod_config *c, struct ftio
     o->help = "fixed analysis window of S s, or 'adaptive' (0)";
     o->def = "adaptive";
     o = cliopt_find(&p, "max-memory");
-    o->help = "memory the jobs may reserve, MB";
+    o->help = "memory the jobs may use, MB (what each job holds now:\n"
+              "~0.1 MB for a short one, up to ~8 MB for one of a whole\n"
+              "horizon with --summary-records of records)";
+    o->def = "8192";
     o = cliopt_find(&p, "sampling");
     o->help = "hold or average: average online because it conserves\n"
               "volume and does not depend on where the bin grid falls";
@@ -319,14 +330,14 @@ static void config_default(struct ftiod_config *c)
     c->settle_end = 2.0;
     c->keep_ended = 64;
     c->late_batches = 600.0;
-    c->max_jobs = 256;
+    c->max_jobs = FTIOD_MAX_JOBS_DEF;
     c->max_msg = 256ll << 20;
     c->rcvhwm = 10000;
     c->auth = FTIO_AUTH_MUNGE;
     c->socket_mode = -1;
     c->user_jobs = 32;
     c->user_procs = 65536;
-    c->max_memory = FTIO_MAX_MEMORY_DEF * 1048576;
+    c->max_memory = FTIOD_MAX_MEMORY_DEF * 1048576;
     job_limits_default(&c->limits);
     ftio_options_default(&c->opts);
     /* Online the window start is not the trace's t_0 when the bins are laid
@@ -612,8 +623,14 @@ out:
         zmq_close(d->router);
     if (d->rep)
         zmq_close(d->rep);
-    if (d->pub)
+    if (d->pub) {
+        /* The end messages may linger for what is left of the 2 s. */
+        int linger = d->stop_at > 0 ? (int)(1000 * (STOP_BOUND - (ftiod_now() - d->stop_at))) : 0;
+        if (linger < 50)
+            linger = 50;
+        zmq_setsockopt(d->pub, ZMQ_LINGER, &linger, sizeof linger);
         zmq_close(d->pub);
+    }
     if (d->zctx)
         zmq_ctx_term(d->zctx);
     ftiod_publish_close(d);

@@ -121,6 +121,7 @@ static int merge(struct ingest *in, int64_t uid, const void *raw, size_t rawlen)
     if (j && !foreign && quota == QUOTA_OK) {
         int64_t recv_ns = ftio_real_ns();
         st = job_merge(j, b, &d->cfg.limits, ftiod_now(), recv_ns);
+        job_table_account(&d->jobs, j);
         if (st == JOB_MERGED) {
             d->stats.batches++;
             d->stats.records += b->n;
@@ -154,8 +155,8 @@ static int merge(struct ingest *in, int64_t uid, const void *raw, size_t rawlen)
         ftiod_log_rl(&in->rl_quota, "job %s: dropped a batch of uid %lld (%s:%lld): %s", id,
                      (long long)uid, host, (long long)b->h.pid, quota_reason(quota));
     else if (!j && quota == QUOTA_OK)
-        ftiod_log_rl(&in->rl_jobs, "job table full (--max-jobs %zu): dropping batch of job %s",
-                     max_jobs, id);
+        ftiod_log_rl(&in->rl_jobs, "job table full (--max-jobs %zu): dropping batch of job %s; "
+                     "raise --max-jobs", max_jobs, id);
     else if (st == JOB_TOO_MANY_PROCS)
         ftiod_log_rl(&in->rl_procs, "job %s: more than %zu processes (--max-procs): "
                      "dropping batch of %s:%lld", id, d->cfg.limits.max_procs,

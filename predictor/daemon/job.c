@@ -113,7 +113,7 @@ struct job_proc *job_find_proc(struct job *j, const char *host, int64_t pid)
 /* Keep the load factor under 1/2; the table only grows. */
 static int procs_grow(struct job *j)
 {
-    size_t cap = j->proc_cap ? j->proc_cap * 2 : 16;
+    size_t cap = j->proc_cap ? j->proc_cap * 2 : 4;
     struct job_proc *n = calloc(cap, sizeof *n);
     if (!n)
         return -1;
@@ -551,11 +551,84 @@ void job_table_init(struct job_table *t, size_t max_jobs)
     t->max = max_jobs;
 }
 
+size_t job_memory(const struct job *j)
+{
+    size_t m = sizeof *j + strlen(j->id) + 1 + j->proc_cap * sizeof *j->procs + j->nprocs * 32;
+    for (int k = 0; k < JOB_NMODES; k++) {
+        const struct job_mode_state *s = &j->mode[k];
+        if (s->has_data)
+            m += s->bins.capacity * 3 * sizeof(double);
+        m += s->log.cap * 3 * sizeof(double);
+    }
+    return m + (size_t)job_activities_memory(j);
+}
+
+void job_table_account(struct job_table *t, struct job *j)
+{
+    size_t m = job_memory(j);
+    t->mem += (double)m - (double)j->mem;
+    j->mem = m;
+}
+
+/* ---- the index: id -> job, linear probing ---- */
+
+static size_t index_slot(const struct job_table *t, const char *id)
+{
+    return (size_t)ftio_hash_bytes(id, strlen(id)) & (t->index_cap - 1);
+}
+
+static void index_put(struct job_table *t, struct job *j)
+{
+    size_t i = index_slot(t, j->id);
+    while (t->index[i])
+        i = (i + 1) & (t->index_cap - 1);
+    t->index[i] = j;
+}
+
+/* Room for one more job at a load under 1/2. */
+static int index_room(struct job_table *t)
+{
+    if ((t->n + 1) * 2 <= t->index_cap)
+        return 0;
+    size_t cap = t->index_cap ? t->index_cap * 2 : 64;
+    struct job **old = t->index;
+    size_t old_cap = t->index_cap;
+    if (!(t->index = calloc(cap, sizeof *t->index))) {
+        t->index = old;
+        return -1;
+    }
+    t->index_cap = cap;
+    for (size_t i = 0; i < old_cap; i++)
+        if (old[i])
+            index_put(t, old[i]);
+    free(old);
+    return 0;
+}
+
+/* Take j out, moving back the entries of its probe run (no tombstones). */
+static void index_del(struct job_table *t, const struct job *j)
+{
+    size_t mask = t->index_cap - 1, i = index_slot(t, j->id);
+    while (t->index[i] != j) {
+        if (!t->index[i])
+            return;
+        i = (i + 1) & mask;
+    }
+    t->index[i] = NULL;
+    for (size_t k = (i + 1) & mask; t->index[k]; k = (k + 1) & mask) {
+        struct job *x = t->index[k];
+        t->index[k] = NULL;
+        index_put(t, x);
+    }
+}
+
 struct job *job_table_find(struct job_table *t, const char *id)
 {
-    for (size_t i = 0; i < t->n; i++)
-        if (strcmp(t->job[i]->id, id) == 0)
-            return t->job[i];
+    if (!t->index_cap)
+        return NULL;
+    for (size_t i = index_slot(t, id); t->index[i]; i = (i + 1) & (t->index_cap - 1))
+        if (strcmp(t->index[i]->id, id) == 0)
+            return t->index[i];
     return NULL;
 }
 
@@ -571,9 +644,14 @@ struct job *job_table_add(struct job_table *t, const char *id, const struct job_
         t->job = n;
         t->cap = cap;
     }
+    if (index_room(t) < 0)
+        return NULL;
     struct job *j = job_new(id, lim);
-    if (j)
+    if (j) {
         t->job[t->n++] = j;
+        index_put(t, j);
+        job_table_account(t, j);
+    }
     return j;
 }
 
@@ -592,6 +670,8 @@ void job_table_remove(struct job_table *t, struct job *j)
     for (size_t i = 0; i < t->n; i++)
         if (t->job[i] == j) {
             t->job[i] = t->job[--t->n];
+            index_del(t, j);
+            t->mem -= (double)j->mem;
             job_free(j);
             return;
         }
@@ -602,5 +682,6 @@ void job_table_free(struct job_table *t)
     for (size_t i = 0; i < t->n; i++)
         job_free(t->job[i]);
     free(t->job);
+    free(t->index);
     memset(t, 0, sizeof *t);
 }

@@ -7,7 +7,8 @@
  * this file unit-testable (tests/daemon/test_job.c).
  *
  * Memory per job is bounded: the signal is kept as bins of width 1/fs over a
- * horizon (ftio_bins), raw records only in the summary's record log (at most
+ * horizon (ftio_bins, whose rings grow with the data's span up to it), raw
+ * records only in the summary's record log (at most
  * limits.summary_records per mode), processes are capped at
  * limits.max_procs and the missing-sequence ranges of each process at
  * JOB_MAX_MISSING.
@@ -193,6 +194,7 @@ struct job {
     bool     forget;
     struct job_activities *acts;   /* per-activity streams (job_activities.c), NULL until
                                       the first batch */
+    size_t   mem;                  /* bytes it held when last accounted (job_table_account) */
 };
 
 /* What a merge did, for the caller's log lines and scheduling. */
@@ -245,7 +247,15 @@ struct job_journal;
 struct job_table {
     struct job **job;
     size_t n, cap, max;
+    double mem;              /* bytes the jobs hold, as last accounted */
+    struct job **index;      /* open addressing on the id: job_table_find in O(1) */
+    size_t index_cap;        /* a power of two, at least twice n */
 };
+/* Bytes job j holds now: its state, processes, bins and record logs (what
+ * --max-memory bounds: what a job uses, which grows with what it sent). */
+size_t      job_memory(const struct job *j);
+/* j changed (a batch merged): count its memory again in t->mem. */
+void        job_table_account(struct job_table *t, struct job *j);
 void        job_table_init(struct job_table *t, size_t max_jobs);
 struct job *job_table_find(struct job_table *t, const char *id);
 /* NULL when the table is full (max jobs) and no ended job can make room

@@ -14,8 +14,12 @@
  *
  * Under --auth none there is no uid (-1): the per-user quotas cannot tell
  * users apart and do not apply; --max-memory always does.  Memory is
- * reserved at its worst case (a job's full horizon of bins and summary
- * records), not measured: what a job may grow to is what must fit.
+ * counted as the jobs use it (job_memory: their bins grow with the span of
+ * their data, their record logs with their records), kept up to date after
+ * every merge (job_table_account): a site with thousands of short jobs is
+ * not refused for what each might grow to.  A job already in keeps growing
+ * up to its own bound (horizon, --summary-records): the memory bound
+ * refuses new jobs and processes, never a running job's data.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -50,20 +54,12 @@ void ftiod_quota_free(struct ftiod_quota *q)
     free(q);
 }
 
-static double job_bytes(const struct ftiod *d)
-{
-    const struct job_limits *l = &d->cfg.limits;
-    return sizeof(struct job) +
-           JOB_NMODES * (ceil(l->horizon * l->fs) * 2 * sizeof(double) +
-                         (double)l->summary_records * 3 * sizeof(double));
-}
+/* What a new job takes before its first record: its state. */
+#define JOB_BYTES (sizeof(struct job) + 64)
 
 double ftiod_memory_reserved(const struct ftiod *d)
 {
-    double procs = 0;
-    for (size_t i = 0; i < d->jobs.n; i++)
-        procs += (double)d->jobs.job[i]->nprocs + job_activities_memory(d->jobs.job[i]) / PROC_BYTES;
-    return (double)d->jobs.n * job_bytes(d) + procs * PROC_BYTES;
+    return d->jobs.mem;
 }
 
 static enum quota_verdict memory(struct ftiod *d, double more)
@@ -79,9 +75,9 @@ static enum quota_verdict memory(struct ftiod *d, double more)
     if (!d->quota->memory_said) {
         d->quota->memory_said = true;
         ftiod_log_at(FTIOD_WARNING,
-                     "memory bound reached (--max-memory %.0f MB, %.0f MB reserved): refusing new "
-                     "jobs and processes until some end (counted as over_memory)",
-                     d->cfg.max_memory / 1048576, used / 1048576);
+                     "memory bound reached: the %zu jobs use %.1f MB of --max-memory %.0f MB; "
+                     "refusing new jobs and processes until some end (counted as over_memory); "
+                     "raise --max-memory", d->jobs.n, used / 1048576, d->cfg.max_memory / 1048576);
     }
     return QUOTA_MEMORY;
 }
@@ -97,7 +93,7 @@ enum quota_verdict ftiod_quota_job(struct ftiod *d, int64_t uid)
             return QUOTA_JOBS;
         }
     }
-    return memory(d, job_bytes(d) + PROC_BYTES);
+    return memory(d, JOB_BYTES + PROC_BYTES);
 }
 
 enum quota_verdict ftiod_quota_proc(struct ftiod *d, int64_t uid)

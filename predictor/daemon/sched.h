@@ -63,7 +63,8 @@ bool   sched_boundary_due(struct ftiod *d, const struct job *j, struct job_mode_
                           double now_mono, bool ending);
 /* The next job to work on, marked held (the ingest thread leaves it alone),
  * or NULL when nothing is due; refills the queue from the job table when it
- * ran dry (a round), at most every few ms unless `force`. */
+ * ran dry (a round), at most every few ms (sooner when `force`: a mark or a
+ * final woke the thread; at once when stopping). */
 struct job *sched_take(struct ftiod *d, double now, bool stopping, bool force);
 /* The turn of j is over: it may be queued again. */
 void   sched_give_back(struct ftiod *d, struct job *j);

@@ -48,7 +48,7 @@ static void *analysis_main(void *arg)
             d->stop_at = now;
         if (stopping && (d->state || now - d->stop_at > SCHED_STOP_BUDGET))
             break;
-        struct job *j = sched_take(d, now, stopping, stopping || woken);
+        struct job *j = sched_take(d, now, stopping, woken);
         woken = false;
         if (j) {
             if (++d->stats.turns_now > d->stats.turns_max)

@@ -466,6 +466,7 @@ static struct job *restore_one(struct ftiod *d, const char *path, struct ftio_ba
             if (ftio_wire_decode(p + skip, plen - skip, batch, &used, err, sizeof err) == 0 &&
                 ftiod_claim_stored(j, batch->h.job, (int64_t)get64(p))) {
                 job_merge(j, batch, &d->cfg.limits, ftiod_now(), recv);
+                job_table_account(&d->jobs, j);
                 (*nbatches)++;
                 j->reopened = j->closed;   /* data after an .end: a revision is due */
             }

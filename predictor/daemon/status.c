@@ -226,7 +226,7 @@ static void print_table(json_t *root)
     json_t *tot = json_object_get(root, "totals");
     char up[FTIO_UNITS_LEN], mem[FTIO_UNITS_LEN], rec[FTIO_UNITS_LEN];
     printf("ftiod %s, up %s: %.0f batches, %s records, %.0f predictions published, "
-           "%s reserved\n",
+           "%s in use by the jobs\n",
            json_string_value(json_object_get(root, "version")) ?: "?",
            ftio_fmt_duration(num(root, "uptime"), up, sizeof up), num(tot, "batches"),
            ftio_fmt_count(num(tot, "records"), rec, sizeof rec), num(tot, "published"),

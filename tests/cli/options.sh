@@ -125,7 +125,7 @@ want="--endpoint --speed --realtime"
 helpcheck man/ftio.1 "ftio replay" "$FTIO" replay
 want="--endpoint --timeout --server-key --key"
 helpcheck man/ftio.1 "ftio end" "$FTIO" end
-want="--listen --pub --status-endpoint --log --state-dir --config --freq --tol --no-psd --compat --detector --sampling --window --step --max-memory --settle --min-interval --horizon --summary-records --job-timeout --keep-ended --max-jobs --max-procs --max-msg --rcvhwm --auth --munge-socket --curve-secret --curve-clients --socket-mode --socket-group --max-connections --user-jobs --user-procs --user-rate --status --server-key --key --json --verbose --print-config"
+want="--listen --pub --status-endpoint --log --state-dir --config --freq --tol --no-psd --compat --detector --sampling --window --step --max-memory --settle --min-interval --threads --catch-up --horizon --summary-records --job-timeout --keep-ended --max-jobs --max-procs --max-msg --rcvhwm --auth --munge-socket --curve-secret --curve-clients --socket-mode --socket-group --max-connections --user-jobs --user-procs --user-rate --status --server-key --key --json --verbose --print-config"
 helpcheck man/ftiod.1 ftiod "$FTIOD"
 
 # ---- ftiod's configuration file ------------------------------------------------

@@ -20,6 +20,8 @@ static const struct {
     { "records", wire_cmd_records, "RECORDS FILES SPOOL...", "records as numeric columns" },
     { "recv", wire_cmd_recv, "[-e ENDPOINT] [FILE...]", "receive (ROUTER, acknowledges) and count" },
     { "periodic", wire_cmd_periodic, "[options]", "a periodic job to ftiod or to spool files" },
+    { "fleet", wire_cmd_fleet, "--endpoint E --jobs N [options]",
+      "many live jobs from one process (bench/sitescale)" },
     { "tmio", wire_cmd_tmio, "FILE.jsonl --spool DIR", "a TMIO trace as spool files" },
     { "fuzz", wire_cmd_fuzz, "--endpoint E [options]", "hostile messages to ftiod" },
     { "trace", wire_cmd_trace, "-o OUT.msgpack [options]", "a large periodic trace (benchmarks)" },

@@ -7,9 +7,10 @@
  *   gen       wire_dump.c     a small synthetic spool file on stdout
  *   records   wire_records.c  records as numeric columns (MPI-IO checker)
  *   recv      wire_recv.c     a ROUTER receiver with acknowledgements, totals
- *   periodic, tmio, fuzz
+ *   periodic, tmio, fuzz, fleet
  *             wire_forge.c    batches for ftiod: a paced or past job, a
- *                             TMIO trace as spool files, hostile messages
+ *                             TMIO trace as spool files, hostile messages,
+ *                             a site's worth of live jobs
  *   trace     bench/analysis_gen.c  a large periodic trace (spool, JSONL, CSV)
  */
 #ifndef FTIO_TEST_WIRE_H
@@ -24,6 +25,7 @@ int wire_cmd_recv(int argc, char **argv);
 int wire_cmd_periodic(int argc, char **argv);
 int wire_cmd_tmio(int argc, char **argv);
 int wire_cmd_fuzz(int argc, char **argv);
+int wire_cmd_fleet(int argc, char **argv);
 int wire_cmd_trace(int argc, char **argv);
 
 /* Reads a whole file ("-": stdin) into memory.  Returns the buffer (free()

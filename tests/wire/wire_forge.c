@@ -28,6 +28,16 @@
  *   ftio-wire fuzz --endpoint E [--count N] [--seed S]
  *       Random, truncated, bit-flipped, multi-frame, wrong-version and
  *       hostile-but-valid messages.
+ *   ftio-wire fleet --endpoint E --jobs N [--seconds S] [--history H]
+ *              [--prefix P] [--seed X] [--info FILE]
+ *       N live jobs from one process (bench/sitescale): each one process
+ *       that flushes once a second while it does I/O, a period of 10 to 600
+ *       s (log-uniform), a write burst of min(10, P/4) s per period, one
+ *       request per second of burst; every other job also reads, half a
+ *       period later.  --history H first sends each job's last H hours
+ *       (batches of up to 4096 records), then S seconds live, then `final`.
+ *       --info FILE: the wall time the live part started and each job's
+ *       period, as JSON.
  *
  * Spool files are named ftio-<job>-gen-<pid>.msgpack like the shim's.
  */
@@ -554,4 +564,148 @@ int wire_cmd_fuzz(int argc, char **argv)
     ftio_wbuf_free(&w);
     out_close(&o);
     return 0;
+}
+
+/* ---- fleet ------------------------------------------------------------------ */
+
+#define FLEET_MONO0 200000000000000ll   /* 2e5 s: room for 24 h of history */
+#define FLEET_BATCH 4096
+
+struct fleet_job {
+    char name[64];
+    double origin;        /* wall s of the job's time 0 */
+    double period, burst; /* s */
+    bool reads;
+    uint64_t seq;
+    /* the next request of each mode: period m, second i of the burst */
+    int64_t m[2];
+    int i[2];
+};
+
+/* Wall start of the next request of mode k. */
+static double fleet_next(const struct fleet_job *f, int k)
+{
+    return f->origin + (double)f->m[k] * f->period + (k ? f->period / 2 : 0) + f->i[k];
+}
+
+static void fleet_advance(struct fleet_job *f, int k)
+{
+    if (++f->i[k] >= (int)f->burst) {
+        f->i[k] = 0;
+        f->m[k]++;
+    }
+}
+
+/* Send the requests of f that end by `until` (wall s), in batches. */
+static int fleet_send(struct out *o, struct fleet_job *f, double until, int64_t real0,
+                      double start, struct ftio_record *rec)
+{
+    for (;;) {
+        size_t n = 0;
+        for (int k = 0; k < (f->reads ? 2 : 1); k++)
+            while (n < FLEET_BATCH && fleet_next(f, k) + 0.8 <= until) {
+                double ts = fleet_next(f, k) - start;
+                rec[n++] = (struct ftio_record){
+                    .t_start = (uint64_t)(FLEET_MONO0 + (int64_t)llround(ts * 1e9)),
+                    .t_end = (uint64_t)(FLEET_MONO0 + (int64_t)llround((ts + 0.8) * 1e9)),
+                    .offset = -1, .bytes = 1 << 20, .file_id = 7,
+                    .op = k ? FTIO_OP_READ : FTIO_OP_WRITE, .layer = FTIO_LAYER_POSIX,
+                };
+                fleet_advance(f, k);
+            }
+        if (n == 0)
+            return 0;
+        struct ftio_batch_header h = {
+            .job = f->name, .host = "fleet", .pid = 1, .rank = -1, .seq = f->seq++,
+            .clock_mono = FLEET_MONO0, .clock_real = real0,
+        };
+        if (out_batch(o, &h, rec, n) < 0)
+            return -1;
+        if (n < FLEET_BATCH)
+            return 0;
+    }
+}
+
+int wire_cmd_fleet(int argc, char **argv)
+{
+    static const char usage[] =
+        "usage: ftio-wire fleet --endpoint E --jobs N [--seconds S] [--history H] [--prefix P]\n"
+        "                       [--seed X] [--info FILE]\n";
+    if (arg_flag(argc, argv, "--help")) {
+        fputs(usage, stdout);
+        return 0;
+    }
+    const char *endpoint = arg_str(argc, argv, "--endpoint", NULL);
+    const char *prefix = arg_str(argc, argv, "--prefix", "fleet");
+    const char *info = arg_str(argc, argv, "--info", NULL);
+    long njobs = (long)arg_num(argc, argv, "--jobs", 0);
+    double seconds = arg_num(argc, argv, "--seconds", 60);
+    double history = arg_num(argc, argv, "--history", 0) * 3600;
+    unsigned seed = (unsigned)arg_num(argc, argv, "--seed", 1);
+    if (!endpoint || njobs < 1 || njobs > 1000000 || !(seconds > 0) || history < 0 ||
+        history > 48 * 3600) {
+        fprintf(stderr, "ftio-wire fleet: need --endpoint, 1 <= --jobs <= 1e6, --seconds > 0, "
+                        "0 <= --history <= 48\n%s", usage);
+        return 2;
+    }
+    struct fleet_job *jobs = calloc((size_t)njobs, sizeof *jobs);
+    struct ftio_record *rec = malloc(FLEET_BATCH * sizeof *rec);
+    struct out o;
+    if (!jobs || !rec || out_open(&o, endpoint, NULL) < 0) {
+        free(jobs);
+        free(rec);
+        return 1;
+    }
+    srand(seed);
+    int64_t real0 = ftio_real_ns();
+    double start = (double)real0 * 1e-9;
+    for (long j = 0; j < njobs; j++) {
+        struct fleet_job *f = &jobs[j];
+        snprintf(f->name, sizeof f->name, "%s%ld", prefix, j);
+        f->period = round(10 * pow(60, (double)rand() / RAND_MAX));
+        f->burst = fmax(1, fmin(10, floor(f->period / 4)));
+        f->reads = j % 2 == 1;
+        /* The job started `history` ago, at a random phase of its period. */
+        f->origin = start - history - f->period * ((double)rand() / RAND_MAX);
+    }
+    int rc = 0;
+    /* History: everything before the start, job after job. */
+    for (long j = 0; j < njobs && rc == 0 && history > 0; j++)
+        rc = fleet_send(&o, &jobs[j], start, real0, start, rec);
+    double live0 = (double)ftio_real_ns() * 1e-9;
+    if (info) {
+        FILE *fi = fopen(info, "w");
+        if (fi) {
+            fprintf(fi, "{\"live_start\": %.6f, \"seconds\": %g, \"history_h\": %g, \"jobs\": [",
+                    live0, seconds, history / 3600);
+            for (long j = 0; j < njobs; j++)
+                fprintf(fi, "%s{\"job\": \"%s\", \"period\": %g, \"burst\": %g, \"reads\": %s}",
+                        j ? ", " : "", jobs[j].name, jobs[j].period, jobs[j].burst,
+                        jobs[j].reads ? "true" : "false");
+            fprintf(fi, "]}\n");
+            fclose(fi);
+        }
+    }
+    /* Live: job j flushes at live0 + k + j/N, once a second, what it did. */
+    for (long k = 1; rc == 0 && k <= (long)ceil(seconds); k++)
+        for (long j = 0; j < njobs && rc == 0; j++) {
+            double w = live0 + (double)k + (double)j / (double)njobs;
+            double now = (double)ftio_real_ns() * 1e-9;
+            if (w > now)
+                sleep_s(w - now);
+            rc = fleet_send(&o, &jobs[j], w, real0, start, rec);
+        }
+    for (long j = 0; j < njobs && rc == 0; j++) {
+        struct ftio_batch_header h = {
+            .job = jobs[j].name, .host = "fleet", .pid = 1, .rank = -1, .seq = jobs[j].seq++,
+            .clock_mono = FLEET_MONO0, .clock_real = real0, .final = true,
+        };
+        rc = out_batch(&o, &h, NULL, 0);
+    }
+    if (rc != 0)
+        fprintf(stderr, "ftio-wire fleet: send failed\n");
+    out_close(&o);
+    free(jobs);
+    free(rec);
+    return rc == 0 ? 0 : 1;
 }

@@ -1,0 +1,113 @@
+#!/bin/sh
+# bench/sitescale.sh -- ftiod serving a whole machine (issue 18): N live jobs
+# from one `ftio-wire fleet` sender (each job one process flushing once a
+# second while it does I/O, periods 10-600 s, half of them also reading), an
+# optional history of H hours per job loaded first, S seconds live.
+#
+#   bench/sitescale.sh N [H=0] [S=60] [ftiod options...]
+#   bench/sitescale.sh --hog N [S=60]   one 24-h spool (64 ranks, 10-s bursts
+#                                       every 60 s) replayed beside N live jobs
+#
+# Prints one line of figures: prediction latency p50/p99 (a boundary is due
+# --settle = 1.5 s after its window's end, by the wall clock, once data came:
+# latency = published - window.end - 1.5 s, over the messages published in
+# the live part after its first 10 s; a stale message republishes a kept
+# answer with that answer's window, so those are counted apart), messages, ftiod's CPU over the live part (% of
+# one core) and its RSS per job (RSS at the end minus RSS before any job,
+# divided by N).  The hog line adds its figures: the spool's send time, and
+# how long after the send began its newest boundary and its .end were
+# published.  Everything comes from ftiod's own --log and /proc.
+B=${B:-build}
+export FTIO_AUTH=none   # the senders: ftiod runs with --auth none
+PY=${PY:-python3}
+HOG=0
+if [ "${1:-}" = --hog ]; then HOG=1; shift; fi
+N=${1:?usage: bench/sitescale.sh [--hog] N [H] [S] [ftiod options]}
+H=${2:-0}
+S=${3:-60}
+[ $# -ge 3 ] && shift 3 || shift $#
+[ "$HOG" = 1 ] && H=0
+T=$(mktemp -d "${TMPDIR:-/tmp}/sitescale.XXXXXX") || exit 1
+trap 'kill $DPID 2>/dev/null; wait 2>/dev/null; [ -n "${KEEP:-}" ] && echo "kept $T" || rm -rf "$T"' EXIT INT TERM
+"$B/bin/ftiod" --config none --auth none --listen "ipc://$T/in" --pub "ipc://$T/pub" \
+  --status-endpoint "ipc://$T/st" --log "$T/log" "$@" 2>"$T/err" &
+DPID=$!
+i=0
+until grep -q "listening on" "$T/err" 2>/dev/null; do
+  i=$((i + 1)); [ $i -gt 100 ] && { echo "ftiod did not start"; cat "$T/err"; exit 1; }
+  sleep 0.1
+done
+rss() { awk '/^VmRSS/ { print $2 * 1024 }' "/proc/$DPID/status"; }
+cpu() { awk '{ print $14 + $15 }' "/proc/$DPID/stat"; }
+RSS0=$(rss)
+if [ "$HOG" = 1 ]; then
+  ( sleep 20
+    echo "$(date +%s.%N)" >"$T/hog.t0"
+    "$B/bin/ftio-wire" periodic --endpoint "ipc://$T/in" --job hog --ranks 64 --period 60 \
+      --duration 10 --phases 1440 --offset 1 >/dev/null
+    echo "$(date +%s.%N)" >"$T/hog.t1" ) &
+fi
+"$B/bin/ftio-wire" fleet --endpoint "ipc://$T/in" --jobs "$N" --history "$H" --seconds "$S" \
+  --info "$T/info.json" &
+FPID=$!
+# CPU over the live part: from when the sender wrote its info (history sent).
+i=0
+until [ -s "$T/info.json" ]; do
+  i=$((i + 1)); [ $i -gt 36000 ] && { echo "no history sent in an hour"; exit 1; }
+  sleep 0.1
+done
+C0=$(cpu); W0=$(date +%s.%N)
+# RSS is read at its peak: just before the jobs' final batches.
+sleep "$S"
+RSS1=$(rss)
+wait $FPID || { echo "fleet sender failed"; exit 1; }
+C1=$(cpu); W1=$(date +%s.%N)
+sleep 3
+kill -TERM $DPID; wait $DPID 2>/dev/null
+"$PY" - "$T/log" "$T/info.json" "$N" "$H" "$S" "$RSS0" "$RSS1" "$C0" "$C1" "$W0" "$W1" \
+  "$(getconf CLK_TCK)" "$T/hog.t0" "$T/hog.t1" <<'PY'
+import json, os, sys
+log, info, n, h, s, rss0, rss1, c0, c1, w0, w1, tck, hog0, hog1 = sys.argv[1:]
+info = json.load(open(info))
+live0 = info["live_start"]
+lat, msgs, stale, ended = [], 0, 0, set()
+hog = {"first": None, "newest": None, "end": None, "end_t": None}
+for line in open(log):
+    d = json.loads(line)
+    t, m = d["topic"], d["message"]
+    if t.startswith("ftio.hog."):
+        if t == "ftio.hog.end":
+            hog["end"] = m.get("published") or m["summary"]["write"]["published"]
+        elif t == "ftio.hog.write":
+            hog["first"] = hog["first"] or m["published"]
+            hog["newest"] = (m["window"]["end"], m["published"])
+        continue
+    if t.endswith(".end"):
+        ended.add(m["job"])
+        continue
+    msgs += 1
+    if not live0 + 10 <= m["published"] <= live0 + float(s) or m["window"]["end"] < live0:
+        continue
+    if m["stale"]:
+        stale += 1
+        continue
+    lat.append(m["published"] - m["window"]["end"] - 1.5)
+lat.sort()
+q = lambda p: lat[min(len(lat) - 1, int(p * len(lat)))] if lat else float("nan")
+cpu = (float(c1) - float(c0)) / float(tck) / (float(w1) - float(w0)) * 100
+per_job = (float(rss1) - float(rss0)) / int(n) / 1024
+print("N=%s history=%s h live=%s s: latency p50 %.3f s p99 %.3f s max %.3f s (%d live messages, "
+      "%d stale left out, %d in all); ftiod CPU %.0f %% of a core; RSS %.1f MB, %.1f KB per job; "
+      "%d of the %s jobs admitted and ended" %
+      (n, h, s, q(0.5), q(0.99), lat[-1] if lat else float("nan"), len(lat), stale, msgs, cpu,
+       float(rss1) / 2**20, per_job, len(ended), n))
+if os.path.exists(hog0):
+    t0 = float(open(hog0).read())
+    t1 = float(open(hog1).read()) if os.path.exists(hog1) else float("nan")
+    newest = hog["newest"][1] - t0 if hog["newest"] else float("nan")
+    end = hog["end"] - t0 if hog["end"] else float("nan")
+    print("hog: 24-h spool sent in %.1f s; its newest boundary (window end %s s from the send's "
+          "start; the spool ends 1 s before it) published %.1f s after the send began, its .end "
+          "after %.1f s" % (t1 - t0, "%+.1f" % (hog["newest"][0] - t0) if hog["newest"] else "-",
+                            newest, end))
+PY

@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* step_bench.c -- what one analysis step of ftiod costs for a job of a given
+ * length ($(B)/bench/step; bench/sitescale.sh's companion, issue 18).
+ *
+ *   step [--hours H] [--steps K] [--sampling average|hold]
+ *
+ * Builds one job's state as ftiod does (job_merge() of batches: 64 ranks
+ * writing in 10-s bursts every 60 s for H hours, ftiod's default limits:
+ * 10 Hz bins over a 3600-s horizon), then times the last K boundaries of its
+ * write mode the way an analysis thread takes them (sched_step.c): the copy
+ * of the window's bins made under the daemon's lock (ftio_bins_copy), and
+ * the whole step (copy + ftio_online_step: sample, analyse, score,
+ * stabilise), in thread CPU time.  Prints the medians.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "analysis.h"
+#include "daemon/job.h"
+#include "timeutil.h"
+
+static double cpu_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv)
+{
+    double hours = 24;
+    int steps = 30;
+    enum ftio_sampling sampling = FTIO_SAMPLING_AVERAGE;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--hours"))
+            hours = atof(argv[i + 1]);
+        else if (!strcmp(argv[i], "--steps"))
+            steps = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--sampling"))
+            sampling = strcmp(argv[i + 1], "hold") ? FTIO_SAMPLING_AVERAGE : FTIO_SAMPLING_HOLD;
+        else {
+            fprintf(stderr, "usage: step [--hours H] [--steps K] [--sampling average|hold]\n");
+            return 2;
+        }
+    }
+    if (!(hours > 0) || steps < 1) {
+        fprintf(stderr, "step: --hours > 0, --steps >= 1\n");
+        return 2;
+    }
+    struct job_limits lim;
+    job_limits_default(&lim);
+    struct job *j = job_new("step", &lim);
+    int64_t now = ftio_real_ns();
+    const int64_t mono0 = 200000ll * 1000000000ll;
+    const double span = hours * 3600;
+    struct ftio_record rec[64 * 10];
+    uint64_t seq[64] = {0};
+    /* One batch per rank per burst: ten 1-s writes of 1 MiB. */
+    for (double t = 0; t + 10 <= span; t += 60)
+        for (int r = 0; r < 64; r++) {
+            size_t n = 0;
+            for (int k = 0; k < 10; k++) {
+                double ts = t + k + 0.001 * r;
+                rec[n++] = (struct ftio_record){
+                    .t_start = (uint64_t)(mono0 + (int64_t)((ts - span) * 1e9)),
+                    .t_end = (uint64_t)(mono0 + (int64_t)((ts - span + 0.9) * 1e9)),
+                    .offset = -1, .bytes = 1 << 20, .op = FTIO_OP_WRITE,
+                    .layer = FTIO_LAYER_POSIX,
+                };
+            }
+            struct ftio_batch b = {
+                .h = {.job = "step", .host = "h", .pid = r, .rank = r, .nranks = 64,
+                      .seq = seq[r]++, .clock_mono = mono0, .clock_real = now},
+                .rec = rec, .n = n,
+            };
+            job_merge(j, &b, &lim, 1.0, now);
+        }
+    struct job_mode_state *m = &j->mode[JOB_WRITE];
+    struct ftio_options o;
+    ftio_options_default(&o);
+    o.sampling = sampling;
+    ftio_online_init(&m->online, &o, 1.0, 0, m->grid_t0);
+    /* The last K boundaries with data: the end of the last burst. */
+    double last = m->t_max;
+    double b = fmax(ftio_online_next_boundary(&m->online, last - steps - 1),
+                    ftio_online_next_boundary(&m->online, m->grid_t0));
+    if (b + steps > last + 1)
+        steps = (int)fmax(1, floor(last + 1 - b));
+    struct ftio_analyzer *an = ftio_analyzer_new();
+    struct ftio_bins copy = {0};
+    struct ftio_samples x = {0};
+    struct ftio_online_update upd;
+    double *tc = calloc((size_t)steps, sizeof *tc), *ts = calloc((size_t)steps, sizeof *ts);
+    int n = 0, samples = 0;
+    char err[256];
+    /* Warm: the first analysis at a window length plans its FFT. */
+    for (int pass = 0; pass < 2; pass++) {
+        n = 0;
+        for (int k = 0; k < steps; k++) {
+            double bk = b + k;
+            struct ftio_online s = m->online;
+            double c0 = cpu_s();
+            double w0 = ftio_online_window_start(&s, bk);
+            ftio_bins_copy(&m->bins, w0 - s.step, bk, &copy);
+            double c1 = cpu_s();
+            int rc = ftio_online_step(&s, an, &copy, bk, bk, &x, &upd, err, sizeof err);
+            double c2 = cpu_s();
+            if (rc < 0) {
+                fprintf(stderr, "step: %s\n", err);
+                return 1;
+            }
+            tc[n] = (c1 - c0) * 1e3;
+            ts[n] = (c2 - c0) * 1e3;
+            samples = (int)x.n;
+            n++;
+        }
+    }
+    qsort(tc, (size_t)n, sizeof *tc, cmp);
+    qsort(ts, (size_t)n, sizeof *ts, cmp);
+    printf("job of %g h (%llu records, window %d samples, sampling %s): step %.3f ms CPU "
+           "(median of %d; max %.3f), of which the copy under the lock %.3f ms\n",
+           hours, (unsigned long long)m->records, samples,
+           sampling == FTIO_SAMPLING_HOLD ? "hold" : "average", ts[n / 2], n, ts[n - 1],
+           tc[n / 2]);
+    free(tc);
+    free(ts);
+    ftio_samples_free(&x);
+    ftio_bins_free(&copy);
+    ftio_analyzer_free(an);
+    job_free(j);
+    return 0;
+}
