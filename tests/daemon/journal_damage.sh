@@ -19,6 +19,9 @@ MiB=1048576
 start_daemon a --state-dir "$T/state"
 "$WIRE" periodic --endpoint "ipc://$T/a.in" --job jr --ranks 2 --period 1 --phases 12 \
   --bytes $MiB --no-final || fail "generator"
+# Sent is not merged: stop the daemon once it has journaled all 24 batches.
+wait_for 10 status_is a "any(j['job'] == 'jr' and j['batches'] >= 24 for j in s['jobs'])" ||
+  fail "ftiod did not merge the 24 batches"
 kill -TERM "$DPID"
 wait_gone "$DPID" 10 || fail "ftiod did not stop"
 cp -a "$T/state" "$T/clean"
