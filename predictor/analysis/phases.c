@@ -212,42 +212,62 @@ static size_t group_fragments(struct ftio_analyzer *a, struct ftio_phase *p, siz
         long_gaps += gap[i] >= 0.5 * gref;
     vmax = fmax(vmax, total / (double)(long_gaps + 1));
 
-    /* best[j]: cost of grouping runs [0, j); from[j]: start of the last group. */
+    /* best[j]: cost of grouping runs [0, j); from[j]: start of the last
+     * group.  Twice when the first pass's whole groups (all but the first
+     * and the last) move more than V in the median: V was underestimated (a
+     * partial phase at the end counts as an iteration in the volume per
+     * gap), and the second pass uses their median. */
     double *best = a->scratch;
     double *from = a->scratch + np + 1;
-    best[0] = 0;
-    for (size_t j = 1; j <= np; j++) {
-        best[j] = INFINITY;
-        double vol = 0, idle = 0;
-        for (size_t i = j; i-- > 0 && j - i <= GROUP_MAX_RUNS;) {
-            vol += p[i].bytes;
-            if (i + 1 < j) {
-                double g = fmax(p[i + 1].start - p[i].end, 0);
-                double burst = fmax(fmax(p[i].end - p[i].start, p[i + 1].end - p[i + 1].start), dt);
-                if (g > FRAGMENT_GAP * burst && p[i].bytes >= WHOLE_SHARE * vmax &&
-                    p[i + 1].bytes >= WHOLE_SHARE * vmax)
-                    break;            /* separate outputs, not fragments */
-                g /= gref;
-                idle += g * g;
-            }
-            double r = log(vol / vmax);
-            if ((i == 0 || j == np) && r < 0)
-                r = 0;
-            double c = best[i] + r * r + idle;
-            if (c < best[j]) {
-                best[j] = c;
-                from[j] = (double)i;
+    size_t *cut = (size_t *)(void *)(a->scratch + 2 * (np + 1));
+    double *gv = a->scratch + 3 * (np + 1);
+    size_t ng = 0, g;
+    for (int pass = 0; pass < 2; pass++) {
+        best[0] = 0;
+        for (size_t j = 1; j <= np; j++) {
+            best[j] = INFINITY;
+            double vol = 0, idle = 0;
+            for (size_t i = j; i-- > 0 && j - i <= GROUP_MAX_RUNS;) {
+                vol += p[i].bytes;
+                if (i + 1 < j) {
+                    double gp = fmax(p[i + 1].start - p[i].end, 0);
+                    double burst = fmax(fmax(p[i].end - p[i].start, p[i + 1].end - p[i + 1].start), dt);
+                    if (gp > FRAGMENT_GAP * burst && p[i].bytes >= WHOLE_SHARE * vmax &&
+                        p[i + 1].bytes >= WHOLE_SHARE * vmax)
+                        break;        /* separate outputs, not fragments */
+                    gp /= gref;
+                    idle += gp * gp;
+                }
+                double r = log(vol / vmax);
+                if ((i == 0 || j == np) && r < 0)
+                    r = 0;
+                double c = best[i] + r * r + idle;
+                if (c < best[j]) {
+                    best[j] = c;
+                    from[j] = (double)i;
+                }
             }
         }
+        /* Walk back: the groups' first runs. */
+        ng = 0;
+        for (size_t j = np; j > 0; j = (size_t)from[j])
+            ng++;
+        g = ng;
+        for (size_t j = np; j > 0; j = (size_t)from[j])
+            cut[--g] = (size_t)from[j];
+        if (pass == 1 || ng < 4)
+            break;
+        for (g = 1; g + 1 < ng; g++) {
+            gv[g - 1] = 0;
+            for (size_t i = cut[g]; i < cut[g + 1]; i++)
+                gv[g - 1] += p[i].bytes;
+        }
+        qsort(gv, ng - 2, sizeof *gv, ftio_cmp_double);
+        double whole = ftio_median_sorted(gv, ng - 2);
+        if (!(whole > 1.02 * vmax))
+            break;
+        vmax = whole;
     }
-    /* Walk back, then merge in place from the front. */
-    size_t ng = 0;
-    for (size_t j = np; j > 0; j = (size_t)from[j])
-        ng++;
-    size_t *cut = (size_t *)(void *)(a->scratch + 2 * (np + 1));
-    size_t g = ng;
-    for (size_t j = np; j > 0; j = (size_t)from[j])
-        cut[--g] = (size_t)from[j];
     for (g = 0; g < ng; g++) {
         size_t i0 = cut[g], i1 = g + 1 < ng ? cut[g + 1] : np;
         struct ftio_phase q = p[i0];

@@ -9,6 +9,14 @@
 cd "$ROOT"
 need "$B/bench/accuracy-gen" "$B/bin/ftio" "$B/bin/ftiod"
 "$B/bench/accuracy-gen" "$T/traces" --subset --spool || fail "accuracy-gen"
+# Settling (every message within 5 % from phase k on) by phase 4: the
+# families of issue 16 cannot all do it by construction (a drifting period
+# changes every phase and needs 6 intervals to show its trend; two heights
+# and 6x bandwidths make alternating intervals), so "all" and "daemon" (one
+# trace per family, 4 of 12 from those families) are lower than before they
+# came; on this subset the previous detector settles the same share of the
+# sweep (76.7 %), fewer of the families (65.0 % vs 72.5 %) and is wrong
+# after right 23.6 % of the time on them (now 1.3 %).
 # detector group key op value (groups: sweep_(ACCURACY.md), extra_families, all, daemon,
 # calib_hi: the share within 10 % of the answers with confidence >= 0.8)
 cat >"$T/thresholds" <<'EOT'
@@ -16,13 +24,15 @@ robust sweep_(ACCURACY.md) within10 >= 98
 robust sweep_(ACCURACY.md) harmonic <= 1
 robust sweep_(ACCURACY.md) mean_err <= 1
 robust extra_families within10 >= 98
-robust all settled_by_4 >= 80
+robust sweep_(ACCURACY.md) settled_by_4 >= 73
+robust all settled_by_4 >= 70
 robust all wrong_after_right <= 2
+robust extra_families wrong_after_right <= 3
 robust all next_err_median <= 2
 robust all next_in_past <= 0
 robust all bytes_err_median <= 2
 robust daemon next_in_past <= 0
-robust daemon settled_by_4 >= 85
+robust daemon settled_by_4 >= 60
 robust calib_hi share >= 95
 robust activities within10 >= 95
 compat sweep_(ACCURACY.md) within10 >= 70
