@@ -50,8 +50,9 @@ enum ftio_activity_shape { FTIO_SHAPE_ALL = 0, FTIO_SHAPE_SMALL, FTIO_SHAPE_LARG
 const char *ftio_activity_shape_name(enum ftio_activity_shape s);   /* "all" "small" "large" */
 
 struct ftio_activity {
-    char pattern[FTIO_PATTERN_MAX];   /* "dir/dump.#.lammpstrj", "dir" + "/ *" (rule 2),
-                                         "(unknown)", "other" */
+    char pattern[FTIO_PATTERN_MAX];   /* "dir/dump.#.lammpstrj"; rule 2: the directory
+                                         followed by a slash and a star; "(unknown)",
+                                         "other" */
     enum ftio_activity_rule rule;
     enum ftio_activity_shape shape;
     size_t nfiles;                    /* distinct file ids */

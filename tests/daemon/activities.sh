@@ -21,8 +21,12 @@ export FTIO_AUTH=none   # ftio replay and the shims: the daemon runs --auth none
 start_daemon d --catch-up every   # the replay's every boundary, as ftio --window
 n=0
 while read -r tid fam nact; do
+  # Its exit status is not the test: on a loaded machine a replay of more
+  # than ~1000 batches (these traces have 1056) may miss acknowledgements
+  # that ftiod sent (the data all arrived); the .end below says whether the
+  # job is complete.
   timeout 60 "$B/bin/ftio" replay --endpoint "ipc://$T/d.in" "$T/gen/$tid.spool"/*.msgpack \
-    >>"$T/replay.out" 2>&1 || fail "replay $tid"
+    >"$T/replay.out" 2>&1 || echo "note: replay $tid: $(cat "$T/replay.out")"
   wait_topic "$T/d.log" "ftio.$tid.end" 60
   timeout 60 "$B/bin/ftio" --window adaptive --step 1 --json "$T/gen/$tid.spool"/*.msgpack \
     | tail -1 >"$T/$tid.window.json" || fail "ftio --window $tid"
@@ -60,6 +64,8 @@ for line in open(os.path.join(gen, "activities.tsv")):
         print("%s: %d messages, %d ends" % (tid, len(mine), len(end))); bad += 1; continue
     for i, m in enumerate(mine):
         check_acts(m, "%s message %d" % (tid, i + 1))
+    if not end[-1]["complete"] or end[-1]["missing_batches"]:
+        print("%s: incomplete: %s" % (tid, {k: end[-1][k] for k in ("complete", "missing_batches")})); bad += 1
     fin = end[-1]["summary"]["write"]
     check_acts(fin, "%s .end" % tid)
     truth = {}
