@@ -13,18 +13,22 @@ FTIO_ENDPOINT="ipc://$T/d.in" FTIO_JOB=$JOB FTIO_SPOOL_DIR="$T" LD_PRELOAD="$PRE
   || fail "posix_periodic failed: $(cat "$T/app.err")"
 wait_topic "$T/d.log" "ftio.$JOB.end" 20
 # The truth: the program's own checkpoint start times (CLOCK_REALTIME, printed
-# per iteration), their mean interval; on a loaded machine a checkpoint may
-# take longer than planned, and the period is what the program did.
-P=$("$PY" -c "
-import re, sys
+# per iteration).  On a loaded machine the fsync of a checkpoint takes 0.1 s or
+# 0.5 s (the first ones on a cold disk), so the intervals spread (1.58-1.95 s
+# seen) and the period is somewhere between their median (the steady rhythm)
+# and their mean (the average rate): the answer must be within 5 % of one.
+PP=$("$PY" -c "
+import re, statistics, sys
 s = [float(m.group(1)) for m in re.finditer(r'^iteration \d+: .* from ([0-9.]+) to ', open(sys.argv[1]).read(), re.M)]
-print((s[-1] - s[0]) / (len(s) - 1) if len(s) == 8 else 'none')" "$T/app.out")
-[ "$P" != none ] || fail "posix_periodic did not print 8 start times: $(cat "$T/app.out")"
+d = [b - a for a, b in zip(s, s[1:])]
+print('%.6f %.6f' % (statistics.median(d), (s[-1] - s[0]) / (len(s) - 1)) if len(s) == 8 else 'none')" "$T/app.out")
+[ "$PP" != none ] || fail "posix_periodic did not print 8 start times: $(cat "$T/app.out")"
+MEDIAN=${PP% *} MEAN=${PP#* }
 final=$(jsonl "$T/d.log" "last('ftio.$JOB.end')['summary']['write']['period']")
 cls=$(jsonl "$T/d.log" "last('ftio.$JOB.end')['summary']['write']['class']")
-echo "true period $P s (the program's own checkpoint start times), predicted $final ($cls)"
+echo "true period: median interval $MEDIAN s, mean $MEAN s (the program's own checkpoint start times); predicted $final ($cls)"
 "$PY" -c "import re, sys; s = re.findall(r'from ([0-9.]+) to ([0-9.]+)', open(sys.argv[1]).read()); print('starts - first:', ' '.join('%.2f' % (float(a) - float(s[0][0])) for a, b in s), '/ durations:', ' '.join('%.2f' % (float(b) - float(a)) for a, b in s))" "$T/app.out"
-close 0.05 "$final" "$P" || fail "period $final vs $P"
+close 0.05 "$final" "$MEDIAN" || close 0.05 "$final" "$MEAN" || fail "period $final vs median $MEDIAN / mean $MEAN"
 [ "$cls" = periodic ] || [ "$cls" = uncertain ] || fail "class $cls"
 s=$(jsonl "$T/d.log" "(lambda m: '%d %d %d %d' % (m['ranks'], m['bytes'], m['records'], m['lost']))(last('ftio.$JOB.end')['summary']['write'])")
 echo "ranks bytes records lost: $s"
