@@ -293,7 +293,7 @@ struct job_act_work {
     struct job_act_item item[JOB_MAX_ACTIVITIES];
 };
 
-struct job_act_work *job_activities_prepare(struct job *j, int mode, double ts, double te)
+struct job_act_work *job_activities_prepare(struct job *j, int mode, double te)
 {
     struct job_activities *s = j->acts;
     struct job_mode_state *m = &j->mode[mode];
@@ -311,6 +311,10 @@ struct job_act_work *job_activities_prepare(struct job *j, int mode, double ts, 
                              m->online.job_start);
         struct job_act_item *it = &w->item[w->n];
         memset(it, 0, sizeof *it);
+        /* The activity's own window (its loop forgets by its own period, as
+         * `ftio --window` does for each activity), one step before for the
+         * hold. */
+        double ts = ftio_online_window_start(&a->online, te) - a->online.step;
         if (ftio_bins_copy(&a->bins, ts, te, &it->bins) != 0)
             continue;
         it->k = k;

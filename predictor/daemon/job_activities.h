@@ -61,9 +61,10 @@ void job_activities_merge(struct job *j, const struct ftio_batch *b,
 
 /* One boundary's work, made outside the lock. */
 struct job_act_work;
-/* Lock held: copy the window [ts, te] of every activity of (j, mode) that has
- * its own bins, and its online state.  NULL when there is nothing to do. */
-struct job_act_work *job_activities_prepare(struct job *j, int mode, double ts, double te);
+/* Lock held: copy the window ending at te of every activity of (j, mode)
+ * that has its own bins (each activity's own window: its loop forgets by its
+ * own period), and its online state.  NULL when there is nothing to do. */
+struct job_act_work *job_activities_prepare(struct job *j, int mode, double te);
 /* Lock dropped: each activity's online step at boundary te, next phase after now. */
 void job_activities_run(struct job_act_work *w, struct ftio_analyzer *an, struct ftio_samples *x,
                         double te, double now);

@@ -130,7 +130,7 @@ void sched_analyse_boundary(struct analysis *a, struct job *j, int mode)
      * old data (a replay of last week's spool files), as `ftio --window`. */
     double now_rel = sched_job_now(j);
     double now = sched_is_live(m, now_rel) && now_rel > b ? now_rel : b;
-    struct job_act_work *aw = job_activities_prepare(j, mode, ts - m->online.step, b);
+    struct job_act_work *aw = job_activities_prepare(j, mode, b);
     pthread_mutex_unlock(&d->lock);
 
     char err[256] = "";

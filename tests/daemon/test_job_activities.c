@@ -149,7 +149,7 @@ START_TEST(test_bound_and_other)
     ck_assert_double_eq_tol(share, 1.0, 1e-12);
     ck_assert_str_eq(json_string_value(json_object_get(json_array_get(arr, 0), "pattern")), "other");
     json_decref(arr);
-    ck_assert_ptr_null(job_activities_prepare(j, JOB_READ, 0, 5));   /* no reads: nothing to do */
+    ck_assert_ptr_null(job_activities_prepare(j, JOB_READ, 5));   /* no reads: nothing to do */
     job_free(j);
 }
 END_TEST
@@ -172,7 +172,7 @@ START_TEST(test_online_step_per_activity)
     ftio_options_default(&o);
     ftio_online_init(&m->online, &o, 1.0, 0, m->grid_t0);
     m->online_init = true;
-    struct job_act_work *w = job_activities_prepare(j, JOB_WRITE, 0, 60);
+    struct job_act_work *w = job_activities_prepare(j, JOB_WRITE, 60);
     ck_assert_ptr_nonnull(w);
     struct ftio_analyzer *an = ftio_analyzer_new();
     struct ftio_samples x = {0};
