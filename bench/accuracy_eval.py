@@ -11,8 +11,9 @@ detector (the default `robust` and `--compat`):
            messages ftiod publishes for the trace (tests/daemon/replay_online.sh
            proves the two equal, message for message);
   daemon   with --daemon N, the first N traces of every family also through
-           the real path: `ftio replay` of the trace's spool files into ftiod,
-           its --log read back.
+           the real path: `ftio replay` of the trace's spool files into ftiod
+           (--catch-up every: each boundary, as `ftio --window`), its --log
+           read back.
 Metrics (docs/ACCURACY.md §3): within 10 % of the true period (misses count as
 failures), detected share, mean / median / p90 error where found, harmonic
 answers (T/k), median confidence, seconds per trace; online: the phase after
@@ -172,6 +173,8 @@ def daemon_messages(args, prefix, tid, detector, tmp):
     os.environ["FTIO_AUTH"] = "none"      # our daemon runs --auth none: replay unsigned
     cmd = [args.ftiod, "--auth", "none", "--listen", ep + ".in", "--pub", ep + ".pub", "--status-endpoint", ep + ".st",
            "--log", log, "--catch-up", "every"] + (["--compat"] if detector == "compat" else [])
+    # --catch-up every: the replay arrives at once, and by default a job that
+    # far behind goes to its newest boundary; scored here is every boundary.
     p = subprocess.Popen(cmd, stderr=subprocess.DEVNULL)
     try:
         for _ in range(100):

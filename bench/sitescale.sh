@@ -63,11 +63,13 @@ RSS1=$(rss)
 wait $FPID || { echo "fleet sender failed"; exit 1; }
 C1=$(cpu); W1=$(date +%s.%N)
 sleep 3
+FTIO_AUTH=none "$B/bin/ftiod" --config none --status --json --status-endpoint "ipc://$T/st" \
+  >"$T/status.json" 2>/dev/null
 kill -TERM $DPID; wait $DPID 2>/dev/null
 "$PY" - "$T/log" "$T/info.json" "$N" "$H" "$S" "$RSS0" "$RSS1" "$C0" "$C1" "$W0" "$W1" \
-  "$(getconf CLK_TCK)" "$T/hog.t0" "$T/hog.t1" <<'PY'
+  "$(getconf CLK_TCK)" "$T/hog.t0" "$T/hog.t1" "$T/status.json" <<'PY'
 import json, os, sys
-log, info, n, h, s, rss0, rss1, c0, c1, w0, w1, tck, hog0, hog1 = sys.argv[1:]
+log, info, n, h, s, rss0, rss1, c0, c1, w0, w1, tck, hog0, hog1, status = sys.argv[1:]
 info = json.load(open(info))
 live0 = info["live_start"]
 lat, msgs, stale, ended = [], 0, 0, set()
@@ -92,15 +94,21 @@ for line in open(log):
         stale += 1
         continue
     lat.append(m["published"] - m["window"]["end"] - 1.5)
+try:
+    drop = json.load(open(status))["dropped"]
+except (OSError, ValueError, KeyError):
+    drop = {}
+refused = lambda k: drop.get(k, "?")
 lat.sort()
 q = lambda p: lat[min(len(lat) - 1, int(p * len(lat)))] if lat else float("nan")
 cpu = (float(c1) - float(c0)) / float(tck) / (float(w1) - float(w0)) * 100
 per_job = (float(rss1) - float(rss0)) / int(n) / 1024
 print("N=%s history=%s h live=%s s: latency p50 %.3f s p99 %.3f s max %.3f s (%d live messages, "
       "%d stale left out, %d in all); ftiod CPU %.0f %% of a core; RSS %.1f MB, %.1f KB per job; "
-      "%d of the %s jobs admitted and ended" %
+      "%d of the %s jobs ended 3 s after their final batch; batches refused over --max-jobs %s, "
+      "over --max-memory %s" %
       (n, h, s, q(0.5), q(0.99), lat[-1] if lat else float("nan"), len(lat), stale, msgs, cpu,
-       float(rss1) / 2**20, per_job, len(ended), n))
+       float(rss1) / 2**20, per_job, len(ended), n, refused("over_max_jobs"), refused("over_memory")))
 if os.path.exists(hog0):
     t0 = float(open(hog0).read())
     t1 = float(open(hog1).read()) if os.path.exists(hog1) else float("nan")

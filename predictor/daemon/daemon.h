@@ -220,10 +220,12 @@ int  ftiod_state_batch(struct ftiod_state *s, struct job *j, int64_t uid, int64_
 void ftiod_state_end(struct ftiod_state *s, struct job *j, unsigned revision, const char *why);
 /* j is forgotten: its journal goes. */
 void ftiod_state_forget(struct ftiod_state *s, struct job *j);
-/* Close j's journal, keeping it (shutdown: the next ftiod continues). */
-void ftiod_state_release(struct job *j);
-/* fdatasync the journals written to, at most once a second (ingest
- * thread; takes d->lock itself, and only when a sync is due). */
+/* Close every job's journal, keeping it, made durable at once (shutdown:
+ * the next ftiod continues). */
+void ftiod_state_release_all(struct ftiod_state *s, struct job_table *t);
+/* Make the journals written to durable, at most once a second (ingest
+ * thread; takes d->lock itself, and only when a sync is due; syncs outside
+ * it). */
 void ftiod_state_sync(struct ftiod *d, double now);
 
 /* zap.c: the ZAP thread (bound before any socket with a ZAP domain connects). */

@@ -637,8 +637,7 @@ out:
     ftiod_auth_free(d->auth);
     ftiod_quota_free(d->quota);
     ftiod_claims_free(d->claims);
-    for (size_t i = 0; i < d->jobs.n; i++)
-        ftiod_state_release(d->jobs.job[i]);
+    ftiod_state_release_all(d->state, &d->jobs);
     ftiod_state_close(d->state);
     job_table_free(&d->jobs);
     ftiod_ended_free(d);

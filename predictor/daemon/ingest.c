@@ -9,7 +9,7 @@
  * line.  Oversized ones never reach us: ZMQ_MAXMSGSIZE (main.c) makes libzmq
  * drop them, and the connection that sent them, before allocating them, so
  * they are not in our counters.  Decoding happens outside the lock; the lock is held
- * only for the merge, so the analysis thread never waits long and we never
+ * only for the merge, so the analysis threads never wait long and we never
  * wait for it.
  */
 #include <errno.h>
@@ -429,7 +429,7 @@ static size_t for_steps(struct ftiod *d, const struct asker *a, const char *job,
     return n;
 }
 
-/* `end JOB` (ftio end): mark the job to be ended by the analysis thread; a
+/* `end JOB` (ftio end): mark the job to be ended by the analysis threads; a
  * Slurm job id without a step ends all of its steps (an epilog's
  * `ftio end $SLURM_JOB_ID`). */
 static char *end_request(struct ftiod *d, const struct asker *a, const char *job, int64_t arg)

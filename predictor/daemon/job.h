@@ -1,7 +1,7 @@
 /* job.h -- per-job state of ftiod: what one job's batches add up to.
  *
- * ingest.c decodes a batch and hands it to job_merge(); the analysis thread
- * (scheduler.c) reads the binned signal of each mode and stores its results
+ * ingest.c decodes a batch and hands it to job_merge(); the analysis threads
+ * (sched_step.c) read the binned signal of each mode and store their results
  * back; status.c and publish.c read the counters.  Nothing here knows about
  * ZeroMQ or threads: the caller (struct ftiod) holds the lock, which keeps
  * this file unit-testable (tests/daemon/test_job.c).
@@ -100,7 +100,7 @@ struct job_proc {
     int64_t  last_recv_ns, last_mono_ns;
 };
 
-/* Every record of one mode, for the job's summary (scheduler.c): the bins'
+/* Every record of one mode, for the job's summary (sched_step.c): the bins'
  * grid has its edges on the mode's first record received, which need not be
  * its earliest (a late rank, an out-of-order replay); the offline `ftio`
  * samples from the earliest.  Up to limits.summary_records entries; past
@@ -112,7 +112,7 @@ struct job_record_log {
     bool    overflow;
 };
 
-/* Published by the analysis thread, kept for status, scoring and the summary. */
+/* Published by the analysis threads, kept for status, scoring and the summary. */
 struct job_mode_state {
     struct ftio_bins bins;     /* edges at grid_t0 + k/fs */
     double   grid_t0;          /* start of the mode's first record received */
@@ -122,7 +122,7 @@ struct job_mode_state {
     uint64_t records;          /* data records counted in this mode */
     double   bytes;
 
-    /* the online loop (analysis thread) */
+    /* the online loop (the analysis thread holding the job) */
     bool     dirty;            /* data arrived since the last analysis */
     bool     flush;            /* a `mark` arrived: the data up to t_max is all there */
     double   last_run;         /* daemon monotonic s of the last analysis */

@@ -15,7 +15,8 @@
  * have to serialise every field of struct job.  An append per batch, acknowledged
  * after the append, loses nothing when the daemon dies (kill -9, OOM): the
  * kernel has the bytes.  Whole-machine crashes are covered by fdatasync when a
- * job ends and every STATE_SYNC_S seconds.
+ * job ends and by one syncfs of the directory's file system every STATE_SYNC_S
+ * seconds and at shutdown (not a call per journal: thousands of jobs).
  *
  * Entries: [magic "FTJ1"][type u8][3 zero bytes][length u32 LE][crc32 u32 LE][payload],
  * written with one write(2) to an O_APPEND file, so an entry is either whole
@@ -64,6 +65,7 @@ struct job_journal {
 struct ftiod_state {
     char  *dir;
     int    lock_fd;
+    bool   sync_failed;    /* the last syncfs failed: sync again */
     double last_sync;
     struct ftiod_ratelimit rl;
 };
@@ -296,19 +298,39 @@ void ftiod_state_sync(struct ftiod *d, double now)
     if (!s || now - s->last_sync < STATE_SYNC_S)
         return;
     s->last_sync = now;
+    bool dirty = s->sync_failed;
     pthread_mutex_lock(&d->lock);
     for (size_t i = 0; i < d->jobs.n; i++) {
         struct job_journal *jj = d->jobs.job[i]->journal;
-        if (jj && jj->dirty && fdatasync(jj->fd) == 0)
+        if (jj && jj->dirty) {
             jj->dirty = false;
+            dirty = true;
+        }
     }
     pthread_mutex_unlock(&d->lock);
+    /* One syncfs of the directory's file system, outside the lock: an
+     * fdatasync per journal under it stalled ingest and analysis for
+     * seconds with thousands of jobs.  A failure is tried again next time. */
+    if (dirty)
+        s->sync_failed = syncfs(s->lock_fd) != 0;
 }
 
-void ftiod_state_release(struct job *j)
+/* One syncfs for the whole directory, not an fdatasync per journal: with
+ * thousands of jobs those took seconds, and SIGTERM has 2. */
+void ftiod_state_release_all(struct ftiod_state *s, struct job_table *t)
 {
-    journal_close(j->journal, false);
-    j->journal = NULL;
+    bool dirty = false;
+    for (size_t i = 0; i < t->n; i++) {
+        struct job_journal *jj = t->job[i]->journal;
+        if (!jj)
+            continue;
+        dirty |= jj->dirty;
+        close(jj->fd);
+        free(jj);
+        t->job[i]->journal = NULL;
+    }
+    if (s && dirty)
+        syncfs(s->lock_fd);
 }
 
 /* ---- reading back -------------------------------------------------------- */
