@@ -15,6 +15,7 @@
 #include "record.h"
 #include "wire.h"             /* ftio_layer_name */
 #include "auth.h"
+#include "defaults.h"
 
 struct ftio_config ftio_cfg;
 
@@ -66,7 +67,7 @@ static const struct env_var env_vars[V_COUNT] = {
         "one line per batch and lifecycle event on stderr" },
     [V_IGNORE_PROGRAMS] = { "FTIO_IGNORE_PROGRAMS", ENV_TEXT, 0, 0, 0, default_ignored,
         "programs (a:b) in which the shim stays inert" },
-    [V_ENDPOINT] = { "FTIO_ENDPOINT", ENV_TEXT, 0, 0, 0, "tcp://127.0.0.1:5555",
+    [V_ENDPOINT] = { "FTIO_ENDPOINT", ENV_TEXT, 0, 0, 0, FTIO_DEFAULT_ENDPOINT,
         "ftiod's ZeroMQ endpoint(s), comma-separated" },
     [V_SPOOL] = { "FTIO_SPOOL", ENV_TEXT, 0, 0, 0, "auto",
         "auto, tee, file or daemon: where the batches go" },

@@ -8,9 +8,9 @@
 # code before the table (there was none, and FTIO_IGNORE_PROGRAMS was
 # undocumented).
 . "$(dirname "$0")/../lib.sh"
-"$PY" - "$ROOT/libtrace/config.c" "$ROOT/man/libftio.7" <<'PYEOF' || fail "the table and libftio(7) differ (above)"
+"$PY" - "$ROOT/libtrace/config.c" "$ROOT/man/libftio.7" "$ROOT/common/defaults.h" <<'PYEOF' || fail "the table and libftio(7) differ (above)"
 import re, sys
-src, man = (open(p, encoding="utf-8").read() for p in sys.argv[1:3])
+src, man, hdr = (open(p, encoding="utf-8").read() for p in sys.argv[1:4])
 m = re.search(r"/\* BEGIN ftio-env-table \*/(.*?)/\* END ftio-env-table \*/", src, re.S)
 if not m:
     sys.exit("config.c: no ftio-env-table markers")
@@ -35,9 +35,13 @@ for name in sorted(set(rows) - set(doc)):
 for name in sorted(set(doc) - set(rows)):
     fail("%s is documented in man/libftio.7 but not in config.c's table" % name)
 def c_string(expr):
-    """A text default: a literal, or a static array of config.c (adjacent literals)."""
+    """A text default: a literal, a macro of common/defaults.h, or a static
+    array of config.c (adjacent literals)."""
     if expr.startswith('"'):
         return expr[1:-1]
+    d = re.search(r'^#define %s\s+"([^"]*)"' % expr, hdr, re.M)
+    if d:
+        return d.group(1)
     a = re.search(r"\b%s\[\]\s*=\s*((?:\s*\"[^\"]*\")+)\s*;" % expr, src)
     if not a:
         sys.exit("config.c: cannot read the default %s" % expr)
