@@ -4,13 +4,13 @@
 # count what arrives with `ftio-wire recv` (tests/wire.mk).
 SHIM_TEST_DIR := $(B)/tests
 # The call-family program, compiled three ways from one source.
-$(SHIM_TEST_DIR)/shim_calls: tests/shim/shim_calls.c
+$(SHIM_TEST_DIR)/shim_calls: tests/shim/shim_calls.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS)
-$(SHIM_TEST_DIR)/shim_calls_fortify: tests/shim/shim_calls.c
+$(SHIM_TEST_DIR)/shim_calls_fortify: tests/shim/shim_calls.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -O2 -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=2 -o $@ $< $(LDFLAGS)
-$(SHIM_TEST_DIR)/shim_calls_lfs: tests/shim/shim_calls.c
+$(SHIM_TEST_DIR)/shim_calls_lfs: tests/shim/shim_calls.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -D_FILE_OFFSET_BITS=64 -o $@ $< $(LDFLAGS)
 
