@@ -62,6 +62,7 @@ HAVE_MPICC := $(shell command -v $(MPICC) >/dev/null 2>&1 && echo yes)
 
 all: build-all
 
+include mk/flags.mk
 include common/build.mk
 include predictor/build.mk
 include libtrace/build.mk
@@ -74,7 +75,7 @@ include mk/install.mk
 
 build-all: $(ALL_TARGETS)
 
-$(B)/%.o: %.c
+$(B)/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 

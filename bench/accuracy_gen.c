@@ -34,6 +34,7 @@
 #include <time.h>
 
 #include "wire.h"
+#include "grow.h"
 
 #define MIB 1048576.0
 
@@ -85,13 +86,9 @@ struct trace {
 
 static void push(struct trace *t, double ts, double te, double bytes, int rank, int op)
 {
-    if (t->n == t->cap) {
-        t->cap = t->cap ? 2 * t->cap : 4096;
-        t->r = realloc(t->r, t->cap * sizeof *t->r);
-        if (!t->r) {
-            perror("accuracy-gen");
-            exit(1);
-        }
+    if (FTIO_GROW(t->r, t->cap, t->n + 1) < 0) {
+        perror("accuracy-gen");
+        exit(1);
     }
     ts = round_us(ts);
     te = fmax(round_us(te), ts + 1e-6);

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
+#include "grow.h"
 
 #define HEADER 1328
 #define POSIX_N 69
@@ -36,17 +37,9 @@ struct buf { unsigned char *p; size_t n, cap; };
 
 static void put(struct buf *b, const void *v, size_t n)
 {
-    if (b->n + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->n + n)
-            cap *= 2;
-        unsigned char *p = realloc(b->p, cap);
-        if (!p) {
-            fprintf(stderr, "darshan_archive_gen: out of memory\n");
-            exit(1);
-        }
-        b->p = p;
-        b->cap = cap;
+    if (FTIO_GROW(b->p, b->cap, b->n + n) < 0) {
+        fprintf(stderr, "darshan_archive_gen: out of memory\n");
+        exit(1);
     }
     memcpy(b->p + b->n, v, n);
     b->n += n;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cliopt.h"
+#include "grow.h"
 
 size_t cliopt_count(const struct cliopt *t)
 {
@@ -53,15 +54,9 @@ static char *keep(struct cliopt_parser *p, char *s)
 {
     if (!s)
         return NULL;
-    if (p->nowned == p->capowned) {
-        size_t cap = p->capowned ? 2 * p->capowned : 16;
-        char **n = realloc(p->owned, cap * sizeof *n);
-        if (!n) {
-            free(s);
-            return NULL;
-        }
-        p->owned = n;
-        p->capowned = cap;
+    if (FTIO_GROW(p->owned, p->capowned, p->nowned + 1) < 0) {
+        free(s);
+        return NULL;
     }
     return p->owned[p->nowned++] = s;
 }

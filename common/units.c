@@ -3,23 +3,32 @@
 #include <stdio.h>
 #include "units.h"
 
+const char *ftio_byte_unit(double bytes, double *div)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    size_t u = 0;
+    double d = 1, v = isnan(bytes) ? 0 : fabs(bytes);
+    while (v >= 1024 * d && u + 1 < sizeof unit / sizeof unit[0]) {
+        d *= 1024;
+        u++;
+    }
+    *div = d;
+    return unit[u];
+}
+
 const char *ftio_fmt_bytes(double b, char *buf, size_t len)
 {
-    static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
     if (!isfinite(b)) {
         snprintf(buf, len, "-");
         return buf;
     }
-    size_t u = 0;
-    double v = fabs(b);
-    while (v >= 1024 && u + 1 < sizeof unit / sizeof unit[0]) {
-        v /= 1024;
-        u++;
-    }
-    if (u == 0)
+    double div;
+    const char *unit = ftio_byte_unit(b, &div);
+    double v = fabs(b) / div;
+    if (div == 1)
         snprintf(buf, len, "%.0f B", b);
     else
-        snprintf(buf, len, "%s%.*f %s", b < 0 ? "-" : "", v < 10 ? 2 : v < 100 ? 1 : 0, v, unit[u]);
+        snprintf(buf, len, "%s%.*f %s", b < 0 ? "-" : "", v < 10 ? 2 : v < 100 ? 1 : 0, v, unit);
     return buf;
 }
 

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "wire.h"
+#include "grow.h"
 
 enum { OK = 0, TRUNC = 1, BAD = -1 };
 
@@ -302,25 +303,10 @@ static int skip_value(struct reader *r)
 
 /* ---- storage ------------------------------------------------------------ */
 
-static int grow(void **p, size_t *cap, size_t want, size_t elem)
-{
-    if (want <= *cap)
-        return 0;
-    size_t n = *cap ? *cap : 16;
-    while (n < want)
-        n *= 2;
-    void *q = realloc(*p, n * elem);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = n;
-    return 0;
-}
-
 /* Copies a string into the arena; returns its offset or NO_STRING. */
 static size_t arena_put(struct wire_storage *st, const uint8_t *s, size_t len)
 {
-    if (grow((void **)&st->arena, &st->arena_cap, st->arena_len + len + 1, 1) < 0)
+    if (FTIO_GROW(st->arena, st->arena_cap, st->arena_len + len + 1) < 0)
         return NO_STRING;
     size_t off = st->arena_len;
     memcpy(st->arena + off, s, len);
@@ -452,8 +438,8 @@ static int decode_files(struct reader *r, struct wire_storage *st, struct state 
         return fail(r, "'files' has %" PRIu32 " entries, limit is %u", count, FTIO_WIRE_MAX_FILES);
     if (count > avail(r) / 3)                 /* an entry takes >= 3 bytes */
         return TRUNC;
-    if (grow((void **)&st->files, &st->files_cap, count, sizeof *st->files) < 0 ||
-        grow((void **)&st->path_off, &st->path_cap, count, sizeof *st->path_off) < 0)
+    if (FTIO_GROW(st->files, st->files_cap, count) < 0 ||
+        FTIO_GROW(st->path_off, st->path_cap, count) < 0)
         return fail(r, "out of memory");
     for (uint32_t i = 0; i < count; i++) {
         uint32_t pair;
@@ -545,7 +531,7 @@ static int decode_value(struct reader *r, struct wire_storage *st, struct state 
                         count, FTIO_WIRE_MAX_RECORDS);
         if (count > avail(r))                 /* a value takes >= 1 byte */
             return TRUNC;
-        if (grow((void **)&st->rec, &st->rec_cap, count, sizeof *st->rec) < 0)
+        if (FTIO_GROW(st->rec, st->rec_cap, count) < 0)
             return fail(r, "out of memory");
         s->n = count;
     } else if (count != s->n) {

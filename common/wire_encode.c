@@ -13,6 +13,7 @@
 #include <string.h>
 #include <msgpack.h>
 #include "wire.h"
+#include "grow.h"
 
 /* Worst-case msgpack size of one record: 4 x 64-bit ints (9 bytes each),
  * fid as uint32 (5), flags as uint16 (3), op and layer as fixints (1). */
@@ -26,18 +27,7 @@ static int wbuf_reserve(struct ftio_wbuf *b, size_t extra)
     size_t want = b->len + extra;
     if (want < b->len)
         return -1;
-    size_t cap = b->cap ? b->cap : 4096;
-    while (cap < want) {
-        if (cap > SIZE_MAX / 2)
-            return -1;
-        cap *= 2;
-    }
-    char *p = realloc(b->data, cap);
-    if (!p)
-        return -1;
-    b->data = p;
-    b->cap = cap;
-    return 0;
+    return FTIO_GROW(b->data, b->cap, want);
 }
 
 /* msgpack_packer write callback: append to the wbuf. */

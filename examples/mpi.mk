@@ -1,13 +1,13 @@
 # examples/mpi.mk -- MPI examples, built with mpicc (included by examples/build.mk).
 #   $(B)/bin/checkpoint   periodic MPI-IO checkpointing mini-app (--help)
-$(B)/bin/checkpoint: examples/checkpoint.c
+$(B)/bin/checkpoint: examples/checkpoint.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) -o $@ $< $(LDFLAGS)
 
 ALL_TARGETS += $(B)/bin/checkpoint
 
 #   $(B)/bin/activities   two periodic activities: frequent small dumps, rare large checkpoints
-$(B)/bin/activities: examples/activities.c
+$(B)/bin/activities: examples/activities.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) -o $@ $< $(LDFLAGS)
 

@@ -15,7 +15,7 @@ SHIM_SRCS := libtrace/core.c libtrace/config.c libtrace/fdtable.c libtrace/files
 SHIM_OBJS := $(patsubst %.c,$(B)/%.o,$(SHIM_SRCS)) $(B)/libtrace/lazy_auth.o $(B)/libtrace/lazy_transport.o
 
 # common/auth.c and common/transport.c with their library calls through lazy.h.
-$(B)/libtrace/lazy_%.o: common/%.c libtrace/lazy.h
+$(B)/libtrace/lazy_%.o: common/%.c libtrace/lazy.h $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -include libtrace/lazy.h -MMD -MP -c $< -o $@
 # The sonames lazy.c opens: those the libraries have on the build host.

@@ -3,7 +3,8 @@
  * Runs in the library constructor, before main(): a bad value can't make the
  * application fail, so it is reported on one stderr line and the default is
  * used instead.  Nothing here is consulted on the hot path except through the
- * plain fields of ftio_cfg / ftio_layer_mask.
+ * plain fields of ftio_cfg / ftio_layer_mask.  Every variable is a row of
+ * env_vars[] below, which is what libftio(7) documents.
  */
 #include <errno.h>             /* program_invocation_short_name */
 #include <stdlib.h>
@@ -14,29 +15,130 @@
 #include "record.h"
 #include "wire.h"             /* ftio_layer_name */
 #include "auth.h"
+#include "defaults.h"
 
 struct ftio_config ftio_cfg;
 
-/* Integer variable in [lo, hi]; otherwise warn and use def. */
-static long env_long(const char *name, long def, long lo, long hi)
+/* The shim's FTIO_* variables, the one list of them: name, kind, default,
+ * bounds (integers), one line of help.  man/libftio.7 documents each of them
+ * and no other: tests/shim/env_doc.sh reads the rows between the markers and
+ * compares the names, the integers' bounds and defaults and the flags'
+ * defaults.  The variables other files read are listed too, with where. */
+enum env_kind {
+    ENV_FLAG,      /* true unless empty, 0, no, false; unset: the default */
+    ENV_INT,       /* decimal in [lo, hi]; otherwise a warning and the default */
+    ENV_TEXT,      /* a string (a word of a few, a path, a list) */
+    ENV_ELSEWHERE, /* read by another file of the shim (help says which) */
+};
+struct env_var {
+    const char   *name;
+    enum env_kind kind;
+    long          def, lo, hi;   /* ENV_FLAG, ENV_INT */
+    const char   *text_def;      /* ENV_TEXT: the default, as the man page says it */
+    const char   *help;
+};
+enum {
+    V_DISABLE, V_DEBUG, V_IGNORE_PROGRAMS, V_ENDPOINT, V_SPOOL, V_SPOOL_DIR, V_AUTH, V_MUNGE_SOCKET,
+    V_AUTH_UID, V_ACK_TIMEOUT_MS, V_EXIT_WAIT_MS, V_ACK_MAX_MB, V_FLUSH_MS, V_HWM, V_SIGNALS,
+    V_PRIVATE_FDS, V_BUFFER_MB, V_BUFFER_MAX_MB, V_LAYERS, V_EXCLUDE, V_JOB, V_SEQ_BASE, V_HANDOFF,
+    V_COUNT
+};
+
+/* Launchers and their daemons are not the application: preloaded with it
+ * (`LD_PRELOAD=libftio.so mpirun ...`, `srun` with an exported environment)
+ * they would join the job as extra processes, and their forked pre-exec
+ * children would stream as rank -1.  In them the shim stays inert, exactly
+ * as under FTIO_DISABLE=1, and LD_PRELOAD reaches their children untouched.
+ * FTIO_IGNORE_PROGRAMS=a:b replaces the list (empty: ignore none). */
+static const char default_ignored[] =
+    "mpirun:mpiexec:mpiexec.hydra:mpirun.openmpi:mpiexec.openmpi:mpirun.mpich:mpiexec.mpich:"
+    "orterun:orted:prterun:prte:prted:prun:pterm:hydra_pmi_proxy:hydra_nameserver:hydra_persist:"
+    "mpispawn:srun:salloc:sbatch:sattach:slurmstepd:slurmd:aprun:jsrun:flux";
+/* FTIO_EXCLUDE=a,b replaces this list; FTIO_EXCLUDE=+a,b adds to it;
+ * FTIO_EXCLUDE= (empty) traces every path. */
+static const char default_excludes[] = "/proc,/sys,/dev,/etc,/usr,/lib,/lib32,/lib64,/libx32,/bin,/sbin,"
+                                       "/run,/var/run,/var/lib,/snap,/boot";
+
+static const struct env_var env_vars[V_COUNT] = {
+    /* BEGIN ftio-env-table */
+    [V_DISABLE] = { "FTIO_DISABLE", ENV_FLAG, 0, 0, 1, NULL,
+        "pure pass-through: nothing recorded, sent or spooled" },
+    [V_DEBUG] = { "FTIO_DEBUG", ENV_FLAG, 0, 0, 1, NULL,
+        "one line per batch and lifecycle event on stderr" },
+    [V_IGNORE_PROGRAMS] = { "FTIO_IGNORE_PROGRAMS", ENV_TEXT, 0, 0, 0, default_ignored,
+        "programs (a:b) in which the shim stays inert" },
+    [V_ENDPOINT] = { "FTIO_ENDPOINT", ENV_TEXT, 0, 0, 0, FTIO_DEFAULT_ENDPOINT,
+        "ftiod's ZeroMQ endpoint(s), comma-separated" },
+    [V_SPOOL] = { "FTIO_SPOOL", ENV_TEXT, 0, 0, 0, "auto",
+        "auto, tee, file or daemon: where the batches go" },
+    [V_SPOOL_DIR] = { "FTIO_SPOOL_DIR", ENV_TEXT, 0, 0, 0, "$TMPDIR/ftio-$UID",
+        "private directory of the spool files" },
+    [V_AUTH] = { "FTIO_AUTH", ENV_TEXT, 0, 0, 0, "munge",
+        "munge or none: authentication of the batches" },
+    [V_MUNGE_SOCKET] = { "FTIO_MUNGE_SOCKET", ENV_TEXT, 0, 0, 0, "",
+        "munged's socket (empty: libmunge's)" },
+    [V_AUTH_UID] = { "FTIO_AUTH_UID", ENV_TEXT, 0, 0, 0, "",
+        "the uid that may decode the credential (empty: ftiod's)" },
+    [V_ACK_TIMEOUT_MS] = { "FTIO_ACK_TIMEOUT_MS", ENV_INT, 5000, 1, 3600000, NULL,
+        "ms a batch may stay unacknowledged before it is resent" },
+    [V_EXIT_WAIT_MS] = { "FTIO_EXIT_WAIT_MS", ENV_INT, 3, 0, 60000, NULL,
+        "ms waited at most at exit for the acknowledgements" },
+    [V_ACK_MAX_MB] = { "FTIO_ACK_MAX_MB", ENV_INT, 16, 1, 1048576, NULL,
+        "MB of unacknowledged copies kept" },
+    [V_FLUSH_MS] = { "FTIO_FLUSH_MS", ENV_INT, 1000, 1, 3600000, NULL,
+        "period of the background flush in ms" },
+    [V_HWM] = { "FTIO_HWM", ENV_INT, 100, 1, 1000000, NULL,
+        "ZMQ_SNDHWM in batches" },
+    [V_SIGNALS] = { "FTIO_SIGNALS", ENV_FLAG, 1, 0, 1, NULL,
+        "flush the rings at a fatal signal" },
+    [V_PRIVATE_FDS] = { "FTIO_PRIVATE_FDS", ENV_FLAG, 1, 0, 1, NULL,
+        "the flusher runs in a private descriptor table" },
+    [V_BUFFER_MB] = { "FTIO_BUFFER_MB", ENV_INT, 2, 1, 4096, NULL,
+        "MB of one ring segment" },
+    [V_BUFFER_MAX_MB] = { "FTIO_BUFFER_MAX_MB", ENV_INT, 256, 1, 1048576, NULL,
+        "MB of all ring segments of the process" },
+    [V_LAYERS] = { "FTIO_LAYERS", ENV_TEXT, 0, 0, 0, "all",
+        "layers recorded: posix,stdio,mpiio,api or all" },
+    [V_EXCLUDE] = { "FTIO_EXCLUDE", ENV_TEXT, 0, 0, 0, default_excludes,
+        "path prefixes not traced (+a,b adds)" },
+    [V_JOB] = { "FTIO_JOB", ENV_ELSEWHERE, 0, 0, 0, NULL,
+        "the job id (core.c)" },
+    [V_SEQ_BASE] = { "FTIO_SEQ_BASE", ENV_ELSEWHERE, 0, 0, 0, NULL,
+        "set by the shim for an exec'd image (lifecycle.c)" },
+    [V_HANDOFF] = { "FTIO_HANDOFF", ENV_ELSEWHERE, 0, 0, 0, NULL,
+        "set by the shim for an exec'd image (lifecycle.c, sink_zmq.c)" },
+    /* END ftio-env-table */
+};
+
+/* The value of variable v, NULL when unset. */
+static const char *env_get(int v)
 {
-    const char *v = getenv(name);
-    if (!v || !*v)
-        return def;
+    return getenv(env_vars[v].name);
+}
+
+/* Integer variable v in [lo, hi]; otherwise warn and use its default. */
+static long env_long(int v)
+{
+    const struct env_var *e = &env_vars[v];
+    const char *s = getenv(e->name);
+    if (!s || !*s)
+        return e->def;
     char *end;
-    long x = strtol(v, &end, 10);
-    if (*end || x < lo || x > hi) {
-        ftio_warn("%s=%s is not an integer in [%ld, %ld]; using %ld", name, v, lo, hi, def);
-        return def;
+    long x = strtol(s, &end, 10);
+    if (*end || x < e->lo || x > e->hi) {
+        ftio_warn("%s=%s is not an integer in [%ld, %ld]; using %ld", e->name, s, e->lo, e->hi, e->def);
+        return e->def;
     }
     return x;
 }
 
-static int env_flag(const char *name)
+/* Flag variable v: unset, its default; else true unless empty, 0, no, false. */
+static int env_flag(int v)
 {
-    const char *v = getenv(name);
-    return v && *v && strcmp(v, "0") != 0 && strcasecmp(v, "no") != 0 &&
-           strcasecmp(v, "false") != 0;
+    const char *s = env_get(v);
+    if (!s)
+        return (int)env_vars[v].def;
+    return *s && strcmp(s, "0") != 0 && strcasecmp(s, "no") != 0 && strcasecmp(s, "false") != 0;
 }
 
 static void copy_str(char *dst, size_t cap, const char *src, const char *what)
@@ -51,7 +153,7 @@ static unsigned parse_layers(const char *v)
 {
     unsigned mask = 0;
     char buf[256];
-    copy_str(buf, sizeof buf, v, "FTIO_LAYERS");
+    copy_str(buf, sizeof buf, v, env_vars[V_LAYERS].name);
     for (char *save = NULL, *tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
         int found = 0;
         if (strcasecmp(tok, "all") == 0) {
@@ -104,17 +206,6 @@ static void parse_excludes(struct ftio_config *c, const char *v)
     }
 }
 
-/* Launchers and their daemons are not the application: preloaded with it
- * (`LD_PRELOAD=libftio.so mpirun ...`, `srun` with an exported environment)
- * they would join the job as extra processes, and their forked pre-exec
- * children would stream as rank -1.  In them the shim stays inert, exactly
- * as under FTIO_DISABLE=1, and LD_PRELOAD reaches their children untouched.
- * FTIO_IGNORE_PROGRAMS=a:b replaces the list (empty: ignore none). */
-static const char default_ignored[] =
-    "mpirun:mpiexec:mpiexec.hydra:mpirun.openmpi:mpiexec.openmpi:mpirun.mpich:mpiexec.mpich:"
-    "orterun:orted:prterun:prte:prted:prun:pterm:hydra_pmi_proxy:hydra_nameserver:hydra_persist:"
-    "mpispawn:srun:salloc:sbatch:sattach:slurmstepd:slurmd:aprun:jsrun:flux";
-
 /* Does the colon (or comma) list name this program? */
 static int list_has(const char *list, const char *name)
 {
@@ -135,9 +226,9 @@ static int list_has(const char *list, const char *name)
  * Returns the name that matched, or NULL. */
 static const char *ignored_program(char *exe, size_t cap)
 {
-    const char *list = getenv("FTIO_IGNORE_PROGRAMS");
+    const char *list = env_get(V_IGNORE_PROGRAMS);
     if (!list)
-        list = default_ignored;
+        list = env_vars[V_IGNORE_PROGRAMS].text_def;
     if (!*list)
         return NULL;
     if (list_has(list, program_invocation_short_name))
@@ -154,8 +245,8 @@ static const char *ignored_program(char *exe, size_t cap)
 void ftio_config_load(struct ftio_config *c)
 {
     memset(c, 0, sizeof *c);
-    c->disable = env_flag("FTIO_DISABLE");
-    c->debug = env_flag("FTIO_DEBUG");
+    c->disable = env_flag(V_DISABLE);
+    c->debug = env_flag(V_DEBUG);
     if (c->disable)
         return;
     char exe[4096];
@@ -166,10 +257,10 @@ void ftio_config_load(struct ftio_config *c)
         return;
     }
 
-    const char *ep = getenv("FTIO_ENDPOINT");
-    copy_str(c->endpoint, sizeof c->endpoint, ep && *ep ? ep : "tcp://127.0.0.1:5555", "FTIO_ENDPOINT");
+    const char *ep = env_get(V_ENDPOINT);
+    copy_str(c->endpoint, sizeof c->endpoint, ep && *ep ? ep : env_vars[V_ENDPOINT].text_def, "FTIO_ENDPOINT");
 
-    const char *sp = getenv("FTIO_SPOOL");
+    const char *sp = env_get(V_SPOOL);
     c->spool_mode = FTIO_SPOOL_AUTO;
     if (sp && *sp) {
         /* Clear names (file: only the spool file; daemon: only ftiod; tee:
@@ -185,7 +276,7 @@ void ftio_config_load(struct ftio_config *c)
     }
     /* The spool directory is private to the user (spool.c checks it):
      * $FTIO_SPOOL_DIR, else $TMPDIR/ftio-$UID, else /tmp/ftio-$UID. */
-    const char *dir = getenv("FTIO_SPOOL_DIR"), *tmp = getenv("TMPDIR");
+    const char *dir = env_get(V_SPOOL_DIR), *tmp = getenv("TMPDIR");
     if (dir && *dir) {
         copy_str(c->spool_dir, sizeof c->spool_dir, dir, "FTIO_SPOOL_DIR");
     } else {
@@ -201,7 +292,7 @@ void ftio_config_load(struct ftio_config *c)
 
     /* Authentication of the batches (common/auth.h): MUNGE unless the
      * site's ftiod runs --auth none. */
-    const char *au = getenv("FTIO_AUTH");
+    const char *au = env_get(V_AUTH);
     c->auth_mode = FTIO_AUTH_MUNGE;
     if (au && *au) {
         int m = ftio_auth_mode_parse(au);
@@ -210,11 +301,11 @@ void ftio_config_load(struct ftio_config *c)
         else
             c->auth_mode = m;
     }
-    const char *ms = getenv("FTIO_MUNGE_SOCKET");
+    const char *ms = env_get(V_MUNGE_SOCKET);
     if (ms && *ms)
         copy_str(c->munge_socket, sizeof c->munge_socket, ms, "FTIO_MUNGE_SOCKET");
     /* Checked when the session is made (sink_zmq.c, ftio_auth_daemon_uid). */
-    const char *au_uid = getenv("FTIO_AUTH_UID");
+    const char *au_uid = env_get(V_AUTH_UID);
     if (au_uid && *au_uid)
         copy_str(c->auth_uid, sizeof c->auth_uid, au_uid, "FTIO_AUTH_UID");
 
@@ -222,41 +313,37 @@ void ftio_config_load(struct ftio_config *c)
      * says it has it; unacknowledged for FTIO_ACK_TIMEOUT_MS (a hung
      * daemon), at exit after FTIO_EXIT_WAIT_MS, or past FTIO_ACK_MAX_MB of
      * copies, it goes to the spool file. */
-    c->ack_timeout_ms = (int)env_long("FTIO_ACK_TIMEOUT_MS", 5000, 1, 3600 * 1000);
-    c->exit_wait_ms = (int)env_long("FTIO_EXIT_WAIT_MS", 3, 0, 60 * 1000);
-    c->ack_max_bytes = (size_t)env_long("FTIO_ACK_MAX_MB", 16, 1, 1 << 20) << 20;
+    c->ack_timeout_ms = (int)env_long(V_ACK_TIMEOUT_MS);
+    c->exit_wait_ms = (int)env_long(V_EXIT_WAIT_MS);
+    c->ack_max_bytes = (size_t)env_long(V_ACK_MAX_MB) << 20;
 
-    c->flush_ms = (int)env_long("FTIO_FLUSH_MS", 1000, 1, 3600 * 1000);
+    c->flush_ms = (int)env_long(V_FLUSH_MS);
     /* Batches queued for a connected but slow daemon; beyond, they are
      * spooled.  Bounds the memory ZeroMQ can hold (batches are <= ~3 MB). */
-    c->hwm = (int)env_long("FTIO_HWM", 100, 1, 1000000);
-    c->signals = env_flag("FTIO_SIGNALS") || !getenv("FTIO_SIGNALS");
-    c->private_fds = env_flag("FTIO_PRIVATE_FDS") || !getenv("FTIO_PRIVATE_FDS");
+    c->hwm = (int)env_long(V_HWM);
+    c->signals = env_flag(V_SIGNALS);
+    c->private_fds = env_flag(V_PRIVATE_FDS);
 
     /* Per-thread ring: FTIO_BUFFER_MB megabytes of 48-byte records, rounded
      * down to a power of two (index masking), at least 1024 records. */
-    long mb = env_long("FTIO_BUFFER_MB", 2, 1, 4096);
+    long mb = env_long(V_BUFFER_MB);
     size_t want = (size_t)mb * 1024 * 1024 / sizeof(struct ftio_record), cap = 1024;
     while (cap * 2 <= want)
         cap *= 2;
     c->ring_records = cap;
     /* Bursts: more segments of that size per process, up to
      * FTIO_BUFFER_MAX_MB in all (ring.c); past it records are lost, counted. */
-    long max_mb = env_long("FTIO_BUFFER_MAX_MB", 256, 1, 1 << 20);
+    long max_mb = env_long(V_BUFFER_MAX_MB);
     if (max_mb < mb)
         max_mb = mb;
     c->ring_max_records = (size_t)max_mb * 1024 * 1024 / sizeof(struct ftio_record);
 
-    const char *layers = getenv("FTIO_LAYERS");
+    const char *layers = env_get(V_LAYERS);
     c->layers = layers && *layers ? parse_layers(layers) : (1u << FTIO_LAYER_COUNT) - 1;
 
-    /* FTIO_EXCLUDE=a,b replaces the default list; FTIO_EXCLUDE=+a,b adds to
-     * it; FTIO_EXCLUDE= (empty) traces every path. */
-    static const char defaults[] = "/proc,/sys,/dev,/etc,/usr,/lib,/lib32,/lib64,/libx32,/bin,/sbin,"
-                                   "/run,/var/run,/var/lib,/snap,/boot";
-    const char *ex = getenv("FTIO_EXCLUDE");
+    const char *ex = env_get(V_EXCLUDE);
     if (!ex || ex[0] == '+')
-        parse_excludes(c, defaults);
+        parse_excludes(c, env_vars[V_EXCLUDE].text_def);
     if (ex)
         parse_excludes(c, ex[0] == '+' ? ex + 1 : ex);
     /* The MPI runtime's own session directories (shared-memory segments,

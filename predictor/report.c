@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 #include "report.h"
+#include "units.h"
 
 json_t *ftio_json_number(double v)
 {
@@ -92,17 +93,12 @@ void ftio_report_json_totals(json_t *obj, const struct ftio_report_totals *t)
  * "4935 B", "1.565 GiB (1680000000 B)". */
 static void fmt_bytes_unit(char *buf, size_t len, double b, const char *suffix)
 {
-    static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
-    int u = 0;
-    double v = b;
-    while (fabs(v) >= 1024 && u < 5) {
-        v /= 1024;
-        u++;
-    }
-    if (u == 0)
+    double div;
+    const char *unit = ftio_byte_unit(b, &div);
+    if (div == 1)
         snprintf(buf, len, "%.6g B%s", b, suffix);
     else
-        snprintf(buf, len, "%.3f %s%s (%.0f B%s)", v, unit[u], suffix, b, suffix);
+        snprintf(buf, len, "%.3f %s%s (%.0f B%s)", b / div, unit, suffix, b, suffix);
 }
 
 static void fmt_bytes(char *buf, size_t len, double b)

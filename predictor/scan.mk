@@ -13,7 +13,7 @@ $(SCAN_LIB): $(SCAN_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-$(B)/predictor/scan/scan_mpi.o: predictor/scan/scan_mpi.c
+$(B)/predictor/scan/scan_mpi.o: predictor/scan/scan_mpi.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) -MMD -MP -c $< -o $@
 

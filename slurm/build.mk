@@ -18,7 +18,7 @@ SPANK_CFLAGS := $(filter-out -fsanitize=% -fno-sanitize-recover=%,$(CFLAGS)) -fv
                 $(if $(filter-out /usr/include,$(SLURM_INCLUDE)),-I$(SLURM_INCLUDE)) \
                 -DFTIO_SPANK_LIB=\"$(PREFIX)/lib/libftio.so\"
 
-$(B)/spank/%.o: %.c
+$(B)/spank/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(SPANK_CFLAGS) -MMD -MP -c $< -o $@
 

@@ -41,6 +41,7 @@
 #include <slurm/spank.h>
 #include "control.h"
 #include "curve.h"
+#include "defaults.h"
 #include "jobid.h"
 
 /* Built with hidden visibility (slurm/build.mk): only what Slurm's plugin
@@ -66,7 +67,7 @@ static struct {
     char lib[1024];
     char endpoint[512];            /* "" = the shim's default */
     char status[512];
-} site = { .lib = FTIO_SPANK_LIB, .status = "tcp://127.0.0.1:5557" };
+} site = { .lib = FTIO_SPANK_LIB, .status = FTIO_DEFAULT_STATUS };
 static int user_choice = -1;       /* --ftio: 1 on, 0 off, -1 not given */
 static int traced;                 /* this step's tasks were set up */
 

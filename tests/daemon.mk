@@ -1,7 +1,7 @@
 # tests/daemon.mk -- ftiod: Check unit tests of the job state and of the
 # conversion parity with the offline reader, and end-to-end shell tests (which
 # forge wire batches with `ftio-wire periodic|tmio|fuzz`, tests/wire.mk).
-DAEMON_TEST_JOB := $(B)/tests/test_daemon_job
+DAEMON_TEST_JOB := $(B)/tests/test_job
 
 # job.o calls job_activities.o (per-activity streams), which reports through
 # libftioreaders' report.c (jansson).

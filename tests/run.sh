@@ -13,7 +13,8 @@ export OMPI_MCA_rmaps_base_oversubscribe=1
 # temporary directory and endpoints (tests/lib.sh).
 export FTIO_TEST_BUILD="$B"
 # Daemons in tests run --auth none unless a test says otherwise (the
-# authentication tests start their own munged: tests/security/); the shims
+# authentication tests start their own munged: start_munged in tests/lib.sh,
+# e.g. tests/daemon/security.sh); the shims
 # and tools they start must then send unauthenticated batches.
 export FTIO_AUTH=none
 # Shims wait up to 3 s (not 5 ms) for ftiod's last acknowledgements at exit, so

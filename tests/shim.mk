@@ -4,13 +4,13 @@
 # count what arrives with `ftio-wire recv` (tests/wire.mk).
 SHIM_TEST_DIR := $(B)/tests
 # The call-family program, compiled three ways from one source.
-$(SHIM_TEST_DIR)/shim_calls: tests/shim/shim_calls.c
+$(SHIM_TEST_DIR)/shim_calls: tests/shim/shim_calls.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS)
-$(SHIM_TEST_DIR)/shim_calls_fortify: tests/shim/shim_calls.c
+$(SHIM_TEST_DIR)/shim_calls_fortify: tests/shim/shim_calls.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -O2 -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=2 -o $@ $< $(LDFLAGS)
-$(SHIM_TEST_DIR)/shim_calls_lfs: tests/shim/shim_calls.c
+$(SHIM_TEST_DIR)/shim_calls_lfs: tests/shim/shim_calls.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -D_FILE_OFFSET_BITS=64 -o $@ $< $(LDFLAGS)
 
@@ -28,7 +28,8 @@ SHIM_TEST_BINS := $(FTIO_WIRE) $(SHIM_TEST_DIR)/shim_calls $(SHIM_TEST_DIR)/shim
 
 ALL_TARGETS += $(SHIM_TEST_BINS)
 SHELL_TESTS += tests/shim/calls.sh tests/shim/lifecycle.sh tests/shim/delivery.sh tests/shim/burst.sh \
-               tests/shim/spool_safety.sh tests/shim/exec_handoff.sh tests/shim/spool_fallback.sh tests/shim/warn_once.sh tests/shim/stopped_daemon.sh
+               tests/shim/spool_safety.sh tests/shim/exec_handoff.sh tests/shim/spool_fallback.sh tests/shim/warn_once.sh tests/shim/stopped_daemon.sh \
+               tests/shim/env_doc.sh
 
 shim-tests: $(SHIM_LIB) $(SHIM_TEST_BINS) $(B)/bin/flush_points $(B)/bin/posix_periodic
 .PHONY: shim-tests

@@ -1,6 +1,7 @@
 # tests/wire.mk: tests and helpers of the wire codec (common/).
 #   $(B)/tests/test_wire     Check suite (round trips, rejection, fuzz, hash)
 #   $(B)/tests/bench_wire    decode/encode throughput (prints records/s)
+#   $(B)/tests/test_common   Check suite of common/grow.h and common/units.h
 #   $(B)/bin/ftio-wire       the one test tool for the wire format: dump, gen,
 #                            records, recv, periodic, tmio, fuzz, trace
 #                            (tests/wire/ftio_wire.h; `ftio-wire --help`)
@@ -9,6 +10,10 @@ WIRE_TEST_LIBS := $(B)/lib/libftiocommon.a $(MSGPACK_LIBS)
 $(B)/tests/test_wire: $(B)/tests/wire/test_wire.o $(CHECK_MAIN) $(B)/lib/libftiocommon.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $< $(CHECK_MAIN) $(WIRE_TEST_LIBS) $(CHECK_LIBS)
+
+$(B)/tests/test_common: $(B)/tests/wire/test_common.o $(CHECK_MAIN) $(B)/lib/libftiocommon.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $< $(CHECK_MAIN) $(B)/lib/libftiocommon.a $(CHECK_LIBS) -lm
 
 $(B)/tests/bench_wire: $(B)/tests/wire/bench_wire.o $(B)/lib/libftiocommon.a
 	@mkdir -p $(dir $@)
@@ -25,7 +30,7 @@ $(FTIO_WIRE): $(FTIO_WIRE_OBJS) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ZMQ_LIBS) $(MSGPACK_LIBS) $(JANSSON_LIBS) -lm
 
-CHECK_PROGS   += $(B)/tests/test_wire
+CHECK_PROGS   += $(B)/tests/test_wire $(B)/tests/test_common
 SHELL_TESTS   += tests/wire/dump.sh
 BENCH_TARGETS += $(B)/tests/bench_wire
-ALL_TARGETS   += $(B)/tests/test_wire $(B)/tests/bench_wire $(FTIO_WIRE)
+ALL_TARGETS   += $(B)/tests/test_wire $(B)/tests/test_common $(B)/tests/bench_wire $(FTIO_WIRE)

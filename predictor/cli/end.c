@@ -22,6 +22,7 @@
 #include "commands.h"
 #include "control.h"
 #include "curve.h"
+#include "defaults.h"
 
 struct end_ctx {
     struct ftio_query_opts q;
@@ -68,7 +69,7 @@ int ftio_cmd_end(int argc, char **argv)
     struct cliopt t[] = {
         {"endpoint", 'e', CLIOPT_LIST, "E",
          "ftiod's status endpoint (its --status-endpoint);\nseveral (E,E or repeated) are tried in turn",
-         "$FTIO_STATUS, ftiod.conf's status-endpoint or tcp://127.0.0.1:5557", .to.s = &endpoint},
+         "$FTIO_STATUS, ftiod.conf's status-endpoint or " FTIO_DEFAULT_STATUS, .to.s = &endpoint},
         {"status-endpoint", 0, CLIOPT_LIST, "E", "the same as --endpoint", NULL,
          .to.s = &endpoint},
         {"timeout", 0, CLIOPT_DOUBLE, "S", "wait at most S seconds for the answer", "5",

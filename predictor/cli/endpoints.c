@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "cliopt.h"
 #include "commands.h"
+#include "defaults.h"
 
 /* Bind address -> an address to connect to (in buf). */
 static const char *connectable(const char *ep, char *buf, size_t len)
@@ -59,8 +60,8 @@ void ftio_default_endpoints(struct ftio_endpoints *e)
     }
     const char *env;
     e->listen = (env = getenv("FTIO_ENDPOINT")) && *env ? env : listen[0] ? listen
-                                                                          : "tcp://127.0.0.1:5555";
-    e->pub = (env = getenv("FTIO_PUB")) && *env ? env : pub[0] ? pub : "tcp://127.0.0.1:5556";
+                                                                          : FTIO_DEFAULT_ENDPOINT;
+    e->pub = (env = getenv("FTIO_PUB")) && *env ? env : pub[0] ? pub : FTIO_DEFAULT_PUB;
     e->status = (env = getenv("FTIO_STATUS")) && *env ? env : status[0] ? status
-                                                                        : "tcp://127.0.0.1:5557";
+                                                                        : FTIO_DEFAULT_STATUS;
 }

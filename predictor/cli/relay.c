@@ -25,6 +25,7 @@
 #include <zmq.h>
 #include "cliopt.h"
 #include "commands.h"
+#include "defaults.h"
 #include "hash.h"
 #include "transport.h"
 #include "wire.h"
@@ -138,7 +139,7 @@ int ftio_cmd_relay(int argc, char **argv)
     struct cliopt t[] = {
         {"listen", 'l', CLIOPT_STRING, "E",
          "where the shims connect (their FTIO_ENDPOINT), e.g.\n"
-         "ipc:///run/ftio/relay.sock or tcp://0.0.0.0:5555", NULL, .to.s = &listen},
+         FTIO_DEFAULT_RELAY_SOCKET " or tcp://0.0.0.0:5555", NULL, .to.s = &listen},
         {"upstream", 'u', CLIOPT_LIST, "E",
          "ftiod's --listen endpoint (or another relay's); several\n"
          "(E,E or repeated): each job goes to one, chosen by a hash\n"

@@ -25,6 +25,7 @@
 #include <zmq.h>
 #include "auth.h"
 #include "cliopt.h"
+#include "defaults.h"
 #include "transport.h"
 #include "commands.h"
 #include "timeutil.h"
@@ -179,7 +180,7 @@ int ftio_cmd_replay(int argc, char **argv)
     double speed = 0;   /* 0: as fast as possible */
     struct cliopt t[] = {
         {"endpoint", 'e', CLIOPT_STRING, "E", "ftiod's ingest endpoint (its --listen)",
-         "$FTIO_ENDPOINT, ftiod.conf's listen or tcp://127.0.0.1:5555", .to.s = &endpoint},
+         "$FTIO_ENDPOINT, ftiod.conf's listen or " FTIO_DEFAULT_ENDPOINT, .to.s = &endpoint},
         {"speed", 's', CLIOPT_DOUBLE, "X", "pace the batches at X times their original rate",
          NULL, .to.d = &speed, .min = 0, .max = 1e6, .flags = CLIOPT_MIN_OPEN},
         {"realtime", 0, CLIOPT_CUSTOM, NULL, "as they were recorded (--speed 1)", NULL,

@@ -41,6 +41,7 @@
 #include "commands.h"
 #include "control.h"
 #include "curve.h"
+#include "defaults.h"
 #include "timeutil.h"
 #include "units.h"
 
@@ -479,7 +480,7 @@ int ftio_cmd_sub(int argc, char **argv)
          .to.b = &o.all_jobs},
         {"endpoint", 'e', CLIOPT_LIST, "E",
          "ftiod's PUB endpoint(s): E,E or repeated",
-         "$FTIO_PUB, ftiod.conf's pub or tcp://127.0.0.1:5556",
+         "$FTIO_PUB, ftiod.conf's pub or " FTIO_DEFAULT_PUB,
          .to.s = &o.endpoints},
         {"json", 0, CLIOPT_FLAG, NULL, "print each message's JSON object as received", NULL,
          .to.b = &o.json},
@@ -498,7 +499,7 @@ int ftio_cmd_sub(int argc, char **argv)
          "print the job's latest prediction and exit (also for a\nrecently ended job)", NULL,
          .to.b = &o.last},
         {"status-endpoint", 0, CLIOPT_LIST, "E", "with --last: ftiod's status socket(s)",
-         "$FTIO_STATUS, ftiod.conf's status-endpoint or tcp://127.0.0.1:5557", .to.s = &o.status_eps},
+         "$FTIO_STATUS, ftiod.conf's status-endpoint or " FTIO_DEFAULT_STATUS, .to.s = &o.status_eps},
         {"help", 'h', CLIOPT_HELP, NULL, "this help", NULL, .to.p = NULL},
         {"version", 'V', CLIOPT_VERSION, NULL, "the version", NULL, .to.p = NULL},
         {0},

@@ -30,6 +30,7 @@
 #include "control.h"
 #include "curve.h"
 #include "daemon.h"
+#include "defaults.h"
 
 static struct ftiod *the_daemon;   /* for the signal handler only */
 
@@ -120,13 +121,13 @@ static int parse_args(int argc, char **argv, struct ftiod_config *c, struct ftio
     size_t n = 0;
 #define OPT(...) (t[n++] = (struct cliopt){__VA_ARGS__})
     OPT(.type = CLIOPT_SECTION, .help = "Endpoints and files:");
-    OPT("listen", 0, CLIOPT_STRING, "E", "ingest endpoint for the shims", "tcp://127.0.0.1:5555",
+    OPT("listen", 0, CLIOPT_STRING, "E", "ingest endpoint for the shims", FTIO_DEFAULT_ENDPOINT,
         .to.s = &c->listen);
-    OPT("pub", 0, CLIOPT_STRING, "E", "PUB endpoint for predictions", "tcp://127.0.0.1:5556",
+    OPT("pub", 0, CLIOPT_STRING, "E", "PUB endpoint for predictions", FTIO_DEFAULT_PUB,
         .to.s = &c->pub);
     OPT("status-endpoint", 0, CLIOPT_LIST, "E",
         "REP endpoint for --status, ftio end and ftio sub --last;\n"
-        "with --status: several (E,E or repeated) are all asked", "tcp://127.0.0.1:5557",
+        "with --status: several (E,E or repeated) are all asked", FTIO_DEFAULT_STATUS,
         .to.s = &c->status);
     OPT("log", 0, CLIOPT_STRING, "FILE", "append everything published as JSON Lines", NULL,
         .to.s = &c->log_path);
@@ -320,9 +321,9 @@ static int parse_args(int argc, char **argv, struct ftiod_config *c, struct ftio
 static void config_default(struct ftiod_config *c)
 {
     memset(c, 0, sizeof *c);
-    c->listen = "tcp://127.0.0.1:5555";
-    c->pub = "tcp://127.0.0.1:5556";
-    c->status = "tcp://127.0.0.1:5557";
+    c->listen = FTIO_DEFAULT_ENDPOINT;
+    c->pub = FTIO_DEFAULT_PUB;
+    c->status = FTIO_DEFAULT_STATUS;
     c->min_interval = 0;
     c->step = 1.0;
     c->settle = 1.5;

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <zlib.h>
 #include "darshan.h"
+#include "grow.h"
 
 #define HEADER_SIZE 1328
 #define HEADER_SIZE_3_00 360
@@ -208,15 +209,8 @@ void darshan_log_close(struct darshan_log *l)
 /* Output buffer growth shared by both decompressors. */
 static int grow(unsigned char **out, size_t *cap, size_t used)
 {
-    if (used < *cap)
-        return 0;
-    size_t ncap = *cap ? *cap * 2 : 65536;
-    unsigned char *p = realloc(*out, ncap);
-    if (!p)
-        return -1;
-    *out = p;
-    *cap = ncap;
-    return 0;
+    /* 64 KiB at first: a log's regions are rarely smaller. */
+    return FTIO_GROW(*out, *cap, used < 65536 ? 65536 : used + 1);
 }
 
 static int inflate_zlib(const unsigned char *in, size_t n, unsigned char **out, size_t *outlen)

@@ -18,6 +18,7 @@
 #include <string.h>
 #include "darshan.h"
 #include "readers.h"
+#include "grow.h"
 
 struct sink {
     const struct darshan_log *l;
@@ -61,14 +62,9 @@ static int on_segment(void *ctx, const struct darshan_segment *g, uint64_t id)
     if (s->nskip && bsearch(&id, s->skip, s->nskip, sizeof id, cmp_id))
         return 0;   /* nested under an MPI-IO request already counted */
     if (s->ids && (s->nids == 0 || s->ids[s->nids - 1] != id)) {
-        if (s->nids == s->capids) {
-            uint64_t *p = realloc(s->ids, 2 * s->capids * sizeof *p);
-            if (!p) {
-                s->oom = 1;
-                return 1;
-            }
-            s->ids = p;
-            s->capids *= 2;
+        if (FTIO_GROW(s->ids, s->capids, s->nids + 1) < 0) {
+            s->oom = 1;
+            return 1;
         }
         s->ids[s->nids++] = id;
     }

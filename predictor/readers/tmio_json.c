@@ -35,6 +35,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "readers.h"
+#include "grow.h"
 
 #define MAX_DEPTH 2048               /* Jansson's limit */
 #define RELEASE_EVERY (16u << 20)
@@ -395,15 +396,7 @@ static int sink_grow(struct sink *s, size_t want)
 {
     if (s->req)
         return ftio_requests_reserve(s->req, want);
-    size_t cap = *s->vec_cap ? *s->vec_cap * 2 : 256;
-    while (cap < want)
-        cap *= 2;
-    double *v = realloc(*s->vec, cap * sizeof *v);
-    if (!v)
-        return -1;
-    *s->vec = v;
-    *s->vec_cap = cap;
-    return 0;
+    return FTIO_GROW(*s->vec, *s->vec_cap, want);
 }
 
 /* The array of numbers `name` at p into s; *len its length. */

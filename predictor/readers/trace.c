@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "readers.h"
 #include "activities.h"
+#include "grow.h"
 
 const char *ftio_trace_format_name(enum ftio_trace_format f)
 {
@@ -40,14 +41,8 @@ struct ftio_trace *ftio_trace_of_job(struct ftio_trace_set *set, const char *job
     for (size_t i = 0; i < set->n; i++)
         if (strcmp(set->job[i].job, job) == 0)
             return &set->job[i];
-    if (set->n == set->cap) {
-        size_t cap = set->cap ? set->cap * 2 : 4;
-        struct ftio_trace *j = realloc(set->job, cap * sizeof *j);
-        if (!j)
-            return NULL;
-        set->job = j;
-        set->cap = cap;
-    }
+    if (FTIO_GROW(set->job, set->cap, set->n + 1) < 0)
+        return NULL;
     struct ftio_trace *t = &set->job[set->n];
     memset(t, 0, sizeof *t);
     t->uid = -1;
@@ -94,18 +89,11 @@ int ftio_trace_see_rank(struct ftio_trace *t, int64_t key)
 
 int ftio_trace_overlap_push(struct ftio_trace_dir *d, double t, double b)
 {
-    if (d->overlap.n == d->overlap_cap) {
-        size_t cap = d->overlap_cap ? d->overlap_cap * 2 : 256;
-        double *nt = realloc(d->overlap.t, cap * sizeof *nt);
-        if (!nt)
-            return -1;
-        d->overlap.t = nt;
-        double *nb = realloc(d->overlap.b, cap * sizeof *nb);
-        if (!nb)
-            return -1;
-        d->overlap.b = nb;
-        d->overlap_cap = cap;
-    }
+    /* Two arrays, one capacity: the second grown to (at least) the first's. */
+    size_t cap = d->overlap_cap, cap_b = d->overlap_cap;
+    if (FTIO_GROW(d->overlap.t, cap, d->overlap.n + 1) < 0 || FTIO_GROW(d->overlap.b, cap_b, cap) < 0)
+        return -1;
+    d->overlap_cap = cap;
     d->overlap.t[d->overlap.n] = t;
     d->overlap.b[d->overlap.n] = b;
     d->overlap.n++;
@@ -243,16 +231,8 @@ int ftio_trace_dir_tag(struct ftio_trace_dir *d, uint32_t id)
     size_t want = d->req.n;
     if (want == 0)
         return 0;
-    if (want > d->fid_cap) {
-        size_t cap = d->fid_cap ? d->fid_cap : 1024;
-        while (cap < want)
-            cap *= 2;
-        uint32_t *p = realloc(d->fid, cap * sizeof *p);
-        if (!p)
-            return -1;
-        d->fid = p;
-        d->fid_cap = cap;
-    }
+    if (FTIO_GROW(d->fid, d->fid_cap, want) < 0)
+        return -1;
     while (d->nfid + 1 < want)
         d->fid[d->nfid++] = 0;
     d->fid[want - 1] = id;
@@ -286,14 +266,8 @@ int ftio_trace_add_file(struct ftio_trace *t, uint32_t id, const char *path)
         t->file_slot = s;
         t->file_slot_cap = cap;
     }
-    if (t->nfiles == t->files_cap) {
-        size_t cap = t->files_cap ? t->files_cap * 2 : 16;
-        struct ftio_trace_file *f = realloc(t->files, cap * sizeof *f);
-        if (!f)
-            return -1;
-        t->files = f;
-        t->files_cap = cap;
-    }
+    if (FTIO_GROW(t->files, t->files_cap, t->nfiles + 1) < 0)
+        return -1;
     char *p = strdup(path);
     if (!p)
         return -1;

@@ -10,21 +10,15 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "scan/scan.h"
+#include "grow.h"
 
 int scan_files_add(struct scan_files *f, const char *path, bool named)
 {
-    if (f->n == f->cap) {
-        size_t cap = f->cap ? 2 * f->cap : 256;
-        char **p = realloc(f->path, cap * sizeof *p);
-        if (!p)
-            return -1;
-        f->path = p;
-        bool *nm = realloc(f->named, cap * sizeof *nm);
-        if (!nm)
-            return -1;
-        f->named = nm;
-        f->cap = cap;
-    }
+    /* Two arrays, one capacity: the second grown to (at least) the first's. */
+    size_t cap = f->cap, cap_named = f->cap;
+    if (FTIO_GROW(f->path, cap, f->n + 1) < 0 || FTIO_GROW(f->named, cap_named, cap) < 0)
+        return -1;
+    f->cap = cap;
     f->path[f->n] = strdup(path);
     if (!f->path[f->n])
         return -1;
@@ -48,14 +42,9 @@ static int walk(struct scan_files *f, const char *dir)
     for (struct dirent *e; (e = readdir(d)) != NULL;) {
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
             continue;
-        if (n == cap) {
-            cap = cap ? 2 * cap : 64;
-            char **p = realloc(names, cap * sizeof *p);
-            if (!p) {
-                rc = -1;
-                break;
-            }
-            names = p;
+        if (FTIO_GROW(names, cap, n + 1) < 0) {
+            rc = -1;
+            break;
         }
         if (!(names[n] = strdup(e->d_name))) {
             rc = -1;

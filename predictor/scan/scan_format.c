@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "scan/scan.h"
+#include "grow.h"
 
 #define LIT(b, s) scan_buf_add((b), (s), sizeof(s) - 1)
 
@@ -17,17 +18,9 @@ void scan_buf_add(struct scan_buf *b, const char *s, size_t n)
 {
     if (b->oom)
         return;
-    if (b->n + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 512;
-        while (cap < b->n + n + 1)
-            cap *= 2;
-        char *p = realloc(b->s, cap);
-        if (!p) {
-            b->oom = true;
-            return;
-        }
-        b->s = p;
-        b->cap = cap;
+    if (FTIO_GROW(b->s, b->cap, b->n + n + 1) < 0) {
+        b->oom = true;
+        return;
     }
     memcpy(b->s + b->n, s, n);
     b->n += n;

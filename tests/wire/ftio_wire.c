@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ftio_wire.h"
+#include "grow.h"
 
 static const struct {
     const char *name;
@@ -48,14 +49,11 @@ char *wire_slurp(const char *cmd, const char *path, size_t *len)
         n += fread(buf + n, 1, cap - n, f);
         if (n < cap)
             break;
-        char *bigger = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
-        if (!bigger) {
+        if (FTIO_GROW(buf, cap, cap + 1) < 0) {
             free(buf);
             buf = NULL;
             break;
         }
-        buf = bigger;
-        cap *= 2;
     }
     int err = ferror(f);
     if (f != stdin)

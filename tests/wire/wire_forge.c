@@ -56,6 +56,7 @@
 #include "transport.h"
 #include "wire.h"
 #include "timeutil.h"
+#include "grow.h"
 
 #define MONO0 5000000000ll   /* monotonic anchor of every simulated process */
 
@@ -351,9 +352,9 @@ int wire_cmd_tmio(int argc, char **argv)
             json_t *b = json_object_get(bw, "b_rank_avr"), *s = json_object_get(bw, "t_rank_s"),
                    *e = json_object_get(bw, "t_rank_e");
             for (size_t i = 0; i < json_array_size(b); i++) {
-                if (n == cap) {
-                    cap = cap ? cap * 2 : 256;
-                    req = realloc(req, cap * sizeof *req);
+                if (FTIO_GROW(req, cap, n + 1) < 0) {
+                    fprintf(stderr, "ftio-wire: out of memory\n");
+                    exit(2);
                 }
                 req[n++] = (struct req){json_number_value(json_array_get(s, i)),
                                         json_number_value(json_array_get(e, i)),

@@ -46,6 +46,7 @@
 #include "transport.h"
 #include "ftio_wire.h"
 #include "wire.h"
+#include "grow.h"
 
 #define MAX_PIDS  4096
 #define MAX_FILES 65536
@@ -116,13 +117,9 @@ static void account(const struct ftio_batch *b)
         p->records += b->n;
         if (h->final)
             p->final = 1;
-        if (p->nseq == p->capseq) {
-            p->capseq = p->capseq ? 2 * p->capseq : 64;
-            p->seqs = realloc(p->seqs, p->capseq * sizeof *p->seqs);
-            if (!p->seqs) {
-                fprintf(stderr, "ftio-wire recv: out of memory\n");
-                exit(2);
-            }
+        if (FTIO_GROW(p->seqs, p->capseq, p->nseq + 1) < 0) {
+            fprintf(stderr, "ftio-wire recv: out of memory\n");
+            exit(2);
         }
         p->seqs[p->nseq++] = h->seq;
     }

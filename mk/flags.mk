@@ -1,0 +1,17 @@
+# mk/flags.mk -- objects are rebuilt when the compiler or its flags change
+# (`make OPT=-O0`, `SAN=...`, `CC=clang` into the same $(B)), not only when a
+# source or header does.  $(FLAGS_STAMP) holds the flags and is rewritten only
+# when they differ, so its time is that of the last change; the object rules
+# (Makefile, libtrace/build.mk, slurm/build.mk, predictor/scan.mk) depend on
+# it.  Included by the Makefile before the fragments.
+FLAGS_STAMP := $(B)/.flags
+# Recursive: expanded in the recipe, after every fragment added to CFLAGS.
+FLAGS_NOW = $(CC) | $(MPICC) | $(CFLAGS) | $(LDFLAGS) | $(SPANK_CFLAGS)
+FLAGS_QUOTED = '$(subst ','\'',$(FLAGS_NOW))'
+
+$(FLAGS_STAMP): FORCE_FLAGS
+	@mkdir -p $(dir $@)
+	@printf '%s\n' $(FLAGS_QUOTED) | cmp -s - $@ || printf '%s\n' $(FLAGS_QUOTED) >$@
+
+.PHONY: FORCE_FLAGS
+FORCE_FLAGS:
