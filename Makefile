@@ -47,6 +47,7 @@ BENCH_TARGETS :=
 # What `make install` installs (mk/install.mk says where each list goes).
 INSTALL_BIN  :=     # programs -> $(BINDIR)
 INSTALL_LIB  :=     # shared libraries with their soname links -> $(LIBDIR)
+INSTALL_PLUGIN :=   # loadable modules (no soname, no links) -> $(LIBDIR)
 INSTALL_INC  :=     # public headers -> $(INCLUDEDIR)
 INSTALL_MAN  :=     # man pages, section from the suffix (x.1 -> man1) -> $(MANDIR)
 INSTALL_DOC  :=     # documentation, path kept (docs/X.md -> $(DOCDIR)/docs/X.md)
@@ -62,6 +63,7 @@ HAVE_MPICC := $(shell command -v $(MPICC) >/dev/null 2>&1 && echo yes)
 
 all: build-all
 
+include mk/paths.mk
 include common/build.mk
 include predictor/build.mk
 include libtrace/build.mk

@@ -30,6 +30,7 @@
 #include <slurm/slurm.h>
 #include <slurm/spank.h>
 #include "curve.h"
+#include "ftio_paths.h"   /* FTIO_PRELOAD_LIB: lib= by default */
 #include "jobid.h"
 
 /* Built with hidden visibility (slurm/build.mk): only what Slurm's plugin
@@ -39,9 +40,6 @@
 SPANK_PLUGIN(ftio, 1);
 #pragma GCC visibility pop
 
-#ifndef FTIO_SPANK_LIB
-#define FTIO_SPANK_LIB "/usr/local/lib/libftio.so"
-#endif
 #define END_TIMEOUT_S 2.0
 
 /* The site's settings (plugstack.conf) and the user's option. */
@@ -51,7 +49,7 @@ static struct {
     char lib[1024];
     char endpoint[512];            /* "" = the shim's default */
     char status[512];
-} site = { .lib = FTIO_SPANK_LIB, .status = "tcp://127.0.0.1:5557" };
+} site = { .lib = FTIO_PRELOAD_LIB, .status = "tcp://127.0.0.1:5557" };
 static int user_choice = -1;       /* --ftio: 1 on, 0 off, -1 not given */
 static int traced;                 /* this step's tasks were set up */
 

@@ -39,6 +39,7 @@
 #include "cliopt.h"
 #include "commands.h"
 #include "curve.h"
+#include "ftio_paths.h"   /* FTIOD_CONFIG_DEFAULT, named in --help */
 #include "timeutil.h"
 #include "units.h"
 
@@ -459,7 +460,7 @@ static const char sub_about[] =
 static const char sub_epilog[] =
     "Environment: FTIO_PUB (default --endpoint), FTIO_STATUS (default\n"
     "--status-endpoint), else those of ftiod's configuration file\n"
-    "(FTIO_DAEMON_CONFIG, default /etc/ftio/ftiod.conf); SLURM_JOB_ID (default\n"
+    "(FTIO_DAEMON_CONFIG, default " FTIOD_CONFIG_DEFAULT "); SLURM_JOB_ID (default\n"
     "--job, unless --all-jobs).\n"
     "Exit status: 0; 1 when nothing arrived within --timeout (unreachable or\n"
     "silent endpoint), when --count N was not reached, or --last found no such\n"

@@ -1,7 +1,7 @@
 /* ftiod_main.c -- ftiod: options, sockets, signals and the life of the daemon.
  *
  * The options are one table (common/cliopt.h) for the command line and the
- * configuration file (--config, default /etc/ftio/ftiod.conf; the command
+ * configuration file (--config, default $SYSCONFDIR/ftio/ftiod.conf; the command
  * line wins); the analysis options and their bounds are ftio's
  * (analysis_options.h).
  *
@@ -29,6 +29,7 @@
 #include "cliopt.h"
 #include "curve.h"
 #include "daemon.h"
+#include "ftio_paths.h"   /* FTIOD_CONFIG_DEFAULT: $(SYSCONFDIR)/ftio/ftiod.conf */
 
 static struct ftiod *the_daemon;   /* for the signal handler only */
 
@@ -234,8 +235,9 @@ static int parse_args(int argc, char **argv, struct ftiod_config *c, struct ftio
         cliopt_error(&p, "unexpected argument '%s' (see ftiod --help)", argv[first]);
         rc = -1;
     } else if (cl->print_config) {
+        /* No compiled-in path here: packaging/ftiod.conf is this text for every PREFIX. */
         printf("# ftiod.conf -- ftiod's configuration file (ftiod --config, default\n"
-               "# " FTIOD_CONFIG_DEFAULT "): one `option = value` per line, a bare `option` for\n"
+               "# SYSCONFDIR/ftio/ftiod.conf): one `option = value` per line, a bare `option` for\n"
                "# a flag, # comments.  Every long option of ftiod(1) is accepted, with the\n"
                "# same checks; the command line wins.  Below: every option, commented out,\n"
                "# with its default.\n");
