@@ -9,8 +9,8 @@
  * login nodes without MPI).  FTIO_SCAN_NO_MPI=1 turns the handover off.
  *
  * Exit status: 0 when the scan ran and read at least one job (unreadable
- * logs are rows with an error, counted in the summary), 1 when nothing could
- * be read or an output failed, 2 on bad usage.
+ * logs are rows with an error, counted in the summary), 1 when a path given
+ * does not exist, nothing could be read or an output failed, 2 on bad usage.
  */
 #include <errno.h>
 #include <limits.h>
@@ -78,8 +78,8 @@ int scan_parse_args(int argc, char **argv, struct scan_opts *o, int *first_path)
     t[n] = (struct cliopt){0};
     struct cliopt_parser p = {
         .prog = "ftio scan", .version = FTIO_VERSION, .usage = usage_line, .about = help_text,
-        .epilog = "Exit status: 0 when at least one job was read, 1 when nothing could be\n"
-                  "read or an output failed, 2 on a usage error.\n",
+        .epilog = "Exit status: 0 when at least one job was read, 1 when a path given does\n"
+                  "not exist, nothing could be read or an output failed, 2 on a usage error.\n",
         .opts = t,
     };
     cliopt_find(&p, "compat")->help = "the published FTIO's detector and sampling";
@@ -98,6 +98,13 @@ int scan_parse_args(int argc, char **argv, struct scan_opts *o, int *first_path)
     cliopt_free(&p);
     if (rc != 0)
         return rc;
+    /* A path on the command line that is not there is a mistake, not an
+     * unreadable job among others. */
+    for (int i = first; i < argc; i++)
+        if (access(argv[i], F_OK) != 0) {
+            fprintf(stderr, "ftio scan: %s: %s\n", argv[i], strerror(errno));
+            return 1;
+        }
     o->analysis = a.opts;
     o->do_read = mode != 1;
     o->do_write = mode != 0;
