@@ -265,6 +265,14 @@ int scan_file(struct scan_worker *w, const struct scan_opts *o, const char *path
             r.warning = w->warn;
         for (size_t j = 0; j < set.n; j++) {
             struct scan_row jr = r;
+            char dropped[sizeof w->warn];
+            if (set.job[j].dropped_long) {
+                /* never silent: the row says what --max-span dropped */
+                snprintf(dropped, sizeof dropped, "%s%s%llu requests longer than %g s dropped",
+                         r.warning ? r.warning : "", r.warning ? "; " : "",
+                         (unsigned long long)set.job[j].dropped_long, ro.max_span);
+                jr.warning = dropped;
+            }
             job_row(w, o, &set.job[j], &jr);
             emit(ctx, &jr);
         }
