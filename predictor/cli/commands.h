@@ -36,6 +36,7 @@ struct ftio_cli {
     struct ftio_options      analysis;
     struct ftio_read_options read;
     enum ftio_io_mode        mode;
+    bool   both;             /* -m both: write and read, analysed one after the other */
     bool   json;
     bool   sliding;          /* --window given */
     double window;           /* fixed window length; 0 = adaptive */

@@ -122,7 +122,8 @@ static int parse_args(int argc, char **argv, struct ftio_cli *cli)
     if (first < 0)
         return 2;
     char err[256];
-    if (ftio_analysis_args_finish(&a, true, err, sizeof err) != 0) {
+    if (ftio_analysis_args_finish(&a, true, err, sizeof err) != 0 ||
+        (a.window_set && ftio_analysis_check_step(a.step, a.opts.fs, err, sizeof err) != 0)) {
         fprintf(stderr, "ftio: %s\n", err);
         return 2;
     }
@@ -131,7 +132,8 @@ static int parse_args(int argc, char **argv, struct ftio_cli *cli)
         return 2;
     }
     cli->analysis = a.opts;
-    cli->mode = (enum ftio_io_mode)a.mode;
+    cli->both = a.mode == 3;
+    cli->mode = cli->both ? FTIO_MODE_WRITE : (enum ftio_io_mode)a.mode;
     cli->sliding = a.window_set;
     cli->window = a.window;
     cli->step = a.step;

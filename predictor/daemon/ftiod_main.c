@@ -322,13 +322,13 @@ static void config_default(struct ftiod_config *c)
     c->limits.fs = c->opts.fs;
 }
 
-/* The online loop's boundaries must fall on bin edges: whole bins per step. */
+/* The online loop's boundaries must fall on bin edges: whole bins per step
+ * (the bound ftio --window --step shares, analysis_options.h). */
 static int check_step(struct ftiod_config *c)
 {
-    double bins = c->step * c->limits.fs;
-    if (fabs(bins - round(bins)) > 1e-9 * bins || round(bins) < 1) {
-        fprintf(stderr, "ftiod: --step %g s is not a whole number of bins at %g Hz\n",
-                c->step, c->limits.fs);
+    char err[160];
+    if (ftio_analysis_check_step(c->step, c->limits.fs, err, sizeof err) != 0) {
+        fprintf(stderr, "ftiod: %s\n", err);
         return -1;
     }
     return 0;

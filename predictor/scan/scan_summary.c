@@ -5,8 +5,13 @@
  * writes happen, from the 4-segment temporal classes, jobs shorter than
  * 12 s and "0000" jobs left out as the study does), then the most common
  * temporal classes.  Counters are plain doubles so that threads and MPI
- * ranks merge them by summing.
+ * ranks merge them by summing.  The study: F. Boito, L. Teylo, M. Popov et
+ * al., "A Deep Look Into the Temporal I/O Behavior of HPC Applications", 2025
+ * (extended version: Inria research report RR-9577, March 2025).
  */
+
+/* Named once in the summary, which then says "the study's Table N". */
+#define STUDY "Boito et al., \"A Deep Look Into the Temporal I/O Behavior of HPC Applications\", 2025"
 #include <math.h>
 #include <string.h>
 #include "scan/scan.h"
@@ -123,6 +128,7 @@ void scan_summary_print(FILE *f, const struct scan_summary *s, const struct scan
     if (s->warnings)
         fprintf(f, "  %.0f jobs read from damaged files (--lenient)\n", s->warnings);
 
+    fprintf(f, "\nCompared with the study " STUDY ":\n");
     fprintf(f, "\nPeriodic I/O (a period and >= 3 phases; the study's Table III), of %.0f jobs\n", s->jobs);
     fprintf(f, "  %-22s %8s %8s %10s\n", "", "jobs", "share", "of volume");
     if (o->do_read)
