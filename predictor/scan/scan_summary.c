@@ -34,6 +34,10 @@ static void class_name(int k, char out[5])
 
 void scan_summary_add(struct scan_summary *s, const struct scan_row *r)
 {
+    if (r->filtered) {
+        s->filtered++;
+        return;
+    }
     s->rows++;
     if (r->error) {
         s->errors++;
@@ -117,6 +121,8 @@ void scan_summary_print(FILE *f, const struct scan_summary *s, const struct scan
             s->jobs, s->errors);
     if (s->skipped)
         fprintf(f, ", %.0f other files skipped (no trace format)", s->skipped);
+    if (s->filtered)
+        fprintf(f, ", %.0f jobs filtered out", s->filtered);
     double rate = s->seconds > 0 ? (s->files - s->skipped) / s->seconds : 0.0;
     fprintf(f, "\n  %.2f s, %.1f files/s with %.0f threads", s->seconds, rate, s->threads);
     if (s->ranks > 1)
