@@ -530,7 +530,7 @@ int main(int argc, char **argv)
     if (d->cfg.state_dir) {
         char err[512];
         if (!(d->state = ftiod_state_open(d->cfg.state_dir, err, sizeof err))) {
-            ftiod_log("%s", err);
+            ftiod_log_at(FTIOD_ERROR, "%s", err);   /* fatal: the daemon stops */
             goto out;
         }
         if (ftiod_state_restore(d->state, d) != 0)

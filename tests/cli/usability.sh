@@ -7,7 +7,8 @@
 #  - `ftio end` of a job that ended says so (not "ending");
 #  - `ftio replay` of another format says "not a spool file";
 #  - the scan summary names the study it compares with;
-#  - man/libftio.7 documents every FTIO_* variable the shim reads.
+#  - man/libftio.7 documents every FTIO_* variable the shim reads;
+#  - ftiod's fatal --state-dir ownership error is logged as an error.
 . "$(dirname "$0")/../lib.sh"
 cd "$ROOT"
 FTIO=$B/bin/ftio
@@ -84,4 +85,11 @@ ok "ftio end: 'already ended'; ftio replay: 'not a spool file'"
 for v in $(grep -oh '"FTIO_[A-Z_]*"' libtrace/*.c | tr -d '"' | sort -u); do
   grep -q "^\.B $v\$" man/libftio.7 || bad "man/libftio.7 does not document $v"
 done
+
+# ---- a fatal --state-dir error is an error, not info --------------------------------------
+mkdir "$T/sd" && chown nobody "$T/sd" || fail "chown nobody $T/sd"
+"$B/bin/ftiod" --config none --auth none --state-dir "$T/sd" --listen "ipc://$T/sd.in" --pub "ipc://$T/sd.pub" \
+  --status-endpoint "ipc://$T/sd.st" >/dev/null 2>"$T/sd.log"; rc=$?
+[ $rc = 1 ] && grep -q "error: --state-dir $T/sd: must be owned by this user" "$T/sd.log" ||
+  bad "--state-dir of another user: rc=$rc $(cat "$T/sd.log")"
 finish
