@@ -13,7 +13,10 @@
 #   make uninstall  remove exactly what `make install` put there (same variables)
 
 B        ?= build
-VERSION  := 0.1.0
+# The version, in one place (VERSION): ftio/ftiod --version, ftio.pc, the
+# module file and libftio.so.$(VERSION); tests/license.sh checks the man
+# pages and CHANGELOG.md against it.
+VERSION  := $(shell cat VERSION)
 # libftio.so's soname: libftio.so.$(SOVERSION) -> libftio.so.$(VERSION)
 SOVERSION := 0
 

@@ -97,6 +97,8 @@ grep -qx 'EnvironmentFile=/etc/ftio/relay.env' "$S/usr/lib/systemd/system/ftio-r
   fail "relay unit: $(grep EnvironmentFile "$S/usr/lib/systemd/system/ftio-relay.service")"
 PRE=$(PKG_CONFIG_PATH="$S$LIBDIR/pkgconfig" pkg-config --variable=preload ftio) || fail "pkg-config preload"
 [ "$PRE" = "$LIBDIR/libftio.so.0" ] || fail "preload variable $PRE"
+[ "$(PKG_CONFIG_PATH="$S$LIBDIR/pkgconfig" pkg-config --modversion ftio)" = "$(cat VERSION)" ] ||
+  fail "ftio.pc's Version is not VERSION's $(cat VERSION)"
 [ -e "$S$PRE" ] || fail "preload path $S$PRE does not exist"
 echo "ok: staged install: every file, soname links, preload=$PRE, templates filled"
 
