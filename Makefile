@@ -7,13 +7,16 @@
 #   make check      install missing Debian packages, build, run every test
 #                   (TESTS="name ...": only those, e.g. TESTS="test_wire calls.sh")
 #   make asan       the same tests under AddressSanitizer + UBSan (tree in build-asan/)
-#   make demo       install, build, run the live end-to-end demo
+#   make demo       install what the demo needs, build it, run the live end-to-end demo
 #   make bench      run the benchmarks (figures go to bench/README.md by hand)
 #   make install    install what a site needs (builds only that; see mk/install.mk)
 #   make uninstall  remove exactly what `make install` put there (same variables)
 
 B        ?= build
-VERSION  := 0.1.0
+# The version, in one place (VERSION): ftio/ftiod --version, ftio.pc, the
+# module file and libftio.so.$(VERSION); tests/license.sh checks the man
+# pages and CHANGELOG.md against it.
+VERSION  := $(shell cat VERSION)
 # libftio.so's soname: libftio.so.$(SOVERSION) -> libftio.so.$(VERSION)
 SOVERSION := 0
 
@@ -47,6 +50,7 @@ BENCH_TARGETS :=
 # What `make install` installs (mk/install.mk says where each list goes).
 INSTALL_BIN  :=     # programs -> $(BINDIR)
 INSTALL_LIB  :=     # shared libraries with their soname links -> $(LIBDIR)
+INSTALL_PLUGIN :=   # loadable modules (no soname, no links) -> $(LIBDIR)
 INSTALL_INC  :=     # public headers -> $(INCLUDEDIR)
 INSTALL_MAN  :=     # man pages, section from the suffix (x.1 -> man1) -> $(MANDIR)
 INSTALL_DOC  :=     # documentation, path kept (docs/X.md -> $(DOCDIR)/docs/X.md)
@@ -63,6 +67,7 @@ HAVE_MPICC := $(shell command -v $(MPICC) >/dev/null 2>&1 && echo yes)
 all: build-all
 
 include mk/flags.mk
+include mk/paths.mk
 include common/build.mk
 include predictor/build.mk
 include libtrace/build.mk
@@ -81,9 +86,16 @@ $(B)/%.o: %.c $(FLAGS_STAMP)
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 
-# Installs whatever Debian packages are missing (needs root on a fresh machine).
+# Installs whatever Debian packages are missing (needs root on a fresh machine):
+# deps for the tests, deps-demo for the demo only (mk/deps.sh).
 deps:
-	@sh mk/deps.sh
+	@sh mk/deps.sh check
+
+deps-demo:
+	@sh mk/deps.sh demo
+
+# What the demo runs (examples/demo.sh): no tests, no Check.
+DEMO_TARGETS := $(B)/bin/ftiod $(B)/bin/ftio $(B)/bin/checkpoint $(SHIM_LIB)
 
 # TESTS="name ...": the tests of those names, given as file names with or
 # without the extension, or as paths (test_wire, calls.sh, tests/shim/calls).
@@ -108,8 +120,8 @@ asan: deps
 	@$(MAKE) --no-print-directory B=build-asan OPT="-O1 -g" \
 	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" check
 
-demo: deps
-	@$(MAKE) --no-print-directory build-all
+demo: deps-demo
+	@$(MAKE) --no-print-directory $(DEMO_TARGETS)
 	@B=$(B) sh examples/demo.sh
 
 bench: deps
@@ -119,4 +131,4 @@ bench: deps
 clean:
 	rm -rf build build-asan
 
-.PHONY: all build-all deps check check-names list-tests asan demo bench clean
+.PHONY: all build-all deps deps-demo check check-names list-tests asan demo bench clean

@@ -20,10 +20,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* ftiod's configuration file, read by ftiod (--config) and, for the
- * endpoints, by the client subcommands of ftio. */
-#define FTIOD_CONFIG_DEFAULT "/etc/ftio/ftiod.conf"
-
 enum cliopt_type {
     CLIOPT_END = 0,    /* terminates a table */
     CLIOPT_SECTION,    /* a heading in --help, no option */

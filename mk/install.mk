@@ -8,7 +8,8 @@
 # Check tests, test tools or benchmarks; without an MPI compiler the MPI
 # programs are left out (a line says so).  Installed:
 #   $(BINDIR)           ftio, ftiod, ftio-scan-mpi (with mpicc)
-#   $(LIBDIR)           libftio.so.$(VERSION), its soname link and libftio.so
+#   $(LIBDIR)           libftio.so.$(VERSION), its soname link and libftio.so;
+#                       spank_ftio.so (a plugin: no version, no links)
 #   $(PKGCONFIGDIR)     ftio.pc (`pkg-config --variable=preload ftio`: the
 #                       path to put in LD_PRELOAD)
 #   $(INCLUDEDIR)       ftio.h
@@ -17,34 +18,18 @@
 #   $(SYSTEMDUNITDIR)   ftiod.service, ftio-relay.service;  $(SYSUSERSDIR)/ftio.conf
 #                       (the `ftio` user both run as)
 #   $(SYSCONFDIR)/ftio/ftiod.conf, relay.env   only when none is there (a site's
-#                       edits stay)
-#   $(SYSCONFDIR)/logrotate.d/ftiod
+#                       edits stay); $(SYSCONFDIR)/ftio/clients/ (0755, for the
+#                       CURVE public keys of the scheduler and admins)
+#   $(LOGROTATEDIR)/ftiod   (/etc/logrotate.d for PREFIX=/usr or /usr/local)
 #   $(MODULEFILEDIR)/ftio/$(VERSION)   environment-modules file
 # The packaging/ files are templates: @BINDIR@, @SYSCONFDIR@ ... become the
 # directories of this installation (without DESTDIR, which only stages).
 # A fragment adds files by appending to INSTALL_BIN (programs and scripts),
-# INSTALL_LIB (libX.so.A.B.C), INSTALL_INC, INSTALL_MAN, INSTALL_DOC or
+# INSTALL_LIB (libX.so.A.B.C), INSTALL_PLUGIN (X.so, as is), INSTALL_INC, INSTALL_MAN, INSTALL_DOC or
 # INSTALL_SUBST (TEMPLATE:INSTALLED-PATH) or INSTALL_CONF (SOURCE:PATH, never
 # overwritten); uninstall follows the same lists.
 
-PREFIX         ?= /usr/local
-BINDIR         ?= $(PREFIX)/bin
-LIBDIR         ?= $(PREFIX)/lib
-INCLUDEDIR     ?= $(PREFIX)/include
-DATADIR        ?= $(PREFIX)/share
-MANDIR         ?= $(DATADIR)/man
-DOCDIR         ?= $(DATADIR)/doc/ftio
-PKGCONFIGDIR   ?= $(LIBDIR)/pkgconfig
-# /etc for a system installation (PREFIX=/usr), else under the prefix.
-SYSCONFDIR     ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
-# systemd looks in /usr/lib/systemd/system and /usr/local/lib/systemd/system;
-# not under LIBDIR, which may be a multiarch directory.
-SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
-SYSUSERSDIR    ?= $(PREFIX)/lib/sysusers.d
-MODULEFILEDIR  ?= $(DATADIR)/modulefiles
-# Where ftiod.service lets ftiod write (LogsDirectory=, StateDirectory=,
-# RuntimeDirectory=): fixed by systemd, named in the logrotate snippet.
-LOGDIR         ?= /var/log/ftio
+# The directories (PREFIX, LIBDIR, SYSCONFDIR ...) are set in mk/paths.mk.
 
 INSTALL_DOC += README.md $(wildcard docs/*.md docs/*.png) \
                $(wildcard examples/*.md examples/*.c examples/*.py)
@@ -53,7 +38,7 @@ INSTALL_SUBST += mk/ftio.pc.in:$(PKGCONFIGDIR)/ftio.pc \
                  packaging/ftiod.service:$(SYSTEMDUNITDIR)/ftiod.service \
                  packaging/ftio-relay.service:$(SYSTEMDUNITDIR)/ftio-relay.service \
                  packaging/ftio.sysusers:$(SYSUSERSDIR)/ftio.conf \
-                 packaging/ftiod.logrotate:$(SYSCONFDIR)/logrotate.d/ftiod \
+                 packaging/ftiod.logrotate:$(LOGROTATEDIR)/ftiod \
                  packaging/modulefile/ftio:$(MODULEFILEDIR)/ftio/$(VERSION)
 # Configuration files, SOURCE:FILE: installed only where none is (a site's
 # edits stay), removed by uninstall only when still as shipped.  ftiod.conf
@@ -77,9 +62,12 @@ DEST = $(DESTDIR)
 LIB_LINKS = so_links() { f=$$(basename "$$1"); v=$${f\#*.so.}; \
               echo "$${f%%.so.*}.so.$${v%%.*} $${f%%.so.*}.so"; }
 
-install: $(INSTALL_BIN) $(INSTALL_LIB)
+install: $(INSTALL_BIN) $(INSTALL_LIB) $(INSTALL_PLUGIN)
 ifeq ($(HAVE_MPICC),)
 	@echo "install: no $(MPICC): ftio-scan-mpi (MPI ftio scan) is not installed"
+endif
+ifneq ($(LOGROTATEDIR),/etc/logrotate.d)
+	@echo "install: logrotate reads /etc/logrotate.d only: link $(LOGROTATEDIR)/ftiod there to rotate $(LOGDIR)"
 endif
 	install -d $(DEST)$(BINDIR) $(DEST)$(LIBDIR) $(DEST)$(INCLUDEDIR)
 	install -m 755 $(INSTALL_BIN) $(DEST)$(BINDIR)
@@ -88,6 +76,8 @@ endif
 	  set -- $$(so_links $$l); f=$$(basename $$l); \
 	  ln -sf $$f $(DEST)$(LIBDIR)/$$1 && ln -sf $$1 $(DEST)$(LIBDIR)/$$2 || exit 1; \
 	done
+	$(if $(strip $(INSTALL_PLUGIN)),install -m 755 $(INSTALL_PLUGIN) $(DEST)$(LIBDIR))
+	install -d -m 755 $(DEST)$(SYSCONFDIR)/ftio/clients
 	install -m 644 $(INSTALL_INC) $(DEST)$(INCLUDEDIR)
 	@for m in $(INSTALL_MAN); do s=$${m##*.}; \
 	  install -d $(DEST)$(MANDIR)/man$$s && install -m 644 $$m $(DEST)$(MANDIR)/man$$s || exit 1; done
@@ -103,6 +93,7 @@ endif
 # directories when empty.
 uninstall:
 	rm -f $(addprefix $(DEST)$(BINDIR)/,$(notdir $(INSTALL_BIN) $(SCAN_MPI_BIN))) \
+	  $(addprefix $(DEST)$(LIBDIR)/,$(notdir $(INSTALL_PLUGIN))) \
 	  $(addprefix $(DEST)$(INCLUDEDIR)/,$(notdir $(INSTALL_INC))) \
 	  $(foreach p,$(INSTALL_SUBST),$(DEST)$(lastword $(subst :, ,$(p))))
 	@$(LIB_LINKS); for l in $(INSTALL_LIB); do f=$$(basename $$l); \
@@ -115,6 +106,7 @@ uninstall:
 	  elif [ -e $$dst ]; then echo "uninstall: $$dst was changed: kept"; fi; done
 	@for d in $$(printf '%s\n' $(sort $(dir $(INSTALL_DOC))) | sort -r); do \
 	  [ "$$d" = ./ ] || rmdir $(DEST)$(DOCDIR)/$$d 2>/dev/null; done; \
-	rmdir $(DEST)$(DOCDIR) $(DEST)$(SYSCONFDIR)/ftio $(DEST)$(MODULEFILEDIR)/ftio 2>/dev/null; true
+	rmdir $(DEST)$(DOCDIR) $(DEST)$(SYSCONFDIR)/ftio/clients $(DEST)$(SYSCONFDIR)/ftio \
+	  $(DEST)$(MODULEFILEDIR)/ftio 2>/dev/null; true
 
 .PHONY: install uninstall

@@ -28,7 +28,7 @@
 /* What the analysis options set, before they are resolved. */
 struct ftio_analysis_args {
     struct ftio_options opts;  /* fs, tol, psd, top_n, autocorrelation, t_start/t_end */
-    int    mode;               /* --mode: 0 write, 1 read, 2 all (enum ftio_io_mode) */
+    int    mode;               /* --mode: 0 write, 1 read, 2 all (enum ftio_io_mode), 3 both */
     int    sampling;           /* --sampling: -1 until given (resolved by _finish) */
     bool   compat;             /* --compat */
     int    detector;           /* --detector: -1 until given (resolved by _finish) */
@@ -58,6 +58,12 @@ enum {
 #define FTIO_AOPT_ENTRIES (FTIO_AOPT_COUNT + 1)   /* -ts and -te are two entries */
 
 void ftio_analysis_args_default(struct ftio_analysis_args *a);
+
+/* The bound on --step beyond [FTIO_STEP_MIN, FTIO_STEP_MAX]: the sliding
+ * analyses (ftiod's, and ftio --window's) end on sample edges, so a step is a
+ * whole number (>= 1) of samples at fs.  0, or -1 with the message
+ * ("--step: 0.05 s is not a whole number of samples at 10 Hz (-f)"). */
+int ftio_analysis_check_step(double step, double fs, char *err, size_t errlen);
 /* Append the entries of the options in `which` to t (room for
  * FTIO_AOPT_ENTRIES entries; not terminated); returns how many. */
 size_t ftio_analysis_cliopts(struct ftio_analysis_args *a, unsigned which, struct cliopt *t);

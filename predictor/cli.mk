@@ -25,6 +25,9 @@ $(FTIO_BIN): $(FTIO_CLI_OBJS) $(SCAN_LIB) $(PLOT_LIB) $(READERS_LIB) $(B)/lib/li
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(FTIO_CLI_OBJS) $(SCAN_LIB) $(PLOT_LIB) $(FTIO_READERS_LINK) $(ZMQ_LIBS) -lm
 
+# the objects with compiled-in paths (mk/paths.mk)
+$(B)/predictor/cli/endpoints.o $(B)/predictor/cli/sub.o: $(FTIO_PATHS_H)
+
 ALL_TARGETS += $(READERS_LIB) $(FTIO_BIN)
 INSTALL_BIN += $(FTIO_BIN)
 INSTALL_MAN += man/ftio.1

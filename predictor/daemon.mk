@@ -5,6 +5,9 @@ FTIOD_OBJS := $(FTIOD_SRCS:%.c=$(B)/%.o)
 FTIOD_CORE_OBJS := $(filter-out $(B)/predictor/daemon/ftiod_main.o,$(FTIOD_OBJS))
 FTIOD_LIBS := $(B)/lib/libftioreaders.a $(B)/lib/libftioanalysis.a $(B)/lib/libftiocommon.a
 
+# the configuration file's path is compiled in (mk/paths.mk)
+$(B)/predictor/daemon/ftiod_main.o: $(FTIO_PATHS_H)
+
 $(B)/bin/ftiod: $(FTIOD_OBJS) $(FTIOD_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(FTIOD_OBJS) $(FTIOD_LIBS) \

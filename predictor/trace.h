@@ -52,7 +52,15 @@ struct ftio_read_options {
     bool lenient;                    /* keep what was read before damage */
     bool absolute_time;              /* spool: keep epoch seconds */
     bool keep_nested;                /* spool: count nested POSIX, drop MPI-IO instead */
+    double max_span;                 /* s: longer requests are dropped and counted by
+                                        ftio_trace_set_finish() (ftio --max-span) */
 };
+/* The default --max-span: ftiod's default --horizon, beyond which ftiod drops a
+ * record as impossible too (one bad timestamp must not stretch the window to
+ * days and the analysis to gigabytes); and its bounds. */
+#define FTIO_MAX_SPAN_DEFAULT 3600.0
+#define FTIO_MAX_SPAN_MIN 1.0
+#define FTIO_MAX_SPAN_MAX 1e9
 void ftio_read_options_default(struct ftio_read_options *o);
 
 /* One direction (read or write) of one job. */
@@ -86,6 +94,8 @@ struct ftio_trace {
     uint64_t dropped_nested;    /* spool: records not counted to avoid double counting */
     uint64_t bad_records;       /* spool: impossible bytes or times, dropped
                                    (common/batch_requests.h) */
+    uint64_t dropped_long;      /* requests longer than max_span, dropped */
+    double   dropped_long_bytes;
     double   origin;            /* epoch seconds of time 0, 0 when unknown */
     /* Job context, when the format records it (binary Darshan logs). */
     const char *source;         /* where the requests came from (static text), NULL: the

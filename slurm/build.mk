@@ -15,17 +15,19 @@ SPANK_LIB    := $(B)/lib/spank_ftio.so
 SPANK_SRCS   := slurm/spank_ftio.c common/control.c common/curve.c common/auth.c common/jobid.c
 SPANK_OBJS   := $(patsubst %.c,$(B)/spank/%.o,$(SPANK_SRCS))
 SPANK_CFLAGS := $(filter-out -fsanitize=% -fno-sanitize-recover=%,$(CFLAGS)) -fvisibility=hidden \
-                $(if $(filter-out /usr/include,$(SLURM_INCLUDE)),-I$(SLURM_INCLUDE)) \
-                -DFTIO_SPANK_LIB=\"$(PREFIX)/lib/libftio.so\"
+                $(if $(filter-out /usr/include,$(SLURM_INCLUDE)),-I$(SLURM_INCLUDE))
 
 $(B)/spank/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(SPANK_CFLAGS) -MMD -MP -c $< -o $@
+
+# lib='s default, the installed shim, is compiled in (mk/paths.mk)
+$(B)/spank/slurm/spank_ftio.o: $(FTIO_PATHS_H)
 
 $(SPANK_LIB): $(SPANK_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) -shared -o $@ $^ -pthread -Wl,--as-needed $(ZMQ_LIBS) $(JANSSON_LIBS)
 
 ALL_TARGETS += $(SPANK_LIB)
-INSTALL_LIB += $(SPANK_LIB)
+INSTALL_PLUGIN += $(SPANK_LIB)
 endif

@@ -42,6 +42,7 @@
 #include "control.h"
 #include "curve.h"
 #include "defaults.h"
+#include "ftio_paths.h"   /* FTIO_PRELOAD_LIB: lib= by default */
 #include "jobid.h"
 
 /* Built with hidden visibility (slurm/build.mk): only what Slurm's plugin
@@ -51,9 +52,6 @@
 SPANK_PLUGIN(ftio, 1);
 #pragma GCC visibility pop
 
-#ifndef FTIO_SPANK_LIB
-#define FTIO_SPANK_LIB "/usr/local/lib/libftio.so"
-#endif
 #define END_TIMEOUT_S 2.0
 /* A claim delays the step's start while ftiod does not answer: shorter.  A
  * claim that arrives after we gave up still counts (ftiod answers a closed
@@ -67,7 +65,7 @@ static struct {
     char lib[1024];
     char endpoint[512];            /* "" = the shim's default */
     char status[512];
-} site = { .lib = FTIO_SPANK_LIB, .status = FTIO_DEFAULT_STATUS };
+} site = { .lib = FTIO_PRELOAD_LIB, .status = FTIO_DEFAULT_STATUS };
 static int user_choice = -1;       /* --ftio: 1 on, 0 off, -1 not given */
 static int traced;                 /* this step's tasks were set up */
 

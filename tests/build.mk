@@ -15,6 +15,6 @@ include tests/shim.mk
 include tests/mpiio.mk
 include tests/daemon.mk
 include tests/plot.mk
-SHELL_TESTS += tests/install.sh tests/kit.sh
+SHELL_TESTS += tests/install.sh tests/kit.sh tests/deps.sh tests/license.sh
 include tests/slurm.mk
 include tests/realapps.mk

@@ -8,7 +8,12 @@
 #    every expected file, soname links, ftio.pc's preload variable, man1 +
 #    man7, docs and examples, systemd units, sysusers (systemd-sysusers),
 #    logrotate snippet (logrotate -d), module file (modulecmd), no @VAR@ left;
-#    the staged libftio.so traces `cat` into a spool file;
+#    the staged libftio.so traces `cat` into a spool file; the compiled-in
+#    paths (mk/paths.mk) are the installation's: ftiod's configuration file,
+#    the SPANK plugin's lib= default (the installed shim), no `X.so.so` link;
+#    $SYSCONFDIR/ftio/clients/ exists (0755);
+#  - the default PREFIX=/usr/local: configuration where ftiod reads it,
+#    logrotate snippet where logrotate reads it;
 #    the configuration files are installed, never overwritten, and removed
 #    by uninstall only when unchanged; uninstall leaves no file behind;
 #  - every directory variable honoured;
@@ -24,7 +29,9 @@ cd "$ROOT"
 for tool in pkg-config readelf logrotate modulecmd systemd-analyze systemd-sysusers man; do
   command -v $tool >/dev/null || fail "$tool not found (mk/deps.sh installs it)"
 done
-MAKE="make -s --no-print-directory B=$B"
+# Every install builds in $T/fresh: the installation's paths are compiled in
+# (mk/paths.mk), and the suite's own build in $B keeps its own.
+MAKE="make -s --no-print-directory B=$T/fresh"
 
 # ---- what install builds -------------------------------------------------------
 make -n --no-print-directory B="$T/fresh" install PREFIX=/usr >"$T/plan" 2>&1 || { cat "$T/plan"; fail "make -n install"; }
@@ -90,8 +97,24 @@ grep -qx 'EnvironmentFile=/etc/ftio/relay.env' "$S/usr/lib/systemd/system/ftio-r
   fail "relay unit: $(grep EnvironmentFile "$S/usr/lib/systemd/system/ftio-relay.service")"
 PRE=$(PKG_CONFIG_PATH="$S$LIBDIR/pkgconfig" pkg-config --variable=preload ftio) || fail "pkg-config preload"
 [ "$PRE" = "$LIBDIR/libftio.so.0" ] || fail "preload variable $PRE"
+[ "$(PKG_CONFIG_PATH="$S$LIBDIR/pkgconfig" pkg-config --modversion ftio)" = "$(cat VERSION)" ] ||
+  fail "ftio.pc's Version is not VERSION's $(cat VERSION)"
 [ -e "$S$PRE" ] || fail "preload path $S$PRE does not exist"
 echo "ok: staged install: every file, soname links, preload=$PRE, templates filled"
+
+# the paths compiled into the programs are the installation's
+[ -e /usr/include/slurm/spank.h ] || fail "no <slurm/spank.h> (libslurm-dev, mk/deps.sh): spank_ftio.so not built"
+[ -f "$S$LIBDIR/spank_ftio.so" ] || fail "spank_ftio.so not installed in $LIBDIR"
+strings "$S$LIBDIR/spank_ftio.so" | grep -qx "$PRE" ||
+  fail "spank_ftio.so's default lib= is not $PRE: $(strings "$S$LIBDIR/spank_ftio.so" | grep 'libftio\.so')"
+dup=$(find "$S" -name '*.so.so*')
+[ -z "$dup" ] || fail "bogus links: $dup"
+"$S/usr/bin/ftiod" --help | grep -q " /etc/ftio/ftiod.conf when it exists" ||
+  fail "ftiod's default --config: $("$S/usr/bin/ftiod" --help | grep -A1 -- '--config FILE')"
+"$S/usr/bin/ftio" sub --help | grep -q "default /etc/ftio/ftiod.conf" || fail "ftio sub: not /etc/ftio/ftiod.conf"
+[ -d "$S/etc/ftio/clients" ] && [ "$(stat -c %a "$S/etc/ftio/clients")" = 755 ] ||
+  fail "no /etc/ftio/clients (0755): $(ls -ld "$S/etc/ftio/clients" 2>&1)"
+echo "ok: compiled in: spank_ftio.so lib=$PRE, ftiod --config /etc/ftio/ftiod.conf; /etc/ftio/clients 0755; no .so.so"
 
 # the staged shim traces a real program: cat reading a FIFO that a writer
 # fills with 5 x 20000 bytes, 0.2 s apart (a trace long enough to analyse)
@@ -155,6 +178,10 @@ for f in opt/ftio/sbin/ftiod opt/ftio/lib64/libftio.so.0 opt/ftio/lib64/pkgconfi
 done
 grep -qx 'ExecStart=/opt/ftio/sbin/ftiod --config /etc/opt/ftio/ftio/ftiod.conf' "$S2/etc/systemd/system/ftiod.service" ||
   fail "unit: $(grep ExecStart "$S2/etc/systemd/system/ftiod.service")"
+"$S2/opt/ftio/sbin/ftiod" --help | grep -q " /etc/opt/ftio/ftio/ftiod.conf when it exists" ||
+  fail "SYSCONFDIR=/etc/opt/ftio: ftiod's default --config: $("$S2/opt/ftio/sbin/ftiod" --help | grep -A1 -- '--config FILE')"
+strings "$S2/opt/ftio/lib64/spank_ftio.so" | grep -qx /opt/ftio/lib64/libftio.so.0 ||
+  fail "LIBDIR=/opt/ftio/lib64: spank_ftio.so's lib=: $(strings "$S2/opt/ftio/lib64/spank_ftio.so" | grep 'libftio\.so')"
 grep -q 'FTIO_PRELOAD *//*opt/ftio/lib64/libftio.so.0' "$S2/opt/modules/ftio/0.1.0" || fail "module: FTIO_PRELOAD"
 grep -q 'MANPATH *//*opt/man' "$S2/opt/modules/ftio/0.1.0" || fail "module: MANPATH"
 $MAKE uninstall $V2 >/dev/null 2>&1 || fail "make uninstall $V2"
@@ -162,9 +189,36 @@ left=$(find "$S2" ! -type d)
 [ -z "$left" ] || fail "left after uninstall: $left"
 echo "ok: BINDIR LIBDIR INCLUDEDIR MANDIR DOCDIR SYSCONFDIR SYSTEMDUNITDIR MODULEFILEDIR honoured, uninstall clean"
 
+# ---- the default prefix: one configuration directory, the tools' own directories -----
+S3="$T/stage3"
+$MAKE install DESTDIR="$S3" >"$T/install4.log" 2>&1 || { cat "$T/install4.log"; fail "make install (default PREFIX)"; }
+for f in usr/local/etc/ftio/ftiod.conf usr/local/etc/ftio/relay.env usr/local/lib/spank_ftio.so \
+         etc/logrotate.d/ftiod usr/local/lib/systemd/system/ftiod.service; do
+  [ -e "$S3/$f" ] || fail "default PREFIX: missing /$f"
+done
+[ ! -e "$S3/usr/local/etc/logrotate.d" ] || fail "default PREFIX: a logrotate.d that logrotate never reads"
+grep -qx 'ExecStart=/usr/local/bin/ftiod --config /usr/local/etc/ftio/ftiod.conf' \
+  "$S3/usr/local/lib/systemd/system/ftiod.service" || fail "default PREFIX: unit's --config"
+"$S3/usr/local/bin/ftiod" --help | grep -q " /usr/local/etc/ftio/ftiod.conf when it exists" ||
+  fail "default PREFIX: ftiod reads $("$S3/usr/local/bin/ftiod" --help | grep -A1 -- '--config FILE')"
+strings "$S3/usr/local/lib/spank_ftio.so" | grep -qx /usr/local/lib/libftio.so.0 || fail "default PREFIX: spank lib="
+$MAKE uninstall DESTDIR="$S3" >/dev/null 2>&1 || fail "make uninstall (default PREFIX)"
+left=$(find "$S3" ! -type d)
+[ -z "$left" ] || fail "default PREFIX: left after uninstall: $left"
+echo "ok: default PREFIX: ftiod, its unit and the installed ftiod.conf agree on /usr/local/etc/ftio; logrotate snippet in /etc/logrotate.d"
+
 # ---- a prefix install, used in place ---------------------------------------------
 P="$T/prefix"
 $MAKE install PREFIX="$P" >"$T/install.log" 2>&1 || { cat "$T/install.log"; fail "make install PREFIX=$P"; }
+grep -q "logrotate reads /etc/logrotate.d only: link $P/etc/logrotate.d/ftiod there" "$T/install.log" ||
+  fail "PREFIX=$P: no word on where logrotate reads"
+# the installed ftiod reads the installed configuration file: a bad line there is its error
+cp "$P/etc/ftio/ftiod.conf" "$T/conf.orig"
+echo "no-such-option = 1" >>"$P/etc/ftio/ftiod.conf"
+# (env -u: the test kit points FTIO_DAEMON_CONFIG away from the machine's file)
+if env -u FTIO_DAEMON_CONFIG timeout 10 "$P/bin/ftiod" --auth none --listen "ipc://$T/x.in" >"$T/x.out" 2>&1; then fail "ftiod ignored $P/etc/ftio/ftiod.conf"; fi
+grep -q "$P/etc/ftio/ftiod.conf:[0-9]*: " "$T/x.out" || fail "ftiod did not read $P/etc/ftio/ftiod.conf: $(cat "$T/x.out")"
+cp "$T/conf.orig" "$P/etc/ftio/ftiod.conf"
 systemd-analyze verify --man=no "$P/lib/systemd/system/ftiod.service" \
   "$P/lib/systemd/system/ftio-relay.service" >"$T/verify.out" 2>&1 ||
   fail "systemd-analyze verify: $(cat "$T/verify.out")"

@@ -40,7 +40,9 @@ static int set_window(const struct cliopt *o, const char *val, char *err, size_t
     return 0;
 }
 
-static const char *const mode_names[] = {"write", "read", "all", NULL};
+/* both (3): write and read analysed separately, as `ftio scan -m both`; a
+ * command that takes -m resolves it (ftio_main.c). */
+static const char *const mode_names[] = {"write", "read", "all", "both", NULL};
 static const char *const sampling_names[] = {"hold", "average", NULL};
 static const int sampling_values[] = {FTIO_SAMPLING_HOLD, FTIO_SAMPLING_AVERAGE};
 static const char *const detector_names[] = {"robust", "compat", NULL};
@@ -51,7 +53,7 @@ size_t ftio_analysis_cliopts(struct ftio_analysis_args *a, unsigned which, struc
     const struct cliopt all[FTIO_AOPT_COUNT] = {
         {"freq", 'f', CLIOPT_DOUBLE, "HZ", "sampling frequency of the bandwidth signal", "10",
          .to.d = &a->opts.fs, .min = FTIO_FREQ_MIN, .max = FTIO_FREQ_MAX},
-        {"mode", 'm', CLIOPT_CHOICE, "MODE", "which requests: write, read or all", "write",
+        {"mode", 'm', CLIOPT_CHOICE, "MODE", "which requests: write, read, all (one signal) or\nboth (each analysed)", "write",
          .to.i = &a->mode, .choices = mode_names},
         {"tol", 't', CLIOPT_DOUBLE, "X", "candidate tolerance, z/z_max of a candidate", "0.8",
          .to.d = &a->opts.tol, .min = 0, .max = 1, .flags = CLIOPT_MIN_OPEN},
@@ -114,6 +116,16 @@ int ftio_analysis_args_finish(struct ftio_analysis_args *a, bool compat_hold, ch
         a->opts.sampling = a->compat && compat_hold ? FTIO_SAMPLING_HOLD : FTIO_SAMPLING_AVERAGE;
     if (isfinite(a->opts.t_start) && isfinite(a->opts.t_end) && a->opts.t_end <= a->opts.t_start) {
         snprintf(err, errlen, "-te must be after -ts");
+        return -1;
+    }
+    return 0;
+}
+
+int ftio_analysis_check_step(double step, double fs, char *err, size_t errlen)
+{
+    double samples = step * fs;
+    if (fabs(samples - round(samples)) > 1e-9 * samples || round(samples) < 1) {
+        snprintf(err, errlen, "--step: %g s is not a whole number of samples at %g Hz (-f)", step, fs);
         return -1;
     }
     return 0;

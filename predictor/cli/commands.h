@@ -28,7 +28,7 @@ int ftio_cmd_report(int argc, char **argv);
 
 /* Where ftiod is when no option says so (endpoints.c): FTIO_ENDPOINT,
  * FTIO_PUB, FTIO_STATUS, else the daemon's configuration file
- * (FTIO_DAEMON_CONFIG, default /etc/ftio/ftiod.conf), else ftiod's defaults. */
+ * (FTIO_DAEMON_CONFIG, default FTIOD_CONFIG_DEFAULT of ftio_paths.h), else ftiod's defaults. */
 struct ftio_endpoints { const char *listen, *pub, *status; };
 void ftio_default_endpoints(struct ftio_endpoints *e);
 
@@ -37,6 +37,7 @@ struct ftio_cli {
     struct ftio_options      analysis;
     struct ftio_read_options read;
     enum ftio_io_mode        mode;
+    bool   both;             /* -m both: write and read, analysed one after the other */
     bool   json;
     bool   sliding;          /* --window given */
     double window;           /* fixed window length; 0 = adaptive */

@@ -9,14 +9,19 @@
  *
  * Sends "end JOB" (common/control.h) on ftiod's status socket (REQ/REP, --status-endpoint,
  * default tcp://127.0.0.1:5557) with a MUNGE credential (only the job's owner,
- * root, or an admin CURVE key may end it) and prints the answer.  Exit status: 0 when
- * the daemon is ending the job, 1 when it does not know it or does not
- * answer within the timeout (default 5 s), 2 on usage errors.
+ * root, or an admin CURVE key may end it) and prints the answer.  A job that
+ * already ended (among the daemon's recently ended jobs, its status
+ * document's "ended") is said to have ended, and not told again.  Exit
+ * status: 0 when the daemon is ending the job or it had ended, 1 when it does
+ * not know it or does not answer within the timeout (default 5 s), 2 on
+ * usage errors.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <jansson.h>
 #include "auth.h"
 #include "cliopt.h"
 #include "commands.h"
@@ -31,6 +36,40 @@ struct end_ctx {
     bool ended, failed;
     char last[512];           /* the last daemon's answer */
 };
+
+/* Had the job ended already at this daemon (its status document's recently
+ * ended jobs)?  1 (stop) when it had, and says when. */
+static int had_ended(const char *endpoint, void *arg)
+{
+    struct end_ctx *c = arg;
+    char err[512], *ans = NULL;
+    c->q.endpoint = endpoint;
+    if (ftio_query(&c->q, "status", &ans, err, sizeof err) != 0)
+        return 0;   /* the end request says what is wrong */
+    json_t *root = json_loads(ans, 0, NULL);
+    free(ans);
+    size_t i;
+    json_t *e;
+    json_array_foreach(json_object_get(root, "ended"), i, e) {
+        const char *job = json_string_value(json_object_get(e, "job"));
+        if (!job || strcmp(job, c->job) != 0)
+            continue;
+        char at[40] = "?";
+        json_t *t = json_object_get(e, "ended_at");
+        if (json_is_number(t)) {
+            time_t s = (time_t)json_number_value(t);
+            struct tm tm;
+            strftime(at, sizeof at, "%Y-%m-%d %H:%M:%S UTC", gmtime_r(&s, &tm));
+        }
+        const char *by = json_string_value(json_object_get(e, "ended_by"));
+        printf("ftio end: job %s already ended at %s (%s)%s%s\n", c->job, at, by ? by : "?",
+               c->several ? ", at " : "", c->several ? endpoint : "");
+        c->ended = true;
+        break;
+    }
+    json_decref(root);
+    return c->ended;
+}
 
 /* Ask one daemon; 1 (stop) once one is ending the job. */
 static int end_one(const char *endpoint, void *arg)
@@ -89,8 +128,8 @@ int ftio_cmd_end(int argc, char **argv)
                  "job's owner, root or an admin key may end it.\n",
         .epilog = "Environment: SLURM_JOB_ID (default JOB), FTIO_STATUS (default --endpoint,\n"
                   "else ftiod's configuration file, FTIO_DAEMON_CONFIG).\n"
-                  "Exit status: 0 when ftiod is ending the job, 1 when it does not know it or\n"
-                  "does not answer, 2 on a usage error.\n",
+                  "Exit status: 0 when ftiod is ending the job or it had ended (said so), 1\n"
+                  "when it does not know it or does not answer, 2 on a usage error.\n",
     };
     int first = cliopt_parse_argv(&p, argc, argv), rc = 0;
     if (first == -1)
@@ -123,7 +162,9 @@ int ftio_cmd_end(int argc, char **argv)
               .munge = !au || ftio_auth_mode_parse(au) != FTIO_AUTH_NONE},
         .job = job, .several = strchr(endpoint, ',') != NULL,
     };
-    cliopt_each(endpoint, end_one, &c);
+    cliopt_each(endpoint, had_ended, &c);
+    if (!c.ended)
+        cliopt_each(endpoint, end_one, &c);
     if (c.ended)
         return 0;
     if (!c.failed)   /* every daemon answered: none knows the job */

@@ -1,6 +1,6 @@
 /* endpoints.c -- where the client subcommands find ftiod when no option
  * says so: the environment (FTIO_ENDPOINT, FTIO_PUB, FTIO_STATUS), else the
- * daemon's own configuration file (/etc/ftio/ftiod.conf: its listen, pub
+ * daemon's own configuration file ($SYSCONFDIR/ftio/ftiod.conf: its listen, pub
  * and status-endpoint, so that on the daemon's host `ftio sub` just works),
  * else ftiod's built-in defaults.  A wildcard bind address in the file
  * (tcp://ANY:P written with a star, or tcp://0.0.0.0:P) is reached at
@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cliopt.h"
+#include "ftio_paths.h"   /* FTIOD_CONFIG_DEFAULT */
 #include "commands.h"
 #include "defaults.h"
 

@@ -70,6 +70,11 @@ static int parse_args(int argc, char **argv, struct ftio_cli *cli)
     t[n++] = (struct cliopt){"lenient", 0, CLIOPT_FLAG, NULL,
                              "analyse what could be read from damaged files", NULL,
                              .to.b = &cli->read.lenient};
+    t[n++] = (struct cliopt){"max-span", 0, CLIOPT_DOUBLE, "S",
+                             "drop (with a warning) requests longer than S seconds,\n"
+                             "as ftiod drops those longer than its horizon", "3600",
+                             .to.d = &cli->read.max_span, .min = FTIO_MAX_SPAN_MIN,
+                             .max = FTIO_MAX_SPAN_MAX};
     t[n++] = (struct cliopt){"absolute-time", 0, CLIOPT_FLAG, NULL,
                              "spool files: keep Unix epoch times (default: relative)", NULL,
                              .to.b = &cli->read.absolute_time};
@@ -117,7 +122,8 @@ static int parse_args(int argc, char **argv, struct ftio_cli *cli)
     if (first < 0)
         return 2;
     char err[256];
-    if (ftio_analysis_args_finish(&a, true, err, sizeof err) != 0) {
+    if (ftio_analysis_args_finish(&a, true, err, sizeof err) != 0 ||
+        (a.window_set && ftio_analysis_check_step(a.step, a.opts.fs, err, sizeof err) != 0)) {
         fprintf(stderr, "ftio: %s\n", err);
         return 2;
     }
@@ -126,7 +132,8 @@ static int parse_args(int argc, char **argv, struct ftio_cli *cli)
         return 2;
     }
     cli->analysis = a.opts;
-    cli->mode = (enum ftio_io_mode)a.mode;
+    cli->both = a.mode == 3;
+    cli->mode = cli->both ? FTIO_MODE_WRITE : (enum ftio_io_mode)a.mode;
     cli->sliding = a.window_set;
     cli->window = a.window;
     cli->step = a.step;
@@ -168,6 +175,12 @@ int main(int argc, char **argv)
             fprintf(stderr, "ftio: warning: %s\n", warn);
     }
     ftio_trace_set_finish(&set, &cli.read);
+    for (size_t j = 0; j < set.n; j++)
+        if (set.job[j].dropped_long)
+            fprintf(stderr, "ftio: warning: %s%s%llu requests longer than --max-span %g s dropped "
+                    "(%.6g bytes): a bad timestamp?\n", set.job[j].job, set.job[j].job[0] ? ": " : "",
+                    (unsigned long long)set.job[j].dropped_long, cli.read.max_span,
+                    set.job[j].dropped_long_bytes);
     rc = ftio_cli_analyze(&cli, &set);
     ftio_trace_set_free(&set);
     return rc;

@@ -60,9 +60,12 @@ static int job_signal(const struct ftio_trace *t, enum ftio_io_mode mode, struct
     return rc;
 }
 
-static void print_json(json_t *o, int compact)
+/* --json: JSON Lines, one compact object per line (per job and mode, or per
+ * step of --window), so several jobs read back line by line
+ * (PROTOCOL.md §2, ftio(1)). */
+static void print_json(json_t *o)
 {
-    json_dumpf(o, stdout, (compact ? JSON_COMPACT : JSON_INDENT(2)) | JSON_REAL_PRECISION(17));
+    json_dumpf(o, stdout, JSON_COMPACT | JSON_REAL_PRECISION(17));
     fputc('\n', stdout);
 }
 
@@ -209,7 +212,7 @@ static int analyze_once(const struct ftio_cli *cli, struct ftio_plot_files *pf,
         }
         add_job_fields(j, t, tot);
         report_activities(&ja, &res, j);
-        print_json(j, 0);
+        print_json(j);
         json_decref(j);
     } else {
         ftio_report_text(stdout, &res, mode, tot);
@@ -365,7 +368,7 @@ static int analyze_sliding(const struct ftio_cli *cli, struct ftio_plot_files *p
                     add_job_fields(j, t, tot);
                     ftio_report_json_online(j, &u);
                     act_streams_step(a, &aset, as, &u, end, j, &x);
-                    print_json(j, 1);
+                    print_json(j);
                     json_decref(j);
                 }
             } else {
@@ -450,7 +453,8 @@ int ftio_cli_analyze(const struct ftio_cli *cli, const struct ftio_trace_set *se
     if (cli->plot || cli->export_signal || cli->export_spectrum) {
         char err[512], title[256], sub[256];
         snprintf(title, sizeof title, "ftio: %s%s", cli->files[0], cli->nfiles > 1 ? " ..." : "");
-        snprintf(sub, sizeof sub, "%s mode, %s detector, %g Hz sampling%s", mode_name(cli->mode),
+        snprintf(sub, sizeof sub, "%s mode, %s detector, %g Hz sampling%s",
+                 cli->both ? "write and read" : mode_name(cli->mode),
                  ftio_detector_name(cli->analysis.detector), cli->analysis.fs,
                  cli->sliding ? ", sliding analysis" : "");
         pf = ftio_plot_files_open(cli->plot, cli->export_signal, cli->export_spectrum, title, sub,
@@ -461,28 +465,51 @@ int ftio_cli_analyze(const struct ftio_cli *cli, const struct ftio_trace_set *se
             return 1;
         }
     }
+    /* -m both: each job's write, then its read analysis */
+    enum ftio_io_mode modes[2] = {cli->mode, FTIO_MODE_READ};
+    int nmodes = cli->both ? 2 : 1;
     for (size_t j = 0; j < set->n; j++) {
         const struct ftio_trace *t = &set->job[j];
-        char err[512];
-        struct ftio_signal sig;
-        struct ftio_report_totals tot = { t->ranks > 0 ? t->ranks : -1,
-                                          ftio_trace_bytes(t, cli->mode), 0, t->lost };
         if (!cli->json && set->n > 1)
             printf("%sjob %s\n", j ? "\n" : "", t->job[0] ? t->job : "(unnamed)");
-        if (job_signal(t, cli->mode, &sig, &tot.records, err, sizeof err) != 0) {
-            fprintf(stderr, "ftio: %s%s%s\n", t->job[0] ? t->job : "", t->job[0] ? ": " : "", err);
-            status = 1;
-            continue;
+        int analysed = 0;
+        for (int m = 0; m < nmodes; m++) {
+            struct ftio_cli c = *cli;
+            c.mode = modes[m];
+            char err[512];
+            struct ftio_signal sig;
+            struct ftio_report_totals tot = { t->ranks > 0 ? t->ranks : -1,
+                                              ftio_trace_bytes(t, c.mode), 0, t->lost };
+            if (!c.json && m > 0)
+                putchar('\n');
+            if (job_signal(t, c.mode, &sig, &tot.records, err, sizeof err) != 0) {
+                if (cli->both && tot.records == 0) {
+                    /* one of the two modes may have no requests */
+                    if (!c.json)
+                        printf("mode          %s: no requests\n", mode_name(c.mode));
+                    continue;
+                }
+                fprintf(stderr, "ftio: %s%s%s\n", t->job[0] ? t->job : "", t->job[0] ? ": " : "", err);
+                status = 1;
+                continue;
+            }
+            int rc = check_samples(&c, &sig, tot.records, err, sizeof err);
+            if (rc == 0)
+                rc = c.sliding ? analyze_sliding(&c, pf, a, t, &sig, &tot, err, sizeof err)
+                               : analyze_once(&c, pf, a, t, &sig, &tot, err, sizeof err);
+            if (rc != 0) {
+                fprintf(stderr, "ftio: %s%s%s\n", t->job[0] ? t->job : "", t->job[0] ? ": " : "", err);
+                status = 1;
+            } else {
+                analysed++;
+            }
+            ftio_signal_free(&sig);
         }
-        int rc = check_samples(cli, &sig, tot.records, err, sizeof err);
-        if (rc == 0)
-            rc = cli->sliding ? analyze_sliding(cli, pf, a, t, &sig, &tot, err, sizeof err)
-                              : analyze_once(cli, pf, a, t, &sig, &tot, err, sizeof err);
-        if (rc != 0) {
-            fprintf(stderr, "ftio: %s%s%s\n", t->job[0] ? t->job : "", t->job[0] ? ": " : "", err);
+        if (cli->both && analysed == 0 && status == 0) {
+            fprintf(stderr, "ftio: %s%sno read or write requests in the trace\n",
+                    t->job[0] ? t->job : "", t->job[0] ? ": " : "");
             status = 1;
         }
-        ftio_signal_free(&sig);
     }
     ftio_analyzer_free(a);
     if (pf) {

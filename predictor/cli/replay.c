@@ -29,6 +29,7 @@
 #include "transport.h"
 #include "commands.h"
 #include "timeutil.h"
+#include "trace.h"
 #include "wire.h"
 
 struct rbatch {
@@ -87,6 +88,16 @@ static int index_file(struct rfile *f, struct ftio_batch *scratch)
 {
     size_t off = 0;
     int64_t last_key = INT64_MIN;
+    /* Another trace format (a TMIO JSONL, a Darshan log ...) is no spool
+     * file: say that, not the decoder's first complaint about its bytes. */
+    enum ftio_trace_format fmt = f->len ? ftio_trace_detect(f->buf, f->len, f->path) : FTIO_FORMAT_AUTO;
+    if (f->len && fmt != FTIO_FORMAT_SPOOL) {
+        fprintf(stderr, "ftio replay: %s: not a spool file (%s%s); ftio replay sends the "
+                "ftio-<job>-<host>-<pid>.msgpack files libftio.so spools, `ftio FILE` analyses "
+                "other traces\n", f->path, fmt == FTIO_FORMAT_AUTO ? "no trace format" : "looks like ",
+                fmt == FTIO_FORMAT_AUTO ? "" : ftio_trace_format_name(fmt));
+        return -1;
+    }
     while (off < f->len) {
         size_t used = 0;
         char err[256] = "";

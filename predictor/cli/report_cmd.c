@@ -7,7 +7,9 @@
  * header.  The page itself is predictor/plot/'s.
  *
  * A log holds every job the daemon saw: without --job it must hold exactly
- * one, else the jobs are listed.  Lines that are not messages (a line cut by
+ * one, else the jobs are listed.  --job J of a Slurm job that ran as steps
+ * (J.0, J.batch ...; `ftio sub --job J` follows them all) finds its one
+ * step, or lists them when there are several (the page is one step's).  Lines that are not messages (a line cut by
  * a full disk or a crash, foreign text) are skipped with one warning.
  */
 #include <ctype.h>
@@ -19,6 +21,7 @@
 #include <time.h>
 #include <jansson.h>
 #include "commands.h"
+#include "jobid.h"
 #include "plot/plot.h"
 
 static const char report_usage[] =
@@ -448,6 +451,30 @@ int ftio_cmd_report(int argc, char **argv)
     }
     struct report rp = { .want = job, .first_published = NAN, .last_published = NAN };
     int rc = read_log(&rp, log) != 0 ? 1 : 0;
+    if (rc == 0 && job && !rp.chosen) {
+        /* --job J, and the log has J's steps J.S: the one step, or say which */
+        char steps[1024] = "", jb[256], st[32], only[512] = "";
+        size_t nsteps = 0, n = 0;
+        for (size_t i = 0; i < rp.njobs; i++)
+            if (ftio_job_split(rp.jobs[i], jb, sizeof jb, st, sizeof st) && strcmp(jb, job) == 0) {
+                if (n + 1 < sizeof steps)
+                    n += (size_t)snprintf(steps + n, sizeof steps - n, "%s%s", nsteps ? ", " : "",
+                                          rp.jobs[i]);
+                snprintf(only, sizeof only, "%s", rp.jobs[i]);
+                nsteps++;
+            }
+        if (nsteps > 1) {
+            fprintf(stderr, "ftio report: job %s ran as %zu steps in %s, choose one with --job: %s\n",
+                    job, nsteps, log, steps);
+            report_free(&rp);
+            return 1;
+        }
+        if (nsteps == 1 && strcmp(log, "-") != 0) {
+            report_free(&rp);
+            rp = (struct report){ .want = only, .first_published = NAN, .last_published = NAN };
+            rc = read_log(&rp, log) != 0 ? 1 : 0;
+        }
+    }
     char jobs[1024];
     list_jobs(&rp, jobs, sizeof jobs);
     if (rc == 0 && rp.skipped)

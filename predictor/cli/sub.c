@@ -18,9 +18,11 @@
  * --job, `ftio.<J>.end` ends the command: a step's end
  * (`ftio.<J>.<step>.end`) is printed but does not, since more steps may
  * follow.  --count N stops after N messages; --duration S after S seconds;
- * --timeout S (default 10): when nothing at all arrived in the first S
- * seconds, one line says whether the endpoint could not be reached or was
- * silent, and the exit status is 1.  Defaults from the environment:
+ * --timeout S: when nothing at all arrived in the first S seconds, one line
+ * says whether the endpoint could not be reached or was silent, and the exit
+ * status is 1.  Without --timeout it waits until interrupted (a job that has
+ * not published yet, a scheduler between jobs), and says once, after
+ * UNREACHABLE_WARN_S, when it cannot reach the endpoint at all.  Defaults from the environment:
  * FTIO_PUB (--endpoint), FTIO_STATUS (--status-endpoint), else ftiod's
  * configuration file (endpoints.c); SLURM_JOB_ID (--job, unless --all-jobs).
  * Exit status: 0; 1 as said or when --count was given and fewer messages
@@ -42,6 +44,7 @@
 #include "control.h"
 #include "curve.h"
 #include "defaults.h"
+#include "ftio_paths.h"   /* FTIOD_CONFIG_DEFAULT, named in --help */
 #include "timeutil.h"
 #include "units.h"
 
@@ -130,6 +133,9 @@ static void print_end(json_t *o)
     }
     printf("%s\n", any ? "" : " no prediction");
 }
+
+/* Without --timeout: when to say that the endpoint cannot be reached. */
+#define UNREACHABLE_WARN_S 10.0
 
 struct sub_opts {
     const char *endpoints;     /* --endpoint: PUB endpoints, comma-separated */
@@ -370,10 +376,18 @@ static int subscribe(const struct sub_opts *o)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     struct conn_state conn = {0};
     long got = 0;
+    bool warned = false;
     while (!sub_stop && (o->count == 0 || got < o->count)) {
         double t = since(&t0), wait = 0.5;
         if (mon)
             monitor_read(mon, &conn);
+        if (got == 0 && o->timeout <= 0 && !warned && t >= UNREACHABLE_WARN_S && !conn.connected) {
+            fprintf(stderr, "ftio sub: %s %s in %g s; waiting until interrupted (--timeout S gives up)\n",
+                    o->endpoints, conn.refused ? "refused the connection (CURVE: is our key in ftiod's "
+                    "--curve-clients?)" : "cannot be reached (is ftiod running there?)",
+                    UNREACHABLE_WARN_S);
+            warned = true;
+        }
         if (got == 0 && o->timeout > 0) {
             if (t >= o->timeout) {
                 if (conn.connected)
@@ -460,7 +474,7 @@ static const char sub_about[] =
 static const char sub_epilog[] =
     "Environment: FTIO_PUB (default --endpoint), FTIO_STATUS (default\n"
     "--status-endpoint), else those of ftiod's configuration file\n"
-    "(FTIO_DAEMON_CONFIG, default /etc/ftio/ftiod.conf); SLURM_JOB_ID (default\n"
+    "(FTIO_DAEMON_CONFIG, default " FTIOD_CONFIG_DEFAULT "); SLURM_JOB_ID (default\n"
     "--job, unless --all-jobs).\n"
     "Exit status: 0; 1 when nothing arrived within --timeout (unreachable or\n"
     "silent endpoint), when --count N was not reached, or --last found no such\n"
@@ -470,7 +484,7 @@ int ftio_cmd_sub(int argc, char **argv)
 {
     struct ftio_endpoints ep;
     ftio_default_endpoints(&ep);
-    struct sub_opts o = {.endpoints = ep.pub, .status_eps = ep.status, .timeout = 10};
+    struct sub_opts o = {.endpoints = ep.pub, .status_eps = ep.status};
     const char *env;
     struct cliopt t[] = {
         {"job", 'j', CLIOPT_STRING, "J",
@@ -487,7 +501,7 @@ int ftio_cmd_sub(int argc, char **argv)
         {"count", 'c', CLIOPT_INT, "N", "stop after N messages", NULL, .to.i = &o.count,
          .min = 1, .max = 1e9},
         {"timeout", 0, CLIOPT_DOUBLE, "S",
-         "nothing at all within S s: say why, exit 1 (0 = wait\nforever)", "10",
+         "nothing at all within S s: say why, exit 1 (0: wait\nuntil interrupted)", "0",
          .to.d = &o.timeout, .min = 0, .max = 1e6},
         {"duration", 0, CLIOPT_DOUBLE, "S", "stop after S seconds", NULL, .to.d = &o.duration,
          .min = 0, .max = 1e9, .flags = CLIOPT_MIN_OPEN},

@@ -1,7 +1,7 @@
 /* ftiod_main.c -- ftiod: options, sockets, signals and the life of the daemon.
  *
  * The options are one table (common/cliopt.h) for the command line and the
- * configuration file (--config, default /etc/ftio/ftiod.conf; the command
+ * configuration file (--config, default $SYSCONFDIR/ftio/ftiod.conf; the command
  * line wins); the analysis options and their bounds are ftio's
  * (analysis_options.h).
  *
@@ -31,6 +31,7 @@
 #include "curve.h"
 #include "daemon.h"
 #include "defaults.h"
+#include "ftio_paths.h"   /* FTIOD_CONFIG_DEFAULT: $(SYSCONFDIR)/ftio/ftiod.conf */
 
 static struct ftiod *the_daemon;   /* for the signal handler only */
 
@@ -262,8 +263,9 @@ static int parse_args(int argc, char **argv, struct ftiod_config *c, struct ftio
         cliopt_error(&p, "unexpected argument '%s' (see ftiod --help)", argv[first]);
         rc = -1;
     } else if (cl->print_config) {
+        /* No compiled-in path here: packaging/ftiod.conf is this text for every PREFIX. */
         printf("# ftiod.conf -- ftiod's configuration file (ftiod --config, default\n"
-               "# " FTIOD_CONFIG_DEFAULT "): one `option = value` per line, a bare `option` for\n"
+               "# SYSCONFDIR/ftio/ftiod.conf): one `option = value` per line, a bare `option` for\n"
                "# a flag, # comments.  Every long option of ftiod(1) is accepted, with the\n"
                "# same checks; the command line wins.  Below: every option, commented out,\n"
                "# with its default.\n");
@@ -349,13 +351,13 @@ static void config_default(struct ftiod_config *c)
     c->limits.fs = c->opts.fs;
 }
 
-/* The online loop's boundaries must fall on bin edges: whole bins per step. */
+/* The online loop's boundaries must fall on bin edges: whole bins per step
+ * (the bound ftio --window --step shares, analysis_options.h). */
 static int check_step(struct ftiod_config *c)
 {
-    double bins = c->step * c->limits.fs;
-    if (fabs(bins - round(bins)) > 1e-9 * bins || round(bins) < 1) {
-        fprintf(stderr, "ftiod: --step %g s is not a whole number of bins at %g Hz\n",
-                c->step, c->limits.fs);
+    char err[160];
+    if (ftio_analysis_check_step(c->step, c->limits.fs, err, sizeof err) != 0) {
+        fprintf(stderr, "ftiod: %s\n", err);
         return -1;
     }
     return 0;
@@ -565,7 +567,7 @@ int main(int argc, char **argv)
     if (d->cfg.state_dir) {
         char err[512];
         if (!(d->state = ftiod_state_open(d->cfg.state_dir, err, sizeof err))) {
-            ftiod_log("%s", err);
+            ftiod_log_at(FTIOD_ERROR, "%s", err);   /* fatal: the daemon stops */
             goto out;
         }
         if (ftiod_state_restore(d->state, d) != 0)

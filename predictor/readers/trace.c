@@ -34,6 +34,7 @@ void ftio_read_options_default(struct ftio_read_options *o)
     o->format = FTIO_FORMAT_AUTO;
     o->dxt = FTIO_DXT_AUTO;
     o->bare_mode = FTIO_MODE_WRITE;
+    o->max_span = FTIO_MAX_SPAN_DEFAULT;
 }
 
 struct ftio_trace *ftio_trace_of_job(struct ftio_trace_set *set, const char *job)
@@ -199,10 +200,38 @@ static double min_start(const struct ftio_requests *r, double m)
     return m;
 }
 
+/* Drops the requests of d longer than max_span (in place, order kept). */
+static void drop_long(struct ftio_trace *t, struct ftio_trace_dir *d, double max_span)
+{
+    struct ftio_requests *r = &d->req;
+    size_t k = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        double len = r->t_end[i] - r->t_start[i];
+        if (len > max_span) {
+            double b = r->rate[i] * len;
+            t->dropped_long++;
+            t->dropped_long_bytes += b;
+            d->bytes -= b;
+            continue;
+        }
+        r->t_start[k] = r->t_start[i];
+        r->t_end[k] = r->t_end[i];
+        r->rate[k] = r->rate[i];
+        k++;
+    }
+    r->n = k;
+    if (d->bytes < 0)
+        d->bytes = 0;
+}
+
 void ftio_trace_set_finish(struct ftio_trace_set *set, const struct ftio_read_options *o)
 {
     for (size_t j = 0; j < set->n; j++) {
         struct ftio_trace *t = &set->job[j];
+        if (o->max_span > 0) {
+            drop_long(t, &t->write, o->max_span);
+            drop_long(t, &t->read, o->max_span);
+        }
         int64_t seen = (int64_t)t->rankset_n;
         t->ranks = t->ranks_declared > seen ? t->ranks_declared : seen;
         if (!t->has_base)

@@ -42,6 +42,12 @@ struct scan_opts {
     int    threads;                     /* --threads; 0 = online cores */
     bool   progress;                    /* progress lines on stderr */
     const char *csv, *jsonl;            /* output files, NULL = none, "-" = stdout */
+    /* Filters (a job that fails one is no row, counted as filtered out):
+     * --user, --exe, --since, --until, --min-bytes. */
+    int64_t filter_uid;                 /* -1: any */
+    const char *filter_exe;             /* substring of the command line, NULL: any */
+    double since, until;                /* job start in [since, until), epoch s; NAN: open */
+    double min_bytes;                   /* read + written >= this (0: any) */
 };
 
 /* `ftio scan` (argv[0] "scan"): the exit status. */
@@ -101,6 +107,8 @@ struct scan_row {
     int64_t uid, nprocs;    /* -1 when unknown */
     const char *exe;        /* NULL when unknown */
     double run_time;        /* s, 0 when unknown */
+    double start, end;      /* the job's start and end, Unix epoch s; NAN when unknown */
+    bool   filtered;        /* fails a filter: no row, counted in the summary */
     double bytes[2];        /* read, write */
     const char *format;     /* reader format name */
     const char *source;     /* "dxt", "heatmap", "counters" or "records" */
@@ -156,6 +164,7 @@ enum { SCAN_SRC_DXT, SCAN_SRC_HEATMAP, SCAN_SRC_COUNTERS, SCAN_SRC_RECORDS, SCAN
 /* Every field a double, so that ranks merge it with one MPI_SUM reduction. */
 struct scan_summary {
     double files, skipped, rows, errors, warnings;
+    double filtered;                    /* jobs left out by --user/--exe/--since/... */
     double jobs;                        /* rows without error */
     double source[SCAN_NSRC];
     double analysed[2];                 /* jobs whose read / write was analysed */

@@ -9,14 +9,17 @@
  * login nodes without MPI).  FTIO_SCAN_NO_MPI=1 turns the handover off.
  *
  * Exit status: 0 when the scan ran and read at least one job (unreadable
- * logs are rows with an error, counted in the summary), 1 when nothing could
- * be read or an output failed, 2 on bad usage.
+ * logs are rows with an error, counted in the summary), 1 when a path given
+ * does not exist, nothing could be read or an output failed, 2 on bad usage.
  */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <time.h>
 #include <unistd.h>
 #include "analysis_options.h"
 #include "cliopt.h"
@@ -25,7 +28,8 @@
 static const char usage_line[] =
     "usage: ftio scan [--csv FILE] [--jsonl FILE] [--threads N] [--quiet|--progress]\n"
     "                 [-m read|write|both] [-f HZ] [--max-samples N] [--compat] [--lenient]\n"
-    "                 [--dxt posix|mpiio] DIR|FILE...\n";
+    "                 [--dxt posix|mpiio] [--user U] [--exe TEXT] [--since T] [--until T]\n"
+    "                 [--min-bytes N] DIR|FILE...\n";
 
 static const char help_text[] =
     "Analyse every job of an archive of traces (each file one job; directories are\n"
@@ -38,18 +42,82 @@ static const int scan_mode_values[] = {0, 1, 2, 2};
 static const char *const scan_dxt_names[] = {"posix", "mpiio", NULL};
 static const int scan_dxt_values[] = {FTIO_DXT_POSIX, FTIO_DXT_MPIIO};
 
+/* --user: a user name or a uid. */
+static int set_user(const struct cliopt *opt, const char *v, char *err, size_t errlen)
+{
+    int64_t *uid = opt->ctx;
+    struct passwd *pw = getpwnam(v);
+    char *end;
+    errno = 0;
+    long long n = strtoll(v, &end, 10);
+    if (pw)
+        *uid = pw->pw_uid;
+    else if (*v && !*end && errno == 0 && n >= 0 && n <= UINT32_MAX)
+        *uid = n;
+    else {
+        snprintf(err, errlen, "no user '%s' (a name or a uid)", v);
+        return -1;
+    }
+    return 0;
+}
+
+/* --since/--until: YYYY-MM-DD[THH:MM[:SS]][Z] in UTC, or Unix seconds. */
+static int set_time(const struct cliopt *opt, const char *v, char *err, size_t errlen)
+{
+    double *t = opt->ctx;
+    char *end;
+    double n = strtod(v, &end);
+    if (*v && !*end && isfinite(n)) {
+        *t = n;
+        return 0;
+    }
+    static const char *const fmts[] = {"%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M",
+                                       "%Y-%m-%d %H:%M", "%Y-%m-%d"};
+    for (size_t i = 0; i < sizeof fmts / sizeof fmts[0]; i++) {
+        struct tm tm = {0};
+        const char *rest = strptime(v, fmts[i], &tm);
+        if (rest && (!*rest || strcmp(rest, "Z") == 0)) {
+            *t = (double)timegm(&tm);
+            return 0;
+        }
+    }
+    snprintf(err, errlen, "not a time: '%s' (YYYY-MM-DD[THH:MM[:SS]] UTC, or Unix seconds)", v);
+    return -1;
+}
+
+/* --min-bytes: a number with an optional K, M, G, T (powers of 1024; KiB ... too). */
+static int set_bytes(const struct cliopt *opt, const char *v, char *err, size_t errlen)
+{
+    double *b = opt->ctx;
+    char *end;
+    double n = strtod(v, &end);
+    static const char *const unit[] = {"", "K", "M", "G", "T"};
+    for (int i = 0; *v && end != v && isfinite(n) && n >= 0 && i < 5; i++) {
+        size_t u = strlen(unit[i]);
+        if (strncasecmp(end, unit[i], u) == 0 &&
+            (!end[u] || strcasecmp(end + u, "B") == 0 || (i && strcasecmp(end + u, "iB") == 0))) {
+            *b = n * pow(1024.0, i);
+            return 0;
+        }
+    }
+    snprintf(err, errlen, "not a size: '%s' (a number of bytes, with K, M, G or T)", v);
+    return -1;
+}
+
 /* The option table of `ftio scan` (and ftio-scan-mpi): its own options and
  * the shared analysis ones it takes (-f, --compat: analysis_options.h). */
 int scan_parse_args(int argc, char **argv, struct scan_opts *o, int *first_path)
 {
     memset(o, 0, sizeof *o);
+    o->filter_uid = -1;
+    o->since = o->until = NAN;
     struct ftio_analysis_args a;
     ftio_analysis_args_default(&a);
     ftio_read_options_default(&o->read);
     o->max_samples = 8192;
     bool quiet = false, force = false;
     int mode = 2, dxt = (int)o->read.dxt;
-    struct cliopt t[FTIO_AOPT_ENTRIES + 16];
+    struct cliopt t[FTIO_AOPT_ENTRIES + 24];
     size_t n = 0;
 #define OPT(...) (t[n++] = (struct cliopt){__VA_ARGS__})
     OPT("csv", 0, CLIOPT_STRING, "FILE", "rows as CSV ('-': stdout, the summary then goes to stderr)",
@@ -72,14 +140,25 @@ int scan_parse_args(int argc, char **argv, struct scan_opts *o, int *first_path)
     OPT("dxt", 0, CLIOPT_CHOICE, "LAYER",
         "Darshan DXT layer: posix or mpiio (default: mpiio if present)", NULL, .to.i = &dxt,
         .choices = scan_dxt_names, .values = scan_dxt_values);
+    OPT("user", 0, CLIOPT_CUSTOM, "U", "only the jobs of user U (a name or a uid)", NULL,
+        .set = set_user, .ctx = &o->filter_uid);
+    OPT("exe", 0, CLIOPT_STRING, "TEXT", "only the jobs whose command line contains TEXT", NULL,
+        .to.s = &o->filter_exe);
+    OPT("since", 0, CLIOPT_CUSTOM, "T",
+        "only the jobs that started at or after T (YYYY-MM-DD[THH:MM[:SS]]\nUTC, or Unix seconds)",
+        NULL, .set = set_time, .ctx = &o->since);
+    OPT("until", 0, CLIOPT_CUSTOM, "T", "only the jobs that started before T", NULL,
+        .set = set_time, .ctx = &o->until);
+    OPT("min-bytes", 0, CLIOPT_CUSTOM, "N", "only the jobs that moved N bytes or more (read +\nwritten;"
+        " K, M, G, T: powers of 1024)", NULL, .set = set_bytes, .ctx = &o->min_bytes);
     OPT("help", 'h', CLIOPT_HELP, NULL, "this help", NULL, .to.p = NULL);
     OPT("version", 'V', CLIOPT_VERSION, NULL, "the version", NULL, .to.p = NULL);
 #undef OPT
     t[n] = (struct cliopt){0};
     struct cliopt_parser p = {
         .prog = "ftio scan", .version = FTIO_VERSION, .usage = usage_line, .about = help_text,
-        .epilog = "Exit status: 0 when at least one job was read, 1 when nothing could be\n"
-                  "read or an output failed, 2 on a usage error.\n",
+        .epilog = "Exit status: 0 when at least one job was read, 1 when a path given does\n"
+                  "not exist, nothing could be read or an output failed, 2 on a usage error.\n",
         .opts = t,
     };
     cliopt_find(&p, "compat")->help = "the published FTIO's detector and sampling";
@@ -95,9 +174,18 @@ int scan_parse_args(int argc, char **argv, struct scan_opts *o, int *first_path)
         rc = -cliopt_error(&p, "--csv and --jsonl cannot both go to stdout");
     else if (first >= argc)
         rc = -cliopt_error(&p, "no directory or trace file given (see ftio scan --help)");
+    else if (!isnan(o->since) && !isnan(o->until) && o->until <= o->since)
+        rc = -cliopt_error(&p, "--until must be after --since");
     cliopt_free(&p);
     if (rc != 0)
         return rc;
+    /* A path on the command line that is not there is a mistake, not an
+     * unreadable job among others. */
+    for (int i = first; i < argc; i++)
+        if (access(argv[i], F_OK) != 0) {
+            fprintf(stderr, "ftio scan: %s: %s\n", argv[i], strerror(errno));
+            return 1;
+        }
     o->analysis = a.opts;
     o->do_read = mode != 1;
     o->do_write = mode != 0;
@@ -168,6 +256,10 @@ int scan_finish(const struct scan_summary *s, const struct scan_opts *o, const s
     FILE *f = out->csv_stdout || out->jsonl_stdout ? stderr : stdout;
     scan_summary_print(f, s, o);
     fflush(f);
+    if (s->jobs == 0 && s->filtered > 0) {
+        fprintf(stderr, "ftio scan: no job passed the filters (%.0f filtered out)\n", s->filtered);
+        return 1;
+    }
     if (s->jobs == 0) {
         fprintf(stderr, "ftio scan: no job could be read\n");
         return 1;

@@ -61,7 +61,7 @@ void scan_buf_free(struct scan_buf *b)
 /* ---- CSV ---------------------------------------------------------------- */
 
 const char scan_csv_header[] =
-    "file,job,uid,exe,nprocs,run_time,bytes_read,bytes_written,format,source,"
+    "file,job,uid,exe,nprocs,run_time,start,end,bytes_read,bytes_written,format,source,"
     "read_fs,read_period,read_confidence,read_class,read_phases,read_periodic,read_phase_bytes,read_note,"
     "write_fs,write_period,write_confidence,write_class,write_phases,write_periodic,write_phase_bytes,write_note,"
     "temporal,read_when,write_when,"
@@ -143,6 +143,8 @@ static void csv_activities(struct scan_buf *b, const struct scan_mode *m, bool a
 
 void scan_format_csv(struct scan_buf *b, const struct scan_row *r, const struct scan_opts *o)
 {
+    if (r->filtered)
+        return;
     csv_str(b, r->file, true);
     if (r->error) {
         for (const char *h = strchr(scan_csv_header, ','); h && (h = strchr(h + 1, ',')) != NULL;)
@@ -156,6 +158,8 @@ void scan_format_csv(struct scan_buf *b, const struct scan_row *r, const struct 
     csv_str(b, r->exe, true);
     csv_int(b, r->nprocs);
     csv_num(b, r->run_time > 0 ? r->run_time : NAN, "%.9g");
+    csv_num(b, r->start, "%.3f");
+    csv_num(b, r->end, "%.3f");
     csv_num(b, r->bytes[SCAN_READ], "%.0f");
     csv_num(b, r->bytes[SCAN_WRITE], "%.0f");
     csv_str(b, r->format, true);
@@ -270,6 +274,8 @@ static void json_mode(struct scan_buf *b, const char *key, const struct scan_mod
 
 void scan_format_jsonl(struct scan_buf *b, const struct scan_row *r, const struct scan_opts *o)
 {
+    if (r->filtered)
+        return;
     LIT(b, "{");
     json_str(b, "file", r->file);
     if (r->error) {
@@ -288,6 +294,10 @@ void scan_format_jsonl(struct scan_buf *b, const struct scan_row *r, const struc
     json_int(b, "nprocs", r->nprocs);
     LIT(b, ",");
     json_num(b, "run_time", r->run_time > 0 ? r->run_time : NAN, "%.9g");
+    LIT(b, ",");
+    json_num(b, "start", r->start, "%.3f");
+    LIT(b, ",");
+    json_num(b, "end", r->end, "%.3f");
     LIT(b, ",");
     json_num(b, "bytes_read", r->bytes[SCAN_READ], "%.0f");
     LIT(b, ",");

@@ -151,6 +151,7 @@ static void job_row(struct scan_worker *w, const struct scan_opts *o, const stru
                     struct scan_row *r)
 {
     snprintf(r->job, sizeof r->job, "%s", t->job);
+    r->start = t->origin > 0 ? t->origin : NAN;
     r->uid = t->uid;
     r->nprocs = t->ranks > 0 ? t->ranks : -1;
     r->exe = t->exe;
@@ -175,6 +176,8 @@ static void job_row(struct scan_worker *w, const struct scan_opts *o, const stru
         t0 = first;
         run = last - first;
     }
+    /* the end: the job's run time, else its last I/O (times from its start) */
+    r->end = r->start + (t->run_time > 0 ? t->run_time : last > 0 ? last : NAN);
     r->temporal_note = scan_temporal_class(&sig[SCAN_READ], &sig[SCAN_WRITE], t0, run, r->temporal);
     bool want[2] = { o->do_read, o->do_write };
     for (int d = 0; d < 2; d++)
@@ -206,12 +209,31 @@ static bool plausible(enum ftio_trace_format fmt, const unsigned char *p, size_t
     }
 }
 
+/* Does job t pass the filters of o?  Checked before the analysis, which a
+ * job filtered out is spared. */
+static bool passes(const struct scan_opts *o, const struct ftio_trace *t)
+{
+    if (o->filter_uid >= 0 && t->uid != o->filter_uid)
+        return false;
+    if (o->filter_exe && (!t->exe || !strstr(t->exe, o->filter_exe)))
+        return false;
+    double start = t->origin > 0 ? t->origin : NAN;
+    if (!isnan(o->since) && !(start >= o->since))
+        return false;
+    if (!isnan(o->until) && !(start < o->until))
+        return false;
+    if (o->min_bytes > 0 && !(t->read.bytes + t->write.bytes >= o->min_bytes))
+        return false;
+    return true;
+}
+
 static void init_row(struct scan_row *r, const char *path, size_t index)
 {
     memset(r, 0, sizeof *r);
     r->index = index;
     r->file = path;
     r->uid = r->nprocs = -1;
+    r->start = r->end = NAN;
     r->format = "";
     r->source = "";
     for (int d = 0; d < 2; d++)
@@ -287,7 +309,18 @@ int scan_file(struct scan_worker *w, const struct scan_opts *o, const char *path
             r.warning = w->warn;
         for (size_t j = 0; j < set.n; j++) {
             struct scan_row jr = r;
-            job_row(w, o, &set.job[j], &jr);
+            char dropped[sizeof w->warn];
+            if (set.job[j].dropped_long) {
+                /* never silent: the row says what --max-span dropped */
+                snprintf(dropped, sizeof dropped, "%s%s%llu requests longer than %g s dropped",
+                         r.warning ? r.warning : "", r.warning ? "; " : "",
+                         (unsigned long long)set.job[j].dropped_long, ro.max_span);
+                jr.warning = dropped;
+            }
+            if (passes(o, &set.job[j]))
+                job_row(w, o, &set.job[j], &jr);
+            else
+                jr.filtered = true;
             emit(ctx, &jr);
         }
     }

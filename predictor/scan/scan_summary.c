@@ -5,8 +5,13 @@
  * writes happen, from the 4-segment temporal classes, jobs shorter than
  * 12 s and "0000" jobs left out as the study does), then the most common
  * temporal classes.  Counters are plain doubles so that threads and MPI
- * ranks merge them by summing.
+ * ranks merge them by summing.  The study: F. Boito, L. Teylo, M. Popov et
+ * al., "A Deep Look Into the Temporal I/O Behavior of HPC Applications", 2025
+ * (extended version: Inria research report RR-9577, March 2025).
  */
+
+/* Named once in the summary, which then says "the study's Table N". */
+#define STUDY "Boito et al., \"A Deep Look Into the Temporal I/O Behavior of HPC Applications\", 2025"
 #include <math.h>
 #include <string.h>
 #include "scan/scan.h"
@@ -29,6 +34,10 @@ static void class_name(int k, char out[5])
 
 void scan_summary_add(struct scan_summary *s, const struct scan_row *r)
 {
+    if (r->filtered) {
+        s->filtered++;
+        return;
+    }
     s->rows++;
     if (r->error) {
         s->errors++;
@@ -112,6 +121,8 @@ void scan_summary_print(FILE *f, const struct scan_summary *s, const struct scan
             s->jobs, s->errors);
     if (s->skipped)
         fprintf(f, ", %.0f other files skipped (no trace format)", s->skipped);
+    if (s->filtered)
+        fprintf(f, ", %.0f jobs filtered out", s->filtered);
     double rate = s->seconds > 0 ? (s->files - s->skipped) / s->seconds : 0.0;
     fprintf(f, "\n  %.2f s, %.1f files/s with %.0f threads", s->seconds, rate, s->threads);
     if (s->ranks > 1)
@@ -123,6 +134,7 @@ void scan_summary_print(FILE *f, const struct scan_summary *s, const struct scan
     if (s->warnings)
         fprintf(f, "  %.0f jobs read from damaged files (--lenient)\n", s->warnings);
 
+    fprintf(f, "\nCompared with the study " STUDY ":\n");
     fprintf(f, "\nPeriodic I/O (a period and >= 3 phases; the study's Table III), of %.0f jobs\n", s->jobs);
     fprintf(f, "  %-22s %8s %8s %10s\n", "", "jobs", "share", "of volume");
     if (o->do_read)
