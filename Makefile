@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # ftio top-level build.
 #
 # Each component owns a fragment (<dir>/build.mk) that appends to the lists below;

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # bench/accuracy.mk -- the accuracy benchmark (included from bench/build.mk).
 #   $(B)/bench/accuracy-gen   the semi-synthetic traces of docs/ACCURACY.md
 # bench/accuracy.sh generates them and scores ftio and ftiod (bench/accuracy_eval.py);

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # bench/accuracy.sh -- the accuracy benchmark: generates the semi-synthetic
 # sweep of docs/ACCURACY.md (300 traces, 12 per combination) and the extra
 # families (short pulse trains, read + write, varying volumes, a period

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """accuracy_eval.py -- score ftio and ftiod on the traces of accuracy-gen.
 
     accuracy_eval.py DIR --ftio PATH [--ftiod PATH] [--daemon N] [--jobs J]

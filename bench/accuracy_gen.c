@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* accuracy_gen.c -- the traces of the accuracy benchmark (bench/accuracy.sh):
  * the semi-synthetic sweep of the FTIO paper's §5 as docs/ACCURACY.md (a
  * copy of shared/docs/ACCURACY.md) fixes it, plus the families the FTIO

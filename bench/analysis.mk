@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # bench/analysis.mk -- the offline analysis benchmark (included from
 # bench/build.mk).
 #   $(B)/bin/ftio-wire trace       synthetic periodic trace -> spool (+ TMIO JSONL,

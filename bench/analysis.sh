@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # analysis.sh -- offline analysis benchmark: generates periodic traces of 10^6
 # and 10^7 requests (1024 ranks, 1 h, a burst every 60 s) as spool files (and
 # as TMIO JSONL and CSV with the same requests: readers/tmio_json.c and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* analysis_bench.c -- times the offline analysis pipeline of `ftio` step by
  * step on one trace file: parse (readers), signal (event sweep), sampling,
  * spectrum + detection + metrics (ftio_analyze), each the median of R runs,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* analysis_gen.c -- `ftio-wire trace` (a subcommand of the wire test tool,
  * tests/wire/ftio_wire.c) writes a synthetic periodic trace for bench/analysis
  * and the CLI tests: `ranks` processes that each write a burst of requests every

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # bench/auth.sh -- the cost of authenticated ingest (issue 8): per-batch costs
 # (bench/auth_cost.c) and the ingest rate with and without --auth munge, side
 # by side in one run (bench/ingest_bench.c).  Starts a private munged.

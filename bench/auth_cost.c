@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* auth_cost.c -- what authentication costs per batch ($(B)/bench/auth-cost).
  *
  *   auth-cost [--munge SOCKET] [--rounds N]

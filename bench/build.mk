@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # bench: build fragment (see top-level Makefile).  One include per benchmark
 # owner; each appends to BENCH_TARGETS.
 include bench/analysis.mk

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # bench/burst.sh -- the shim under a burst: tests/shim-burst makes 10^6
 # one-byte write(2) + fwrite(3) calls as fast as it can from 1 and 8 threads,
 # plain and under libftio.so (no daemon: everything spooled), 5 runs each,

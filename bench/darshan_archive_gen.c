@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* darshan_archive_gen.c -- a synthetic archive of binary Darshan logs for
  * bench/scan.sh: COUNT logs of format 3.41 (zlib regions, x86_64 byte order),
  * each a different job (job id, uid, nprocs, run time, period, volumes drawn

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # bench/exit_latency.sh -- what the shim adds to a short process's life when
 # ftiod is up, down (nothing listens) and hung (SIGSTOP: connected, never
 # reading) (issue 9: at most 5 ms median with the daemon away; issue 21 item

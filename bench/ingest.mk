@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # bench/ingest.mk -- ftiod ingest benchmark (included from bench/build.mk).
 #   $(B)/bench/ingest   throughput (records/s decoded + merged), ftiod RSS over
 #                       time, flush-to-prediction latency with a 1 h window.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # bench/ingest.sh -- run the ftiod ingest benchmark (bench/ingest_bench.c) over ipc
 # and TCP loopback.  INGEST_DURATION (s, default 20) sets the throughput/RSS
 # run; the spec run is INGEST_DURATION=600.

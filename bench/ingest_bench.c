@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ingest_bench.c -- ftiod ingest benchmark ($(B)/bench/ingest).
  *
  *   ingest [--ftiod PATH] [--tcp] [--duration S] [--ranks R] [--batch N]

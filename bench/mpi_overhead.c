@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpi_overhead.c -- cost of the shim per MPI-IO call.
  *
  *   mpi_overhead [-n CALLS] [-o DIR]

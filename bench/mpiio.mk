@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # bench/mpiio.mk -- MPI-IO overhead benchmark (bench/overhead-mpiio.sh runs it).
 $(B)/bench/mpi_overhead: bench/mpi_overhead.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # overhead-mpiio.sh -- overhead of libftio.so on MPI-IO (run by bench/overhead.sh, or
 # alone: B=build sh bench/overhead-mpiio.sh).
 #

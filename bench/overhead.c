@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* overhead.c -- cost of libftio.so per intercepted call.
  *
  *   overhead MODE CALLS DIR [mt]     MODE = pwrite | read | fwrite | untraced

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # overhead.sh -- ns that libftio.so adds per intercepted call.
 #
 #   B=build sh bench/overhead.sh            (after `make bench`)

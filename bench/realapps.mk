@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # bench/realapps.mk -- the realapps benchmark's own MPI examples (included from
 # bench/build.mk; bench/realapps/run.sh runs the benchmark):
 #   $(B)/bench/realapps/shapes   output shapes of real codes (rank0, uneven,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Runs every benchmark in turn (`make bench`).  Each prints its own table;
 # copy the figures into bench/README.md when they change.
 # BENCH_ONLY=accuracy|analysis|overhead|burst|ingest|exit_latency|scan|realapps runs one of them

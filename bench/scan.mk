@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # bench/scan.mk -- the fleet-scan benchmark (included from bench/build.mk).
 #   $(B)/bin/darshan-archive-gen   synthetic binary Darshan logs (counters,
 #                                  heatmap, dxt) for bench/scan.sh

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # scan.sh -- fleet-scan throughput of `ftio scan` (bench/README.md, "Fleet
 # scan"): a synthetic archive of binary Darshan logs (darshan-archive-gen:
 # COUNTERS counters-only, HEATMAP heatmap and DXT dxt logs, >= 10,000 in all,

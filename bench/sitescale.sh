@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # bench/sitescale.sh -- ftiod serving a whole machine (issue 18): N live jobs
 # from one `ftio-wire fleet` sender (each job one process flushing once a
 # second while it does I/O, periods 10-600 s, half of them also reading), an

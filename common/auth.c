@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* auth.c -- the sender side of authenticated ingest and queries (auth.h).
  *
  * libmunge asks the local munged for credentials; libsodium supplies the

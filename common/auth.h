@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* auth.h -- who sent a batch, and who asks a question (PROTOCOL.md §1.3).
  *
  * ftiod trusts a uid only when MUNGE vouches for it.  MUNGE is what every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* batch_requests.c -- wire batch -> job-time requests: the rules of
  * batch_requests.h, applied per record.  Called once per record by ftiod's
  * merge (predictor/daemon/job.c) and by the spool reader

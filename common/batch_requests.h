@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* batch_requests.h -- the one conversion of a wire batch (wire.h) into
  * job-time I/O requests, used by both paths a batch can take: ftiod merging it
  * into its bins (predictor/daemon/job.c) and `ftio` reading a spool file

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # common/: build fragment (see top-level Makefile).
 # libftiocommon.a: the wire codec (wire.h), the batch -> requests conversion
 # (batch_requests.h), names, path hash (hash.h), the sender side of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cliopt.c -- the table-driven option parser of every ftio command
  * (cliopt.h): getopt_long over a table, the checks of each value against its
  * type and bounds with one-line errors, --help, and ftiod's configuration

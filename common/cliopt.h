@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cliopt.h -- table-driven options for every command of ftio (ftio, ftio sub,
  * ftio replay, ftio end, ftiod).
  *

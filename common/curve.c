@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* curve.c -- CURVE key files (curve.h). */
 #include <ctype.h>
 #include <errno.h>

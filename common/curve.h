@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* curve.h -- ZeroMQ CURVE keys (docs/SECURITY.md).
  *
  * ftiod's PUB and status sockets are CURVE servers when it has a secret key

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* hash.c -- FNV-1a 64 (job ids: the daemon of a job, its journal) and its
  * 32-bit fold, the file id of a path (hash.h).
  * Not cryptographic: ids only need to be stable and rarely collide among the

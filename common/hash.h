@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* hash.h -- the 32-bit path hash used as file id (record.h: file_id).
  *
  * The shim hashes each absolute path once at open time and sends the

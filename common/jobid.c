@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* jobid.c -- composing and splitting step-qualified job ids (jobid.h). */
 #include <stdio.h>
 #include <stdlib.h>

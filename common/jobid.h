@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* jobid.h -- job ids that carry a batch-system step, "<job>.<step>"
  * (docs/PROTOCOL.md §1 and §2).
  *

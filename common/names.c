@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* names.c -- human names of ops and layers (wire.h), for tools and logs.
  * The strings match the ones used on the command line (FTIO_LAYERS etc). */
 #include "wire.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* record.h -- the I/O request record shared by the shim, the wire format and
  * the daemon.
  *

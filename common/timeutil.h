@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* timeutil.h -- clock helpers shared by the shim, the daemon and the tools.
  *
  * Record times are CLOCK_MONOTONIC nanoseconds of the sending process; each

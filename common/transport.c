@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* transport.c -- batches out, acknowledgements back (transport.h). */
 #include <errno.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* transport.h -- how a batch travels to ftiod and how ftiod says it has it
  * (PROTOCOL.md §1.4).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* units.c -- human units for text output (units.h). */
 #include <math.h>
 #include <stdio.h>

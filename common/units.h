@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* units.h -- numbers as a person reads them: bytes in B/KiB/MiB/GiB/TiB,
  * durations in s/min/h/d, rates per second.  Used wherever ftio prints for a
  * human (`ftio sub`, `ftiod --status`, `ftio report`, the plots' axes); JSON

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* wire.h -- the batch format of PROTOCOL.md §1: shim -> ftiod, and spool files.
  *
  * One ZeroMQ message (or one item of a spool file) is one batch: a msgpack map

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* wire_decode.c -- one msgpack batch map -> struct ftio_batch (PROTOCOL.md §1).
  *
  * This is ftiod's ingest hot path and it reads bytes from the network and from

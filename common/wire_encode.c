@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* wire_encode.c -- header + records -> one msgpack batch map (PROTOCOL.md §1).
  *
  * Runs in the shim's flusher thread and in tools (replay, tests).  Records are

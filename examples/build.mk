@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # examples: build fragment (see top-level Makefile)
 #   $(B)/bin/posix_periodic   plain POSIX program with periodic checkpoints
 #   $(B)/bin/flush_points     explicit flush points through <ftio.h>

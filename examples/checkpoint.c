@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* checkpoint.c -- MPI checkpointing mini-app: the periodic I/O pattern ftio
  * is built to predict.
  *

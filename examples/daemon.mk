@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # examples/daemon.mk -- prediction consumers and the live demo (daemon engineer).
 #   $(B)/bin/subscriber   examples/subscriber.c: a scheduler using next.start/next.bytes
 #   examples/subscriber.py  the same with pyzmq (not built)

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # demo.sh -- the live end-to-end demo (`make demo`; the Makefile builds first).
 #
 # Starts ftiod on ipc:// endpoints in a private temporary directory, subscribes to its predictions

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* flush_points.c -- explicit flush points with <ftio.h>.
  *
  * A checkpoint loop that tells the shim where each checkpoint ends:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* posix_periodic.c -- a plain POSIX program (no MPI, no ftio.h) with
  * periodic I/O bursts: the smallest thing to trace with libftio.so.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* subscriber.c -- how a scheduler (or a burst-buffer manager, or a data
  * stager) consumes ftiod's predictions.
  *

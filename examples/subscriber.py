@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """subscriber.py -- consume ftiod's predictions from Python (pyzmq).
 
     python3 subscriber.py [--endpoint tcp://127.0.0.1:5556] [--job J]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ftio.h -- explicit flush points for programs traced by libftio.so.
  *
  * The functions live in libftio.so (LD_PRELOAD) and are declared weak here, so

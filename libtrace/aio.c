@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* aio.c -- POSIX asynchronous I/O (aio_read/aio_write/lio_listio and their
  * *64 forms) on traced descriptors, timed from post to completion.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* api.c -- the explicit API of include/ftio.h, exported from libftio.so.
  *
  * Flush points are local (never collective): ftio_flush() hands everything

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # libtrace: build fragment (see top-level Makefile).
 # libftio.so = the shim core + POSIX/stdio layers (this file) + the MPI-IO
 # layer ($(MPIIO_OBJS), libtrace/mpiio.mk) + the wire codec (libftiocommon.a,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* config.c -- the shim's environment (PROTOCOL.md §4), read once at init.
  *
  * Runs in the library constructor, before main(): a bad value can't make the

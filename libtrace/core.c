@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core.c -- process state of libftio.so: initialisation, identity (job, host,
  * pid, rank), symbol resolution and diagnostics.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* fdtable.c -- which descriptors we trace.
  *
  * A flat array indexed by fd (internal.h: struct ftio_fd_slot), allocated once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* files.c -- file ids: absolute path, exclusions, and the id -> path list.
  *
  * Only open-family (and path-taking metadata) wrappers come here, never data

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* flusher.c -- the background thread: rings -> wire batches -> ftiod
  * (sink_zmq.c) or the spool file (spool.c).
  *

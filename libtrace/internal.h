@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* internal.h -- private declarations shared by the core files of libftio.so
  * (config.c core.c fdtable.c files.c ring.c flusher.c spool.c lifecycle.c
  * api.c posix.c stdio.c).  shim.h is the contract with the MPI-IO layer; this

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* lifecycle.c -- process lifecycle: fork, exit paths, exec, fatal signals.
  *
  * - fork: pthread_atfork.  The child keeps the descriptor table (it inherits

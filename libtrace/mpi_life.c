@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpi_life.c -- MPI lifecycle wrappers of libftio.so, and the run-time
  * resolution of the MPI helpers and predefined handles the MPI-IO layer uses.
  *

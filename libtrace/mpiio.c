@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpiio.c -- MPI-IO data-access wrappers of libftio.so.
  *
  * Every read/write of TRACING.md "MPI-IO data access": blocking, collective

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpiio.h -- private contract of the MPI layer of libftio.so (mpiio*.c,
  * mpi_life.c).  Not installed, not used outside libtrace/.
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # libtrace/mpiio.mk -- the MPI layer of libftio.so (MPI-IO + MPI lifecycle).
 #
 # MPIIO_OBJS is linked into $(B)/lib/libftio.so by libtrace/build.mk.  These

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpiio_async.c -- nonblocking MPI-IO timed from post to completion.
  *
  * The post wrappers (mpiio.c) read *request after the PMPI post and insert

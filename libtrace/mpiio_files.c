@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpiio_files.c -- the MPI_File -> traced-file map of the MPI-IO layer.
  *
  * MPI_File_open registers the path with the core (ftio_file_register) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpiio_meta.c -- MPI-IO management wrappers of libftio.so.
  *
  *   MPI_File_open     registers the path (ftio_file_register; a ROMIO-style

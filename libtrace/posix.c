@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* posix.c -- the POSIX layer: open/dup/close, data, sync, metadata, stat,
  * mmap wrappers (TRACING.md "Functions to intercept").
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ring.c -- per-thread single-producer/single-consumer record queues that
  * never drop a record under a burst.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* shim.h -- internal contract between the interception layers and the
  * recording core of libftio.so.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sink_zmq.c -- the shim's way to ftiod: a ZeroMQ DEALER, acknowledged
  * delivery (PROTOCOL.md §1.4), and the spool file (spool.c) for whatever the
  * daemon does not acknowledge.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* spool.c -- the spool file: batches the daemon could not take (PROTOCOL.md §3),
  * the exec hand-off through it, and the once-per-job warnings.
  *

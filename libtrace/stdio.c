@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* stdio.c -- the STDIO layer: streams opened through our wrappers.
  *
  * Stdio is its own layer (TRACING.md pitfall 10): fwrite() is timed as the

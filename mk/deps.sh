@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # mk/deps.sh [demo|check] -- installs the Debian packages ftio needs, but only
 # those that are missing, on a fresh Debian machine (run as root).
 #   demo    what `make demo` needs: the build of ftiod, ftio, libftio.so and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # mk/flags.mk -- objects are rebuilt when the compiler or its flags change
 # (`make OPT=-O0`, `SAN=...`, `CC=clang` into the same $(B)), not only when a
 # source or header does.  $(FLAGS_STAMP) holds the flags and is rewritten only

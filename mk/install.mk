@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # mk/install.mk -- `make install` and `make uninstall` (included by the
 # top-level Makefile after every fragment has filled the INSTALL_* lists).
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # mk/paths.mk -- where an installation puts things, and the one way those
 # build-time paths reach the code: $(B)/include/ftio_paths.h, generated here
 # from PREFIX, LIBDIR and SYSCONFDIR.  Included by the top-level Makefile

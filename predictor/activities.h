@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* activities.h -- a job's periodic activities (docs/ALGORITHM.md §10): the
  * requests of one mode grouped by what they write or read, so that each
  * periodic behaviour of a job (LAMMPS' dumps and its restarts, GROMACS'

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* analysis.h -- the FTIO period-detection library (libftioanalysis.a).
  *
  * Data flows one way:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # predictor/analysis.mk -- libftioanalysis.a, the period-detection library
 # (predictor/analysis.h; one file per concern in predictor/analysis/).
 ANALYSIS_SRCS := $(wildcard predictor/analysis/*.c)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* analysis_options.h -- the analysis options every command shares, with one
  * set of bounds, defaults and help texts (the single source of truth): `ftio`
  * (offline), `ftiod` (online; its configuration file too), and any command

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # predictor/cli.mk -- libftioreaders.a (trace readers + report JSON/text) and
 # the `ftio` command with its subcommands `sub`, `replay` and `end`.
 READERS_SRCS := $(wildcard predictor/readers/*.c) predictor/report.c

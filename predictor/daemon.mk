@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # predictor/daemon.mk -- ftiod, the online predictor (predictor/daemon/).
 FTIOD_SRCS := $(wildcard predictor/daemon/*.c)
 FTIOD_OBJS := $(FTIOD_SRCS:%.c=$(B)/%.o)

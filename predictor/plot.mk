@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # predictor/plot.mk -- libftioplot.a: the HTML pictures (inline SVG) and CSV
 # exports of an analysis (predictor/plot/plot.h), used by `ftio --plot`,
 # `--export-signal`, `--export-spectrum` and `ftio report`.

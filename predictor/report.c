@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* report.c -- analysis result -> human summary and -> the JSON prediction
  * object of PROTOCOL.md §2 (see report.h).  Used by `ftio` and ftiod, so the
  * JSON shape lives in exactly one place.

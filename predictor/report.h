@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* report.h -- turn an analysis result into text for humans and into the JSON
  * prediction object of PROTOCOL.md §2 (part of libftioreaders.a).
  *

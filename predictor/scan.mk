@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # predictor/scan.mk -- fleet analysis (predictor/scan/, see scan.h):
 #   $(B)/lib/libftioscan.a   the scan engine, linked into `ftio` (ftio scan)
 #   $(B)/bin/ftio-scan-mpi   the same engine over MPI ranks, built with mpicc;

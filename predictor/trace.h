@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* trace.h -- offline trace readers (libftioreaders.a): turn trace files of
  * every format of FORMATS.md into request sets for the analysis library.
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # slurm/: build fragment (see top-level Makefile).
 # spank_ftio.so, the SPANK plugin behind `srun --ftio` (slurm/spank_ftio.c).
 # Built only where <slurm/spank.h> is (Debian libslurm-dev, installed by

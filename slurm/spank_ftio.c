@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* spank_ftio.c -- Slurm SPANK plugin: `srun --ftio` traces a step's tasks
  * with libftio.so and tells ftiod when the step is over.
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # tests/: one fragment per component.  Each appends Check binaries to
 # CHECK_PROGS and shell tests to SHELL_TESTS (both run by tests/run.sh).
 # tests/README.md describes the kit: tests/lib.sh for shell tests, one
@@ -15,6 +16,6 @@ include tests/shim.mk
 include tests/mpiio.mk
 include tests/daemon.mk
 include tests/plot.mk
-SHELL_TESTS += tests/install.sh tests/kit.sh tests/deps.sh tests/license.sh
+SHELL_TESTS += tests/install.sh tests/kit.sh tests/deps.sh tests/license.sh tests/spdx.sh
 include tests/slurm.mk
 include tests/realapps.mk

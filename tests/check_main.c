@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* check_main.c -- main() of every Check unit-test binary: runs the suite the
  * test file defines (ftio_test_suite(), check_main.h) and exits 1 when a test
  * failed.  Check prints the "Checks: N, Failures: F, Errors: E" line that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* check_main.h -- the one convention of the Check unit tests: each test file
  * defines its suite with this function and no main(); tests/check_main.c is
  * the main() every Check binary links (the tests/ make fragments).  CK_RUN_SUITE and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # tests/cli.mk -- Check unit tests of the option tables (common/cliopt.c),
 # the control socket's requests (common/control.c) and
 # the shared analysis options (predictor/analysis/options.c); their end-to-end

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # tests/daemon.mk -- ftiod: Check unit tests of the job state and of the
 # conversion parity with the offline reader, and end-to-end shell tests (which
 # forge wire batches with `ftio-wire periodic|tmio|fuzz`, tests/wire.mk).

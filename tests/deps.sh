@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # deps.sh -- `make demo` installs only what the demo needs (the build and MPI),
 # `make check` everything the tests run (mk/deps.sh demo|check): with a
 # dpkg-query that knows no package and a non-root id (PATH shims), each list

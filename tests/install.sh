@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # install.sh -- `make install` / `make uninstall` as a site and a user would
 # use them (mk/install.mk):
 #  - `make -n install` on a fresh tree plans no test, Check or bench build;

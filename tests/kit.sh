@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # kit.sh -- the test kit itself (tests/README.md): tests/lib.sh's results
 # (bad goes on and fails the test, even one that ends with exit 0; fail ends
 # it at once with the tails of $T/*.err; finish), its cleanup (background

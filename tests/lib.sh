@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # tests/lib.sh -- the one helper library of the shell tests (sourced first by
 # every tests/*/*.sh; tests/README.md shows how to write a test with it).
 #

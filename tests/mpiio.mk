@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # tests/mpiio.mk -- tests of the MPI layer of libftio.so (libtrace/mpiio*.c).
 #
 #   $(B)/tests/libftio-mpifake.so   the MPI objects + tests/mpiio/fakecore.c

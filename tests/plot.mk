@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # tests/plot.mk -- the pictures and exports (predictor/plot/):
 #   $(B)/tests/test_plot    Check suite: units, escaping, ticks, whole-or-absent
 #                           output files, CSV quoting, a page of a hostile job id

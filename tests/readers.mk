@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # tests/readers.mk -- tests of the trace readers, the report and `ftio`.
 #   $(B)/tests/test_readers   Check suite: every format, valid/malformed/truncated,
 #                             detection, spool files made with the wire encoder

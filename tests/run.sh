@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Runs every test given on the command line and prints one closing line
 # "N passed, N failed".  Check binaries are counted per test case (from Check's
 # own "Checks: X, Failures: Y, Errors: Z" line); a shell test counts as one

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # tests/scan.mk -- `ftio scan` (predictor/scan/)
 #   tests/scan/scan.sh      the real Darshan logs: rows vs darshan-parser,
 #                           error rows, CSV/JSONL, summary, exit statuses

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # tests/shim.mk -- tests of libftio.so's core, POSIX and stdio layers.
 # The call-family program in three builds (plain, _FORTIFY_SOURCE, LFS) and the
 # lifecycle/threads program; the shell tests drive them under LD_PRELOAD and

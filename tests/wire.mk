@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # tests/wire.mk: tests and helpers of the wire codec (common/).
 #   $(B)/tests/test_wire     Check suite (round trips, rejection, fuzz, hash)
 #   $(B)/tests/bench_wire    decode/encode throughput (prints records/s)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # tools/: build fragment (see top-level Makefile).
 # ftio-run (tools/ftio-run, POSIX sh): preloads libftio.so into the ranks a
 # launcher starts.  Copied to $(B)/bin so that it finds $(B)/lib/libftio.so

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # bench/realapps/apps.sh -- how each program of the realapps benchmark runs
 # (sourced by run_one.sh).  app_NAME runs in RUNDIR/app with the shim's
 # environment exported, $MPIRUN (mpirun -np $NP with LD_PRELOAD and the FTIO_*

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # bench/realapps/run.sh [PROGRAM...] -- the realapps benchmark (bench/README.md
 # "realapps"): real programs nobody here wrote (LAMMPS, GROMACS, fio) and our
 # small MPI examples of the shapes real codes have, each run live under

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # bench/realapps/run_one.sh APP RUNDIR -- one run of one real program of the
 # realapps benchmark (bench/README.md "realapps"), live and offline:
 #   1. a private ftiod (--auth none, ipc:// endpoints in RUNDIR, --log d.log);

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """score.py -- scores of the realapps benchmark (bench/README.md "realapps").
 
     score.py RUNDIR                  one run: prints one JSON object (result.json)

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """truth.py APP RUNDIR -- the truth of one run of the realapps benchmark,
 taken from the program itself (its output files' birth and modification
 times, its own logs), never from ftio and never from wall time / iterations.

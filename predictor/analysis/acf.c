@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* acf.c -- the autocorrelation cross-check of the DFT period (§7).
  *
  * spectrum.c computes the ACF by FFT (zero-padded to 2N, O(N log N)); here

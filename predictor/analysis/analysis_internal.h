@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* analysis_internal.h -- contracts between the files of libftioanalysis.a.
  *
  * analysis.h is the public API; this header wires its pieces together:

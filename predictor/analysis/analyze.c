@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* analyze.c -- the analysis driver: samples in, struct ftio_result out.
  *
  * Runs spectrum.c, detect.c, then (when a period was found) metrics.c and

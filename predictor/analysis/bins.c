@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bins.c -- streaming binning for the daemon (§1, online).
  *
  * Records of one job arrive out of order across ranks, so instead of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* detect.c -- dominant frequency by z-score outlier detection (§3, steps 2-9).
  *
  * Input is the amplitude spectrum of spectrum.c; output the candidates, their

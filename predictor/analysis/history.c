@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* history.c -- what many online analyses of one job say together (§6).
  *
  * Each analysis adds its dominant frequency (if any) to a group of nearby

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* metrics.c -- how periodic the I/O is and how much it moves per phase (§4).
  *
  * Given the dominant frequency f_d, splits the window into M = floor(dt*f_d)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* online.c -- the online loop: one analysis per data-time boundary, shared by
  * `ftio --window` (offline replay of a trace) and ftiod (live), ALGORITHM.md
  * §6.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* options.c -- the analysis options shared by ftio and ftiod
  * (analysis_options.h): their table entries, bounds, defaults and help, and
  * how they resolve (--compat, -ts/-te).  The commands' own options stay in

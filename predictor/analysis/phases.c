@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* phases.c -- find the I/O phases of a sampled bandwidth signal (robust
  * detector, ALGORITHM.md §9).
  *

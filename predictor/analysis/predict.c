@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* predict.c -- when the next I/O phase comes and how big it is (§5).
  *
  * The dominant cosine A*cos(2*pi*f*t + phi) peaks in the middle of each I/O

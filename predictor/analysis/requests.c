@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* requests.c -- the growable column store of I/O requests (§1).
  *
  * Readers and the daemon push (t_start, t_end, rate) here; signal.c turns the

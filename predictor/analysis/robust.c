@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* robust.c -- the default detector: the period from the I/O phases
  * themselves, the spectrum as arbiter (ALGORITHM.md §9).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sample.c -- from the step signal to equally spaced samples (§2).
  *
  * Two samplers share the window logic: the [compat] zero-order hold of the

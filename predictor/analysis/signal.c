@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* signal.c -- the application bandwidth signal by event sweep (§1).
  *
  * Every request adds +rate at its start and -rate at its end.  Sorting the

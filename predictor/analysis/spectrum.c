@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* spectrum.c -- the DFT of the samples with FFTW (§3 step 1) and the FFT
  * plumbing shared with the autocorrelation (acf.c).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* window.c -- where the next online analysis window starts (§6).
  *
  * [compat] adaptive window ("frequency hits"): after more than three

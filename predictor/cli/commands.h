@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* commands.h -- entry points of the `ftio` command's parts.
  *
  *   ftio [options] FILE...   offline analysis  (ftio_main.c, offline.c)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* end.c -- `ftio end`: tell ftiod that a job is over (the batch system's
  * epilog, a killed job), so its `ftio.<job>.end` comes at once, saying how
  * complete it is, instead of after --job-timeout of silence.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* endpoints.c -- where the client subcommands find ftiod when no option
  * says so: the environment (FTIO_ENDPOINT, FTIO_PUB, FTIO_STATUS), else the
  * daemon's own configuration file ($SYSCONFDIR/ftio/ftiod.conf: its listen, pub

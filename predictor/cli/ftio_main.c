@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ftio_main.c -- the `ftio` command: option parsing and dispatch.
  *
  * `ftio [options] FILE...` reads trace files of any supported format

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* keygen.c -- `ftio keygen [--owner USER[:GROUP]] NAME`: a CURVE key pair for
  * ftiod (--curve-secret) or for a subscriber or admin (--key; its NAME.pub
  * goes into the daemon's --curve-clients directory).  Writes NAME.key (mode

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* offline.c -- the offline analysis of `ftio`: for each job of the merged
  * trace set, build the application signal of the selected mode (or take
  * TMIO's pre-merged one), sample it, run the analysis and print the result,

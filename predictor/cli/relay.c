@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* relay.c -- `ftio relay`: one upstream connection for a node's (or a rack's)
  * traced processes (PROTOCOL.md §1.5).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* replay.c -- `ftio replay`: send spool files (PROTOCOL.md §3) to a running
  * ftiod, batch by batch, exactly as they were written.
  *

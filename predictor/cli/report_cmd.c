@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* report_cmd.c -- `ftio report LOG.jsonl [--job J] [-o FILE.html]`: the
  * page of a finished live job, like darshan-job-summary, from what ftiod
  * wrote to its --log (JSON Lines {"topic": ..., "message": ...}, every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sub.c -- `ftio sub`: subscribe to ftiod's predictions (PROTOCOL.md §2) and
  * print them, one line each in human units (or the raw JSON with --json).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* auth_verify.c -- ftiod's side of authentication: which uid sent a batch or asks a
  * question (the sender side and the frame layout are in common/auth.h).
  *

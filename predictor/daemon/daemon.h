@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* daemon.h -- internals of ftiod shared by its files.
  *
  *   ftiod_main.c   options, sockets, signals, start/stop of the threads

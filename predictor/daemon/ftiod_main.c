@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ftiod_main.c -- ftiod: options, sockets, signals and the life of the daemon.
  *
  * The options are one table (common/cliopt.h) for the command line and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ingest.c -- the main thread of ftiod: receive batches on the ROUTER, check
  * who sent them (auth.c), decode them, find their job by the ownership rules
  * (claims.c), merge them into it (job.c), acknowledge them

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* job.c -- per-job state of ftiod (see job.h): sequence tracking per process,
  * counters, nested de-duplication and the binned signal of each mode.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* job.h -- per-job state of ftiod: what one job's batches add up to.
  *
  * ingest.c decodes a batch and hands it to job_merge(); the analysis threads

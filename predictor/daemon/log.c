@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* log.c -- ftiod's diagnostics: one line per event on stderr, with a level,
  * and a rate limiter so that a flood of hostile messages costs one line per
  * second, not one per message (the counters in `ftiod --status` keep the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* publish.c -- what ftiod tells the world: ZeroMQ PUB messages of two frames
  * (topic `ftio.<job>.<mode>` or `ftio.<job>.end`, then the JSON object of
  * PROTOCOL.md §2), and the same messages as JSON Lines in --log FILE:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* quota.c -- one user cannot lock the others out, and the daemon's memory
  * has a bound (--user-jobs, --user-procs, --user-rate, --max-memory).
  *

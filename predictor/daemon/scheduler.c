@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* scheduler.c -- the analysis threads of ftiod (--threads, default one per
  * core).
  *

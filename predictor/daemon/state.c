@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* state.c -- durable job state of ftiod (--state-dir, PROTOCOL.md §4).
  *
  * A restarted ftiod continues the jobs it had: one job, one `.end`.  Each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* status.c -- `ftiod --status`: the daemon answers any request on its REP
  * socket (--status-endpoint) with a JSON document listing its jobs (records,
  * bytes, loss, latest period per mode), the jobs that ended recently

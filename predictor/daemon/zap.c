@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* zap.c -- who may connect: ftiod's ZeroMQ authentication handler (ZAP,
  * ZeroMQ RFC 27), run in its own thread.
  *

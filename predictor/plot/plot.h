@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* plot.h -- pictures and exports of an analysis (libftioplot.a, predictor/plot/).
  *
  * `ftio --plot FILE.html` and `ftio report LOG.jsonl` write one self-contained

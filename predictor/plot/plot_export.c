@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* plot_export.c -- CSV exports of predictor/plot/ (plot.h): the sampled
  * signal and the spectrum, one header line then one row per sample or bin,
  * numbers with 17 significant digits (they read back exactly), job names

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* plot_files.c -- the outputs `ftio` writes for --plot, --export-signal and
  * --export-spectrum (plot.h), together: opened before the analysis, one
  * section per analysed job added to each, committed at the end.

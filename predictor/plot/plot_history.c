@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* plot_history.c -- the prediction history of predictor/plot/ (plot.h):
  * one step per published online analysis, from `ftio --window`'s loop
  * (ftio_plot_step_from_update) or from ftiod's --log (ftio report).

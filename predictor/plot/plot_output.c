@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* plot_output.c -- the output files of predictor/plot/ (plot.h): written to
  * a temporary file in the target's directory and renamed over the target
  * once complete, so that a page or CSV file is either whole or absent, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* plot_page.c -- the HTML page of predictor/plot/ (plot.h): one section per
  * analysed (job, mode) with a header of facts in human units and up to three
  * kinds of chart drawn with svg.c:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* svg.c -- the tiny SVG writer of predictor/plot/ (svg.h): data-to-pixel
  * mapping, axes with ticks on round numbers of a human unit, primitives and
  * escaping.  Coordinates are printed with one decimal: a tenth of a pixel is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* svg.h -- the tiny SVG writer behind ftio's pictures (predictor/plot/,
  * internal to it): a chart is a rectangle of data coordinates mapped onto
  * pixels, with axes whose ticks fall on round numbers of a human unit

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* csv.c -- plain CSV traces (FORMATS.md §6): a header naming the columns
  * rank,op,t_start,t_end,bytes (any order; extra columns ignored, but every row
  * has as many fields as the header), then one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* darshan.h -- private contract between the files of the native binary
  * Darshan log reader (readers/darshan_*.c).  Not installed.
  *

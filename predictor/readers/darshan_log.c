@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* darshan_log.c -- the container of a binary Darshan log (formats 3.00-3.41):
  * header, byte order, compressed regions, job record and mount table.
  *

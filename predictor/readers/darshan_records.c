@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* darshan_records.c -- record layouts of the modules the signal comes from,
  * walked over a decompressed module region (darshan_log.c makes those).
  *

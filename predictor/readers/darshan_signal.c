@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* darshan_signal.c -- `ftio FILE.darshan`: a binary Darshan log becomes one
  * trace, its signal taken from the best source present:
  *   1. DXT segments: exact requests: DXT_MPIIO segments plus the DXT_POSIX

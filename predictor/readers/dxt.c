@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* dxt.c -- Darshan DXT text, the output of darshan-dxt-parser (FORMATS.md §5).
  *
  * Data lines look like

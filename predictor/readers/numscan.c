@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* numscan.c -- decimal numbers for the text readers (readers/tmio_json.c,
  * readers/csv.c): a few ns per number instead of strtod()'s ~60, and always
  * the value strtod() gives (correctly rounded), so the fast readers read

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* readers.h -- private contract between readers/trace.c (merge, dispatch) and
  * the per-format readers in readers/<format>.c.  Not installed.
  *

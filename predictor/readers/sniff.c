@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sniff.c -- guess a trace's format from its first bytes (FORMATS.md asks
  * for content detection; the file name's extension only breaks ties for text
  * that looks like nothing we know).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* spool_read.c -- our own spool / recording files (FORMATS.md §1, PROTOCOL.md §3):
  * wire batches (msgpack maps) back to back, decoded with ftio_wire_decode().
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tmio_json.c -- TMIO JSON Lines, TMIO JSON and custom JSON (FORMATS.md §2, §4).
  *
  * The file is read as a sequence of JSON objects separated by whitespace: a

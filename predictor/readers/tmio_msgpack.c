@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tmio_msgpack.c -- TMIO MessagePack traces (FORMATS.md §3).
  *
  * A stream of msgpack arrays, one per mode per flush:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* trace.c -- the reader front end: load a file, detect its format, hand it to
  * the format's reader (readers/<format>.c), and merge the result per job into
  * an ftio_trace_set.  Also the small shared helpers the readers append with.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* scan.h -- fleet analysis: `ftio scan` (libftioscan.a).
  *
  * A scan analyses every job of an archive of traces (each file one job; any

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* scan_cli.c -- `ftio scan`: options, the output files and the summary, on
  * top of the engine (scan_engine.c); also used by ftio-scan-mpi (scan_mpi.c),
  * which takes the same options.

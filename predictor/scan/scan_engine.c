@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* scan_engine.c -- the threads of a scan.  Worker threads (each with its own
  * ftio_analyzer, scan_job.c) claim work items from one atomic counter, turn
  * each file into its rows' text and count it in a thread-local summary; the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* scan_files.c -- the work list of a scan: the command line's paths, each
  * directory walked recursively with its entries in name order (so that every
  * run, and every MPI rank, sees the same list in the same order).  Symbolic

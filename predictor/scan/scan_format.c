@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* scan_format.c -- a scan row as text: one CSV line (RFC 4180 quoting; the
  * header is scan_csv_header) and one JSON Lines object with the same fields
  * (nested "read"/"write" objects for the per-mode analysis).  Unknown values

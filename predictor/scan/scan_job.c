@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* scan_job.c -- one file of a scan: read it once (mmap), decide by content
  * whether it is a trace (files found in directories that are none are
  * skipped; named files always get a row), read it with the readers library

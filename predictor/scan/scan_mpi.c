@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* scan_mpi.c -- ftio-scan-mpi: `ftio scan` over MPI ranks (many nodes).
  * Built with mpicc as its own program so that `ftio` never links libmpi;
  * `ftio scan` execs it when an MPI launcher started it (scan_cli.c), and it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* scan_summary.c -- the closing summary of a scan, in the manner of the
  * temporal-I/O-behaviour study: its Table III (share of jobs with periodic
  * reads, writes, both, either -- a period and >= 3 phases -- and the share

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* scan_temporal.c -- the temporal class of the temporal-I/O-behaviour study
  * (§III, "When do applications perform I/O?"): the run is cut into four
  * equal segments, each labelled W (writes), R (reads), B (both) or 0 (no

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # accuracy.sh -- the accuracy regression test: a fixed subset of the
 # benchmark (bench/accuracy-gen --subset: 2 traces of 25 combinations, every
 # family), scored by bench/accuracy_eval.py offline, online and through ftiod

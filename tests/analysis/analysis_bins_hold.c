@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* analysis_bins_hold.c -- the hold (point) sampling of the streaming bins.
  *
  * The daemon's default must detect what the offline default (the [compat]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* analysis_metrics.c -- §3 classes and harmonics on hand-built spectra,
  * §4 characterisation, §5 next phase and its self-scoring, §7 ACF.
  * Every expected number is worked out by hand in the comments. */

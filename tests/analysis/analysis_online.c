@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* analysis_online.c -- the daemon's helpers: streaming bins (agreement with
  * the event sweep + average sampling, ring horizon), the adaptive and fixed
  * windows (§6 frequency hits) and the frequency history / P(periodic). */

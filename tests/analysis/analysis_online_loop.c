@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* analysis_online_loop.c -- ftio_online_step(), the online loop of
  * `ftio --window` and ftiod, on streaming bins built phase by phase: it
  * analyses only boundaries with new data, keeps an established answer

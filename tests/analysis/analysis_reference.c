@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_reference.c -- the event sweep, sampling, spectrum and detection
  * against the reference numbers of ALGORITHM.md §1 and §8 and the
  * intermediate vectors of the published implementation. */

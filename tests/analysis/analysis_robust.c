@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* analysis_robust.c -- the robust detector (ALGORITHM.md §9) on signals whose
  * answer is known exactly: sampled pulse trains built sample by sample, so
  * every expectation below follows from the construction, not from a run.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* analysis_sampling.c -- §1-§2 beyond the reference rows: the threaded
  * sweep on a large input, zero-order hold and average sampling, windows,
  * volume conservation and the abstraction error; plan-cache reuse. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* analysis_spectrum_view.c -- ftio_analyzer_spectrum(), the spectrum the
  * pictures and --export-spectrum show: the normalised values add up to 1,
  * the compat threshold is the level of §3's candidate test (every candidate

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* helpers.h -- small shared pieces of the analysis unit tests.
  * Tests run from the repository root, so data paths are relative to it. */
 #ifndef FTIO_TEST_ANALYSIS_HELPERS_H

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # activities.sh -- `ftio` reports every periodic activity of a job
 # (ALGORITHM.md §10, PROTOCOL.md §2 `activities`): a Darshan DXT log naming
 # its files (dumps to one file per output every 3 s, a restart file rewritten

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # errors.sh -- `ftio` on bad input and bad usage: malformed and truncated files
 # of every format give exactly one line "ftio: FILE: offset N: ..." or
 # "ftio: FILE: line L: ..." and exit 1 (never a crash); --lenient analyses

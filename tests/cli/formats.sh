@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # formats.sh -- `ftio` on every input format end to end: detection from
 # content whatever the file name, the hand-made CSV and DXT samples, merging
 # several files, the human summary, and the sliding --window analysis.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """jcheck.py -- assert facts about the JSON `ftio --json` printed (helper of
 tests/cli/*.sh; jq may be missing, python3 is there).
 

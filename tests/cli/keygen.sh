@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # keygen.sh -- README's key commands as a site admin runs them (root): ftiod's
 # pair made with `ftio keygen --owner USER` belongs to the account the daemon
 # runs as (the unit's `ftio`; here `nobody`), mode 0600, and that account's

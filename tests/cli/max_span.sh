@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # max_span.sh -- one bad timestamp does not make a bogus answer: a CSV row
 # whose t_end was mutated from 26.050 to 268050 gave a window of [0, 268050] s,
 # 197 MB and a "next phase" three days later at confidence 0.998 with exit 0.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # options.sh -- one CLI: every command parses its options from one table
 # (common/cliopt.c) and the analysis options share their bounds
 # (predictor/analysis/options.c).  Checks, for ftio, ftio sub, ftio replay,

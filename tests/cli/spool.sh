@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # spool.sh -- `ftio` on our own spool files, made by `ftio-wire trace` with the
 # wire encoder (one clock anchor per rank, as the shim spools them): period,
 # ranks, bytes, relative vs absolute time, merging of files per job, two jobs,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_cliopt.c -- Check unit tests of the option tables (common/cliopt.c)
  * and the shared analysis options (predictor/analysis/options.c): every
  * spelling, bounds with open and closed ends, integers, choices, lists,

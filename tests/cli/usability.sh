@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # usability.sh -- the small things a user hits first (issue 19):
 #  - `ftio --window --step 0.05` is refused like ftiod refuses it (one bound);
 #  - `ftio --json` prints JSON Lines: one compact object per job and mode;

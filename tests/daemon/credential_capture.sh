@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # credential_capture.sh -- a captured batch is useless to another uid (issue
 # 21 item 2).  A second user (nobody) binds the shim's endpoint while ftiod
 # is away (an ipc:// socket in a directory anyone can write, like /tmp) and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # End to end under mpirun: 4 ranks of the checkpoint mini-app (compute 3 s +
 # a collective MPI-IO checkpoint, 8 times) under libftio.so stream to ftiod.
 # After at most 6 phases a published period is within 5 % of the true one

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Live, under mpirun: short I/O phases every 5 s, like IOR -d 5 (4 ranks write
 # 1 MiB each, collectively: a few milliseconds of I/O every 5 s, duty < 1 %),
 # under libftio.so streaming to ftiod.  FTIO's DFT sees a flat comb here

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Live, under mpirun: a write phase and a read phase in every iteration (4
 # ranks checkpoint 8 MiB each collectively, compute 1 s, read it back,
 # compute 2 s): ftiod publishes both modes; from the 4th phase on, and in the

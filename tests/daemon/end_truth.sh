@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # end_truth.sh -- a job ends when it ends, and its `.end` tells the truth
 # (issue 21 items 5 and 6):
 #  - `cp a b && cp b c` traced as one job: the settle (--settle-end) catches

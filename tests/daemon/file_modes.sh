@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # file_modes.sh -- ftiod's umask is its own business (issue 21 item 4): it
 # keeps the caller's (the unit's UMask=0027) and gives what it creates an
 # explicit mode:

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Thousands of random, truncated, bit-flipped, multi-frame, wrong-version and
 # hostile messages: ftiod counts and drops them, keeps running, answers
 # --status, and still predicts a good job correctly afterwards.

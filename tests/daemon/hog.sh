@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # hog.sh -- one job cannot starve the others (issue 18).  A replayed spool of
 # 20,000 phases (80,000 batches that arrive in well under a second: 20,000
 # boundaries, 3,600 of them inside the horizon) beside a live job of 8

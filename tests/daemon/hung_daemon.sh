@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # A hung daemon (SIGSTOP: connected, never reading, never acknowledging).
 # The application is not slowed down; the shim resends what is not
 # acknowledged, then spools it (FTIO_ACK_TIMEOUT_MS), and at exit spools

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # log_full.sh -- a --log on a full file system (/dev/full): ftiod keeps
 # running and publishing, says so once on stderr (not once per line), counts
 # the lines it could not write (--status: log_lines_lost), and never leaves

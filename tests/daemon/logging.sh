@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # logging.sh -- ftiod's diagnostics and its --log file as a site runs them:
 #  - every stderr line is "<ISO time>Z ftiod[PID] <level>: message", the time
 #    is now (UTC, milliseconds), start/stop are notices, jobs are info,

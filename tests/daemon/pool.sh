@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # pool.sh -- the analysis threads (--threads, issue 18): two replayed jobs
 # with thousands of boundaries each (--catch-up every) and a live one,
 # analysed by two threads at once (ftiod --status: parallel_turns_max, the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # A plain POSIX program (no MPI) under libftio.so: ftiod finds its period
 # (sleep 1.5 s + a 64 MiB checkpoint in 8 writes, 8 times; the truth: the
 # checkpoints' start times the program prints) within 5 % and

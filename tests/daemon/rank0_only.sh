@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # rank0_only.sh -- a job whose ranks do not all do I/O ends when it ends
 # (issue 16 item 4): 10 runs in a row of `mpirun -np 4 checkpoint --root-only`
 # (rank 0 writes every checkpoint, ranks 1..3 never touch a traced file) under

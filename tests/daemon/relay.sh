@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # `ftio relay` (PROTOCOL.md §1.5): a 4-rank MPI job whose shims connect to a
 # relay, which forwards to ftiod over one connection: the job is predicted and
 # ends complete with every byte, acknowledgements come back through the relay

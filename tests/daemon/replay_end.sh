@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Spool files replayed during a job and after its end (PROTOCOL.md §2, §4):
 #  - job 1: process B only spools (FTIO_SPOOL=file); A streams.  A's final
 #    ends the job after the settle (.end revision 0, ended_by idle, A's bytes,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # ftio replay of spool files into ftiod gives the end summary the offline
 # `ftio --json` gives on the same files, in both sampling modes: frequency,
 # confidence and candidates.  The spool files are the TMIO reference trace

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # replay_online.sh -- one online loop: spool files replayed into ftiod give,
 # message by message, the predictions `ftio --window` prints for the same
 # files (ftio_online_step on the same data-time boundaries), for the robust

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The daemon restarts in the middle of a job, without --state-dir.  Daemon A
 # takes the first batches and, stopped by SIGTERM, publishes its summary;
 # while no daemon listens the shim keeps its batches; daemon B then gets them

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The attacks of the security audit (issue 8), tried against a daemon running
 # with authentication, by a real second user (nobody) and a real munged:
 #   - injection into another user's job: the attacker's batches land in the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # shutdown.sh -- SIGTERM stops ftiod within 2 s whatever is queued (issue
 # 18).  The backlog: two replayed jobs of 5,000 phases each, still sending
 # (no `final`), under --catch-up every (3,600 boundaries each inside the

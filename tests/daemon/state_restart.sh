@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Durable state (--state-dir) and acknowledged delivery (PROTOCOL.md §1.4, §4):
 # ftiod is killed with SIGKILL in the middle of a job, at five different
 # points (five jobs side by side, one daemon each), and restarted on the same

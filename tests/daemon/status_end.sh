@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Job accounting and job ends:
 #  - `ftiod --status` lists a job with its processes, records, sequence gaps
 #    (batch 3 of each of 2 processes never sent) and nested POSIX records

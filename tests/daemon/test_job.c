@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_job.c -- Check unit tests of ftiod's per-job state (predictor/daemon/job.c):
  * sequence gaps and their late filling, duplicates, nested de-duplication,
  * the time base, each mode's grid and record log, and the bounds

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_parity.c -- conversion parity (issue 10 item 3): one trace through
  * ftiod's path (wire decode -> job_merge(), predictor/daemon/job.c) and
  * through the offline path (spool reader, predictor/readers/spool_read.c) gives

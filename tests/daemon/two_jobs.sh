@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Two jobs streaming at the same time get their own topics and their own
 # periods (2 s and 3.5 s; job B also reads), within 5 %.
 . "$(dirname "$0")/../lib.sh"

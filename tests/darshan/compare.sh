@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # compare.sh -- conformance of our native Darshan reader with Darshan's own
 # tools: for each LOG.darshan given (or every one under the directories
 # given), the counters we decode (bytes read/written and first/last read and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* darshan_dump.c -- test tool: prints what our native Darshan reader decodes
  * in the text form of Darshan's own tools, so tests/darshan/conformance.sh
  * can compare it with `darshan-parser` / `darshan-dxt-parser` output:

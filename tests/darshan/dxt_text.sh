@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # dxt_text.sh -- Darshan DXT text as darshan-dxt-parser 3.5 prints it (with
 # its Pthread-ID column, `N/A` for older logs) reads to the same requests and
 # the same answer as the binary log it was printed from: for every log of

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # ftio_darshan.sh -- `ftio LOG.darshan` end to end: content detection (any
 # file name), each signal source (DXT, HEATMAP, counters), old and big-endian
 # formats, and bad input: a partial log is an error (a warning with

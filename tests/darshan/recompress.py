@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """recompress.py -- rewrite a zlib-compressed Darshan log with bzip2-compressed
 (or uncompressed) regions, so that the reader's bzip2 and raw paths are tested
 on real record data (Darshan's own test logs are all zlib).  Our own writer:

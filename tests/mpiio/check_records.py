@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """check_records.py -- compare traced records with what a test program did.
 
   check_records.py --dir DIR --records FILE --files FILE [--nested] [--ranks N]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* fakecore.c -- a stand-in for the recording core of libftio.so, to test the
  * MPI layer (libtrace/mpiio*.c, mpi_life.c) in isolation.
  *

@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! fortran.f90 -- MPI-IO from Fortran (mpi_f08 bindings), which reach the C
 ! library through PMPI_* and never through MPI_* (TRACING.md pitfall 3).
 ! Each rank writes 4 default integers (16 bytes) three times: write_at at

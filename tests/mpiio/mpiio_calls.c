@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpiio_calls.c -- drives every MPI-IO call family the shim wraps, and writes
  * down what it did, so a checker can compare that with what was traced.
  *

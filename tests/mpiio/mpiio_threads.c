@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpiio_threads.c -- MPI-IO from several threads at once (MPI_THREAD_MULTIPLE):
  * the shim's file map, request table and per-thread rings under concurrency.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* othertool.c -- a classic PMPI tool (like Darshan or TMIO): its MPI_X call
  * PMPI_X.  Preloaded next to the shim, in either order, every call must
  * still be recorded exactly once (TRACING.md pitfall 2: Darshan#415,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # traced.sh -- the MPI layer inside the real libftio.so, end to end: records
 # go over ZeroMQ to the test receiver `ftio-wire recv` (or to spool files),
 # are decoded with `ftio-wire records` and checked.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # browser.sh -- ftio's pictures in a real browser: headless Chromium (Debian
 # package chromium, installed by mk/deps.sh) renders
 #   offline   ftio --window adaptive --plot on a periodic trace of 4 simulated

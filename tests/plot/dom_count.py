@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """dom_count.py -- count elements in the DOM a browser dumped (chromium --dump-dom).
 
     dom_count.py DOM.html QUERY...

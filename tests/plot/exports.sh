@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # exports.sh -- `ftio --export-signal / --export-spectrum` against `ftio
 # --json` on the same trace, and bad input of --plot, the exports and `ftio
 # report`:

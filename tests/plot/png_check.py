@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """png_check.py -- is a browser screenshot a picture?  (tests/plot/browser.sh)
 
 Decodes an 8-bit RGB/RGBA PNG with the standard library only (zlib, struct),

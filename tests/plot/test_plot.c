@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_plot.c -- Check tests of predictor/plot/'s pieces that the browser
  * test cannot see one by one: human units, escaping of hostile text (job ids
  * come from the traced environment), ticks on round numbers, the output file

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_readers.c -- Check tests of the trace readers (predictor/trace.h) and
  * the report JSON (predictor/report.h), i.e. libftioreaders.a.
  *

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # lammps.sh -- the measurement machinery of bench/realapps on a real program:
 # LAMMPS (the LJ melt of bench/realapps/in.melt, short size: dumps every 50
 # steps, restarts every 200) live under mpirun + ftiod with libftio.so, then

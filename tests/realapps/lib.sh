@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # tests/realapps/lib.sh -- what the tests of bench/realapps share (sourced
 # after tests/lib.sh): one run of a program through bench/realapps/run_one.sh
 # at the test size, and the checks of the measurement machinery.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # rank0.sh -- the measurement machinery of bench/realapps on one of its own
 # MPI examples: 4 ranks of `shapes rank0` (only rank 0 writes, 32 MiB every
 # ~1.5 s, 10 times) live under mpirun + ftiod with libftio.so, then offline on

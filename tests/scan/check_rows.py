@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """check_rows.py -- checks the rows of `ftio scan` (tests/scan/scan.sh).
 
   check_rows.py CSV JSONL DARSHAN_DIR EXPECTED_ROWS

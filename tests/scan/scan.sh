@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # scan.sh -- `ftio scan` on the real Darshan logs of tests/data/darshan (the
 # release logs of every format 3.00-3.41, the DLIO set, HEATMAP/DXT/STDIO
 # logs) plus two broken files named on the command line: one row per log,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # scan_mpi.sh -- `mpirun -np 2 ftio scan` (ftio hands over to ftio-scan-mpi):
 # the ranks split the real logs of tests/data/darshan plus a broken file, and
 # rank 0 writes exactly the rows (CSV and JSON Lines, same order) and the

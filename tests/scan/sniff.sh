@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # sniff.sh -- telling a trace from other files reads a few KB, not the file:
 # `ftio` on a 4 GiB sparse file of zeros says "unknown trace format" at once
 # with a small resident set (it read all 4 GiB before); `ftio scan` of an

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # burst.sh -- no record is dropped at any call rate: 10^6 one-byte write(2)
 # and fwrite(3) calls as fast as the program can make them, from 1 thread and
 # from 8, with a receiver and without one (spool), default settings.  Every

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # calls.sh -- every wrapped POSIX/stdio call family records exactly what the
 # program did (counts, bytes, layers), in three builds of the same program:
 # plain, -D_FORTIFY_SOURCE=2 -O2 (__read_chk, __open_2, __fprintf_chk ...) and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # delivery.sh -- where the batches go: no daemon (all spooled, decodable,
 # same totals), FTIO_SPOOL=always, a receiver appearing mid-run (the shim
 # keeps the early batches and sends them then: every record once, gap-free), FTIO_DISABLE=1 (nothing

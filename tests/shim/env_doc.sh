@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # env_doc.sh -- libftio(7) documents every FTIO_* variable of the shim's one
 # table (env_vars[] in libtrace/config.c, between its BEGIN/END
 # ftio-env-table markers) and no other: the same names, and for the integers

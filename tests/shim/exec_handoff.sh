@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # exec_handoff.sh -- a shell that execs its last command loses nothing
 # (issue 21 item 7).  `sh -c 'cat x > y; exec cat y > z'` traced, 12 times,
 # each its own job, to ftiod: the shell's batch from before the exec (the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # lifecycle.sh -- threads, fork, exec, fatal signals, _exit: every record of
 # every process arrives, with exact totals, one stream (pid) per process,
 # gap-free sequence numbers and a final batch.  Programs: shim_life.c.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* shim_burst.c -- as many small I/O calls as the machine allows, for the
  * burst test (tests/shim/burst.sh) and benchmark (bench/burst.sh).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* shim_calls.c -- exercises every POSIX and stdio call family libftio.so
  * wraps, in a directory given on the command line, and prints what the shim
  * should have recorded, tallied independently from the calls' own return

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* shim_life.c -- process-lifecycle scenarios for libftio.so, one per mode.
  * Driven by tests/shim/lifecycle.sh and delivery.sh under LD_PRELOAD; each
  * mode does a known amount of traced I/O in DIR (pwrite of 10 bytes unless

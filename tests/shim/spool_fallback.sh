@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # spool_fallback.sh -- another user cannot disable my spool (issue 21 item
 # 3).  nobody pre-creates root's default spool directory ($TMPDIR/ftio-0,
 # here in a sticky world-writable TMPDIR like /tmp): the shim refuses it as

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # spool_safety.sh -- spool files cannot be turned against their owner:
 # the default spool directory is private ($TMPDIR/ftio-$UID, created 0700),
 # files are created 0600 with O_EXCL|O_NOFOLLOW; a symlink planted at the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """stall_peer.py ENDPOINT READYFILE SECONDS -- a ROUTER peer (as ftiod) that
 binds, then never receives (receive HWM 1, small kernel buffer): the sender's ZeroMQ
 connects and can't write its queue.  Used by delivery.sh."""

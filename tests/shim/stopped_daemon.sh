@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # stopped_daemon.sh -- the end-of-job notice tells the truth (issue 21 item
 # 10).  ftiod is stopped (SIGSTOP) while a traced program runs: the shim's
 # batches go unacknowledged past FTIO_ACK_TIMEOUT_MS (and two resends), so

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # warn_once.sh -- a warning every process of a job would give is said once
 # per job and node (issue 19 item 9).  mpirun -np 4 of a traced program
 # with MUNGE asked for and no munged: one "cannot authenticate to ftiod"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Launchers: the shim's ignore list, ftio-run under mpirun with a real ftiod,
 # and the form of ftiod(1), `LD_PRELOAD=libftio.so mpirun ...`.
 #   1. A program started as mpirun, srun ... (or whose executable is named

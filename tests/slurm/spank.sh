@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The SPANK plugin (slurm/spank_ftio.c) against a real single-node Slurm.
 #
 # Starts, in a temporary directory: munged with its own key, slurmctld and

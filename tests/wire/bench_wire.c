@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bench_wire.c -- throughput of the batch codec (common/wire.h).
  *
  * Encodes a realistic batch (monotonic ns timestamps, MiB-scale offsets, 32-bit

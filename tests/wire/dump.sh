@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # dump.sh -- `ftio-wire dump` end to end: generate a spool file (`ftio-wire
 # gen`), dump it, and check that truncated and corrupted files give a
 # one-line error with the byte offset and a non-zero exit, after printing the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ftio_wire.c -- ftio-wire, the test and benchmark tool for the wire format:
  * dispatches to the subcommands of ftio_wire.h, prints the overview with
  * --help, and holds the helpers they share.  Built as $(B)/bin/ftio-wire

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ftio_wire.h -- the subcommands of ftio-wire, the one test tool for the wire
  * format (PROTOCOL.md §1, §3), and the few helpers they share.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* fuzz_wire.c -- libFuzzer harness for ftio_wire_decode() (not built by
  * default; the Check suite has its own 20k-mutation fuzz test).  Run with:
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_wire.c -- Check tests of the batch codec (common/wire.h), the path hash
  * (common/hash.h) and the op/layer names.
  *

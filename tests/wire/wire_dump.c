@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* wire_dump.c -- `ftio-wire dump` prints spool files (batches of PROTOCOL.md
  * §1 back to back) as text, one line per batch / file entry / record, and
  * `ftio-wire gen` writes a small synthetic spool file.  Debugging and test

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* wire_forge.c -- the subcommands of ftio-wire that forge batches for ftiod
  * (PROTOCOL.md §1) without the shim, so the daemon's tests can control
  * exactly what it receives.

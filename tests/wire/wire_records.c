@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* wire_records.c -- `ftio-wire records`: shim spool files (PROTOCOL.md §3) as
  * the numeric columns the MPI-IO tests check (tests/mpiio/check_records.py).
  *

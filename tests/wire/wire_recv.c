@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* wire_recv.c -- `ftio-wire recv`: the test receiver for libftio.so's stream
  * (PROTOCOL.md §1).
  *
