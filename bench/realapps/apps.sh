@@ -16,8 +16,8 @@ size() { if [ "$REALAPPS_SIZE" = test ]; then echo "$2"; else echo "$1"; fi; }
 # LAMMPS: the LJ melt of in.melt, dumps every `dump` steps, restarts every
 # `restart` steps, one file each (truth: their birth/modification times).
 app_lammps() {
-  echo "lammps steps=$(size 1500 600) dump=$(size 100 50) restart=$(size 300 200)" >params
-  timeout 600 $MPIRUN lmp -in "$HERE/in.melt" -var steps "$(size 1500 600)" -var dump "$(size 100 50)" \
+  echo "lammps steps=$(size 1500 1000) dump=$(size 100 50) restart=$(size 300 200)" >params
+  timeout 600 $MPIRUN lmp -in "$HERE/in.melt" -var steps "$(size 1500 1000)" -var dump "$(size 100 50)" \
     -var restart "$(size 300 200)" -screen none
 }
 

@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 # lammps.sh -- the measurement machinery of bench/realapps on a real program:
-# LAMMPS (the LJ melt of bench/realapps/in.melt, short size: dumps every 50
-# steps, restarts every 200) live under mpirun + ftiod with libftio.so, then
+# LAMMPS (the LJ melt of bench/realapps/in.melt, short size: 1000 steps,
+# dumps every 50, restarts every 200: enough boundaries for 5 messages even
+# on an idle machine) live under mpirun + ftiod with libftio.so, then
 # offline on its spool files (bench/realapps/run_one.sh).  Checks that the
 # truth was extracted from LAMMPS' own files (one dump file per output, their
 # birth/modification times) and agrees with LAMMPS' own timer in log.lammps
