@@ -84,10 +84,18 @@ static int plot_job(const struct ftio_cli *cli, struct ftio_plot_files *pf,
 {
     struct ftio_spectrum_view v;
     bool spec = ftio_analyzer_spectrum(a, &cli->analysis, &v) == 0;
+    char user[48] = "";
+    if (t->uid >= 0)
+        snprintf(user, sizeof user, "uid %lld", (long long)t->uid);
+    struct ftio_plot_job meta = {
+        .exe = t->exe, .user = user[0] ? user : NULL, .nodes = -1,
+        .ranks = t->ranks > 0 ? t->ranks : -1, .start = t->origin > 0 ? t->origin : NAN,
+        .run_time = t->run_time > 0 ? t->run_time : NAN, .source = "from the trace",
+    };
     struct ftio_plot_section s = {
         .job = t->job, .mode = mode_name(cli->mode), .epoch_origin = t->origin,
         .samples = x, .result = res, .spectrum = spec ? &v : NULL, .history = h,
-        .totals = tot, .p_periodic = p_periodic,
+        .totals = tot, .p_periodic = p_periodic, .meta = &meta,
     };
     return ftio_plot_files_add(pf, &s, err, errlen);
 }

@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include "analysis.h"
 #include "report.h"
@@ -63,6 +64,26 @@ void ftio_plot_step_from_update(struct ftio_plot_step *s, const struct ftio_onli
 
 /* ---- the HTML page --------------------------------------------------------- */
 
+/* What is known of the job itself (every field may be unknown: NULL, -1,
+ * NAN): the readers know it for Darshan logs (trace.h job context), spool
+ * files carry host/pid/rank, ftiod's messages carry "ranks". */
+struct ftio_plot_job {
+    const char *exe;          /* command line */
+    const char *user;         /* name, or "uid N" */
+    const char *hosts;        /* host names, comma separated */
+    int64_t nodes, ranks;     /* -1: unknown */
+    double start;             /* Unix time the job began; NAN: unknown */
+    double run_time;          /* s; NAN: unknown */
+    const char *source;       /* where these facts came from (the trace, ftiod's log, ...) */
+};
+
+/* Per activity (protocol v3 "activities"): its own series of predictions,
+ * drawn in its own colour beside the job's. */
+struct ftio_plot_activity {
+    const char *name;         /* the activity's pattern */
+    struct ftio_plot_history hist;
+};
+
 /* One analysed (job, mode).  Every part may be missing (NULL): the page
  * shows what there is. */
 struct ftio_plot_section {
@@ -75,6 +96,11 @@ struct ftio_plot_section {
     const struct ftio_plot_history *history;  /* online runs */
     const struct ftio_report_totals *totals;
     double p_periodic;                        /* NAN: unknown */
+    const struct ftio_plot_job *meta;         /* job metadata, or NULL */
+    const struct ftio_plot_activity *activity;/* nactivity activities' histories */
+    size_t nactivity;
+    const char *history_axis;                 /* what the history's t is ("published"); NULL:
+                                                 the window's end */
     const char *note;                         /* one more line for the header, or NULL */
 };
 
