@@ -101,7 +101,8 @@ static const char style[] =
     "svg .act-0{fill:#db2777;stroke:#db2777}svg .act-1{fill:#0891b2;stroke:#0891b2}"
     "svg .act-2{fill:#65a30d;stroke:#65a30d}svg .act-3{fill:#9333ea;stroke:#9333ea}"
     "svg .act-4{fill:#ca8a04;stroke:#ca8a04}svg .act-5{fill:#475569;stroke:#475569}\n"
-    "svg .activity-line{fill:none;stroke-width:1.2;stroke-opacity:.6}\n"
+    "svg .activity-line{fill:none!important;stroke-width:1.2;stroke-opacity:.6}\n"
+    "svg .activity-point{fill:none!important;stroke-width:1.8}\n"
     "i.act-0{background:#db2777}i.act-1{background:#0891b2}i.act-2{background:#65a30d}"
     "i.act-3{background:#9333ea}i.act-4{background:#ca8a04}i.act-5{background:#475569}\n";
 
@@ -896,7 +897,9 @@ static void history_chart(FILE *f, const struct ftio_plot_history *h, enum hist_
             svg_human(a_buf, sizeof a_buf, v, units[kind]);
             snprintf(tip, sizeof tip, "t = %.3f s: activity %s: %s %s (%s)", st->t - ta->offset,
                      act[a].name ? act[a].name : "?", titles[kind], a_buf, ftio_class_name(st->cls));
-            svg_circle(&c, cls, st->t, v, r, tip);
+            /* A ring around the job's point: an activity that is the
+             * whole job repeats its answer and must not hide it. */
+            svg_circle(&c, cls, st->t, v, r + 2.5, tip);
         }
     }
     svg_end(&c);
