@@ -78,6 +78,7 @@ struct report {
     double first_published, last_published;
     double first_start, last_end;    /* the job's span as ftiod's windows saw it */
     int64_t ranks;                   /* the most "ranks" any message said */
+    bool end_known;                  /* a log: no end message means the job was running */
 };
 
 static double num(json_t *o, const char *key)
@@ -587,10 +588,74 @@ static void end_note(char *buf, size_t len, json_t *end)
              num(end, "missing_batches"), num(end, "lost_records"), dropped);
 }
 
+/* The sections of rp's job (both modes) on page; how many, -1 (said) on failure. */
+static int add_sections(struct ftio_plot_page *page, struct report *rp,
+                        const struct ftio_trace *tr, const char *out)
+{
+    char err[512], note[400];
+    end_note(note, sizeof note, rp->end);
+    char user[48] = "";
+    if (tr && tr->uid >= 0)
+        snprintf(user, sizeof user, "uid %lld", (long long)tr->uid);
+    struct ftio_plot_job meta = {
+        .exe = tr ? tr->exe : NULL, .user = user[0] ? user : NULL, .nodes = -1,
+        .ranks = rp->ranks > 0 ? rp->ranks : tr && tr->ranks > 0 ? tr->ranks : -1,
+        .start = rp->first_start, .run_time = rp->last_end - rp->first_start,
+        .source = "as ftiod's windows saw it",
+    };
+    json_t *summary = json_object_get(rp->end, "summary");
+    int sections = 0;
+    for (int i = 0; i < NMODES; i++) {
+        struct mode_data *md = &rp->mode[i];
+        json_t *final = json_object_get(summary, mode_names[i]);
+        if (!json_is_object(final))
+            final = md->last;
+        if (!final)
+            continue;
+        struct signal_view sv;
+        int src = tr ? trace_signal(tr, i, &sv, err, sizeof err) : totals_signal(md, &sv);
+        if (src != 0) {
+            fprintf(stderr, "ftio report: %s\n", tr ? err : "out of memory");
+            return -1;
+        }
+        struct ftio_result res;
+        result_of(final, &res);
+        res.phases = sv.phase;
+        res.nphases = sv.nphase;
+        res.background = sv.background;
+        double lost = num(final, "lost");
+        struct ftio_report_totals tot = {
+            .ranks = num(final, "ranks") >= 0 ? (int64_t)num(final, "ranks") : -1,
+            .bytes = num(final, "bytes"),
+            .records = num(final, "records") >= 0 ? (int64_t)num(final, "records") : -1,
+            .lost = lost > 0 ? (uint64_t)lost : 0,
+        };
+        char notes[900];
+        snprintf(notes, sizeof notes, "%s%s%s", sections == 0 && rp->end_known ? note : "",
+                 sections == 0 && rp->end_known && sv.how[0] ? " " : "", sv.how);
+        struct ftio_plot_section s = {
+            .job = rp->chosen, .mode = mode_names[i], .result = &res, .history = &md->hist,
+            .samples = sv.x.n ? &sv.x : NULL, .totals = &tot,
+            .p_periodic = num(final, "p_periodic"), .meta = &meta,
+            .activity = md->act, .nactivity = md->nact,
+            .history_axis = "its publish time (a stale answer is one mark per publication)",
+            .note = notes[0] ? notes : NULL,
+        };
+        int added = ftio_plot_page_add(page, &s);
+        signal_view_free(&sv);
+        if (added != 0) {
+            fprintf(stderr, "ftio report: cannot write %s\n", out);
+            return -1;
+        }
+        sections++;
+    }
+    return sections;
+}
+
 static int write_page(struct report *rp, const char *log, const struct ftio_trace *tr,
                       const char *out)
 {
-    char err[512], title[600], sub[700], a[48], b[48], note[400];
+    char err[512], title[600], sub[700], a[48], b[48];
     snprintf(title, sizeof title, "ftio report: job %s", rp->chosen);
     if (isfinite(rp->first_published) && rp->first_published > 0) {
         time_t t0 = (time_t)rp->first_published, t1 = (time_t)rp->last_published;
@@ -606,67 +671,12 @@ static int write_page(struct report *rp, const char *log, const struct ftio_trac
         fprintf(stderr, "ftio report: %s\n", err);
         return 1;
     }
-    end_note(note, sizeof note, rp->end);
-    char user[48] = "";
-    if (tr && tr->uid >= 0)
-        snprintf(user, sizeof user, "uid %lld", (long long)tr->uid);
-    struct ftio_plot_job meta = {
-        .exe = tr ? tr->exe : NULL, .user = user[0] ? user : NULL, .nodes = -1,
-        .ranks = rp->ranks > 0 ? rp->ranks : tr && tr->ranks > 0 ? tr->ranks : -1,
-        .start = rp->first_start, .run_time = rp->last_end - rp->first_start,
-        .source = "as ftiod's windows saw it",
-    };
-    json_t *summary = json_object_get(rp->end, "summary");
-    unsigned sections = 0;
-    for (int i = 0; i < NMODES; i++) {
-        struct mode_data *md = &rp->mode[i];
-        json_t *final = json_object_get(summary, mode_names[i]);
-        if (!json_is_object(final))
-            final = md->last;
-        if (!final)
-            continue;
-        struct signal_view sv;
-        int src = tr ? trace_signal(tr, i, &sv, err, sizeof err) : totals_signal(md, &sv);
-        if (src != 0) {
-            ftio_plot_page_discard(page);
-            fprintf(stderr, "ftio report: %s\n", tr ? err : "out of memory");
-            return 1;
-        }
-        struct ftio_result res;
-        result_of(final, &res);
-        res.phases = sv.phase;
-        res.nphases = sv.nphase;
-        res.background = sv.background;
-        double lost = num(final, "lost");
-        struct ftio_report_totals tot = {
-            .ranks = num(final, "ranks") >= 0 ? (int64_t)num(final, "ranks") : -1,
-            .bytes = num(final, "bytes"),
-            .records = num(final, "records") >= 0 ? (int64_t)num(final, "records") : -1,
-            .lost = lost > 0 ? (uint64_t)lost : 0,
-        };
-        char notes[900];
-        snprintf(notes, sizeof notes, "%s%s%s", sections == 0 ? note : "",
-                 sections == 0 && sv.how[0] ? " " : "", sv.how);
-        struct ftio_plot_section s = {
-            .job = rp->chosen, .mode = mode_names[i], .result = &res, .history = &md->hist,
-            .samples = sv.x.n ? &sv.x : NULL, .totals = &tot,
-            .p_periodic = num(final, "p_periodic"), .meta = &meta,
-            .activity = md->act, .nactivity = md->nact,
-            .history_axis = "its publish time (a stale answer is one mark per publication)",
-            .note = notes[0] ? notes : NULL,
-        };
-        int added = ftio_plot_page_add(page, &s);
-        signal_view_free(&sv);
-        if (added != 0) {
-            ftio_plot_page_discard(page);
-            fprintf(stderr, "ftio report: cannot write %s\n", out);
-            return 1;
-        }
-        sections++;
-    }
-    if (sections == 0) {
+    rp->end_known = true;
+    int sections = add_sections(page, rp, tr, out);
+    if (sections <= 0) {
         ftio_plot_page_discard(page);
-        fprintf(stderr, "ftio report: job %s has no prediction in %s\n", rp->chosen, log);
+        if (sections == 0)
+            fprintf(stderr, "ftio report: job %s has no prediction in %s\n", rp->chosen, log);
         return 1;
     }
     if (ftio_plot_page_close(page, err, sizeof err) != 0) {
@@ -844,5 +854,81 @@ int ftio_cmd_report(int argc, char **argv)
     report_free(&rp);
 done:
     free(traces);
+    return rc;
+}
+
+/* One prediction object per mode of o ({"write": {...}, "read": {...}}),
+ * as messages of job into rp: -1 when out of memory. */
+static int take_modes(struct report *rp, json_t *o, const char *job, size_t *n)
+{
+    for (int i = 0; i < NMODES; i++) {
+        json_t *m = json_object_get(o, mode_names[i]);
+        if (!json_is_object(m))
+            continue;
+        const char *mj = json_string_value(json_object_get(m, "job"));
+        char *topic = NULL;
+        if (asprintf(&topic, "ftio.%s.%s", mj ? mj : job, mode_names[i]) < 0)
+            return -1;
+        json_t *wrap = json_pack("{s:s,s:O}", "topic", topic, "message", m);
+        free(topic);
+        char *text = wrap ? json_dumps(wrap, JSON_COMPACT) : NULL;
+        json_decref(wrap);
+        int rc = text ? take_line(rp, text, ++*n) : -1;
+        free(text);
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int ftio_report_last_page(json_t *answer, const char *job, const char *from, const char *out)
+{
+    struct report rp = { .first_published = NAN, .last_published = NAN, .first_start = NAN,
+                         .last_end = NAN, .ranks = -1 };
+    char err[512], title[600];
+    size_t n = 0, i;
+    int rc = 1, sections = 0;
+    json_t *steps = json_object_get(answer, "steps"), *st;
+    struct ftio_plot_page *page = NULL;
+    snprintf(title, sizeof title, "ftio: job %s, latest prediction", job);
+    if (!(page = ftio_plot_page_open(out, title, from, err, sizeof err))) {
+        fprintf(stderr, "ftio sub: %s\n", err);
+        return 1;
+    }
+    /* A Slurm job id without its step: the answer of each step, a page
+     * section per step and mode. */
+    size_t nsteps = json_is_array(steps) ? json_array_size(steps) : 1;
+    for (i = 0; i < nsteps; i++) {
+        st = json_is_array(steps) ? json_array_get(steps, i) : answer;
+        report_free(&rp);
+        rp = (struct report){ .first_published = NAN, .last_published = NAN, .first_start = NAN,
+                              .last_end = NAN, .ranks = -1 };
+        json_t *sum = json_object_get(st, "summary");
+        if (take_modes(&rp, json_is_object(sum) ? sum : st, job, &n) != 0) {
+            fprintf(stderr, "ftio sub: out of memory\n");
+            goto out;
+        }
+        if (!rp.chosen)
+            continue;
+        int k = add_sections(page, &rp, NULL, out);
+        if (k < 0)
+            goto out;
+        sections += k;
+    }
+    if (sections == 0) {
+        fprintf(stderr, "ftio sub: job %s has no prediction to draw\n", job);
+        goto out;
+    }
+    if (ftio_plot_page_close(page, err, sizeof err) != 0) {
+        page = NULL;
+        fprintf(stderr, "ftio sub: %s\n", err);
+        goto out;
+    }
+    page = NULL;
+    printf("wrote %s (job %s, %d section%s)\n", out, job, sections, sections == 1 ? "" : "s");
+    rc = 0;
+out:
+    ftio_plot_page_discard(page);
+    report_free(&rp);
     return rc;
 }

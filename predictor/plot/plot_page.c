@@ -914,8 +914,14 @@ static void history_charts(FILE *f, const struct ftio_plot_section *s, const str
         x1 = fmax(x1, h->step[i].t);
     }
     if (s->samples) {                 /* the bandwidth chart's span */
-        x0 = fmin(x0, s->samples->t0);
-        x1 = fmax(x1, s->samples->t0 + (double)s->samples->n / s->samples->fs);
+        double s0 = s->samples->t0, s1 = s0 + (double)s->samples->n / s->samples->fs;
+        /* ... unless the history is on another clock: publish times of a
+         * replayed trace come long after its requests' times. */
+        double overlap = fmin(x1, s1) - fmax(x0, s0);
+        if (overlap >= 0.5 * (x1 - x0) || x1 - x0 <= 0) {
+            x0 = fmin(x0, s0);
+            x1 = fmax(x1, s1);
+        }
     }
     double pad = 0.02 * (x1 - x0);
     x0 -= pad;
