@@ -12,4 +12,4 @@ $(PLOT_TEST): $(B)/tests/plot/test_plot.o $(CHECK_MAIN) $(PLOT_LIB) $(READERS_LI
 
 ALL_TARGETS += $(PLOT_TEST)
 CHECK_PROGS += $(PLOT_TEST)
-SHELL_TESTS += tests/plot/browser.sh tests/plot/exports.sh
+SHELL_TESTS += tests/plot/browser.sh tests/plot/exports.sh tests/plot/live_pages.sh tests/plot/demo_pages.sh

@@ -575,6 +575,15 @@ static void signal_chart(FILE *f, const struct ftio_plot_section *s, double from
         items[n][0] = "next"; items[n++][1] = "predicted next phase";
     }
     legend(f, items, n);
+    if (strcmp(cls, "bandwidth") == 0) {     /* the volume the picture holds */
+        double vol = 0;
+        for (size_t k = 0; k < x.n; k++)
+            vol += x.x[k] / x.fs;
+        char v[48], d[48];
+        svg_human(v, sizeof v, vol, SVG_BYTES);
+        svg_human(d, sizeof d, (double)x.n / x.fs, SVG_SECONDS);
+        fprintf(f, "<p class=\"hint signal-volume\">%s drawn in %s</p>\n", v, d);
+    }
     fwrite(buf, 1, blen, f);
     free(buf);
 }
