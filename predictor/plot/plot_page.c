@@ -94,7 +94,7 @@ static const char style[] =
     ".facts.meta{grid-template-columns:repeat(3,1fr);margin:0 0 10px}\n"
     ".fact.exe{grid-column:1/-1}.fact.exe .v{font:13px/1.3 ui-monospace,monospace;word-break:break-all}\n"
     ".note.disagree{color:#7c2d12;background:#fff7ed;border-color:#fdba74}\n"
-    "svg .candidate.disagree{fill:#fff;stroke:#7c2d12;stroke-width:2.5;stroke-dasharray:3 2}\n"
+    "svg .disagree-line{fill:#fff;stroke:#7c2d12;stroke-width:2.5;stroke-dasharray:3 2}\n"
     "svg .disagree-label{fill:#7c2d12;font-weight:600}\n"
     "i.disagree{background:#fff;border:2px dashed #7c2d12;box-sizing:border-box;border-radius:50%!important;"
     "width:10px!important}\n"
@@ -734,7 +734,7 @@ static void spectrum_chart(FILE *f, const struct ftio_plot_section *s)
         svg_human(a, sizeof a, dis_T, SVG_SECONDS);
         snprintf(tip, sizeof tip, "tallest line, bin %zu: T = %s, share %.3g: not the answer", dis,
                  a, val);
-        svg_circle(&c, "candidate disagree", fr, val, 6, tip);
+        svg_circle(&c, "disagree-line", fr, val, 6, tip);
         snprintf(label, sizeof label, "tallest: T = %s (not the answer)", a);
         bool right = svg_x(&c, fr) < c.width - c.right - 190;
         svg_text(&c, "disagree-label", fr, val, right ? 10 : -10, val > 0.85 * c.y1 ? 30 : -20,

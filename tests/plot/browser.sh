@@ -9,6 +9,8 @@
 #             z-score threshold),
 #   report    ftio report on the --log of a live ftiod that followed a paced
 #             periodic job writing and reading,
+#   disagree  ftio --plot on the TMIO reference, whose tallest spectral line
+#             is not the answer: marked, labelled and explained,
 # and for each the DOM it parsed must hold the SVG elements (signal path,
 # phase rects, reconstruction, next phase, spectrum with threshold and
 # candidates, one history point per published analysis), and the screenshot
@@ -132,10 +134,25 @@ expect report "run-1/svg.history-period/circle.history-point" = "$nw"
 expect report "run-2/svg.history-period/circle.history-point" = "$nr"
 expect report "run-1/svg.history-confidence/line.level" = 1
 expect report "run-1/svg.history-error/circle" -ge 2
-expect report "path.signal" = 0
+expect report "run-1/svg.bandwidth/path.signal" = 1
+expect report "run-2/svg.bandwidth/path.signal" = 1
+expect report "run-1/svg.bandwidth/rect.phase" -ge 1
+expect report "run-1/div.meta/div.fact" -ge 3
 expect report "run-1/svg.history-total/path.history-total" = 1
 expect offline "svg.history-total" = 0
-expect report "p.note" = 1
+expect report "p.note" = 2
 $PNG "$T/report.png" --min-colours 32 --min-ink 0.05 --colour periodic=16a34a:100 \
-  --colour error=7c3aed:50 || fail "report screenshot"
+  --colour error=7c3aed:50 --colour signal=1d4ed8:100 --colour phase=fdeac9:200 \
+  || fail "report screenshot"
+
+# ---- the tallest line that is not the answer: marked, labelled, explained ----
+timeout 60 "$FTIO" --plot "$T/disagree.html" "$D/tmio-8ranks.jsonl" >/dev/null 2>"$T/disagree.err" \
+  || fail "ftio --plot (disagree): $(cat "$T/disagree.err")"
+render disagree 1300
+expect disagree "svg.spectrum-chart/circle.disagree-line" = 1
+expect disagree "svg.spectrum-chart/text.disagree-label" = 1
+expect disagree "p.disagree" = 1
+expect disagree "div.meta/div.fact" -ge 1
+$PNG "$T/disagree.png" --min-colours 32 --min-ink 0.05 --colour disagree=7c2d12:30 \
+  || fail "disagree screenshot"
 echo ok

@@ -130,14 +130,14 @@ fact stale "p.meta.get('nodes, ranks') == '4 ranks'"
 timeout 60 "$FTIO" --plot "$T/offline.html" "$D/tmio-8ranks.jsonl" >"$T/offline.out" 2>&1 \
   || fail "ftio --plot: $(cat "$T/offline.out")"
 fact offline "p.meta.get('nodes, ranks') == '8 ranks'"
-fact offline "p.count('circle', 'disagree') == 1 and p.count('text', 'disagree-label') == 1"
+fact offline "p.count('circle', 'disagree-line') == 1 and p.count('text', 'disagree-label') == 1"
 fact offline "any(n.startswith('Tallest spectral line at') and 'not the answer' in n and 'because' in n for n in p.notes)"
 fact offline "p.disagree_period() != p.header['period']"
 # A trace whose answer is the tallest line has no such mark.
 "$WIRE" periodic --spool "$T/agree" --job ag --ranks 1 --period 4 --duration 0.8 \
   --bytes 50000000 --phases 12 || fail "ftio-wire agree"
 timeout 60 "$FTIO" --plot "$T/agree.html" "$T"/agree/*.msgpack >/dev/null 2>&1 || fail "ftio --plot agree"
-fact agree "p.count('circle', 'disagree') == 0 and not any('Tallest' in n for n in p.notes)"
+fact agree "p.count('circle', 'disagree-line') == 0 and not any('Tallest' in n for n in p.notes)"
 
 # ---- a binary Darshan log: who ran what, when, for how long -----------------
 timeout 60 "$FTIO" -m read --plot "$T/darshan.html" \
