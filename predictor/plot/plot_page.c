@@ -279,6 +279,10 @@ static void disagreement_note(FILE *f, const struct ftio_plot_section *s)
                  "last %zu of %zu phases it found (their intervals vary by %.0f %%; confidence "
                  "%.2f), not from the tallest line%s", r->fitted_phases, r->nphases,
                  100 * r->interval_cv, r->dominant.confidence, rel);
+    else if (r->detector == FTIO_DETECTOR_ROBUST)
+        snprintf(why, sizeof why, "the robust detector found no phases to fit here, and its "
+                 "spectral arbiter kept %s from %zu candidate%s (confidence %.2f)%s", b, r->ncand,
+                 r->ncand == 1 ? "" : "s", r->dominant.confidence, rel);
     else
         snprintf(why, sizeof why, "the %s detector took %s from its %zu candidate%s "
                  "(confidence %.2f)%s", ftio_detector_name(r->detector), b, r->ncand,
