@@ -138,6 +138,10 @@ struct ftio_plot_files *ftio_plot_files_open(const char *page, const char *signa
 /* The section on the page, its samples and spectrum in the CSV files. */
 int  ftio_plot_files_add(struct ftio_plot_files *p, const struct ftio_plot_section *s,
                          char *err, size_t errlen);
+/* The section on the page only (the other mode of a job: the exports hold
+ * the mode asked for). */
+int  ftio_plot_files_add_page(struct ftio_plot_files *p, const struct ftio_plot_section *s,
+                              char *err, size_t errlen);
 /* Commits every file that got at least one section and discards the others
  * (a page with nothing on it is no answer); -1 (err) when one could not be
  * written.  Frees p. */

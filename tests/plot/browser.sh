@@ -6,7 +6,7 @@
 #   many      500 periods: the overview without the phase train (it would be
 #             a solid block) and a second chart of the last periods with it,
 #   compat    ftio --compat --plot on the TMIO reference trace (cosine,
-#             z-score threshold),
+#             z-score threshold; its reads in a second section),
 #   report    ftio report on the --log of a live ftiod that followed a paced
 #             periodic job writing and reading,
 #   disagree  ftio --plot on the TMIO reference, whose tallest spectral line
@@ -105,11 +105,12 @@ expect many "svg.bandwidth-zoom/rect.phase" -le 7
 timeout 60 "$FTIO" --compat --plot "$T/compat.html" "$D/tmio-8ranks.jsonl" >/dev/null 2>"$T/compat.err" \
   || fail "ftio --compat --plot: $(cat "$T/compat.err")"
 render compat 1100
-expect compat "path.signal" = 1
+expect compat "section.run" = 2
+expect compat "run-1/path.signal" = 1
 expect compat "rect.phase" = 0
-expect compat "path.reconstruction" = 1
-expect compat "svg.spectrum-chart/line.threshold" = 1
-expect compat "circle.candidate" -ge 1
+expect compat "run-1/path.reconstruction" = 1
+expect compat "run-1/svg.spectrum-chart/line.threshold" = 1
+expect compat "run-1/circle.candidate" -ge 1
 expect compat "svg.history-period" = 0
 $PNG "$T/compat.png" --min-colours 64 --min-ink 0.10 --colour signal=1d4ed8:300 \
   --colour candidate=ea580c:20 --colour threshold=dc2626:100 || fail "compat screenshot"

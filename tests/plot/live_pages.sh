@@ -15,8 +15,9 @@
 #               "activities") each in its own colour;
 #   last        ftio sub --last --plot: the page of the status socket's
 #               answer, while the job runs and after it ended;
-#   offline     ftio --plot on the TMIO reference: job metadata (ranks,
-#               start) and the tallest spectral line that is not the answer
+#   offline     ftio --plot on the TMIO reference: both modes on the page
+#               (the one asked for first, the exports of it only), job
+#               metadata (ranks) and the tallest spectral line that is not the answer
 #               marked on the spectrum and explained in a note;
 #   darshan     a binary Darshan log: executable, user, ranks, start, run
 #               time in the page's metadata.
@@ -130,6 +131,14 @@ fact stale "p.meta.get('nodes, ranks') == '4 ranks'"
 timeout 60 "$FTIO" --plot "$T/offline.html" "$D/tmio-8ranks.jsonl" >"$T/offline.out" 2>&1 \
   || fail "ftio --plot: $(cat "$T/offline.out")"
 fact offline "p.meta.get('nodes, ranks') == '8 ranks'"
+# Both modes on one page, the one asked for first; the exports keep to it.
+fact offline "p.sections == ['write', 'read']"
+timeout 60 "$FTIO" -m read --plot "$T/offread.html" --export-signal "$T/offread.csv" \
+  "$D/tmio-8ranks.jsonl" >/dev/null 2>&1 || fail "ftio -m read --plot"
+fact offread "p.sections == ['read', 'write']"
+[ "$(tail -n +2 "$T/offread.csv" | cut -d, -f2 | sort -u)" = read ] \
+  || fail "the signal export holds other modes: $(tail -n +2 "$T/offread.csv" | cut -d, -f2 | sort -u)"
+echo "ok: offread: the export holds the read mode only"
 fact offline "p.count('circle', 'disagree-line') == 1 and p.count('text', 'disagree-label') == 1"
 fact offline "any(n.startswith('Tallest spectral line at') and 'not the answer' in n and 'because' in n for n in p.notes)"
 fact offline "p.disagree_period() != p.header['period']"
