@@ -334,7 +334,10 @@ static void header_facts(FILE *f, const struct ftio_plot_section *s)
         if (r->detector == FTIO_DETECTOR_ROBUST && s->samples) {
             snprintf(v, sizeof v, "%zu", r->nphases);
             svg_human(a, sizeof a, r->background, SVG_BYTES_PER_S);
-            snprintf(d, sizeof d, "%zu onsets fitted, background %s", r->fitted_phases, a);
+            if (r->fitted_phases)
+                snprintf(d, sizeof d, "%zu onsets fitted, background %s", r->fitted_phases, a);
+            else
+                snprintf(d, sizeof d, "background %s", a);
             fact(f, "phases found", v, d);
         }
     }
