@@ -67,9 +67,13 @@ sleep 0.3
 # ---- the application ---------------------------------------------------------
 ROOTOPT=""
 [ "$(id -u)" = 0 ] && ROOTOPT="--allow-run-as-root"
+# DEMO_PRELOAD: what the ranks preload (tests/plot/demo_pages.sh puts the
+# sanitizer runtime in front of an instrumented libftio.so).
+PRELOAD=${DEMO_PRELOAD:-$B/lib/libftio.so}
+[ -n "${ASAN_OPTIONS:-}" ] && ROOTOPT="$ROOTOPT -x ASAN_OPTIONS"
 echo "== mpirun -np $RANKS checkpoint -n $ITER -c $COMPUTE -b $BLOCK (under libftio.so, job $JOB)"
 mpirun $ROOTOPT --oversubscribe -np "$RANKS" \
-  -x LD_PRELOAD="$B/lib/libftio.so" -x FTIO_ENDPOINT="$L" -x FTIO_JOB="$JOB" \
+  -x LD_PRELOAD="$PRELOAD" -x FTIO_ENDPOINT="$L" -x FTIO_JOB="$JOB" \
   -x FTIO_SPOOL_DIR="$T" -x FTIO_SPOOL=tee -x FTIO_AUTH=none \
   "$B/bin/checkpoint" -n "$ITER" -c "$COMPUTE" -b "$BLOCK" -o "$T" -v >"$T/app.out" 2>&1
 rc=$?

@@ -17,6 +17,7 @@ fact() {
   echo "ok: $1: $2"
 }
 
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}$APP_ASAN_OPTIONS" DEMO_PRELOAD="$PRELOAD" \
 B="$B" DEMO_ITERATIONS=6 DEMO_COMPUTE=2 DEMO_BLOCK=8M DEMO_RANKS=2 DEMO_PLOT="$T/demo.html" \
   TMPDIR="$T" timeout 300 sh "$HERE/../../examples/demo.sh" >"$T/demo.out" 2>&1
 rc=$?
