@@ -634,7 +634,9 @@ static int add_sections(struct ftio_plot_page *page, struct report *rp,
         snprintf(notes, sizeof notes, "%s%s%s", sections == 0 && rp->end_known ? note : "",
                  sections == 0 && rp->end_known && sv.how[0] ? " " : "", sv.how);
         struct ftio_plot_section s = {
-            .job = rp->chosen, .mode = mode_names[i], .result = &res, .history = &md->hist,
+            /* One prediction (a `last` answer) makes no history to draw. */
+            .job = rp->chosen, .mode = mode_names[i], .result = &res,
+            .history = md->hist.n >= 2 ? &md->hist : NULL,
             .samples = sv.x.n ? &sv.x : NULL, .totals = &tot,
             .p_periodic = num(final, "p_periodic"), .meta = &meta,
             .activity = md->act, .nactivity = md->nact,

@@ -49,7 +49,8 @@ timeout 30 "$FTIO" sub --last --job pj --status-endpoint "ipc://$T/d.st" --plot 
   >"$T/last.out" 2>&1 || fail "ftio sub --last --plot: $(cat "$T/last.out")"
 grep -q "wrote $T/last.html" "$T/last.out" || fail "ftio sub --plot said: $(cat "$T/last.out")"
 fact last "p.sections == ['write'] and p.header['period'].startswith('2')"
-fact last "p.count('history-point') >= 1 and not p.scripts"
+fact last "not p.scripts and p.meta.get('nodes, ranks') == '2 ranks' and 'bytes per phase' in p.header"
+fact last "p.count('svg', 'history-period') == 0"
 
 wait_topic "$T/d.log" "ftio.pj.end" 30
 nw=$(jsonl "$T/d.log" "len(all_of('ftio.pj.write'))")
