@@ -8,8 +8,13 @@
 # 4 ranks), prints the predictions as they arrive, and ends with a summary of
 # predicted vs true period (the true one is what the app measured: its total
 # time / iterations).  Exits non-zero when the prediction is wrong (off by more
-# than 5 %, or no period found).  Everything runs in a temporary directory
-# that is removed at the end; about 40 s.
+# than 5 %, or no period found).  It ends by drawing the job's pictures:
+# the app runs with FTIO_SPOOL=tee (stream to ftiod and keep the whole trace
+# in spool files), `ftio --window adaptive --plot` draws the analysis step by
+# step on those files, as ftiod made it, and `ftio report` draws what ftiod
+# published (its --log).  The pages are written to $DEMO_PLOT (default
+# ./ftio-demo.html) and ${DEMO_PLOT%.html}-report.html; everything else runs
+# in a temporary directory that is removed at the end; about 40 s.
 set -u
 B=${B:-build}
 B=$(cd "$B" 2>/dev/null && pwd) || { echo "demo: no build directory '$B'" >&2; exit 1; }
@@ -18,6 +23,9 @@ COMPUTE=${DEMO_COMPUTE:-3}
 BLOCK=${DEMO_BLOCK:-32M}
 RANKS=${DEMO_RANKS:-4}
 JOB="demo-$$"
+PLOT=${DEMO_PLOT:-$PWD/ftio-demo.html}
+case $PLOT in *.html) ;; *) echo "demo: DEMO_PLOT must end in .html" >&2; exit 1 ;; esac
+REPORT=${PLOT%.html}-report.html
 PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
 
 for f in bin/ftiod bin/ftio bin/checkpoint lib/libftio.so; do
@@ -60,10 +68,14 @@ sleep 0.3
 # ---- the application ---------------------------------------------------------
 ROOTOPT=""
 [ "$(id -u)" = 0 ] && ROOTOPT="--allow-run-as-root"
+# DEMO_PRELOAD: what the ranks preload (tests/plot/demo_pages.sh puts the
+# sanitizer runtime in front of an instrumented libftio.so).
+PRELOAD=${DEMO_PRELOAD:-$B/lib/libftio.so}
+[ -n "${ASAN_OPTIONS:-}" ] && ROOTOPT="$ROOTOPT -x ASAN_OPTIONS"
 echo "== mpirun -np $RANKS checkpoint -n $ITER -c $COMPUTE -b $BLOCK (under libftio.so, job $JOB)"
 mpirun $ROOTOPT --oversubscribe -np "$RANKS" \
-  -x LD_PRELOAD="$B/lib/libftio.so" -x FTIO_ENDPOINT="$L" -x FTIO_JOB="$JOB" \
-  -x FTIO_SPOOL_DIR="$T" -x FTIO_AUTH=none \
+  -x LD_PRELOAD="$PRELOAD" -x FTIO_ENDPOINT="$L" -x FTIO_JOB="$JOB" \
+  -x FTIO_SPOOL_DIR="$T" -x FTIO_SPOOL=tee -x FTIO_AUTH=none \
   "$B/bin/checkpoint" -n "$ITER" -c "$COMPUTE" -b "$BLOCK" -o "$T" -v >"$T/app.out" 2>&1
 rc=$?
 sed 's/^/   app        | /' "$T/app.out"
@@ -76,7 +88,7 @@ while kill -0 "$SPID" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1));
 kill "$SPID" 2>/dev/null; SPID=""
 
 # ---- summary -----------------------------------------------------------------
-"$PY" - "$T/published.jsonl" "$T/app.out" "$JOB" "$COMPUTE" <<'EOF'
+"$PY" - "$T/published.jsonl" "$T/app.out" "$JOB" "$COMPUTE" <<'EOF'; verdict=$?
 import json, re, sys
 log, app, job, compute = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
 msgs = [json.loads(l) for l in open(log)]
@@ -116,3 +128,27 @@ print("RESULT               %s" % ("PASS" if ok else "FAIL: prediction off"))
 print("==========================================================")
 sys.exit(0 if ok else 1)
 EOF
+
+# ---- the pictures ------------------------------------------------------------
+# The spool files hold the whole trace (FTIO_SPOOL=tee): the analysis step by
+# step as ftiod made it, with the bandwidth signal and its phases; the log
+# holds what ftiod published.
+echo
+echo "== pictures"
+set -- "$T"/ftio-"$JOB"-*.msgpack
+if [ -e "$1" ]; then
+  if "$B/bin/ftio" --window adaptive --plot "$PLOT" "$@" >"$T/plot.out" 2>&1; then
+    echo "   step by step (ftio --window adaptive --plot on the spool files): $PLOT"
+  else
+    echo "demo: ftio --plot failed:" >&2; cat "$T/plot.out" >&2; verdict=1
+  fi
+else
+  echo "demo: no spool file in $T (FTIO_SPOOL=tee)" >&2; verdict=1
+fi
+if "$B/bin/ftio" report "$T/published.jsonl" --job "$JOB" --trace "$@" -o "$REPORT" >"$T/report.out" 2>&1; then
+  echo "   what ftiod published (ftio report on its --log):              $REPORT"
+else
+  echo "demo: ftio report failed:" >&2; cat "$T/report.out" >&2; verdict=1
+fi
+echo "   open them in a browser (self-contained HTML, no JavaScript)"
+exit $verdict

@@ -26,6 +26,12 @@ int ftio_cmd_claim(int argc, char **argv);
 int ftio_cmd_keygen(int argc, char **argv);
 int ftio_cmd_relay(int argc, char **argv);
 int ftio_cmd_report(int argc, char **argv);
+/* The page of a status socket's `last` answer (one prediction per mode, or
+ * "steps" of them, or an ended job's "summary"): `ftio sub --last --plot`.
+ * from: the page's subtitle.  0, or 1 with the reason said on stderr. */
+struct json_t;
+int ftio_report_last_page(struct json_t *answer, const char *job, const char *from,
+                          const char *out);
 
 /* Where ftiod is when no option says so (endpoints.c): FTIO_ENDPOINT,
  * FTIO_PUB, FTIO_STATUS, else the daemon's configuration file

@@ -97,13 +97,77 @@ static int plot_job(const struct ftio_cli *cli, struct ftio_plot_files *pf,
 {
     struct ftio_spectrum_view v;
     bool spec = ftio_analyzer_spectrum(a, &cli->analysis, &v) == 0;
+    char user[48] = "";
+    if (t->uid >= 0)
+        snprintf(user, sizeof user, "uid %lld", (long long)t->uid);
+    struct ftio_plot_job meta = {
+        .exe = t->exe, .user = user[0] ? user : NULL, .nodes = -1,
+        .ranks = t->ranks > 0 ? t->ranks : -1, .start = t->origin > 0 ? t->origin : NAN,
+        .run_time = t->run_time > 0 ? t->run_time : NAN, .source = "from the trace",
+    };
     struct ftio_plot_section s = {
         .job = t->job, .mode = mode_name(cli->mode), .epoch_origin = t->origin,
         .samples = x, .result = res, .spectrum = spec ? &v : NULL, .history = h,
-        .totals = tot, .p_periodic = p_periodic,
+        .totals = tot, .p_periodic = p_periodic, .meta = &meta,
         .activities = ja ? ja->plot : NULL, .nactivities = ja ? ja->set.n : 0,
     };
     return ftio_plot_files_add(pf, &s, err, errlen);
+}
+
+/* --plot: the job's other mode (read when writes were asked for, and the
+ * reverse) on the same page, analysed once over the whole trace, when the
+ * trace has requests of it; the text, JSON and exports keep to the mode
+ * asked for.  0 when there is nothing to draw. */
+static int plot_other_mode(const struct ftio_cli *cli, struct ftio_plot_files *pf,
+                           struct ftio_analyzer *a, const struct ftio_trace *t,
+                           char *err, size_t errlen)
+{
+    if (!pf || !cli->plot || cli->mode == FTIO_MODE_ALL)
+        return 0;
+    enum ftio_io_mode other = cli->mode == FTIO_MODE_WRITE ? FTIO_MODE_READ : FTIO_MODE_WRITE;
+    if (!(ftio_trace_bytes(t, other) > 0))
+        return 0;
+    struct ftio_signal sig;
+    struct ftio_report_totals tot = { t->ranks > 0 ? t->ranks : -1, ftio_trace_bytes(t, other),
+                                      0, t->lost };
+    const struct ftio_options *o = &cli->analysis;
+    struct ftio_samples x = { 0 };
+    struct ftio_result res;
+    int rc = job_signal(t, other, &sig, &tot.records, err, errlen);
+    if (rc == 0) {
+        rc = ftio_sample(&sig, o->fs, o->t_start, o->t_end, o->sampling, &x, err, errlen);
+        ftio_signal_free(&sig);
+    }
+    if (rc == 0)
+        rc = ftio_analyze(a, &x, o, x.t1, &res, err, errlen);
+    if (rc != 0) {          /* the page still has the mode asked for */
+        fprintf(stderr, "ftio: warning: %s%s%s mode not drawn: %s\n", t->job, t->job[0] ? ": " : "",
+                mode_name(other), err);
+        ftio_samples_free(&x);
+        return 0;
+    }
+    {
+        struct ftio_spectrum_view v;
+        bool spec = ftio_analyzer_spectrum(a, o, &v) == 0;
+        char user[48] = "";
+        if (t->uid >= 0)
+            snprintf(user, sizeof user, "uid %lld", (long long)t->uid);
+        struct ftio_plot_job meta = {
+            .exe = t->exe, .user = user[0] ? user : NULL, .nodes = -1,
+            .ranks = t->ranks > 0 ? t->ranks : -1, .start = t->origin > 0 ? t->origin : NAN,
+            .run_time = t->run_time > 0 ? t->run_time : NAN, .source = "from the trace",
+        };
+        struct ftio_plot_section s = {
+            .job = t->job, .mode = mode_name(other), .epoch_origin = t->origin, .samples = &x,
+            .result = &res, .spectrum = spec ? &v : NULL, .totals = &tot, .p_periodic = NAN,
+            .meta = &meta,
+            .note = cli->sliding ? "This mode is analysed once over the whole trace (the "
+                                   "step-by-step analysis is of the mode asked for)." : NULL,
+        };
+        rc = ftio_plot_files_add_page(pf, &s, err, errlen);
+    }
+    ftio_samples_free(&x);
+    return rc;
 }
 
 /* The job's activities (activities.h, ALGORITHM.md §10), each analysed like
@@ -498,6 +562,8 @@ int ftio_cli_analyze(const struct ftio_cli *cli, const struct ftio_trace_set *se
             if (rc == 0)
                 rc = c.sliding ? analyze_sliding(&c, pf, a, t, &sig, &tot, err, sizeof err)
                                : analyze_once(&c, pf, a, t, &sig, &tot, err, sizeof err);
+            if (rc == 0 && !cli->both)   /* -m both analysed the other mode already */
+                rc = plot_other_mode(&c, pf, a, t, err, sizeof err);
             if (rc != 0) {
                 fprintf(stderr, "ftio: %s%s%s\n", t->job[0] ? t->job : "", t->job[0] ? ": " : "", err);
                 status = 1;

@@ -1,11 +1,21 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* report_cmd.c -- `ftio report LOG.jsonl [--job J] [-o FILE.html]`: the
- * page of a finished live job, like darshan-job-summary, from what ftiod
- * wrote to its --log (JSON Lines {"topic": ..., "message": ...}, every
- * message of PROTOCOL.md §2).  Per mode: the prediction history (period,
- * confidence, next-phase error, bytes per phase of every published message)
- * and the job's final answer (the end summary, else its last message) in the
- * header.  The page itself is predictor/plot/'s.
+/* report_cmd.c -- `ftio report LOG.jsonl [--job J] [--trace FILES...]
+ * [-o FILE.html]`: the page of a finished live job, like
+ * darshan-job-summary, from what ftiod wrote to its --log (JSON Lines
+ * {"topic": ..., "message": ...}, every message of PROTOCOL.md §2).  Both
+ * modes on one page; per mode:
+ *   - the bytes the job moved over time as a bandwidth signal with its
+ *     phases: from the job's spool files when --trace gives them (sampled and
+ *     analysed like `ftio`), else derived from the cumulative "bytes" of
+ *     ftiod's messages (the difference between consecutive windows' ends);
+ *   - the prediction history by publish time (so that a stale answer
+ *     repeated for one window is one mark per publication, not a pile at
+ *     the window's end), each activity (protocol v3) in its own colour;
+ *   - the job's final answer (the end summary, else its last message) in
+ *     the header, with what the log says of the job (ranks, first and last
+ *     publication).
+ * The page itself is predictor/plot/'s.  report_page_last() draws a `last`
+ * answer of the status socket (`ftio sub --last --plot`, commands.h).
  *
  * A log holds every job the daemon saw: without --job it must hold exactly
  * one, else the jobs are listed.  --job J of a Slurm job that ran as steps
@@ -24,25 +34,38 @@
 #include "commands.h"
 #include "jobid.h"
 #include "plot/plot.h"
+#include "trace.h"
 
 static const char report_usage[] =
-    "usage: ftio report LOG.jsonl [--job J] [-o FILE.html]\n";
+    "usage: ftio report LOG.jsonl [--job J] [--trace FILE...] [-o FILE.html]\n";
 
 static const char report_help[] =
     "Write the HTML page of a finished live job from ftiod's --log (JSON Lines):\n"
-    "the prediction history per mode (period and confidence over time, next-phase\n"
-    "error, bytes per phase) and the end-of-job summary.\n"
+    "per mode the bytes the job moved over time (bandwidth and phases), the\n"
+    "prediction history by publish time (period and confidence, next-phase error,\n"
+    "bytes per phase; each activity in its colour) and the end-of-job summary.\n"
     "\n"
     "  -j, --job J         the job (needed when the log holds several)\n"
+    "  -t, --trace FILE... the job's spool files (FTIO_SPOOL=tee): the bandwidth\n"
+    "                      signal and phases from them instead of from the\n"
+    "                      cumulative bytes of ftiod's messages; every argument\n"
+    "                      after --trace up to the next option is a file\n"
     "  -o, --output FILE   the page (default: ftio-report-<job>.html here)\n"
     "  -h, --help          this help\n";
 
 #define NMODES 2
 static const char *const mode_names[NMODES] = { "write", "read" };
 
+#define MAX_ACTIVITIES 16
+
 struct mode_data {
     struct ftio_plot_history hist;
     json_t *last;                /* the latest message */
+    /* (window end, cumulative bytes) of every message: the signal without --trace */
+    double *bt, *bb;
+    size_t nb, bcap;
+    struct ftio_plot_activity_history act[MAX_ACTIVITIES];
+    size_t nact;
 };
 
 struct report {
@@ -57,6 +80,9 @@ struct report {
     size_t messages, skipped, first_bad;
     char bad_why[160];
     double first_published, last_published;
+    double first_start, last_end;    /* the job's span as ftiod's windows saw it */
+    int64_t ranks;                   /* the most "ranks" any message said */
+    bool end_known;                  /* a log: no end message means the job was running */
 };
 
 static double num(json_t *o, const char *key)
@@ -118,8 +144,9 @@ static void step_of(json_t *m, struct ftio_plot_step *s)
 {
     double period = num(m, "period");
     json_t *stale = json_object_get(m, "stale");
+    double pub = num(m, "published");
     *s = (struct ftio_plot_step){
-        .t = num2(m, "window", "end"),
+        .t = isfinite(pub) ? pub : num2(m, "window", "end"),
         .period = period > 0 ? period : NAN,
         .confidence = period > 0 ? num(m, "confidence") : NAN,
         .cls = class_of(json_string_value(json_object_get(m, "class"))),
@@ -128,6 +155,64 @@ static void step_of(json_t *m, struct ftio_plot_step *s)
         .phase_bytes = period > 0 ? num2(m, "phase", "bytes") : NAN,
         .bytes_total = num(m, "bytes"),
     };
+}
+
+/* The (window end, cumulative bytes) point of message m. */
+static int note_bytes(struct mode_data *md, json_t *m)
+{
+    double t = num2(m, "window", "end"), b = num(m, "bytes");
+    if (!isfinite(t) || !isfinite(b))
+        return 0;
+    if (md->nb == md->bcap) {
+        size_t cap = md->bcap ? 2 * md->bcap : 64;
+        double *bt = realloc(md->bt, cap * sizeof *bt);
+        if (!bt)
+            return -1;
+        md->bt = bt;
+        double *bb = realloc(md->bb, cap * sizeof *bb);
+        if (!bb)
+            return -1;
+        md->bb = bb;
+        md->bcap = cap;
+    }
+    md->bt[md->nb] = t;
+    md->bb[md->nb++] = b;
+    return 0;
+}
+
+/* Each activity's prediction in m (protocol v3 "activities"), into its own
+ * history (by pattern; at most MAX_ACTIVITIES, later ones left out). */
+static int note_activities(struct mode_data *md, json_t *m, double t)
+{
+    size_t i;
+    json_t *a;
+    json_array_foreach(json_object_get(m, "activities"), i, a) {
+        const char *pat = json_string_value(json_object_get(a, "pattern"));
+        if (!pat)
+            continue;
+        size_t k = 0;
+        while (k < md->nact && strcmp(md->act[k].name, pat) != 0)
+            k++;
+        if (k == md->nact) {
+            if (k == MAX_ACTIVITIES)
+                continue;
+            if (!(md->act[k].name = strdup(pat)))
+                return -1;
+            md->nact++;
+        }
+        double period = num(a, "period");
+        struct ftio_plot_step st = {
+            .t = t, .period = period > 0 ? period : NAN,
+            .confidence = period > 0 ? num(a, "confidence") : NAN,
+            .cls = class_of(json_string_value(json_object_get(a, "class"))),
+            .stale = json_is_true(json_object_get(a, "stale")),
+            .last_error = NAN, .phase_bytes = period > 0 ? num2(a, "phase", "bytes") : NAN,
+            .bytes_total = num(a, "bytes"),
+        };
+        if (ftio_plot_history_add(&md->act[k].hist, &st) != 0)
+            return -1;
+    }
+    return 0;
 }
 
 static size_t hash(const char *s)
@@ -237,13 +322,22 @@ static int take_line(struct report *rp, const char *text, size_t lineno)
         if (!(rp->last_published >= pub))
             rp->last_published = pub;
     }
+    double ws = num2(m, "window", "start"), we = num2(m, "window", "end"), rk = num(m, "ranks");
+    if (isfinite(ws) && !(rp->first_start <= ws))
+        rp->first_start = ws;
+    if (isfinite(we) && !(rp->last_end >= we))
+        rp->last_end = we;
+    if (rk > rp->ranks)
+        rp->ranks = (int64_t)rk;
     if (mode < 0) {
         json_decref(rp->end);
         rp->end = json_incref(m);
     } else {
         struct ftio_plot_step s;
         step_of(m, &s);
-        if (isfinite(s.t) && ftio_plot_history_add(&rp->mode[mode].hist, &s) != 0) {
+        if (isfinite(s.t) && (ftio_plot_history_add(&rp->mode[mode].hist, &s) != 0 ||
+                              note_activities(&rp->mode[mode], m, s.t) != 0 ||
+                              note_bytes(&rp->mode[mode], m) != 0)) {
             json_decref(line);
             return -1;
         }
@@ -296,6 +390,186 @@ static void default_output(char *buf, size_t len, const char *job)
     snprintf(buf + n, len - (size_t)n, ".html");
 }
 
+/* ---- the bandwidth signal ------------------------------------------------------ */
+
+/* What a section draws of the job's bytes over time. */
+struct signal_view {
+    struct ftio_samples x;         /* x.n == 0: nothing to draw */
+    struct ftio_phase *phase;      /* owned */
+    size_t nphase;
+    double background;
+    char how[400];                 /* where it came from, for the header */
+};
+
+static void signal_view_free(struct signal_view *v)
+{
+    ftio_samples_free(&v->x);
+    free(v->phase);
+    memset(v, 0, sizeof *v);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Cumulative bytes B at time t: linear between the points (t sorted). */
+static double bytes_at(const double *t, const double *b, size_t n, double at)
+{
+    if (at <= t[0])
+        return b[0];
+    if (at >= t[n - 1])
+        return b[n - 1];
+    size_t lo = 0, hi = n - 1;
+    while (hi - lo > 1) {
+        size_t mid = (lo + hi) / 2;
+        if (t[mid] <= at)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return b[lo] + (b[hi] - b[lo]) * (at - t[lo]) / (t[hi] - t[lo]);
+}
+
+/* Without spool files: the job's bandwidth as the slope of the cumulative
+ * bytes ftiod reported at each window's end, one sample per typical step
+ * between windows (the log cannot resolve more), and its phases as the runs
+ * of samples above a tenth of the peak.  -1 only when out of memory; an
+ * empty view when there are fewer than three distinct points. */
+static int totals_signal(const struct mode_data *md, struct signal_view *v)
+{
+    memset(v, 0, sizeof *v);
+    size_t n = 0;
+    double *t = malloc((md->nb + 1) * sizeof *t), *b = malloc((md->nb + 1) * sizeof *b);
+    double *d = malloc((md->nb + 1) * sizeof *d);
+    if (!t || !b || !d) {
+        free(t); free(b); free(d);
+        return -1;
+    }
+    /* ftiod publishes a window's end more than once (stale repeats) and may
+     * publish a boundary late: sorted, one point per end, its largest count. */
+    for (size_t i = 0; i < md->nb; i++) {
+        size_t k = n;
+        while (k > 0 && t[k - 1] > md->bt[i])
+            k--;
+        if (k > 0 && t[k - 1] == md->bt[i]) {
+            b[k - 1] = fmax(b[k - 1], md->bb[i]);
+            continue;
+        }
+        memmove(t + k + 1, t + k, (n - k) * sizeof *t);
+        memmove(b + k + 1, b + k, (n - k) * sizeof *b);
+        t[k] = md->bt[i];
+        b[k] = md->bb[i];
+        n++;
+    }
+    for (size_t i = 1; i < n; i++)            /* a count never goes down */
+        b[i] = fmax(b[i], b[i - 1]);
+    int rc = 0;
+    if (n >= 3) {
+        for (size_t i = 1; i < n; i++)
+            d[i - 1] = t[i] - t[i - 1];
+        qsort(d, n - 1, sizeof *d, cmp_double);
+        double dt = d[(n - 1) / 2], span = t[n - 1] - t[0];
+        if (span / dt > 4000)
+            dt = span / 4000;
+        size_t ns = (size_t)ceil(span / dt);
+        v->x.x = malloc(ns * sizeof *v->x.x);
+        v->phase = malloc(ns * sizeof *v->phase);
+        if (!v->x.x || !v->phase) {
+            rc = -1;
+            goto out;
+        }
+        v->x.n = v->x.cap = ns;
+        v->x.fs = 1 / dt;
+        v->x.t0 = t[0];
+        v->x.t1 = t[0] + (double)ns * dt;
+        v->x.exact_volume = b[n - 1] - b[0];
+        double peak = 0;
+        for (size_t k = 0; k < ns; k++) {
+            double a = t[0] + (double)k * dt;
+            v->x.x[k] = (bytes_at(t, b, n, a + dt) - bytes_at(t, b, n, a)) / dt;
+            peak = fmax(peak, v->x.x[k]);
+        }
+        for (size_t k = 0; k < ns && peak > 0;) {
+            if (v->x.x[k] <= 0.1 * peak) {
+                k++;
+                continue;
+            }
+            struct ftio_phase *ph = &v->phase[v->nphase++];
+            ph->start = v->x.t0 + (double)k * dt;
+            ph->bytes = 0;
+            ph->flags = 0;
+            for (; k < ns && v->x.x[k] > 0.1 * peak; k++)
+                ph->bytes += v->x.x[k] * dt;
+            ph->end = v->x.t0 + (double)k * dt;
+        }
+        char a[48];
+        snprintf(a, sizeof a, "%.3g s", dt);
+        snprintf(v->how, sizeof v->how, "Bandwidth from the cumulative bytes of ftiod's %zu "
+                 "window ends (one sample per %s; phases: above a tenth of the peak). "
+                 "ftio report --trace with the job's spool files draws the full signal.", n, a);
+    }
+out:
+    free(t); free(b); free(d);
+    if (rc)
+        signal_view_free(v);
+    return rc;
+}
+
+/* With spool files: the job's requests of mode, sampled and analysed as
+ * `ftio` does (default options), the phases it finds.  -1 with err. */
+static int trace_signal(const struct ftio_trace *tr, int mode, struct signal_view *v,
+                        char *err, size_t errlen)
+{
+    memset(v, 0, sizeof *v);
+    struct ftio_options o;
+    ftio_options_default(&o);
+    struct ftio_requests scratch = { 0 };
+    const struct ftio_requests *r = ftio_trace_requests(tr, mode ? FTIO_MODE_READ : FTIO_MODE_WRITE,
+                                                        &scratch);
+    if (!r) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (r->n == 0)
+        return 0;                              /* nothing in this mode */
+    size_t nreq = r->n;
+    struct ftio_signal sig;
+    int built = ftio_signal_build(r, &sig);
+    ftio_requests_free(&scratch);
+    if (built != 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    int rc = ftio_sample(&sig, o.fs, NAN, NAN, o.sampling, &v->x, err, errlen);
+    ftio_signal_free(&sig);
+    if (rc != 0)
+        return -1;
+    struct ftio_analyzer *an = ftio_analyzer_new();
+    struct ftio_result res;
+    if (!an || ftio_analyze(an, &v->x, &o, v->x.t1, &res, err, errlen) != 0) {
+        if (!an)
+            snprintf(err, errlen, "out of memory");
+        ftio_analyzer_free(an);
+        signal_view_free(v);
+        return -1;
+    }
+    if (res.nphases) {
+        v->phase = malloc(res.nphases * sizeof *v->phase);
+        if (v->phase) {
+            memcpy(v->phase, res.phases, res.nphases * sizeof *v->phase);
+            v->nphase = res.nphases;
+        }
+    }
+    v->background = res.background;
+    ftio_analyzer_free(an);
+    snprintf(v->how, sizeof v->how, "Bandwidth and phases from the job's spool files (%zu "
+             "requests, sampled at %g Hz, phases found by ftio's analysis of the whole trace).",
+             nreq, o.fs);
+    return 0;
+}
+
 static void end_note(char *buf, size_t len, json_t *end)
 {
     if (!end) {
@@ -318,9 +592,76 @@ static void end_note(char *buf, size_t len, json_t *end)
              num(end, "missing_batches"), num(end, "lost_records"), dropped);
 }
 
-static int write_page(struct report *rp, const char *log, const char *out)
+/* The sections of rp's job (both modes) on page; how many, -1 (said) on failure. */
+static int add_sections(struct ftio_plot_page *page, struct report *rp,
+                        const struct ftio_trace *tr, const char *out)
 {
-    char err[512], title[600], sub[700], a[48], b[48], note[400];
+    char err[512], note[400];
+    end_note(note, sizeof note, rp->end);
+    char user[48] = "";
+    if (tr && tr->uid >= 0)
+        snprintf(user, sizeof user, "uid %lld", (long long)tr->uid);
+    struct ftio_plot_job meta = {
+        .exe = tr ? tr->exe : NULL, .user = user[0] ? user : NULL, .nodes = -1,
+        .ranks = rp->ranks > 0 ? rp->ranks : tr && tr->ranks > 0 ? tr->ranks : -1,
+        .start = rp->first_start, .run_time = rp->last_end - rp->first_start,
+        .source = "as ftiod's windows saw it",
+    };
+    json_t *summary = json_object_get(rp->end, "summary");
+    int sections = 0;
+    for (int i = 0; i < NMODES; i++) {
+        struct mode_data *md = &rp->mode[i];
+        json_t *final = json_object_get(summary, mode_names[i]);
+        if (!json_is_object(final))
+            final = md->last;
+        if (!final)
+            continue;
+        struct signal_view sv;
+        int src = tr ? trace_signal(tr, i, &sv, err, sizeof err) : totals_signal(md, &sv);
+        if (src != 0) {
+            fprintf(stderr, "ftio report: %s\n", tr ? err : "out of memory");
+            return -1;
+        }
+        struct ftio_result res;
+        result_of(final, &res);
+        res.phases = sv.phase;
+        res.nphases = sv.nphase;
+        res.background = sv.background;
+        double lost = num(final, "lost");
+        struct ftio_report_totals tot = {
+            .ranks = num(final, "ranks") >= 0 ? (int64_t)num(final, "ranks") : -1,
+            .bytes = num(final, "bytes"),
+            .records = num(final, "records") >= 0 ? (int64_t)num(final, "records") : -1,
+            .lost = lost > 0 ? (uint64_t)lost : 0,
+        };
+        char notes[900];
+        snprintf(notes, sizeof notes, "%s%s%s", sections == 0 && rp->end_known ? note : "",
+                 sections == 0 && rp->end_known && sv.how[0] ? " " : "", sv.how);
+        struct ftio_plot_section s = {
+            /* One prediction (a `last` answer) makes no history to draw. */
+            .job = rp->chosen, .mode = mode_names[i], .result = &res,
+            .history = md->hist.n >= 2 ? &md->hist : NULL,
+            .samples = sv.x.n ? &sv.x : NULL, .totals = &tot,
+            .p_periodic = num(final, "p_periodic"), .meta = &meta,
+            .activity = md->act, .nactivity = md->nact,
+            .history_axis = "its publish time (a stale answer is one mark per publication)",
+            .note = notes[0] ? notes : NULL,
+        };
+        int added = ftio_plot_page_add(page, &s);
+        signal_view_free(&sv);
+        if (added != 0) {
+            fprintf(stderr, "ftio report: cannot write %s\n", out);
+            return -1;
+        }
+        sections++;
+    }
+    return sections;
+}
+
+static int write_page(struct report *rp, const char *log, const struct ftio_trace *tr,
+                      const char *out)
+{
+    char err[512], title[600], sub[700], a[48], b[48];
     snprintf(title, sizeof title, "ftio report: job %s", rp->chosen);
     if (isfinite(rp->first_published) && rp->first_published > 0) {
         time_t t0 = (time_t)rp->first_published, t1 = (time_t)rp->last_published;
@@ -336,40 +677,12 @@ static int write_page(struct report *rp, const char *log, const char *out)
         fprintf(stderr, "ftio report: %s\n", err);
         return 1;
     }
-    end_note(note, sizeof note, rp->end);
-    json_t *summary = json_object_get(rp->end, "summary");
-    unsigned sections = 0;
-    for (int i = 0; i < NMODES; i++) {
-        struct mode_data *md = &rp->mode[i];
-        json_t *final = json_object_get(summary, mode_names[i]);
-        if (!json_is_object(final))
-            final = md->last;
-        if (!final)
-            continue;
-        struct ftio_result res;
-        result_of(final, &res);
-        double lost = num(final, "lost");
-        struct ftio_report_totals tot = {
-            .ranks = num(final, "ranks") >= 0 ? (int64_t)num(final, "ranks") : -1,
-            .bytes = num(final, "bytes"),
-            .records = num(final, "records") >= 0 ? (int64_t)num(final, "records") : -1,
-            .lost = lost > 0 ? (uint64_t)lost : 0,
-        };
-        struct ftio_plot_section s = {
-            .job = rp->chosen, .mode = mode_names[i], .result = &res, .history = &md->hist,
-            .totals = &tot, .p_periodic = num(final, "p_periodic"),
-            .note = sections == 0 ? note : NULL,
-        };
-        if (ftio_plot_page_add(page, &s) != 0) {
-            ftio_plot_page_discard(page);
-            fprintf(stderr, "ftio report: cannot write %s\n", out);
-            return 1;
-        }
-        sections++;
-    }
-    if (sections == 0) {
+    rp->end_known = true;
+    int sections = add_sections(page, rp, tr, out);
+    if (sections <= 0) {
         ftio_plot_page_discard(page);
-        fprintf(stderr, "ftio report: job %s has no prediction in %s\n", rp->chosen, log);
+        if (sections == 0)
+            fprintf(stderr, "ftio report: job %s has no prediction in %s\n", rp->chosen, log);
         return 1;
     }
     if (ftio_plot_page_close(page, err, sizeof err) != 0) {
@@ -390,8 +703,47 @@ static void report_free(struct report *rp)
     for (int i = 0; i < NMODES; i++) {
         ftio_plot_history_free(&rp->mode[i].hist);
         json_decref(rp->mode[i].last);
+        free(rp->mode[i].bt);
+        free(rp->mode[i].bb);
+        for (size_t k = 0; k < rp->mode[i].nact; k++) {
+            free((char *)rp->mode[i].act[k].name);
+            ftio_plot_history_free(&rp->mode[i].act[k].hist);
+        }
     }
     json_decref(rp->end);
+}
+
+/* The job's spool files (or any trace ftio reads), with their epoch times
+ * kept so that they line up with ftiod's windows.  *tr: the trace of job,
+ * or the only one.  -1 (said) when they cannot be read or hold other jobs. */
+static int read_traces(struct ftio_trace_set *set, const char *const *files, size_t n,
+                       const char *job, const struct ftio_trace **tr)
+{
+    struct ftio_read_options o;
+    ftio_read_options_default(&o);
+    o.absolute_time = true;
+    char err[512], warn[512];
+    for (size_t i = 0; i < n; i++) {
+        warn[0] = 0;
+        if (ftio_trace_read_file(set, files[i], &o, err, sizeof err, warn, sizeof warn) != 0) {
+            fprintf(stderr, "ftio report: %s\n", err);
+            return -1;
+        }
+        if (warn[0])
+            fprintf(stderr, "ftio report: warning: %s\n", warn);
+    }
+    ftio_trace_set_finish(set, &o);
+    for (size_t j = 0; j < set->n; j++)
+        if (strcmp(set->job[j].job, job) == 0)
+            *tr = &set->job[j];
+    if (!*tr && set->n == 1 && !set->job[0].job[0])
+        *tr = &set->job[0];                 /* a format without job ids */
+    if (!*tr) {
+        fprintf(stderr, "ftio report: the --trace files hold no job %s (%zu job%s, the first %s)\n",
+                job, set->n, set->n == 1 ? "" : "s", set->n ? set->job[0].job : "none");
+        return -1;
+    }
+    return 0;
 }
 
 static void list_jobs(const struct report *rp, char *buf, size_t len)
@@ -410,13 +762,34 @@ static void list_jobs(const struct report *rp, char *buf, size_t len)
 int ftio_cmd_report(int argc, char **argv)
 {
     const char *log = NULL, *out = NULL, *job = NULL;
+    const char **traces = calloc((size_t)argc + 1, sizeof *traces);
+    size_t ntraces = 0;
+    if (!traces) {
+        fprintf(stderr, "ftio report: out of memory\n");
+        return 1;
+    }
+    int rc = 2;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char **dst = NULL;
+        if (strcmp(a, "-t") == 0 || strcmp(a, "--trace") == 0 || strncmp(a, "--trace=", 8) == 0) {
+            size_t before = ntraces;
+            if (a[1] == '-' && a[7] == '=')
+                traces[ntraces++] = a + 8;
+            else
+                while (i + 1 < argc && argv[i + 1][0] != '-')
+                    traces[ntraces++] = argv[++i];
+            if (ntraces == before || !*traces[ntraces - 1]) {
+                fprintf(stderr, "ftio report: %s needs a file\n%s", a, report_usage);
+                goto done;
+            }
+            continue;
+        }
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             fputs(report_usage, stdout);
             fputs(report_help, stdout);
-            return 0;
+            rc = 0;
+            goto done;
         }
         if (strcmp(a, "-j") == 0 || strcmp(a, "--job") == 0 || strncmp(a, "--job=", 6) == 0)
             dst = &job;
@@ -430,28 +803,30 @@ int ftio_cmd_report(int argc, char **argv)
                 *dst = argv[++i];
             } else {
                 fprintf(stderr, "ftio report: %s needs a value\n%s", a, report_usage);
-                return 2;
+                goto done;
             }
             if (!**dst) {
                 fprintf(stderr, "ftio report: %s needs a value\n%s", a, report_usage);
-                return 2;
+                goto done;
             }
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "ftio report: unknown option: %s\n%s", a, report_usage);
-            return 2;
+            goto done;
         } else if (log) {
             fprintf(stderr, "ftio report: one log at a time (%s and %s)\n%s", log, a, report_usage);
-            return 2;
+            goto done;
         } else {
             log = a;
         }
     }
     if (!log) {
         fprintf(stderr, "ftio report: no log given\n%s", report_usage);
-        return 2;
+        goto done;
     }
-    struct report rp = { .want = job, .first_published = NAN, .last_published = NAN };
-    int rc = read_log(&rp, log) != 0 ? 1 : 0;
+    struct report rp = { .want = job, .first_published = NAN, .last_published = NAN,
+                         .first_start = NAN, .last_end = NAN, .ranks = -1 };
+    struct ftio_trace_set set = { 0 };
+    rc = read_log(&rp, log) != 0 ? 1 : 0;
     if (rc == 0 && job && !rp.chosen) {
         /* --job J, and the log has J's steps J.S: the one step, or say which */
         char steps[1024] = "", jb[256], st[32], only[512] = "";
@@ -468,11 +843,13 @@ int ftio_cmd_report(int argc, char **argv)
             fprintf(stderr, "ftio report: job %s ran as %zu steps in %s, choose one with --job: %s\n",
                     job, nsteps, log, steps);
             report_free(&rp);
-            return 1;
+            rc = 1;
+            goto done;
         }
         if (nsteps == 1 && strcmp(log, "-") != 0) {
             report_free(&rp);
-            rp = (struct report){ .want = only, .first_published = NAN, .last_published = NAN };
+            rp = (struct report){ .want = only, .first_published = NAN, .last_published = NAN,
+                                  .first_start = NAN, .last_end = NAN, .ranks = -1 };
             rc = read_log(&rp, log) != 0 ? 1 : 0;
         }
     }
@@ -499,8 +876,91 @@ int ftio_cmd_report(int argc, char **argv)
             default_output(path, sizeof path, rp.chosen);
             out = path;
         }
-        rc = write_page(&rp, log, out);
+        const struct ftio_trace *tr = NULL;
+        if (ntraces && read_traces(&set, traces, ntraces, rp.chosen, &tr) != 0)
+            rc = 1;
+        else
+            rc = write_page(&rp, log, tr, out);
     }
+    ftio_trace_set_free(&set);
+    report_free(&rp);
+done:
+    free(traces);
+    return rc;
+}
+
+/* One prediction object per mode of o ({"write": {...}, "read": {...}}),
+ * as messages of job into rp: -1 when out of memory. */
+static int take_modes(struct report *rp, json_t *o, const char *job, size_t *n)
+{
+    for (int i = 0; i < NMODES; i++) {
+        json_t *m = json_object_get(o, mode_names[i]);
+        if (!json_is_object(m))
+            continue;
+        const char *mj = json_string_value(json_object_get(m, "job"));
+        char *topic = NULL;
+        if (asprintf(&topic, "ftio.%s.%s", mj ? mj : job, mode_names[i]) < 0)
+            return -1;
+        json_t *wrap = json_pack("{s:s,s:O}", "topic", topic, "message", m);
+        free(topic);
+        char *text = wrap ? json_dumps(wrap, JSON_COMPACT) : NULL;
+        json_decref(wrap);
+        int rc = text ? take_line(rp, text, ++*n) : -1;
+        free(text);
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int ftio_report_last_page(json_t *answer, const char *job, const char *from, const char *out)
+{
+    struct report rp = { .first_published = NAN, .last_published = NAN, .first_start = NAN,
+                         .last_end = NAN, .ranks = -1 };
+    char err[512], title[600];
+    size_t n = 0, i;
+    int rc = 1, sections = 0;
+    json_t *steps = json_object_get(answer, "steps"), *st;
+    struct ftio_plot_page *page = NULL;
+    snprintf(title, sizeof title, "ftio: job %s, latest prediction", job);
+    if (!(page = ftio_plot_page_open(out, title, from, err, sizeof err))) {
+        fprintf(stderr, "ftio sub: %s\n", err);
+        return 1;
+    }
+    /* A Slurm job id without its step: the answer of each step, a page
+     * section per step and mode. */
+    size_t nsteps = json_is_array(steps) ? json_array_size(steps) : 1;
+    for (i = 0; i < nsteps; i++) {
+        st = json_is_array(steps) ? json_array_get(steps, i) : answer;
+        report_free(&rp);
+        rp = (struct report){ .first_published = NAN, .last_published = NAN, .first_start = NAN,
+                              .last_end = NAN, .ranks = -1 };
+        json_t *sum = json_object_get(st, "summary");
+        if (take_modes(&rp, json_is_object(sum) ? sum : st, job, &n) != 0) {
+            fprintf(stderr, "ftio sub: out of memory\n");
+            goto out;
+        }
+        if (!rp.chosen)
+            continue;
+        int k = add_sections(page, &rp, NULL, out);
+        if (k < 0)
+            goto out;
+        sections += k;
+    }
+    if (sections == 0) {
+        fprintf(stderr, "ftio sub: job %s has no prediction to draw\n", job);
+        goto out;
+    }
+    if (ftio_plot_page_close(page, err, sizeof err) != 0) {
+        page = NULL;
+        fprintf(stderr, "ftio sub: %s\n", err);
+        goto out;
+    }
+    page = NULL;
+    printf("wrote %s (job %s, %d section%s)\n", out, job, sections, sections == 1 ? "" : "s");
+    rc = 0;
+out:
+    ftio_plot_page_discard(page);
     report_free(&rp);
     return rc;
 }

@@ -142,6 +142,7 @@ struct sub_opts {
     const char *endpoints;     /* --endpoint: PUB endpoints, comma-separated */
     const char *status_eps;    /* --status-endpoint: for --last */
     const char *job, *server_key, *key;
+    const char *plot;          /* --plot FILE.html: with --last, the page of the answer */
     bool json, last, all_jobs;
     int count;
     double timeout, duration;
@@ -178,8 +179,18 @@ static int print_modes(json_t *o, bool json)
     return shown;
 }
 
+/* --plot: the page of what the status socket answered (report_cmd.c). */
+static int plot_last(json_t *answer, const struct sub_opts *o, const char *endpoint)
+{
+    char from[600];
+    snprintf(from, sizeof from, "the latest prediction per mode, from ftiod's status socket %s",
+             endpoint);
+    return ftio_report_last_page(answer, o->job, from, o->plot);
+}
+
 struct last_ctx {
     const struct sub_opts *o;
+    int plot_rc;               /* --plot: 1 when the page could not be written */
     bool found;
     char err[600];             /* the last failure other than "no such job" */
 };
@@ -211,6 +222,8 @@ static int ask_last(const char *endpoint, void *arg)
             shown = print_modes(o, c->o->json);
         if (!shown)
             printf("ftio sub: job %s has no prediction yet\n", c->o->job);
+        else if (c->o->plot)
+            c->plot_rc = plot_last(o, c->o, endpoint);
         c->found = true;
     }
     json_decref(o);
@@ -247,6 +260,8 @@ static int ask_ended(const char *endpoint, void *arg)
         }
         if (!print_modes(sum, c->o->json) && !c->o->json)
             printf("ftio sub: job %s ended without a prediction\n", job);
+        else if (c->o->plot)
+            c->plot_rc = plot_last(e, c->o, endpoint);
         c->found = true;
         break;
     }
@@ -266,7 +281,7 @@ static int last_prediction(const struct sub_opts *o)
     if (!c.found)
         cliopt_each(o->status_eps, ask_ended, &c);
     if (c.found)
-        return 0;
+        return c.plot_rc;
     if (c.err[0])
         fprintf(stderr, "ftio sub: %s\n", c.err);
     else
@@ -466,7 +481,8 @@ static int subscribe(const struct sub_opts *o)
 static const char sub_usage_text[] =
     "usage: ftio sub [--job J | --all-jobs] [--endpoint E[,E...]] [--json] [--count N]\n"
     "                [--timeout S] [--duration S] [--server-key K [--key FILE]]\n"
-    "       ftio sub --last [--job J] [--status-endpoint E[,E...]] [--server-key K [--key FILE]]\n";
+    "       ftio sub --last [--job J] [--status-endpoint E[,E...]] [--server-key K [--key FILE]]\n"
+    "                [--plot FILE.html]\n";
 
 static const char sub_about[] =
     "Print ftiod's predictions as they are published (PROTOCOL.md §2), one line\n"
@@ -513,6 +529,8 @@ int ftio_cmd_sub(int argc, char **argv)
         {"last", 0, CLIOPT_FLAG, NULL,
          "print the job's latest prediction and exit (also for a\nrecently ended job)", NULL,
          .to.b = &o.last},
+        {"plot", 0, CLIOPT_STRING, "FILE", "with --last: also draw the answer (the latest\n"
+         "prediction per mode) as an HTML page, as ftio report does", NULL, .to.s = &o.plot},
         {"status-endpoint", 0, CLIOPT_LIST, "E", "with --last: ftiod's status socket(s)",
          "$FTIO_STATUS, ftiod.conf's status-endpoint or " FTIO_DEFAULT_STATUS, .to.s = &o.status_eps},
         {"help", 'h', CLIOPT_HELP, NULL, "this help", NULL, .to.p = NULL},
@@ -532,6 +550,8 @@ int ftio_cmd_sub(int argc, char **argv)
         rc = -cliopt_error(&p, "unexpected argument '%s' (see ftio sub --help)", argv[first]);
     else if (o.key && !o.server_key)
         rc = -cliopt_error(&p, "--key needs --server-key");
+    else if (o.plot && !o.last)
+        rc = -cliopt_error(&p, "--plot needs --last (ftio report draws a whole job from ftiod's log)");
     else if (o.all_jobs && o.job)
         rc = -cliopt_error(&p, "--all-jobs and --job exclude each other");
     if (first < 0 || rc != 0) {

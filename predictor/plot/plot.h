@@ -20,6 +20,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include "analysis.h"
 #include "report.h"
@@ -72,6 +73,26 @@ struct ftio_plot_activity {
 };
 #define FTIO_PLOT_ACTIVITY_COLOURS 6          /* colours cycle after these */
 
+/* What is known of the job itself (every field may be unknown: NULL, -1,
+ * NAN): the readers know it for Darshan logs (trace.h job context), spool
+ * files carry host/pid/rank, ftiod's messages carry "ranks". */
+struct ftio_plot_job {
+    const char *exe;          /* command line */
+    const char *user;         /* name, or "uid N" */
+    const char *hosts;        /* host names, comma separated */
+    int64_t nodes, ranks;     /* -1: unknown */
+    double start;             /* Unix time the job began; NAN: unknown */
+    double run_time;          /* s; NAN: unknown */
+    const char *source;       /* where these facts came from (the trace, ftiod's log, ...) */
+};
+
+/* Per activity (protocol v3 "activities"): its own series of predictions,
+ * drawn in its own colour beside the job's. */
+struct ftio_plot_activity_history {
+    const char *name;         /* the activity's pattern */
+    struct ftio_plot_history hist;
+};
+
 /* One analysed (job, mode).  Every part may be missing (NULL): the page
  * shows what there is. */
 struct ftio_plot_section {
@@ -84,6 +105,11 @@ struct ftio_plot_section {
     const struct ftio_plot_history *history;  /* online runs */
     const struct ftio_report_totals *totals;
     double p_periodic;                        /* NAN: unknown */
+    const struct ftio_plot_job *meta;         /* job metadata, or NULL */
+    const struct ftio_plot_activity_history *activity;   /* nactivity activities' histories */
+    size_t nactivity;
+    const char *history_axis;                 /* what the history's t is ("published"); NULL:
+                                                 the window's end */
     const char *note;                         /* one more line for the header, or NULL */
     const struct ftio_plot_activity *activities;   /* two or more: drawn per activity */
     size_t nactivities;
@@ -123,6 +149,10 @@ struct ftio_plot_files *ftio_plot_files_open(const char *page, const char *signa
 /* The section on the page, its samples and spectrum in the CSV files. */
 int  ftio_plot_files_add(struct ftio_plot_files *p, const struct ftio_plot_section *s,
                          char *err, size_t errlen);
+/* The section on the page only (the other mode of a job: the exports hold
+ * the mode asked for). */
+int  ftio_plot_files_add_page(struct ftio_plot_files *p, const struct ftio_plot_section *s,
+                              char *err, size_t errlen);
 /* Commits every file that got at least one section and discards the others
  * (a page with nothing on it is no answer); -1 (err) when one could not be
  * written.  Frees p. */

@@ -66,6 +66,19 @@ fail:
     return -1;
 }
 
+int ftio_plot_files_add_page(struct ftio_plot_files *p, const struct ftio_plot_section *s,
+                             char *err, size_t errlen)
+{
+    if (!p->page)
+        return 0;
+    if (ftio_plot_page_add(p->page, s) != 0) {
+        snprintf(err, errlen, "cannot write the plot (write error)");
+        return -1;
+    }
+    p->sections++;
+    return 0;
+}
+
 int ftio_plot_files_close(struct ftio_plot_files *p, char *err, size_t errlen)
 {
     int rc = 0;

@@ -101,7 +101,23 @@ static const char style[] =
     "height:3px!important}i.candidate{background:#ea580c;border-radius:50%!important;width:10px!important}"
     "i.periodic{background:#16a34a}i.uncertain{background:#d97706}i.none{background:#9ca3af}"
     "i.stale{background:#fff;border:2px solid #16a34a;box-sizing:border-box;border-radius:50%!important;"
-    "width:10px!important}i.error{background:#7c3aed}\n";
+    "width:10px!important}i.error{background:#7c3aed}\n"
+    ".facts.meta{grid-template-columns:repeat(3,1fr);margin:0 0 10px}\n"
+    ".fact.exe{grid-column:1/-1}.fact.exe .v{font:13px/1.3 ui-monospace,monospace;word-break:break-all}\n"
+    ".note.disagree{color:#7c2d12;background:#fff7ed;border-color:#fdba74}\n"
+    "svg .disagree-line{fill:#fff;stroke:#7c2d12;stroke-width:2.5;stroke-dasharray:3 2}\n"
+    "svg .disagree-label{fill:#7c2d12;font-weight:600}\n"
+    "i.disagree{background:#fff;border:2px dashed #7c2d12;box-sizing:border-box;border-radius:50%!important;"
+    "width:10px!important}\n"
+    "svg .act-0{fill:#db2777;stroke:#db2777}svg .act-1{fill:#0891b2;stroke:#0891b2}"
+    "svg .act-2{fill:#65a30d;stroke:#65a30d}svg .act-3{fill:#9333ea;stroke:#9333ea}"
+    "svg .act-4{fill:#ca8a04;stroke:#ca8a04}svg .act-5{fill:#475569;stroke:#475569}\n"
+    "svg .activity-line{fill:none!important;stroke-width:1.2;stroke-opacity:.6}\n"
+    "svg .activity-point{fill:none!important;stroke-width:1.8}\n"
+    "i.act-0{background:#db2777}i.act-1{background:#0891b2}i.act-2{background:#65a30d}"
+    "i.act-3{background:#9333ea}i.act-4{background:#ca8a04}i.act-5{background:#475569}\n";
+
+#define NACT_COLOURS 6
 
 /* ---- small helpers ---------------------------------------------------------- */
 
@@ -168,6 +184,126 @@ static void time_axis(struct time_axis *ta, double t0, double epoch_origin)
 
 /* ---- header ------------------------------------------------------------------ */
 
+/* What is known of the job: who ran what, where, when, for how long. */
+static void job_facts(FILE *f, const struct ftio_plot_job *m)
+{
+    char v[96], d[160];
+    if (!m)
+        return;
+    bool any = m->exe || m->user || m->hosts || m->nodes >= 0 || m->ranks >= 0 ||
+               isfinite(m->start) || isfinite(m->run_time);
+    if (!any)
+        return;
+    fputs("<div class=\"facts meta\">\n", f);
+    if (m->exe) {
+        fputs("<div class=\"fact exe\"><div class=\"k\">executable</div><div class=\"v\">", f);
+        svg_escape(f, m->exe);
+        fputs("</div></div>\n", f);
+    }
+    if (m->user)
+        fact(f, "user", m->user, m->source);
+    if (m->nodes >= 0 || m->ranks >= 0 || m->hosts) {
+        v[0] = 0;
+        if (m->nodes >= 0)
+            snprintf(v, sizeof v, "%lld node%s", (long long)m->nodes, m->nodes == 1 ? "" : "s");
+        if (m->ranks >= 0)
+            snprintf(v + strlen(v), sizeof v - strlen(v), "%s%lld rank%s", v[0] ? ", " : "",
+                     (long long)m->ranks, m->ranks == 1 ? "" : "s");
+        if (!v[0])
+            snprintf(v, sizeof v, "?");
+        snprintf(d, sizeof d, "%s", m->hosts ? m->hosts : "");
+        fact(f, "nodes, ranks", v, d);
+    }
+    if (isfinite(m->start) && m->start > 0) {
+        iso_time(v, sizeof v, m->start);
+        fact(f, "start", v, NULL);
+    }
+    if (isfinite(m->run_time) && m->run_time > 0) {
+        svg_human(v, sizeof v, m->run_time, SVG_SECONDS);
+        fact(f, "run time", v, isfinite(m->start) ? NULL : m->source);
+    }
+    fputs("</div>\n", f);
+}
+
+/* The tallest line of the spectrum (bin > 0), else the tallest candidate:
+ * its bin (0 when there is none) and period. */
+static size_t tallest_line(const struct ftio_plot_section *s, double *period)
+{
+    const struct ftio_spectrum_view *v = s->spectrum;
+    const struct ftio_result *r = s->result;
+    size_t best = 0;
+    double hi = -1;
+    if (v && v->half >= 1) {
+        for (size_t k = 1; k <= v->half; k++) {
+            double y = ftio_spectrum_value(v, k);
+            if (y > hi) {
+                hi = y;
+                best = k;
+            }
+        }
+        if (best)
+            *period = (double)v->n / (v->fs * (double)best);
+        return best;
+    }
+    for (size_t i = 0; r && i < r->ncand && i < FTIO_MAX_CANDIDATES; i++)
+        if (r->cand[i].amplitude > hi) {
+            hi = r->cand[i].amplitude;
+            best = r->cand[i].bin;
+            *period = r->cand[i].period;
+        }
+    return best;
+}
+
+/* The tallest spectral line when it is not the answer (more than 10 % off
+ * its period): its bin, 0 when it agrees or is unknown. */
+static size_t disagreeing_line(const struct ftio_plot_section *s, double *period)
+{
+    const struct ftio_result *r = s->result;
+    if (!r || !r->has_period || !(r->dominant.period > 0))
+        return 0;
+    size_t k = tallest_line(s, period);
+    if (!k || !(*period > 0) || fabs(*period - r->dominant.period) <= 0.1 * r->dominant.period)
+        return 0;
+    return k;
+}
+
+/* Why the tallest line is not the answer, from the result's own fields. */
+static void disagreement_note(FILE *f, const struct ftio_plot_section *s)
+{
+    const struct ftio_result *r = s->result;
+    double line = 0;
+    if (!disagreeing_line(s, &line))
+        return;
+    char a[48], b[48], why[400];
+    svg_human(a, sizeof a, line, SVG_SECONDS);
+    svg_human(b, sizeof b, r->dominant.period, SVG_SECONDS);
+    double ratio = r->dominant.period / line, inv = line / r->dominant.period;
+    char rel[160] = "";
+    if (ratio > 1.5 && fabs(ratio - round(ratio)) < 0.08 * ratio)
+        snprintf(rel, sizeof rel, "; the line is the answer's harmonic %.0f (a train of short "
+                 "phases has lines at T/2, T/3, ...)", round(ratio));
+    else if (inv > 1.5 && fabs(inv - round(inv)) < 0.08 * inv)
+        snprintf(rel, sizeof rel, "; the line spans %.0f periods (phases that alternate in size)",
+                 round(inv));
+    if (r->detector == FTIO_DETECTOR_ROBUST && r->fitted_phases > 0)
+        snprintf(why, sizeof why, "the robust detector measures the period from the onsets of the "
+                 "last %zu of %zu phases it found (their intervals vary by %.0f %%; confidence "
+                 "%.2f), not from the tallest line%s", r->fitted_phases, r->nphases,
+                 100 * r->interval_cv, r->dominant.confidence, rel);
+    else if (r->detector == FTIO_DETECTOR_ROBUST)
+        snprintf(why, sizeof why, "the robust detector found no phases to fit here, and its "
+                 "spectral arbiter kept %s from %zu candidate%s (confidence %.2f)%s", b, r->ncand,
+                 r->ncand == 1 ? "" : "s", r->dominant.confidence, rel);
+    else
+        snprintf(why, sizeof why, "the %s detector took %s from its %zu candidate%s "
+                 "(confidence %.2f)%s", ftio_detector_name(r->detector), b, r->ncand,
+                 r->ncand == 1 ? "" : "s", r->dominant.confidence, rel);
+    fprintf(f, "<p class=\"note disagree\">Tallest spectral line at %s: not the answer (%s) "
+            "because ", a, b);
+    svg_escape(f, why);
+    fputs(".</p>\n", f);
+}
+
 static void header_facts(FILE *f, const struct ftio_plot_section *s)
 {
     const struct ftio_result *r = s->result;
@@ -209,7 +345,10 @@ static void header_facts(FILE *f, const struct ftio_plot_section *s)
         if (r->detector == FTIO_DETECTOR_ROBUST && s->samples) {
             snprintf(v, sizeof v, "%zu", r->nphases);
             svg_human(a, sizeof a, r->background, SVG_BYTES_PER_S);
-            snprintf(d, sizeof d, "%zu onsets fitted, background %s", r->fitted_phases, a);
+            if (r->fitted_phases)
+                snprintf(d, sizeof d, "%zu onsets fitted, background %s", r->fitted_phases, a);
+            else
+                snprintf(d, sizeof d, "background %s", a);
             fact(f, "phases found", v, d);
         }
     }
@@ -238,6 +377,7 @@ static void header_facts(FILE *f, const struct ftio_plot_section *s)
         svg_escape(f, r->reason);
         fputs(".</p>\n", f);
     }
+    disagreement_note(f, s);
     if (s->note) {
         fputs("<p class=\"note\">", f);
         svg_escape(f, s->note);
@@ -504,6 +644,15 @@ static void signal_chart(FILE *f, const struct ftio_plot_section *s, double from
         items[n++][1] = act_label[k];
     }
     legend(f, items, n);
+    if (strcmp(cls, "bandwidth") == 0) {     /* the volume the picture holds */
+        double vol = 0;
+        for (size_t k = 0; k < x.n; k++)
+            vol += x.x[k] / x.fs;
+        char v[48], d[48];
+        svg_human(v, sizeof v, vol, SVG_BYTES);
+        svg_human(d, sizeof d, (double)x.n / x.fs, SVG_SECONDS);
+        fprintf(f, "<p class=\"hint signal-volume\">%s drawn in %s</p>\n", v, d);
+    }
     fwrite(buf, 1, blen, f);
     free(buf);
 }
@@ -579,6 +728,11 @@ static void spectrum_chart(FILE *f, const struct ftio_plot_section *s)
         { "candidate", "candidates (filled: dominant)" },
     };
     legend(f, items, thr ? 3 : 1);
+    double dT = 0;
+    if (disagreeing_line(s, &dT)) {
+        const char *more[1][2] = { { "disagree", "tallest line, not the answer (see the note above)" } };
+        legend(f, more, 1);
+    }
     if (xmax < fmax_all) {
         char a[48], b[48];
         svg_human(a, sizeof a, xmax, SVG_HERTZ);
@@ -641,6 +795,20 @@ static void spectrum_chart(FILE *f, const struct ftio_plot_section *s)
         last_ly = svg_y(&c, val) + dy;
         svg_text(&c, "candidate-label", fr, val, right ? 9 : -9, dy, right ? "start" : "end", label);
     }
+    double dis_T = 0;
+    size_t dis = disagreeing_line(s, &dis_T);
+    if (dis && dis <= kmax && !(r->dominant.bin == dis)) {
+        double fr = v->fs * (double)dis / (double)v->n, val = ftio_spectrum_value(v, dis);
+        char tip[160], a[48], label[80];
+        svg_human(a, sizeof a, dis_T, SVG_SECONDS);
+        snprintf(tip, sizeof tip, "tallest line, bin %zu: T = %s, share %.3g: not the answer", dis,
+                 a, val);
+        svg_circle(&c, "disagree-line", fr, val, 6, tip);
+        snprintf(label, sizeof label, "tallest: T = %s (not the answer)", a);
+        bool right = svg_x(&c, fr) < c.width - c.right - 190;
+        svg_text(&c, "disagree-label", fr, val, right ? 10 : -10, val > 0.85 * c.y1 ? 30 : -20,
+                 right ? "start" : "end", label);
+    }
     svg_end(&c);
 }
 
@@ -661,7 +829,8 @@ static double hist_value(const struct ftio_plot_step *s, enum hist_kind k)
 
 /* The charts share their time axis: only the last (with_title) names it. */
 static void history_chart(FILE *f, const struct ftio_plot_history *h, enum hist_kind kind,
-                          const struct time_axis *ta, double x0, double x1, bool with_title)
+                          const struct time_axis *ta, double x0, double x1, bool with_title,
+                          const struct ftio_plot_activity_history *act, size_t nact)
 {
     static const char *const names[] = { "history-total", "history-period", "history-confidence",
                                          "history-error", "history-bytes" };
@@ -679,6 +848,14 @@ static void history_chart(FILE *f, const struct ftio_plot_history *h, enum hist_
         hi = fmax(hi, v);
         have++;
     }
+    for (size_t a = 0; a < nact && (kind == HIST_PERIOD || kind == HIST_CONFIDENCE); a++)
+        for (size_t i = 0; i < act[a].hist.n; i++) {
+            double v = hist_value(&act[a].hist.step[i], kind);
+            if (isfinite(v)) {
+                hi = fmax(hi, v);
+                have++;
+            }
+        }
     if (kind == HIST_CONFIDENCE) {
         lo = 0;
         hi = 1;
@@ -774,6 +951,35 @@ static void history_chart(FILE *f, const struct ftio_plot_history *h, enum hist_
         }
         svg_circle(&c, cls, s->t, v, r, tip);
     }
+    /* Each activity's own predictions, in its colour (period and confidence). */
+    for (size_t a = 0; a < nact && (kind == HIST_PERIOD || kind == HIST_CONFIDENCE); a++) {
+        const struct ftio_plot_history *ah = &act[a].hist;
+        snprintf(cls, sizeof cls, "activity-line act-%zu", a % NACT_COLOURS);
+        struct svg_path ap;
+        svg_path_begin(&ap, &c, cls);
+        for (size_t i = 0; i < ah->n; i++) {
+            double v = hist_value(&ah->step[i], kind);
+            if (isfinite(v))
+                svg_path_to(&ap, ah->step[i].t, v);
+            else
+                svg_path_break(&ap);
+        }
+        svg_path_end(&ap);
+        for (size_t i = 0; i < ah->n; i++) {
+            const struct ftio_plot_step *st = &ah->step[i];
+            double v = hist_value(st, kind);
+            if (!isfinite(v))
+                continue;
+            char a_buf[48];
+            snprintf(cls, sizeof cls, "activity-point act-%zu", a % NACT_COLOURS);
+            svg_human(a_buf, sizeof a_buf, v, units[kind]);
+            snprintf(tip, sizeof tip, "t = %.3f s: activity %s: %s %s (%s)", st->t - ta->offset,
+                     act[a].name ? act[a].name : "?", titles[kind], a_buf, ftio_class_name(st->cls));
+            /* A ring around the job's point: an activity that is the
+             * whole job repeats its answer and must not hide it. */
+            svg_circle(&c, cls, st->t, v, r + 2.5, tip);
+        }
+    }
     svg_end(&c);
 }
 
@@ -786,25 +992,42 @@ static void history_charts(FILE *f, const struct ftio_plot_section *s, const str
         x1 = fmax(x1, h->step[i].t);
     }
     if (s->samples) {                 /* the bandwidth chart's span */
-        x0 = fmin(x0, s->samples->t0);
-        x1 = fmax(x1, s->samples->t0 + (double)s->samples->n / s->samples->fs);
+        double s0 = s->samples->t0, s1 = s0 + (double)s->samples->n / s->samples->fs;
+        /* ... unless the history is on another clock: publish times of a
+         * replayed trace come long after its requests' times. */
+        double overlap = fmin(x1, s1) - fmax(x0, s0);
+        if (overlap >= 0.5 * (x1 - x0) || x1 - x0 <= 0) {
+            x0 = fmin(x0, s0);
+            x1 = fmax(x1, s1);
+        }
     }
     double pad = 0.02 * (x1 - x0);
     x0 -= pad;
     x1 += pad;
     fprintf(f, "<h3>Prediction history</h3>\n<p class=\"hint\">%zu analyses; each point is one "
-            "published prediction at the end of its window</p>\n", h->n);
+            "published prediction at %s</p>\n", h->n,
+            s->history_axis ? s->history_axis : "the end of its window");
     const char *items[][2] = { { "periodic", "periodic" }, { "uncertain", "uncertain" },
                                { "none", "no period" }, { "stale", "stale (kept answer)" },
                                { "error", "next-phase error: actual - predicted start, "
                                           "a point per scored prediction" } };
     legend(f, items, 5);
+    if (s->nactivity) {
+        fputs("<div class=\"legend activities\">", f);
+        for (size_t a = 0; a < s->nactivity; a++) {
+            fprintf(f, "<span><i class=\"act-%zu\"></i>activity ", a % NACT_COLOURS);
+            svg_escape(f, s->activity[a].name ? s->activity[a].name : "?");
+            fputs("</span>", f);
+        }
+        fputs("</div>\n", f);
+    }
     /* ftiod says how many bytes the job moved so far: its I/O over time. */
     bool totals = false;
     for (size_t i = 0; i < h->n && !totals; i++)
         totals = isfinite(h->step[i].bytes_total);
     for (int k = totals ? HIST_TOTAL : HIST_PERIOD; k <= HIST_BYTES; k++)
-        history_chart(f, h, (enum hist_kind)k, ta, x0, x1, k == HIST_BYTES);
+        history_chart(f, h, (enum hist_kind)k, ta, x0, x1, k == HIST_BYTES, s->activity,
+                      s->nactivity);
 }
 
 /* ---- the page ---------------------------------------------------------------------------- */
@@ -850,6 +1073,7 @@ int ftio_plot_page_add(struct ftio_plot_page *p, const struct ftio_plot_section 
     }
     svg_escape(f, s->mode);
     fputs("</h2>\n", f);
+    job_facts(f, s->meta);
     header_facts(f, s);
     struct time_axis ta;
     double t0 = s->samples ? s->samples->t0

@@ -7,9 +7,11 @@
 #   many      500 periods: the overview without the phase train (it would be
 #             a solid block) and a second chart of the last periods with it,
 #   compat    ftio --compat --plot on the TMIO reference trace (cosine,
-#             z-score threshold),
+#             z-score threshold; its reads in a second section),
 #   report    ftio report on the --log of a live ftiod that followed a paced
 #             periodic job writing and reading,
+#   disagree  ftio --plot on the TMIO reference, whose tallest spectral line
+#             is not the answer: marked, labelled and explained,
 # and for each the DOM it parsed must hold the SVG elements (signal path,
 # phase rects, reconstruction, next phase, spectrum with threshold and
 # candidates, one history point per published analysis), and the screenshot
@@ -104,11 +106,12 @@ expect many "svg.bandwidth-zoom/rect.phase" -le 7
 timeout 60 "$FTIO" --compat --plot "$T/compat.html" "$D/tmio-8ranks.jsonl" >/dev/null 2>"$T/compat.err" \
   || fail "ftio --compat --plot: $(cat "$T/compat.err")"
 render compat 1100
-expect compat "path.signal" = 1
+expect compat "section.run" = 2
+expect compat "run-1/path.signal" = 1
 expect compat "rect.phase" = 0
-expect compat "path.reconstruction" = 1
-expect compat "svg.spectrum-chart/line.threshold" = 1
-expect compat "circle.candidate" -ge 1
+expect compat "run-1/path.reconstruction" = 1
+expect compat "run-1/svg.spectrum-chart/line.threshold" = 1
+expect compat "run-1/circle.candidate" -ge 1
 expect compat "svg.history-period" = 0
 $PNG "$T/compat.png" --min-colours 64 --min-ink 0.10 --colour signal=1d4ed8:300 \
   --colour candidate=ea580c:20 --colour threshold=dc2626:100 || fail "compat screenshot"
@@ -133,10 +136,25 @@ expect report "run-1/svg.history-period/circle.history-point" = "$nw"
 expect report "run-2/svg.history-period/circle.history-point" = "$nr"
 expect report "run-1/svg.history-confidence/line.level" = 1
 expect report "run-1/svg.history-error/circle" -ge 2
-expect report "path.signal" = 0
+expect report "run-1/svg.bandwidth/path.signal" = 1
+expect report "run-2/svg.bandwidth/path.signal" = 1
+expect report "run-1/svg.bandwidth/rect.phase" -ge 1
+expect report "run-1/div.meta/div.fact" -ge 3
 expect report "run-1/svg.history-total/path.history-total" = 1
 expect offline "svg.history-total" = 0
-expect report "p.note" = 1
+expect report "p.note" = 2
 $PNG "$T/report.png" --min-colours 32 --min-ink 0.05 --colour periodic=16a34a:100 \
-  --colour error=7c3aed:50 || fail "report screenshot"
+  --colour error=7c3aed:50 --colour signal=1d4ed8:100 --colour phase=fdeac9:200 \
+  || fail "report screenshot"
+
+# ---- the tallest line that is not the answer: marked, labelled, explained ----
+timeout 60 "$FTIO" --plot "$T/disagree.html" "$D/tmio-8ranks.jsonl" >/dev/null 2>"$T/disagree.err" \
+  || fail "ftio --plot (disagree): $(cat "$T/disagree.err")"
+render disagree 1300
+expect disagree "svg.spectrum-chart/circle.disagree-line" = 1
+expect disagree "svg.spectrum-chart/text.disagree-label" = 1
+expect disagree "p.disagree" = 1
+expect disagree "div.meta/div.fact" -ge 1
+$PNG "$T/disagree.png" --min-colours 32 --min-ink 0.05 --colour disagree=7c2d12:30 \
+  || fail "disagree screenshot"
 echo ok
