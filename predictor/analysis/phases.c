@@ -40,10 +40,10 @@
 /* A middle level whose samples lie this much in stretches that reach the
  * phases is the phases' own plateau, not background. */
 #define PLATEAU_HUG 0.8
-/* Low phases (every other output at a quarter of the rate): runs that never
- * reach the high threshold but rise above this share of the level (and
- * MIN_CONTRAST spreads) over at least two bins; the volume filter judges
- * them like any run. */
+/* Low phases (every other output at a quarter of the rate, a trajectory
+ * frame next to a large final write): runs that never reach the high
+ * threshold but rise above this share of the level (and MIN_CONTRAST
+ * spreads); the volume filter judges them like any run. */
 #define LOW_SHARE 0.05
 
 /* Otsu's split of sorted v[0..n): returns i, the size of the lower class
@@ -189,12 +189,20 @@ static size_t group_fragments(struct ftio_analyzer *a, struct ftio_phase *p, siz
 {
     if (np < 3)
         return np;
-    double total = 0, sq = 0, vmax = 0;
+    /* vmax: the largest run the window holds whole (a job's last output,
+     * cut by the end of the trace, is often an outlier: GROMACS' final
+     * configuration is 7x a trajectory frame). */
+    double total = 0, sq = 0, vmax = 0, vcut = 0;
     for (size_t i = 0; i < np; i++) {
         total += p[i].bytes;
         sq += p[i].bytes * p[i].bytes;
-        vmax = fmax(vmax, p[i].bytes);
+        if (p[i].flags)
+            vcut = fmax(vcut, p[i].bytes);
+        else
+            vmax = fmax(vmax, p[i].bytes);
     }
+    if (!(vmax > 0))
+        vmax = vcut;
     double mean = total / (double)np;
     double cv = mean > 0 ? sqrt(fmax(sq / (double)np - mean * mean, 0)) / mean : 0;
     if (cv < 0.1 || !(vmax > 0))
@@ -444,7 +452,7 @@ int ftio_phases_find(struct ftio_analyzer *a, const struct ftio_samples *x,
         bool above = false;
         while (k < n && v[k] > floor2)
             above |= v[k++] > hi;
-        if (!above && k - b >= 2) {
+        if (!above) {
             low[nlow].start = (double)b;
             low[nlow].end = (double)(k - 1);
             nlow++;
