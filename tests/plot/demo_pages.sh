@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # demo_pages.sh -- `make demo` (examples/demo.sh) ends by drawing the live
 # job's pages and says where they are: a shorter run of the demo (6
 # checkpoints of 2 ranks every 2 s) must print both paths, and the pages

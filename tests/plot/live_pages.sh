@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # live_pages.sh -- the pages of a live job (issue 19, the pictures items),
 # their facts read from the HTML/SVG with Python (tests/plot/page_facts.py):
 #   report      ftio report on the --log of a live ftiod that followed a
