@@ -327,14 +327,22 @@ int ftio_bins_copy(const struct ftio_bins *src, double ts, double te, struct fti
     return 0;
 }
 
+/* The kept bins whole inside [ts, te]: indices [*lo, *hi) (empty when
+ * *hi <= *lo). */
+static void kept_range(const struct ftio_bins *b, double ts, double te, double *lo, double *hi)
+{
+    *lo = ceil((ts - b->origin) * b->fs - EDGE_EPS);
+    *hi = floor((te - b->origin) * b->fs + EDGE_EPS);
+    if (*lo < (double)b->first)
+        *lo = (double)b->first;
+    if (*hi > (double)b->last)
+        *hi = (double)b->last;
+}
+
 double ftio_bins_bytes(const struct ftio_bins *b, double ts, double te)
 {
-    double lo = ceil((ts - b->origin) * b->fs - EDGE_EPS);
-    double hi = floor((te - b->origin) * b->fs + EDGE_EPS);
-    if (lo < (double)b->first)
-        lo = (double)b->first;
-    if (hi > (double)b->last)
-        hi = (double)b->last;
+    double lo, hi;
+    kept_range(b, ts, te, &lo, &hi);
     double total = 0;
     for (int64_t j = (int64_t)lo; (double)j < hi; j++)
         total += b->vol[ring_index(b, j)];
@@ -343,12 +351,8 @@ double ftio_bins_bytes(const struct ftio_bins *b, double ts, double te)
 
 double ftio_bins_last_data(const struct ftio_bins *b, double ts, double te)
 {
-    double lo = ceil((ts - b->origin) * b->fs - EDGE_EPS);
-    double hi = floor((te - b->origin) * b->fs + EDGE_EPS);
-    if (lo < (double)b->first)
-        lo = (double)b->first;
-    if (hi > (double)b->last)
-        hi = (double)b->last;
+    double lo, hi;
+    kept_range(b, ts, te, &lo, &hi);
     for (int64_t j = (int64_t)hi - 1; (double)j >= lo; j--)
         if (b->vol[ring_index(b, j)] > 0)
             return edge(b, j);

@@ -88,6 +88,20 @@ struct job_acts {
     struct ftio_plot_activity *plot;
 };
 
+/* What the trace knows of its job, for the page's header (user: a buffer
+ * of the caller's for "uid N"). */
+static struct ftio_plot_job trace_meta(const struct ftio_trace *t, char *user, size_t len)
+{
+    user[0] = '\0';
+    if (t->uid >= 0)
+        snprintf(user, len, "uid %lld", (long long)t->uid);
+    return (struct ftio_plot_job){
+        .exe = t->exe, .user = user[0] ? user : NULL, .nodes = -1,
+        .ranks = t->ranks > 0 ? t->ranks : -1, .start = t->origin > 0 ? t->origin : NAN,
+        .run_time = t->run_time > 0 ? t->run_time : NAN, .source = "from the trace",
+    };
+}
+
 static int plot_job(const struct ftio_cli *cli, struct ftio_plot_files *pf,
                     const struct ftio_analyzer *a, const struct ftio_trace *t,
                     const struct ftio_samples *x, const struct ftio_result *res,
@@ -97,14 +111,8 @@ static int plot_job(const struct ftio_cli *cli, struct ftio_plot_files *pf,
 {
     struct ftio_spectrum_view v;
     bool spec = ftio_analyzer_spectrum(a, &cli->analysis, &v) == 0;
-    char user[48] = "";
-    if (t->uid >= 0)
-        snprintf(user, sizeof user, "uid %lld", (long long)t->uid);
-    struct ftio_plot_job meta = {
-        .exe = t->exe, .user = user[0] ? user : NULL, .nodes = -1,
-        .ranks = t->ranks > 0 ? t->ranks : -1, .start = t->origin > 0 ? t->origin : NAN,
-        .run_time = t->run_time > 0 ? t->run_time : NAN, .source = "from the trace",
-    };
+    char user[48];
+    struct ftio_plot_job meta = trace_meta(t, user, sizeof user);
     struct ftio_plot_section s = {
         .job = t->job, .mode = mode_name(cli->mode), .epoch_origin = t->origin,
         .samples = x, .result = res, .spectrum = spec ? &v : NULL, .history = h,
@@ -149,14 +157,8 @@ static int plot_other_mode(const struct ftio_cli *cli, struct ftio_plot_files *p
     {
         struct ftio_spectrum_view v;
         bool spec = ftio_analyzer_spectrum(a, o, &v) == 0;
-        char user[48] = "";
-        if (t->uid >= 0)
-            snprintf(user, sizeof user, "uid %lld", (long long)t->uid);
-        struct ftio_plot_job meta = {
-            .exe = t->exe, .user = user[0] ? user : NULL, .nodes = -1,
-            .ranks = t->ranks > 0 ? t->ranks : -1, .start = t->origin > 0 ? t->origin : NAN,
-            .run_time = t->run_time > 0 ? t->run_time : NAN, .source = "from the trace",
-        };
+        char user[48];
+        struct ftio_plot_job meta = trace_meta(t, user, sizeof user);
         struct ftio_plot_section s = {
             .job = t->job, .mode = mode_name(other), .epoch_origin = t->origin, .samples = &x,
             .result = &res, .spectrum = spec ? &v : NULL, .totals = &tot, .p_periodic = NAN,
