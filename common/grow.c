@@ -5,15 +5,13 @@
 #include <stdlib.h>
 #include "grow.h"
 
-int ftio_grow(void **p, size_t *cap, size_t need, size_t elem)
+/* The capacity that holds `need` elements of `elem` bytes, grown from cap;
+ * 0 when need * elem overflows. */
+static size_t grown(size_t cap, size_t need, size_t elem)
 {
-    if (need <= *cap)
+    if (elem == 0 || need > SIZE_MAX / elem)
         return 0;
-    if (elem == 0 || need > SIZE_MAX / elem) {
-        errno = ENOMEM;
-        return -1;
-    }
-    size_t n = *cap;
+    size_t n = cap;
     if (n == 0) {
         /* A first size that spares the smallest arrays a realloc per append. */
         n = 1024 / elem;
@@ -22,6 +20,43 @@ int ftio_grow(void **p, size_t *cap, size_t need, size_t elem)
     }
     while (n < need)
         n = n <= SIZE_MAX / 2 / elem ? n * 2 : need;
+    return n;
+}
+
+int ftio_grow_parallel(size_t *cap, size_t need, size_t n, void **const arrays[],
+                       const size_t elem[])
+{
+    if (need <= *cap)
+        return 0;
+    size_t widest = 0;
+    for (size_t k = 0; k < n; k++)
+        widest = elem[k] > widest ? elem[k] : widest;
+    size_t to = grown(*cap, need, widest);
+    if (to == 0) {
+        errno = ENOMEM;
+        return -1;
+    }
+    for (size_t k = 0; k < n; k++) {
+        void *q = realloc(*arrays[k], to * elem[k]);
+        if (!q) {
+            errno = ENOMEM;
+            return -1;
+        }
+        *arrays[k] = q;
+    }
+    *cap = to;
+    return 0;
+}
+
+int ftio_grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t n = grown(*cap, need, elem);
+    if (n == 0) {
+        errno = ENOMEM;
+        return -1;
+    }
     void *q = realloc(*p, n * elem);
     if (!q) {
         errno = ENOMEM;

@@ -17,6 +17,14 @@
  * with errno ENOMEM and *p, *cap untouched (the old array still valid). */
 int ftio_grow(void **p, size_t *cap, size_t need, size_t elem);
 
+/* Parallel arrays that share one capacity (t_start[], t_end[], bytes[]):
+ * makes each of the n arrays *arrays[k] (elements of elem[k] bytes) hold
+ * `need` elements, by the same rule as ftio_grow.  Returns 0, or -1 with
+ * errno ENOMEM and *cap untouched; the arrays grown before the failure are
+ * larger but hold what they held, so every array is still valid for *cap. */
+int ftio_grow_parallel(size_t *cap, size_t need, size_t n, void **const arrays[],
+                       const size_t elem[]);
+
 /* FTIO_GROW(ptr, cap, need): ftio_grow for a typed pointer and its size_t
  * capacity, e.g. `if (FTIO_GROW(v, cap, n + 1) < 0) return -1;`. */
 #define FTIO_GROW(ptr, cap, need) ftio_grow((void **)&(ptr), &(cap), (need), sizeof *(ptr))

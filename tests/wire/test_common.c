@@ -62,6 +62,29 @@ START_TEST(grow_overflow)
 }
 END_TEST
 
+START_TEST(grow_parallel)
+{
+    double *a = NULL;
+    uint32_t *b = NULL;
+    size_t cap = 0;
+    void **const arrays[] = {(void **)&a, (void **)&b};
+    const size_t elem[] = {sizeof *a, sizeof *b};
+    ck_assert_int_eq(ftio_grow_parallel(&cap, 3, 2, arrays, elem), 0);
+    ck_assert_uint_eq(cap, 128);     /* 1 KiB of the widest, doubles */
+    a[127] = 1.5;
+    b[127] = 7;
+    ck_assert_int_eq(ftio_grow_parallel(&cap, 129, 2, arrays, elem), 0);
+    ck_assert_uint_eq(cap, 256);
+    ck_assert(a[127] == 1.5 && b[127] == 7);
+    errno = 0;
+    ck_assert_int_eq(ftio_grow_parallel(&cap, SIZE_MAX / 4, 2, arrays, elem), -1);
+    ck_assert_int_eq(errno, ENOMEM);
+    ck_assert_uint_eq(cap, 256);
+    free(a);
+    free(b);
+}
+END_TEST
+
 START_TEST(byte_units)
 {
     double div;
@@ -92,6 +115,7 @@ Suite *ftio_test_suite(void)
     TCase *g = tcase_create("grow");
     tcase_add_test(g, grow_doubles);
     tcase_add_test(g, grow_overflow);
+    tcase_add_test(g, grow_parallel);
     suite_add_tcase(s, g);
     TCase *u = tcase_create("units");
     tcase_add_test(u, byte_units);
