@@ -10,6 +10,10 @@ mkdir -p "$LOGS"
 passed=0; failed=0; failures=""
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
+# The suite starts from none of the caller's FTIO_* variables; those set
+# below are named in FTIO_TEST_KEEP, which tests/lib.sh leaves alone.
+for _v in $(env | sed -n 's/^\(FTIO_[A-Za-z0-9_]*\)=.*/\1/p'); do unset "$_v"; done
+export FTIO_TEST_KEEP="FTIO_AUTH FTIO_EXIT_WAIT_MS"
 # Shell tests find the binaries under $FTIO_TEST_BUILD; each makes its own
 # temporary directory and endpoints (tests/lib.sh).
 export FTIO_TEST_BUILD="$B"
