@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # ftio top-level build.
 #
-# Each component owns a fragment (<dir>/build.mk) that appends to the lists below;
+# Each component owns a fragment (<dir>/<dir>.mk, named after its folder so no two fragments share a name) that appends to the lists below;
 # this file only wires them together.  Everything is built out of tree in $(B).
 #
 #   make            build everything (libftio.so, ftio, ftiod, examples, tests, benches)
@@ -69,14 +69,14 @@ all: build-all
 
 include mk/flags.mk
 include mk/paths.mk
-include common/build.mk
-include predictor/build.mk
-include libtrace/build.mk
-include examples/build.mk
-include slurm/build.mk
-include tools/build.mk
-include tests/build.mk
-include bench/build.mk
+include common/common.mk
+include predictor/predictor.mk
+include libtrace/libtrace.mk
+include examples/examples.mk
+include slurm/slurm.mk
+include tools/tools.mk
+include tests/tests.mk
+include bench/bench.mk
 include mk/install.mk
 
 build-all: $(ALL_TARGETS)

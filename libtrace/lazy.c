@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* lazy.c -- loads ZeroMQ, MUNGE and libsodium on first use (lazy.h says
- * why): dlopen() by their sonames (found at build time, libtrace/build.mk),
+ * why): dlopen() by their sonames (found at build time, libtrace/libtrace.mk),
  * RTLD_LOCAL so that they never interpose on the application's symbols, and
  * RTLD_LAZY (libzmq's thousands of C++ relocations bound when used: a
  * quarter of the load time), then dlsym() of every function the shim calls.  Runs in the flusher thread

@@ -3,7 +3,7 @@
 # (`make OPT=-O0`, `SAN=...`, `CC=clang` into the same $(B)), not only when a
 # source or header does.  $(FLAGS_STAMP) holds the flags and is rewritten only
 # when they differ, so its time is that of the last change; the object rules
-# (Makefile, libtrace/build.mk, slurm/build.mk, predictor/scan.mk) depend on
+# (Makefile, libtrace/libtrace.mk, slurm/slurm.mk, predictor/scan.mk) depend on
 # it.  Included by the Makefile before the fragments.
 FLAGS_STAMP := $(B)/.flags
 # Recursive: expanded in the recipe, after every fragment added to CFLAGS.

@@ -46,7 +46,7 @@
 #include "ftio_paths.h"   /* FTIO_PRELOAD_LIB: lib= by default */
 #include "jobid.h"
 
-/* Built with hidden visibility (slurm/build.mk): only what Slurm's plugin
+/* Built with hidden visibility (slurm/slurm.mk): only what Slurm's plugin
  * loader looks up is exported. */
 #define SPANK_EXPORT __attribute__((visibility("default")))
 #pragma GCC visibility push(default)

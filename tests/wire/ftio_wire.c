@@ -2,7 +2,7 @@
 /* ftio_wire.c -- ftio-wire, the test and benchmark tool for the wire format:
  * dispatches to the subcommands of ftio_wire.h, prints the overview with
  * --help, and holds the helpers they share.  Built as $(B)/bin/ftio-wire
- * (tests/wire.mk); not installed.
+ * (tests/tests_wire.mk); not installed.
  */
 #include <errno.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# tests/mpiio.mk -- tests of the MPI layer of libftio.so (libtrace/mpiio*.c).
+# tests/tests_mpiio.mk -- tests of the MPI layer of libftio.so (libtrace/mpiio*.c).
 #
 #   $(B)/tests/libftio-mpifake.so   the MPI objects + tests/mpiio/fakecore.c
 #                                   (a text-file stand-in for the core), to

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# tests/darshan.mk -- the native Darshan log reader (predictor/readers/darshan_*.c)
+# tests/tests_darshan.mk -- the native Darshan log reader (predictor/readers/darshan_*.c)
 #   $(B)/tests/darshan_dump   our decode in darshan-parser's text form
 #   tests/darshan/*.sh        conformance with Darshan's own tools on real logs,
 #                             `ftio LOG.darshan` end to end

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# tests/plot.mk -- the pictures and exports (predictor/plot/):
+# tests/tests_plot.mk -- the pictures and exports (predictor/plot/):
 #   $(B)/tests/test_plot    Check suite: units, escaping, ticks, whole-or-absent
 #                           output files, CSV quoting, a page of a hostile job id
 #   tests/plot/browser.sh   the pages rendered in headless Chromium: DOM and screenshot

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# tests/shim.mk -- tests of libftio.so's core, POSIX and stdio layers.
+# tests/tests_shim.mk -- tests of libftio.so's core, POSIX and stdio layers.
 # The call-family program in three builds (plain, _FORTIFY_SOURCE, LFS) and the
 # lifecycle/threads program; the shell tests drive them under LD_PRELOAD and
-# count what arrives with `ftio-wire recv` (tests/wire.mk).
+# count what arrives with `ftio-wire recv` (tests/tests_wire.mk).
 SHIM_TEST_DIR := $(B)/tests
 # The call-family program, compiled three ways from one source.
 $(SHIM_TEST_DIR)/shim_calls: tests/shim/shim_calls.c $(FLAGS_STAMP)

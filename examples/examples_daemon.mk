@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# examples/daemon.mk -- prediction consumers and the live demo (daemon engineer).
+# examples/examples_daemon.mk -- prediction consumers and the live demo (daemon engineer).
 #   $(B)/bin/subscriber   examples/subscriber.c: a scheduler using next.start/next.bytes
 #   examples/subscriber.py  the same with pyzmq (not built)
 #   examples/demo.sh        run by `make demo`

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# tests/scan.mk -- `ftio scan` (predictor/scan/)
+# tests/tests_scan.mk -- `ftio scan` (predictor/scan/)
 #   tests/scan/scan.sh      the real Darshan logs: rows vs darshan-parser,
 #                           error rows, CSV/JSONL, summary, exit statuses
 #   tests/scan/scan_mpi.sh  mpirun -np 2: the same rows as the threaded scan

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# tests/realapps.mk -- the measurement machinery of bench/realapps on real
+# tests/tests_realapps.mk -- the measurement machinery of bench/realapps on real
 # programs (LAMMPS, one of our MPI examples) live and offline; the benchmark
 # itself is `make bench` (bench/realapps/run.sh).  tests/realapps/lib.sh is
 # their shared helper, not a test.

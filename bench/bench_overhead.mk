@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# bench/overhead.mk -- per-call overhead of libftio.so (bench/overhead.sh runs it).
+# bench/bench_overhead.mk -- per-call overhead of libftio.so (bench/overhead.sh runs it).
 $(B)/bench/overhead: $(B)/bench/overhead.o
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(LDFLAGS)

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# tests/wire.mk: tests and helpers of the wire codec (common/).
+# tests/tests_wire.mk: tests and helpers of the wire codec (common/).
 #   $(B)/tests/test_wire     Check suite (round trips, rejection, fuzz, hash)
 #   $(B)/tests/bench_wire    decode/encode throughput (prints records/s)
 #   $(B)/tests/test_common   Check suite of common/grow.h and common/units.h

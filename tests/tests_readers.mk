@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# tests/readers.mk -- tests of the trace readers, the report and `ftio`.
+# tests/tests_readers.mk -- tests of the trace readers, the report and `ftio`.
 #   $(B)/tests/test_readers   Check suite: every format, valid/malformed/truncated,
 #                             detection, spool files made with the wire encoder
 #   tests/cli/*.sh            `ftio` end to end: ALGORITHM.md §8 reference table,

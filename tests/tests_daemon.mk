@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# tests/daemon.mk -- ftiod: Check unit tests of the job state and of the
+# tests/tests_daemon.mk -- ftiod: Check unit tests of the job state and of the
 # conversion parity with the offline reader, and end-to-end shell tests (which
-# forge wire batches with `ftio-wire periodic|tmio|fuzz`, tests/wire.mk).
+# forge wire batches with `ftio-wire periodic|tmio|fuzz`, tests/tests_wire.mk).
 DAEMON_TEST_JOB := $(B)/tests/test_job
 
 # job.o calls job_activities.o (per-activity streams), which reports through

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# bench/mpiio.mk -- MPI-IO overhead benchmark (bench/overhead-mpiio.sh runs it).
+# bench/bench_mpiio.mk -- MPI-IO overhead benchmark (bench/overhead-mpiio.sh runs it).
 $(B)/bench/mpi_overhead: bench/mpi_overhead.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) -o $@ $< $(LDFLAGS)

@@ -2,8 +2,8 @@
 # examples: build fragment (see top-level Makefile)
 #   $(B)/bin/posix_periodic   plain POSIX program with periodic checkpoints
 #   $(B)/bin/flush_points     explicit flush points through <ftio.h>
-include examples/daemon.mk
-include examples/mpi.mk
+include examples/examples_daemon.mk
+include examples/examples_mpi.mk
 
 $(B)/bin/posix_periodic: $(B)/examples/posix_periodic.o
 	@mkdir -p $(dir $@)

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# tests/analysis.mk -- Check unit tests of libftioanalysis.a: every
+# tests/tests_analysis.mk -- Check unit tests of libftioanalysis.a: every
 # tests/analysis/analysis_*.c becomes the binary $(B)/tests/analysis_*.
 ANALYSIS_TESTS := $(patsubst tests/analysis/%.c,$(B)/tests/%,$(wildcard tests/analysis/analysis_*.c))
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# bench/ingest.mk -- ftiod ingest benchmark (included from bench/build.mk).
+# bench/bench_ingest.mk -- ftiod ingest benchmark (included from bench/bench.mk).
 #   $(B)/bench/ingest   throughput (records/s decoded + merged), ftiod RSS over
 #                       time, flush-to-prediction latency with a 1 h window.
 #   bench/ingest.sh     runs it (short by default; INGEST_DURATION=600 for the spec run)

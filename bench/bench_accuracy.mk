@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# bench/accuracy.mk -- the accuracy benchmark (included from bench/build.mk).
+# bench/bench_accuracy.mk -- the accuracy benchmark (included from bench/bench.mk).
 #   $(B)/bench/accuracy-gen   the semi-synthetic traces of docs/ACCURACY.md
 # bench/accuracy.sh generates them and scores ftio and ftiod (bench/accuracy_eval.py);
 # tests/analysis/accuracy.sh runs a small subset in `make check`, so the

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# bench/realapps.mk -- the realapps benchmark's own MPI examples (included from
-# bench/build.mk; bench/realapps/run.sh runs the benchmark):
+# bench/bench_realapps.mk -- the realapps benchmark's own MPI examples (included from
+# bench/bench.mk; bench/realapps/run.sh runs the benchmark):
 #   $(B)/bench/realapps/shapes   output shapes of real codes (rank0, uneven,
 #                                heights, stagger, drift); tests/realapps uses
 #                                it, so it is built by default

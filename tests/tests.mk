@@ -6,16 +6,16 @@
 
 # Every Check binary links this main(); its test file defines ftio_test_suite().
 CHECK_MAIN := $(B)/tests/check_main.o
-include tests/analysis.mk
-include tests/readers.mk
-include tests/cli.mk
-include tests/darshan.mk
-include tests/scan.mk
-include tests/wire.mk
-include tests/shim.mk
-include tests/mpiio.mk
-include tests/daemon.mk
-include tests/plot.mk
+include tests/tests_analysis.mk
+include tests/tests_readers.mk
+include tests/tests_cli.mk
+include tests/tests_darshan.mk
+include tests/tests_scan.mk
+include tests/tests_wire.mk
+include tests/tests_shim.mk
+include tests/tests_mpiio.mk
+include tests/tests_daemon.mk
+include tests/tests_plot.mk
 SHELL_TESTS += tests/install.sh tests/kit.sh tests/deps.sh tests/license.sh tests/spdx.sh
-include tests/slurm.mk
-include tests/realapps.mk
+include tests/tests_slurm.mk
+include tests/tests_realapps.mk

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# bench/scan.mk -- the fleet-scan benchmark (included from bench/build.mk).
+# bench/bench_scan.mk -- the fleet-scan benchmark (included from bench/bench.mk).
 #   $(B)/bin/darshan-archive-gen   synthetic binary Darshan logs (counters,
 #                                  heatmap, dxt) for bench/scan.sh
 $(B)/bin/darshan-archive-gen: $(B)/bench/darshan_archive_gen.o $(COMMON_LIB)

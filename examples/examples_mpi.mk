@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# examples/mpi.mk -- MPI examples, built with mpicc (included by examples/build.mk).
+# examples/examples_mpi.mk -- MPI examples, built with mpicc (included by examples/examples.mk).
 #   $(B)/bin/checkpoint   periodic MPI-IO checkpointing mini-app (--help)
 $(B)/bin/checkpoint: examples/checkpoint.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)

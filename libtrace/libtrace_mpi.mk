@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# libtrace/mpiio.mk -- the MPI layer of libftio.so (MPI-IO + MPI lifecycle).
+# libtrace/libtrace_mpi.mk -- the MPI layer of libftio.so (MPI-IO + MPI lifecycle).
 #
-# MPIIO_OBJS is linked into $(B)/lib/libftio.so by libtrace/build.mk.  These
+# MPIIO_OBJS is linked into $(B)/lib/libftio.so by libtrace/libtrace.mk.  These
 # objects need mpi.h only: they never link libmpi (every MPI function is
 # resolved at run time, see libtrace/mpiio.h), so non-MPI programs still load
 # the shim.

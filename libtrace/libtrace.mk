@@ -1,14 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # libtrace: build fragment (see top-level Makefile).
 # libftio.so = the shim core + POSIX/stdio layers (this file) + the MPI-IO
-# layer ($(MPIIO_OBJS), libtrace/mpiio.mk) + the wire codec (libftiocommon.a,
+# layer ($(MPIIO_OBJS), libtrace/libtrace_mpi.mk) + the wire codec (libftiocommon.a,
 # linked in privately: --exclude-libs keeps its symbols out of the dynamic
 # table).  Core objects are built with -fvisibility=hidden: only the wrapped
 # symbols and the ftio.h API (FTIO_EXPORT) are exported.
 # ZeroMQ, MUNGE and libsodium are not linked: the flusher loads them when a
 # process has something to send (libtrace/lazy.h); the shim's own builds of
 # common/auth.c and common/transport.c call them through lazy.h's pointers.
-include libtrace/mpiio.mk
+include libtrace/libtrace_mpi.mk
 
 SHIM_SRCS := libtrace/core.c libtrace/config.c libtrace/fdtable.c libtrace/files.c \
              libtrace/ring.c libtrace/flusher.c libtrace/sink_zmq.c libtrace/spool.c libtrace/posix.c \
