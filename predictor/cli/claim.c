@@ -118,10 +118,9 @@ int ftio_cmd_claim(int argc, char **argv)
         fprintf(stderr, "ftio claim: %s\n", err);
         return 2;
     }
-    const char *au = getenv("FTIO_AUTH");
     struct claim_ctx c = {
         .q = {.server_key = server_key, .key_file = key, .timeout = timeout,
-              .munge = !au || ftio_auth_mode_parse(au) != FTIO_AUTH_NONE},
+              .munge = ftio_auth_client_mode(NULL, 0) != FTIO_AUTH_NONE},
         .job = job, .uid = uid,
     };
     cliopt_each(endpoint, claim_one, &c);

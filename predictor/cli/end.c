@@ -157,10 +157,9 @@ int ftio_cmd_end(int argc, char **argv)
         return 2;
     }
     /* The owner proves who they are with MUNGE; an admin key may end any job. */
-    const char *au = getenv("FTIO_AUTH");
     struct end_ctx c = {
         .q = {.server_key = server_key, .key_file = key, .timeout = timeout,
-              .munge = !au || ftio_auth_mode_parse(au) != FTIO_AUTH_NONE},
+              .munge = ftio_auth_client_mode(NULL, 0) != FTIO_AUTH_NONE},
         .job = job, .several = strchr(endpoint, ',') != NULL,
     };
     cliopt_each(endpoint, had_ended, &c);

@@ -150,10 +150,9 @@ struct sub_opts {
 
 static struct ftio_query_opts query_opts(const struct sub_opts *o, const char *endpoint)
 {
-    const char *au = getenv("FTIO_AUTH");
     return (struct ftio_query_opts){
         .endpoint = endpoint, .server_key = o->server_key, .key_file = o->key, .timeout = 5,
-        .munge = !au || ftio_auth_mode_parse(au) != FTIO_AUTH_NONE,
+        .munge = ftio_auth_client_mode(NULL, 0) != FTIO_AUTH_NONE,
     };
 }
 
