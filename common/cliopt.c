@@ -380,6 +380,17 @@ int cliopt_parse_argv(struct cliopt_parser *p, int argc, char **argv)
     return rc < 0 ? rc : optind;
 }
 
+int cliopt_parse_command(struct cliopt_parser *p, int argc, char **argv, int min, int max,
+                         const char *what)
+{
+    int first = cliopt_parse_argv(p, argc, argv);
+    if (first < 0 || (argc - first >= min && (max < 0 || argc - first <= max)))
+        return first;
+    if (!what && max == 0)
+        return cliopt_error(p, "unexpected argument '%s' (see %s --help)", argv[first], p->prog);
+    return cliopt_error(p, "%s (see %s --help)", what, p->prog);
+}
+
 static char *trim(char *s)
 {
     while (*s == ' ' || *s == '\t')

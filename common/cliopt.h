@@ -138,6 +138,16 @@ int  cliopt_defaults(struct cliopt_parser *p);
  * --help/--version (exit 0), -2 on a usage error (one line on stderr: exit 2). */
 int  cliopt_parse_argv(struct cliopt_parser *p, int argc, char **argv);
 
+/* cliopt_parse_argv, then the number of operands, which must be in [min,
+ * max] (max < 0: no bound); else one line "PROG: WHAT (see PROG --help)", or
+ * with max 0 and WHAT NULL "PROG: unexpected argument 'X' (see PROG --help)",
+ * and -2.  Returns what cliopt_parse_argv returns. */
+int  cliopt_parse_command(struct cliopt_parser *p, int argc, char **argv, int min, int max,
+                          const char *what);
+/* A command's exit status after a parse returned rc < 0: 0 after --help or
+ * --version (-1), 2 after a usage error (-2). */
+#define CLIOPT_EXIT_STATUS(rc) ((rc) == -1 ? 0 : 2)
+
 /* Apply `option = value` lines of FILE (# comments, a bare `option` for a
  * flag), skipping options already seen (the command line wins).  0, or -1
  * after one line "PROG: FILE:LINE: ..." on stderr; missing_ok: a file that

@@ -5,6 +5,7 @@
  *   ftio sub [options]       subscribe to ftiod's predictions      (sub.c)
  *   ftio replay FILE...      send spool files to a running ftiod   (replay.c)
  *   ftio end JOB             end a job in ftiod now                (end.c)
+ *   ftio claim JOB USER      give a job id to a user               (claim.c)
  *   ftio keygen NAME         a CURVE key pair                      (keygen.c)
  *   ftio relay               a node's connection to ftiod          (relay.c)
  *   ftio report LOG.jsonl    the page of a finished live job   (report_cmd.c)
@@ -17,6 +18,8 @@
 
 #include <stdbool.h>
 #include "analysis.h"
+#include "cliopt.h"
+#include "control.h"
 #include "trace.h"
 
 int ftio_cmd_sub(int argc, char **argv);
@@ -38,6 +41,31 @@ int ftio_report_last_page(struct json_t *answer, const char *job, const char *fr
  * (FTIO_DAEMON_CONFIG, default FTIOD_CONFIG_DEFAULT of ftio_paths.h), else ftiod's defaults. */
 struct ftio_endpoints { const char *listen, *pub, *status; };
 void ftio_default_endpoints(struct ftio_endpoints *e);
+
+/* What `ftio end` and `ftio claim` share (endpoints.c): they ask every ftiod
+ * of a list on its control socket, with the options --endpoint E[,E...]
+ * (alias --status-endpoint), --timeout S, --server-key K, --key FILE. */
+struct ftio_control_client {
+    /* set by the command */
+    const char *several;        /* what is done with a list: " are tried in turn" */
+    const char *answer;         /* what --timeout bounds: "the answer" */
+    int min_args, max_args;     /* operands */
+    const char *args_error;     /* the complaint when their number is wrong */
+    /* set by ftio_control_client_parse */
+    const char *endpoints;      /* status endpoints, comma-separated */
+    struct ftio_query_opts q;   /* keys, timeout; MUNGE unless FTIO_AUTH=none */
+    struct cliopt t[8];
+    char endpoint_help[128], timeout_help[64];
+};
+/* Parse the command line with p (prog, usage, about and epilog set): the
+ * options, the number of operands, --key only with --server-key.  Returns
+ * what cliopt_parse_argv returns; c->endpoints lives until cliopt_free(p). */
+int ftio_control_client_parse(struct ftio_control_client *c, struct cliopt_parser *p, int argc,
+                              char **argv);
+/* Can the request be sent (a job id that fits the protocol)?  true, or
+ * false after "PROG: reason" on stderr (a usage error). */
+bool ftio_control_client_valid(const struct cliopt_parser *p, enum ftio_control_verb v,
+                               const char *job, int64_t uid);
 
 /* Options of the offline analysis, parsed by ftio_main.c. */
 struct ftio_cli {

@@ -1,16 +1,21 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* endpoints.c -- where the client subcommands find ftiod when no option
- * says so: the environment (FTIO_ENDPOINT, FTIO_PUB, FTIO_STATUS), else the
- * daemon's own configuration file ($SYSCONFDIR/ftio/ftiod.conf: its listen, pub
- * and status-endpoint, so that on the daemon's host `ftio sub` just works),
- * else ftiod's built-in defaults.  A wildcard bind address in the file
- * (tcp://ANY:P written with a star, or tcp://0.0.0.0:P) is reached at
- * tcp://127.0.0.1:P.
+/* endpoints.c -- how the client subcommands reach ftiod.
+ *
+ * Where ftiod is when no option says so: the environment (FTIO_ENDPOINT,
+ * FTIO_PUB, FTIO_STATUS), else the daemon's own configuration file
+ * ($SYSCONFDIR/ftio/ftiod.conf: its listen, pub and status-endpoint, so that
+ * on the daemon's host `ftio sub` just works), else ftiod's built-in
+ * defaults.  A wildcard bind address in the file (tcp://ANY:P written with a
+ * star, or tcp://0.0.0.0:P) is reached at tcp://127.0.0.1:P.
+ *
+ * And the options of the commands that ask ftiod's control socket (`ftio
+ * end`, `ftio claim`): which daemons, how long to wait, which CURVE keys.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "auth.h"
 #include "cliopt.h"
 #include "ftio_paths.h"   /* FTIOD_CONFIG_DEFAULT */
 #include "commands.h"
@@ -66,4 +71,52 @@ void ftio_default_endpoints(struct ftio_endpoints *e)
     e->pub = (env = getenv("FTIO_PUB")) && *env ? env : pub[0] ? pub : FTIO_DEFAULT_PUB;
     e->status = (env = getenv("FTIO_STATUS")) && *env ? env : status[0] ? status
                                                                         : FTIO_DEFAULT_STATUS;
+}
+
+int ftio_control_client_parse(struct ftio_control_client *c, struct cliopt_parser *p, int argc,
+                              char **argv)
+{
+    struct ftio_endpoints ep;
+    ftio_default_endpoints(&ep);
+    c->endpoints = ep.status;
+    c->q = (struct ftio_query_opts){.munge = ftio_auth_client_mode(NULL, 0) != FTIO_AUTH_NONE};
+    snprintf(c->endpoint_help, sizeof c->endpoint_help,
+             "ftiod's status endpoint (its --status-endpoint);\nseveral (E,E or repeated)%s",
+             c->several);
+    snprintf(c->timeout_help, sizeof c->timeout_help, "wait at most S seconds for %s", c->answer);
+    const struct cliopt t[] = {
+        {"endpoint", 'e', CLIOPT_LIST, "E", c->endpoint_help,
+         "$FTIO_STATUS, ftiod.conf's status-endpoint or " FTIO_DEFAULT_STATUS,
+         .to.s = &c->endpoints, .flags = CLIOPT_DEF_DOC},
+        {"status-endpoint", 0, CLIOPT_LIST, "E", "the same as --endpoint", NULL,
+         .to.s = &c->endpoints},
+        {"timeout", 0, CLIOPT_DOUBLE, "S", c->timeout_help, "5", .to.d = &c->q.timeout, .min = 0,
+         .max = 3600, .flags = CLIOPT_MIN_OPEN},
+        {"server-key", 0, CLIOPT_STRING, "K", "ftiod's CURVE public key (or file)", NULL,
+         .to.s = &c->q.server_key},
+        {"key", 0, CLIOPT_STRING, "FILE", "our CURVE key pair (ftio keygen)", NULL,
+         .to.s = &c->q.key_file},
+        CLIOPT_HELP_VERSION("the version"),
+        {0},
+    };
+    _Static_assert(sizeof t == sizeof c->t, "room for the control client's options");
+    memcpy(c->t, t, sizeof t);
+    p->opts = c->t;
+    p->version = FTIO_VERSION;
+    if (cliopt_defaults(p) != 0)
+        return -2;
+    int first = cliopt_parse_command(p, argc, argv, c->min_args, c->max_args, c->args_error);
+    if (first >= 0 && c->q.key_file && !c->q.server_key)
+        first = cliopt_error(p, "--key needs --server-key");
+    return first;
+}
+
+bool ftio_control_client_valid(const struct cliopt_parser *p, enum ftio_control_verb v,
+                               const char *job, int64_t uid)
+{
+    char req[FTIO_CONTROL_REQ_MAX], err[256];
+    if (ftio_control_encode(req, sizeof req, v, job, uid, err, sizeof err) == 0)
+        return true;
+    fprintf(stderr, "%s: %s\n", p->prog, err);
+    return false;
 }

@@ -60,6 +60,14 @@ for spelling in "-e" "-e " "--endpoint=" "--endpoint "; do
   run "$FTIO" end $spelling$ep --timeout 0.3 job1
   [ "$rc" = 1 ] && grep -q "$ep" "$T/err" && ok "ftio end $spelling$ep" || no "ftio end $spelling: exit $rc $(cat "$T/err")"
 done
+# A repeated --endpoint is one list: each daemon named is asked (the joined
+# list lives as long as the command).
+for cmd in "end job1" "claim job1 root"; do
+  # shellcheck disable=SC2086
+  run "$FTIO" ${cmd%% *} --endpoint "ipc://$T/nobody1" --endpoint "ipc://$T/nobody2" --timeout 0.3 ${cmd#* }
+  [ "$rc" = 1 ] && grep -q "ipc://$T/nobody1 " "$T/err" && grep -q "ipc://$T/nobody2 " "$T/err" \
+    && ok "ftio $cmd: a repeated --endpoint asks both" || no "ftio $cmd, --endpoint twice: exit $rc $(cat "$T/err")"
+done
 for spelling in "-s0" "-s 0" "--speed=0" "--speed 0"; do
   # shellcheck disable=SC2086
   refused '^ftio replay: --speed: must be in \(0, [0-9]+\], not 0$' "$FTIO" replay $spelling x.msgpack
