@@ -57,8 +57,6 @@ static int64_t user_uid(const char *u)
     return !errno && end != u && !*end && v >= 0 && v < 4294967295LL ? (int64_t)v : -1;
 }
 
-static const char usage_text[] =
-    "usage: ftio claim [--endpoint E] [--timeout S] [--server-key K [--key FILE]] JOB USER\n";
 static const char about_text[] =
     "Tell ftiod that job id JOB belongs to USER (a name or a uid) before the job\n"
     "starts (a batch system's prolog; Slurm's plugin does it for every step):\n"
@@ -70,26 +68,29 @@ static const char epilog_text[] =
     "Exit status: 0 when every daemon took the claim, 1 when one refused or\n"
     "did not answer, 2 on a usage error.\n";
 
+/* After the options: JOB USER. */
+static int claim(const struct ftio_control_client *cc, char **args, int nargs)
+{
+    (void)nargs;   /* 2 */
+    int64_t uid = user_uid(args[1]);
+    if (uid < 0) {
+        fprintf(stderr, "ftio claim: %s: no such user\n", args[1]);
+        return 2;
+    }
+    if (!ftio_control_client_valid(cc, FTIO_CTL_CLAIM, args[0], uid))
+        return 2;
+    struct claim_ctx c = {.q = cc->q, .job = args[0], .uid = uid};
+    cliopt_each(cc->endpoints, claim_one, &c);
+    return c.failed ? 1 : 0;
+}
+
 int ftio_cmd_claim(int argc, char **argv)
 {
-    struct ftio_control_client cc = {
-        .several = ": each is told", .answer = "each answer",
-        .min_args = 2, .max_args = 2, .args_error = "a job id and a user expected",
+    static const struct ftio_control_cmd cmd = {
+        .prog = "ftio claim", .about = about_text, .epilog = epilog_text,
+        .operands = "JOB USER",
+        .several = ": each is told", .answer = "each answer", .min_args = 2, .max_args = 2,
+        .args_error = "a job id and a user expected", .run = claim,
     };
-    struct cliopt_parser p = {
-        .prog = "ftio claim", .usage = usage_text, .about = about_text, .epilog = epilog_text,
-    };
-    int first = ftio_control_client_parse(&cc, &p, argc, argv), rc = 2;
-    int64_t uid = first < 0 ? -1 : user_uid(argv[first + 1]);
-    if (first < 0) {
-        rc = CLIOPT_EXIT_STATUS(first);
-    } else if (uid < 0) {
-        fprintf(stderr, "ftio claim: %s: no such user\n", argv[first + 1]);
-    } else if (ftio_control_client_valid(&p, FTIO_CTL_CLAIM, argv[first], uid)) {
-        struct claim_ctx c = {.q = cc.q, .job = argv[first], .uid = uid};
-        cliopt_each(cc.endpoints, claim_one, &c);
-        rc = c.failed ? 1 : 0;
-    }
-    cliopt_free(&p);
-    return rc;
+    return ftio_control_client_main(&cmd, argc, argv);
 }

@@ -45,26 +45,31 @@ void ftio_default_endpoints(struct ftio_endpoints *e);
 /* What `ftio end` and `ftio claim` share (endpoints.c): they ask every ftiod
  * of a list on its control socket, with the options --endpoint E[,E...]
  * (alias --status-endpoint), --timeout S, --server-key K, --key FILE. */
-struct ftio_control_client {
-    /* set by the command */
+struct ftio_control_client;
+struct ftio_control_cmd {
+    const char *prog, *about, *epilog;   /* for cliopt_parser */
+    const char *operands;       /* in the synopsis, after the options: "JOB USER" */
     const char *several;        /* what is done with a list: " are tried in turn" */
     const char *answer;         /* what --timeout bounds: "the answer" */
     int min_args, max_args;     /* operands */
     const char *args_error;     /* the complaint when their number is wrong */
-    /* set by ftio_control_client_parse */
+    /* The command's work on its operands, after the options: the exit status. */
+    int (*run)(const struct ftio_control_client *c, char **args, int nargs);
+};
+struct ftio_control_client {
+    const struct ftio_control_cmd *cmd;
     const char *endpoints;      /* status endpoints, comma-separated */
     struct ftio_query_opts q;   /* keys, timeout; MUNGE unless FTIO_AUTH=none */
+    struct cliopt_parser p;     /* owns a repeated --endpoint's list */
     struct cliopt t[8];
-    char endpoint_help[128], timeout_help[64];
+    char endpoint_help[128], timeout_help[64], usage[160];
 };
-/* Parse the command line with p (prog, usage, about and epilog set): the
- * options, the number of operands, --key only with --server-key.  Returns
- * what cliopt_parse_argv returns; c->endpoints lives until cliopt_free(p). */
-int ftio_control_client_parse(struct ftio_control_client *c, struct cliopt_parser *p, int argc,
-                              char **argv);
+/* Parse the command line (the options, the number of operands, --key only
+ * with --server-key), then cmd->run; returns the exit status. */
+int ftio_control_client_main(const struct ftio_control_cmd *cmd, int argc, char **argv);
 /* Can the request be sent (a job id that fits the protocol)?  true, or
  * false after "PROG: reason" on stderr (a usage error). */
-bool ftio_control_client_valid(const struct cliopt_parser *p, enum ftio_control_verb v,
+bool ftio_control_client_valid(const struct ftio_control_client *c, enum ftio_control_verb v,
                                const char *job, int64_t uid);
 
 /* Options of the offline analysis, parsed by ftio_main.c. */

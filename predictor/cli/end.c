@@ -98,8 +98,6 @@ static int end_one(const char *endpoint, void *arg)
     return c->ended;
 }
 
-static const char usage_text[] =
-    "usage: ftio end [--endpoint E] [--timeout S] [--server-key K [--key FILE]] [JOB]\n";
 static const char about_text[] =
     "Tell ftiod that job JOB is over (a batch system's epilog): its end summary\n"
     "is published at once instead of after --job-timeout of silence.  Only the\n"
@@ -110,10 +108,17 @@ static const char epilog_text[] =
     "Exit status: 0 when ftiod is ending the job or it had ended (said so), 1\n"
     "when it does not know it or does not answer, 2 on a usage error.\n";
 
-/* Tell the daemons of the list: 0 when one is ending the job or had ended
- * it, 1 when none could. */
-static int end_job(const struct ftio_control_client *cc, const char *job)
+/* After the options: [JOB].  0 when a daemon of the list is ending the job
+ * or had ended it, 1 when none could. */
+static int end_job(const struct ftio_control_client *cc, char **args, int nargs)
 {
+    const char *job = nargs ? args[0] : getenv("SLURM_JOB_ID");
+    if (!job || !*job) {
+        fprintf(stderr, "ftio end: no job given (and no SLURM_JOB_ID)\n");
+        return 2;
+    }
+    if (!ftio_control_client_valid(cc, FTIO_CTL_END, job, -1))
+        return 2;
     /* The owner proves who they are with MUNGE; an admin key may end any job. */
     struct end_ctx c = {.q = cc->q, .job = job, .several = strchr(cc->endpoints, ',') != NULL};
     cliopt_each(cc->endpoints, had_ended, &c);
@@ -128,21 +133,11 @@ static int end_job(const struct ftio_control_client *cc, const char *job)
 
 int ftio_cmd_end(int argc, char **argv)
 {
-    struct ftio_control_client cc = {
-        .several = " are tried in turn", .answer = "the answer",
-        .min_args = 0, .max_args = 1, .args_error = "one job at a time",
+    static const struct ftio_control_cmd cmd = {
+        .prog = "ftio end", .about = about_text, .epilog = epilog_text,
+        .operands = "[JOB]",
+        .several = " are tried in turn", .answer = "the answer", .min_args = 0, .max_args = 1,
+        .args_error = "one job at a time", .run = end_job,
     };
-    struct cliopt_parser p = {
-        .prog = "ftio end", .usage = usage_text, .about = about_text, .epilog = epilog_text,
-    };
-    int first = ftio_control_client_parse(&cc, &p, argc, argv), rc = 2;
-    const char *job = first < 0 ? NULL : first < argc ? argv[first] : getenv("SLURM_JOB_ID");
-    if (first < 0)
-        rc = CLIOPT_EXIT_STATUS(first);
-    else if (!job || !*job)
-        fprintf(stderr, "ftio end: no job given (and no SLURM_JOB_ID)\n");
-    else if (ftio_control_client_valid(&p, FTIO_CTL_END, job, -1))
-        rc = end_job(&cc, job);
-    cliopt_free(&p);
-    return rc;
+    return ftio_control_client_main(&cmd, argc, argv);
 }

@@ -73,17 +73,22 @@ void ftio_default_endpoints(struct ftio_endpoints *e)
                                                                         : FTIO_DEFAULT_STATUS;
 }
 
-int ftio_control_client_parse(struct ftio_control_client *c, struct cliopt_parser *p, int argc,
-                              char **argv)
+/* The options, the operands, --key only with --server-key: what
+ * cliopt_parse_argv returns. */
+static int client_parse(struct ftio_control_client *c, int argc, char **argv)
 {
+    const struct ftio_control_cmd *cmd = c->cmd;
     struct ftio_endpoints ep;
     ftio_default_endpoints(&ep);
     c->endpoints = ep.status;
     c->q = (struct ftio_query_opts){.munge = ftio_auth_client_mode(NULL, 0) != FTIO_AUTH_NONE};
     snprintf(c->endpoint_help, sizeof c->endpoint_help,
              "ftiod's status endpoint (its --status-endpoint);\nseveral (E,E or repeated)%s",
-             c->several);
-    snprintf(c->timeout_help, sizeof c->timeout_help, "wait at most S seconds for %s", c->answer);
+             cmd->several);
+    snprintf(c->timeout_help, sizeof c->timeout_help, "wait at most S seconds for %s", cmd->answer);
+    snprintf(c->usage, sizeof c->usage,
+             "usage: %s [--endpoint E] [--timeout S] [--server-key K [--key FILE]] %s\n", cmd->prog,
+             cmd->operands);
     const struct cliopt t[] = {
         {"endpoint", 'e', CLIOPT_LIST, "E", c->endpoint_help,
          "$FTIO_STATUS, ftiod.conf's status-endpoint or " FTIO_DEFAULT_STATUS,
@@ -101,22 +106,34 @@ int ftio_control_client_parse(struct ftio_control_client *c, struct cliopt_parse
     };
     _Static_assert(sizeof t == sizeof c->t, "room for the control client's options");
     memcpy(c->t, t, sizeof t);
-    p->opts = c->t;
-    p->version = FTIO_VERSION;
-    if (cliopt_defaults(p) != 0)
+    c->p = (struct cliopt_parser){
+        .prog = cmd->prog, .version = FTIO_VERSION, .usage = c->usage, .about = cmd->about,
+        .epilog = cmd->epilog, .opts = c->t,
+    };
+    if (cliopt_defaults(&c->p) != 0)
         return -2;
-    int first = cliopt_parse_command(p, argc, argv, c->min_args, c->max_args, c->args_error);
+    int first = cliopt_parse_command(&c->p, argc, argv, cmd->min_args, cmd->max_args,
+                                     cmd->args_error);
     if (first >= 0 && c->q.key_file && !c->q.server_key)
-        first = cliopt_error(p, "--key needs --server-key");
+        first = cliopt_error(&c->p, "--key needs --server-key");
     return first;
 }
 
-bool ftio_control_client_valid(const struct cliopt_parser *p, enum ftio_control_verb v,
+int ftio_control_client_main(const struct ftio_control_cmd *cmd, int argc, char **argv)
+{
+    struct ftio_control_client c = {.cmd = cmd};
+    int first = client_parse(&c, argc, argv);
+    int rc = first < 0 ? CLIOPT_EXIT_STATUS(first) : cmd->run(&c, argv + first, argc - first);
+    cliopt_free(&c.p);
+    return rc;
+}
+
+bool ftio_control_client_valid(const struct ftio_control_client *c, enum ftio_control_verb v,
                                const char *job, int64_t uid)
 {
     char req[FTIO_CONTROL_REQ_MAX], err[256];
     if (ftio_control_encode(req, sizeof req, v, job, uid, err, sizeof err) == 0)
         return true;
-    fprintf(stderr, "%s: %s\n", p->prog, err);
+    fprintf(stderr, "%s: %s\n", c->cmd->prog, err);
     return false;
 }

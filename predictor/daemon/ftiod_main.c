@@ -283,13 +283,10 @@ static int parse_args(int argc, char **argv, struct ftiod_settings *s)
         .epilog = epilog_text, .opts = t,
     };
     int rc = 0, first = cliopt_bind(t, ftiod_opts, s, shared) != 0 || cliopt_defaults(&p) != 0
-                            ? -2 : cliopt_parse_argv(&p, argc, argv);
+                            ? -2 : cliopt_parse_command(&p, argc, argv, 0, 0, NULL);
     if (first == -1) {
         rc = 1;
     } else if (first < 0) {
-        rc = -1;
-    } else if (first < argc) {
-        cliopt_error(&p, "unexpected argument '%s' (see ftiod --help)", argv[first]);
         rc = -1;
     } else if (s->cl.print_config) {
         /* No compiled-in path here: packaging/ftiod.conf is this text for every PREFIX. */
