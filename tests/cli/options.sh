@@ -7,7 +7,8 @@
 #  - the same spellings work everywhere: -f10, -f 10, --freq=10, --freq 10;
 #  - out-of-bounds values are refused with the same one line and exit 2;
 #  - --help exits 0, names every option, and every option it names is in the
-#    man page;
+#    man page; ftiod.1 states each of ftiod's defaults as its table does, and
+#    names the variables of its env column;
 #  - ftiod's configuration file: a value is taken, the command line wins, a
 #    bad line is "FILE:LINE: ..." with exit 2; packaging/ftiod.conf is what
 #    `ftiod --print-config` prints;
@@ -136,6 +137,52 @@ want="--endpoint --timeout --server-key --key"
 helpcheck man/ftio.1 "ftio end" "$FTIO" end
 want="--listen --pub --status-endpoint --log --state-dir --config --freq --tol --no-psd --compat --detector --sampling --window --step --max-memory --settle --min-interval --threads --catch-up --horizon --summary-records --job-timeout --keep-ended --max-jobs --max-procs --max-msg --rcvhwm --auth --munge-socket --curve-secret --curve-clients --socket-mode --socket-group --max-connections --user-jobs --user-procs --user-rate --status --server-key --key --json --verbose --print-config"
 helpcheck man/ftiod.1 ftiod "$FTIOD"
+# ftiod.1 states the default of every option that has one, the table's
+# (ftiod --print-config), and its ENVIRONMENT names every variable of the
+# table's env column (ftiod --help).
+"$FTIOD" --config none --print-config >"$T/defaults.conf" 2>&1
+run "$FTIOD" --help
+if "$PY" - man/ftiod.1 "$T/defaults.conf" "$T/out" <<'PYEOF'
+import re, sys
+page, conf, helptext = (open(f).read() for f in sys.argv[1:4])
+table = dict(re.findall(r"^#([a-z][a-z-]*) = (.+)$", conf, re.M))   # options with a default
+def plain(t):
+    return re.sub(r"\\f[BIRP]|\\[&:%]", "", t).replace("\\-", "-")
+def value(v):   # "256 MiB" -> 268435456.0, "0: one per core" -> 0.0, "adaptive" -> "adaptive"
+    m = re.match(r"(-?\d+(?:\.\d+)?(?:e\d+)?)\s*(KiB|MiB|GiB)?\b", v)
+    if m:
+        return float(m.group(1)) * {None: 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}[m.group(2)]
+    return v.split()[0].rstrip(":") if v.split() else v
+options = page.split("\n.SH OPTIONS", 1)[1].split("\n.SH ", 1)[0]
+bad, checked = [], []
+for item in re.split(r"\n\.TP\n", options)[1:]:
+    head, _, body = item.split("\n.SS", 1)[0].partition("\n")
+    names = re.findall(r"--([a-z][a-z-]+)", plain(head))
+    text = " ".join(re.sub(r"^\.[A-Z]+ ?", "", plain(l)) for l in body.split("\n"))
+    stated = [m.group(1) or m.group(2) for m in
+              re.finditer(r"\(default:? ([^;),]+)|(\S+) \(default\)", text)]
+    # one default per option of the heading, in order (--user-jobs, --user-procs ...)
+    for name, said in zip(names, stated):
+        if name not in table:   # computed or no default (--max-connections, --munge-socket)
+            continue
+        checked.append(name)
+        if value(said) != value(table[name]):
+            bad.append("--%s: ftiod.1 says %s, the table %s" % (name, said, table[name]))
+env = re.search(r"^Environment: (.*?)\.$", helptext, re.M | re.S)
+variables = re.findall(r"(\w+), the default --", env.group(1)) if env else []
+section = page.split("\n.SH ENVIRONMENT", 1)[1].split("\n.SH ", 1)[0]
+bad += ["ENVIRONMENT does not name %s (ftiod --help does)" % v for v in variables
+        if ".B %s\n" % v not in section]
+bad += ["--%s: no default stated (the table's: %s)" % (n, table[n]) for n in table
+        if n not in checked]
+for b in bad:
+    print("FAIL: man/ftiod.1: " + b)
+print("ftiod.1: %d stated defaults checked (%s); variables %s" % (len(checked), " ".join(checked),
+      " ".join(variables)))
+sys.exit(1 if bad or not checked or not variables else 0)
+PYEOF
+then ok "ftiod.1 states the table's defaults and names its variables"
+else no "ftiod.1 and ftiod's table disagree (above)"; fi
 
 # ---- ftiod's configuration file ------------------------------------------------
 "$FTIOD" --config none --print-config >"$T/template.conf" 2>&1
