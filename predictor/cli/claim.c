@@ -57,17 +57,6 @@ static int64_t user_uid(const char *u)
     return !errno && end != u && !*end && v >= 0 && v < 4294967295LL ? (int64_t)v : -1;
 }
 
-static const char about_text[] =
-    "Tell ftiod that job id JOB belongs to USER (a name or a uid) before the job\n"
-    "starts (a batch system's prolog; Slurm's plugin does it for every step):\n"
-    "nobody else's batches can then take that id.  Only root or ftiod's own\n"
-    "user may claim (MUNGE proves who asks).\n";
-static const char epilog_text[] =
-    "Environment: FTIO_STATUS (default --endpoint, else ftiod's configuration\n"
-    "file, FTIO_DAEMON_CONFIG), FTIO_AUTH=none for a daemon without MUNGE.\n"
-    "Exit status: 0 when every daemon took the claim, 1 when one refused or\n"
-    "did not answer, 2 on a usage error.\n";
-
 /* After the options: JOB USER. */
 static int claim(const struct ftio_control_client *cc, char **args, int nargs)
 {
@@ -84,13 +73,13 @@ static int claim(const struct ftio_control_client *cc, char **args, int nargs)
     return c.failed ? 1 : 0;
 }
 
-int ftio_cmd_claim(int argc, char **argv)
-{
-    static const struct ftio_control_cmd cmd = {
-        .prog = "ftio claim", .about = about_text, .epilog = epilog_text,
-        .operands = "JOB USER",
-        .several = ": each is told", .answer = "each answer", .min_args = 2, .max_args = 2,
-        .args_error = "a job id and a user expected", .run = claim,
-    };
-    return ftio_control_client_main(&cmd, argc, argv);
-}
+const struct ftio_control_cmd ftio_claim_cmd = {
+    .prog = "ftio claim", .operands = "JOB USER", .min_args = 2, .max_args = 2,
+    .args_error = "a job id and a user expected", .tell_each = true, .run = claim,
+    .about = "Tell ftiod that job id JOB belongs to USER (a name or a uid) before the job\n"
+             "starts (a batch system's prolog; Slurm's plugin does it for every step):\n"
+             "nobody else's batches can then take that id.  Only root or ftiod's own\n"
+             "user may claim (MUNGE proves who asks).\n",
+    .exit_status = "0 when every daemon took the claim, 1 when one refused or\n"
+                   "did not answer, 2 on a usage error.\n",
+};

@@ -24,8 +24,6 @@
 
 int ftio_cmd_sub(int argc, char **argv);
 int ftio_cmd_replay(int argc, char **argv);
-int ftio_cmd_end(int argc, char **argv);
-int ftio_cmd_claim(int argc, char **argv);
 int ftio_cmd_keygen(int argc, char **argv);
 int ftio_cmd_relay(int argc, char **argv);
 int ftio_cmd_report(int argc, char **argv);
@@ -47,12 +45,15 @@ void ftio_default_endpoints(struct ftio_endpoints *e);
  * (alias --status-endpoint), --timeout S, --server-key K, --key FILE. */
 struct ftio_control_client;
 struct ftio_control_cmd {
-    const char *prog, *about, *epilog;   /* for cliopt_parser */
-    const char *operands;       /* in the synopsis, after the options: "JOB USER" */
-    const char *several;        /* what is done with a list: " are tried in turn" */
-    const char *answer;         /* what --timeout bounds: "the answer" */
-    int min_args, max_args;     /* operands */
+    const char *prog;           /* "ftio end" */
+    const char *operands;       /* in the synopsis, after the options: "[JOB]" */
+    int min_args, max_args;     /* how many */
     const char *args_error;     /* the complaint when their number is wrong */
+    bool tell_each;             /* every daemon of a list is told (claim), not
+                                   tried in turn until one knows the job (end) */
+    const char *about;          /* --help: what it does */
+    const char *environment;    /* --help: its own variables, or NULL */
+    const char *exit_status;    /* --help: after "Exit status: " */
     /* The command's work on its operands, after the options: the exit status. */
     int (*run)(const struct ftio_control_client *c, char **args, int nargs);
 };
@@ -62,8 +63,10 @@ struct ftio_control_client {
     struct ftio_query_opts q;   /* keys, timeout; MUNGE unless FTIO_AUTH=none */
     struct cliopt_parser p;     /* owns a repeated --endpoint's list */
     struct cliopt t[8];
-    char endpoint_help[128], timeout_help[64], usage[160];
+    char endpoint_help[128], timeout_help[64], usage[160], epilog[640];
 };
+/* `ftio end` (end.c) and `ftio claim` (claim.c). */
+extern const struct ftio_control_cmd ftio_end_cmd, ftio_claim_cmd;
 /* Parse the command line (the options, the number of operands, --key only
  * with --server-key), then cmd->run; returns the exit status. */
 int ftio_control_client_main(const struct ftio_control_cmd *cmd, int argc, char **argv);

@@ -98,16 +98,6 @@ static int end_one(const char *endpoint, void *arg)
     return c->ended;
 }
 
-static const char about_text[] =
-    "Tell ftiod that job JOB is over (a batch system's epilog): its end summary\n"
-    "is published at once instead of after --job-timeout of silence.  Only the\n"
-    "job's owner, root or an admin key may end it.\n";
-static const char epilog_text[] =
-    "Environment: SLURM_JOB_ID (default JOB), FTIO_STATUS (default --endpoint,\n"
-    "else ftiod's configuration file, FTIO_DAEMON_CONFIG).\n"
-    "Exit status: 0 when ftiod is ending the job or it had ended (said so), 1\n"
-    "when it does not know it or does not answer, 2 on a usage error.\n";
-
 /* After the options: [JOB].  0 when a daemon of the list is ending the job
  * or had ended it, 1 when none could. */
 static int end_job(const struct ftio_control_client *cc, char **args, int nargs)
@@ -131,13 +121,13 @@ static int end_job(const struct ftio_control_client *cc, char **args, int nargs)
     return 1;
 }
 
-int ftio_cmd_end(int argc, char **argv)
-{
-    static const struct ftio_control_cmd cmd = {
-        .prog = "ftio end", .about = about_text, .epilog = epilog_text,
-        .operands = "[JOB]",
-        .several = " are tried in turn", .answer = "the answer", .min_args = 0, .max_args = 1,
-        .args_error = "one job at a time", .run = end_job,
-    };
-    return ftio_control_client_main(&cmd, argc, argv);
-}
+const struct ftio_control_cmd ftio_end_cmd = {
+    .prog = "ftio end", .operands = "[JOB]", .min_args = 0, .max_args = 1,
+    .args_error = "one job at a time", .run = end_job,
+    .about = "Tell ftiod that job JOB is over (a batch system's epilog): its end summary\n"
+             "is published at once instead of after --job-timeout of silence.  Only the\n"
+             "job's owner, root or an admin key may end it.\n",
+    .environment = "SLURM_JOB_ID (default JOB)",
+    .exit_status = "0 when ftiod is ending the job or it had ended (said so), 1\n"
+                   "when it does not know it or does not answer, 2 on a usage error.\n",
+};

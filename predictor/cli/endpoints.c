@@ -84,11 +84,17 @@ static int client_parse(struct ftio_control_client *c, int argc, char **argv)
     c->q = (struct ftio_query_opts){.munge = ftio_auth_client_mode(NULL, 0) != FTIO_AUTH_NONE};
     snprintf(c->endpoint_help, sizeof c->endpoint_help,
              "ftiod's status endpoint (its --status-endpoint);\nseveral (E,E or repeated)%s",
-             cmd->several);
-    snprintf(c->timeout_help, sizeof c->timeout_help, "wait at most S seconds for %s", cmd->answer);
+             cmd->tell_each ? ": each is told" : " are tried in turn");
+    snprintf(c->timeout_help, sizeof c->timeout_help, "wait at most S seconds for %s",
+             cmd->tell_each ? "each answer" : "the answer");
     snprintf(c->usage, sizeof c->usage,
              "usage: %s [--endpoint E] [--timeout S] [--server-key K [--key FILE]] %s\n", cmd->prog,
              cmd->operands);
+    snprintf(c->epilog, sizeof c->epilog,
+             "Environment: FTIO_STATUS (default --endpoint, else ftiod's configuration\n"
+             "file, FTIO_DAEMON_CONFIG), FTIO_AUTH=none for a daemon without MUNGE%s%s.\n"
+             "Exit status: %s", cmd->environment ? ";\n" : "",
+             cmd->environment ? cmd->environment : "", cmd->exit_status);
     const struct cliopt t[] = {
         {"endpoint", 'e', CLIOPT_LIST, "E", c->endpoint_help,
          "$FTIO_STATUS, ftiod.conf's status-endpoint or " FTIO_DEFAULT_STATUS,
@@ -108,7 +114,7 @@ static int client_parse(struct ftio_control_client *c, int argc, char **argv)
     memcpy(c->t, t, sizeof t);
     c->p = (struct cliopt_parser){
         .prog = cmd->prog, .version = FTIO_VERSION, .usage = c->usage, .about = cmd->about,
-        .epilog = cmd->epilog, .opts = c->t,
+        .epilog = c->epilog, .opts = c->t,
     };
     if (cliopt_defaults(&c->p) != 0)
         return -2;

@@ -171,15 +171,21 @@ static int parse_args(int argc, char **argv, struct ftio_cli *out)
 
 int main(int argc, char **argv)
 {
-    static const struct { const char *name; int (*run)(int, char **); } sub[] = {
-        { "sub", ftio_cmd_sub }, { "replay", ftio_cmd_replay }, { "end", ftio_cmd_end },
-        { "claim", ftio_cmd_claim },
-        { "keygen", ftio_cmd_keygen }, { "scan", ftio_cmd_scan }, { "relay", ftio_cmd_relay },
-        { "report", ftio_cmd_report },
+    /* run, or the description of a command that asks ftiod's control socket */
+    static const struct {
+        const char *name;
+        int (*run)(int, char **);
+        const struct ftio_control_cmd *control;
+    } sub[] = {
+        { "sub", ftio_cmd_sub, NULL }, { "replay", ftio_cmd_replay, NULL },
+        { "end", NULL, &ftio_end_cmd }, { "claim", NULL, &ftio_claim_cmd },
+        { "keygen", ftio_cmd_keygen, NULL }, { "scan", ftio_cmd_scan, NULL },
+        { "relay", ftio_cmd_relay, NULL }, { "report", ftio_cmd_report, NULL },
     };
     for (size_t i = 0; argc > 1 && i < sizeof sub / sizeof sub[0]; i++)
         if (strcmp(argv[1], sub[i].name) == 0)
-            return sub[i].run(argc - 1, argv + 1);
+            return sub[i].run ? sub[i].run(argc - 1, argv + 1)
+                              : ftio_control_client_main(sub[i].control, argc - 1, argv + 1);
     struct ftio_cli cli;
     memset(&cli, 0, sizeof cli);
     int rc = parse_args(argc, argv, &cli);
