@@ -137,15 +137,22 @@ want="--endpoint --timeout --server-key --key"
 helpcheck man/ftio.1 "ftio end" "$FTIO" end
 want="--listen --pub --status-endpoint --log --state-dir --config --freq --tol --no-psd --compat --detector --sampling --window --step --max-memory --settle --min-interval --threads --catch-up --horizon --summary-records --job-timeout --keep-ended --max-jobs --max-procs --max-msg --rcvhwm --auth --munge-socket --curve-secret --curve-clients --socket-mode --socket-group --max-connections --user-jobs --user-procs --user-rate --status --server-key --key --json --verbose --print-config"
 helpcheck man/ftiod.1 ftiod "$FTIOD"
-# ftiod.1 states the default of every option that has one, the table's
-# (ftiod --print-config), and its ENVIRONMENT names every variable of the
-# table's env column (ftiod --help).
-"$FTIOD" --config none --print-config >"$T/defaults.conf" 2>&1
-run "$FTIOD" --help
-if "$PY" - man/ftiod.1 "$T/defaults.conf" "$T/out" <<'PYEOF'
+# The man pages state the default of every option that has one as the table
+# does (ftiod: --print-config; ftio: --help's "(default X)"), and ftiod.1's
+# ENVIRONMENT names every variable of ftiod's env column (ftiod --help).
+mandefaults() {   # PAGE HELP [CONF]: the OPTIONS section of PAGE against the table
+  "$PY" - "$@" <<'PYEOF'
 import re, sys
-page, conf, helptext = (open(f).read() for f in sys.argv[1:4])
-table = dict(re.findall(r"^#([a-z][a-z-]*) = (.+)$", conf, re.M))   # options with a default
+page, helptext = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+name = sys.argv[1].split("/")[-1]
+if len(sys.argv) > 3:   # ftiod --print-config: "#option = default"
+    table = dict(re.findall(r"^#([a-z][a-z-]*) = (.+)$", open(sys.argv[3]).read(), re.M))
+else:                   # --help: "  -f, --freq HZ  ... (default 10)", maybe on a line of its own
+    table = {}
+    for block in re.split(r"\n(?= {2,6}-)", helptext):   # an option, its continued lines
+        opt, said = re.match(r"\s+(?:-\w, )?--?([a-z][a-z-]+)", block), re.search(r"\(default ([^)]*)\)", block)
+        if opt and said:
+            table[opt.group(1)] = said.group(1)
 def plain(t):
     return re.sub(r"\\f[BIRP]|\\[&:%]", "", t).replace("\\-", "-")
 def value(v):   # "256 MiB" -> 268435456.0, "0: one per core" -> 0.0, "adaptive" -> "adaptive"
@@ -157,32 +164,40 @@ options = page.split("\n.SH OPTIONS", 1)[1].split("\n.SH ", 1)[0]
 bad, checked = [], []
 for item in re.split(r"\n\.TP\n", options)[1:]:
     head, _, body = item.split("\n.SS", 1)[0].partition("\n")
-    names = re.findall(r"--([a-z][a-z-]+)", plain(head))
+    names = re.findall(r"--?([a-z][a-z-]+)", plain(head))
     text = " ".join(re.sub(r"^\.[A-Z]+ ?", "", plain(l)) for l in body.split("\n"))
-    stated = [m.group(1) or m.group(2) for m in
-              re.finditer(r"\(default:? ([^;),]+)|(\S+) \(default\)", text)]
+    # "(default X", "X (default)", "; default X."
+    stated = [m.group(1) or m.group(2) or m.group(3) for m in re.finditer(
+        r"\(default:? ([^;),]+)|(\S+) \(default\)|[;,] default (\S+?)[.,;]?(?=\s|$)", text)]
     # one default per option of the heading, in order (--user-jobs, --user-procs ...)
-    for name, said in zip(names, stated):
-        if name not in table:   # computed or no default (--max-connections, --munge-socket)
+    for opt, said in zip(names, stated):
+        if opt not in table:   # computed or no default (--max-connections, --munge-socket)
             continue
-        checked.append(name)
-        if value(said) != value(table[name]):
-            bad.append("--%s: ftiod.1 says %s, the table %s" % (name, said, table[name]))
-env = re.search(r"^Environment: (.*?)\.$", helptext, re.M | re.S)
+        checked.append(opt)
+        if value(said) != value(table[opt]):
+            bad.append("--%s: %s says %s, the table %s" % (opt, name, said, table[opt]))
+bad += ["--%s: no default stated (the table's: %s)" % (o, table[o]) for o in table
+        if o not in checked]
+env = re.search(r"^Environment: (.*?)\.$", helptext, re.M | re.S) if len(sys.argv) > 3 else None
 variables = re.findall(r"(\w+), the default --", env.group(1)) if env else []
 section = page.split("\n.SH ENVIRONMENT", 1)[1].split("\n.SH ", 1)[0]
-bad += ["ENVIRONMENT does not name %s (ftiod --help does)" % v for v in variables
+bad += ["ENVIRONMENT does not name %s (--help does)" % v for v in variables
         if ".B %s\n" % v not in section]
-bad += ["--%s: no default stated (the table's: %s)" % (n, table[n]) for n in table
-        if n not in checked]
 for b in bad:
-    print("FAIL: man/ftiod.1: " + b)
-print("ftiod.1: %d stated defaults checked (%s); variables %s" % (len(checked), " ".join(checked),
-      " ".join(variables)))
-sys.exit(1 if bad or not checked or not variables else 0)
+    print("FAIL: man/%s: %s" % (name, b))
+print("%s: %d stated defaults checked (%s); variables %s" % (name, len(checked), " ".join(checked),
+      " ".join(variables) or "-"))
+sys.exit(1 if bad or not checked else 0)
 PYEOF
-then ok "ftiod.1 states the table's defaults and names its variables"
-else no "ftiod.1 and ftiod's table disagree (above)"; fi
+}
+"$FTIOD" --config none --print-config >"$T/defaults.conf" 2>&1
+"$FTIOD" --help >"$T/ftiod.help" 2>&1
+mandefaults man/ftiod.1 "$T/ftiod.help" "$T/defaults.conf" \
+  && ok "ftiod.1 states the table's defaults and names its variables" \
+  || no "ftiod.1 and ftiod's table disagree (above)"
+"$FTIO" --help >"$T/ftio.help" 2>&1
+mandefaults man/ftio.1 "$T/ftio.help" && ok "ftio.1 states the defaults of ftio --help" \
+  || no "ftio.1 and ftio's table disagree (above)"
 
 # ---- ftiod's configuration file ------------------------------------------------
 "$FTIOD" --config none --print-config >"$T/template.conf" 2>&1
