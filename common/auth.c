@@ -40,6 +40,11 @@ int ftio_auth_client_mode(char *err, size_t errlen)
     return mode;
 }
 
+int ftio_auth_query_munge(void)
+{
+    return ftio_auth_client_mode(NULL, 0) != FTIO_AUTH_NONE;
+}
+
 const char *ftio_auth_munge_socket_env(void)
 {
     const char *s = getenv("FTIO_MUNGE_SOCKET");

@@ -81,7 +81,7 @@ static int client_parse(struct ftio_control_client *c, int argc, char **argv)
     struct ftio_endpoints ep;
     ftio_default_endpoints(&ep);
     c->endpoints = ep.status;
-    c->q = (struct ftio_query_opts){.munge = ftio_auth_client_mode(NULL, 0) != FTIO_AUTH_NONE};
+    c->q = (struct ftio_query_opts){.munge = ftio_auth_query_munge()};
     snprintf(c->endpoint_help, sizeof c->endpoint_help,
              "ftiod's status endpoint (its --status-endpoint);\nseveral (E,E or repeated)%s",
              cmd->tell_each ? ": each is told" : " are tried in turn");

@@ -152,7 +152,7 @@ static struct ftio_query_opts query_opts(const struct sub_opts *o, const char *e
 {
     return (struct ftio_query_opts){
         .endpoint = endpoint, .server_key = o->server_key, .key_file = o->key, .timeout = 5,
-        .munge = ftio_auth_client_mode(NULL, 0) != FTIO_AUTH_NONE,
+        .munge = ftio_auth_query_munge(),
     };
 }
 

@@ -530,7 +530,7 @@ int main(int argc, char **argv)
     if (cl.status) {
         struct ftio_query_opts q = {
             .server_key = cl.server_key, .key_file = cl.key,
-            .timeout = 3.0, .munge = ftio_auth_client_mode(NULL, 0) != FTIO_AUTH_NONE,
+            .timeout = 3.0, .munge = ftio_auth_query_munge(),
         };
         rc = ftiod_status_client(&q, d->cfg.status, cl.json);
         cliopt_free(&d->cfg.cliopt_strings);
