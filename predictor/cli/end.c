@@ -8,8 +8,8 @@
  * JOB defaults to SLURM_JOB_ID (an epilog runs with it set), the endpoint
  * to FTIO_STATUS, else the daemon's configuration file (endpoints.c).
  *
- * Sends "end JOB" (common/control.h) on ftiod's status socket (REQ/REP, --status-endpoint,
- * default tcp://127.0.0.1:5557) with a MUNGE credential (only the job's owner,
+ * Sends "end JOB" (common/control.h) on ftiod's status socket (REQ/REP,
+ * --status-endpoint) with a MUNGE credential (only the job's owner,
  * root, or an admin CURVE key may end it) and prints the answer.  A job that
  * already ended (among the daemon's recently ended jobs, its status
  * document's "ended") is said to have ended, and not told again.  Exit

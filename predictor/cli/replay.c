@@ -5,7 +5,8 @@
  *   ftio replay [--endpoint E] [--speed X | --realtime] FILES...
  *
  * --endpoint defaults to FTIO_ENDPOINT (where the shim sends), else the
- * daemon's configuration file (endpoints.c), else tcp://127.0.0.1:5555.
+ * daemon's configuration file (endpoints.c), else ftiod's default --listen
+ * (common/defaults.h).
  *
  * Each file holds one process's batches in order.  The files are merged by
  * the earliest record start of each batch, keeping every file's own order, so
