@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* ftiod_main.c -- ftiod: options, sockets, signals and the life of the daemon.
  *
- * The options are one table (common/cliopt.h) for the command line and the
- * configuration file (--config, default $SYSCONFDIR/ftio/ftiod.conf; the command
- * line wins); the analysis options and their bounds are ftio's
+ * The settings are one static table, ftiod_opts[] (common/cliopt.h), the
+ * one home of each default: the command line, the configuration file
+ * (--config, default $SYSCONFDIR/ftio/ftiod.conf; the command line wins),
+ * the environment column, --help and --print-config (packaging/ftiod.conf)
+ * read it; the analysis options and their bounds are ftio's
  * (analysis_options.h).
  *
  * Start-up binds every socket first (a busy port is a clear error before
