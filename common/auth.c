@@ -31,6 +31,20 @@ const char *ftio_auth_mode_name(int mode)
     return mode == FTIO_AUTH_NONE ? "none" : "munge";
 }
 
+int ftio_auth_client_mode(char *err, size_t errlen)
+{
+    const char *m = getenv("FTIO_AUTH");
+    int mode = m && *m ? ftio_auth_mode_parse(m) : FTIO_AUTH_MUNGE;
+    if (mode < 0 && err)
+        snprintf(err, errlen, "FTIO_AUTH=%s: expected munge or none", m);
+    return mode;
+}
+
+int ftio_auth_query_munge(void)
+{
+    return ftio_auth_client_mode(NULL, 0) != FTIO_AUTH_NONE;
+}
+
 const char *ftio_auth_munge_socket_env(void)
 {
     const char *s = getenv("FTIO_MUNGE_SOCKET");
@@ -204,15 +218,9 @@ int ftio_auth_sender_from_env(int mode_override, const char *endpoint,
                               struct ftio_auth_sender **out, char *err, size_t errlen)
 {
     *out = NULL;
-    int mode = mode_override;
-    if (mode < 0) {
-        const char *m = getenv("FTIO_AUTH");
-        mode = m && *m ? ftio_auth_mode_parse(m) : FTIO_AUTH_MUNGE;
-        if (mode < 0) {
-            snprintf(err, errlen, "FTIO_AUTH=%s: expected munge or none", m);
-            return -1;
-        }
-    }
+    int mode = mode_override >= 0 ? mode_override : ftio_auth_client_mode(err, errlen);
+    if (mode < 0)
+        return -1;
     if (mode == FTIO_AUTH_NONE)
         return 0;
     uid_t restrict_uid;

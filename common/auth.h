@@ -74,6 +74,16 @@ int ftio_auth_daemon_uid(const char *setting, const char *endpoint, uid_t *uid, 
 int ftio_auth_mode_parse(const char *s);
 const char *ftio_auth_mode_name(int mode);
 
+/* The mode of the client tools (`ftio replay`, `sub`, `end`, `claim`,
+ * `ftiod --status`): FTIO_AUTH, the one place it is read (munge when unset
+ * or empty).  -1 for any other value, with "FTIO_AUTH=X: expected munge or
+ * none" in err (err may be NULL).  (The shim reads its FTIO_* table,
+ * libtrace/config.c.) */
+int ftio_auth_client_mode(char *err, size_t errlen);
+/* Does a query to ftiod carry a MUNGE credential?  Unless FTIO_AUTH=none:
+ * under a wrong value too, and the daemon says what it refuses. */
+int ftio_auth_query_munge(void);
+
 /* Where munged listens: $FTIO_MUNGE_SOCKET, else NULL (libmunge's default). */
 const char *ftio_auth_munge_socket_env(void);
 

@@ -3,7 +3,8 @@
  * (cliopt.h): getopt_long over a table, the checks of each value against its
  * type and bounds with one-line errors, --help, and ftiod's configuration
  * file, all from the same table so that an option behaves the same wherever
- * it is given.
+ * it is given; the defaults (def) and environment variables (env) of a
+ * program's static template (cliopt_bind) go through the same checks.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -131,6 +132,19 @@ static int set_choice(const struct cliopt *o, const char *val, char *err, size_t
     return -1;
 }
 
+/* A flag's value in a file or a variable: 1 (yes), 0 (no), -1 (neither). */
+static int flag_word(const char *v)
+{
+    static const char *yes[] = {"1", "yes", "true", "on"}, *no[] = {"0", "no", "false", "off"};
+    for (size_t i = 0; i < 4; i++) {
+        if (strcmp(v, yes[i]) == 0)
+            return 1;
+        if (strcmp(v, no[i]) == 0)
+            return 0;
+    }
+    return -1;
+}
+
 /* Store val; append: a LIST given again in the same source grows. */
 static int apply(struct cliopt_parser *p, struct cliopt *o, const char *val, bool append,
                  char *err, size_t errlen)
@@ -192,12 +206,88 @@ int cliopt_apply(struct cliopt_parser *p, struct cliopt *o, const char *val, cha
     return apply(p, o, val, false, err, errlen);
 }
 
+static const struct cliopt *find_in(const struct cliopt *t, const char *name)
+{
+    for (; t && t->type != CLIOPT_END; t++)
+        if (is_option(t) && t->name && strcmp(t->name, name) == 0)
+            return t;
+    return NULL;
+}
+
 struct cliopt *cliopt_find(struct cliopt_parser *p, const char *name)
 {
-    for (struct cliopt *o = p->opts; o->type != CLIOPT_END; o++)
-        if (is_option(o) && o->name && strcmp(o->name, name) == 0)
-            return o;
-    return NULL;
+    return (struct cliopt *)find_in(p->opts, name);
+}
+
+int cliopt_bind(struct cliopt *out, const struct cliopt *tmpl, void *base,
+                const struct cliopt *shared)
+{
+    size_t n = 0;
+    for (; tmpl[n].type != CLIOPT_END; n++) {
+        const struct cliopt *t = &tmpl[n];
+        struct cliopt *o = &out[n];
+        *o = *t;
+        if (t->type == CLIOPT_SHARED) {
+            const struct cliopt *s = find_in(shared, t->name);
+            if (!s) {
+                fprintf(stderr, "cliopt: --%s is not a shared option\n", t->name);
+                return -1;
+            }
+            *o = *s;
+            o->help = t->help ? t->help : s->help;
+            o->def = t->def ? t->def : s->def;
+            o->env = t->env ? t->env : s->env;
+            o->env_with = t->env ? t->env_with : s->env_with;
+            o->flags |= t->flags;
+        } else if (t->at) {
+            void *dst = (char *)base + (t->at - 1);
+            if (t->type == CLIOPT_CUSTOM)
+                o->ctx = dst;
+            else
+                o->to.p = dst;
+            o->at = 0;
+        }
+        o->seen = false;
+    }
+    out[n] = (struct cliopt){0};
+    return 0;
+}
+
+int cliopt_defaults(struct cliopt_parser *p)
+{
+    for (struct cliopt *o = p->opts; o->type != CLIOPT_END; o++) {
+        if (!o->def || !takes_value(o) || (o->flags & CLIOPT_DEF_DOC))
+            continue;
+        char err[640];
+        if (apply(p, o, o->def, false, err, sizeof err) != 0) {
+            cliopt_error(p, "the default of %s", err);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* After the command line: the options not given take their env variable. */
+static int apply_env(struct cliopt_parser *p)
+{
+    for (struct cliopt *o = p->opts; o->type != CLIOPT_END; o++) {
+        if (!o->env || o->seen)
+            continue;
+        const struct cliopt *with = o->env_with ? find_in(p->opts, o->env_with) : NULL;
+        if (o->env_with && (!with || !with->seen))
+            continue;
+        const char *v = getenv(o->env);
+        if (!v || !*v)
+            continue;
+        char err[640] = "";
+        int w = takes_value(o) ? 1 : flag_word(v);
+        if (w < 0)
+            snprintf(err, sizeof err, "--%s is a flag: yes or no", o->name);
+        if (w < 0 || (w == 1 && apply(p, o, takes_value(o) ? v : NULL, false, err, sizeof err) != 0))
+            return cliopt_error(p, "%s=%s: %s", o->env, v, err);
+        o->seen = true;
+    }
+    return 0;
 }
 
 int cliopt_parse_argv(struct cliopt_parser *p, int argc, char **argv)
@@ -285,7 +375,20 @@ int cliopt_parse_argv(struct cliopt_parser *p, int argc, char **argv)
     }
     free(lo);
     free(shorts);
+    if (rc == 0)
+        rc = apply_env(p);
     return rc < 0 ? rc : optind;
+}
+
+int cliopt_parse_command(struct cliopt_parser *p, int argc, char **argv, int min, int max,
+                         const char *what)
+{
+    int first = cliopt_parse_argv(p, argc, argv);
+    if (first < 0 || (argc - first >= min && (max < 0 || argc - first <= max)))
+        return first;
+    if (!what && max == 0)
+        return cliopt_error(p, "unexpected argument '%s' (see %s --help)", argv[first], p->prog);
+    return cliopt_error(p, "%s (see %s --help)", what, p->prog);
 }
 
 static char *trim(char *s)
@@ -296,18 +399,6 @@ static char *trim(char *s)
     while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' || s[n - 1] == '\n'))
         s[--n] = 0;
     return s;
-}
-
-static int flag_word(const char *v)
-{
-    static const char *yes[] = {"1", "yes", "true", "on"}, *no[] = {"0", "no", "false", "off"};
-    for (size_t i = 0; i < 4; i++) {
-        if (strcmp(v, yes[i]) == 0)
-            return 1;
-        if (strcmp(v, no[i]) == 0)
-            return 0;
-    }
-    return -1;
 }
 
 int cliopt_parse_file(struct cliopt_parser *p, const char *path, bool missing_ok)
@@ -441,6 +532,35 @@ static void option_label(const struct cliopt_parser *p, const struct cliopt *o, 
 }
 
 #define HELP_COL 26
+#define WRAP_COL 78   /* the longest line of the generated prose */
+
+/* "Environment: FTIO_DAEMON_CONFIG, the default --config; ..." from the env
+ * column, wrapped at WRAP_COL; false when no option has a variable. */
+static bool env_help(const struct cliopt_parser *p, FILE *out)
+{
+    char text[2048];
+    size_t w = 0;
+    for (const struct cliopt *o = p->opts; o->type != CLIOPT_END; o++)
+        if (o->env && w < sizeof text)
+            w += (size_t)snprintf(text + w, sizeof text - w, "%s%s, the default --%s%s%s",
+                                  w ? "; " : "Environment: ", o->env, o->name,
+                                  o->env_with ? " of --" : "", o->env_with ? o->env_with : "");
+    if (!w)
+        return false;
+    fputc('\n', out);
+    int col = 0;
+    for (char *save = NULL, *word = strtok_r(text, " ", &save); word;
+         word = strtok_r(NULL, " ", &save)) {
+        int len = (int)strlen(word);
+        if (col && col + 1 + len > WRAP_COL) {
+            fputc('\n', out);
+            col = 0;
+        }
+        col += fprintf(out, "%s%s", col ? " " : "", word);
+    }
+    fputs(".\n", out);
+    return true;
+}
 
 void cliopt_help(const struct cliopt_parser *p, FILE *out)
 {
@@ -479,8 +599,9 @@ void cliopt_help(const struct cliopt_parser *p, FILE *out)
             fprintf(out, " (default %s)", o->def);
         fputc('\n', out);
     }
+    bool env = env_help(p, out);
     if (p->epilog)
-        fprintf(out, "\n%s", p->epilog);
+        fprintf(out, "%s%s", env ? "" : "\n", p->epilog);
 }
 
 void cliopt_config_template(const struct cliopt_parser *p, FILE *out)

@@ -5,6 +5,7 @@
  *   ftio sub [options]       subscribe to ftiod's predictions      (sub.c)
  *   ftio replay FILE...      send spool files to a running ftiod   (replay.c)
  *   ftio end JOB             end a job in ftiod now                (end.c)
+ *   ftio claim JOB USER      give a job id to a user               (claim.c)
  *   ftio keygen NAME         a CURVE key pair                      (keygen.c)
  *   ftio relay               a node's connection to ftiod          (relay.c)
  *   ftio report LOG.jsonl    the page of a finished live job   (report_cmd.c)
@@ -17,12 +18,12 @@
 
 #include <stdbool.h>
 #include "analysis.h"
+#include "cliopt.h"
+#include "control.h"
 #include "trace.h"
 
 int ftio_cmd_sub(int argc, char **argv);
 int ftio_cmd_replay(int argc, char **argv);
-int ftio_cmd_end(int argc, char **argv);
-int ftio_cmd_claim(int argc, char **argv);
 int ftio_cmd_keygen(int argc, char **argv);
 int ftio_cmd_relay(int argc, char **argv);
 int ftio_cmd_report(int argc, char **argv);
@@ -38,6 +39,41 @@ int ftio_report_last_page(struct json_t *answer, const char *job, const char *fr
  * (FTIO_DAEMON_CONFIG, default FTIOD_CONFIG_DEFAULT of ftio_paths.h), else ftiod's defaults. */
 struct ftio_endpoints { const char *listen, *pub, *status; };
 void ftio_default_endpoints(struct ftio_endpoints *e);
+
+/* What `ftio end` and `ftio claim` share (endpoints.c): they ask every ftiod
+ * of a list on its control socket, with the options --endpoint E[,E...]
+ * (alias --status-endpoint), --timeout S, --server-key K, --key FILE. */
+struct ftio_control_client;
+struct ftio_control_cmd {
+    const char *prog;           /* "ftio end" */
+    const char *operands;       /* in the synopsis, after the options: "[JOB]" */
+    int min_args, max_args;     /* how many */
+    const char *args_error;     /* the complaint when their number is wrong */
+    bool tell_each;             /* every daemon of a list is told (claim), not
+                                   tried in turn until one knows the job (end) */
+    const char *about;          /* --help: what it does */
+    const char *environment;    /* --help: its own variables, or NULL */
+    const char *exit_status;    /* --help: after "Exit status: " */
+    /* The command's work on its operands, after the options: the exit status. */
+    int (*run)(const struct ftio_control_client *c, char **args, int nargs);
+};
+struct ftio_control_client {
+    const struct ftio_control_cmd *cmd;
+    const char *endpoints;      /* status endpoints, comma-separated */
+    struct ftio_query_opts q;   /* keys, timeout; MUNGE unless FTIO_AUTH=none */
+    struct cliopt_parser p;     /* owns a repeated --endpoint's list */
+    struct cliopt t[8];
+    char endpoint_help[128], timeout_help[64], usage[160], epilog[640];
+};
+/* `ftio end` (end.c) and `ftio claim` (claim.c). */
+extern const struct ftio_control_cmd ftio_end_cmd, ftio_claim_cmd;
+/* Parse the command line (the options, the number of operands, --key only
+ * with --server-key), then cmd->run; returns the exit status. */
+int ftio_control_client_main(const struct ftio_control_cmd *cmd, int argc, char **argv);
+/* Can the request be sent (a job id that fits the protocol)?  true, or
+ * false after "PROG: reason" on stderr (a usage error). */
+bool ftio_control_client_valid(const struct ftio_control_client *c, enum ftio_control_verb v,
+                               const char *job, int64_t uid);
 
 /* Options of the offline analysis, parsed by ftio_main.c. */
 struct ftio_cli {

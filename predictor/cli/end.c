@@ -8,8 +8,8 @@
  * JOB defaults to SLURM_JOB_ID (an epilog runs with it set), the endpoint
  * to FTIO_STATUS, else the daemon's configuration file (endpoints.c).
  *
- * Sends "end JOB" (common/control.h) on ftiod's status socket (REQ/REP, --status-endpoint,
- * default tcp://127.0.0.1:5557) with a MUNGE credential (only the job's owner,
+ * Sends "end JOB" (common/control.h) on ftiod's status socket (REQ/REP,
+ * --status-endpoint) with a MUNGE credential (only the job's owner,
  * root, or an admin CURVE key may end it) and prints the answer.  A job that
  * already ended (among the daemon's recently ended jobs, its status
  * document's "ended") is said to have ended, and not told again.  Exit
@@ -23,12 +23,10 @@
 #include <string.h>
 #include <time.h>
 #include <jansson.h>
-#include "auth.h"
 #include "cliopt.h"
 #include "commands.h"
 #include "control.h"
 #include "curve.h"
-#include "defaults.h"
 
 struct end_ctx {
     struct ftio_query_opts q;
@@ -100,75 +98,36 @@ static int end_one(const char *endpoint, void *arg)
     return c->ended;
 }
 
-int ftio_cmd_end(int argc, char **argv)
+/* After the options: [JOB].  0 when a daemon of the list is ending the job
+ * or had ended it, 1 when none could. */
+static int end_job(const struct ftio_control_client *cc, char **args, int nargs)
 {
-    struct ftio_endpoints ep;
-    ftio_default_endpoints(&ep);
-    const char *endpoint = ep.status, *job = NULL, *server_key = NULL, *key = NULL;
-    double timeout = 5;
-    struct cliopt t[] = {
-        {"endpoint", 'e', CLIOPT_LIST, "E",
-         "ftiod's status endpoint (its --status-endpoint);\nseveral (E,E or repeated) are tried in turn",
-         "$FTIO_STATUS, ftiod.conf's status-endpoint or " FTIO_DEFAULT_STATUS, .to.s = &endpoint},
-        {"status-endpoint", 0, CLIOPT_LIST, "E", "the same as --endpoint", NULL,
-         .to.s = &endpoint},
-        {"timeout", 0, CLIOPT_DOUBLE, "S", "wait at most S seconds for the answer", "5",
-         .to.d = &timeout, .min = 0, .max = 3600, .flags = CLIOPT_MIN_OPEN},
-        {"server-key", 0, CLIOPT_STRING, "K", "ftiod's CURVE public key (or file)", NULL,
-         .to.s = &server_key},
-        {"key", 0, CLIOPT_STRING, "FILE", "our CURVE key pair (ftio keygen)", NULL, .to.s = &key},
-        {"help", 'h', CLIOPT_HELP, NULL, "this help", NULL, .to.p = NULL},
-        {"version", 'V', CLIOPT_VERSION, NULL, "the version", NULL, .to.p = NULL},
-        {0},
-    };
-    struct cliopt_parser p = {
-        .prog = "ftio end", .version = FTIO_VERSION, .opts = t,
-        .usage = "usage: ftio end [--endpoint E] [--timeout S] [--server-key K [--key FILE]] [JOB]\n",
-        .about = "Tell ftiod that job JOB is over (a batch system's epilog): its end summary\n"
-                 "is published at once instead of after --job-timeout of silence.  Only the\n"
-                 "job's owner, root or an admin key may end it.\n",
-        .epilog = "Environment: SLURM_JOB_ID (default JOB), FTIO_STATUS (default --endpoint,\n"
-                  "else ftiod's configuration file, FTIO_DAEMON_CONFIG).\n"
-                  "Exit status: 0 when ftiod is ending the job or it had ended (said so), 1\n"
-                  "when it does not know it or does not answer, 2 on a usage error.\n",
-    };
-    int first = cliopt_parse_argv(&p, argc, argv), rc = 0;
-    if (first == -1)
-        rc = 0;
-    else if (first < 0)
-        rc = 2;
-    else if (argc - first > 1)
-        rc = -cliopt_error(&p, "one job at a time (see ftio end --help)");
-    else if (key && !server_key)
-        rc = -cliopt_error(&p, "--key needs --server-key");
-    if (first < 0 || rc != 0) {
-        cliopt_free(&p);
-        return rc;
-    }
-    job = first < argc ? argv[first] : getenv("SLURM_JOB_ID");
-    cliopt_free(&p);
+    const char *job = nargs ? args[0] : getenv("SLURM_JOB_ID");
     if (!job || !*job) {
         fprintf(stderr, "ftio end: no job given (and no SLURM_JOB_ID)\n");
         return 2;
     }
-    char req[FTIO_CONTROL_REQ_MAX], err[256];
-    if (ftio_control_encode(req, sizeof req, FTIO_CTL_END, job, -1, err, sizeof err) != 0) {
-        fprintf(stderr, "ftio end: %s\n", err);
+    if (!ftio_control_client_valid(cc, FTIO_CTL_END, job, -1))
         return 2;
-    }
     /* The owner proves who they are with MUNGE; an admin key may end any job. */
-    const char *au = getenv("FTIO_AUTH");
-    struct end_ctx c = {
-        .q = {.server_key = server_key, .key_file = key, .timeout = timeout,
-              .munge = !au || ftio_auth_mode_parse(au) != FTIO_AUTH_NONE},
-        .job = job, .several = strchr(endpoint, ',') != NULL,
-    };
-    cliopt_each(endpoint, had_ended, &c);
+    struct end_ctx c = {.q = cc->q, .job = job, .several = strchr(cc->endpoints, ',') != NULL};
+    cliopt_each(cc->endpoints, had_ended, &c);
     if (!c.ended)
-        cliopt_each(endpoint, end_one, &c);
+        cliopt_each(cc->endpoints, end_one, &c);
     if (c.ended)
         return 0;
     if (!c.failed)   /* every daemon answered: none knows the job */
         fprintf(stderr, "ftio end: %s: %s\n", job, c.last);
     return 1;
 }
+
+const struct ftio_control_cmd ftio_end_cmd = {
+    .prog = "ftio end", .operands = "[JOB]", .min_args = 0, .max_args = 1,
+    .args_error = "one job at a time", .run = end_job,
+    .about = "Tell ftiod that job JOB is over (a batch system's epilog): its end summary\n"
+             "is published at once instead of after --job-timeout of silence.  Only the\n"
+             "job's owner, root or an admin key may end it.\n",
+    .environment = "SLURM_JOB_ID (default JOB)",
+    .exit_status = "0 when ftiod is ending the job or it had ended (said so), 1\n"
+                   "when it does not know it or does not answer, 2 on a usage error.\n",
+};

@@ -1,16 +1,21 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* endpoints.c -- where the client subcommands find ftiod when no option
- * says so: the environment (FTIO_ENDPOINT, FTIO_PUB, FTIO_STATUS), else the
- * daemon's own configuration file ($SYSCONFDIR/ftio/ftiod.conf: its listen, pub
- * and status-endpoint, so that on the daemon's host `ftio sub` just works),
- * else ftiod's built-in defaults.  A wildcard bind address in the file
- * (tcp://ANY:P written with a star, or tcp://0.0.0.0:P) is reached at
- * tcp://127.0.0.1:P.
+/* endpoints.c -- how the client subcommands reach ftiod.
+ *
+ * Where ftiod is when no option says so: the environment (FTIO_ENDPOINT,
+ * FTIO_PUB, FTIO_STATUS), else the daemon's own configuration file
+ * ($SYSCONFDIR/ftio/ftiod.conf: its listen, pub and status-endpoint, so that
+ * on the daemon's host `ftio sub` just works), else ftiod's built-in
+ * defaults.  A wildcard bind address in the file (tcp://ANY:P written with a
+ * star, or tcp://0.0.0.0:P) is reached at tcp://127.0.0.1:P.
+ *
+ * And the options of the commands that ask ftiod's control socket (`ftio
+ * end`, `ftio claim`): which daemons, how long to wait, which CURVE keys.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "auth.h"
 #include "cliopt.h"
 #include "ftio_paths.h"   /* FTIOD_CONFIG_DEFAULT */
 #include "commands.h"
@@ -66,4 +71,75 @@ void ftio_default_endpoints(struct ftio_endpoints *e)
     e->pub = (env = getenv("FTIO_PUB")) && *env ? env : pub[0] ? pub : FTIO_DEFAULT_PUB;
     e->status = (env = getenv("FTIO_STATUS")) && *env ? env : status[0] ? status
                                                                         : FTIO_DEFAULT_STATUS;
+}
+
+/* The options, the operands, --key only with --server-key: what
+ * cliopt_parse_argv returns. */
+static int client_parse(struct ftio_control_client *c, int argc, char **argv)
+{
+    const struct ftio_control_cmd *cmd = c->cmd;
+    struct ftio_endpoints ep;
+    ftio_default_endpoints(&ep);
+    c->endpoints = ep.status;
+    c->q = (struct ftio_query_opts){.munge = ftio_auth_query_munge()};
+    snprintf(c->endpoint_help, sizeof c->endpoint_help,
+             "ftiod's status endpoint (its --status-endpoint);\nseveral (E,E or repeated)%s",
+             cmd->tell_each ? ": each is told" : " are tried in turn");
+    snprintf(c->timeout_help, sizeof c->timeout_help, "wait at most S seconds for %s",
+             cmd->tell_each ? "each answer" : "the answer");
+    snprintf(c->usage, sizeof c->usage,
+             "usage: %s [--endpoint E] [--timeout S] [--server-key K [--key FILE]] %s\n", cmd->prog,
+             cmd->operands);
+    snprintf(c->epilog, sizeof c->epilog,
+             "Environment: FTIO_STATUS (default --endpoint, else ftiod's configuration\n"
+             "file, FTIO_DAEMON_CONFIG), FTIO_AUTH=none for a daemon without MUNGE%s%s.\n"
+             "Exit status: %s", cmd->environment ? ";\n" : "",
+             cmd->environment ? cmd->environment : "", cmd->exit_status);
+    const struct cliopt t[] = {
+        {"endpoint", 'e', CLIOPT_LIST, "E", c->endpoint_help,
+         "$FTIO_STATUS, ftiod.conf's status-endpoint or " FTIO_DEFAULT_STATUS,
+         .to.s = &c->endpoints, .flags = CLIOPT_DEF_DOC},
+        {"status-endpoint", 0, CLIOPT_LIST, "E", "the same as --endpoint", NULL,
+         .to.s = &c->endpoints},
+        {"timeout", 0, CLIOPT_DOUBLE, "S", c->timeout_help, "5", .to.d = &c->q.timeout, .min = 0,
+         .max = 3600, .flags = CLIOPT_MIN_OPEN},
+        {"server-key", 0, CLIOPT_STRING, "K", "ftiod's CURVE public key (or file)", NULL,
+         .to.s = &c->q.server_key},
+        {"key", 0, CLIOPT_STRING, "FILE", "our CURVE key pair (ftio keygen)", NULL,
+         .to.s = &c->q.key_file},
+        CLIOPT_HELP_VERSION("the version"),
+        {0},
+    };
+    _Static_assert(sizeof t == sizeof c->t, "room for the control client's options");
+    memcpy(c->t, t, sizeof t);
+    c->p = (struct cliopt_parser){
+        .prog = cmd->prog, .version = FTIO_VERSION, .usage = c->usage, .about = cmd->about,
+        .epilog = c->epilog, .opts = c->t,
+    };
+    if (cliopt_defaults(&c->p) != 0)
+        return -2;
+    int first = cliopt_parse_command(&c->p, argc, argv, cmd->min_args, cmd->max_args,
+                                     cmd->args_error);
+    if (first >= 0 && c->q.key_file && !c->q.server_key)
+        first = cliopt_error(&c->p, "--key needs --server-key");
+    return first;
+}
+
+int ftio_control_client_main(const struct ftio_control_cmd *cmd, int argc, char **argv)
+{
+    struct ftio_control_client c = {.cmd = cmd};
+    int first = client_parse(&c, argc, argv);
+    int rc = first < 0 ? CLIOPT_EXIT_STATUS(first) : cmd->run(&c, argv + first, argc - first);
+    cliopt_free(&c.p);
+    return rc;
+}
+
+bool ftio_control_client_valid(const struct ftio_control_client *c, enum ftio_control_verb v,
+                               const char *job, int64_t uid)
+{
+    char req[FTIO_CONTROL_REQ_MAX], err[256];
+    if (ftio_control_encode(req, sizeof req, v, job, uid, err, sizeof err) == 0)
+        return true;
+    fprintf(stderr, "%s: %s\n", c->cmd->prog, err);
+    return false;
 }

@@ -49,73 +49,94 @@ static const int format_values[] = {
 static const char *const dxt_names[] = {"posix", "mpiio", NULL};
 static const int dxt_values[] = {FTIO_DXT_POSIX, FTIO_DXT_MPIIO};
 
-/* The option table of `ftio`: the shared analysis options and the readers'. */
-static int parse_args(int argc, char **argv, struct ftio_cli *cli)
-{
-    struct ftio_analysis_args a;
-    ftio_analysis_args_default(&a);
-    ftio_read_options_default(&cli->read);
-    int format = (int)cli->read.format, dxt = (int)cli->read.dxt;
-    struct cliopt t[FTIO_AOPT_ENTRIES + 16];
-    size_t n = 0;
-    t[n++] = (struct cliopt){.type = CLIOPT_SECTION, .help = "Analysis:"};
-    n += ftio_analysis_cliopts(&a, ~0u, t + n);
-    t[n++] = (struct cliopt){.type = CLIOPT_SECTION, .help = "Input and output:"};
-    t[n++] = (struct cliopt){"dxt", 0, CLIOPT_CHOICE, "LAYER",
-                             "Darshan DXT layer: posix or mpiio (default: mpiio if present)", NULL,
-                             .to.i = &dxt, .choices = dxt_names, .values = dxt_values};
-    t[n++] = (struct cliopt){"format", 0, CLIOPT_CHOICE, "F",
-                             "force the format: spool, tmio-json, tmio-msgpack, dxt,\n"
-                             "darshan or csv (default: detected)", NULL,
-                             .to.i = &format, .choices = format_names, .values = format_values};
-    t[n++] = (struct cliopt){"lenient", 0, CLIOPT_FLAG, NULL,
-                             "analyse what could be read from damaged files", NULL,
-                             .to.b = &cli->read.lenient};
-    t[n++] = (struct cliopt){"max-span", 0, CLIOPT_DOUBLE, "S",
-                             "drop (with a warning) requests longer than S seconds,\n"
-                             "as ftiod drops those longer than its horizon", "3600",
-                             .to.d = &cli->read.max_span, .min = FTIO_MAX_SPAN_MIN,
-                             .max = FTIO_MAX_SPAN_MAX};
-    t[n++] = (struct cliopt){"absolute-time", 0, CLIOPT_FLAG, NULL,
-                             "spool files: keep Unix epoch times (default: relative)", NULL,
-                             .to.b = &cli->read.absolute_time};
-    t[n++] = (struct cliopt){"keep-nested", 0, CLIOPT_FLAG, NULL,
-                             "spool files: count data at POSIX, drop MPI-IO records", NULL,
-                             .to.b = &cli->read.keep_nested};
-    t[n++] = (struct cliopt){"json", 0, CLIOPT_FLAG, NULL,
-                             "print the JSON prediction object (PROTOCOL.md §2)", NULL,
-                             .to.b = &cli->json};
+/* What ftio's options set. */
+struct ftio_settings {
+    struct ftio_analysis_args a;   /* the analysis options, resolved into cli */
+    struct ftio_cli cli;
+    int format, dxt;               /* the readers' enums, as cliopt's ints */
+};
+#define AT(member) CLIOPT_AT(struct ftio_settings, member)
+
+/* The option table of `ftio`: the analysis options shared with ftiod and
+ * ftio scan (CLIOPT_SHARED: analysis_options.h), with ftio's own words where
+ * they differ, and the readers'. */
+static const struct cliopt ftio_opts[] = {
+    {.type = CLIOPT_SECTION, .help = "Analysis:"},
+    {"freq", .type = CLIOPT_SHARED},
+    {"mode", .type = CLIOPT_SHARED},
+    {"tol", .type = CLIOPT_SHARED},
+    {"ts", .type = CLIOPT_SHARED},
+    {"te", .type = CLIOPT_SHARED},
+    {"top", .type = CLIOPT_SHARED},
+    {"no-psd", .type = CLIOPT_SHARED},
+    {"compat", .type = CLIOPT_SHARED},
+    {"sampling", .type = CLIOPT_SHARED,
+     .help = "hold (zero-order hold, the published FTIO's and the\n"
+             "default of --compat) or average (bin averages: conserve\n"
+             "the volume, do not depend on where the grid falls)"},
+    {"autocorrelation", .type = CLIOPT_SHARED},
+    {"window", .type = CLIOPT_SHARED,
+     .help = "sliding analysis with a fixed window of S seconds, or\n"
+             "'adaptive' (frequency hits, as ftiod); one line per step"},
+    {"step", .type = CLIOPT_SHARED, .help = "time between sliding analyses"},
+    {"max-memory", .type = CLIOPT_SHARED,
+     .help = "bound on the analysis' memory; the samples are also\n"
+             "capped by what the input justifies (64 per record)"},
+    {"detector", .type = CLIOPT_SHARED},
+    {.type = CLIOPT_SECTION, .help = "Input and output:"},
+    {"dxt", 0, CLIOPT_CHOICE, "LAYER", "Darshan DXT layer: posix or mpiio (default: mpiio if present)",
+     NULL, AT(dxt), .choices = dxt_names, .values = dxt_values},
+    {"format", 0, CLIOPT_CHOICE, "F",
+     "force the format: spool, tmio-json, tmio-msgpack, dxt,\n"
+     "darshan or csv (default: detected)", NULL,
+     AT(format), .choices = format_names, .values = format_values},
+    {"lenient", 0, CLIOPT_FLAG, NULL, "analyse what could be read from damaged files", NULL,
+     AT(cli.read.lenient)},
+    {"max-span", 0, CLIOPT_DOUBLE, "S",
+     "drop (with a warning) requests longer than S seconds,\n"
+     "as ftiod drops those longer than its horizon", "3600",
+     AT(cli.read.max_span), .min = FTIO_MAX_SPAN_MIN, .max = FTIO_MAX_SPAN_MAX},
+    {"absolute-time", 0, CLIOPT_FLAG, NULL,
+     "spool files: keep Unix epoch times (default: relative)", NULL, AT(cli.read.absolute_time)},
+    {"keep-nested", 0, CLIOPT_FLAG, NULL, "spool files: count data at POSIX, drop MPI-IO records",
+     NULL, AT(cli.read.keep_nested)},
+    {"json", 0, CLIOPT_FLAG, NULL, "print the JSON prediction object (PROTOCOL.md §2)", NULL,
+     AT(cli.json)},
     /* Pictures and exports (predictor/plot/), opened by the analysis. */
-    t[n++] = (struct cliopt){"plot", 0, CLIOPT_STRING, "FILE.html",
-                             "also write a self-contained HTML page: signal, phases,\n"
-                             "reconstruction, next phase, spectrum (and, with --window,\n"
-                             "the prediction history)", NULL, .to.s = &cli->plot};
-    t[n++] = (struct cliopt){"export-signal", 0, CLIOPT_STRING, "FILE.csv",
-                             "the sampled signal: job,mode,time_s,bandwidth_B_per_s", NULL,
-                             .to.s = &cli->export_signal};
-    t[n++] = (struct cliopt){"export-spectrum", 0, CLIOPT_STRING, "FILE.csv",
-                             "the spectrum: frequency, period, amplitude, power share,\n"
-                             "threshold and candidate flags per bin", NULL,
-                             .to.s = &cli->export_spectrum};
-    t[n++] = (struct cliopt){"help", 'h', CLIOPT_HELP, NULL, "this help", NULL, .to.p = NULL};
-    t[n++] = (struct cliopt){"version", 'V', CLIOPT_VERSION, NULL, "the version", NULL, .to.p = NULL};
-    t[n] = (struct cliopt){0};
+    {"plot", 0, CLIOPT_STRING, "FILE.html",
+     "also write a self-contained HTML page: signal, phases,\n"
+     "reconstruction, next phase, spectrum (and, with --window,\n"
+     "the prediction history)", NULL, AT(cli.plot)},
+    {"export-signal", 0, CLIOPT_STRING, "FILE.csv",
+     "the sampled signal: job,mode,time_s,bandwidth_B_per_s", NULL, AT(cli.export_signal)},
+    {"export-spectrum", 0, CLIOPT_STRING, "FILE.csv",
+     "the spectrum: frequency, period, amplitude, power share,\n"
+     "threshold and candidate flags per bin", NULL, AT(cli.export_spectrum)},
+    CLIOPT_HELP_VERSION("the version"),
+    {0},
+};
+#undef AT
+
+/* Parse the command line into *out: 0, or 2 on a usage error (--help and
+ * --version exit 0 here). */
+static int parse_args(int argc, char **argv, struct ftio_cli *out)
+{
+    struct ftio_settings s;
+    memset(&s, 0, sizeof s);
+    struct ftio_analysis_args *a = &s.a;
+    struct ftio_cli *cli = &s.cli;
+    ftio_analysis_args_default(a);
+    ftio_read_options_default(&cli->read);
+    s.format = (int)cli->read.format;
+    s.dxt = (int)cli->read.dxt;
+    struct cliopt shared[FTIO_AOPT_ENTRIES + 1], t[sizeof ftio_opts / sizeof ftio_opts[0]];
+    shared[ftio_analysis_cliopts(a, ~0u, shared)] = (struct cliopt){0};
     struct cliopt_parser p = {
         .prog = "ftio", .version = FTIO_VERSION, .usage = usage_text, .about = about_text,
         .epilog = epilog_text, .opts = t, .long_only = true,
     };
-    struct cliopt *o = cliopt_find(&p, "window");
-    o->help = "sliding analysis with a fixed window of S seconds, or\n"
-              "'adaptive' (frequency hits, as ftiod); one line per step";
-    o = cliopt_find(&p, "step");
-    o->help = "time between sliding analyses";
-    o = cliopt_find(&p, "max-memory");
-    o->help = "bound on the analysis' memory; the samples are also\n"
-              "capped by what the input justifies (64 per record)";
-    o = cliopt_find(&p, "sampling");
-    o->help = "hold (zero-order hold, the published FTIO's and the\n"
-              "default of --compat) or average (bin averages: conserve\n"
-              "the volume, do not depend on where the grid falls)";
+    if (cliopt_bind(t, ftio_opts, &s, shared) != 0)
+        return 2;
     int first = cliopt_parse_argv(&p, argc, argv);
     cliopt_free(&p);
     if (first == -1)
@@ -123,8 +144,8 @@ static int parse_args(int argc, char **argv, struct ftio_cli *cli)
     if (first < 0)
         return 2;
     char err[256];
-    if (ftio_analysis_args_finish(&a, true, err, sizeof err) != 0 ||
-        (a.window_set && ftio_analysis_check_step(a.step, a.opts.fs, err, sizeof err) != 0)) {
+    if (ftio_analysis_args_finish(a, true, err, sizeof err) != 0 ||
+        (a->window_set && ftio_analysis_check_step(a->step, a->opts.fs, err, sizeof err) != 0)) {
         fprintf(stderr, "ftio: %s\n", err);
         return 2;
     }
@@ -132,32 +153,39 @@ static int parse_args(int argc, char **argv, struct ftio_cli *cli)
         fprintf(stderr, "ftio: no trace file given (see ftio --help)\n");
         return 2;
     }
-    cli->analysis = a.opts;
-    cli->both = a.mode == 3;
-    cli->mode = cli->both ? FTIO_MODE_WRITE : (enum ftio_io_mode)a.mode;
-    cli->sliding = a.window_set;
-    cli->window = a.window;
-    cli->step = a.step;
-    cli->max_memory_mb = a.max_memory_mb;
-    cli->read.format = (enum ftio_trace_format)format;
-    cli->read.dxt = (enum ftio_dxt_layer)dxt;
+    cli->analysis = a->opts;
+    cli->both = a->mode == 3;
+    cli->mode = cli->both ? FTIO_MODE_WRITE : (enum ftio_io_mode)a->mode;
+    cli->sliding = a->window_set;
+    cli->window = a->window;
+    cli->step = a->step;
+    cli->max_memory_mb = a->max_memory_mb;
+    cli->read.format = (enum ftio_trace_format)s.format;
+    cli->read.dxt = (enum ftio_dxt_layer)s.dxt;
     cli->read.bare_mode = cli->mode == FTIO_MODE_READ ? FTIO_MODE_READ : FTIO_MODE_WRITE;
     cli->files = argv + first;
     cli->nfiles = argc - first;
+    *out = *cli;
     return 0;
 }
 
 int main(int argc, char **argv)
 {
-    static const struct { const char *name; int (*run)(int, char **); } sub[] = {
-        { "sub", ftio_cmd_sub }, { "replay", ftio_cmd_replay }, { "end", ftio_cmd_end },
-        { "claim", ftio_cmd_claim },
-        { "keygen", ftio_cmd_keygen }, { "scan", ftio_cmd_scan }, { "relay", ftio_cmd_relay },
-        { "report", ftio_cmd_report },
+    /* run, or the description of a command that asks ftiod's control socket */
+    static const struct {
+        const char *name;
+        int (*run)(int, char **);
+        const struct ftio_control_cmd *control;
+    } sub[] = {
+        { "sub", ftio_cmd_sub, NULL }, { "replay", ftio_cmd_replay, NULL },
+        { "end", NULL, &ftio_end_cmd }, { "claim", NULL, &ftio_claim_cmd },
+        { "keygen", ftio_cmd_keygen, NULL }, { "scan", ftio_cmd_scan, NULL },
+        { "relay", ftio_cmd_relay, NULL }, { "report", ftio_cmd_report, NULL },
     };
     for (size_t i = 0; argc > 1 && i < sizeof sub / sizeof sub[0]; i++)
         if (strcmp(argv[1], sub[i].name) == 0)
-            return sub[i].run(argc - 1, argv + 1);
+            return sub[i].run ? sub[i].run(argc - 1, argv + 1)
+                              : ftio_control_client_main(sub[i].control, argc - 1, argv + 1);
     struct ftio_cli cli;
     memset(&cli, 0, sizeof cli);
     int rc = parse_args(argc, argv, &cli);

@@ -93,48 +93,17 @@ static int give_away(const char *name, uid_t uid, gid_t gid, char *err, size_t e
     return rc;
 }
 
-int ftio_cmd_keygen(int argc, char **argv)
+static const char usage_text[] = "usage: ftio keygen [--owner USER[:GROUP]] NAME\n";
+static const char about_text[] =
+    "Writes a CURVE key pair: NAME.key (secret, mode 0600) and NAME.pub (public).\n"
+    "ftiod --curve-secret NAME.key; subscribers --key NAME.key, with NAME.pub\n"
+    "copied into the daemon's --curve-clients directory.  ftiod's own pair, made\n"
+    "by root for the service: ftio keygen --owner ftio /etc/ftio/server.\n";
+
+/* NAME.key and NAME.pub, given to uid:gid when owner says so. */
+static int write_pair(const char *name, const char *owner, uid_t uid, gid_t gid)
 {
-    const char *owner = NULL;
-    struct cliopt t[] = {
-        {"owner", 0, CLIOPT_STRING, "USER[:GROUP]",
-         "give both files to USER (and GROUP, default USER's group): root\n"
-         "making ftiod's key for the account ftiod runs as (`ftio`)", NULL, .to.s = &owner},
-        {"help", 'h', CLIOPT_HELP, NULL, "this help", NULL, .to.p = NULL},
-        {"version", 'V', CLIOPT_VERSION, NULL, "the version", NULL, .to.p = NULL},
-        {0},
-    };
-    struct cliopt_parser p = {
-        .prog = "ftio keygen", .version = FTIO_VERSION, .opts = t,
-        .usage = "usage: ftio keygen [--owner USER[:GROUP]] NAME\n",
-        .about = "Writes a CURVE key pair: NAME.key (secret, mode 0600) and NAME.pub (public).\n"
-                 "ftiod --curve-secret NAME.key; subscribers --key NAME.key, with NAME.pub\n"
-                 "copied into the daemon's --curve-clients directory.  ftiod's own pair, made\n"
-                 "by root for the service: ftio keygen --owner ftio /etc/ftio/server.\n",
-    };
-    int first = cliopt_parse_argv(&p, argc, argv);
-    if (first == -1) {
-        cliopt_free(&p);
-        return 0;
-    }
-    if (first < 0) {
-        cliopt_free(&p);
-        return 2;
-    }
     char err[512];
-    uid_t uid = (uid_t)-1;
-    gid_t gid = (gid_t)-1;
-    if (owner && parse_owner(owner, &uid, &gid, err, sizeof err) != 0) {
-        fprintf(stderr, "ftio keygen: %s\n", err);
-        cliopt_free(&p);
-        return 2;
-    }
-    cliopt_free(&p);
-    if (argc - first != 1 || !argv[first][0]) {
-        fprintf(stderr, "ftio keygen: one NAME (see ftio keygen --help)\n");
-        return 2;
-    }
-    const char *name = argv[first];
     if (ftio_curve_keygen(name, err, sizeof err) != 0 ||
         (owner && give_away(name, uid, gid, err, sizeof err) != 0)) {
         fprintf(stderr, "ftio keygen: %s\n", err);
@@ -146,4 +115,34 @@ int ftio_cmd_keygen(int argc, char **argv)
     else
         printf("ftio keygen: wrote %s.key (secret) and %s.pub\n", name, name);
     return 0;
+}
+
+int ftio_cmd_keygen(int argc, char **argv)
+{
+    const char *owner = NULL;
+    struct cliopt t[] = {
+        {"owner", 0, CLIOPT_STRING, "USER[:GROUP]",
+         "give both files to USER (and GROUP, default USER's group): root\n"
+         "making ftiod's key for the account ftiod runs as (`ftio`)", NULL, .to.s = &owner},
+        CLIOPT_HELP_VERSION("the version"),
+        {0},
+    };
+    struct cliopt_parser p = {
+        .prog = "ftio keygen", .version = FTIO_VERSION, .opts = t, .usage = usage_text,
+        .about = about_text,
+    };
+    int first = cliopt_parse_argv(&p, argc, argv), rc = 0;
+    char err[512];
+    uid_t uid = (uid_t)-1;
+    gid_t gid = (gid_t)-1;
+    if (first < 0)
+        rc = CLIOPT_EXIT_STATUS(first);
+    else if (owner && parse_owner(owner, &uid, &gid, err, sizeof err) != 0)
+        rc = -cliopt_error(&p, "%s", err);
+    else if (argc - first != 1 || !argv[first][0])
+        rc = -cliopt_error(&p, "one NAME (see ftio keygen --help)");
+    else
+        rc = write_pair(argv[first], owner, uid, gid);
+    cliopt_free(&p);
+    return rc;
 }

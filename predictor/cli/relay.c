@@ -133,10 +133,18 @@ static void route_batch(void *front, void **up, size_t nup, struct ftio_batch *s
         zmq_msg_send(&f[i], up[pick], i + 1 < n ? ZMQ_SNDMORE : 0);
 }
 
+static const char usage_text[] = "usage: ftio relay --listen E --upstream E[,E...] [--hwm N] [-v]\n";
+static const char about_text[] =
+    "Forwards the batches of a node's traced processes to ftiod over one\n"
+    "connection and their acknowledgements back (ZeroMQ proxy).\n";
+static const char epilog_text[] =
+    "Stops on SIGINT/SIGTERM.  Exit status: 0, 1 when it cannot listen or\n"
+    "connect, 2 on a usage error.\n";
+
 int ftio_cmd_relay(int argc, char **argv)
 {
     const char *listen = NULL, *upstream = NULL;
-    int verbose = 0, hwm = 1000;
+    int verbose = 0, hwm;
     struct cliopt t[] = {
         {"listen", 'l', CLIOPT_STRING, "E",
          "where the shims connect (their FTIO_ENDPOINT), e.g.\n"
@@ -148,20 +156,15 @@ int ftio_cmd_relay(int argc, char **argv)
         {"hwm", 0, CLIOPT_INT, "N", "batches queued per connection", "1000", .to.i = &hwm,
          .min = 1, .max = 10000000},
         {"verbose", 'v', CLIOPT_COUNT, NULL, "say what is connected", NULL, .to.i = &verbose},
-        {"help", 'h', CLIOPT_HELP, NULL, "this help", NULL, .to.p = NULL},
-        {"version", 'V', CLIOPT_VERSION, NULL, "the version", NULL, .to.p = NULL},
+        CLIOPT_HELP_VERSION("the version"),
         {0},
     };
     struct cliopt_parser p = {
-        .prog = "ftio relay", .version = FTIO_VERSION, .opts = t,
-        .usage = "usage: ftio relay --listen E --upstream E[,E...] [--hwm N] [-v]\n",
-        .about = "Forwards the batches of a node's traced processes to ftiod over one\n"
-                 "connection and their acknowledgements back (ZeroMQ proxy).\n",
-        .epilog = "Stops on SIGINT/SIGTERM.  Exit status: 0, 1 when it cannot listen or\n"
-                  "connect, 2 on a usage error.\n",
+        .prog = "ftio relay", .version = FTIO_VERSION, .opts = t, .usage = usage_text,
+        .about = about_text, .epilog = epilog_text,
     };
     struct upstreams ups = {.n = 0};
-    int first = cliopt_parse_argv(&p, argc, argv), urc = 0;
+    int first = cliopt_defaults(&p) != 0 ? -2 : cliopt_parse_argv(&p, argc, argv), urc = 0;
     if (first >= 0 && first < argc)
         first = cliopt_error(&p, "unexpected argument '%s'", argv[first]);
     else if (first >= 0 && (!listen || !upstream))
@@ -173,7 +176,7 @@ int ftio_cmd_relay(int argc, char **argv)
         for (size_t i = 0; i < ups.n; i++)
             free(ups.ep[i]);
         cliopt_free(&p);
-        return first == -1 ? 0 : 2;
+        return CLIOPT_EXIT_STATUS(first);
     }
     size_t nup = ups.n;
     char **eps = ups.ep;

@@ -5,7 +5,8 @@
  *   ftio replay [--endpoint E] [--speed X | --realtime] FILES...
  *
  * --endpoint defaults to FTIO_ENDPOINT (where the shim sends), else the
- * daemon's configuration file (endpoints.c), else tcp://127.0.0.1:5555.
+ * daemon's configuration file (endpoints.c), else ftiod's default --listen
+ * (common/defaults.h).
  *
  * Each file holds one process's batches in order.  The files are merged by
  * the earliest record start of each batch, keeping every file's own order, so
@@ -27,6 +28,7 @@
 #include "auth.h"
 #include "cliopt.h"
 #include "defaults.h"
+#include "grow.h"
 #include "transport.h"
 #include "commands.h"
 #include "timeutil.h"
@@ -54,22 +56,19 @@ static int read_whole(const char *path, char **buf, size_t *len)
         fprintf(stderr, "ftio replay: %s: %s\n", path, strerror(errno));
         return -1;
     }
-    size_t cap = 1 << 16, n = 0;
-    char *b = malloc(cap);
+    size_t cap = 0, n = 0;
+    char *b = NULL;
     for (;;) {
-        if (!b) {
+        /* 64 KiB at least per read: the first is 64 KiB, then doubled */
+        if (FTIO_GROW(b, cap, n + (1 << 16)) < 0) {
             fprintf(stderr, "ftio replay: %s: out of memory\n", path);
+            free(b);
             fclose(f);
             return -1;
         }
         n += fread(b + n, 1, cap - n, f);
         if (n < cap)
             break;
-        cap *= 2;
-        char *nb = realloc(b, cap);
-        if (!nb)
-            free(b);
-        b = nb;
     }
     int err = ferror(f);
     fclose(f);
@@ -123,15 +122,9 @@ static int index_file(struct rfile *f, struct ftio_batch *scratch)
         if (key == INT64_MAX)
             key = last_key != INT64_MIN ? last_key : h->clock_real;
         last_key = key;
-        if (f->nb == f->cap) {
-            size_t cap = f->cap ? f->cap * 2 : 64;
-            struct rbatch *nb = realloc(f->b, cap * sizeof *nb);
-            if (!nb) {
-                fprintf(stderr, "ftio replay: out of memory\n");
-                return -1;
-            }
-            f->b = nb;
-            f->cap = cap;
+        if (FTIO_GROW(f->b, f->cap, f->nb + 1) < 0) {
+            fprintf(stderr, "ftio replay: out of memory\n");
+            return -1;
         }
         f->b[f->nb++] = (struct rbatch){off, used, key, scratch->n};
         off += used;
@@ -184,6 +177,19 @@ static int set_realtime(const struct cliopt *o, const char *val, char *err, size
     return 0;
 }
 
+static const char usage_text[] =
+    "usage: ftio replay [--endpoint E] [--speed X | --realtime] FILE...\n";
+static const char about_text[] =
+    "Send spool files (ftio-<job>-<host>-<pid>.msgpack) to a running ftiod,\n"
+    "batch by batch, merged in time order; batches it already has are dropped\n"
+    "there, so replaying after a restart is safe.\n";
+static const char epilog_text[] =
+    "Environment: FTIO_ENDPOINT (default --endpoint, else ftiod's\n"
+    "configuration file, FTIO_DAEMON_CONFIG), FTIO_AUTH (none for a daemon\n"
+    "under --auth none).\n"
+    "Exit status: 0 when every batch was acknowledged as merged, 1 otherwise,\n"
+    "2 on a usage error.\n";
+
 int ftio_cmd_replay(int argc, char **argv)
 {
     struct ftio_endpoints ep;
@@ -197,33 +203,18 @@ int ftio_cmd_replay(int argc, char **argv)
          NULL, .to.d = &speed, .min = 0, .max = 1e6, .flags = CLIOPT_MIN_OPEN},
         {"realtime", 0, CLIOPT_CUSTOM, NULL, "as they were recorded (--speed 1)", NULL,
          .set = set_realtime, .ctx = &speed},
-        {"help", 'h', CLIOPT_HELP, NULL, "this help", NULL, .to.p = NULL},
-        {"version", 'V', CLIOPT_VERSION, NULL, "the version", NULL, .to.p = NULL},
+        CLIOPT_HELP_VERSION("the version"),
         {0},
     };
     struct cliopt_parser p = {
-        .prog = "ftio replay", .version = FTIO_VERSION, .opts = t,
-        .usage = "usage: ftio replay [--endpoint E] [--speed X | --realtime] FILE...\n",
-        .about = "Send spool files (ftio-<job>-<host>-<pid>.msgpack) to a running ftiod,\n"
-                 "batch by batch, merged in time order; batches it already has are dropped\n"
-                 "there, so replaying after a restart is safe.\n",
-        .epilog = "Environment: FTIO_ENDPOINT (default --endpoint, else ftiod's\n"
-                  "configuration file, FTIO_DAEMON_CONFIG), FTIO_AUTH (none for a daemon\n"
-                  "under --auth none).\n"
-                  "Exit status: 0 when every batch was acknowledged as merged, 1 otherwise,\n"
-                  "2 on a usage error.\n",
+        .prog = "ftio replay", .version = FTIO_VERSION, .opts = t, .usage = usage_text,
+        .about = about_text, .epilog = epilog_text,
     };
-    int first_file = cliopt_parse_argv(&p, argc, argv);
-    cliopt_free(&p);
-    if (first_file == -1)
-        return 0;
+    int first_file = cliopt_parse_command(&p, argc, argv, 1, -1, "no spool files given");
+    cliopt_free(&p);   /* it kept nothing: no list option, no file */
     if (first_file < 0)
-        return 2;
+        return CLIOPT_EXIT_STATUS(first_file);
     int nfiles = argc - first_file;
-    if (nfiles <= 0) {
-        fprintf(stderr, "ftio replay: no spool files given (see ftio replay --help)\n");
-        return 2;
-    }
 
     int rc = 1;
     struct rfile *files = calloc((size_t)nfiles, sizeof *files);

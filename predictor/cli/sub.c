@@ -150,10 +150,9 @@ struct sub_opts {
 
 static struct ftio_query_opts query_opts(const struct sub_opts *o, const char *endpoint)
 {
-    const char *au = getenv("FTIO_AUTH");
     return (struct ftio_query_opts){
         .endpoint = endpoint, .server_key = o->server_key, .key_file = o->key, .timeout = 5,
-        .munge = !au || ftio_auth_mode_parse(au) != FTIO_AUTH_NONE,
+        .munge = ftio_auth_query_munge(),
     };
 }
 
@@ -533,21 +532,16 @@ int ftio_cmd_sub(int argc, char **argv)
          "prediction per mode) as an HTML page, as ftio report does", NULL, .to.s = &o.plot},
         {"status-endpoint", 0, CLIOPT_LIST, "E", "with --last: ftiod's status socket(s)",
          "$FTIO_STATUS, ftiod.conf's status-endpoint or " FTIO_DEFAULT_STATUS, .to.s = &o.status_eps},
-        {"help", 'h', CLIOPT_HELP, NULL, "this help", NULL, .to.p = NULL},
-        {"version", 'V', CLIOPT_VERSION, NULL, "the version", NULL, .to.p = NULL},
+        CLIOPT_HELP_VERSION("the version"),
         {0},
     };
     struct cliopt_parser p = {
         .prog = "ftio sub", .version = FTIO_VERSION, .usage = sub_usage_text, .about = sub_about,
         .epilog = sub_epilog, .opts = t,
     };
-    int first = cliopt_parse_argv(&p, argc, argv), rc = 0;
-    if (first == -1)
-        rc = 0;
-    else if (first < 0)
-        rc = 2;
-    else if (first < argc)
-        rc = -cliopt_error(&p, "unexpected argument '%s' (see ftio sub --help)", argv[first]);
+    int first = cliopt_parse_command(&p, argc, argv, 0, 0, NULL), rc = 0;
+    if (first < 0)
+        rc = CLIOPT_EXIT_STATUS(first);
     else if (o.key && !o.server_key)
         rc = -cliopt_error(&p, "--key needs --server-key");
     else if (o.plot && !o.last)

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* ftiod_main.c -- ftiod: options, sockets, signals and the life of the daemon.
  *
- * The options are one table (common/cliopt.h) for the command line and the
- * configuration file (--config, default $SYSCONFDIR/ftio/ftiod.conf; the command
- * line wins); the analysis options and their bounds are ftio's
+ * The settings are one static table, ftiod_opts[] (common/cliopt.h), the
+ * one home of each default: the command line, the configuration file
+ * (--config, default $SYSCONFDIR/ftio/ftiod.conf; the command line wins),
+ * the environment column, --help and --print-config (packaging/ftiod.conf)
+ * read it; the analysis options and their bounds are ftio's
  * (analysis_options.h).
  *
  * Start-up binds every socket first (a busy port is a clear error before
@@ -69,9 +71,8 @@ static const char about_text[] =
     "Every long option can also be a line `option = value` of the configuration\n"
     "file (a bare `option` for a flag); the command line wins.\n";
 
+/* The environment comes before this, from the table's env column. */
 static const char epilog_text[] =
-    "Environment: FTIO_DAEMON_CONFIG, the default --config; FTIO_STATUS, the\n"
-    "default --status-endpoint of --status.\n"
     "Exit status: 0, 1 when the daemon cannot start (or --status fails), 2 on a\n"
     "usage or configuration error.\n";
 
@@ -91,10 +92,6 @@ static int set_socket_mode(const struct cliopt *o, const char *val, char *err, s
 
 static const char *const auth_names[] = {"munge", "none", NULL};
 static const int auth_values[] = {FTIO_AUTH_MUNGE, FTIO_AUTH_NONE};
-/* A site's login node: thousands of jobs at once (a job holds what it sent,
- * ~0.1 MB for a short one: README, bench/README.md "sitescale"). */
-#define FTIOD_MAX_JOBS_DEF 20000
-#define FTIOD_MAX_MEMORY_DEF 8192.0
 
 /* SIGTERM to exit, s (the analysis threads take SCHED_STOP_BUDGET of it). */
 #define STOP_BOUND 1.85
@@ -108,162 +105,192 @@ struct ftiod_cmdline {
     const char *server_key, *key, *config;
 };
 
-/* The option table of ftiod (command line and configuration file alike).
- * Returns 0 to run, 1 to exit 0 (help, version, --print-config), -1 on a
- * usage or configuration error (exit 2). */
-static int parse_args(int argc, char **argv, struct ftiod_config *c, struct ftiod_cmdline *cl)
-{
+/* Everything ftiod's options set: the daemon's configuration, the analysis
+ * options shared with ftio (resolved into cfg after parsing, parse_args)
+ * and what the command line asks besides. */
+struct ftiod_settings {
+    struct ftiod_config cfg;
     struct ftio_analysis_args a;
-    ftio_analysis_args_default(&a);
-    a.opts = c->opts;
-    a.step = c->step;
-    a.window = c->window;
-    a.max_memory_mb = c->max_memory / 1048576;
-    struct cliopt t[96];
-    size_t n = 0;
-#define OPT(...) (t[n++] = (struct cliopt){__VA_ARGS__})
-    OPT(.type = CLIOPT_SECTION, .help = "Endpoints and files:");
-    OPT("listen", 0, CLIOPT_STRING, "E", "ingest endpoint for the shims", FTIO_DEFAULT_ENDPOINT,
-        .to.s = &c->listen);
-    OPT("pub", 0, CLIOPT_STRING, "E", "PUB endpoint for predictions", FTIO_DEFAULT_PUB,
-        .to.s = &c->pub);
-    OPT("status-endpoint", 0, CLIOPT_LIST, "E",
-        "REP endpoint for --status, ftio end and ftio sub --last;\n"
-        "with --status: several (E,E or repeated) are all asked", FTIO_DEFAULT_STATUS,
-        .to.s = &c->status);
-    OPT("log", 0, CLIOPT_STRING, "FILE", "append everything published as JSON Lines", NULL,
-        .to.s = &c->log_path);
-    OPT("state-dir", 0, CLIOPT_STRING, "DIR",
-        "keep every job's state in DIR: a restarted ftiod goes on\n"
-        "with the same jobs (PROTOCOL.md §5)", NULL,
-        .to.s = &c->state_dir);
-    OPT("config", 0, CLIOPT_STRING, "FILE",
-        "configuration file ($FTIO_DAEMON_CONFIG, else\n"
-        FTIOD_CONFIG_DEFAULT " when it exists; 'none': no file)", NULL, .to.s = &cl->config, .flags = CLIOPT_NOCONF);
-    OPT(.type = CLIOPT_SECTION, .help = "Analysis (the same options and bounds as ftio's):");
-    n += ftio_analysis_cliopts(&a, FTIO_AOPT_FREQ | FTIO_AOPT_TOL | FTIO_AOPT_NO_PSD |
-                                       FTIO_AOPT_COMPAT | FTIO_AOPT_SAMPLING | FTIO_AOPT_STEP |
-                                       FTIO_AOPT_WINDOW | FTIO_AOPT_MAX_MEMORY |
-                                       FTIO_AOPT_DETECTOR, t + n);
-    OPT("settle", 0, CLIOPT_DOUBLE, "S",
-        "seconds a boundary waits for late records (the shim\nflushes every second)", "1.5",
-        .to.d = &c->settle, .min = 0, .flags = CLIOPT_NOMAX);
-    OPT("min-interval", 0, CLIOPT_DOUBLE, "S",
-        "live: at least S wall seconds between analyses of one\njob and mode", "0",
-        .to.d = &c->min_interval, .min = 0, .flags = CLIOPT_NOMAX);
-    OPT("threads", 0, CLIOPT_SIZE, "N", "analysis threads (0 = one per core)", "0",
-        .to.z = &c->threads, .min = 0, .max = 4096);
-    OPT("catch-up", 0, CLIOPT_CHOICE, "HOW",
-        "a job more than one boundary behind (a replay, a busy\n"
-        "daemon): newest = its newest boundary at once; every =\n"
-        "each boundary, the messages of `ftio --window`", "newest",
-        .to.i = &c->catch_up, .choices = catch_up_names, .values = catch_up_values);
-    OPT("horizon", 0, CLIOPT_DOUBLE, "S", "seconds of signal kept per job and mode", "3600",
-        .to.d = &c->limits.horizon, .min = 1, .flags = CLIOPT_NOMAX);
-    OPT("summary-records", 0, CLIOPT_SIZE, "N",
-        "records kept per job and mode to lay the end summary's\n"
-        "grid on the earliest record (0 = never)", "131072",
-        .to.z = &c->limits.summary_records, .min = 0, .max = 1e9);
-    OPT(.type = CLIOPT_SECTION, .help = "Jobs and limits:");
-    OPT("job-timeout", 0, CLIOPT_DOUBLE, "S", "end a job after S s of silence", "300",
-        .to.d = &c->job_timeout, .min = 0.001, .flags = CLIOPT_NOMAX);
-    OPT("settle-end", 0, CLIOPT_DOUBLE, "S",
-        "a job whose processes all sent their final batch ends\n"
-        "after S s without a new one (ended_by idle); at once\n"
-        "when every MPI rank finalised (ended_by final)", "2",
-        .to.d = &c->settle_end, .min = 0, .max = 3600);
-    OPT("keep-ended", 0, CLIOPT_SIZE, "N",
-        "ended jobs kept for --status and ftio sub --last", "64",
-        .to.z = &c->keep_ended, .min = 0, .max = FTIOD_MAX_ENDED);
-    OPT("late-batches", 0, CLIOPT_DOUBLE, "S",
-        "an ended job takes late batches S s more (a spool file\n"
-        "replayed after the end): they give a corrected .end", "600",
-        .to.d = &c->late_batches, .min = 0, .flags = CLIOPT_NOMAX);
-    OPT("max-jobs", 0, CLIOPT_SIZE, "N", "jobs tracked at once", "20000",
-        .to.z = &c->max_jobs, .min = 1, .max = 1e7);
-    OPT("max-procs", 0, CLIOPT_SIZE, "N", "processes per job", "65536",
-        .to.z = &c->limits.max_procs, .min = 1, .max = 1e9);
-    OPT("max-msg", 0, CLIOPT_I64, "BYTES", "largest message accepted", "268435456",
-        .to.ll = &c->max_msg, .min = 64, .max = 1e15);
-    OPT("rcvhwm", 0, CLIOPT_INT, "N", "batches queued per sender before it must wait", "10000",
-        .to.i = &c->rcvhwm, .min = 0, .max = 1e9);
-    OPT(.type = CLIOPT_SECTION, .help = "Security (docs/SECURITY.md):");
-    OPT("auth", 0, CLIOPT_CHOICE, "MODE",
-        "munge: every batch must carry a MUNGE credential; an id\n"
-        "nobody claimed is its sender's, u<uid>:ID.  none: no\n"
-        "authentication, only on ipc:// or loopback --listen", "munge",
-        .to.i = &c->auth, .choices = auth_names, .values = auth_values);
-    OPT("munge-socket", 0, CLIOPT_STRING, "PATH", "munged's socket (default: libmunge's)", NULL,
-        .to.s = &c->munge_socket);
-    OPT("curve-secret", 0, CLIOPT_STRING, "FILE",
-        "CURVE secret key (ftio keygen): PUB and status encrypted", NULL,
-        .to.s = &c->curve_secret);
-    OPT("curve-clients", 0, CLIOPT_STRING, "DIR",
-        "public keys allowed to subscribe and to see every job", NULL, .to.s = &c->curve_clients);
-    OPT("socket-mode", 0, CLIOPT_CUSTOM, "MODE",
-        "octal permissions of ipc:// endpoints (e.g. 0660;\ndefault: 0777 & ~umask)",
-        NULL, .set = set_socket_mode, .ctx = &c->socket_mode);
-    OPT("socket-group", 0, CLIOPT_STRING, "G", "group of ipc:// endpoints", NULL,
-        .to.s = &c->socket_group);
-    OPT("max-connections", 0, CLIOPT_SIZE, "N",
-        "open ingest connections (default min(10000, fd limit - 256))", NULL,
-        .to.z = &c->max_connections, .min = 1, .max = 1e7);
-    OPT("user-jobs", 0, CLIOPT_SIZE, "N", "jobs one uid may own at once (0 = no bound)", "32",
-        .to.z = &c->user_jobs, .min = 0, .max = 1e9);
-    OPT("user-procs", 0, CLIOPT_SIZE, "N", "processes of one uid, all jobs (0 = no bound)", "65536",
-        .to.z = &c->user_procs, .min = 0, .max = 1e12);
-    OPT("user-rate", 0, CLIOPT_DOUBLE, "N", "records per second of one uid (0 = no bound)", "0",
-        .to.d = &c->user_rate, .min = 0, .flags = CLIOPT_NOMAX);
-    OPT(.type = CLIOPT_SECTION, .help = "Asking a running ftiod, and the rest:");
-    OPT("status", 0, CLIOPT_FLAG, NULL, "ask the running ftiod(s) for their jobs and exit", NULL,
-        .to.b = &cl->status, .flags = CLIOPT_NOCONF);
-    OPT("server-key", 0, CLIOPT_STRING, "K",
-        "with --status: the daemon's CURVE public key (or file)", NULL,
-        .to.s = &cl->server_key, .flags = CLIOPT_NOCONF);
-    OPT("key", 0, CLIOPT_STRING, "FILE", "with --status: our CURVE key pair (ftio keygen)", NULL,
-        .to.s = &cl->key, .flags = CLIOPT_NOCONF);
-    OPT("json", 0, CLIOPT_FLAG, NULL, "with --status: print the raw JSON", NULL,
-        .to.b = &cl->json, .flags = CLIOPT_NOCONF);
-    OPT("verbose", 'v', CLIOPT_COUNT, NULL, "log jobs and every analysis on stderr", NULL,
-        .to.i = &c->verbose);
-    OPT("print-config", 0, CLIOPT_FLAG, NULL,
-        "print every option as a configuration file (defaults) and exit", NULL,
-        .to.b = &cl->print_config, .flags = CLIOPT_NOCONF);
-    OPT("help", 'h', CLIOPT_HELP, NULL, "this help", NULL, .to.p = NULL);
-    OPT("version", 'V', CLIOPT_VERSION, NULL, "print the version", NULL, .to.p = NULL);
-#undef OPT
-    t[n] = (struct cliopt){0};
+    struct ftiod_cmdline cl;
+};
+#define AT(member) CLIOPT_AT(struct ftiod_settings, member)
+
+/* ftiod's settings, the one home of each: name, type, help, default (what
+ * cliopt_defaults() sets, checked against the bounds), bounds, environment
+ * variable; the command line, the configuration file, --help,
+ * --print-config (packaging/ftiod.conf) and the man page's check
+ * (tests/cli/options.sh) all read it.  The analysis options are ftio's
+ * (CLIOPT_SHARED: analysis_options.h's bounds), with ftiod's own words and
+ * defaults where they differ. */
+static const struct cliopt ftiod_opts[] = {
+    {.type = CLIOPT_SECTION, .help = "Endpoints and files:"},
+    {"listen", 0, CLIOPT_STRING, "E", "ingest endpoint for the shims", FTIO_DEFAULT_ENDPOINT,
+     AT(cfg.listen)},
+    {"pub", 0, CLIOPT_STRING, "E", "PUB endpoint for predictions", FTIO_DEFAULT_PUB, AT(cfg.pub)},
+    {"status-endpoint", 0, CLIOPT_LIST, "E",
+     "REP endpoint for --status, ftio end and ftio sub --last;\n"
+     "with --status: several (E,E or repeated) are all asked", FTIO_DEFAULT_STATUS,
+     AT(cfg.status), .env = "FTIO_STATUS", .env_with = "status"},
+    {"log", 0, CLIOPT_STRING, "FILE", "append everything published as JSON Lines", NULL,
+     AT(cfg.log_path)},
+    {"state-dir", 0, CLIOPT_STRING, "DIR",
+     "keep every job's state in DIR: a restarted ftiod goes on\n"
+     "with the same jobs (PROTOCOL.md §5)", NULL, AT(cfg.state_dir)},
+    /* No def: the default file alone may be missing (parse_args). */
+    {"config", 0, CLIOPT_STRING, "FILE",
+     "configuration file ($FTIO_DAEMON_CONFIG, else\n"
+     FTIOD_CONFIG_DEFAULT " when it exists; 'none': no file)", NULL, AT(cl.config),
+     .flags = CLIOPT_NOCONF, .env = "FTIO_DAEMON_CONFIG"},
+    {.type = CLIOPT_SECTION, .help = "Analysis (the same options and bounds as ftio's):"},
+    {"freq", .type = CLIOPT_SHARED},
+    {"tol", .type = CLIOPT_SHARED},
+    {"no-psd", .type = CLIOPT_SHARED},
+    {"compat", .type = CLIOPT_SHARED,
+     .help = "the published FTIO detector and adaptive window, digit\n"
+             "for digit (default: the robust detector)"},
+    /* Online the window start is not the trace's t_0 when the bins are laid
+     * out, and hold samples of an aliasing-prone signal depend on the grid's
+     * phase; the average (exact integral per bin) conserves volume and does
+     * not.  --sampling hold gives the offline [compat] default. */
+    {"sampling", .type = CLIOPT_SHARED,
+     .help = "hold or average: average online because it conserves\n"
+             "volume and does not depend on where the bin grid falls",
+     .def = "average"},
+    {"window", .type = CLIOPT_SHARED, .help = "fixed analysis window of S s, or 'adaptive' (0)",
+     .def = "adaptive"},
+    {"step", .type = CLIOPT_SHARED,
+     .help = "data seconds between analyses of a job and mode, the\n"
+             "boundaries of `ftio --window --step`",
+     .def = "1"},
+    {"max-memory", .type = CLIOPT_SHARED,
+     .help = "memory the jobs may use, MB (what each job holds now:\n"
+             "~0.1 MB for a short one, up to ~8 MB for one of a whole\n"
+             "horizon with --summary-records of records)",
+     .def = "8192"},
+    /* robust, unless --compat says otherwise (ftio_analysis_args_finish) */
+    {"detector", .type = CLIOPT_SHARED, .flags = CLIOPT_DEF_DOC},
+    {"settle", 0, CLIOPT_DOUBLE, "S",
+     "seconds a boundary waits for late records (the shim\nflushes every second)", "1.5",
+     AT(cfg.settle), .min = 0, .flags = CLIOPT_NOMAX},
+    {"min-interval", 0, CLIOPT_DOUBLE, "S",
+     "live: at least S wall seconds between analyses of one\njob and mode", "0",
+     AT(cfg.min_interval), .min = 0, .flags = CLIOPT_NOMAX},
+    {"threads", 0, CLIOPT_SIZE, "N", "analysis threads (0 = one per core)", "0", AT(cfg.threads),
+     .min = 0, .max = 4096},
+    {"catch-up", 0, CLIOPT_CHOICE, "HOW",
+     "a job more than one boundary behind (a replay, a busy\n"
+     "daemon): newest = its newest boundary at once; every =\n"
+     "each boundary, the messages of `ftio --window`", "newest",
+     AT(cfg.catch_up), .choices = catch_up_names, .values = catch_up_values},
+    {"horizon", 0, CLIOPT_DOUBLE, "S", "seconds of signal kept per job and mode", "3600",
+     AT(cfg.limits.horizon), .min = 1, .flags = CLIOPT_NOMAX},
+    {"summary-records", 0, CLIOPT_SIZE, "N",
+     "records kept per job and mode to lay the end summary's\n"
+     "grid on the earliest record (0 = never)", "131072",
+     AT(cfg.limits.summary_records), .min = 0, .max = 1e9},
+    {.type = CLIOPT_SECTION, .help = "Jobs and limits:"},
+    {"job-timeout", 0, CLIOPT_DOUBLE, "S", "end a job after S s of silence", "300",
+     AT(cfg.job_timeout), .min = 0.001, .flags = CLIOPT_NOMAX},
+    {"settle-end", 0, CLIOPT_DOUBLE, "S",
+     "a job whose processes all sent their final batch ends\n"
+     "after S s without a new one (ended_by idle); at once\n"
+     "when every MPI rank finalised (ended_by final)", "2",
+     AT(cfg.settle_end), .min = 0, .max = 3600},
+    {"keep-ended", 0, CLIOPT_SIZE, "N", "ended jobs kept for --status and ftio sub --last", "64",
+     AT(cfg.keep_ended), .min = 0, .max = FTIOD_MAX_ENDED},
+    {"late-batches", 0, CLIOPT_DOUBLE, "S",
+     "an ended job takes late batches S s more (a spool file\n"
+     "replayed after the end): they give a corrected .end", "600",
+     AT(cfg.late_batches), .min = 0, .flags = CLIOPT_NOMAX},
+    /* A site's login node: thousands of jobs at once (a job holds what it
+     * sent, ~0.1 MB for a short one: README, bench/README.md "sitescale"). */
+    {"max-jobs", 0, CLIOPT_SIZE, "N", "jobs tracked at once", "20000", AT(cfg.max_jobs),
+     .min = 1, .max = 1e7},
+    {"max-procs", 0, CLIOPT_SIZE, "N", "processes per job", "65536", AT(cfg.limits.max_procs),
+     .min = 1, .max = 1e9},
+    {"max-msg", 0, CLIOPT_I64, "BYTES", "largest message accepted", "268435456", AT(cfg.max_msg),
+     .min = 64, .max = 1e15},
+    {"rcvhwm", 0, CLIOPT_INT, "N", "batches queued per sender before it must wait", "10000",
+     AT(cfg.rcvhwm), .min = 0, .max = 1e9},
+    {.type = CLIOPT_SECTION, .help = "Security (docs/SECURITY.md):"},
+    {"auth", 0, CLIOPT_CHOICE, "MODE",
+     "munge: every batch must carry a MUNGE credential; an id\n"
+     "nobody claimed is its sender's, u<uid>:ID.  none: no\n"
+     "authentication, only on ipc:// or loopback --listen", "munge",
+     AT(cfg.auth), .choices = auth_names, .values = auth_values},
+    {"munge-socket", 0, CLIOPT_STRING, "PATH", "munged's socket (default: libmunge's)", NULL,
+     AT(cfg.munge_socket)},
+    {"curve-secret", 0, CLIOPT_STRING, "FILE",
+     "CURVE secret key (ftio keygen): PUB and status encrypted", NULL, AT(cfg.curve_secret)},
+    {"curve-clients", 0, CLIOPT_STRING, "DIR",
+     "public keys allowed to subscribe and to see every job", NULL, AT(cfg.curve_clients)},
+    /* No def: unset (-1, config_default) is 0777 & ~umask (ipc_permissions). */
+    {"socket-mode", 0, CLIOPT_CUSTOM, "MODE",
+     "octal permissions of ipc:// endpoints (e.g. 0660;\ndefault: 0777 & ~umask)", NULL,
+     AT(cfg.socket_mode), .set = set_socket_mode},
+    {"socket-group", 0, CLIOPT_STRING, "G", "group of ipc:// endpoints", NULL,
+     AT(cfg.socket_group)},
+    /* No def: unset (0) is computed from the descriptor limit (security_setup). */
+    {"max-connections", 0, CLIOPT_SIZE, "N",
+     "open ingest connections (default min(10000, fd limit - 256))", NULL,
+     AT(cfg.max_connections), .min = 1, .max = 1e7},
+    {"user-jobs", 0, CLIOPT_SIZE, "N", "jobs one uid may own at once (0 = no bound)", "32",
+     AT(cfg.user_jobs), .min = 0, .max = 1e9},
+    {"user-procs", 0, CLIOPT_SIZE, "N", "processes of one uid, all jobs (0 = no bound)", "65536",
+     AT(cfg.user_procs), .min = 0, .max = 1e12},
+    {"user-rate", 0, CLIOPT_DOUBLE, "N", "records per second of one uid (0 = no bound)", "0",
+     AT(cfg.user_rate), .min = 0, .flags = CLIOPT_NOMAX},
+    {.type = CLIOPT_SECTION, .help = "Asking a running ftiod, and the rest:"},
+    {"status", 0, CLIOPT_FLAG, NULL, "ask the running ftiod(s) for their jobs and exit", NULL,
+     AT(cl.status), .flags = CLIOPT_NOCONF},
+    {"server-key", 0, CLIOPT_STRING, "K",
+     "with --status: the daemon's CURVE public key (or file)", NULL, AT(cl.server_key),
+     .flags = CLIOPT_NOCONF},
+    {"key", 0, CLIOPT_STRING, "FILE", "with --status: our CURVE key pair (ftio keygen)", NULL,
+     AT(cl.key), .flags = CLIOPT_NOCONF},
+    {"json", 0, CLIOPT_FLAG, NULL, "with --status: print the raw JSON", NULL, AT(cl.json),
+     .flags = CLIOPT_NOCONF},
+    {"verbose", 'v', CLIOPT_COUNT, NULL, "log jobs and every analysis on stderr", NULL,
+     AT(cfg.verbose)},
+    {"print-config", 0, CLIOPT_FLAG, NULL,
+     "print every option as a configuration file (defaults) and exit", NULL,
+     AT(cl.print_config), .flags = CLIOPT_NOCONF},
+    CLIOPT_HELP_VERSION("print the version"),
+    {0},
+};
+#undef AT
+
+/* What is not a setting: the job limits the table does not set (how far a
+ * record may be from the receiver's clock), the analysis options' own
+ * defaults, unset sentinels. */
+static void config_default(struct ftiod_settings *s)
+{
+    memset(s, 0, sizeof *s);
+    job_limits_default(&s->cfg.limits);
+    ftio_analysis_args_default(&s->a);
+    s->cfg.socket_mode = -1;
+}
+
+/* The option table of ftiod (command line and configuration file alike)
+ * into s.  Returns 0 to run, 1 to exit 0 (help, version, --print-config),
+ * -1 on a usage or configuration error (exit 2). */
+static int parse_args(int argc, char **argv, struct ftiod_settings *s)
+{
+    struct ftiod_config *c = &s->cfg;
+    config_default(s);
+    struct cliopt shared[FTIO_AOPT_ENTRIES + 1], t[sizeof ftiod_opts / sizeof ftiod_opts[0]];
+    shared[ftio_analysis_cliopts(&s->a, ~0u, shared)] = (struct cliopt){0};
     struct cliopt_parser p = {
         .prog = "ftiod", .version = FTIO_VERSION, .usage = usage_text, .about = about_text,
         .epilog = epilog_text, .opts = t,
     };
-    struct cliopt *o = cliopt_find(&p, "window");
-    o->help = "fixed analysis window of S s, or 'adaptive' (0)";
-    o->def = "adaptive";
-    o = cliopt_find(&p, "max-memory");
-    o->help = "memory the jobs may use, MB (what each job holds now:\n"
-              "~0.1 MB for a short one, up to ~8 MB for one of a whole\n"
-              "horizon with --summary-records of records)";
-    o->def = "8192";
-    o = cliopt_find(&p, "sampling");
-    o->help = "hold or average: average online because it conserves\n"
-              "volume and does not depend on where the bin grid falls";
-    o = cliopt_find(&p, "step");
-    o->help = "data seconds between analyses of a job and mode, the\n"
-              "boundaries of `ftio --window --step`";
-    o = cliopt_find(&p, "compat");
-    o->help = "the published FTIO detector and adaptive window, digit\n"
-              "for digit (default: the robust detector)";
-
-    int rc = 0, first = cliopt_parse_argv(&p, argc, argv);
+    int rc = 0, first = cliopt_bind(t, ftiod_opts, s, shared) != 0 || cliopt_defaults(&p) != 0
+                            ? -2 : cliopt_parse_command(&p, argc, argv, 0, 0, NULL);
     if (first == -1) {
         rc = 1;
     } else if (first < 0) {
         rc = -1;
-    } else if (first < argc) {
-        cliopt_error(&p, "unexpected argument '%s' (see ftiod --help)", argv[first]);
-        rc = -1;
-    } else if (cl->print_config) {
+    } else if (s->cl.print_config) {
         /* No compiled-in path here: packaging/ftiod.conf is this text for every PREFIX. */
         printf("# ftiod.conf -- ftiod's configuration file (ftiod --config, default\n"
                "# SYSCONFDIR/ftio/ftiod.conf): one `option = value` per line, a bare `option` for\n"
@@ -273,23 +300,14 @@ static int parse_args(int argc, char **argv, struct ftiod_config *c, struct ftio
         cliopt_config_template(&p, stdout);
         rc = 1;
     } else {
-        /* --config, else FTIO_DAEMON_CONFIG (the file the clients read too),
-         * else the default, which alone may be missing. */
-        const char *file = cl->config, *var = getenv("FTIO_DAEMON_CONFIG");
-        if (!file && var && *var)
-            file = var;
-        bool named = file != NULL;
-        if (!file)
-            file = FTIOD_CONFIG_DEFAULT;
-        if (strcmp(file, "none") != 0 && cliopt_parse_file(&p, file, !named) < 0)
+        /* --config (or FTIO_DAEMON_CONFIG, the file the clients read too)
+         * must exist; the default alone may be missing. */
+        const char *file = s->cl.config ? s->cl.config : FTIOD_CONFIG_DEFAULT;
+        if (strcmp(file, "none") != 0 && cliopt_parse_file(&p, file, !s->cl.config) < 0)
             rc = -1;
     }
-    /* --status asks where FTIO_STATUS says unless told otherwise. */
-    const char *env = getenv("FTIO_STATUS");
-    if (rc == 0 && cl->status && env && *env && !cliopt_find(&p, "status-endpoint")->seen)
-        c->status = env;
     char err[256];
-    if (rc == 0 && ftio_analysis_args_finish(&a, false, err, sizeof err) != 0) {
+    if (rc == 0 && ftio_analysis_args_finish(&s->a, false, err, sizeof err) != 0) {
         cliopt_error(&p, "%s", err);
         rc = -1;
     }
@@ -298,12 +316,12 @@ static int parse_args(int argc, char **argv, struct ftiod_config *c, struct ftio
     c->cliopt_strings.opts = NULL;
     if (rc != 0)
         return rc;
-    c->opts = a.opts;
-    c->limits.fs = a.opts.fs;
-    c->step = a.step;
-    c->window = a.window;
-    c->max_memory = a.max_memory_mb * 1048576;
-    if (cl->status)
+    c->opts = s->a.opts;
+    c->limits.fs = s->a.opts.fs;
+    c->step = s->a.step;
+    c->window = s->a.window;
+    c->max_memory = s->a.max_memory_mb * 1048576;
+    if (s->cl.status)
         return 0;
     if (strchr(c->status, ',')) {
         fprintf(stderr, "ftiod: --status-endpoint: one endpoint to bind, not a list\n");
@@ -319,37 +337,6 @@ static int parse_args(int argc, char **argv, struct ftiod_config *c, struct ftio
         return -1;
     }
     return 0;
-}
-
-static void config_default(struct ftiod_config *c)
-{
-    memset(c, 0, sizeof *c);
-    c->listen = FTIO_DEFAULT_ENDPOINT;
-    c->pub = FTIO_DEFAULT_PUB;
-    c->status = FTIO_DEFAULT_STATUS;
-    c->min_interval = 0;
-    c->step = 1.0;
-    c->settle = 1.5;
-    c->job_timeout = 300.0;
-    c->settle_end = 2.0;
-    c->keep_ended = 64;
-    c->late_batches = 600.0;
-    c->max_jobs = FTIOD_MAX_JOBS_DEF;
-    c->max_msg = 256ll << 20;
-    c->rcvhwm = 10000;
-    c->auth = FTIO_AUTH_MUNGE;
-    c->socket_mode = -1;
-    c->user_jobs = 32;
-    c->user_procs = 65536;
-    c->max_memory = FTIOD_MAX_MEMORY_DEF * 1048576;
-    job_limits_default(&c->limits);
-    ftio_options_default(&c->opts);
-    /* Online the window start is not the trace's t_0 when the bins are laid
-     * out, and hold samples of an aliasing-prone signal depend on the grid's
-     * phase; the average (exact integral per bin) conserves volume and does
-     * not.  --sampling hold gives the offline [compat] default. */
-    c->opts.sampling = FTIO_SAMPLING_AVERAGE;
-    c->limits.fs = c->opts.fs;
 }
 
 /* The online loop's boundaries must fall on bin edges: whole bins per step
@@ -527,9 +514,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "ftiod: out of memory\n");
         return 1;
     }
-    struct ftiod_cmdline cl = {0};
-    config_default(&d->cfg);
-    int rc = parse_args(argc, argv, &d->cfg, &cl);
+    struct ftiod_settings s;
+    int rc = parse_args(argc, argv, &s);
+    struct ftiod_cmdline cl = s.cl;
+    d->cfg = s.cfg;
     if (rc == 0 && !cl.status && check_step(&d->cfg) != 0)
         rc = -1;
     if (rc == 0 && !cl.status && (cl.server_key || cl.key)) {
@@ -544,8 +532,7 @@ int main(int argc, char **argv)
     if (cl.status) {
         struct ftio_query_opts q = {
             .server_key = cl.server_key, .key_file = cl.key,
-            .timeout = 3.0, .munge = getenv("FTIO_AUTH") == NULL ||
-                                     ftio_auth_mode_parse(getenv("FTIO_AUTH")) != FTIO_AUTH_NONE,
+            .timeout = 3.0, .munge = ftio_auth_query_munge(),
         };
         rc = ftiod_status_client(&q, d->cfg.status, cl.json);
         cliopt_free(&d->cfg.cliopt_strings);

@@ -7,7 +7,8 @@
 #  - the same spellings work everywhere: -f10, -f 10, --freq=10, --freq 10;
 #  - out-of-bounds values are refused with the same one line and exit 2;
 #  - --help exits 0, names every option, and every option it names is in the
-#    man page;
+#    man page; ftiod.1 states each of ftiod's defaults as its table does, and
+#    names the variables of its env column;
 #  - ftiod's configuration file: a value is taken, the command line wins, a
 #    bad line is "FILE:LINE: ..." with exit 2; packaging/ftiod.conf is what
 #    `ftiod --print-config` prints;
@@ -59,6 +60,14 @@ for spelling in "-e" "-e " "--endpoint=" "--endpoint "; do
   # shellcheck disable=SC2086
   run "$FTIO" end $spelling$ep --timeout 0.3 job1
   [ "$rc" = 1 ] && grep -q "$ep" "$T/err" && ok "ftio end $spelling$ep" || no "ftio end $spelling: exit $rc $(cat "$T/err")"
+done
+# A repeated --endpoint is one list: each daemon named is asked (the joined
+# list lives as long as the command).
+for cmd in "end job1" "claim job1 root"; do
+  # shellcheck disable=SC2086
+  run "$FTIO" ${cmd%% *} --endpoint "ipc://$T/nobody1" --endpoint "ipc://$T/nobody2" --timeout 0.3 ${cmd#* }
+  [ "$rc" = 1 ] && grep -q "ipc://$T/nobody1 " "$T/err" && grep -q "ipc://$T/nobody2 " "$T/err" \
+    && ok "ftio $cmd: a repeated --endpoint asks both" || no "ftio $cmd, --endpoint twice: exit $rc $(cat "$T/err")"
 done
 for spelling in "-s0" "-s 0" "--speed=0" "--speed 0"; do
   # shellcheck disable=SC2086
@@ -128,6 +137,67 @@ want="--endpoint --timeout --server-key --key"
 helpcheck man/ftio.1 "ftio end" "$FTIO" end
 want="--listen --pub --status-endpoint --log --state-dir --config --freq --tol --no-psd --compat --detector --sampling --window --step --max-memory --settle --min-interval --threads --catch-up --horizon --summary-records --job-timeout --keep-ended --max-jobs --max-procs --max-msg --rcvhwm --auth --munge-socket --curve-secret --curve-clients --socket-mode --socket-group --max-connections --user-jobs --user-procs --user-rate --status --server-key --key --json --verbose --print-config"
 helpcheck man/ftiod.1 ftiod "$FTIOD"
+# The man pages state the default of every option that has one as the table
+# does (ftiod: --print-config; ftio: --help's "(default X)"), and ftiod.1's
+# ENVIRONMENT names every variable of ftiod's env column (ftiod --help).
+mandefaults() {   # PAGE HELP [CONF]: the OPTIONS section of PAGE against the table
+  "$PY" - "$@" <<'PYEOF'
+import re, sys
+page, helptext = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+name = sys.argv[1].split("/")[-1]
+if len(sys.argv) > 3:   # ftiod --print-config: "#option = default"
+    table = dict(re.findall(r"^#([a-z][a-z-]*) = (.+)$", open(sys.argv[3]).read(), re.M))
+else:                   # --help: "  -f, --freq HZ  ... (default 10)", maybe on a line of its own
+    table = {}
+    for block in re.split(r"\n(?= {2,6}-)", helptext):   # an option, its continued lines
+        opt, said = re.match(r"\s+(?:-\w, )?--?([a-z][a-z-]+)", block), re.search(r"\(default ([^)]*)\)", block)
+        if opt and said:
+            table[opt.group(1)] = said.group(1)
+def plain(t):
+    return re.sub(r"\\f[BIRP]|\\[&:%]", "", t).replace("\\-", "-")
+def value(v):   # "256 MiB" -> 268435456.0, "0: one per core" -> 0.0, "adaptive" -> "adaptive"
+    m = re.match(r"(-?\d+(?:\.\d+)?(?:e\d+)?)\s*(KiB|MiB|GiB)?\b", v)
+    if m:
+        return float(m.group(1)) * {None: 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}[m.group(2)]
+    return v.split()[0].rstrip(":") if v.split() else v
+options = page.split("\n.SH OPTIONS", 1)[1].split("\n.SH ", 1)[0]
+bad, checked = [], []
+for item in re.split(r"\n\.TP\n", options)[1:]:
+    head, _, body = item.split("\n.SS", 1)[0].partition("\n")
+    names = re.findall(r"--?([a-z][a-z-]+)", plain(head))
+    text = " ".join(re.sub(r"^\.[A-Z]+ ?", "", plain(l)) for l in body.split("\n"))
+    # "(default X", "X (default)", "; default X."
+    stated = [m.group(1) or m.group(2) or m.group(3) for m in re.finditer(
+        r"\(default:? ([^;),]+)|(\S+) \(default\)|[;,] default (\S+?)[.,;]?(?=\s|$)", text)]
+    # one default per option of the heading, in order (--user-jobs, --user-procs ...)
+    for opt, said in zip(names, stated):
+        if opt not in table:   # computed or no default (--max-connections, --munge-socket)
+            continue
+        checked.append(opt)
+        if value(said) != value(table[opt]):
+            bad.append("--%s: %s says %s, the table %s" % (opt, name, said, table[opt]))
+bad += ["--%s: no default stated (the table's: %s)" % (o, table[o]) for o in table
+        if o not in checked]
+env = re.search(r"^Environment: (.*?)\.$", helptext, re.M | re.S) if len(sys.argv) > 3 else None
+variables = re.findall(r"(\w+), the default --", env.group(1)) if env else []
+section = page.split("\n.SH ENVIRONMENT", 1)[1].split("\n.SH ", 1)[0]
+bad += ["ENVIRONMENT does not name %s (--help does)" % v for v in variables
+        if ".B %s\n" % v not in section]
+for b in bad:
+    print("FAIL: man/%s: %s" % (name, b))
+print("%s: %d stated defaults checked (%s); variables %s" % (name, len(checked), " ".join(checked),
+      " ".join(variables) or "-"))
+sys.exit(1 if bad or not checked else 0)
+PYEOF
+}
+"$FTIOD" --config none --print-config >"$T/defaults.conf" 2>&1
+"$FTIOD" --help >"$T/ftiod.help" 2>&1
+mandefaults man/ftiod.1 "$T/ftiod.help" "$T/defaults.conf" \
+  && ok "ftiod.1 states the table's defaults and names its variables" \
+  || no "ftiod.1 and ftiod's table disagree (above)"
+"$FTIO" --help >"$T/ftio.help" 2>&1
+mandefaults man/ftio.1 "$T/ftio.help" && ok "ftio.1 states the defaults of ftio --help" \
+  || no "ftio.1 and ftio's table disagree (above)"
 
 # ---- ftiod's configuration file ------------------------------------------------
 "$FTIOD" --config none --print-config >"$T/template.conf" 2>&1

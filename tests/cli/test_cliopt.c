@@ -3,7 +3,10 @@
  * and the shared analysis options (predictor/analysis/options.c): every
  * spelling, bounds with open and closed ends, integers, choices, lists,
  * and the configuration file with hostile lines (NUL bytes, no newline at
- * the end, quotes, '#' inside values, a directory instead of a file).
+ * the end, quotes, '#' inside values, a directory instead of a file), and
+ * a static template bound to a struct (cliopt_bind) with its defaults
+ * checked against their own bounds (cliopt_defaults) and its environment
+ * variables (the command line wins, then the variable, then the file).
  * The end-to-end counterpart is tests/cli/options.sh. */
 #include <check.h>
 #include <math.h>
@@ -215,6 +218,132 @@ START_TEST(analysis_shared)
 }
 END_TEST
 
+/* A program's static template (ftiod's ftiod_opts[] in miniature):
+ * destinations as offsets, a shared entry taken by name with its own help
+ * and default, environment variables. */
+struct settings {
+    double d;
+    size_t z;
+    const char *s;
+    bool on;
+    struct ftio_analysis_args a;
+};
+#define AT(m) CLIOPT_AT(struct settings, m)
+static const struct cliopt tmpl[] = {
+    {"dbl", 'd', CLIOPT_DOUBLE, "X", "a number", "0.5", AT(d), .min = 0, .max = 1},
+    {"size", 0, CLIOPT_SIZE, "N", "a size", "7", AT(z), .min = 1, .max = 10},
+    {"str", 0, CLIOPT_STRING, "S", "a string", "dflt", AT(s), .env = "TEST_CLIOPT_STR",
+     .env_with = "on"},
+    {"on", 0, CLIOPT_FLAG, NULL, "a flag", NULL, AT(on)},
+    {"max-memory", .type = CLIOPT_SHARED, .help = "our words", .def = "16"},
+    {"detector", .type = CLIOPT_SHARED, .flags = CLIOPT_DEF_DOC},
+    {"tol", .type = CLIOPT_SHARED, .env = "TEST_CLIOPT_TOL"},
+    CLIOPT_HELP_VERSION("the version"),
+    {0},
+};
+#undef AT
+#define NTMPL (sizeof tmpl / sizeof tmpl[0])
+
+/* Bind tmpl to v (its analysis args defaulted) and apply the defaults. */
+static int bind_defaults(struct settings *v, struct cliopt *t, struct cliopt *shared,
+                         struct cliopt_parser *p)
+{
+    memset(v, 0, sizeof *v);
+    ftio_analysis_args_default(&v->a);
+    shared[ftio_analysis_cliopts(&v->a, ~0u, shared)] = (struct cliopt){0};
+    *p = (struct cliopt_parser){.prog = "t", .opts = t};
+    if (cliopt_bind(t, tmpl, v, shared) != 0)
+        return -1;
+    return cliopt_defaults(p);
+}
+
+START_TEST(template_defaults)
+{
+    struct settings v;
+    struct cliopt t[NTMPL], shared[FTIO_AOPT_ENTRIES + 1];
+    struct cliopt_parser p;
+    unsetenv("TEST_CLIOPT_STR");
+    unsetenv("TEST_CLIOPT_TOL");
+    ck_assert_int_eq(bind_defaults(&v, t, shared, &p), 0);
+    ck_assert(v.d == 0.5 && v.z == 7 && !v.on);
+    ck_assert_str_eq(v.s, "dflt");
+    ck_assert(v.a.max_memory_mb == 16);              /* the template's default */
+    ck_assert_int_eq(v.a.detector, -1);               /* documented, not applied */
+    ck_assert_str_eq(cliopt_find(&p, "max-memory")->help, "our words");
+    ck_assert_str_eq(cliopt_find(&p, "tol")->def, "0.8");   /* the shared entry's */
+    for (size_t k = 0; k + 1 < NTMPL; k++)
+        ck_assert_msg(!t[k].seen, "%s seen after the defaults", t[k].name);
+    ck_assert_int_eq(parse(&p, "-d 0.25 --size 3 --max-memory 32 --tol 0.5"), 9);
+    ck_assert(v.d == 0.25 && v.z == 3 && v.a.max_memory_mb == 32 && v.a.opts.tol == 0.5);
+    cliopt_free(&p);
+}
+END_TEST
+
+/* A default out of its own bounds is refused, not taken. */
+START_TEST(template_bad_default)
+{
+    struct settings v;
+    struct cliopt t[NTMPL], shared[FTIO_AOPT_ENTRIES + 1];
+    struct cliopt_parser p;
+    ck_assert_int_eq(bind_defaults(&v, t, shared, &p), 0);
+    freopen("/dev/null", "w", stderr);
+    static const char *const bad[][2] = {{"size", "11"}, {"size", "0"}, {"dbl", "x"},
+                                         {"max-memory", "0"}};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        ck_assert_int_eq(bind_defaults(&v, t, shared, &p), 0);
+        cliopt_find(&p, bad[k][0])->def = bad[k][1];
+        ck_assert_msg(cliopt_defaults(&p) == -1, "--%s default %s taken", bad[k][0], bad[k][1]);
+    }
+    /* A shared name that is not shared: an error, not a hole in the table. */
+    struct cliopt one[] = {{"no-such", .type = CLIOPT_SHARED}, {0}}, out[2];
+    ck_assert_int_eq(cliopt_bind(out, one, &v, shared), -1);
+}
+END_TEST
+
+START_TEST(template_env)
+{
+    struct settings v;
+    struct cliopt t[NTMPL], shared[FTIO_AOPT_ENTRIES + 1];
+    struct cliopt_parser p;
+    setenv("TEST_CLIOPT_STR", "from-env", 1);
+    setenv("TEST_CLIOPT_TOL", "0.25", 1);
+    ck_assert_int_eq(bind_defaults(&v, t, shared, &p), 0);
+    ck_assert_int_eq(parse(&p, ""), 1);
+    ck_assert(v.a.opts.tol == 0.25 && cliopt_find(&p, "tol")->seen);
+    ck_assert_str_eq(v.s, "dflt");                   /* only with --on */
+    ck_assert_int_eq(bind_defaults(&v, t, shared, &p), 0);
+    ck_assert_int_eq(parse(&p, "--on --tol 0.5"), 4);
+    ck_assert_str_eq(v.s, "from-env");
+    ck_assert(v.a.opts.tol == 0.5);                  /* the command line wins */
+    /* The variable wins over the configuration file (it counts as given). */
+    static const char text[] = "str = from-file\ntol = 0.75\n";
+    char *path = write_file(text, sizeof text - 1);
+    ck_assert_int_eq(bind_defaults(&v, t, shared, &p), 0);
+    ck_assert_int_eq(parse(&p, "--on"), 2);
+    ck_assert_int_eq(cliopt_parse_file(&p, path, false), 0);
+    ck_assert_str_eq(v.s, "from-env");
+    ck_assert(v.a.opts.tol == 0.25);
+    unlink(path);
+    /* A value out of bounds from the environment: a usage error. */
+    freopen("/dev/null", "w", stderr);
+    setenv("TEST_CLIOPT_TOL", "2", 1);
+    ck_assert_int_eq(bind_defaults(&v, t, shared, &p), 0);
+    ck_assert_int_eq(parse(&p, ""), -2);
+    /* --help names each variable and the option it supplies. */
+    char *text_out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text_out, &len);
+    cliopt_help(&p, f);
+    fclose(f);
+    ck_assert_msg(strstr(text_out, "\nEnvironment: TEST_CLIOPT_STR, the default --str of --on; "
+                                   "TEST_CLIOPT_TOL, the\ndefault --tol.\n"), "%s", text_out);
+    free(text_out);
+    unsetenv("TEST_CLIOPT_STR");
+    unsetenv("TEST_CLIOPT_TOL");
+    cliopt_free(&p);
+}
+END_TEST
+
 Suite *ftio_test_suite(void)
 {
     Suite *s = suite_create("cliopt");
@@ -226,6 +355,9 @@ Suite *ftio_test_suite(void)
     tcase_add_test(tc, config_file);
     tcase_add_test(tc, config_errors);
     tcase_add_test(tc, analysis_shared);
+    tcase_add_test(tc, template_defaults);
+    tcase_add_test(tc, template_bad_default);
+    tcase_add_test(tc, template_env);
     suite_add_tcase(s, tc);
     return s;
 }
