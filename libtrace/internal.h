@@ -150,6 +150,22 @@ static inline struct ftio_fd_slot *ftio_posix_fd(int fd)
     return s;
 }
 
+/* A traced stream's or descriptor's position, as its layer's records give
+ * it: one of a slot's pairs (offset/append for POSIX, soffset/sappend for
+ * stdio).  The offset before a call, -1 when unknown or appending; moved on
+ * by the n bytes the call transferred. */
+static inline int64_t ftio_pos_get(const _Atomic int64_t *pos, const _Atomic uint32_t *append)
+{
+    return atomic_load_explicit(append, memory_order_relaxed)
+               ? -1 : atomic_load_explicit(pos, memory_order_relaxed);
+}
+
+static inline void ftio_pos_advance(_Atomic int64_t *pos, int64_t off, int64_t n)
+{
+    if (off >= 0)
+        atomic_store_explicit(pos, off + n, memory_order_relaxed);
+}
+
 FTIO_HIDDEN void ftio_fd_open(int fd, uint32_t fid, int append);
 FTIO_HIDDEN void ftio_fd_forget(int fd);              /* POSIX side only */
 FTIO_HIDDEN void ftio_fd_copy(int from, int to);      /* dup family */
@@ -313,7 +329,8 @@ static inline void *ftio_real(void **slot, const char *name)
 }
 
 /* A wrapped symbol is named once (Darshan's DARSHAN_FORWARD_DECL and
- * MAP_OR_FAIL in one line):
+ * MAP_OR_FAIL in one line): a line of its layer's table (FTIO_FORWARD
+ * below) when its body is one of the layer's shapes, else
  *
  *     FTIO_WRAPPER(ssize_t, read, (int fd, void *buf, size_t n))
  *     {
@@ -339,6 +356,31 @@ struct ftio_wrapped_sym {
 #define FTIO_WRAPPER(ret, name, params)                                       \
     FTIO_NEXT(ret, name, params);                                             \
     FTIO_WRAP(ret, name, params)
+/* A wrapper that is one shape of its layer: resolve real_<name> (else fail
+ * with failret, errno ENOSYS), then the layer's statement macro `shape`
+ * with its arguments and, last, the call `real_<name> args`.  A layer writes
+ * each shape once and each wrapped symbol in one line of a table:
+ *
+ *     #define DATA(name, params, args, op) \
+ *         FTIO_FORWARD(ssize_t, name, params, args, -1, DATA_IMPLICIT, ssize_t, op, fd)
+ *     DATA(read, (int fd, void *buf, size_t n), (fd, buf, n), FTIO_OP_READ)
+ */
+#define FTIO_FORWARD(ret, name, params, args, failret, shape, ...)            \
+    FTIO_WRAPPER(ret, name, params)                                           \
+    {                                                                         \
+        FTIO_REAL_OR(name, failret);                                          \
+        shape(__VA_ARGS__, real_##name args);                                 \
+    }
+
+/* The same for a wrapper that hands real_<name> to a function of its layer
+ * (one body for the symbol and its aliases): return helper(real_<name>, ...). */
+#define FTIO_FORWARD_TO(ret, name, params, failret, helper, ...)              \
+    FTIO_WRAPPER(ret, name, params)                                           \
+    {                                                                         \
+        FTIO_REAL_OR(name, failret);                                          \
+        return helper(real_##name, __VA_ARGS__);                              \
+    }
+
 /* Load (resolving lazily) real_<name>; fail the call with ENOSYS if absent. */
 #define FTIO_REAL_OR(name, failret)                                           \
     do {                                                                      \
@@ -346,6 +388,13 @@ struct ftio_wrapped_sym {
             errno = ENOSYS;                                                   \
             return failret;                                                   \
         }                                                                     \
+    } while (0)
+/* The same for a function that returns its error (posix_fallocate: ENOSYS)
+ * or nothing (closefrom: empty ret): errno is left alone. */
+#define FTIO_REAL_OR_RETURN(name, ret)                                        \
+    do {                                                                      \
+        if (ftio_unlikely(!ftio_real((void **)&real_##name, #name)))          \
+            return ret;                                                       \
     } while (0)
 
 /* Define the exported symbol `name` without clashing with (or being renamed
