@@ -166,6 +166,15 @@ static inline void ftio_pos_advance(_Atomic int64_t *pos, int64_t off, int64_t n
         atomic_store_explicit(pos, off + n, memory_order_relaxed);
 }
 
+/* For a layer's statement macros: the traced slot s_ (the expression, NULL
+ * when not traced) and its file id fid_ (the field of the layer), or else
+ * return the call, untraced. */
+#define FTIO_SLOT_OR_PASS(slot, fid_field, call)                              \
+    struct ftio_fd_slot *s_ = (slot);                                         \
+    if (!s_)                                                                  \
+        return call;                                                          \
+    uint32_t fid_ = atomic_load_explicit(&s_->fid_field, memory_order_relaxed)
+
 FTIO_HIDDEN void ftio_fd_open(int fd, uint32_t fid, int append);
 FTIO_HIDDEN void ftio_fd_forget(int fd);              /* POSIX side only */
 FTIO_HIDDEN void ftio_fd_copy(int from, int to);      /* dup family */

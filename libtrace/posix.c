@@ -28,19 +28,14 @@
 #include <unistd.h>
 #include "internal.h"
 
-/* This layer's view of the core: on?, a record, a descriptor's position. */
+/* This layer's view of the core: on?, a record, a descriptor's position,
+ * its traced slot (FTIO_SLOT_OR_PASS). */
 #define posix_on() ftio_layer_recording(FTIO_LAYER_POSIX)
 #define emit_posix(op, fid, t0, t1, off, bytes) \
     ftio_emit_simple(FTIO_LAYER_POSIX, op, fid, t0, t1, off, bytes)
 #define pos_get(s) ftio_pos_get(&(s)->offset, &(s)->append)
 #define pos_advance(s, off, n) ftio_pos_advance(&(s)->offset, off, n)
-
-/* The traced descriptor's slot s_ and file id fid_; else the call, untraced. */
-#define FD_OR_PASS(fd, call)                                                  \
-    struct ftio_fd_slot *s_ = ftio_posix_fd(fd);                              \
-    if (!s_)                                                                  \
-        return call;                                                          \
-    uint32_t fid_ = atomic_load_explicit(&s_->fid, memory_order_relaxed)
+#define FD_OR_PASS(fd, call) FTIO_SLOT_OR_PASS(ftio_posix_fd(fd), fid, call)
 
 /* Read/write at the descriptor's position (which the call advances). */
 #define DATA_IMPLICIT(type, op, fd, call)                                     \

@@ -40,12 +40,7 @@ static inline struct ftio_fd_slot *stdio_slot(FILE *fp)
 #define spos_get(s) ftio_pos_get(&(s)->soffset, &(s)->sappend)
 #define spos_advance(s, off, n) ftio_pos_advance(&(s)->soffset, off, n)
 
-/* The traced stream's slot s_ and file id fid_; else the call, untraced. */
-#define STREAM_OR_PASS(fp, call)                                              \
-    struct ftio_fd_slot *s_ = stdio_slot(fp);                                 \
-    if (!s_)                                                                  \
-        return call;                                                          \
-    uint32_t fid_ = atomic_load_explicit(&s_->stdio_fid, memory_order_relaxed)
+#define STREAM_OR_PASS(fp, call) FTIO_SLOT_OR_PASS(stdio_slot(fp), stdio_fid, call)
 
 /* Data call: ok and bytes are expressions of r_ (the call's result). */
 #define STDIO_DATA(type, op, fp, ok, bytes, call)                             \
@@ -263,27 +258,9 @@ FTIO_WRAP(int, vfprintf, (FILE *fp, const char *fmt, va_list ap))
     return traced_vfprintf(fp, fmt, ap);
 }
 
-FTIO_WRAP(int, fprintf, (FILE *fp, const char *fmt, ...))
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int r = traced_vfprintf(fp, fmt, ap);
-    va_end(ap);
-    return r;
-}
-
 FTIO_WRAP(int, __vfprintf_chk, (FILE *fp, int flag, const char *fmt, va_list ap))
 {
     return traced_vfprintf_chk(fp, flag, fmt, ap);
-}
-
-FTIO_WRAP(int, __fprintf_chk, (FILE *fp, int flag, const char *fmt, ...))
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int r = traced_vfprintf_chk(fp, flag, fmt, ap);
-    va_end(ap);
-    return r;
 }
 
 /* fscanf: the bytes consumed are the change of the stream position. */
@@ -317,25 +294,26 @@ static int traced_vfscanf(int (*fn)(FILE *, const char *, va_list), FILE *fp, co
 VFSCANF(vfscanf)
 VFSCANF(__isoc99_vfscanf)
 
-FTIO_WRAP(int, fscanf, (FILE *fp, const char *fmt, ...))
-{
-    FTIO_REAL_OR(vfscanf, EOF);
-    va_list ap;
-    va_start(ap, fmt);
-    int r = traced_vfscanf(real_vfscanf, fp, fmt, ap);
-    va_end(ap);
-    return r;
-}
-
-FTIO_WRAP(int, __isoc99_fscanf, (FILE *fp, const char *fmt, ...))
-{
-    FTIO_REAL_OR(__isoc99_vfscanf, EOF);
-    va_list ap;
-    va_start(ap, fmt);
-    int r = traced_vfscanf(real___isoc99_vfscanf, fp, fmt, ap);
-    va_end(ap);
-    return r;
-}
+/* The variadic forms, through their va_list twin's body: NAME, (PARAMS),
+ * the last named parameter, what must come first (the twin's next
+ * definition resolved), the call with ap. */
+#define VARIADIC(name, params, last, first, call)                             \
+    FTIO_WRAP(int, name, params)                                              \
+    {                                                                         \
+        first;                                                                \
+        va_list ap;                                                           \
+        va_start(ap, last);                                                   \
+        int r = call;                                                         \
+        va_end(ap);                                                           \
+        return r;                                                             \
+    }
+VARIADIC(fprintf,         (FILE *fp, const char *fmt, ...), fmt, (void)0, traced_vfprintf(fp, fmt, ap))
+VARIADIC(__fprintf_chk,   (FILE *fp, int flag, const char *fmt, ...), fmt, (void)0,
+         traced_vfprintf_chk(fp, flag, fmt, ap))
+VARIADIC(fscanf,          (FILE *fp, const char *fmt, ...), fmt, FTIO_REAL_OR(vfscanf, EOF),
+         traced_vfscanf(real_vfscanf, fp, fmt, ap))
+VARIADIC(__isoc99_fscanf, (FILE *fp, const char *fmt, ...), fmt, FTIO_REAL_OR(__isoc99_vfscanf, EOF),
+         traced_vfscanf(real___isoc99_vfscanf, fp, fmt, ap))
 
 /* ---- positioning ------------------------------------------------------ */
 
