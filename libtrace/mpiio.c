@@ -47,56 +47,65 @@
 #define P_END(CV)      (MPI_File fh, CV void *buf, MPI_Status *st)
 #define A_END          (fh, buf, st)
 
+/* The pieces of the shapes below.  TRACED: the traced_NAME that
+ * FTIO_MPI_PAIR calls (mpiio.h).  FILE_ACCESS: the file's entry f, whether
+ * it is traced, the access's byte offset, read before the call.  OWN_STATUS:
+ * a status to take the bytes from, also when the caller ignores it.
+ * TIMED_CALL: the call between t0 and t1, errno kept in saved, given back
+ * by RETURN_RC with the call's return code. */
+#define TRACED(NAME, PARAMS)                                                   \
+    static inline int traced_##NAME(int (*real) PARAMS, FTIO_UNPAREN PARAMS)
+#define FILE_ACCESS(OFFSET)                                                    \
+    struct ftio_mpi_file *f = ftio_mpi_file_find(fh);                          \
+    int traced = f && f->fid;                                                  \
+    int64_t off = traced ? (OFFSET) : -1
+#define OWN_STATUS(st)                                                         \
+    MPI_Status local_;                                                         \
+    if (st == MPI_STATUS_IGNORE) {                                             \
+        ftio_mpi_status_unset(&local_);                                        \
+        st = &local_;                                                          \
+    }
+#define TIMED_CALL(ARGS)                                                       \
+    uint64_t t0 = ftio_now_ns();                                               \
+    int rc = real ARGS;                                                        \
+    uint64_t t1 = ftio_now_ns();                                               \
+    int saved = errno
+#define RETURN_RC()                                                            \
+    errno = saved;                                                             \
+    return rc
+
 /* Blocking access: time the call, record it with its completed status. */
 #define BLOCKING(NAME, PARAMS, ARGS, OP, FLAGS, OFFSET)                        \
-    static inline int traced_##NAME(int (*real) PARAMS, FTIO_UNPAREN PARAMS)       \
+    TRACED(NAME, PARAMS)                                                       \
     {                                                                          \
-        struct ftio_mpi_file *f = ftio_mpi_file_find(fh);                      \
-        int traced = f && f->fid;                                              \
-        int64_t off = traced ? (OFFSET) : -1;                                  \
-        MPI_Status local_;                                                     \
-        if (st == MPI_STATUS_IGNORE) {                                         \
-            ftio_mpi_status_unset(&local_);                                    \
-            st = &local_;                                                      \
-        }                                                                      \
-        uint64_t t0 = ftio_now_ns();                                           \
-        int rc = real ARGS;                                                    \
-        uint64_t t1 = ftio_now_ns();                                           \
-        int saved = errno;                                                     \
+        FILE_ACCESS(OFFSET);                                                   \
+        OWN_STATUS(st);                                                        \
+        TIMED_CALL(ARGS);                                                      \
         if (rc == MPI_SUCCESS && traced)                                       \
             ftio_mpi_emit(t0, t1, OP, FLAGS, f->fid, off,                      \
                           ftio_mpi_status_bytes(st, (int64_t)count, dt));      \
-        errno = saved;                                                         \
-        return rc;                                                             \
+        RETURN_RC();                                                           \
     }                                                                          \
     FTIO_MPI_PAIR(NAME, PARAMS, ARGS)
 
 /* Nonblocking post: the record is made when the request completes. */
 #define POST(NAME, PARAMS, ARGS, OP, FLAGS, OFFSET)                            \
-    static inline int traced_##NAME(int (*real) PARAMS, FTIO_UNPAREN PARAMS)       \
+    TRACED(NAME, PARAMS)                                                       \
     {                                                                          \
-        struct ftio_mpi_file *f = ftio_mpi_file_find(fh);                      \
-        int traced = f && f->fid;                                              \
-        int64_t off = traced ? (OFFSET) : -1;                                  \
-        uint64_t t0 = ftio_now_ns();                                           \
-        int rc = real ARGS;                                                    \
-        uint64_t t1 = ftio_now_ns();                                           \
-        int saved = errno;                                                     \
+        FILE_ACCESS(OFFSET);                                                   \
+        TIMED_CALL(ARGS);                                                      \
         if (rc == MPI_SUCCESS && traced)                                       \
             ftio_mpi_req_post(*request, t0, t1, OP, (FLAGS) | FTIO_FLAG_ASYNC, \
                               f->fid, off, ftio_mpi_req_bytes((int64_t)count, dt)); \
-        errno = saved;                                                         \
-        return rc;                                                             \
+        RETURN_RC();                                                           \
     }                                                                          \
     FTIO_MPI_PAIR(NAME, PARAMS, ARGS)
 
-/* Split collective _begin: remember it on the file handle. */
+/* Split collective _begin: remember it on the file handle (no end time). */
 #define BEGIN(NAME, PARAMS, ARGS, OP, OFFSET)                                  \
-    static inline int traced_##NAME(int (*real) PARAMS, FTIO_UNPAREN PARAMS)       \
+    TRACED(NAME, PARAMS)                                                       \
     {                                                                          \
-        struct ftio_mpi_file *f = ftio_mpi_file_find(fh);                      \
-        int traced = f && f->fid;                                              \
-        int64_t off = traced ? (OFFSET) : -1;                                  \
+        FILE_ACCESS(OFFSET);                                                   \
         uint64_t t0 = ftio_now_ns();                                           \
         int rc = real ARGS;                                                    \
         int saved = errno;                                                     \
@@ -108,22 +117,17 @@
             f->split.bytes = ftio_mpi_req_bytes((int64_t)count, dt);           \
             f->split.active = 1;                                               \
         }                                                                      \
-        errno = saved;                                                         \
-        return rc;                                                             \
+        RETURN_RC();                                                           \
     }                                                                          \
     FTIO_MPI_PAIR(NAME, PARAMS, ARGS)
 
 /* Split collective _end: one record from the matching _begin to now.  An
  * _end without a traced _begin (begun while paused) records nothing. */
 #define END(NAME, PARAMS, ARGS)                                                \
-    static inline int traced_##NAME(int (*real) PARAMS, FTIO_UNPAREN PARAMS)       \
+    TRACED(NAME, PARAMS)                                                       \
     {                                                                          \
         struct ftio_mpi_file *f = ftio_mpi_file_find(fh);                      \
-        MPI_Status local_;                                                     \
-        if (st == MPI_STATUS_IGNORE) {                                         \
-            ftio_mpi_status_unset(&local_);                                    \
-            st = &local_;                                                      \
-        }                                                                      \
+        OWN_STATUS(st);                                                        \
         int rc = real ARGS;                                                    \
         uint64_t t1 = ftio_now_ns();                                           \
         int saved = errno;                                                     \
@@ -136,8 +140,7 @@
                 ftio_mpi_emit(f->split.t_start, t1, f->split.op,               \
                               f->split.flags, f->fid, f->split.offset, bytes); \
         }                                                                      \
-        errno = saved;                                                         \
-        return rc;                                                             \
+        RETURN_RC();                                                           \
     }                                                                          \
     FTIO_MPI_PAIR(NAME, PARAMS, ARGS)
 
