@@ -148,31 +148,28 @@
 #define RD   FTIO_OP_READ
 #define WR   FTIO_OP_WRITE
 
+/* The ten calls of one positioning, individual file pointer (AT empty) or
+ * explicit offset (AT = _at): read, write, their collective _all forms,
+ * the nonblocking i* of the four, the split collective _all_begin pair.
+ * P/A: parameters and arguments of the blocking, nonblocking (I) and
+ * _begin (B) forms; SFX, CT as in DATA_FAMILY. */
+#define POSITIONED(AT, SFX, CT, P, PI, PB, A, AI, AB, OFFSET)                                   \
+    BLOCKING(File_read##AT##SFX,          P(, CT),       A,  RD, 0, OFFSET)                     \
+    BLOCKING(File_write##AT##SFX,         P(const, CT),  A,  WR, 0, OFFSET)                     \
+    BLOCKING(File_read##AT##_all##SFX,    P(, CT),       A,  RD, COLL, OFFSET)                  \
+    BLOCKING(File_write##AT##_all##SFX,   P(const, CT),  A,  WR, COLL, OFFSET)                  \
+    POST(File_iread##AT##SFX,             PI(, CT),      AI, RD, 0, OFFSET)                     \
+    POST(File_iwrite##AT##SFX,            PI(const, CT), AI, WR, 0, OFFSET)                     \
+    POST(File_iread##AT##_all##SFX,       PI(, CT),      AI, RD, COLL, OFFSET)                  \
+    POST(File_iwrite##AT##_all##SFX,      PI(const, CT), AI, WR, COLL, OFFSET)                  \
+    BEGIN(File_read##AT##_all_begin##SFX,  PB(, CT),      AB, RD, OFFSET)                       \
+    BEGIN(File_write##AT##_all_begin##SFX, PB(const, CT), AB, WR, OFFSET)
+
 /* The whole family for one count type (int, or MPI_Count for the _c forms);
  * SFX is the name suffix ("" or "_c"). */
 #define DATA_FAMILY(SFX, CT)                                                                    \
-    /* individual file pointer */                                                               \
-    BLOCKING(File_read##SFX,      P_IND(, CT),      A_IND, RD, 0, OFFSET_IND)                   \
-    BLOCKING(File_write##SFX,     P_IND(const, CT), A_IND, WR, 0, OFFSET_IND)                   \
-    BLOCKING(File_read_all##SFX,  P_IND(, CT),      A_IND, RD, COLL, OFFSET_IND)                \
-    BLOCKING(File_write_all##SFX, P_IND(const, CT), A_IND, WR, COLL, OFFSET_IND)                \
-    POST(File_iread##SFX,         P_IIND(, CT),      A_IIND, RD, 0, OFFSET_IND)                 \
-    POST(File_iwrite##SFX,        P_IIND(const, CT), A_IIND, WR, 0, OFFSET_IND)                 \
-    POST(File_iread_all##SFX,     P_IIND(, CT),      A_IIND, RD, COLL, OFFSET_IND)              \
-    POST(File_iwrite_all##SFX,    P_IIND(const, CT), A_IIND, WR, COLL, OFFSET_IND)              \
-    BEGIN(File_read_all_begin##SFX,  P_BEG(, CT),      A_BEG, RD, OFFSET_IND)                   \
-    BEGIN(File_write_all_begin##SFX, P_BEG(const, CT), A_BEG, WR, OFFSET_IND)                   \
-    /* explicit offset */                                                                       \
-    BLOCKING(File_read_at##SFX,      P_AT(, CT),      A_AT, RD, 0, OFFSET_AT)                   \
-    BLOCKING(File_write_at##SFX,     P_AT(const, CT), A_AT, WR, 0, OFFSET_AT)                   \
-    BLOCKING(File_read_at_all##SFX,  P_AT(, CT),      A_AT, RD, COLL, OFFSET_AT)                \
-    BLOCKING(File_write_at_all##SFX, P_AT(const, CT), A_AT, WR, COLL, OFFSET_AT)                \
-    POST(File_iread_at##SFX,         P_IAT(, CT),      A_IAT, RD, 0, OFFSET_AT)                 \
-    POST(File_iwrite_at##SFX,        P_IAT(const, CT), A_IAT, WR, 0, OFFSET_AT)                 \
-    POST(File_iread_at_all##SFX,     P_IAT(, CT),      A_IAT, RD, COLL, OFFSET_AT)              \
-    POST(File_iwrite_at_all##SFX,    P_IAT(const, CT), A_IAT, WR, COLL, OFFSET_AT)              \
-    BEGIN(File_read_at_all_begin##SFX,  P_BEGAT(, CT),      A_BEGAT, RD, OFFSET_AT)             \
-    BEGIN(File_write_at_all_begin##SFX, P_BEGAT(const, CT), A_BEGAT, WR, OFFSET_AT)             \
+    POSITIONED(,    SFX, CT, P_IND, P_IIND, P_BEG,   A_IND, A_IIND, A_BEG,   OFFSET_IND)         \
+    POSITIONED(_at, SFX, CT, P_AT,  P_IAT,  P_BEGAT, A_AT,  A_IAT,  A_BEGAT, OFFSET_AT)          \
     /* shared file pointer */                                                                   \
     BLOCKING(File_read_shared##SFX,   P_IND(, CT),      A_IND, RD, 0, OFFSET_SHARED)            \
     BLOCKING(File_write_shared##SFX,  P_IND(const, CT), A_IND, WR, 0, OFFSET_SHARED)            \

@@ -339,6 +339,17 @@ static void multi_complete(struct hits *h, enum multi_kind kind, MPI_Request req
     }
 }
 
+/* The statuses to take the bytes from: the caller's, or when it ignores
+ * them (and they fit) local[], marked unset. */
+static MPI_Status *own_statuses(const struct hits *h, int n, MPI_Status *statuses, MPI_Status *local)
+{
+    if (!h->n || statuses != MPI_STATUSES_IGNORE || n > LOCAL_STATUSES)
+        return statuses;
+    for (int i = 0; i < n; i++)
+        ftio_mpi_status_unset(&local[i]);
+    return local;
+}
+
 /* Waitall / Testall (test == NULL for Waitall). */
 static int all(int (*waitall)(int, MPI_Request[], MPI_Status[]),
                int (*testall)(int, MPI_Request[], int *, MPI_Status[]),
@@ -349,11 +360,7 @@ static int all(int (*waitall)(int, MPI_Request[], MPI_Status[]),
     struct hits h;
     hits_collect(&h, n, reqs);
     MPI_Status local[LOCAL_STATUSES];
-    if (h.n && statuses == MPI_STATUSES_IGNORE && n <= LOCAL_STATUSES) {
-        for (int i = 0; i < n; i++)
-            ftio_mpi_status_unset(&local[i]);
-        statuses = local;
-    }
+    statuses = own_statuses(&h, n, statuses, local);
     int rc = waitall ? waitall(n, reqs, statuses) : testall(n, reqs, flag, statuses);
     uint64_t t1 = ftio_now_ns();
     int saved = errno;
@@ -395,11 +402,7 @@ static int some(int (*call)(int, MPI_Request[], int *, int[], MPI_Status[]),
     struct hits h;
     hits_collect(&h, n, reqs);
     MPI_Status local[LOCAL_STATUSES];
-    if (h.n && statuses == MPI_STATUSES_IGNORE && n <= LOCAL_STATUSES) {
-        for (int i = 0; i < n; i++)
-            ftio_mpi_status_unset(&local[i]);
-        statuses = local;
-    }
+    statuses = own_statuses(&h, n, statuses, local);
     int rc = call(n, reqs, outcount, indices, statuses);
     uint64_t t1 = ftio_now_ns();
     int saved = errno;
