@@ -545,35 +545,31 @@ static void *raw_mmap(void *a, size_t len, int prot, int flags, int fd, off64_t 
     return (void *)syscall(SYS_mmap, a, len, prot, flags, fd, off);
 }
 
-#define MMAP_BODY(realname, a, len, prot, flags, fd, off)                     \
-    do {                                                                      \
-        void *(*fn_)(void *, size_t, int, int, int, __typeof__(off)) =        \
-            __atomic_load_n(&realname, __ATOMIC_RELAXED);                     \
-        if (((flags) & MAP_ANONYMOUS) || (fd) < 0 || !ftio_posix_fd(fd))      \
-            return fn_ ? fn_(a, len, prot, flags, fd, off)                    \
-                       : raw_mmap(a, len, prot, flags, fd, (off64_t)(off));   \
-        if (!fn_) {                                                           \
+/* mmap and mmap64: the same body, the offset's type apart.  Resolved here,
+ * not by FTIO_REAL_OR: an anonymous mapping must not wait for it. */
+#define MMAP(name, off_type)                                                  \
+    FTIO_WRAPPER(void *, name, (void *a, size_t len, int prot, int flags, int fd, off_type off)) \
+    {                                                                         \
+        void *(*fn)(void *, size_t, int, int, int, off_type) =               \
+            __atomic_load_n(&real_##name, __ATOMIC_RELAXED);                  \
+        if ((flags & MAP_ANONYMOUS) || fd < 0 || !ftio_posix_fd(fd))          \
+            return fn ? fn(a, len, prot, flags, fd, off)                      \
+                      : raw_mmap(a, len, prot, flags, fd, (off64_t)off);      \
+        if (!fn) {                                                            \
             errno = ENOSYS;                                                   \
             return MAP_FAILED;                                                \
         }                                                                     \
         uint32_t fid_ = atomic_load_explicit(&ftio_fd_slot(fd)->fid, memory_order_relaxed); \
-        FTIO_TIMED(void *, fn_(a, len, prot, flags, fd, off));                \
+        FTIO_TIMED(void *, fn(a, len, prot, flags, fd, off));                 \
         if (r_ != MAP_FAILED) {                                               \
             maps_add(r_, len, fid_);                                          \
-            emit_posix(FTIO_OP_META, fid_, t0_, t1_, (int64_t)(off), (int64_t)(len)); \
+            emit_posix(FTIO_OP_META, fid_, t0_, t1_, (int64_t)off, (int64_t)len); \
         }                                                                     \
         FTIO_TIMED_RETURN();                                                  \
-    } while (0)
+    }
 
-FTIO_WRAPPER(void *, mmap, (void *a, size_t len, int prot, int flags, int fd, off_t off))
-{
-    MMAP_BODY(real_mmap, a, len, prot, flags, fd, off);
-}
-
-FTIO_WRAPPER(void *, mmap64, (void *a, size_t len, int prot, int flags, int fd, off64_t off))
-{
-    MMAP_BODY(real_mmap64, a, len, prot, flags, fd, off);
-}
+MMAP(mmap, off_t)
+MMAP(mmap64, off64_t)
 
 FTIO_WRAPPER(int, munmap, (void *a, size_t len))
 {
