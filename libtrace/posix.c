@@ -177,7 +177,7 @@ OPEN(mkostemps64,     (char *tmpl, int sfx, int flags),         (tmpl, sfx, flag
 
 /* The table follows duplicates even when not recording (paused, busy):
  * a stale slot would trace a socket that later gets the number. */
-#define DUP_CALL(fd, copies, call)                                              \
+#define DUP_CALL(fd, copies, call)                                            \
     int r = call;                                                             \
     if (r >= 0 && (copies))                                                   \
         ftio_fd_copy(fd, r);                                                  \
@@ -550,7 +550,7 @@ static void *raw_mmap(void *a, size_t len, int prot, int flags, int fd, off64_t 
 #define MMAP(name, off_type)                                                  \
     FTIO_WRAPPER(void *, name, (void *a, size_t len, int prot, int flags, int fd, off_type off)) \
     {                                                                         \
-        void *(*fn)(void *, size_t, int, int, int, off_type) =               \
+        void *(*fn)(void *, size_t, int, int, int, off_type) =                \
             __atomic_load_n(&real_##name, __ATOMIC_RELAXED);                  \
         if ((flags & MAP_ANONYMOUS) || fd < 0 || !ftio_posix_fd(fd))          \
             return fn ? fn(a, len, prot, flags, fd, off)                      \
