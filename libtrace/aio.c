@@ -76,24 +76,23 @@ static void completed(const void *cb, uint64_t now)
     slot_done(slot_find(cb), now);
 }
 
-#define AIO_POST(name, op, cb)                                                \
-    do {                                                                      \
-        FTIO_REAL_OR(name, -1);                                               \
-        if (!cb || !ftio_posix_fd(cb->aio_fildes))                            \
-            return real_##name(cb);                                           \
-        uint64_t t0 = ftio_now_ns();                                          \
-        int r = real_##name(cb);                                              \
-        int e = errno;                                                        \
-        if (r == 0)                                                           \
-            posted(cb, op, t0);                                               \
-        errno = e;                                                            \
-        return r;                                                             \
-    } while (0)
+/* A post: NAME, the record's op (the call is NAME(cb)). */
+#define POST_CALL(op, call)                                                   \
+    if (!cb || !ftio_posix_fd(cb->aio_fildes))                                \
+        return call;                                                          \
+    uint64_t t0 = ftio_now_ns();                                              \
+    int r = call;                                                             \
+    int e = errno;                                                            \
+    if (r == 0)                                                               \
+        posted(cb, op, t0);                                                   \
+    errno = e;                                                                \
+    return r
+#define POST(name, op) FTIO_FORWARD(int, name, (struct aiocb *cb), (cb), -1, POST_CALL, op)
 
-FTIO_WRAPPER(int, aio_read, (struct aiocb *cb)) { AIO_POST(aio_read, FTIO_OP_READ, cb); }
-FTIO_WRAPPER(int, aio_write, (struct aiocb *cb)) { AIO_POST(aio_write, FTIO_OP_WRITE, cb); }
-FTIO_WRAPPER(int, aio_read64, (struct aiocb *cb)) { AIO_POST(aio_read64, FTIO_OP_READ, cb); }
-FTIO_WRAPPER(int, aio_write64, (struct aiocb *cb)) { AIO_POST(aio_write64, FTIO_OP_WRITE, cb); }
+POST(aio_read,    FTIO_OP_READ)
+POST(aio_write,   FTIO_OP_WRITE)
+POST(aio_read64,  FTIO_OP_READ)
+POST(aio_write64, FTIO_OP_WRITE)
 
 static int list_post(int (*fn)(int, struct aiocb *const[], int, struct sigevent *), int mode,
                      struct aiocb *const list[], int n, struct sigevent *sev)
@@ -118,29 +117,20 @@ static int list_post(int (*fn)(int, struct aiocb *const[], int, struct sigevent 
     return r;
 }
 
-FTIO_WRAPPER(int, lio_listio, (int mode, struct aiocb *const list[], int n, struct sigevent *sev))
-{
-    FTIO_REAL_OR(lio_listio, -1);
-    return list_post(real_lio_listio, mode, list, n, sev);
-}
+#define LIO_LISTIO(name)                                                      \
+    FTIO_FORWARD_TO(int, name, (int mode, struct aiocb *const list[], int n, struct sigevent *sev), \
+                    -1, list_post, mode, list, n, sev)
+LIO_LISTIO(lio_listio)
+LIO_LISTIO(lio_listio64)
 
-FTIO_WRAPPER(int, lio_listio64, (int mode, struct aiocb *const list[], int n, struct sigevent *sev))
-{
-    FTIO_REAL_OR(lio_listio64, -1);
-    return list_post(real_lio_listio64, mode, list, n, sev);
-}
-
-#define AIO_ERROR(name, cb)                                                   \
-    do {                                                                      \
-        FTIO_REAL_OR(name, EINVAL);                                           \
-        int r = real_##name(cb);                                              \
-        if (r != EINPROGRESS)                                                 \
-            completed(cb, ftio_now_ns());                                     \
-        return r;                                                             \
-    } while (0)
-
-FTIO_WRAPPER(int, aio_error, (const struct aiocb *cb)) { AIO_ERROR(aio_error, cb); }
-FTIO_WRAPPER(int, aio_error64, (const struct aiocb *cb)) { AIO_ERROR(aio_error64, cb); }
+#define ERROR_CALL(cb, call)                                                  \
+    int r = call;                                                             \
+    if (r != EINPROGRESS)                                                     \
+        completed(cb, ftio_now_ns());                                         \
+    return r
+#define AIO_ERROR(name) FTIO_FORWARD(int, name, (const struct aiocb *cb), (cb), EINVAL, ERROR_CALL, cb)
+AIO_ERROR(aio_error)
+AIO_ERROR(aio_error64)
 
 /* aio_return collects the result: emit the record and free the slot. */
 static ssize_t collect(ssize_t (*fn)(struct aiocb *), struct aiocb *cb)
@@ -164,17 +154,9 @@ static ssize_t collect(ssize_t (*fn)(struct aiocb *), struct aiocb *cb)
     return r;
 }
 
-FTIO_WRAPPER(ssize_t, aio_return, (struct aiocb *cb))
-{
-    FTIO_REAL_OR(aio_return, -1);
-    return collect(real_aio_return, cb);
-}
-
-FTIO_WRAPPER(ssize_t, aio_return64, (struct aiocb *cb))
-{
-    FTIO_REAL_OR(aio_return64, -1);
-    return collect(real_aio_return64, cb);
-}
+#define AIO_RETURN(name) FTIO_FORWARD_TO(ssize_t, name, (struct aiocb *cb), -1, collect, cb)
+AIO_RETURN(aio_return)
+AIO_RETURN(aio_return64)
 
 /* aio_suspend: the requests that are done when it returns completed then. */
 static int suspend(int (*fn)(const struct aiocb *const[], int, const struct timespec *),
@@ -195,17 +177,14 @@ static int suspend(int (*fn)(const struct aiocb *const[], int, const struct time
     return r;
 }
 
-FTIO_WRAPPER(int, aio_suspend, (const struct aiocb *const list[], int n, const struct timespec *t))
-{
-    FTIO_REAL_OR(aio_suspend, -1);
-    ftio_real((void **)&real_aio_error, "aio_error");
-    return suspend(real_aio_suspend, real_aio_error, list, n, t);
-}
-
-FTIO_WRAPPER(int, aio_suspend64, (const struct aiocb *const list[], int n, const struct timespec *t))
-{
-    FTIO_REAL_OR(aio_suspend64, -1);
-    ftio_real((void **)&real_aio_error64, "aio_error64");
-    return suspend(real_aio_suspend64, real_aio_error64, list, n, t);
-}
+/* aio_suspend(64) asks aio_error(64) which requests are done. */
+#define AIO_SUSPEND(name, error)                                              \
+    FTIO_WRAPPER(int, name, (const struct aiocb *const list[], int n, const struct timespec *t)) \
+    {                                                                         \
+        FTIO_REAL_OR(name, -1);                                               \
+        ftio_real((void **)&real_##error, #error);                            \
+        return suspend(real_##name, real_##error, list, n, t);                \
+    }
+AIO_SUSPEND(aio_suspend, aio_error)
+AIO_SUSPEND(aio_suspend64, aio_error64)
 

@@ -232,7 +232,7 @@ __attribute__((constructor(101))) static void ftio_init(void)
     errno = saved;
 }
 
-/* Called once the last batch is out (flusher.c): stop recording for good. */
+/* Called once the last batch is out (handoff.c): stop recording for good. */
 void ftio_mark_shut_down(void)
 {
     atomic_store(&shut_down, 1);

@@ -16,39 +16,22 @@
  * the daemon drops a (pid, seq) it already has, so a batch both delivered and
  * spooled counts once.
  *
- * End of an image (exit, _exit, MPI_Abort, fatal signal: STOP_FINAL; exec:
- * STOP_HANDOFF, the new image continues the stream): the last drain, then
- * the sink's bounded wait (FTIO_EXIT_WAIT_MS, 3 ms) and the spool file for
- * the rest; an image that spooled says so once per job (spool.c).
+ * End of an image (exit, _exit, MPI_Abort, fatal signal: FTIO_STOP_FINAL;
+ * exec: FTIO_STOP_HANDOFF, the new image continues the stream): handoff.c
+ * decides and asks, this thread does the last drain, then the sink's bounded
+ * wait (FTIO_EXIT_WAIT_MS, 3 ms) and the spool file for the rest; an image
+ * that spooled says so once per job (spool.c).
  *
- * Private descriptor table: once a process has a second thread sharing its
- * descriptor table, Linux drops the single-threaded fast paths of every
- * descriptor syscall (fdget takes a file reference, read/write take the
- * f_pos lock): a single-threaded application would pay ~50-100 ns per call
- * for our thread, traced or not.  So the thread first moves to a private
- * copy of the table (unshare(CLONE_FILES)), closes every descriptor that
- * copy inherited (keeping them would hold the application's files and pipe
- * ends open: no EOF for its readers), except stderr for diagnostics; then
- * creates ZeroMQ, whose threads share the private table.  The spool file is
- * opened by this thread too.  The application's table is again used by its
- * own threads only, and an application closefrom()/close_range() can no
- * longer close ZeroMQ's descriptors.  Threads in the private table ignore the
- * fd table (ftio_private_table_thread()): their numbers mean other files.
- * If unshare or kcmp is unavailable (old kernel, seccomp) or
- * FTIO_PRIVATE_FDS=0, the table stays shared, as before.
- *
- * The thread blocks the asynchronous signals (they go to application
- * threads) and runs with ftio_busy set, so its own I/O is never traced.
- * fork: the child abandons the inherited context (never closes it: its
- * threads do not exist in the child) and starts its own flusher lazily.
+ * The thread first moves to a private descriptor table (fdprivate.c; why:
+ * libtrace/README.md), then creates ZeroMQ, whose threads share that table.
+ * It blocks the asynchronous signals (they go to application threads) and
+ * runs with ftio_busy set, so its own I/O is never traced.  fork: the child
+ * abandons the inherited context (never closes it: its threads do not exist
+ * in the child) and starts its own flusher lazily.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <linux/futex.h>
-#include <linux/kcmp.h>
 #include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,10 +45,6 @@
 #define BATCH_MAX   65536      /* records per message */
 #define FILES_MAX   4096       /* file entries per message */
 #define CONNECT_RETRY_MS 5     /* first second: how soon a batch waiting for the connection goes */
-
-/* fl.stop: why the thread stops (STOP_EXEC_TRACED: an exec whose next image
- * loads the shim and takes the unacknowledged batches, sink_zmq.c). */
-enum { RUNNING = 0, STOP_FINAL = 1, STOP_HANDOFF = 2, STOP_EXEC_TRACED = 3 };
 
 atomic_int ftio_flusher_started;
 
@@ -94,11 +73,6 @@ static struct {
 };
 
 static __thread int in_flusher __attribute__((tls_model("initial-exec")));
-__thread int ftio_thread_table __attribute__((tls_model("initial-exec")));
-
-/* Thread id of the flusher that runs in a private descriptor table, 0 when
- * none does (then every thread uses the application's table). */
-static atomic_long private_tid;
 
 void ftio_flusher_init(void)
 {
@@ -118,107 +92,6 @@ static void wait_kick(unsigned seen, int timeout_ms)
 {
     struct timespec ts = { timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000 };
     syscall(SYS_futex, &fl.kick_word, FUTEX_WAIT_PRIVATE, seen, &ts, NULL, 0);
-}
-
-/* ---- private descriptor table ----------------------------------------- */
-
-/* Does this thread share its descriptor table with the private flusher?
- * Its own threads (ZeroMQ's) do; application threads never do. */
-int ftio_thread_table_classify(void)
-{
-    long flusher = atomic_load_explicit(&private_tid, memory_order_acquire);
-    int private = 0;
-    if (flusher) {
-        int saved = errno;
-        private = syscall(SYS_kcmp, (pid_t)syscall(SYS_gettid), (pid_t)flusher, KCMP_FILES, 0, 0) == 0;
-        errno = saved;
-    }
-    ftio_thread_table = private ? FTIO_TABLE_PRIVATE : FTIO_TABLE_APP;
-    return private;
-}
-
-/* Put /dev/null on 0, 1, 2 where nothing is open, so that ZeroMQ's and the
- * spool's descriptors never get those numbers: our diagnostics write to 2.
- * Returns 0 when 2 could not be filled (then we must not log). */
-static int fill_std_fds(void)
-{
-    for (int fd = 0; fd <= 2; fd++) {
-        if (syscall(SYS_fcntl, fd, F_GETFD) >= 0)
-            continue;
-        int nul = (int)syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDWR);
-        if (nul != fd) {                 /* no /dev/null: leave the gap */
-            if (nul >= 0)
-                syscall(SYS_close, nul);
-            if (fd == 2)
-                return 0;
-        }
-    }
-    return 1;
-}
-
-/* Close every descriptor of our private copy except stderr (kept for our
- * diagnostics unless the application traces a file there).  Raw syscalls:
- * our close wrapper must not see these (they are not the application's). */
-static void close_inherited(void)
-{
-    int keep_stderr = ftio_fdt && ftio_fdt_size > 2 && !atomic_load(&ftio_fdt[2].fid) &&
-                      !atomic_load(&ftio_fdt[2].stdio_fid);
-    if (syscall(SYS_close_range, 3u, ~0u, 0) == 0) {
-        syscall(SYS_close_range, 0u, keep_stderr ? 1u : 2u, 0);
-        return;
-    }
-    /* Before Linux 5.9: list our own table (/proc/thread-self, not
-     * /proc/self, which is the main thread's). */
-    int dfd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/thread-self/fd",
-                           O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-        char buf[4096] __attribute__((aligned(8)));
-        long n;
-        while ((n = syscall(SYS_getdents64, dfd, buf, sizeof buf)) > 0) {
-            for (long off = 0; off < n;) {
-                struct dirent64 *d = (struct dirent64 *)(buf + off);
-                off += d->d_reclen;
-                char *end;
-                long fd = strtol(d->d_name, &end, 10);
-                if (*end || end == d->d_name || fd == dfd || (fd == 2 && keep_stderr))
-                    continue;
-                syscall(SYS_close, (int)fd);
-            }
-        }
-        syscall(SYS_close, dfd);
-        return;
-    }
-    for (unsigned fd = 0; fd < ftio_fdt_size; fd++)
-        if (fd != 2 || !keep_stderr)
-            syscall(SYS_close, (int)fd);
-}
-
-/* Move this (flusher) thread to a private copy of the descriptor table. */
-static void private_fd_table(void)
-{
-    if (!ftio_cfg.private_fds)
-        return;
-    pid_t self = (pid_t)syscall(SYS_gettid);
-    /* kcmp tells our threads from the application's afterwards: without it
-     * we could not keep them out of the fd table, so stay shared. */
-    if (syscall(SYS_kcmp, self, self, KCMP_FILES, 0, 0) != 0) {
-        ftio_log("kcmp unavailable (%s): flusher shares the descriptor table", strerror(errno));
-        return;
-    }
-    if (unshare(CLONE_FILES) != 0) {
-        ftio_log("unshare(CLONE_FILES): %s: flusher shares the descriptor table", strerror(errno));
-        return;
-    }
-    ftio_thread_table = FTIO_TABLE_PRIVATE;
-    atomic_store_explicit(&private_tid, self, memory_order_release);
-    close_inherited();
-    /* A short program may have closed its stderr before we copied the
-     * table: then ours would be /dev/null, and our warnings (the once-per-job
-     * ones included, spool.c) are left to a process that can say them. */
-    int had_stderr = syscall(SYS_fcntl, 2, F_GETFD) >= 0;
-    if (!fill_std_fds() || !had_stderr)
-        ftio_quiet = 1;        /* 2 may become a ZeroMQ descriptor: no logging */
-    ftio_log("flusher runs in a private descriptor table");
 }
 
 /* Read after a waited flush, when the flusher is idle. */
@@ -348,7 +221,7 @@ static void *flusher_main(void *arg)
     ftio_busy = 1;
     in_flusher = 1;
     unsigned seen = atomic_load(&fl.kick_word);
-    private_fd_table();       /* before ZeroMQ: its threads share our table */
+    ftio_fdprivate_enter();   /* before ZeroMQ: its threads share our table */
     atomic_store(&fl.table_ready, 1);
     ftio_sink_open();         /* connect early: the first flush finds a session */
     char mark[FTIO_WIRE_MAX_STR];
@@ -371,11 +244,11 @@ static void *flusher_main(void *arg)
         uint64_t gen = atomic_load(&fl.req_gen);
         int stopping = atomic_load(&fl.stop);
         int has_mark = take_mark(mark);
-        flush_all(has_mark ? mark : NULL, stopping == STOP_FINAL);
+        flush_all(has_mark ? mark : NULL, stopping == FTIO_STOP_FINAL);
         ftio_sink_poll();
         if (stopping) {
             /* before done_gen: waiters may exec/exit */
-            int handed = ftio_sink_finish(stopping == STOP_EXEC_TRACED);
+            int handed = ftio_sink_finish(stopping == FTIO_STOP_EXEC_TRACED);
             if (!handed && ftio_cfg.spool_mode != FTIO_SPOOL_ALWAYS &&
                 ftio_cfg.spool_mode != FTIO_SPOOL_TEE)
                 ftio_spool_notice();
@@ -386,7 +259,7 @@ static void *flusher_main(void *arg)
     }
     /* ZeroMQ's threads are gone (zmq_ctx_term joined them); our id may be
      * reused by an application thread, which must not look "private". */
-    atomic_store(&private_tid, 0);
+    ftio_fdprivate_drop();
     atomic_store(&fl.exited, 1);
     return NULL;
 }
@@ -455,21 +328,38 @@ static int has_exited(uint64_t unused)
 /* Every wait of an exit path is bounded: the sink's own wait for the
  * daemon (FTIO_EXIT_WAIT_MS) and a margin for encoding and spooling what is
  * left. */
-static int wait_bound_ms(void)
+int ftio_flusher_wait_bound_ms(void)
 {
     return ftio_cfg.exit_wait_ms + 1000;
 }
 
-/* Join the exited thread once (shutdown and a failed exec may both try). */
-static void join_flusher(void)
+int ftio_flusher_may_ask(void)
 {
-    if (!atomic_exchange(&fl.joined, 1))
-        pthread_join(fl.th, NULL);
+    return !ftio_cfg.disable && ftio_fdt && !in_flusher;
+}
+
+int ftio_flusher_ending(void)
+{
+    return atomic_load(&fl.shutdown_begun);
+}
+
+int ftio_flusher_begin_ending(void)
+{
+    return !atomic_exchange(&fl.shutdown_begun, 1);
+}
+
+/* Ask the running thread for a pass (and wait, bounded, until it is done). */
+void ftio_flusher_request(int wait)
+{
+    uint64_t gen = atomic_fetch_add(&fl.req_gen, 1) + 1;
+    ftio_flusher_kick();
+    if (wait)
+        wait_until(gen_done, gen, ftio_flusher_wait_bound_ms());
 }
 
 void ftio_flush_now(const char *mark, int wait)
 {
-    if (ftio_cfg.disable || !ftio_fdt || in_flusher || atomic_load(&fl.shutdown_begun))
+    if (!ftio_flusher_may_ask() || ftio_flusher_ending())
         return;
     int saved = errno, busy = ftio_busy;
     ftio_busy = 1;
@@ -481,12 +371,8 @@ void ftio_flush_now(const char *mark, int wait)
         pthread_mutex_unlock(&fl.mark_mu);
         ftio_flusher_start_if_needed();      /* a mark is sent even without records */
     }
-    if (ftio_flusher_running()) {
-        uint64_t gen = atomic_fetch_add(&fl.req_gen, 1) + 1;
-        ftio_flusher_kick();
-        if (wait || mark)
-            wait_until(gen_done, gen, wait_bound_ms());
-    }
+    if (ftio_flusher_running())
+        ftio_flusher_request(wait || mark);
     if (mark)
         pthread_mutex_unlock(&fl.api_mu);
     ftio_busy = busy;
@@ -495,7 +381,7 @@ void ftio_flush_now(const char *mark, int wait)
 
 void ftio_flusher_mpi_state(int state)
 {
-    if (ftio_cfg.disable || !ftio_fdt || in_flusher || atomic_load(&fl.shutdown_begun))
+    if (!ftio_flusher_may_ask() || ftio_flusher_ending())
         return;
     int saved = errno, busy = ftio_busy;
     ftio_busy = 1;
@@ -503,109 +389,67 @@ void ftio_flusher_mpi_state(int state)
     /* A rank exists for ftiod whether or not it does I/O: its flusher starts
      * here, and the next pass sends a header-only batch (no wait). */
     ftio_flusher_start_if_needed();
-    if (ftio_flusher_running()) {
-        atomic_fetch_add(&fl.req_gen, 1);
-        ftio_flusher_kick();
-    }
+    if (ftio_flusher_running())
+        ftio_flusher_request(0);
     ftio_busy = busy;
     errno = saved;
 }
 
-void ftio_flush_from_signal(int final)
+/* ---- stopping (for the end of an image, handoff.c) --------------------- */
+
+int ftio_flusher_stop(int why)
 {
-    if (ftio_cfg.disable || !ftio_fdt || in_flusher || !ftio_flusher_running())
-        return;
-    int saved = errno;
-    if (final) {
-        if (atomic_exchange(&fl.shutdown_begun, 1))
-            return;
-        atomic_store(&fl.stop, 1);
-        ftio_flusher_kick();
-        wait_until(has_exited, 0, wait_bound_ms());
-        ftio_mark_shut_down();
-    } else {
-        uint64_t gen = atomic_fetch_add(&fl.req_gen, 1) + 1;
-        ftio_flusher_kick();
-        wait_until(gen_done, gen, wait_bound_ms());
-    }
-    errno = saved;
+    int expected = FTIO_STOP_NONE;
+    if (why == FTIO_STOP_FINAL)
+        atomic_store(&fl.stop, why);
+    else if (!atomic_compare_exchange_strong(&fl.stop, &expected, why))
+        return 0;
+    ftio_flusher_kick();
+    return 1;
 }
 
-void ftio_shutdown(void)
+int ftio_flusher_wait_exited(void)
 {
-    if (ftio_cfg.disable || !ftio_fdt || in_flusher || atomic_load(&fl.shutdown_begun))
-        return;
-    int saved = errno, busy = ftio_busy;
-    ftio_busy = 1;
-    /* An exec'd image continuing a traced stream (FTIO_SEQ_BASE) closes it
-     * with a final batch even if it recorded nothing itself. */
-    if (!atomic_load(&ftio_flusher_started) && ftio_flusher_next_seq() > 0)
-        ftio_flusher_start_if_needed();
-    if (atomic_exchange(&fl.shutdown_begun, 1)) {
-        ftio_busy = busy;
-        errno = saved;
-        return;
-    }
-    pthread_mutex_lock(&fl.start_mu);        /* nobody starts it behind our back */
+    return wait_until(has_exited, 0, ftio_flusher_wait_bound_ms());
+}
+
+/* Join the exited thread once (shutdown and a failed exec may both try). */
+void ftio_flusher_join(void)
+{
+    if (!atomic_exchange(&fl.joined, 1))
+        pthread_join(fl.th, NULL);
+}
+
+int ftio_flusher_was_started(void)
+{
+    pthread_mutex_lock(&fl.start_mu);        /* a start in progress finishes first */
     int started = atomic_load(&ftio_flusher_started);
     pthread_mutex_unlock(&fl.start_mu);
-    if (started) {
-        atomic_store(&fl.stop, 1);
-        ftio_flusher_kick();
-        if (wait_until(has_exited, 0, wait_bound_ms()))
-            join_flusher();
-        else
-            ftio_log("flusher did not finish within %d ms; exiting anyway", wait_bound_ms());
-    }
-    ftio_mark_shut_down();
-    ftio_log("shut down");
-    ftio_busy = busy;
-    errno = saved;
+    return started;
 }
 
-int ftio_flusher_handoff(int next_traced)
+int ftio_flusher_rearm(void)
 {
-    if (ftio_cfg.disable || !ftio_fdt || in_flusher || atomic_load(&fl.shutdown_begun) ||
-        !ftio_flusher_running())
-        return 0;
-    int saved = errno, busy = ftio_busy;
-    ftio_busy = 1;
-    int expected = RUNNING, handed = 0;
-    if (atomic_compare_exchange_strong(&fl.stop, &expected,
-                                       next_traced ? STOP_EXEC_TRACED : STOP_HANDOFF)) {
-        ftio_flusher_kick();
-        if (!wait_until(has_exited, 0, wait_bound_ms()))
-            ftio_log("pre-exec hand-off not finished within %d ms", wait_bound_ms());
-        handed = 1;
-    }
-    ftio_busy = busy;
-    errno = saved;
-    return handed;
-}
-
-void ftio_flusher_handoff_failed(void)
-{
-    int saved = errno, busy = ftio_busy;
-    ftio_busy = 1;
     pthread_mutex_lock(&fl.start_mu);
     /* A thread still busy with the hand-off (its wait timed out) can't be
      * restarted safely: this image then sends nothing more. */
     int stop = atomic_load(&fl.stop);
-    if (atomic_load(&fl.exited) && (stop == STOP_HANDOFF || stop == STOP_EXEC_TRACED) &&
-        !atomic_load(&fl.shutdown_begun)) {
-        join_flusher();
+    int rearm = atomic_load(&fl.exited) && (stop == FTIO_STOP_HANDOFF || stop == FTIO_STOP_EXEC_TRACED) &&
+                !atomic_load(&fl.shutdown_begun);
+    if (rearm) {
+        ftio_flusher_join();
         ftio_sink_reset();
         atomic_store(&fl.done_gen, atomic_load(&fl.req_gen));
-        atomic_store(&fl.stop, RUNNING);
+        atomic_store(&fl.stop, FTIO_STOP_NONE);
         atomic_store(&fl.exited, 0);
         atomic_store(&fl.table_ready, 0);
         atomic_store(&ftio_flusher_started, 0);    /* restarts on the next record */
-        ftio_log("exec failed: tracing continues");
     }
     pthread_mutex_unlock(&fl.start_mu);
-    ftio_busy = busy;
-    errno = saved;
+    return rearm;
 }
+
+/* ---- fork ---------------------------------------------------------------- */
 
 void ftio_flusher_atfork_prepare(void)
 {
@@ -642,6 +486,6 @@ void ftio_flusher_after_fork_child(void)
     atomic_store(&fl.done_gen, 0);
     atomic_store(&ftio_flusher_started, 0);
     /* Our table is the application's copy; the parent's flusher is not here. */
-    atomic_store(&private_tid, 0);
+    ftio_fdprivate_drop();
     ftio_flusher_init();
 }

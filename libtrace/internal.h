@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* internal.h -- private declarations shared by the core files of libftio.so
- * (config.c core.c fdtable.c files.c ring.c flusher.c spool.c lifecycle.c
- * api.c posix.c stdio.c).  shim.h is the contract with the MPI-IO layer; this
+ * (config.c core.c fdtable.c files.c ring.c flusher.c fdprivate.c handoff.c
+ * spool.c sink_zmq.c lifecycle.c api.c posix.c stdio.c aio.c).  shim.h is the contract with the MPI-IO layer; this
  * header is what the POSIX/stdio wrappers and the core need on top of it.
  *
  * Everything declared here is hidden (the objects are compiled with
@@ -75,7 +75,7 @@ extern __thread int ftio_quiet FTIO_HIDDEN;
 /* Recompute ftio_active from initialised / paused / shut down. */
 FTIO_HIDDEN void ftio_set_paused(int paused);
 
-/* Shutdown finished (flusher.c) / fork child restarts recording. */
+/* Shutdown finished (handoff.c) / fork child restarts recording. */
 FTIO_HIDDEN void ftio_mark_shut_down(void);
 FTIO_HIDDEN void ftio_core_after_fork_child(void);
 
@@ -102,15 +102,18 @@ extern unsigned ftio_fdt_size FTIO_HIDDEN;
 
 FTIO_HIDDEN void ftio_fdtable_init(void);
 
-/* Which descriptor table the calling thread uses (flusher.c).  The flusher
- * moves to a private copy of the table (unshare(CLONE_FILES)) so that a
- * single-threaded application keeps the kernel's fast paths; it and the
- * ZeroMQ threads it creates then have descriptor numbers that mean nothing
- * in the application's table, so for them every slot is "not ours".
- * Unknown until a thread's first look at the table: one kcmp() then. */
+/* Which descriptor table the calling thread uses (fdprivate.c; why the
+ * flusher has a private one: libtrace/README.md).  In the private table
+ * (the flusher's and ZeroMQ's threads) every slot is "not ours".  Unknown
+ * until a thread's first look at the table: one kcmp() then. */
 enum { FTIO_TABLE_UNKNOWN = 0, FTIO_TABLE_APP = 1, FTIO_TABLE_PRIVATE = 2 };
 extern __thread int ftio_thread_table FTIO_HIDDEN;
 FTIO_HIDDEN int ftio_thread_table_classify(void);     /* 1 when private */
+/* The flusher thread moves to its private table (unless FTIO_PRIVATE_FDS=0
+ * or the kernel refuses) / has exited, or this is a fork child: no thread
+ * is in a private table any more. */
+FTIO_HIDDEN void ftio_fdprivate_enter(void);
+FTIO_HIDDEN void ftio_fdprivate_drop(void);
 
 static inline int ftio_private_table_thread(void)
 {
@@ -146,6 +149,31 @@ static inline struct ftio_fd_slot *ftio_posix_fd(int fd)
         return NULL;
     return s;
 }
+
+/* A traced stream's or descriptor's position, as its layer's records give
+ * it: one of a slot's pairs (offset/append for POSIX, soffset/sappend for
+ * stdio).  The offset before a call, -1 when unknown or appending; moved on
+ * by the n bytes the call transferred. */
+static inline int64_t ftio_pos_get(const _Atomic int64_t *pos, const _Atomic uint32_t *append)
+{
+    return atomic_load_explicit(append, memory_order_relaxed)
+               ? -1 : atomic_load_explicit(pos, memory_order_relaxed);
+}
+
+static inline void ftio_pos_advance(_Atomic int64_t *pos, int64_t off, int64_t n)
+{
+    if (off >= 0)
+        atomic_store_explicit(pos, off + n, memory_order_relaxed);
+}
+
+/* For a layer's statement macros: the traced slot s_ (the expression, NULL
+ * when not traced) and its file id fid_ (the field of the layer), or else
+ * return the call, untraced. */
+#define FTIO_SLOT_OR_PASS(slot, fid_field, call)                              \
+    struct ftio_fd_slot *s_ = (slot);                                         \
+    if (!s_)                                                                  \
+        return call;                                                          \
+    uint32_t fid_ = atomic_load_explicit(&s_->fid_field, memory_order_relaxed)
 
 FTIO_HIDDEN void ftio_fd_open(int fd, uint32_t fid, int append);
 FTIO_HIDDEN void ftio_fd_forget(int fd);              /* POSIX side only */
@@ -194,6 +222,35 @@ extern atomic_int ftio_flusher_started FTIO_HIDDEN;
 /* Sequence number of the next batch (exec hand-over, lifecycle.c). */
 FTIO_HIDDEN uint64_t ftio_flusher_next_seq(void);
 FTIO_HIDDEN void ftio_flusher_set_seq_base(uint64_t seq);
+/* Asking the flusher (flusher.c): may the calling thread (tracing on, not
+ * the flusher itself)?  Has an end of the image begun (no more starts,
+ * flushes or stops)?  ftio_flusher_begin_ending() begins it: 1 for the one
+ * caller that did.  ftio_flusher_request(): a pass, waited for (bounded)
+ * when wait != 0. */
+FTIO_HIDDEN int  ftio_flusher_may_ask(void);
+FTIO_HIDDEN int  ftio_flusher_ending(void);
+FTIO_HIDDEN int  ftio_flusher_begin_ending(void);
+FTIO_HIDDEN void ftio_flusher_request(int wait);
+/* Stopping the thread (for handoff.c).  Why it stops: FINAL (exit, fatal
+ * signal: a final batch), HANDOFF (exec: no final batch, the new image
+ * continues the stream), EXEC_TRACED (exec into an image that loads the shim
+ * and takes the unacknowledged batches, sink_zmq.c).  ftio_flusher_stop():
+ * FINAL overrides any stop asked before, a hand-off is asked of a running
+ * thread only; kicks it; 1 when the stop is now `why`.  Every wait is
+ * bounded by ftio_flusher_wait_bound_ms(); ftio_flusher_wait_exited() is 1
+ * when the thread exited in time.  ftio_flusher_was_started() waits for a
+ * start in progress.  ftio_flusher_rearm(): after a failed exec, when the
+ * thread exited from a hand-off, join it and let the next record start a
+ * new one (1 when it did). */
+enum { FTIO_STOP_NONE = 0, FTIO_STOP_FINAL = 1, FTIO_STOP_HANDOFF = 2, FTIO_STOP_EXEC_TRACED = 3 };
+FTIO_HIDDEN int  ftio_flusher_stop(int why);
+FTIO_HIDDEN int  ftio_flusher_wait_bound_ms(void);
+FTIO_HIDDEN int  ftio_flusher_wait_exited(void);
+FTIO_HIDDEN void ftio_flusher_join(void);
+FTIO_HIDDEN int  ftio_flusher_was_started(void);
+FTIO_HIDDEN int  ftio_flusher_rearm(void);
+
+/* ---- end of an image (handoff.c; ftio_shutdown() is in shim.h) -------- */
 /* exec: stop the flusher after a last drain; no final batch, the new image
  * continues the stream.  next_traced: the new image loads the shim, so what
  * ftiod has not acknowledged is handed to it (ftio_sink_handoff_env()), with
@@ -281,7 +338,8 @@ static inline void *ftio_real(void **slot, const char *name)
 }
 
 /* A wrapped symbol is named once (Darshan's DARSHAN_FORWARD_DECL and
- * MAP_OR_FAIL in one line):
+ * MAP_OR_FAIL in one line): a line of its layer's table (FTIO_FORWARD
+ * below) when its body is one of the layer's shapes, else
  *
  *     FTIO_WRAPPER(ssize_t, read, (int fd, void *buf, size_t n))
  *     {
@@ -307,6 +365,31 @@ struct ftio_wrapped_sym {
 #define FTIO_WRAPPER(ret, name, params)                                       \
     FTIO_NEXT(ret, name, params);                                             \
     FTIO_WRAP(ret, name, params)
+/* A wrapper that is one shape of its layer: resolve real_<name> (else fail
+ * with failret, errno ENOSYS), then the layer's statement macro `shape`
+ * with its arguments and, last, the call `real_<name> args`.  A layer writes
+ * each shape once and each wrapped symbol in one line of a table:
+ *
+ *     #define DATA(name, params, args, op) \
+ *         FTIO_FORWARD(ssize_t, name, params, args, -1, DATA_IMPLICIT, ssize_t, op, fd)
+ *     DATA(read, (int fd, void *buf, size_t n), (fd, buf, n), FTIO_OP_READ)
+ */
+#define FTIO_FORWARD(ret, name, params, args, failret, shape, ...)            \
+    FTIO_WRAPPER(ret, name, params)                                           \
+    {                                                                         \
+        FTIO_REAL_OR(name, failret);                                          \
+        shape(__VA_ARGS__, real_##name args);                                 \
+    }
+
+/* The same for a wrapper that hands real_<name> to a function of its layer
+ * (one body for the symbol and its aliases): return helper(real_<name>, ...). */
+#define FTIO_FORWARD_TO(ret, name, params, failret, helper, ...)              \
+    FTIO_WRAPPER(ret, name, params)                                           \
+    {                                                                         \
+        FTIO_REAL_OR(name, failret);                                          \
+        return helper(real_##name, __VA_ARGS__);                              \
+    }
+
 /* Load (resolving lazily) real_<name>; fail the call with ENOSYS if absent. */
 #define FTIO_REAL_OR(name, failret)                                           \
     do {                                                                      \
@@ -314,6 +397,13 @@ struct ftio_wrapped_sym {
             errno = ENOSYS;                                                   \
             return failret;                                                   \
         }                                                                     \
+    } while (0)
+/* The same for a function that returns its error (posix_fallocate: ENOSYS)
+ * or nothing (closefrom: empty ret): errno is left alone. */
+#define FTIO_REAL_OR_RETURN(name, ret)                                        \
+    do {                                                                      \
+        if (ftio_unlikely(!ftio_real((void **)&real_##name, #name)))          \
+            return ret;                                                       \
     } while (0)
 
 /* Define the exported symbol `name` without clashing with (or being renamed

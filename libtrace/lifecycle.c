@@ -73,25 +73,19 @@ static void quick_exit_hook(void)
     ftio_shutdown();
 }
 
-FTIO_WRAPPER(void, _exit, (int status))
-{
-    if (ftio_fdt && own_process())
-        ftio_shutdown();
-    if (ftio_real((void **)&real__exit, "_exit"))
-        real__exit(status);
-    for (;;)
-        abort();
-}
-
-FTIO_WRAPPER(void, _Exit, (int status))
-{
-    if (ftio_fdt && own_process())
-        ftio_shutdown();
-    if (ftio_real((void **)&real__Exit, "_Exit"))
-        real__Exit(status);
-    for (;;)
-        abort();
-}
+/* _exit and _Exit: the bounded shutdown, then the image ends at once. */
+#define EXIT_NOW(name)                                                        \
+    FTIO_WRAPPER(void, name, (int status))                                    \
+    {                                                                         \
+        if (ftio_fdt && own_process())                                        \
+            ftio_shutdown();                                                  \
+        if (ftio_real((void **)&real_##name, #name))                          \
+            real_##name(status);                                              \
+        for (;;)                                                              \
+            abort();                                                          \
+    }
+EXIT_NOW(_exit)
+EXIT_NOW(_Exit)
 
 /* ---- exec ------------------------------------------------------------- */
 
@@ -179,38 +173,23 @@ static size_t env_count(char *const *envp)
     return n + 3;
 }
 
-FTIO_WRAPPER(int, execve, (const char *path, char *const argv[], char *const envp[]))
-{
-    FTIO_REAL_OR(execve, -1);
-    char var[96];
-    const char *ho;
-    int stopped = before_exec(envp, var, sizeof var, &ho);
-    size_t cap = env_count(envp);
-    char *buf[cap];
-    return after_exec_failed(real_execve(path, argv, with_seq(envp, var, ho, buf, cap)), stopped);
-}
-
-FTIO_WRAPPER(int, execvpe, (const char *file, char *const argv[], char *const envp[]))
-{
-    FTIO_REAL_OR(execvpe, -1);
-    char var[96];
-    const char *ho;
-    int stopped = before_exec(envp, var, sizeof var, &ho);
-    size_t cap = env_count(envp);
-    char *buf[cap];
-    return after_exec_failed(real_execvpe(file, argv, with_seq(envp, var, ho, buf, cap)), stopped);
-}
-
-FTIO_WRAPPER(int, fexecve, (int fd, char *const argv[], char *const envp[]))
-{
-    FTIO_REAL_OR(fexecve, -1);
-    char var[96];
-    const char *ho;
-    int stopped = before_exec(envp, var, sizeof var, &ho);
-    size_t cap = env_count(envp);
-    char *buf[cap];
-    return after_exec_failed(real_fexecve(fd, argv, with_seq(envp, var, ho, buf, cap)), stopped);
-}
+/* The explicit-environment forms, NAME and its first parameter (what to
+ * run): hand the stream off, exec with our variables, resume if it fails. */
+#define EXEC(name, first_param, first)                                        \
+    FTIO_WRAPPER(int, name, (first_param, char *const argv[], char *const envp[])) \
+    {                                                                         \
+        FTIO_REAL_OR(name, -1);                                               \
+        char var[96];                                                         \
+        const char *ho;                                                       \
+        int stopped = before_exec(envp, var, sizeof var, &ho);                \
+        size_t cap = env_count(envp);                                         \
+        char *buf[cap];                                                       \
+        return after_exec_failed(real_##name(first, argv, with_seq(envp, var, ho, buf, cap)), \
+                                 stopped);                                    \
+    }
+EXEC(execve,  const char *path, path)
+EXEC(execvpe, const char *file, file)
+EXEC(fexecve, int fd,           fd)
 
 /* The environ-based forms become their explicit-environment twins. */
 FTIO_WRAPPER(int, execv, (const char *path, char *const argv[]))

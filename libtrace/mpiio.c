@@ -47,56 +47,65 @@
 #define P_END(CV)      (MPI_File fh, CV void *buf, MPI_Status *st)
 #define A_END          (fh, buf, st)
 
+/* The pieces of the shapes below.  TRACED: the traced_NAME that
+ * FTIO_MPI_PAIR calls (mpiio.h).  FILE_ACCESS: the file's entry f, whether
+ * it is traced, the access's byte offset, read before the call.  OWN_STATUS:
+ * a status to take the bytes from, also when the caller ignores it.
+ * TIMED_CALL: the call between t0 and t1, errno kept in saved, given back
+ * by RETURN_RC with the call's return code. */
+#define TRACED(NAME, PARAMS)                                                   \
+    static inline int traced_##NAME(int (*real) PARAMS, FTIO_UNPAREN PARAMS)
+#define FILE_ACCESS(OFFSET)                                                    \
+    struct ftio_mpi_file *f = ftio_mpi_file_find(fh);                          \
+    int traced = f && f->fid;                                                  \
+    int64_t off = traced ? (OFFSET) : -1
+#define OWN_STATUS(st)                                                         \
+    MPI_Status local_;                                                         \
+    if (st == MPI_STATUS_IGNORE) {                                             \
+        ftio_mpi_status_unset(&local_);                                        \
+        st = &local_;                                                          \
+    }
+#define TIMED_CALL(ARGS)                                                       \
+    uint64_t t0 = ftio_now_ns();                                               \
+    int rc = real ARGS;                                                        \
+    uint64_t t1 = ftio_now_ns();                                               \
+    int saved = errno
+#define RETURN_RC()                                                            \
+    errno = saved;                                                             \
+    return rc
+
 /* Blocking access: time the call, record it with its completed status. */
 #define BLOCKING(NAME, PARAMS, ARGS, OP, FLAGS, OFFSET)                        \
-    static inline int traced_##NAME(int (*real) PARAMS, FTIO_UNPAREN PARAMS)       \
+    TRACED(NAME, PARAMS)                                                       \
     {                                                                          \
-        struct ftio_mpi_file *f = ftio_mpi_file_find(fh);                      \
-        int traced = f && f->fid;                                              \
-        int64_t off = traced ? (OFFSET) : -1;                                  \
-        MPI_Status local_;                                                     \
-        if (st == MPI_STATUS_IGNORE) {                                         \
-            ftio_mpi_status_unset(&local_);                                    \
-            st = &local_;                                                      \
-        }                                                                      \
-        uint64_t t0 = ftio_now_ns();                                           \
-        int rc = real ARGS;                                                    \
-        uint64_t t1 = ftio_now_ns();                                           \
-        int saved = errno;                                                     \
+        FILE_ACCESS(OFFSET);                                                   \
+        OWN_STATUS(st);                                                        \
+        TIMED_CALL(ARGS);                                                      \
         if (rc == MPI_SUCCESS && traced)                                       \
             ftio_mpi_emit(t0, t1, OP, FLAGS, f->fid, off,                      \
                           ftio_mpi_status_bytes(st, (int64_t)count, dt));      \
-        errno = saved;                                                         \
-        return rc;                                                             \
+        RETURN_RC();                                                           \
     }                                                                          \
     FTIO_MPI_PAIR(NAME, PARAMS, ARGS)
 
 /* Nonblocking post: the record is made when the request completes. */
 #define POST(NAME, PARAMS, ARGS, OP, FLAGS, OFFSET)                            \
-    static inline int traced_##NAME(int (*real) PARAMS, FTIO_UNPAREN PARAMS)       \
+    TRACED(NAME, PARAMS)                                                       \
     {                                                                          \
-        struct ftio_mpi_file *f = ftio_mpi_file_find(fh);                      \
-        int traced = f && f->fid;                                              \
-        int64_t off = traced ? (OFFSET) : -1;                                  \
-        uint64_t t0 = ftio_now_ns();                                           \
-        int rc = real ARGS;                                                    \
-        uint64_t t1 = ftio_now_ns();                                           \
-        int saved = errno;                                                     \
+        FILE_ACCESS(OFFSET);                                                   \
+        TIMED_CALL(ARGS);                                                      \
         if (rc == MPI_SUCCESS && traced)                                       \
             ftio_mpi_req_post(*request, t0, t1, OP, (FLAGS) | FTIO_FLAG_ASYNC, \
                               f->fid, off, ftio_mpi_req_bytes((int64_t)count, dt)); \
-        errno = saved;                                                         \
-        return rc;                                                             \
+        RETURN_RC();                                                           \
     }                                                                          \
     FTIO_MPI_PAIR(NAME, PARAMS, ARGS)
 
-/* Split collective _begin: remember it on the file handle. */
+/* Split collective _begin: remember it on the file handle (no end time). */
 #define BEGIN(NAME, PARAMS, ARGS, OP, OFFSET)                                  \
-    static inline int traced_##NAME(int (*real) PARAMS, FTIO_UNPAREN PARAMS)       \
+    TRACED(NAME, PARAMS)                                                       \
     {                                                                          \
-        struct ftio_mpi_file *f = ftio_mpi_file_find(fh);                      \
-        int traced = f && f->fid;                                              \
-        int64_t off = traced ? (OFFSET) : -1;                                  \
+        FILE_ACCESS(OFFSET);                                                   \
         uint64_t t0 = ftio_now_ns();                                           \
         int rc = real ARGS;                                                    \
         int saved = errno;                                                     \
@@ -108,22 +117,17 @@
             f->split.bytes = ftio_mpi_req_bytes((int64_t)count, dt);           \
             f->split.active = 1;                                               \
         }                                                                      \
-        errno = saved;                                                         \
-        return rc;                                                             \
+        RETURN_RC();                                                           \
     }                                                                          \
     FTIO_MPI_PAIR(NAME, PARAMS, ARGS)
 
 /* Split collective _end: one record from the matching _begin to now.  An
  * _end without a traced _begin (begun while paused) records nothing. */
 #define END(NAME, PARAMS, ARGS)                                                \
-    static inline int traced_##NAME(int (*real) PARAMS, FTIO_UNPAREN PARAMS)       \
+    TRACED(NAME, PARAMS)                                                       \
     {                                                                          \
         struct ftio_mpi_file *f = ftio_mpi_file_find(fh);                      \
-        MPI_Status local_;                                                     \
-        if (st == MPI_STATUS_IGNORE) {                                         \
-            ftio_mpi_status_unset(&local_);                                    \
-            st = &local_;                                                      \
-        }                                                                      \
+        OWN_STATUS(st);                                                        \
         int rc = real ARGS;                                                    \
         uint64_t t1 = ftio_now_ns();                                           \
         int saved = errno;                                                     \
@@ -136,8 +140,7 @@
                 ftio_mpi_emit(f->split.t_start, t1, f->split.op,               \
                               f->split.flags, f->fid, f->split.offset, bytes); \
         }                                                                      \
-        errno = saved;                                                         \
-        return rc;                                                             \
+        RETURN_RC();                                                           \
     }                                                                          \
     FTIO_MPI_PAIR(NAME, PARAMS, ARGS)
 
@@ -145,31 +148,28 @@
 #define RD   FTIO_OP_READ
 #define WR   FTIO_OP_WRITE
 
+/* The ten calls of one positioning, individual file pointer (AT empty) or
+ * explicit offset (AT = _at): read, write, their collective _all forms,
+ * the nonblocking i* of the four, the split collective _all_begin pair.
+ * P/A: parameters and arguments of the blocking, nonblocking (I) and
+ * _begin (B) forms; SFX, CT as in DATA_FAMILY. */
+#define POSITIONED(AT, SFX, CT, P, PI, PB, A, AI, AB, OFFSET)                                   \
+    BLOCKING(File_read##AT##SFX,          P(, CT),       A,  RD, 0, OFFSET)                     \
+    BLOCKING(File_write##AT##SFX,         P(const, CT),  A,  WR, 0, OFFSET)                     \
+    BLOCKING(File_read##AT##_all##SFX,    P(, CT),       A,  RD, COLL, OFFSET)                  \
+    BLOCKING(File_write##AT##_all##SFX,   P(const, CT),  A,  WR, COLL, OFFSET)                  \
+    POST(File_iread##AT##SFX,             PI(, CT),      AI, RD, 0, OFFSET)                     \
+    POST(File_iwrite##AT##SFX,            PI(const, CT), AI, WR, 0, OFFSET)                     \
+    POST(File_iread##AT##_all##SFX,       PI(, CT),      AI, RD, COLL, OFFSET)                  \
+    POST(File_iwrite##AT##_all##SFX,      PI(const, CT), AI, WR, COLL, OFFSET)                  \
+    BEGIN(File_read##AT##_all_begin##SFX,  PB(, CT),      AB, RD, OFFSET)                       \
+    BEGIN(File_write##AT##_all_begin##SFX, PB(const, CT), AB, WR, OFFSET)
+
 /* The whole family for one count type (int, or MPI_Count for the _c forms);
  * SFX is the name suffix ("" or "_c"). */
 #define DATA_FAMILY(SFX, CT)                                                                    \
-    /* individual file pointer */                                                               \
-    BLOCKING(File_read##SFX,      P_IND(, CT),      A_IND, RD, 0, OFFSET_IND)                   \
-    BLOCKING(File_write##SFX,     P_IND(const, CT), A_IND, WR, 0, OFFSET_IND)                   \
-    BLOCKING(File_read_all##SFX,  P_IND(, CT),      A_IND, RD, COLL, OFFSET_IND)                \
-    BLOCKING(File_write_all##SFX, P_IND(const, CT), A_IND, WR, COLL, OFFSET_IND)                \
-    POST(File_iread##SFX,         P_IIND(, CT),      A_IIND, RD, 0, OFFSET_IND)                 \
-    POST(File_iwrite##SFX,        P_IIND(const, CT), A_IIND, WR, 0, OFFSET_IND)                 \
-    POST(File_iread_all##SFX,     P_IIND(, CT),      A_IIND, RD, COLL, OFFSET_IND)              \
-    POST(File_iwrite_all##SFX,    P_IIND(const, CT), A_IIND, WR, COLL, OFFSET_IND)              \
-    BEGIN(File_read_all_begin##SFX,  P_BEG(, CT),      A_BEG, RD, OFFSET_IND)                   \
-    BEGIN(File_write_all_begin##SFX, P_BEG(const, CT), A_BEG, WR, OFFSET_IND)                   \
-    /* explicit offset */                                                                       \
-    BLOCKING(File_read_at##SFX,      P_AT(, CT),      A_AT, RD, 0, OFFSET_AT)                   \
-    BLOCKING(File_write_at##SFX,     P_AT(const, CT), A_AT, WR, 0, OFFSET_AT)                   \
-    BLOCKING(File_read_at_all##SFX,  P_AT(, CT),      A_AT, RD, COLL, OFFSET_AT)                \
-    BLOCKING(File_write_at_all##SFX, P_AT(const, CT), A_AT, WR, COLL, OFFSET_AT)                \
-    POST(File_iread_at##SFX,         P_IAT(, CT),      A_IAT, RD, 0, OFFSET_AT)                 \
-    POST(File_iwrite_at##SFX,        P_IAT(const, CT), A_IAT, WR, 0, OFFSET_AT)                 \
-    POST(File_iread_at_all##SFX,     P_IAT(, CT),      A_IAT, RD, COLL, OFFSET_AT)              \
-    POST(File_iwrite_at_all##SFX,    P_IAT(const, CT), A_IAT, WR, COLL, OFFSET_AT)              \
-    BEGIN(File_read_at_all_begin##SFX,  P_BEGAT(, CT),      A_BEGAT, RD, OFFSET_AT)             \
-    BEGIN(File_write_at_all_begin##SFX, P_BEGAT(const, CT), A_BEGAT, WR, OFFSET_AT)             \
+    POSITIONED(,    SFX, CT, P_IND, P_IIND, P_BEG,   A_IND, A_IIND, A_BEG,   OFFSET_IND)         \
+    POSITIONED(_at, SFX, CT, P_AT,  P_IAT,  P_BEGAT, A_AT,  A_IAT,  A_BEGAT, OFFSET_AT)          \
     /* shared file pointer */                                                                   \
     BLOCKING(File_read_shared##SFX,   P_IND(, CT),      A_IND, RD, 0, OFFSET_SHARED)            \
     BLOCKING(File_write_shared##SFX,  P_IND(const, CT), A_IND, WR, 0, OFFSET_SHARED)            \

@@ -229,8 +229,6 @@ static inline int completion_leave(int rc, int saved_errno)
     return rc;
 }
 
-#define REAL(ptr, sym) FTIO_MPI_REAL(ptr, sym)
-
 /* MPI_Wait / MPI_Test on one request. */
 static int one(int (*wait)(MPI_Request *, MPI_Status *),
                int (*test)(MPI_Request *, int *, MPI_Status *),
@@ -341,6 +339,17 @@ static void multi_complete(struct hits *h, enum multi_kind kind, MPI_Request req
     }
 }
 
+/* The statuses to take the bytes from: the caller's, or when it ignores
+ * them (and they fit) local[], marked unset. */
+static MPI_Status *own_statuses(const struct hits *h, int n, MPI_Status *statuses, MPI_Status *local)
+{
+    if (!h->n || statuses != MPI_STATUSES_IGNORE || n > LOCAL_STATUSES)
+        return statuses;
+    for (int i = 0; i < n; i++)
+        ftio_mpi_status_unset(&local[i]);
+    return local;
+}
+
 /* Waitall / Testall (test == NULL for Waitall). */
 static int all(int (*waitall)(int, MPI_Request[], MPI_Status[]),
                int (*testall)(int, MPI_Request[], int *, MPI_Status[]),
@@ -351,11 +360,7 @@ static int all(int (*waitall)(int, MPI_Request[], MPI_Status[]),
     struct hits h;
     hits_collect(&h, n, reqs);
     MPI_Status local[LOCAL_STATUSES];
-    if (h.n && statuses == MPI_STATUSES_IGNORE && n <= LOCAL_STATUSES) {
-        for (int i = 0; i < n; i++)
-            ftio_mpi_status_unset(&local[i]);
-        statuses = local;
-    }
+    statuses = own_statuses(&h, n, statuses, local);
     int rc = waitall ? waitall(n, reqs, statuses) : testall(n, reqs, flag, statuses);
     uint64_t t1 = ftio_now_ns();
     int saved = errno;
@@ -397,11 +402,7 @@ static int some(int (*call)(int, MPI_Request[], int *, int[], MPI_Status[]),
     struct hits h;
     hits_collect(&h, n, reqs);
     MPI_Status local[LOCAL_STATUSES];
-    if (h.n && statuses == MPI_STATUSES_IGNORE && n <= LOCAL_STATUSES) {
-        for (int i = 0; i < n; i++)
-            ftio_mpi_status_unset(&local[i]);
-        statuses = local;
-    }
+    statuses = own_statuses(&h, n, statuses, local);
     int rc = call(n, reqs, outcount, indices, statuses);
     uint64_t t1 = ftio_now_ns();
     int saved = errno;
@@ -444,123 +445,57 @@ static int get_status(int (*call)(MPI_Request, int *, MPI_Status *),
     return completion_leave(rc, saved);
 }
 
-/* MPI_Request_free: completion unknown (see the top comment). */
-static int request_free(int (*call)(MPI_Request *), MPI_Request *request)
+/* MPI_Request_free: completion unknown (see the top comment), recorded
+ * now; MPI_Cancel: the entry is marked, its completion tells (complete()). */
+static int free_or_cancel(int (*call)(MPI_Request *), MPI_Request *request, int cancel)
 {
     if (!completion_enter())
         return call(request);
     uint64_t key = FTIO_MPI_HANDLE(*request);
     int rc = call(request);
-    uint64_t t1 = ftio_now_ns();
+    uint64_t t1 = cancel ? 0 : ftio_now_ns();
     int saved = errno;
-    struct req_entry e;
-    if (rc == MPI_SUCCESS && take(key, &e) && !e.cancelled)
-        emit_entry(&e, t1);
-    return completion_leave(rc, saved);
-}
-
-static int cancel(int (*call)(MPI_Request *), MPI_Request *request)
-{
-    if (!completion_enter())
-        return call(request);
-    uint64_t key = FTIO_MPI_HANDLE(*request);
-    int rc = call(request);
-    int saved = errno;
-    if (rc == MPI_SUCCESS) {
+    if (rc == MPI_SUCCESS && cancel) {
         lock();
         int i = find_locked(key);
         if (i >= 0)
             req_slots[i].cancelled = 1;
         unlock();
+    } else if (rc == MPI_SUCCESS) {
+        struct req_entry e;
+        if (take(key, &e) && !e.cancelled)
+            emit_entry(&e, t1);
     }
     return completion_leave(rc, saved);
 }
 
 /* ---- exported entry points: MPI_X and PMPI_X ---------------------------- */
-#define BOTH(PFX_BODY) PFX_BODY(MPI_) PFX_BODY(PMPI_)
+/* One line a call: NAME, (PARAMS), the helper above and its arguments, in
+ * which `real` is the entry's own next definition (MPI_X's or PMPI_X's). */
+#define COMPLETION_ENTRY(P, NAME, PARAMS, HELPER, ...)                         \
+    static int (*real_##P##NAME) PARAMS;                                       \
+    FTIO_MPI_EXPORT int P##NAME PARAMS                                         \
+    {                                                                          \
+        FTIO_MPI_REAL(real_##P##NAME, #P #NAME);                               \
+        int (*real) PARAMS = real_##P##NAME;                                   \
+        return HELPER(__VA_ARGS__);                                            \
+    }
+#define COMPLETION(NAME, PARAMS, HELPER, ...)                                  \
+    COMPLETION_ENTRY(MPI_, NAME, PARAMS, HELPER, __VA_ARGS__)                  \
+    COMPLETION_ENTRY(PMPI_, NAME, PARAMS, HELPER, __VA_ARGS__)
 
-#define DEF_WAIT(P)                                                            \
-    static int (*real_##P##Wait)(MPI_Request *, MPI_Status *);                 \
-    FTIO_MPI_EXPORT int P##Wait(MPI_Request *request, MPI_Status *status)                      \
-    {                                                                          \
-        REAL(real_##P##Wait, #P "Wait");                                       \
-        return one(real_##P##Wait, NULL, request, NULL, status);               \
-    }
-#define DEF_TEST(P)                                                            \
-    static int (*real_##P##Test)(MPI_Request *, int *, MPI_Status *);         \
-    FTIO_MPI_EXPORT int P##Test(MPI_Request *request, int *flag, MPI_Status *status)           \
-    {                                                                          \
-        REAL(real_##P##Test, #P "Test");                                       \
-        return one(NULL, real_##P##Test, request, flag, status);               \
-    }
-#define DEF_WAITALL(P)                                                         \
-    static int (*real_##P##Waitall)(int, MPI_Request[], MPI_Status[]);         \
-    FTIO_MPI_EXPORT int P##Waitall(int count, MPI_Request reqs[], MPI_Status *statuses)        \
-    {                                                                          \
-        REAL(real_##P##Waitall, #P "Waitall");                                 \
-        return all(real_##P##Waitall, NULL, count, reqs, NULL, statuses);      \
-    }
-#define DEF_TESTALL(P)                                                         \
-    static int (*real_##P##Testall)(int, MPI_Request[], int *, MPI_Status[]);  \
-    FTIO_MPI_EXPORT int P##Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[]) \
-    {                                                                          \
-        REAL(real_##P##Testall, #P "Testall");                                 \
-        return all(NULL, real_##P##Testall, count, reqs, flag, statuses);      \
-    }
-#define DEF_WAITANY(P)                                                         \
-    static int (*real_##P##Waitany)(int, MPI_Request[], int *, MPI_Status *);  \
-    FTIO_MPI_EXPORT int P##Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status) \
-    {                                                                          \
-        REAL(real_##P##Waitany, #P "Waitany");                                 \
-        return any(real_##P##Waitany, NULL, count, reqs, index, NULL, status); \
-    }
-#define DEF_TESTANY(P)                                                         \
-    static int (*real_##P##Testany)(int, MPI_Request[], int *, int *, MPI_Status *); \
-    FTIO_MPI_EXPORT int P##Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status) \
-    {                                                                          \
-        REAL(real_##P##Testany, #P "Testany");                                 \
-        return any(NULL, real_##P##Testany, count, reqs, index, flag, status); \
-    }
-#define DEF_SOME(P, NAME)                                                      \
-    static int (*real_##P##NAME)(int, MPI_Request[], int *, int[], MPI_Status[]); \
-    FTIO_MPI_EXPORT int P##NAME(int incount, MPI_Request reqs[], int *outcount, int indices[], \
-                MPI_Status statuses[])                                         \
-    {                                                                          \
-        REAL(real_##P##NAME, #P #NAME);                                        \
-        return some(real_##P##NAME, incount, reqs, outcount, indices, statuses); \
-    }
-#define DEF_WAITSOME(P) DEF_SOME(P, Waitsome)
-#define DEF_TESTSOME(P) DEF_SOME(P, Testsome)
-#define DEF_GET_STATUS(P)                                                      \
-    static int (*real_##P##Request_get_status)(MPI_Request, int *, MPI_Status *); \
-    FTIO_MPI_EXPORT int P##Request_get_status(MPI_Request request, int *flag, MPI_Status *status) \
-    {                                                                          \
-        REAL(real_##P##Request_get_status, #P "Request_get_status");           \
-        return get_status(real_##P##Request_get_status, request, flag, status); \
-    }
-#define DEF_FREE(P)                                                            \
-    static int (*real_##P##Request_free)(MPI_Request *);                       \
-    FTIO_MPI_EXPORT int P##Request_free(MPI_Request *request)                                  \
-    {                                                                          \
-        REAL(real_##P##Request_free, #P "Request_free");                       \
-        return request_free(real_##P##Request_free, request);                  \
-    }
-#define DEF_CANCEL(P)                                                          \
-    static int (*real_##P##Cancel)(MPI_Request *);                             \
-    FTIO_MPI_EXPORT int P##Cancel(MPI_Request *request)                                        \
-    {                                                                          \
-        REAL(real_##P##Cancel, #P "Cancel");                                   \
-        return cancel(real_##P##Cancel, request);                              \
-    }
-
-BOTH(DEF_WAIT)
-BOTH(DEF_TEST)
-BOTH(DEF_WAITALL)
-BOTH(DEF_TESTALL)
-BOTH(DEF_WAITANY)
-BOTH(DEF_TESTANY)
-BOTH(DEF_WAITSOME)
-BOTH(DEF_TESTSOME)
-BOTH(DEF_GET_STATUS)
-BOTH(DEF_FREE)
-BOTH(DEF_CANCEL)
+#define REQS int count, MPI_Request reqs[]     /* the request array parameters */
+COMPLETION(Wait,     (MPI_Request *request, MPI_Status *status),              one, real, NULL, request, NULL, status)
+COMPLETION(Test,     (MPI_Request *request, int *flag, MPI_Status *status),   one, NULL, real, request, flag, status)
+COMPLETION(Waitall,  (REQS, MPI_Status *statuses),                            all, real, NULL, count, reqs, NULL, statuses)
+COMPLETION(Testall,  (REQS, int *flag, MPI_Status statuses[]),                all, NULL, real, count, reqs, flag, statuses)
+COMPLETION(Waitany,  (REQS, int *index, MPI_Status *status),      any, real, NULL, count, reqs, index, NULL, status)
+COMPLETION(Testany,  (REQS, int *index, int *flag, MPI_Status *status), any, NULL, real, count, reqs, index, flag, status)
+COMPLETION(Waitsome, (REQS, int *outcount, int indices[], MPI_Status statuses[]),
+           some, real, count, reqs, outcount, indices, statuses)
+COMPLETION(Testsome, (REQS, int *outcount, int indices[], MPI_Status statuses[]),
+           some, real, count, reqs, outcount, indices, statuses)
+COMPLETION(Request_get_status, (MPI_Request request, int *flag, MPI_Status *status),
+           get_status, real, request, flag, status)
+COMPLETION(Request_free, (MPI_Request *request), free_or_cancel, real, request, 0)
+COMPLETION(Cancel,       (MPI_Request *request), free_or_cancel, real, request, 1)

@@ -28,68 +28,46 @@
 #include <unistd.h>
 #include "internal.h"
 
-static inline int posix_on(void)
-{
-    return ftio_layer_recording(FTIO_LAYER_POSIX);
-}
-
-static inline void emit_posix(int op, uint32_t fid, uint64_t t0, uint64_t t1, int64_t off, int64_t bytes)
-{
-    ftio_emit_simple(FTIO_LAYER_POSIX, op, fid, t0, t1, off, bytes);
-}
-
-static inline int64_t pos_get(struct ftio_fd_slot *s)
-{
-    return atomic_load_explicit(&s->append, memory_order_relaxed)
-               ? -1 : atomic_load_explicit(&s->offset, memory_order_relaxed);
-}
-
-static inline void pos_advance(struct ftio_fd_slot *s, int64_t off, int64_t n)
-{
-    if (off >= 0)
-        atomic_store_explicit(&s->offset, off + n, memory_order_relaxed);
-}
+/* This layer's view of the core: on?, a record, a descriptor's position,
+ * its traced slot (FTIO_SLOT_OR_PASS). */
+#define posix_on() ftio_layer_recording(FTIO_LAYER_POSIX)
+#define emit_posix(op, fid, t0, t1, off, bytes) \
+    ftio_emit_simple(FTIO_LAYER_POSIX, op, fid, t0, t1, off, bytes)
+#define pos_get(s) ftio_pos_get(&(s)->offset, &(s)->append)
+#define pos_advance(s, off, n) ftio_pos_advance(&(s)->offset, off, n)
+#define FD_OR_PASS(fd, call) FTIO_SLOT_OR_PASS(ftio_posix_fd(fd), fid, call)
 
 /* Read/write at the descriptor's position (which the call advances). */
 #define DATA_IMPLICIT(type, op, fd, call)                                     \
     do {                                                                      \
-        struct ftio_fd_slot *s_ = ftio_posix_fd(fd);                          \
-        if (!s_)                                                              \
-            return call;                                                      \
-        uint32_t fid_ = atomic_load_explicit(&s_->fid, memory_order_relaxed); \
+        FD_OR_PASS(fd, call);                                                 \
         int64_t off_ = pos_get(s_);                                           \
-        FTIO_TIMED(type, call);                                                    \
+        FTIO_TIMED(type, call);                                               \
         if (r_ >= 0) {                                                        \
             pos_advance(s_, off_, (int64_t)r_);                               \
             emit_posix(op, fid_, t0_, t1_, off_, (int64_t)r_);                \
         }                                                                     \
-        FTIO_TIMED_RETURN();                                                       \
+        FTIO_TIMED_RETURN();                                                  \
     } while (0)
 
 /* Read/write at an explicit offset (the position does not move). */
-#define DATA_AT(type, op, fd, offset, call)                                   \
+#define DATA_EXPLICIT(type, op, fd, offset, call)                             \
     do {                                                                      \
-        struct ftio_fd_slot *s_ = ftio_posix_fd(fd);                          \
-        if (!s_)                                                              \
-            return call;                                                      \
-        uint32_t fid_ = atomic_load_explicit(&s_->fid, memory_order_relaxed); \
-        FTIO_TIMED(type, call);                                                    \
+        FD_OR_PASS(fd, call);                                                 \
+        FTIO_TIMED(type, call);                                               \
         if (r_ >= 0)                                                          \
             emit_posix(op, fid_, t0_, t1_, (int64_t)(offset), (int64_t)r_);   \
-        FTIO_TIMED_RETURN();                                                       \
+        FTIO_TIMED_RETURN();                                                  \
     } while (0)
 
 /* Metadata/sync call on a descriptor; success is a 0 return. */
 #define FD_META(type, op, fd, call)                                           \
     do {                                                                      \
-        struct ftio_fd_slot *s_ = ftio_posix_fd(fd);                          \
-        if (!s_)                                                              \
-            return call;                                                      \
-        uint32_t fid_ = atomic_load_explicit(&s_->fid, memory_order_relaxed); \
-        FTIO_TIMED(type, call);                                                    \
+        FD_OR_PASS(fd, call);                                                 \
+        FTIO_TIMED(type, call);                                               \
         if (r_ == 0)                                                          \
             emit_posix(op, fid_, t0_, t1_, -1, 0);                            \
-        FTIO_TIMED_RETURN();                                                       \
+        FTIO_TIMED_RETURN();                                                  \
     } while (0)
 
 /* Metadata call on a path (relative to dirfd); traced unless excluded. */
@@ -97,13 +75,13 @@ static inline void pos_advance(struct ftio_fd_slot *s, int64_t off, int64_t n)
     do {                                                                      \
         if (!posix_on())                                                      \
             return call;                                                      \
-        FTIO_TIMED(type, call);                                                    \
+        FTIO_TIMED(type, call);                                               \
         if (r_ == 0) {                                                        \
             uint32_t fid_ = ftio_file_register_at(dirfd, path);               \
             if (fid_)                                                         \
                 emit_posix(op, fid_, t0_, t1_, -1, 0);                        \
         }                                                                     \
-        FTIO_TIMED_RETURN();                                                       \
+        FTIO_TIMED_RETURN();                                                  \
     } while (0)
 
 /* ---- open family ------------------------------------------------------ */
@@ -152,164 +130,63 @@ static void opened_untraced(int fd, int dirfd, const char *path, int flags)
                 opened_untraced(fd_, dirfd, path, flags);                     \
             return fd_;                                                       \
         }                                                                     \
-        FTIO_TIMED(int, call);                                                     \
+        FTIO_TIMED(int, call);                                                \
         if (r_ >= 0)                                                          \
             opened(r_, dirfd, path, flags, t0_, t1_);                         \
-        FTIO_TIMED_RETURN();                                                       \
+        FTIO_TIMED_RETURN();                                                  \
     } while (0)
 
-#define OPEN_MODE(flags)                                                      \
+/* The open family, one line a symbol: NAME, (PARAMS), (ARGS) of the call,
+ * and which parameters are the directory, the path and the flags.  The
+ * variadic forms (OPEN_VA) read the mode only when the flags need one. */
+#define OPEN_VA_CALL(dirfd, path, flags, call)                                \
     mode_t mode = 0;                                                          \
     if (__OPEN_NEEDS_MODE(flags)) {                                           \
         va_list ap;                                                           \
         va_start(ap, flags);                                                  \
         mode = va_arg(ap, mode_t);                                            \
         va_end(ap);                                                           \
-    }
+    }                                                                         \
+    OPEN_CALL(dirfd, path, flags, call)
+#define OPEN(name, params, args, dirfd, path, flags)                          \
+    FTIO_FORWARD(int, name, params, args, -1, OPEN_CALL, dirfd, path, flags)
+#define OPEN_VA(name, params, args, dirfd)                                    \
+    FTIO_FORWARD(int, name, params, args, -1, OPEN_VA_CALL, dirfd, path, flags)
 
-FTIO_WRAPPER(int, open, (const char *path, int flags, ...))
-{
-    OPEN_MODE(flags);
-    FTIO_REAL_OR(open, -1);
-    OPEN_CALL(AT_FDCWD, path, flags, real_open(path, flags, mode));
-}
-
-FTIO_WRAPPER(int, open64, (const char *path, int flags, ...))
-{
-    OPEN_MODE(flags);
-    FTIO_REAL_OR(open64, -1);
-    OPEN_CALL(AT_FDCWD, path, flags, real_open64(path, flags, mode));
-}
-
-FTIO_WRAPPER(int, __open_2, (const char *path, int flags))
-{
-    FTIO_REAL_OR(__open_2, -1);
-    OPEN_CALL(AT_FDCWD, path, flags, real___open_2(path, flags));
-}
-
-FTIO_WRAPPER(int, __open64_2, (const char *path, int flags))
-{
-    FTIO_REAL_OR(__open64_2, -1);
-    OPEN_CALL(AT_FDCWD, path, flags, real___open64_2(path, flags));
-}
-
-FTIO_WRAPPER(int, openat, (int dirfd, const char *path, int flags, ...))
-{
-    OPEN_MODE(flags);
-    FTIO_REAL_OR(openat, -1);
-    OPEN_CALL(dirfd, path, flags, real_openat(dirfd, path, flags, mode));
-}
-
-FTIO_WRAPPER(int, openat64, (int dirfd, const char *path, int flags, ...))
-{
-    OPEN_MODE(flags);
-    FTIO_REAL_OR(openat64, -1);
-    OPEN_CALL(dirfd, path, flags, real_openat64(dirfd, path, flags, mode));
-}
-
-FTIO_WRAPPER(int, __openat_2, (int dirfd, const char *path, int flags))
-{
-    FTIO_REAL_OR(__openat_2, -1);
-    OPEN_CALL(dirfd, path, flags, real___openat_2(dirfd, path, flags));
-}
-
-FTIO_WRAPPER(int, __openat64_2, (int dirfd, const char *path, int flags))
-{
-    FTIO_REAL_OR(__openat64_2, -1);
-    OPEN_CALL(dirfd, path, flags, real___openat64_2(dirfd, path, flags));
-}
-
-FTIO_WRAPPER(int, creat, (const char *path, mode_t mode))
-{
-    FTIO_REAL_OR(creat, -1);
-    OPEN_CALL(AT_FDCWD, path, O_WRONLY, real_creat(path, mode));
-}
-
-FTIO_WRAPPER(int, creat64, (const char *path, mode_t mode))
-{
-    FTIO_REAL_OR(creat64, -1);
-    OPEN_CALL(AT_FDCWD, path, O_WRONLY, real_creat64(path, mode));
-}
-
+OPEN_VA(open,         (const char *path, int flags, ...),            (path, flags, mode),        AT_FDCWD)
+OPEN_VA(open64,       (const char *path, int flags, ...),            (path, flags, mode),        AT_FDCWD)
+OPEN_VA(openat,       (int dirfd, const char *path, int flags, ...), (dirfd, path, flags, mode), dirfd)
+OPEN_VA(openat64,     (int dirfd, const char *path, int flags, ...), (dirfd, path, flags, mode), dirfd)
+OPEN(__open_2,        (const char *path, int flags),            (path, flags),        AT_FDCWD, path, flags)
+OPEN(__open64_2,      (const char *path, int flags),            (path, flags),        AT_FDCWD, path, flags)
+OPEN(__openat_2,      (int dirfd, const char *path, int flags), (dirfd, path, flags), dirfd, path, flags)
+OPEN(__openat64_2,    (int dirfd, const char *path, int flags), (dirfd, path, flags), dirfd, path, flags)
+OPEN(creat,           (const char *path, mode_t mode),          (path, mode),         AT_FDCWD, path, O_WRONLY)
+OPEN(creat64,         (const char *path, mode_t mode),          (path, mode),         AT_FDCWD, path, O_WRONLY)
 /* mkstemp family: the template holds the real name once the call returns. */
-FTIO_WRAPPER(int, mkstemp, (char *tmpl))
-{
-    FTIO_REAL_OR(mkstemp, -1);
-    OPEN_CALL(AT_FDCWD, tmpl, 0, real_mkstemp(tmpl));
-}
-
-FTIO_WRAPPER(int, mkstemp64, (char *tmpl))
-{
-    FTIO_REAL_OR(mkstemp64, -1);
-    OPEN_CALL(AT_FDCWD, tmpl, 0, real_mkstemp64(tmpl));
-}
-
-FTIO_WRAPPER(int, mkostemp, (char *tmpl, int flags))
-{
-    FTIO_REAL_OR(mkostemp, -1);
-    OPEN_CALL(AT_FDCWD, tmpl, flags, real_mkostemp(tmpl, flags));
-}
-
-FTIO_WRAPPER(int, mkostemp64, (char *tmpl, int flags))
-{
-    FTIO_REAL_OR(mkostemp64, -1);
-    OPEN_CALL(AT_FDCWD, tmpl, flags, real_mkostemp64(tmpl, flags));
-}
-
-FTIO_WRAPPER(int, mkstemps, (char *tmpl, int suffixlen))
-{
-    FTIO_REAL_OR(mkstemps, -1);
-    OPEN_CALL(AT_FDCWD, tmpl, 0, real_mkstemps(tmpl, suffixlen));
-}
-
-FTIO_WRAPPER(int, mkstemps64, (char *tmpl, int suffixlen))
-{
-    FTIO_REAL_OR(mkstemps64, -1);
-    OPEN_CALL(AT_FDCWD, tmpl, 0, real_mkstemps64(tmpl, suffixlen));
-}
-
-FTIO_WRAPPER(int, mkostemps, (char *tmpl, int suffixlen, int flags))
-{
-    FTIO_REAL_OR(mkostemps, -1);
-    OPEN_CALL(AT_FDCWD, tmpl, flags, real_mkostemps(tmpl, suffixlen, flags));
-}
-
-FTIO_WRAPPER(int, mkostemps64, (char *tmpl, int suffixlen, int flags))
-{
-    FTIO_REAL_OR(mkostemps64, -1);
-    OPEN_CALL(AT_FDCWD, tmpl, flags, real_mkostemps64(tmpl, suffixlen, flags));
-}
+OPEN(mkstemp,         (char *tmpl),                             (tmpl),               AT_FDCWD, tmpl, 0)
+OPEN(mkstemp64,       (char *tmpl),                             (tmpl),               AT_FDCWD, tmpl, 0)
+OPEN(mkostemp,        (char *tmpl, int flags),                  (tmpl, flags),        AT_FDCWD, tmpl, flags)
+OPEN(mkostemp64,      (char *tmpl, int flags),                  (tmpl, flags),        AT_FDCWD, tmpl, flags)
+OPEN(mkstemps,        (char *tmpl, int sfx),                    (tmpl, sfx),          AT_FDCWD, tmpl, 0)
+OPEN(mkstemps64,      (char *tmpl, int sfx),                    (tmpl, sfx),          AT_FDCWD, tmpl, 0)
+OPEN(mkostemps,       (char *tmpl, int sfx, int flags),         (tmpl, sfx, flags),   AT_FDCWD, tmpl, flags)
+OPEN(mkostemps64,     (char *tmpl, int sfx, int flags),         (tmpl, sfx, flags),   AT_FDCWD, tmpl, flags)
 
 /* ---- duplicates ------------------------------------------------------- */
 
 /* The table follows duplicates even when not recording (paused, busy):
  * a stale slot would trace a socket that later gets the number. */
-FTIO_WRAPPER(int, dup, (int fd))
-{
-    FTIO_REAL_OR(dup, -1);
-    int r = real_dup(fd);
-    if (r >= 0)
-        ftio_fd_copy(fd, r);
-    return r;
-}
+#define DUP_CALL(fd, copies, call)                                            \
+    int r = call;                                                             \
+    if (r >= 0 && (copies))                                                   \
+        ftio_fd_copy(fd, r);                                                  \
+    return r
+#define DUP(name, params, args, copies) FTIO_FORWARD(int, name, params, args, -1, DUP_CALL, fd, copies)
 
-FTIO_WRAPPER(int, dup2, (int fd, int fd2))
-{
-    FTIO_REAL_OR(dup2, -1);
-    int r = real_dup2(fd, fd2);
-    if (r >= 0 && fd != fd2)
-        ftio_fd_copy(fd, r);
-    return r;
-}
-
-FTIO_WRAPPER(int, dup3, (int fd, int fd2, int flags))
-{
-    FTIO_REAL_OR(dup3, -1);
-    int r = real_dup3(fd, fd2, flags);
-    if (r >= 0)
-        ftio_fd_copy(fd, r);
-    return r;
-}
+DUP(dup,  (int fd),                     (fd),             1)
+DUP(dup2, (int fd, int fd2),            (fd, fd2),        fd != fd2)
+DUP(dup3, (int fd, int fd2, int flags), (fd, fd2, flags), 1)
 
 static void after_fcntl(int fd, int cmd, void *arg, int r)
 {
@@ -326,33 +203,20 @@ static void after_fcntl(int fd, int cmd, void *arg, int r)
 
 /* fcntl's third argument is an int or a pointer depending on cmd; glibc
  * itself reads it as a pointer-sized value, as we do. */
-FTIO_WRAPPER(int, fcntl, (int fd, int cmd, ...))
-{
-    va_list ap;
-    va_start(ap, cmd);
-    void *arg = va_arg(ap, void *);
-    va_end(ap);
-    FTIO_REAL_OR(fcntl, -1);
-    int r = real_fcntl(fd, cmd, arg);
-    int e = errno;
-    after_fcntl(fd, cmd, arg, r);
-    errno = e;
-    return r;
-}
+#define FCNTL_CALL(fd, cmd, call)                                             \
+    va_list ap;                                                               \
+    va_start(ap, cmd);                                                        \
+    void *arg = va_arg(ap, void *);                                           \
+    va_end(ap);                                                               \
+    int r = call;                                                             \
+    int e = errno;                                                            \
+    after_fcntl(fd, cmd, arg, r);                                             \
+    errno = e;                                                                \
+    return r
+#define FCNTL(name) FTIO_FORWARD(int, name, (int fd, int cmd, ...), (fd, cmd, arg), -1, FCNTL_CALL, fd, cmd)
 
-FTIO_WRAPPER(int, fcntl64, (int fd, int cmd, ...))
-{
-    va_list ap;
-    va_start(ap, cmd);
-    void *arg = va_arg(ap, void *);
-    va_end(ap);
-    FTIO_REAL_OR(fcntl64, -1);
-    int r = real_fcntl64(fd, cmd, arg);
-    int e = errno;
-    after_fcntl(fd, cmd, arg, r);
-    errno = e;
-    return r;
-}
+FCNTL(fcntl)
+FCNTL(fcntl64)
 
 /* ---- close ------------------------------------------------------------ */
 
@@ -425,128 +289,46 @@ FTIO_WRAPPER(void, closefrom, (int lowfd))
 
 /* ---- data ------------------------------------------------------------- */
 
-FTIO_WRAPPER(ssize_t, read, (int fd, void *buf, size_t n))
-{
-    FTIO_REAL_OR(read, -1);
-    DATA_IMPLICIT(ssize_t, FTIO_OP_READ, fd, real_read(fd, buf, n));
-}
+/* The data calls, one line a symbol: NAME, (PARAMS) naming the descriptor
+ * fd (and the offset off), (ARGS) of the call, the record's op.
+ *   DATA      at the descriptor's position
+ *   DATA_AT   at the explicit offset off
+ *   DATA_V2   the *v2 forms: off == -1 means "at the current position, and
+ *             advance it", else like DATA_AT */
+#define DATA_V2_CALL(op, fd, off, call)                                       \
+    if (off == -1)                                                            \
+        DATA_IMPLICIT(ssize_t, op, fd, call);                                 \
+    DATA_EXPLICIT(ssize_t, op, fd, off, call)
+#define DATA(name, params, args, op)                                          \
+    FTIO_FORWARD(ssize_t, name, params, args, -1, DATA_IMPLICIT, ssize_t, op, fd)
+#define DATA_AT(name, params, args, op)                                       \
+    FTIO_FORWARD(ssize_t, name, params, args, -1, DATA_EXPLICIT, ssize_t, op, fd, off)
+#define DATA_V2(name, params, args, op)                                       \
+    FTIO_FORWARD(ssize_t, name, params, args, -1, DATA_V2_CALL, op, fd, off)
 
-FTIO_WRAPPER(ssize_t, write, (int fd, const void *buf, size_t n))
-{
-    FTIO_REAL_OR(write, -1);
-    DATA_IMPLICIT(ssize_t, FTIO_OP_WRITE, fd, real_write(fd, buf, n));
-}
-
-FTIO_WRAPPER(ssize_t, __read_chk, (int fd, void *buf, size_t n, size_t buflen))
-{
-    FTIO_REAL_OR(__read_chk, -1);
-    DATA_IMPLICIT(ssize_t, FTIO_OP_READ, fd, real___read_chk(fd, buf, n, buflen));
-}
-
-FTIO_WRAPPER(ssize_t, pread, (int fd, void *buf, size_t n, off_t off))
-{
-    FTIO_REAL_OR(pread, -1);
-    DATA_AT(ssize_t, FTIO_OP_READ, fd, off, real_pread(fd, buf, n, off));
-}
-
-FTIO_WRAPPER(ssize_t, pwrite, (int fd, const void *buf, size_t n, off_t off))
-{
-    FTIO_REAL_OR(pwrite, -1);
-    DATA_AT(ssize_t, FTIO_OP_WRITE, fd, off, real_pwrite(fd, buf, n, off));
-}
-
-FTIO_WRAPPER(ssize_t, pread64, (int fd, void *buf, size_t n, off64_t off))
-{
-    FTIO_REAL_OR(pread64, -1);
-    DATA_AT(ssize_t, FTIO_OP_READ, fd, off, real_pread64(fd, buf, n, off));
-}
-
-FTIO_WRAPPER(ssize_t, pwrite64, (int fd, const void *buf, size_t n, off64_t off))
-{
-    FTIO_REAL_OR(pwrite64, -1);
-    DATA_AT(ssize_t, FTIO_OP_WRITE, fd, off, real_pwrite64(fd, buf, n, off));
-}
-
-FTIO_WRAPPER(ssize_t, __pread_chk, (int fd, void *buf, size_t n, off_t off, size_t buflen))
-{
-    FTIO_REAL_OR(__pread_chk, -1);
-    DATA_AT(ssize_t, FTIO_OP_READ, fd, off, real___pread_chk(fd, buf, n, off, buflen));
-}
-
-FTIO_WRAPPER(ssize_t, __pread64_chk, (int fd, void *buf, size_t n, off64_t off, size_t buflen))
-{
-    FTIO_REAL_OR(__pread64_chk, -1);
-    DATA_AT(ssize_t, FTIO_OP_READ, fd, off, real___pread64_chk(fd, buf, n, off, buflen));
-}
-
-FTIO_WRAPPER(ssize_t, readv, (int fd, const struct iovec *iov, int cnt))
-{
-    FTIO_REAL_OR(readv, -1);
-    DATA_IMPLICIT(ssize_t, FTIO_OP_READ, fd, real_readv(fd, iov, cnt));
-}
-
-FTIO_WRAPPER(ssize_t, writev, (int fd, const struct iovec *iov, int cnt))
-{
-    FTIO_REAL_OR(writev, -1);
-    DATA_IMPLICIT(ssize_t, FTIO_OP_WRITE, fd, real_writev(fd, iov, cnt));
-}
-
-FTIO_WRAPPER(ssize_t, preadv, (int fd, const struct iovec *iov, int cnt, off_t off))
-{
-    FTIO_REAL_OR(preadv, -1);
-    DATA_AT(ssize_t, FTIO_OP_READ, fd, off, real_preadv(fd, iov, cnt, off));
-}
-
-FTIO_WRAPPER(ssize_t, pwritev, (int fd, const struct iovec *iov, int cnt, off_t off))
-{
-    FTIO_REAL_OR(pwritev, -1);
-    DATA_AT(ssize_t, FTIO_OP_WRITE, fd, off, real_pwritev(fd, iov, cnt, off));
-}
-
-FTIO_WRAPPER(ssize_t, preadv64, (int fd, const struct iovec *iov, int cnt, off64_t off))
-{
-    FTIO_REAL_OR(preadv64, -1);
-    DATA_AT(ssize_t, FTIO_OP_READ, fd, off, real_preadv64(fd, iov, cnt, off));
-}
-
-FTIO_WRAPPER(ssize_t, pwritev64, (int fd, const struct iovec *iov, int cnt, off64_t off))
-{
-    FTIO_REAL_OR(pwritev64, -1);
-    DATA_AT(ssize_t, FTIO_OP_WRITE, fd, off, real_pwritev64(fd, iov, cnt, off));
-}
-
-/* *v2: offset -1 means "at the current position, and advance it". */
-FTIO_WRAPPER(ssize_t, preadv2, (int fd, const struct iovec *iov, int cnt, off_t off, int fl))
-{
-    FTIO_REAL_OR(preadv2, -1);
-    if (off == -1)
-        DATA_IMPLICIT(ssize_t, FTIO_OP_READ, fd, real_preadv2(fd, iov, cnt, off, fl));
-    DATA_AT(ssize_t, FTIO_OP_READ, fd, off, real_preadv2(fd, iov, cnt, off, fl));
-}
-
-FTIO_WRAPPER(ssize_t, pwritev2, (int fd, const struct iovec *iov, int cnt, off_t off, int fl))
-{
-    FTIO_REAL_OR(pwritev2, -1);
-    if (off == -1)
-        DATA_IMPLICIT(ssize_t, FTIO_OP_WRITE, fd, real_pwritev2(fd, iov, cnt, off, fl));
-    DATA_AT(ssize_t, FTIO_OP_WRITE, fd, off, real_pwritev2(fd, iov, cnt, off, fl));
-}
-
-FTIO_WRAPPER(ssize_t, preadv64v2, (int fd, const struct iovec *iov, int cnt, off64_t off, int fl))
-{
-    FTIO_REAL_OR(preadv64v2, -1);
-    if (off == -1)
-        DATA_IMPLICIT(ssize_t, FTIO_OP_READ, fd, real_preadv64v2(fd, iov, cnt, off, fl));
-    DATA_AT(ssize_t, FTIO_OP_READ, fd, off, real_preadv64v2(fd, iov, cnt, off, fl));
-}
-
-FTIO_WRAPPER(ssize_t, pwritev64v2, (int fd, const struct iovec *iov, int cnt, off64_t off, int fl))
-{
-    FTIO_REAL_OR(pwritev64v2, -1);
-    if (off == -1)
-        DATA_IMPLICIT(ssize_t, FTIO_OP_WRITE, fd, real_pwritev64v2(fd, iov, cnt, off, fl));
-    DATA_AT(ssize_t, FTIO_OP_WRITE, fd, off, real_pwritev64v2(fd, iov, cnt, off, fl));
-}
+#define RD FTIO_OP_READ
+#define WR FTIO_OP_WRITE
+#define IOV const struct iovec *iov, int cnt     /* the vector parameters */
+DATA(read,             (int fd, void *buf, size_t n),                           (fd, buf, n),              RD)
+DATA(write,            (int fd, const void *buf, size_t n),                     (fd, buf, n),              WR)
+DATA(__read_chk,       (int fd, void *buf, size_t n, size_t buflen),            (fd, buf, n, buflen),      RD)
+DATA(readv,            (int fd, IOV),                                           (fd, iov, cnt),            RD)
+DATA(writev,           (int fd, IOV),                                           (fd, iov, cnt),            WR)
+DATA_AT(pread,         (int fd, void *buf, size_t n, off_t off),                (fd, buf, n, off),         RD)
+DATA_AT(pwrite,        (int fd, const void *buf, size_t n, off_t off),          (fd, buf, n, off),         WR)
+DATA_AT(pread64,       (int fd, void *buf, size_t n, off64_t off),              (fd, buf, n, off),         RD)
+DATA_AT(pwrite64,      (int fd, const void *buf, size_t n, off64_t off),        (fd, buf, n, off),         WR)
+DATA_AT(__pread_chk,   (int fd, void *buf, size_t n, off_t off, size_t buflen), (fd, buf, n, off, buflen), RD)
+DATA_AT(__pread64_chk, (int fd, void *buf, size_t n, off64_t off, size_t buflen), (fd, buf, n, off, buflen), RD)
+DATA_AT(preadv,        (int fd, IOV, off_t off),                                (fd, iov, cnt, off),       RD)
+DATA_AT(pwritev,       (int fd, IOV, off_t off),                                (fd, iov, cnt, off),       WR)
+DATA_AT(preadv64,      (int fd, IOV, off64_t off),                              (fd, iov, cnt, off),       RD)
+DATA_AT(pwritev64,     (int fd, IOV, off64_t off),                              (fd, iov, cnt, off),       WR)
+DATA_V2(preadv2,       (int fd, IOV, off_t off, int fl),                        (fd, iov, cnt, off, fl),   RD)
+DATA_V2(pwritev2,      (int fd, IOV, off_t off, int fl),                        (fd, iov, cnt, off, fl),   WR)
+DATA_V2(preadv64v2,    (int fd, IOV, off64_t off, int fl),                      (fd, iov, cnt, off, fl),   RD)
+DATA_V2(pwritev64v2,   (int fd, IOV, off64_t off, int fl),                      (fd, iov, cnt, off, fl),   WR)
+#undef IOV
 
 /* In-kernel copies: a read record on the source and a write record on the
  * destination, for whichever of the two is traced. */
@@ -592,27 +374,21 @@ FTIO_WRAPPER(ssize_t, copy_file_range, (int in, off64_t *in_off, int out, off64_
     FTIO_TIMED_RETURN();
 }
 
-FTIO_WRAPPER(ssize_t, sendfile, (int out, int in, off_t *off, size_t count))
-{
-    FTIO_REAL_OR(sendfile, -1);
-    if (!either_traced(in, out))
-        return real_sendfile(out, in, off, count);
-    int64_t io = off ? *off : -2;
-    FTIO_TIMED(ssize_t, real_sendfile(out, in, off, count));
-    copy_call(in, io, out, -2, r_, t0_, t1_);
-    FTIO_TIMED_RETURN();
-}
+/* sendfile: the input's offset is *off, or its position when off is NULL;
+ * the output is written at its position. */
+#define SENDFILE_CALL(out, in, off, call)                                     \
+    if (!either_traced(in, out))                                              \
+        return call;                                                          \
+    int64_t io = off ? *off : -2;                                             \
+    FTIO_TIMED(ssize_t, call);                                                \
+    copy_call(in, io, out, -2, r_, t0_, t1_);                                 \
+    FTIO_TIMED_RETURN()
+#define SENDFILE(name, off_type)                                              \
+    FTIO_FORWARD(ssize_t, name, (int out, int in, off_type *off, size_t count), \
+                 (out, in, off, count), -1, SENDFILE_CALL, out, in, off)
 
-FTIO_WRAPPER(ssize_t, sendfile64, (int out, int in, off64_t *off, size_t count))
-{
-    FTIO_REAL_OR(sendfile64, -1);
-    if (!either_traced(in, out))
-        return real_sendfile64(out, in, off, count);
-    int64_t io = off ? *off : -2;
-    FTIO_TIMED(ssize_t, real_sendfile64(out, in, off, count));
-    copy_call(in, io, out, -2, r_, t0_, t1_);
-    FTIO_TIMED_RETURN();
-}
+SENDFILE(sendfile, off_t)
+SENDFILE(sendfile64, off64_t)
 
 /* ---- seek, sync, size ------------------------------------------------- */
 
@@ -627,267 +403,94 @@ FTIO_WRAPPER(ssize_t, sendfile64, (int out, int in, off64_t *off, size_t count))
             return rr_;                                                       \
         }                                                                     \
         uint32_t fid_ = atomic_load_explicit(&s_->fid, memory_order_relaxed); \
-        FTIO_TIMED(type, call);                                                    \
+        FTIO_TIMED(type, call);                                               \
         if (r_ >= 0) {                                                        \
             atomic_store_explicit(&s_->offset, (int64_t)r_, memory_order_relaxed); \
             emit_posix(FTIO_OP_SEEK, fid_, t0_, t1_, (int64_t)r_, 0);         \
         }                                                                     \
-        FTIO_TIMED_RETURN();                                                       \
+        FTIO_TIMED_RETURN();                                                  \
     } while (0)
 
-FTIO_WRAPPER(off_t, lseek, (int fd, off_t off, int whence))
-{
-    FTIO_REAL_OR(lseek, -1);
-    SEEK_BODY(off_t, fd, real_lseek(fd, off, whence));
-}
+#define SEEK(ret, name, params, args) FTIO_FORWARD(ret, name, params, args, -1, SEEK_BODY, ret, fd)
 
-FTIO_WRAPPER(off64_t, lseek64, (int fd, off64_t off, int whence))
-{
-    FTIO_REAL_OR(lseek64, -1);
-    SEEK_BODY(off64_t, fd, real_lseek64(fd, off, whence));
-}
+SEEK(off_t,   lseek,   (int fd, off_t off, int whence),   (fd, off, whence))
+SEEK(off64_t, lseek64, (int fd, off64_t off, int whence), (fd, off, whence))
 
-FTIO_WRAPPER(int, fsync, (int fd))
-{
-    FTIO_REAL_OR(fsync, -1);
-    FD_META(int, FTIO_OP_SYNC, fd, real_fsync(fd));
-}
+/* Calls on a descriptor (fd) or a path (relative to dirfd) whose success is
+ * a 0 return, one line a symbol: NAME, (PARAMS), (ARGS), the record's op.
+ * FD_CALL_ERRNUM: a function that returns its error number, errno untouched
+ * (posix_fallocate).  PATH_CALL names the directory and the path recorded
+ * (rename: the new name, the file's name from now on).  STAT_AT: the *at
+ * forms, descriptor calls when given AT_EMPTY_PATH and "". */
+#define STAT_AT_CALL(dirfd, path, flags, call)                                \
+    if (path && !*path && (flags & AT_EMPTY_PATH))                            \
+        FD_META(int, FTIO_OP_STAT, dirfd, call);                              \
+    PATH_META(int, FTIO_OP_STAT, dirfd, path, call)
+#define FD_CALL(name, params, args, op) FTIO_FORWARD(int, name, params, args, -1, FD_META, int, op, fd)
+#define FD_CALL_ERRNUM(name, params, args, op)                                \
+    FTIO_WRAPPER(int, name, params)                                           \
+    {                                                                         \
+        FTIO_REAL_OR_RETURN(name, ENOSYS);                                    \
+        FD_META(int, op, fd, real_##name args);                               \
+    }
+#define PATH_CALL(name, params, args, op, dirfd, path)                        \
+    FTIO_FORWARD(int, name, params, args, -1, PATH_META, int, op, dirfd, path)
+#define STAT_AT(name, params, args)                                           \
+    FTIO_FORWARD(int, name, params, args, -1, STAT_AT_CALL, dirfd, path, flags)
 
-FTIO_WRAPPER(int, fdatasync, (int fd))
-{
-    FTIO_REAL_OR(fdatasync, -1);
-    FD_META(int, FTIO_OP_SYNC, fd, real_fdatasync(fd));
-}
-
-FTIO_WRAPPER(int, sync_file_range, (int fd, off64_t off, off64_t n, unsigned flags))
-{
-    FTIO_REAL_OR(sync_file_range, -1);
-    FD_META(int, FTIO_OP_SYNC, fd, real_sync_file_range(fd, off, n, flags));
-}
-
-FTIO_WRAPPER(int, syncfs, (int fd))
-{
-    FTIO_REAL_OR(syncfs, -1);
-    FD_META(int, FTIO_OP_SYNC, fd, real_syncfs(fd));
-}
-
-FTIO_WRAPPER(int, ftruncate, (int fd, off_t len))
-{
-    FTIO_REAL_OR(ftruncate, -1);
-    FD_META(int, FTIO_OP_META, fd, real_ftruncate(fd, len));
-}
-
-FTIO_WRAPPER(int, ftruncate64, (int fd, off64_t len))
-{
-    FTIO_REAL_OR(ftruncate64, -1);
-    FD_META(int, FTIO_OP_META, fd, real_ftruncate64(fd, len));
-}
-
-FTIO_WRAPPER(int, fallocate, (int fd, int mode, off_t off, off_t len))
-{
-    FTIO_REAL_OR(fallocate, -1);
-    FD_META(int, FTIO_OP_META, fd, real_fallocate(fd, mode, off, len));
-}
-
-FTIO_WRAPPER(int, fallocate64, (int fd, int mode, off64_t off, off64_t len))
-{
-    FTIO_REAL_OR(fallocate64, -1);
-    FD_META(int, FTIO_OP_META, fd, real_fallocate64(fd, mode, off, len));
-}
-
-/* posix_fallocate returns an error number (errno untouched); 0 = success. */
-FTIO_WRAPPER(int, posix_fallocate, (int fd, off_t off, off_t len))
-{
-    if (ftio_unlikely(!ftio_real((void **)&real_posix_fallocate, "posix_fallocate")))
-        return ENOSYS;
-    FD_META(int, FTIO_OP_META, fd, real_posix_fallocate(fd, off, len));
-}
-
-FTIO_WRAPPER(int, posix_fallocate64, (int fd, off64_t off, off64_t len))
-{
-    if (ftio_unlikely(!ftio_real((void **)&real_posix_fallocate64, "posix_fallocate64")))
-        return ENOSYS;
-    FD_META(int, FTIO_OP_META, fd, real_posix_fallocate64(fd, off, len));
-}
-
-FTIO_WRAPPER(int, truncate, (const char *path, off_t len))
-{
-    FTIO_REAL_OR(truncate, -1);
-    PATH_META(int, FTIO_OP_META, AT_FDCWD, path, real_truncate(path, len));
-}
-
-FTIO_WRAPPER(int, truncate64, (const char *path, off64_t len))
-{
-    FTIO_REAL_OR(truncate64, -1);
-    PATH_META(int, FTIO_OP_META, AT_FDCWD, path, real_truncate64(path, len));
-}
-
-/* rename is recorded against the new name (the file's name from now on). */
-FTIO_WRAPPER(int, rename, (const char *from, const char *to))
-{
-    FTIO_REAL_OR(rename, -1);
-    PATH_META(int, FTIO_OP_META, AT_FDCWD, to, real_rename(from, to));
-}
-
-FTIO_WRAPPER(int, renameat, (int dfrom, const char *from, int dto, const char *to))
-{
-    FTIO_REAL_OR(renameat, -1);
-    PATH_META(int, FTIO_OP_META, dto, to, real_renameat(dfrom, from, dto, to));
-}
-
-FTIO_WRAPPER(int, unlink, (const char *path))
-{
-    FTIO_REAL_OR(unlink, -1);
-    PATH_META(int, FTIO_OP_META, AT_FDCWD, path, real_unlink(path));
-}
-
-FTIO_WRAPPER(int, unlinkat, (int dirfd, const char *path, int flags))
-{
-    FTIO_REAL_OR(unlinkat, -1);
-    PATH_META(int, FTIO_OP_META, dirfd, path, real_unlinkat(dirfd, path, flags));
-}
+#define SYNC FTIO_OP_SYNC
+#define META FTIO_OP_META
+#define STAT FTIO_OP_STAT
+FD_CALL(fsync,             (int fd),                                     (fd),                  SYNC)
+FD_CALL(fdatasync,         (int fd),                                     (fd),                  SYNC)
+FD_CALL(sync_file_range,   (int fd, off64_t off, off64_t n, unsigned fl), (fd, off, n, fl),     SYNC)
+FD_CALL(syncfs,            (int fd),                                     (fd),                  SYNC)
+FD_CALL(ftruncate,         (int fd, off_t len),                          (fd, len),             META)
+FD_CALL(ftruncate64,       (int fd, off64_t len),                        (fd, len),             META)
+FD_CALL(fallocate,         (int fd, int mode, off_t off, off_t len),     (fd, mode, off, len),  META)
+FD_CALL(fallocate64,       (int fd, int mode, off64_t off, off64_t len), (fd, mode, off, len),  META)
+FD_CALL_ERRNUM(posix_fallocate,   (int fd, off_t off, off_t len),        (fd, off, len),        META)
+FD_CALL_ERRNUM(posix_fallocate64, (int fd, off64_t off, off64_t len),    (fd, off, len),        META)
+FD_CALL(fstat,             (int fd, struct stat *st),                    (fd, st),              STAT)
+FD_CALL(fstat64,           (int fd, struct stat64 *st),                  (fd, st),              STAT)
+FD_CALL(__fxstat,          (int ver, int fd, struct stat *st),           (ver, fd, st),         STAT)
+FD_CALL(__fxstat64,        (int ver, int fd, struct stat64 *st),         (ver, fd, st),         STAT)
+PATH_CALL(truncate,   (const char *path, off_t len),                 (path, len),                META, AT_FDCWD, path)
+PATH_CALL(truncate64, (const char *path, off64_t len),               (path, len),                META, AT_FDCWD, path)
+PATH_CALL(rename,     (const char *from, const char *to),            (from, to),                 META, AT_FDCWD, to)
+PATH_CALL(renameat,   (int dfrom, const char *from, int dto, const char *to), (dfrom, from, dto, to), META, dto, to)
+PATH_CALL(unlink,     (const char *path),                            (path),                     META, AT_FDCWD, path)
+PATH_CALL(unlinkat,   (int dirfd, const char *path, int flags),      (dirfd, path, flags),       META, dirfd, path)
+PATH_CALL(stat,       (const char *path, struct stat *st),           (path, st),                 STAT, AT_FDCWD, path)
+PATH_CALL(stat64,     (const char *path, struct stat64 *st),         (path, st),                 STAT, AT_FDCWD, path)
+PATH_CALL(lstat,      (const char *path, struct stat *st),           (path, st),                 STAT, AT_FDCWD, path)
+PATH_CALL(lstat64,    (const char *path, struct stat64 *st),         (path, st),                 STAT, AT_FDCWD, path)
+PATH_CALL(__xstat,    (int ver, const char *path, struct stat *st),  (ver, path, st),            STAT, AT_FDCWD, path)
+PATH_CALL(__xstat64,  (int ver, const char *path, struct stat64 *st), (ver, path, st),           STAT, AT_FDCWD, path)
+PATH_CALL(__lxstat,   (int ver, const char *path, struct stat *st),  (ver, path, st),            STAT, AT_FDCWD, path)
+PATH_CALL(__lxstat64, (int ver, const char *path, struct stat64 *st), (ver, path, st),           STAT, AT_FDCWD, path)
+STAT_AT(fstatat,      (int dirfd, const char *path, struct stat *st, int flags),   (dirfd, path, st, flags))
+STAT_AT(fstatat64,    (int dirfd, const char *path, struct stat64 *st, int flags), (dirfd, path, st, flags))
+STAT_AT(statx,        (int dirfd, const char *path, int flags, unsigned mask, struct statx *st),
+                      (dirfd, path, flags, mask, st))
+STAT_AT(__fxstatat,   (int ver, int dirfd, const char *path, struct stat *st, int flags),
+                      (ver, dirfd, path, st, flags))
+STAT_AT(__fxstatat64, (int ver, int dirfd, const char *path, struct stat64 *st, int flags),
+                      (ver, dirfd, path, st, flags))
 
 /* The cwd cache (files.c) follows the process's directory changes. */
-FTIO_WRAPPER(int, chdir, (const char *path))
-{
-    FTIO_REAL_OR(chdir, -1);
-    int r = real_chdir(path);
-    if (r == 0 && ftio_fdt) {
-        int e = errno;
-        ftio_files_refresh_cwd();
-        errno = e;
-    }
-    return r;
-}
+#define CHDIR_CALL(type, call)                                                \
+    type r = call;                                                            \
+    if (r == 0 && ftio_fdt) {                                                 \
+        int e = errno;                                                        \
+        ftio_files_refresh_cwd();                                             \
+        errno = e;                                                            \
+    }                                                                         \
+    return r
+#define CHDIR(name, params, args) FTIO_FORWARD(int, name, params, args, -1, CHDIR_CALL, int)
 
-FTIO_WRAPPER(int, fchdir, (int fd))
-{
-    FTIO_REAL_OR(fchdir, -1);
-    int r = real_fchdir(fd);
-    if (r == 0 && ftio_fdt) {
-        int e = errno;
-        ftio_files_refresh_cwd();
-        errno = e;
-    }
-    return r;
-}
-
-/* ---- stat family ------------------------------------------------------ */
-
-FTIO_WRAPPER(int, stat, (const char *path, struct stat *st))
-{
-    FTIO_REAL_OR(stat, -1);
-    PATH_META(int, FTIO_OP_STAT, AT_FDCWD, path, real_stat(path, st));
-}
-
-FTIO_WRAPPER(int, stat64, (const char *path, struct stat64 *st))
-{
-    FTIO_REAL_OR(stat64, -1);
-    PATH_META(int, FTIO_OP_STAT, AT_FDCWD, path, real_stat64(path, st));
-}
-
-FTIO_WRAPPER(int, lstat, (const char *path, struct stat *st))
-{
-    FTIO_REAL_OR(lstat, -1);
-    PATH_META(int, FTIO_OP_STAT, AT_FDCWD, path, real_lstat(path, st));
-}
-
-FTIO_WRAPPER(int, lstat64, (const char *path, struct stat64 *st))
-{
-    FTIO_REAL_OR(lstat64, -1);
-    PATH_META(int, FTIO_OP_STAT, AT_FDCWD, path, real_lstat64(path, st));
-}
-
-FTIO_WRAPPER(int, fstat, (int fd, struct stat *st))
-{
-    FTIO_REAL_OR(fstat, -1);
-    FD_META(int, FTIO_OP_STAT, fd, real_fstat(fd, st));
-}
-
-FTIO_WRAPPER(int, fstat64, (int fd, struct stat64 *st))
-{
-    FTIO_REAL_OR(fstat64, -1);
-    FD_META(int, FTIO_OP_STAT, fd, real_fstat64(fd, st));
-}
-
-/* The *at forms with AT_EMPTY_PATH and "" are descriptor calls. */
-#define EMPTY_PATH(path, flags) ((path) && !*(path) && ((flags) & AT_EMPTY_PATH))
-
-FTIO_WRAPPER(int, fstatat, (int dirfd, const char *path, struct stat *st, int flags))
-{
-    FTIO_REAL_OR(fstatat, -1);
-    if (EMPTY_PATH(path, flags))
-        FD_META(int, FTIO_OP_STAT, dirfd, real_fstatat(dirfd, path, st, flags));
-    PATH_META(int, FTIO_OP_STAT, dirfd, path, real_fstatat(dirfd, path, st, flags));
-}
-
-FTIO_WRAPPER(int, fstatat64, (int dirfd, const char *path, struct stat64 *st, int flags))
-{
-    FTIO_REAL_OR(fstatat64, -1);
-    if (EMPTY_PATH(path, flags))
-        FD_META(int, FTIO_OP_STAT, dirfd, real_fstatat64(dirfd, path, st, flags));
-    PATH_META(int, FTIO_OP_STAT, dirfd, path, real_fstatat64(dirfd, path, st, flags));
-}
-
-FTIO_WRAPPER(int, statx, (int dirfd, const char *path, int flags, unsigned mask, struct statx *st))
-{
-    FTIO_REAL_OR(statx, -1);
-    if (EMPTY_PATH(path, flags))
-        FD_META(int, FTIO_OP_STAT, dirfd, real_statx(dirfd, path, flags, mask, st));
-    PATH_META(int, FTIO_OP_STAT, dirfd, path, real_statx(dirfd, path, flags, mask, st));
-}
-
-FTIO_WRAPPER(int, __xstat, (int ver, const char *path, struct stat *st))
-{
-    FTIO_REAL_OR(__xstat, -1);
-    PATH_META(int, FTIO_OP_STAT, AT_FDCWD, path, real___xstat(ver, path, st));
-}
-
-FTIO_WRAPPER(int, __xstat64, (int ver, const char *path, struct stat64 *st))
-{
-    FTIO_REAL_OR(__xstat64, -1);
-    PATH_META(int, FTIO_OP_STAT, AT_FDCWD, path, real___xstat64(ver, path, st));
-}
-
-FTIO_WRAPPER(int, __lxstat, (int ver, const char *path, struct stat *st))
-{
-    FTIO_REAL_OR(__lxstat, -1);
-    PATH_META(int, FTIO_OP_STAT, AT_FDCWD, path, real___lxstat(ver, path, st));
-}
-
-FTIO_WRAPPER(int, __lxstat64, (int ver, const char *path, struct stat64 *st))
-{
-    FTIO_REAL_OR(__lxstat64, -1);
-    PATH_META(int, FTIO_OP_STAT, AT_FDCWD, path, real___lxstat64(ver, path, st));
-}
-
-FTIO_WRAPPER(int, __fxstat, (int ver, int fd, struct stat *st))
-{
-    FTIO_REAL_OR(__fxstat, -1);
-    FD_META(int, FTIO_OP_STAT, fd, real___fxstat(ver, fd, st));
-}
-
-FTIO_WRAPPER(int, __fxstat64, (int ver, int fd, struct stat64 *st))
-{
-    FTIO_REAL_OR(__fxstat64, -1);
-    FD_META(int, FTIO_OP_STAT, fd, real___fxstat64(ver, fd, st));
-}
-
-FTIO_WRAPPER(int, __fxstatat, (int ver, int dirfd, const char *path, struct stat *st, int flags))
-{
-    FTIO_REAL_OR(__fxstatat, -1);
-    if (EMPTY_PATH(path, flags))
-        FD_META(int, FTIO_OP_STAT, dirfd, real___fxstatat(ver, dirfd, path, st, flags));
-    PATH_META(int, FTIO_OP_STAT, dirfd, path, real___fxstatat(ver, dirfd, path, st, flags));
-}
-
-FTIO_WRAPPER(int, __fxstatat64, (int ver, int dirfd, const char *path, struct stat64 *st, int flags))
-{
-    FTIO_REAL_OR(__fxstatat64, -1);
-    if (EMPTY_PATH(path, flags))
-        FD_META(int, FTIO_OP_STAT, dirfd, real___fxstatat64(ver, dirfd, path, st, flags));
-    PATH_META(int, FTIO_OP_STAT, dirfd, path, real___fxstatat64(ver, dirfd, path, st, flags));
-}
+CHDIR(chdir,  (const char *path), (path))
+CHDIR(fchdir, (int fd),           (fd))
 
 /* ---- mmap: counts and lengths of file mappings only ------------------- */
 
@@ -942,35 +545,31 @@ static void *raw_mmap(void *a, size_t len, int prot, int flags, int fd, off64_t 
     return (void *)syscall(SYS_mmap, a, len, prot, flags, fd, off);
 }
 
-#define MMAP_BODY(realname, a, len, prot, flags, fd, off)                     \
-    do {                                                                      \
-        void *(*fn_)(void *, size_t, int, int, int, __typeof__(off)) =         \
-            __atomic_load_n(&realname, __ATOMIC_RELAXED);                     \
-        if (((flags) & MAP_ANONYMOUS) || (fd) < 0 || !ftio_posix_fd(fd))      \
-            return fn_ ? fn_(a, len, prot, flags, fd, off)                    \
-                       : raw_mmap(a, len, prot, flags, fd, (off64_t)(off));   \
-        if (!fn_) {                                                           \
+/* mmap and mmap64: the same body, the offset's type apart.  Resolved here,
+ * not by FTIO_REAL_OR: an anonymous mapping must not wait for it. */
+#define MMAP(name, off_type)                                                  \
+    FTIO_WRAPPER(void *, name, (void *a, size_t len, int prot, int flags, int fd, off_type off)) \
+    {                                                                         \
+        void *(*fn)(void *, size_t, int, int, int, off_type) =                \
+            __atomic_load_n(&real_##name, __ATOMIC_RELAXED);                  \
+        if ((flags & MAP_ANONYMOUS) || fd < 0 || !ftio_posix_fd(fd))          \
+            return fn ? fn(a, len, prot, flags, fd, off)                      \
+                      : raw_mmap(a, len, prot, flags, fd, (off64_t)off);      \
+        if (!fn) {                                                            \
             errno = ENOSYS;                                                   \
             return MAP_FAILED;                                                \
         }                                                                     \
         uint32_t fid_ = atomic_load_explicit(&ftio_fd_slot(fd)->fid, memory_order_relaxed); \
-        FTIO_TIMED(void *, fn_(a, len, prot, flags, fd, off));                     \
+        FTIO_TIMED(void *, fn(a, len, prot, flags, fd, off));                 \
         if (r_ != MAP_FAILED) {                                               \
             maps_add(r_, len, fid_);                                          \
-            emit_posix(FTIO_OP_META, fid_, t0_, t1_, (int64_t)(off), (int64_t)(len)); \
+            emit_posix(FTIO_OP_META, fid_, t0_, t1_, (int64_t)off, (int64_t)len); \
         }                                                                     \
-        FTIO_TIMED_RETURN();                                                       \
-    } while (0)
+        FTIO_TIMED_RETURN();                                                  \
+    }
 
-FTIO_WRAPPER(void *, mmap, (void *a, size_t len, int prot, int flags, int fd, off_t off))
-{
-    MMAP_BODY(real_mmap, a, len, prot, flags, fd, off);
-}
-
-FTIO_WRAPPER(void *, mmap64, (void *a, size_t len, int prot, int flags, int fd, off64_t off))
-{
-    MMAP_BODY(real_mmap64, a, len, prot, flags, fd, off);
-}
+MMAP(mmap, off_t)
+MMAP(mmap64, off64_t)
 
 FTIO_WRAPPER(int, munmap, (void *a, size_t len))
 {
@@ -1016,70 +615,28 @@ static void fresh_fd(int fd)
     }
 }
 
-FTIO_WRAPPER(int, socket, (int domain, int type, int proto))
-{
-    FTIO_REAL_OR(socket, -1);
-    int r = real_socket(domain, type, proto);
-    fresh_fd(r);
-    return r;
-}
+/* NAME, (PARAMS), (ARGS): the descriptor returned / the pair in fds[2]. */
+#define FRESH_CALL(type, call)                                                \
+    type r = call;                                                            \
+    fresh_fd(r);                                                              \
+    return r
+#define FRESH_PAIR_CALL(fds, call)                                            \
+    int r = call;                                                             \
+    if (r == 0) {                                                             \
+        fresh_fd(fds[0]);                                                     \
+        fresh_fd(fds[1]);                                                     \
+    }                                                                         \
+    return r
+#define CREATES_FD(name, params, args) FTIO_FORWARD(int, name, params, args, -1, FRESH_CALL, int)
+#define CREATES_PAIR(name, params, args) FTIO_FORWARD(int, name, params, args, -1, FRESH_PAIR_CALL, fds)
 
-FTIO_WRAPPER(int, socketpair, (int domain, int type, int proto, int sv[2]))
-{
-    FTIO_REAL_OR(socketpair, -1);
-    int r = real_socketpair(domain, type, proto, sv);
-    if (r == 0) {
-        fresh_fd(sv[0]);
-        fresh_fd(sv[1]);
-    }
-    return r;
-}
-
-FTIO_WRAPPER(int, pipe, (int fds[2]))
-{
-    FTIO_REAL_OR(pipe, -1);
-    int r = real_pipe(fds);
-    if (r == 0) {
-        fresh_fd(fds[0]);
-        fresh_fd(fds[1]);
-    }
-    return r;
-}
-
-FTIO_WRAPPER(int, pipe2, (int fds[2], int flags))
-{
-    FTIO_REAL_OR(pipe2, -1);
-    int r = real_pipe2(fds, flags);
-    if (r == 0) {
-        fresh_fd(fds[0]);
-        fresh_fd(fds[1]);
-    }
-    return r;
-}
-
-FTIO_WRAPPER(int, accept, (int fd, void *addr, void *len))
-{
-    FTIO_REAL_OR(accept, -1);
-    int r = real_accept(fd, addr, len);
-    fresh_fd(r);
-    return r;
-}
-
-FTIO_WRAPPER(int, accept4, (int fd, void *addr, void *len, int flags))
-{
-    FTIO_REAL_OR(accept4, -1);
-    int r = real_accept4(fd, addr, len, flags);
-    fresh_fd(r);
-    return r;
-}
-
-FTIO_WRAPPER(int, eventfd, (unsigned init, int flags))
-{
-    FTIO_REAL_OR(eventfd, -1);
-    int r = real_eventfd(init, flags);
-    fresh_fd(r);
-    return r;
-}
+CREATES_FD(socket,       (int domain, int type, int proto),                 (domain, type, proto))
+CREATES_FD(accept,       (int fd, void *addr, void *len),                   (fd, addr, len))
+CREATES_FD(accept4,      (int fd, void *addr, void *len, int flags),        (fd, addr, len, flags))
+CREATES_FD(eventfd,      (unsigned init, int flags),                        (init, flags))
+CREATES_PAIR(socketpair, (int domain, int type, int proto, int fds[2]),     (domain, type, proto, fds))
+CREATES_PAIR(pipe,       (int fds[2]),                                      (fds))
+CREATES_PAIR(pipe2,      (int fds[2], int flags),                           (fds, flags))
 
 /* closedir closes the descriptor inside libc. */
 FTIO_WRAPPER(int, closedir, (DIR *d))

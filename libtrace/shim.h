@@ -8,6 +8,7 @@
  *   core.c (state, init, config) ring.c (per-thread SPSC rings)
  *   fdtable.c (which descriptors we trace)  flusher.c (thread: rings -> wire
  *   batches) -> sink_zmq.c (ZeroMQ DEALER, kept until acknowledged) or spool.c
+ *   handoff.c (the end of an image: exit, fatal signal, exec)
  *
  * Hot-path rules for every wrapper: no allocation, no locks, no syscalls but
  * the real call and two clock reads, errno preserved on every path, and a

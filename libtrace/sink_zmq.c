@@ -49,6 +49,7 @@
 #include "lazy.h"               /* ZeroMQ, MUNGE, libsodium: loaded on first use */
 #include "internal.h"
 #include "auth.h"
+#include "grow.h"
 #include "hash.h"
 #include "timeutil.h"
 #include "transport.h"
@@ -379,14 +380,8 @@ int ftio_sink_offer(uint64_t seq, const void *buf, size_t len, size_t nrec)
     /* Bounded memory: the oldest copies go to the spool file first. */
     while (sk.npend && sk.bytes + len > ftio_cfg.ack_max_bytes)
         drop(0, 1);
-    if (sk.npend == sk.cap) {
-        size_t cap = sk.cap ? 2 * sk.cap : 16;
-        struct pending_batch *p = realloc(sk.pend, cap * sizeof *p);
-        if (!p)
-            return 0;
-        sk.pend = p;
-        sk.cap = cap;
-    }
+    if (FTIO_GROW(sk.pend, sk.cap, sk.npend + 1) < 0)
+        return 0;
     void *copy = malloc(len);
     if (!copy)
         return 0;

@@ -33,35 +33,19 @@ static inline struct ftio_fd_slot *stdio_slot(FILE *fp)
     return s;
 }
 
-static inline int stdio_on(void)
-{
-    return ftio_layer_recording(FTIO_LAYER_STDIO);
-}
+/* This layer's view of the core: on?, a record, a stream's position. */
+#define stdio_on() ftio_layer_recording(FTIO_LAYER_STDIO)
+#define emit_stdio(op, fid, t0, t1, off, bytes) \
+    ftio_emit_simple(FTIO_LAYER_STDIO, op, fid, t0, t1, off, bytes)
+#define spos_get(s) ftio_pos_get(&(s)->soffset, &(s)->sappend)
+#define spos_advance(s, off, n) ftio_pos_advance(&(s)->soffset, off, n)
 
-static inline void emit_stdio(int op, uint32_t fid, uint64_t t0, uint64_t t1, int64_t off, int64_t bytes)
-{
-    ftio_emit_simple(FTIO_LAYER_STDIO, op, fid, t0, t1, off, bytes);
-}
-
-static inline int64_t spos_get(struct ftio_fd_slot *s)
-{
-    return atomic_load_explicit(&s->sappend, memory_order_relaxed)
-               ? -1 : atomic_load_explicit(&s->soffset, memory_order_relaxed);
-}
-
-static inline void spos_advance(struct ftio_fd_slot *s, int64_t off, int64_t n)
-{
-    if (off >= 0)
-        atomic_store_explicit(&s->soffset, off + n, memory_order_relaxed);
-}
+#define STREAM_OR_PASS(fp, call) FTIO_SLOT_OR_PASS(stdio_slot(fp), stdio_fid, call)
 
 /* Data call: ok and bytes are expressions of r_ (the call's result). */
-#define STDIO_DATA(type, op, fp, call, ok, bytes)                             \
+#define STDIO_DATA(type, op, fp, ok, bytes, call)                             \
     do {                                                                      \
-        struct ftio_fd_slot *s_ = stdio_slot(fp);                             \
-        if (!s_)                                                              \
-            return call;                                                      \
-        uint32_t fid_ = atomic_load_explicit(&s_->stdio_fid, memory_order_relaxed); \
+        STREAM_OR_PASS(fp, call);                                             \
         int64_t off_ = spos_get(s_);                                          \
         FTIO_TIMED(type, call);                                               \
         if (ok) {                                                             \
@@ -101,7 +85,7 @@ static void stream_opened(FILE *fp, uint32_t fid, const char *mode, uint64_t t0,
     emit_stdio(FTIO_OP_OPEN, fid, t0, t1, -1, 0);
 }
 
-#define FOPEN_BODY(call, path, mode)                                          \
+#define FOPEN_BODY(path, mode, call)                                          \
     do {                                                                      \
         if (!stdio_on()) {                                                    \
             FILE *f_ = call;                                                  \
@@ -119,17 +103,11 @@ static void stream_opened(FILE *fp, uint32_t fid, const char *mode, uint64_t t0,
         FTIO_TIMED_RETURN();                                                  \
     } while (0)
 
-FTIO_WRAPPER(FILE *, fopen, (const char *path, const char *mode))
-{
-    FTIO_REAL_OR(fopen, NULL);
-    FOPEN_BODY(real_fopen(path, mode), path, mode);
-}
-
-FTIO_WRAPPER(FILE *, fopen64, (const char *path, const char *mode))
-{
-    FTIO_REAL_OR(fopen64, NULL);
-    FOPEN_BODY(real_fopen64(path, mode), path, mode);
-}
+#define FOPEN(name)                                                           \
+    FTIO_FORWARD(FILE *, name, (const char *path, const char *mode), (path, mode), NULL, \
+                 FOPEN_BODY, path, mode)
+FOPEN(fopen)
+FOPEN(fopen64)
 
 /* fdopen: traced when the descriptor is (we know its file). */
 FTIO_WRAPPER(FILE *, fdopen, (int fd, const char *mode))
@@ -180,17 +158,11 @@ static FILE *reopen(FILE *(*fn)(const char *, const char *, FILE *), const char 
     return r_;
 }
 
-FTIO_WRAPPER(FILE *, freopen, (const char *path, const char *mode, FILE *fp))
-{
-    FTIO_REAL_OR(freopen, NULL);
-    return reopen(real_freopen, path, mode, fp);
-}
-
-FTIO_WRAPPER(FILE *, freopen64, (const char *path, const char *mode, FILE *fp))
-{
-    FTIO_REAL_OR(freopen64, NULL);
-    return reopen(real_freopen64, path, mode, fp);
-}
+#define FREOPEN(name)                                                         \
+    FTIO_FORWARD_TO(FILE *, name, (const char *path, const char *mode, FILE *fp), NULL, \
+                    reopen, path, mode, fp)
+FREOPEN(freopen)
+FREOPEN(freopen64)
 
 /* fclose closes the descriptor inside libc (no PLT): forget both views of
  * it here, before the number can be reused by another thread. */
@@ -230,128 +202,55 @@ FTIO_WRAPPER(int, fflush, (FILE *fp))
 
 /* ---- data ------------------------------------------------------------- */
 
-FTIO_WRAPPER(size_t, fread, (void *p, size_t size, size_t n, FILE *fp))
-{
-    FTIO_REAL_OR(fread, 0);
-    STDIO_DATA(size_t, FTIO_OP_READ, fp, real_fread(p, size, n, fp), r_ > 0, r_ * size);
-}
+/* The data calls, one line a symbol: NAME, (PARAMS) naming the stream fp,
+ * (ARGS) of the call, the record's op; STREAM_DATA spells out the return
+ * type, the failure return, the stream, success and the bytes (of r_).
+ *   ITEMS  fread/fwrite: items of `size` bytes, 0 on failure
+ *   CHAR   one character, EOF on failure
+ *   LINE   the string read, NULL on failure
+ *   COUNT  the bytes read, -1 on failure */
+#define STREAM_DATA(ret, name, params, args, failret, op, fp, ok, bytes)      \
+    FTIO_FORWARD(ret, name, params, args, failret, STDIO_DATA, ret, op, fp, ok, bytes)
+#define ITEMS(name, params, args, op) STREAM_DATA(size_t, name, params, args, 0, op, fp, r_ > 0, r_ * size)
+#define CHAR(name, params, args, op) STREAM_DATA(int, name, params, args, EOF, op, fp, r_ != EOF, 1)
+#define LINE(name, params, args) STREAM_DATA(char *, name, params, args, NULL, RD, fp, r_ != NULL, strlen(r_))
+#define COUNT(name, params, args) STREAM_DATA(ssize_t, name, params, args, -1, RD, fp, r_ >= 0, r_)
 
-FTIO_WRAPPER(size_t, fread_unlocked, (void *p, size_t size, size_t n, FILE *fp))
-{
-    FTIO_REAL_OR(fread_unlocked, 0);
-    STDIO_DATA(size_t, FTIO_OP_READ, fp, real_fread_unlocked(p, size, n, fp), r_ > 0, r_ * size);
-}
-
-FTIO_WRAPPER(size_t, __fread_chk, (void *p, size_t plen, size_t size, size_t n, FILE *fp))
-{
-    FTIO_REAL_OR(__fread_chk, 0);
-    STDIO_DATA(size_t, FTIO_OP_READ, fp, real___fread_chk(p, plen, size, n, fp), r_ > 0, r_ * size);
-}
-
-FTIO_WRAPPER(size_t, fwrite, (const void *p, size_t size, size_t n, FILE *fp))
-{
-    FTIO_REAL_OR(fwrite, 0);
-    STDIO_DATA(size_t, FTIO_OP_WRITE, fp, real_fwrite(p, size, n, fp), r_ > 0, r_ * size);
-}
-
-FTIO_WRAPPER(size_t, fwrite_unlocked, (const void *p, size_t size, size_t n, FILE *fp))
-{
-    FTIO_REAL_OR(fwrite_unlocked, 0);
-    STDIO_DATA(size_t, FTIO_OP_WRITE, fp, real_fwrite_unlocked(p, size, n, fp), r_ > 0, r_ * size);
-}
-
-FTIO_WRAPPER(char *, fgets, (char *buf, int n, FILE *fp))
-{
-    FTIO_REAL_OR(fgets, NULL);
-    STDIO_DATA(char *, FTIO_OP_READ, fp, real_fgets(buf, n, fp), r_ != NULL, strlen(r_));
-}
-
-FTIO_WRAPPER(char *, __fgets_chk, (char *buf, size_t size, int n, FILE *fp))
-{
-    FTIO_REAL_OR(__fgets_chk, NULL);
-    STDIO_DATA(char *, FTIO_OP_READ, fp, real___fgets_chk(buf, size, n, fp), r_ != NULL, strlen(r_));
-}
-
-FTIO_WRAPPER(int, fgetc, (FILE *fp))
-{
-    FTIO_REAL_OR(fgetc, EOF);
-    STDIO_DATA(int, FTIO_OP_READ, fp, real_fgetc(fp), r_ != EOF, 1);
-}
-
-FTIO_WRAPPER(int, getc, (FILE *fp))
-{
-    FTIO_REAL_OR(getc, EOF);
-    STDIO_DATA(int, FTIO_OP_READ, fp, real_getc(fp), r_ != EOF, 1);
-}
-
-FTIO_WRAPPER(int, _IO_getc, (FILE *fp))
-{
-    FTIO_REAL_OR(_IO_getc, EOF);
-    STDIO_DATA(int, FTIO_OP_READ, fp, real__IO_getc(fp), r_ != EOF, 1);
-}
-
-FTIO_WRAPPER(int, fputc, (int c, FILE *fp))
-{
-    FTIO_REAL_OR(fputc, EOF);
-    STDIO_DATA(int, FTIO_OP_WRITE, fp, real_fputc(c, fp), r_ != EOF, 1);
-}
-
-FTIO_WRAPPER(int, putc, (int c, FILE *fp))
-{
-    FTIO_REAL_OR(putc, EOF);
-    STDIO_DATA(int, FTIO_OP_WRITE, fp, real_putc(c, fp), r_ != EOF, 1);
-}
-
-FTIO_WRAPPER(int, _IO_putc, (int c, FILE *fp))
-{
-    FTIO_REAL_OR(_IO_putc, EOF);
-    STDIO_DATA(int, FTIO_OP_WRITE, fp, real__IO_putc(c, fp), r_ != EOF, 1);
-}
-
-FTIO_WRAPPER(int, fputs, (const char *str, FILE *fp))
-{
-    FTIO_REAL_OR(fputs, EOF);
-    STDIO_DATA(int, FTIO_OP_WRITE, fp, real_fputs(str, fp), r_ >= 0, strlen(str));
-}
-
-/* puts writes to stdout: traced only when stdout was reopened through us. */
-FTIO_WRAPPER(int, puts, (const char *str))
-{
-    FTIO_REAL_OR(puts, EOF);
-    STDIO_DATA(int, FTIO_OP_WRITE, stdout, real_puts(str), r_ >= 0, strlen(str) + 1);
-}
-
-FTIO_WRAPPER(ssize_t, getline, (char **line, size_t *n, FILE *fp))
-{
-    FTIO_REAL_OR(getline, -1);
-    STDIO_DATA(ssize_t, FTIO_OP_READ, fp, real_getline(line, n, fp), r_ >= 0, r_);
-}
-
-FTIO_WRAPPER(ssize_t, getdelim, (char **line, size_t *n, int delim, FILE *fp))
-{
-    FTIO_REAL_OR(getdelim, -1);
-    STDIO_DATA(ssize_t, FTIO_OP_READ, fp, real_getdelim(line, n, delim, fp), r_ >= 0, r_);
-}
-
+#define RD FTIO_OP_READ
+#define WR FTIO_OP_WRITE
+ITEMS(fread,           (void *p, size_t size, size_t n, FILE *fp),               (p, size, n, fp),       RD)
+ITEMS(fread_unlocked,  (void *p, size_t size, size_t n, FILE *fp),               (p, size, n, fp),       RD)
+ITEMS(__fread_chk,     (void *p, size_t plen, size_t size, size_t n, FILE *fp),  (p, plen, size, n, fp), RD)
+ITEMS(fwrite,          (const void *p, size_t size, size_t n, FILE *fp),         (p, size, n, fp),       WR)
+ITEMS(fwrite_unlocked, (const void *p, size_t size, size_t n, FILE *fp),         (p, size, n, fp),       WR)
+CHAR(fgetc,            (FILE *fp),                                               (fp),                   RD)
+CHAR(getc,             (FILE *fp),                                               (fp),                   RD)
+CHAR(_IO_getc,         (FILE *fp),                                               (fp),                   RD)
+CHAR(fputc,            (int c, FILE *fp),                                        (c, fp),                WR)
+CHAR(putc,             (int c, FILE *fp),                                        (c, fp),                WR)
+CHAR(_IO_putc,         (int c, FILE *fp),                                        (c, fp),                WR)
+LINE(fgets,            (char *buf, int n, FILE *fp),                             (buf, n, fp))
+LINE(__fgets_chk,      (char *buf, size_t size, int n, FILE *fp),                (buf, size, n, fp))
+COUNT(getline,         (char **line, size_t *n, FILE *fp),                       (line, n, fp))
+COUNT(getdelim,        (char **line, size_t *n, int delim, FILE *fp),            (line, n, delim, fp))
 /* glibc's optimised <stdio.h> inlines getline() as a call to __getdelim. */
-FTIO_WRAPPER(ssize_t, __getdelim, (char **line, size_t *n, int delim, FILE *fp))
-{
-    FTIO_REAL_OR(__getdelim, -1);
-    STDIO_DATA(ssize_t, FTIO_OP_READ, fp, real___getdelim(line, n, delim, fp), r_ >= 0, r_);
-}
+COUNT(__getdelim,      (char **line, size_t *n, int delim, FILE *fp),            (line, n, delim, fp))
+STREAM_DATA(int, fputs, (const char *str, FILE *fp), (str, fp), EOF, WR, fp, r_ >= 0, strlen(str))
+/* puts writes to stdout: traced only when stdout was reopened through us. */
+STREAM_DATA(int, puts, (const char *str), (str), EOF, WR, stdout, r_ >= 0, strlen(str) + 1)
 
 /* ---- formatted -------------------------------------------------------- */
 
 static int traced_vfprintf(FILE *fp, const char *fmt, va_list ap)
 {
     FTIO_REAL_OR(vfprintf, -1);
-    STDIO_DATA(int, FTIO_OP_WRITE, fp, real_vfprintf(fp, fmt, ap), r_ >= 0, r_);
+    STDIO_DATA(int, FTIO_OP_WRITE, fp, r_ >= 0, r_, real_vfprintf(fp, fmt, ap));
 }
 
 static int traced_vfprintf_chk(FILE *fp, int flag, const char *fmt, va_list ap)
 {
     FTIO_REAL_OR(__vfprintf_chk, -1);
-    STDIO_DATA(int, FTIO_OP_WRITE, fp, real___vfprintf_chk(fp, flag, fmt, ap), r_ >= 0, r_);
+    STDIO_DATA(int, FTIO_OP_WRITE, fp, r_ >= 0, r_, real___vfprintf_chk(fp, flag, fmt, ap));
 }
 
 FTIO_WRAP(int, vfprintf, (FILE *fp, const char *fmt, va_list ap))
@@ -359,27 +258,9 @@ FTIO_WRAP(int, vfprintf, (FILE *fp, const char *fmt, va_list ap))
     return traced_vfprintf(fp, fmt, ap);
 }
 
-FTIO_WRAP(int, fprintf, (FILE *fp, const char *fmt, ...))
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int r = traced_vfprintf(fp, fmt, ap);
-    va_end(ap);
-    return r;
-}
-
 FTIO_WRAP(int, __vfprintf_chk, (FILE *fp, int flag, const char *fmt, va_list ap))
 {
     return traced_vfprintf_chk(fp, flag, fmt, ap);
-}
-
-FTIO_WRAP(int, __fprintf_chk, (FILE *fp, int flag, const char *fmt, ...))
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int r = traced_vfprintf_chk(fp, flag, fmt, ap);
-    va_end(ap);
-    return r;
 }
 
 /* fscanf: the bytes consumed are the change of the stream position. */
@@ -408,49 +289,40 @@ static int traced_vfscanf(int (*fn)(FILE *, const char *, va_list), FILE *fp, co
     return r;
 }
 
-FTIO_WRAPPER(int, vfscanf, (FILE *fp, const char *fmt, va_list ap))
-{
-    FTIO_REAL_OR(vfscanf, EOF);
-    return traced_vfscanf(real_vfscanf, fp, fmt, ap);
-}
+#define VFSCANF(name)                                                         \
+    FTIO_FORWARD_TO(int, name, (FILE *fp, const char *fmt, va_list ap), EOF, traced_vfscanf, fp, fmt, ap)
+VFSCANF(vfscanf)
+VFSCANF(__isoc99_vfscanf)
 
-FTIO_WRAPPER(int, __isoc99_vfscanf, (FILE *fp, const char *fmt, va_list ap))
-{
-    FTIO_REAL_OR(__isoc99_vfscanf, EOF);
-    return traced_vfscanf(real___isoc99_vfscanf, fp, fmt, ap);
-}
-
-FTIO_WRAP(int, fscanf, (FILE *fp, const char *fmt, ...))
-{
-    FTIO_REAL_OR(vfscanf, EOF);
-    va_list ap;
-    va_start(ap, fmt);
-    int r = traced_vfscanf(real_vfscanf, fp, fmt, ap);
-    va_end(ap);
-    return r;
-}
-
-FTIO_WRAP(int, __isoc99_fscanf, (FILE *fp, const char *fmt, ...))
-{
-    FTIO_REAL_OR(__isoc99_vfscanf, EOF);
-    va_list ap;
-    va_start(ap, fmt);
-    int r = traced_vfscanf(real___isoc99_vfscanf, fp, fmt, ap);
-    va_end(ap);
-    return r;
-}
+/* The variadic forms, through their va_list twin's body: NAME, (PARAMS),
+ * the last named parameter, what must come first (the twin's next
+ * definition resolved), the call with ap. */
+#define VARIADIC(name, params, last, first, call)                             \
+    FTIO_WRAP(int, name, params)                                              \
+    {                                                                         \
+        first;                                                                \
+        va_list ap;                                                           \
+        va_start(ap, last);                                                   \
+        int r = call;                                                         \
+        va_end(ap);                                                           \
+        return r;                                                             \
+    }
+VARIADIC(fprintf,         (FILE *fp, const char *fmt, ...), fmt, (void)0, traced_vfprintf(fp, fmt, ap))
+VARIADIC(__fprintf_chk,   (FILE *fp, int flag, const char *fmt, ...), fmt, (void)0,
+         traced_vfprintf_chk(fp, flag, fmt, ap))
+VARIADIC(fscanf,          (FILE *fp, const char *fmt, ...), fmt, FTIO_REAL_OR(vfscanf, EOF),
+         traced_vfscanf(real_vfscanf, fp, fmt, ap))
+VARIADIC(__isoc99_fscanf, (FILE *fp, const char *fmt, ...), fmt, FTIO_REAL_OR(__isoc99_vfscanf, EOF),
+         traced_vfscanf(real___isoc99_vfscanf, fp, fmt, ap))
 
 /* ---- positioning ------------------------------------------------------ */
 
 /* A seek: record the resulting position, which later offsets start from. */
-#define STDIO_SEEK(type, fp, call, ok)                                        \
+#define STDIO_SEEK(type, fp, call)                                            \
     do {                                                                      \
-        struct ftio_fd_slot *s_ = stdio_slot(fp);                             \
-        if (!s_)                                                              \
-            return call;                                                      \
-        uint32_t fid_ = atomic_load_explicit(&s_->stdio_fid, memory_order_relaxed); \
+        STREAM_OR_PASS(fp, call);                                             \
         FTIO_TIMED(type, call);                                               \
-        if (ok) {                                                             \
+        if (r_ == 0) {                                                             \
             int64_t pos_ = stream_pos(fp);                                    \
             if (!atomic_load(&s_->sappend))                                   \
                 atomic_store(&s_->soffset, pos_);                             \
@@ -459,35 +331,12 @@ FTIO_WRAP(int, __isoc99_fscanf, (FILE *fp, const char *fmt, ...))
         FTIO_TIMED_RETURN();                                                  \
     } while (0)
 
-FTIO_WRAPPER(int, fseek, (FILE *fp, long off, int whence))
-{
-    FTIO_REAL_OR(fseek, -1);
-    STDIO_SEEK(int, fp, real_fseek(fp, off, whence), r_ == 0);
-}
-
-FTIO_WRAPPER(int, fseeko, (FILE *fp, off_t off, int whence))
-{
-    FTIO_REAL_OR(fseeko, -1);
-    STDIO_SEEK(int, fp, real_fseeko(fp, off, whence), r_ == 0);
-}
-
-FTIO_WRAPPER(int, fseeko64, (FILE *fp, off64_t off, int whence))
-{
-    FTIO_REAL_OR(fseeko64, -1);
-    STDIO_SEEK(int, fp, real_fseeko64(fp, off, whence), r_ == 0);
-}
-
-FTIO_WRAPPER(int, fsetpos, (FILE *fp, const fpos_t *pos))
-{
-    FTIO_REAL_OR(fsetpos, -1);
-    STDIO_SEEK(int, fp, real_fsetpos(fp, pos), r_ == 0);
-}
-
-FTIO_WRAPPER(int, fsetpos64, (FILE *fp, const fpos64_t *pos))
-{
-    FTIO_REAL_OR(fsetpos64, -1);
-    STDIO_SEEK(int, fp, real_fsetpos64(fp, pos), r_ == 0);
-}
+#define SEEK(name, params, args) FTIO_FORWARD(int, name, params, args, -1, STDIO_SEEK, int, fp)
+SEEK(fseek,     (FILE *fp, long off, int whence),    (fp, off, whence))
+SEEK(fseeko,    (FILE *fp, off_t off, int whence),   (fp, off, whence))
+SEEK(fseeko64,  (FILE *fp, off64_t off, int whence), (fp, off, whence))
+SEEK(fsetpos,   (FILE *fp, const fpos_t *pos),       (fp, pos))
+SEEK(fsetpos64, (FILE *fp, const fpos64_t *pos),     (fp, pos))
 
 FTIO_WRAPPER(void, rewind, (FILE *fp))
 {
@@ -514,27 +363,16 @@ FTIO_WRAPPER(void, rewind, (FILE *fp))
 /* ftell and friends: a position query, recorded as a seek to where we are. */
 #define STDIO_TELL(type, fp, call)                                            \
     do {                                                                      \
-        struct ftio_fd_slot *s_ = stdio_slot(fp);                             \
-        if (!s_)                                                              \
-            return call;                                                      \
-        uint32_t fid_ = atomic_load_explicit(&s_->stdio_fid, memory_order_relaxed); \
+        STREAM_OR_PASS(fp, call);                                             \
         FTIO_TIMED(type, call);                                               \
         if (r_ >= 0)                                                          \
             emit_stdio(FTIO_OP_SEEK, fid_, t0_, t1_, (int64_t)r_, 0);         \
         FTIO_TIMED_RETURN();                                                  \
     } while (0)
 
-FTIO_WRAPPER(long, ftell, (FILE *fp))
-{
-    FTIO_REAL_OR(ftell, -1);
-    STDIO_TELL(long, fp, real_ftell(fp));
-}
-
-FTIO_WRAPPER(off_t, ftello, (FILE *fp))
-{
-    FTIO_REAL_OR(ftello, -1);
-    STDIO_TELL(off_t, fp, real_ftello(fp));
-}
+#define TELL(ret, name) FTIO_FORWARD(ret, name, (FILE *fp), (fp), -1, STDIO_TELL, ret, fp)
+TELL(long, ftell)
+TELL(off_t, ftello)
 
 FTIO_WRAP(off64_t, ftello64, (FILE *fp))
 {

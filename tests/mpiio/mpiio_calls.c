@@ -48,6 +48,14 @@ static void want(const char *file, int op, int flags, long long bytes, long long
 /* Region k of this rank: ranks interleave, B bytes each. */
 static MPI_Offset region(int k) { return ((MPI_Offset)k * nranks + rank) * B; }
 
+/* Nonblocking writes of B bytes at regions a and b, requests in r[0], r[1];
+ * want_iwrite2() notes the records they give once completed. */
+static void iwrite2(MPI_File fh, int a, int b, MPI_Request r[])
+{
+    check(MPI_File_iwrite_at(fh, region(a), buf, B, MPI_BYTE, &r[0]), "iwrite_at");
+    check(MPI_File_iwrite_at(fh, region(b), buf, B, MPI_BYTE, &r[1]), "iwrite_at");
+}
+
 static void sleep_ms(int ms)
 {
     struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
@@ -58,6 +66,25 @@ static void sleep_ms(int ms)
 #define R  FTIO_OP_READ
 #define C  FTIO_FLAG_COLLECTIVE
 #define A  FTIO_FLAG_ASYNC
+
+static void want_iwrite2(int a, int b)
+{
+    want("calls", W, A, B, region(a), 0);
+    want("calls", W, A, B, region(b), 0);
+}
+
+/* iwrite2(a, b) completed by MPI_Waitsome or MPI_Testsome (some), called
+ * until both are done. */
+static void complete_some(MPI_File fh, int a, int b, const char *what, MPI_Status st[],
+                          int (*some)(int, MPI_Request[], int *, int[], MPI_Status[]))
+{
+    MPI_Request r[2];
+    int n;
+    iwrite2(fh, a, b, r);
+    for (int done = 0; done < 2; done += n)
+        check(some(2, r, &n, (int[2]){0}, st), what);
+    want_iwrite2(a, b);
+}
 
 static void blocking(MPI_File fh)
 {
@@ -155,7 +182,7 @@ static void nonblocking(MPI_File fh)
 {
     MPI_Request r[4], p2p[2];
     MPI_Status st[4];
-    int flag, idx, n, sendv = rank, recvv = -1;
+    int flag, idx, sendv = rank, recvv = -1;
 
     /* Wait: the record spans post -> completion, even with a delay between */
     check(MPI_File_iwrite_at(fh, region(8), buf, B, MPI_BYTE, &r[0]), "iwrite_at");
@@ -188,13 +215,11 @@ static void nonblocking(MPI_File fh)
 
     /* Waitall over I/O and non-I/O requests together */
     post_p2p(p2p, &sendv, &recvv);
-    check(MPI_File_iwrite_at(fh, region(11), buf, B, MPI_BYTE, &r[0]), "iwrite_at");
-    check(MPI_File_iwrite_at(fh, region(12), buf, B, MPI_BYTE, &r[1]), "iwrite_at");
+    iwrite2(fh, 11, 12, r);
     r[2] = p2p[0];
     r[3] = p2p[1];
     check(MPI_Waitall(4, r, MPI_STATUSES_IGNORE), "Waitall");
-    want("calls", W, A, B, region(11), 0);
-    want("calls", W, A, B, region(12), 0);
+    want_iwrite2(11, 12);
 
     /* Waitany until all done */
     check(MPI_File_iwrite_at(fh, region(13), buf, B, MPI_BYTE, &r[0]), "iwrite_at");
@@ -205,12 +230,7 @@ static void nonblocking(MPI_File fh)
     want("calls", R, A, B, region(13), 0);
 
     /* Waitsome until all done, statuses given */
-    check(MPI_File_iwrite_at(fh, region(14), buf, B, MPI_BYTE, &r[0]), "iwrite_at");
-    check(MPI_File_iwrite_at(fh, region(15), buf, B, MPI_BYTE, &r[1]), "iwrite_at");
-    for (int done = 0; done < 2; done += n)
-        check(MPI_Waitsome(2, r, &n, (int[2]){0}, st), "Waitsome");
-    want("calls", W, A, B, region(14), 0);
-    want("calls", W, A, B, region(15), 0);
+    complete_some(fh, 14, 15, "Waitsome", st, MPI_Waitsome);
 
     /* Testall / Testany / Testsome loops, with non-I/O requests mixed in */
     post_p2p(p2p, &sendv, &recvv);
@@ -230,12 +250,7 @@ static void nonblocking(MPI_File fh)
     want("calls", W, A, B, region(17), 0);
     want("calls", R, A, B, region(16), 0);
 
-    check(MPI_File_iwrite_at(fh, region(18), buf, B, MPI_BYTE, &r[0]), "iwrite_at");
-    check(MPI_File_iwrite_at(fh, region(19), buf, B, MPI_BYTE, &r[1]), "iwrite_at");
-    for (int done = 0; done < 2; done += n)
-        check(MPI_Testsome(2, r, &n, (int[2]){0}, MPI_STATUSES_IGNORE), "Testsome");
-    want("calls", W, A, B, region(18), 0);
-    want("calls", W, A, B, region(19), 0);
+    complete_some(fh, 18, 19, "Testsome", MPI_STATUSES_IGNORE, MPI_Testsome);
 
     /* Request_get_status until done, then Wait: still one record */
     check(MPI_File_iwrite_at(fh, region(20), buf, B, MPI_BYTE, &r[0]), "iwrite_at");

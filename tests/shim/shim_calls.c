@@ -102,6 +102,20 @@ static void closed(int fd)
     expect(POSIX, CLOSE, 0);
 }
 
+/* A stream opened / closed through the traced stdio calls. */
+static FILE *sopened(FILE *f, const char *what)
+{
+    CHECK(f, what);
+    expect(STDIO, OPEN, 0);
+    return f;
+}
+
+static void sclosed(FILE *f, const char *what)
+{
+    CHECK(fclose(f) == 0, what);
+    expect(STDIO, CLOSE, 0);
+}
+
 static void posix_calls(void)
 {
     char buf[8192];
@@ -287,9 +301,7 @@ static void posix_calls(void)
 static void stdio_calls(void)
 {
     char buf[256], line[256];
-    FILE *f = fopen(path("s.txt"), "w+");
-    CHECK(f, "fopen");
-    expect(STDIO, OPEN, 0);
+    FILE *f = sopened(fopen(path("s.txt"), "w+"), "fopen");
     CHECK(fwrite("0123456789012345678901234567890", 10, 3, f) == 3, "fwrite");
     expect(STDIO, WR, 30);
     CHECK(fputs("hello\n", f) >= 0, "fputs");
@@ -316,45 +328,33 @@ static void stdio_calls(void)
     data(STDIO, RD, getline(&l, &cap, f), "getline");
     free(l);
     CHECK(fgetc(f) == EOF, "fgetc at EOF");     /* EOF: not a record */
-    CHECK(fclose(f) == 0, "fclose");
-    expect(STDIO, CLOSE, 0);
+    sclosed(f, "fclose");
 
-    f = fopen(path("s.txt"), "r");
-    CHECK(f, "fopen r");
-    expect(STDIO, OPEN, 0);
+    f = sopened(fopen(path("s.txt"), "r"), "fopen r");
     char word[16];
     CHECK(fscanf(f, "%9s", word) == 1, "fscanf");
     expect(STDIO, RD, (long long)strlen(word));
-    CHECK(fclose(f) == 0, "fclose r");
-    expect(STDIO, CLOSE, 0);
+    sclosed(f, "fclose r");
 
     /* fdopen on a traced descriptor: the stream is traced, and fclose
      * closes the descriptor inside libc (no POSIX close record). */
     int fd = opened(open(path("s2.txt"), O_CREAT | O_RDWR | O_TRUNC, 0644), "open s2");
-    f = fdopen(fd, "w");
-    CHECK(f, "fdopen");
-    expect(STDIO, OPEN, 0);
+    f = sopened(fdopen(fd, "w"), "fdopen");
     CHECK(fwrite("abcde", 1, 5, f) == 5, "fwrite fdopen");
     expect(STDIO, WR, 5);
-    CHECK(fclose(f) == 0, "fclose fdopen");
-    expect(STDIO, CLOSE, 0);
+    sclosed(f, "fclose fdopen");
 
-    f = fopen64(path("s3.txt"), "w");
-    CHECK(f, "fopen64");
-    expect(STDIO, OPEN, 0);
+    f = sopened(fopen64(path("s3.txt"), "w"), "fopen64");
     f = freopen(path("s4.txt"), "w", f);
     CHECK(f, "freopen");
     expect(STDIO, CLOSE, 0);
     expect(STDIO, OPEN, 0);
     CHECK(fputs("abc", f) >= 0, "fputs freopen");
     expect(STDIO, WR, 3);
-    CHECK(fclose(f) == 0, "fclose freopen");
-    expect(STDIO, CLOSE, 0);
+    sclosed(f, "fclose freopen");
 
     /* The fortify entry points, called by name. */
-    f = fopen(path("s5.txt"), "w+");
-    CHECK(f, "fopen s5");
-    expect(STDIO, OPEN, 0);
+    f = sopened(fopen(path("s5.txt"), "w+"), "fopen s5");
     data(STDIO, WR, __fprintf_chk(f, 1, "%s\n", "abcdef"), "__fprintf_chk");
     rewind(f);
     expect(STDIO, SEEK, 0);
@@ -362,8 +362,7 @@ static void stdio_calls(void)
     expect(STDIO, RD, 3);
     CHECK(__fgets_chk(line, sizeof line, sizeof line, f), "__fgets_chk");
     expect(STDIO, RD, (long long)strlen(line));
-    CHECK(fclose(f) == 0, "fclose s5");
-    expect(STDIO, CLOSE, 0);
+    sclosed(f, "fclose s5");
 
     /* Not traced: excluded paths and the standard streams. */
     f = fopen("/etc/hostname", "r");

@@ -75,6 +75,14 @@ static void writes(int fd, long count, size_t size)
             die("pwrite");
 }
 
+/* A file of count 10-byte records, opened, written and closed. */
+static void write_file(const char *name, long count)
+{
+    int fd = open_file(name);
+    writes(fd, count, 10);
+    close(fd);
+}
+
 static void touch(const char *name)
 {
     char p[4096];
@@ -106,9 +114,7 @@ static void *writer(void *arg)
 {
     char name[32];
     snprintf(name, sizeof name, "t%ld.dat", (long)(intptr_t)arg);
-    int fd = open_file(name);
-    writes(fd, per_thread, 10);
-    close(fd);
+    write_file(name, per_thread);
     return NULL;
 }
 
@@ -168,28 +174,20 @@ int main(int argc, char **argv)
         writes(fd, n, 10);
         close(fd);
     } else if (strcmp(mode, "exec") == 0) {
-        int fd = open_file("exec1.dat");
-        writes(fd, n, 10);
-        close(fd);
+        write_file("exec1.dat", n);
         execl(argv[0], argv[0], dir, "exec2", argv[3], (char *)NULL);
         die("execl");
     } else if (strcmp(mode, "execfail") == 0) {
-        int fd = open_file("fail1.dat");
-        writes(fd, n, 10);
-        close(fd);
+        write_file("fail1.dat", n);
         char nowhere[4096];
         snprintf(nowhere, sizeof nowhere, "%s/no-such-program", dir);
         if (execl(nowhere, nowhere, (char *)NULL) != -1 || errno != ENOENT) {
             fprintf(stderr, "shim_life: exec of %s: expected ENOENT, got %s\n", nowhere, strerror(errno));
             return 1;
         }
-        fd = open_file("fail2.dat");
-        writes(fd, n, 10);
-        close(fd);
+        write_file("fail2.dat", n);
     } else if (strcmp(mode, "exec2") == 0) {
-        int fd = open_file("exec2.dat");
-        writes(fd, n, 10);
-        close(fd);
+        write_file("exec2.dat", n);
     } else if (strcmp(mode, "sigterm") == 0) {
         int fd = open_file("term.dat");
         writes(fd, n, 10);
@@ -220,9 +218,7 @@ int main(int argc, char **argv)
         execl("/bin/sh", "sh", "-c", "grep -q '^SigIgn:.*[13579bdf]...$' /proc/$$/status", (char *)NULL);
         die("execl sh");
     } else if (strcmp(mode, "_exit") == 0) {
-        int fd = open_file("exit.dat");
-        writes(fd, n, 10);
-        close(fd);
+        write_file("exit.dat", n);
         _exit(3);
     } else if (strcmp(mode, "phases") == 0) {
         int fd = open_file("phases.dat");
@@ -238,9 +234,7 @@ int main(int argc, char **argv)
         writes(fd, n, 10);
         sleep_ms(500);
         closefrom(3);
-        fd = open_file("closefrom2.dat");
-        writes(fd, n, 10);
-        close(fd);
+        write_file("closefrom2.dat", n);
     } else if (strcmp(mode, "pipeeof") == 0) {
         int p[2];
         if (pipe(p) != 0)
