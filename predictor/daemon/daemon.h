@@ -12,7 +12,9 @@
  *   state.c        --state-dir: per-job journals, read back at start
  *   publish.c      PUB socket + --log JSON Lines (any analysis thread, one
  *                  at a time: pub_lock)
- *   status.c       `ftiod --status` reply (server) and client
+ *   status.c       the status document `ftiod --status` asks for, and the
+ *                  ring of recently ended jobs
+ *   status_client.c `ftiod --status`: asks the daemons, prints their answers
  *   log.c          one-line, levelled, rate-limited logging (stderr or journal)
  *   auth_verify.c  which uid sent a batch / asks a question (MUNGE + MAC)
  *   zap.c          which connections are accepted (ZAP thread: connection
@@ -278,6 +280,8 @@ void ftiod_ended_add(struct ftiod *d, const struct job *j, json_t *end);
  * reference). */
 json_t *ftiod_ended_find(struct ftiod *d, const char *id, int64_t uid);
 void ftiod_ended_free(struct ftiod *d);
+
+/* status_client.c */
 /* `ftiod --status`: ask each running daemon of the comma-separated
  * endpoints, print, return the exit code. */
 struct ftio_query_opts;
