@@ -3,8 +3,11 @@
  *
  *   ftiod_main.c   options, sockets, signals, start/stop of the threads
  *   ingest.c       main thread: ROUTER -> auth -> ftio_wire_decode -> job_merge
- *                  (job.c) -> journal (state.c) -> acknowledgement, plus the
- *                  REP status socket (status.c) in the same poll loop
+ *                  (job.c) -> journal (state.c) -> acknowledgement; its poll
+ *                  loop also serves the control socket (control_serve.c)
+ *   control_serve.c the control socket (REP): who asks, what they may see,
+ *                  the dispatch table of status, end, last, claim
+ *   message.c      a multi-frame ZeroMQ message received whole (message.h)
  *   scheduler.c    the analysis threads (--threads), bounded shutdown;
  *                  sched_queue.c which job next, sched_step.c one turn of a
  *                  job (copy the bins under the lock, ftio_analyze outside
@@ -175,6 +178,9 @@ double ftiod_now(void);          /* monotonic seconds */
 
 /* ingest.c: the main loop; returns when d->stop is set. */
 int  ftiod_ingest_loop(struct ftiod *d);
+/* control_serve.c (ingest thread): answer the request queued on d->rep, if
+ * any, once. */
+void ftiod_control_serve(struct ftiod *d);
 
 /* scheduler.c: start the analysis threads; stop them (sets d->stop;
  * returns within the shutdown bound). */

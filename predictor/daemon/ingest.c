@@ -2,8 +2,10 @@
 /* ingest.c -- the main thread of ftiod: receive batches on the ROUTER, check
  * who sent them (auth.c), decode them, find their job by the ownership rules
  * (claims.c), merge them into it (job.c), acknowledge them
- * (common/transport.h), and answer the control socket: status, end, last,
- * claim (requests decoded by common/control.c, one dispatch table here).
+ * (common/transport.h).  Its poll loop also hands each request of the
+ * control socket to control_serve.c: the loop stays here because the
+ * ingest state (the reused batch, the log limiters) lives as long as it,
+ * and the control socket needs nothing of it.
  *
  * Every message is hostile until decoded: multi-frame, malformed, truncated
  * or wrong-version messages are counted and dropped with a rate-limited log
@@ -19,9 +21,8 @@
 #include <unistd.h>
 #include <zmq.h>
 #include "auth.h"
-#include "control.h"
 #include "daemon.h"
-#include "jobid.h"
+#include "message.h"
 #include "timeutil.h"
 #include "transport.h"
 #include "wire.h"
@@ -222,54 +223,9 @@ static int handle_message(struct ingest *in, zmq_msg_t *msg, zmq_msg_t *auth, bo
     return merge(in, uid, zmq_msg_data(msg), len);
 }
 
-/* A whole message: every frame up to MSG_FRAMES kept, the rest counted in
- * `extra` and discarded. */
-#define MSG_FRAMES (FTIO_ENVELOPE_MAX + 3)
-struct message {
-    zmq_msg_t f[MSG_FRAMES];
-    int  n;
-    bool extra;
-};
-
-/* Returns -1 when nothing is queued. */
-static int recv_message(void *sock, struct message *m)
-{
-    m->n = 0;
-    m->extra = false;
-    zmq_msg_init(&m->f[0]);
-    if (zmq_msg_recv(&m->f[0], sock, ZMQ_DONTWAIT) < 0) {
-        zmq_msg_close(&m->f[0]);
-        return -1;
-    }
-    m->n = 1;
-    bool more = zmq_msg_more(&m->f[0]);
-    while (more) {   /* the frames of a message arrive together */
-        zmq_msg_t x;
-        zmq_msg_init(&x);
-        if (zmq_msg_recv(&x, sock, ZMQ_DONTWAIT) < 0) {
-            zmq_msg_close(&x);
-            break;
-        }
-        more = zmq_msg_more(&x);
-        if (m->n < MSG_FRAMES) {
-            m->f[m->n++] = x;
-        } else {
-            m->extra = true;
-            zmq_msg_close(&x);
-        }
-    }
-    return 0;
-}
-
-static void close_message(struct message *m)
-{
-    for (int i = 0; i < m->n; i++)
-        zmq_msg_close(&m->f[i]);
-}
-
 /* One message of the ROUTER: [identity...] [empty] [batch] [auth]; the
  * acknowledgement goes back along the same identities. */
-static void ingest_message(struct ingest *in, struct message *m)
+static void ingest_message(struct ingest *in, struct ftiod_message *m)
 {
     int delim = -1;
     for (int i = 1; i < m->n && i <= FTIO_ENVELOPE_MAX; i++)
@@ -300,281 +256,12 @@ static void ingest_message(struct ingest *in, struct message *m)
 static void drain(struct ingest *in)
 {
     for (int i = 0; i < DRAIN_MAX; i++) {
-        struct message m;
-        if (recv_message(in->d->router, &m) < 0)
+        struct ftiod_message m;
+        if (ftiod_message_recv(in->d->router, &m) < 0)
             return;
         ingest_message(in, &m);
-        close_message(&m);
+        ftiod_message_close(&m);
     }
-}
-
-/* ---- control (status) socket ------------------------------------------- */
-
-/* Who asks: an admin sees every job: a CURVE key in the allow-list, a MUNGE
- * credential of root or of the daemon's own uid, or anyone when the daemon
- * runs --auth none without CURVE (nothing to tell users apart by).  A user
- * proven by a MUNGE credential of the request sees the jobs they own. */
-struct asker {
-    bool    admin;
-    int64_t uid;          /* -1 unknown */
-    const char *why;      /* why the credential was refused, if it was */
-};
-
-static bool may_see(const struct asker *a, const struct job *j)
-{
-    return a->admin || (a->uid >= 0 && a->uid == j->uid);
-}
-
-static char *dump(json_t *o)
-{
-    char *doc = o ? json_dumps(o, JSON_COMPACT) : NULL;
-    json_decref(o);
-    return doc;
-}
-
-static char *refuse_for(struct ftiod *d, const struct asker *a, const char *what,
-                        const char *who)
-{
-    pthread_mutex_lock(&d->lock);
-    d->stats.queries_refused++;
-    pthread_mutex_unlock(&d->lock);
-    char msg[512];
-    snprintf(msg, sizeof msg, "not allowed: %s (%s)", what, a->why ? a->why : who);
-    return dump(json_pack("{s:s}", "error", msg));
-}
-
-static char *refuse(struct ftiod *d, const struct asker *a, const char *what)
-{
-    return refuse_for(d, a, what, "an admin CURVE key, or a MUNGE credential of the job's owner");
-}
-
-/* The id a request names: an admin names any job by its id in the table;
- * a user names their jobs as they sent them (claims.c resolves it) or by
- * the full "u<uid>:..." of their namespace. */
-static const char *request_id(struct ftiod *d, const struct asker *a, const char *job, char *out,
-                              size_t cap)
-{
-    if (a->admin || a->uid < 0)
-        return job;
-    char ns[32];
-    int n = snprintf(ns, sizeof ns, "u%lld:", (long long)a->uid);
-    if (n > 0 && strncmp(job, ns, (size_t)n) == 0)
-        return job;
-    return ftiod_claim_resolve(d, job, a->uid, out, cap);
-}
-
-/* The job a request names, or NULL; *rid the id it resolved to.  When the
- * asker's resolution finds nothing but a job of that very id exists, that
- * job is returned (may_see then refuses it: "another user's job"). */
-static struct job *request_job(struct ftiod *d, const struct asker *a, const char *job,
-                               char *buf, size_t cap, const char **rid)
-{
-    *rid = request_id(d, a, job, buf, cap);
-    struct job *j = job_table_find(&d->jobs, *rid);
-    if (!j && *rid != job)
-        j = job_table_find(&d->jobs, job);
-    return j;
-}
-
-/* Is j a step "<ns>JOB.<step>" of the Slurm job id `job` (jobid.h), ns a
- * namespace prefix or ""? */
-static bool step_of(const struct job *j, const char *ns, const char *job, size_t len)
-{
-    char jobid[FTIO_WIRE_MAX_STR + 1];
-    size_t nl = strlen(ns);
-    if (strncmp(j->id, ns, nl) != 0)
-        return false;
-    const char *id = j->id + nl;
-    return strncmp(id, job, len) == 0 && id[len] == '.' &&
-           ftio_job_split(id, jobid, sizeof jobid, NULL, 0) && strcmp(jobid, job) == 0;
-}
-
-/* The latest prediction of each mode of j, under "job", "write", "read"
- * (caller holds the lock). */
-static json_t *last_of(const struct job *j)
-{
-    json_t *o = json_pack("{s:s}", "job", j->id);
-    for (int m = 0; o && m < JOB_NMODES; m++)
-        if (j->mode[m].has_result)
-            json_object_set_new(o, job_mode_name(m), ftiod_prediction_json(j, m));
-    return o;
-}
-
-/* A request about a Slurm job id without its step, when there is no job of
- * that id: each of its steps "JOB.<step>" (and, for a user, "u<uid>:JOB.<step>"
- * of their namespace) the asker may see gets told to end (told), or its
- * latest predictions appended to `lasts`.  Returns how many; *others counts
- * the steps of other users.  Caller holds the lock. */
-static size_t for_steps(struct ftiod *d, const struct asker *a, const char *job, bool tell,
-                        json_t *lasts, size_t *others)
-{
-    size_t n = 0, len = strlen(job);
-    char ns[32] = "";
-    if (!a->admin && a->uid >= 0 && d->cfg.auth != FTIO_AUTH_NONE)
-        snprintf(ns, sizeof ns, "u%lld:", (long long)a->uid);
-    *others = 0;
-    for (size_t i = 0; i < d->jobs.n; i++) {
-        struct job *j = d->jobs.job[i];
-        if (!step_of(j, "", job, len) && !(ns[0] && step_of(j, ns, job, len)))
-            continue;
-        if (!may_see(a, j)) {
-            (*others)++;
-            continue;
-        }
-        if (tell)
-            j->told = true;
-        if (lasts)
-            json_array_append_new(lasts, last_of(j));
-        n++;
-    }
-    return n;
-}
-
-/* `end JOB` (ftio end): mark the job to be ended by the analysis threads; a
- * Slurm job id without a step ends all of its steps (an epilog's
- * `ftio end $SLURM_JOB_ID`). */
-static char *end_request(struct ftiod *d, const struct asker *a, const char *job, int64_t arg)
-{
-    (void)arg;
-    char buf[FTIOD_ID_MAX + 1];
-    const char *rid;
-    pthread_mutex_lock(&d->lock);
-    struct job *j = request_job(d, a, job, buf, sizeof buf, &rid);
-    bool allowed = j && may_see(a, j);
-    size_t steps = 0, others = 0;
-    char id[FTIOD_ID_MAX + 1];
-    snprintf(id, sizeof id, "%s", j ? j->id : rid);
-    if (allowed)
-        j->told = true;
-    else if (!j)
-        steps = for_steps(d, a, job, true, NULL, &others);
-    if (allowed || steps)
-        pthread_cond_signal(&d->wake);
-    pthread_mutex_unlock(&d->lock);
-    if (steps) {
-        ftiod_log("job %s: told to end (%zu steps)", job, steps);
-        return dump(json_pack("{s:s, s:I}", "ending", job, "steps", (json_int_t)steps));
-    }
-    if ((j && !allowed) || others)
-        return refuse(d, a, "ending another user's job");
-    if (j)
-        ftiod_log("job %s: told to end", id);
-    return dump(j ? json_pack("{s:s}", "ending", id)
-                  : json_pack("{s:s, s:s}", "error", "no such job", "job", job));
-}
-
-/* `last JOB` (ftio sub --last): the latest prediction of each mode; for a
- * Slurm job id without its step, {"job": JOB, "steps": [one such object per
- * step]}. */
-static char *last_request(struct ftiod *d, const struct asker *a, const char *job, int64_t arg)
-{
-    (void)arg;
-    char buf[FTIOD_ID_MAX + 1];
-    const char *rid;
-    pthread_mutex_lock(&d->lock);
-    struct job *j = request_job(d, a, job, buf, sizeof buf, &rid);
-    if (j && j->closed)
-        j = NULL;     /* ended: its end message answers (status "ended", --keep-ended) */
-    json_t *o = NULL, *lasts = NULL;
-    bool allowed = j && may_see(a, j);
-    size_t steps = 0, others = 0;
-    if (allowed) {
-        o = last_of(j);
-    } else if (!j && (lasts = json_array())) {
-        steps = for_steps(d, a, job, false, lasts, &others);
-    }
-    pthread_mutex_unlock(&d->lock);
-    if (steps)
-        return dump(json_pack("{s:s, s:o}", "job", job, "steps", lasts));
-    json_decref(lasts);
-    if ((j && !allowed) || others)
-        return refuse(d, a, "another user's job");
-    if (!j)
-        return dump(json_pack("{s:s, s:s}", "error", "no such job", "job", job));
-    return dump(o);
-}
-
-/* `claim JOB UID` (the SPANK plugin, before a step's tasks start): JOB is
- * UID's (claims.c).  Only root or ftiod's own uid, proven by MUNGE; under
- * --auth none anyone (there are no owners to protect, the claim changes no
- * id). */
-static char *claim_request(struct ftiod *d, const struct asker *a, const char *job, int64_t uid)
-{
-    if (d->cfg.auth != FTIO_AUTH_NONE && !ftiod_trusted_uid(a->uid))
-        return refuse_for(d, a, "claiming a job id", "root or ftiod's user, proven by MUNGE");
-    const char *why = NULL;
-    pthread_mutex_lock(&d->lock);
-    int rc = ftiod_claim(d, job, uid, &why);
-    pthread_mutex_unlock(&d->lock);
-    if (rc != 0) {
-        ftiod_log_at(FTIOD_WARNING, "claim of job %s for uid %lld refused: %s", job,
-                     (long long)uid, why);
-        return dump(json_pack("{s:s, s:s}", "error", why, "job", job));
-    }
-    if (d->cfg.verbose)
-        ftiod_log("job %s: claimed for uid %lld", job, (long long)uid);
-    return dump(json_pack("{s:s, s:I}", "claimed", job, "uid", (json_int_t)uid));
-}
-
-static char *status_request(struct ftiod *d, const struct asker *a, const char *job, int64_t arg)
-{
-    (void)job;
-    (void)arg;
-    if (!a->admin && a->uid < 0)
-        return refuse(d, a, "the status of every job");
-    pthread_mutex_lock(&d->lock);
-    char *doc = ftiod_status_json(d, a->admin ? -1 : a->uid);
-    pthread_mutex_unlock(&d->lock);
-    return doc;
-}
-
-/* The control socket's one dispatch table (requests: common/control.h). */
-static char *(*const handlers[FTIO_CTL_NVERBS])(struct ftiod *, const struct asker *,
-                                                 const char *, int64_t) = {
-    [FTIO_CTL_STATUS] = status_request,
-    [FTIO_CTL_END] = end_request,
-    [FTIO_CTL_LAST] = last_request,
-    [FTIO_CTL_CLAIM] = claim_request,
-};
-
-static void serve_status(struct ftiod *d)
-{
-    /* REP: read the request [text, optional MUNGE credential], then always
-     * answer once. */
-    struct message m;
-    if (recv_message(d->rep, &m) < 0)
-        return;
-    zmq_msg_t *f = m.f;
-    int n = m.n;
-    bool extra = m.extra || n > 2;
-    const char *req = zmq_msg_data(&f[0]);
-    size_t len = zmq_msg_size(&f[0]);
-    const char *peer = zmq_msg_gets(&f[0], "User-Id");
-    struct asker a = {
-        .admin = d->cfg.curve_secret ? peer && strcmp(peer, "admin") == 0
-                                     : d->cfg.auth == FTIO_AUTH_NONE,
-        .uid = -1,
-    };
-    if (n > 1 && !extra &&
-        ftiod_auth_query(d->auth, req, len, zmq_msg_data(&f[1]), zmq_msg_size(&f[1]), &a.uid,
-                         &a.why) != 0)
-        a.uid = -1;
-    if (ftiod_trusted_uid(a.uid))
-        a.admin = true;
-    char *doc;
-    enum ftio_control_verb verb;
-    char job[FTIO_CONTROL_JOB_MAX + 1], err[160];
-    int64_t arg;
-    if (extra)
-        doc = strdup("{\"error\":\"too many frames\"}");
-    else if (ftio_control_decode(req, len, &verb, job, sizeof job, &arg, err, sizeof err) != 0)
-        doc = dump(json_pack("{s:s}", "error", err));
-    else
-        doc = handlers[verb](d, &a, job, arg);
-    close_message(&m);
-    const char *fallback = "{\"error\":\"out of memory\"}";
-    zmq_send(d->rep, doc ? doc : fallback, strlen(doc ? doc : fallback), ZMQ_DONTWAIT);
-    free(doc);
 }
 
 int ftiod_ingest_loop(struct ftiod *d)
@@ -597,7 +284,7 @@ int ftiod_ingest_loop(struct ftiod *d)
             drain(&in);
         ftiod_state_sync(d, ftiod_now());
         if (items[1].revents & ZMQ_POLLIN)
-            serve_status(d);
+            ftiod_control_serve(d);
     }
     /* Take what is already queued before the final summaries. */
     drain(&in);
