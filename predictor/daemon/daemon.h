@@ -2,9 +2,13 @@
 /* daemon.h -- internals of ftiod shared by its files.
  *
  *   ftiod_main.c   options, sockets, signals, start/stop of the threads
- *   ingest.c       main thread: ROUTER -> auth -> ftio_wire_decode -> job_merge
- *                  (job.c) -> journal (state.c) -> acknowledgement; its poll
- *                  loop also serves the control socket (control_serve.c)
+ *   ingest.c       main thread: ROUTER -> auth -> ftio_wire_decode -> admit
+ *                  (admit.c: job_merge of job.c, journal of state.c) ->
+ *                  acknowledgement; its poll loop also serves the control
+ *                  socket (control_serve.c)
+ *   admit.c        whether a decoded batch goes into its job: one verdict
+ *                  (ownership, quotas, table room, merge, journal), its log
+ *                  line and its acknowledgement (admit.h)
  *   control_serve.c the control socket (REP): who asks, what they may see,
  *                  the dispatch table of status, end, last, claim
  *   message.c      a multi-frame ZeroMQ message received whole (message.h)
