@@ -32,6 +32,14 @@ $(DAEMON_TEST_ACTS): $(B)/tests/daemon/test_job_activities.o $(CHECK_MAIN) $(B)/
 	$(CC) $(LDFLAGS) -o $@ $(B)/tests/daemon/test_job_activities.o $(CHECK_MAIN) $(B)/predictor/daemon/job.o \
 	  $(B)/predictor/daemon/job_activities.o $(FTIO_READERS_LINK) $(CHECK_LIBS) -lm
 
-ALL_TARGETS += $(DAEMON_TEST_JOB) $(DAEMON_TEST_PARITY) $(DAEMON_TEST_ACTS)
-CHECK_PROGS += $(DAEMON_TEST_JOB) $(DAEMON_TEST_PARITY) $(DAEMON_TEST_ACTS)
+# Admission of a batch (admit.c): the daemon's objects but its main().
+DAEMON_TEST_ADMIT := $(B)/tests/test_admit
+$(DAEMON_TEST_ADMIT): $(B)/tests/daemon/test_admit.o $(CHECK_MAIN) $(FTIOD_CORE_OBJS) $(FTIOD_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $(B)/tests/daemon/test_admit.o $(CHECK_MAIN) $(FTIOD_CORE_OBJS) \
+	  $(FTIOD_LIBS) $(CHECK_LIBS) $(FFTW_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS) $(JANSSON_LIBS) \
+	  $(COMPRESS_LIBS) -lm
+
+ALL_TARGETS += $(DAEMON_TEST_JOB) $(DAEMON_TEST_PARITY) $(DAEMON_TEST_ACTS) $(DAEMON_TEST_ADMIT)
+CHECK_PROGS += $(DAEMON_TEST_JOB) $(DAEMON_TEST_PARITY) $(DAEMON_TEST_ACTS) $(DAEMON_TEST_ADMIT)
 SHELL_TESTS += $(sort $(wildcard tests/daemon/*.sh))

@@ -85,10 +85,20 @@ int ftiod_auth_mode(const struct ftiod_auth *a)
     return a->mode;
 }
 
-/* munge_decode of cred (NUL-terminated copy in a->cred); 0 with the payload
- * (malloc'd) and uid, else -1 with the reason. */
-static int decode(struct ftiod_auth *a, const char *cred, size_t len, void **payload, int *plen,
-                  int64_t *uid, bool *fresh, int64_t *made, const char **why)
+/* A credential munged vouched for (replayed and expired ones included:
+ * the callers decide what they accept). */
+struct decoded {
+    void   *payload;      /* malloc'd; decoded_free() */
+    int     plen;
+    int64_t uid;
+    int64_t made;         /* when it was encoded, Unix s (0: unknown) */
+    bool    fresh;        /* neither replayed nor expired */
+};
+
+/* munge_decode of cred (NUL-terminated copy in a->cred); 0 with *c, else -1
+ * with the reason. */
+static int decode(struct ftiod_auth *a, const char *cred, size_t len, struct decoded *c,
+                  const char **why)
 {
     if (len == 0 || len > FTIO_AUTH_CRED_MAX || memchr(cred, 0, len)) {
         *why = "malformed credential";
@@ -98,22 +108,39 @@ static int decode(struct ftiod_auth *a, const char *cred, size_t len, void **pay
     a->cred[len] = 0;
     uid_t u;
     gid_t g;
-    *payload = NULL;
-    munge_err_t e = munge_decode(a->cred, a->ctx, payload, plen, &u, &g);
+    c->payload = NULL;
+    munge_err_t e = munge_decode(a->cred, a->ctx, &c->payload, &c->plen, &u, &g);
     if (e == EMUNGE_SUCCESS || e == EMUNGE_CRED_REPLAYED || e == EMUNGE_CRED_EXPIRED) {
-        *uid = (int64_t)u;
-        *fresh = e == EMUNGE_SUCCESS;
+        c->uid = (int64_t)u;
+        c->fresh = e == EMUNGE_SUCCESS;
         time_t t = 0;
-        *made = munge_ctx_get(a->ctx, MUNGE_OPT_ENCODE_TIME, &t) == EMUNGE_SUCCESS ? (int64_t)t : 0;
+        c->made = munge_ctx_get(a->ctx, MUNGE_OPT_ENCODE_TIME, &t) == EMUNGE_SUCCESS ? (int64_t)t : 0;
         return 0;
     }
-    free(*payload);
-    *payload = NULL;
+    free(c->payload);
+    c->payload = NULL;
     *why = e == EMUNGE_SOCKET ? "munged unreachable"
          : e == EMUNGE_CRED_UNAUTHORIZED
              ? "credential restricted to another uid (set the shims' FTIO_AUTH_UID to ftiod's uid)"
              : "credential rejected by munged";
     return -1;
+}
+
+/* What the payload carries after its tag (of tagsize bytes, its NUL
+ * included), when it is the tag and blen bytes; else NULL. */
+static const void *tagged(const struct decoded *c, const char *tag, size_t tagsize, size_t blen)
+{
+    return c->plen == (int)(tagsize + blen) && memcmp(c->payload, tag, tagsize) == 0
+               ? (const char *)c->payload + tagsize : NULL;
+}
+
+/* The payload may hold a session key: wiped before it is freed. */
+static void decoded_free(struct decoded *c)
+{
+    if (c->payload)
+        sodium_memzero(c->payload, (size_t)c->plen);
+    free(c->payload);
+    c->payload = NULL;
 }
 
 int ftiod_auth_batch(struct ftiod_auth *a, const void *batch, size_t len, const void *frame,
@@ -154,36 +181,30 @@ int ftiod_auth_batch(struct ftiod_auth *a, const void *batch, size_t len, const 
         return -1;
     }
     if (!e) {
-        void *payload;
-        int plen;
-        int64_t u, made;
-        bool fresh;
-        if (decode(a, cred, clen, &payload, &plen, &u, &fresh, &made, why) != 0)
+        struct decoded c;
+        if (decode(a, cred, clen, &c, why) != 0)
             return -1;
         unsigned char *seen = a->seen[(id[2] | (size_t)id[3] << 8) % SEEN_SLOTS];
-        bool ok = plen == (int)(sizeof FTIO_AUTH_BATCH_TAG + FTIO_AUTH_KEY_LEN) &&
-                  memcmp(payload, FTIO_AUTH_BATCH_TAG, sizeof FTIO_AUTH_BATCH_TAG) == 0;
+        const void *key = tagged(&c, FTIO_AUTH_BATCH_TAG, sizeof FTIO_AUTH_BATCH_TAG,
+                                 FTIO_AUTH_KEY_LEN);
         const char *refuse = NULL;
-        if (!ok)
+        if (!key)
             refuse = "credential is not a batch credential";
-        else if (!fresh && memcmp(seen, id, sizeof id) != 0)
+        else if (!c.fresh && memcmp(seen, id, sizeof id) != 0)
             refuse = "credential replayed or expired before ftiod saw it (captured?)";
-        else if (now - made > FTIO_AUTH_SESSION_S)
+        else if (now - c.made > FTIO_AUTH_SESSION_S)
             refuse = "session expired";
         if (refuse) {
             *why = refuse;
         } else {
             e = victim;
             memcpy(e->id, id, sizeof id);
-            memcpy(e->key, (unsigned char *)payload + sizeof FTIO_AUTH_BATCH_TAG,
-                   FTIO_AUTH_KEY_LEN);
-            e->uid = u;
-            e->made = made;
+            memcpy(e->key, key, FTIO_AUTH_KEY_LEN);
+            e->uid = c.uid;
+            e->made = c.made;
             memcpy(seen, id, sizeof id);
         }
-        if (payload)
-            sodium_memzero(payload, (size_t)plen);
-        free(payload);
+        decoded_free(&c);
         if (!e)
             return -1;
     }
@@ -206,25 +227,21 @@ int ftiod_auth_query(struct ftiod_auth *a, const void *req, size_t len, const vo
         *why = "this ftiod runs --auth none";
         return -1;
     }
-    void *payload;
-    int plen;
-    int64_t u, made;
-    bool fresh;
-    if (decode(a, cred, clen, &payload, &plen, &u, &fresh, &made, why) != 0)
+    struct decoded c;
+    if (decode(a, cred, clen, &c, why) != 0)
         return -1;
-    if (!fresh) {
-        free(payload);
+    if (!c.fresh) {
+        decoded_free(&c);
         *why = "query credential replayed or expired";
         return -1;
     }
-    bool ok = plen == (int)(sizeof FTIO_AUTH_QUERY_TAG + len) &&
-              memcmp(payload, FTIO_AUTH_QUERY_TAG, sizeof FTIO_AUTH_QUERY_TAG) == 0 &&
-              memcmp((char *)payload + sizeof FTIO_AUTH_QUERY_TAG, req, len) == 0;
-    free(payload);
+    const void *asked = tagged(&c, FTIO_AUTH_QUERY_TAG, sizeof FTIO_AUTH_QUERY_TAG, len);
+    bool ok = asked && memcmp(asked, req, len) == 0;
+    decoded_free(&c);
     if (!ok) {
         *why = "credential does not match the query";
         return -1;
     }
-    *uid = u;
+    *uid = c.uid;
     return 0;
 }

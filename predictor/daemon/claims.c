@@ -5,7 +5,7 @@
  * authority, never by whoever sends first: Slurm's SPANK plugin, root in
  * slurmstepd before the step's tasks start, registers "<job>.<step>" -> uid
  * with a `claim` request on the control socket (accepted from root or
- * ftiod's own uid only, proven by MUNGE: ingest.c).  Then, for a batch or a
+ * ftiod's own uid only, proven by MUNGE: control_serve.c).  Then, for a batch or a
  * request about id J from uid U (MUNGE-proven):
  *
  *   1. --auth none (U unknown): J itself; nothing to tell users apart by.
@@ -20,7 +20,7 @@
  * user's step, before or after it starts: the scheduler subscribed to
  * `ftio.4711.0.` gets the owner's data only.  A job that still exists with
  * another owner under the resolved id (journals of an --auth none daemon)
- * is refused as foreign by the caller (ingest.c).
+ * is refused as foreign by the caller (admit.c).
  *
  * Claims live in memory: a chained hash on the id (ftio_hash64), at most
  * MAX_CLAIMS; when full, claims older than STALE_S whose job is gone make

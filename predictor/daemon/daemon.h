@@ -2,9 +2,16 @@
 /* daemon.h -- internals of ftiod shared by its files.
  *
  *   ftiod_main.c   options, sockets, signals, start/stop of the threads
- *   ingest.c       main thread: ROUTER -> auth -> ftio_wire_decode -> job_merge
- *                  (job.c) -> journal (state.c) -> acknowledgement, plus the
- *                  REP status socket (status.c) in the same poll loop
+ *   ingest.c       main thread: ROUTER -> auth -> ftio_wire_decode -> admit
+ *                  (admit.c: job_merge of job.c, journal of state.c) ->
+ *                  acknowledgement; its poll loop also serves the control
+ *                  socket (control_serve.c)
+ *   admit.c        whether a decoded batch goes into its job: one verdict
+ *                  (ownership, quotas, table room, merge, journal), its log
+ *                  line and its acknowledgement (admit.h)
+ *   control_serve.c the control socket (REP): who asks, what they may see,
+ *                  the dispatch table of status, end, last, claim
+ *   message.c      a multi-frame ZeroMQ message received whole (message.h)
  *   scheduler.c    the analysis threads (--threads), bounded shutdown;
  *                  sched_queue.c which job next, sched_step.c one turn of a
  *                  job (copy the bins under the lock, ftio_analyze outside
@@ -12,7 +19,9 @@
  *   state.c        --state-dir: per-job journals, read back at start
  *   publish.c      PUB socket + --log JSON Lines (any analysis thread, one
  *                  at a time: pub_lock)
- *   status.c       `ftiod --status` reply (server) and client
+ *   status.c       the status document `ftiod --status` asks for, and the
+ *                  ring of recently ended jobs
+ *   status_client.c `ftiod --status`: asks the daemons, prints their answers
  *   log.c          one-line, levelled, rate-limited logging (stderr or journal)
  *   auth_verify.c  which uid sent a batch / asks a question (MUNGE + MAC)
  *   zap.c          which connections are accepted (ZAP thread: connection
@@ -173,6 +182,9 @@ double ftiod_now(void);          /* monotonic seconds */
 
 /* ingest.c: the main loop; returns when d->stop is set. */
 int  ftiod_ingest_loop(struct ftiod *d);
+/* control_serve.c (ingest thread): answer the request queued on d->rep, if
+ * any, once. */
+void ftiod_control_serve(struct ftiod *d);
 
 /* scheduler.c: start the analysis threads; stop them (sets d->stop;
  * returns within the shutdown bound). */
@@ -278,6 +290,8 @@ void ftiod_ended_add(struct ftiod *d, const struct job *j, json_t *end);
  * reference). */
 json_t *ftiod_ended_find(struct ftiod *d, const char *id, int64_t uid);
 void ftiod_ended_free(struct ftiod *d);
+
+/* status_client.c */
 /* `ftiod --status`: ask each running daemon of the comma-separated
  * endpoints, print, return the exit code. */
 struct ftio_query_opts;

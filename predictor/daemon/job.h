@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* job.h -- per-job state of ftiod: what one job's batches add up to.
  *
- * ingest.c decodes a batch and hands it to job_merge(); the analysis threads
- * (sched_step.c) read the binned signal of each mode and store their results
- * back; status.c and publish.c read the counters.  Nothing here knows about
+ * ingest.c decodes a batch, admit.c hands it to job_merge(); the analysis
+ * threads (sched_step.c) read the binned signal of each mode and store their
+ * results back; status.c and publish.c read the counters.  Nothing here knows about
  * ZeroMQ or threads: the caller (struct ftiod) holds the lock, which keeps
  * this file unit-testable (tests/daemon/test_job.c).
  *

@@ -3,7 +3,7 @@
  * §2): the latest result of the mode's online loop, its times moved from
  * job-relative seconds to the Unix epoch, with the job's ids, the mode's
  * publication number and the job's totals.  Built under the lock by the
- * analysis threads (sched_step.c) and by the status socket (ingest.c).
+ * analysis threads (sched_step.c) and by the control socket (control_serve.c).
  */
 #include <math.h>
 #include <stdlib.h>

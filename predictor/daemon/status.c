@@ -1,22 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* status.c -- `ftiod --status`: the daemon answers any request on its REP
- * socket (--status-endpoint) with a JSON document listing its jobs (records,
- * bytes, loss, latest period per mode), the jobs that ended recently
- * (--keep-ended: how and when they ended, their summary) and the messages it
- * dropped; the client side asks one or several daemons and prints a table in
- * human units, or the raw JSON with --json. */
-#include <errno.h>
-#include <math.h>
+/* status.c -- the daemon's status document, what `ftiod --status` asks for
+ * on the control socket (control_serve.c serves it, status_client.c prints
+ * it): its jobs (records, bytes, loss, latest period per mode), the jobs
+ * that ended recently (--keep-ended: how and when they ended, their
+ * summary, kept here) and the messages it dropped. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <zmq.h>
 #include "auth.h"
-#include "control.h"
-#include "curve.h"
 #include "daemon.h"
 #include "report.h"
-#include "units.h"
 
 static json_t *mode_status(const struct job_mode_state *m)
 {
@@ -108,6 +102,37 @@ void ftiod_ended_free(struct ftiod *d)
     d->nended = d->ended_next = 0;
 }
 
+/* The counters of ftiod_stats the document lists, under "totals" and
+ * "dropped", in the order it lists them. */
+struct counter { const char *key; size_t off; };
+#define COUNTER(key, field) { key, offsetof(struct ftiod_stats, field) }
+static const struct counter totals[] = {
+    COUNTER("messages", messages), COUNTER("batches", batches), COUNTER("records", records),
+    COUNTER("analyses", analyses), COUNTER("published", published),
+    COUNTER("analysis_threads", threads), COUNTER("parallel_turns_max", turns_max),
+    COUNTER("log_lines_lost", log_lost), COUNTER("connections", connections),
+};
+static const struct counter dropped[] = {
+    COUNTER("malformed", malformed), COUNTER("truncated", truncated),
+    COUNTER("multipart", multipart), COUNTER("over_max_jobs", over_jobs),
+    COUNTER("over_max_procs", over_procs), COUNTER("duplicates", duplicates),
+    COUNTER("bad_sequence", bad_seq), COUNTER("unauthenticated", unauthenticated),
+    COUNTER("foreign", foreign), COUNTER("over_user_jobs", over_user_jobs),
+    COUNTER("over_user_procs", over_user_procs), COUNTER("over_user_rate", over_user_rate),
+    COUNTER("over_memory", over_memory), COUNTER("connections_refused", connections_refused),
+    COUNTER("queries_refused", queries_refused),
+};
+
+static json_t *counters(const struct ftiod_stats *s, const struct counter *c, size_t n)
+{
+    json_t *o = json_object();
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t *v = (const uint64_t *)((const char *)s + c[i].off);
+        json_object_set_new(o, c[i].key, json_integer((json_int_t)*v));
+    }
+    return o;
+}
+
 char *ftiod_status_json(struct ftiod *d, int64_t uid)
 {
     const struct ftiod_stats *s = &d->stats;
@@ -116,34 +141,8 @@ char *ftiod_status_json(struct ftiod *d, int64_t uid)
     json_object_set_new(root, "v", json_integer(1));
     json_object_set_new(root, "version", json_string(FTIO_VERSION));
     json_object_set_new(root, "uptime", json_real(now - d->started));
-    json_t *in = json_object();
-    json_object_set_new(in, "messages", json_integer((json_int_t)s->messages));
-    json_object_set_new(in, "batches", json_integer((json_int_t)s->batches));
-    json_object_set_new(in, "records", json_integer((json_int_t)s->records));
-    json_object_set_new(in, "analyses", json_integer((json_int_t)s->analyses));
-    json_object_set_new(in, "published", json_integer((json_int_t)s->published));
-    json_object_set_new(in, "analysis_threads", json_integer((json_int_t)s->threads));
-    json_object_set_new(in, "parallel_turns_max", json_integer((json_int_t)s->turns_max));
-    json_object_set_new(in, "log_lines_lost", json_integer((json_int_t)s->log_lost));
-    json_object_set_new(in, "connections", json_integer((json_int_t)s->connections));
-    json_object_set_new(root, "totals", in);
-    json_t *drop = json_object();
-    json_object_set_new(drop, "malformed", json_integer((json_int_t)s->malformed));
-    json_object_set_new(drop, "truncated", json_integer((json_int_t)s->truncated));
-    json_object_set_new(drop, "multipart", json_integer((json_int_t)s->multipart));
-    json_object_set_new(drop, "over_max_jobs", json_integer((json_int_t)s->over_jobs));
-    json_object_set_new(drop, "over_max_procs", json_integer((json_int_t)s->over_procs));
-    json_object_set_new(drop, "duplicates", json_integer((json_int_t)s->duplicates));
-    json_object_set_new(drop, "bad_sequence", json_integer((json_int_t)s->bad_seq));
-    json_object_set_new(drop, "unauthenticated", json_integer((json_int_t)s->unauthenticated));
-    json_object_set_new(drop, "foreign", json_integer((json_int_t)s->foreign));
-    json_object_set_new(drop, "over_user_jobs", json_integer((json_int_t)s->over_user_jobs));
-    json_object_set_new(drop, "over_user_procs", json_integer((json_int_t)s->over_user_procs));
-    json_object_set_new(drop, "over_user_rate", json_integer((json_int_t)s->over_user_rate));
-    json_object_set_new(drop, "over_memory", json_integer((json_int_t)s->over_memory));
-    json_object_set_new(drop, "connections_refused", json_integer((json_int_t)s->connections_refused));
-    json_object_set_new(drop, "queries_refused", json_integer((json_int_t)s->queries_refused));
-    json_object_set_new(root, "dropped", drop);
+    json_object_set_new(root, "totals", counters(s, totals, sizeof totals / sizeof *totals));
+    json_object_set_new(root, "dropped", counters(s, dropped, sizeof dropped / sizeof *dropped));
     json_object_set_new(root, "auth", json_string(ftio_auth_mode_name(d->cfg.auth)));
     json_object_set_new(root, "memory_reserved", json_real(ftiod_memory_reserved(d)));
     if (uid >= 0)
@@ -196,140 +195,4 @@ char *ftiod_status_json(struct ftiod *d, int64_t uid)
     char *text = json_dumps(root, JSON_COMPACT);
     json_decref(root);
     return text;
-}
-
-/* ---- client -------------------------------------------------------------------- */
-
-static double num(json_t *o, const char *key)
-{
-    json_t *v = json_object_get(o, key);
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-/* "2.000 s high" of a mode's prediction, "none (N analyses)", "-" */
-static void period_text(json_t *o, char *buf, size_t len)
-{
-    double p = num(o, "period");
-    char d[FTIO_UNITS_LEN];
-    if (!o)
-        snprintf(buf, len, "-");
-    else if (isnan(p))
-        snprintf(buf, len, "none (%.0f analyses)", num(o, "analyses"));
-    else
-        snprintf(buf, len, "%s %s", ftio_fmt_duration(p, d, sizeof d),
-                 json_string_value(json_object_get(o, "class")) ?: "");
-}
-
-static void print_table(json_t *root)
-{
-    json_t *jobs = json_object_get(root, "jobs");
-    json_t *drop = json_object_get(root, "dropped");
-    json_t *tot = json_object_get(root, "totals");
-    char up[FTIO_UNITS_LEN], mem[FTIO_UNITS_LEN], rec[FTIO_UNITS_LEN];
-    printf("ftiod %s, up %s: %.0f batches, %s records, %.0f predictions published, "
-           "%s in use by the jobs\n",
-           json_string_value(json_object_get(root, "version")) ?: "?",
-           ftio_fmt_duration(num(root, "uptime"), up, sizeof up), num(tot, "batches"),
-           ftio_fmt_count(num(tot, "records"), rec, sizeof rec), num(tot, "published"),
-           ftio_fmt_bytes(num(root, "memory_reserved"), mem, sizeof mem));
-    printf("dropped messages: %.0f malformed, %.0f truncated, %.0f multi-frame, "
-           "%.0f over --max-jobs, %.0f over --max-procs, %.0f duplicates, %.0f bad sequence\n",
-           num(drop, "malformed"), num(drop, "truncated"), num(drop, "multipart"),
-           num(drop, "over_max_jobs"), num(drop, "over_max_procs"), num(drop, "duplicates"),
-           num(drop, "bad_sequence"));
-    printf("refused: %.0f unauthenticated, %.0f for another user's job, %.0f over user quotas, "
-           "%.0f over --max-memory, %.0f connections, %.0f queries (auth %s)\n",
-           num(drop, "unauthenticated"), num(drop, "foreign"),
-           num(drop, "over_user_jobs") + num(drop, "over_user_procs") + num(drop, "over_user_rate"),
-           num(drop, "over_memory"), num(drop, "connections_refused"), num(drop, "queries_refused"),
-           json_string_value(json_object_get(root, "auth")) ?: "?");
-    printf("%-20s %6s %10s %10s %8s %8s %9s  %-22s %-22s\n", "job", "procs", "records", "bytes",
-           "lost", "gaps", "idle", "write period", "read period");
-    size_t i;
-    json_t *j;
-    json_array_foreach(jobs, i, j) {
-        char w[2][64], b[FTIO_UNITS_LEN], r[FTIO_UNITS_LEN], idle[FTIO_UNITS_LEN];
-        period_text(json_object_get(j, "write"), w[0], sizeof w[0]);
-        period_text(json_object_get(j, "read"), w[1], sizeof w[1]);
-        printf("%-20s %6.0f %10s %10s %8.0f %8.0f %9s  %-22s %-22s\n",
-               json_string_value(json_object_get(j, "job")) ?: "?", num(j, "processes"),
-               ftio_fmt_count(num(j, "records"), r, sizeof r),
-               ftio_fmt_bytes(num(j, "bytes"), b, sizeof b), num(j, "lost"),
-               num(j, "lost_batches"), ftio_fmt_duration(num(j, "idle"), idle, sizeof idle),
-               w[0], w[1]);
-    }
-    if (json_array_size(jobs) == 0)
-        printf("(no jobs)\n");
-    json_t *ended = json_object_get(root, "ended");
-    if (json_array_size(ended) == 0)
-        return;
-    printf("recently ended (latest first, at most %.0f kept):\n", num(root, "keep_ended"));
-    printf("%-20s %-12s %-8s %-9s %6s %10s %10s  %-22s %-22s\n", "job", "ended", "by",
-           "complete", "procs", "bytes", "lost", "write period", "read period");
-    double now = (double)time(NULL);
-    json_array_foreach(ended, i, j) {
-        char w[2][64], ago[FTIO_UNITS_LEN + 8], d[FTIO_UNITS_LEN], b[FTIO_UNITS_LEN];
-        json_t *sum = json_object_get(j, "summary");
-        double bytes = 0;
-        const char *mode;
-        json_t *m;
-        json_object_foreach(sum, mode, m)
-            if (json_is_number(json_object_get(m, "bytes")))
-                bytes += num(m, "bytes");
-        period_text(json_object_get(sum, "write"), w[0], sizeof w[0]);
-        period_text(json_object_get(sum, "read"), w[1], sizeof w[1]);
-        snprintf(ago, sizeof ago, "%s ago", ftio_fmt_duration(now - num(j, "ended_at"), d, sizeof d));
-        printf("%-20s %-12s %-8s %-9s %6.0f %10s %10.0f  %-22s %-22s\n",
-               json_string_value(json_object_get(j, "job")) ?: "?", ago,
-               json_string_value(json_object_get(j, "ended_by")) ?: "?",
-               json_is_true(json_object_get(j, "complete")) ? "yes" : "no",
-               num(j, "processes"), ftio_fmt_bytes(bytes, b, sizeof b), num(j, "lost_records"),
-               w[0], w[1]);
-    }
-}
-
-struct status_ask {
-    const struct ftio_query_opts *q;
-    bool json, several;
-    int rc;
-};
-
-static int ask_one(const char *endpoint, void *ctx)
-{
-    struct status_ask *s = ctx;
-    struct ftio_query_opts q = *s->q;
-    q.endpoint = endpoint;
-    char err[512];
-    json_t *root = NULL;
-    if (ftio_control_call(&q, FTIO_CTL_STATUS, NULL, -1, &root, err, sizeof err) != 0) {
-        fprintf(stderr, "ftiod: --status: %s%s%s\n", s->several ? endpoint : "",
-                s->several ? ": " : "", err);
-        s->rc = 1;
-        return 0;
-    }
-    if (ftio_control_error(root)) {
-        fprintf(stderr, "ftiod: --status: %s%s%s\n", s->several ? endpoint : "",
-                s->several ? ": " : "", ftio_control_error(root));
-        s->rc = 1;
-    } else if (s->json) {
-        /* One document per daemon, one per line, each saying where from. */
-        json_object_set_new(root, "endpoint", json_string(endpoint));
-        char *t = json_dumps(root, JSON_COMPACT);
-        printf("%s\n", t ? t : "null");
-        free(t);
-    } else {
-        if (s->several)
-            printf("== %s\n", endpoint);
-        print_table(root);
-    }
-    json_decref(root);
-    return 0;
-}
-
-int ftiod_status_client(const struct ftio_query_opts *q, const char *endpoints, bool json)
-{
-    struct status_ask s = {q, json, strchr(endpoints, ',') != NULL, 0};
-    cliopt_each(endpoints, ask_one, &s);
-    fflush(stdout);
-    return s.rc;
 }

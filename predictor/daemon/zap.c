@@ -14,7 +14,7 @@
  *             directory subscribe.
  *   "status"  (REP, CURVE): every key gets an encrypted channel; keys in the
  *             allow-list get the user id "admin" (every job), the others
- *             "user" (their own jobs, proven with MUNGE: ingest.c).
+ *             "user" (their own jobs, proven with MUNGE: control_serve.c).
  *
  * The allow-list directory is read again for each CURVE connection, so a key
  * added or removed takes effect for the next connection without a restart.

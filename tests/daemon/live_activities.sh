@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# activities.sh -- ftiod's per-activity streams and protocol v3
+# live_activities.sh -- ftiod's per-activity streams and protocol v3
 # (PROTOCOL.md §2 `activities`, ALGORITHM.md §10):
 #  1. the activity families of bench/accuracy-gen (spool files with file
 #     names) replayed into ftiod: every message is v3 with a sane
