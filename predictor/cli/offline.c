@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "commands.h"
-#include "report.h"
+#include "publish/report.h"
 #include "plot/plot.h"
 
 static const char *mode_name(enum ftio_io_mode m)

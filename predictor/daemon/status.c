@@ -15,7 +15,7 @@
 #include "control.h"
 #include "curve.h"
 #include "daemon.h"
-#include "report.h"
+#include "publish/report.h"
 #include "units.h"
 
 static json_t *mode_status(const struct job_mode_state *m)
