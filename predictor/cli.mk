@@ -11,7 +11,7 @@ FTIO_CLI_SRCS := predictor/cli/ftio_main.c predictor/cli/offline.c predictor/cli
 FTIO_CLI_OBJS := $(FTIO_CLI_SRCS:%.c=$(B)/%.o)
 FTIO_BIN      := $(B)/bin/ftio
 # The libraries `ftio` links, in link order.
-FTIO_LIBS     := $(SCAN_LIB) $(PLOT_LIB) $(PUBLISH_LIB) $(READERS_LIB) $(ANALYSIS_LIB) $(COMMON_LIB)
+FTIO_LIBS     := $(SCAN_LIB) $(PLOT_LIB) $(PUBLISH_LIB) $(OPTIONS_LIB) $(READERS_LIB) $(ANALYSIS_LIB) $(COMMON_LIB)
 
 $(FTIO_BIN): $(FTIO_CLI_OBJS) $(FTIO_LIBS)
 	@mkdir -p $(dir $@)

@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # tests/cli.mk -- Check unit tests of the option tables (common/cliopt.c),
 # the control socket's requests (common/control.c) and
-# the shared analysis options (predictor/analysis/options.c); their end-to-end
+# the shared analysis options (predictor/options/, libftiooptions.a); their end-to-end
 # test is tests/cli/options.sh (registered with tests/cli/*.sh in readers.mk).
 CLIOPT_TEST := $(B)/tests/test_cliopt
 
-$(CLIOPT_TEST): $(B)/tests/cli/test_cliopt.o $(CHECK_MAIN) $(B)/lib/libftioanalysis.a $(B)/lib/libftiocommon.a
+$(CLIOPT_TEST): $(B)/tests/cli/test_cliopt.o $(CHECK_MAIN) $(OPTIONS_LIB) $(B)/lib/libftioanalysis.a \
+               $(B)/lib/libftiocommon.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(FFTW_LIBS) $(CHECK_LIBS) -lm
 
