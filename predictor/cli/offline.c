@@ -143,11 +143,9 @@ static int plot_other_mode(const struct ftio_cli *cli, struct ftio_plot_files *p
     struct ftio_result res;
     int rc = job_signal(t, other, &sig, &tot.records, err, errlen);
     if (rc == 0) {
-        rc = ftio_sample(&sig, o->fs, o->t_start, o->t_end, o->sampling, &x, err, errlen);
+        rc = ftio_analyze_signal(a, &sig, o, &x, &res, err, errlen);
         ftio_signal_free(&sig);
     }
-    if (rc == 0)
-        rc = ftio_analyze(a, &x, o, x.t1, &res, err, errlen);
     if (rc != 0) {          /* the page still has the mode asked for */
         fprintf(stderr, "ftio: warning: %s%s%s mode not drawn: %s\n", t->job, t->job[0] ? ": " : "",
                 mode_name(other), err);
@@ -255,9 +253,7 @@ static int analyze_once(const struct ftio_cli *cli, struct ftio_plot_files *pf,
     const struct ftio_options *o = &cli->analysis;
     struct ftio_samples x = { 0 };
     struct ftio_result res;
-    if (ftio_sample(sig, o->fs, o->t_start, o->t_end, o->sampling, &x, err, errlen) != 0)
-        return -1;
-    int rc = ftio_analyze(a, &x, o, x.t1, &res, err, errlen);
+    int rc = ftio_analyze_signal(a, sig, o, &x, &res, err, errlen);
     struct job_acts ja;
     memset(&ja, 0, sizeof ja);
     if (rc == 0)
@@ -456,9 +452,7 @@ static int analyze_sliding(const struct ftio_cli *cli, struct ftio_plot_files *p
     /* The page shows the whole trace analysed once, and the steps. */
     if (rc == 0 && pf) {
         struct ftio_result res;
-        rc = ftio_sample(sig, o->fs, o->t_start, o->t_end, o->sampling, &x, err, errlen);
-        if (rc == 0)
-            rc = ftio_analyze(a, &x, o, x.t1, &res, err, errlen);
+        rc = ftio_analyze_signal(a, sig, o, &x, &res, err, errlen);
         if (rc == 0)
             rc = plot_job(cli, pf, a, t, &x, &res, &hist, ftio_history_p_periodic(&on.hist), tot, NULL,
                           err, errlen);

@@ -542,15 +542,15 @@ static int trace_signal(const struct ftio_trace *tr, int mode, struct signal_vie
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    int rc = ftio_sample(&sig, o.fs, NAN, NAN, o.sampling, &v->x, err, errlen);
-    ftio_signal_free(&sig);
-    if (rc != 0)
-        return -1;
     struct ftio_analyzer *an = ftio_analyzer_new();
     struct ftio_result res;
-    if (!an || ftio_analyze(an, &v->x, &o, v->x.t1, &res, err, errlen) != 0) {
-        if (!an)
-            snprintf(err, errlen, "out of memory");
+    int rc = -1;
+    if (!an)
+        snprintf(err, errlen, "out of memory");
+    else
+        rc = ftio_analyze_signal(an, &sig, &o, &v->x, &res, err, errlen);
+    ftio_signal_free(&sig);
+    if (rc != 0) {
         ftio_analyzer_free(an);
         signal_view_free(v);
         return -1;
