@@ -98,22 +98,14 @@ static fftw_plan plan_get(struct ftio_analyzer *a, enum ftio_plan_kind kind, siz
     return p;
 }
 
+/* The spectrum's columns, one capacity for the four. */
 static int spec_reserve(struct ftio_analyzer *a, size_t bins)
 {
-    if (bins <= a->spec_cap)
-        return 0;
-    size_t cap = a->spec_cap ? a->spec_cap : 128;
-    while (cap < bins)
-        cap *= 2;
-    double **arrays[] = { &a->spec.amp, &a->spec.phase, &a->spec.conf, &a->spec.z };
-    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) {
-        double *p = realloc(*arrays[i], cap * sizeof *p);
-        if (!p)
-            return -1;
-        *arrays[i] = p;
-    }
-    a->spec_cap = cap;
-    return 0;
+    void **const cols[] = { (void **)&a->spec.amp, (void **)&a->spec.phase, (void **)&a->spec.conf,
+                            (void **)&a->spec.z };
+    const size_t elem[] = { sizeof *a->spec.amp, sizeof *a->spec.phase, sizeof *a->spec.conf,
+                            sizeof *a->spec.z };
+    return ftio_grow_parallel(&a->spec_cap, bins, 4, cols, elem);
 }
 
 int ftio_spectrum_compute(struct ftio_analyzer *a, const struct ftio_samples *x,

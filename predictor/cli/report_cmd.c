@@ -32,6 +32,7 @@
 #include <time.h>
 #include <jansson.h>
 #include "commands.h"
+#include "grow.h"
 #include "jobid.h"
 #include "plot/plot.h"
 #include "trace.h"
@@ -163,18 +164,10 @@ static int note_bytes(struct mode_data *md, json_t *m)
     double t = num2(m, "window", "end"), b = num(m, "bytes");
     if (!isfinite(t) || !isfinite(b))
         return 0;
-    if (md->nb == md->bcap) {
-        size_t cap = md->bcap ? 2 * md->bcap : 64;
-        double *bt = realloc(md->bt, cap * sizeof *bt);
-        if (!bt)
-            return -1;
-        md->bt = bt;
-        double *bb = realloc(md->bb, cap * sizeof *bb);
-        if (!bb)
-            return -1;
-        md->bb = bb;
-        md->bcap = cap;
-    }
+    void **const cols[] = { (void **)&md->bt, (void **)&md->bb };
+    const size_t elem[] = { sizeof *md->bt, sizeof *md->bb };
+    if (ftio_grow_parallel(&md->bcap, md->nb + 1, 2, cols, elem) < 0)
+        return -1;
     md->bt[md->nb] = t;
     md->bb[md->nb++] = b;
     return 0;
@@ -245,14 +238,8 @@ static const char *note_job(struct report *rp, const char *job)
     for (; rp->slot[k]; k = (k + 1) & (rp->nslots - 1))
         if (strcmp(rp->jobs[rp->slot[k] - 1], job) == 0)
             return rp->jobs[rp->slot[k] - 1];
-    if (rp->njobs == rp->cap) {
-        size_t cap = rp->cap ? 2 * rp->cap : 16;
-        char **p = realloc(rp->jobs, cap * sizeof *p);
-        if (!p)
-            return NULL;
-        rp->jobs = p;
-        rp->cap = cap;
-    }
+    if (FTIO_GROW(rp->jobs, rp->cap, rp->njobs + 1) < 0)
+        return NULL;
     if (!(rp->jobs[rp->njobs] = strdup(job)))
         return NULL;
     rp->slot[k] = ++rp->njobs;
