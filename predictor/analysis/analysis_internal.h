@@ -73,7 +73,7 @@ struct ftio_analyzer {
     struct ftio_plan_slot plans[FTIO_PLAN_SLOTS];
     unsigned long  tick;
     double        *in;        /* real FFT input, in_cap doubles (fftw_malloc) */
-    fftw_complex  *out;       /* in_cap / 2 + 1 complex values (fftw_malloc) */
+    fftw_complex  *out;       /* in_cap / 2 + 1 complex values, after in's (one block) */
     size_t         in_cap;
     struct ftio_spectrum spec;
     size_t         spec_cap;  /* capacity of spec's arrays (bins) */

@@ -33,8 +33,7 @@ void ftio_analyzer_free(struct ftio_analyzer *a)
         if (a->plans[i].n)
             fftw_destroy_plan(a->plans[i].plan);
     pthread_mutex_unlock(&planner_lock);
-    fftw_free(a->in);
-    fftw_free(a->out);
+    fftw_free(a->in);            /* and out, in the same block */
     free(a->spec.amp);
     free(a->spec.phase);
     free(a->spec.conf);
@@ -45,7 +44,9 @@ void ftio_analyzer_free(struct ftio_analyzer *a)
     free(a);
 }
 
-/* Make the FFT buffers hold n reals and n/2+1 complex values. */
+/* Make the FFT buffers hold n reals and n/2+1 complex values: one block
+ * from fftw_malloc (aligned for FFTW's SIMD code), the complex values after
+ * the cap reals; cap is a power of two >= 256, so they are as aligned. */
 static int fft_reserve(struct ftio_analyzer *a, size_t n)
 {
     if (n <= a->in_cap)
@@ -53,17 +54,12 @@ static int fft_reserve(struct ftio_analyzer *a, size_t n)
     size_t cap = a->in_cap ? a->in_cap : 256;
     while (cap < n)
         cap *= 2;
-    double *in = fftw_malloc(cap * sizeof *in);
-    fftw_complex *out = fftw_malloc((cap / 2 + 1) * sizeof *out);
-    if (!in || !out) {
-        fftw_free(in);
-        fftw_free(out);
+    double *in = fftw_malloc(cap * sizeof *in + (cap / 2 + 1) * sizeof *a->out);
+    if (!in)
         return -1;
-    }
     fftw_free(a->in);
-    fftw_free(a->out);
     a->in = in;
-    a->out = out;
+    a->out = (fftw_complex *)(in + cap);
     a->in_cap = cap;
     return 0;
 }
