@@ -228,19 +228,31 @@ static int acts_compute(const struct ftio_cli *cli, const struct ftio_trace *t,
     return 0;
 }
 
+/* Activity k's answer r beside the job's: an entry of the JSON array arr
+ * (with "stale" when stale >= 0), or without arr a text line after indent. */
+static void put_activity(json_t *arr, const char *indent, size_t k, const struct ftio_activity *act,
+                         const struct ftio_result *r, const struct ftio_result *job, int stale)
+{
+    bool m = ftio_activity_matches(job, r);
+    if (!arr) {
+        fputs(indent, stdout);
+        ftio_report_activity_text(stdout, k, act, r, m);
+        return;
+    }
+    json_t *o = ftio_report_json_activity(act, r, m);
+    if (o && stale >= 0)
+        json_object_set_new(o, "stale", json_boolean(stale));
+    json_array_append_new(arr, o);
+}
+
 /* The activities into the JSON object j ("activities"), or as text. */
 static void report_activities(const struct job_acts *ja, const struct ftio_result *job, json_t *j)
 {
     json_t *arr = j ? json_array() : NULL;
     if (!j)
         printf("activities    %zu\n", ja->set.n);
-    for (size_t k = 0; k < ja->set.n; k++) {
-        bool m = ftio_activity_matches(job, &ja->res[k]);
-        if (arr)
-            json_array_append_new(arr, ftio_report_json_activity(&ja->set.a[k], &ja->res[k], m));
-        else
-            ftio_report_activity_text(stdout, k, &ja->set.a[k], &ja->res[k], m);
-    }
+    for (size_t k = 0; k < ja->set.n; k++)
+        put_activity(arr, "", k, &ja->set.a[k], &ja->res[k], job, -1);
     if (arr)
         json_object_set_new(j, "activities", arr);
 }
@@ -356,17 +368,9 @@ static void act_streams_step(struct ftio_analyzer *a,
         struct ftio_result none;
         memset(&none, 0, sizeof none);
         ftio_activity_roll_next(&s[k].u.res, job->res.t1);
-        const struct ftio_result *r = s[k].has ? &s[k].u.res : &none;
-        bool m = ftio_activity_matches(&job->res, r);
-        if (arr) {
-            json_t *o = ftio_report_json_activity(&set->a[k], r, m);
-            if (o)
-                json_object_set_new(o, "stale", json_boolean(s[k].has && s[k].u.stale));
-            json_array_append_new(arr, o);
-        } else if (set->n > 1) {
-            printf("  ");
-            ftio_report_activity_text(stdout, k, &set->a[k], r, m);
-        }
+        if (arr || set->n > 1)     /* one activity in text: the job's line says it */
+            put_activity(arr, "  ", k, &set->a[k], s[k].has ? &s[k].u.res : &none, &job->res,
+                         s[k].has && s[k].u.stale);
     }
     if (arr)
         json_object_set_new(j, "activities", arr);
