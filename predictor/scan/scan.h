@@ -61,11 +61,14 @@ int scan_parse_args(int argc, char **argv, struct scan_opts *o, int *first_path)
 
 /* ---- the work list (scan_files.c) -------------------------------------- */
 
+struct scan_file {
+    char *path;
+    bool  named;      /* given on the command line (not found in a directory):
+                         analysed even when it looks like no trace format */
+};
 struct scan_files {
     size_t n, cap;
-    char **path;
-    bool  *named;     /* given on the command line (not found in a directory):
-                         analysed even when it looks like no trace format */
+    struct scan_file *file;
 };
 /* Collect the paths (directories recursively, entries sorted by name).  A
  * path that does not exist is kept: its row carries the error.  -1 on OOM. */
