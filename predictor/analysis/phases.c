@@ -139,7 +139,7 @@ static bool levels(struct ftio_analyzer *a, const struct ftio_samples *x,
      * stretches that reach the upper class), it is I/O, not background:
      * the background is the lower one. */
     size_t sub = otsu_split(v, split);
-    if (sub >= n / 10 && sub < split) {
+    if (sub > 0 && sub >= n / 10 && sub < split) {   /* 0: no split (short signals: n < 10) */
         double b0 = ftio_median_sorted(v, sub), m1 = ftio_median_sorted(v + sub, split - sub);
         double s0 = mad(v, sub, b0, dev);
         if (m1 - b0 > MIN_CONTRAST * s0 && m1 - b0 > 1e-3 * fabs(m1) &&
