@@ -85,6 +85,14 @@ $(B)/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
+# Every static library: a fragment names its objects (`$(LIB): $(OBJS)`) and
+# this one rule archives them, afresh so that an object taken out of the list
+# leaves the archive too.
+$(B)/lib/%.a:
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(AR) rcs $@ $^
+
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 
 # Installs whatever Debian packages are missing (needs root on a fresh machine):

@@ -16,8 +16,5 @@ COMMON_OBJS := $(patsubst %.c,$(B)/%.o,$(COMMON_SRCS))
 COMMON_LIB  := $(B)/lib/libftiocommon.a
 
 $(COMMON_LIB): $(COMMON_OBJS)
-	@mkdir -p $(dir $@)
-	rm -f $@
-	$(AR) rcs $@ $^
 
 ALL_TARGETS += $(COMMON_LIB)

@@ -301,7 +301,16 @@ double ftio_spectrum_value(const struct ftio_spectrum_view *v, size_t k);
 int ftio_next_phase_score(const struct ftio_next_phase *next, const struct ftio_samples *x,
                           double *actual, double *error);
 
-/* Convenience for the offline path: signal -> samples -> ftio_analyze. */
+/* The offline pipeline in one call, used by every caller that holds a
+ * signal (`ftio`, `ftio report`, `ftio scan`, the activities): sig sampled
+ * as o says (o->fs, o->t_start/t_end, o->sampling), then ftio_analyze()
+ * predicting the next phase after the window end.  x: the samples, kept for
+ * a caller that plots or measures them (zeroed or a previous result, reused;
+ * free with ftio_samples_free), or NULL for scratch samples freed here. */
+int ftio_analyze_signal(struct ftio_analyzer *a, const struct ftio_signal *sig,
+                        const struct ftio_options *o, struct ftio_samples *x,
+                        struct ftio_result *out, char *err, size_t errlen);
+/* The same from requests: their signal, then ftio_analyze_signal(). */
 int ftio_analyze_requests(struct ftio_analyzer *a, const struct ftio_requests *r,
                           const struct ftio_options *o, struct ftio_result *out,
                           char *err, size_t errlen);

@@ -5,7 +5,8 @@
  * that analyses.  A command appends the entries it takes to its option
  * table (common/cliopt.h) and calls ftio_analysis_args_finish() after
  * parsing; the bounds are checked by the table, so `--tol 1.5` is refused
- * the same way by every command.
+ * the same way by every command.  Implemented in predictor/options/
+ * (libftiooptions.a), apart from the analysis library: command-line code.
  */
 #ifndef FTIO_ANALYSIS_OPTIONS_H
 #define FTIO_ANALYSIS_OPTIONS_H

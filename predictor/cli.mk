@@ -1,10 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# predictor/cli.mk -- libftioreaders.a (trace readers + report JSON/text) and
-# the `ftio` command with its subcommands `sub`, `replay` and `end`.
-READERS_SRCS := $(wildcard predictor/readers/*.c) predictor/report.c
-READERS_OBJS := $(READERS_SRCS:%.c=$(B)/%.o)
-READERS_LIB  := $(B)/lib/libftioreaders.a
-
+# predictor/cli.mk -- the `ftio` command (predictor/cli/) with its subcommands
+# `sub`, `replay`, `end`, `claim`, `keygen`, `relay`, `report` and `scan`: the
+# offline pipeline readers -> analysis -> publish (+ plot), and the clients.
 FTIO_CLI_SRCS := predictor/cli/ftio_main.c predictor/cli/offline.c predictor/cli/sub.c \
                  predictor/cli/replay.c predictor/cli/end.c predictor/cli/claim.c \
                  predictor/cli/keygen.c \
@@ -13,22 +10,17 @@ FTIO_CLI_SRCS := predictor/cli/ftio_main.c predictor/cli/offline.c predictor/cli
                  predictor/cli/endpoints.c
 FTIO_CLI_OBJS := $(FTIO_CLI_SRCS:%.c=$(B)/%.o)
 FTIO_BIN      := $(B)/bin/ftio
-# Everything `ftio` and tools built on the readers link against, in order.
-FTIO_READERS_LINK := $(READERS_LIB) $(B)/lib/libftioanalysis.a $(B)/lib/libftiocommon.a \
-                     $(FFTW_LIBS) $(MSGPACK_LIBS) $(JANSSON_LIBS) $(COMPRESS_LIBS)
+# The libraries `ftio` links, in link order.
+FTIO_LIBS     := $(SCAN_LIB) $(PLOT_LIB) $(PUBLISH_LIB) $(OPTIONS_LIB) $(READERS_LIB) $(ANALYSIS_LIB) $(COMMON_LIB)
 
-$(READERS_LIB): $(READERS_OBJS)
+$(FTIO_BIN): $(FTIO_CLI_OBJS) $(FTIO_LIBS)
 	@mkdir -p $(dir $@)
-	rm -f $@
-	$(AR) rcs $@ $^
-
-$(FTIO_BIN): $(FTIO_CLI_OBJS) $(SCAN_LIB) $(PLOT_LIB) $(READERS_LIB) $(B)/lib/libftioanalysis.a $(B)/lib/libftiocommon.a
-	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $(FTIO_CLI_OBJS) $(SCAN_LIB) $(PLOT_LIB) $(FTIO_READERS_LINK) $(ZMQ_LIBS) -lm
+	$(CC) $(LDFLAGS) -o $@ $(FTIO_CLI_OBJS) $(FTIO_LIBS) \
+	  $(FFTW_LIBS) $(MSGPACK_LIBS) $(JANSSON_LIBS) $(COMPRESS_LIBS) $(ZMQ_LIBS) -lm
 
 # the objects with compiled-in paths (mk/paths.mk)
 $(B)/predictor/cli/endpoints.o $(B)/predictor/cli/sub.o: $(FTIO_PATHS_H)
 
-ALL_TARGETS += $(READERS_LIB) $(FTIO_BIN)
+ALL_TARGETS += $(FTIO_BIN)
 INSTALL_BIN += $(FTIO_BIN)
 INSTALL_MAN += man/ftio.1

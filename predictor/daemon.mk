@@ -4,7 +4,10 @@ FTIOD_SRCS := $(wildcard predictor/daemon/*.c)
 FTIOD_OBJS := $(FTIOD_SRCS:%.c=$(B)/%.o)
 # Everything but ftiod_main.o, for the unit tests and the ingest bench.
 FTIOD_CORE_OBJS := $(filter-out $(B)/predictor/daemon/ftiod_main.o,$(FTIOD_OBJS))
-FTIOD_LIBS := $(B)/lib/libftioreaders.a $(B)/lib/libftioanalysis.a $(B)/lib/libftiocommon.a
+# The pipeline's libraries ftiod links: its analysis options, the analysis
+# and the publication (no readers: its requests come off the wire,
+# common/batch_requests.c).
+FTIOD_LIBS := $(OPTIONS_LIB) $(PUBLISH_LIB) $(ANALYSIS_LIB) $(COMMON_LIB)
 
 # the configuration file's path is compiled in (mk/paths.mk)
 $(B)/predictor/daemon/ftiod_main.o: $(FTIO_PATHS_H)

@@ -7,8 +7,5 @@ PLOT_OBJS := $(PLOT_SRCS:%.c=$(B)/%.o)
 PLOT_LIB  := $(B)/lib/libftioplot.a
 
 $(PLOT_LIB): $(PLOT_OBJS)
-	@mkdir -p $(dir $@)
-	rm -f $@
-	$(AR) rcs $@ $^
 
 ALL_TARGETS += $(PLOT_LIB)

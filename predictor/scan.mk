@@ -10,18 +10,15 @@ SCAN_LIB  := $(B)/lib/libftioscan.a
 SCAN_MPI_BIN := $(B)/bin/ftio-scan-mpi
 
 $(SCAN_LIB): $(SCAN_OBJS)
-	@mkdir -p $(dir $@)
-	rm -f $@
-	$(AR) rcs $@ $^
 
 $(B)/predictor/scan/scan_mpi.o: predictor/scan/scan_mpi.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(SCAN_MPI_BIN): $(B)/predictor/scan/scan_mpi.o $(SCAN_LIB) $(B)/lib/libftioreaders.a \
-                 $(B)/lib/libftioanalysis.a $(B)/lib/libftiocommon.a
+$(SCAN_MPI_BIN): $(B)/predictor/scan/scan_mpi.o $(SCAN_LIB) $(OPTIONS_LIB) $(READERS_LIB) $(ANALYSIS_LIB) \
+                 $(COMMON_LIB)
 	@mkdir -p $(dir $@)
-	$(MPICC) $(LDFLAGS) -o $@ $< $(SCAN_LIB) $(FTIO_READERS_LINK) -lm
+	$(MPICC) $(LDFLAGS) -o $@ $< $(SCAN_LIB) $(OPTIONS_LIB) $(FTIO_READERS_LINK) -lm
 
 ALL_TARGETS += $(SCAN_LIB) $(SCAN_MPI_BIN)
 ifneq ($(HAVE_MPICC),)

@@ -3,9 +3,9 @@
 # tests/analysis/analysis_*.c becomes the binary $(B)/tests/analysis_*.
 ANALYSIS_TESTS := $(patsubst tests/analysis/%.c,$(B)/tests/%,$(wildcard tests/analysis/analysis_*.c))
 
-$(ANALYSIS_TESTS): $(B)/tests/%: $(B)/tests/analysis/%.o $(CHECK_MAIN) $(ANALYSIS_LIB)
+$(ANALYSIS_TESTS): $(B)/tests/%: $(B)/tests/analysis/%.o $(CHECK_MAIN) $(ANALYSIS_LIB) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $< $(CHECK_MAIN) $(ANALYSIS_LIB) $(FFTW_LIBS) $(CHECK_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $< $(CHECK_MAIN) $(ANALYSIS_LIB) $(COMMON_LIB) $(FFTW_LIBS) $(CHECK_LIBS)
 
 ALL_TARGETS += $(ANALYSIS_TESTS)
 CHECK_PROGS += $(ANALYSIS_TESTS)

@@ -5,7 +5,8 @@
 # test is tests/cli/options.sh (registered with tests/cli/*.sh in tests/tests_readers.mk).
 CLIOPT_TEST := $(B)/tests/test_cliopt
 
-$(CLIOPT_TEST): $(B)/tests/cli/test_cliopt.o $(CHECK_MAIN) $(B)/lib/libftioanalysis.a $(B)/lib/libftiocommon.a
+$(CLIOPT_TEST): $(B)/tests/cli/test_cliopt.o $(CHECK_MAIN) $(OPTIONS_LIB) $(B)/lib/libftioanalysis.a \
+               $(B)/lib/libftiocommon.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(FFTW_LIBS) $(CHECK_LIBS) -lm
 

@@ -5,32 +5,32 @@
 DAEMON_TEST_JOB := $(B)/tests/test_job
 
 # job.o calls job_activities.o (per-activity streams), which reports through
-# libftioreaders' report.c (jansson).
+# libftiopublish.a (jansson).
 $(DAEMON_TEST_JOB): $(B)/tests/daemon/test_job.o $(CHECK_MAIN) $(B)/predictor/daemon/job.o \
-                    $(B)/predictor/daemon/job_activities.o $(READERS_LIB) \
+                    $(B)/predictor/daemon/job_activities.o $(PUBLISH_LIB) \
                     $(B)/lib/libftioanalysis.a $(B)/lib/libftiocommon.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(B)/tests/daemon/test_job.o $(CHECK_MAIN) $(B)/predictor/daemon/job.o \
-	  $(B)/predictor/daemon/job_activities.o $(FTIO_READERS_LINK) $(CHECK_LIBS) -lm
+	  $(B)/predictor/daemon/job_activities.o $(PUBLISH_LINK) $(CHECK_LIBS) -lm
 
 # Conversion parity: the daemon's path and the spool reader give the same requests.
 DAEMON_TEST_PARITY := $(B)/tests/test_parity
 $(DAEMON_TEST_PARITY): $(B)/tests/daemon/test_parity.o $(CHECK_MAIN) $(B)/predictor/daemon/job.o \
-                       $(B)/predictor/daemon/job_activities.o \
+                       $(B)/predictor/daemon/job_activities.o $(PUBLISH_LIB) \
                        $(READERS_LIB) $(B)/lib/libftioanalysis.a $(B)/lib/libftiocommon.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(B)/tests/daemon/test_parity.o $(CHECK_MAIN) $(B)/predictor/daemon/job.o \
 	  $(B)/predictor/daemon/job_activities.o \
-	  $(FTIO_READERS_LINK) $(CHECK_LIBS) -lm
+	  $(PUBLISH_LIB) $(FTIO_READERS_LINK) $(CHECK_LIBS) -lm
 
 # The per-activity streams of a job (job_activities.c).
 DAEMON_TEST_ACTS := $(B)/tests/test_job_activities
 $(DAEMON_TEST_ACTS): $(B)/tests/daemon/test_job_activities.o $(CHECK_MAIN) $(B)/predictor/daemon/job.o \
-                     $(B)/predictor/daemon/job_activities.o $(READERS_LIB) \
+                     $(B)/predictor/daemon/job_activities.o $(PUBLISH_LIB) \
                      $(B)/lib/libftioanalysis.a $(B)/lib/libftiocommon.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(B)/tests/daemon/test_job_activities.o $(CHECK_MAIN) $(B)/predictor/daemon/job.o \
-	  $(B)/predictor/daemon/job_activities.o $(FTIO_READERS_LINK) $(CHECK_LIBS) -lm
+	  $(B)/predictor/daemon/job_activities.o $(PUBLISH_LINK) $(CHECK_LIBS) -lm
 
 # Admission of a batch (admit.c): the daemon's objects but its main().
 DAEMON_TEST_ADMIT := $(B)/tests/test_admit

@@ -10,9 +10,10 @@
 #   tests/plot/demo_pages.sh  make demo writes the live job's pages and says where
 PLOT_TEST := $(B)/tests/test_plot
 
-$(PLOT_TEST): $(B)/tests/plot/test_plot.o $(CHECK_MAIN) $(PLOT_LIB) $(READERS_LIB) $(B)/lib/libftioanalysis.a
+$(PLOT_TEST): $(B)/tests/plot/test_plot.o $(CHECK_MAIN) $(PLOT_LIB) $(PUBLISH_LIB) $(B)/lib/libftioanalysis.a \
+              $(COMMON_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $< $(CHECK_MAIN) $(PLOT_LIB) $(READERS_LIB) $(B)/lib/libftioanalysis.a \
+	$(CC) $(LDFLAGS) -o $@ $< $(CHECK_MAIN) $(PLOT_LIB) $(PUBLISH_LIB) $(B)/lib/libftioanalysis.a $(COMMON_LIB) \
 	  $(FFTW_LIBS) $(JANSSON_LIBS) $(CHECK_LIBS) -lm
 
 ALL_TARGETS += $(PLOT_TEST)

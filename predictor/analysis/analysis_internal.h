@@ -13,9 +13,7 @@
 #include <math.h>
 #include <fftw3.h>
 #include "analysis.h"
-
-/* Grow *buf (elements of size elem) to hold at least want elements. */
-int ftio_grow(void **buf, size_t *cap, size_t want, size_t elem);
+#include "grow.h"          /* ftio_grow, ftio_grow_parallel (libftiocommon.a) */
 
 /* End of a request starting at t_start and ending at t_end >= t_start: a
  * zero-length request lasts 1 us so its bytes survive (§1), or one ulp when
@@ -75,7 +73,7 @@ struct ftio_analyzer {
     struct ftio_plan_slot plans[FTIO_PLAN_SLOTS];
     unsigned long  tick;
     double        *in;        /* real FFT input, in_cap doubles (fftw_malloc) */
-    fftw_complex  *out;       /* in_cap / 2 + 1 complex values (fftw_malloc) */
+    fftw_complex  *out;       /* in_cap / 2 + 1 complex values, after in's (one block) */
     size_t         in_cap;
     struct ftio_spectrum spec;
     size_t         spec_cap;  /* capacity of spec's arrays (bins) */

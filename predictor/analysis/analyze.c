@@ -2,8 +2,9 @@
 /* analyze.c -- the analysis driver: samples in, struct ftio_result out.
  *
  * Runs spectrum.c, detect.c, then (when a period was found) metrics.c and
- * predict.c, and acf.c on request.  ftio_analyze_requests() is the offline
- * convenience that builds the signal and samples it first.
+ * predict.c, and acf.c on request.  ftio_analyze_signal() is the one
+ * signal -> samples -> analysis call of every offline caller;
+ * ftio_analyze_requests() builds the signal first.
  */
 #include <math.h>
 #include <stdio.h>
@@ -112,20 +113,29 @@ int ftio_analyze(struct ftio_analyzer *a, const struct ftio_samples *x,
     return 0;
 }
 
+int ftio_analyze_signal(struct ftio_analyzer *a, const struct ftio_signal *sig,
+                        const struct ftio_options *o, struct ftio_samples *x,
+                        struct ftio_result *out, char *err, size_t errlen)
+{
+    struct ftio_samples scratch = { 0 };
+    struct ftio_samples *xs = x ? x : &scratch;
+    int rc = ftio_sample(sig, o->fs, o->t_start, o->t_end, o->sampling, xs, err, errlen);
+    if (rc == 0)
+        rc = ftio_analyze(a, xs, o, xs->t1, out, err, errlen);
+    ftio_samples_free(&scratch);
+    return rc;
+}
+
 int ftio_analyze_requests(struct ftio_analyzer *a, const struct ftio_requests *r,
                           const struct ftio_options *o, struct ftio_result *out,
                           char *err, size_t errlen)
 {
     struct ftio_signal sig;
-    struct ftio_samples x = { 0 };
     if (ftio_signal_build(r, &sig) != 0) {
         snprintf(err, errlen, "out of memory building the signal of %zu requests", r->n);
         return -1;
     }
-    int rc = ftio_sample(&sig, o->fs, o->t_start, o->t_end, o->sampling, &x, err, errlen);
+    int rc = ftio_analyze_signal(a, &sig, o, NULL, out, err, errlen);
     ftio_signal_free(&sig);
-    if (rc == 0)
-        rc = ftio_analyze(a, &x, o, x.t1, out, err, errlen);
-    ftio_samples_free(&x);
     return rc;
 }

@@ -70,11 +70,15 @@ static size_t otsu_split(const double *v, size_t n)
     return split;
 }
 
+/* Room for the phases of n samples: runs are separated by at least one
+ * sample, so there are at most ceil(n / 2) of them. */
+#define PHASE_ROOM(n) ((n) / 2 + 2)
+
 static int reserve(struct ftio_analyzer *a, size_t n)
 {
     if (ftio_grow((void **)&a->scratch, &a->scratch_cap, 4 * n + 16, sizeof *a->scratch) != 0)
         return -1;
-    return ftio_grow((void **)&a->phase_buf, &a->phase_cap, n / 2 + 2, sizeof *a->phase_buf);
+    return ftio_grow((void **)&a->phase_buf, &a->phase_cap, PHASE_ROOM(n), sizeof *a->phase_buf);
 }
 
 /* Robust standard deviation of sorted v[0..n) around c (1.4826 x MAD);
@@ -135,7 +139,7 @@ static bool levels(struct ftio_analyzer *a, const struct ftio_samples *x,
      * stretches that reach the upper class), it is I/O, not background:
      * the background is the lower one. */
     size_t sub = otsu_split(v, split);
-    if (sub >= n / 10 && sub < split) {
+    if (sub > 0 && sub >= n / 10 && sub < split) {   /* 0: no split (short signals: n < 10) */
         double b0 = ftio_median_sorted(v, sub), m1 = ftio_median_sorted(v + sub, split - sub);
         double s0 = mad(v, sub, b0, dev);
         if (m1 - b0 > MIN_CONTRAST * s0 && m1 - b0 > 1e-3 * fabs(m1) &&
@@ -362,6 +366,33 @@ static size_t onsets(const struct ftio_phase *p, size_t n)
  * onsets, and kept only when it finds at least SILENCE_MIN_PHASES phases. */
 #define SILENCE_SHARE 0.1
 #define SILENCE_MIN_PHASES 4
+
+/* The runs of samples above lo, in time order, as bin ranges [first, last]
+ * into p (room for max; the scan stops when full): when tall, those that
+ * reach above hi (-INFINITY: every run), else those that never do.  How
+ * many. */
+static size_t runs_above(const double *v, size_t n, double lo, double hi, bool tall,
+                         struct ftio_phase *p, size_t max)
+{
+    size_t np = 0;
+    for (size_t k = 0; k < n && np < max;) {
+        if (!(v[k] > lo)) {
+            k++;
+            continue;
+        }
+        size_t b = k;
+        bool above = false;
+        while (k < n && v[k] > lo)
+            above |= v[k++] > hi;
+        if (above == tall) {
+            p[np].start = (double)b;          /* bins for now */
+            p[np].end = (double)(k - 1);
+            np++;
+        }
+    }
+    return np;
+}
+
 static size_t phases_between_silences(struct ftio_analyzer *a, const struct ftio_samples *x,
                                       struct ftio_phase_scan *s)
 {
@@ -382,20 +413,7 @@ static size_t phases_between_silences(struct ftio_analyzer *a, const struct ftio
     struct ftio_phase_scan t = { .background = ftio_median_sorted(sorted, nq),
                                  .level = ftio_median_sorted(sorted + nq, n - nq) };
     struct ftio_phase *p = a->phase_buf;
-    size_t np = 0;
-    for (size_t k = 0; k < n;) {
-        if (!(v[k] > quiet)) {
-            k++;
-            continue;
-        }
-        size_t b = k;
-        while (k < n && v[k] > quiet)
-            k++;
-        p[np].start = (double)b;
-        p[np].end = (double)(k - 1);
-        np++;
-    }
-    np = finish(a, x, &t, p, np);
+    size_t np = finish(a, x, &t, p, runs_above(v, n, quiet, -INFINITY, true, p, PHASE_ROOM(n)));
     if (np < SILENCE_MIN_PHASES || onsets(p, np) < SILENCE_MIN_PHASES - 1)
         return 0;
     t.n = np;
@@ -422,42 +440,12 @@ int ftio_phases_find(struct ftio_analyzer *a, const struct ftio_samples *x,
 
     /* Runs above lo that reach hi, as bin ranges [first, last]. */
     struct ftio_phase *p = a->phase_buf;
-    size_t np = 0;
-    for (size_t k = 0; k < n;) {
-        if (!(v[k] > lo)) {
-            k++;
-            continue;
-        }
-        size_t b = k;
-        bool tall = false;
-        while (k < n && v[k] > lo)
-            tall |= v[k++] > hi;
-        if (tall) {
-            p[np].start = (double)b;          /* bins for now */
-            p[np].end = (double)(k - 1);
-            np++;
-        }
-    }
+    size_t cap = PHASE_ROOM(n), np = runs_above(v, n, lo, hi, true, p, cap);
     /* Low phases: runs above floor2 that never reach hi (so never touch a
      * tall run), between the others (both lists in time order: merge). */
     double floor2 = s->background + fmax(MIN_CONTRAST * s->spread, LOW_SHARE * (s->level - s->background));
-    size_t nlow = 0, cap = n / 2 + 2;
     struct ftio_phase *low = p + np;
-    for (size_t k = 0; k < n && np + nlow < cap;) {
-        if (!(v[k] > floor2)) {
-            k++;
-            continue;
-        }
-        size_t b = k;
-        bool above = false;
-        while (k < n && v[k] > floor2)
-            above |= v[k++] > hi;
-        if (!above) {
-            low[nlow].start = (double)b;
-            low[nlow].end = (double)(k - 1);
-            nlow++;
-        }
-    }
+    size_t nlow = runs_above(v, n, floor2, hi, false, low, cap - np);
     if (nlow > 0) {
         struct ftio_phase *tmp = (struct ftio_phase *)(void *)(a->scratch + n);
         size_t i = 0, j = 0, m2 = 0;

@@ -13,45 +13,11 @@
 #include "analysis.h"
 #include "analysis/analysis_internal.h"
 
-int ftio_grow(void **buf, size_t *cap, size_t want, size_t elem)
-{
-    if (want <= *cap)
-        return 0;
-    size_t ncap = *cap ? *cap : 16;
-    while (ncap < want) {
-        if (ncap > ((size_t)-1) / 2 / elem)
-            return -1;
-        ncap *= 2;
-    }
-    void *p = realloc(*buf, ncap * elem);
-    if (!p)
-        return -1;
-    *buf = p;
-    *cap = ncap;
-    return 0;
-}
-
 int ftio_requests_reserve(struct ftio_requests *r, size_t want)
 {
-    if (want <= r->cap)
-        return 0;
-    size_t ncap = r->cap ? r->cap * 2 : 1024;
-    while (ncap < want)
-        ncap *= 2;
-    double *ts = realloc(r->t_start, ncap * sizeof *ts);
-    if (!ts)
-        return -1;
-    r->t_start = ts;
-    double *te = realloc(r->t_end, ncap * sizeof *te);
-    if (!te)
-        return -1;
-    r->t_end = te;
-    double *rate = realloc(r->rate, ncap * sizeof *rate);
-    if (!rate)
-        return -1;
-    r->rate = rate;
-    r->cap = ncap;
-    return 0;
+    void **const cols[] = { (void **)&r->t_start, (void **)&r->t_end, (void **)&r->rate };
+    const size_t elem[] = { sizeof *r->t_start, sizeof *r->t_end, sizeof *r->rate };
+    return ftio_grow_parallel(&r->cap, want, 3, cols, elem);
 }
 
 int ftio_requests_push_rate(struct ftio_requests *r, double t_start, double t_end, double rate)

@@ -33,8 +33,7 @@ void ftio_analyzer_free(struct ftio_analyzer *a)
         if (a->plans[i].n)
             fftw_destroy_plan(a->plans[i].plan);
     pthread_mutex_unlock(&planner_lock);
-    fftw_free(a->in);
-    fftw_free(a->out);
+    fftw_free(a->in);            /* and out, in the same block */
     free(a->spec.amp);
     free(a->spec.phase);
     free(a->spec.conf);
@@ -45,7 +44,9 @@ void ftio_analyzer_free(struct ftio_analyzer *a)
     free(a);
 }
 
-/* Make the FFT buffers hold n reals and n/2+1 complex values. */
+/* Make the FFT buffers hold n reals and n/2+1 complex values: one block
+ * from fftw_malloc (aligned for FFTW's SIMD code), the complex values after
+ * the cap reals; cap is a power of two >= 256, so they are as aligned. */
 static int fft_reserve(struct ftio_analyzer *a, size_t n)
 {
     if (n <= a->in_cap)
@@ -53,17 +54,12 @@ static int fft_reserve(struct ftio_analyzer *a, size_t n)
     size_t cap = a->in_cap ? a->in_cap : 256;
     while (cap < n)
         cap *= 2;
-    double *in = fftw_malloc(cap * sizeof *in);
-    fftw_complex *out = fftw_malloc((cap / 2 + 1) * sizeof *out);
-    if (!in || !out) {
-        fftw_free(in);
-        fftw_free(out);
+    double *in = fftw_malloc(cap * sizeof *in + (cap / 2 + 1) * sizeof *a->out);
+    if (!in)
         return -1;
-    }
     fftw_free(a->in);
-    fftw_free(a->out);
     a->in = in;
-    a->out = out;
+    a->out = (fftw_complex *)(in + cap);
     a->in_cap = cap;
     return 0;
 }
@@ -98,22 +94,14 @@ static fftw_plan plan_get(struct ftio_analyzer *a, enum ftio_plan_kind kind, siz
     return p;
 }
 
+/* The spectrum's columns, one capacity for the four. */
 static int spec_reserve(struct ftio_analyzer *a, size_t bins)
 {
-    if (bins <= a->spec_cap)
-        return 0;
-    size_t cap = a->spec_cap ? a->spec_cap : 128;
-    while (cap < bins)
-        cap *= 2;
-    double **arrays[] = { &a->spec.amp, &a->spec.phase, &a->spec.conf, &a->spec.z };
-    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) {
-        double *p = realloc(*arrays[i], cap * sizeof *p);
-        if (!p)
-            return -1;
-        *arrays[i] = p;
-    }
-    a->spec_cap = cap;
-    return 0;
+    void **const cols[] = { (void **)&a->spec.amp, (void **)&a->spec.phase, (void **)&a->spec.conf,
+                            (void **)&a->spec.z };
+    const size_t elem[] = { sizeof *a->spec.amp, sizeof *a->spec.phase, sizeof *a->spec.conf,
+                            sizeof *a->spec.z };
+    return ftio_grow_parallel(&a->spec_cap, bins, 4, cols, elem);
 }
 
 int ftio_spectrum_compute(struct ftio_analyzer *a, const struct ftio_samples *x,

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "commands.h"
-#include "report.h"
+#include "publish/report.h"
 #include "plot/plot.h"
 
 static const char *mode_name(enum ftio_io_mode m)
@@ -78,8 +78,16 @@ static void add_job_fields(json_t *o, const struct ftio_trace *t,
     json_object_set_new(o, "time_origin", t->origin != 0 ? json_real(t->origin) : json_null());
 }
 
-/* The job's section of --plot / --export-*: the analysis res of x (just
- * made by a), and the steps of a sliding analysis when h is given. */
+/* One (job, mode) being analysed: what every step below works with. */
+struct job_run {
+    const struct ftio_cli *cli;            /* cli->mode: the mode analysed */
+    struct ftio_plot_files *pf;            /* --plot / --export-*, or NULL */
+    struct ftio_analyzer *a;
+    const struct ftio_trace *t;
+    const struct ftio_signal *sig;         /* the mode's signal */
+    const struct ftio_report_totals *tot;
+};
+
 /* A job's activities and their answers (acts_compute below). */
 struct job_acts {
     struct ftio_activity_set set;
@@ -102,35 +110,46 @@ static struct ftio_plot_job trace_meta(const struct ftio_trace *t, char *user, s
     };
 }
 
-static int plot_job(const struct ftio_cli *cli, struct ftio_plot_files *pf,
-                    const struct ftio_analyzer *a, const struct ftio_trace *t,
-                    const struct ftio_samples *x, const struct ftio_result *res,
-                    const struct ftio_plot_history *h, double p_periodic,
-                    const struct ftio_report_totals *tot, const struct job_acts *ja,
-                    char *err, size_t errlen)
+/* Section s of the job r (its analysis just made by r->a) handed to add:
+ * the job, its metadata and the analyzer's spectrum filled in. */
+typedef int plot_add_fn(struct ftio_plot_files *pf, const struct ftio_plot_section *s, char *err,
+                        size_t errlen);
+static int plot_section(const struct job_run *r, struct ftio_plot_section *s, plot_add_fn *add,
+                        char *err, size_t errlen)
 {
     struct ftio_spectrum_view v;
-    bool spec = ftio_analyzer_spectrum(a, &cli->analysis, &v) == 0;
     char user[48];
-    struct ftio_plot_job meta = trace_meta(t, user, sizeof user);
+    struct ftio_plot_job meta = trace_meta(r->t, user, sizeof user);
+    s->job = r->t->job;
+    s->epoch_origin = r->t->origin;
+    s->meta = &meta;
+    s->spectrum = ftio_analyzer_spectrum(r->a, &r->cli->analysis, &v) == 0 ? &v : NULL;
+    return add(r->pf, s, err, errlen);
+}
+
+/* The job's section of --plot / --export-*: the analysis res of x, and the
+ * steps of a sliding analysis when h is given. */
+static int plot_job(const struct job_run *r, const struct ftio_samples *x,
+                    const struct ftio_result *res, const struct ftio_plot_history *h,
+                    double p_periodic, const struct job_acts *ja, char *err, size_t errlen)
+{
     struct ftio_plot_section s = {
-        .job = t->job, .mode = mode_name(cli->mode), .epoch_origin = t->origin,
-        .samples = x, .result = res, .spectrum = spec ? &v : NULL, .history = h,
-        .totals = tot, .p_periodic = p_periodic, .meta = &meta,
+        .mode = mode_name(r->cli->mode), .samples = x, .result = res, .history = h,
+        .totals = r->tot, .p_periodic = p_periodic,
         .activities = ja ? ja->plot : NULL, .nactivities = ja ? ja->set.n : 0,
     };
-    return ftio_plot_files_add(pf, &s, err, errlen);
+    return plot_section(r, &s, ftio_plot_files_add, err, errlen);
 }
 
 /* --plot: the job's other mode (read when writes were asked for, and the
  * reverse) on the same page, analysed once over the whole trace, when the
  * trace has requests of it; the text, JSON and exports keep to the mode
  * asked for.  0 when there is nothing to draw. */
-static int plot_other_mode(const struct ftio_cli *cli, struct ftio_plot_files *pf,
-                           struct ftio_analyzer *a, const struct ftio_trace *t,
-                           char *err, size_t errlen)
+static int plot_other_mode(const struct job_run *r, char *err, size_t errlen)
 {
-    if (!pf || !cli->plot || cli->mode == FTIO_MODE_ALL)
+    const struct ftio_cli *cli = r->cli;
+    const struct ftio_trace *t = r->t;
+    if (!r->pf || !cli->plot || cli->mode == FTIO_MODE_ALL)
         return 0;
     enum ftio_io_mode other = cli->mode == FTIO_MODE_WRITE ? FTIO_MODE_READ : FTIO_MODE_WRITE;
     if (!(ftio_trace_bytes(t, other) > 0))
@@ -138,36 +157,25 @@ static int plot_other_mode(const struct ftio_cli *cli, struct ftio_plot_files *p
     struct ftio_signal sig;
     struct ftio_report_totals tot = { t->ranks > 0 ? t->ranks : -1, ftio_trace_bytes(t, other),
                                       0, t->lost };
-    const struct ftio_options *o = &cli->analysis;
     struct ftio_samples x = { 0 };
     struct ftio_result res;
     int rc = job_signal(t, other, &sig, &tot.records, err, errlen);
     if (rc == 0) {
-        rc = ftio_sample(&sig, o->fs, o->t_start, o->t_end, o->sampling, &x, err, errlen);
+        rc = ftio_analyze_signal(r->a, &sig, &cli->analysis, &x, &res, err, errlen);
         ftio_signal_free(&sig);
     }
-    if (rc == 0)
-        rc = ftio_analyze(a, &x, o, x.t1, &res, err, errlen);
     if (rc != 0) {          /* the page still has the mode asked for */
         fprintf(stderr, "ftio: warning: %s%s%s mode not drawn: %s\n", t->job, t->job[0] ? ": " : "",
                 mode_name(other), err);
         ftio_samples_free(&x);
         return 0;
     }
-    {
-        struct ftio_spectrum_view v;
-        bool spec = ftio_analyzer_spectrum(a, o, &v) == 0;
-        char user[48];
-        struct ftio_plot_job meta = trace_meta(t, user, sizeof user);
-        struct ftio_plot_section s = {
-            .job = t->job, .mode = mode_name(other), .epoch_origin = t->origin, .samples = &x,
-            .result = &res, .spectrum = spec ? &v : NULL, .totals = &tot, .p_periodic = NAN,
-            .meta = &meta,
-            .note = cli->sliding ? "This mode is analysed once over the whole trace (the "
-                                   "step-by-step analysis is of the mode asked for)." : NULL,
-        };
-        rc = ftio_plot_files_add_page(pf, &s, err, errlen);
-    }
+    struct ftio_plot_section s = {
+        .mode = mode_name(other), .samples = &x, .result = &res, .totals = &tot, .p_periodic = NAN,
+        .note = cli->sliding ? "This mode is analysed once over the whole trace (the "
+                               "step-by-step analysis is of the mode asked for)." : NULL,
+    };
+    rc = plot_section(r, &s, ftio_plot_files_add_page, err, errlen);
     ftio_samples_free(&x);
     return rc;
 }
@@ -230,40 +238,47 @@ static int acts_compute(const struct ftio_cli *cli, const struct ftio_trace *t,
     return 0;
 }
 
+/* Activity k's answer r beside the job's: an entry of the JSON array arr
+ * (with "stale" when stale >= 0), or without arr a text line after indent. */
+static void put_activity(json_t *arr, const char *indent, size_t k, const struct ftio_activity *act,
+                         const struct ftio_result *r, const struct ftio_result *job, int stale)
+{
+    bool m = ftio_activity_matches(job, r);
+    if (!arr) {
+        fputs(indent, stdout);
+        ftio_report_activity_text(stdout, k, act, r, m);
+        return;
+    }
+    json_t *o = ftio_report_json_activity(act, r, m);
+    if (o && stale >= 0)
+        json_object_set_new(o, "stale", json_boolean(stale));
+    json_array_append_new(arr, o);
+}
+
 /* The activities into the JSON object j ("activities"), or as text. */
 static void report_activities(const struct job_acts *ja, const struct ftio_result *job, json_t *j)
 {
     json_t *arr = j ? json_array() : NULL;
     if (!j)
         printf("activities    %zu\n", ja->set.n);
-    for (size_t k = 0; k < ja->set.n; k++) {
-        bool m = ftio_activity_matches(job, &ja->res[k]);
-        if (arr)
-            json_array_append_new(arr, ftio_report_json_activity(&ja->set.a[k], &ja->res[k], m));
-        else
-            ftio_report_activity_text(stdout, k, &ja->set.a[k], &ja->res[k], m);
-    }
+    for (size_t k = 0; k < ja->set.n; k++)
+        put_activity(arr, "", k, &ja->set.a[k], &ja->res[k], job, -1);
     if (arr)
         json_object_set_new(j, "activities", arr);
 }
 
-static int analyze_once(const struct ftio_cli *cli, struct ftio_plot_files *pf,
-                        struct ftio_analyzer *a, const struct ftio_trace *t,
-                        const struct ftio_signal *sig, const struct ftio_report_totals *tot,
-                        char *err, size_t errlen)
+static int analyze_once(const struct job_run *r, char *err, size_t errlen)
 {
-    const struct ftio_options *o = &cli->analysis;
+    const struct ftio_cli *cli = r->cli;
     struct ftio_samples x = { 0 };
     struct ftio_result res;
-    if (ftio_sample(sig, o->fs, o->t_start, o->t_end, o->sampling, &x, err, errlen) != 0)
-        return -1;
-    int rc = ftio_analyze(a, &x, o, x.t1, &res, err, errlen);
+    int rc = ftio_analyze_signal(r->a, r->sig, &cli->analysis, &x, &res, err, errlen);
     struct job_acts ja;
     memset(&ja, 0, sizeof ja);
     if (rc == 0)
-        rc = acts_compute(cli, t, &res, &ja, err, errlen);
-    if (rc == 0 && pf)
-        rc = plot_job(cli, pf, a, t, &x, &res, NULL, NAN, tot, &ja, err, errlen);
+        rc = acts_compute(cli, r->t, &res, &ja, err, errlen);
+    if (rc == 0 && r->pf)
+        rc = plot_job(r, &x, &res, NULL, NAN, &ja, err, errlen);
     ftio_samples_free(&x);
     if (rc != 0) {
         acts_free(&ja);
@@ -277,12 +292,12 @@ static int analyze_once(const struct ftio_cli *cli, struct ftio_plot_files *pf,
             snprintf(err, errlen, "out of memory");
             return -1;
         }
-        add_job_fields(j, t, tot);
+        add_job_fields(j, r->t, r->tot);
         report_activities(&ja, &res, j);
         print_json(j);
         json_decref(j);
     } else {
-        ftio_report_text(stdout, &res, mode, tot);
+        ftio_report_text(stdout, &res, mode, r->tot);
         report_activities(&ja, &res, NULL);
     }
     acts_free(&ja);
@@ -360,17 +375,9 @@ static void act_streams_step(struct ftio_analyzer *a,
         struct ftio_result none;
         memset(&none, 0, sizeof none);
         ftio_activity_roll_next(&s[k].u.res, job->res.t1);
-        const struct ftio_result *r = s[k].has ? &s[k].u.res : &none;
-        bool m = ftio_activity_matches(&job->res, r);
-        if (arr) {
-            json_t *o = ftio_report_json_activity(&set->a[k], r, m);
-            if (o)
-                json_object_set_new(o, "stale", json_boolean(s[k].has && s[k].u.stale));
-            json_array_append_new(arr, o);
-        } else if (set->n > 1) {
-            printf("  ");
-            ftio_report_activity_text(stdout, k, &set->a[k], r, m);
-        }
+        if (arr || set->n > 1)     /* one activity in text: the job's line says it */
+            put_activity(arr, "  ", k, &set->a[k], s[k].has ? &s[k].u.res : &none, &job->res,
+                         s[k].has && s[k].u.stale);
     }
     if (arr)
         json_object_set_new(j, "activities", arr);
@@ -379,11 +386,11 @@ static void act_streams_step(struct ftio_analyzer *a,
 /* Sliding analysis: the online loop of ftiod (ftio_online_step) over the
  * whole trace, one analysis per data-time boundary every `step` seconds, so
  * that its lines are the messages ftiod publishes for the same trace. */
-static int analyze_sliding(const struct ftio_cli *cli, struct ftio_plot_files *pf,
-                           struct ftio_analyzer *a, const struct ftio_trace *t,
-                           const struct ftio_signal *sig, const struct ftio_report_totals *tot,
-                           char *err, size_t errlen)
+static int analyze_sliding(const struct job_run *r, char *err, size_t errlen)
 {
+    const struct ftio_cli *cli = r->cli;
+    const struct ftio_signal *sig = r->sig;
+    struct ftio_analyzer *a = r->a;
     const struct ftio_options *o = &cli->analysis;
     struct ftio_bins bins;
     if (signal_bins(sig, o->fs, &bins) != 0) {
@@ -394,7 +401,7 @@ static int analyze_sliding(const struct ftio_cli *cli, struct ftio_plot_files *p
     struct ftio_online on;
     ftio_online_init(&on, o, cli->step, cli->window, first);
     struct ftio_activity_set aset;
-    if (ftio_trace_activities(t, cli->mode, NULL, &aset) != 0) {
+    if (ftio_trace_activities(r->t, cli->mode, NULL, &aset) != 0) {
         ftio_bins_free(&bins);
         snprintf(err, errlen, "out of memory grouping the activities");
         return -1;
@@ -415,16 +422,16 @@ static int analyze_sliding(const struct ftio_cli *cli, struct ftio_plot_files *p
     for (double end = ftio_online_next_boundary(&on, first);; end = ftio_online_next_boundary(&on, end)) {
         if (isfinite(o->t_end) && end > o->t_end)
             break;
-        int r = ftio_online_step(&on, a, &bins, end, end, &x, &u, err, errlen);
-        if (r < 0 && steps > 0) {
+        int stepped = ftio_online_step(&on, a, &bins, end, end, &x, &u, err, errlen);
+        if (stepped < 0 && steps > 0) {
             rc = -1;
             break;
         }
-        if (r == 0 && !(isfinite(o->t_start) && end < o->t_start)) {
+        if (stepped == 0 && !(isfinite(o->t_start) && end < o->t_start)) {
             steps++;
             struct ftio_plot_step ps;
             ftio_plot_step_from_update(&ps, &u, end);
-            if (pf && ftio_plot_history_add(&hist, &ps) != 0) {
+            if (r->pf && ftio_plot_history_add(&hist, &ps) != 0) {
                 snprintf(err, errlen, "out of memory");
                 rc = -1;
                 break;
@@ -432,7 +439,7 @@ static int analyze_sliding(const struct ftio_cli *cli, struct ftio_plot_files *p
             if (cli->json) {
                 json_t *j = ftio_report_json(&u.res, mode);
                 if (j) {
-                    add_job_fields(j, t, tot);
+                    add_job_fields(j, r->t, r->tot);
                     ftio_report_json_online(j, &u);
                     act_streams_step(a, &aset, as, &u, end, j, &x);
                     print_json(j);
@@ -454,14 +461,11 @@ static int analyze_sliding(const struct ftio_cli *cli, struct ftio_plot_files *p
         rc = -1;
     }
     /* The page shows the whole trace analysed once, and the steps. */
-    if (rc == 0 && pf) {
+    if (rc == 0 && r->pf) {
         struct ftio_result res;
-        rc = ftio_sample(sig, o->fs, o->t_start, o->t_end, o->sampling, &x, err, errlen);
+        rc = ftio_analyze_signal(a, sig, o, &x, &res, err, errlen);
         if (rc == 0)
-            rc = ftio_analyze(a, &x, o, x.t1, &res, err, errlen);
-        if (rc == 0)
-            rc = plot_job(cli, pf, a, t, &x, &res, &hist, ftio_history_p_periodic(&on.hist), tot, NULL,
-                          err, errlen);
+            rc = plot_job(r, &x, &res, &hist, ftio_history_p_periodic(&on.hist), NULL, err, errlen);
     }
     ftio_plot_history_free(&hist);
     ftio_samples_free(&x);
@@ -560,12 +564,12 @@ int ftio_cli_analyze(const struct ftio_cli *cli, const struct ftio_trace_set *se
                 status = 1;
                 continue;
             }
+            struct job_run run = { &c, pf, a, t, &sig, &tot };
             int rc = check_samples(&c, &sig, tot.records, err, sizeof err);
             if (rc == 0)
-                rc = c.sliding ? analyze_sliding(&c, pf, a, t, &sig, &tot, err, sizeof err)
-                               : analyze_once(&c, pf, a, t, &sig, &tot, err, sizeof err);
+                rc = c.sliding ? analyze_sliding(&run, err, sizeof err) : analyze_once(&run, err, sizeof err);
             if (rc == 0 && !cli->both)   /* -m both analysed the other mode already */
-                rc = plot_other_mode(&c, pf, a, t, err, sizeof err);
+                rc = plot_other_mode(&run, err, sizeof err);
             if (rc != 0) {
                 fprintf(stderr, "ftio: %s%s%s\n", t->job[0] ? t->job : "", t->job[0] ? ": " : "", err);
                 status = 1;

@@ -32,6 +32,7 @@
 #include <time.h>
 #include <jansson.h>
 #include "commands.h"
+#include "grow.h"
 #include "jobid.h"
 #include "plot/plot.h"
 #include "trace.h"
@@ -163,18 +164,10 @@ static int note_bytes(struct mode_data *md, json_t *m)
     double t = num2(m, "window", "end"), b = num(m, "bytes");
     if (!isfinite(t) || !isfinite(b))
         return 0;
-    if (md->nb == md->bcap) {
-        size_t cap = md->bcap ? 2 * md->bcap : 64;
-        double *bt = realloc(md->bt, cap * sizeof *bt);
-        if (!bt)
-            return -1;
-        md->bt = bt;
-        double *bb = realloc(md->bb, cap * sizeof *bb);
-        if (!bb)
-            return -1;
-        md->bb = bb;
-        md->bcap = cap;
-    }
+    void **const cols[] = { (void **)&md->bt, (void **)&md->bb };
+    const size_t elem[] = { sizeof *md->bt, sizeof *md->bb };
+    if (ftio_grow_parallel(&md->bcap, md->nb + 1, 2, cols, elem) < 0)
+        return -1;
     md->bt[md->nb] = t;
     md->bb[md->nb++] = b;
     return 0;
@@ -245,14 +238,8 @@ static const char *note_job(struct report *rp, const char *job)
     for (; rp->slot[k]; k = (k + 1) & (rp->nslots - 1))
         if (strcmp(rp->jobs[rp->slot[k] - 1], job) == 0)
             return rp->jobs[rp->slot[k] - 1];
-    if (rp->njobs == rp->cap) {
-        size_t cap = rp->cap ? 2 * rp->cap : 16;
-        char **p = realloc(rp->jobs, cap * sizeof *p);
-        if (!p)
-            return NULL;
-        rp->jobs = p;
-        rp->cap = cap;
-    }
+    if (FTIO_GROW(rp->jobs, rp->cap, rp->njobs + 1) < 0)
+        return NULL;
     if (!(rp->jobs[rp->njobs] = strdup(job)))
         return NULL;
     rp->slot[k] = ++rp->njobs;
@@ -542,15 +529,15 @@ static int trace_signal(const struct ftio_trace *tr, int mode, struct signal_vie
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    int rc = ftio_sample(&sig, o.fs, NAN, NAN, o.sampling, &v->x, err, errlen);
-    ftio_signal_free(&sig);
-    if (rc != 0)
-        return -1;
     struct ftio_analyzer *an = ftio_analyzer_new();
     struct ftio_result res;
-    if (!an || ftio_analyze(an, &v->x, &o, v->x.t1, &res, err, errlen) != 0) {
-        if (!an)
-            snprintf(err, errlen, "out of memory");
+    int rc = -1;
+    if (!an)
+        snprintf(err, errlen, "out of memory");
+    else
+        rc = ftio_analyze_signal(an, &sig, &o, &v->x, &res, err, errlen);
+    ftio_signal_free(&sig);
+    if (rc != 0) {
         ftio_analyzer_free(an);
         signal_view_free(v);
         return -1;

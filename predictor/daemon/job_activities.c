@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "job_activities.h"
-#include "report.h"
+#include "publish/report.h"
 
 #define OTHER_ID JOB_MAX_PATTERNS   /* pattern id of everything beyond the table */
 

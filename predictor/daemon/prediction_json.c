@@ -11,7 +11,7 @@
 #include "sched.h"
 #include "job_activities.h"
 #include "jobid.h"
-#include "report.h"
+#include "publish/report.h"
 #include "timeutil.h"
 
 /* Phase referred to relative time 0 -> referred to the Unix epoch. */

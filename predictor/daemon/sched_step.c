@@ -26,7 +26,7 @@
 #include <string.h>
 #include "job_activities.h"
 #include "sched.h"
-#include "report.h"
+#include "publish/report.h"
 
 /* The last edge of the mode's grid at or before t (1e-9 bins of slack for
  * times computed as sums). */

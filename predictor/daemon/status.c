@@ -10,7 +10,7 @@
 #include <time.h>
 #include "auth.h"
 #include "daemon.h"
-#include "report.h"
+#include "publish/report.h"
 
 static json_t *mode_status(const struct job_mode_state *m)
 {

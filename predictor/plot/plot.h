@@ -23,7 +23,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "analysis.h"
-#include "report.h"
+#include "publish/report.h"
 
 /* ---- output files --------------------------------------------------------- */
 

@@ -6,19 +6,14 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "grow.h"
 #include "plot/plot.h"
 
 
 int ftio_plot_history_add(struct ftio_plot_history *h, const struct ftio_plot_step *s)
 {
-    if (h->n == h->cap) {
-        size_t cap = h->cap ? 2 * h->cap : 64;
-        struct ftio_plot_step *p = realloc(h->step, cap * sizeof *p);
-        if (!p)
-            return -1;
-        h->step = p;
-        h->cap = cap;
-    }
+    if (FTIO_GROW(h->step, h->cap, h->n + 1) < 0)
+        return -1;
     h->step[h->n++] = *s;
     return 0;
 }

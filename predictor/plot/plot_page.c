@@ -827,6 +827,23 @@ static double hist_value(const struct ftio_plot_step *s, enum hist_kind k)
     }
 }
 
+/* The values of `kind` in h as one line of class cls, broken where one is
+ * unknown (the job's history and each activity's). */
+static void history_line(const struct svg_chart *c, const char *cls, const struct ftio_plot_history *h,
+                         enum hist_kind kind)
+{
+    struct svg_path p;
+    svg_path_begin(&p, c, cls);
+    for (size_t i = 0; i < h->n; i++) {
+        double v = hist_value(&h->step[i], kind);
+        if (isfinite(v))
+            svg_path_to(&p, h->step[i].t, v);
+        else
+            svg_path_break(&p);
+    }
+    svg_path_end(&p);
+}
+
 /* The charts share their time axis: only the last (with_title) names it. */
 static void history_chart(FILE *f, const struct ftio_plot_history *h, enum hist_kind kind,
                           const struct time_axis *ta, double x0, double x1, bool with_title,
@@ -879,21 +896,13 @@ static void history_chart(FILE *f, const struct ftio_plot_history *h, enum hist_
         svg_hline(&c, "level", 0.8, "periodic from 0.8 on (robust detector)");
     if (kind == HIST_ERROR)
         svg_hline(&c, "zero", 0, NULL);
-    struct svg_path p;
     if (kind != HIST_ERROR && kind != HIST_TOTAL) {
-        svg_path_begin(&p, &c, "history-line");
-        for (size_t i = 0; i < h->n; i++) {
-            double v = hist_value(&h->step[i], kind);
-            if (isfinite(v))
-                svg_path_to(&p, h->step[i].t, v);
-            else
-                svg_path_break(&p);
-        }
-        svg_path_end(&p);
+        history_line(&c, "history-line", h, kind);
     } else {
         /* An online loop repeats its latest error until it scores the next
          * prediction: a held line, with a point where a new score came.
          * The bytes moved so far rise in steps, one per phase. */
+        struct svg_path p;
         svg_path_begin(&p, &c, kind == HIST_TOTAL ? "history-total" : "history-error-line");
         double held = NAN;
         for (size_t i = 0; i < h->n; i++) {
@@ -955,16 +964,7 @@ static void history_chart(FILE *f, const struct ftio_plot_history *h, enum hist_
     for (size_t a = 0; a < nact && (kind == HIST_PERIOD || kind == HIST_CONFIDENCE); a++) {
         const struct ftio_plot_history *ah = &act[a].hist;
         snprintf(cls, sizeof cls, "activity-line act-%zu", a % NACT_COLOURS);
-        struct svg_path ap;
-        svg_path_begin(&ap, &c, cls);
-        for (size_t i = 0; i < ah->n; i++) {
-            double v = hist_value(&ah->step[i], kind);
-            if (isfinite(v))
-                svg_path_to(&ap, ah->step[i].t, v);
-            else
-                svg_path_break(&ap);
-        }
-        svg_path_end(&ap);
+        history_line(&c, cls, ah, kind);
         for (size_t i = 0; i < ah->n; i++) {
             const struct ftio_plot_step *st = &ah->step[i];
             double v = hist_value(st, kind);

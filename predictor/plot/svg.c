@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 #include "plot/svg.h"
+#include "units.h"
 
 void svg_escape(FILE *f, const char *s)
 {
@@ -27,39 +28,40 @@ void svg_escape(FILE *f, const char *s)
     }
 }
 
-/* The scale of a unit for values up to `mag` (the largest magnitude on the
- * axis): the divisor and the symbol printed after the numbers. */
-static void unit_scale(enum svg_unit u, double mag, double *div, const char **sym)
+/* The scale of a unit for values up to some magnitude: the divisor and the
+ * symbol printed after the numbers ("MiB/s"). */
+struct scale {
+    double div;
+    char   sym[16];
+};
+
+/* The scale for values up to `mag` (the largest magnitude on the axis);
+ * bytes on the one binary ladder of common/units.h. */
+static void unit_scale(enum svg_unit u, double mag, struct scale *s)
 {
-    static const char *bytes[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
-    static const char *rates[] = { "B/s", "KiB/s", "MiB/s", "GiB/s", "TiB/s", "PiB/s" };
-    *div = 1;
-    *sym = "";
+    const char *sym = "";
+    s->div = 1;
     if (!isfinite(mag))
         mag = 0;
     switch (u) {
     case SVG_BYTES:
-    case SVG_BYTES_PER_S: {
-        int k = 0;
-        while (k < 5 && mag >= 1024.0 * *div) {
-            *div *= 1024.0;
-            k++;
-        }
-        *sym = u == SVG_BYTES ? bytes[k] : rates[k];
-        break;
-    }
+    case SVG_BYTES_PER_S:
+        snprintf(s->sym, sizeof s->sym, "%s%s", ftio_byte_unit(mag, &s->div),
+                 u == SVG_BYTES_PER_S ? "/s" : "");
+        return;
     case SVG_SECONDS:
-        if (mag > 0 && mag < 1)          { *div = 1e-3;  *sym = "ms"; }
-        else if (mag < 600)              { *div = 1;     *sym = "s"; }
-        else if (mag < 3 * 3600)         { *div = 60;    *sym = "min"; }
-        else                             { *div = 3600;  *sym = "h"; }
+        if (mag > 0 && mag < 1)          { s->div = 1e-3;  sym = "ms"; }
+        else if (mag < 600)              { s->div = 1;     sym = "s"; }
+        else if (mag < 3 * 3600)         { s->div = 60;    sym = "min"; }
+        else                             { s->div = 3600;  sym = "h"; }
         break;
     case SVG_HERTZ:
-        *sym = "Hz";
+        sym = "Hz";
         break;
     case SVG_PLAIN:
         break;
     }
+    snprintf(s->sym, sizeof s->sym, "%s", sym);
 }
 
 void svg_human(char *buf, size_t len, double v, enum svg_unit u)
@@ -68,13 +70,12 @@ void svg_human(char *buf, size_t len, double v, enum svg_unit u)
         snprintf(buf, len, "n/a");
         return;
     }
-    double div;
-    const char *sym;
+    struct scale sc;
     if ((u == SVG_BYTES || u == SVG_BYTES_PER_S) && fabs(v) < 0.5)
         v = 0;                   /* rounding residue of a volume, not a byte */
-    unit_scale(u, fabs(v), &div, &sym);
-    double s = v / div;
-    snprintf(buf, len, fabs(s) >= 1000 ? "%.4g%s%s" : "%.3g%s%s", s, *sym ? " " : "", sym);
+    unit_scale(u, fabs(v), &sc);
+    double s = v / sc.div;
+    snprintf(buf, len, fabs(s) >= 1000 ? "%.4g%s%s" : "%.3g%s%s", s, sc.sym[0] ? " " : "", sc.sym);
 }
 
 void svg_range(double *lo, double *hi)
@@ -156,15 +157,15 @@ static int decimals(double step)
 /* Ticks of one axis: [lo, hi] shown, `off` subtracted for printing, `want`
  * intervals; calls back with the data value and its label. */
 static void axis_ticks(const struct svg_chart *c, int vertical, double lo, double hi, double off,
-                       enum svg_unit u, int want, const char **sym)
+                       enum svg_unit u, int want, struct scale *sc)
 {
-    double div, mag = fmax(fabs(lo - off), fabs(hi - off));
+    double mag = fmax(fabs(lo - off), fabs(hi - off));
     /* Times: the unit follows the span (a zoom on the 83rd minute counts
      * seconds), milliseconds only for times below a second. */
     if (u == SVG_SECONDS && mag >= 1)
         mag = fmax(1, hi - lo);
-    unit_scale(u, mag, &div, sym);
-    double slo = (lo - off) / div, shi = (hi - off) / div;
+    unit_scale(u, mag, sc);
+    double div = sc->div, slo = (lo - off) / div, shi = (hi - off) / div;
     double step = nice_step(shi - slo, want);
     int dec = decimals(step);
     FILE *f = c->f;
@@ -194,23 +195,23 @@ void svg_axes(struct svg_chart *c, enum svg_unit xu, const char *xtitle, double 
               enum svg_unit yu, const char *ytitle)
 {
     FILE *f = c->f;
-    const char *xsym, *ysym;
+    struct scale xs, ys;
     double w = c->width - c->left - c->right, h = c->height - c->top - c->bottom;
-    axis_ticks(c, 0, c->x0, c->x1, x_offset, xu, (int)fmax(2, w / 90), &xsym);
-    axis_ticks(c, 1, c->y0, c->y1, 0, yu, (int)fmax(3, h / 45), &ysym);
+    axis_ticks(c, 0, c->x0, c->x1, x_offset, xu, (int)fmax(2, w / 90), &xs);
+    axis_ticks(c, 1, c->y0, c->y1, 0, yu, (int)fmax(3, h / 45), &ys);
     if (xtitle) {
         fprintf(f, "<text class=\"axis-title\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
                 c->left + w / 2, c->height - 8);
         svg_escape(f, xtitle);
-        if (*xsym)
-            fprintf(f, " (%s)", xsym);
+        if (xs.sym[0])
+            fprintf(f, " (%s)", xs.sym);
         fputs("</text>\n", f);
     }
     fprintf(f, "<text class=\"axis-title\" transform=\"translate(16 %.1f) rotate(-90)\" "
             "text-anchor=\"middle\">", c->top + h / 2);
     svg_escape(f, ytitle);
-    if (*ysym)
-        fprintf(f, " (%s)", ysym);
+    if (ys.sym[0])
+        fprintf(f, " (%s)", ys.sym);
     fputs("</text>\n", f);
 }
 

@@ -46,7 +46,7 @@ struct darshan_log {
     char *metadata;              /* "k=v\n..." */
     char *exe;
     struct darshan_mount *mounts;
-    size_t nmounts;
+    size_t nmounts, mounts_cap;
 };
 
 /* Parse header and job region; -1 with "offset N: reason" in err. */

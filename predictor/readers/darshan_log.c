@@ -102,14 +102,12 @@ static int parse_job(struct darshan_log *l, const unsigned char *j, size_t n, ch
             *next = 0;
         char *tab = strchr(line, '\t');
         if (tab) {
-            struct darshan_mount *m = realloc(l->mounts, (l->nmounts + 1) * sizeof *m);
-            if (!m)
+            if (FTIO_GROW(l->mounts, l->mounts_cap, l->nmounts + 1) < 0)
                 break;
-            l->mounts = m;
+            struct darshan_mount *m = &l->mounts[l->nmounts++];
             *tab = 0;
-            m[l->nmounts].type = strdup(line);
-            m[l->nmounts].path = strdup(tab + 1);
-            l->nmounts++;
+            m->type = strdup(line);
+            m->path = strdup(tab + 1);
         }
         line = next ? next + 1 : NULL;
     }

@@ -56,32 +56,21 @@ struct jp {
 
 /* ---- errors --------------------------------------------------------------- */
 
-static int failv(struct jp *j, size_t line, const char *fmt, va_list ap)
+__attribute__((format(printf, 3, 4)))
+static int fail_at(struct jp *j, size_t line, const char *fmt, ...)
 {
     char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
     return FTIO_READER_FAIL(j->c, "line %zu: %s (byte %zu)", line, msg, (size_t)(j->p - j->buf));
 }
 
 /* A content error: at the object's line. */
-static int fail(struct jp *j, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int rc = failv(j, j->obj_line, fmt, ap);
-    va_end(ap);
-    return rc;
-}
-
+#define fail(j, ...) fail_at((j), (j)->obj_line, __VA_ARGS__)
 /* A syntax error: at the line where it is. */
-static int syntax(struct jp *j, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int rc = failv(j, j->line, fmt, ap);
-    va_end(ap);
-    return rc;
-}
+#define syntax(j, ...) fail_at((j), (j)->line, __VA_ARGS__)
 
 static int unexpected(struct jp *j, const char *want)
 {
@@ -273,6 +262,53 @@ static int literal(struct jp *j, const char *word)
     return 0;
 }
 
+/* ---- containers: the punctuation every object and array walk shares ---------- */
+
+/* At an opening '{' or '[': steps past it; true (and past `close` too)
+ * when the container is empty. */
+static bool open_empty(struct jp *j, char close)
+{
+    j->p++;
+    ws(j);
+    if (!at(j, close))
+        return false;
+    j->p++;
+    return true;
+}
+
+/* An object member's key and ':', leaving p on its value; key NULL: only
+ * checked (else up to KEY_MAX bytes into key, its length in *klen). */
+static int member_key(struct jp *j, char *key, size_t *klen)
+{
+    if (!at(j, '"'))
+        return unexpected(j, "a string (key)");
+    if (string(j, key, klen) != 0)
+        return -1;
+    ws(j);
+    if (!at(j, ':'))
+        return unexpected(j, "':'");
+    j->p++;
+    ws(j);
+    return 0;
+}
+
+/* After an element: 1 when a ',' follows (p on the next element), 0 at
+ * `close` (p past it), -1 (error) at anything else. */
+static int next_element(struct jp *j, char close)
+{
+    ws(j);
+    if (at(j, ',')) {
+        j->p++;
+        ws(j);
+        return 1;
+    }
+    if (at(j, close)) {
+        j->p++;
+        return 0;
+    }
+    return unexpected(j, close == '}' ? "',' or '}'" : "',' or ']'");
+}
+
 /* Any value, validated and skipped. */
 static int skip_value(struct jp *j, int depth)
 {
@@ -290,38 +326,14 @@ static int skip_value(struct jp *j, int depth)
         if (depth >= MAX_DEPTH)
             return syntax(j, "maximum parsing depth reached");
         char close = *j->p == '{' ? '}' : ']';
-        j->p++;
-        ws(j);
-        if (at(j, close)) {
-            j->p++;
+        if (open_empty(j, close))
             return 0;
-        }
-        for (;;) {
-            if (close == '}') {
-                if (!at(j, '"'))
-                    return unexpected(j, "a string (key)");
-                if (string(j, NULL, NULL) != 0)
-                    return -1;
-                ws(j);
-                if (!at(j, ':'))
-                    return unexpected(j, "':'");
-                j->p++;
-                ws(j);
-            }
-            if (skip_value(j, depth + 1) != 0)
+        int more;
+        do {
+            if ((close == '}' && member_key(j, NULL, NULL) != 0) || skip_value(j, depth + 1) != 0)
                 return -1;
-            ws(j);
-            if (at(j, ',')) {
-                j->p++;
-                ws(j);
-                continue;
-            }
-            if (at(j, close)) {
-                j->p++;
-                return 0;
-            }
-            return unexpected(j, close == '}' ? "',' or '}'" : "',' or ']'");
-        }
+        } while ((more = next_element(j, close)) > 0);
+        return more;
     }
     default:
         if (number_starts(j))
@@ -335,38 +347,16 @@ static int skip_value(struct jp *j, int depth)
 typedef int (*member_fn)(struct jp *j, const char *key, size_t klen, void *arg);
 static int members(struct jp *j, member_fn each, void *arg)
 {
-    j->p++;
-    ws(j);
-    if (at(j, '}')) {
-        j->p++;
+    if (open_empty(j, '}'))
         return 0;
-    }
-    for (;;) {
+    int more;
+    do {
         char key[KEY_MAX];
         size_t klen;
-        if (!at(j, '"'))
-            return unexpected(j, "a string (key)");
-        if (string(j, key, &klen) != 0)
+        if (member_key(j, key, &klen) != 0 || each(j, klen < KEY_MAX ? key : "", klen, arg) != 0)
             return -1;
-        ws(j);
-        if (!at(j, ':'))
-            return unexpected(j, "':'");
-        j->p++;
-        ws(j);
-        if (each(j, klen < KEY_MAX ? key : "", klen, arg) != 0)
-            return -1;
-        ws(j);
-        if (at(j, ',')) {
-            j->p++;
-            ws(j);
-            continue;
-        }
-        if (at(j, '}')) {
-            j->p++;
-            return 0;
-        }
-        return unexpected(j, "',' or '}'");
-    }
+    } while ((more = next_element(j, '}')) > 0);
+    return more;
 }
 
 /* ---- numeric arrays ---------------------------------------------------------- */
@@ -405,15 +395,11 @@ static int num_array(struct jp *j, const char *name, struct sink *s, size_t *len
 {
     if (!at(j, '['))
         return fail(j, "\"%s\" is not an array", name);
-    j->p++;
-    ws(j);
     size_t i = 0, cap, base;
     double *d = sink_data(s, &cap, &base);
-    if (at(j, ']')) {
-        j->p++;
-        *len = 0;
+    *len = 0;
+    if (open_empty(j, ']'))
         return 0;
-    }
     for (;;) {
         if (base + i >= cap) {
             if (sink_grow(s, base + i + 1) != 0)
@@ -435,23 +421,16 @@ static int num_array(struct jp *j, const char *name, struct sink *s, size_t *len
             return syntax(j, "number out of range");
         j->p = e;
         i++;
-        if (j->p < j->end && *j->p == ',') {
+        if (j->p < j->end && *j->p == ',') {   /* the usual case, without the calls */
             j->p++;
             ws(j);
             continue;
         }
-        ws(j);
-        if (at(j, ',')) {
-            j->p++;
-            ws(j);
-            continue;
-        }
-        if (at(j, ']')) {
-            j->p++;
+        int more = next_element(j, ']');
+        if (more <= 0) {
             *len = i;
-            return 0;
+            return more;
         }
-        return unexpected(j, "',' or ']'");
     }
 }
 

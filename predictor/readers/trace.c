@@ -330,7 +330,8 @@ int ftio_trace_activities(const struct ftio_trace *t, enum ftio_io_mode mode,
     int rc = -1;
     if (fid && ftio_trace_append_requests(&r, &t->write.req) == 0 &&
         ftio_trace_append_requests(&r, &t->read.req) == 0) {
-        memcpy(fid, t->write.fid, t->write.nfid * sizeof *fid);
+        if (t->write.nfid)             /* fid NULL when none: memcpy wants a pointer */
+            memcpy(fid, t->write.fid, t->write.nfid * sizeof *fid);
         if (t->read.nfid)
             memcpy(fid + t->write.req.n, t->read.fid, t->read.nfid * sizeof *fid);
         rc = ftio_activities_group(&r, fid, n, ftio_trace_file_path, (void *)t, o, out);

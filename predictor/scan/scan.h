@@ -61,11 +61,14 @@ int scan_parse_args(int argc, char **argv, struct scan_opts *o, int *first_path)
 
 /* ---- the work list (scan_files.c) -------------------------------------- */
 
+struct scan_file {
+    char *path;
+    bool  named;      /* given on the command line (not found in a directory):
+                         analysed even when it looks like no trace format */
+};
 struct scan_files {
     size_t n, cap;
-    char **path;
-    bool  *named;     /* given on the command line (not found in a directory):
-                         analysed even when it looks like no trace format */
+    struct scan_file *file;
 };
 /* Collect the paths (directories recursively, entries sorted by name).  A
  * path that does not exist is kept: its row carries the error.  -1 on OOM. */
@@ -126,12 +129,16 @@ struct scan_row {
  * Writes "" and returns a static reason when the run is shorter than 12 s. */
 const char *scan_temporal_class(const struct ftio_signal *rd, const struct ftio_signal *wr,
                                 double t0, double run, char out[5]);
-/* Table II of the study from a class: where reads happen ("beginning":
- * only the first segment; "throughout": >= 3 segments; "others"; "none")
- * and where writes happen ("end": only the last; "throughout"; "others";
- * "none"). */
-const char *scan_read_when(const char *cls);
-const char *scan_write_when(const char *cls);
+/* Table II of the study from a class: when direction d (SCAN_READ,
+ * SCAN_WRITE) happens.  TYPICAL: only in its typical segment (reads: the
+ * first, "beginning"; writes: the last, "end"); THROUGHOUT: in >= 3
+ * segments; NONE: in none; else OTHERS. */
+enum scan_when { SCAN_WHEN_TYPICAL, SCAN_WHEN_THROUGHOUT, SCAN_WHEN_OTHERS, SCAN_WHEN_NONE };
+/* -1 when cls is not a class (the job was not classified). */
+int scan_when(const char *cls, int d);
+/* The word of `when` for direction d in the rows and the summary
+ * ("beginning", "end", "throughout", "others", "none"); NULL for -1. */
+const char *scan_when_word(int d, int when);
 
 struct scan_worker;   /* per-thread state: analyzer, scratch */
 struct scan_worker *scan_worker_new(void);
@@ -173,8 +180,7 @@ struct scan_summary {
     double bytes[2], periodic_bytes[2]; /* all / of the jobs periodic in that mode */
     double bytes_both, bytes_any;       /* r+w bytes of jobs periodic in both / either */
     double classified, too_short, no_io;
-    double read_begin, read_through, read_other;
-    double write_end, write_through, write_other;
+    double when[2][3];                  /* read/write: TYPICAL, THROUGHOUT, OTHERS (+ NONE) */
     double cls[SCAN_NCLASSES];
     double seconds;                     /* wall time of the scan (max over ranks) */
     double threads;                     /* analysis threads (sum over ranks) */

@@ -73,7 +73,7 @@ static void *worker(void *arg)
     for (size_t k; !oom && (k = atomic_fetch_add(&e->next, 1)) < e->nitems;) {
         size_t i = e->items ? e->items[k] : k;
         w.sum.files++;
-        if (scan_file(sw, e->o, e->f->path[i], e->f->named[i], i, emit, &w) == 1)
+        if (scan_file(sw, e->o, e->f->file[i].path, e->f->file[i].named, i, emit, &w) == 1)
             w.sum.skipped++;
         oom = w.csv.oom || w.jsonl.oom;
         pthread_mutex_lock(&e->lock);

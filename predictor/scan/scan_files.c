@@ -15,15 +15,12 @@
 
 int scan_files_add(struct scan_files *f, const char *path, bool named)
 {
-    /* Two arrays, one capacity: the second grown to (at least) the first's. */
-    size_t cap = f->cap, cap_named = f->cap;
-    if (FTIO_GROW(f->path, cap, f->n + 1) < 0 || FTIO_GROW(f->named, cap_named, cap) < 0)
+    if (FTIO_GROW(f->file, f->cap, f->n + 1) < 0)
         return -1;
-    f->cap = cap;
-    f->path[f->n] = strdup(path);
-    if (!f->path[f->n])
+    char *copy = strdup(path);
+    if (!copy)
         return -1;
-    f->named[f->n++] = named;
+    f->file[f->n++] = (struct scan_file){ copy, named };
     return 0;
 }
 
@@ -95,8 +92,7 @@ int scan_files_collect(struct scan_files *f, char *const *paths, int npaths)
 void scan_files_free(struct scan_files *f)
 {
     for (size_t i = 0; i < f->n; i++)
-        free(f->path[i]);
-    free(f->path);
-    free(f->named);
+        free(f->file[i].path);
+    free(f->file);
     memset(f, 0, sizeof *f);
 }

@@ -168,8 +168,8 @@ void scan_format_csv(struct scan_buf *b, const struct scan_row *r, const struct 
     csv_mode(b, &r->mode[SCAN_READ], o->do_read);
     csv_mode(b, &r->mode[SCAN_WRITE], o->do_write);
     csv_str(b, r->temporal, true);
-    csv_str(b, scan_read_when(r->temporal), true);
-    csv_str(b, scan_write_when(r->temporal), true);
+    csv_str(b, scan_when_word(SCAN_READ, scan_when(r->temporal, SCAN_READ)), true);
+    csv_str(b, scan_when_word(SCAN_WRITE, scan_when(r->temporal, SCAN_WRITE)), true);
     csv_activities(b, &r->mode[SCAN_READ], o->do_read);
     csv_activities(b, &r->mode[SCAN_WRITE], o->do_write);
     csv_str(b, r->warning, true);
@@ -312,9 +312,9 @@ void scan_format_jsonl(struct scan_buf *b, const struct scan_row *r, const struc
     LIT(b, ",");
     json_str(b, "temporal", r->temporal[0] ? r->temporal : NULL);
     LIT(b, ",");
-    json_str(b, "read_when", scan_read_when(r->temporal));
+    json_str(b, "read_when", scan_when_word(SCAN_READ, scan_when(r->temporal, SCAN_READ)));
     LIT(b, ",");
-    json_str(b, "write_when", scan_write_when(r->temporal));
+    json_str(b, "write_when", scan_when_word(SCAN_WRITE, scan_when(r->temporal, SCAN_WRITE)));
     LIT(b, ",");
     json_str(b, "temporal_note", r->temporal_note);
     LIT(b, ",");

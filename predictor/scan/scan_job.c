@@ -87,11 +87,9 @@ static void analyse_mode(struct scan_worker *w, const struct scan_opts *o, const
     }
     char err[256];
     struct ftio_result res;
-    double fs = mode_fs(o, sig);
-    m->fs = fs;
-    if (ftio_sample(sig, fs, o->analysis.t_start, o->analysis.t_end, o->analysis.sampling, &w->x, err,
-                    sizeof err) != 0 ||
-        ftio_analyze(w->a, &w->x, &o->analysis, w->x.t1, &res, err, sizeof err) != 0) {
+    struct ftio_options ao = o->analysis;
+    ao.fs = m->fs = mode_fs(o, sig);
+    if (ftio_analyze_signal(w->a, sig, &ao, &w->x, &res, err, sizeof err) != 0) {
         size_t n = strlen(err);   /* the reason, cut to the note's size */
         if (n >= sizeof m->note)
             n = sizeof m->note - 1;

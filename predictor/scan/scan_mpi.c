@@ -42,9 +42,9 @@ static int share_files(struct scan_files *f, int rank, char **paths, int npaths)
     if (rank == 0) {
         ok = scan_files_collect(f, paths, npaths) == 0;
         for (size_t i = 0; ok && i < f->n; i++) {
-            char flag = f->named[i] ? 1 : 0;
+            char flag = f->file[i].named ? 1 : 0;
             scan_buf_add(&b, &flag, 1);
-            scan_buf_add(&b, f->path[i], strlen(f->path[i]) + 1);
+            scan_buf_add(&b, f->file[i].path, strlen(f->file[i].path) + 1);
         }
         ok = ok && !b.oom && b.n < INT32_MAX;
         len = ok ? b.n : 0;

@@ -81,19 +81,10 @@ void scan_summary_add(struct scan_summary *s, const struct scan_row *r)
     }
     s->classified++;
     s->cls[class_index(r->temporal)]++;
-    const char *rw = scan_read_when(r->temporal), *ww = scan_write_when(r->temporal);
-    if (strcmp(rw, "beginning") == 0)
-        s->read_begin++;
-    else if (strcmp(rw, "throughout") == 0)
-        s->read_through++;
-    else
-        s->read_other++;
-    if (strcmp(ww, "end") == 0)
-        s->write_end++;
-    else if (strcmp(ww, "throughout") == 0)
-        s->write_through++;
-    else
-        s->write_other++;
+    for (int d = 0; d < 2; d++) {          /* the study counts "none" with the others */
+        int w = scan_when(r->temporal, d);
+        s->when[d][w == SCAN_WHEN_NONE ? SCAN_WHEN_OTHERS : w]++;
+    }
 }
 
 void scan_summary_merge(struct scan_summary *into, const struct scan_summary *from)
@@ -151,12 +142,13 @@ void scan_summary_print(FILE *f, const struct scan_summary *s, const struct scan
                " of %.0f jobs\n", s->classified);
     fprintf(f, "  (not classified: %.0f shorter than 12 s, %.0f with no segment of I/O: \"0000\")\n",
             s->too_short, s->no_io);
-    fprintf(f, "  read:  beginning %5.1f%%  throughout %5.1f%%  others %5.1f%%\n",
-            pct(s->read_begin, s->classified), pct(s->read_through, s->classified),
-            pct(s->read_other, s->classified));
-    fprintf(f, "  write: end       %5.1f%%  throughout %5.1f%%  others %5.1f%%\n",
-            pct(s->write_end, s->classified), pct(s->write_through, s->classified),
-            pct(s->write_other, s->classified));
+    static const char *const dir[2] = { "read:", "write:" };
+    for (int d = 0; d < 2; d++)
+        fprintf(f, "  %-6s %-9s %5.1f%%  throughout %5.1f%%  others %5.1f%%\n", dir[d],
+                scan_when_word(d, SCAN_WHEN_TYPICAL),
+                pct(s->when[d][SCAN_WHEN_TYPICAL], s->classified),
+                pct(s->when[d][SCAN_WHEN_THROUGHOUT], s->classified),
+                pct(s->when[d][SCAN_WHEN_OTHERS], s->classified));
 
     /* the ten most common classes, ties in class order */
     bool used[SCAN_NCLASSES] = { false };

@@ -73,26 +73,22 @@ static unsigned segs(const char *cls, char d)
     return m;
 }
 
-const char *scan_read_when(const char *cls)
+int scan_when(const char *cls, int d)
 {
     if (!cls || strlen(cls) != 4)
-        return NULL;
-    unsigned m = segs(cls, 'R');
+        return -1;
+    unsigned m = segs(cls, d == SCAN_READ ? 'R' : 'W');
     if (m == 0)
-        return "none";
-    if (m == 1)
-        return "beginning";
-    return __builtin_popcount(m) >= 3 ? "throughout" : "others";
+        return SCAN_WHEN_NONE;
+    if (m == (d == SCAN_READ ? 1u : 8u))       /* the first segment, the last */
+        return SCAN_WHEN_TYPICAL;
+    return __builtin_popcount(m) >= 3 ? SCAN_WHEN_THROUGHOUT : SCAN_WHEN_OTHERS;
 }
 
-const char *scan_write_when(const char *cls)
+const char *scan_when_word(int d, int when)
 {
-    if (!cls || strlen(cls) != 4)
+    static const char *const word[] = { NULL, "throughout", "others", "none" };
+    if (when < 0)
         return NULL;
-    unsigned m = segs(cls, 'W');
-    if (m == 0)
-        return "none";
-    if (m == 8)
-        return "end";
-    return __builtin_popcount(m) >= 3 ? "throughout" : "others";
+    return when == SCAN_WHEN_TYPICAL ? (d == SCAN_READ ? "beginning" : "end") : word[when];
 }

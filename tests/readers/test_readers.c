@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <msgpack.h>
-#include "report.h"
+#include "publish/report.h"
 #include "trace.h"
 #include "readers/readers.h"
 #include "wire.h"

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* report.h -- turn an analysis result into text for humans and into the JSON
- * prediction object of PROTOCOL.md §2 (part of libftioreaders.a).
+ * prediction object of PROTOCOL.md §2 (libftiopublish.a, predictor/publish/:
+ * the last stage of the pipeline, after the analysis; it needs the analysis
+ * library's types and jansson, not the readers).
  *
  * Shared by the offline `ftio` command and by ftiod: both build the common
  * part of the prediction with ftio_report_json() and then add the fields only

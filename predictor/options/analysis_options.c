@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* options.c -- the analysis options shared by ftio and ftiod
- * (analysis_options.h): their table entries, bounds, defaults and help, and
- * how they resolve (--compat, -ts/-te).  The commands' own options stay in
- * the commands.
+/* analysis_options.c -- the analysis options shared by ftio, ftiod and
+ * ftio scan (predictor/analysis_options.h): their table entries, bounds,
+ * defaults and help, and how they resolve (--compat, -ts/-te).  Command-line
+ * code (common/cliopt.h), so it lives in libftiooptions.a beside the analysis
+ * library, which knows only struct ftio_options.  The commands' own options
+ * stay in the commands.
  */
 #include <math.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
  */
 #include <math.h>
 #include <stdio.h>
-#include "report.h"
+#include "publish/report.h"
 #include "units.h"
 
 json_t *ftio_json_number(double v)
