@@ -433,14 +433,7 @@ END_TEST
 
 Suite *ftio_test_suite(void)
 {
-    Suite *s = suite_create("analysis-bins-hold");
-    TCase *tc = tcase_create("bins-hold");
-    tcase_add_test(tc, tmio_hold_matches_offline);
-    tcase_add_test(tc, tmio_average_form);
-    tcase_add_test(tc, synthetic_14_hold);
-    tcase_add_test(tc, zmq_example_hold);
-    tcase_add_test(tc, hold_matches_offline_on_edges);
-    tcase_add_test(tc, points_ring_horizon);
-    suite_add_tcase(s, tc);
-    return s;
+    return FTIO_SUITE("analysis-bins-hold", "bins-hold", NULL,
+                      tmio_hold_matches_offline, tmio_average_form, synthetic_14_hold,
+                      zmq_example_hold, hold_matches_offline_on_edges, points_ring_horizon);
 }

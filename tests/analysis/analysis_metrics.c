@@ -334,17 +334,8 @@ END_TEST
 
 Suite *ftio_test_suite(void)
 {
-    Suite *s = suite_create("analysis-metrics");
-    TCase *tc = tcase_create("metrics");
-    tcase_add_test(tc, square_wave_metrics);
-    tcase_add_test(tc, uneven_volumes);
-    tcase_add_test(tc, uneven_durations);
-    tcase_add_test(tc, next_phase);
-    tcase_add_test(tc, acf_square_wave);
-    tcase_add_test(tc, flat_signals);
-    tcase_add_test(tc, two_tones_moderate);
-    tcase_add_test(tc, three_tones_none);
-    tcase_add_test(tc, harmonic_dropped);
-    suite_add_tcase(s, tc);
-    return s;
+    return FTIO_SUITE("analysis-metrics", "metrics", NULL,
+                      square_wave_metrics, uneven_volumes, uneven_durations, next_phase,
+                      acf_square_wave, flat_signals, two_tones_moderate, three_tones_none,
+                      harmonic_dropped);
 }

@@ -246,14 +246,7 @@ END_TEST
 
 Suite *ftio_test_suite(void)
 {
-    Suite *s = suite_create("analysis-online");
-    TCase *tc = tcase_create("online");
-    tcase_add_test(tc, bins_match_sweep);
-    tcase_add_test(tc, bins_reference_signal);
-    tcase_add_test(tc, bins_ring_horizon);
-    tcase_add_test(tc, window_hits);
-    tcase_add_test(tc, window_fixed);
-    tcase_add_test(tc, history_groups);
-    suite_add_tcase(s, tc);
-    return s;
+    return FTIO_SUITE("analysis-online", "online", NULL,
+                      bins_match_sweep, bins_reference_signal, bins_ring_horizon, window_hits,
+                      window_fixed, history_groups);
 }

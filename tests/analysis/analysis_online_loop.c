@@ -218,13 +218,7 @@ END_TEST
 
 Suite *ftio_test_suite(void)
 {
-    Suite *s = suite_create("analysis-online-loop");
-    TCase *tc = tcase_create("online-loop");
-    tcase_add_test(tc, skips_boundaries_without_data);
-    tcase_add_test(tc, period_change_within_three_periods);
-    tcase_add_test(tc, drift_followed_window_forgets);
-    tcase_add_test(tc, stale_not_none);
-    tcase_add_test(tc, scores_previous_prediction);
-    suite_add_tcase(s, tc);
-    return s;
+    return FTIO_SUITE("analysis-online-loop", "online-loop", NULL,
+                      skips_boundaries_without_data, period_change_within_three_periods,
+                      drift_followed_window_forgets, stale_not_none, scores_previous_prediction);
 }

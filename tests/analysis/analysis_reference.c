@@ -269,17 +269,8 @@ END_TEST
 
 Suite *ftio_test_suite(void)
 {
-    Suite *s = suite_create("analysis-reference");
-    TCase *tc = tcase_create("reference");
-    tcase_add_test(tc, sweep_example);
-    tcase_add_test(tc, sweep_ties_and_order);
-    tcase_add_test(tc, requests_bytes);
-    tcase_add_test(tc, sweep_random_matches_bruteforce);
-    tcase_add_test(tc, tmio_vectors);
-    tcase_add_test(tc, tmio_full_spectrum);
-    tcase_add_test(tc, synthetic_14);
-    tcase_add_test(tc, zmq_example);
-    tcase_add_test(tc, too_short);
-    suite_add_tcase(s, tc);
-    return s;
+    return FTIO_SUITE("analysis-reference", "reference", NULL,
+                      sweep_example, sweep_ties_and_order, requests_bytes,
+                      sweep_random_matches_bruteforce, tmio_vectors, tmio_full_spectrum,
+                      synthetic_14, zmq_example, too_short);
 }

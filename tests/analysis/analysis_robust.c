@@ -412,25 +412,11 @@ END_TEST
 
 Suite *ftio_test_suite(void)
 {
-    Suite *s = suite_create("analysis-robust");
-    TCase *tc = tcase_create("robust");
-    tcase_add_test(tc, short_pulses);
-    tcase_add_test(tc, irregular_compute);
-    tcase_add_test(tc, noise_not_counted);
-    tcase_add_test(tc, period_change);
-    tcase_add_test(tc, missing_phase);
-    tcase_add_test(tc, fragments_regrouped);
-    tcase_add_test(tc, next_never_past);
-    tcase_add_test(tc, nothing_periodic);
-    tcase_add_test(tc, cut_at_window_start);
-    tcase_add_test(tc, separate_outputs);
-    tcase_add_test(tc, outputs_one_bin_apart);
-    tcase_add_test(tc, phases_between_silences);
-    tcase_add_test(tc, spectral_line_not_its_subharmonic);
-    tcase_add_test(tc, arbiter_contradiction);
-    tcase_add_test(tc, two_heights);
-    tcase_add_test(tc, plateau_not_background);
-    tcase_add_test(tc, drift_current_interval);
-    suite_add_tcase(s, tc);
-    return s;
+    return FTIO_SUITE("analysis-robust", "robust", NULL,
+                      short_pulses, irregular_compute, noise_not_counted, period_change,
+                      missing_phase, fragments_regrouped, next_never_past, nothing_periodic,
+                      cut_at_window_start, separate_outputs, outputs_one_bin_apart,
+                      phases_between_silences, spectral_line_not_its_subharmonic,
+                      arbiter_contradiction, two_heights, plateau_not_background,
+                      drift_current_interval);
 }

@@ -234,16 +234,10 @@ END_TEST
 
 Suite *ftio_test_suite(void)
 {
-    Suite *s = suite_create("analysis-sampling");
-    TCase *tc = tcase_create("sampling");
+    TCase *tc;
+    Suite *s = FTIO_SUITE("analysis-sampling", "sampling", &tc,
+                          sweep_large_threaded, sweep_back_to_back_shuffled, sweep_sorted_input,
+                          hold_by_hand, average_conserves_volume, window_bounds, analyzer_reuse);
     tcase_set_timeout(tc, 60);
-    tcase_add_test(tc, sweep_large_threaded);
-    tcase_add_test(tc, sweep_back_to_back_shuffled);
-    tcase_add_test(tc, sweep_sorted_input);
-    tcase_add_test(tc, hold_by_hand);
-    tcase_add_test(tc, average_conserves_volume);
-    tcase_add_test(tc, window_bounds);
-    tcase_add_test(tc, analyzer_reuse);
-    suite_add_tcase(s, tc);
     return s;
 }

@@ -6,6 +6,7 @@
  * the end, quotes, '#' inside values, a directory instead of a file).
  * The end-to-end counterpart is tests/cli/options.sh. */
 #include <check.h>
+#include "../check_main.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -217,15 +218,7 @@ END_TEST
 
 Suite *ftio_test_suite(void)
 {
-    Suite *s = suite_create("cliopt");
-    TCase *tc = tcase_create("cliopt");
-    tcase_add_test(tc, spellings);
-    tcase_add_test(tc, bounds);
-    tcase_add_test(tc, lists_counts_operands);
-    tcase_add_test(tc, each);
-    tcase_add_test(tc, config_file);
-    tcase_add_test(tc, config_errors);
-    tcase_add_test(tc, analysis_shared);
-    suite_add_tcase(s, tc);
-    return s;
+    return FTIO_SUITE("cliopt", "cliopt", NULL,
+                      spellings, bounds, lists_counts_operands, each, config_file, config_errors,
+                      analysis_shared);
 }

@@ -633,27 +633,16 @@ END_TEST
 
 Suite *ftio_test_suite(void)
 {
-    Suite *s = suite_create("daemon_job");
-    TCase *tc = tcase_create("job");
+    TCase *tc;
+    Suite *s = FTIO_SUITE("daemon_job", "job", &tc,
+                          test_sequence_gaps_and_late_fill, test_first_batch_late_is_a_gap,
+                          test_forged_sequence, test_many_gaps_bounded, test_nested_counted_once,
+                          test_time_base, test_mode_grid_and_record_log,
+                          test_bad_records_and_horizon, test_max_procs_and_final,
+                          test_mpi_job_waits_for_all_ranks, test_rank_from_a_later_batch,
+                          test_verdict_mpi_over, test_verdict_idle_and_incomplete,
+                          test_verdict_dropped_and_clamped, test_clock_correction,
+                          test_job_ids_with_steps, test_table_bounds, test_table_oldest_closed);
     tcase_add_checked_fixture(tc, setup, NULL);
-    tcase_add_test(tc, test_sequence_gaps_and_late_fill);
-    tcase_add_test(tc, test_first_batch_late_is_a_gap);
-    tcase_add_test(tc, test_forged_sequence);
-    tcase_add_test(tc, test_many_gaps_bounded);
-    tcase_add_test(tc, test_nested_counted_once);
-    tcase_add_test(tc, test_time_base);
-    tcase_add_test(tc, test_mode_grid_and_record_log);
-    tcase_add_test(tc, test_bad_records_and_horizon);
-    tcase_add_test(tc, test_max_procs_and_final);
-    tcase_add_test(tc, test_mpi_job_waits_for_all_ranks);
-    tcase_add_test(tc, test_rank_from_a_later_batch);
-    tcase_add_test(tc, test_verdict_mpi_over);
-    tcase_add_test(tc, test_verdict_idle_and_incomplete);
-    tcase_add_test(tc, test_verdict_dropped_and_clamped);
-    tcase_add_test(tc, test_clock_correction);
-    tcase_add_test(tc, test_job_ids_with_steps);
-    tcase_add_test(tc, test_table_bounds);
-    tcase_add_test(tc, test_table_oldest_closed);
-    suite_add_tcase(s, tc);
     return s;
 }

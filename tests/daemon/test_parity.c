@@ -296,11 +296,6 @@ END_TEST
 
 Suite *ftio_test_suite(void)
 {
-    Suite *s = suite_create("parity");
-    TCase *tc = tcase_create("conversion");
-    tcase_add_test(tc, test_rules);
-    tcase_add_test(tc, test_same_requests_both_paths);
-    tcase_add_test(tc, test_same_requests_late_earliest);
-    suite_add_tcase(s, tc);
-    return s;
+    return FTIO_SUITE("parity", "conversion", NULL,
+                      test_rules, test_same_requests_both_paths, test_same_requests_late_earliest);
 }

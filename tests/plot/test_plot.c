@@ -5,6 +5,7 @@
  * that is whole or absent, CSV quoting, and a page of a hostile job id.
  */
 #include <check.h>
+#include "../check_main.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -182,14 +183,7 @@ END_TEST
 
 Suite *ftio_test_suite(void)
 {
-    Suite *s = suite_create("plot");
-    TCase *tc = tcase_create("plot");
-    tcase_add_test(tc, human_units);
-    tcase_add_test(tc, escaping);
-    tcase_add_test(tc, ticks);
-    tcase_add_test(tc, output_whole_or_absent);
-    tcase_add_test(tc, csv_quoting);
-    tcase_add_test(tc, hostile_job_page);
-    suite_add_tcase(s, tc);
-    return s;
+    return FTIO_SUITE("plot", "plot", NULL,
+                      human_units, escaping, ticks, output_whole_or_absent, csv_quoting,
+                      hostile_job_page);
 }

@@ -874,23 +874,15 @@ END_TEST
 
 Suite *ftio_test_suite(void)
 {
-    Suite *s = suite_create("readers");
-    TCase *tc = tcase_create("core");
+    TCase *tc;
+    Suite *s = FTIO_SUITE("readers", "core", &tc,
+                          test_detect, test_tmio_reference_jsonl_and_msgpack_agree,
+                          test_tmio_truncated_and_corrupt, test_tmio_msgpack_built,
+                          test_custom_json_variants, test_custom_json_malformed,
+                          test_json_streaming_strict, test_numscan_matches_strtod,
+                          test_spool_merge_nested_and_times, test_spool_truncated_and_corrupt,
+                          test_dxt, test_csv, test_text_prefixes_and_mutations_never_crash,
+                          test_report_json);
     tcase_set_timeout(tc, 120);
-    tcase_add_test(tc, test_detect);
-    tcase_add_test(tc, test_tmio_reference_jsonl_and_msgpack_agree);
-    tcase_add_test(tc, test_tmio_truncated_and_corrupt);
-    tcase_add_test(tc, test_tmio_msgpack_built);
-    tcase_add_test(tc, test_custom_json_variants);
-    tcase_add_test(tc, test_custom_json_malformed);
-    tcase_add_test(tc, test_json_streaming_strict);
-    tcase_add_test(tc, test_numscan_matches_strtod);
-    tcase_add_test(tc, test_spool_merge_nested_and_times);
-    tcase_add_test(tc, test_spool_truncated_and_corrupt);
-    tcase_add_test(tc, test_dxt);
-    tcase_add_test(tc, test_csv);
-    tcase_add_test(tc, test_text_prefixes_and_mutations_never_crash);
-    tcase_add_test(tc, test_report_json);
-    suite_add_tcase(s, tc);
     return s;
 }
