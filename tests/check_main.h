@@ -21,4 +21,10 @@ Suite *ftio_suite(const char *suite, const char *tcase, TCase **tc, const TTest 
 #define FTIO_SUITE(suite, tcase, tc, ...) \
     ftio_suite((suite), (tcase), (tc), (const TTest *const[]){ __VA_ARGS__, NULL })
 
+/* A suite of several test cases: adds the test case TCASE holding `tests`
+ * (NULL-terminated) to s, and returns it:
+ *     FTIO_TCASE(s, "units", byte_units, fmt_rates);                    */
+TCase *ftio_tcase(Suite *s, const char *tcase, const TTest *const tests[]);
+#define FTIO_TCASE(s, tcase, ...) ftio_tcase((s), (tcase), (const TTest *const[]){ __VA_ARGS__, NULL })
+
 #endif

@@ -1018,33 +1018,16 @@ END_TEST
 Suite *ftio_test_suite(void)
 {
     Suite *s = suite_create("wire");
-    TCase *rt = tcase_create("roundtrip");
-    tcase_add_test(rt, roundtrip_full_header);
-    tcase_add_test(rt, roundtrip_extremes);
-    tcase_add_test(rt, encoding_matches_msgpack_c);
-    tcase_add_test(rt, roundtrip_minimal_header);
-    tcase_add_test(rt, roundtrip_large_and_reuse);
-    tcase_add_test(rt, back_to_back_batches);
-    tcase_add_test(rt, every_truncation_is_truncation);
-    suite_add_tcase(s, rt);
-    TCase *rej = tcase_create("reject");
-    tcase_add_test(rej, custom_baseline_and_unknown_keys);
-    tcase_add_test(rej, wrong_type_for_each_key);
-    tcase_add_test(rej, missing_keys);
-    tcase_add_test(rej, duplicate_keys_and_column_mismatch);
-    tcase_add_test(rej, value_checks);
-    tcase_add_test(rej, limits_and_garbage);
-    tcase_add_test(rej, encode_rejects_invalid_input);
-    suite_add_tcase(s, rej);
+    FTIO_TCASE(s, "roundtrip", roundtrip_full_header, roundtrip_extremes, encoding_matches_msgpack_c,
+               roundtrip_minimal_header, roundtrip_large_and_reuse, back_to_back_batches,
+               every_truncation_is_truncation);
+    FTIO_TCASE(s, "reject", custom_baseline_and_unknown_keys, wrong_type_for_each_key, missing_keys,
+               duplicate_keys_and_column_mismatch, value_checks, limits_and_garbage,
+               encode_rejects_invalid_input);
     TCase *fz = tcase_create("fuzz");
     tcase_set_timeout(fz, 120);
     tcase_add_loop_test(fz, fuzz_mutations, 0, 5);     /* 5 x 4000 = 20k mutations */
     suite_add_tcase(s, fz);
-    TCase *misc = tcase_create("misc");
-    tcase_add_test(misc, path_hash);
-    tcase_add_test(misc, names);
-    tcase_add_test(misc, time_helpers);
-    tcase_add_test(misc, wall_clock_overflow);
-    suite_add_tcase(s, misc);
+    FTIO_TCASE(s, "misc", path_hash, names, time_helpers, wall_clock_overflow);
     return s;
 }
