@@ -2,36 +2,20 @@
 # tests/daemon.mk -- ftiod: Check unit tests of the job state and of the
 # conversion parity with the offline reader, and end-to-end shell tests (which
 # forge wire batches with `ftio-wire periodic|tmio|fuzz`, tests/wire.mk).
-DAEMON_TEST_JOB := $(B)/tests/test_job
+#   test_job              the per-job state (job.c)
+#   test_parity           the daemon's path and the spool reader give the same requests
+#   test_job_activities   the per-activity streams of a job (job_activities.c)
+DAEMON_CHECKS := $(addprefix $(B)/tests/,test_job test_parity test_job_activities)
 
-# job.o calls job_activities.o (per-activity streams), which reports through
-# libftioreaders' report.c (jansson).
-$(DAEMON_TEST_JOB): $(B)/tests/daemon/test_job.o $(CHECK_MAIN) $(B)/predictor/daemon/job.o \
-                    $(B)/predictor/daemon/job_activities.o $(READERS_LIB) \
-                    $(B)/lib/libftioanalysis.a $(B)/lib/libftiocommon.a
+# Each links job.o, which calls job_activities.o (per-activity streams), which
+# reports through libftioreaders' report.c (jansson).
+DAEMON_JOB_OBJS := $(B)/predictor/daemon/job.o $(B)/predictor/daemon/job_activities.o
+
+$(DAEMON_CHECKS): $(B)/tests/%: $(B)/tests/daemon/%.o $(CHECK_MAIN) $(DAEMON_JOB_OBJS) $(READERS_LIB) \
+                  $(B)/lib/libftioanalysis.a $(B)/lib/libftiocommon.a
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $(B)/tests/daemon/test_job.o $(CHECK_MAIN) $(B)/predictor/daemon/job.o \
-	  $(B)/predictor/daemon/job_activities.o $(FTIO_READERS_LINK) $(CHECK_LIBS) -lm
+	$(CC) $(LDFLAGS) -o $@ $< $(CHECK_MAIN) $(DAEMON_JOB_OBJS) $(FTIO_READERS_LINK) $(CHECK_LIBS) -lm
 
-# Conversion parity: the daemon's path and the spool reader give the same requests.
-DAEMON_TEST_PARITY := $(B)/tests/test_parity
-$(DAEMON_TEST_PARITY): $(B)/tests/daemon/test_parity.o $(CHECK_MAIN) $(B)/predictor/daemon/job.o \
-                       $(B)/predictor/daemon/job_activities.o \
-                       $(READERS_LIB) $(B)/lib/libftioanalysis.a $(B)/lib/libftiocommon.a
-	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $(B)/tests/daemon/test_parity.o $(CHECK_MAIN) $(B)/predictor/daemon/job.o \
-	  $(B)/predictor/daemon/job_activities.o \
-	  $(FTIO_READERS_LINK) $(CHECK_LIBS) -lm
-
-# The per-activity streams of a job (job_activities.c).
-DAEMON_TEST_ACTS := $(B)/tests/test_job_activities
-$(DAEMON_TEST_ACTS): $(B)/tests/daemon/test_job_activities.o $(CHECK_MAIN) $(B)/predictor/daemon/job.o \
-                     $(B)/predictor/daemon/job_activities.o $(READERS_LIB) \
-                     $(B)/lib/libftioanalysis.a $(B)/lib/libftiocommon.a
-	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $(B)/tests/daemon/test_job_activities.o $(CHECK_MAIN) $(B)/predictor/daemon/job.o \
-	  $(B)/predictor/daemon/job_activities.o $(FTIO_READERS_LINK) $(CHECK_LIBS) -lm
-
-ALL_TARGETS += $(DAEMON_TEST_JOB) $(DAEMON_TEST_PARITY) $(DAEMON_TEST_ACTS)
-CHECK_PROGS += $(DAEMON_TEST_JOB) $(DAEMON_TEST_PARITY) $(DAEMON_TEST_ACTS)
+ALL_TARGETS += $(DAEMON_CHECKS)
+CHECK_PROGS += $(DAEMON_CHECKS)
 SHELL_TESTS += $(sort $(wildcard tests/daemon/*.sh))
