@@ -51,6 +51,16 @@ static int read_str(struct ftio_trace_set *set, const char *s, const char *name,
     return read_buf(set, s, strlen(s), name, o);
 }
 
+/* Reads tests/data/NAME into *set as `ftio` does: the file with o (the test
+ * fails with the reader's message when it refuses), then the set finished. */
+static void read_data(struct ftio_trace_set *set, const char *name, const struct ftio_read_options *o)
+{
+    err[0] = warn[0] = 0;
+    ck_assert_msg(ftio_trace_read_file(set, data_path(name), o, err, sizeof err, warn, sizeof warn) == 0,
+                  "%s", err);
+    ftio_trace_set_finish(set, o);
+}
+
 static struct ftio_read_options defaults(void)
 {
     struct ftio_read_options o;
@@ -123,12 +133,8 @@ START_TEST(test_tmio_reference_jsonl_and_msgpack_agree)
 {
     struct ftio_read_options o = defaults();
     struct ftio_trace_set a = { 0 }, b = { 0 };
-    ck_assert_int_eq(ftio_trace_read_file(&a, data_path("tmio-8ranks.jsonl"), &o, err, sizeof err,
-                                          warn, sizeof warn), 0);
-    ck_assert_int_eq(ftio_trace_read_file(&b, data_path("tmio-8ranks.msgpack"), &o, err, sizeof err,
-                                          warn, sizeof warn), 0);
-    ftio_trace_set_finish(&a, &o);
-    ftio_trace_set_finish(&b, &o);
+    read_data(&a, "tmio-8ranks.jsonl", &o);
+    read_data(&b, "tmio-8ranks.msgpack", &o);
     ck_assert_uint_eq(a.n, 1);
     ck_assert_uint_eq(b.n, 1);
     const struct ftio_trace *ta = &a.job[0], *tb = &b.job[0];
@@ -675,9 +681,7 @@ START_TEST(test_dxt)
 {
     struct ftio_read_options o = defaults();
     struct ftio_trace_set set = { 0 };
-    ck_assert_int_eq(ftio_trace_read_file(&set, data_path("sample-dxt.txt"), &o, err, sizeof err,
-                                          warn, sizeof warn), 0);
-    ftio_trace_set_finish(&set, &o);
+    read_data(&set, "sample-dxt.txt", &o);
     /* default: MPI-IO present, so 2 ranks x 10 MPI-IO writes of 1 MiB */
     ck_assert_uint_eq(set.job[0].write.req.n, 20);
     ck_assert_double_eq(set.job[0].write.bytes, 20 * 1048576.0);
@@ -730,9 +734,7 @@ START_TEST(test_csv)
 {
     struct ftio_read_options o = defaults();
     struct ftio_trace_set set = { 0 };
-    ck_assert_int_eq(ftio_trace_read_file(&set, data_path("sample.csv"), &o, err, sizeof err,
-                                          warn, sizeof warn), 0);
-    ftio_trace_set_finish(&set, &o);
+    read_data(&set, "sample.csv", &o);
     ck_assert_uint_eq(set.job[0].write.req.n, 48);
     ck_assert_uint_eq(set.job[0].read.req.n, 24);
     ck_assert_double_eq(set.job[0].write.bytes, 48 * 1048576.0);
