@@ -22,6 +22,7 @@
 #include "trace.h"
 #include "wire.h"
 #include "batch_requests.h"
+#include "../kit/xorshift.h"
 
 #define SEC 1000000000ll
 #define EPOCH 1763741234000000000ll
@@ -32,10 +33,7 @@
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
 static uint64_t next(void)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
+    return ftio_xorshift64(&rng);
 }
 
 static struct ftio_record data(int64_t ts, int64_t len, int64_t bytes, int op, int layer, int flags)

@@ -20,6 +20,7 @@
 #include "trace.h"
 #include "readers/readers.h"
 #include "wire.h"
+#include "../kit/xorshift.h"
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -404,7 +405,7 @@ START_TEST(test_numscan_matches_strtod)
     uint64_t x = 88172645463325252ull;
     char b[64];
     for (int i = 0; i < 200000; i++) {
-        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+        ftio_xorshift64(&x);
         int digits = 1 + (int)(x % 19), point = (int)((x >> 8) % (uint64_t)digits);
         uint64_t y = x * 0x9E3779B97F4A7C15ull;
         int k = 0;
@@ -517,7 +518,7 @@ START_TEST(test_json_streaming_strict)
     for (int round = 0; round < 200; round++) {
         memcpy(m, doc, len);
         for (int j = 0; j < 2; j++) {
-            x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+            ftio_xorshift64(&x);
             m[x % len] = (char)(x >> 32);
         }
         if (read_buf(&set, m, len, "m.jsonl", &o) != 0)
@@ -810,7 +811,7 @@ START_TEST(test_text_prefixes_and_mutations_never_crash)
         for (int round = 0; round < 300; round++) {
             memcpy(m, doc, len);
             for (int k = 0; k < 3; k++) {
-                x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+                ftio_xorshift64(&x);
                 m[x % len] = (char)(x >> 32);
             }
             struct ftio_trace_set set = { 0 };
