@@ -363,6 +363,27 @@ static void emit(struct gen *g, const char *family, const char *param, double va
     free(t.r);
 }
 
+/* `per` runs of one configuration: run r with seed base + r. */
+static void emit_runs(struct gen *g, const char *family, const char *param, double value,
+                      const char *noise_name, const struct params *p, long base, int per)
+{
+    for (int r = 0; r < per; r++)
+        emit(g, family, param, value, noise_name, p, base + r, r);
+}
+
+static const char *const noises[] = { "none", "low", "high" };
+
+/* A family of the issue-16 shapes: p without noise (seeds base + r), then
+ * with low noise (seeds base + 1000 + r). */
+static void emit_quiet_and_noisy(struct gen *g, const char *family, const char *param, double value,
+                                 struct params p, long base, int per)
+{
+    for (int v = 0; v < 2; v++) {
+        p.noise = v;
+        emit_runs(g, family, param, value, noises[v], &p, base + v * 1000, per);
+    }
+}
+
 static struct params defaults(void)
 {
     return (struct params){ .mu = 10, .iterations = 10, .procs = 8, .reqs = 32,
@@ -371,7 +392,6 @@ static struct params defaults(void)
 
 static void plan(struct gen *g, bool subset)
 {
-    static const char *noises[] = { "none", "low", "high" };
     int per = subset ? 2 : g->per_combo;
     if (g->sweep) {
         /* (a) mu x noise, (b) lambda, (c) sigma: ACCURACY.md §2. */
@@ -385,24 +405,21 @@ static void plan(struct gen *g, bool subset)
                 struct params p = defaults();
                 p.mu = mu[v];
                 p.noise = nz;
-                for (int r = 0; r < per; r++)
-                    emit(g, "mu", "mu", mu[v], noises[nz], &p, g->seed * 1000000 + 100000 + c * 1000 + r, r);
+                emit_runs(g, "mu", "mu", mu[v], noises[nz], &p, g->seed * 1000000 + 100000 + c * 1000, per);
             }
         for (int v = 0; v < 5; v++) {
             if (subset && v % 2)
                 continue;
             struct params p = defaults();
             p.lambda = lam[v];
-            for (int r = 0; r < per; r++)
-                emit(g, "lambda", "lambda", lam[v], "none", &p, g->seed * 1000000 + 200000 + v * 1000 + r, r);
+            emit_runs(g, "lambda", "lambda", lam[v], "none", &p, g->seed * 1000000 + 200000 + v * 1000, per);
         }
         for (int v = 0; v < 5; v++) {
             if (subset && v % 2)
                 continue;
             struct params p = defaults();
             p.sigma = sig[v];
-            for (int r = 0; r < per; r++)
-                emit(g, "sigma", "sigma", sig[v], "none", &p, g->seed * 1000000 + 300000 + v * 1000 + r, r);
+            emit_runs(g, "sigma", "sigma", sig[v], "none", &p, g->seed * 1000000 + 300000 + v * 1000, per);
         }
     }
     if (g->extra) {
@@ -416,33 +433,24 @@ static void plan(struct gen *g, bool subset)
                 p.proc_bw = (v ? 48 : 32) * MIB;
                 p.iterations = v ? 12 : 24;
                 p.noise = nz;
-                for (int r = 0; r < per; r++)
-                    emit(g, "pulse", "T", p.mu, noises[nz], &p,
-                         g->seed * 1000000 + 400000 + (v * 2 + nz) * 1000 + r, r);
+                emit_runs(g, "pulse", "T", p.mu, noises[nz], &p, g->seed * 1000000 + 400000 + (v * 2 + nz) * 1000, per);
             }
         for (int v = 0; v < 2; v++) {
             struct params p = defaults();
             p.mu = v ? 20 : 10;
             p.readwrite = true;
-            for (int r = 0; r < per; r++)
-                emit(g, "readwrite", "mu", p.mu, "none", &p, g->seed * 1000000 + 500000 + v * 1000 + r, r);
+            emit_runs(g, "readwrite", "mu", p.mu, "none", &p, g->seed * 1000000 + 500000 + v * 1000, per);
         }
-        for (int v = 0; v < 2; v++) {
-            struct params p = defaults();
-            p.mu = 10;
-            p.varvol = true;
-            p.noise = v;
-            for (int r = 0; r < per; r++)
-                emit(g, "varvol", "mu", p.mu, noises[v], &p, g->seed * 1000000 + 600000 + v * 1000 + r, r);
-        }
+        struct params p = defaults();
+        p.varvol = true;
+        emit_quiet_and_noisy(g, "varvol", "mu", p.mu, p, g->seed * 1000000 + 600000, per);
         for (int v = 0; v < 2; v++) {
             struct params p = defaults();
             p.mu = v ? 6 : 10;
             p.mu2 = v ? 10 : 6;
             p.iterations = 16;
             p.change_at = 8;
-            for (int r = 0; r < per; r++)
-                emit(g, "change", "mu2", p.mu2, "none", &p, g->seed * 1000000 + 700000 + v * 1000 + r, r);
+            emit_runs(g, "change", "mu2", p.mu2, "none", &p, g->seed * 1000000 + 700000 + v * 1000, per);
         }
         /* What real codes do (issue 16): phases whose bandwidth varies 6x
          * from phase to phase (a shared file system's mood); phases of two
@@ -451,39 +459,23 @@ static void plan(struct gen *g, bool subset)
          * long plateau that moves most bytes, with short compute between
          * (the plateau outlasts the quiet); a period growing 2 % per
          * phase (truth: the current, last interval), with and without noise. */
-        for (int v = 0; v < 2; v++) {
-            struct params p = defaults();
-            p.bw_spread = 6;
-            p.noise = v;
-            for (int r = 0; r < per; r++)
-                emit(g, "bwvary", "x", 6, noises[v], &p, g->seed * 1000000 + 800000 + v * 1000 + r, r);
-        }
-        for (int v = 0; v < 2; v++) {
-            struct params p = defaults();
-            p.height2 = 0.25;
-            p.noise = v;
-            for (int r = 0; r < per; r++)
-                emit(g, "twoheight", "h", 0.25, noises[v], &p, g->seed * 1000000 + 810000 + v * 1000 + r, r);
-        }
-        for (int v = 0; v < 2; v++) {
-            struct params p = defaults();
-            p.mu = 3;
-            p.reqs = 48;
-            p.proc_bw = 8 * MIB;
-            p.spike_reqs = 4;
-            p.spike_factor = 8;
-            p.noise = v;
-            for (int r = 0; r < per; r++)
-                emit(g, "plateau", "mu", p.mu, noises[v], &p, g->seed * 1000000 + 820000 + v * 1000 + r, r);
-        }
-        for (int v = 0; v < 2; v++) {
-            struct params p = defaults();
-            p.drift = 0.02;
-            p.iterations = 30;
-            p.noise = v;
-            for (int r = 0; r < per; r++)
-                emit(g, "drift", "d", 0.02, noises[v], &p, g->seed * 1000000 + 830000 + v * 1000 + r, r);
-        }
+        p = defaults();
+        p.bw_spread = 6;
+        emit_quiet_and_noisy(g, "bwvary", "x", 6, p, g->seed * 1000000 + 800000, per);
+        p = defaults();
+        p.height2 = 0.25;
+        emit_quiet_and_noisy(g, "twoheight", "h", 0.25, p, g->seed * 1000000 + 810000, per);
+        p = defaults();
+        p.mu = 3;
+        p.reqs = 48;
+        p.proc_bw = 8 * MIB;
+        p.spike_reqs = 4;
+        p.spike_factor = 8;
+        emit_quiet_and_noisy(g, "plateau", "mu", p.mu, p, g->seed * 1000000 + 820000, per);
+        p = defaults();
+        p.drift = 0.02;
+        p.iterations = 30;
+        emit_quiet_and_noisy(g, "drift", "d", 0.02, p, g->seed * 1000000 + 830000, per);
     }
 }
 

@@ -26,6 +26,7 @@
 #include <string.h>
 #include <zlib.h>
 #include "grow.h"
+#include "../tests/kit/xorshift.h"
 
 #define HEADER 1328
 #define POSIX_N 69
@@ -51,10 +52,7 @@ static void putf(struct buf *b, double v) { put(b, &v, 8); }
 static uint64_t rng_state;
 static uint64_t rnd(void)
 {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
+    return ftio_xorshift64(&rng_state);
 }
 static double uniform(double a, double b) { return a + (b - a) * (double)(rnd() >> 11) / 9007199254740992.0; }
 

@@ -7,7 +7,24 @@
 #define FTIO_TEST_CHECK_MAIN_H
 
 #include <check.h>
+#include <stddef.h>
 
 Suite *ftio_test_suite(void);
+
+/* The suite most test files define: SUITE with one test case TCASE that
+ * holds `tests` (a NULL-terminated list) in order.  When tc is not NULL it
+ * gets the test case, for a fixture or a timeout:
+ *     TCase *tc;
+ *     Suite *s = FTIO_SUITE("readers", "core", &tc, parses_empty, ...);
+ *     tcase_set_timeout(tc, 120);                                      */
+Suite *ftio_suite(const char *suite, const char *tcase, TCase **tc, const TTest *const tests[]);
+#define FTIO_SUITE(suite, tcase, tc, ...) \
+    ftio_suite((suite), (tcase), (tc), (const TTest *const[]){ __VA_ARGS__, NULL })
+
+/* A suite of several test cases: adds the test case TCASE holding `tests`
+ * (NULL-terminated) to s, and returns it:
+ *     FTIO_TCASE(s, "units", byte_units, fmt_rates);                    */
+TCase *ftio_tcase(Suite *s, const char *tcase, const TTest *const tests[]);
+#define FTIO_TCASE(s, tcase, ...) ftio_tcase((s), (tcase), (const TTest *const[]){ __VA_ARGS__, NULL })
 
 #endif

@@ -255,14 +255,7 @@ END_TEST
 
 Suite *ftio_test_suite(void)
 {
-    Suite *s = suite_create("analysis-activities");
-    TCase *tc = tcase_create("activities");
-    tcase_add_test(tc, pattern_rule);
-    tcase_add_test(tc, files_and_patterns);
-    tcase_add_test(tc, directory_fallback);
-    tcase_add_test(tc, unknown_files);
-    tcase_add_test(tc, shared_file_shapes);
-    tcase_add_test(tc, job_time_span);
-    suite_add_tcase(s, tc);
-    return s;
+    return FTIO_SUITE("analysis-activities", "activities", NULL,
+                      pattern_rule, files_and_patterns, directory_fallback, unknown_files,
+                      shared_file_shapes, job_time_span);
 }

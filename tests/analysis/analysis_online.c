@@ -8,6 +8,19 @@
 
 #define VEC "tests/data/vectors/tmio-8ranks-f10/"
 
+/* The [compat] analysis of the sweep's samples a and of the bins' samples b. */
+static void analyze_both(const struct ftio_samples *a, const struct ftio_samples *b,
+                         struct ftio_result *ra, struct ftio_result *rb)
+{
+    struct ftio_options o;
+    ftio_options_compat(&o);
+    struct ftio_analyzer *an = ftio_analyzer_new();
+    char err[128];
+    ck_assert_msg(ftio_analyze(an, a, &o, a->t1, ra, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(ftio_analyze(an, b, &o, b->t1, rb, err, sizeof err) == 0, "%s", err);
+    ftio_analyzer_free(an);
+}
+
 /* Bins fed out of order equal the sweep + average sampling, bin for bin. */
 START_TEST(bins_match_sweep)
 {
@@ -22,8 +35,7 @@ START_TEST(bins_match_sweep)
     struct ftio_signal s;
     ck_assert_int_eq(ftio_signal_build(&r, &s), 0);
     struct ftio_samples a = { 0 }, b = { 0 };
-    char err[128];
-    ck_assert_int_eq(ftio_sample(&s, 10, NAN, NAN, FTIO_SAMPLING_AVERAGE, &a, err, sizeof err), 0);
+    sample_ok(&s, 10, NAN, NAN, FTIO_SAMPLING_AVERAGE, &a);
 
     struct ftio_bins bins;
     ck_assert_int_eq(ftio_bins_init(&bins, 10, s.t[0], 4096), 0);
@@ -43,15 +55,10 @@ START_TEST(bins_match_sweep)
                       "bin %zu: sweep %.12g, bins %.12g", k, a.x[k], b.x[k]);
     ck_assert_double_eq(bins.dropped_bytes, 0);
 
-    struct ftio_options o;
-    ftio_options_compat(&o);
-    struct ftio_analyzer *an = ftio_analyzer_new();
     struct ftio_result ra, rb;
-    ck_assert_int_eq(ftio_analyze(an, &a, &o, a.t1, &ra, err, sizeof err), 0);
-    ck_assert_int_eq(ftio_analyze(an, &b, &o, b.t1, &rb, err, sizeof err), 0);
+    analyze_both(&a, &b, &ra, &rb);
     ck_assert_uint_eq(ra.ncand, rb.ncand);
     ck_assert_uint_eq(ra.dominant.bin, rb.dominant.bin);
-    ftio_analyzer_free(an);
     ftio_bins_free(&bins);
     ftio_samples_free(&a);
     ftio_samples_free(&b);
@@ -71,8 +78,7 @@ START_TEST(bins_reference_signal)
     double *bw = load_column(VEC "app_b.txt", &nb);
     struct ftio_signal sig = { nt, t, bw };
     struct ftio_samples a = { 0 }, b = { 0 };
-    char err[128];
-    ck_assert_int_eq(ftio_sample(&sig, 10, NAN, NAN, FTIO_SAMPLING_AVERAGE, &a, err, sizeof err), 0);
+    sample_ok(&sig, 10, NAN, NAN, FTIO_SAMPLING_AVERAGE, &a);
     struct ftio_bins bins;
     ck_assert_int_eq(ftio_bins_init(&bins, 10, t[0], 1000), 0);
     for (size_t i = 0; i + 1 < nt; i++)
@@ -80,18 +86,13 @@ START_TEST(bins_reference_signal)
             ftio_bins_add(&bins, t[i], t[i + 1], bw[i] * (t[i + 1] - t[i]));
     ck_assert_int_eq(ftio_bins_samples(&bins, NAN, t[nt - 1], &b), 0);
     ck_assert_uint_eq(b.n, 289);
-    struct ftio_options o;
-    ftio_options_compat(&o);
-    struct ftio_analyzer *an = ftio_analyzer_new();
     struct ftio_result ra, rb;
-    ck_assert_int_eq(ftio_analyze(an, &a, &o, a.t1, &ra, err, sizeof err), 0);
-    ck_assert_int_eq(ftio_analyze(an, &b, &o, b.t1, &rb, err, sizeof err), 0);
+    analyze_both(&a, &b, &ra, &rb);
     ck_assert(ra.has_period && rb.has_period);
     ck_assert_uint_eq(ra.dominant.bin, 31);
     ck_assert_uint_eq(rb.dominant.bin, 31);
     ck_assert_double_eq_tol(ra.dominant.confidence, rb.dominant.confidence, 1e-9);
     ck_assert_double_eq_tol(ra.volume, rb.volume, 1e-6);
-    ftio_analyzer_free(an);
     ftio_bins_free(&bins);
     ftio_samples_free(&a);
     ftio_samples_free(&b);
@@ -164,6 +165,17 @@ static struct ftio_result result_with(size_t ncand, double f, double t0, double 
     return r;
 }
 
+/* Feeds the window the analysis r at each time at[i][0]: it must then
+ * start at at[i][1]. */
+static void updates(struct ftio_window *w, const struct ftio_result *r, const double at[][2], size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        double start = ftio_window_update(w, r, at[i][0]);
+        ck_assert_msg(start == at[i][1], "at %g: window from %.12g, expected %.12g", at[i][0], start,
+                      at[i][1]);
+    }
+}
+
 /* [compat] frequency hits: the 4th consecutive single-candidate analysis
  * shrinks the window to the last 3 periods; anything else resets it. */
 START_TEST(window_hits)
@@ -171,12 +183,9 @@ START_TEST(window_hits)
     struct ftio_window w;
     ftio_window_init(&w, 100, 0);
     struct ftio_result hit = result_with(1, 0.5, 100, 0);
-    ck_assert_double_eq(ftio_window_update(&w, &hit, 110), 100);
-    ck_assert_double_eq(ftio_window_update(&w, &hit, 120), 100);
-    ck_assert_double_eq(ftio_window_update(&w, &hit, 130), 100);
+    updates(&w, &hit, (const double[][2]){ { 110, 100 }, { 120, 100 }, { 130, 100 } }, 3);
     ck_assert_int_eq(w.hits, 3);
-    ck_assert_double_eq(ftio_window_update(&w, &hit, 140), 134);   /* 140 - 3/0.5 */
-    ck_assert_double_eq(ftio_window_update(&w, &hit, 150), 144);
+    updates(&w, &hit, (const double[][2]){ { 140, 134 }, { 150, 144 } }, 2);   /* 140 - 3/0.5 */
     struct ftio_result two = result_with(2, 0.5, 100, 0);
     ck_assert_double_eq(ftio_window_update(&w, &two, 160), 100);
     ck_assert_int_eq(w.hits, 0);
@@ -198,8 +207,7 @@ START_TEST(window_fixed)
     struct ftio_window w;
     ftio_window_init(&w, 5, 30);
     struct ftio_result hit = result_with(1, 0.5, 5, 0);
-    ck_assert_double_eq(ftio_window_update(&w, &hit, 20), 5);
-    ck_assert_double_eq(ftio_window_update(&w, &hit, 50), 20);
+    updates(&w, &hit, (const double[][2]){ { 20, 5 }, { 50, 20 } }, 2);
     for (int i = 0; i < 5; i++)
         ftio_window_update(&w, &hit, 60);
     ck_assert_double_eq(w.start, 30);     /* hits never shrink a fixed window */
@@ -246,14 +254,7 @@ END_TEST
 
 Suite *ftio_test_suite(void)
 {
-    Suite *s = suite_create("analysis-online");
-    TCase *tc = tcase_create("online");
-    tcase_add_test(tc, bins_match_sweep);
-    tcase_add_test(tc, bins_reference_signal);
-    tcase_add_test(tc, bins_ring_horizon);
-    tcase_add_test(tc, window_hits);
-    tcase_add_test(tc, window_fixed);
-    tcase_add_test(tc, history_groups);
-    suite_add_tcase(s, tc);
-    return s;
+    return FTIO_SUITE("analysis-online", "online", NULL,
+                      bins_match_sweep, bins_reference_signal, bins_ring_horizon, window_hits,
+                      window_fixed, history_groups);
 }

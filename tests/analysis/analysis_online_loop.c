@@ -45,6 +45,14 @@ static void phase(struct run *r, double t, double d)
     ftio_bins_add(&r->b, t, t + d, 1e9 * d);
 }
 
+/* A run of `seconds` holding `n` phases of 1 s every 10 s from t = 1 s. */
+static void run_every_10s(struct run *r, double seconds, enum ftio_detector det, int n)
+{
+    run_init(r, seconds, det);
+    for (int i = 0; i < n; i++)
+        phase(r, 1 + 10.0 * i, 1);
+}
+
 /* Step boundary t_end; returns the step's code and fills u. */
 static int step(struct run *r, double t_end, struct ftio_online_update *u)
 {
@@ -57,9 +65,7 @@ static int step(struct run *r, double t_end, struct ftio_online_update *u)
 START_TEST(skips_boundaries_without_data)
 {
     struct run r;
-    run_init(&r, 60, FTIO_DETECTOR_ROBUST);
-    for (int i = 0; i < 5; i++)
-        phase(&r, 1 + 10.0 * i, 1);
+    run_every_10s(&r, 60, FTIO_DETECTOR_ROBUST, 5);
     struct ftio_online_update u;
     int analysed = 0;
     for (double t = 1; t <= 51; t += 1)
@@ -118,10 +124,8 @@ START_TEST(stale_not_none)
 {
     for (int det = 0; det < 2; det++) {
         struct run r;
-        run_init(&r, 130, det ? FTIO_DETECTOR_COMPAT : FTIO_DETECTOR_ROBUST);
+        run_every_10s(&r, 130, det ? FTIO_DETECTOR_COMPAT : FTIO_DETECTOR_ROBUST, 6);
         ftio_online_init(&r.on, &r.on.opts, 1.0, 25, 0);
-        for (int i = 0; i < 6; i++)
-            phase(&r, 1 + 10.0 * i, 1);
         ftio_bins_add(&r.b, 60, 120, 6e7);        /* background only */
         struct ftio_online_update u;
         int stale = 0, none_after = 0, none_before = 0;
@@ -160,9 +164,7 @@ END_TEST
 START_TEST(scores_previous_prediction)
 {
     struct run r;
-    run_init(&r, 80, FTIO_DETECTOR_ROBUST);
-    for (int i = 0; i < 7; i++)
-        phase(&r, 1 + 10.0 * i, 1);
+    run_every_10s(&r, 80, FTIO_DETECTOR_ROBUST, 7);
     struct ftio_online_update u;
     for (double e = 1; e <= 70; e += 1)
         step(&r, e, &u);
@@ -218,13 +220,7 @@ END_TEST
 
 Suite *ftio_test_suite(void)
 {
-    Suite *s = suite_create("analysis-online-loop");
-    TCase *tc = tcase_create("online-loop");
-    tcase_add_test(tc, skips_boundaries_without_data);
-    tcase_add_test(tc, period_change_within_three_periods);
-    tcase_add_test(tc, drift_followed_window_forgets);
-    tcase_add_test(tc, stale_not_none);
-    tcase_add_test(tc, scores_previous_prediction);
-    suite_add_tcase(s, tc);
-    return s;
+    return FTIO_SUITE("analysis-online-loop", "online-loop", NULL,
+                      skips_boundaries_without_data, period_change_within_three_periods,
+                      drift_followed_window_forgets, stale_not_none, scores_previous_prediction);
 }

@@ -11,18 +11,12 @@
 
 START_TEST(sweep_example)
 {
+    static const double ts[] = { 0, 2, 4 }, te[] = { 10, 8, 6 }, rate[] = { 10, 20, 30 };
     struct ftio_requests r = { 0 };
-    ck_assert_int_eq(ftio_requests_push_rate(&r, 0, 10, 10), 0);
-    ck_assert_int_eq(ftio_requests_push_rate(&r, 2, 8, 20), 0);
-    ck_assert_int_eq(ftio_requests_push_rate(&r, 4, 6, 30), 0);
     struct ftio_signal s;
-    ck_assert_int_eq(ftio_signal_build(&r, &s), 0);
+    sweep_rates(&r, &s, ts, te, rate, 3);
     const double T[] = { 0, 2, 4, 6, 8, 10 }, B[] = { 10, 30, 60, 30, 10, 0 };
-    ck_assert_uint_eq(s.n, 6);
-    for (size_t i = 0; i < 6; i++) {
-        ck_assert_double_eq(s.t[i], T[i]);
-        ck_assert_double_eq(s.b[i], B[i]);
-    }
+    assert_events(&s, T, B, 6);
     ck_assert_double_eq(ftio_signal_volume(&s), 10 * 10 + 20 * 6 + 30 * 2);
     ftio_signal_free(&s);
     ftio_requests_free(&r);
@@ -33,18 +27,12 @@ END_TEST
  * requests; and input order does not matter. */
 START_TEST(sweep_ties_and_order)
 {
+    static const double ts[] = { 5, 3, -1 }, te[] = { 7, 5, 1 }, rate[] = { 4, 4, 2 };  /* negative times sort too */
     struct ftio_requests r = { 0 };
-    ftio_requests_push_rate(&r, 5, 7, 4);
-    ftio_requests_push_rate(&r, 3, 5, 4);
-    ftio_requests_push_rate(&r, -1, 1, 2);   /* negative times sort too */
     struct ftio_signal s;
-    ck_assert_int_eq(ftio_signal_build(&r, &s), 0);
+    sweep_rates(&r, &s, ts, te, rate, 3);
     const double T[] = { -1, 1, 3, 5, 5, 7 }, B[] = { 2, 0, 4, 8, 4, 0 };
-    ck_assert_uint_eq(s.n, 6);
-    for (size_t i = 0; i < 6; i++) {
-        ck_assert_double_eq(s.t[i], T[i]);
-        ck_assert_double_eq(s.b[i], B[i]);
-    }
+    assert_events(&s, T, B, 6);
     ftio_signal_free(&s);
     ftio_requests_free(&r);
 }
@@ -205,36 +193,24 @@ START_TEST(tmio_full_spectrum)
 }
 END_TEST
 
-static void analyze_rates(const double *rate, const double *ts, const double *te, size_t n,
-                          struct ftio_result *res)
+/* The event sweep and offline analysis of a row's requests. */
+static void sweep_path(const struct reference_row *row, const struct ftio_requests *r,
+                       struct ftio_result *res)
 {
-    struct ftio_requests r = { 0 };
-    for (size_t i = 0; i < n; i++)
-        ck_assert_int_eq(ftio_requests_push_rate(&r, ts[i], te[i], rate[i]), 0);
+    (void)row;
     struct ftio_options o;
     ftio_options_compat(&o);
     struct ftio_analyzer *a = ftio_analyzer_new();
     char err[256];
-    ck_assert_msg(ftio_analyze_requests(a, &r, &o, res, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(ftio_analyze_requests(a, r, &o, res, err, sizeof err) == 0, "%s", err);
     ftio_analyzer_free(a);
-    ftio_requests_free(&r);
 }
 
-START_TEST(synthetic_14)
+/* The rows of ALGORITHM.md §8 (helpers.h) through the event sweep: their
+ * requests analysed offline give the published numbers. */
+START_TEST(reference_rows_sweep)
 {
-    const struct reference_row *row = &synthetic_14_row;
-    struct ftio_result res;
-    analyze_rates(row->rate, row->ts, row->te, row->n, &res);
-    assert_reference_row(row, &res);
-}
-END_TEST
-
-START_TEST(zmq_example)
-{
-    const struct reference_row *row = &zmq_example_row;
-    struct ftio_result res;
-    analyze_rates(row->rate, row->ts, row->te, row->n, &res);
-    assert_reference_row(row, &res);
+    check_reference_row(reference_rows[_i], sweep_path);
 }
 END_TEST
 
@@ -269,17 +245,11 @@ END_TEST
 
 Suite *ftio_test_suite(void)
 {
-    Suite *s = suite_create("analysis-reference");
-    TCase *tc = tcase_create("reference");
-    tcase_add_test(tc, sweep_example);
-    tcase_add_test(tc, sweep_ties_and_order);
-    tcase_add_test(tc, requests_bytes);
-    tcase_add_test(tc, sweep_random_matches_bruteforce);
-    tcase_add_test(tc, tmio_vectors);
-    tcase_add_test(tc, tmio_full_spectrum);
-    tcase_add_test(tc, synthetic_14);
-    tcase_add_test(tc, zmq_example);
-    tcase_add_test(tc, too_short);
-    suite_add_tcase(s, tc);
+    TCase *tc;
+    Suite *s = FTIO_SUITE("analysis-reference", "reference", &tc,
+                          sweep_example, sweep_ties_and_order, requests_bytes,
+                          sweep_random_matches_bruteforce, tmio_vectors, tmio_full_spectrum,
+                          too_short);
+    tcase_add_loop_test(tc, reference_rows_sweep, 0, N_REFERENCE_ROWS);
     return s;
 }

@@ -114,15 +114,12 @@ END_TEST
 /* Hand-checked zero-order hold: B = 3 on [0,1), 5 on [1,2.5), 0 after. */
 START_TEST(hold_by_hand)
 {
+    static const double ts[] = { 0, 1, 3 }, te[] = { 2.5, 2.5, 4 }, rate[] = { 3, 2, 0 };
     struct ftio_requests r = { 0 };
-    ftio_requests_push_rate(&r, 0, 2.5, 3);
-    ftio_requests_push_rate(&r, 1, 2.5, 2);
-    ftio_requests_push_rate(&r, 3, 4, 0);
     struct ftio_signal s;
-    ck_assert_int_eq(ftio_signal_build(&r, &s), 0);
+    sweep_rates(&r, &s, ts, te, rate, 3);
     struct ftio_samples x = { 0 };
-    char err[128];
-    ck_assert_int_eq(ftio_sample(&s, 2, NAN, NAN, FTIO_SAMPLING_HOLD, &x, err, sizeof err), 0);
+    sample_ok(&s, 2, NAN, NAN, FTIO_SAMPLING_HOLD, &x);
     const double want[] = { 3, 3, 5, 5, 5, 0, 0, 0 };  /* t = 0, 0.5, ..., 3.5 */
     ck_assert_uint_eq(x.n, 8);
     for (size_t k = 0; k < 8; k++)
@@ -131,7 +128,7 @@ START_TEST(hold_by_hand)
     ck_assert_double_eq_tol(x.exact_volume, 10.5, 1e-12);
     ck_assert_double_eq_tol(ftio_abstraction_error(&x), 0, 1e-12);
     /* Average of B over [2, 2.5) and [2.5, 3): 5 and 0; over [2.25,..]: */
-    ck_assert_int_eq(ftio_sample(&s, 4, NAN, NAN, FTIO_SAMPLING_AVERAGE, &x, err, sizeof err), 0);
+    sample_ok(&s, 4, NAN, NAN, FTIO_SAMPLING_AVERAGE, &x);
     ck_assert_uint_eq(x.n, 16);
     ck_assert_double_eq_tol(x.x[0], 3, 1e-12);
     ck_assert_double_eq_tol(x.x[9], 5, 1e-12);
@@ -150,8 +147,7 @@ START_TEST(average_conserves_volume)
     struct ftio_signal s;
     ck_assert_int_eq(ftio_signal_build(&r, &s), 0);
     struct ftio_samples x = { 0 };
-    char err[128];
-    ck_assert_int_eq(ftio_sample(&s, 10, NAN, NAN, FTIO_SAMPLING_AVERAGE, &x, err, sizeof err), 0);
+    sample_ok(&s, 10, NAN, NAN, FTIO_SAMPLING_AVERAGE, &x);
     ck_assert_uint_eq(x.n, 500);
     ck_assert_double_eq(x.t0, 0);
     ck_assert_double_eq(x.t1, 50);
@@ -161,7 +157,7 @@ START_TEST(average_conserves_volume)
     ck_assert_rel(va, ftio_signal_volume(&s), 1e-12);
     ck_assert(ftio_abstraction_error(&x) < 1e-12);
     /* Hold sampling of the same signal loses some volume: E > 0. */
-    ck_assert_int_eq(ftio_sample(&s, 10, NAN, NAN, FTIO_SAMPLING_HOLD, &x, err, sizeof err), 0);
+    sample_ok(&s, 10, NAN, NAN, FTIO_SAMPLING_HOLD, &x);
     ck_assert(ftio_abstraction_error(&x) > 1e-6);
     ftio_samples_free(&x);
     ftio_signal_free(&s);
@@ -172,17 +168,11 @@ END_TEST
 /* -ts/-te keep events with ts <= T <= te. */
 START_TEST(window_bounds)
 {
-    const double b[] = { 0, 0, 1000, 1000, 0, 0, 1000, 1000, 0, 0, 1000, 1000, 0, 0 };
-    const double ts[] = { 0.5, 0, 10.5, 10, 20.5, 20, 30.5, 30, 40.5, 40, 50.5, 50, 60.5, 60 };
-    const double te[] = { 5, 4.5, 15, 14.5, 25, 24.5, 35, 34.5, 45, 44.5, 55, 54.5, 65, 64.5 };
-    struct ftio_requests r = { 0 };
-    for (int i = 0; i < 14; i++)
-        ftio_requests_push_rate(&r, ts[i], te[i], b[i]);
+    struct ftio_requests r = { 0 };              /* the synthetic-14 row (helpers.h) */
     struct ftio_signal s;
-    ck_assert_int_eq(ftio_signal_build(&r, &s), 0);
+    sweep_rates(&r, &s, synthetic_14_ts, synthetic_14_te, synthetic_14_rate, 14);
     struct ftio_samples x = { 0 };
-    char err[128];
-    ck_assert_int_eq(ftio_sample(&s, 10, 9.9, 40, FTIO_SAMPLING_HOLD, &x, err, sizeof err), 0);
+    sample_ok(&s, 10, 9.9, 40, FTIO_SAMPLING_HOLD, &x);
     ck_assert_double_eq(x.t0, 10);
     ck_assert_double_eq(x.t1, 40);
     ck_assert_uint_eq(x.n, 300);
@@ -191,6 +181,7 @@ START_TEST(window_bounds)
      * sample 5 still holds the old value, sample 6 sees both ranks. */
     ck_assert_double_eq(x.x[5], 1000);
     ck_assert_double_eq(x.x[6], 2000);
+    char err[128];
     ck_assert_int_eq(ftio_sample(&s, 10, 70, NAN, FTIO_SAMPLING_HOLD, &x, err, sizeof err), -1);
     ck_assert_str_eq(err, "no I/O in the analysis window");
     ck_assert_int_eq(ftio_sample(&s, 10, 64.9, NAN, FTIO_SAMPLING_HOLD, &x, err, sizeof err), -1);
@@ -234,16 +225,10 @@ END_TEST
 
 Suite *ftio_test_suite(void)
 {
-    Suite *s = suite_create("analysis-sampling");
-    TCase *tc = tcase_create("sampling");
+    TCase *tc;
+    Suite *s = FTIO_SUITE("analysis-sampling", "sampling", &tc,
+                          sweep_large_threaded, sweep_back_to_back_shuffled, sweep_sorted_input,
+                          hold_by_hand, average_conserves_volume, window_bounds, analyzer_reuse);
     tcase_set_timeout(tc, 60);
-    tcase_add_test(tc, sweep_large_threaded);
-    tcase_add_test(tc, sweep_back_to_back_shuffled);
-    tcase_add_test(tc, sweep_sorted_input);
-    tcase_add_test(tc, hold_by_hand);
-    tcase_add_test(tc, average_conserves_volume);
-    tcase_add_test(tc, window_bounds);
-    tcase_add_test(tc, analyzer_reuse);
-    suite_add_tcase(s, tc);
     return s;
 }

@@ -152,12 +152,6 @@ END_TEST
 
 Suite *ftio_test_suite(void)
 {
-    Suite *s = suite_create("analysis-spectrum-view");
-    TCase *tc = tcase_create("spectrum-view");
-    tcase_add_test(tc, nothing_analysed);
-    tcase_add_test(tc, compat_threshold);
-    tcase_add_test(tc, robust_threshold);
-    tcase_add_test(tc, flat_has_no_threshold);
-    suite_add_tcase(s, tc);
-    return s;
+    return FTIO_SUITE("analysis-spectrum-view", "spectrum-view", NULL,
+                      nothing_analysed, compat_threshold, robust_threshold, flat_has_no_threshold);
 }

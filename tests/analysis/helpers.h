@@ -11,18 +11,17 @@
 #include <stdlib.h>
 
 #include "analysis.h"
+#include "grow.h"
 
 /* Reads one double per line; aborts the test when the file is missing. */
 static inline double *load_column(const char *path, size_t *n)
 {
     FILE *f = fopen(path, "r");
     ck_assert_msg(f != NULL, "cannot open %s (run tests from the repo root)", path);
-    size_t cap = 1024, len = 0;
-    double *v = malloc(cap * sizeof *v);
-    double x;
+    size_t cap = 0, len = 0;
+    double *v = NULL, x;
     while (fscanf(f, "%lf", &x) == 1) {
-        if (len == cap)
-            v = realloc(v, (cap *= 2) * sizeof *v);
+        ck_assert_msg(FTIO_GROW(v, cap, len + 1) == 0, "out of memory reading %s", path);
         v[len++] = x;
     }
     fclose(f);
@@ -70,6 +69,10 @@ static const struct reference_row zmq_example_row = {
     1, 9, 80, 1, 0.125, 1.0, 76.355, 1e-4,   /* amplitude given to 5 digits */
 };
 
+/* Both rows, for a loop test (tcase_add_loop_test over N_REFERENCE_ROWS). */
+static const struct reference_row *const reference_rows[] = { &synthetic_14_row, &zmq_example_row };
+#define N_REFERENCE_ROWS (sizeof reference_rows / sizeof reference_rows[0])
+
 static inline void assert_reference_row(const struct reference_row *row,
                                         const struct ftio_result *res)
 {
@@ -82,6 +85,57 @@ static inline void assert_reference_row(const struct reference_row *row,
     ck_assert_rel(res->dominant.frequency, row->frequency, 1e-6);
     ck_assert_abs(res->dominant.confidence, row->confidence, 1e-6);
     ck_assert_rel(res->dominant.amplitude, row->amplitude, row->amplitude_tol);
+}
+
+/* Appends the requests of three columns (start, end, rate in B/s), as the
+ * hand-worked cases and the reference rows give them. */
+static inline void push_rates(struct ftio_requests *r, const double *ts, const double *te,
+                              const double *rate, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        ck_assert_int_eq(ftio_requests_push_rate(r, ts[i], te[i], rate[i]), 0);
+}
+
+/* push_rates, then the event sweep of all of *r into *s. */
+static inline void sweep_rates(struct ftio_requests *r, struct ftio_signal *s, const double *ts,
+                               const double *te, const double *rate, size_t n)
+{
+    push_rates(r, ts, te, rate, n);
+    ck_assert_int_eq(ftio_signal_build(r, s), 0);
+}
+
+/* The swept signal is exactly the events (T[i], B[i]), i < n. */
+static inline void assert_events(const struct ftio_signal *s, const double *T, const double *B, size_t n)
+{
+    ck_assert_uint_eq(s->n, n);
+    for (size_t i = 0; i < n; i++) {
+        ck_assert_double_eq(s->t[i], T[i]);
+        ck_assert_double_eq(s->b[i], B[i]);
+    }
+}
+
+/* Samples s at fs over [ts, te] (NAN: unbounded) into *x; the test fails
+ * with ftio_sample's message when it refuses. */
+static inline void sample_ok(const struct ftio_signal *s, double fs, double ts, double te,
+                             enum ftio_sampling mode, struct ftio_samples *x)
+{
+    char err[128];
+    ck_assert_msg(ftio_sample(s, fs, ts, te, mode, x, err, sizeof err) == 0, "%s", err);
+}
+
+/* A §8 row through one path of the analysis: its requests given to
+ * `analyze` (which fills *res, or fails the test), then the published
+ * numbers. */
+typedef void reference_path(const struct reference_row *row, const struct ftio_requests *r,
+                            struct ftio_result *res);
+static inline void check_reference_row(const struct reference_row *row, reference_path *analyze)
+{
+    struct ftio_requests r = { 0 };
+    push_rates(&r, row->ts, row->te, row->rate, row->n);
+    struct ftio_result res;
+    analyze(row, &r, &res);
+    assert_reference_row(row, &res);
+    ftio_requests_free(&r);
 }
 
 /* Samples over [t0, t0 + n/fs] from an array (no signal involved). */

@@ -9,6 +9,7 @@
  * variables (the command line wins, then the variable, then the file).
  * The end-to-end counterpart is tests/cli/options.sh. */
 #include <check.h>
+#include "../check_main.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -346,18 +347,7 @@ END_TEST
 
 Suite *ftio_test_suite(void)
 {
-    Suite *s = suite_create("cliopt");
-    TCase *tc = tcase_create("cliopt");
-    tcase_add_test(tc, spellings);
-    tcase_add_test(tc, bounds);
-    tcase_add_test(tc, lists_counts_operands);
-    tcase_add_test(tc, each);
-    tcase_add_test(tc, config_file);
-    tcase_add_test(tc, config_errors);
-    tcase_add_test(tc, analysis_shared);
-    tcase_add_test(tc, template_defaults);
-    tcase_add_test(tc, template_bad_default);
-    tcase_add_test(tc, template_env);
-    suite_add_tcase(s, tc);
-    return s;
+    return FTIO_SUITE("cliopt", "cliopt", NULL,
+                      spellings, bounds, lists_counts_operands, each, config_file, config_errors,
+                      analysis_shared, template_defaults, template_bad_default, template_env);
 }

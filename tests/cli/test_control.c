@@ -4,6 +4,7 @@
  * and hostile requests (unknown verbs, spaces, control characters, NUL
  * bytes, absurd uids, missing arguments) are refused with a reason. */
 #include <check.h>
+#include "../check_main.h"
 #include <stdint.h>
 #include <string.h>
 #include "control.h"
@@ -89,11 +90,6 @@ END_TEST
 
 Suite *ftio_test_suite(void)
 {
-    Suite *s = suite_create("control");
-    TCase *tc = tcase_create("control");
-    tcase_add_test(tc, round_trip);
-    tcase_add_test(tc, encode_refuses);
-    tcase_add_test(tc, decode_refuses);
-    suite_add_tcase(s, tc);
-    return s;
+    return FTIO_SUITE("control", "control", NULL,
+                      round_trip, encode_refuses, decode_refuses);
 }

@@ -36,18 +36,50 @@ static void add_rec(int op, double ts, double te, int64_t bytes, int flags)
         .offset = -1, .bytes = bytes, .op = (uint8_t)op, .flags = (uint16_t)flags};
 }
 
+/* The header fields a test varies, and the receive time; merge() sends the
+ * pending records (rec[0..nrec)) in one batch of job j with them. */
+struct hdr {
+    const char *host;
+    int64_t pid;
+    uint64_t seq;
+    int32_t rank, nranks;
+    int mpi;
+    bool final;
+    int64_t mono, real, recv, skew;
+    uint64_t lost;
+};
+
+static enum job_merge_status merge(struct job *j, struct hdr h)
+{
+    struct ftio_batch b = {0};
+    b.h = (struct ftio_batch_header){.version = 1, .job = j->id, .host = h.host, .pid = h.pid,
+                                     .rank = h.rank, .nranks = h.nranks, .seq = h.seq,
+                                     .clock_mono = h.mono, .clock_real = h.real, .skew_ns = h.skew,
+                                     .final = h.final, .mpi = h.mpi, .lost = h.lost};
+    b.n = nrec;
+    b.rec = rec;
+    enum job_merge_status st = job_merge(j, &b, &lim, 1.0, h.recv);
+    nrec = 0;
+    return st;
+}
+
+/* A batch of a process without MPI, anchored at (MONO, REAL), received now. */
 static enum job_merge_status send(struct job *j, const char *host, int64_t pid, uint64_t seq,
                                   bool final)
 {
-    struct ftio_batch b = {0};
-    b.h = (struct ftio_batch_header){.version = 1, .job = j->id, .host = host, .pid = pid,
-                                     .rank = -1, .seq = seq, .clock_mono = MONO,
-                                     .clock_real = REAL, .final = final};
-    b.n = nrec;
-    b.rec = rec;
-    enum job_merge_status st = job_merge(j, &b, &lim, 1.0, NOW_REAL);
-    nrec = 0;
-    return st;
+    return merge(j, (struct hdr){.host = host, .pid = pid, .seq = seq, .rank = -1, .final = final,
+                                 .mono = MONO, .real = REAL, .recv = NOW_REAL});
+}
+
+/* The records no job counts: one longer than the horizon, one far in the
+ * future, one whose times overflow (after one good record at [0, 1]). */
+static void add_hostile_recs(void)
+{
+    add_rec(FTIO_OP_WRITE, 0.0, 1.0, 100, 0);
+    add_rec(FTIO_OP_WRITE, 1.0, 500.0, 100, 0);         /* longer than the horizon */
+    add_rec(FTIO_OP_WRITE, 1e6, 1e6 + 1, 100, 0);        /* far in the future */
+    rec[nrec++] = (struct ftio_record){.t_start = UINT64_MAX - 5, .t_end = UINT64_MAX,
+                                       .bytes = 1, .op = FTIO_OP_WRITE};   /* overflow */
 }
 
 static double bins_total(const struct job_mode_state *m)
@@ -170,15 +202,9 @@ START_TEST(test_time_base)
 
     /* Another process with a different anchor: its clock started 10 s later,
      * and it has a skew correction of +0.5 s. */
-    struct ftio_record r = {.t_start = MONO + 1000000000ll, .t_end = MONO + 2000000000ll,
-                            .offset = -1, .bytes = 10, .op = FTIO_OP_WRITE};
-    struct ftio_batch b = {0};
-    b.h = (struct ftio_batch_header){.version = 1, .job = "j", .host = "b", .pid = 9,
-                                     .rank = -1, .seq = 0, .clock_mono = MONO - 10000000000ll,
-                                     .clock_real = REAL, .skew_ns = 500000000};
-    b.n = 1;
-    b.rec = &r;
-    job_merge(j, &b, &lim, 1.0, NOW_REAL);
+    add_rec(FTIO_OP_WRITE, 1.0, 2.0, 10, 0);
+    merge(j, (struct hdr){.host = "b", .pid = 9, .rank = -1, .mono = MONO - 10000000000ll,
+                          .real = REAL, .recv = NOW_REAL, .skew = 500000000});
     /* wall = REAL + 11 s + 0.5 s = origin + 8.5 s .. 9.5 s */
     ck_assert_double_eq_tol(j->mode[JOB_WRITE].t_max, 9.5, 1e-9);
 
@@ -248,11 +274,7 @@ END_TEST
 START_TEST(test_bad_records_and_horizon)
 {
     struct job *j = job_new("j", &lim);
-    add_rec(FTIO_OP_WRITE, 0.0, 1.0, 100, 0);
-    add_rec(FTIO_OP_WRITE, 1.0, 500.0, 100, 0);         /* longer than the horizon */
-    add_rec(FTIO_OP_WRITE, 1e6, 1e6 + 1, 100, 0);        /* far in the future */
-    rec[nrec++] = (struct ftio_record){.t_start = UINT64_MAX - 5, .t_end = UINT64_MAX,
-                                       .bytes = 1, .op = FTIO_OP_WRITE};   /* overflow */
+    add_hostile_recs();
     send(j, "a", 1, 0, false);
     ck_assert_uint_eq(j->bad_records, 3);
     ck_assert_uint_eq(j->data_records, 1);
@@ -356,22 +378,15 @@ START_TEST(test_rank_from_a_later_batch)
 }
 END_TEST
 
-/* One process's batch with a chosen anchor, MPI state, lost count and
- * receive time (for the verdict and the clock tests). */
+/* One process's batch on host "h" with a chosen anchor, MPI state, lost
+ * count and receive time (for the verdict and the clock tests). */
 static enum job_merge_status send_at(struct job *j, int64_t pid, uint64_t seq, int32_t rank,
                                      int32_t nranks, int mpi, bool final, int64_t mono,
                                      int64_t real, int64_t recv, uint64_t lost)
 {
-    struct ftio_batch b = {0};
-    b.h = (struct ftio_batch_header){.version = 1, .job = j->id, .host = "h", .pid = pid,
-                                     .rank = rank, .nranks = nranks, .seq = seq,
-                                     .clock_mono = mono, .clock_real = real, .final = final,
-                                     .mpi = mpi, .lost = lost};
-    b.n = nrec;
-    b.rec = rec;
-    enum job_merge_status st = job_merge(j, &b, &lim, 1.0, recv);
-    nrec = 0;
-    return st;
+    return merge(j, (struct hdr){.host = "h", .pid = pid, .seq = seq, .rank = rank, .nranks = nranks,
+                                 .mpi = mpi, .final = final, .mono = mono, .real = real,
+                                 .recv = recv, .lost = lost});
 }
 
 /* MPI says it is over when every declared rank finalised (a rank 0 that
@@ -442,13 +457,9 @@ END_TEST
 START_TEST(test_verdict_dropped_and_clamped)
 {
     struct job *j = job_new("j", &lim);
-    add_rec(FTIO_OP_WRITE, 0.0, 1.0, 100, 0);
-    add_rec(FTIO_OP_WRITE, 1.0, 500.0, 100, 0);           /* too long */
-    add_rec(FTIO_OP_WRITE, 1e6, 1e6 + 1, 100, 0);          /* future */
+    add_hostile_recs();                                    /* too long, future, bad clock */
     add_rec(FTIO_OP_WRITE, 2.0, 3.0, INT64_MAX, 0);        /* bad size */
     add_rec(FTIO_OP_WRITE, 2.0, 3.0, INT64_MAX, 0);
-    rec[nrec++] = (struct ftio_record){.t_start = UINT64_MAX - 5, .t_end = UINT64_MAX,
-                                       .bytes = 1, .op = FTIO_OP_WRITE};   /* bad clock */
     send(j, "a", 1, 0, false);
     add_rec(FTIO_OP_WRITE, 0.0, 1.0, 100, 0);              /* before the grid: */
     send_at(j, 2, 0, -1, 0, 0, true, MONO, REAL - 200 * 1000000000ll, NOW_REAL, 0);  /* 200 s */
@@ -633,27 +644,16 @@ END_TEST
 
 Suite *ftio_test_suite(void)
 {
-    Suite *s = suite_create("daemon_job");
-    TCase *tc = tcase_create("job");
+    TCase *tc;
+    Suite *s = FTIO_SUITE("daemon_job", "job", &tc,
+                          test_sequence_gaps_and_late_fill, test_first_batch_late_is_a_gap,
+                          test_forged_sequence, test_many_gaps_bounded, test_nested_counted_once,
+                          test_time_base, test_mode_grid_and_record_log,
+                          test_bad_records_and_horizon, test_max_procs_and_final,
+                          test_mpi_job_waits_for_all_ranks, test_rank_from_a_later_batch,
+                          test_verdict_mpi_over, test_verdict_idle_and_incomplete,
+                          test_verdict_dropped_and_clamped, test_clock_correction,
+                          test_job_ids_with_steps, test_table_bounds, test_table_oldest_closed);
     tcase_add_checked_fixture(tc, setup, NULL);
-    tcase_add_test(tc, test_sequence_gaps_and_late_fill);
-    tcase_add_test(tc, test_first_batch_late_is_a_gap);
-    tcase_add_test(tc, test_forged_sequence);
-    tcase_add_test(tc, test_many_gaps_bounded);
-    tcase_add_test(tc, test_nested_counted_once);
-    tcase_add_test(tc, test_time_base);
-    tcase_add_test(tc, test_mode_grid_and_record_log);
-    tcase_add_test(tc, test_bad_records_and_horizon);
-    tcase_add_test(tc, test_max_procs_and_final);
-    tcase_add_test(tc, test_mpi_job_waits_for_all_ranks);
-    tcase_add_test(tc, test_rank_from_a_later_batch);
-    tcase_add_test(tc, test_verdict_mpi_over);
-    tcase_add_test(tc, test_verdict_idle_and_incomplete);
-    tcase_add_test(tc, test_verdict_dropped_and_clamped);
-    tcase_add_test(tc, test_clock_correction);
-    tcase_add_test(tc, test_job_ids_with_steps);
-    tcase_add_test(tc, test_table_bounds);
-    tcase_add_test(tc, test_table_oldest_closed);
-    suite_add_tcase(s, tc);
     return s;
 }

@@ -190,12 +190,10 @@ END_TEST
 
 Suite *ftio_test_suite(void)
 {
-    Suite *s = suite_create("daemon-job-activities");
-    TCase *tc = tcase_create("activities");
+    TCase *tc;
+    Suite *s = FTIO_SUITE("daemon-job-activities", "activities", &tc,
+                          test_split_keeps_each_its_own, test_bound_and_other,
+                          test_online_step_per_activity);
     tcase_add_checked_fixture(tc, setup, NULL);
-    tcase_add_test(tc, test_split_keeps_each_its_own);
-    tcase_add_test(tc, test_bound_and_other);
-    tcase_add_test(tc, test_online_step_per_activity);
-    suite_add_tcase(s, tc);
     return s;
 }

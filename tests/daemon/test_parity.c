@@ -22,6 +22,7 @@
 #include "trace.h"
 #include "wire.h"
 #include "batch_requests.h"
+#include "../kit/xorshift.h"
 
 #define SEC 1000000000ll
 #define EPOCH 1763741234000000000ll
@@ -32,10 +33,7 @@
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
 static uint64_t next(void)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
+    return ftio_xorshift64(&rng);
 }
 
 static struct ftio_record data(int64_t ts, int64_t len, int64_t bytes, int op, int layer, int flags)
@@ -178,22 +176,39 @@ static void compare(const struct job *j, const struct ftio_trace *t, double shif
     }
 }
 
+/* One trace (make_trace) through both paths. */
+struct both {
+    struct ftio_wbuf w;
+    struct job_limits lim;
+    struct job *j;                     /* the daemon's */
+    struct ftio_trace_set set;
+    const struct ftio_trace *t;        /* the offline reader's */
+};
+
+static void both_paths(struct both *p, bool earliest_first)
+{
+    make_trace(&p->w, earliest_first);
+    p->j = daemon_path(&p->w, &p->lim);
+    offline_path(&p->w, &p->set);
+    p->t = &p->set.job[0];
+}
+
+static void both_free(struct both *p)
+{
+    ftio_trace_set_free(&p->set);
+    job_free(p->j);
+    ftio_wbuf_free(&p->w);
+}
+
 START_TEST(test_same_requests_both_paths)
 {
-    struct ftio_wbuf w;
-    make_trace(&w, true);
-    struct job_limits lim;
-    struct job *j = daemon_path(&w, &lim);
-    struct ftio_trace_set set;
-    offline_path(&w, &set);
-    const struct ftio_trace *t = &set.job[0];
+    struct both p;
+    both_paths(&p, true);
     /* Same time 0 (the earliest start, in the first batch), same epoch. */
-    ck_assert_double_eq(t->origin, (double)j->origin_ns / 1e9);
-    compare(j, t, 0, 0);
-    ck_assert_int_eq(t->ranks, NPROC + 2);
-    ftio_trace_set_free(&set);
-    job_free(j);
-    ftio_wbuf_free(&w);
+    ck_assert_double_eq(p.t->origin, (double)p.j->origin_ns / 1e9);
+    compare(p.j, p.t, 0, 0);
+    ck_assert_int_eq(p.t->ranks, NPROC + 2);
+    both_free(&p);
 }
 END_TEST
 
@@ -202,23 +217,16 @@ END_TEST
  * (plus the anchors' offsets) apart. */
 START_TEST(test_same_requests_late_earliest)
 {
-    struct ftio_wbuf w;
-    make_trace(&w, false);
-    struct job_limits lim;
-    struct job *j = daemon_path(&w, &lim);
-    struct ftio_trace_set set;
-    offline_path(&w, &set);
-    const struct ftio_trace *t = &set.job[0];
+    struct both p;
+    both_paths(&p, false);
     /* wall ns of the late rank's early write: anchor EPOCH + 3 * (SEC / 3),
      * skew +777777, 2 s before the anchor */
     int64_t earliest = EPOCH + 3 * (SEC / 3) + 777777 - 2 * SEC;
-    double shift = ftio_job_seconds(j->origin_ns, earliest);
-    ck_assert_double_eq_tol(t->origin, (double)earliest / 1e9, 1e-6);
+    double shift = ftio_job_seconds(p.j->origin_ns, earliest);
+    ck_assert_double_eq_tol(p.t->origin, (double)earliest / 1e9, 1e-6);
     ck_assert(shift > 1.4 && shift < 1.6);
-    compare(j, t, shift, 1e-9);
-    ftio_trace_set_free(&set);
-    job_free(j);
-    ftio_wbuf_free(&w);
+    compare(p.j, p.t, shift, 1e-9);
+    both_free(&p);
 }
 END_TEST
 
@@ -296,11 +304,6 @@ END_TEST
 
 Suite *ftio_test_suite(void)
 {
-    Suite *s = suite_create("parity");
-    TCase *tc = tcase_create("conversion");
-    tcase_add_test(tc, test_rules);
-    tcase_add_test(tc, test_same_requests_both_paths);
-    tcase_add_test(tc, test_same_requests_late_earliest);
-    suite_add_tcase(s, tc);
-    return s;
+    return FTIO_SUITE("parity", "conversion", NULL,
+                      test_rules, test_same_requests_both_paths, test_same_requests_late_earliest);
 }

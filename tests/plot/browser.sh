@@ -51,6 +51,23 @@ expect() {
   echo "ok: $1: $2 = $n"
 }
 
+# plot NAME HEIGHT ARGS...: `ftio --plot $T/NAME.html ARGS` (stderr in
+# $T/NAME.err), then render the page
+plot() {
+  name=$1 height=$2
+  shift 2
+  timeout 60 "$FTIO" --plot "$T/$name.html" "$@" >/dev/null 2>"$T/$name.err" \
+    || fail "ftio --plot ($name): $(cat "$T/$name.err")"
+  render "$name" "$height"
+}
+
+# expects NAME <<EOF: `expect NAME QUERY OP N` for each line "QUERY OP N"
+expects() {
+  while read -r query op n; do
+    expect "$1" "$query" "$op" "$n"
+  done
+}
+
 self_contained() {
   if grep -Eo '(https?:)?//[A-Za-z0-9.-]+' "$T/$1.html" | grep -v '^http://www.w3.org' | grep -q .; then
     fail "$1.html refers to the network: $(grep -Eo 'https?://[^" ]+' "$T/$1.html" | grep -v w3.org | head -3)"
@@ -69,18 +86,20 @@ steps=$(grep -c '^\[' "$T/offline.txt")
 [ "$steps" -ge 10 ] || fail "ftio --window printed $steps steps"
 render offline 2000
 self_contained offline
-expect offline "path.signal" = 1
-expect offline "rect.phase" = 12
-expect offline "path.reconstruction" = 1
-expect offline "rect.next" = 1
-expect offline "svg.spectrum-chart/path.spectrum" = 1
-expect offline "svg.spectrum-chart/line.threshold" = 1
-expect offline "circle.candidate.dominant" = 1
-expect offline "svg.history-period/circle.history-point" = "$steps"
-expect offline "svg.history-confidence/circle.history-point" = "$steps"
-expect offline "svg.history-error/circle" -ge 3
-expect offline "svg.history-error/path.history-error-line" = 1
-expect offline "svg.history-bytes/circle.history-point" -ge 5
+expects offline <<EOF
+path.signal = 1
+rect.phase = 12
+path.reconstruction = 1
+rect.next = 1
+svg.spectrum-chart/path.spectrum = 1
+svg.spectrum-chart/line.threshold = 1
+circle.candidate.dominant = 1
+svg.history-period/circle.history-point = $steps
+svg.history-confidence/circle.history-point = $steps
+svg.history-error/circle -ge 3
+svg.history-error/path.history-error-line = 1
+svg.history-bytes/circle.history-point -ge 5
+EOF
 $PNG "$T/offline.png" --min-colours 64 --min-ink 0.10 --colour signal=1d4ed8:300 \
   --colour phase=fdeac9:1000 --colour next=15803d:40 --colour candidate=ea580c:20 \
   --colour reconstruction=dc2626:100 || fail "offline screenshot"
@@ -90,29 +109,29 @@ $PNG "$T/offline.png" --min-colours 64 --min-ink 0.10 --colour signal=1d4ed8:300
 mkdir -p "$T/many"
 "$WIRE" periodic --spool "$T/many" --job many --ranks 1 --period 1 --duration 0.1 \
   --bytes 1000000 --phases 500 || fail "ftio-wire many"
-timeout 60 "$FTIO" -f 50 --plot "$T/many.html" "$T"/many/*.msgpack >/dev/null 2>"$T/many.err" \
-  || fail "ftio --plot (many): $(cat "$T/many.err")"
-render many 1200
-expect many "svg.bandwidth/path.signal" = 1
-expect many "svg.bandwidth/path.reconstruction" = 0
-expect many "svg.bandwidth-zoom/path.signal" = 1
-expect many "svg.bandwidth-zoom/path.reconstruction" = 1
-expect many "svg.bandwidth-zoom/rect.next" = 1
-expect many "svg.bandwidth-zoom/rect.phase" -ge 5
-expect many "svg.bandwidth-zoom/rect.phase" -le 7
+plot many 1200 -f 50 "$T"/many/*.msgpack
+expects many <<EOF
+svg.bandwidth/path.signal = 1
+svg.bandwidth/path.reconstruction = 0
+svg.bandwidth-zoom/path.signal = 1
+svg.bandwidth-zoom/path.reconstruction = 1
+svg.bandwidth-zoom/rect.next = 1
+svg.bandwidth-zoom/rect.phase -ge 5
+svg.bandwidth-zoom/rect.phase -le 7
+EOF
 [ "$(wc -c <"$T/many.html")" -lt 400000 ] || fail "many.html is $(wc -c <"$T/many.html") bytes"
 
 # ---- compat: the cosine and the z-score threshold ---------------------------
-timeout 60 "$FTIO" --compat --plot "$T/compat.html" "$D/tmio-8ranks.jsonl" >/dev/null 2>"$T/compat.err" \
-  || fail "ftio --compat --plot: $(cat "$T/compat.err")"
-render compat 1100
-expect compat "section.run" = 2
-expect compat "run-1/path.signal" = 1
-expect compat "rect.phase" = 0
-expect compat "run-1/path.reconstruction" = 1
-expect compat "run-1/svg.spectrum-chart/line.threshold" = 1
-expect compat "run-1/circle.candidate" -ge 1
-expect compat "svg.history-period" = 0
+plot compat 1100 --compat "$D/tmio-8ranks.jsonl"
+expects compat <<EOF
+section.run = 2
+run-1/path.signal = 1
+rect.phase = 0
+run-1/path.reconstruction = 1
+run-1/svg.spectrum-chart/line.threshold = 1
+run-1/circle.candidate -ge 1
+svg.history-period = 0
+EOF
 $PNG "$T/compat.png" --min-colours 64 --min-ink 0.10 --colour signal=1d4ed8:300 \
   --colour candidate=ea580c:20 --colour threshold=dc2626:100 || fail "compat screenshot"
 
@@ -131,16 +150,18 @@ grep -q "wrote $T/report.html (job live, $nw write and $nr read predictions)" "$
   || fail "ftio report said: $(cat "$T/report.out")"
 render report 2600
 self_contained report
-expect report "section.run" = 2
-expect report "run-1/svg.history-period/circle.history-point" = "$nw"
-expect report "run-2/svg.history-period/circle.history-point" = "$nr"
-expect report "run-1/svg.history-confidence/line.level" = 1
-expect report "run-1/svg.history-error/circle" -ge 2
-expect report "run-1/svg.bandwidth/path.signal" = 1
-expect report "run-2/svg.bandwidth/path.signal" = 1
-expect report "run-1/svg.bandwidth/rect.phase" -ge 1
-expect report "run-1/div.meta/div.fact" -ge 3
-expect report "run-1/svg.history-total/path.history-total" = 1
+expects report <<EOF
+section.run = 2
+run-1/svg.history-period/circle.history-point = $nw
+run-2/svg.history-period/circle.history-point = $nr
+run-1/svg.history-confidence/line.level = 1
+run-1/svg.history-error/circle -ge 2
+run-1/svg.bandwidth/path.signal = 1
+run-2/svg.bandwidth/path.signal = 1
+run-1/svg.bandwidth/rect.phase -ge 1
+run-1/div.meta/div.fact -ge 3
+run-1/svg.history-total/path.history-total = 1
+EOF
 expect offline "svg.history-total" = 0
 expect report "p.note" = 2
 $PNG "$T/report.png" --min-colours 32 --min-ink 0.05 --colour periodic=16a34a:100 \
@@ -148,13 +169,13 @@ $PNG "$T/report.png" --min-colours 32 --min-ink 0.05 --colour periodic=16a34a:10
   || fail "report screenshot"
 
 # ---- the tallest line that is not the answer: marked, labelled, explained ----
-timeout 60 "$FTIO" --plot "$T/disagree.html" "$D/tmio-8ranks.jsonl" >/dev/null 2>"$T/disagree.err" \
-  || fail "ftio --plot (disagree): $(cat "$T/disagree.err")"
-render disagree 1300
-expect disagree "svg.spectrum-chart/circle.disagree-line" = 1
-expect disagree "svg.spectrum-chart/text.disagree-label" = 1
-expect disagree "p.disagree" = 1
-expect disagree "div.meta/div.fact" -ge 1
+plot disagree 1300 "$D/tmio-8ranks.jsonl"
+expects disagree <<EOF
+svg.spectrum-chart/circle.disagree-line = 1
+svg.spectrum-chart/text.disagree-label = 1
+p.disagree = 1
+div.meta/div.fact -ge 1
+EOF
 $PNG "$T/disagree.png" --min-colours 32 --min-ink 0.05 --colour disagree=7c2d12:30 \
   || fail "disagree screenshot"
 echo ok

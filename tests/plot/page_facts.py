@@ -8,17 +8,17 @@ else prints what it saw and exits 1 (tests/plot/live_pages.sh).
 """
 import re
 import sys
-from html.parser import HTMLParser
 
-VOID = {"meta", "br", "img", "input", "link", "hr", "circle", "rect", "line", "path"}
+from html_tree import Tree
+
 UNITS = {"B": 1, "KiB": 1024, "MiB": 1024 ** 2, "GiB": 1024 ** 3, "TiB": 1024 ** 4}
 
 
-class Page(HTMLParser):
+class Page(Tree):
+    VOID = Tree.VOID | {"circle", "rect", "line", "path"}
+
     def __init__(self, text):
-        super().__init__(convert_charrefs=True)
-        self.stack = []          # open elements: (tag, classes, attrs)
-        self.elements = []       # (tag, classes, attrs, ancestors)
+        super().__init__()
         self.texts = []          # (text, ancestors incl. own element)
         self.scripts = "<script" in text.lower()
         self.feed(text)
@@ -30,23 +30,6 @@ class Page(HTMLParser):
         self.activity_legend = [t[len("activity "):] if t.startswith("activity ") else t
                                 for t, anc in self.texts
                                 if any("activities" in c for _, c, _ in anc) and anc[-1][0] == "span"]
-
-    def handle_starttag(self, tag, attrs):
-        a = dict(attrs)
-        el = (tag, set((a.get("class") or "").split()), a)
-        self.elements.append((tag, el[1], a, list(self.stack)))
-        if tag not in VOID:
-            self.stack.append(el)
-
-    def handle_startendtag(self, tag, attrs):
-        a = dict(attrs)
-        self.elements.append((tag, set((a.get("class") or "").split()), a, list(self.stack)))
-
-    def handle_endtag(self, tag):
-        for i in range(len(self.stack) - 1, -1, -1):
-            if self.stack[i][0] == tag:
-                del self.stack[i:]
-                break
 
     def handle_data(self, data):
         if data.strip():

@@ -5,6 +5,7 @@
  * that is whole or absent, CSV quoting, and a page of a hostile job id.
  */
 #include <check.h>
+#include "../check_main.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +42,54 @@ static int count_files(const char *dir, const char *part)
     return n;
 }
 
+/* What a test writes to a FILE *, kept in memory: mem_open, write to m.f,
+ * then mem_text closes the stream and gives the text (freed by mem_free). */
+struct mem {
+    char *text;
+    size_t len;
+    FILE *f;
+};
+
+static FILE *mem_open(struct mem *m)
+{
+    m->text = NULL;
+    m->len = 0;
+    m->f = open_memstream(&m->text, &m->len);
+    ck_assert_ptr_nonnull(m->f);
+    return m->f;
+}
+
+static const char *mem_text(struct mem *m)
+{
+    fclose(m->f);
+    return m->text;
+}
+
+/* A private directory /tmp/ftio-plot-test.XXXXXX for a test's files, and
+ * path = dir/name; dir_remove takes it away with all it holds. */
+static void dir_make(char dir[static 32], char path[static 128], const char *name)
+{
+    strcpy(dir, "/tmp/ftio-plot-test.XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, 128, "%s/%s", dir, name);
+}
+
+static void dir_remove(const char *dir)
+{
+    char cmd[64];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+/* text holds every string of `has` and none of `lacks` (NULL-terminated). */
+static void assert_text(const char *text, const char *const has[], const char *const lacks[])
+{
+    for (size_t i = 0; has[i]; i++)
+        ck_assert_msg(strstr(text, has[i]) != NULL, "no %s", has[i]);
+    for (size_t i = 0; lacks[i]; i++)
+        ck_assert_msg(strstr(text, lacks[i]) == NULL, "found %s", lacks[i]);
+}
+
 START_TEST(human_units)
 {
     static const struct { double v; enum svg_unit u; const char *want; } cases[] = {
@@ -66,42 +115,33 @@ END_TEST
 
 START_TEST(escaping)
 {
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    svg_escape(f, "<script>a&\"b'\x01");
-    fclose(f);
-    ck_assert_str_eq(text, "&lt;script&gt;a&amp;&quot;b&#39;?");
-    free(text);
+    struct mem m;
+    svg_escape(mem_open(&m), "<script>a&\"b'\x01");
+    ck_assert_str_eq(mem_text(&m), "&lt;script&gt;a&amp;&quot;b&#39;?");
+    free(m.text);
 }
 END_TEST
 
 /* Tick labels of a 0 .. 1.8 GiB/s axis: GiB/s, 0.0 0.5 1.0 1.5 */
 START_TEST(ticks)
 {
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
+    struct mem m;
     struct svg_chart c;
-    svg_begin(&c, f, "t", "t", 960, 300, 0, 22.5, 0, 1.8 * 1073741824.0);
+    svg_begin(&c, mem_open(&m), "t", "t", 960, 300, 0, 22.5, 0, 1.8 * 1073741824.0);
     svg_axes(&c, SVG_SECONDS, "time", 0, SVG_BYTES_PER_S, "bandwidth");
     svg_end(&c);
-    fclose(f);
-    ck_assert_ptr_nonnull(strstr(text, ">bandwidth (GiB/s)<"));
-    ck_assert_ptr_nonnull(strstr(text, ">time (s)<"));
-    ck_assert_ptr_nonnull(strstr(text, "text-anchor=\"end\">0.0<"));
-    ck_assert_ptr_nonnull(strstr(text, "text-anchor=\"end\">1.5<"));
-    ck_assert_ptr_null(strstr(text, "text-anchor=\"end\">2.0<"));
-    ck_assert_ptr_nonnull(strstr(text, "text-anchor=\"middle\">20<"));
-    free(text);
+    assert_text(mem_text(&m),
+                (const char *const[]){ ">bandwidth (GiB/s)<", ">time (s)<", "text-anchor=\"end\">0.0<",
+                                       "text-anchor=\"end\">1.5<", "text-anchor=\"middle\">20<", NULL },
+                (const char *const[]){ "text-anchor=\"end\">2.0<", NULL });
+    free(m.text);
 }
 END_TEST
 
 START_TEST(output_whole_or_absent)
 {
-    char dir[] = "/tmp/ftio-plot-test.XXXXXX", path[128], err[256];
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    snprintf(path, sizeof path, "%s/out.csv", dir);
+    char dir[32], path[128], err[256];
+    dir_make(dir, path, "out.csv");
     struct ftio_plot_output o;
     ck_assert_int_eq(ftio_plot_output_open(&o, path, err, sizeof err), 0);
     fputs("half", o.f);
@@ -120,8 +160,7 @@ START_TEST(output_whole_or_absent)
     snprintf(path, sizeof path, "%s/no/such/x.html", dir);
     ck_assert_int_eq(ftio_plot_output_open(&o, path, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "cannot write"));
-    snprintf(path, sizeof path, "rm -rf %s", dir);
-    ck_assert_int_eq(system(path), 0);
+    dir_remove(dir);
 }
 END_TEST
 
@@ -129,25 +168,21 @@ START_TEST(csv_quoting)
 {
     double v[] = { 1.5, 2.5 };
     struct ftio_samples x = { .n = 2, .fs = 2, .t0 = 10, .x = v };
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    ftio_plot_csv_signal_header(f);
-    ck_assert_int_eq(ftio_plot_csv_signal(f, "a,\"b\"\n", "write", &x), 0);
-    fclose(f);
-    ck_assert_str_eq(text, "job,mode,time_s,bandwidth_B_per_s\n"
+    struct mem m;
+    ftio_plot_csv_signal_header(mem_open(&m));
+    ck_assert_int_eq(ftio_plot_csv_signal(m.f, "a,\"b\"\n", "write", &x), 0);
+    ck_assert_str_eq(mem_text(&m), "job,mode,time_s,bandwidth_B_per_s\n"
                            "\"a,\"\"b\"\"\n\",write,10,1.5\n"
                            "\"a,\"\"b\"\"\n\",write,10.5,2.5\n");
-    free(text);
+    free(m.text);
 }
 END_TEST
 
 /* A page for a job id made of markup: escaped everywhere, nothing injected. */
 START_TEST(hostile_job_page)
 {
-    char dir[] = "/tmp/ftio-plot-test.XXXXXX", path[128], err[256];
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    snprintf(path, sizeof path, "%s/p.html", dir);
+    char dir[32], path[128], err[256];
+    dir_make(dir, path, "p.html");
     struct ftio_plot_page *p = ftio_plot_page_open(path, "<b>t</b>", "s&s", err, sizeof err);
     ck_assert_ptr_nonnull(p);
     double v[40];
@@ -167,29 +202,20 @@ START_TEST(hostile_job_page)
     ck_assert_int_eq(ftio_plot_page_add(p, &s), 0);
     ck_assert_int_eq(ftio_plot_page_close(p, err, sizeof err), 0);
     char *html = slurp(path);
-    ck_assert_ptr_null(strstr(html, "<script"));
-    ck_assert_ptr_null(strstr(html, "<b>"));
-    ck_assert_ptr_nonnull(strstr(html, "job &lt;script&gt;alert(1)&lt;/script&gt;"));
-    ck_assert_ptr_nonnull(strstr(html, "data-mode=\"write&quot;\""));
-    ck_assert_ptr_nonnull(strstr(html, "class=\"signal\""));
-    ck_assert_ptr_nonnull(strstr(html, "history-point none"));
+    assert_text(html,
+                (const char *const[]){ "job &lt;script&gt;alert(1)&lt;/script&gt;",
+                                       "data-mode=\"write&quot;\"", "class=\"signal\"",
+                                       "history-point none", NULL },
+                (const char *const[]){ "<script", "<b>", NULL });
     free(html);
     ftio_plot_history_free(&h);
-    snprintf(path, sizeof path, "rm -rf %s", dir);
-    ck_assert_int_eq(system(path), 0);
+    dir_remove(dir);
 }
 END_TEST
 
 Suite *ftio_test_suite(void)
 {
-    Suite *s = suite_create("plot");
-    TCase *tc = tcase_create("plot");
-    tcase_add_test(tc, human_units);
-    tcase_add_test(tc, escaping);
-    tcase_add_test(tc, ticks);
-    tcase_add_test(tc, output_whole_or_absent);
-    tcase_add_test(tc, csv_quoting);
-    tcase_add_test(tc, hostile_job_page);
-    suite_add_tcase(s, tc);
-    return s;
+    return FTIO_SUITE("plot", "plot", NULL,
+                      human_units, escaping, ticks, output_whole_or_absent, csv_quoting,
+                      hostile_job_page);
 }

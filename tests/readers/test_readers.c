@@ -20,6 +20,7 @@
 #include "trace.h"
 #include "readers/readers.h"
 #include "wire.h"
+#include "../kit/xorshift.h"
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -49,6 +50,16 @@ static int read_str(struct ftio_trace_set *set, const char *s, const char *name,
                     const struct ftio_read_options *o)
 {
     return read_buf(set, s, strlen(s), name, o);
+}
+
+/* Reads tests/data/NAME into *set as `ftio` does: the file with o (the test
+ * fails with the reader's message when it refuses), then the set finished. */
+static void read_data(struct ftio_trace_set *set, const char *name, const struct ftio_read_options *o)
+{
+    err[0] = warn[0] = 0;
+    ck_assert_msg(ftio_trace_read_file(set, data_path(name), o, err, sizeof err, warn, sizeof warn) == 0,
+                  "%s", err);
+    ftio_trace_set_finish(set, o);
 }
 
 static struct ftio_read_options defaults(void)
@@ -123,12 +134,8 @@ START_TEST(test_tmio_reference_jsonl_and_msgpack_agree)
 {
     struct ftio_read_options o = defaults();
     struct ftio_trace_set a = { 0 }, b = { 0 };
-    ck_assert_int_eq(ftio_trace_read_file(&a, data_path("tmio-8ranks.jsonl"), &o, err, sizeof err,
-                                          warn, sizeof warn), 0);
-    ck_assert_int_eq(ftio_trace_read_file(&b, data_path("tmio-8ranks.msgpack"), &o, err, sizeof err,
-                                          warn, sizeof warn), 0);
-    ftio_trace_set_finish(&a, &o);
-    ftio_trace_set_finish(&b, &o);
+    read_data(&a, "tmio-8ranks.jsonl", &o);
+    read_data(&b, "tmio-8ranks.msgpack", &o);
     ck_assert_uint_eq(a.n, 1);
     ck_assert_uint_eq(b.n, 1);
     const struct ftio_trace *ta = &a.job[0], *tb = &b.job[0];
@@ -398,7 +405,7 @@ START_TEST(test_numscan_matches_strtod)
     uint64_t x = 88172645463325252ull;
     char b[64];
     for (int i = 0; i < 200000; i++) {
-        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+        ftio_xorshift64(&x);
         int digits = 1 + (int)(x % 19), point = (int)((x >> 8) % (uint64_t)digits);
         uint64_t y = x * 0x9E3779B97F4A7C15ull;
         int k = 0;
@@ -511,7 +518,7 @@ START_TEST(test_json_streaming_strict)
     for (int round = 0; round < 200; round++) {
         memcpy(m, doc, len);
         for (int j = 0; j < 2; j++) {
-            x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+            ftio_xorshift64(&x);
             m[x % len] = (char)(x >> 32);
         }
         if (read_buf(&set, m, len, "m.jsonl", &o) != 0)
@@ -675,9 +682,7 @@ START_TEST(test_dxt)
 {
     struct ftio_read_options o = defaults();
     struct ftio_trace_set set = { 0 };
-    ck_assert_int_eq(ftio_trace_read_file(&set, data_path("sample-dxt.txt"), &o, err, sizeof err,
-                                          warn, sizeof warn), 0);
-    ftio_trace_set_finish(&set, &o);
+    read_data(&set, "sample-dxt.txt", &o);
     /* default: MPI-IO present, so 2 ranks x 10 MPI-IO writes of 1 MiB */
     ck_assert_uint_eq(set.job[0].write.req.n, 20);
     ck_assert_double_eq(set.job[0].write.bytes, 20 * 1048576.0);
@@ -730,9 +735,7 @@ START_TEST(test_csv)
 {
     struct ftio_read_options o = defaults();
     struct ftio_trace_set set = { 0 };
-    ck_assert_int_eq(ftio_trace_read_file(&set, data_path("sample.csv"), &o, err, sizeof err,
-                                          warn, sizeof warn), 0);
-    ftio_trace_set_finish(&set, &o);
+    read_data(&set, "sample.csv", &o);
     ck_assert_uint_eq(set.job[0].write.req.n, 48);
     ck_assert_uint_eq(set.job[0].read.req.n, 24);
     ck_assert_double_eq(set.job[0].write.bytes, 48 * 1048576.0);
@@ -808,7 +811,7 @@ START_TEST(test_text_prefixes_and_mutations_never_crash)
         for (int round = 0; round < 300; round++) {
             memcpy(m, doc, len);
             for (int k = 0; k < 3; k++) {
-                x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+                ftio_xorshift64(&x);
                 m[x % len] = (char)(x >> 32);
             }
             struct ftio_trace_set set = { 0 };
@@ -874,23 +877,15 @@ END_TEST
 
 Suite *ftio_test_suite(void)
 {
-    Suite *s = suite_create("readers");
-    TCase *tc = tcase_create("core");
+    TCase *tc;
+    Suite *s = FTIO_SUITE("readers", "core", &tc,
+                          test_detect, test_tmio_reference_jsonl_and_msgpack_agree,
+                          test_tmio_truncated_and_corrupt, test_tmio_msgpack_built,
+                          test_custom_json_variants, test_custom_json_malformed,
+                          test_json_streaming_strict, test_numscan_matches_strtod,
+                          test_spool_merge_nested_and_times, test_spool_truncated_and_corrupt,
+                          test_dxt, test_csv, test_text_prefixes_and_mutations_never_crash,
+                          test_report_json);
     tcase_set_timeout(tc, 120);
-    tcase_add_test(tc, test_detect);
-    tcase_add_test(tc, test_tmio_reference_jsonl_and_msgpack_agree);
-    tcase_add_test(tc, test_tmio_truncated_and_corrupt);
-    tcase_add_test(tc, test_tmio_msgpack_built);
-    tcase_add_test(tc, test_custom_json_variants);
-    tcase_add_test(tc, test_custom_json_malformed);
-    tcase_add_test(tc, test_json_streaming_strict);
-    tcase_add_test(tc, test_numscan_matches_strtod);
-    tcase_add_test(tc, test_spool_merge_nested_and_times);
-    tcase_add_test(tc, test_spool_truncated_and_corrupt);
-    tcase_add_test(tc, test_dxt);
-    tcase_add_test(tc, test_csv);
-    tcase_add_test(tc, test_text_prefixes_and_mutations_never_crash);
-    tcase_add_test(tc, test_report_json);
-    suite_add_tcase(s, tc);
     return s;
 }

@@ -14,7 +14,7 @@
 
 static const struct {
     const char *name;
-    int (*run)(int argc, char **argv);
+    wire_command *run;
     const char *args, *what;
 } commands[] = {
     { "dump", wire_cmd_dump, "[-s] FILE...", "spool files / batch streams as text" },

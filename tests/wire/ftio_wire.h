@@ -19,15 +19,11 @@
 
 #include <stddef.h>
 
-int wire_cmd_dump(int argc, char **argv);
-int wire_cmd_gen(int argc, char **argv);
-int wire_cmd_records(int argc, char **argv);
-int wire_cmd_recv(int argc, char **argv);
-int wire_cmd_periodic(int argc, char **argv);
-int wire_cmd_tmio(int argc, char **argv);
-int wire_cmd_fuzz(int argc, char **argv);
-int wire_cmd_fleet(int argc, char **argv);
-int wire_cmd_trace(int argc, char **argv);
+/* A subcommand: argv[0] is its name; returns the exit status. */
+typedef int wire_command(int argc, char **argv);
+
+wire_command wire_cmd_dump, wire_cmd_gen, wire_cmd_records, wire_cmd_recv, wire_cmd_periodic,
+    wire_cmd_tmio, wire_cmd_fuzz, wire_cmd_fleet, wire_cmd_trace;
 
 /* Reads a whole file ("-": stdin) into memory.  Returns the buffer (free()
  * it) with *len set, or NULL after printing "ftio-wire CMD: PATH: reason". */

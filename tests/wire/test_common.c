@@ -112,13 +112,7 @@ END_TEST
 Suite *ftio_test_suite(void)
 {
     Suite *s = suite_create("common");
-    TCase *g = tcase_create("grow");
-    tcase_add_test(g, grow_doubles);
-    tcase_add_test(g, grow_overflow);
-    tcase_add_test(g, grow_parallel);
-    suite_add_tcase(s, g);
-    TCase *u = tcase_create("units");
-    tcase_add_test(u, byte_units);
-    suite_add_tcase(s, u);
+    FTIO_TCASE(s, "grow", grow_doubles, grow_overflow, grow_parallel);
+    FTIO_TCASE(s, "units", byte_units);
     return s;
 }

@@ -333,20 +333,30 @@ static void v_arr_of_str(msgpack_packer *pk)
 
 /* ---- tests: round trips ------------------------------------------------- */
 
+/* Encodes h and rec[0..n) after what *w holds, decodes the buffer into *b
+ * and checks that the header and the records come back; returns the bytes
+ * the decoder used. */
+static size_t roundtrip(struct ftio_wbuf *w, struct ftio_batch *b, const struct ftio_batch_header *h,
+                        const struct ftio_record *rec, size_t n)
+{
+    ck_assert_int_eq(ftio_wire_encode(w, h, rec, n), 0);
+    size_t used;
+    char err[256];
+    ck_assert_msg(decode_copy(w->data, w->len, b, &used, err, sizeof err) == 0, "%s", err);
+    assert_header_eq(&b->h, h);
+    ck_assert_uint_eq(b->n, n);
+    assert_records_eq(b->rec, rec, n);
+    return used;
+}
+
 START_TEST(roundtrip_full_header)
 {
     struct ftio_batch_header h = std_header();
     struct ftio_record *rec = make_records(100);
     struct ftio_wbuf w = { 0 };
-    ck_assert_int_eq(ftio_wire_encode(&w, &h, rec, 100), 0);
     struct ftio_batch b = { 0 };
-    size_t used;
-    char err[256];
-    ck_assert_msg(decode_copy(w.data, w.len, &b, &used, err, sizeof err) == 0, "%s", err);
+    size_t used = roundtrip(&w, &b, &h, rec, 100);
     ck_assert_uint_eq(used, w.len);
-    assert_header_eq(&b.h, &h);
-    ck_assert_uint_eq(b.n, 100);
-    assert_records_eq(b.rec, rec, 100);
     assert_consistent(&b, used, w.len);
     ftio_batch_free(&b);
     ftio_wbuf_free(&w);
@@ -375,14 +385,8 @@ START_TEST(roundtrip_extremes)
           .file_id = 65536, .flags = 256 },
     };
     struct ftio_wbuf w = { 0 };
-    ck_assert_int_eq(ftio_wire_encode(&w, &h, rec, 4), 0);
     struct ftio_batch b = { 0 };
-    size_t used;
-    char err[256];
-    ck_assert_msg(decode_copy(w.data, w.len, &b, &used, err, sizeof err) == 0, "%s", err);
-    assert_header_eq(&b.h, &h);
-    ck_assert_uint_eq(b.n, 4);
-    assert_records_eq(b.rec, rec, 4);
+    roundtrip(&w, &b, &h, rec, 4);
     ftio_batch_free(&b);
     ftio_wbuf_free(&w);
 }
@@ -473,12 +477,8 @@ START_TEST(roundtrip_minimal_header)
     /* host NULL, no mark, no files, no records, skew 0: defaults come back. */
     struct ftio_batch_header h = { .job = "j", .rank = -1 };
     struct ftio_wbuf w = { 0 };
-    ck_assert_int_eq(ftio_wire_encode(&w, &h, NULL, 0), 0);
     struct ftio_batch b = { 0 };
-    size_t used;
-    char err[256];
-    ck_assert_msg(decode_copy(w.data, w.len, &b, &used, err, sizeof err) == 0, "%s", err);
-    assert_header_eq(&b.h, &h);
+    roundtrip(&w, &b, &h, NULL, 0);
     ck_assert_str_eq(b.h.host, "");
     ck_assert_ptr_null(b.h.mark);
     ck_assert_uint_eq(b.n, 0);
@@ -502,14 +502,7 @@ START_TEST(roundtrip_large_and_reuse)
         h.mark = s % 2 ? NULL : "m";
         h.nfiles = s % 3;
         w.len = 0;
-        ck_assert_int_eq(ftio_wire_encode(&w, &h, rec, n), 0);
-        size_t used;
-        char err[256];
-        ck_assert_msg(decode_copy(w.data, w.len, &b, &used, err, sizeof err) == 0, "%s", err);
-        ck_assert_uint_eq(used, w.len);
-        assert_header_eq(&b.h, &h);
-        ck_assert_uint_eq(b.n, n);
-        assert_records_eq(b.rec, rec, n);
+        ck_assert_uint_eq(roundtrip(&w, &b, &h, rec, n), w.len);
         free(rec);
     }
     ftio_batch_free(&b);
@@ -1018,33 +1011,16 @@ END_TEST
 Suite *ftio_test_suite(void)
 {
     Suite *s = suite_create("wire");
-    TCase *rt = tcase_create("roundtrip");
-    tcase_add_test(rt, roundtrip_full_header);
-    tcase_add_test(rt, roundtrip_extremes);
-    tcase_add_test(rt, encoding_matches_msgpack_c);
-    tcase_add_test(rt, roundtrip_minimal_header);
-    tcase_add_test(rt, roundtrip_large_and_reuse);
-    tcase_add_test(rt, back_to_back_batches);
-    tcase_add_test(rt, every_truncation_is_truncation);
-    suite_add_tcase(s, rt);
-    TCase *rej = tcase_create("reject");
-    tcase_add_test(rej, custom_baseline_and_unknown_keys);
-    tcase_add_test(rej, wrong_type_for_each_key);
-    tcase_add_test(rej, missing_keys);
-    tcase_add_test(rej, duplicate_keys_and_column_mismatch);
-    tcase_add_test(rej, value_checks);
-    tcase_add_test(rej, limits_and_garbage);
-    tcase_add_test(rej, encode_rejects_invalid_input);
-    suite_add_tcase(s, rej);
+    FTIO_TCASE(s, "roundtrip", roundtrip_full_header, roundtrip_extremes, encoding_matches_msgpack_c,
+               roundtrip_minimal_header, roundtrip_large_and_reuse, back_to_back_batches,
+               every_truncation_is_truncation);
+    FTIO_TCASE(s, "reject", custom_baseline_and_unknown_keys, wrong_type_for_each_key, missing_keys,
+               duplicate_keys_and_column_mismatch, value_checks, limits_and_garbage,
+               encode_rejects_invalid_input);
     TCase *fz = tcase_create("fuzz");
     tcase_set_timeout(fz, 120);
     tcase_add_loop_test(fz, fuzz_mutations, 0, 5);     /* 5 x 4000 = 20k mutations */
     suite_add_tcase(s, fz);
-    TCase *misc = tcase_create("misc");
-    tcase_add_test(misc, path_hash);
-    tcase_add_test(misc, names);
-    tcase_add_test(misc, time_helpers);
-    tcase_add_test(misc, wall_clock_overflow);
-    suite_add_tcase(s, misc);
+    FTIO_TCASE(s, "misc", path_hash, names, time_helpers, wall_clock_overflow);
     return s;
 }

@@ -58,6 +58,7 @@
 #include "wire.h"
 #include "timeutil.h"
 #include "grow.h"
+#include "../kit/xorshift.h"
 
 #define MONO0 5000000000ll   /* monotonic anchor of every simulated process */
 
@@ -413,10 +414,7 @@ int wire_cmd_tmio(int argc, char **argv)
 static uint64_t rng;
 static uint64_t rnd(void)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
+    return ftio_xorshift64(&rng);
 }
 
 /* A valid batch of job "fuzz" to mutate. */
