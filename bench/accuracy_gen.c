@@ -407,20 +407,21 @@ static void plan(struct gen *g, bool subset)
                 p.noise = nz;
                 emit_runs(g, "mu", "mu", mu[v], noises[nz], &p, g->seed * 1000000 + 100000 + c * 1000, per);
             }
-        for (int v = 0; v < 5; v++) {
-            if (subset && v % 2)
-                continue;
-            struct params p = defaults();
-            p.lambda = lam[v];
-            emit_runs(g, "lambda", "lambda", lam[v], "none", &p, g->seed * 1000000 + 200000 + v * 1000, per);
-        }
-        for (int v = 0; v < 5; v++) {
-            if (subset && v % 2)
-                continue;
-            struct params p = defaults();
-            p.sigma = sig[v];
-            emit_runs(g, "sigma", "sigma", sig[v], "none", &p, g->seed * 1000000 + 300000 + v * 1000, per);
-        }
+        /* (b) and (c): one parameter at a time, lambda then sigma. */
+        for (int k = 0; k < 2; k++)
+            for (int v = 0; v < 5; v++) {
+                if (subset && v % 2)
+                    continue;
+                const char *name = k ? "sigma" : "lambda";
+                struct params p = defaults();
+                double value = k ? sig[v] : lam[v];
+                if (k)
+                    p.sigma = value;
+                else
+                    p.lambda = value;
+                emit_runs(g, name, name, value, "none", &p,
+                          g->seed * 1000000 + (k ? 300000 : 200000) + v * 1000, per);
+            }
     }
     if (g->extra) {
         /* Short pulses: 1 request of 1 MiB per rank at 32 MiB/s (~0.03 s)
