@@ -82,6 +82,7 @@ struct trace {
     int change_at;          /* first phase of the new regime, 0 = none */
     char **names;           /* names[fid - 1]: file paths of the activity families */
     uint32_t nnames;
+    size_t capnames;
     bool drift;             /* the period drifts: the truth is the current interval */
 };
 
@@ -513,8 +514,8 @@ static uint32_t act_file(struct trace *t, const char *name)
     for (uint32_t i = 0; i < t->nnames; i++)
         if (strcmp(t->names[i], name) == 0)
             return i + 1;
-    t->names = realloc(t->names, (t->nnames + 1) * sizeof *t->names);
-    if (!t->names || !(t->names[t->nnames] = strdup(name))) {
+    if (FTIO_GROW(t->names, t->capnames, (size_t)t->nnames + 1) < 0 ||
+        !(t->names[t->nnames] = strdup(name))) {
         perror("accuracy-gen");
         exit(1);
     }
