@@ -82,6 +82,7 @@ struct trace {
     int change_at;          /* first phase of the new regime, 0 = none */
     char **names;           /* names[fid - 1]: file paths of the activity families */
     uint32_t nnames;
+    size_t capnames;
     bool drift;             /* the period drifts: the truth is the current interval */
 };
 
@@ -407,20 +408,21 @@ static void plan(struct gen *g, bool subset)
                 p.noise = nz;
                 emit_runs(g, "mu", "mu", mu[v], noises[nz], &p, g->seed * 1000000 + 100000 + c * 1000, per);
             }
-        for (int v = 0; v < 5; v++) {
-            if (subset && v % 2)
-                continue;
-            struct params p = defaults();
-            p.lambda = lam[v];
-            emit_runs(g, "lambda", "lambda", lam[v], "none", &p, g->seed * 1000000 + 200000 + v * 1000, per);
-        }
-        for (int v = 0; v < 5; v++) {
-            if (subset && v % 2)
-                continue;
-            struct params p = defaults();
-            p.sigma = sig[v];
-            emit_runs(g, "sigma", "sigma", sig[v], "none", &p, g->seed * 1000000 + 300000 + v * 1000, per);
-        }
+        /* (b) and (c): one parameter at a time, lambda then sigma. */
+        for (int k = 0; k < 2; k++)
+            for (int v = 0; v < 5; v++) {
+                if (subset && v % 2)
+                    continue;
+                const char *name = k ? "sigma" : "lambda";
+                struct params p = defaults();
+                double value = k ? sig[v] : lam[v];
+                if (k)
+                    p.sigma = value;
+                else
+                    p.lambda = value;
+                emit_runs(g, name, name, value, "none", &p,
+                          g->seed * 1000000 + (k ? 300000 : 200000) + v * 1000, per);
+            }
     }
     if (g->extra) {
         /* Short pulses: 1 request of 1 MiB per rank at 32 MiB/s (~0.03 s)
@@ -512,8 +514,8 @@ static uint32_t act_file(struct trace *t, const char *name)
     for (uint32_t i = 0; i < t->nnames; i++)
         if (strcmp(t->names[i], name) == 0)
             return i + 1;
-    t->names = realloc(t->names, (t->nnames + 1) * sizeof *t->names);
-    if (!t->names || !(t->names[t->nnames] = strdup(name))) {
+    if (FTIO_GROW(t->names, t->capnames, (size_t)t->nnames + 1) < 0 ||
+        !(t->names[t->nnames] = strdup(name))) {
         perror("accuracy-gen");
         exit(1);
     }

@@ -6,18 +6,22 @@
 #                                it, so it is built by default
 #   $(B)/bench/realapps/h5out    periodic output through parallel HDF5
 #                                (libhdf5-openmpi-dev, mk/deps.sh); `make bench`
-REALAPPS_PHASELOG := bench/realapps/phaselog.c bench/realapps/phaselog.h
+# What both share: the truth (phaselog), the start and the options (realapp);
+# phaselog grows its notes with common/grow.c.
+REALAPPS_SHARED := bench/realapps/phaselog.c bench/realapps/phaselog.h bench/realapps/realapp.c \
+                     bench/realapps/realapp.h
 HDF5_MPI_CFLAGS = $(shell pkg-config --cflags hdf5-openmpi 2>/dev/null)
 HDF5_MPI_LIBS = $(shell pkg-config --libs hdf5-openmpi 2>/dev/null || echo -lhdf5)
 
-$(B)/bench/realapps/shapes: bench/realapps/shapes.c $(REALAPPS_PHASELOG)
+$(B)/bench/realapps/shapes: bench/realapps/shapes.c $(REALAPPS_SHARED) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CFLAGS) -o $@ bench/realapps/shapes.c bench/realapps/phaselog.c $(LDFLAGS) -lm
+	$(MPICC) $(CFLAGS) -o $@ bench/realapps/shapes.c $(filter %.c,$(REALAPPS_SHARED)) $(COMMON_LIB) \
+	  $(LDFLAGS) -lm
 
-$(B)/bench/realapps/h5out: bench/realapps/h5out.c $(REALAPPS_PHASELOG)
+$(B)/bench/realapps/h5out: bench/realapps/h5out.c $(REALAPPS_SHARED) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CFLAGS) $(HDF5_MPI_CFLAGS) -o $@ bench/realapps/h5out.c bench/realapps/phaselog.c \
-	  $(LDFLAGS) $(HDF5_MPI_LIBS)
+	$(MPICC) $(CFLAGS) $(HDF5_MPI_CFLAGS) -o $@ bench/realapps/h5out.c $(filter %.c,$(REALAPPS_SHARED)) \
+	  $(COMMON_LIB) $(LDFLAGS) $(HDF5_MPI_LIBS)
 
 ALL_TARGETS   += $(B)/bench/realapps/shapes
 BENCH_TARGETS += $(B)/bench/realapps/shapes $(B)/bench/realapps/h5out

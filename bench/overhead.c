@@ -42,6 +42,19 @@ static void die(const char *what)
     exit(1);
 }
 
+/* n one-byte reads from fd (closed after), timed: the seconds they took. */
+static double timed_reads(int fd, long n, const char *what)
+{
+    char c;
+    double t0 = now();
+    for (long i = 0; i < n; i++)
+        if (read(fd, &c, 1) != 1)
+            die(what);
+    double dt = now() - t0;
+    close(fd);
+    return dt;
+}
+
 static void *idle(void *arg)
 {
     (void)arg;
@@ -71,7 +84,7 @@ int main(int argc, char **argv)
     char path[4096];
     snprintf(path, sizeof path, "%s/overhead-%s.dat", argv[3], mode);
     char c = 'x';
-    double t0, t1;
+    double t0, dt;
     if (strcmp(mode, "pwrite") == 0) {
         int fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0644);
         if (fd < 0)
@@ -80,7 +93,7 @@ int main(int argc, char **argv)
         for (long i = 0; i < n; i++)
             if (pwrite(fd, &c, 1, i & 4095) != 1)
                 die("pwrite");
-        t1 = now();
+        dt = now() - t0;
         close(fd);
     } else if (strcmp(mode, "read") == 0) {
         FILE *f = fopen(path, "w");          /* setup, not timed */
@@ -93,12 +106,7 @@ int main(int argc, char **argv)
         int fd = open(path, O_RDONLY);
         if (fd < 0)
             die(path);
-        t0 = now();
-        for (long i = 0; i < n; i++)
-            if (read(fd, &c, 1) != 1)
-                die("read");
-        t1 = now();
-        close(fd);
+        dt = timed_reads(fd, n, "read");
     } else if (strcmp(mode, "fwrite") == 0) {
         FILE *f = fopen(path, "w");
         if (!f)
@@ -107,7 +115,7 @@ int main(int argc, char **argv)
         for (long i = 0; i < n; i++)
             if (fwrite(&c, 1, 1, f) != 1)
                 die("fwrite");
-        t1 = now();
+        dt = now() - t0;
         fclose(f);
     } else if (strcmp(mode, "untraced") == 0) {
         int fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0644);
@@ -119,17 +127,12 @@ int main(int argc, char **argv)
         int z = open("/dev/zero", O_RDONLY);
         if (z < 0)
             die("/dev/zero");
-        t0 = now();
-        for (long i = 0; i < n; i++)
-            if (read(z, &c, 1) != 1)
-                die("read /dev/zero");
-        t1 = now();
-        close(z);
+        dt = timed_reads(z, n, "read /dev/zero");
     } else {
         fprintf(stderr, "overhead: unknown mode '%s'\n", mode);
         return 2;
     }
     unlink(path);
-    printf("ns_per_call=%.1f\n", (t1 - t0) / (double)n);
+    printf("ns_per_call=%.1f\n", dt / (double)n);
     return 0;
 }

@@ -97,6 +97,13 @@ static int parse_double(const char *s, double lo, double hi, double *out)
     return 0;
 }
 
+/* "bad OPTION 'VALUE' (WHAT IS ALLOWED)" in err; returns -1. */
+static int bad_value(char *err, size_t errlen, const char *option, const char *value, const char *allowed)
+{
+    snprintf(err, errlen, "bad %s '%s' (%s)", option, value, allowed);
+    return -1;
+}
+
 /* 0 ok, 1 --help, -1 bad input (message in err). */
 static int parse(int argc, char **argv, struct options *o, char *err, size_t errlen)
 {
@@ -120,35 +127,25 @@ static int parse(int argc, char **argv, struct options *o, char *err, size_t err
         case 'n':
             errno = 0;
             long n = strtol(optarg, &end, 10);
-            if (errno || *end || end == optarg || n < 1 || n > 1000000) {
-                snprintf(err, errlen, "bad --iterations '%s' (1..1000000)", optarg);
-                return -1;
-            }
+            if (errno || *end || end == optarg || n < 1 || n > 1000000)
+                return bad_value(err, errlen, "--iterations", optarg, "1..1000000");
             o->iterations = (int)n;
             break;
         case 'b':
-            if (parse_size(optarg, &o->block)) {
-                snprintf(err, errlen, "bad --block '%s' (1 byte .. 2 GiB-1, k/M/G suffixes)", optarg);
-                return -1;
-            }
+            if (parse_size(optarg, &o->block))
+                return bad_value(err, errlen, "--block", optarg, "1 byte .. 2 GiB-1, k/M/G suffixes");
             break;
         case 'c':
-            if (parse_double(optarg, 0, 86400, &o->compute)) {
-                snprintf(err, errlen, "bad --compute '%s' (seconds, 0..86400)", optarg);
-                return -1;
-            }
+            if (parse_double(optarg, 0, 86400, &o->compute))
+                return bad_value(err, errlen, "--compute", optarg, "seconds, 0..86400");
             break;
         case 'j':
-            if (parse_double(optarg, 0, 1, &o->jitter)) {
-                snprintf(err, errlen, "bad --jitter '%s' (fraction, 0..1)", optarg);
-                return -1;
-            }
+            if (parse_double(optarg, 0, 1, &o->jitter))
+                return bad_value(err, errlen, "--jitter", optarg, "fraction, 0..1");
             break;
         case 'r':
-            if (parse_double(optarg, 0, 86400, &o->read_after)) {
-                snprintf(err, errlen, "bad --read '%s' (seconds, 0..86400)", optarg);
-                return -1;
-            }
+            if (parse_double(optarg, 0, 86400, &o->read_after))
+                return bad_value(err, errlen, "--read", optarg, "seconds, 0..86400");
             break;
         case OPT_BUSY: o->busy = 1; break;
         case OPT_POSIX: o->posix = 1; break;

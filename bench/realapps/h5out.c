@@ -11,17 +11,17 @@
  * Defaults: 15 phases, 3 s, 16 MiB per rank and phase, DIR ".".
  * Bad options: one line on stderr, exit status 2. */
 #include "phaselog.h"
+#include "realapp.h"
 
 #include <hdf5.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-static void usage(const char *why, const char *arg)
+static void take_mib(void *mib, int letter, const char *arg)
 {
-    fprintf(stderr, "h5out: %s '%s' (usage: h5out [-n PHASES] [-c COMPUTE_S] [-m MIB_PER_RANK] [-o DIR])\n",
-            why, arg);
-    exit(2);
+    (void)letter;                      /* only -m */
+    *(int *)mib = (int)realapp_int(arg, 1, 4096, "bad size");
 }
 
 static void check(herr_t rc, const char *what)
@@ -34,36 +34,11 @@ static void check(herr_t rc, const char *what)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    int phases = 15, mib = 16;
-    double compute = 3.0;
-    const char *dir = ".";
-    int c;
-    while ((c = getopt(argc, argv, "n:c:m:o:")) != -1) {
-        char *end;
-        switch (c) {
-        case 'n':
-            phases = (int)strtol(optarg, &end, 10);
-            if (*end || phases < 1 || phases > 100000)
-                usage("bad phase count", optarg);
-            break;
-        case 'c':
-            compute = strtod(optarg, &end);
-            if (*end || !(compute >= 0 && compute <= 3600))
-                usage("bad compute time", optarg);
-            break;
-        case 'm':
-            mib = (int)strtol(optarg, &end, 10);
-            if (*end || mib < 1 || mib > 4096)
-                usage("bad size", optarg);
-            break;
-        case 'o': dir = optarg; break;
-        default: usage("bad option", argv[optind - 1]);
-        }
-    }
+    struct realapp a;
+    realapp_init(&a, &argc, &argv, "h5out", "h5out [-n PHASES] [-c COMPUTE_S] [-m MIB_PER_RANK] [-o DIR]");
+    int mib = 16;
+    realapp_options(&a, argc, argv, 1, "m:", take_mib, &mib);
+    int rank = a.rank, size = a.size;
     hsize_t mine = (hsize_t)mib << 17;      /* doubles: MiB / 8 */
     double *data = malloc(mine * sizeof *data);
     if (!data) {
@@ -73,11 +48,11 @@ int main(int argc, char **argv)
     for (hsize_t i = 0; i < mine; i++)
         data[i] = rank + i * 1e-9;
     char path[4096];
-    for (int k = 0; k < phases; k++) {
+    for (int k = 0; k < a.phases; k++) {
         MPI_Barrier(MPI_COMM_WORLD);
-        sleep_until(phaselog_now() + compute);
+        sleep_until(phaselog_now() + a.compute);
         double t0 = phaselog_now();
-        snprintf(path, sizeof path, "%s/h5.%d.h5", dir, k);
+        snprintf(path, sizeof path, "%s/h5.%d.h5", a.dir, k);
         hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
         check(H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL), "H5Pset_fapl_mpio");
         hid_t file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);

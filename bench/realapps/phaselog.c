@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "grow.h"
 
 struct note {
     char activity[16];
@@ -17,7 +18,7 @@ struct note {
 };
 
 static struct note *notes;
-static int n_notes, cap_notes;
+static size_t n_notes, cap_notes;
 
 double phaselog_now(void)
 {
@@ -35,13 +36,9 @@ void sleep_until(double t)
 
 void phaselog_add(const char *activity, int index, double start, double end, long long bytes)
 {
-    if (n_notes == cap_notes) {
-        cap_notes = cap_notes ? 2 * cap_notes : 64;
-        notes = realloc(notes, cap_notes * sizeof *notes);
-        if (!notes) {
-            perror("phaselog");
-            MPI_Abort(MPI_COMM_WORLD, 1);
-        }
+    if (FTIO_GROW(notes, cap_notes, n_notes + 1) < 0) {
+        perror("phaselog");
+        MPI_Abort(MPI_COMM_WORLD, 1);
     }
     struct note *n = &notes[n_notes++];
     memset(n, 0, sizeof *n);
@@ -58,7 +55,7 @@ void phaselog_print(MPI_Comm comm)
     int rank, size;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
-    int mine = n_notes * (int)sizeof(struct note);
+    int mine = (int)(n_notes * sizeof(struct note));
     int *counts = NULL, *displs = NULL, total = 0;
     char *all = NULL;
     if (rank == 0) {

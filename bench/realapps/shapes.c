@@ -18,6 +18,7 @@
  * Defaults: 15 phases, 3 s, 16M per rank and phase (K/M/G suffixes), DIR ".".
  * Bad options: one line on stderr, exit status 2. */
 #include "phaselog.h"
+#include "realapp.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -31,29 +32,10 @@
 
 static char block[BLOCK];
 
-static void usage(const char *why, const char *arg)
+static void take_bytes(void *bytes, int letter, const char *arg)
 {
-    fprintf(stderr, "shapes: %s '%s' (usage: shapes rank0|uneven|heights|stagger|drift [-n PHASES] "
-                    "[-c COMPUTE_S] [-b BYTES] [-o DIR])\n", why, arg);
-    exit(2);
-}
-
-static long long parse_size(const char *s)
-{
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno || end == s || v <= 0)
-        usage("bad size", s);
-    switch (*end) {
-    case 'k': case 'K': v <<= 10; end++; break;
-    case 'm': case 'M': v <<= 20; end++; break;
-    case 'g': case 'G': v <<= 30; end++; break;
-    default: break;
-    }
-    if (*end)
-        usage("bad size", s);
-    return v;
+    (void)letter;                      /* only -b */
+    *(long long *)bytes = realapp_size(arg);
 }
 
 /* write_file: BYTES into PATH in blocks; the blocks from SYNC_FROM on are
@@ -82,44 +64,23 @@ static long long write_file(const char *path, long long bytes, long long sync_fr
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    struct realapp a;
+    realapp_init(&a, &argc, &argv, "shapes",
+                 "shapes rank0|uneven|heights|stagger|drift [-n PHASES] [-c COMPUTE_S] [-b BYTES] [-o DIR]");
     if (argc < 2)
-        usage("no shape", "");
+        realapp_usage("no shape", "");
     const char *shape = argv[1];
     if (strcmp(shape, "rank0") && strcmp(shape, "uneven") && strcmp(shape, "heights") &&
         strcmp(shape, "stagger") && strcmp(shape, "drift"))
-        usage("unknown shape", shape);
-    int phases = 15;
-    double compute = 3.0;
+        realapp_usage("unknown shape", shape);
     long long bytes = 16ll << 20;
-    const char *dir = ".";
-    int c;
-    optind = 2;
-    while ((c = getopt(argc, argv, "n:c:b:o:")) != -1) {
-        char *end;
-        switch (c) {
-        case 'n':
-            phases = (int)strtol(optarg, &end, 10);
-            if (*end || phases < 1 || phases > 100000)
-                usage("bad phase count", optarg);
-            break;
-        case 'c':
-            compute = strtod(optarg, &end);
-            if (*end || !(compute >= 0 && compute <= 3600))
-                usage("bad compute time", optarg);
-            break;
-        case 'b': bytes = parse_size(optarg); break;
-        case 'o': dir = optarg; break;
-        default: usage("bad option", argv[optind - 1]);
-        }
-    }
+    realapp_options(&a, argc, argv, 2, "b:", take_bytes, &bytes);
+    int rank = a.rank, size = a.size;
+    const char *dir = a.dir;
     memset(block, 'x', sizeof block);
     char path[4096];
-    for (int k = 0; k < phases; k++) {
-        double c_k = !strcmp(shape, "drift") ? compute * pow(1.02, k) : compute;
+    for (int k = 0; k < a.phases; k++) {
+        double c_k = !strcmp(shape, "drift") ? a.compute * pow(1.02, k) : a.compute;
         MPI_Barrier(MPI_COMM_WORLD);
         sleep_until(phaselog_now() + c_k);
         if (!strcmp(shape, "stagger"))

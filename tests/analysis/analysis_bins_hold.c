@@ -34,8 +34,7 @@ static size_t parse_array(const char *p, const char *end, const char *key,
         char *e;
         double x = strtod(c, &e);
         ck_assert_msg(e != c, "%s: %s: bad number", TMIO, key);
-        if (*n == *cap)
-            *v = realloc(*v, (*cap = *cap ? *cap * 2 : 256) * sizeof **v);
+        ck_assert_msg(ftio_grow((void **)v, cap, *n + 1, sizeof **v) == 0, "out of memory");
         (*v)[(*n)++] = x;
         added++;
         c = e;

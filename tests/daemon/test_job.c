@@ -90,6 +90,12 @@ static double bins_total(const struct job_mode_state *m)
     return t;
 }
 
+/* The bins of a mode hold `bytes`: every counted byte, and no other. */
+static void assert_binned(const struct job_mode_state *m, double bytes)
+{
+    ck_assert_double_eq_tol(bins_total(m), bytes, 1e-6);
+}
+
 START_TEST(test_sequence_gaps_and_late_fill)
 {
     struct job *j = job_new("j", &lim);
@@ -182,8 +188,8 @@ START_TEST(test_nested_counted_once)
     ck_assert_double_eq_tol(j->mode[JOB_WRITE].bytes, 1000, 1e-9);
     ck_assert_double_eq_tol(j->mode[JOB_READ].bytes, 300, 1e-9);
     /* The bins conserve the counted volume, nested bytes excluded. */
-    ck_assert_double_eq_tol(bins_total(&j->mode[JOB_WRITE]), 1000, 1e-6);
-    ck_assert_double_eq_tol(bins_total(&j->mode[JOB_READ]), 300, 1e-6);
+    assert_binned(&j->mode[JOB_WRITE], 1000);
+    assert_binned(&j->mode[JOB_READ], 300);
     job_free(j);
 }
 END_TEST
@@ -212,7 +218,7 @@ START_TEST(test_time_base)
     add_rec(FTIO_OP_WRITE, 1.0, 1.5, 10, 0);
     send(j, "c", 3, 0, false);
     ck_assert_double_eq_tol(j->mode[JOB_WRITE].t_min, -2.0, 1e-9);
-    ck_assert_double_eq_tol(bins_total(&j->mode[JOB_WRITE]), 40, 1e-6);
+    assert_binned(&j->mode[JOB_WRITE], 40);
     job_free(j);
 }
 END_TEST
@@ -290,7 +296,7 @@ START_TEST(test_bad_records_and_horizon)
     add_rec(FTIO_OP_WRITE, 1000.0, 1001.0, 100, 0);
     send(j, "a", 1, 2, false);
     ck_assert_uint_eq(j->mode[JOB_WRITE].bins.capacity, cap);
-    ck_assert_double_eq_tol(bins_total(&j->mode[JOB_WRITE]), 100, 1e-6);
+    assert_binned(&j->mode[JOB_WRITE], 100);
     job_free(j);
 }
 END_TEST

@@ -62,6 +62,17 @@ static void read_data(struct ftio_trace_set *set, const char *name, const struct
     ftio_trace_set_finish(set, o);
 }
 
+/* read_data of a sample trace that holds `writes` write requests of 1 MiB
+ * from `ranks` ranks. */
+static void read_sample(struct ftio_trace_set *set, const char *name, const struct ftio_read_options *o,
+                        size_t writes, int ranks)
+{
+    read_data(set, name, o);
+    ck_assert_uint_eq(set->job[0].write.req.n, writes);
+    ck_assert_double_eq(set->job[0].write.bytes, writes * 1048576.0);
+    ck_assert_int_eq(set->job[0].ranks, ranks);
+}
+
 static struct ftio_read_options defaults(void)
 {
     struct ftio_read_options o;
@@ -682,11 +693,8 @@ START_TEST(test_dxt)
 {
     struct ftio_read_options o = defaults();
     struct ftio_trace_set set = { 0 };
-    read_data(&set, "sample-dxt.txt", &o);
     /* default: MPI-IO present, so 2 ranks x 10 MPI-IO writes of 1 MiB */
-    ck_assert_uint_eq(set.job[0].write.req.n, 20);
-    ck_assert_double_eq(set.job[0].write.bytes, 20 * 1048576.0);
-    ck_assert_int_eq(set.job[0].ranks, 2);
+    read_sample(&set, "sample-dxt.txt", &o, 20, 2);
     ftio_trace_set_free(&set);
     o.dxt = FTIO_DXT_POSIX;
     ck_assert_int_eq(ftio_trace_read_file(&set, data_path("sample-dxt.txt"), &o, err, sizeof err,
@@ -735,11 +743,8 @@ START_TEST(test_csv)
 {
     struct ftio_read_options o = defaults();
     struct ftio_trace_set set = { 0 };
-    read_data(&set, "sample.csv", &o);
-    ck_assert_uint_eq(set.job[0].write.req.n, 48);
+    read_sample(&set, "sample.csv", &o, 48, 4);
     ck_assert_uint_eq(set.job[0].read.req.n, 24);
-    ck_assert_double_eq(set.job[0].write.bytes, 48 * 1048576.0);
-    ck_assert_int_eq(set.job[0].ranks, 4);
     ftio_trace_set_free(&set);
 
     /* any column order, extra columns, zero-length request keeps its bytes */

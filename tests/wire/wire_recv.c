@@ -75,7 +75,7 @@ static struct {
     char    *file_paths[MAX_FILES];
     size_t   nfiles;
     char   **marks;
-    size_t   nmarks;
+    size_t   nmarks, capmarks;
     int      per_record;
 } st;
 
@@ -127,8 +127,7 @@ static void account(const struct ftio_batch *b)
     for (size_t i = 0; i < h->nfiles; i++)
         add_file(h->files[i].id, h->files[i].path);
     if (h->mark) {
-        st.marks = realloc(st.marks, (st.nmarks + 1) * sizeof *st.marks);
-        if (st.marks)
+        if (FTIO_GROW(st.marks, st.capmarks, st.nmarks + 1) == 0)
             st.marks[st.nmarks++] = strdup(h->mark);
     }
     for (size_t i = 0; i < b->n; i++) {
