@@ -154,6 +154,13 @@ static int probe(void *ctx, const char *endpoint)
 }
 
 #define ACK_IDLE_S 10.0
+/* Batches sent and not yet acknowledged, at most.  ftiod's ROUTER drops an
+ * acknowledgement rather than wait for a peer that does not read (it sends
+ * them ZMQ_DONTWAIT), and the pipes between it and us hold ~1000 messages
+ * each way: more in flight, and a daemon slower than the file could fill
+ * them while we are blocked in a send, losing acknowledgements of batches it
+ * merged (exit status 1 for a replay that went through). */
+#define MAX_IN_FLIGHT 500
 
 /* Count the acknowledgements queued so far. */
 static void take_acks(void *s, size_t *acked, size_t *refused)
@@ -161,6 +168,27 @@ static void take_acks(void *s, size_t *acked, size_t *refused)
     struct ftio_ack a;
     while (ftio_ack_recv(s, &a))
         (*(a.status == FTIO_ACK_MERGED ? acked : refused))++;
+}
+
+/* Wait until at most `in_flight` of the `sent` batches are unacknowledged,
+ * or until no acknowledgement came for ACK_IDLE_S.  0 when reached. */
+static int wait_acks(void *s, size_t sent, size_t in_flight, size_t *acked, size_t *refused)
+{
+    int64_t last = ftio_mono_ns();
+    size_t before = *acked + *refused;
+    take_acks(s, acked, refused);
+    while (sent - *acked - *refused > in_flight) {
+        if (ftio_mono_ns() - last >= (int64_t)(ACK_IDLE_S * 1e9))
+            return -1;
+        zmq_pollitem_t it = {.socket = s, .events = ZMQ_POLLIN};
+        zmq_poll(&it, 1, 100);
+        take_acks(s, acked, refused);
+        if (*acked + *refused != before) {
+            before = *acked + *refused;
+            last = ftio_mono_ns();
+        }
+    }
+    return 0;
 }
 
 static void sleep_until(const struct timespec *t)
@@ -292,20 +320,12 @@ int ftio_cmd_replay(int argc, char **argv)
         }
         sent++;
         records += b->n;
-        take_acks(s, &acked, &refused);
+        if (wait_acks(s, sent, MAX_IN_FLIGHT - 1, &acked, &refused) != 0)
+            break;   /* ftiod stopped answering: reported as unacknowledged */
     }
     /* ftiod acknowledges every batch it decoded (PROTOCOL.md §1.4): wait
      * until all are, or until nothing came for ACK_IDLE_S. */
-    int64_t last = ftio_mono_ns(), before = -1;
-    while (acked + refused < sent && ftio_mono_ns() - last < (int64_t)(ACK_IDLE_S * 1e9)) {
-        zmq_pollitem_t it = {.socket = s, .events = ZMQ_POLLIN};
-        zmq_poll(&it, 1, 100);
-        take_acks(s, &acked, &refused);
-        if ((int64_t)(acked + refused) != before) {
-            before = (int64_t)(acked + refused);
-            last = ftio_mono_ns();
-        }
-    }
+    wait_acks(s, sent, 0, &acked, &refused);
     struct timespec t1;
     clock_gettime(CLOCK_MONOTONIC, &t1);
     size_t missing = sent - acked - refused;
