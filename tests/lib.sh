@@ -280,6 +280,20 @@ run_mpi() {
 # run_checkpoint JOB CHECKPOINT-ARGS...: 4 ranks of the checkpoint example
 # under mpirun and libftio.so, streaming to the daemon `d` of start_daemon as
 # job JOB; its stdout in $T/app.out (fails the test when it fails).
+# phase_period OUT KIND: the median interval between the start times of the
+# checkpoint mini-app's phases of KIND (checkpoint or read), as the app
+# prints them with --verbose ("... checkpoint at T, read at T"): the truth of
+# a period, from the program itself.  Fails when fewer than 3 are printed.
+phase_period() {
+  "$PY" - "$1" "$2" <<'PYEOF'
+import re, statistics, sys
+t = [float(v) for v in re.findall(r"\b%s at ([0-9.]+)" % sys.argv[2], open(sys.argv[1]).read())]
+if len(t) < 3:
+    sys.exit("phase_period: %d %s start times in %s" % (len(t), sys.argv[2], sys.argv[1]))
+print(statistics.median(b - a for a, b in zip(t, t[1:])))
+PYEOF
+}
+
 run_checkpoint() {
   _job=$1; shift
   run_mpi 4 -x LD_PRELOAD="$PRELOAD" -x FTIO_ENDPOINT="ipc://$T/d.in" -x FTIO_JOB="$_job" \

@@ -3,7 +3,8 @@
 # End to end under mpirun: 4 ranks of the checkpoint mini-app (compute 3 s +
 # a collective MPI-IO checkpoint, 8 times) under libftio.so stream to ftiod.
 # After at most 6 phases a published period is within 5 % of the true one
-# (the app's own total time / iterations) with class periodic or moderate; the
+# (the median interval between the checkpoints' own start times, which the
+# app prints) with class periodic or uncertain; the
 # final summary is too; the job has 4 ranks and every write record once
 # (nested POSIX records under MPI-IO are not counted twice: bytes = 8 x 4 x 32 MiB).
 # Bursts are 32 MiB per rank so that they last a few samples: a burst much
@@ -13,9 +14,9 @@
 need "$B/bin/ftiod" "$B/bin/checkpoint" "$B/lib/libftio.so"
 start_daemon d
 JOB=e2e-mpi-$$
-run_checkpoint $JOB -n 8 -c 3 -b 32M
+run_checkpoint $JOB -n 8 -c 3 -b 32M -v
 wait_topic "$T/d.log" "ftio.$JOB.end" 20
-P=$("$PY" -c "import re,sys; m=re.search(r'(\d+) iterations.*total ([0-9.]+) s', open(sys.argv[1]).read()); print(float(m.group(2))/int(m.group(1)))" "$T/app.out")
+P=$(phase_period "$T/app.out" checkpoint) || fail "no phase times in the app's output"
 echo "true period $P s"
 jsonl "$T/d.log" "'\n'.join('%5.1f s  period %-8s %-8s records %d' % (m['window']['end'] - min(x['window']['start'] for x in all_of('ftio.$JOB.write')), m['period'] and round(m['period'], 3), m['class'], m['records']) for m in all_of('ftio.$JOB.write'))"
 # Published with data of at most 6 phases (window end < 5.5 periods after the start).
