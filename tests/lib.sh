@@ -294,6 +294,17 @@ print(statistics.median(b - a for a, b in zip(t, t[1:])))
 PYEOF
 }
 
+# checkpoint_job NAME ARGS...: the live end-to-end setup of tests/daemon/e2e_*:
+# ftiod d, the checkpoint mini-app under mpirun as job NAME-$$ ($JOB) with
+# ARGS and --verbose (its phase times), until ftiod published the job's end.
+checkpoint_job() {
+  need "$B/bin/ftiod" "$B/bin/checkpoint" "$B/lib/libftio.so"
+  start_daemon d
+  JOB=$1-$$; shift
+  run_checkpoint $JOB "$@" -v
+  wait_topic "$T/d.log" "ftio.$JOB.end" 20
+}
+
 run_checkpoint() {
   _job=$1; shift
   run_mpi 4 -x LD_PRELOAD="$PRELOAD" -x FTIO_ENDPOINT="ipc://$T/d.in" -x FTIO_JOB="$_job" \

@@ -11,11 +11,7 @@
 # shorter than 1/fs makes a spike train, whose harmonics all have the same
 # power, and the z-score test of ALGORITHM.md §3 then needs ~9 periods.
 . "$(dirname "$0")/../lib.sh"
-need "$B/bin/ftiod" "$B/bin/checkpoint" "$B/lib/libftio.so"
-start_daemon d
-JOB=e2e-mpi-$$
-run_checkpoint $JOB -n 8 -c 3 -b 32M -v
-wait_topic "$T/d.log" "ftio.$JOB.end" 20
+checkpoint_job e2e-mpi -n 8 -c 3 -b 32M
 P=$(phase_period "$T/app.out" checkpoint) || fail "no phase times in the app's output"
 echo "true period $P s"
 jsonl "$T/d.log" "'\n'.join('%5.1f s  period %-8s %-8s records %d' % (m['window']['end'] - min(x['window']['start'] for x in all_of('ftio.$JOB.write')), m['period'] and round(m['period'], 3), m['class'], m['records']) for m in all_of('ftio.$JOB.write'))"

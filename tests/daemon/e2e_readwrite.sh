@@ -5,11 +5,7 @@
 # compute 2 s): ftiod publishes both modes; from the 4th phase on, and in the
 # final summary, each mode's period is within 5 % of the iterations' length.
 . "$(dirname "$0")/../lib.sh"
-need "$B/bin/ftiod" "$B/bin/checkpoint" "$B/lib/libftio.so"
-start_daemon d
-JOB=e2e-rw-$$
-run_checkpoint $JOB -n 8 -c 2 -r 1 -b 8M -v
-wait_topic "$T/d.log" "ftio.$JOB.end" 20
+checkpoint_job e2e-rw -n 8 -c 2 -r 1 -b 8M
 for mode in write read; do
   # The truth: the median interval between the app's own start times of
   # the mode's phases.
