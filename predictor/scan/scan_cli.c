@@ -105,71 +105,81 @@ static int set_bytes(const struct cliopt *opt, const char *v, char *err, size_t 
     return -1;
 }
 
+/* What ftio scan's options set. */
+struct scan_settings {
+    struct scan_opts o;
+    struct ftio_analysis_args a;   /* -f, --compat (analysis_options.h) */
+    int mode, dxt;                 /* scan_mode_values, the readers' layer */
+    bool quiet, force;
+};
+#define AT(member) CLIOPT_AT(struct scan_settings, member)
+
 /* The option table of `ftio scan` (and ftio-scan-mpi): its own options and
  * the shared analysis ones it takes (-f, --compat: analysis_options.h). */
-int scan_parse_args(int argc, char **argv, struct scan_opts *o, int *first_path)
+static const struct cliopt scan_opts_table[] = {
+    {"csv", 0, CLIOPT_STRING, "FILE", "rows as CSV ('-': stdout, the summary then goes to stderr)",
+     NULL, AT(o.csv)},
+    {"jsonl", 0, CLIOPT_STRING, "FILE", "rows as JSON Lines ('-': stdout)", NULL, AT(o.jsonl)},
+    {"threads", 0, CLIOPT_INT, "N",
+     "analysis threads (default: online cores; under MPI,\nonline cores / ranks on the node)", NULL,
+     AT(o.threads), .min = 1, .max = 4096},
+    {"quiet", 'q', CLIOPT_FLAG, NULL, "no progress lines on stderr", NULL, AT(quiet)},
+    {"progress", 0, CLIOPT_FLAG, NULL, "progress lines even when stderr is no terminal", NULL,
+     AT(force)},
+    {"mode", 'm', CLIOPT_CHOICE, "MODE", "read, write or both", "both", AT(mode),
+     .choices = scan_mode_names, .values = scan_mode_values},
+    {"freq", .type = CLIOPT_SHARED},
+    {"compat", .type = CLIOPT_SHARED, .help = "the published FTIO's detector and sampling"},
+    {"max-samples", 0, CLIOPT_DOUBLE, "N", "lower the frequency of jobs longer than N/fs", "8192",
+     AT(o.max_samples), .min = 64, .max = 1e9},
+    {"lenient", 0, CLIOPT_FLAG, NULL, "analyse what could be read from damaged files (row warning)",
+     NULL, AT(o.read.lenient)},
+    {"dxt", 0, CLIOPT_CHOICE, "LAYER",
+     "Darshan DXT layer: posix or mpiio (default: mpiio if present)", NULL, AT(dxt),
+     .choices = scan_dxt_names, .values = scan_dxt_values},
+    {"user", 0, CLIOPT_CUSTOM, "U", "only the jobs of user U (a name or a uid)", NULL,
+     AT(o.filter_uid), .set = set_user},
+    {"exe", 0, CLIOPT_STRING, "TEXT", "only the jobs whose command line contains TEXT", NULL,
+     AT(o.filter_exe)},
+    {"since", 0, CLIOPT_CUSTOM, "T",
+     "only the jobs that started at or after T (YYYY-MM-DD[THH:MM[:SS]]\nUTC, or Unix seconds)",
+     NULL, AT(o.since), .set = set_time},
+    {"until", 0, CLIOPT_CUSTOM, "T", "only the jobs that started before T", NULL, AT(o.until),
+     .set = set_time},
+    {"min-bytes", 0, CLIOPT_CUSTOM, "N", "only the jobs that moved N bytes or more (read +\nwritten;"
+     " K, M, G, T: powers of 1024)", NULL, AT(o.min_bytes), .set = set_bytes},
+    CLIOPT_HELP_VERSION("the version"),
+    {0},
+};
+#undef AT
+
+int scan_parse_args(int argc, char **argv, struct scan_opts *out, int *first_path)
 {
-    memset(o, 0, sizeof *o);
+    struct scan_settings s;
+    memset(&s, 0, sizeof s);
+    struct scan_opts *o = &s.o;
     o->filter_uid = -1;
     o->since = o->until = NAN;
-    struct ftio_analysis_args a;
-    ftio_analysis_args_default(&a);
+    ftio_analysis_args_default(&s.a);
     ftio_read_options_default(&o->read);
-    o->max_samples = 8192;
-    bool quiet = false, force = false;
-    int mode = 2, dxt = (int)o->read.dxt;
-    struct cliopt t[FTIO_AOPT_ENTRIES + 24];
-    size_t n = 0;
-#define OPT(...) (t[n++] = (struct cliopt){__VA_ARGS__})
-    OPT("csv", 0, CLIOPT_STRING, "FILE", "rows as CSV ('-': stdout, the summary then goes to stderr)",
-        NULL, .to.s = &o->csv);
-    OPT("jsonl", 0, CLIOPT_STRING, "FILE", "rows as JSON Lines ('-': stdout)", NULL,
-        .to.s = &o->jsonl);
-    OPT("threads", 0, CLIOPT_INT, "N",
-        "analysis threads (default: online cores; under MPI,\nonline cores / ranks on the node)",
-        NULL, .to.i = &o->threads, .min = 1, .max = 4096);
-    OPT("quiet", 'q', CLIOPT_FLAG, NULL, "no progress lines on stderr", NULL, .to.b = &quiet);
-    OPT("progress", 0, CLIOPT_FLAG, NULL, "progress lines even when stderr is no terminal", NULL,
-        .to.b = &force);
-    OPT("mode", 'm', CLIOPT_CHOICE, "MODE", "read, write or both", "both", .to.i = &mode,
-        .choices = scan_mode_names, .values = scan_mode_values);
-    n += ftio_analysis_cliopts(&a, FTIO_AOPT_FREQ | FTIO_AOPT_COMPAT, t + n);
-    OPT("max-samples", 0, CLIOPT_DOUBLE, "N", "lower the frequency of jobs longer than N/fs", "8192",
-        .to.d = &o->max_samples, .min = 64, .max = 1e9);
-    OPT("lenient", 0, CLIOPT_FLAG, NULL, "analyse what could be read from damaged files (row warning)",
-        NULL, .to.b = &o->read.lenient);
-    OPT("dxt", 0, CLIOPT_CHOICE, "LAYER",
-        "Darshan DXT layer: posix or mpiio (default: mpiio if present)", NULL, .to.i = &dxt,
-        .choices = scan_dxt_names, .values = scan_dxt_values);
-    OPT("user", 0, CLIOPT_CUSTOM, "U", "only the jobs of user U (a name or a uid)", NULL,
-        .set = set_user, .ctx = &o->filter_uid);
-    OPT("exe", 0, CLIOPT_STRING, "TEXT", "only the jobs whose command line contains TEXT", NULL,
-        .to.s = &o->filter_exe);
-    OPT("since", 0, CLIOPT_CUSTOM, "T",
-        "only the jobs that started at or after T (YYYY-MM-DD[THH:MM[:SS]]\nUTC, or Unix seconds)",
-        NULL, .set = set_time, .ctx = &o->since);
-    OPT("until", 0, CLIOPT_CUSTOM, "T", "only the jobs that started before T", NULL,
-        .set = set_time, .ctx = &o->until);
-    OPT("min-bytes", 0, CLIOPT_CUSTOM, "N", "only the jobs that moved N bytes or more (read +\nwritten;"
-        " K, M, G, T: powers of 1024)", NULL, .set = set_bytes, .ctx = &o->min_bytes);
-    OPT("help", 'h', CLIOPT_HELP, NULL, "this help", NULL, .to.p = NULL);
-    OPT("version", 'V', CLIOPT_VERSION, NULL, "the version", NULL, .to.p = NULL);
-#undef OPT
-    t[n] = (struct cliopt){0};
+    s.dxt = (int)o->read.dxt;
+    struct cliopt shared[FTIO_AOPT_ENTRIES + 1], t[sizeof scan_opts_table / sizeof scan_opts_table[0]];
+    shared[ftio_analysis_cliopts(&s.a, ~0u, shared)] = (struct cliopt){0};
     struct cliopt_parser p = {
         .prog = "ftio scan", .version = FTIO_VERSION, .usage = usage_line, .about = help_text,
         .epilog = "Exit status: 0 when at least one job was read, 1 when a path given does\n"
                   "not exist, nothing could be read or an output failed, 2 on a usage error.\n",
         .opts = t,
     };
-    cliopt_find(&p, "compat")->help = "the published FTIO's detector and sampling";
+    if (cliopt_bind(t, scan_opts_table, &s, shared) != 0 || cliopt_defaults(&p) != 0)
+        return 2;
     int first = cliopt_parse_argv(&p, argc, argv), rc = 0;
     char err[256];
     if (first == -1)
         rc = -1;
     else if (first < 0)
         rc = 2;
-    else if (ftio_analysis_args_finish(&a, true, err, sizeof err) != 0)
+    else if (ftio_analysis_args_finish(&s.a, true, err, sizeof err) != 0)
         rc = -cliopt_error(&p, "%s", err);
     else if (o->csv && o->jsonl && strcmp(o->csv, "-") == 0 && strcmp(o->jsonl, "-") == 0)
         rc = -cliopt_error(&p, "--csv and --jsonl cannot both go to stdout");
@@ -187,11 +197,12 @@ int scan_parse_args(int argc, char **argv, struct scan_opts *o, int *first_path)
             fprintf(stderr, "ftio scan: %s: %s\n", argv[i], strerror(errno));
             return 1;
         }
-    o->analysis = a.opts;
-    o->do_read = mode != 1;
-    o->do_write = mode != 0;
-    o->read.dxt = (enum ftio_dxt_layer)dxt;
-    o->progress = !quiet && (force || isatty(2));
+    o->analysis = s.a.opts;
+    o->do_read = s.mode != 1;
+    o->do_write = s.mode != 0;
+    o->read.dxt = (enum ftio_dxt_layer)s.dxt;
+    o->progress = !s.quiet && (s.force || isatty(2));
+    *out = *o;
     *first_path = first;
     return 0;
 }
