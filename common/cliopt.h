@@ -91,6 +91,12 @@ struct cliopt {
                                      its env variable) */
 };
 
+/* A default that is a numeric macro elsewhere (FTIO_FS_DEFAULT, a library's
+ * own default) written into a table's def text: CLIOPT_NUM(FTIO_FS_DEFAULT)
+ * is "10", so the number has one home and the table shows it. */
+#define CLIOPT_NUM(x) CLIOPT_NUM_(x)
+#define CLIOPT_NUM_(x) #x
+
 /* The last entries of every command's table: -h, --help and -V, --version
  * (version_help: its line in --help). */
 #define CLIOPT_HELP_VERSION(version_help)                                   \

@@ -161,10 +161,15 @@ enum ftio_detector {
 };
 const char *ftio_detector_name(enum ftio_detector d);   /* "robust" "compat" */
 
+/* The defaults of ftio_options_default(), which ftio's and ftiod's option
+ * tables show (CLIOPT_NUM): plain numbers for that reason. */
+#define FTIO_FS_DEFAULT  10     /* Hz */
+#define FTIO_TOL_DEFAULT 0.8
+
 struct ftio_options {
     enum ftio_detector detector;
-    double fs;                 /* 10 Hz */
-    double tol;                /* 0.8 */
+    double fs;                 /* FTIO_FS_DEFAULT */
+    double tol;                /* FTIO_TOL_DEFAULT */
     bool   psd;                /* true: power spectrum; false: --no-psd */
     int    top_n;              /* -n K; 0 = off */
     enum ftio_sampling sampling;

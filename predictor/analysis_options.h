@@ -25,7 +25,8 @@
 #define FTIO_TIME_LIMIT      1e12     /* |-ts|, |-te|: seconds, epoch times fit */
 #define FTIO_MAX_MEMORY_MIN  1.0      /* MB */
 #define FTIO_MAX_MEMORY_MAX  1e9
-#define FTIO_MAX_MEMORY_DEF  4096.0
+#define FTIO_MAX_MEMORY_DEF  4096     /* MB (a plain number: the tables show it) */
+#define FTIO_STEP_DEF        1        /* s */
 
 /* What the analysis options set, before they are resolved. */
 struct ftio_analysis_args {

@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "analysis.h"
+#include "defaults.h"   /* FTIO_DEFAULT_HORIZON */
 
 enum ftio_trace_format {
     FTIO_FORMAT_AUTO = 0,
@@ -59,7 +60,7 @@ struct ftio_read_options {
 /* The default --max-span: ftiod's default --horizon, beyond which ftiod drops a
  * record as impossible too (one bad timestamp must not stretch the window to
  * days and the analysis to gigabytes); and its bounds. */
-#define FTIO_MAX_SPAN_DEFAULT 3600.0
+#define FTIO_MAX_SPAN_DEFAULT FTIO_DEFAULT_HORIZON
 #define FTIO_MAX_SPAN_MIN 1.0
 #define FTIO_MAX_SPAN_MAX 1e9
 void ftio_read_options_default(struct ftio_read_options *o);

@@ -22,8 +22,8 @@ void ftio_options_default(struct ftio_options *o)
 {
     memset(o, 0, sizeof *o);
     o->detector = FTIO_DETECTOR_ROBUST;
-    o->fs = 10.0;
-    o->tol = 0.8;
+    o->fs = FTIO_FS_DEFAULT;
+    o->tol = FTIO_TOL_DEFAULT;
     o->psd = true;
     o->top_n = 0;
     o->sampling = FTIO_SAMPLING_AVERAGE;   /* exact bin averages: conserve volume */

@@ -94,7 +94,8 @@ static const struct cliopt ftio_opts[] = {
      AT(cli.read.lenient)},
     {"max-span", 0, CLIOPT_DOUBLE, "S",
      "drop (with a warning) requests longer than S seconds,\n"
-     "as ftiod drops those longer than its horizon", "3600",
+     "as ftiod drops those longer than its horizon",
+     CLIOPT_NUM(FTIO_MAX_SPAN_DEFAULT),
      AT(cli.read.max_span), .min = FTIO_MAX_SPAN_MIN, .max = FTIO_MAX_SPAN_MAX},
     {"absolute-time", 0, CLIOPT_FLAG, NULL,
      "spool files: keep Unix epoch times (default: relative)", NULL, AT(cli.read.absolute_time)},

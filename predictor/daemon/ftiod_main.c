@@ -182,7 +182,8 @@ static const struct cliopt ftiod_opts[] = {
      "daemon): newest = its newest boundary at once; every =\n"
      "each boundary, the messages of `ftio --window`", "newest",
      AT(cfg.catch_up), .choices = catch_up_names, .values = catch_up_values},
-    {"horizon", 0, CLIOPT_DOUBLE, "S", "seconds of signal kept per job and mode", "3600",
+    {"horizon", 0, CLIOPT_DOUBLE, "S", "seconds of signal kept per job and mode",
+     CLIOPT_NUM(FTIO_DEFAULT_HORIZON),
      AT(cfg.limits.horizon), .min = 1, .flags = CLIOPT_NOMAX},
     {"summary-records", 0, CLIOPT_SIZE, "N",
      "records kept per job and mode to lay the end summary's\n"

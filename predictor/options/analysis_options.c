@@ -20,7 +20,7 @@ void ftio_analysis_args_default(struct ftio_analysis_args *a)
     a->sampling = -1;
     a->detector = -1;
     a->window = 0;
-    a->step = 1.0;
+    a->step = FTIO_STEP_DEF;
     a->max_memory_mb = FTIO_MAX_MEMORY_DEF;
 }
 
@@ -54,11 +54,13 @@ static const int detector_values[] = {FTIO_DETECTOR_ROBUST, FTIO_DETECTOR_COMPAT
 size_t ftio_analysis_cliopts(struct ftio_analysis_args *a, unsigned which, struct cliopt *t)
 {
     const struct cliopt all[FTIO_AOPT_COUNT] = {
-        {"freq", 'f', CLIOPT_DOUBLE, "HZ", "sampling frequency of the bandwidth signal", "10",
+        {"freq", 'f', CLIOPT_DOUBLE, "HZ", "sampling frequency of the bandwidth signal",
+         CLIOPT_NUM(FTIO_FS_DEFAULT),
          .to.d = &a->opts.fs, .min = FTIO_FREQ_MIN, .max = FTIO_FREQ_MAX},
         {"mode", 'm', CLIOPT_CHOICE, "MODE", "which requests: write, read, all (one signal) or\nboth (each analysed)", "write",
          .to.i = &a->mode, .choices = mode_names},
-        {"tol", 't', CLIOPT_DOUBLE, "X", "candidate tolerance, z/z_max of a candidate", "0.8",
+        {"tol", 't', CLIOPT_DOUBLE, "X", "candidate tolerance, z/z_max of a candidate",
+         CLIOPT_NUM(FTIO_TOL_DEFAULT),
          .to.d = &a->opts.tol, .min = 0, .max = 1, .flags = CLIOPT_MIN_OPEN},
         {"ts", 0, CLIOPT_DOUBLE, "S", "analyse only events after S seconds", NULL,
          .to.d = &a->opts.t_start, .min = -FTIO_TIME_LIMIT, .max = FTIO_TIME_LIMIT},
@@ -78,9 +80,11 @@ size_t ftio_analysis_cliopts(struct ftio_analysis_args *a, unsigned which, struc
          NULL, .to.b = &a->opts.autocorrelation},
         {"window", 0, CLIOPT_CUSTOM, "S", "analysis window: S seconds, or 'adaptive' (0)", NULL,
          .set = set_window, .ctx = a},
-        {"step", 0, CLIOPT_DOUBLE, "S", "data seconds between two analyses", "1",
+        {"step", 0, CLIOPT_DOUBLE, "S", "data seconds between two analyses",
+         CLIOPT_NUM(FTIO_STEP_DEF),
          .to.d = &a->step, .min = FTIO_STEP_MIN, .max = FTIO_STEP_MAX},
-        {"max-memory", 0, CLIOPT_DOUBLE, "MB", "bound on the analysis' memory", "4096",
+        {"max-memory", 0, CLIOPT_DOUBLE, "MB", "bound on the analysis' memory",
+         CLIOPT_NUM(FTIO_MAX_MEMORY_DEF),
          .to.d = &a->max_memory_mb, .min = FTIO_MAX_MEMORY_MIN, .max = FTIO_MAX_MEMORY_MAX},
         {"detector", 0, CLIOPT_CHOICE, "D",
          "robust (phase onsets, spectral arbiter) or compat (the\n"
