@@ -12,6 +12,7 @@
 #include "job.h"
 #include "job_activities.h"
 #include "batch_requests.h"
+#include "grow.h"
 #include "hash.h"
 
 const char *job_mode_name(int mode)
@@ -215,30 +216,24 @@ void job_record_log_free(struct job_record_log *l)
     memset(l, 0, sizeof *l);
 }
 
+/* Room for one more record in the log's three columns (one capacity). */
+static int log_grow(struct job_record_log *l)
+{
+    void **const cols[] = {(void **)&l->t_start, (void **)&l->t_end, (void **)&l->bytes};
+    const size_t elem[] = {sizeof *l->t_start, sizeof *l->t_end, sizeof *l->bytes};
+    return ftio_grow_parallel(&l->cap, l->n + 1, 3, cols, elem);
+}
+
 /* Keep one record for the summary; past `max` (or out of memory) forget
  * them all: an incomplete log is of no use. */
 static void log_record(struct job_record_log *l, double ts, double te, double bytes, size_t max)
 {
     if (l->overflow)
         return;
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 256;
-        if (cap > max)
-            cap = max;
-        double *a = l->n < max ? realloc(l->t_start, cap * sizeof *a) : NULL;
-        if (a)
-            l->t_start = a;
-        double *b = a ? realloc(l->t_end, cap * sizeof *b) : NULL;
-        if (b)
-            l->t_end = b;
-        double *c = b ? realloc(l->bytes, cap * sizeof *c) : NULL;
-        if (!c) {
-            job_record_log_free(l);
-            l->overflow = true;
-            return;
-        }
-        l->bytes = c;
-        l->cap = cap;
+    if (l->n >= max || (l->n == l->cap && log_grow(l) < 0)) {
+        job_record_log_free(l);
+        l->overflow = true;
+        return;
     }
     l->t_start[l->n] = ts;
     l->t_end[l->n] = te;
@@ -635,16 +630,8 @@ struct job *job_table_find(struct job_table *t, const char *id)
 
 struct job *job_table_add(struct job_table *t, const char *id, const struct job_limits *lim)
 {
-    if (t->n >= t->max)
+    if (t->n >= t->max || FTIO_GROW(t->job, t->cap, t->n + 1) < 0)
         return NULL;
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 8;
-        struct job **n = realloc(t->job, cap * sizeof *n);
-        if (!n)
-            return NULL;
-        t->job = n;
-        t->cap = cap;
-    }
     if (index_room(t) < 0)
         return NULL;
     struct job *j = job_new(id, lim);

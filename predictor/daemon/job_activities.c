@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "grow.h"
 #include "job_activities.h"
 #include "publish/report.h"
 
@@ -96,12 +97,8 @@ static int pattern_id(struct job_activities *s, const char *pattern)
             return (int)i;
     if (s->npat == JOB_MAX_PATTERNS)
         return OTHER_ID;
-    if (s->npat % 16 == 0) {
-        void *p = realloc(s->pat, (s->npat + 16) * sizeof *s->pat);
-        if (!p)
-            return OTHER_ID;
-        s->pat = p;
-    }
+    if (FTIO_GROW(s->pat, s->patcap, s->npat + 1) < 0)
+        return OTHER_ID;
     snprintf(s->pat[s->npat], FTIO_PATTERN_MAX, "%s", pattern);
     return (int)s->npat++;
 }

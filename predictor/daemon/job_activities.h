@@ -41,7 +41,7 @@ struct job_activities {
     uint32_t *fkey;                   /* file id -> pattern id, open addressing */
     int32_t  *fval;
     size_t    fcap, fn;
-    size_t    npat;
+    size_t    npat, patcap;
     char    (*pat)[FTIO_PATTERN_MAX]; /* pattern id -> pattern */
     int       unknown;                /* pattern id + 1 of "(unknown)", 0 before it is needed */
     int8_t    slot[JOB_NMODES][JOB_MAX_PATTERNS + 1];   /* pattern id -> activity + 1; the

@@ -29,6 +29,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "grow.h"
 #include "sched.h"
 #include "timeutil.h"
 
@@ -178,23 +179,12 @@ static bool is_backlog(const struct ftiod *d, const struct job *j)
     return false;
 }
 
+/* Room for n jobs in this round's queue and its backlogs (one capacity). */
 static int queue_room(struct sched_queue *s, size_t n)
 {
-    if (n <= s->cap)
-        return 0;
-    size_t cap = s->cap ? s->cap : 64;
-    while (cap < n)
-        cap *= 2;
-    struct job **q = realloc(s->q, cap * sizeof *q);
-    if (!q)
-        return -1;
-    s->q = q;
-    struct job **b = realloc(s->back, cap * sizeof *b);
-    if (!b)
-        return -1;
-    s->back = b;
-    s->cap = cap;
-    return 0;
+    void **const arrays[] = {(void **)&s->q, (void **)&s->back};
+    const size_t elem[] = {sizeof *s->q, sizeof *s->back};
+    return ftio_grow_parallel(&s->cap, n, 2, arrays, elem);
 }
 
 /* One round: every job with something due, once. */
