@@ -3,7 +3,7 @@
  * PROTOCOL.md §3): the one owner of its requests and replies, for both
  * sides.  Clients: `ftiod --status`, `ftio end`, `ftio sub --last`, the
  * SPANK plugin (end of a step, claim of a step); the server: ftiod's
- * dispatch table (predictor/daemon/ingest.c).
+ * dispatch table (predictor/daemon/control_serve.c).
  *
  * A request is one text frame "VERB[ JOB[ UID]]", optionally followed by a
  * MUNGE credential of exactly that text (common/auth.h), on REQ/REP with

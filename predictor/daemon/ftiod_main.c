@@ -187,7 +187,7 @@ static const struct cliopt ftiod_opts[] = {
      AT(cfg.limits.horizon), .min = 1, .flags = CLIOPT_NOMAX},
     {"summary-records", 0, CLIOPT_SIZE, "N",
      "records kept per job and mode to lay the end summary's\n"
-     "grid on the earliest record (0 = never)", "131072",
+     "grid on the earliest record (0 = never)", CLIOPT_NUM(JOB_SUMMARY_RECORDS_DEFAULT),
      AT(cfg.limits.summary_records), .min = 0, .max = 1e9},
     {.type = CLIOPT_SECTION, .help = "Jobs and limits:"},
     {"job-timeout", 0, CLIOPT_DOUBLE, "S", "end a job after S s of silence", "300",
@@ -207,7 +207,7 @@ static const struct cliopt ftiod_opts[] = {
      * sent, ~0.1 MB for a short one: README, bench/README.md "sitescale"). */
     {"max-jobs", 0, CLIOPT_SIZE, "N", "jobs tracked at once", "20000", AT(cfg.max_jobs),
      .min = 1, .max = 1e7},
-    {"max-procs", 0, CLIOPT_SIZE, "N", "processes per job", "65536", AT(cfg.limits.max_procs),
+    {"max-procs", 0, CLIOPT_SIZE, "N", "processes per job", CLIOPT_NUM(JOB_MAX_PROCS_DEFAULT), AT(cfg.limits.max_procs),
      .min = 1, .max = 1e9},
     {"max-msg", 0, CLIOPT_I64, "BYTES", "largest message accepted", "268435456", AT(cfg.max_msg),
      .min = 64, .max = 1e15},

@@ -13,6 +13,7 @@
 #include "job_activities.h"
 #include "batch_requests.h"
 #include "grow.h"
+#include "defaults.h"
 #include "hash.h"
 
 const char *job_mode_name(int mode)
@@ -47,14 +48,14 @@ static uint64_t add_clamped(struct job *j, uint64_t a, uint64_t b)
 
 void job_limits_default(struct job_limits *l)
 {
-    l->fs = 10.0;
-    l->horizon = 3600.0;
-    l->max_procs = 65536;
+    l->fs = FTIO_FS_DEFAULT;
+    l->horizon = FTIO_DEFAULT_HORIZON;
+    l->max_procs = JOB_MAX_PROCS_DEFAULT;
     l->max_future = 3600.0;
     /* A spool file replayed after a long outage is still taken; a clock that
      * says 1970 (or a node a year behind) is not. */
     l->max_past = 30 * 86400.0;
-    l->summary_records = 1u << 17;   /* 3 MB per mode */
+    l->summary_records = JOB_SUMMARY_RECORDS_DEFAULT;
 }
 
 struct job *job_new(const char *id, const struct job_limits *lim)

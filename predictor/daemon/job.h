@@ -43,6 +43,10 @@ struct job_limits {
     double   max_past;    /* records earlier than the receiver's clock - this are bad */
     size_t   summary_records;  /* records kept per mode to re-lay the summary */
 };
+/* Defaults of job_limits_default() that are ftiod settings too (its option
+ * table shows them through CLIOPT_NUM; the horizon is common/defaults.h's). */
+#define JOB_MAX_PROCS_DEFAULT       65536
+#define JOB_SUMMARY_RECORDS_DEFAULT 131072   /* 2^17: 3 MB per mode */
 void job_limits_default(struct job_limits *l);
 
 /* Records may start up to this long before the job's time 0 (the earliest
