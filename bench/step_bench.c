@@ -10,7 +10,10 @@
  * write mode the way an analysis thread takes them (sched_step.c): the copy
  * of the window's bins made under the daemon's lock (ftio_bins_copy), and
  * the whole step (copy + ftio_online_step: sample, analyse, score,
- * stabilise), in thread CPU time.  Prints the medians.
+ * stabilise), in thread CPU time.  Prints the medians: of the first
+ * analysis of a job that long (its whole window), and of the steady state,
+ * the same boundaries taken in turn by one state whose period is
+ * established (the window then forgets, online.c).
  */
 #include <math.h>
 #include <stdio.h>
@@ -19,6 +22,7 @@
 #include <time.h>
 #include "analysis.h"
 #include "daemon/job.h"
+#include "grow.h"
 #include "timeutil.h"
 
 static double cpu_s(void)
@@ -130,6 +134,45 @@ int main(int argc, char **argv)
            hours, (unsigned long long)m->records, samples,
            sampling == FTIO_SAMPLING_HOLD ? "hold" : "average", ts[n / 2], n, ts[n - 1],
            tc[n / 2]);
+
+    /* Steady state: the same boundaries taken one after the other by one
+     * online state, as ftiod's analysis thread does once the job's period is
+     * established (published periodic): the window then holds the last
+     * FTIO_ONLINE_HORIZON_PERIODS periods, not the job (online.c).  The
+     * state is brought there by the analyses of the boundaries before. */
+    struct ftio_online st = m->online;
+    double first = ftio_online_next_boundary(&m->online, m->grid_t0);
+    double warm = fmax(b - 4 * 60, first), from = fmax(b - 3 * 60, first);
+    size_t cap = 0, nsteady = 0;
+    double *tst = NULL;
+    int steady_samples = 0;
+    for (double bk = warm; bk < b + steps; bk += 1) {
+        double c0 = cpu_s();
+        double w0 = ftio_online_window_start(&st, bk);
+        ftio_bins_copy(&m->bins, w0 - st.step, bk, &copy);
+        int rc = ftio_online_step(&st, an, &copy, bk, bk, &x, &upd, err, sizeof err);
+        double dt = (cpu_s() - c0) * 1e3;
+        if (rc < 0) {
+            fprintf(stderr, "step: %s\n", err);
+            return 1;
+        }
+        /* Timed: the analyses (rc 0) after the first minute of warm-up. */
+        if (rc == 0 && bk >= from) {
+            if (FTIO_GROW(tst, cap, nsteady + 1) < 0)
+                return 1;
+            tst[nsteady++] = dt;
+            steady_samples = (int)x.n > steady_samples ? (int)x.n : steady_samples;
+        }
+    }
+    if (nsteady > 0) {
+        qsort(tst, nsteady, sizeof *tst, cmp);
+        printf("  steady state (period established: %s %.3f s): window %d samples, step %.3f ms "
+               "CPU (median of the %zu analyses of 3 min; max %.3f)\n",
+               st.has_good ? ftio_class_name(st.good.cls) : "none",
+               st.has_good ? st.good.dominant.period : NAN, steady_samples, tst[nsteady / 2],
+               nsteady, tst[nsteady - 1]);
+    }
+    free(tst);
     free(tc);
     free(ts);
     ftio_samples_free(&x);
