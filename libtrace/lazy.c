@@ -3,8 +3,9 @@
  * why): dlopen() by their sonames (found at build time, libtrace/libtrace.mk),
  * RTLD_LOCAL so that they never interpose on the application's symbols, and
  * RTLD_LAZY (libzmq's thousands of C++ relocations bound when used: a
- * quarter of the load time), then dlsym() of every function the shim calls.  Runs in the flusher thread
- * (with ftio_busy set: the libraries' own I/O while loading is not traced).
+ * quarter of the load time), then dlsym() of every function the shim calls.  MUNGE and
+ * libsodium load alone when zmtp.c speaks to ftiod instead of ZeroMQ.  Runs in the flusher
+ * thread (with ftio_busy set: the libraries' own I/O while loading is not traced).
  */
 #define FTIO_LAZY_IMPL
 #include <dlfcn.h>
