@@ -11,7 +11,8 @@
 # which records nothing (the cost of being preloaded); "exec" runs
 # `sh -c 'exec cat FILE'` with the daemon up (the hand-off at exec).
 # BASE_LIB=path/to/older/libftio.so adds the same cases for another shim,
-# side by side in the same run.
+# side by side in the same run.  "zmq only" is this shim with FTIO_ZMTP=0
+# (ZeroMQ from the first batch: the shim before libtrace/zmtp.c).
 B=${B:-build}
 N=${N:-40}
 T=$(mktemp -d)
@@ -25,8 +26,8 @@ sleep 0.5
 /usr/bin/python3 - "$N" "$T" "$DP" "$(pwd)/$B/lib/libftio.so" "${BASE_LIB:-}" <<'PYEOF'
 import os, signal, statistics, subprocess, sys, time
 n, T, dp, lib, base = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
-def env(libpath, endpoint):
-    e = dict(os.environ, FTIO_AUTH="none", FTIO_SPOOL_DIR=T + "/spool", FTIO_ENDPOINT=endpoint)
+def env(libpath, endpoint, extra={}):
+    e = dict(os.environ, FTIO_AUTH="none", FTIO_SPOOL_DIR=T + "/spool", FTIO_ENDPOINT=endpoint, **extra)
     e.pop("FTIO_EXIT_WAIT_MS", None)
     if libpath:
         e["LD_PRELOAD"] = libpath
@@ -42,7 +43,8 @@ def spooled():
         os.unlink(os.path.join(d, f))
     return len(names)
 CAT = ["cat", T + "/data"]
-libs = [("this shim", lib)] + ([("base shim", base)] if base else [])
+libs = [("this shim", lib, {}), ("zmq only", lib, {"FTIO_ZMTP": "0"})] + \
+       ([("base shim", base, {})] if base else [])
 up, down = "ipc://%s/in" % T, "ipc://%s/nobody" % T
 cases = [("daemon up", up, CAT), ("daemon down", down, CAT), ("daemon hung", up, CAT),
          ("nothing, up", up, ["true"]), ("exec, up", up, ["sh", "-c", "exec cat " + T + "/data"])]
@@ -51,12 +53,12 @@ print("%-12s %-10s %8s %8s %8s %8s" % ("case", "shim", "plain", "traced", "added
 for case, ep, cmd in cases:
     if case == "daemon hung":
         os.kill(dp, signal.SIGSTOP)
-    for name, l in libs:
+    for name, l, extra in libs:
         plain, traced = [], []
         spooled()
         for i in range(n):
             plain.append(run(env(None, ep), cmd))
-            traced.append(run(env(l, ep), cmd))
+            traced.append(run(env(l, ep, extra), cmd))
         mp, mt = statistics.median(plain), statistics.median(traced)
         print("%-12s %-10s %8.2f %8.2f %8.2f %5d/%d" % (case, name, mp, mt, mt - mp, spooled(), n))
     if case == "daemon hung":
