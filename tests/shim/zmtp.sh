@@ -11,11 +11,13 @@
 #  (d) a peer that answers garbage, and a SIGSTOPped ftiod: the process ends
 #      within bounds and its batches are in the spool file (their bytes = the
 #      file's size);
-#  (e) with --auth munge: the MUNGE frame rides along, ftiod checks and
+#  (e) a process that lives past a second moves to ZeroMQ (and loses nothing);
+#      a tcp:// endpoint is spoken to as well;
+#  (f) with --auth munge: the MUNGE frame rides along, ftiod checks and
 #      accepts it (no batch refused as unauthenticated), still without libzmq.
 # On the code before zmtp.c, (c) fails: every process that records loads libzmq.
 . "$(dirname "$0")/../lib.sh"
-need "$B/bin/ftiod" "$SHIM" "$WIRE"
+need "$B/bin/ftiod" "$SHIM" "$WIRE" "$B/bin/posix_periodic"
 
 # ms since the epoch
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
@@ -106,7 +108,27 @@ kill -CONT $DPID
 spooled stopped 2017
 no_zmq "$T/stopped.log"
 
-# ---- (e) MUNGE ------------------------------------------------------------------------
+# ---- (e) a longer process; tcp:// ---------------------------------------------------
+mkdir "$T/pp"
+FTIO_ENDPOINT="ipc://$T/d.in" FTIO_JOB=long FTIO_DEBUG=1 FTIO_FLUSH_MS=200 \
+  traced "$B/bin/posix_periodic" -n 5 -p 0.4 -b 4096 -d "$T/pp" >"$T/long.out" 2>"$T/long.log" ||
+  bad "posix_periodic failed"
+grep -q 'ZMTP, without ZeroMQ' "$T/long.log" && grep -q 'alive for 1000 ms: ZeroMQ from now on' "$T/long.log" &&
+  ok "a process alive past a second began with ZMTP and went on with ZeroMQ" ||
+  bad "no move from ZMTP to ZeroMQ: $(grep 'ftio\[' "$T/long.log")"
+# the program's own log says what it wrote
+pp_bytes=$(awk '/wrote [0-9]+ bytes/ { n += $4 } END { print n }' "$T/long.out")
+end_is d long 1 "$pp_bytes"
+no_spool long
+
+port=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+start_daemon t --listen "tcp://127.0.0.1:$port" --settle-end 0.3
+traced_cat "tcp://127.0.0.1:$port" overtcp "$T/f4" "$T/tcp.log"
+end_is t overtcp 1 4017
+no_spool overtcp
+no_zmq "$T/tcp.log"
+
+# ---- (f) MUNGE ------------------------------------------------------------------------
 start_munged
 start_daemon m --auth munge --munge-socket "$T/munge.sock" --settle-end 0.3
 for i in 1 2; do
