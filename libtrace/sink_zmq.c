@@ -156,7 +156,11 @@ static int link_up(void)
 static int zmtp_open(void)
 {
     char why[256];
-    if (!ftio_cfg.zmtp || sk.zt_off || !ftio_zmtp_endpoint_ok(sk.endpoint) ||
+    /* Only from the flusher's private descriptor table: in a shared one the
+     * application may close our socket and reuse its number, and our bytes
+     * would go into its file (ZeroMQ aborts instead, README.md). */
+    if (!ftio_cfg.zmtp || sk.zt_off || ftio_thread_table != FTIO_TABLE_PRIVATE ||
+        !ftio_zmtp_endpoint_ok(sk.endpoint) ||
         (ftio_cfg.auth_mode == FTIO_AUTH_MUNGE && ftio_lazy_load(0, why, sizeof why) != 0))
         return 0;
     if (ftio_zmtp_open(&sk.zt, sk.endpoint, why, sizeof why) != 0) {
@@ -744,7 +748,8 @@ int ftio_sink_finish(int exec)
             ;
         sk.zsock = sk.zctx = NULL;
     }
-    ftio_zmtp_close(&sk.zt);
+    if (sk.zt_on)
+        ftio_zmtp_close(&sk.zt);
     sk.zt_on = 0;
     sk.zt_deadline_ns = 0;
     sk.first_sent_ns = 0;

@@ -11,6 +11,7 @@
 #  (d) a peer that answers garbage, and a SIGSTOPped ftiod: the process ends
 #      within bounds and its batches are in the spool file (their bytes = the
 #      file's size);
+#      FTIO_ZMTP=0 or a shared descriptor table (FTIO_PRIVATE_FDS=0): ZeroMQ;
 #  (e) a process that lives past a second moves to ZeroMQ (and loses nothing);
 #      a tcp:// endpoint is spoken to as well;
 #  (f) with --auth munge: the MUNGE frame rides along, ftiod checks and
@@ -21,11 +22,13 @@ need "$B/bin/ftiod" "$SHIM" "$WIRE" "$B/bin/posix_periodic"
 
 # ms since the epoch
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
-# traced_cat ENDPOINT JOB FILE ERR [env...]: cat FILE traced, the loader's
-# file log and the shim's debug log into ERR; sets ELAPSED (ms).
+# traced_cat ENDPOINT JOB FILE ERR [env...]: cat FILE traced, the shim's
+# debug log and the loader's file log into ERR; sets ELAPSED (ms).
 traced_cat() {
   _ep=$1 _job=$2 _f=$3 _err=$4; shift 4
   _t0=$(now_ms)
+  # (the loader's log on stderr, which the flusher's private descriptor
+  # table keeps: LD_DEBUG_OUTPUT's descriptor is not in it)
   env FTIO_ENDPOINT="$_ep" FTIO_JOB="$_job" FTIO_DEBUG=1 LD_DEBUG=files "$@" \
     LD_PRELOAD="$PRELOAD" cat "$_f" >/dev/null 2>"$_err" || bad "cat $_f failed"
   ELAPSED=$(($(now_ms) - _t0))
@@ -70,6 +73,15 @@ end_is d short $N $total
 no_spool short
 set -- "$T"/cat[0-9]*.log
 no_zmq "$@"
+
+# FTIO_ZMTP=0: ZeroMQ, as before zmtp.c; and a flusher sharing the
+# application's descriptor table (FTIO_PRIVATE_FDS=0, ZeroMQ too: its logs
+# are lost with cat's stderr then); both delivered
+traced_cat "ipc://$T/d.in" viazmq "$T/f1" "$T/zmq1.log" FTIO_ZMTP=0
+traced_cat "ipc://$T/d.in" viazmq "$T/f2" "$T/zmq2.log" FTIO_PRIVATE_FDS=0
+end_is d viazmq 2 $((1017 + 2017))
+grep -q 'file=libzmq' "$T/zmq1.log" && ok "FTIO_ZMTP=0: ZeroMQ" ||
+  bad "FTIO_ZMTP=0: libzmq not loaded: $(grep 'ftio\[' "$T/zmq1.log")"
 
 # ---- (d) a peer speaking something else, a stopped daemon ---------------------------
 "$PY" - "$T/garbage.sock" "$T/ctl/garbage-ready" <<'PYEOF' 2>"$T/garbage.err" &
