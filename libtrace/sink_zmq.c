@@ -33,6 +33,12 @@
  * and whenever the daemon stops answering (ftiod refuses, without an
  * answer, a credential it did not see fresh: a restarted ftiod).
  *
+ * A process's first second (FTIO_ZMTP) goes through zmtp.c instead of
+ * ZeroMQ: the same frames and acknowledgements over a connection of our own,
+ * so a short process never loads libzmq; at any surprise, and after that
+ * second, ZeroMQ takes over and resends what is unacknowledged (link_*,
+ * zmtp_* below; libtrace/README.md).
+ *
  * FTIO_ENDPOINT may name several daemons (comma-separated): a stable hash of
  * the job id chooses one (PROTOCOL.md §1.5), so every rank of a job, on every
  * node, goes to the same daemon.
