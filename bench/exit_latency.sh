@@ -11,22 +11,37 @@
 # which records nothing (the cost of being preloaded); "exec" runs
 # `sh -c 'exec cat FILE'` with the daemon up (the hand-off at exec).
 # BASE_LIB=path/to/older/libftio.so adds the same cases for another shim,
-# side by side in the same run.
+# side by side in the same run.  "zmq only" is this shim with FTIO_ZMTP=0
+# (ZeroMQ from the first batch: the shim before libtrace/zmtp.c).
+# MUNGE=1 adds "up, munge": a private munged and a second ftiod --auth munge,
+# the shims with FTIO_AUTH=munge (the MUNGE frame on every batch).
 B=${B:-build}
 N=${N:-40}
 T=$(mktemp -d)
-trap 'kill $DP 2>/dev/null; kill -CONT $DP 2>/dev/null; rm -rf "$T"' EXIT
+MP= MDP=
+trap 'kill $DP $MDP $MP 2>/dev/null; kill -CONT $DP 2>/dev/null; rm -rf "$T"' EXIT
 mkdir -m 700 "$T/spool"
 head -c 4096 /dev/urandom >"$T/data"
 "$B/bin/ftiod" --auth none --listen "ipc://$T/in" --pub "ipc://$T/pub" --status-endpoint "ipc://$T/st" \
   2>"$T/ftiod.err" &
 DP=$!
+if [ "${MUNGE:-0}" = 1 ]; then
+  mungekey -c -k "$T/munge.key" -b 1024 >/dev/null 2>&1 || { echo "mungekey failed" >&2; exit 1; }
+  munged -F -f --socket="$T/munge.sock" --key-file="$T/munge.key" --log-file="$T/munged.log" \
+    --pid-file="$T/munged.pid" --seed-file="$T/munged.seed" 2>"$T/munged.err" &
+  MP=$!
+  # (--user-jobs 0: every `cat` is a job of its own, and the same uid)
+  "$B/bin/ftiod" --auth munge --munge-socket "$T/munge.sock" --user-jobs 0 --listen "ipc://$T/min" --pub "ipc://$T/mpub" \
+    --status-endpoint "ipc://$T/mst" 2>"$T/ftiod-munge.err" &
+  MDP=$!
+fi
 sleep 0.5
 /usr/bin/python3 - "$N" "$T" "$DP" "$(pwd)/$B/lib/libftio.so" "${BASE_LIB:-}" <<'PYEOF'
 import os, signal, statistics, subprocess, sys, time
 n, T, dp, lib, base = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
-def env(libpath, endpoint):
+def env(libpath, endpoint, extra={}):
     e = dict(os.environ, FTIO_AUTH="none", FTIO_SPOOL_DIR=T + "/spool", FTIO_ENDPOINT=endpoint)
+    e.update(extra)
     e.pop("FTIO_EXIT_WAIT_MS", None)
     if libpath:
         e["LD_PRELOAD"] = libpath
@@ -42,21 +57,25 @@ def spooled():
         os.unlink(os.path.join(d, f))
     return len(names)
 CAT = ["cat", T + "/data"]
-libs = [("this shim", lib)] + ([("base shim", base)] if base else [])
+libs = [("this shim", lib, {}), ("zmq only", lib, {"FTIO_ZMTP": "0"})] + \
+       ([("base shim", base, {})] if base else [])
 up, down = "ipc://%s/in" % T, "ipc://%s/nobody" % T
 cases = [("daemon up", up, CAT), ("daemon down", down, CAT), ("daemon hung", up, CAT),
          ("nothing, up", up, ["true"]), ("exec, up", up, ["sh", "-c", "exec cat " + T + "/data"])]
+if os.path.exists(T + "/munge.sock"):
+    cases.append(("up, munge", "ipc://%s/min" % T, CAT))
 print("exit latency: %d runs per case, medians (ms per process); spooled: runs that left a spool file" % n)
 print("%-12s %-10s %8s %8s %8s %8s" % ("case", "shim", "plain", "traced", "added", "spooled"))
 for case, ep, cmd in cases:
     if case == "daemon hung":
         os.kill(dp, signal.SIGSTOP)
-    for name, l in libs:
+    for name, l, extra in libs:
         plain, traced = [], []
         spooled()
         for i in range(n):
             plain.append(run(env(None, ep), cmd))
-            traced.append(run(env(l, ep), cmd))
+            auth = {"FTIO_AUTH": "munge", "FTIO_MUNGE_SOCKET": T + "/munge.sock"} if case == "up, munge" else {}
+            traced.append(run(env(l, ep, dict(extra, **auth)), cmd))
         mp, mt = statistics.median(plain), statistics.median(traced)
         print("%-12s %-10s %8.2f %8.2f %8.2f %5d/%d" % (case, name, mp, mt, mt - mp, spooled(), n))
     if case == "daemon hung":

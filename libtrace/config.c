@@ -40,7 +40,7 @@ struct env_var {
 };
 enum {
     V_DISABLE, V_DEBUG, V_IGNORE_PROGRAMS, V_ENDPOINT, V_SPOOL, V_SPOOL_DIR, V_AUTH, V_MUNGE_SOCKET,
-    V_AUTH_UID, V_ACK_TIMEOUT_MS, V_EXIT_WAIT_MS, V_ACK_MAX_MB, V_FLUSH_MS, V_HWM, V_SIGNALS,
+    V_AUTH_UID, V_ACK_TIMEOUT_MS, V_EXIT_WAIT_MS, V_ACK_MAX_MB, V_FLUSH_MS, V_HWM, V_ZMTP, V_SIGNALS,
     V_PRIVATE_FDS, V_BUFFER_MB, V_BUFFER_MAX_MB, V_LAYERS, V_EXCLUDE, V_JOB, V_SEQ_BASE, V_HANDOFF,
     V_COUNT
 };
@@ -76,6 +76,7 @@ static const struct env_var env_vars[V_COUNT] = {
     [V_ACK_MAX_MB]      = { "FTIO_ACK_MAX_MB",      ENV_INT, 16, 1, 1048576, NULL,            "MB of unacknowledged copies kept" },
     [V_FLUSH_MS]        = { "FTIO_FLUSH_MS",        ENV_INT, 1000, 1, 3600000, NULL,          "period of the background flush in ms" },
     [V_HWM]             = { "FTIO_HWM",             ENV_INT, 100, 1, 1000000, NULL,           "ZMQ_SNDHWM in batches" },
+    [V_ZMTP]            = { "FTIO_ZMTP",            ENV_FLAG, 1, 0, 1, NULL,                  "a short process speaks ZMTP itself (no libzmq)" },
     [V_SIGNALS]         = { "FTIO_SIGNALS",         ENV_FLAG, 1, 0, 1, NULL,                  "flush the rings at a fatal signal" },
     [V_PRIVATE_FDS]     = { "FTIO_PRIVATE_FDS",     ENV_FLAG, 1, 0, 1, NULL,                  "the flusher runs in a private descriptor table" },
     [V_BUFFER_MB]       = { "FTIO_BUFFER_MB",       ENV_INT, 2, 1, 4096, NULL,                "MB of one ring segment" },
@@ -299,6 +300,7 @@ void ftio_config_load(struct ftio_config *c)
     /* Batches queued for a connected but slow daemon; beyond, they are
      * spooled.  Bounds the memory ZeroMQ can hold (batches are <= ~3 MB). */
     c->hwm = (int)env_long(V_HWM);
+    c->zmtp = env_flag(V_ZMTP);
     c->signals = env_flag(V_SIGNALS);
     c->private_fds = env_flag(V_PRIVATE_FDS);
 

@@ -36,6 +36,7 @@ struct ftio_config {
     unsigned layers;           /* bit per enum ftio_layer, from FTIO_LAYERS */
     char     endpoint[512];    /* FTIO_ENDPOINT */
     char     spool_dir[1024];  /* FTIO_SPOOL_DIR, else $TMPDIR, else /tmp */
+    int      zmtp;             /* FTIO_ZMTP: a short process's batches without libzmq (zmtp.c) */
     int      auth_mode;        /* FTIO_AUTH: enum ftio_auth_mode (munge default) */
     int      ack_timeout_ms;   /* FTIO_ACK_TIMEOUT_MS: unacknowledged this long -> spool */
     int      exit_wait_ms;     /* FTIO_EXIT_WAIT_MS: wait for acknowledgements at exit */

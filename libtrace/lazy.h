@@ -35,9 +35,11 @@ extern struct ftio_lazy {
     FTIO_LAZY_FUNCS(FTIO_LAZY_MEMBER)
 } ftio_lz __attribute__((visibility("hidden")));
 
-/* Load the libraries (once; the flusher thread).  0, or -1 with the reason
- * (a library or a symbol missing): then nothing is sent, all is spooled. */
-int ftio_lazy_load(char *err, size_t errlen) __attribute__((visibility("hidden")));
+/* Load the libraries (each once; the flusher thread): MUNGE and libsodium,
+ * and ZeroMQ when with_zmq (zmtp.c speaks to ftiod without it).  0, or -1
+ * with the reason (a library or a symbol missing): then nothing is sent, all
+ * is spooled. */
+int ftio_lazy_load(int with_zmq, char *err, size_t errlen) __attribute__((visibility("hidden")));
 
 #ifndef FTIO_LAZY_IMPL
 #define zmq_ctx_new        (*ftio_lz.zmq_ctx_new)

@@ -33,6 +33,12 @@
  * and whenever the daemon stops answering (ftiod refuses, without an
  * answer, a credential it did not see fresh: a restarted ftiod).
  *
+ * A process's first second (FTIO_ZMTP) goes through zmtp.c instead of
+ * ZeroMQ: the same frames and acknowledgements over a connection of our own,
+ * so a short process never loads libzmq; at any surprise, and after that
+ * second, ZeroMQ takes over and resends what is unacknowledged (link_*,
+ * zmtp_* below; libtrace/README.md).
+ *
  * FTIO_ENDPOINT may name several daemons (comma-separated): a stable hash of
  * the job id chooses one (PROTOCOL.md §1.5), so every rank of a job, on every
  * node, goes to the same daemon.
@@ -53,6 +59,7 @@
 #include "hash.h"
 #include "timeutil.h"
 #include "transport.h"
+#include "zmtp.h"
 
 #define RESENDS        2                 /* then a silent daemon's batches are spooled */
 #define CONNECT_WAIT_NS 1000000ll        /* at exit, for a daemon never connected */
@@ -63,6 +70,8 @@
 #define UP_FRESH_S     5                 /* "the daemon is up": an ack this recent */
 #define UP_WAIT_NS     (300 * 1000000ll) /* the exit wait then (instead of FTIO_EXIT_WAIT_MS) */
 #define UP_MARK_NS     1000000000ll      /* the shared marker is touched at most this often */
+#define ZMTP_SPAN_NS   1000000000ll      /* a process alive longer moves from zmtp.c to ZeroMQ */
+#define ZMTP_SEND_NS   (50 * 1000000ll)  /* a message not written by then: the connection is dead */
 
 /* A batch offered and not acknowledged yet. */
 struct pending_batch {
@@ -87,6 +96,10 @@ static struct {
     int64_t  up_marked_ns;          /* when we last touched the "daemon up" marker */
     int64_t  first_sent_ns;         /* our first send: ftiod's ZeroMQ greeted us then */
     int      deferred;              /* ipc:// socket absent: no ZeroMQ yet, copies kept */
+    /* zmtp.c instead of ZeroMQ (FTIO_ZMTP): a short process never loads libzmq. */
+    struct ftio_zmtp zt;
+    int      zt_on, zt_off;         /* in use; failed or retired (ZeroMQ from then on) */
+    int64_t  zt_opened_ns, zt_deadline_ns;  /* deadline: the end of the exit wait, 0 before */
     struct ftio_auth_sender auth;   /* FTIO_AUTH=munge: this image's session */
     int      auth_ok, auth_renew;
     int64_t  auth_tried_ns, auth_made_ns;
@@ -138,9 +151,55 @@ static int endpoint_absent(void)
            lstat(sk.endpoint + 6, &st) != 0 && errno == ENOENT;
 }
 
+/* The way to ftiod is open (ZeroMQ or zmtp.c). */
+static int link_up(void)
+{
+    return sk.zsock || sk.zt_on;
+}
+
+/* FTIO_ZMTP: ftiod's ROUTER spoken to by zmtp.c, without loading libzmq
+ * (the bulk of a short process's exit, libtrace/README.md).  1 when open. */
+static int zmtp_open(void)
+{
+    char why[256];
+    /* Only from the flusher's private descriptor table: in a shared one the
+     * application may close our socket and reuse its number, and our bytes
+     * would go into its file (ZeroMQ aborts instead, README.md). */
+    if (!ftio_cfg.zmtp || sk.zt_off || ftio_thread_table != FTIO_TABLE_PRIVATE ||
+        !ftio_zmtp_endpoint_ok(sk.endpoint) ||
+        (ftio_cfg.auth_mode == FTIO_AUTH_MUNGE && ftio_lazy_load(0, why, sizeof why) != 0))
+        return 0;
+    if (ftio_zmtp_open(&sk.zt, sk.endpoint, why, sizeof why) != 0) {
+        ftio_log("ZMTP to %s: %s: ZeroMQ instead", sk.endpoint, why);
+        sk.zt_off = 1;
+        return 0;
+    }
+    sk.zt_on = 1;
+    sk.zt_opened_ns = ftio_mono_ns();
+    ftio_log("connecting to %s (ZMTP, without ZeroMQ)", sk.endpoint);
+    return 1;
+}
+
+/* Leave zmtp.c for ZeroMQ: the connection failed (why), or the process
+ * lives long enough to need ZeroMQ's reconnection (why NULL).  What was
+ * sent and not acknowledged is sent again (ftiod drops a seq it has). */
+static void zmtp_leave(const char *why)
+{
+    if (why)
+        ftio_log("ZMTP to %s: %s: ZeroMQ from now on", sk.endpoint, why);
+    else
+        ftio_log("alive for %lld ms: ZeroMQ from now on", ZMTP_SPAN_NS / 1000000);
+    ftio_zmtp_close(&sk.zt);
+    sk.zt_on = 0;
+    sk.zt_off = 1;
+    for (size_t i = 0; i < sk.npend; i++)
+        sk.pend[i].sent_ns = 0;
+    ftio_sink_open();
+}
+
 void ftio_sink_open(void)
 {
-    if (sk.zsock || sk.broken || ftio_cfg.spool_mode == FTIO_SPOOL_ALWAYS)
+    if (link_up() || sk.broken || ftio_cfg.spool_mode == FTIO_SPOOL_ALWAYS)
         return;
     if (!sk.endpoint[0])
         choose_endpoint();
@@ -157,8 +216,10 @@ void ftio_sink_open(void)
         return;
     }
     sk.deferred = 0;
+    if (zmtp_open())
+        return;
     char why[256];
-    if (ftio_lazy_load(why, sizeof why) != 0) {
+    if (ftio_lazy_load(1, why, sizeof why) != 0) {
         sk.broken = 1;
         ftio_warn_job("zmq", "%s: spooling to %s", why, ftio_spool_dir());
         return;
@@ -263,19 +324,52 @@ static void spool_all(void)
 
 /* Send what is unsent, oldest first, while ZeroMQ takes it (a connected
  * daemon with room in its queue). */
+static void take_acks(void);
+
+/* One batch on zmtp.c's connection, with the frames ftio_batch_send()
+ * gives a DEALER.  0, or -1 (not sent: the connection is not ready, or
+ * dead and left for ZeroMQ). */
+static int zmtp_send(const struct pending_batch *p)
+{
+    if (!sk.zt.ready)
+        return -1;
+    unsigned char frame[FTIO_AUTH_FRAME_MAX];
+    size_t alen = sk.auth_ok ? ftio_auth_frame(&sk.auth, p->data, p->len, frame, sizeof frame) : 0;
+    if (sk.auth_ok && !alen)
+        return -1;
+    const void *f[3] = { "", p->data, frame };
+    size_t l[3] = { 0, p->len, alen };
+    int64_t deadline = ftio_mono_ns() + ZMTP_SEND_NS;
+    if (sk.zt_deadline_ns && deadline > sk.zt_deadline_ns)
+        deadline = sk.zt_deadline_ns;
+    char why[256];
+    if (ftio_zmtp_send(&sk.zt, f, l, alen ? 3 : 2, deadline, why, sizeof why) != 0) {
+        zmtp_leave(why);
+        return -1;
+    }
+    return 0;
+}
+
 static void send_unsent(void)
 {
-    if (!sk.zsock && sk.deferred)
+    if (!link_up() && sk.deferred)
         ftio_sink_open();              /* the daemon's socket may be there now */
-    if (!sk.zsock || !auth_session())
+    if (sk.zt_on && !sk.zt.ready)
+        take_acks();                   /* the peer's greeting and READY may be there */
+    if (!link_up() || !auth_session())
         return;
     for (size_t i = 0; i < sk.npend; i++) {
         struct pending_batch *p = &sk.pend[i];
         if (p->sent_ns)
             continue;
-        if (ftio_batch_send(sk.zsock, sk.auth_ok ? &sk.auth : NULL, p->data, p->len,
-                            ZMQ_DONTWAIT) != 0)
+        int zt = sk.zt_on;
+        if (zt ? zmtp_send(p) != 0
+               : ftio_batch_send(sk.zsock, sk.auth_ok ? &sk.auth : NULL, p->data, p->len,
+                                 ZMQ_DONTWAIT) != 0) {
+            if (zt && sk.zsock)
+                send_unsent();         /* zmtp.c failed: ZeroMQ takes over */
             return;
+        }
         p->sent_ns = ftio_mono_ns();
         p->sends++;
         if (!sk.first_sent_ns)
@@ -308,7 +402,7 @@ static void mark_up(void)
 
 int ftio_sink_unsent(void)
 {
-    if (!sk.zsock)
+    if (!link_up())
         return 0;
     for (size_t i = 0; i < sk.npend; i++)
         if (!sk.pend[i].sent_ns)
@@ -316,10 +410,37 @@ int ftio_sink_unsent(void)
     return 0;
 }
 
+/* The next acknowledgement, without waiting: 1 with *a, 0 when none. */
+static int next_ack(struct ftio_ack *a)
+{
+    while (sk.zt_on) {
+        char why[256];
+        int r = ftio_zmtp_recv_ack(&sk.zt, a, 0, why, sizeof why);
+        if (r >= 0)
+            return r;
+        zmtp_leave(why);
+    }
+    return sk.zsock && ftio_ack_recv(sk.zsock, a);
+}
+
+/* Wait 1 ms at most for the link to have something to read (or, unsent
+ * batches waiting, room to write).  -1 on an error of ZeroMQ. */
+static int link_wait(int unsent)
+{
+    if (sk.zt_on) {
+        ftio_zmtp_wait(&sk.zt, ftio_mono_ns() + 1000000);
+        return 0;
+    }
+    zmq_pollitem_t it = { .socket = sk.zsock, .events = ZMQ_POLLIN | (unsent ? ZMQ_POLLOUT : 0) };
+    /* zmq_poll counts in ms: wait in 1-ms slices so that no deadline is
+     * overshot by more than one. */
+    return zmq_poll(&it, 1, 1) < 0 && errno != EINTR ? -1 : 0;
+}
+
 static void take_acks(void)
 {
     struct ftio_ack a;
-    while (sk.zsock && ftio_ack_recv(sk.zsock, &a)) {
+    while (next_ack(&a)) {
         sk.last_ack_ns = ftio_mono_ns();
         mark_up();
         size_t i = 0;
@@ -375,7 +496,7 @@ uint64_t ftio_sink_take_lost(void)
 int ftio_sink_offer(uint64_t seq, const void *buf, size_t len, size_t nrec)
 {
     ftio_sink_open();
-    if (!sk.zsock && !sk.deferred)
+    if (!link_up() && !sk.deferred)
         return 0;
     /* Bounded memory: the oldest copies go to the spool file first. */
     while (sk.npend && sk.bytes + len > ftio_cfg.ack_max_bytes)
@@ -392,9 +513,22 @@ int ftio_sink_offer(uint64_t seq, const void *buf, size_t len, size_t nrec)
     return 1;
 }
 
+/* A process alive ZMTP_SPAN_NS is not a short one: ZeroMQ (reconnection
+ * after a daemon restart, its queues), once nothing sent is unacknowledged. */
+static void zmtp_retire(void)
+{
+    if (!sk.zt_on || ftio_mono_ns() - sk.zt_opened_ns < ZMTP_SPAN_NS)
+        return;
+    for (size_t i = 0; i < sk.npend; i++)
+        if (sk.pend[i].sent_ns)
+            return;
+    zmtp_leave(NULL);
+}
+
 void ftio_sink_poll(void)
 {
     take_acks();
+    zmtp_retire();
     send_unsent();
     check_silence();
 }
@@ -547,10 +681,7 @@ static void wait_sent_acks(void)
         int sent = 0;
         for (size_t i = 0; i < sk.npend && !sent; i++)
             sent = sk.pend[i].sent_ns != 0;
-        if (!sent || ftio_mono_ns() >= deadline)
-            return;
-        zmq_pollitem_t it = { .socket = sk.zsock, .events = ZMQ_POLLIN };
-        if (zmq_poll(&it, 1, 1) < 0 && errno != EINTR)
+        if (!sent || ftio_mono_ns() >= deadline || !link_up() || link_wait(0) < 0)
             return;
     }
 }
@@ -559,16 +690,17 @@ int ftio_sink_finish(int exec)
 {
     sk.handoff_env[0] = 0;
     int handed = 0;
-    if (exec && (sk.zsock || sk.deferred)) {
-        if (sk.zsock)
+    if (exec && (link_up() || sk.deferred)) {
+        if (link_up())
             wait_sent_acks();
         handed = handoff();
     }
-    if (!handed && !sk.zsock && sk.deferred && sk.npend)
-        send_unsent();                 /* opens ZeroMQ if ftiod's socket is there now */
-    if (!handed && sk.zsock && sk.npend) {
+    if (!handed && !link_up() && sk.deferred && sk.npend)
+        send_unsent();                 /* opens the link if ftiod's socket is there now */
+    if (!handed && link_up() && sk.npend) {
         int64_t start = ftio_mono_ns();
         int64_t deadline = start + (int64_t)ftio_cfg.exit_wait_ms * 1000000;
+        sk.zt_deadline_ns = deadline;
         /* A daemon that is not connected by now is down or unreachable (a
          * connection on a site network takes well under a millisecond; a
          * long-lived process connected long ago): a third of the wait, at
@@ -600,15 +732,12 @@ int ftio_sink_finish(int exec)
                       ftio_spool_known_up(sk.endpoint, UP_FRESH_S)))
                     break;
                 extended = 1;
-                deadline = connect_deadline = start + UP_WAIT_NS;
+                deadline = connect_deadline = sk.zt_deadline_ns = start + UP_WAIT_NS;
                 ftio_log("ftiod is up but has not answered yet: waiting up to %lld ms",
                          UP_WAIT_NS / 1000000);
                 continue;
             }
-            zmq_pollitem_t it = { .socket = sk.zsock, .events = ZMQ_POLLIN | (unsent ? ZMQ_POLLOUT : 0) };
-            /* zmq_poll counts in ms: wait in 1-ms slices so that neither
-             * deadline is overshot by more than one. */
-            if (zmq_poll(&it, 1, 1) < 0 && errno != EINTR)
+            if (!link_up() || link_wait(unsent) < 0)
                 break;
         }
     }
@@ -625,6 +754,10 @@ int ftio_sink_finish(int exec)
             ;
         sk.zsock = sk.zctx = NULL;
     }
+    if (sk.zt_on)
+        ftio_zmtp_close(&sk.zt);
+    sk.zt_on = 0;
+    sk.zt_deadline_ns = 0;
     sk.first_sent_ns = 0;
     sk.deferred = 0;
     return handed;
@@ -650,6 +783,10 @@ void ftio_sink_after_fork_child(void)
     sk.zctx = sk.zsock = NULL;
     sk.broken = 0;
     sk.deferred = 0;
+    /* zmtp.c's descriptor is the parent's flusher's (in its private table,
+     * or shared with the parent): forgotten, never closed here. */
+    sk.zt.fd = -1;
+    sk.zt_on = sk.zt_off = 0;
     /* Their memory is abandoned, not freed: the parent's flusher may have
      * been inside a realloc of it when we forked.  Kept reachable, so leak
      * checkers do not count it (it is never touched: copy-on-write). */

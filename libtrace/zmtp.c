@@ -1,0 +1,334 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* zmtp.c -- a minimal ZMTP 3.0 client with the NULL mechanism (zmtp.h says
+ * what for): the greeting (signature, version 3.0, "NULL", as-server 0),
+ * READY with Socket-Type DEALER and an empty Identity, frames with the MORE,
+ * LONG and COMMAND flags.  A message to ftiod is the frames sink_zmq.c
+ * passes (delimiter, batch, auth frame), exactly what libzmq's DEALER puts
+ * on the wire; a reply is [delimiter][ack], whose last frame is taken when
+ * it is an acknowledgement (common/transport.h) and skipped otherwise.
+ * The peer's greeting and READY are read as they come (the connection's
+ * "ready", like ZMQ_IMMEDIATE: nothing is sent before), so opening never
+ * waits on the peer.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+#include "zmtp.h"
+#include "timeutil.h"
+
+#define GREETING_LEN 64
+#define F_MORE    1
+#define F_LONG    2
+#define F_COMMAND 4
+#define MAX_FRAMES 4
+
+/* Our greeting and READY, sent at once after connecting. */
+static const unsigned char hello[] = {
+    0xff, 0, 0, 0, 0, 0, 0, 0, 1, 0x7f,              /* signature */
+    3, 0,                                            /* version 3.0 */
+    'N', 'U', 'L', 'L', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,   /* mechanism */
+    0,                                               /* as-server */
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    F_COMMAND, 1 + 5 + 1 + 11 + 4 + 6 + 1 + 8 + 4,
+    5, 'R', 'E', 'A', 'D', 'Y',
+    11, 'S', 'o', 'c', 'k', 'e', 't', '-', 'T', 'y', 'p', 'e', 0, 0, 0, 6, 'D', 'E', 'A', 'L', 'E', 'R',
+    8, 'I', 'd', 'e', 'n', 't', 'i', 't', 'y', 0, 0, 0, 0,
+};
+
+int ftio_zmtp_endpoint_ok(const char *ep)
+{
+    if (strncmp(ep, "ipc://", 6) == 0)
+        return ep[6] == '/' && strlen(ep + 6) < sizeof ((struct sockaddr_un *)0)->sun_path;
+    if (strncmp(ep, "tcp://", 6) != 0)
+        return 0;
+    char host[64];
+    const char *colon = strrchr(ep + 6, ':');
+    size_t hl = colon ? (size_t)(colon - (ep + 6)) : 0;
+    if (!colon || hl == 0 || hl >= sizeof host)
+        return 0;
+    memcpy(host, ep + 6, hl);
+    host[hl] = 0;
+    struct in_addr a;
+    char *end;
+    long port = strtol(colon + 1, &end, 10);
+    return inet_pton(AF_INET, host, &a) == 1 && !*end && port > 0 && port < 65536;
+}
+
+static int fail(struct ftio_zmtp *z, char *err, size_t errlen, const char *why)
+{
+    snprintf(err, errlen, "%s", why);
+    ftio_zmtp_close(z);
+    return -1;
+}
+
+/* Everything of iov[0..n) by deadline_ns (non-blocking writes, poll between). */
+static int write_all(struct ftio_zmtp *z, struct iovec *iov, int n, int64_t deadline_ns, char *err,
+                     size_t errlen)
+{
+    while (n > 0) {
+        struct msghdr mh = { .msg_iov = iov, .msg_iovlen = (size_t)n };
+        ssize_t w = sendmsg(z->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+            return fail(z, err, errlen, strerror(errno));
+        if (w < 0) {
+            int64_t left = deadline_ns - ftio_mono_ns();
+            if (left <= 0)
+                return fail(z, err, errlen, "send timed out");
+            struct pollfd p = { .fd = z->fd, .events = POLLOUT };
+            struct timespec ts = { left / 1000000000, left % 1000000000 };
+            if (ppoll(&p, 1, &ts, NULL) < 0 && errno != EINTR)
+                return fail(z, err, errlen, strerror(errno));
+            continue;
+        }
+        size_t done = (size_t)w;
+        while (n > 0 && done >= iov->iov_len) {
+            done -= iov->iov_len;
+            iov++;
+            n--;
+        }
+        if (n > 0) {
+            iov->iov_base = (char *)iov->iov_base + done;
+            iov->iov_len -= done;
+        }
+    }
+    return 0;
+}
+
+int ftio_zmtp_open(struct ftio_zmtp *z, const char *ep, char *err, size_t errlen)
+{
+    memset(z, 0, sizeof *z);
+    z->fd = -1;
+    struct sockaddr_storage ss;
+    socklen_t sl;
+    memset(&ss, 0, sizeof ss);
+    if (!ftio_zmtp_endpoint_ok(ep)) {
+        snprintf(err, errlen, "%s: not an ipc:// or numeric tcp:// endpoint", ep);
+        return -1;
+    }
+    if (ep[0] == 'i') {
+        struct sockaddr_un *u = (struct sockaddr_un *)&ss;
+        u->sun_family = AF_UNIX;
+        strcpy(u->sun_path, ep + 6);
+        sl = sizeof *u;
+    } else {
+        struct sockaddr_in *in = (struct sockaddr_in *)&ss;
+        const char *colon = strrchr(ep + 6, ':');
+        char host[64];
+        memcpy(host, ep + 6, (size_t)(colon - (ep + 6)));
+        host[colon - (ep + 6)] = 0;
+        in->sin_family = AF_INET;
+        in->sin_port = htons((uint16_t)atoi(colon + 1));
+        inet_pton(AF_INET, host, &in->sin_addr);
+        sl = sizeof *in;
+    }
+    z->fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (z->fd < 0)
+        return fail(z, err, errlen, strerror(errno));
+    if (ss.ss_family == AF_INET) {
+        int one = 1;
+        setsockopt(z->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    }
+    /* A TCP connection still being made (EINPROGRESS): the greeting goes
+     * after it, at the first send or read (z->connecting). */
+    if (connect(z->fd, (struct sockaddr *)&ss, sl) != 0) {
+        if (errno != EINPROGRESS)
+            return fail(z, err, errlen, strerror(errno));
+        z->connecting = 1;
+        return 0;
+    }
+    struct iovec iov = { (void *)hello, sizeof hello };
+    return write_all(z, &iov, 1, ftio_mono_ns() + 100000000, err, errlen);
+}
+
+/* A TCP connection in progress: made now?  0 (not yet, or made and
+ * greeted), -1 when it failed. */
+static int finish_connect(struct ftio_zmtp *z, char *err, size_t errlen)
+{
+    struct pollfd p = { .fd = z->fd, .events = POLLOUT };
+    if (poll(&p, 1, 0) <= 0)
+        return 0;
+    int e = 0;
+    socklen_t el = sizeof e;
+    if (getsockopt(z->fd, SOL_SOCKET, SO_ERROR, &e, &el) != 0 || e)
+        return fail(z, err, errlen, strerror(e ? e : errno));
+    z->connecting = 0;
+    struct iovec iov = { (void *)hello, sizeof hello };
+    return write_all(z, &iov, 1, ftio_mono_ns() + 100000000, err, errlen);
+}
+
+static void consume(struct ftio_zmtp *z, size_t k)
+{
+    memmove(z->in, z->in + k, z->nin - k);
+    z->nin -= k;
+}
+
+/* Parse what was read: 1 with *ack, 0 when more bytes are needed, -1. */
+static int parse(struct ftio_zmtp *z, struct ftio_ack *ack, char *err, size_t errlen)
+{
+    for (;;) {
+        if (z->skip) {
+            size_t k = z->skip < z->nin ? z->skip : z->nin;
+            consume(z, k);
+            z->skip -= k;
+            if (z->skip)
+                return 0;
+        }
+        if (!z->greeted) {
+            if (z->nin < GREETING_LEN)
+                return 0;
+            if (z->in[0] != 0xff || z->in[9] != 0x7f)
+                return fail(z, err, errlen, "the peer does not speak ZMTP 3");
+            if (z->in[10] < 3)
+                return fail(z, err, errlen, "the peer speaks ZMTP older than 3");
+            static const char null_mech[20] = "NULL";
+            if (memcmp(z->in + 12, null_mech, sizeof null_mech) != 0)
+                return fail(z, err, errlen, "the peer's mechanism is not NULL");
+            consume(z, GREETING_LEN);
+            z->greeted = 1;
+            continue;
+        }
+        if (z->nin < 2)
+            return 0;
+        unsigned flags = z->in[0];
+        size_t hl = flags & F_LONG ? 9 : 2;
+        if (flags & ~(unsigned)(F_MORE | F_LONG | F_COMMAND))
+            return fail(z, err, errlen, "a frame with reserved flags");
+        if (z->nin < hl)
+            return 0;
+        uint64_t size = z->in[1];
+        if (flags & F_LONG)
+            for (size_t i = 2; i < 9; i++)
+                size = size << 8 | z->in[i];
+        if (size > sizeof z->in - hl) {
+            if (flags & F_COMMAND)
+                return fail(z, err, errlen, "an oversized command");
+            if (!z->ready)
+                return fail(z, err, errlen, "a message before READY");
+            consume(z, hl);                /* not an acknowledgement: skipped */
+            z->skip = size;
+            continue;
+        }
+        if (z->nin < hl + size)
+            return 0;
+        const unsigned char *body = z->in + hl;
+        int got = 0;
+        if (flags & F_COMMAND) {
+            size_t nl = size ? body[0] : 0;
+            if (size == 0 || nl + 1 > size)
+                return fail(z, err, errlen, "a malformed command");
+            if (nl == 5 && memcmp(body + 1, "READY", 5) == 0) {
+                z->ready = 1;
+            } else if (nl == 5 && memcmp(body + 1, "ERROR", 5) == 0) {
+                char why[300];
+                size_t rl = size > nl + 1 ? body[nl + 1] : 0;
+                if (rl > size - nl - 2)
+                    rl = size > nl + 2 ? size - nl - 2 : 0;
+                snprintf(why, sizeof why, "the peer says ERROR: %.*s", (int)rl, (const char *)body + nl + 2);
+                return fail(z, err, errlen, why);
+            }                              /* others (PING): nothing asked of us */
+        } else if (!z->ready) {
+            return fail(z, err, errlen, "a message before READY");
+        } else if (!(flags & F_MORE) && size == FTIO_ACK_LEN &&
+                   memcmp(body, FTIO_ACK_MAGIC, 4) == 0) {
+            ack->seq = 0;
+            for (int i = 0; i < 8; i++)
+                ack->seq = ack->seq << 8 | body[4 + i];
+            ack->status = body[12];
+            got = 1;
+        }
+        consume(z, hl + (size_t)size);
+        if (got)
+            return 1;
+    }
+}
+
+int ftio_zmtp_recv_ack(struct ftio_zmtp *z, struct ftio_ack *ack, int64_t deadline_ns, char *err,
+                       size_t errlen)
+{
+    if (z->fd < 0)
+        return fail(z, err, errlen, "closed");
+    for (;;) {
+        if (z->connecting && finish_connect(z, err, errlen) != 0)
+            return -1;
+        int r = z->connecting ? 0 : parse(z, ack, err, errlen);
+        if (r != 0)
+            return r;
+        ssize_t got = z->connecting ? -1 : recv(z->fd, z->in + z->nin, sizeof z->in - z->nin, MSG_DONTWAIT);
+        if (got > 0) {
+            z->nin += (size_t)got;
+            continue;
+        }
+        if (got == 0)
+            return fail(z, err, errlen, "the peer closed the connection");
+        if (!z->connecting && errno == EINTR)
+            continue;
+        if (!z->connecting && errno != EAGAIN && errno != EWOULDBLOCK)
+            return fail(z, err, errlen, strerror(errno));
+        int64_t left = deadline_ns - ftio_mono_ns();
+        if (left <= 0)
+            return 0;
+        struct pollfd p = { .fd = z->fd, .events = z->connecting ? POLLOUT : POLLIN };
+        struct timespec ts = { left / 1000000000, left % 1000000000 };
+        if (ppoll(&p, 1, &ts, NULL) < 0 && errno != EINTR)
+            return fail(z, err, errlen, strerror(errno));
+    }
+}
+
+int ftio_zmtp_send(struct ftio_zmtp *z, const void *const *frame, const size_t *len, int n,
+                   int64_t deadline_ns, char *err, size_t errlen)
+{
+    if (z->fd < 0 || !z->ready || n > MAX_FRAMES)
+        return fail(z, err, errlen, "not ready");
+    unsigned char head[MAX_FRAMES][9];
+    struct iovec iov[2 * MAX_FRAMES];
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        unsigned char *h = head[i];
+        unsigned more = i + 1 < n ? F_MORE : 0;
+        size_t hl;
+        if (len[i] < 256) {
+            h[0] = (unsigned char)more;
+            h[1] = (unsigned char)len[i];
+            hl = 2;
+        } else {
+            h[0] = (unsigned char)(more | F_LONG);
+            for (int b = 0; b < 8; b++)
+                h[1 + b] = (unsigned char)((uint64_t)len[i] >> (56 - 8 * b));
+            hl = 9;
+        }
+        iov[k++] = (struct iovec){ h, hl };
+        if (len[i])
+            iov[k++] = (struct iovec){ (void *)frame[i], len[i] };
+    }
+    return write_all(z, iov, k, deadline_ns, err, errlen);
+}
+
+void ftio_zmtp_wait(const struct ftio_zmtp *z, int64_t deadline_ns)
+{
+    int64_t left = deadline_ns - ftio_mono_ns();
+    if (z->fd < 0 || left <= 0)
+        return;
+    struct pollfd p = { .fd = z->fd, .events = z->connecting ? POLLOUT : POLLIN };
+    struct timespec ts = { left / 1000000000, left % 1000000000 };
+    ppoll(&p, 1, &ts, NULL);
+}
+
+void ftio_zmtp_close(struct ftio_zmtp *z)
+{
+    if (z->fd >= 0)
+        close(z->fd);
+    z->fd = -1;
+    z->ready = 0;
+}

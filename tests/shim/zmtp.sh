@@ -1,0 +1,155 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# zmtp.sh -- a short traced process delivers its batches to ftiod without
+# loading libzmq (libtrace/zmtp.c, bench/README.md "exit latency"), and
+# delivery is never worse than with ZeroMQ:
+#  (a) N `cat`s of files of known sizes: ftiod's end of the job counts N
+#      processes and exactly the files' bytes (the truth: the file sizes);
+#  (b) no spool file is left;
+#  (c) libzmq was never loaded in them (the dynamic loader's own LD_DEBUG=files
+#      log of each process);
+#  (d) a peer that answers garbage, and a SIGSTOPped ftiod: the process ends
+#      within bounds and its batches are in the spool file (their bytes = the
+#      file's size);
+#      FTIO_ZMTP=0 or a shared descriptor table (FTIO_PRIVATE_FDS=0): ZeroMQ;
+#  (e) a process that lives past a second moves to ZeroMQ (and loses nothing);
+#      a tcp:// endpoint is spoken to as well;
+#  (f) with --auth munge: the MUNGE frame rides along, ftiod checks and
+#      accepts it (no batch refused as unauthenticated), still without libzmq.
+# On the code before zmtp.c, (c) fails: every process that records loads libzmq.
+. "$(dirname "$0")/../lib.sh"
+need "$B/bin/ftiod" "$SHIM" "$WIRE" "$B/bin/posix_periodic"
+
+# ms since the epoch
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+# traced_cat ENDPOINT JOB FILE ERR [env...]: cat FILE traced, the shim's
+# debug log and the loader's file log into ERR; sets ELAPSED (ms).
+traced_cat() {
+  _ep=$1 _job=$2 _f=$3 _err=$4; shift 4
+  _t0=$(now_ms)
+  # (the loader's log on stderr, which the flusher's private descriptor
+  # table keeps: LD_DEBUG_OUTPUT's descriptor is not in it)
+  env FTIO_ENDPOINT="$_ep" FTIO_JOB="$_job" FTIO_DEBUG=1 LD_DEBUG=files "$@" \
+    LD_PRELOAD="$PRELOAD" cat "$_f" >/dev/null 2>"$_err" || bad "cat $_f failed"
+  ELAPSED=$(($(now_ms) - _t0))
+}
+# no_zmq ERR...: none of these processes loaded libzmq, each spoke ZMTP.
+no_zmq() {
+  _z=$(grep -l 'file=libzmq' "$@")
+  [ -z "$_z" ] && ok "libzmq not loaded in $# processes" || bad "libzmq loaded in: $_z"
+  _n=$(grep -l 'ZMTP, without ZeroMQ' "$@" | wc -l)
+  [ "$_n" = "$#" ] && ok "all $# spoke ZMTP" || bad "only $_n of $# spoke ZMTP"
+}
+# end_is DAEMON JOB PROCESSES BYTES: ftiod's end of the job
+end_is() {
+  wait_topic "$T/$1.log" "ftio.$2.end" 30
+  _e=$(jsonl "$T/$1.log" "[last('ftio.$2.end')[k] for k in ('processes', 'bytes', 'complete', 'missing_batches')]")
+  [ "$_e" = "[$3, $4.0, true, 0]" ] && ok "ftiod has job $2 whole: $3 processes, $4 bytes" ||
+    bad "job $2's end (processes, bytes, complete, missing) = $_e, expected [$3, $4.0, true, 0]"
+}
+no_spool() {
+  set -- "$T"/spool/ftio-"$1"-*.msgpack
+  [ -e "$1" ] && bad "spool file written: $(ls "$T/spool")" || ok "no spool file"
+}
+# spooled JOB BYTES: the job's spool file holds BYTES of reads and writes
+spooled() {
+  set -- "$1" "$2" "$T"/spool/ftio-"$1"-*.msgpack
+  [ -e "$3" ] || { bad "job $1: nothing spooled"; return; }
+  _b=$(wire dump -s "$3" | sed -n 's/^total .* bytes_rw=\([0-9]*\).*/\1/p')
+  [ "$_b" = "$2" ] && ok "job $1: spooled, $2 bytes in the spool file" || bad "job $1: spooled $_b bytes, expected $2"
+}
+
+# ---- (a)-(c): delivered, without libzmq ------------------------------------------
+start_daemon d --settle-end 0.3
+N=5 total=0
+for i in $(seq 1 $N); do
+  head -c $((1000 * i + 17)) /dev/urandom >"$T/f$i"
+  total=$((total + 1000 * i + 17))
+done
+for i in $(seq 1 $N); do
+  traced_cat "ipc://$T/d.in" short "$T/f$i" "$T/cat$i.log"
+done
+end_is d short $N $total
+no_spool short
+set -- "$T"/cat[0-9]*.log
+no_zmq "$@"
+
+# FTIO_ZMTP=0: ZeroMQ, as before zmtp.c; and a flusher sharing the
+# application's descriptor table (FTIO_PRIVATE_FDS=0, ZeroMQ too: its logs
+# are lost with cat's stderr then); both delivered
+traced_cat "ipc://$T/d.in" viazmq "$T/f1" "$T/zmq1.log" FTIO_ZMTP=0
+traced_cat "ipc://$T/d.in" viazmq "$T/f2" "$T/zmq2.log" FTIO_PRIVATE_FDS=0
+end_is d viazmq 2 $((1017 + 2017))
+grep -q 'file=libzmq' "$T/zmq1.log" && ok "FTIO_ZMTP=0: ZeroMQ" ||
+  bad "FTIO_ZMTP=0: libzmq not loaded: $(grep 'ftio\[' "$T/zmq1.log")"
+
+# ---- (d) a peer speaking something else, a stopped daemon ---------------------------
+"$PY" - "$T/garbage.sock" "$T/ctl/garbage-ready" <<'PYEOF' 2>"$T/garbage.err" &
+import os, socket, sys, threading
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1]); s.listen(16)
+open(sys.argv[2], "w").close()
+def serve(c):
+    try:
+        c.sendall(b"HTTP/1.0 400 Bad Request\r\n" * 4)
+        while c.recv(65536):
+            pass
+    except OSError:
+        pass
+    c.close()
+while True:
+    c, _ = s.accept()
+    threading.Thread(target=serve, args=(c,), daemon=True).start()
+PYEOF
+PIDS="$PIDS $!"
+wait_file "$T/ctl/garbage-ready" 5 || fail "the garbage peer did not start"
+# (a short exit wait: the bound below is the shim's, not the suite's 3 s)
+traced_cat "ipc://$T/garbage.sock" garbage "$T/f3" "$T/garbage.log" FTIO_EXIT_WAIT_MS=100
+[ "$ELAPSED" -lt 2000 ] && ok "garbage peer: the process ended in $ELAPSED ms" ||
+  bad "garbage peer: the process took $ELAPSED ms: $(grep 'ftio\[' "$T/garbage.log")"
+grep -q 'ZMTP to .*: the peer does not speak ZMTP 3' "$T/garbage.log" && ok "garbage peer: ZMTP refused it" ||
+  bad "garbage peer: no ZMTP refusal in the shim's log"
+spooled garbage 3017
+
+start_daemon e
+kill -STOP $DPID
+traced_cat "ipc://$T/e.in" stopped "$T/f2" "$T/stopped.log" FTIO_EXIT_WAIT_MS=100
+kill -CONT $DPID
+[ "$ELAPSED" -lt 2000 ] && ok "stopped daemon: the process ended in $ELAPSED ms" ||
+  bad "stopped daemon: the process took $ELAPSED ms: $(grep 'ftio\[' "$T/stopped.log")"
+spooled stopped 2017
+no_zmq "$T/stopped.log"
+
+# ---- (e) a longer process; tcp:// ---------------------------------------------------
+mkdir "$T/pp"
+FTIO_ENDPOINT="ipc://$T/d.in" FTIO_JOB=long FTIO_DEBUG=1 FTIO_FLUSH_MS=200 \
+  traced "$B/bin/posix_periodic" -n 5 -p 0.4 -b 4096 -d "$T/pp" >"$T/long.out" 2>"$T/long.log" ||
+  bad "posix_periodic failed"
+grep -q 'ZMTP, without ZeroMQ' "$T/long.log" && grep -q 'alive for 1000 ms: ZeroMQ from now on' "$T/long.log" &&
+  ok "a process alive past a second began with ZMTP and went on with ZeroMQ" ||
+  bad "no move from ZMTP to ZeroMQ: $(grep 'ftio\[' "$T/long.log")"
+# the program's own log says what it wrote
+pp_bytes=$(awk '/wrote [0-9]+ bytes/ { n += $4 } END { print n }' "$T/long.out")
+end_is d long 1 "$pp_bytes"
+no_spool long
+
+port=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+start_daemon t --listen "tcp://127.0.0.1:$port" --settle-end 0.3
+traced_cat "tcp://127.0.0.1:$port" overtcp "$T/f4" "$T/tcp.log"
+end_is t overtcp 1 4017
+no_spool overtcp
+no_zmq "$T/tcp.log"
+
+# ---- (f) MUNGE ------------------------------------------------------------------------
+start_munged
+start_daemon m --auth munge --munge-socket "$T/munge.sock" --settle-end 0.3
+for i in 1 2; do
+  traced_cat "ipc://$T/m.in" munged "$T/f$i" "$T/munge$i.log" FTIO_AUTH=munge
+done
+end_is m munged 2 $((1017 + 2017))
+no_spool munged
+no_zmq "$T/munge1.log" "$T/munge2.log"
+# ftiod logs every message it drops (an unauthenticated one among them)
+grep -q 'dropped' "$T/m.err" && bad "ftiod (auth munge) dropped messages: $(grep dropped "$T/m.err")" ||
+  ok "ftiod (auth munge) checked the credentials and dropped nothing"
+finish
