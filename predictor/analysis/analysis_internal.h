@@ -138,6 +138,8 @@ struct ftio_phase_scan {
     double background;        /* B/s: median of the lower level */
     double spread;            /* its robust standard deviation */
     double level;             /* B/s: median of the upper level */
+    double inner;             /* s: longest onset interval inside a phase of
+                                 grouped bursts (0: none grouped) */
     size_t n;
     struct ftio_phase *phase;
 };

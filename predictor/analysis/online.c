@@ -79,11 +79,14 @@ static bool new_data(const struct ftio_online *s, const struct ftio_bins *b, dou
 /* §5: score the pending prediction against the fresh samples: the first
  * substantial sample from half a period before the predicted start (a burst
  * a little early is an early arrival, not a miss scored against the next);
- * given up two periods after the start. */
-static void score(struct ftio_online *s, const struct ftio_samples *x)
+ * given up two periods after the start.  True when the prediction is
+ * refuted now: the phase came more than a whole period late, or not at all
+ * (the period that made it is not the data's: a rank's spacing inside one
+ * output, taken for the period, predicts phases in the computation). */
+static bool score(struct ftio_online *s, const struct ftio_samples *x)
 {
     if (!s->pending)
-        return;
+        return false;
     struct ftio_next_phase from = s->pred;
     from.start -= s->pred_period / 2;
     double actual, error;
@@ -92,10 +95,14 @@ static void score(struct ftio_online *s, const struct ftio_samples *x)
         s->last_error = actual - s->pred.start;
         s->scored++;
         s->pending = false;
-    } else if (x->t1 > s->pred.start + 2 * s->pred_period) {
+        return s->last_error > s->pred_period;
+    }
+    if (x->t1 > s->pred.start + 2 * s->pred_period) {
         s->missed++;
         s->pending = false;
+        return true;
     }
+    return false;
 }
 
 /* The next phase of a kept answer, rolled forward past now. */
@@ -109,9 +116,10 @@ static void roll_forward(struct ftio_result *r, double now)
     r->next.end = r->next.start + len;
 }
 
-/* Robust: what to publish given the fresh analysis r (window end t_end). */
+/* Robust: what to publish given the fresh analysis r (window end t_end);
+ * refuted: the kept answer's own prediction has just failed (score()). */
 static void stabilise(struct ftio_online *s, const struct ftio_result *r, double t_end,
-                      double now, struct ftio_online_update *out)
+                      double now, bool refuted, struct ftio_online_update *out)
 {
     bool adopt;
     if (r->has_period) {
@@ -120,6 +128,8 @@ static void stabilise(struct ftio_online *s, const struct ftio_result *r, double
             adopt = true;
         } else if (s->has_challenger && agree(p, s->challenger)) {
             adopt = true;            /* the second analysis in a row says so */
+        } else if (refuted && agree(s->pred_period, s->good.dominant.period)) {
+            adopt = true;            /* what it predicted did not happen */
         } else {
             adopt = false;
             s->has_challenger = true;
@@ -167,7 +177,7 @@ int ftio_online_step(struct ftio_online *s, struct ftio_analyzer *a, const struc
     struct ftio_result r;
     if (ftio_analyze(a, x, &s->opts, isnan(now) ? x->t1 : now, &r, err, errlen) != 0)
         return -1;
-    score(s, x);
+    bool refuted = score(s, x);
     ftio_history_add(&s->hist, &r);
     if (s->opts.detector == FTIO_DETECTOR_COMPAT) {
         ftio_window_update(&s->win, &r, t_end);
@@ -175,7 +185,7 @@ int ftio_online_step(struct ftio_online *s, struct ftio_analyzer *a, const struc
         out->stale = false;
         out->since = NAN;
     } else {
-        stabilise(s, &r, t_end, isnan(now) ? x->t1 : now, out);
+        stabilise(s, &r, t_end, isnan(now) ? x->t1 : now, refuted, out);
     }
     out->res.phases = NULL;
     out->res.nphases = 0;

@@ -294,6 +294,63 @@ static size_t group_fragments(struct ftio_analyzer *a, struct ftio_phase *p, siz
     return ng;
 }
 
+/* Bursts in groups: ranks that write one after the other (serialised HDF5,
+ * rank-ordered output, ranks started a little apart) leave one burst per
+ * rank, of equal volume, close together, then the computation's long pause.
+ * group_fragments() leaves such equal bursts alone, and the onsets then
+ * answer the ranks' spacing inside one output.  When the onsets' intervals
+ * fall into two classes GROUP_GAP or more apart (the longest short one
+ * against the shortest long one: a detector that misses phases misses one
+ * or two in a row, not three), and the short intervals are at least as many
+ * as the long ones (groups of two bursts or more), the bursts between two
+ * long intervals are one phase: the output.  A first group that may have
+ * begun before the window (no quiet before it, its first onset within a
+ * short interval of the window start) is cut at the start; a last group
+ * that may not be over (the window ends within a short interval of its last
+ * burst) is cut at the end.  s->inner keeps the longest short interval: a
+ * repetition that short is the group's inside, not a period of phases
+ * (robust.c's arbiter).  Returns the new number of phases. */
+#define GROUP_GAP 4.0
+static size_t group_bursts(struct ftio_analyzer *a, const struct ftio_samples *x,
+                           struct ftio_phase_scan *s, struct ftio_phase *p, size_t np)
+{
+    if (np < 3)
+        return np;
+    size_t nd = np - 1;
+    double *d = a->scratch;
+    for (size_t i = 0; i < nd; i++)
+        d[i] = p[i + 1].start - p[i].start;
+    qsort(d, nd, sizeof *d, ftio_cmp_double);
+    /* The widest ratio between consecutive sorted intervals. */
+    size_t split = 0;
+    double ratio = 0;
+    for (size_t i = 0; i + 1 < nd; i++)
+        if (d[i] > 0 && d[i + 1] / d[i] > ratio) {
+            ratio = d[i + 1] / d[i];
+            split = i + 1;                 /* intervals d[split..] are long */
+        }
+    if (ratio < GROUP_GAP || split < nd - split)
+        return np;
+    double short_max = d[split - 1], cut = sqrt(short_max * d[split]);
+    s->inner = short_max;
+    size_t g = 0;
+    for (size_t i = 1; i < np; i++) {
+        if (p[i].start - p[i - 1].start < cut) {
+            p[g].end = fmax(p[g].end, p[i].end);
+            p[g].bytes += p[i].bytes;
+            p[g].flags = (p[g].flags & FTIO_PHASE_CUT_START) | (p[i].flags & FTIO_PHASE_CUT_END);
+        } else {
+            p[++g] = p[i];
+        }
+    }
+    size_t ng = g + 1;
+    if (!x->quiet_before && p[0].start - x->t0 <= short_max)
+        p[0].flags |= FTIO_PHASE_CUT_START;
+    if (x->t1 - p[ng - 1].end <= short_max)
+        p[ng - 1].flags |= FTIO_PHASE_CUT_END;
+    return ng;
+}
+
 /* Two runs [.., e_a] and [b_b, ..] of la and lb samples separated by `gap`
  * samples below the edge threshold are one phase when the gap is a short dip
  * (at most gap_max) and shorter than the longer run: a gap as long as the
@@ -509,7 +566,8 @@ int ftio_phases_find(struct ftio_analyzer *a, const struct ftio_samples *x,
     np = m + 1;
 
     m = finish(a, x, s, p, np);
-    s->n = group_fragments(a, p, m, 1.0 / x->fs);
+    m = group_fragments(a, p, m, 1.0 / x->fs);
+    s->n = group_bursts(a, x, s, p, m);
     s->phase = p;
     if (onsets(p, s->n) < 2) {
         /* At most a cut phase and one other: keep a copy, the silences

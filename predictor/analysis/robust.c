@@ -402,6 +402,14 @@ static bool contradicted(struct ftio_analyzer *a, const struct ftio_samples *x, 
     return rs > rp;
 }
 
+/* A line at period sp is the inside of the phases, not their repetition,
+ * when the phases are groups of bursts (phases.c: ranks writing one after
+ * the other) at most this far apart: the group's own comb. */
+static bool inside_phase(const struct ftio_phase_scan *ps, double sp)
+{
+    return ps->inner > 0 && sp <= (1 + MULTIPLE_SLACK) * ps->inner;
+}
+
 /* Candidate entry for period T (amplitude and phase of the nearest bin). */
 static struct ftio_candidate candidate_at(const struct ftio_spectrum *s, double period,
                                           double conf)
@@ -498,7 +506,8 @@ int ftio_detect_robust(struct ftio_analyzer *a, struct ftio_spectrum *s,
             conf *= 0.5;
         /* Never a confident answer that the spectrum and the
          * autocorrelation contradict. */
-        if (conf > CONTRADICTED_CONF && spec_ok && contradicted(a, x, period, spec_period))
+        if (conf > CONTRADICTED_CONF && spec_ok && !inside_phase(&ps, spec_period) &&
+            contradicted(a, x, period, spec_period))
             conf = CONTRADICTED_CONF;
         r->fitted_phases = f.used;
         r->interval_cv = f.cv;

@@ -218,9 +218,40 @@ START_TEST(drift_followed_window_forgets)
 }
 END_TEST
 
+/* Ranks writing one after the other (bench/realapps' `stagger`): four equal
+ * 0.1 s bursts 0.3 s apart, an output every 3.9 s.  The first output alone
+ * may answer the ranks' 0.3 s spacing; from the second output's first burst
+ * on, that answer's own prediction (a phase 0.3 s after the last) has failed
+ * by more than a period, so it is not kept as stale: every message answers
+ * the outputs' 3.9 s, and the 40 s window (horizon) never loses them. */
+START_TEST(staggered_ranks_not_their_spacing)
+{
+    struct run r;
+    run_init(&r, 60, FTIO_DETECTOR_ROBUST);
+    for (int i = 0; i < 12; i++)
+        for (int k = 0; k < 4; k++)
+            ftio_bins_add(&r.b, 1 + 3.9 * i + 0.3 * k, 1 + 3.9 * i + 0.3 * k + 0.1, 1.6e7);
+    struct ftio_online_update u;
+    int checked = 0, periodic = 0;
+    for (double e = 1; e <= 47; e += 1) {
+        if (step(&r, e, &u) != 0 || e < 1 + 3.9 + 0.1)
+            continue;
+        ck_assert_msg(u.res.has_period && fabs(u.res.dominant.period - 3.9) <= 0.1 * 3.9,
+                      "at %.0f s: %.3f s%s for outputs every 3.9 s", e, u.res.dominant.period,
+                      u.stale ? " (stale)" : "");
+        checked++;
+        periodic += u.res.cls == FTIO_CLASS_PERIODIC;
+    }
+    ck_assert_int_ge(checked, 20);
+    ck_assert_int_ge(periodic, checked - 2);
+    run_free(&r);
+}
+END_TEST
+
 Suite *ftio_test_suite(void)
 {
     return FTIO_SUITE("analysis-online-loop", "online-loop", NULL,
                       skips_boundaries_without_data, period_change_within_three_periods,
-                      drift_followed_window_forgets, stale_not_none, scores_previous_prediction);
+                      drift_followed_window_forgets, stale_not_none, scores_previous_prediction,
+                      staggered_ranks_not_their_spacing);
 }

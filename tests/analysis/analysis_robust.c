@@ -91,7 +91,7 @@ struct robust_case {
     const char *name;
     double seconds;
     double (*build)(struct sig *);     /* run first (a builder may set, not add) */
-    struct train train[3];
+    struct train train[4];
     bool starts_in_phase;              /* the window opens inside a phase: flagged CUT_START */
     double now;                        /* 0: the end of the window */
     bool period_is_built;              /* the true period: build()'s, else period.v */
@@ -260,6 +260,16 @@ static const struct robust_case cases[] = {
      * not the window's mean. */
     { .name = "drift_current_interval", .seconds = 420, .build = drifting, .period_is_built = true,
       .period = REL(0, 0.03), .cls = ANY_CLASS },
+    /* Ranks writing one after the other (bench/realapps' `stagger`): four
+     * equal 0.1 s bursts 0.3 s apart, an output every 3.9 s.  The output is
+     * the phase (four bursts' bytes), the period 3.9 s, not the ranks'
+     * 0.3 s spacing, and the ranks' comb inside an output does not make it
+     * uncertain. */
+    { .name = "staggered_ranks", .seconds = 40,
+      .train = { { 1.0, 3.9, 10, 0.1, 1.6e8 }, { 1.3, 3.9, 10, 0.1, 1.6e8 },
+                 { 1.6, 3.9, 10, 0.1, 1.6e8 }, { 1.9, 3.9, 10, 0.1, 1.6e8 } },
+      .period = REL(3.9, 1e-3), .cls = FTIO_CLASS_PERIODIC, .nphases = 10,
+      .phase_bytes = REL(4 * 1.6e7, 1e-6) },
 };
 
 START_TEST(robust_case)
@@ -274,7 +284,8 @@ START_TEST(robust_case)
         if (c->period_is_built)
             period.v = built;
     }
-    for (const struct train *t = c->train; t < c->train + 3 && t->count; t++)
+    size_t ntrain = sizeof c->train / sizeof c->train[0];
+    for (const struct train *t = c->train; t < c->train + ntrain && t->count; t++)
         for (int i = 0; i < t->count; i++)
             if (!(t->skip >> i & 1))
                 paint(&s, t->t0 + t->every * i, t->d, t->rate);
