@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # tests/tests_cli.mk -- Check unit tests of the option tables (common/cliopt.c),
 # the control socket's requests (common/control.c) and
-# the shared analysis options (predictor/analysis/options.c); their end-to-end
+# the shared analysis options (predictor/options/analysis_options.c); their end-to-end
 # test is tests/cli/options.sh (registered with tests/cli/*.sh in tests/tests_readers.mk).
 CLIOPT_TEST := $(B)/tests/test_cliopt
 

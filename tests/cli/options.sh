@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # options.sh -- one CLI: every command parses its options from one table
 # (common/cliopt.c) and the analysis options share their bounds
-# (predictor/analysis/options.c).  Checks, for ftio, ftio sub, ftio replay,
+# (predictor/options/analysis_options.c).  Checks, for ftio, ftio sub, ftio replay,
 # ftio end and ftiod:
 #  - the same spellings work everywhere: -f10, -f 10, --freq=10, --freq 10;
 #  - out-of-bounds values are refused with the same one line and exit 2;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* test_cliopt.c -- Check unit tests of the option tables (common/cliopt.c)
- * and the shared analysis options (predictor/analysis/options.c): every
+ * and the shared analysis options (predictor/options/analysis_options.c): every
  * spelling, bounds with open and closed ends, integers, choices, lists,
  * and the configuration file with hostile lines (NUL bytes, no newline at
  * the end, quotes, '#' inside values, a directory instead of a file), and

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* test_readers.c -- Check tests of the trace readers (predictor/trace.h) and
- * the report JSON (predictor/report.h), i.e. libftioreaders.a.
+ * the report JSON (predictor/publish/report.h): libftioreaders.a and
+ * libftiopublish.a.
  *
  * Reference traces come from tests/data (run from the repository root, or set
  * FTIO_TEST_DATA).  Spool files are made here with the wire encoder, TMIO
