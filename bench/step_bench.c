@@ -38,6 +38,39 @@ static int cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* What one boundary needs besides the online state (sched_step.c's pieces). */
+struct stepper {
+    struct job_mode_state *m;
+    struct ftio_analyzer *an;
+    struct ftio_bins copy;
+    struct ftio_samples x;
+    struct ftio_online_update upd;
+};
+
+/* One boundary bk taken on state s as an analysis thread takes it: the copy
+ * of the window's bins (under the daemon's lock there), then the step.  Its
+ * thread CPU times in ms; ftio_online_step's return (-1 said on stderr). */
+static int timed_step(struct stepper *st, struct ftio_online *s, double bk, double *copy_ms,
+                      double *step_ms)
+{
+    char err[256];
+    double c0 = cpu_s();
+    double w0 = ftio_online_window_start(s, bk);
+    ftio_bins_copy(&st->m->bins, w0 - s->step, bk, &st->copy);
+    double c1 = cpu_s();
+    int rc = ftio_online_step(s, st->an, &st->copy, bk, bk, &st->x, &st->upd, err, sizeof err);
+    double c2 = cpu_s();
+    if (rc < 0)
+        fprintf(stderr, "step: %s\n", err);
+    *copy_ms = (c1 - c0) * 1e3;
+    *step_ms = (c2 - c0) * 1e3;
+    return rc;
+}
+
+/* Steady state: the analyses of the last STEADY_S seconds of boundaries,
+ * after STEADY_S / 3 more to bring the state there. */
+#define STEADY_S 180.0
+
 int main(int argc, char **argv)
 {
     double hours = 24;
@@ -98,32 +131,17 @@ int main(int argc, char **argv)
                     ftio_online_next_boundary(&m->online, m->grid_t0));
     if (b + steps > last + 1)
         steps = (int)fmax(1, floor(last + 1 - b));
-    struct ftio_analyzer *an = ftio_analyzer_new();
-    struct ftio_bins copy = {0};
-    struct ftio_samples x = {0};
-    struct ftio_online_update upd;
+    struct stepper sp = {.m = m, .an = ftio_analyzer_new()};
     double *tc = calloc((size_t)steps, sizeof *tc), *ts = calloc((size_t)steps, sizeof *ts);
     int n = 0, samples = 0;
-    char err[256];
     /* Warm: the first analysis at a window length plans its FFT. */
     for (int pass = 0; pass < 2; pass++) {
         n = 0;
         for (int k = 0; k < steps; k++) {
-            double bk = b + k;
             struct ftio_online s = m->online;
-            double c0 = cpu_s();
-            double w0 = ftio_online_window_start(&s, bk);
-            ftio_bins_copy(&m->bins, w0 - s.step, bk, &copy);
-            double c1 = cpu_s();
-            int rc = ftio_online_step(&s, an, &copy, bk, bk, &x, &upd, err, sizeof err);
-            double c2 = cpu_s();
-            if (rc < 0) {
-                fprintf(stderr, "step: %s\n", err);
+            if (timed_step(&sp, &s, b + k, &tc[n], &ts[n]) < 0)
                 return 1;
-            }
-            tc[n] = (c1 - c0) * 1e3;
-            ts[n] = (c2 - c0) * 1e3;
-            samples = (int)x.n;
+            samples = (int)sp.x.n;
             n++;
         }
     }
@@ -142,42 +160,37 @@ int main(int argc, char **argv)
      * state is brought there by the analyses of the boundaries before. */
     struct ftio_online st = m->online;
     double first = ftio_online_next_boundary(&m->online, m->grid_t0);
-    double warm = fmax(b - 4 * 60, first), from = fmax(b - 3 * 60, first);
+    double warm = fmax(b - STEADY_S * 4 / 3, first), from = fmax(b - STEADY_S, first);
     size_t cap = 0, nsteady = 0;
     double *tst = NULL;
     int steady_samples = 0;
     for (double bk = warm; bk < b + steps; bk += 1) {
-        double c0 = cpu_s();
-        double w0 = ftio_online_window_start(&st, bk);
-        ftio_bins_copy(&m->bins, w0 - st.step, bk, &copy);
-        int rc = ftio_online_step(&st, an, &copy, bk, bk, &x, &upd, err, sizeof err);
-        double dt = (cpu_s() - c0) * 1e3;
-        if (rc < 0) {
-            fprintf(stderr, "step: %s\n", err);
+        double copy_ms, step_ms;
+        int rc = timed_step(&sp, &st, bk, &copy_ms, &step_ms);
+        if (rc < 0)
             return 1;
-        }
-        /* Timed: the analyses (rc 0) after the first minute of warm-up. */
+        /* Timed: the analyses (rc 0; 1 is a boundary with nothing new). */
         if (rc == 0 && bk >= from) {
             if (FTIO_GROW(tst, cap, nsteady + 1) < 0)
                 return 1;
-            tst[nsteady++] = dt;
-            steady_samples = (int)x.n > steady_samples ? (int)x.n : steady_samples;
+            tst[nsteady++] = step_ms;
+            steady_samples = (int)sp.x.n > steady_samples ? (int)sp.x.n : steady_samples;
         }
     }
     if (nsteady > 0) {
         qsort(tst, nsteady, sizeof *tst, cmp);
         printf("  steady state (period established: %s %.3f s): window %d samples, step %.3f ms "
-               "CPU (median of the %zu analyses of 3 min; max %.3f)\n",
+               "CPU (median of the %zu analyses of %.0f s; max %.3f)\n",
                st.has_good ? ftio_class_name(st.good.cls) : "none",
                st.has_good ? st.good.dominant.period : NAN, steady_samples, tst[nsteady / 2],
-               nsteady, tst[nsteady - 1]);
+               nsteady, STEADY_S, tst[nsteady - 1]);
     }
     free(tst);
     free(tc);
     free(ts);
-    ftio_samples_free(&x);
-    ftio_bins_free(&copy);
-    ftio_analyzer_free(an);
+    ftio_samples_free(&sp.x);
+    ftio_bins_free(&sp.copy);
+    ftio_analyzer_free(sp.an);
     job_free(j);
     return 0;
 }
