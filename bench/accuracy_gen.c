@@ -298,7 +298,7 @@ static void write_spool(const struct trace *t, const char *dir, const char *id)
             uint32_t fid = t->r[i].fid;
             if (fid && !sent[fid - 1]) {
                 sent[fid - 1] = 1;
-                fe[nfe++] = (struct ftio_file_entry){ fid, t->names[fid - 1] };
+                fe[nfe++] = (struct ftio_file_entry){ fid, t->names[fid - 1], NULL };
             }
             bool flush = k == 256 || left == 0;
             for (size_t nx = i + 1; !flush && nx < t->n; nx++)

@@ -24,6 +24,20 @@
 struct ftio_file_entry {
     uint32_t    id;
     const char *path;       /* decoder: points into the batch's storage */
+    const char *fs;         /* the file system it lives on, "TYPE:MOUNTPOINT"
+                               ("ext4:/scratch"); NULL when not sent */
+};
+
+/* What makes a run "the same application" (PROTOCOL.md §1 `app`), sent once
+ * per process image in its first batch.  Never the arguments themselves:
+ * they can hold secrets; their hashes only.  Absent strings are NULL. */
+struct ftio_app_identity {
+    const char *exe;        /* absolute path of the executable */
+    const char *exe_id;     /* "DEV:INODE:MTIME" of it (hex), changes with a rebuild */
+    const char *args;       /* 16 hex digits: hash of argv[1..] */
+    const char *args_norm;  /* the same with every run of digits as one '#' */
+    const char *name;       /* FTIO_APP, the user's own name for the application */
+    int64_t     uid;        /* the process's real uid, -1 when absent */
 };
 
 /* "mpi": where the sender is in MPI's life (PROTOCOL.md §1).  Only a process
@@ -53,6 +67,13 @@ struct ftio_batch_header {
     int32_t     mpi;         /* enum ftio_mpi_state; 0 when absent */
     size_t      nfiles;
     const struct ftio_file_entry *files;
+    bool        has_app;     /* `app` was sent (a process's first batch) */
+    struct ftio_app_identity app;
+    /* `unseen` (final batch): bytes the kernel counted for the process
+     * (/proc/self/io rchar/wchar, less sockets, pipes and terminals) that no
+     * record holds: what the shim could not see. */
+    bool        has_unseen;
+    uint64_t    unseen_read, unseen_write;
 };
 
 /* A decoded batch.  Owns its memory; reuse one across ftio_wire_decode()
@@ -70,7 +91,9 @@ struct ftio_batch {
  * FTIO_WIRE_MAX_STR, an empty file path, n > FTIO_WIRE_MAX_RECORDS, nfiles >
  * FTIO_WIRE_MAX_FILES); out->len is then unchanged.  h->version is ignored
  * (always FTIO_WIRE_VERSION); host NULL is sent as ""; mark NULL,
- * skew_ns 0 and mpi 0 are omitted; rec[].tid/reserved are not sent.  Records are not
+ * skew_ns 0 and mpi 0 are omitted, and so are `app` unless has_app (its NULL
+ * strings and a uid < 0 left out), `unseen` unless has_unseen, and a file's
+ * fs when NULL; rec[].tid/reserved are not sent.  Records are not
  * validated here: see the decoder's per-record rules below.
  * Start with a zeroed wbuf; reuse it (set len = 0) to avoid reallocating. */
 struct ftio_wbuf { char *data; size_t len, cap; };
@@ -106,7 +129,12 @@ void ftio_wbuf_free(struct ftio_wbuf *b);
  *    flags uint16 (unknown flag bits are kept); pid, clock, off, bytes,
  *    skew_ns any int64.
  *  - columns: all present columns have the same length n <= FTIO_WIRE_MAX_RECORDS.
- *  - files: <= FTIO_WIRE_MAX_FILES entries [uint32 id, non-empty path].
+ *  - files: <= FTIO_WIRE_MAX_FILES entries [uint32 id, non-empty path] or
+ *    [uint32 id, non-empty path, fs string] (fs NULL when absent).
+ *  - app (optional map): exe, exe_id, args, args_norm, name (strings) and uid
+ *    (int >= 0); each optional, unknown keys skipped, a known one twice is an
+ *    error; has_app true when the key was present.
+ *  - unseen (optional): [uint64 read, uint64 write]; has_unseen true then.
  *  - per record: te < ts rejects the batch (a monotonic clock cannot do it,
  *    so the sender is broken or the data corrupt); so does bytes < 0 on a
  *    read/write (failed calls are not data records).  Negative bytes on

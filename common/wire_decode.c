@@ -39,6 +39,8 @@ struct wire_storage {
     size_t                  files_cap;
     size_t                 *path_off;   /* arena offsets while decoding */
     size_t                  path_cap;
+    size_t                 *fs_off;     /* likewise for each file's fs (NO_STRING: none) */
+    size_t                  fs_cap;
     char                   *arena;
     size_t                  arena_len, arena_cap;
 };
@@ -366,14 +368,14 @@ static int read_cstr(struct reader *r, struct wire_storage *st, const char *what
 
 enum key {
     K_V, K_JOB, K_HOST, K_PID, K_RANK, K_NRANKS, K_SEQ, K_CLOCK, K_LOST,
-    K_FILES, K_MARK, K_FINAL, K_SKEW, K_MPI,
+    K_FILES, K_MARK, K_FINAL, K_SKEW, K_MPI, K_APP, K_UNSEEN,
     K_TS, K_TE, K_BYTES, K_OFF, K_OP, K_LAYER, K_FID, K_FLAGS,
     K_UNKNOWN
 };
 
 static const char *const key_names[K_UNKNOWN] = {
     "v", "job", "host", "pid", "rank", "nranks", "seq", "clock", "lost",
-    "files", "mark", "final", "skew_ns", "mpi",
+    "files", "mark", "final", "skew_ns", "mpi", "app", "unseen",
     "ts", "te", "bytes", "off", "op", "layer", "fid", "flags",
 };
 
@@ -390,9 +392,11 @@ static enum key lookup_key(const uint8_t *s, size_t len)
 }
 
 /* Everything decoded so far; turned into the public struct at the end. */
+#define APP_FIELDS 5   /* exe, exe_id, args, args_norm, name */
 struct state {
     struct ftio_batch_header h;
     size_t   job_off, host_off, mark_off;
+    size_t   app_off[APP_FIELDS];
     unsigned seen;              /* BIT(key) of keys already decoded */
     size_t   n;                 /* column length, once a column was seen */
 };
@@ -440,22 +444,65 @@ static int decode_files(struct reader *r, struct wire_storage *st, struct state 
     if (count > avail(r) / 3)                 /* an entry takes >= 3 bytes */
         return TRUNC;
     if (FTIO_GROW(st->files, st->files_cap, count) < 0 ||
-        FTIO_GROW(st->path_off, st->path_cap, count) < 0)
+        FTIO_GROW(st->path_off, st->path_cap, count) < 0 ||
+        FTIO_GROW(st->fs_off, st->fs_cap, count) < 0)
         return fail(r, "out of memory");
     for (uint32_t i = 0; i < count; i++) {
         uint32_t pair;
         if ((rc = read_container(r, 0, "files[]", &pair)) != OK)
             return rc;
-        if (pair != 2)
-            return fail(r, "'files'[%" PRIu32 "]: expected [id, path]", i);
+        if (pair != 2 && pair != 3)
+            return fail(r, "'files'[%" PRIu32 "]: expected [id, path] or [id, path, fs]", i);
         uint64_t id = 0;
         if ((rc = read_u64(r, "files[].id", UINT32_MAX, &id)) != OK)
             return rc;
         if ((rc = read_cstr(r, st, "files[].path", 0, &st->path_off[i])) != OK)
             return rc;
+        st->fs_off[i] = NO_STRING;
+        if (pair == 3 && (rc = read_cstr(r, st, "files[].fs", 1, &st->fs_off[i])) != OK)
+            return rc;
         st->files[i].id = (uint32_t)id;
     }
     s->h.nfiles = count;
+    return OK;
+}
+
+/* `app`: a map of optional fields (wire.h); unknown keys are skipped. */
+static int decode_app(struct reader *r, struct wire_storage *st, struct state *s)
+{
+    static const char *const names[APP_FIELDS] = { "exe", "exe_id", "args", "args_norm", "name" };
+    uint32_t count;
+    int rc = read_container(r, 1, "app", &count);
+    if (rc != OK)
+        return rc;
+    if (count > avail(r) / 2)                 /* a pair takes >= 2 bytes */
+        return TRUNC;
+    unsigned seen = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        const uint8_t *ks;
+        size_t klen;
+        if ((rc = read_str(r, "app key", FTIO_WIRE_MAX_STR, &ks, &klen)) != OK)
+            return rc;
+        int f = -1;
+        for (int k = 0; k < APP_FIELDS; k++)
+            if (strlen(names[k]) == klen && memcmp(names[k], ks, klen) == 0)
+                f = k;
+        bool uid = klen == 3 && memcmp(ks, "uid", 3) == 0;
+        if (f < 0 && !uid) {
+            if ((rc = skip_value(r)) != OK)
+                return rc;
+            continue;
+        }
+        unsigned bit = uid ? 1u << APP_FIELDS : 1u << f;
+        if (seen & bit)
+            return fail(r, "duplicate key 'app.%s'", uid ? "uid" : names[f]);
+        seen |= bit;
+        rc = uid ? read_i64(r, "app.uid", 0, INT64_MAX, &s->h.app.uid)
+                 : read_cstr(r, st, names[f], 1 | READ_UTF8, &s->app_off[f]);
+        if (rc != OK)
+            return rc;
+    }
+    s->h.has_app = true;
     return OK;
 }
 
@@ -517,6 +564,20 @@ static int decode_value(struct reader *r, struct wire_storage *st, struct state 
         return OK;
     case K_FILES:
         return decode_files(r, st, s);
+    case K_APP:
+        return decode_app(r, st, s);
+    case K_UNSEEN: {
+        uint32_t count;
+        if ((rc = read_container(r, 0, "unseen", &count)) != OK)
+            return rc;
+        if (count != 2)
+            return fail(r, "'unseen': expected [read_bytes, write_bytes]");
+        if ((rc = read_u64(r, "unseen[0]", UINT64_MAX, &s->h.unseen_read)) != OK ||
+            (rc = read_u64(r, "unseen[1]", UINT64_MAX, &s->h.unseen_write)) != OK)
+            return rc;
+        s->h.has_unseen = true;
+        return OK;
+    }
     default:
         break;
     }
@@ -631,6 +692,9 @@ int ftio_wire_decode(const void *buf, size_t len, struct ftio_batch *out,
                         .item = buf, .err = err, .errlen = errlen };
     struct state s = { .job_off = NO_STRING, .host_off = NO_STRING, .mark_off = NO_STRING };
     s.h.rank = -1;
+    s.h.app.uid = -1;
+    for (int k = 0; k < APP_FIELDS; k++)
+        s.app_off[k] = NO_STRING;
 
     int rc = len ? decode_batch(&r, st, &s) : TRUNC;
     if (rc == TRUNC) {
@@ -648,8 +712,14 @@ int ftio_wire_decode(const void *buf, size_t len, struct ftio_batch *out,
 
     /* Complete: offsets -> pointers (the arena no longer moves). */
     static const char empty[] = "";
-    for (size_t i = 0; i < s.h.nfiles; i++)
+    for (size_t i = 0; i < s.h.nfiles; i++) {
         st->files[i].path = st->arena + st->path_off[i];
+        st->files[i].fs = st->fs_off[i] == NO_STRING ? NULL : st->arena + st->fs_off[i];
+    }
+    const char **app[APP_FIELDS] = { &s.h.app.exe, &s.h.app.exe_id, &s.h.app.args,
+                                     &s.h.app.args_norm, &s.h.app.name };
+    for (int k = 0; k < APP_FIELDS; k++)
+        *app[k] = s.app_off[k] == NO_STRING ? NULL : st->arena + s.app_off[k];
     s.h.files = s.h.nfiles ? st->files : NULL;
     s.h.job = st->arena + s.job_off;
     s.h.host = s.host_off == NO_STRING ? empty : st->arena + s.host_off;
@@ -670,6 +740,7 @@ void ftio_batch_free(struct ftio_batch *b)
         free(st->rec);
         free(st->files);
         free(st->path_off);
+        free(st->fs_off);
         free(st->arena);
         free(st);
     }

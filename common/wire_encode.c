@@ -91,13 +91,31 @@ static int str_ok(const char *s, int may_be_empty)
     return n <= FTIO_WIRE_MAX_STR && (n > 0 || may_be_empty);
 }
 
+/* The `app` map: its present fields only. */
+static int pack_app(msgpack_packer *pk, const struct ftio_app_identity *a)
+{
+    const char *key[] = { "exe", "exe_id", "args", "args_norm", "name" };
+    const char *val[] = { a->exe, a->exe_id, a->args, a->args_norm, a->name };
+    size_t n = a->uid >= 0;
+    for (size_t i = 0; i < sizeof key / sizeof *key; i++)
+        n += val[i] != NULL;
+    int rc = pack_key(pk, "app") | msgpack_pack_map(pk, n);
+    for (size_t i = 0; i < sizeof key / sizeof *key; i++)
+        if (val[i])
+            rc |= pack_key(pk, key[i]) | pack_cstr(pk, val[i]);
+    if (a->uid >= 0)
+        rc |= pack_key(pk, "uid") | msgpack_pack_int64(pk, a->uid);
+    return rc;
+}
+
 /* The whole batch; returns non-zero if any write failed. */
 static int pack_batch(msgpack_packer *pk, struct ftio_wbuf *out,
                       const struct ftio_batch_header *h,
                       const struct ftio_record *rec, size_t n)
 {
     int rc = 0;
-    size_t nkeys = 19 + (h->mark != NULL) + (h->skew_ns != 0) + (h->mpi != 0);
+    size_t nkeys = 19 + (h->mark != NULL) + (h->skew_ns != 0) + (h->mpi != 0) + h->has_app +
+                   h->has_unseen;
 
     rc |= msgpack_pack_map(pk, nkeys);
     rc |= pack_key(pk, "v")      | msgpack_pack_int(pk, FTIO_WIRE_VERSION);
@@ -117,11 +135,19 @@ static int pack_batch(msgpack_packer *pk, struct ftio_wbuf *out,
     if (h->mpi != 0)
         rc |= pack_key(pk, "mpi") | msgpack_pack_int32(pk, h->mpi);
     rc |= pack_key(pk, "final")  | (h->final ? msgpack_pack_true(pk) : msgpack_pack_false(pk));
+    if (h->has_app)
+        rc |= pack_app(pk, &h->app);
+    if (h->has_unseen) {
+        rc |= pack_key(pk, "unseen") | msgpack_pack_array(pk, 2);
+        rc |= msgpack_pack_uint64(pk, h->unseen_read) | msgpack_pack_uint64(pk, h->unseen_write);
+    }
 
     rc |= pack_key(pk, "files")  | msgpack_pack_array(pk, h->nfiles);
     for (size_t i = 0; i < h->nfiles; i++) {
-        rc |= msgpack_pack_array(pk, 2) | msgpack_pack_uint32(pk, h->files[i].id);
+        rc |= msgpack_pack_array(pk, h->files[i].fs ? 3 : 2) | msgpack_pack_uint32(pk, h->files[i].id);
         rc |= pack_cstr(pk, h->files[i].path);
+        if (h->files[i].fs)
+            rc |= pack_cstr(pk, h->files[i].fs);
     }
 
     /* One loop per column: the hot part for large batches.  The values are
@@ -165,11 +191,21 @@ int ftio_wire_encode(struct ftio_wbuf *out, const struct ftio_batch_header *h,
     if (h->host) bound += strlen(h->host);
     if (h->mark) bound += strlen(h->mark);
     for (size_t i = 0; i < h->nfiles; i++) {
-        if (!str_ok(h->files[i].path, 0)) {
+        if (!str_ok(h->files[i].path, 0) || !str_ok(h->files[i].fs, 1)) {
             errno = EINVAL;
             return -1;
         }
-        bound += 16 + strlen(h->files[i].path);
+        bound += 16 + strlen(h->files[i].path) + (h->files[i].fs ? 6 + strlen(h->files[i].fs) : 0);
+    }
+    if (h->has_app) {
+        const char *app[] = { h->app.exe, h->app.exe_id, h->app.args, h->app.args_norm, h->app.name };
+        for (size_t i = 0; i < sizeof app / sizeof *app; i++) {
+            if (!str_ok(app[i], 1)) {
+                errno = EINVAL;
+                return -1;
+            }
+            bound += 16 + (app[i] ? strlen(app[i]) : 0);
+        }
     }
     size_t start = out->len;
     if (wbuf_reserve(out, bound) < 0) {

@@ -199,6 +199,7 @@ size_t ftio_files_pending(struct ftio_file_entry *out, size_t max, void **token)
     for (struct file_node *f = head; f && f != files.sent && n < max; f = f->next) {
         out[n].id = f->id;
         out[n].path = f->path;
+        out[n].fs = NULL;
         n++;
     }
     if (n == max)

@@ -37,7 +37,7 @@ static void setup(void)
 
 static void add_file(uint32_t id, const char *path)
 {
-    files[nfiles++] = (struct ftio_file_entry){ id, path };
+    files[nfiles++] = (struct ftio_file_entry){ id, path, NULL };
 }
 
 static void add_write(uint32_t fid, double ts, double te, int64_t bytes)

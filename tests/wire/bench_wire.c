@@ -41,7 +41,7 @@ int main(int argc, char **argv)
         rec[i].layer = FTIO_LAYER_POSIX;
         rec[i].file_id = 0x9e3779b9u ^ (uint32_t)(i / 100);
     }
-    struct ftio_file_entry files[] = { { 0x9e3779b9u, "/scratch/job/out.dat" } };
+    struct ftio_file_entry files[] = { { 0x9e3779b9u, "/scratch/job/out.dat", NULL } };
     struct ftio_batch_header h = {
         .job = "4711", .host = "node001", .pid = 12345, .rank = 7, .nranks = 64, .seq = 1,
         .clock_mono = (int64_t)t, .clock_real = 1763741234520000000ll, .nfiles = 1, .files = files,

@@ -61,9 +61,9 @@ static struct ftio_record *make_records(size_t n)
 }
 
 static const struct ftio_file_entry std_files[] = {
-    { 0x12345678u, "/scratch/out.dat" },
-    { 0xffffffffu, "/home/user/a file with spaces/é.txt" },
-    { 1u, "x" },
+    { 0x12345678u, "/scratch/out.dat", NULL },
+    { 0xffffffffu, "/home/user/a file with spaces/é.txt", NULL },
+    { 1u, "x", NULL },
 };
 
 static struct ftio_batch_header std_header(void)
@@ -818,7 +818,7 @@ START_TEST(encode_rejects_invalid_input)
     bad[1].job = "";
     bad[2].host = longstr;
     bad[3].mark = longstr;
-    static const struct ftio_file_entry empty_path[] = { { 1, "" } };
+    static const struct ftio_file_entry empty_path[] = { { 1, "", NULL } };
     bad[4].files = empty_path; bad[4].nfiles = 1;
     for (int i = 0; i < 5; i++) {
         ck_assert_int_eq(ftio_wire_encode(&w, &bad[i], NULL, 0), -1);
@@ -1008,6 +1008,200 @@ START_TEST(wall_clock_overflow)
 }
 END_TEST
 
+
+/* ---- app, unseen, a file's fs (the optional keys of PROTOCOL.md §1) ----- */
+
+START_TEST(roundtrip_app_unseen_fs)
+{
+    static const struct ftio_file_entry files[] = {
+        { 7u, "/scratch/ckpt.0001", "lustre:/scratch" }, { 8u, "/tmp/x", NULL }, { 9u, "/y", "" },
+    };
+    struct ftio_batch_header h = std_header();
+    h.files = files;
+    h.nfiles = 3;
+    h.has_app = true;
+    h.app = (struct ftio_app_identity){ .exe = "/usr/bin/lmp", .exe_id = "803:1a2b:65f0c1d2",
+                                        .args = "0123456789abcdef", .args_norm = "fedcba9876543210",
+                                        .name = "lammps-melt", .uid = 1000 };
+    h.has_unseen = true;
+    h.unseen_read = 12345;
+    h.unseen_write = UINT64_MAX;
+    struct ftio_wbuf w = { 0 };
+    struct ftio_batch b = { 0 };
+    char err[256];
+    size_t used;
+    ck_assert_int_eq(ftio_wire_encode(&w, &h, NULL, 0), 0);
+    ck_assert_int_eq(decode_copy(w.data, w.len, &b, &used, err, sizeof err), 0);
+    assert_header_eq(&b.h, &h);
+    ck_assert_str_eq(b.h.files[0].fs, "lustre:/scratch");
+    ck_assert_ptr_null(b.h.files[1].fs);
+    ck_assert_str_eq(b.h.files[2].fs, "");
+    ck_assert(b.h.has_app);
+    ck_assert_str_eq(b.h.app.exe, "/usr/bin/lmp");
+    ck_assert_str_eq(b.h.app.exe_id, "803:1a2b:65f0c1d2");
+    ck_assert_str_eq(b.h.app.args, "0123456789abcdef");
+    ck_assert_str_eq(b.h.app.args_norm, "fedcba9876543210");
+    ck_assert_str_eq(b.h.app.name, "lammps-melt");
+    ck_assert_int_eq(b.h.app.uid, 1000);
+    ck_assert(b.h.has_unseen);
+    ck_assert_uint_eq(b.h.unseen_read, 12345);
+    ck_assert_uint_eq(b.h.unseen_write, UINT64_MAX);
+    /* Partial app: absent fields stay NULL / -1; absent keys leave has_* false. */
+    h.app = (struct ftio_app_identity){ .exe = "/bin/cat", .uid = -1 };
+    h.has_unseen = false;
+    w.len = 0;
+    ck_assert_int_eq(ftio_wire_encode(&w, &h, NULL, 0), 0);
+    ck_assert_int_eq(decode_copy(w.data, w.len, &b, &used, err, sizeof err), 0);
+    ck_assert(b.h.has_app);
+    ck_assert_str_eq(b.h.app.exe, "/bin/cat");
+    ck_assert_ptr_null(b.h.app.args);
+    ck_assert_ptr_null(b.h.app.name);
+    ck_assert_int_eq(b.h.app.uid, -1);
+    ck_assert(!b.h.has_unseen);
+    h.has_app = false;
+    w.len = 0;
+    ck_assert_int_eq(ftio_wire_encode(&w, &h, NULL, 0), 0);
+    ck_assert_int_eq(decode_copy(w.data, w.len, &b, &used, err, sizeof err), 0);
+    ck_assert(!b.h.has_app);
+    ck_assert_ptr_null(b.h.app.exe);
+    ck_assert_int_eq(b.h.app.uid, -1);
+    /* The encoder refuses what the decoder would: an over-long app string. */
+    char big[FTIO_WIRE_MAX_STR + 2];
+    memset(big, 'a', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    h.has_app = true;
+    h.app = (struct ftio_app_identity){ .exe = big, .uid = -1 };
+    size_t len = w.len;
+    ck_assert_int_eq(ftio_wire_encode(&w, &h, NULL, 0), -1);
+    ck_assert_uint_eq(w.len, len);
+    ftio_batch_free(&b);
+    ftio_wbuf_free(&w);
+}
+END_TEST
+
+/* A batch of the required keys plus one extra key whose value fn packs. */
+static int decode_with(const char *key, void (*fn)(msgpack_packer *), struct ftio_batch *b,
+                       char *err, size_t errlen)
+{
+    msgpack_sbuffer sb;
+    msgpack_packer pk;
+    msgpack_sbuffer_init(&sb);
+    msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+    msgpack_pack_map(&pk, 8);
+    const char *req[] = { "v", "job", "seq", "ts", "te", "bytes", "op" };
+    for (size_t i = 0; i < 7; i++) {
+        pack_key(&pk, req[i]);
+        pack_std_value(&pk, req[i], 2);
+    }
+    pack_key(&pk, key);
+    fn(&pk);
+    size_t used;
+    int rc = decode_copy(sb.data, sb.size, b, &used, err, errlen);
+    msgpack_sbuffer_destroy(&sb);
+    return rc;
+}
+
+static void app_ok(msgpack_packer *pk)
+{
+    msgpack_pack_map(pk, 3);
+    pack_key(pk, "exe"); pack_key(pk, "/a");
+    pack_key(pk, "future"); msgpack_pack_array(pk, 2); msgpack_pack_int(pk, 1); msgpack_pack_nil(pk);
+    pack_key(pk, "uid"); msgpack_pack_int(pk, 0);
+}
+static void app_empty(msgpack_packer *pk) { msgpack_pack_map(pk, 0); }
+static void app_dup(msgpack_packer *pk)
+{
+    msgpack_pack_map(pk, 2);
+    pack_key(pk, "exe"); pack_key(pk, "/a");
+    pack_key(pk, "exe"); pack_key(pk, "/b");
+}
+static void app_neg_uid(msgpack_packer *pk)
+{
+    msgpack_pack_map(pk, 1);
+    pack_key(pk, "uid"); msgpack_pack_int(pk, -5);
+}
+static void app_int_name(msgpack_packer *pk)
+{
+    msgpack_pack_map(pk, 1);
+    pack_key(pk, "name"); msgpack_pack_int(pk, 5);
+}
+static void app_bad_utf8(msgpack_packer *pk)
+{
+    msgpack_pack_map(pk, 1);
+    pack_key(pk, "exe"); msgpack_pack_str_with_body(pk, "\xff\xfe", 2);
+}
+static void app_array(msgpack_packer *pk) { msgpack_pack_array(pk, 0); }
+static void app_int_key(msgpack_packer *pk)
+{
+    msgpack_pack_map(pk, 1);
+    msgpack_pack_int(pk, 1); msgpack_pack_int(pk, 2);
+}
+static void unseen_ok(msgpack_packer *pk)
+{
+    msgpack_pack_array(pk, 2); msgpack_pack_int(pk, 0); msgpack_pack_uint64(pk, 99);
+}
+static void unseen_short(msgpack_packer *pk) { msgpack_pack_array(pk, 1); msgpack_pack_int(pk, 0); }
+static void unseen_neg(msgpack_packer *pk)
+{
+    msgpack_pack_array(pk, 2); msgpack_pack_int(pk, -1); msgpack_pack_int(pk, 0);
+}
+static void files_fs(msgpack_packer *pk)
+{
+    msgpack_pack_array(pk, 1); msgpack_pack_array(pk, 3);
+    msgpack_pack_uint32(pk, 5); pack_key(pk, "/f"); pack_key(pk, "xfs:/");
+}
+static void files_four(msgpack_packer *pk)
+{
+    msgpack_pack_array(pk, 1); msgpack_pack_array(pk, 4);
+    msgpack_pack_uint32(pk, 5); pack_key(pk, "/f"); pack_key(pk, "xfs:/"); pack_key(pk, "?");
+}
+static void files_fs_int(msgpack_packer *pk)
+{
+    msgpack_pack_array(pk, 1); msgpack_pack_array(pk, 3);
+    msgpack_pack_uint32(pk, 5); pack_key(pk, "/f"); msgpack_pack_int(pk, 3);
+}
+
+START_TEST(app_unseen_fs_checks)
+{
+    struct { const char *key; void (*fn)(msgpack_packer *); int expect; } cases[] = {
+        { "app", app_ok, 0 }, { "app", app_empty, 0 }, { "app", app_dup, -1 },
+        { "app", app_neg_uid, -1 }, { "app", app_int_name, -1 }, { "app", app_bad_utf8, -1 },
+        { "app", app_array, -1 }, { "app", app_int_key, -1 },
+        { "unseen", unseen_ok, 0 }, { "unseen", unseen_short, -1 }, { "unseen", unseen_neg, -1 },
+        { "files", files_fs, 0 }, { "files", files_four, -1 }, { "files", files_fs_int, -1 },
+    };
+    char err[256];
+    struct ftio_batch b = { 0 };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int rc = decode_with(cases[i].key, cases[i].fn, &b, err, sizeof err);
+        ck_assert_msg(rc == cases[i].expect, "case %zu (%s): rc %d, expected %d (%s)", i,
+                      cases[i].key, rc, cases[i].expect, err);
+        if (rc == 0 && i == 0) {
+            ck_assert(b.h.has_app);
+            ck_assert_str_eq(b.h.app.exe, "/a");
+            ck_assert_int_eq(b.h.app.uid, 0);
+        }
+        if (rc == 0 && cases[i].fn == unseen_ok)
+            ck_assert(b.h.has_unseen && b.h.unseen_read == 0 && b.h.unseen_write == 99);
+        if (rc == 0 && cases[i].fn == files_fs)
+            ck_assert_str_eq(b.h.files[0].fs, "xfs:/");
+    }
+    /* Every truncation of an app batch is a truncation, never an error. */
+    struct ftio_batch_header h = std_header();
+    h.has_app = true;
+    h.app = (struct ftio_app_identity){ .exe = "/e", .args = "00", .name = "n", .uid = 3 };
+    h.has_unseen = true;
+    struct ftio_wbuf w = { 0 };
+    ck_assert_int_eq(ftio_wire_encode(&w, &h, NULL, 0), 0);
+    for (size_t len = 0; len < w.len; len++) {
+        size_t used;
+        ck_assert_int_eq(decode_copy(w.data, len, &b, &used, err, sizeof err), 1);
+    }
+    ftio_wbuf_free(&w);
+    ftio_batch_free(&b);
+}
+END_TEST
+
 Suite *ftio_test_suite(void)
 {
     Suite *s = suite_create("wire");
@@ -1022,5 +1216,6 @@ Suite *ftio_test_suite(void)
     tcase_add_loop_test(fz, fuzz_mutations, 0, 5);     /* 5 x 4000 = 20k mutations */
     suite_add_tcase(s, fz);
     FTIO_TCASE(s, "misc", path_hash, names, time_helpers, wall_clock_overflow);
+    FTIO_TCASE(s, "optional", roundtrip_app_unseen_fs, app_unseen_fs_checks);
     return s;
 }

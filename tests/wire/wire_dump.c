@@ -129,7 +129,7 @@ int wire_cmd_gen(int argc, char **argv)
         return 2;
     }
     struct ftio_record *rec = calloc(records ? (size_t)records : 1, sizeof *rec);
-    static const struct ftio_file_entry files[] = { { 0x2a2a2a2au, "/scratch/gen/out.dat" } };
+    static const struct ftio_file_entry files[] = { { 0x2a2a2a2au, "/scratch/gen/out.dat", NULL } };
     const int64_t mono0 = 1000000000000ll, real0 = 1763741234000000000ll;
     struct ftio_wbuf w = { 0 };
     for (long long bi = 0; rec && bi < batches; bi++) {
