@@ -353,6 +353,37 @@ void job_activities_commit(struct job *j, int mode, struct job_act_work *w)
     free(w);
 }
 
+/* ---- answers ---------------------------------------------------------------------- */
+
+/* The activities of (j, mode) largest bytes first (insertion sort of <= 8). */
+static size_t activity_order(const struct job_activities *s, int mode, size_t order[JOB_MAX_ACTIVITIES])
+{
+    size_t n = s ? s->n[mode] : 0;
+    for (size_t k = 0; k < n; k++) {
+        size_t i = k;
+        for (; i > 0 && s->a[mode][order[i - 1]]->bytes < s->a[mode][k]->bytes; i--)
+            order[i] = order[i - 1];
+        order[i] = k;
+    }
+    return n;
+}
+
+size_t job_answers(const struct job *j, int mode, struct job_answer *out, size_t max)
+{
+    const struct job_mode_state *m = &j->mode[mode];
+    const struct ftio_online_update *own = m->has_result ? &m->update : NULL;
+    if (max == 0)
+        return 0;
+    out[0] = (struct job_answer){ NULL, m->bytes, m->records, 0, own };
+    size_t order[JOB_MAX_ACTIVITIES], n = activity_order(j->acts, mode, order), filled = 1;
+    for (size_t i = 0; i < n && filled < max; i++) {
+        const struct job_activity *a = j->acts->a[mode][order[i]];
+        out[filled++] = (struct job_answer){ a->pattern, a->bytes, a->records, a->nfiles,
+                                             n == 1 ? own : a->has_result ? &a->update : NULL };
+    }
+    return filled;
+}
+
 /* ---- JSON ------------------------------------------------------------------------- */
 
 static void shift(struct ftio_result *r, double origin)
@@ -370,17 +401,10 @@ json_t *job_activities_json(const struct job *j, int mode, double origin,
 {
     const struct job_activities *s = j->acts;
     json_t *arr = json_array();
-    size_t n = s ? s->n[mode] : 0;
+    size_t order[JOB_MAX_ACTIVITIES], n = activity_order(s, mode, order);   /* as `ftio` lists them */
     double total = 0;
-    size_t order[JOB_MAX_ACTIVITIES];
-    for (size_t k = 0; k < n; k++) {
+    for (size_t k = 0; k < n; k++)
         total += s->a[mode][k]->bytes;
-        /* largest bytes first, as `ftio` lists them (insertion sort of <= 8) */
-        size_t i = k;
-        for (; i > 0 && s->a[mode][order[i - 1]]->bytes < s->a[mode][k]->bytes; i--)
-            order[i] = order[i - 1];
-        order[i] = k;
-    }
     for (size_t i = 0; arr && i < n; i++) {
         size_t k = order[i];
         const struct job_activity *a = s->a[mode][k];

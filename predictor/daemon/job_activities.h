@@ -71,6 +71,23 @@ void job_activities_run(struct job_act_work *w, struct ftio_analyzer *an, struct
 /* Lock held: results back into the job; frees w (NULL is fine). */
 void job_activities_commit(struct job *j, int mode, struct job_act_work *w);
 
+/* One answer of (j, mode): the mode's own (its whole signal) or one
+ * activity's, for what reads a job's answers downstream of the analysis
+ * (the end message, the memory of runs, the machine forecast, the metrics)
+ * without knowing how the streams keep them.  Times are job-relative s. */
+struct job_answer {
+    const char *pattern;                     /* NULL: the mode's own answer */
+    double   bytes;                          /* of the mode, or of the activity */
+    uint64_t records;
+    size_t   nfiles;                         /* 0 for the mode's own */
+    const struct ftio_online_update *update; /* latest answer; NULL before the first */
+};
+/* out[0] the mode's own answer, then its activities largest bytes first (a
+ * mode with one activity: that one, whose answer is the mode's); returns how
+ * many were filled, at most max.  Caller holds the lock; the pointers are
+ * valid until it is dropped. */
+size_t job_answers(const struct job *j, int mode, struct job_answer *out, size_t max);
+
 /* The "activities" array of (j, mode)'s prediction, times shifted by origin
  * (epoch s); job: the mode's own answer (the whole signal). */
 json_t *job_activities_json(const struct job *j, int mode, double origin,

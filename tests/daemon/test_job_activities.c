@@ -188,12 +188,42 @@ START_TEST(test_online_step_per_activity)
 }
 END_TEST
 
+/* job_answers: the mode's own answer first, then the activities largest
+ * bytes first; one activity's answer is the mode's. */
+START_TEST(test_answers)
+{
+    struct job *j = job_new("j", &lim);
+    add_file(11, "/run/dump.1.dat");
+    add_write(11, 0.0, 0.1, MIB);
+    send(j);
+    struct job_answer ans[JOB_MAX_ACTIVITIES + 1];
+    j->mode[JOB_WRITE].has_result = true;
+    ck_assert_uint_eq(job_answers(j, JOB_WRITE, ans, 8), 2);
+    ck_assert_ptr_null(ans[0].pattern);
+    ck_assert_ptr_eq(ans[0].update, &j->mode[JOB_WRITE].update);
+    ck_assert_str_eq(ans[1].pattern, "/run/dump.#.dat");
+    ck_assert_ptr_eq(ans[1].update, &j->mode[JOB_WRITE].update);   /* one activity: the mode's */
+    add_file(12, "/run/restart.bin");
+    add_write(12, 1.0, 1.5, 8 * MIB);
+    send(j);
+    ck_assert_uint_eq(job_answers(j, JOB_WRITE, ans, 8), 3);
+    ck_assert_str_eq(ans[1].pattern, "/run/restart.bin");           /* the larger first */
+    ck_assert_double_eq_tol(ans[1].bytes, 8.0 * MIB, 1e-3);
+    ck_assert_ptr_null(ans[1].update);                               /* no answer of its own yet */
+    ck_assert_double_eq_tol(ans[0].bytes, 9.0 * MIB, 1e-3);
+    ck_assert_uint_eq(job_answers(j, JOB_WRITE, ans, 2), 2);         /* bounded by max */
+    ck_assert_uint_eq(job_answers(j, JOB_READ, ans, 8), 1);          /* no reads: the mode alone */
+    ck_assert_ptr_null(ans[0].update);
+    job_free(j);
+}
+END_TEST
+
 Suite *ftio_test_suite(void)
 {
     TCase *tc;
     Suite *s = FTIO_SUITE("daemon-job-activities", "activities", &tc,
                           test_split_keeps_each_its_own, test_bound_and_other,
-                          test_online_step_per_activity);
+                          test_online_step_per_activity, test_answers);
     tcase_add_checked_fixture(tc, setup, NULL);
     return s;
 }
