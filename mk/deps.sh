@@ -42,4 +42,7 @@ if [ "$(id -u)" != 0 ]; then
   exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq && apt-get install -y -qq --no-install-recommends $missing
+# Another apt (an unattended upgrade, a second checkout's build) may hold the
+# lock: wait for it rather than fail.
+lock="-o DPkg::Lock::Timeout=900"
+apt-get $lock update -qq && apt-get $lock install -y -qq --no-install-recommends $missing

@@ -33,7 +33,7 @@ json_t *ftio_json_number(double v);
 /* Version of the prediction object (PROTOCOL.md §2).  2: classes
  * periodic/uncertain/none, a calibrated confidence, detector, reason, stale,
  * since. */
-#define FTIO_PREDICTION_VERSION 3   /* 3: "activities" (ALGORITHM.md §10) */
+#define FTIO_PREDICTION_VERSION 4   /* 3: "activities" (ALGORITHM.md §10); 4: PROTOCOL.md §2 "Version 4" */
 json_t *ftio_report_json(const struct ftio_result *r, const char *mode);
 
 /* Totals of the trace an analysis was made on, for the human summary and the

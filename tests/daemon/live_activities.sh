@@ -43,7 +43,7 @@ bad = 0
 def check_acts(m, where):
     global bad
     acts = m.get("activities")
-    if m.get("v") != 3 or not isinstance(acts, list) or not acts:
+    if m.get("v") != 4 or not isinstance(acts, list) or not acts:
         print("%s: v %s, activities %r" % (where, m.get("v"), acts)); bad += 1; return
     keys = {"pattern", "rule", "shape", "files", "bytes", "share", "requests", "period", "frequency",
             "confidence", "class", "phase", "next", "matches_job", "stale", "since"}
@@ -114,7 +114,7 @@ pat = {"dump": re.sub(r"\d+", "#", out) + "/dump.#.#", "ckpt": re.sub(r"\d+", "#
 live = [d["message"] for d in msgs if d["topic"] == "ftio.live.write"]
 end = [d["message"] for d in msgs if d["topic"] == "ftio.live.end"][-1]["summary"]["write"]
 bad = 0
-if not any(m["v"] == 3 and len(m["activities"]) == 2 for m in live):
+if not any(m["v"] == 4 and len(m["activities"]) == 2 for m in live):
     print("no live message with two activities among %d" % len(live)); bad += 1
 acts = {a["pattern"]: a for a in end["activities"]}
 for k in ("dump", "ckpt"):

@@ -46,7 +46,7 @@ assert set(m["window"]) == {"start", "end", "fs", "samples"}
 assert set(m["metrics"]) == {"r_io", "b_io", "sigma_vol", "sigma_time", "periodicity", "abstraction_error"}
 assert set(m["next"]) == {"start", "end", "bytes"} and set(m["phase"]) == {"bytes", "duration"}
 assert m["jobid"] == "t1" and m["step"] is None     # not a step-qualified id
-assert m["v"] == 3 and m["job"] == "t1" and m["mode"] == "write" and m["class"] in ("periodic", "uncertain", "none")
+assert m["v"] == 4 and m["job"] == "t1" and m["mode"] == "write" and m["class"] in ("periodic", "uncertain", "none")
 assert m["window"]["start"] > 1e9      # epoch seconds
 print("keys ok")
 PYEOF
