@@ -16,6 +16,8 @@
  *                     "read": {...}} or {"job": JOB, "steps": [...]}
  *   claim JOB UID     JOB belongs to UID (root or ftiod's uid only):
  *                     {"claimed": JOB, "uid": UID}
+ *   machine           the latest machine message (PROTOCOL.md §2 `ftio.machine`;
+ *                     a user's: the totals and their own jobs only)
  */
 #ifndef FTIO_CONTROL_H
 #define FTIO_CONTROL_H
@@ -25,7 +27,8 @@
 #include <jansson.h>
 
 enum ftio_control_verb {
-    FTIO_CTL_STATUS, FTIO_CTL_END, FTIO_CTL_LAST, FTIO_CTL_CLAIM, FTIO_CTL_NVERBS
+    FTIO_CTL_STATUS, FTIO_CTL_END, FTIO_CTL_LAST, FTIO_CTL_CLAIM, FTIO_CTL_MACHINE,
+    FTIO_CTL_NVERBS
 };
 
 /* The longest request: "claim " + a job id + " " + a uid. */

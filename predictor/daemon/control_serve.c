@@ -3,7 +3,7 @@
  * PROTOCOL.md §3): who asks (a CURVE admin key, a MUNGE credential of the
  * request, auth_verify.c), what they may see (their own jobs, or all of
  * them), and one dispatch table from the verbs of common/control.h
- * (status, end, last, claim) to their handlers.  The ingest thread calls
+ * (status, end, last, claim, machine) to their handlers.  The ingest thread calls
  * ftiod_control_serve() from its poll loop (ingest.c) whenever a request
  * is queued; every request gets exactly one JSON object back.
  */
@@ -14,6 +14,7 @@
 #include "control.h"
 #include "daemon.h"
 #include "jobid.h"
+#include "machine.h"
 #include "message.h"
 
 /* Who asks: an admin sees every job: a CURVE key in the allow-list, a MUNGE
@@ -264,6 +265,17 @@ static char *status_request(struct ftiod *d, const struct asker *a, const char *
     return doc;
 }
 
+/* `machine`: the machine forecast (machine.c says who sees what); anyone
+ * proven (an admin, or a user by MUNGE) may ask. */
+static char *machine_request(struct ftiod *d, const struct asker *a, const char *job, int64_t arg)
+{
+    (void)job;
+    (void)arg;
+    if (!a->admin && a->uid < 0)
+        return refuse(d, a, "the machine forecast");
+    return dump(ftiod_machine_view(d, a->admin, a->uid));
+}
+
 /* The control socket's one dispatch table (requests: common/control.h). */
 static char *(*const handlers[FTIO_CTL_NVERBS])(struct ftiod *, const struct asker *,
                                                  const char *, int64_t) = {
@@ -271,6 +283,7 @@ static char *(*const handlers[FTIO_CTL_NVERBS])(struct ftiod *, const struct ask
     [FTIO_CTL_END] = end_request,
     [FTIO_CTL_LAST] = last_request,
     [FTIO_CTL_CLAIM] = claim_request,
+    [FTIO_CTL_MACHINE] = machine_request,
 };
 
 void ftiod_control_serve(struct ftiod *d)

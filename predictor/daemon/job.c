@@ -11,6 +11,7 @@
 #include <string.h>
 #include "job.h"
 #include "job_activities.h"
+#include "job_machine.h"
 #include "batch_requests.h"
 #include "grow.h"
 #include "defaults.h"
@@ -86,6 +87,7 @@ void job_free(struct job *j)
         free(j->procs[i].host);
     free(j->procs);
     job_activities_free(j->acts);
+    job_machine_free(j->mach);
     free(j->id);
     free(j);
 }
@@ -477,6 +479,7 @@ enum job_merge_status job_merge(struct job *j, const struct ftio_batch *b,
     }
     merge_records(j, &fixed, &co, lim);
     job_activities_merge(j, &fixed, &co, lim);
+    job_machine_merge(j, p, &fixed, &co, lim);   /* phases described, the machine view */
 
     if (h->mark)
         for (int m = 0; m < JOB_NMODES; m++)
@@ -557,7 +560,7 @@ size_t job_memory(const struct job *j)
             m += s->bins.capacity * 3 * sizeof(double);
         m += s->log.cap * 3 * sizeof(double);
     }
-    return m + (size_t)job_activities_memory(j);
+    return m + (size_t)job_activities_memory(j) + job_machine_memory(j);
 }
 
 void job_table_account(struct job_table *t, struct job *j)

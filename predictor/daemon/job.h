@@ -33,6 +33,7 @@
 
 enum job_mode { JOB_WRITE = 0, JOB_READ = 1, JOB_NMODES = 2 };
 struct job_activities;
+struct job_machine;
 const char *job_mode_name(int mode);   /* "write", "read" */
 
 struct job_limits {
@@ -103,6 +104,7 @@ struct job_proc {
     int64_t  clock_fix_ns; /* added to its anchor once FIXED */
     bool     has_last;     /* last_*: its previous batch, for the live test */
     int64_t  last_recv_ns, last_mono_ns;
+    uint32_t mach;         /* job_machine.c: its index in the phase tracker + 1, 0 before */
 };
 
 /* Every record of one mode, for the job's summary (sched_step.c): the bins'
@@ -199,6 +201,8 @@ struct job {
     bool     forget;
     struct job_activities *acts;   /* per-activity streams (job_activities.c), NULL until
                                       the first batch */
+    struct job_machine *mach;      /* phases described, file systems, duration model
+                                      (job_machine.c), NULL until the first data */
     size_t   mem;                  /* bytes it held when last accounted (job_table_account) */
 };
 

@@ -10,6 +10,7 @@
 #include <string.h>
 #include "sched.h"
 #include "job_activities.h"
+#include "job_machine.h"
 #include "jobid.h"
 #include "publish/report.h"
 #include "timeutil.h"
@@ -74,6 +75,7 @@ json_t *ftiod_prediction_json(const struct job *j, int mode)
         .records = (int64_t)m->records, .lost = j->lost,
     };
     ftio_report_json_totals(o, &t);
+    job_machine_json(j, mode, origin, o);   /* phase and next descriptors, next.duration */
     json_object_set_new(o, "activities", job_activities_json(j, mode, origin, &m->update));
     return o;
 }

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "job_activities.h"
+#include "job_machine.h"
 #include "sched.h"
 #include "publish/report.h"
 
@@ -159,6 +160,7 @@ void sched_analyse_boundary(struct analysis *a, struct job *j, int mode)
     m->update = a->upd;
     m->has_result = true;
     m->pub_seq++;
+    job_machine_step(d->machine, j, mode, b);   /* phases described, next duration */
     json_t *o = ftiod_prediction_json(j, mode);
     char *topic = ftiod_topic_of(j->id, job_mode_name(mode));
     pthread_mutex_unlock(&d->lock);
@@ -232,6 +234,7 @@ void sched_end_job(struct analysis *a, struct job *j, const char *why)
             continue;
         sched_online_ready(&d->cfg, m);
         analyse_summary(a, j, mode);
+        job_machine_step(d->machine, j, mode, INFINITY);   /* its last phases described */
     }
     ftiod_end_message(d, j, why);
 }

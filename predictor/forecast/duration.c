@@ -140,15 +140,26 @@ static void push_residual(struct ftio_dm_fit *f, double r, double abserr, bool i
 bool ftio_dm_score(struct ftio_dm_fit *site, struct ftio_dm_fit *app, struct ftio_dm_job *j,
                    double start, double duration, double tolerance)
 {
-    if (!j->pending || !(duration > 0) || fabs(start - j->p_start) > tolerance)
+    if (!(duration > 0))
         return false;
-    j->pending = false;
-    double r = log(duration / j->p_median), err = fabs(duration / j->p_median - 1);
-    bool inside = duration >= j->p_low && duration <= j->p_high;
-    if (j->pending_app && app)
-        push_residual(app, r, err, inside);
-    push_residual(site, r, err, inside);
-    return true;
+    bool scored = false;
+    for (size_t k = 0; k < FTIO_DM_PENDING; k++) {
+        struct ftio_dm_pending *q = &j->pending[k];
+        if (!q->used)
+            continue;
+        if (!scored && fabs(start - q->start) <= tolerance) {
+            double r = log(duration / q->median), err = fabs(duration / q->median - 1);
+            bool inside = duration >= q->low && duration <= q->high;
+            if (q->app && app)
+                push_residual(app, r, err, inside);
+            push_residual(site, r, err, inside);
+            q->used = false;
+            scored = true;
+        } else if (q->start < start - tolerance) {
+            q->used = false;            /* its phase never came (or was missed) */
+        }
+    }
+    return scored;
 }
 
 void ftio_dm_predict(const struct ftio_dm_fit *site, const struct ftio_dm_fit *app,
@@ -197,14 +208,24 @@ void ftio_dm_predict(const struct ftio_dm_fit *site, const struct ftio_dm_fit *a
     }
 }
 
-void ftio_dm_expect(struct ftio_dm_job *j, double start, const struct ftio_dm_prediction *out)
+void ftio_dm_expect(struct ftio_dm_job *j, double start, const struct ftio_dm_prediction *out,
+                    double tolerance)
 {
     if (!out->valid)
         return;
-    j->pending = true;
-    j->pending_app = out->app;
-    j->p_start = start;
-    j->p_median = out->median;
-    j->p_low = out->low;
-    j->p_high = out->high;
+    struct ftio_dm_pending *slot = NULL;
+    for (size_t k = 0; k < FTIO_DM_PENDING && !slot; k++)
+        if (j->pending[k].used && fabs(j->pending[k].start - start) <= tolerance)
+            slot = &j->pending[k];
+    for (size_t k = 0; k < FTIO_DM_PENDING && !slot; k++)
+        if (!j->pending[k].used)
+            slot = &j->pending[k];
+    if (!slot) {                        /* the one of the earliest phase goes */
+        slot = &j->pending[0];
+        for (size_t k = 1; k < FTIO_DM_PENDING; k++)
+            if (j->pending[k].start < slot->start)
+                slot = &j->pending[k];
+    }
+    *slot = (struct ftio_dm_pending){ .used = true, .app = out->app, .start = start,
+                                      .median = out->median, .low = out->low, .high = out->high };
 }

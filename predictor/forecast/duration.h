@@ -40,6 +40,7 @@ enum { FTIO_DM_BYTES = 0, FTIO_DM_RANKS, FTIO_DM_SKEW, FTIO_DM_FILES, FTIO_DM_LO
 #define FTIO_DM_MIN_FIT   20     /* phases before an application has a fit of its own */
 #define FTIO_DM_MIN_RESID 20     /* scored predictions before the interval is the scope's */
 #define FTIO_DM_JOB       16     /* phases of a job kept for its level */
+#define FTIO_DM_PENDING   4      /* predictions of phases still to come, per job */
 
 /* One scope's fit: the site, or one application. */
 struct ftio_dm_fit {
@@ -61,9 +62,11 @@ struct ftio_dm_job {
     size_t   n, head;
     double   sx[FTIO_DM_NX], sy;           /* sums over all its phases */
     uint64_t count;
-    /* the last prediction published for a phase still to come */
-    bool     pending, pending_app;
-    double   p_start, p_median, p_low, p_high;
+    /* the last prediction published for each phase still to come */
+    struct ftio_dm_pending {
+        bool   used, app;
+        double start, median, low, high;
+    } pending[FTIO_DM_PENDING];
 };
 
 /* A phase as the model sees it. */
@@ -84,9 +87,9 @@ void   ftio_dm_features(const struct ftio_dm_job *j, const struct ftio_dm_phase 
 void ftio_dm_learn(struct ftio_dm_fit *site, struct ftio_dm_fit *app, struct ftio_dm_job *j,
                    const struct ftio_dm_phase *p, double duration);
 /* The phase that started at `start` took `duration` s: score the job's
- * pending prediction with it when it was for that phase (its start within
- * `tolerance` s), in the scope that made it and the site's.  True when
- * scored. */
+ * pending prediction of that phase (its start within `tolerance` s), in
+ * the scope that made it and the site's, and forget the predictions of
+ * phases that should have started before it.  True when scored. */
 bool   ftio_dm_score(struct ftio_dm_fit *site, struct ftio_dm_fit *app, struct ftio_dm_job *j,
                      double start, double duration, double tolerance);
 
@@ -104,7 +107,10 @@ struct ftio_dm_prediction {
 void ftio_dm_predict(const struct ftio_dm_fit *site, const struct ftio_dm_fit *app,
                      const struct ftio_dm_job *j, const struct ftio_dm_phase *p,
                      struct ftio_dm_prediction *out);
-/* Keep out as job j's pending prediction of the phase starting at start. */
-void   ftio_dm_expect(struct ftio_dm_job *j, double start, const struct ftio_dm_prediction *out);
+/* Keep out as job j's pending prediction of the phase starting at start
+ * (replacing an earlier prediction of the same phase: a start within
+ * `tolerance` s). */
+void   ftio_dm_expect(struct ftio_dm_job *j, double start, const struct ftio_dm_prediction *out,
+                      double tolerance);
 
 #endif

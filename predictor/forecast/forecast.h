@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define FTIO_FC_MODES 2            /* 0 read, 1 write (phase_track.h's order) */
+#define FTIO_FC_MODES 2            /* 0 write, 1 read (phase_track.h's order) */
 #define FTIO_FC_MIN_HALFWIDTH 0.05 /* s: the least uncertainty of a start */
 
 /* One job's predicted phases on one file system, in one mode. */

@@ -490,14 +490,14 @@ const struct ftio_pt_phase *ftio_pt_phase_at(const struct ftio_pt *t, int mode, 
     return &m->ring[(m->head + k) % FTIO_PT_HISTORY];
 }
 
-const struct ftio_pt_phase *ftio_pt_take_confirmed(struct ftio_pt *t, int mode)
+const struct ftio_pt_phase *ftio_pt_take_confirmed(struct ftio_pt *t, int mode, double before)
 {
     if (mode < 0 || mode >= FTIO_PT_NMODES)
         return NULL;
     struct ftio_pt_mode *m = &t->mode[mode];
     for (size_t k = 0; k < m->n; k++) {
         struct ftio_pt_phase *ph = ring_at(m, k);
-        if (ph->confirmed && !ph->taken) {
+        if (ph->confirmed && !ph->taken && ph->end <= before) {
             ph->taken = true;
             return ph;
         }

@@ -50,7 +50,7 @@
 #define FTIO_PT_CONFIRM 10.0    /* s of data past a phase's end that confirm it anyway */
 #define FTIO_PT_GAP_UNKNOWN 1.0 /* s: phases apart by more are two, while no period is known */
 #define FTIO_PT_FS_UNKNOWN 0xffff   /* a segment whose files' file system is not known */
-enum { FTIO_PT_READ = 0, FTIO_PT_WRITE = 1, FTIO_PT_NMODES = 2 };
+enum { FTIO_PT_WRITE = 0, FTIO_PT_READ = 1, FTIO_PT_NMODES = 2 };   /* ftiod's and trace.h's order */
 
 struct ftio_pt_seg {
     double   ts, te;            /* first call's start, last call's end */
@@ -140,8 +140,9 @@ int  ftio_pt_settle(struct ftio_pt *t, int mode, double upto, double gap);
 /* The described phases of a mode, oldest first: k = 0 .. n-1. */
 const struct ftio_pt_phase *ftio_pt_phase_at(const struct ftio_pt *t, int mode, size_t k);
 size_t ftio_pt_count(const struct ftio_pt *t, int mode);
-/* The next confirmed phase not yet taken (oldest first), or NULL. */
-const struct ftio_pt_phase *ftio_pt_take_confirmed(struct ftio_pt *t, int mode);
+/* The next confirmed phase not yet taken that ended by `before` (oldest
+ * first), or NULL. */
+const struct ftio_pt_phase *ftio_pt_take_confirmed(struct ftio_pt *t, int mode, double before);
 
 /* The typical phase of a mode: the medians, field by field, of the last
  * `last` described phases (confirmed ones when there are any), start 0 and

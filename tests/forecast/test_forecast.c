@@ -124,7 +124,7 @@ START_TEST(phases_late_sync_and_confirmation)
     const struct ftio_pt_phase *ph = ftio_pt_phase_at(&t, FTIO_PT_WRITE, 0);
     ck_assert_double_eq_tol(ph->end, 1.2, 1e-12);
     ck_assert(!ph->confirmed);
-    ck_assert_ptr_null(ftio_pt_take_confirmed(&t, FTIO_PT_WRITE));
+    ck_assert_ptr_null(ftio_pt_take_confirmed(&t, FTIO_PT_WRITE, INFINITY));
     /* a's fsync, 3 s long, arrives now */
     ftio_pt_meta(&t, (size_t)a, FTIO_OP_SYNC, 1.0, 4.0);
     ck_assert_double_eq_tol(ph->end, 4.0, 1e-12);
@@ -136,8 +136,8 @@ START_TEST(phases_late_sync_and_confirmation)
     ck_assert(!ph->confirmed);
     ftio_pt_data(&t, (size_t)b, FTIO_PT_WRITE, 10, 11, 50, 2, 0);
     ck_assert(ph->confirmed);
-    ck_assert_ptr_eq(ftio_pt_take_confirmed(&t, FTIO_PT_WRITE), ph);
-    ck_assert_ptr_null(ftio_pt_take_confirmed(&t, FTIO_PT_WRITE));
+    ck_assert_ptr_eq(ftio_pt_take_confirmed(&t, FTIO_PT_WRITE, INFINITY), ph);
+    ck_assert_ptr_null(ftio_pt_take_confirmed(&t, FTIO_PT_WRITE, INFINITY));
     /* A late data record of the described phase (a slow rank's batch). */
     long c = ftio_pt_proc_add(&t);
     ftio_pt_data(&t, (size_t)c, FTIO_PT_WRITE, 0.5, 0.7, 300, 3, 0);
@@ -194,26 +194,26 @@ START_TEST(forecast_shapes)
 {
     struct ftio_fc f = { 0 };
     /* One certain phase on whole seconds: exactly its rate there. */
-    struct ftio_fc_train one = { .job = 1, .fs = 0, .mode = 1, .start = 1010, .period = 0,
+    struct ftio_fc_train one = { .job = 1, .fs = 0, .mode = 0, .start = 1010, .period = 0,
                                  .duration = 4, .bytes = 400 };
     ck_assert_int_eq(ftio_fc_compute(&f, &one, 1, 1, 1000, 30, 8, 0.5), 0);
-    const double *w = ftio_fc_rate(&f, 0, 1);
+    const double *w = ftio_fc_rate(&f, 0, 0);
     for (size_t k = 0; k < 30; k++) {
         double want = k >= 10 && k < 14 ? 100 : 0;
         /* the least uncertainty (0.05 s) smears 1/8 of a step at each edge */
         ck_assert_double_eq_tol(w[k], want, 100 * 0.2);
     }
     ck_assert_double_eq_tol(total(w, 30), 400, 1e-6);
-    ck_assert_double_eq_tol(ftio_fc_active(&f, 0, 1)[11], 1.0, 1e-9);
-    ck_assert_double_eq_tol(total(ftio_fc_rate(&f, 0, 0), 30), 0, 1e-12);
+    ck_assert_double_eq_tol(ftio_fc_active(&f, 0, 0)[11], 1.0, 1e-9);
+    ck_assert_double_eq_tol(total(ftio_fc_rate(&f, 0, 1), 30), 0, 1e-12);
 
     /* A train with jitter and a confidence below 1 keeps its volume: over a
      * horizon holding n whole periods after the first start, n phases. */
-    struct ftio_fc_train tr = { .job = 2, .fs = 0, .mode = 1, .start = 1005.3, .period = 10,
+    struct ftio_fc_train tr = { .job = 2, .fs = 0, .mode = 0, .start = 1005.3, .period = 10,
                                 .duration = 2, .bytes = 1000, .confidence = 0.7, .jitter = 0.8,
                                 .cv = 0.02 };
     ck_assert_int_eq(ftio_fc_compute(&f, &tr, 1, 1, 1000, 600, 8, 0.5), 0);
-    w = ftio_fc_rate(&f, 0, 1);
+    w = ftio_fc_rate(&f, 0, 0);
     /* the first 50 periods after the start, well inside the horizon */
     double v = 0;
     for (size_t k = 5; k < 505; k++)
@@ -221,7 +221,7 @@ START_TEST(forecast_shapes)
     ck_assert_double_eq_tol(v, 50 * 1000, 50 * 1000 * 0.02);
     /* the expected number of jobs in a phase stays within [0, 1] */
     for (size_t k = 0; k < 600; k++)
-        ck_assert(ftio_fc_active(&f, 0, 1)[k] >= 0 && ftio_fc_active(&f, 0, 1)[k] <= 1 + 1e-9);
+        ck_assert(ftio_fc_active(&f, 0, 0)[k] >= 0 && ftio_fc_active(&f, 0, 0)[k] <= 1 + 1e-9);
     ftio_fc_free(&f);
 }
 END_TEST
@@ -232,11 +232,11 @@ START_TEST(forecast_collisions)
     /* Two jobs on fs 0 every 20 s and 30 s: their phases meet every 60 s;
      * a third on fs 1 meets nobody. */
     struct ftio_fc_train tr[3] = {
-        { .job = 1, .fs = 0, .mode = 1, .start = 1000, .period = 20, .duration = 3, .bytes = 30,
+        { .job = 1, .fs = 0, .mode = 0, .start = 1000, .period = 20, .duration = 3, .bytes = 30,
           .confidence = 0.99 },
-        { .job = 2, .fs = 0, .mode = 1, .start = 1001, .period = 30, .duration = 3, .bytes = 30,
+        { .job = 2, .fs = 0, .mode = 0, .start = 1001, .period = 30, .duration = 3, .bytes = 30,
           .confidence = 0.99 },
-        { .job = 3, .fs = 1, .mode = 1, .start = 1000, .period = 20, .duration = 3, .bytes = 30,
+        { .job = 3, .fs = 1, .mode = 0, .start = 1000, .period = 20, .duration = 3, .bytes = 30,
           .confidence = 0.99 },
     };
     ck_assert_int_eq(ftio_fc_compute(&f, tr, 3, 2, 1000, 180, 64, 0.5), 0);
@@ -267,7 +267,7 @@ START_TEST(forecast_many)
     double want = 0;
     for (size_t i = 0; i < n; i++) {
         double T = 10 * exp(4 * (double)(ftio_xorshift64(&rng) % 1000) / 1000.0);
-        tr[i] = (struct ftio_fc_train){ .job = (uint32_t)i, .fs = (uint16_t)(i % 4), .mode = 1,
+        tr[i] = (struct ftio_fc_train){ .job = (uint32_t)i, .fs = (uint16_t)(i % 4), .mode = 0,
                                         .start = 1000 + T * 0.5, .period = T, .duration = T / 8,
                                         .bytes = 1e6, .confidence = 0.9, .jitter = 0.5,
                                         .cv = 0.05 };
@@ -279,7 +279,7 @@ START_TEST(forecast_many)
     double late = 0;
     for (size_t fs = 0; fs < 4; fs++)
         for (size_t k = 500; k < 600; k++)
-            late += ftio_fc_rate(&f, fs, 1)[k] / 100;
+            late += ftio_fc_rate(&f, fs, 0)[k] / 100;
     ck_assert_double_eq_tol(late, want, 0.15 * want);
     ck_assert_uint_le(f.ncoll, 4 * 64);
     ck_assert_uint_gt(f.ncoll_total, f.ncoll);
@@ -319,7 +319,7 @@ START_TEST(duration_learns)
                 struct ftio_dm_prediction pr;
                 ftio_dm_predict(&site, NULL, &job[j], &p, &pr);
                 ck_assert(pr.valid);
-                ftio_dm_expect(&job[j], 100.0 * k, &pr);
+                ftio_dm_expect(&job[j], 100.0 * k, &pr, 5);
                 ck_assert(ftio_dm_score(&site, NULL, &job[j], 100.0 * k + 0.5, d, 5));
                 err_model += fabs(pr.median / d - 1);
                 /* the baseline: the median of the job's past phases */
