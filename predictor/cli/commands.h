@@ -93,6 +93,12 @@ struct ftio_cli {
     char **files;
 };
 
+/* phases.c: describe each phase of mode of trace t (answer r, sampled at
+ * fs) into obj ("phases" and the typical phase's fields in "phase") or as
+ * a line of text; 0, or -1 out of memory. */
+int ftio_cli_phases(const struct ftio_trace *t, enum ftio_io_mode mode, const struct ftio_result *r,
+                    double fs, json_t *obj, FILE *text);
+
 /* Analyse every job of the set and print the result; returns exit status. */
 int ftio_cli_analyze(const struct ftio_cli *cli, const struct ftio_trace_set *set);
 

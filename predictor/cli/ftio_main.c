@@ -164,6 +164,8 @@ static int parse_args(int argc, char **argv, struct ftio_cli *out)
     cli->read.format = (enum ftio_trace_format)s.format;
     cli->read.dxt = (enum ftio_dxt_layer)s.dxt;
     cli->read.bare_mode = cli->mode == FTIO_MODE_READ ? FTIO_MODE_READ : FTIO_MODE_WRITE;
+    /* one analysis describes its phases (cli/phases.c); --window's steps do not */
+    cli->read.phases = !cli->sliding;
     cli->files = argv + first;
     cli->nfiles = argc - first;
     *out = *cli;

@@ -293,11 +293,13 @@ static int analyze_once(const struct job_run *r, char *err, size_t errlen)
             return -1;
         }
         add_job_fields(j, r->t, r->tot);
+        ftio_cli_phases(r->t, cli->mode, &res, res.fs, j, NULL);   /* each phase described */
         report_activities(&ja, &res, j);
         print_json(j);
         json_decref(j);
     } else {
         ftio_report_text(stdout, &res, mode, r->tot);
+        ftio_cli_phases(r->t, cli->mode, &res, res.fs, NULL, stdout);
         report_activities(&ja, &res, NULL);
     }
     acts_free(&ja);

@@ -7,6 +7,7 @@
 #include "activities.h"
 #include "hash.h"
 #include "job_machine.h"
+#include "publish/phase_json.h"
 #include "publish/report.h"
 
 void job_machine_free(struct job_machine *m)
@@ -246,39 +247,21 @@ static void set_num(json_t *o, const char *k, double v)
     json_object_set_new(o, k, ftio_json_number(v));
 }
 
-/* A count, or null when unknown. */
-static void set_count(json_t *o, const char *k, bool known, uint64_t v)
-{
-    json_object_set_new(o, k, known ? json_integer((json_int_t)v) : json_null());
-}
-
 void job_machine_json(const struct job *j, int mode, double origin, json_t *o)
 {
     const struct job_machine *m = j->mach;
     json_t *phase = json_object_get(o, "phase"), *next = json_object_get(o, "next");
-    if (!m || !json_is_object(phase))
+    if (!json_is_object(phase))
         return;
-    const struct jm_mode *jm = &m->mode[mode];
-    const struct ftio_pt_phase *t = &jm->typical;
-    bool h = jm->has_typical;
-    const char *fs = h && t->fs < m->nfs ? m->fs_name[t->fs] : NULL;
-    set_num(phase, "elapsed", h ? t->end : NAN);
-    set_num(phase, "bandwidth", h && t->end > 0 ? t->bytes / t->end : NAN);
-    set_count(phase, "ranks", h, t->ranks);
-    set_num(phase, "skew_bytes", h ? t->skew_bytes : NAN);
-    set_count(phase, "files", h, t->files);
-    set_count(phase, "opens", h, t->opens);
-    set_count(phase, "metadata", h, t->meta);
-    set_count(phase, "syncs", h, t->syncs);
-    json_object_set_new(phase, "fs", fs ? json_string(fs) : json_null());
+    const struct jm_mode *jm = m ? &m->mode[mode] : NULL;
+    const struct ftio_pt_phase *t = jm && jm->has_typical ? &jm->typical : NULL;
+    const char *fs = t && t->fs < m->nfs ? m->fs_name[t->fs] : NULL;
+    ftio_report_json_described(phase, t, fs, false, 0);
     if (!json_is_object(next))
         return;
-    set_count(next, "ranks", h, t->ranks);
-    set_num(next, "skew_bytes", h ? t->skew_bytes : NAN);
-    set_count(next, "files", h, t->files);
-    json_object_set_new(next, "fs", fs ? json_string(fs) : json_null());
+    ftio_report_json_next_described(next, t, fs);
     json_t *ns = json_object_get(next, "start");
-    bool ours = jm->has_pred && json_is_number(ns) &&
+    bool ours = jm && jm->has_pred && json_is_number(ns) &&
                 fabs(json_number_value(ns) - (origin + jm->next_start)) < 1e-6;
     if (!ours) {
         json_object_set_new(next, "load", json_null());

@@ -41,6 +41,7 @@ static int push(struct sink *s, int64_t rank, int is_write, double ts, double te
         te = ts;
     if (ftio_requests_push_bytes(&d->req, ts, te, bytes) != 0 ||
         (id && ftio_trace_dir_tag(d, ftio_fold_file_id(id)) != 0) ||
+        (rank >= 0 && ftio_trace_dir_proc(s->t, d, rank) != 0) ||
         (rank >= 0 && ftio_trace_see_rank(s->t, rank) != 0)) {
         s->oom = 1;
         return 1;

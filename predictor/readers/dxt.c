@@ -35,7 +35,8 @@ static int move_layer(struct ftio_trace *t, struct dxt_layer_data *l)
         const struct ftio_requests *src = &l->dir[w].req;
         for (size_t i = 0; i < src->n; i++)
             if (ftio_requests_push_rate(&d->req, src->t_start[i], src->t_end[i], src->rate[i]) != 0 ||
-                ftio_trace_dir_tag(d, i < l->dir[w].nfid ? l->dir[w].fid[i] : 0) != 0)
+                ftio_trace_dir_tag(d, i < l->dir[w].nfid ? l->dir[w].fid[i] : 0) != 0 ||
+                (i < l->dir[w].nproc && ftio_trace_dir_proc(t, d, l->dir[w].proc[i]) != 0))
                 return -1;
         d->bytes += l->bytes[w];
         if (src->n)
@@ -225,7 +226,8 @@ int ftio_read_dxt(struct ftio_reader_ctx *c, const char *buf, size_t len)
         }
         struct dxt_layer_data *l = &layer[mpiio];
         if (ftio_requests_push_bytes(&l->dir[is_write].req, ts, te, bytes) != 0 ||
-            ftio_trace_dir_tag(&l->dir[is_write], cur_file) != 0) {
+            ftio_trace_dir_tag(&l->dir[is_write], cur_file) != 0 ||
+            ftio_trace_dir_proc(t, &l->dir[is_write], rank) != 0) {
             rc = FTIO_READER_FAIL(c, "line %zu: out of memory", lineno);
             break;
         }
@@ -246,6 +248,7 @@ int ftio_read_dxt(struct ftio_reader_ctx *c, const char *buf, size_t len)
         for (int w = 0; w < 2; w++) {
             ftio_requests_free(&layer[i].dir[w].req);
             free(layer[i].dir[w].fid);
+            free(layer[i].dir[w].proc);
         }
     }
     return rc;
