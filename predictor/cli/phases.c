@@ -145,7 +145,8 @@ int ftio_cli_phases(const struct ftio_trace *t, enum ftio_io_mode mode, const st
     if (ftio_pt_settle(&pt, ptmode, INFINITY, gap) < 0 || collect(&pt, ptmode, &d) != 0)
         goto out;
     struct ftio_pt_phase typ;
-    bool has = ftio_pt_typical(&pt, ptmode, FTIO_PT_HISTORY, &typ);
+    double like = r->next.valid ? r->next.bytes : r->metrics.valid ? r->metrics.phase_bytes : NAN;
+    bool has = ftio_pt_typical(&pt, ptmode, FTIO_PT_HISTORY, like, &typ);
     const char *tfs = has && typ.fs < nfs ? fsname[typ.fs] : NULL;
     if (json_is_object(phase))
         ftio_report_json_described(phase, has ? &typ : NULL, tfs, false, 0);
@@ -161,7 +162,7 @@ int ftio_cli_phases(const struct ftio_trace *t, enum ftio_io_mode mode, const st
     }
     if (text && has) {
         char b1[FTIO_UNITS_LEN], b2[FTIO_UNITS_LEN], b3[FTIO_UNITS_LEN];
-        fprintf(text, "phases        %zu described; typical: %u ranks (busiest %s), %u files, "
+        fprintf(text, "phases        %zu described; typical: %u ranks (busiest %s), files %u, "
                       "%u opens, %u syncs, %s elapsed, %s%s%s\n", d.n, typ.ranks,
                 ftio_fmt_bytes(typ.skew_bytes, b1, sizeof b1), typ.files, typ.opens, typ.syncs,
                 ftio_fmt_duration(typ.end, b2, sizeof b2),

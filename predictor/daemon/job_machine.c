@@ -257,6 +257,15 @@ void job_machine_json(const struct job *j, int mode, double origin, json_t *o)
     const struct ftio_pt_phase *t = jm && jm->has_typical ? &jm->typical : NULL;
     const char *fs = t && t->fs < m->nfs ? m->fs_name[t->fs] : NULL;
     ftio_report_json_described(phase, t, fs, false, 0);
+    /* The newest phase described, as it was (dated). */
+    size_t n = m ? ftio_pt_count(&m->pt, mode) : 0;
+    const struct ftio_pt_phase *last = n ? ftio_pt_phase_at(&m->pt, mode, n - 1) : NULL;
+    json_t *lo = json_object();
+    if (lo) {
+        ftio_report_json_described(lo, last, last && last->fs < m->nfs ? m->fs_name[last->fs] : NULL,
+                                   true, origin);
+        json_object_set_new(phase, "last", lo);
+    }
     if (!json_is_object(next))
         return;
     ftio_report_json_next_described(next, t, fs);

@@ -116,7 +116,9 @@ void job_machine_step(struct ftiod_machine *mc, struct job *j, int mode, double 
         ftio_dm_score(site, app, jm->dm, ph->start, dur, tol);
         ftio_dm_learn(site, app, jm->dm, &p, dur);
     }
-    jm->has_typical = ftio_pt_typical(&m->pt, mode, FTIO_PT_HISTORY, &jm->typical);
+    /* The phases the answer is of (its bytes per phase). */
+    double like = r->next.valid ? r->next.bytes : r->metrics.valid ? r->metrics.phase_bytes : NAN;
+    jm->has_typical = ftio_pt_typical(&m->pt, mode, FTIO_PT_HISTORY, like, &jm->typical);
 
     /* The next phase: its duration under the load the others are expected
      * to put on its file system then. */

@@ -19,6 +19,8 @@ void ftio_pt_init(struct ftio_pt *t, double join)
 
 void ftio_pt_free(struct ftio_pt *t)
 {
+    for (size_t p = 0; p < t->nproc; p++)
+        free(t->proc[p].seg);
     free(t->proc);
     memset(t, 0, sizeof *t);
 }
@@ -33,7 +35,7 @@ long ftio_pt_proc_add(struct ftio_pt *t)
 
 size_t ftio_pt_memory(const struct ftio_pt *t)
 {
-    return sizeof *t + t->cap * sizeof *t->proc;
+    return sizeof *t + t->cap * sizeof *t->proc + t->seg_bytes;
 }
 
 /* ---- the ring of described phases ----------------------------------------- */
@@ -108,18 +110,32 @@ static void seg_merge(struct ftio_pt_seg *a, const struct ftio_pt_seg *b)
     a->more_files += b->more_files;
 }
 
-/* Room for a new segment: a full set merges its two segments of one mode
- * that are closest in time (sorted by start; there are always two of one
- * mode among FTIO_PT_SEGS + 1 > 2 modes). */
-static struct ftio_pt_seg *seg_new(struct ftio_pt_proc *P, const struct ftio_pt_seg *s)
+/* Room for a new segment: the set grows up to FTIO_PT_SEGS_MAX; a full
+ * one merges its two segments of one mode that are closest in time (sorted
+ * by start; there are always two of one mode among more than 2). */
+static struct ftio_pt_seg *seg_new(struct ftio_pt *t, struct ftio_pt_proc *P,
+                                   const struct ftio_pt_seg *s)
 {
-    if (P->nseg < FTIO_PT_SEGS) {
+    if (P->nseg == P->segcap && P->segcap < FTIO_PT_SEGS_MAX) {
+        size_t cap = P->segcap ? 2u * P->segcap : FTIO_PT_SEGS;
+        if (cap > FTIO_PT_SEGS_MAX)
+            cap = FTIO_PT_SEGS_MAX;
+        struct ftio_pt_seg *n = realloc(P->seg, cap * sizeof *n);
+        if (n) {
+            t->seg_bytes += (cap - P->segcap) * sizeof *n;
+            P->seg = n;
+            P->segcap = (uint8_t)cap;
+        }
+    }
+    if (P->nseg < P->segcap) {
         P->seg[P->nseg] = *s;
         return &P->seg[P->nseg++];
     }
-    struct ftio_pt_seg all[FTIO_PT_SEGS + 1];
+    if (P->nseg == 0)
+        return NULL;                          /* out of memory before the first one */
+    struct ftio_pt_seg all[FTIO_PT_SEGS_MAX + 1];
     size_t n = 0;
-    for (size_t i = 0; i < FTIO_PT_SEGS; i++)
+    for (size_t i = 0; i < P->nseg; i++)
         all[n++] = P->seg[i];
     all[n++] = *s;
     for (size_t i = 1; i < n; i++)            /* insertion sort by start */
@@ -226,7 +242,11 @@ void ftio_pt_data(struct ftio_pt *t, size_t p, int mode, double ts, double te, d
             s->fs = fs;
     } else {
         struct ftio_pt_seg n = { .ts = ts, .te = te, .fs = fs, .mode = (uint8_t)mode };
-        s = seg_new(P, &n);
+        if (!(s = seg_new(t, P, &n))) {
+            m->late_records++;                /* out of memory: counted, not described */
+            m->late_bytes += bytes;
+            return;
+        }
     }
     s->bytes += bytes;
     s->records++;
@@ -318,7 +338,7 @@ double ftio_pt_gap(const struct ftio_pt *t, double period, double duration)
     return fmax(0.5 * compute, 2 * t->join);
 }
 
-struct item { double ts, te; uint32_t proc; uint8_t seg; };
+struct item { double ts, te; uint32_t proc; uint8_t seg; };   /* seg < FTIO_PT_SEGS_MAX */
 
 static int cmp_item(const void *a, const void *b)
 {
@@ -517,18 +537,36 @@ static double median(double *v, size_t n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-bool ftio_pt_typical(const struct ftio_pt *t, int mode, size_t last, struct ftio_pt_phase *out)
+static bool alike(const struct ftio_pt_phase *ph, double like)
 {
-    size_t n = ftio_pt_count(t, mode), confirmed = 0;
+    return !(like > 0) || (ph->bytes >= 0.5 * like && ph->bytes <= 2 * like);
+}
+
+bool ftio_pt_typical(const struct ftio_pt *t, int mode, size_t last, double like_bytes,
+                     struct ftio_pt_phase *out)
+{
+    size_t n = ftio_pt_count(t, mode), confirmed = 0, similar = 0;
     if (n == 0 || last == 0)
         return false;
-    for (size_t k = 0; k < n; k++)
-        confirmed += ftio_pt_phase_at(t, mode, k)->confirmed;
+    for (size_t k = 0; k < n; k++) {
+        const struct ftio_pt_phase *ph = ftio_pt_phase_at(t, mode, k);
+        confirmed += ph->confirmed;
+        similar += alike(ph, like_bytes);
+    }
+    if (similar == 0)
+        like_bytes = NAN;
+    else if (like_bytes > 0) {
+        confirmed = 0;
+        for (size_t k = 0; k < n; k++) {
+            const struct ftio_pt_phase *ph = ftio_pt_phase_at(t, mode, k);
+            confirmed += ph->confirmed && alike(ph, like_bytes);
+        }
+    }
     const struct ftio_pt_phase *sel[FTIO_PT_HISTORY];
     size_t m = 0;
     for (size_t k = n; k-- > 0 && m < last;) {
         const struct ftio_pt_phase *ph = ftio_pt_phase_at(t, mode, k);
-        if (ph->confirmed || confirmed == 0)
+        if ((ph->confirmed || confirmed == 0) && alike(ph, like_bytes))
             sel[m++] = ph;
     }
     double v[9][FTIO_PT_HISTORY];

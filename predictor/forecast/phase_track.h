@@ -11,12 +11,16 @@
  *
  * How, with memory that does not grow with the records or the job's
  * length:
- *   - per process, at most FTIO_PT_SEGS *segments*: runs of its own data
+ *   - per process, the *segments* not yet described: runs of its own data
  *     records (a record within `join` s of a segment extends it), each with
  *     its bytes, records, up to FTIO_PT_FIDS file ids (further files
- *     counted), its file system; a full set merges its two closest
- *     segments of one mode (the gaps inside a phase are shorter than those
- *     between phases).  Metadata (open, close, stat, other) and syncs
+ *     counted), its file system; room for FTIO_PT_SEGS of them, grown up to
+ *     FTIO_PT_SEGS_MAX while its data runs ahead of the descriptions (a
+ *     replayed spool file arrives whole before the first analysis), then a
+ *     full set merges its two closest segments of one mode (the gaps inside
+ *     a phase are shorter than those between phases: a replay of more than
+ *     FTIO_PT_SEGS_MAX phases of one process before its first description
+ *     describes its oldest ones merged).  Metadata (open, close, stat, other) and syncs
  *     within FTIO_PT_ATTACH s of a process's data are part of that
  *     segment, and stretch its span: an fsync after a checkpoint's writes
  *     is part of the checkpoint; a call further from any data is counted
@@ -43,7 +47,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define FTIO_PT_SEGS    4       /* segments per process */
+#define FTIO_PT_SEGS    4       /* segments per process, to start with */
+#define FTIO_PT_SEGS_MAX 64     /* segments per process at most */
 #define FTIO_PT_FIDS    2       /* file ids kept exactly per segment */
 #define FTIO_PT_HISTORY 16      /* described phases kept per mode */
 #define FTIO_PT_ATTACH  1.0     /* s: metadata this close to a process's data is in its phase */
@@ -64,8 +69,8 @@ struct ftio_pt_seg {
 };
 
 struct ftio_pt_proc {
-    struct ftio_pt_seg seg[FTIO_PT_SEGS];
-    uint8_t  nseg;
+    struct ftio_pt_seg *seg;    /* nseg of segcap */
+    uint8_t  nseg, segcap;
     bool     final;
     /* metadata waiting for its next data record */
     uint32_t p_opens, p_meta, p_syncs;
@@ -107,6 +112,7 @@ struct ftio_pt {
     double   join;              /* s: a process's records this close are one segment */
     struct ftio_pt_proc *proc;
     size_t   nproc, cap;
+    size_t   seg_bytes;         /* the processes' segment arrays */
     struct ftio_pt_mode mode[FTIO_PT_NMODES];
     uint64_t meta_between;      /* metadata calls far from any data */
 };
@@ -145,9 +151,12 @@ size_t ftio_pt_count(const struct ftio_pt *t, int mode);
 const struct ftio_pt_phase *ftio_pt_take_confirmed(struct ftio_pt *t, int mode, double before);
 
 /* The typical phase of a mode: the medians, field by field, of the last
- * `last` described phases (confirmed ones when there are any), start 0 and
- * end its duration; false when none.  fs: the file system of most of them,
- * seq the newest one's. */
-bool ftio_pt_typical(const struct ftio_pt *t, int mode, size_t last, struct ftio_pt_phase *out);
+ * `last` described phases (confirmed ones when there are any) -- of those
+ * within a factor 2 of like_bytes when some are (the phases the period
+ * is of: a job's dumps and its checkpoints are both phases of its signal),
+ * all when like_bytes is NAN --, start 0 and end its duration; false when
+ * none.  fs: the file system of most of them, seq the newest one's. */
+bool ftio_pt_typical(const struct ftio_pt *t, int mode, size_t last, double like_bytes,
+                     struct ftio_pt_phase *out);
 
 #endif

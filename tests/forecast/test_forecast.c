@@ -149,8 +149,10 @@ START_TEST(phases_late_sync_and_confirmation)
 END_TEST
 
 /* Memory does not grow with the records: a process writing 100,000
- * records in 1,000 phases keeps FTIO_PT_SEGS segments and the ring
- * FTIO_PT_HISTORY phases, each described exactly. */
+ * records in 1,000 phases, described every other phase, keeps room for
+ * FTIO_PT_SEGS segments and the ring FTIO_PT_HISTORY phases, each described
+ * exactly; 200 phases without a description in between (a replay) take
+ * at most FTIO_PT_SEGS_MAX. */
 START_TEST(phases_bounded)
 {
     struct ftio_pt t;
@@ -161,12 +163,16 @@ START_TEST(phases_bounded)
         for (int i = 0; i < 100; i++)
             ftio_pt_data(&t, (size_t)p, FTIO_PT_WRITE, 5.0 * k + 0.01 * i,
                          5.0 * k + 0.01 * (i + 1), 10, (uint32_t)(k + 1), 0);
-        ck_assert_uint_le(t.proc[p].nseg, FTIO_PT_SEGS);
+        ck_assert_uint_le(t.proc[p].nseg, FTIO_PT_SEGS_MAX);
         if (k % 2 == 1)
             ftio_pt_settle(&t, FTIO_PT_WRITE, 5.0 * k + 4, 1.0);
     }
     ftio_pt_settle(&t, FTIO_PT_WRITE, INFINITY, 1.0);
-    ck_assert_uint_eq(ftio_pt_memory(&t), before);
+    ck_assert_uint_eq(ftio_pt_memory(&t), before + FTIO_PT_SEGS * sizeof(struct ftio_pt_seg));
+    for (int k = 1000; k < 1200; k++)
+        ftio_pt_data(&t, (size_t)p, FTIO_PT_WRITE, 5.0 * k, 5.0 * k + 1, 10, 1, 0);
+    ck_assert_uint_eq(t.proc[p].nseg, FTIO_PT_SEGS_MAX);
+    ck_assert_uint_eq(ftio_pt_memory(&t), before + FTIO_PT_SEGS_MAX * sizeof(struct ftio_pt_seg));
     ck_assert_uint_eq(ftio_pt_count(&t, FTIO_PT_WRITE), FTIO_PT_HISTORY);
     const struct ftio_pt_phase *last = ftio_pt_phase_at(&t, FTIO_PT_WRITE, FTIO_PT_HISTORY - 1);
     ck_assert_uint_eq(last->seq, 1000);
@@ -174,7 +180,7 @@ START_TEST(phases_bounded)
     ck_assert_uint_eq(last->records, 100);
     ck_assert_uint_eq(last->files, 1);
     struct ftio_pt_phase typ;
-    ck_assert(ftio_pt_typical(&t, FTIO_PT_WRITE, 16, &typ));
+    ck_assert(ftio_pt_typical(&t, FTIO_PT_WRITE, 16, NAN, &typ));
     ck_assert_double_eq_tol(typ.end - typ.start, 1.0, 1e-9);
     ftio_pt_free(&t);
 }
