@@ -93,6 +93,17 @@ struct ftio_cli {
     char **files;
 };
 
+/* sub_machine.c: `ftio sub --machine` (the options of sub.c that apply). */
+struct sub_machine_opts {
+    const char *endpoints;          /* PUB endpoints, comma-separated */
+    const char *status_endpoints;   /* --last: control sockets */
+    const char *server_key, *key;
+    bool json, last;
+    int count;
+    double timeout, duration;
+};
+int ftio_sub_machine(const struct sub_machine_opts *o);
+
 /* phases.c: describe each phase of mode of trace t (answer r, sampled at
  * fs) into obj ("phases" and the typical phase's fields in "phase") or as
  * a line of text; 0, or -1 out of memory. */

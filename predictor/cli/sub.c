@@ -5,6 +5,7 @@
  *   ftio sub [--job J] [--endpoint E[,E...]] [--json] [--count N] [--timeout S]
  *            [--duration S] [--server-key K [--key FILE]]
  *   ftio sub --last --job J [--status-endpoint E[,E...]] [--server-key K [--key FILE]]
+ *   ftio sub --machine [--last] ...: the machine forecast (sub_machine.c)
  *
  * --server-key: ftiod's PUB is a CURVE server; our key pair must be in its
  * allow-list (docs/SECURITY.md).  --last asks the status socket for the
@@ -143,7 +144,7 @@ struct sub_opts {
     const char *status_eps;    /* --status-endpoint: for --last */
     const char *job, *server_key, *key;
     const char *plot;          /* --plot FILE.html: with --last, the page of the answer */
-    bool json, last, all_jobs;
+    bool json, last, all_jobs, machine;
     int count;
     double timeout, duration;
 };
@@ -480,6 +481,7 @@ static int subscribe(const struct sub_opts *o)
 static const char sub_usage_text[] =
     "usage: ftio sub [--job J | --all-jobs] [--endpoint E[,E...]] [--json] [--count N]\n"
     "                [--timeout S] [--duration S] [--server-key K [--key FILE]]\n"
+    "       ftio sub --machine [--last] [--endpoint E[,E...]] [--json] [--count N] ...\n"
     "       ftio sub --last [--job J] [--status-endpoint E[,E...]] [--server-key K [--key FILE]]\n"
     "                [--plot FILE.html]\n";
 
@@ -530,6 +532,10 @@ int ftio_cmd_sub(int argc, char **argv)
          .to.b = &o.last},
         {"plot", 0, CLIOPT_STRING, "FILE", "with --last: also draw the answer (the latest\n"
          "prediction per mode) as an HTML page, as ftio report does", NULL, .to.s = &o.plot},
+        {"machine", 0, CLIOPT_FLAG, NULL,
+         "the machine forecast (topic ftio.machine) of every\n"
+         "endpoint, summed; with --last: the status sockets'\n"
+         "(a user's view: the totals and their own jobs)", NULL, .to.b = &o.machine},
         {"status-endpoint", 0, CLIOPT_LIST, "E", "with --last: ftiod's status socket(s)",
          "$FTIO_STATUS, ftiod.conf's status-endpoint or " FTIO_DEFAULT_STATUS, .to.s = &o.status_eps},
         CLIOPT_HELP_VERSION("the version"),
@@ -548,7 +554,20 @@ int ftio_cmd_sub(int argc, char **argv)
         rc = -cliopt_error(&p, "--plot needs --last (ftio report draws a whole job from ftiod's log)");
     else if (o.all_jobs && o.job)
         rc = -cliopt_error(&p, "--all-jobs and --job exclude each other");
+    else if (o.machine && (o.job || o.plot))
+        rc = -cliopt_error(&p, "--machine is every job's: no --job or --plot "
+                               "(ftio report --machine draws it)");
     if (first < 0 || rc != 0) {
+        cliopt_free(&p);
+        return rc;
+    }
+    if (o.machine) {
+        struct sub_machine_opts mo = {
+            .endpoints = o.endpoints, .status_endpoints = o.status_eps,
+            .server_key = o.server_key, .key = o.key, .json = o.json, .last = o.last,
+            .count = o.count, .timeout = o.timeout, .duration = o.duration,
+        };
+        rc = ftio_sub_machine(&mo);
         cliopt_free(&p);
         return rc;
     }

@@ -63,7 +63,7 @@ static struct ftio_fc_train own_train(const struct ftio_online_update *u, double
         .start = start, .period = r->has_period ? r->dominant.period : 0,
         .duration = duration, .bytes = bytes,
         .confidence = r->has_period ? r->dominant.confidence : 1,
-        .jitter = r->has_period ? fmax(0.5, r->dominant.period * fmin(r->interval_cv, 1)) : 0.5,
+        .jitter = r->has_period ? fmax(0.1, r->dominant.period * fmin(r->interval_cv, 1)) : 0.5,
         .cv = r->interval_cv,
     };
 }
