@@ -9,6 +9,7 @@ FTIO_CLI_SRCS := predictor/cli/ftio_main.c predictor/cli/offline.c predictor/cli
                  predictor/cli/report_cmd.c \
                  predictor/cli/phases.c \
                  predictor/cli/sub_machine.c \
+                 predictor/cli/report_machine.c \
                  predictor/cli/endpoints.c
 FTIO_CLI_OBJS := $(FTIO_CLI_SRCS:%.c=$(B)/%.o)
 FTIO_BIN      := $(B)/bin/ftio

@@ -104,6 +104,9 @@ struct sub_machine_opts {
 };
 int ftio_sub_machine(const struct sub_machine_opts *o);
 
+/* report_machine.c: `ftio report --machine ...` (argv as ftio report's). */
+int ftio_report_machine(int argc, char **argv);
+
 /* phases.c: describe each phase of mode of trace t (answer r, sampled at
  * fs) into obj ("phases" and the typical phase's fields in "phase") or as
  * a line of text; 0, or -1 out of memory. */
