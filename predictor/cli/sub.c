@@ -446,6 +446,10 @@ static int subscribe(const struct sub_opts *o)
             zmq_msg_close(&msg);
             continue;
         }
+        if (!strcmp(topic, "ftio.machine")) {   /* the machine forecast: ftio sub --machine */
+            zmq_msg_close(&msg);
+            continue;
+        }
         json_error_t jerr;
         json_t *m = json_loadb(zmq_msg_data(&msg), zmq_msg_size(&msg), 0, &jerr);
         bool is_end = strlen(topic) > 4 && !strcmp(topic + strlen(topic) - 4, ".end");
