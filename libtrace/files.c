@@ -134,6 +134,8 @@ static uint32_t register_abs(char *abs)
     if (excluded(abs))
         return 0;
     uint32_t id = ftio_path_hash(abs);
+    if (id < FTIO_FID_MIN)
+        id += FTIO_FID_MIN;          /* 0 and 1 say "unknown", "not a file" (internal.h) */
     if (seen_before(id))
         return id;
     size_t len = strlen(abs);

@@ -57,6 +57,7 @@ static void fork_child(void)
     ftio_core_after_fork_child();
     ftio_rings_after_fork_child();
     ftio_files_after_fork_child();
+    ftio_unseen_after_fork_child();
     ftio_flusher_after_fork_child();
 }
 

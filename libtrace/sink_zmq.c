@@ -29,9 +29,9 @@
  *
  * Authentication (FTIO_AUTH=munge): a session (a MUNGE credential carrying
  * a fresh key, common/auth.h) restricted to ftiod's uid, so a process that
- * captures a batch cannot decode it; a new session every FTIO_AUTH_RENEW_S
- * and whenever the daemon stops answering (ftiod refuses, without an
- * answer, a credential it did not see fresh: a restarted ftiod).
+ * captures a batch cannot decode it; a new session every FTIO_AUTH_RENEW_S,
+ * at once when ftiod answers "renew" (a restarted ftiod does not know a
+ * credential it did not see fresh), and whenever the daemon stops answering.
  *
  * A process's first second (FTIO_ZMTP) goes through zmtp.c instead of
  * ZeroMQ: the same frames and acknowledgements over a connection of our own,
@@ -71,7 +71,8 @@
 #define UP_WAIT_NS     (300 * 1000000ll) /* the exit wait then (instead of FTIO_EXIT_WAIT_MS) */
 #define UP_MARK_NS     1000000000ll      /* the shared marker is touched at most this often */
 #define ZMTP_SPAN_NS   1000000000ll      /* a process alive longer moves from zmtp.c to ZeroMQ */
-#define ZMTP_SEND_NS   (50 * 1000000ll)  /* a message not written by then: the connection is dead */
+#define ZMTP_SEND_NS   (50 * 1000000ll)  /* a message that makes no progress this long: dead */
+#define RENEW_HOLD_NS  1000000000ll      /* "renew" answers to what the old session sent: once */
 
 /* A batch offered and not acknowledged yet. */
 struct pending_batch {
@@ -99,10 +100,11 @@ static struct {
     /* zmtp.c instead of ZeroMQ (FTIO_ZMTP): a short process never loads libzmq. */
     struct ftio_zmtp zt;
     int      zt_on, zt_off;         /* in use; failed or retired (ZeroMQ from then on) */
+    int      zt_leaving;            /* zmtp_leave() is reading the last acknowledgements */
     int64_t  zt_opened_ns, zt_deadline_ns;  /* deadline: the end of the exit wait, 0 before */
     struct ftio_auth_sender auth;   /* FTIO_AUTH=munge: this image's session */
     int      auth_ok, auth_renew;
-    int64_t  auth_tried_ns, auth_made_ns;
+    int64_t  auth_tried_ns, auth_made_ns, renewed_ns;
     int      auth_uid_known;
     uid_t    auth_uid;                /* who may decode (auth.h), (uid_t)-1 = anyone */
     uint64_t spooled[SPOOLED_MAX];   /* sent, then spooled unacknowledged */
@@ -183,12 +185,23 @@ static int zmtp_open(void)
 /* Leave zmtp.c for ZeroMQ: the connection failed (why), or the process
  * lives long enough to need ZeroMQ's reconnection (why NULL).  What was
  * sent and not acknowledged is sent again (ftiod drops a seq it has). */
+static void take_acks(void);
+
 static void zmtp_leave(const char *why)
 {
     if (why)
         ftio_log("ZMTP to %s: %s: ZeroMQ from now on", sk.endpoint, why);
     else
         ftio_log("alive for %lld ms: ZeroMQ from now on", ZMTP_SPAN_NS / 1000000);
+    /* The acknowledgements already here are ftiod's word: taken before the
+     * connection goes, so that only what it has not acknowledged is sent
+     * again (burst.sh: batches acknowledged but resent counted twice in a
+     * receiver that does not drop copies). */
+    if (!sk.zt_leaving && sk.zt.fd >= 0) {
+        sk.zt_leaving = 1;
+        take_acks();
+        sk.zt_leaving = 0;
+    }
     ftio_zmtp_close(&sk.zt);
     sk.zt_on = 0;
     sk.zt_off = 1;
@@ -324,7 +337,6 @@ static void spool_all(void)
 
 /* Send what is unsent, oldest first, while ZeroMQ takes it (a connected
  * daemon with room in its queue). */
-static void take_acks(void);
 
 /* One batch on zmtp.c's connection, with the frames ftio_batch_send()
  * gives a DEALER.  0, or -1 (not sent: the connection is not ready, or
@@ -339,11 +351,9 @@ static int zmtp_send(const struct pending_batch *p)
         return -1;
     const void *f[3] = { "", p->data, frame };
     size_t l[3] = { 0, p->len, alen };
-    int64_t deadline = ftio_mono_ns() + ZMTP_SEND_NS;
-    if (sk.zt_deadline_ns && deadline > sk.zt_deadline_ns)
-        deadline = sk.zt_deadline_ns;
+    int64_t deadline = sk.zt_deadline_ns ? sk.zt_deadline_ns : INT64_MAX;
     char why[256];
-    if (ftio_zmtp_send(&sk.zt, f, l, alen ? 3 : 2, deadline, why, sizeof why) != 0) {
+    if (ftio_zmtp_send(&sk.zt, f, l, alen ? 3 : 2, ZMTP_SEND_NS, deadline, why, sizeof why) != 0) {
         zmtp_leave(why);
         return -1;
     }
@@ -437,12 +447,32 @@ static int link_wait(int unsent)
     return zmq_poll(&it, 1, 1) < 0 && errno != EINTR ? -1 : 0;
 }
 
+/* ftiod does not know our session (it restarted since it was made): a new
+ * one now, and everything unacknowledged again in it.  The answers to the
+ * other batches the old session sent come right after: one renewal for
+ * them all. */
+static void renew(void)
+{
+    if (sk.renewed_ns && sk.last_ack_ns - sk.renewed_ns < RENEW_HOLD_NS)
+        return;
+    sk.renewed_ns = sk.last_ack_ns;
+    ftio_log("ftiod does not know our session (restarted): a new one, %zu batches sent again",
+             sk.npend);
+    sk.auth_renew = 1;
+    for (size_t i = 0; i < sk.npend; i++)
+        sk.pend[i].sent_ns = 0;
+}
+
 static void take_acks(void)
 {
     struct ftio_ack a;
     while (next_ack(&a)) {
         sk.last_ack_ns = ftio_mono_ns();
         mark_up();
+        if (a.status == FTIO_ACK_RENEW) {
+            renew();
+            continue;
+        }
         size_t i = 0;
         while (i < sk.npend && !(sk.pend[i].seq == a.seq && sk.pend[i].sent_ns))
             i++;

@@ -32,8 +32,11 @@
  *   mark=<label>           one line per mark, in arrival order
  *   file=<path>            one line per distinct file id -> path
  *   pid=<pid> rank= nranks= job= host= batches= records= final=0|1 seqmax=
- * seq_gaps counts, per pid, the numbers missing from 0..max(seq); seq_dups
- * the numbers seen twice.  Exit status: 0, or 2 on usage/IO errors.
+ *   unseen_batches= unseen.read= unseen.write=   the final batches' `unseen`
+ * A batch is counted once per (process, seq), as ftiod counts it: a copy
+ * that comes again (a resend, the same batch spooled) only adds to seq_dups.
+ * seq_gaps counts, per pid, the numbers missing from 0..max(seq).
+ * Exit status: 0, or 2 on usage/IO errors.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -63,7 +66,9 @@ struct pid_info {
 };
 
 static struct {
-    uint64_t batches, records, bad, lost;
+    uint64_t batches, records, bad, lost, dups;
+    uint64_t unseen[2];         /* the final batches' kernel cross-check, summed */
+    size_t   nunseen;           /* batches that carried one */
     uint64_t count[FTIO_LAYER_COUNT][FTIO_OP_COUNT];
     int64_t  bytes[FTIO_LAYER_COUNT][FTIO_OP_COUNT];
     uint64_t nested[FTIO_LAYER_COUNT][FTIO_OP_COUNT];
@@ -103,13 +108,32 @@ static void add_file(uint32_t id, const char *path)
     st.file_paths[st.nfiles++] = strdup(path ? path : "");
 }
 
+/* Has this process sent seq already?  (A resend, a spooled copy: counted
+ * once, as ftiod counts it; seq_dups says how many came again.) */
+static int seen_seq(const struct pid_info *p, uint64_t seq)
+{
+    for (size_t k = p->nseq; k-- > 0;)
+        if (p->seqs[k] == seq)
+            return 1;
+    return 0;
+}
+
 static void account(const struct ftio_batch *b)
 {
     const struct ftio_batch_header *h = &b->h;
+    struct pid_info *p = pid_info(h);
+    if (p && seen_seq(p, h->seq)) {
+        st.dups++;
+        return;
+    }
     st.batches++;
     st.records += b->n;
     st.lost += h->lost;
-    struct pid_info *p = pid_info(h);
+    if (h->has_unseen) {
+        st.unseen[0] += h->unseen_read;
+        st.unseen[1] += h->unseen_write;
+        st.nunseen++;
+    }
     if (p) {
         p->rank = h->rank;
         p->nranks = h->nranks;
@@ -199,16 +223,12 @@ static size_t finals(void)
 
 static void report(void)
 {
-    uint64_t gaps = 0, dups = 0;
+    uint64_t gaps = 0, dups = st.dups;
     for (size_t i = 0; i < st.npids; i++) {
         struct pid_info *p = &st.pids[i];
         qsort(p->seqs, p->nseq, sizeof *p->seqs, cmp_u64);
         uint64_t expect = 0;
         for (size_t k = 0; k < p->nseq; k++) {
-            if (k > 0 && p->seqs[k] == p->seqs[k - 1]) {
-                dups++;
-                continue;
-            }
             gaps += p->seqs[k] - expect;
             expect = p->seqs[k] + 1;
         }
@@ -218,6 +238,9 @@ static void report(void)
            (unsigned long long)st.batches, (unsigned long long)st.records,
            (unsigned long long)st.bad, st.npids, finals(), (unsigned long long)st.lost,
            (unsigned long long)gaps, (unsigned long long)dups, st.nfiles);
+    if (st.nunseen)
+        printf("unseen_batches=%zu\nunseen.read=%llu\nunseen.write=%llu\n", st.nunseen,
+               (unsigned long long)st.unseen[0], (unsigned long long)st.unseen[1]);
     for (int l = 0; l < FTIO_LAYER_COUNT; l++) {
         uint64_t total = 0;
         for (int o = 0; o < FTIO_OP_COUNT; o++) {
