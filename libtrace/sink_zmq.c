@@ -67,11 +67,13 @@
 #define AUTH_RENEW_NS  (FTIO_AUTH_RENEW_S * 1000000000ll)
 #define SPOOLED_MAX    1024              /* spooled after sending: a late ack still counts */
 #define HANDOFF_MAX    64                /* batches handed to the next image at exec */
+#define HANDOFF_BYTES_MAX (1ull << 32)   /* what a hand-off may describe, in all */
 #define UP_FRESH_S     5                 /* "the daemon is up": an ack this recent */
 #define UP_WAIT_NS     (300 * 1000000ll) /* the exit wait then (instead of FTIO_EXIT_WAIT_MS) */
+#define KNOWN_UP_WAIT_NS (10 * 1000000ll) /* ... when only another process had an answer */
 #define UP_MARK_NS     1000000000ll      /* the shared marker is touched at most this often */
 #define ZMTP_SPAN_NS   1000000000ll      /* a process alive longer moves from zmtp.c to ZeroMQ */
-#define ZMTP_SEND_NS   (50 * 1000000ll)  /* a message that makes no progress this long: dead */
+#define ZMTP_SEND_NS   (500 * 1000000ll) /* a message that makes no progress this long: dead (a loaded peer is slow, not dead) */
 #define RENEW_HOLD_NS  1000000000ll      /* "renew" answers to what the old session sent: once */
 
 /* A batch offered and not acknowledged yet. */
@@ -95,7 +97,6 @@ static struct {
     uint64_t lost;                  /* records of batches neither acknowledged nor spooled */
     int      stall_said;
     int64_t  up_marked_ns;          /* when we last touched the "daemon up" marker */
-    int64_t  first_sent_ns;         /* our first send: ftiod's ZeroMQ greeted us then */
     int      deferred;              /* ipc:// socket absent: no ZeroMQ yet, copies kept */
     /* zmtp.c instead of ZeroMQ (FTIO_ZMTP): a short process never loads libzmq. */
     struct ftio_zmtp zt;
@@ -382,8 +383,6 @@ static void send_unsent(void)
         }
         p->sent_ns = ftio_mono_ns();
         p->sends++;
-        if (!sk.first_sent_ns)
-            sk.first_sent_ns = p->sent_ns;
     }
 }
 
@@ -627,16 +626,28 @@ int ftio_sink_handoff_accept(const char *v)
     if (!v || strtol(v, &p, 10) != (long)getpid() || *p != ':')
         return 0;
     sk.in_off = strtoull(p + 1, &p, 10);
+    /* Every length is checked before any arithmetic: each at most what an
+     * image may hand over (HANDOFF_BYTES_MAX), the sum too. */
+    uint64_t total = 0;
     for (char sep = ':'; *p == sep && sk.nin < HANDOFF_MAX; sep = ',') {
-        char *q;
+        char *q, *r;
         uint64_t seq = strtoull(p + 1, &q, 10);
         if (q == p + 1 || *q != '/')
             break;
+        errno = 0;
+        uint64_t len = strtoull(q + 1, &r, 10);
+        if (r == q + 1 || errno || len == 0 || len > HANDOFF_BYTES_MAX ||
+            total + len > HANDOFF_BYTES_MAX) {
+            p = q;                       /* not ';': the whole value is refused */
+            break;
+        }
+        p = r;
+        total += len;
         sk.in_seq[sk.nin] = seq;
-        sk.in_len[sk.nin] = strtoull(q + 1, &p, 10);
+        sk.in_len[sk.nin] = (size_t)len;
         sk.nin++;
     }
-    if (*p != ';')
+    if (*p != ';' || sk.in_off > (uint64_t)INT64_MAX)
         sk.nin = 0;                      /* not what an image of ours wrote */
     /* Until our flusher takes them, an exec passes them on as they are
      * (a shell's execve that fails along PATH, an exec before our flusher
@@ -657,7 +668,7 @@ static void adopt(void)
     sk.nin = 0;
     sk.handoff_env[0] = 0;
     for (size_t i = 0; i < n; i++)
-        total += sk.in_len[i];
+        total += sk.in_len[i];        /* bounded by HANDOFF_BYTES_MAX (handoff_accept) */
     if (!n || !total || total > ftio_cfg.ack_max_bytes + (64u << 20))
         return;
     char *buf = malloc(total);
@@ -750,21 +761,23 @@ int ftio_sink_finish(int exec)
             int64_t now = ftio_mono_ns();
             if (now >= deadline || (!sent && now >= connect_deadline)) {
                 /* A daemon that is up, only slow (a loaded node), is worth
-                 * UP_WAIT more, once: one that answered within UP_FRESH_S
-                 * (us, or another process of ours on this node), or whose
-                 * ZeroMQ greeted us within it (ZMQ_IMMEDIATE: nothing is
-                 * sent before the handshake).  A stopped or absent daemon
-                 * greets nobody and answers nobody: no extra wait. */
-                int64_t fresh = UP_FRESH_S * 1000000000ll;
-                if (extended || ftio_cfg.exit_wait_ms == 0 ||
-                    !((sk.last_ack_ns && now - sk.last_ack_ns < fresh) ||
-                      (sk.first_sent_ns && now - sk.first_sent_ns < fresh) ||
-                      ftio_spool_known_up(sk.endpoint, UP_FRESH_S)))
+                 * more, once: UP_WAIT when it answered this process within
+                 * UP_FRESH_S; KNOWN_UP_WAIT in all when only another process
+                 * of ours on this node had an answer.  A peer that greets
+                 * and never answers (anyone may bind a tcp:// endpoint while
+                 * ftiod is down), a stopped or an absent daemon answered
+                 * nobody here: no extra wait, the rest is spooled. */
+                int64_t fresh = UP_FRESH_S * 1000000000ll, more = 0;
+                if (sk.last_ack_ns && now - sk.last_ack_ns < fresh)
+                    more = UP_WAIT_NS;
+                else if (ftio_spool_known_up(sk.endpoint, UP_FRESH_S))
+                    more = KNOWN_UP_WAIT_NS;
+                if (extended || ftio_cfg.exit_wait_ms == 0 || start + more <= deadline)
                     break;
                 extended = 1;
-                deadline = connect_deadline = sk.zt_deadline_ns = start + UP_WAIT_NS;
+                deadline = connect_deadline = sk.zt_deadline_ns = start + more;
                 ftio_log("ftiod is up but has not answered yet: waiting up to %lld ms",
-                         UP_WAIT_NS / 1000000);
+                         (long long)(more / 1000000));
                 continue;
             }
             if (!link_up() || link_wait(unsent) < 0)
@@ -788,7 +801,6 @@ int ftio_sink_finish(int exec)
         ftio_zmtp_close(&sk.zt);
     sk.zt_on = 0;
     sk.zt_deadline_ns = 0;
-    sk.first_sent_ns = 0;
     sk.deferred = 0;
     return handed;
 }
@@ -824,7 +836,6 @@ void ftio_sink_after_fork_child(void)
     sk.pend = NULL;
     sk.npend = sk.cap = sk.bytes = 0;
     sk.last_ack_ns = 0;
-    sk.first_sent_ns = 0;
     sk.up_marked_ns = 0;
     sk.lost = 0;
     sk.stall_said = 0;
