@@ -232,6 +232,9 @@ FTIO_HIDDEN uint32_t ftio_file_register_at(int dirfd, const char *path);
  * delivered.  Not thread-safe: the flusher is the only caller. */
 struct ftio_file_entry;
 FTIO_HIDDEN size_t ftio_files_pending(struct ftio_file_entry *out, size_t max, void **token);
+/* The file system path lives on, "TYPE:MOUNTPOINT" (mounts.c; flusher
+ * thread only: a stat per new file, /proc/self/mountinfo read once), or NULL. */
+FTIO_HIDDEN const char *ftio_mount_of(const char *path);
 FTIO_HIDDEN void ftio_files_commit(void *token);
 FTIO_HIDDEN void ftio_files_after_fork_child(void);
 

@@ -31,7 +31,21 @@ u=$(val "$T/cxx.got" unseen.read)
 [ "${u:-x}" != x ] && [ "$u" -le 4096 ] && ok "std::ifstream: unseen read $u <= 4096" \
   || bad "std::ifstream: unseen read '$u'"
 grep -q "^file=$T/d/out.bin$" "$T/cxx.got" && ok "std::ofstream: its path sent" || bad "out.bin not in files"
+# Each file entry says which file system it is on ("TYPE:MOUNTPOINT", as findmnt says).
+fs=$(findmnt -n -o FSTYPE,TARGET -T "$T/d/out.bin" | awk '{ print $1 ":" $2; exit }')
+grep -qxF "fs=$fs $T/d/out.bin" "$T/cxx.got" && ok "out.bin's file system: $fs" \
+  || bad "out.bin's file system: want $fs, got: $(grep '^fs=' "$T/cxx.got")"
 rm -f "$T"/spool/*
+# tmpfs too (/dev is excluded by default: FTIO_EXCLUDE without it).
+if [ -d /dev/shm ] && [ -w /dev/shm ]; then
+  shm=$(mktemp /dev/shm/ftio-test.XXXXXX)
+  FTIO_EXCLUDE=/proc FTIO_SPOOL=always traced sh -c "echo x >$shm"
+  rm -f "$shm"
+  want=$(findmnt -n -o FSTYPE,TARGET -T /dev/shm | awk '{ print $1 ":" $2; exit }')
+  wire recv "$T"/spool/*.msgpack | grep -qxF "fs=$want $shm" && ok "a file in /dev/shm: $want" \
+    || bad "a file in /dev/shm: want $want: $(wire recv "$T"/spool/*.msgpack | grep '^fs=')"
+  rm -f "$T"/spool/*
+fi
 
 # Descriptors the open wrappers never saw.
 rm -rf "$T/d"; mkdir -p "$T/d"

@@ -31,6 +31,7 @@
  *   coll.<layer>.<op>=N    count.<layer>=N            close sync seek stat meta)
  *   mark=<label>           one line per mark, in arrival order
  *   file=<path>            one line per distinct file id -> path
+ *   fs=<TYPE:MOUNT> <path> the file system of each file that has one
  *   pid=<pid> rank= nranks= job= host= batches= records= final=0|1 seqmax=
  *   unseen_batches= unseen.read= unseen.write=   the final batches' `unseen`
  * A batch is counted once per (process, seq), as ftiod counts it: a copy
@@ -78,6 +79,7 @@ static struct {
     size_t   npids;
     uint32_t file_ids[MAX_FILES];
     char    *file_paths[MAX_FILES];
+    char    *file_fs[MAX_FILES];     /* the entry's file system, NULL: none sent */
     size_t   nfiles;
     char   **marks;
     size_t   nmarks, capmarks;
@@ -97,7 +99,7 @@ static struct pid_info *pid_info(const struct ftio_batch_header *h)
     return p;
 }
 
-static void add_file(uint32_t id, const char *path)
+static void add_file(uint32_t id, const char *path, const char *fs)
 {
     for (size_t i = 0; i < st.nfiles; i++)
         if (st.file_ids[i] == id)
@@ -105,6 +107,7 @@ static void add_file(uint32_t id, const char *path)
     if (st.nfiles == MAX_FILES)
         return;
     st.file_ids[st.nfiles] = id;
+    st.file_fs[st.nfiles] = fs ? strdup(fs) : NULL;
     st.file_paths[st.nfiles++] = strdup(path ? path : "");
 }
 
@@ -149,7 +152,7 @@ static void account(const struct ftio_batch *b)
         p->seqs[p->nseq++] = h->seq;
     }
     for (size_t i = 0; i < h->nfiles; i++)
-        add_file(h->files[i].id, h->files[i].path);
+        add_file(h->files[i].id, h->files[i].path, h->files[i].fs);
     if (h->mark) {
         if (FTIO_GROW(st.marks, st.capmarks, st.nmarks + 1) == 0)
             st.marks[st.nmarks++] = strdup(h->mark);
@@ -263,6 +266,9 @@ static void report(void)
         printf("mark=%s\n", st.marks[i]);
     for (size_t i = 0; i < st.nfiles; i++)
         printf("file=%s\n", st.file_paths[i]);
+    for (size_t i = 0; i < st.nfiles; i++)
+        if (st.file_fs[i])
+            printf("fs=%s %s\n", st.file_fs[i], st.file_paths[i]);
     for (size_t i = 0; i < st.npids; i++) {
         struct pid_info *p = &st.pids[i];
         printf("pid=%lld rank=%d nranks=%d job=%s host=%s batches=%llu records=%llu final=%d seqmax=%llu\n",
