@@ -44,7 +44,11 @@ akeys = {"pattern", "rule", "shape", "files", "bytes", "share", "requests", "per
 assert isinstance(m["activities"], list) and all(set(a) == akeys for a in m["activities"]), m["activities"]
 assert set(m["window"]) == {"start", "end", "fs", "samples"}
 assert set(m["metrics"]) == {"r_io", "b_io", "sigma_vol", "sigma_time", "periodicity", "abstraction_error"}
-assert set(m["next"]) == {"start", "end", "bytes"} and set(m["phase"]) == {"bytes", "duration"}
+# v4 (PROTOCOL.md §2 "Version 4"): each phase described, the next one's duration
+assert set(m["next"]) == {"start", "end", "bytes", "ranks", "skew_bytes", "files", "fs", "load",
+                          "duration"}, set(m["next"])
+assert set(m["phase"]) == {"bytes", "duration", "elapsed", "bandwidth", "ranks", "skew_bytes", "files",
+                           "opens", "metadata", "syncs", "fs", "last"}, set(m["phase"])
 assert m["jobid"] == "t1" and m["step"] is None     # not a step-qualified id
 assert m["v"] == 4 and m["job"] == "t1" and m["mode"] == "write" and m["class"] in ("periodic", "uncertain", "none")
 assert m["window"]["start"] > 1e9      # epoch seconds
