@@ -74,14 +74,14 @@ PIDS="$PIDS $!"
 SHIM="$B/lib/libftio.so"
 export FTIO_ENDPOINT="ipc://$RUN/d.in" FTIO_AUTH=none FTIO_DAEMON_CONFIG=none
 # name ranks compute_s program args... (the number of phases fits SECONDS)
-JOBS="c6 4 6.0 ckpt --posix -b 24M
-u9 2 9.0 shapes uneven -b 48M
-r7 2 7.5 shapes rank0 -b 32M
-m11 2 11.0 ckpt -b 48M
-h5 2 5.0 shapes heights -b 32M
-s13 3 13.0 shapes stagger -b 16M
-d8 2 8.0 shapes drift -b 32M
-p15 2 15.0 ckpt --posix -b 64M"
+JOBS="c6 4 6.0 ckpt --posix -b 48M
+u9 2 9.0 shapes uneven -b 96M
+r7 2 7.5 shapes rank0 -b 96M
+m11 2 11.0 ckpt -b 128M
+h5 2 5.0 shapes heights -b 64M
+s13 3 13.0 shapes stagger -b 48M
+d8 2 8.0 shapes drift -b 64M
+p15 2 15.0 ckpt --posix -b 128M"
 n=0
 echo "$JOBS" | head -n "$NJOBS" >"$RUN/jobs.txt"
 while read -r name np c prog args; do

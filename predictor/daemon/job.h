@@ -205,7 +205,7 @@ struct job {
     struct job_activities *acts;   /* per-activity streams (job_activities.c), NULL until
                                       the first batch */
     struct job_machine *mach;      /* phases described, file systems, duration model
-                                      (job_machine.c), NULL until the first data */
+                                      (job_machine.c), NULL until the first batch */
     size_t   mem;                  /* bytes it held when last accounted (job_table_account) */
 };
 

@@ -193,16 +193,18 @@ static bool meta_times(const struct ftio_record *r, struct ftio_batch_clock c, i
 void job_machine_merge(struct job *j, struct job_proc *p, const struct ftio_batch *b,
                        const struct ftio_convert_options *co, const struct job_limits *lim)
 {
-    if (!j->has_origin)
-        return;                        /* nothing to place in time before its first data */
     struct job_machine *m = j->mach;
     if (!m && !(m = j->mach = jm_new(lim->fs)))
         return;
     const struct ftio_batch_header *h = &b->h;
     if (h->has_app && !m->app)
         m->app = app_hash(&h->app);
+    /* A file's entry comes once, in whichever batch first names it (maybe
+     * one without data: an open before the job's first write). */
     for (size_t i = 0; i < h->nfiles; i++)
         file_entry(m, &h->files[i]);
+    if (!j->has_origin)
+        return;                        /* no record to place in time before its first data */
     if (!p->mach) {
         long k = ftio_pt_proc_add(&m->pt);
         if (k < 0)
