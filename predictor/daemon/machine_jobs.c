@@ -110,10 +110,13 @@ void job_machine_step(struct ftiod_machine *mc, struct job *j, int mode, double 
             return;
         double load = others_observed(mc, job_machine_gfs(j, mc, ph->fs), origin + ph->start,
                                       origin + ph->end, ph->bytes * ph->fs_share);
+        /* Learnt with the load it was predicted with, when it was (what the
+         * model will be given), else with the one observed. */
+        double predicted;
+        ftio_dm_score(site, app, jm->dm, ph->start, dur, tol, &predicted);
         struct ftio_dm_phase p = { .bytes = ph->bytes, .ranks = ph->ranks,
                                    .skew_bytes = ph->skew_bytes, .files = ph->files,
-                                   .load = isnan(load) ? 0 : load };
-        ftio_dm_score(site, app, jm->dm, ph->start, dur, tol);
+                                   .load = !isnan(predicted) ? predicted : isnan(load) ? 0 : load };
         ftio_dm_learn(site, app, jm->dm, &p, dur);
     }
     /* The phases the answer is of (its bytes per phase). */

@@ -138,8 +138,10 @@ static void push_residual(struct ftio_dm_fit *f, double r, double abserr, bool i
 }
 
 bool ftio_dm_score(struct ftio_dm_fit *site, struct ftio_dm_fit *app, struct ftio_dm_job *j,
-                   double start, double duration, double tolerance)
+                   double start, double duration, double tolerance, double *load)
 {
+    if (load)
+        *load = NAN;
     if (!(duration > 0))
         return false;
     bool scored = false;
@@ -153,6 +155,8 @@ bool ftio_dm_score(struct ftio_dm_fit *site, struct ftio_dm_fit *app, struct fti
             if (q->app && app)
                 push_residual(app, r, err, inside);
             push_residual(site, r, err, inside);
+            if (load)
+                *load = q->load;
             q->used = false;
             scored = true;
         } else if (q->start < start - tolerance) {
@@ -195,6 +199,7 @@ void ftio_dm_predict(const struct ftio_dm_fit *site, const struct ftio_dm_fit *a
         hi = 1.645 * sd;
     }
     out->valid = true;
+    out->load = p->load;
     out->median = exp(yhat);
     out->low = exp(yhat + fmin(lo, 0));
     out->high = exp(yhat + fmax(hi, 0));
@@ -227,5 +232,6 @@ void ftio_dm_expect(struct ftio_dm_job *j, double start, const struct ftio_dm_pr
                 slot = &j->pending[k];
     }
     *slot = (struct ftio_dm_pending){ .used = true, .app = out->app, .start = start,
-                                      .median = out->median, .low = out->low, .high = out->high };
+                                      .median = out->median, .low = out->low, .high = out->high,
+                                      .load = out->load };
 }

@@ -66,6 +66,7 @@ struct ftio_dm_job {
     struct ftio_dm_pending {
         bool   used, app;
         double start, median, low, high;
+        double load;                       /* the load it was predicted with */
     } pending[FTIO_DM_PENDING];
 };
 
@@ -89,12 +90,17 @@ void ftio_dm_learn(struct ftio_dm_fit *site, struct ftio_dm_fit *app, struct fti
 /* The phase that started at `start` took `duration` s: score the job's
  * pending prediction of that phase (its start within `tolerance` s), in
  * the scope that made it and the site's, and forget the predictions of
- * phases that should have started before it.  True when scored. */
+ * phases that should have started before it.  True when scored; *load
+ * (unless NULL) is then the load that prediction was made with, else NAN.
+ * A caller learns the phase with that load when there is one: the model
+ * is then fit on the load it is given (a forecast's, uncertain in time),
+ * not on the one that came. */
 bool   ftio_dm_score(struct ftio_dm_fit *site, struct ftio_dm_fit *app, struct ftio_dm_job *j,
-                     double start, double duration, double tolerance);
+                     double start, double duration, double tolerance, double *load);
 
 struct ftio_dm_prediction {
     bool     valid;
+    double   load;                /* the load it was made for (p->load) */
     double   median, low, high;   /* s; [low, high] a 90 % interval */
     bool     app;                 /* the application's fit (else the site's) */
     uint64_t phases;              /* phases the fit learnt from */

@@ -326,7 +326,9 @@ START_TEST(duration_learns)
                 ftio_dm_predict(&site, NULL, &job[j], &p, &pr);
                 ck_assert(pr.valid);
                 ftio_dm_expect(&job[j], 100.0 * k, &pr, 5);
-                ck_assert(ftio_dm_score(&site, NULL, &job[j], 100.0 * k + 0.5, d, 5));
+                double was;
+                ck_assert(ftio_dm_score(&site, NULL, &job[j], 100.0 * k + 0.5, d, 5, &was));
+                ck_assert_double_eq_tol(was, L, 1e-9);
                 err_model += fabs(pr.median / d - 1);
                 /* the baseline: the median of the job's past phases */
                 double ys[FTIO_DM_JOB];
