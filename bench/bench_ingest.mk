@@ -26,3 +26,11 @@ $(B)/bench/step: $(B)/bench/step_bench.o $(FTIOD_JOB_OBJS) $(FORECAST_LIB) \
 	  $(PUBLISH_LINK) -lm
 
 BENCH_TARGETS += $(B)/bench/step $(B)/bin/ftio-wire
+
+# bench/forecast_bench.c: what the machine forecast costs for 10^3-10^5 jobs
+# (bench/README.md "contention").
+$(B)/bench/forecast: $(B)/bench/forecast_bench.o $(FORECAST_LIB) $(COMMON_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ -lm
+
+BENCH_TARGETS += $(B)/bench/forecast

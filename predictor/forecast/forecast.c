@@ -163,45 +163,82 @@ size_t ftio_fc_train_phases(const struct ftio_fc_train *t, double t0, double t1,
 
 /* ---- collisions -------------------------------------------------------------- */
 
+/* A phase that may collide: only phases whose start is known to within half
+ * of them (or 0.5 s); the sd grows with k, so the first too uncertain one
+ * ends its train's part in the collisions. */
 struct item {
     double start, end, bytes, p;
     uint32_t train;
-    uint16_t fs;
 };
 
-static int cmp_item(const void *a, const void *b)
+/* The next candidate phase of each train, in a min-heap by start: the
+ * trains' phases come out in time order (a k-way merge: O(n log trains),
+ * and the heap, a few hundred KB for 10^4 jobs, stays in cache, where a
+ * sort of every phase of the horizon took most of the forecast). */
+struct cursor {
+    double   start;
+    uint32_t train;
+    uint32_t k;
+};
+
+static bool cursor_at(const struct ftio_fc_train *t, uint32_t idx, uint32_t k, double t0, double t1,
+                      struct cursor *c)
 {
-    const struct item *x = a, *y = b;
-    if (x->fs != y->fs)
-        return x->fs < y->fs ? -1 : 1;
-    return x->start < y->start ? -1 : x->start > y->start;
+    double limit = fmax(0.5 * t->duration, 0.5);
+    for (; k < MAX_PHASES; k++) {
+        double s = t->start + (double)k * (has_period(t) ? t->period : 0);
+        if (s >= t1 || (k > 0 && !has_period(t)) || phase_sd(t, k) > limit)
+            return false;
+        if (s + t->duration > t0) {
+            *c = (struct cursor){ s, idx, k };
+            return true;
+        }
+    }
+    return false;
 }
 
-/* A min-heap of item indexes by end. */
-static void heap_push(uint32_t *h, size_t *n, const struct item *it, uint32_t v)
+static void cursor_down(struct cursor *h, size_t n, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < n && h[l].start < h[m].start)
+            m = l;
+        if (r < n && h[r].start < h[m].start)
+            m = r;
+        if (m == i)
+            return;
+        struct cursor x = h[i];
+        h[i] = h[m];
+        h[m] = x;
+        i = m;
+    }
+}
+
+/* The running phases, in a min-heap by end. */
+static void active_push(struct item *h, size_t *n, const struct item *v)
 {
     size_t i = (*n)++;
-    h[i] = v;
-    while (i > 0 && it[h[(i - 1) / 2]].end > it[h[i]].end) {
-        uint32_t x = h[i];
+    h[i] = *v;
+    while (i > 0 && h[(i - 1) / 2].end > h[i].end) {
+        struct item x = h[i];
         h[i] = h[(i - 1) / 2];
         h[(i - 1) / 2] = x;
         i = (i - 1) / 2;
     }
 }
 
-static void heap_pop(uint32_t *h, size_t *n, const struct item *it)
+static void active_pop(struct item *h, size_t *n)
 {
     h[0] = h[--*n];
     for (size_t i = 0;;) {
         size_t l = 2 * i + 1, r = l + 1, m = i;
-        if (l < *n && it[h[l]].end < it[h[m]].end)
+        if (l < *n && h[l].end < h[m].end)
             m = l;
-        if (r < *n && it[h[r]].end < it[h[m]].end)
+        if (r < *n && h[r].end < h[m].end)
             m = r;
         if (m == i)
-            break;
-        uint32_t x = h[i];
+            return;
+        struct item x = h[i];
         h[i] = h[m];
         h[m] = x;
         i = m;
@@ -213,76 +250,69 @@ static int collisions(struct ftio_fc *f, const struct ftio_fc_train *tr, size_t 
 {
     f->ncoll = 0;
     f->ncoll_total = 0;
-    struct item *it = NULL;
-    size_t ni = 0, cap = 0;
-    struct ftio_fc_phase ph[64];
-    for (size_t i = 0; i < n; i++) {
-        const struct ftio_fc_train *t = &tr[i];
-        double p = has_period(t) ? clamp01(t->confidence) : 1.0;
-        if (p < min_p)
-            continue;
-        /* Only phases whose start is known to within half of them. */
-        double t_from = f->t0;
-        for (;;) {
-            size_t m = ftio_fc_train_phases(t, t_from, t1, ph, 64);
-            for (size_t k = 0; k < m; k++) {
-                size_t idx = has_period(t) ? (size_t)llround((ph[k].start - t->start) / t->period) : 0;
-                if (phase_sd(t, idx) > fmax(0.5 * t->duration, 0.5))
-                    goto next_train;
-                if (FTIO_GROW(it, cap, ni + 1) < 0) {
-                    free(it);
-                    return -1;
-                }
-                it[ni++] = (struct item){ ph[k].start, ph[k].end, ph[k].bytes, p, (uint32_t)i,
-                                          t->fs };
-            }
-            if (m < 64)
-                break;
-            t_from = ph[m - 1].end;
-            if (t_from >= t1)
-                break;
-        }
-    next_train:;
-    }
-    qsort(it, ni, sizeof *it, cmp_item);
-    uint32_t *heap = malloc((ni ? ni : 1) * sizeof *heap);
-    if (!heap) {
-        free(it);
+    struct cursor *cur = malloc((n ? n : 1) * sizeof *cur);
+    struct item *act = malloc((n ? n : 1) * sizeof *act);   /* a train has one phase running */
+    if (!cur || !act) {
+        free(cur);
+        free(act);
         return -1;
     }
-    size_t nh = 0, kept = 0;
-    for (size_t i = 0; i < ni; i++) {
-        if (i > 0 && it[i].fs != it[i - 1].fs)
-            nh = kept = 0;                        /* another file system */
-        while (nh > 0 && it[heap[0]].end <= it[i].start)
-            heap_pop(heap, &nh, it);
-        for (size_t k = 0; k < nh; k++) {
-            const struct item *a = &it[heap[k]], *b = &it[i];
-            if (tr[a->train].job == tr[b->train].job)
-                continue;
-            f->ncoll_total++;
-            if (kept >= max)
-                continue;
-            kept++;
-            if (FTIO_GROW(f->coll, f->coll_cap, f->ncoll + 1) < 0) {
-                free(heap);
-                free(it);
-                return -1;
-            }
-            double s = b->start, e = fmin(a->end, b->end);
-            f->coll[f->ncoll++] = (struct ftio_fc_collision){
-                .job = { tr[a->train].job, tr[b->train].job },
-                .train = { a->train, b->train }, .fs = a->fs, .start = s, .end = e,
-                .bytes = { a->bytes * (e - s) / (a->end - a->start),
-                           b->bytes * (e - s) / (b->end - b->start) },
-                .p = a->p * b->p,
-            };
+    int rc = 0;
+    for (size_t fs = 0; fs < f->nfs && rc == 0; fs++) {
+        size_t nc = 0, na = 0, kept = 0;
+        for (size_t i = 0; i < n; i++) {
+            const struct ftio_fc_train *t = &tr[i];
+            double p = has_period(t) ? clamp01(t->confidence) : 1.0;
+            if (t->fs == fs && p >= min_p && t->duration > 0 && isfinite(t->start) &&
+                cursor_at(t, (uint32_t)i, 0, f->t0, t1, &cur[nc]))
+                nc++;
         }
-        heap_push(heap, &nh, it, (uint32_t)i);
+        for (size_t i = nc / 2; i-- > 0;)
+            cursor_down(cur, nc, i);
+        while (nc > 0) {
+            const struct ftio_fc_train *t = &tr[cur[0].train];
+            struct item c = { cur[0].start, cur[0].start + t->duration, t->bytes,
+                              has_period(t) ? clamp01(t->confidence) : 1.0, cur[0].train };
+            if (!cursor_at(t, cur[0].train, cur[0].k + 1, f->t0, t1, &cur[0]))
+                cur[0] = cur[--nc];
+            cursor_down(cur, nc, 0);
+            while (na > 0 && act[0].end <= c.start)
+                active_pop(act, &na);
+            /* Every running phase of another job collides with this one;
+             * the first `max` per file system are listed, the rest only
+             * counted (the size of the heap). */
+            if (kept >= max) {
+                f->ncoll_total += na;
+            } else {
+                for (size_t k = 0; k < na; k++) {
+                    const struct item *a = &act[k];
+                    if (tr[a->train].job == t->job)
+                        continue;
+                    f->ncoll_total++;
+                    if (kept >= max)
+                        continue;
+                    kept++;
+                    if (FTIO_GROW(f->coll, f->coll_cap, f->ncoll + 1) < 0) {
+                        rc = -1;
+                        break;
+                    }
+                    double s = c.start, e = fmin(a->end, c.end);
+                    f->coll[f->ncoll++] = (struct ftio_fc_collision){
+                        .job = { tr[a->train].job, t->job }, .train = { a->train, c.train },
+                        .fs = (uint16_t)fs, .start = s, .end = e,
+                        .bytes = { a->bytes * (e - s) / (a->end - a->start),
+                                   c.bytes * (e - s) / (c.end - c.start) },
+                        .p = a->p * c.p,
+                    };
+                }
+            }
+            if (na < n)
+                active_push(act, &na, &c);
+        }
     }
-    free(heap);
-    free(it);
-    return 0;
+    free(cur);
+    free(act);
+    return rc;
 }
 
 /* ---- the forecast ----------------------------------------------------------- */

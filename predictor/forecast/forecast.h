@@ -63,7 +63,8 @@ struct ftio_fc {
     double *active;        /* [fs][mode][step]: expected number of jobs in a phase */
     struct ftio_fc_collision *coll;
     size_t  ncoll, coll_cap; /* kept: per file system the earliest, at most max_collisions */
-    uint64_t ncoll_total;  /* every collision found (the list may hold fewer) */
+    uint64_t ncoll_total;  /* every collision found (the list may hold fewer; past the
+                              listed ones a job's two modes overlapping count too) */
     /* scratch */
     size_t  cap;
 };
