@@ -10,6 +10,13 @@
 #define SMEAR_FRACTION (1.0 / 3.0)
 /* At most this many phases of one train (a period of 0.06 s over 10 min). */
 #define MAX_PHASES 10000
+/* Phases of a train drawn one by one; the rest is its mean rate (a job whose
+ * period is a second would cost 600 trapezoids over 10 min, for a detail
+ * its uncertainty blurs anyway). */
+#define MAX_SHAPED 32
+/* Phases of a train that take part in collisions (the near ones: where a
+ * collision is worth acting on, and known). */
+#define MAX_COLLIDING 16
 
 void ftio_fc_free(struct ftio_fc *f)
 {
@@ -130,7 +137,7 @@ static void add_train(const struct ftio_fc_train *t, double t0, double *rate, do
         double s = t->start + (double)k * T, sd = phase_sd(t, k), a = sqrt(3.0) * sd;
         if (s - a >= end)
             break;
-        if (sd > SMEAR_FRACTION * T) {
+        if (sd > SMEAR_FRACTION * T || k >= MAX_SHAPED) {
             /* From here on the phases overlap: the train's mean. */
             double u = s - t0;
             plateau(rate, n, u - T / 2, (double)n + T + 1, T, p * t->bytes / T);
@@ -185,7 +192,7 @@ static bool cursor_at(const struct ftio_fc_train *t, uint32_t idx, uint32_t k, d
                       struct cursor *c)
 {
     double limit = fmax(0.5 * t->duration, 0.5);
-    for (; k < MAX_PHASES; k++) {
+    for (; k < MAX_COLLIDING; k++) {
         double s = t->start + (double)k * (has_period(t) ? t->period : 0);
         if (s >= t1 || (k > 0 && !has_period(t)) || phase_sd(t, k) > limit)
             return false;

@@ -18,8 +18,9 @@
  * expected volume is kept.  A trapezoid is four ramps, a ramp two or three
  * entries of a second-difference array: the cost is O(phases + steps), not
  * O(phases x steps) (10,000 jobs: bench/README.md "contention").  Once
- * sd_k passes a third of the period the phases run into one another and
- * the rest of the train is its mean rate.
+ * sd_k passes a third of the period (or after 32 phases) the phases run
+ * into one another and the rest of the train is its mean rate.  Collisions
+ * are looked for among each train's next 16 phases.
  */
 #ifndef FTIO_FORECAST_H
 #define FTIO_FORECAST_H
@@ -70,7 +71,8 @@ struct ftio_fc {
 };
 
 /* The forecast of n trains over [t0, t0 + steps) at 1-s steps; collisions
- * whose overlap starts inside it (per file system the earliest
+ * whose overlap starts inside it, among each train's next 16 phases (per
+ * file system the earliest
  * max_collisions kept, sorted by file system then start; only
  * phases whose start is known to within half their duration and whose
  * probability is at least min_p).  0, or -1 out of memory.  f: zeroed or a
