@@ -67,7 +67,7 @@ struct ftiod_machine {
     /* metrics */
     uint64_t lat[NLAT + 1], lat_n;
     double   lat_sum;
-    double   cost;                   /* s of the last tick's work */
+    double   cost;                   /* CPU s of the last tick's work */
     uint64_t ticks;
     struct fs_summary sum[MACHINE_MAX_FS];
     int      nsum;
@@ -330,9 +330,11 @@ static int cmp_rank(const void *a, const void *b)
 
 /* The message of a tick (PROTOCOL.md §2, Version 4 "machine"); *uids gets
  * the owner of each entry of "jobs". */
+struct tick_cost { double cpu, held; };   /* CPU s of the tick so far, s the lock was held */
+
 static json_t *message(const struct ftiod *d, const struct ftiod_machine *m,
-                       const struct snapshot *s, const struct ftio_fc *fc, double now, double cost,
-                       int64_t **uids)
+                       const struct snapshot *s, const struct ftio_fc *fc, double now,
+                       const struct tick_cost *cost, int64_t **uids)
 {
     json_t *o = json_object(), *fsa = json_array(), *coll = json_array(), *jobs = json_array();
     if (!o || !fsa || !coll || !jobs) {
@@ -411,7 +413,8 @@ static json_t *message(const struct ftiod *d, const struct ftiod_machine *m,
     json_object_set_new(o, "jobs", jobs);
     json_object_set_new(o, "jobs_live", json_integer((json_int_t)m->live_jobs));
     json_object_set_new(o, "trains", json_integer((json_int_t)s->ntr));
-    json_object_set_new(o, "cost", json_real(cost));
+    json_object_set_new(o, "cost", json_real(cost->cpu));
+    json_object_set_new(o, "lock", json_real(cost->held));
     return o;
 }
 
@@ -423,12 +426,23 @@ static double mean_of(const double *v, size_t a, size_t b)
     return b > a ? s / (double)(b - a) : 0;
 }
 
+/* CPU seconds of the calling thread: what a tick costs ftiod, whatever
+ * else runs on the machine. */
+static double thread_cpu(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static void tick(struct ftiod *d, struct ftiod_machine *m, struct ftio_fc *fc)
 {
-    double now = (double)ftio_real_ns() * 1e-9, t_begin = ftiod_now();
+    double now = (double)ftio_real_ns() * 1e-9, cpu_begin = thread_cpu();
     struct snapshot s = { 0 };
     pthread_mutex_lock(&d->lock);
+    double held = ftiod_now();
     int rc = take_snapshot(d, m, now, &s);
+    held = ftiod_now() - held;
     pthread_mutex_unlock(&d->lock);
     if (rc != 0 || ftio_fc_compute(fc, s.tr, s.ntr, (size_t)s.nfs, floor(now), m->steps,
                                    COLLISIONS_PER_FS, COLLISION_MIN_P) != 0) {
@@ -437,8 +451,9 @@ static void tick(struct ftiod *d, struct ftiod_machine *m, struct ftio_fc *fc)
         return;
     }
     int64_t *uids = NULL;
-    json_t *msg = message(d, m, &s, fc, now, ftiod_now() - t_begin, &uids);
-    double cost = ftiod_now() - t_begin;
+    struct tick_cost tc = { thread_cpu() - cpu_begin, held };
+    json_t *msg = message(d, m, &s, fc, now, &tc, &uids);
+    double cost = thread_cpu() - cpu_begin;
     bool log = d->cfg.machine_log > 0 &&
                (m->ticks == 0 || (uint64_t)floor(now) % (uint64_t)d->cfg.machine_log == 0);
 
@@ -605,7 +620,7 @@ void ftiod_machine_metrics(const struct ftiod_machine *m, FILE *f)
             (unsigned long long)m->lat_n);
     fprintf(f, "ftiod_prediction_latency_seconds_sum %.6f\n", m->lat_sum);
     fprintf(f, "ftiod_prediction_latency_seconds_count %llu\n", (unsigned long long)m->lat_n);
-    fprintf(f, "# HELP ftiod_machine_forecast_seconds Time the last machine forecast took.\n"
+    fprintf(f, "# HELP ftiod_machine_forecast_seconds CPU time the last machine forecast took.\n"
                "# TYPE ftiod_machine_forecast_seconds gauge\nftiod_machine_forecast_seconds %.6f\n",
             m->cost);
     fprintf(f, "# HELP ftiod_machine_trains Predicted phase trains in the last forecast.\n"
