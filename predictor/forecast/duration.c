@@ -60,6 +60,17 @@ void ftio_dm_features(const struct ftio_dm_job *j, const struct ftio_dm_phase *p
     x[FTIO_DM_LOAD] = rate > 0 && p->load > 0 ? log1p(p->load / rate) : 0;
 }
 
+/* The slot of a new entry of a ring of cap entries (n of them kept, the
+ * oldest at *head): the next free one, or the oldest, which it replaces. */
+static size_t ring_slot(size_t *head, size_t *n, size_t cap)
+{
+    if (*n < cap)
+        return (*head + (*n)++) % cap;
+    size_t k = *head;
+    *head = (*head + 1) % cap;
+    return k;
+}
+
 static double dot(const double *w, const double *x)
 {
     double s = 0;
@@ -110,13 +121,7 @@ void ftio_dm_learn(struct ftio_dm_fit *site, struct ftio_dm_fit *app, struct fti
         j->sx[i] += x[i];
     j->sy += y;
     j->count++;
-    size_t k = (j->head + j->n) % FTIO_DM_JOB;
-    if (j->n == FTIO_DM_JOB) {
-        k = j->head;
-        j->head = (j->head + 1) % FTIO_DM_JOB;
-    } else {
-        j->n++;
-    }
+    size_t k = ring_slot(&j->head, &j->n, FTIO_DM_JOB);
     memcpy(j->x[k], x, sizeof x);
     j->y[k] = y;
     j->rate[k] = p->bytes / duration;
@@ -124,13 +129,7 @@ void ftio_dm_learn(struct ftio_dm_fit *site, struct ftio_dm_fit *app, struct fti
 
 static void push_residual(struct ftio_dm_fit *f, double r, double abserr, bool inside)
 {
-    size_t k = (f->rhead + f->nres) % FTIO_DM_RESIDUALS;
-    if (f->nres == FTIO_DM_RESIDUALS) {
-        k = f->rhead;
-        f->rhead = (f->rhead + 1) % FTIO_DM_RESIDUALS;
-    } else {
-        f->nres++;
-    }
+    size_t k = ring_slot(&f->rhead, &f->nres, FTIO_DM_RESIDUALS);
     f->resid[k] = r;
     f->abserr[k] = abserr;
     f->scored++;
@@ -155,6 +154,7 @@ bool ftio_dm_score(struct ftio_dm_fit *site, struct ftio_dm_fit *app, struct fti
             if (q->app && app)
                 push_residual(app, r, err, inside);
             push_residual(site, r, err, inside);
+            j->resid[ring_slot(&j->rhead, &j->nres, FTIO_DM_JOB)] = r;
             if (load)
                 *load = q->load;
             q->used = false;
@@ -189,6 +189,10 @@ void ftio_dm_predict(const struct ftio_dm_fit *site, const struct ftio_dm_fit *a
     if (rs) {
         lo = quantile(rs->resid, rs->nres, 0.05);
         hi = quantile(rs->resid, rs->nres, 0.95);
+        if (j->nres >= FTIO_DM_MIN_JOB_RESID) {
+            lo = fmin(lo, quantile(j->resid, j->nres, 0.05));
+            hi = fmax(hi, quantile(j->resid, j->nres, 0.95));
+        }
     } else {
         double s = 0;
         for (size_t k = 0; k < j->n; k++)

@@ -23,8 +23,11 @@
  * (time proportional to volume and to the sharing) and 0 elsewhere.
  * The 90 % interval comes from the quantiles (5 %, 95 %) of log(actual /
  * predicted) of the scope's last FTIO_DM_RESIDUALS predictions that were
- * scored against the phase that came; before FTIO_DM_MIN_RESID of them,
- * from the spread of the job's own phases.  Its error so far is the
+ * scored against the phase that came, widened to the job's own when it has
+ * FTIO_DM_MIN_JOB_RESID of them (a job whose phases are bimodal -- a write
+ * the page cache absorbed, or one that waited for the disk -- has wider
+ * residuals than the site's); before FTIO_DM_MIN_RESID scored ones, from
+ * the spread of the job's own phases.  Its error so far is the
  * median of |actual / predicted - 1| and the share of truths inside the
  * interval over the same predictions.
  */
@@ -39,6 +42,7 @@ enum { FTIO_DM_BYTES = 0, FTIO_DM_RANKS, FTIO_DM_SKEW, FTIO_DM_FILES, FTIO_DM_LO
 #define FTIO_DM_RESIDUALS 256
 #define FTIO_DM_MIN_FIT   20     /* phases before an application has a fit of its own */
 #define FTIO_DM_MIN_RESID 20     /* scored predictions before the interval is the scope's */
+#define FTIO_DM_MIN_JOB_RESID 8  /* a job's own scored predictions that widen it */
 #define FTIO_DM_JOB       16     /* phases of a job kept for its level */
 #define FTIO_DM_PENDING   4      /* predictions of phases still to come, per job */
 
@@ -62,6 +66,9 @@ struct ftio_dm_job {
     size_t   n, head;
     double   sx[FTIO_DM_NX], sy;           /* sums over all its phases */
     uint64_t count;
+    double   resid[FTIO_DM_JOB];           /* log(actual / predicted) of its own scored
+                                              predictions, ring */
+    size_t   nres, rhead;
     /* the last prediction published for each phase still to come */
     struct ftio_dm_pending {
         bool   used, app;

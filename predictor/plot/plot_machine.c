@@ -90,6 +90,14 @@ static void job_series(const json_t *job, double start, size_t n, double *out)
     }
 }
 
+/* Is a listed job one of (file system, mode)? */
+static bool job_here(const json_t *job, const char *fs, const char *mode)
+{
+    const char *jf = json_string_value(json_object_get(job, "fs"));
+    const char *jm = json_string_value(json_object_get(job, "mode"));
+    return jf && jm && fs && !strcmp(jf, fs) && !strcmp(jm, mode);
+}
+
 /* One (file system, mode) chart; 0, or -1 out of memory. */
 static int chart(FILE *f, const json_t *msg, const json_t *fsent, const char *mode, const char *who)
 {
@@ -107,11 +115,8 @@ static int chart(FILE *f, const json_t *msg, const json_t *fsent, const char *mo
     /* the jobs of this file system and mode, stacked */
     size_t nj = 0, i;
     json_t *job;
-    json_array_foreach(json_object_get(msg, "jobs"), i, job) {
-        const char *jf = json_string_value(json_object_get(job, "fs"));
-        const char *jm = json_string_value(json_object_get(job, "mode"));
-        nj += jf && jm && fs && !strcmp(jf, fs) && !strcmp(jm, mode);
-    }
+    json_array_foreach(json_object_get(msg, "jobs"), i, job)
+        nj += job_here(job, fs, mode);
     if (!(ymax > 0) && nj == 0)
         return 0;                      /* nothing happens there */
     double *stack = calloc((nf ? nf : 1) * (nj + 1), sizeof *stack);
@@ -119,9 +124,7 @@ static int chart(FILE *f, const json_t *msg, const json_t *fsent, const char *mo
         return -1;
     size_t b = 0;
     json_array_foreach(json_object_get(msg, "jobs"), i, job) {
-        const char *jf = json_string_value(json_object_get(job, "fs"));
-        const char *jm = json_string_value(json_object_get(job, "mode"));
-        if (!jf || !jm || !fs || strcmp(jf, fs) || strcmp(jm, mode))
+        if (!job_here(job, fs, mode))
             continue;
         b++;
         memcpy(stack + b * nf, stack + (b - 1) * nf, nf * sizeof *stack);
@@ -161,9 +164,7 @@ static int chart(FILE *f, const json_t *msg, const json_t *fsent, const char *mo
     /* the jobs' bands: the area between consecutive sums */
     b = 0;
     json_array_foreach(json_object_get(msg, "jobs"), i, job) {
-        const char *jf = json_string_value(json_object_get(job, "fs"));
-        const char *jm = json_string_value(json_object_get(job, "mode"));
-        if (!jf || !jm || !fs || strcmp(jf, fs) || strcmp(jm, mode))
+        if (!job_here(job, fs, mode))
             continue;
         b++;
         char cls[32], tip[600], p[FTIO_UNITS_LEN], e[FTIO_UNITS_LEN];
@@ -196,9 +197,7 @@ static int chart(FILE *f, const json_t *msg, const json_t *fsent, const char *mo
                "<span><i class=\"forecast\"></i>predicted (all jobs)</span>");
     b = 0;
     json_array_foreach(json_object_get(msg, "jobs"), i, job) {
-        const char *jf = json_string_value(json_object_get(job, "fs"));
-        const char *jm = json_string_value(json_object_get(job, "mode"));
-        if (!jf || !jm || !fs || strcmp(jf, fs) || strcmp(jm, mode))
+        if (!job_here(job, fs, mode))
             continue;
         if (b == BANDS - 1 && nj > BANDS) {
             fprintf(f, "<span><i class=\"b%d\"></i>%zu more jobs</span>", BANDS - 1, nj - b);
