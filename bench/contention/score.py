@@ -5,8 +5,8 @@ the programs' own truth; writes RUNDIR/score.json and RUNDIR/table.md and
 prints the table.
 
 Truth: each program's phase lines ("phase ACTIVITY INDEX RANK START END
-BYTES", CLOCK_REALTIME), a job's phase being the union of its ranks' phases
-(ranks and activities less than 0.5 s apart are one phase); the disk's
+BYTES", CLOCK_REALTIME), a job's phase K being the union of its ranks' (and
+activities') notes of index K: the program's own iteration; the disk's
 sectors written (disk.tsv).  ftiod's side: its --log (every prediction and
 every machine message).
 
@@ -34,29 +34,25 @@ import os
 import statistics
 import sys
 
-MERGE_GAP = 0.5
 BUSY = 0.3
 
 
 def load_truth(run):
+    """Each job's phases: the program's own phase K is the union of its
+    ranks' (and activities') notes of index K."""
     jobs = {}
     for line in open(os.path.join(run, "jobs.txt")):
         name = line.split()[0]
-        spans = []
+        by_index = {}
         for l in open(os.path.join(run, name + ".out")):
             w = l.split()
             if len(w) == 7 and w[0] == "phase":
-                spans.append((float(w[4]), float(w[5]), float(w[6])))
-        spans.sort()
+                by_index.setdefault(int(w[2]), []).append((float(w[4]), float(w[5]), float(w[6])))
         phases = []
-        for s, e, b in spans:
-            if phases and s <= phases[-1]["end"] + MERGE_GAP:
-                p = phases[-1]
-                p["end"] = max(p["end"], e)
-                p["bytes"] += b
-                p["spans"].append((s, e, b))
-            else:
-                phases.append({"start": s, "end": e, "bytes": b, "spans": [(s, e, b)]})
+        for k in sorted(by_index):
+            spans = sorted(by_index[k])
+            phases.append({"start": min(x[0] for x in spans), "end": max(x[1] for x in spans),
+                           "bytes": sum(x[2] for x in spans), "spans": spans})
         jobs[name] = phases
     return jobs
 
