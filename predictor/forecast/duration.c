@@ -178,9 +178,16 @@ void ftio_dm_predict(const struct ftio_dm_fit *site, const struct ftio_dm_fit *a
     const struct ftio_dm_fit *f = use_app ? app : site;
     double x[FTIO_DM_NX], lvl[FTIO_DM_JOB];
     ftio_dm_features(j, p, x);
+    /* The job's level from its phases like this one (bytes within a factor
+     * 2): a job's small and large phases (a log beside its checkpoints) are
+     * not one line, and no weight extrapolates from one to the other. */
+    size_t n = 0;
     for (size_t k = 0; k < j->n; k++)
-        lvl[k] = j->y[k] - dot(f->w, j->x[k]);
-    double a = quantile(lvl, j->n, 0.5), yhat = a + dot(f->w, x);
+        if (fabs(j->x[k][FTIO_DM_BYTES] - x[FTIO_DM_BYTES]) <= M_LN2)
+            lvl[n++] = j->y[k] - dot(f->w, j->x[k]);
+    if (n == 0)
+        return;
+    double a = quantile(lvl, n, 0.5), yhat = a + dot(f->w, x);
     /* The interval: the scope's scored residuals once it has enough,
      * else the spread of the job's own levels (1.645 sd either side). */
     const struct ftio_dm_fit *rs = f->nres >= FTIO_DM_MIN_RESID ? f
@@ -195,9 +202,9 @@ void ftio_dm_predict(const struct ftio_dm_fit *site, const struct ftio_dm_fit *a
         }
     } else {
         double s = 0;
-        for (size_t k = 0; k < j->n; k++)
+        for (size_t k = 0; k < n; k++)
             s += (lvl[k] - a) * (lvl[k] - a);
-        double sd = j->n > 1 ? sqrt(s / (double)(j->n - 1)) : 0;
+        double sd = n > 1 ? sqrt(s / (double)(n - 1)) : 0;
         sd = fmax(sd, 0.05);
         lo = -1.645 * sd;
         hi = 1.645 * sd;

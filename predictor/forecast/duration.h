@@ -13,7 +13,8 @@
  * fair sharing of a saturated file system makes the time grow as
  * 1 + L / R.  The model is linear in the logs:
  *     log duration = a_job + w . x
- * a_job is the job's own level: the median over its last phases of
+ * a_job is the job's own level: the median over its last phases like the
+ * one predicted (bytes within a factor 2; none: no prediction) of
  * log d_i - w . x_i, so a job alone, whose phases look alike, gets the
  * median of its own past phases (what ftiod predicted before).  w is
  * shared by the jobs of one application (its own fit once it has
@@ -115,8 +116,8 @@ struct ftio_dm_prediction {
     double   error;               /* median |actual / predicted - 1| of those, NAN before */
     double   coverage;            /* share of truths inside the interval, NAN before */
 };
-/* The duration of a phase p of job j; invalid before the job's first phase.
- * app may be NULL. */
+/* The duration of a phase p of job j; invalid before the job's first phase
+ * like it.  app may be NULL. */
 void ftio_dm_predict(const struct ftio_dm_fit *site, const struct ftio_dm_fit *app,
                      const struct ftio_dm_job *j, const struct ftio_dm_phase *p,
                      struct ftio_dm_prediction *out);

@@ -375,6 +375,11 @@ START_TEST(duration_learns)
     struct ftio_dm_phase q = { .bytes = 1e9, .ranks = 4, .skew_bytes = 2.5e8, .files = 4 };
     ftio_dm_predict(&site, NULL, &alone, &q, &pr);
     ck_assert_double_eq_tol(pr.median, 10, 1e-9);
+    /* A phase unlike any it had (1,000 times the bytes): no prediction,
+     * rather than the bytes' weight extrapolated 7 e-folds. */
+    q.bytes = 1e12;
+    ftio_dm_predict(&site, NULL, &alone, &q, &pr);
+    ck_assert(!pr.valid);
 }
 END_TEST
 
