@@ -35,11 +35,12 @@ void ftio_analyzer_free(struct ftio_analyzer *a)
     pthread_mutex_unlock(&planner_lock);
     fftw_free(a->in);            /* and out, in the same block */
     free(a->spec.amp);
-    free(a->spec.phase);
+    free(a->spec.X);
     free(a->spec.conf);
     free(a->spec.z);
     free(a->acf);
     free(a->scratch);
+    free(a->sorted);
     free(a->phase_buf);
     free(a);
 }
@@ -97,9 +98,9 @@ static fftw_plan plan_get(struct ftio_analyzer *a, enum ftio_plan_kind kind, siz
 /* The spectrum's columns, one capacity for the four. */
 static int spec_reserve(struct ftio_analyzer *a, size_t bins)
 {
-    void **const cols[] = { (void **)&a->spec.amp, (void **)&a->spec.phase, (void **)&a->spec.conf,
+    void **const cols[] = { (void **)&a->spec.amp, (void **)&a->spec.X, (void **)&a->spec.conf,
                             (void **)&a->spec.z };
-    const size_t elem[] = { sizeof *a->spec.amp, sizeof *a->spec.phase, sizeof *a->spec.conf,
+    const size_t elem[] = { sizeof *a->spec.amp, sizeof *a->spec.X, sizeof *a->spec.conf,
                             sizeof *a->spec.z };
     return ftio_grow_parallel(&a->spec_cap, bins, 4, cols, elem);
 }
@@ -123,15 +124,19 @@ int ftio_spectrum_compute(struct ftio_analyzer *a, const struct ftio_samples *x,
     s->t0 = x->t0;
     for (size_t k = 0; k <= half; k++) {
         double complex X = a->out[k];   /* complex.h precedes fftw3.h */
-        double f = ftio_bin_frequency(x->fs, k, n);
+        s->X[k] = X;
         s->amp[k] = cabs(X);
-        /* Refer the phase to absolute time 0: sample 0 is at t0, not 0. */
-        s->phase[k] = carg(X * cexp(-2.0 * M_PI * I * f * x->t0));
-        s->conf[k] = 0;
-        s->z[k] = 0;
     }
+    memset(s->conf, 0, (half + 1) * sizeof *s->conf);
+    memset(s->z, 0, (half + 1) * sizeof *s->z);
     *out = s;
     return 0;
+}
+
+double ftio_spectrum_phase(const struct ftio_spectrum *s, size_t k)
+{
+    double f = ftio_bin_frequency(s->fs, k, s->n);
+    return carg(s->X[k] * cexp(-2.0 * M_PI * I * f * s->t0));
 }
 
 /* n's prime factors are all 2, 3, 5 or 7: FFTW's fast sizes (a prime size
