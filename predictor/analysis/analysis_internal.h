@@ -62,9 +62,11 @@ struct ftio_spectrum {
     double *z;          /* scratch: z-scores (index k, z[0] unused) */
 };
 
-/* One cached FFTW plan.  Plans are made with FFTW_ESTIMATE on the analyzer's
+/* One cached FFTW plan (spectrum.c: shared by the analyzers of the process
+ * through its registry).  Plans are made with FFTW_ESTIMATE on an analyzer's
  * buffers and run with the new-array execute functions, so they stay valid
- * when the buffers grow (fftw_malloc keeps the alignment). */
+ * when the buffers grow and serve every analyzer (fftw_malloc gives them all
+ * the same alignment). */
 enum ftio_plan_kind { FTIO_PLAN_R2C, FTIO_PLAN_C2R };
 struct ftio_plan_slot {
     enum ftio_plan_kind kind;
