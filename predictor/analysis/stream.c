@@ -23,13 +23,21 @@
  * (each split in two by shape, ALGORITHM.md §10 rule 3). */
 #define MAX_SUBS 32
 
-struct sub {
-    char    *name;                  /* NULL: the mode */
-    bool     has_bins;
-    struct ftio_bins bins;
+/* An online loop and its latest answer (4-6 KB: only the subs with bins of
+ * their own have one). */
+struct loop {
     struct ftio_online online;
     bool     has_update;
     struct ftio_online_update update;
+};
+
+struct sub {
+    char    *name;                  /* NULL: the mode */
+    bool     has_bins;              /* and a loop: the mode always, an activity once
+                                       the mode has two */
+    struct ftio_bins bins;
+    struct loop *loop;
+    bool     forgetting;            /* its bins keep its window, not the whole job */
     uint64_t records;
     double   bytes;
     size_t   nfiles;
@@ -66,7 +74,7 @@ static size_t ring_bins(const struct ftio_stream_config *c)
 static int bins_lay(const struct ftio_stream_config *c, double origin, struct ftio_bins *b)
 {
     int64_t early = (int64_t)ceil(c->early * c->opts.fs);
-    if (ftio_bins_init(b, c->opts.fs, origin, ring_bins(c)) != 0)
+    if (ftio_bins_init_for(b, c->opts.fs, origin, ring_bins(c), c->opts.sampling) != 0)
         return -1;
     b->first = b->last = -early;
     return 0;
@@ -81,6 +89,7 @@ static void sub_free(struct sub *u)
 {
     if (u->has_bins)
         ftio_bins_free(&u->bins);
+    free(u->loop);
     free(u->name);
 }
 
@@ -98,12 +107,14 @@ struct ftio_stream *ftio_stream_new(const struct ftio_stream_config *c, double o
     if (s->c.max_activities == 0 || s->c.max_activities > MAX_SUBS)
         s->c.max_activities = MAX_SUBS;
     s->other = -1;
-    if (bins_lay(&s->c, origin, &s->mode.bins) != 0) {
+    if (!(s->mode.loop = calloc(1, sizeof *s->mode.loop)) ||
+        bins_lay(&s->c, origin, &s->mode.bins) != 0) {
+        free(s->mode.loop);
         free(s);
         return NULL;
     }
     s->mode.has_bins = true;
-    loop_init(s, &s->mode.online, origin);
+    loop_init(s, &s->mode.loop->online, origin);
     s->tot.t_min = INFINITY;
     s->tot.t_max = -INFINITY;
     return s;
@@ -118,6 +129,11 @@ static void log_free(struct record_log *l)
     l->ts = l->te = l->bytes = NULL;
     l->act = NULL;
     l->n = l->cap = 0;
+}
+
+static size_t log_memory(const struct record_log *l)
+{
+    return l->cap * (3 * sizeof(double) + sizeof(int8_t));
 }
 
 void ftio_stream_free(struct ftio_stream *s)
@@ -139,16 +155,18 @@ void ftio_stream_free(struct ftio_stream *s)
  * of the mode's (everything so far was its), with the mode's loop. */
 static int own_bins(struct ftio_stream *s, struct sub *a, bool first)
 {
+    if (!(a->loop = malloc(sizeof *a->loop)))
+        return -1;
     if (first) {
         if (ftio_bins_clone(&s->mode.bins, &a->bins) != 0)
             return -1;
-        a->online = s->mode.online;
-        a->has_update = s->mode.has_update;
-        a->update = s->mode.update;
+        *a->loop = *s->mode.loop;
     } else {
-        if (ftio_bins_init(&a->bins, s->mode.bins.fs, s->mode.bins.origin, s->mode.bins.limit) != 0)
+        if (bins_lay(&s->c, s->mode.bins.origin, &a->bins) != 0)
             return -1;
         a->bins.first = a->bins.last = s->mode.bins.first;
+        memset(a->loop, 0, sizeof *a->loop);
+        loop_init(s, &a->loop->online, s->mode.loop->online.job_start);
     }
     a->has_bins = true;
     return 0;
@@ -169,8 +187,7 @@ int ftio_stream_activity(struct ftio_stream *s, const char *name)
         free(a);
         return -1;
     }
-    loop_init(s, &a->online, s->mode.online.job_start);
-    /* The second activity: from now on each has bins of its own. */
+    /* The second activity: from now on each has bins (and a loop) of its own. */
     if (s->nact >= 1) {
         if ((s->nact == 1 && own_bins(s, s->act[0], true) != 0) || own_bins(s, a, false) != 0) {
             sub_free(a);
@@ -275,7 +292,7 @@ static int bins_from_log(const struct ftio_stream *s, int act, double origin, st
 
 int ftio_stream_relay(struct ftio_stream *s, double t0)
 {
-    if (!(t0 < s->mode.bins.origin) || s->mode.online.hist.analyses > 0 || s->log.overflow ||
+    if (!(t0 < s->mode.bins.origin) || s->mode.loop->online.hist.analyses > 0 || s->log.overflow ||
         s->log.n != s->tot.records || !isfinite(t0))
         return -1;
     /* Everything new first, so that out of memory changes nothing. */
@@ -297,7 +314,8 @@ int ftio_stream_relay(struct ftio_stream *s, double t0)
             u->bins = fresh[k];
         }
         /* Nothing was analysed: the loops start again from the new origin. */
-        loop_init(s, &u->online, t0);
+        if (u->loop)
+            loop_init(s, &u->loop->online, t0);
     }
     return 0;
 }
@@ -314,7 +332,7 @@ double ftio_stream_origin(const struct ftio_stream *s)
 
 const struct ftio_online *ftio_stream_online(const struct ftio_stream *s)
 {
-    return &s->mode.online;
+    return &s->mode.loop->online;
 }
 
 double ftio_stream_bytes(const struct ftio_stream *s, int act, double ts, double te)
@@ -344,18 +362,13 @@ int ftio_stream_logged_record(const struct ftio_stream *s, size_t i, double *ts,
     return 0;
 }
 
-static size_t bins_memory(const struct ftio_bins *b)
-{
-    return b->capacity * 3 * sizeof(double);
-}
-
 size_t ftio_stream_memory(const struct ftio_stream *s)
 {
-    size_t m = sizeof *s + bins_memory(&s->mode.bins) +
-               s->log.cap * (3 * sizeof(double) + sizeof(int8_t));
+    size_t m = sizeof *s + sizeof *s->mode.loop + ftio_bins_memory(&s->mode.bins) +
+               log_memory(&s->log);
     for (size_t k = 0; k < s->nact; k++)
         m += sizeof *s->act[k] + strlen(s->act[k]->name) + 1 +
-             (s->act[k]->has_bins ? bins_memory(&s->act[k]->bins) : 0);
+             (s->act[k]->has_bins ? ftio_bins_memory(&s->act[k]->bins) + sizeof *s->act[k]->loop : 0);
     return m;
 }
 
@@ -438,7 +451,7 @@ int ftio_stream_prepare(struct ftio_stream *s, double t_end, bool final,
     w->n = 0;
     /* The test the online loop makes first: no data in the last step, no
      * analysis (and nothing copied). */
-    if (!final && s->mode.online.hist.analyses > 0 &&
+    if (!final && s->mode.loop->online.hist.analyses > 0 &&
         !(ftio_bins_bytes(&s->mode.bins, t_end - s->c.step, t_end) > 0))
         return 1;
     for (int k = -1; k < (int)s->nact; k++) {
@@ -447,12 +460,13 @@ int ftio_stream_prepare(struct ftio_stream *s, double t_end, bool final,
             continue;
         struct work_item *it = &w->item[w->n];
         it->sub = k;
-        it->online = u->online;
+        it->online = u->loop->online;
         it->err[0] = '\0';
         if (final)
             it->rc = summary_samples(s, k, &it->x) == 0 ? 0 : -1;
         else
-            it->rc = ftio_online_window(&u->online, &u->bins, t_end, &it->x, it->err, sizeof it->err);
+            it->rc = ftio_online_window(&u->loop->online, &u->bins, t_end, &it->x, it->err,
+                                        sizeof it->err);
         if (it->rc < 0 && !it->err[0])
             snprintf(it->err, sizeof it->err, "no whole bin to summarise");
         w->n++;
@@ -494,6 +508,51 @@ int ftio_stream_run(struct ftio_stream_work *w, struct ftio_analyzer *a, double 
     return rc;
 }
 
+/* The records kept for the summary are of no use once the bins no longer
+ * hold the whole job: forgotten. */
+static void log_drop(struct ftio_stream *s)
+{
+    if (!s->log.overflow) {
+        log_free(&s->log);
+        s->log.overflow = true;
+    }
+}
+
+/* Memory bounded by the window, not the job.  A sub keeps its whole record
+ * (every bin, and the mode its records for the summary's grid) while that
+ * takes at most FORGET_BYTES: a job of a few dozen bursts is summarised as
+ * the offline tool would.  Beyond, the mode's records go first, then the
+ * bins before the window of the next boundary (and one step and two bins
+ * for the hold and the quiet test), from then on at every analysis, once
+ * the loop's window forgets (a period established, or a fixed window;
+ * without, the window is the whole job, up to the horizon).  A window that
+ * grows again later (a longer period, or an early answer dropped: noise
+ * before the first phases taken for a short period) starts at the oldest
+ * bin kept.  --compat's window goes back to the job's start at every miss:
+ * it keeps the horizon. */
+#define FORGET_BYTES 81920
+
+static void forget_behind(struct ftio_stream *s, struct sub *u, double t_end)
+{
+    const struct ftio_online *o = &u->loop->online;
+    if (o->opts.detector == FTIO_DETECTOR_COMPAT)
+        return;
+    size_t bins = ftio_bins_memory(&u->bins);
+    if (u == &s->mode && bins + log_memory(&s->log) > FORGET_BYTES)
+        log_drop(s);
+    /* Once over the bound, for good: memory then follows the window. */
+    if (!u->forgetting && bins <= FORGET_BYTES)
+        return;
+    u->forgetting = true;
+    double from = ftio_online_window_start(o, ftio_online_next_boundary(o, t_end));
+    if (!(from > o->job_start))
+        return;
+    int64_t first = u->bins.first;
+    ftio_bins_forget(&u->bins, from - o->step - 2.0 / u->bins.fs);
+    if (u == &s->mode && u->bins.first != first)
+        log_drop(s);
+}
+
 int ftio_stream_commit(struct ftio_stream *s, struct ftio_stream_work *w)
 {
     for (size_t i = 0; i < w->n; i++) {
@@ -502,12 +561,17 @@ int ftio_stream_commit(struct ftio_stream *s, struct ftio_stream_work *w)
             continue;
         struct sub *u = it->sub < 0 ? &s->mode : s->act[it->sub];
         if (!w->final)
-            u->online = it->online;
+            u->loop->online = it->online;
         if (it->rc == 0) {
-            u->update = it->upd;
-            u->has_update = true;
+            u->loop->update = it->upd;
+            u->loop->has_update = true;
         }
+        if (!w->final)
+            forget_behind(s, u, w->t_end);
     }
+    /* Bins that fell off the horizon: no whole record to lay again. */
+    if (s->mode.bins.dropped_bytes > 0)
+        log_drop(s);
     return w->n ? w->item[0].rc : -1;
 }
 
@@ -531,7 +595,7 @@ int ftio_stream_step(struct ftio_stream *s, struct ftio_analyzer *a, struct ftio
 
 double ftio_stream_next_boundary(const struct ftio_stream *s, double t)
 {
-    return ftio_online_next_boundary(&s->mode.online, t);
+    return ftio_online_next_boundary(&s->mode.loop->online, t);
 }
 
 /* ---- answers ----------------------------------------------------------------------- */
@@ -539,7 +603,7 @@ double ftio_stream_next_boundary(const struct ftio_stream *s, double t)
 static struct ftio_stream_answer answer_of(const struct ftio_stream *s, const struct sub *u, int act)
 {
     /* One activity: its answer is the mode's (it has no bins of its own). */
-    const struct sub *from = u->has_bins ? u : &s->mode;
+    const struct loop *from = u->has_bins ? u->loop : s->mode.loop;
     return (struct ftio_stream_answer){
         act, u->name, u == &s->mode ? s->tot.bytes : u->bytes,
         u == &s->mode ? s->tot.records : u->records, u->nfiles,

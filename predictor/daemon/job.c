@@ -82,8 +82,10 @@ void job_free(struct job *j)
         return;
     for (int m = 0; m < JOB_NMODES; m++)
         ftio_stream_free(j->mode[m].stream);
-    for (size_t i = 0; i < j->proc_cap; i++)
+    for (size_t i = 0; i < j->proc_cap; i++) {
         free(j->procs[i].host);
+        free(j->procs[i].missing);
+    }
     free(j->procs);
     job_activities_free(j->acts);
     free(j->id);
@@ -158,6 +160,15 @@ static void missing_add(struct job *j, struct job_proc *p, uint64_t lo, uint64_t
 {
     if (lo >= hi)
         return;
+    /* Most processes never have a gap: the table comes with the first. */
+    if (!p->missing) {
+        if (!(p->missing = malloc(JOB_MAX_MISSING * sizeof *p->missing))) {
+            j->lost_batches += hi - lo;     /* counted lost; a late copy will be a duplicate */
+            j->forgotten_ranges++;
+            return;
+        }
+        j->gap_tables++;
+    }
     if (p->nmissing == JOB_MAX_MISSING) {
         /* Forget the oldest gap: its batches, should they come late, will be
          * taken for duplicates.  They stay counted as lost. */
@@ -517,7 +528,8 @@ void job_table_init(struct job_table *t, size_t max_jobs)
 
 size_t job_memory(const struct job *j)
 {
-    size_t m = sizeof *j + strlen(j->id) + 1 + j->proc_cap * sizeof *j->procs + j->nprocs * 32;
+    size_t m = sizeof *j + strlen(j->id) + 1 + j->proc_cap * sizeof *j->procs + j->nprocs * 32 +
+               j->gap_tables * JOB_MAX_MISSING * sizeof(struct seq_range);
     for (int k = 0; k < JOB_NMODES; k++)
         if (j->mode[k].stream)
             m += ftio_stream_memory(j->mode[k].stream);

@@ -100,7 +100,7 @@ struct job_proc {
     int32_t  rank;
     uint64_t next_seq;     /* one past the highest seq seen */
     size_t   nmissing;
-    struct seq_range missing[JOB_MAX_MISSING];
+    struct seq_range *missing;   /* JOB_MAX_MISSING of them, from its first gap on */
     bool     final;
     int32_t  mpi;          /* highest enum ftio_mpi_state it sent */
     /* its clock against ftiod's (job_merge) */
@@ -144,6 +144,7 @@ struct job {
     /* processes, open addressing on (host, pid) */
     struct job_proc *procs;
     size_t   proc_cap, nprocs, nfinal, nmpi;
+    size_t   gap_tables;       /* processes with a table of missing ranges */
     int32_t  nranks;           /* largest world size declared */
     /* MPI's word (batch key `mpi`): processes that called MPI_Init, those
      * that called MPI_Finalize, and the world size they declared. */

@@ -22,6 +22,8 @@ void job_activities_free(struct job_activities *s)
         return;
     free(s->fkey);
     free(s->fval);
+    for (size_t i = 0; i < s->npat; i++)
+        free(s->pat[i]);
     free(s->pat);
     free(s);
 }
@@ -32,7 +34,7 @@ double job_activities_memory(const struct job *j)
     if (!s)
         return 0;
     return sizeof *s + (double)s->fcap * (sizeof *s->fkey + sizeof *s->fval) +
-           (double)s->patcap * FTIO_PATTERN_MAX;
+           (double)s->patcap * sizeof *s->pat + (double)s->patbytes;
 }
 
 /* ---- file id -> pattern id -------------------------------------------------- */
@@ -77,9 +79,9 @@ static int pattern_id(struct job_activities *s, const char *pattern)
             return (int)i;
     if (s->npat == JOB_MAX_PATTERNS)
         return OTHER_ID;
-    if (FTIO_GROW(s->pat, s->patcap, s->npat + 1) < 0)
+    if (FTIO_GROW(s->pat, s->patcap, s->npat + 1) < 0 || !(s->pat[s->npat] = strdup(pattern)))
         return OTHER_ID;
-    snprintf(s->pat[s->npat], FTIO_PATTERN_MAX, "%s", pattern);
+    s->patbytes += strlen(pattern) + 1;
     return (int)s->npat++;
 }
 

@@ -26,7 +26,8 @@ struct job_activities {
     int32_t  *fval;
     size_t    fcap, fn;
     size_t    npat, patcap;
-    char    (*pat)[FTIO_PATTERN_MAX]; /* pattern id -> pattern */
+    char    **pat;                    /* pattern id -> pattern (its own allocation) */
+    size_t    patbytes;               /* their bytes */
     int       unknown;                /* pattern id + 1 of "(unknown)", 0 before it is needed */
     int8_t    slot[JOB_NMODES][JOB_MAX_PATTERNS + 1];   /* pattern id -> stream activity + 1;
                                                             the last id is "beyond the table" */

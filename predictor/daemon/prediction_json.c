@@ -58,7 +58,7 @@ json_t *ftiod_prediction_json(const struct job *j, int mode)
     }
     if (r.has_period)
         r.dominant.phase = epoch_phase(r.dominant.phase, r.dominant.frequency, origin);
-    for (size_t i = 0; i < r.ncand && i < FTIO_MAX_CANDIDATES; i++)
+    for (size_t i = 0; i < r.ncand && i < FTIO_RESULT_CANDIDATES; i++)
         r.cand[i].phase = epoch_phase(r.cand[i].phase, r.cand[i].frequency, origin);
     for (size_t i = 0; i < r.ntop && i < FTIO_MAX_CANDIDATES; i++)
         r.top[i].phase = epoch_phase(r.top[i].phase, r.top[i].frequency, origin);

@@ -149,16 +149,20 @@ static void analyse_summary(struct analysis *a, struct job *j, int mode)
 }
 
 
-/* The summary of every mode (the whole job, bounded by the horizon) and the
- * end message.  The job is then kept --late-batches seconds: batches that
- * arrive in that time (a spool file replayed) are merged into it and lead to
- * a corrected end message, the next `revision` (PROTOCOL.md §2). */
-void sched_end_job(struct analysis *a, struct job *j, const char *why)
+/* The summary of every mode (the whole job, bounded by what its stream
+ * keeps) and the end message.  A stopping daemon analyses only the modes
+ * that have no answer yet (young jobs: a short record) and says the latest
+ * answers of the others, so that every job has its end message within the
+ * stop's bound however many there are.  The job is then kept --late-batches
+ * seconds: batches that arrive in that time (a spool file replayed) are
+ * merged into it and lead to a corrected end message, the next `revision`
+ * (PROTOCOL.md §2). */
+void sched_end_job(struct analysis *a, struct job *j, const char *why, bool summaries)
 {
     struct ftiod *d = a->d;
     for (int mode = 0; mode < JOB_NMODES; mode++) {
         struct job_mode_state *m = &j->mode[mode];
-        if (!m->stream)
+        if (!m->stream || (!summaries && job_mode_update(m)))
             continue;
         sched_online_ready(&d->cfg, m);
         analyse_summary(a, j, mode);
@@ -191,6 +195,6 @@ bool sched_turn(struct analysis *a, struct job *j, double now, bool stopping)
     /* An ending job's boundaries take a turn each, as live ones do; the end
      * comes in the turn that finds none left. */
     if (ending && !left)
-        sched_end_job(a, j, reason);
+        sched_end_job(a, j, reason, !stopping);
     return true;
 }

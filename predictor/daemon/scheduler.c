@@ -12,9 +12,10 @@
  *
  * Stopping (SIGTERM, SIGINT) is bounded: with --state-dir the threads leave
  * after the turn in progress (the next ftiod continues the jobs); without,
- * each job gets its summary and end message, for SCHED_STOP_BUDGET seconds
- * at most, and the jobs left without one are counted (ftiod_analysis_stop
- * says so in the log).
+ * each job gets its end message with its latest answers (no new analysis:
+ * sched_end_job), for SCHED_STOP_BUDGET seconds at most, and the jobs left
+ * without one, if any, are counted (ftiod_analysis_stop says so in the
+ * log).
  */
 #include <errno.h>
 #include <math.h>

@@ -142,7 +142,7 @@ void ftio_report_text(FILE *out, const struct ftio_result *r, const char *mode,
         fprintf(out, "candidates    0 (%zu frequencies passed the tolerance)\n", r->nsurvivors);
     else
         fprintf(out, "candidates    %zu\n", r->ncand);
-    for (size_t i = 0; i < r->ncand && i < FTIO_MAX_CANDIDATES; i++)
+    for (size_t i = 0; i < r->ncand && i < FTIO_RESULT_CANDIDATES; i++)
         candidate_text(out, &r->cand[i], r->has_period && r->cand[i].bin == r->dominant.bin);
     if (r->ntop > 0) {
         fprintf(out, "top %zu bins by amplitude\n", r->ntop);
