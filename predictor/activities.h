@@ -19,7 +19,9 @@
  *      duration) classes -- one shared file written by two periodic
  *      behaviours -- is split into its "small" and "large" phases.
  * The per-activity analysis is the job's: requests -> signal -> samples ->
- * ftio_analyze() (ftio_activity_analyze), over the job's time span.
+ * ftio_analyze() (ftio_activity_analyze), over the job's time span.  A
+ * request's burst (rule 3) is read from the activity's signal: a request of
+ * zero bytes in a silence no longer bridges it.
  * The online side (ftiod) uses rule 1 alone, per record, through
  * ftio_activity_pattern().
  */
@@ -59,10 +61,11 @@ struct ftio_activity {
     size_t nfiles;                    /* distinct file ids */
     double bytes;                     /* bytes of its requests */
     double share;                     /* of the mode's bytes, 0..1 */
-    size_t nreq;                      /* its requests (without the padding) */
-    struct ftio_requests req;         /* its requests, padded with zero-rate
-                                         events at the job's first start and
-                                         last end (the job's time span) */
+    size_t nreq;                      /* its requests */
+    struct ftio_signal sig;           /* its bandwidth signal over the job's time span
+                                         (zero at the job's first start and last end) */
+    bool owns_sig;                    /* false: the job's own signal, lent to
+                                         ftio_activities_group (the only activity) */
 };
 
 struct ftio_activity_set {
@@ -83,14 +86,21 @@ struct ftio_activity_options {
 void ftio_activity_options_default(struct ftio_activity_options *o);
 
 /* Group the n requests of r; fid[i] is request i's file id for i < nfid (0 or
- * missing: unknown).  Returns 0 (an empty r gives n = 0), -1 on OOM. */
+ * missing: unknown).  One pass over the requests (their groups), one to
+ * place them when there are several activities, and each activity's signal
+ * built from its requests where they are (no copy, no sort); rule 3 reads
+ * the bursts from that signal.  whole: the signal of all of r when the
+ * caller has it (NULL: built when needed), lent to an activity that is all
+ * of r (then it must outlive out).  Returns 0 (an empty r gives n = 0), -1
+ * on OOM. */
 int ftio_activities_group(const struct ftio_requests *r, const uint32_t *fid, size_t nfid,
                           ftio_activity_path_fn path_of, void *ctx,
-                          const struct ftio_activity_options *o, struct ftio_activity_set *out);
+                          const struct ftio_activity_options *o, const struct ftio_signal *whole,
+                          struct ftio_activity_set *out);
 void ftio_activities_free(struct ftio_activity_set *s);
 
-/* The job's analysis on one activity's requests (ftio_analyze_requests with
- * the job's options): out's times are in the job's time base. */
+/* The job's analysis on one activity's signal (ftio_analyze_signal with the
+ * job's options): out's times are in the job's time base. */
 int ftio_activity_analyze(struct ftio_analyzer *a, const struct ftio_activity *act,
                           const struct ftio_options *o, struct ftio_result *out,
                           char *err, size_t errlen);

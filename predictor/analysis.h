@@ -55,6 +55,12 @@ struct ftio_signal {
  * EINVAL) when a request ends before it starts, ENOMEM when out of memory.
  * Uses a second thread for large inputs (>= 100000 requests). */
 int  ftio_signal_build(const struct ftio_requests *r, struct ftio_signal *out);
+/* The same of the requests idx[0..n) of r (idx NULL: the first n), with
+ * zero-rate requests at pad_t0 and pad_t1 (NAN: none) that stretch the
+ * signal's span: an activity over its job's span (activities.c), without a
+ * copy of its requests. */
+int  ftio_signal_build_view(const struct ftio_requests *r, const uint32_t *idx, size_t n,
+                            double pad_t0, double pad_t1, struct ftio_signal *out);
 void ftio_signal_free(struct ftio_signal *s);
 /* Exact volume sum b[i] * (t[i+1] - t[i]) (V_0 of §2). */
 double ftio_signal_volume(const struct ftio_signal *s);

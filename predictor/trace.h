@@ -155,10 +155,13 @@ double ftio_trace_bytes(const struct ftio_trace *t, enum ftio_io_mode mode);
 const char *ftio_trace_file_path(void *t, uint32_t id);
 
 /* The activities of `mode` of a trace (predictor/activities.h); o NULL for
- * the defaults.  -1 on OOM. */
+ * the defaults; whole: the mode's signal when the caller has built it (lent
+ * to an activity that is all of it: it must outlive out), or NULL.  -1 on
+ * OOM. */
 struct ftio_activity_set;
 struct ftio_activity_options;
 int ftio_trace_activities(const struct ftio_trace *t, enum ftio_io_mode mode,
-                          const struct ftio_activity_options *o, struct ftio_activity_set *out);
+                          const struct ftio_activity_options *o, const struct ftio_signal *whole,
+                          struct ftio_activity_set *out);
 
 #endif

@@ -8,6 +8,7 @@
  * with ftio_activity_pattern() (predictor/daemon/job_activities.c).
  */
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -200,13 +201,6 @@ static size_t dir_len(const char *key)
 
 struct burst { double start, end, bytes; };
 
-static int cmp_idx_by_key(const void *a, const void *b, void *ctx)
-{
-    const double *key = ctx;
-    double x = key[*(const size_t *)a], y = key[*(const size_t *)b];
-    return x < y ? -1 : x > y;
-}
-
 /* The threshold between two classes of v[0..n) (already > 0): the largest
  * gap of the sorted logs with at least `min` values on each side, when the
  * ratio across it is at least `ratio`; NAN when there is none. */
@@ -229,74 +223,77 @@ static double split_threshold(double *v, size_t n, size_t min, double ratio)
     return best >= log(ratio) ? at : NAN;
 }
 
-/* Split activity `src` (requests sorted into order[]) by burst shape.
- * *cls gets 1 (small) or 2 (large) per request; returns 1 when split. */
-static int shape_split(const struct ftio_requests *r, const size_t *idx, size_t n,
-                       const struct ftio_activity_options *o, unsigned char *cls, int *oom)
+/* The bursts of a signal: the stretches where it is above zero (the sweep's
+ * rounding residue, under 1e-9 of the peak, is zero), a silence longer than
+ * `gap` ending one -- what the requests sorted by start give (a request
+ * starting more than `gap` after every earlier one ended begins a burst),
+ * read from the signal the activity's analysis needs anyway, without
+ * sorting its requests.  *nb bursts (malloc'd), -1 out of memory. */
+static int bursts_of(const struct ftio_signal *sig, double gap, struct burst **out, size_t *nb)
 {
-    /* Bursts: requests in start order, a silence > burst_gap ends one. */
+    size_t cap = 0, n = 0;
     struct burst *b = NULL;
-    size_t nb = 0, cap = 0;
-    size_t *of = malloc(n * sizeof *of);
-    if (!of) {
-        *oom = 1;
-        return 0;
-    }
-    for (size_t k = 0; k < n; k++) {
-        size_t i = idx[k];
-        double v = r->rate[i] * (r->t_end[i] - r->t_start[i]);
-        if (nb == 0 || r->t_start[i] > b[nb - 1].end + o->burst_gap) {
-            if (ftio_grow((void **)&b, &cap, nb + 1, sizeof *b) != 0) {
-                free(of);
+    double peak = 0;
+    for (size_t i = 0; i < sig->n; i++)
+        peak = fmax(peak, fabs(sig->b[i]));
+    for (size_t i = 0; i + 1 < sig->n; i++) {
+        if (!(sig->b[i] > 1e-9 * peak) || !(sig->t[i + 1] > sig->t[i]))
+            continue;
+        double v = sig->b[i] * (sig->t[i + 1] - sig->t[i]);
+        if (n == 0 || sig->t[i] > b[n - 1].end + gap) {
+            if (ftio_grow((void **)&b, &cap, n + 1, sizeof *b) != 0) {
                 free(b);
-                *oom = 1;
-                return 0;
+                return -1;
             }
-            b[nb++] = (struct burst){ r->t_start[i], r->t_end[i], 0 };
+            b[n++] = (struct burst){ sig->t[i], sig->t[i + 1], 0 };
         }
-        struct burst *c = &b[nb - 1];
-        c->end = fmax(c->end, r->t_end[i]);
-        c->bytes += v;
-        of[k] = nb - 1;
+        b[n - 1].end = sig->t[i + 1];
+        b[n - 1].bytes += v;
     }
-    int split = 0;
+    *out = b;
+    *nb = n;
+    return 0;
+}
+
+/* The threshold of a shape split of the bursts b[0..nb) (rule 3): on their
+ * volumes, else on their durations (*by_duration); NAN when they do not fall
+ * in two classes.  -1 out of memory. */
+static int split_of(const struct burst *b, size_t nb, const struct ftio_activity_options *o,
+                    double *th, bool *by_duration)
+{
+    *th = NAN;
     double *v = malloc((nb ? nb : 1) * sizeof *v);
-    if (!v) {
-        *oom = 1;
-    } else {
-        /* Volume first; duration when the volumes do not separate. */
-        for (int pass = 0; pass < 2 && !split; pass++) {
-            size_t m = 0;
-            for (size_t k = 0; k < nb; k++) {
-                double x = pass == 0 ? b[k].bytes : b[k].end - b[k].start;
-                if (x > 0)
-                    v[m++] = x;
-            }
-            double th = split_threshold(v, m, o->split_min, o->split_ratio);
-            if (isnan(th))
-                continue;
-            for (size_t k = 0; k < n; k++) {
-                const struct burst *c = &b[of[k]];
-                double x = pass == 0 ? c->bytes : c->end - c->start;
-                cls[k] = x > th ? 2 : 1;
-            }
-            split = 1;
+    if (!v)
+        return -1;
+    for (int pass = 0; pass < 2 && isnan(*th); pass++) {
+        size_t m = 0;
+        for (size_t k = 0; k < nb; k++) {
+            double x = pass == 0 ? b[k].bytes : b[k].end - b[k].start;
+            if (x > 0)
+                v[m++] = x;
         }
+        *th = split_threshold(v, m, o->split_min, o->split_ratio);
+        *by_duration = pass == 1;
     }
     free(v);
-    free(of);
-    free(b);
-    return split;
+    return 0;
+}
+
+/* The burst holding time t (the last one starting at or before it). */
+static const struct burst *burst_at(const struct burst *b, size_t nb, double t)
+{
+    size_t lo = 0, hi = nb;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (b[mid].start <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return &b[lo ? lo - 1 : 0];
 }
 
 /* ---- the whole grouping ----------------------------------------------------- */
-
-static int push_req(struct ftio_activity *a, const struct ftio_requests *r, size_t i)
-{
-    a->bytes += r->rate[i] * (r->t_end[i] - r->t_start[i]);
-    a->nreq++;
-    return ftio_requests_push_rate(&a->req, r->t_start[i], r->t_end[i], r->rate[i]);
-}
 
 static int cmp_activity(const void *a, const void *b)
 {
@@ -304,9 +301,88 @@ static int cmp_activity(const void *a, const void *b)
     return x->bytes > y->bytes ? -1 : x->bytes < y->bytes ? 1 : strcmp(x->pattern, y->pattern);
 }
 
+/* The signal of activity a, whose requests are idx[0..a->nreq) of r (idx
+ * NULL: all of r), over the job's span [t0, t1]: the job's own signal when
+ * a is all of it (borrowed), else built from the requests in place. */
+static int activity_signal(struct ftio_activity *a, const struct ftio_requests *r,
+                           const uint32_t *idx, double t0, double t1, const struct ftio_signal *whole)
+{
+    if (!idx && whole && whole->n) {
+        a->sig = *whole;
+        a->owns_sig = false;
+        return 0;
+    }
+    a->owns_sig = true;
+    return ftio_signal_build_view(r, idx, a->nreq, t0, t1, &a->sig);
+}
+
+/* Rule 3 on activity a (index k of out, its requests idx[0..a->nreq) of r,
+ * NULL: all of r): split into its small and large phases when its bursts
+ * fall in two classes, the large ones a new activity.  0, or -1 out of
+ * memory. */
+static int shape_split(struct ftio_activity_set *out, size_t k, const struct ftio_requests *r,
+                       const uint32_t *idx, double t0, double t1,
+                       const struct ftio_activity_options *o)
+{
+    struct ftio_activity *a = &out->a[k];
+    struct burst *b;
+    size_t nb;
+    double th;
+    bool by_duration;
+    if (bursts_of(&a->sig, o->burst_gap, &b, &nb) != 0)
+        return -1;
+    if (split_of(b, nb, o, &th, &by_duration) != 0) {
+        free(b);
+        return -1;
+    }
+    uint32_t *scratch = isnan(th) ? NULL : malloc((a->nreq ? a->nreq : 1) * sizeof *scratch);
+    if (!scratch) {
+        free(b);
+        return isnan(th) ? 0 : -1;
+    }
+    /* Each request in the class of the burst it starts in: small ones
+     * first in scratch, large ones after (both in their order). */
+    size_t n = a->nreq, nsmall = 0, nlarge = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t q = idx ? idx[i] : (uint32_t)i;
+        const struct burst *c = burst_at(b, nb, r->t_start[q]);
+        double x = by_duration ? c->end - c->start : c->bytes;
+        if (x > th)
+            scratch[n - 1 - nlarge++] = q;      /* from the end, reversed */
+        else
+            scratch[nsmall++] = q;
+    }
+    free(b);
+    for (size_t i = 0; i < nlarge / 2; i++) {
+        uint32_t t = scratch[nsmall + i];
+        scratch[nsmall + i] = scratch[n - 1 - i];
+        scratch[n - 1 - i] = t;
+    }
+    struct ftio_activity *large = &out->a[out->n++];
+    *large = *a;
+    a->shape = FTIO_SHAPE_SMALL;
+    large->shape = FTIO_SHAPE_LARGE;
+    a->nreq = nsmall;
+    large->nreq = nlarge;
+    a->bytes = large->bytes = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t q = scratch[i];
+        (i < nsmall ? a : large)->bytes += r->rate[q] * (r->t_end[q] - r->t_start[q]);
+    }
+    if (a->owns_sig)
+        ftio_signal_free(&a->sig);
+    large->owns_sig = false;
+    int rc = activity_signal(a, r, scratch, t0, t1, NULL) != 0 ||
+                     activity_signal(large, r, scratch + nsmall, t0, t1, NULL) != 0
+                 ? -1 : 0;
+    free(scratch);
+    return rc;
+}
+
 int ftio_activities_group(const struct ftio_requests *r, const uint32_t *fid, size_t nfid,
                           ftio_activity_path_fn path_of, void *ctx,
-                          const struct ftio_activity_options *opt, struct ftio_activity_set *out)
+                          const struct ftio_activity_options *opt, const struct ftio_signal *whole,
+                          struct ftio_activity_set *out)
 {
     struct ftio_activity_options dflt;
     if (!opt) {
@@ -317,17 +393,29 @@ int ftio_activities_group(const struct ftio_requests *r, const uint32_t *fid, si
     memset(out, 0, sizeof *out);
     if (r->n == 0)
         return 0;
+    if (r->n > UINT32_MAX) {
+        errno = ENOMEM;
+        return -1;
+    }
+    /* Rule 1, one pass: each request's group (file id -> pattern, looked up
+     * once per file; runs of one file cost a comparison). */
     struct grouping G = { .unknown = -1 };
-    int *rg = malloc(r->n * sizeof *rg), *order = NULL, rc = -1;
-    size_t *idx = NULL;
-    unsigned char *cls = NULL;
+    int32_t *rg = malloc(r->n * sizeof *rg);
+    int *order = NULL, rc = -1;
+    uint32_t *idx = NULL;
+    size_t *at = NULL;
     if (!rg)
         goto done;
     double t0 = INFINITY, t1 = -INFINITY;
+    uint32_t last_id = 0;
+    int last_g = -1;
     for (size_t i = 0; i < r->n; i++) {
-        int g = group_of_file(&G, i < nfid && fid ? fid[i] : 0, path_of, ctx);
+        uint32_t id = i < nfid && fid ? fid[i] : 0;
+        int g = last_g >= 0 && id == last_id ? last_g : group_of_file(&G, id, path_of, ctx);
         if (g < 0)
             goto done;
+        last_id = id;
+        last_g = g;
         rg[i] = g;
         G.g[g].bytes += r->rate[i] * (r->t_end[i] - r->t_start[i]);
         G.g[g].n++;
@@ -368,50 +456,38 @@ int ftio_activities_group(const struct ftio_requests *r, const uint32_t *fid, si
                 a->rule = FTIO_RULE_OTHER;
         }
         a->nfiles += g->nfiles;
+        a->nreq += g->n;
+        a->bytes += g->bytes;
     }
     if (G.n > keep && out->a[keep].rule == FTIO_RULE_OTHER)
         snprintf(out->a[keep].pattern, sizeof out->a[keep].pattern, "other");
     out->n = nact;
 
-    /* Requests of each activity, in start order, then rule 3. */
-    idx = malloc(r->n * sizeof *idx);
-    cls = malloc(r->n);
-    if (!idx || !cls)
+    /* Each activity's requests as a range of one index array, in their
+     * order (a counting sort by activity: one pass); one activity is all of
+     * r, no index.  Only to build their signals: then freed. */
+    if (!(at = calloc(nact + 1, sizeof *at)) || (nact > 1 && !(idx = malloc(r->n * sizeof *idx))))
         goto done;
-    size_t nfinal = nact;
-    for (size_t f = 0; f < nfinal; f++) {
-        size_t n = 0;
+    if (nact > 1) {
+        for (size_t f = 0; f < nact; f++)
+            at[f + 1] = at[f] + out->a[f].nreq;
         for (size_t i = 0; i < r->n; i++)
-            if (G.g[rg[i]].final == (int)f)
-                idx[n++] = i;
-        qsort_r(idx, n, sizeof *idx, cmp_idx_by_key, r->t_start);
-        int oom = 0;
-        int split = shape_split(r, idx, n, opt, cls, &oom);
-        if (oom)
+            idx[at[G.g[rg[i]].final]++] = (uint32_t)i;
+        for (size_t f = nact; f-- > 0;)        /* back to the ranges' starts */
+            at[f] = f ? at[f - 1] : 0;
+    }
+    /* Each activity's signal over the job's span, then rule 3. */
+    for (size_t f = 0; f < nact; f++) {
+        const uint32_t *own = nact > 1 ? idx + at[f] : NULL;
+        if (activity_signal(&out->a[f], r, own, t0, t1, whole) != 0 ||
+            shape_split(out, f, r, own, t0, t1, opt) != 0)
             goto done;
-        struct ftio_activity *a = &out->a[f], *large = NULL;
-        if (split) {
-            large = &out->a[out->n++];
-            *large = *a;
-            memset(&large->req, 0, sizeof large->req);
-            a->shape = FTIO_SHAPE_SMALL;
-            large->shape = FTIO_SHAPE_LARGE;
-        }
-        for (size_t k = 0; k < n; k++)
-            if (push_req(split && cls[k] == 2 ? large : a, r, idx[k]) != 0)
-                goto done;
     }
     double total = 0;
     for (size_t k = 0; k < out->n; k++)
         total += out->a[k].bytes;
-    for (size_t k = 0; k < out->n; k++) {
-        struct ftio_activity *a = &out->a[k];
-        a->share = total > 0 ? a->bytes / total : 0;
-        /* The job's span, so samples, phases and next phase share its grid. */
-        if (ftio_requests_push_rate(&a->req, t0, t0, 0) != 0 ||
-            ftio_requests_push_rate(&a->req, t1, t1, 0) != 0)
-            goto done;
-    }
+    for (size_t k = 0; k < out->n; k++)
+        out->a[k].share = total > 0 ? out->a[k].bytes / total : 0;
     qsort(out->a, out->n, sizeof *out->a, cmp_activity);
     rc = 0;
 done:
@@ -419,8 +495,8 @@ done:
         ftio_activities_free(out);
     free(rg);
     free(order);
+    free(at);
     free(idx);
-    free(cls);
     free(G.g);
     free(G.fkey);
     free(G.fval);
@@ -429,8 +505,9 @@ done:
 
 void ftio_activities_free(struct ftio_activity_set *s)
 {
-    for (size_t k = 0; s->a && k < s->cap; k++)
-        ftio_requests_free(&s->a[k].req);
+    for (size_t k = 0; s->a && k < s->n; k++)
+        if (s->a[k].owns_sig)
+            ftio_signal_free(&s->a[k].sig);
     free(s->a);
     memset(s, 0, sizeof *s);
 }
@@ -439,7 +516,7 @@ int ftio_activity_analyze(struct ftio_analyzer *a, const struct ftio_activity *a
                           const struct ftio_options *o, struct ftio_result *out,
                           char *err, size_t errlen)
 {
-    return ftio_analyze_requests(a, &act->req, o, out, err, errlen);
+    return ftio_analyze_signal(a, &act->sig, o, NULL, out, err, errlen);
 }
 
 void ftio_activity_roll_next(struct ftio_result *r, double now)

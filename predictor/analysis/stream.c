@@ -520,8 +520,9 @@ static void log_drop(struct ftio_stream *s)
 
 /* Memory bounded by the window, not the job.  A sub keeps its whole record
  * (every bin, and the mode its records for the summary's grid) while that
- * takes at most FORGET_BYTES: a job of a few dozen bursts is summarised as
- * the offline tool would.  Beyond, the mode's records go first, then the
+ * takes at most FORGET_BYTES: a job of up to some hundred bursts (800 s of
+ * continuous I/O at 10 Hz: bench/accuracy's longest traces) is analysed
+ * and summarised as the offline tool would.  Beyond, the mode's records go first, then the
  * bins before the window of the next boundary (and one step and two bins
  * for the hold and the quiet test), from then on at every analysis, once
  * the loop's window forgets (a period established, or a fixed window;

@@ -199,10 +199,11 @@ static void acts_free(struct job_acts *ja)
 }
 
 static int acts_compute(const struct ftio_cli *cli, const struct ftio_trace *t,
-                        const struct ftio_result *job, struct job_acts *ja, char *err, size_t errlen)
+                        const struct ftio_signal *sig, const struct ftio_result *job,
+                        struct job_acts *ja, char *err, size_t errlen)
 {
     memset(ja, 0, sizeof *ja);
-    if (ftio_trace_activities(t, cli->mode, NULL, &ja->set) != 0) {
+    if (ftio_trace_activities(t, cli->mode, NULL, sig, &ja->set) != 0) {
         snprintf(err, errlen, "out of memory grouping the activities");
         return -1;
     }
@@ -277,7 +278,7 @@ static int analyze_once(const struct job_run *r, char *err, size_t errlen)
     struct job_acts ja;
     memset(&ja, 0, sizeof ja);
     if (rc == 0)
-        rc = acts_compute(cli, r->t, &res, &ja, err, errlen);
+        rc = acts_compute(cli, r->t, r->sig, &res, &ja, err, errlen);
     if (rc == 0 && r->pf)
         rc = plot_job(r, &x, &res, NULL, NAN, &ja, err, errlen);
     ftio_samples_free(&x);
@@ -349,14 +350,9 @@ static struct ftio_stream *job_stream(const struct ftio_cli *cli, const struct f
         }
     }
     feed_signal(s, -1, sig);
-    for (size_t k = 0; s && set->n > 1 && k < set->n; k++) {
-        struct ftio_signal as;
-        if (ftio_signal_build(&set->a[k].req, &as) != 0)
-            continue;
-        if (as.n >= 2)
-            feed_signal(s, (int)k, &as);
-        ftio_signal_free(&as);
-    }
+    for (size_t k = 0; s && set->n > 1 && k < set->n; k++)
+        if (set->a[k].sig.n >= 2)
+            feed_signal(s, (int)k, &set->a[k].sig);
     return s;
 }
 
@@ -391,7 +387,7 @@ static int analyze_sliding(const struct job_run *r, char *err, size_t errlen)
     struct ftio_analyzer *a = r->a;
     const struct ftio_options *o = &cli->analysis;
     struct ftio_activity_set aset;
-    if (ftio_trace_activities(r->t, cli->mode, NULL, &aset) != 0) {
+    if (ftio_trace_activities(r->t, cli->mode, NULL, sig, &aset) != 0) {
         snprintf(err, errlen, "out of memory grouping the activities");
         return -1;
     }

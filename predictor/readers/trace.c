@@ -316,12 +316,13 @@ const char *ftio_trace_file_path(void *ctx, uint32_t id)
 }
 
 int ftio_trace_activities(const struct ftio_trace *t, enum ftio_io_mode mode,
-                          const struct ftio_activity_options *o, struct ftio_activity_set *out)
+                          const struct ftio_activity_options *o, const struct ftio_signal *whole,
+                          struct ftio_activity_set *out)
 {
     if (mode != FTIO_MODE_ALL) {
         const struct ftio_trace_dir *d = mode == FTIO_MODE_READ ? &t->read : &t->write;
         return ftio_activities_group(&d->req, d->fid, d->nfid, ftio_trace_file_path, (void *)t, o,
-                                     out);
+                                     whole, out);
     }
     /* Reads and writes concatenated as ftio_trace_requests() does. */
     struct ftio_requests r = { 0 };
@@ -334,7 +335,7 @@ int ftio_trace_activities(const struct ftio_trace *t, enum ftio_io_mode mode,
             memcpy(fid, t->write.fid, t->write.nfid * sizeof *fid);
         if (t->read.nfid)
             memcpy(fid + t->write.req.n, t->read.fid, t->read.nfid * sizeof *fid);
-        rc = ftio_activities_group(&r, fid, n, ftio_trace_file_path, (void *)t, o, out);
+        rc = ftio_activities_group(&r, fid, n, ftio_trace_file_path, (void *)t, o, whole, out);
     }
     free(fid);
     ftio_requests_free(&r);

@@ -116,11 +116,13 @@ static void analyse_mode(struct scan_worker *w, const struct scan_opts *o, const
 /* The two largest activities of mode d (ALGORITHM.md §10), analysed at the
  * mode's sampling rate; one activity of all the requests is the mode itself. */
 static void analyse_activities(struct scan_worker *w, const struct scan_opts *o,
-                               const struct ftio_trace *t, int d, struct scan_mode *m)
+                               const struct ftio_trace *t, int d, const struct ftio_signal *sig,
+                               struct scan_mode *m)
 {
     struct ftio_activity_set set;
     if (!m->analysed ||
-        ftio_trace_activities(t, d == SCAN_READ ? FTIO_MODE_READ : FTIO_MODE_WRITE, NULL, &set) != 0)
+        ftio_trace_activities(t, d == SCAN_READ ? FTIO_MODE_READ : FTIO_MODE_WRITE, NULL, sig,
+                              &set) != 0)
         return;
     m->nact = set.n;
     struct ftio_options ao = o->analysis;
@@ -182,7 +184,7 @@ static void job_row(struct scan_worker *w, const struct scan_opts *o, const stru
     for (int d = 0; d < 2; d++)
         if (want[d]) {
             analyse_mode(w, o, &sig[d], req[d]->n, &r->mode[d]);
-            analyse_activities(w, o, t, d, &r->mode[d]);
+            analyse_activities(w, o, t, d, &sig[d], &r->mode[d]);
         }
     ftio_signal_free(&sig[0]);
     ftio_signal_free(&sig[1]);

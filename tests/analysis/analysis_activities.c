@@ -51,7 +51,7 @@ static void job_free(struct job *j)
 
 static void group(struct job *j, struct ftio_activity_set *s)
 {
-    ck_assert_int_eq(ftio_activities_group(&j->r, j->fid, j->r.n, path_of, j, NULL, s), 0);
+    ck_assert_int_eq(ftio_activities_group(&j->r, j->fid, j->r.n, path_of, j, NULL, NULL, s), 0);
 }
 
 static const struct ftio_activity *find(const struct ftio_activity_set *s, const char *pattern,
@@ -170,7 +170,7 @@ START_TEST(unknown_files)
     for (int s = 0; s < 10; s++)
         phase(j, 5.0 * s, (uint32_t)(s % 3), 2, 4);   /* ids 1, 2 have no path */
     struct ftio_activity_set s;
-    ck_assert_int_eq(ftio_activities_group(&j->r, NULL, 0, NULL, NULL, NULL, &s), 0);
+    ck_assert_int_eq(ftio_activities_group(&j->r, NULL, 0, NULL, NULL, NULL, NULL, &s), 0);
     ck_assert_uint_eq(s.n, 1);
     ck_assert_int_eq(s.a[0].rule, FTIO_RULE_UNKNOWN);
     ck_assert_uint_eq(s.a[0].nreq, j->r.n);
@@ -181,7 +181,7 @@ START_TEST(unknown_files)
     ftio_activities_free(&s);
     /* No requests: no activity. */
     struct ftio_requests none = { 0 };
-    ck_assert_int_eq(ftio_activities_group(&none, NULL, 0, NULL, NULL, NULL, &s), 0);
+    ck_assert_int_eq(ftio_activities_group(&none, NULL, 0, NULL, NULL, NULL, NULL, &s), 0);
     ck_assert_uint_eq(s.n, 0);
     job_free(j);
 }
