@@ -474,6 +474,41 @@ int ftio_stream_prepare(struct ftio_stream *s, double t_end, bool final,
     return 0;
 }
 
+/* An end-of-run output is not a phase of the period (issue 28): a code
+ * that writes a last checkpoint or its final state when it stops (GROMACS'
+ * final checkpoint, 2.5 s after the one before for a 6-s period) ends the
+ * record with a phase off the period's lattice, and the whole job's answer
+ * takes it in (a short last interval: the period comes out shorter, the
+ * intervals irregular).  When the summary r is not `periodic` and its last
+ * phase starts off the lattice the phase before it and r's period predict
+ * (by more than a tenth of the period), the record up to that phase is
+ * analysed too; its answer replaces r when it is `periodic` (its next phase
+ * still after the job's end).  A `periodic` r stands: the record is what the
+ * offline tool says.  Only the robust detector has phases. */
+#define OFF_LATTICE 0.1
+static void end_of_run(struct ftio_analyzer *a, const struct ftio_samples *x,
+                       const struct ftio_options *o, struct ftio_result *r)
+{
+    if (!r->has_period || r->cls == FTIO_CLASS_PERIODIC || r->nphases < 4 ||
+        !(r->dominant.period > 0))
+        return;
+    const struct ftio_phase *last = &r->phases[r->nphases - 1], *prev = last - 1;
+    double T = r->dominant.period, off = fabs(last->start - prev->start - T);
+    double kept = floor((last->start - x->t0) * x->fs);
+    if (off <= OFF_LATTICE * T || !(kept >= 3) || kept >= (double)x->n)
+        return;
+    struct ftio_samples before = *x;
+    before.n = (size_t)kept;
+    before.t1 = x->t0 + kept / x->fs;
+    before.exact_volume = NAN;
+    struct ftio_result b;
+    char err[64];
+    if (ftio_analyze(a, &before, o, x->t1, &b, err, sizeof err) != 0 ||
+        b.cls != FTIO_CLASS_PERIODIC)
+        return;
+    *r = b;
+}
+
 int ftio_stream_run(struct ftio_stream_work *w, struct ftio_analyzer *a, double now, char *err,
                     size_t errlen)
 {
@@ -493,6 +528,7 @@ int ftio_stream_run(struct ftio_stream_work *w, struct ftio_analyzer *a, double 
         it->rc = ftio_analyze(a, &it->x, &it->online.opts, it->x.t1, &r, it->err, sizeof it->err);
         if (it->rc != 0)
             continue;
+        end_of_run(a, &it->x, &it->online.opts, &r);
         r.phases = NULL;
         r.nphases = 0;
         it->upd = (struct ftio_online_update){
@@ -518,31 +554,29 @@ static void log_drop(struct ftio_stream *s)
     }
 }
 
-/* Memory bounded by the window, not the job.  A sub keeps its whole record
- * (every bin, and the mode its records for the summary's grid) while that
- * takes at most FORGET_BYTES: a job of up to some hundred bursts (800 s of
- * continuous I/O at 10 Hz: bench/accuracy's longest traces) is analysed
- * and summarised as the offline tool would.  Beyond, the mode's records go first, then the
- * bins before the window of the next boundary (and one step and two bins
- * for the hold and the quiet test), from then on at every analysis, once
- * the loop's window forgets (a period established, or a fixed window;
- * without, the window is the whole job, up to the horizon).  A window that
- * grows again later (a longer period, or an early answer dropped: noise
- * before the first phases taken for a short period) starts at the oldest
- * bin kept.  --compat's window goes back to the job's start at every miss:
- * it keeps the horizon. */
-#define FORGET_BYTES 81920
-
+/* Memory bounded by the window, not the job (the caller's keep_bytes: ftiod
+ * keeps thousands of jobs; `ftio --window` reads a whole trace anyway).  A
+ * sub keeps its whole record (every bin, and the mode its records for the
+ * summary's grid) while that takes at most keep_bytes.  Beyond, the mode's
+ * records go first, then the bins before the window of the next boundary
+ * (and one step and two bins for the hold and the quiet test), from then on
+ * at every analysis, once the loop's window forgets (a period established,
+ * or a fixed window; without, the window is the whole job, up to the
+ * horizon).  A window that grows again later (a longer period, or an early
+ * answer dropped: noise before the first phases taken for a short period)
+ * starts at the oldest bin kept.  --compat's window goes back to the job's
+ * start at every miss: it keeps the horizon. */
 static void forget_behind(struct ftio_stream *s, struct sub *u, double t_end)
 {
     const struct ftio_online *o = &u->loop->online;
-    if (o->opts.detector == FTIO_DETECTOR_COMPAT)
+    size_t keep = s->c.keep_bytes;
+    if (o->opts.detector == FTIO_DETECTOR_COMPAT || keep == 0)
         return;
     size_t bins = ftio_bins_memory(&u->bins);
-    if (u == &s->mode && bins + log_memory(&s->log) > FORGET_BYTES)
+    if (u == &s->mode && bins + log_memory(&s->log) > keep)
         log_drop(s);
     /* Once over the bound, for good: memory then follows the window. */
-    if (!u->forgetting && bins <= FORGET_BYTES)
+    if (!u->forgetting && bins <= keep)
         return;
     u->forgetting = true;
     double from = ftio_online_window_start(o, ftio_online_next_boundary(o, t_end));

@@ -44,6 +44,10 @@ struct ftio_stream_config {
                                    earlier (ftiod: other ranks' batches arrive later) */
     size_t log_records;         /* records kept to lay the summary's grid again on the
                                    earliest one (0: none) */
+    size_t keep_bytes;          /* a mode or activity keeps its whole record (bins,
+                                   records) while it takes at most this; beyond, the
+                                   bins before its window are forgotten (0: never:
+                                   the horizon bounds them) */
     size_t max_activities;      /* activities at most; later names share "other" */
 };
 

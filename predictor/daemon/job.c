@@ -230,7 +230,8 @@ static struct ftio_stream *mode_stream(const struct job_limits *lim, double t0)
     struct ftio_stream_config c = {
         .opts = lim->opts, .step = lim->step, .fixed_window = lim->window,
         .horizon = lim->horizon, .early = JOB_EARLY_MARGIN,
-        .log_records = lim->summary_records, .max_activities = JOB_MAX_ACTIVITIES,
+        .log_records = lim->summary_records, .keep_bytes = JOB_KEEP_BYTES,
+        .max_activities = JOB_MAX_ACTIVITIES,
     };
     return ftio_stream_new(&c, t0);
 }

@@ -54,6 +54,12 @@ struct job_limits {
 #define JOB_SUMMARY_RECORDS_DEFAULT 131072   /* 2^17: 3 MB per mode */
 void job_limits_default(struct job_limits *l);
 
+/* A mode (or activity) keeps its whole record while it takes at most this;
+ * beyond, its bins follow its analysis window (analysis/stream.h): a job of
+ * a few dozen bursts is summarised whole, a day-long job costs what its
+ * window holds. */
+#define JOB_KEEP_BYTES 24576
+
 /* Records may start up to this long before the job's time 0 (the earliest
  * start of its first batch: other ranks' batches arrive later). */
 #define JOB_EARLY_MARGIN 60.0
