@@ -164,8 +164,8 @@ static const struct cliopt ftiod_opts[] = {
      .def = "1"},
     {"max-memory", .type = CLIOPT_SHARED,
      .help = "memory the jobs may use, MB (what each job holds now:\n"
-             "~0.1 MB for a short one, up to ~8 MB for one of a whole\n"
-             "horizon with --summary-records of records)",
+             "a few dozen KB; while a job is short, its bins and\n"
+             "--summary-records of records)",
      .def = "8192"},
     /* robust, unless --compat says otherwise (ftio_analysis_args_finish) */
     {"detector", .type = CLIOPT_SHARED, .flags = CLIOPT_DEF_DOC},
@@ -186,8 +186,9 @@ static const struct cliopt ftiod_opts[] = {
      CLIOPT_NUM(FTIO_DEFAULT_HORIZON),
      AT(cfg.limits.horizon), .min = 1, .flags = CLIOPT_NOMAX},
     {"summary-records", 0, CLIOPT_SIZE, "N",
-     "records kept per job and mode to lay the end summary's\n"
-     "grid on the earliest record (0 = never)", CLIOPT_NUM(JOB_SUMMARY_RECORDS_DEFAULT),
+     "records kept per job and mode, while its whole record\n"
+     "is, to lay the end summary's grid on the earliest record\n"
+     "(0 = never)", CLIOPT_NUM(JOB_SUMMARY_RECORDS_DEFAULT),
      AT(cfg.limits.summary_records), .min = 0, .max = 1e9},
     {.type = CLIOPT_SECTION, .help = "Jobs and limits:"},
     {"job-timeout", 0, CLIOPT_DOUBLE, "S", "end a job after S s of silence", "300",

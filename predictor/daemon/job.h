@@ -51,7 +51,7 @@ struct job_limits {
 /* Defaults of job_limits_default() that are ftiod settings too (its option
  * table shows them through CLIOPT_NUM; the horizon is common/defaults.h's). */
 #define JOB_MAX_PROCS_DEFAULT       65536
-#define JOB_SUMMARY_RECORDS_DEFAULT 131072   /* 2^17: 3 MB per mode */
+#define JOB_SUMMARY_RECORDS_DEFAULT 4096   /* 100 KB per mode, until the bins forget */
 void job_limits_default(struct job_limits *l);
 
 /* A mode (or activity) keeps its whole record while it takes at most this;

@@ -96,6 +96,7 @@ void sched_analyse_boundary(struct analysis *a, struct job *j, int mode)
 
     pthread_mutex_lock(&d->lock);
     rc = ftio_stream_commit(m->stream, a->work);
+    job_table_account(&d->jobs, j);        /* its window may have forgotten bins */
     m->last_run = ftiod_now();
     if (rc != 0) {
         if (rc < 0 && d->cfg.verbose) {

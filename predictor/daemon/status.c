@@ -167,6 +167,7 @@ char *ftiod_status_json(struct ftiod *d, int64_t uid)
         json_object_set_new(o, "batches", json_integer((json_int_t)j->batches));
         json_object_set_new(o, "records", json_integer((json_int_t)j->data_records));
         json_object_set_new(o, "bytes", json_real(j->bytes));
+        json_object_set_new(o, "memory", json_integer((json_int_t)job_memory(j)));
         json_object_set_new(o, "lost", json_integer((json_int_t)j->lost));
         json_object_set_new(o, "lost_batches", json_integer((json_int_t)j->lost_batches));
         json_object_set_new(o, "bad_sequence_batches", json_integer((json_int_t)j->bad_seq_batches));
