@@ -336,7 +336,9 @@ static void send_unsent(void)
         int r = sk.link->send(p->data, p->len, sk.auth_ok ? &sk.auth : NULL, sk.deadline_ns, why,
                               sizeof why);
         if (r < 0 && zmtp_on()) {
-            zmtp_leave(why);           /* ZeroMQ takes over, and sends */
+            zmtp_leave(why);           /* ZeroMQ takes over, and sends now */
+            if (link_up())
+                send_unsent();
             return;
         }
         if (r != 0)
