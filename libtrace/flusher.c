@@ -257,8 +257,6 @@ static void *flusher_main(void *arg)
             if (!handed && ftio_cfg.spool_mode != FTIO_SPOOL_ALWAYS &&
                 ftio_cfg.spool_mode != FTIO_SPOOL_TEE)
                 ftio_spool_notice();
-            if (stopping != FTIO_STOP_FINAL)
-                ftio_unseen_flusher_exit();   /* a later flusher of this image sends it */
             atomic_store(&fl.done_gen, gen);
             break;
         }

@@ -180,10 +180,21 @@ static inline struct ftio_fd_slot *ftio_posix_fd(int fd)
  * untraced streams), by op (read/write), counted in application threads
  * only: the flusher's and ZeroMQ's own I/O is subtracted per thread. */
 extern _Atomic uint64_t ftio_passed_bytes[2] FTIO_HIDDEN;
+/* A thread's first passed bytes or first record: its exit will leave its
+ * kernel counts behind (unseen.c). */
+extern __thread int ftio_unseen_thread_known FTIO_HIDDEN __attribute__((tls_model("initial-exec")));
+FTIO_HIDDEN void ftio_unseen_thread_slow(void);
+static inline void ftio_unseen_thread(void)
+{
+    if (ftio_unlikely(!ftio_unseen_thread_known))
+        ftio_unseen_thread_slow();
+}
 static inline void ftio_passed(int op, int64_t n)
 {
-    if (n > 0 && op <= FTIO_OP_WRITE && !ftio_busy && ftio_thread_table == FTIO_TABLE_APP)
+    if (n > 0 && op <= FTIO_OP_WRITE && !ftio_busy && ftio_thread_table == FTIO_TABLE_APP) {
+        ftio_unseen_thread();
         atomic_fetch_add_explicit(&ftio_passed_bytes[op], (uint64_t)n, memory_order_relaxed);
+    }
 }
 
 /* A traced stream's or descriptor's position, as its layer's records give
@@ -249,12 +260,10 @@ FTIO_HIDDEN void ftio_stamps_to_ns(struct ftio_record *rec, size_t n);
 /* ---- the kernel cross-check (unseen.c) --------------------------------
  * init: the kernel's counts at the image's start (constructor); count: the
  * data records the flusher drains; final: the final batch's `unseen` (1 when
- * known); flusher_exit: a flusher thread that ends before the final batch
- * leaves its own I/O behind. */
+ * known). */
 FTIO_HIDDEN void ftio_unseen_init(void);
 FTIO_HIDDEN void ftio_unseen_count(const struct ftio_record *rec, size_t n);
 FTIO_HIDDEN int  ftio_unseen_final(uint64_t *unseen_read, uint64_t *unseen_write);
-FTIO_HIDDEN void ftio_unseen_flusher_exit(void);
 FTIO_HIDDEN void ftio_unseen_after_fork_child(void);
 
 /* ---- rings (ring.c) --------------------------------------------------- */
