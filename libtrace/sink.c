@@ -70,7 +70,6 @@
 #define HANDOFF_BYTES_MAX (1ull << 32)   /* what a hand-off may describe, in all */
 #define UP_FRESH_S     5                 /* "the daemon is up": an ack this recent */
 #define UP_WAIT_NS     (300 * 1000000ll) /* the exit wait then (instead of FTIO_EXIT_WAIT_MS) */
-#define KNOWN_UP_WAIT_NS (10 * 1000000ll) /* ... when only another process had an answer */
 #define UP_MARK_NS     1000000000ll      /* the shared marker is touched at most this often */
 #define ZMTP_SPAN_NS   1000000000ll      /* a process alive longer moves from ZMTP to ZeroMQ */
 #define RENEW_HOLD_NS  1000000000ll      /* "renew" answers to what the old session sent: once */
@@ -711,17 +710,17 @@ int ftio_sink_finish(int exec)
             int64_t now = ftio_mono_ns();
             if (now >= deadline || (!sent && now >= connect_deadline)) {
                 /* A daemon that is up, only slow (a loaded node), is worth
-                 * more, once: UP_WAIT when it answered this process within
-                 * UP_FRESH_S; KNOWN_UP_WAIT in all when only another process
-                 * of ours on this node had an answer.  A peer that greets
-                 * and never answers (anyone may bind a tcp:// endpoint while
-                 * ftiod is down), a stopped or an absent daemon answered
-                 * nobody here: no extra wait, the rest is spooled. */
+                 * UP_WAIT more, once: one that answered this process, or
+                 * another process of ours on this node (the marker in our
+                 * private spool directory), within UP_FRESH_S.  A peer that
+                 * greets and never answers (anyone may bind a tcp://
+                 * endpoint while ftiod is down), a stopped or an absent
+                 * daemon answered nobody: no extra wait, the rest is
+                 * spooled (the handshake alone proves nothing). */
                 int64_t fresh = UP_FRESH_S * 1000000000ll, more = 0;
-                if (sk.last_ack_ns && now - sk.last_ack_ns < fresh)
+                if ((sk.last_ack_ns && now - sk.last_ack_ns < fresh) ||
+                    ftio_spool_known_up(sk.endpoint, UP_FRESH_S))
                     more = UP_WAIT_NS;
-                else if (ftio_spool_known_up(sk.endpoint, UP_FRESH_S))
-                    more = KNOWN_UP_WAIT_NS;
                 if (extended || ftio_cfg.exit_wait_ms == 0 || start + more <= deadline)
                     break;
                 extended = 1;

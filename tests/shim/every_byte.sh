@@ -36,10 +36,13 @@ size=$(wc -c <"$T/d/out.bin")
 expect_eq "$T/cxx.got" bytes.posix.write "$size" "std::ofstream: bytes written = the file's size"
 expect_eq "$T/cxx.got" bytes.posix.read "$size" "std::ifstream: bytes read = the file's size"
 expect_eq "$T/cxx.got" count.stdio.write 0 "std::ofstream: no stdio record (filebuf writes on the descriptor)"
-expect_eq "$T/cxx.got" unseen.write 0 "std::ofstream: nothing unseen written"
-u=$(val "$T/cxx.got" unseen.read)
-[ "${u:-x}" != x ] && [ "$u" -le 4096 ] && ok "std::ifstream: unseen read $u <= 4096" \
-  || bad "std::ifstream: unseen read '$u'"
+# (at most a few KB: what glibc, or the sanitizers' runtime under make asan,
+# moves on the program's behalf through no wrapper)
+for d in read write; do
+  u=$(val "$T/cxx.got" "unseen.$d")
+  [ "${u:-x}" != x ] && [ "$u" -le 4096 ] && ok "C++ streams: unseen $d $u <= 4096" \
+    || bad "C++ streams: unseen $d '$u'"
+done
 grep -q "^file=$T/d/out.bin$" "$T/cxx.got" && ok "std::ofstream: its path sent" || bad "out.bin not in files"
 # Each file entry says which file system it is on ("TYPE:MOUNTPOINT", as findmnt says).
 fs=$(findmnt -n -o FSTYPE,TARGET -T "$T/d/out.bin" | awk '{ print $1 ":" $2; exit }')
