@@ -479,7 +479,8 @@ bool job_due_to_end(const struct job *j, double now_mono, double settle_end)
 bool job_unseen_material(const struct job *j, int mode)
 {
     double u = (double)j->unseen[mode];
-    return u > JOB_UNSEEN_FLOOR && u > JOB_UNSEEN_SHARE * job_mode_totals(&j->mode[mode])->bytes;
+    double floor = JOB_UNSEEN_FLOOR * (double)(j->nprocs > 0 ? j->nprocs : 1);
+    return u > floor && u > JOB_UNSEEN_SHARE * job_mode_totals(&j->mode[mode])->bytes;
 }
 
 struct job_verdict job_end_verdict(const struct job *j, const char *why)

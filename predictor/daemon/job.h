@@ -243,9 +243,10 @@ struct job_verdict {
 };
 /* why: final (job_due_to_end said so), told, timeout, shutdown. */
 struct job_verdict job_end_verdict(const struct job *j, const char *why);
-/* Are a mode's unseen bytes material: more than JOB_UNSEEN_FLOOR and more
- * than JOB_UNSEEN_SHARE of the mode's counted bytes?  (Below: stdio's
- * read-ahead, the loader's reads, a log printed before the shim loaded.) */
+/* Are a mode's unseen bytes material: more than JOB_UNSEEN_FLOOR per process
+ * and more than JOB_UNSEEN_SHARE of the mode's counted bytes?  (Below: what
+ * glibc reads on a program's behalf, ~75 KB per Open MPI rank: the loader's
+ * reads of the components it dlopens, stdio's read-ahead of /proc files.) */
 #define JOB_UNSEEN_FLOOR (1024.0 * 1024.0)
 #define JOB_UNSEEN_SHARE 0.01
 bool job_unseen_material(const struct job *j, int mode);

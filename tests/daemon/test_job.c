@@ -47,6 +47,8 @@ struct hdr {
     bool final;
     int64_t mono, real, recv, skew;
     uint64_t lost;
+    bool has_unseen;
+    uint64_t unseen_read, unseen_write;
 };
 
 static enum job_merge_status merge(struct job *j, struct hdr h)
@@ -55,7 +57,9 @@ static enum job_merge_status merge(struct job *j, struct hdr h)
     b.h = (struct ftio_batch_header){.version = 1, .job = j->id, .host = h.host, .pid = h.pid,
                                      .rank = h.rank, .nranks = h.nranks, .seq = h.seq,
                                      .clock_mono = h.mono, .clock_real = h.real, .skew_ns = h.skew,
-                                     .final = h.final, .mpi = h.mpi, .lost = h.lost};
+                                     .final = h.final, .mpi = h.mpi, .lost = h.lost,
+                                     .has_unseen = h.has_unseen, .unseen_read = h.unseen_read,
+                                     .unseen_write = h.unseen_write};
     b.n = nrec;
     b.rec = rec;
     enum job_merge_status st = job_merge(j, &b, &lim, 1.0, h.recv);
@@ -463,6 +467,35 @@ START_TEST(test_verdict_idle_and_incomplete)
 }
 END_TEST
 
+/* The kernel cross-check (`unseen` in the final batches): summed per mode
+ * and process once (a resent final batch is a duplicate); a few kilobytes
+ * are not material, 8 MiB that no record holds make the job incomplete. */
+START_TEST(test_verdict_unseen)
+{
+    struct job *j = job_new("u", &lim);
+    add_rec(FTIO_OP_WRITE, 0.0, 1.0, 1000, 0);
+    merge(j, (struct hdr){.host = "h", .pid = 1, .rank = -1, .final = true, .mono = MONO,
+                          .real = REAL, .recv = NOW_REAL, .has_unseen = true, .unseen_read = 2996,
+                          .unseen_write = 110});
+    ck_assert_uint_eq(j->unseen[JOB_READ], 2996);
+    ck_assert_uint_eq(j->unseen[JOB_WRITE], 110);
+    ck_assert(job_end_verdict(j, "final").complete);
+    merge(j, (struct hdr){.host = "h", .pid = 2, .rank = -1, .final = true, .mono = MONO,
+                          .real = REAL, .recv = NOW_REAL, .has_unseen = true,
+                          .unseen_write = 8u << 20});
+    /* the same final batch again (a resend): counted once */
+    ck_assert_int_eq(merge(j, (struct hdr){.host = "h", .pid = 2, .rank = -1, .final = true,
+                                           .mono = MONO, .real = REAL, .recv = NOW_REAL,
+                                           .has_unseen = true, .unseen_write = 8u << 20}),
+                     JOB_DUPLICATE);
+    ck_assert_uint_eq(j->unseen[JOB_WRITE], (8u << 20) + 110);
+    struct job_verdict v = job_end_verdict(j, "final");
+    ck_assert(!v.complete);
+    ck_assert_str_eq(v.reason, "the kernel counted bytes no record holds (unseen_bytes)");
+    job_free(j);
+}
+END_TEST
+
 /* Every record ftiod does not count is counted by reason and makes the job
  * incomplete; hostile counters saturate (no wrap, nothing negative). */
 START_TEST(test_verdict_dropped_and_clamped)
@@ -662,7 +695,7 @@ Suite *ftio_test_suite(void)
                           test_time_base, test_mode_grid_and_record_log,
                           test_bad_records_and_horizon, test_max_procs_and_final,
                           test_mpi_job_waits_for_all_ranks, test_rank_from_a_later_batch,
-                          test_verdict_mpi_over, test_verdict_idle_and_incomplete,
+                          test_verdict_mpi_over, test_verdict_idle_and_incomplete, test_verdict_unseen,
                           test_verdict_dropped_and_clamped, test_clock_correction,
                           test_job_ids_with_steps, test_table_bounds, test_table_oldest_closed);
     tcase_add_checked_fixture(tc, setup, NULL);
