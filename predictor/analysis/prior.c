@@ -202,19 +202,13 @@ bool ftio_prior_check_phases(struct ftio_prior_check *c, struct ftio_analyzer *a
             c->anchored = true;
             continue;
         }
-        /* the first phase is the anchor itself (k = 0), later ones k >= 1 */
-        double k = fmax(round((onset - c->anchor) / T), c->anchored ? 1 : 0);
+        /* the phase expected next: the first one (the anchor itself, k = 0),
+         * then one period after the last that agreed */
+        double k = c->anchored ? 1 : 0;
         double want = c->anchor + k * T, tol = tolerance(c, k, fs);
-        double first = c->anchored ? 1 : 0;    /* the onset expected next */
         if (fabs(onset - want) > tol) {
-            hand_over(c, "a phase at +%.2f s, %.2f s from the predicted +%.2f s (tolerance %.2f s)",
-                      onset - c->job_start, onset - want, want - c->job_start, tol);
-            return true;
-        }
-        if (k > first) {
-            double missed = c->anchor + first * T;
-            hand_over(c, "no phase at +%.2f s (the next came at +%.2f s)", missed - c->job_start,
-                      onset - c->job_start);
+            hand_over(c, "a phase at +%.2f s where the prior predicted one at +%.2f s (tolerance "
+                      "%.2f s)", onset - c->job_start, want - c->job_start, tol);
             return true;
         }
         c->agreed++;

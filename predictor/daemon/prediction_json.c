@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sched.h"
+#include "history_glue.h"
 #include "job_activities.h"
 #include "jobid.h"
 #include "publish/report.h"
@@ -75,6 +76,7 @@ json_t *ftiod_prediction_json(const struct job *j, int mode)
     };
     ftio_report_json_totals(o, &t);
     json_object_set_new(o, "activities", job_activities_json(j, mode, origin, &m->update));
+    ftiod_history_json(j, mode, o);   /* v4 `source`, `history` (history_glue.h) */
     return o;
 }
 

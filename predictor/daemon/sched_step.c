@@ -24,6 +24,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "history_glue.h"
 #include "job_activities.h"
 #include "sched.h"
 #include "publish/report.h"
@@ -159,6 +160,7 @@ void sched_analyse_boundary(struct analysis *a, struct job *j, int mode)
     m->update = a->upd;
     m->has_result = true;
     m->pub_seq++;
+    ftiod_history_step(a, j, mode, b);   /* the memory of runs' prior, checked (history_glue.h) */
     json_t *o = ftiod_prediction_json(j, mode);
     char *topic = ftiod_topic_of(j->id, job_mode_name(mode));
     pthread_mutex_unlock(&d->lock);
