@@ -28,6 +28,11 @@ CHECK="$CHECK libslurm-dev slurmctld slurmd slurm-client"
 # real programs under the shim: LAMMPS (lmp), GROMACS (gmx_mpi), fio, and our
 # HDF5 example built with Debian's parallel HDF5 (h5pcc).
 CHECK="$CHECK lammps gromacs fio libhdf5-openmpi-dev"
+# The shim's tests of what libc and libstdc++ open (tests/shim/every_byte.sh):
+# PyTorch's torch.save(obj, path) writes through a C++ stream (python3-torch,
+# run with Debian's /usr/bin/python3); stress-ng loads the machine for the
+# burst test's repetitions.
+CHECK="$CHECK python3-torch stress-ng"
 # The memory of runs shared by several daemons: a real PostgreSQL server that
 # tests/history/postgres.sh starts itself (initdb, pg_ctl); sqlite3 to look
 # into and lock a store from the tests.
