@@ -54,7 +54,7 @@ struct ftiod_history {
     /* the thread's own (no lock needed) */
     struct ftio_store *store;
     double next_open;
-    bool complained;
+    bool complained[2];               /* said: [0] no lookups (open, read), [1] no records */
     struct ftio_analyzer *an;
     /* counters: what --status shows */
     uint64_t lookups, known, recorded, record_failures, lookup_failures, dropped, forgotten;
@@ -97,22 +97,26 @@ const char *ftiod_history_spec(const char *history, const char *state_dir, char 
 
 /* ---- the store ------------------------------------------------------------------------- */
 
-/* Said once until it works again. */
-static void trouble(struct ftiod_history *h, const char *what)
+/* Said once until it works again, apart for reading (a store that cannot
+ * be opened, or read: no priors) and writing (locked: no records; in WAL
+ * mode lookups go on meanwhile). */
+enum { READING = 0, WRITING = 1 };
+static void trouble(struct ftiod_history *h, int how, const char *what)
 {
-    if (h->complained)
+    if (h->complained[how])
         return;
-    h->complained = true;
-    ftiod_log_at(FTIOD_WARNING, "memory of runs %s: %s; jobs get no prior until it works again",
-                 h->shown, what);
+    h->complained[how] = true;
+    ftiod_log_at(FTIOD_WARNING, "memory of runs %s: %s; %s until it works again", h->shown, what,
+                 how == WRITING ? "runs are not recorded" : "jobs get no prior");
 }
 
-static void works(struct ftiod_history *h)
+static void works(struct ftiod_history *h, int how)
 {
-    if (!h->complained)
+    if (!h->complained[how])
         return;
-    h->complained = false;
-    ftiod_log_at(FTIOD_NOTICE, "memory of runs %s works again", h->shown);
+    h->complained[how] = false;
+    ftiod_log_at(FTIOD_NOTICE, "memory of runs %s works again%s", h->shown,
+                 how == WRITING ? " (runs are recorded)" : "");
 }
 
 static bool store_ready(struct ftiod_history *h)
@@ -127,22 +131,22 @@ static bool store_ready(struct ftiod_history *h)
     h->store = ftio_store_open(h->spec, BUSY_MS, false, err, sizeof err);
     if (!h->store) {
         h->next_open = now + REOPEN_S;
-        trouble(h, err);
+        trouble(h, READING, err);
         return false;
     }
     ftiod_log_at(FTIOD_NOTICE, "memory of runs: %s (opened in %.0f ms)", h->shown,
                  1e3 * (ftiod_now() - t0));
-    works(h);
+    works(h, READING);
     return true;
 }
 
 /* After a failed statement: a busy store stays open (the lock will go); a
  * damaged one is closed and opened again later (it may be replaced). */
-static void store_failed(struct ftiod_history *h, const char *what)
+static void store_failed(struct ftiod_history *h, int how, const char *what)
 {
     char msg[512];
     snprintf(msg, sizeof msg, "%s: %s", what, ftio_store_error(h->store));
-    trouble(h, msg);
+    trouble(h, how, msg);
     if (ftio_store_damaged(h->store)) {
         ftio_store_close(h->store);
         h->store = NULL;
@@ -164,9 +168,9 @@ static void do_lookup(struct ftiod_history *h, struct history_req *r)
     h->known += rc == 0 && m.level != FTIO_PRIOR_NONE;
     pthread_mutex_unlock(&h->mu);
     if (rc != 0) {
-        store_failed(h, "lookup");
+        store_failed(h, READING, "lookup");
     } else {
-        works(h);
+        works(h, READING);
         ftiod_history_install(h->d, r->job, r->serial, &m);
     }
     ftio_store_match_free(&m);
@@ -197,9 +201,9 @@ static void do_record(struct ftiod_history *h, struct history_req *r)
     h->forgotten += forgotten;
     pthread_mutex_unlock(&h->mu);
     if (rc != 0)
-        store_failed(h, "recording a run");
+        store_failed(h, WRITING, "recording a run");
     else
-        works(h);
+        works(h, WRITING);
     if (forgotten)
         ftiod_log_at(FTIOD_INFO, "memory of runs: uid %" PRId64 " has more than %zu applications: "
                      "%zu least recently used forgotten", r->key.uid, h->d->cfg.history_apps, forgotten);
@@ -352,7 +356,7 @@ json_t *ftiod_history_status(struct ftiod *d)
         return json_null();
     pthread_mutex_lock(&h->mu);
     json_t *o = json_pack("{s:s, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "store", h->shown,
-                          "trouble", h->complained, "lookups", (json_int_t)h->lookups,
+                          "trouble", h->complained[READING] || h->complained[WRITING], "lookups", (json_int_t)h->lookups,
                           "known", (json_int_t)h->known, "lookup_failures",
                           (json_int_t)h->lookup_failures, "recorded", (json_int_t)h->recorded,
                           "record_failures", (json_int_t)h->record_failures, "dropped",
