@@ -15,6 +15,7 @@
 
 #define RELEASE_EVERY (16u << 20)
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -31,6 +32,30 @@ static int64_t process_key(const struct ftio_batch_header *h)
     return (int64_t)(x | (1ull << 62)) & INT64_MAX;
 }
 
+/* The job's application identity (PROTOCOL.md §1 `app`): the first seen,
+ * and the earliest start.  0, or -1 out of memory. */
+static int keep_app(struct ftio_trace *t, const struct ftio_batch_header *h)
+{
+    if (t->app) {
+        if (h->clock_real > 0 && h->clock_real < t->app->start_ns)
+            t->app->start_ns = h->clock_real;
+        return 0;
+    }
+    const struct ftio_app_identity *a = &h->app;
+    struct ftio_trace_app *k = calloc(1, sizeof *k);
+    if (!k)
+        return -1;
+    k->exe = strdup(a->exe ? a->exe : "");
+    k->exe_id = strdup(a->exe_id ? a->exe_id : "");
+    k->args = strdup(a->args ? a->args : "");
+    k->args_norm = strdup(a->args_norm ? a->args_norm : "");
+    k->name = strdup(a->name ? a->name : "");
+    k->uid = a->uid;
+    k->start_ns = h->clock_real;
+    t->app = k;
+    return k->exe && k->exe_id && k->args && k->args_norm && k->name ? 0 : -1;
+}
+
 static int take_batch(struct ftio_reader_ctx *c, const struct ftio_batch *b, size_t at)
 {
     const struct ftio_batch_header *h = &b->h;
@@ -42,6 +67,8 @@ static int take_batch(struct ftio_reader_ctx *c, const struct ftio_batch *b, siz
     if (h->nranks > t->ranks_declared)
         t->ranks_declared = h->nranks;
     t->lost += h->lost;
+    if (h->has_app && keep_app(t, h) != 0)
+        return FTIO_READER_FAIL(c, "offset %zu: out of memory", at);
     for (size_t i = 0; i < h->nfiles; i++)
         if (ftio_trace_add_file(t, h->files[i].id, h->files[i].path) != 0)
             return FTIO_READER_FAIL(c, "offset %zu: out of memory", at);

@@ -30,7 +30,7 @@ static const char usage_line[] =
     "usage: ftio scan [--csv FILE] [--jsonl FILE] [--threads N] [--quiet|--progress]\n"
     "                 [-m read|write|both] [-f HZ] [--max-samples N] [--compat] [--lenient]\n"
     "                 [--dxt posix|mpiio] [--user U] [--exe TEXT] [--since T] [--until T]\n"
-    "                 [--min-bytes N] DIR|FILE...\n";
+    "                 [--min-bytes N] [--history STORE] DIR|FILE...\n";
 
 static const char help_text[] =
     "Analyse every job of an archive of traces (each file one job; directories are\n"
@@ -148,6 +148,9 @@ static const struct cliopt scan_opts_table[] = {
      .set = set_time},
     {"min-bytes", 0, CLIOPT_CUSTOM, "N", "only the jobs that moved N bytes or more (read +\nwritten;"
      " K, M, G, T: powers of 1024)", NULL, AT(o.min_bytes), .set = set_bytes},
+    {"history", 0, CLIOPT_STRING, "STORE",
+     "record every job as a run of its application in ftiod's\nmemory of runs (a SQLite file or a"
+     " postgresql:// URI)", NULL, AT(o.history)},
     CLIOPT_HELP_VERSION("the version"),
     {0},
 };
@@ -333,13 +336,21 @@ int ftio_cmd_scan(int argc, char **argv)
         return 1;
     }
     struct scan_output out;
-    if (scan_output_open(&out, &o) != 0) {
+    if ((o.history && !(o.hist = scan_history_open(o.history))) || scan_output_open(&out, &o) != 0) {
+        scan_history_close(o.hist);
         scan_files_free(&f);
         return 1;
     }
     struct scan_summary sum;
     memset(&sum, 0, sizeof sum);
     rc = scan_run(&o, &f, NULL, 0, scan_output_sink, &out, &sum, 1);
+    if (o.hist) {
+        double c[3];
+        scan_history_counts(o.hist, c);
+        scan_history_report(o.hist, c);
+        if (scan_history_close(o.hist) != 0 && rc == 0)
+            rc = -1;
+    }
     if (scan_output_close(&out) != 0 || rc != 0) {
         fprintf(stderr, "ftio scan: %s\n", rc != 0 ? "out of memory or output failed"
                                                   : "writing the rows failed");
