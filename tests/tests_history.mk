@@ -4,6 +4,7 @@
 #   test_store     the store on SQLite (schema, levels, bounds, damaged, locked)
 #   tests/history/*.sh  the identity on the wire, ftiod's priors live (mpirun),
 #                  `ftio history`, the archive path, PostgreSQL with two daemons
+$(B)/tests/history/test_store.o: CFLAGS += $(shell pkg-config --cflags libpq 2>/dev/null || echo -I/usr/include/postgresql)
 $(B)/tests/test_store: $(B)/tests/history/test_store.o $(CHECK_MAIN) $(HISTORY_LIB) $(ANALYSIS_LIB) \
                        $(COMMON_LIB)
 	@mkdir -p $(dir $@)
