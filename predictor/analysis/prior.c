@@ -21,6 +21,7 @@
 #define PERIOD_SD_FEW 0.03      /* x period, fewer than 3 agreeing runs */
 #define OFFSET_SD_MIN 0.25      /* s */
 #define OFFSET_SD_FEW 0.10      /* x offset, fewer than 3 runs */
+#define OFFSET_SD_MAX 0.25      /* x period: beyond, the runs' first phase is no prediction */
 #define BYTES_SD_MIN 0.10       /* relative */
 /* A phase of this train: its bytes within this factor of the prior's. */
 #define SIZE_FACTOR 4.0
@@ -114,6 +115,10 @@ bool ftio_prior_from_runs(const struct ftio_prior_run *runs, size_t n, enum ftio
         out->offset = no ? median_sd(ov, no, &sd) : NAN;
         out->offset_sd = no ? fmax(fmax(sd, OFFSET_SD_MIN), no < 3 ? OFFSET_SD_FEW * out->offset : 0)
                             : NAN;
+        /* runs that began their outputs at such different times say nothing
+         * of this one's first: the job's own first phase anchors the train */
+        if (out->offset_sd > OFFSET_SD_MAX * out->period)
+            out->offset = out->offset_sd = NAN;
         out->confidence = ftio_prior_level_trust(level) * ((double)m + 1) / ((double)n + 2);
         out->cls = out->confidence >= FTIO_PRIOR_PERIODIC_CONF ? FTIO_CLASS_PERIODIC
                                                                 : FTIO_CLASS_UNCERTAIN;
@@ -273,18 +278,30 @@ void ftio_prior_result(const struct ftio_prior_check *c, double now, struct ftio
     }
 }
 
-double ftio_prior_first_onset(struct ftio_analyzer *a, const struct ftio_samples *x,
-                              double period, double next_start)
+/* A phase of a train of bytes per phase (NAN: any size). */
+static bool of_size(const struct ftio_phase *ph, double bytes)
+{
+    return !(bytes > 0) || (ph->bytes >= bytes / SIZE_FACTOR && ph->bytes <= bytes * SIZE_FACTOR);
+}
+
+double ftio_prior_first_onset(struct ftio_analyzer *a, const struct ftio_samples *x, double period,
+                              double bytes)
 {
     struct ftio_phase_scan scan;
-    if (!(period > 0) || !isfinite(next_start) || x->n < 3 || ftio_phases_find(a, x, &scan) != 0)
+    if (!(period > 0) || x->n < 3 || ftio_phases_find(a, x, &scan) != 0)
         return NAN;
     double tol = fmax(FTIO_PRIOR_AGREE * period, 2.0 / x->fs);
     for (size_t i = 0; i < scan.n; i++) {
-        const struct ftio_phase *ph = &scan.phase[i];
-        double k = round((next_start - ph->start) / period);
-        if (fabs(next_start - k * period - ph->start) <= tol)
-            return ph->start;
+        const struct ftio_phase *p = &scan.phase[i];
+        if ((p->flags & FTIO_PHASE_CUT_START) || !of_size(p, bytes))
+            continue;
+        for (size_t j = i + 1; j < scan.n; j++) {
+            double gap = scan.phase[j].start - p->start;
+            if (gap > period + tol)
+                break;
+            if (fabs(gap - period) <= tol && of_size(&scan.phase[j], bytes))
+                return p->start;
+        }
     }
     return NAN;
 }

@@ -109,10 +109,13 @@ bool ftio_prior_check_answer(struct ftio_prior_check *c, const struct ftio_resul
  * phase after now.  Window fields are left to the caller. */
 void ftio_prior_result(const struct ftio_prior_check *c, double now, struct ftio_result *out);
 
-/* An ended job: the onset of the first phase of x that lies on the train of
- * an answer (next_start - k period, within 10 % of the period and two
- * samples), NAN when none does: the offset the memory keeps. */
+/* An ended job: the onset of the first phase of x (of about bytes per
+ * phase, within a factor 4; NAN: any) that the next phase follows one
+ * period later (within 10 % of the period and two samples): where an
+ * answer's train begins, the offset the memory keeps; NAN when no phase is
+ * followed so.  (Not the train's phase extrapolated back from the job's end:
+ * over many periods a slightly long period lands anywhere.) */
 double ftio_prior_first_onset(struct ftio_analyzer *a, const struct ftio_samples *x,
-                              double period, double next_start);
+                              double period, double bytes);
 
 #endif

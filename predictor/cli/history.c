@@ -19,7 +19,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,25 +60,6 @@ struct history_cli {
     bool json;
     struct ftio_query_opts q;
 };
-
-/* --user: a name or a uid. */
-static int set_user(const struct cliopt *opt, const char *v, char *err, size_t errlen)
-{
-    int64_t *uid = opt->ctx;
-    struct passwd *pw = getpwnam(v);
-    char *end;
-    errno = 0;
-    long long n = strtoll(v, &end, 10);
-    if (pw)
-        *uid = pw->pw_uid;
-    else if (*v && !*end && errno == 0 && n >= 0 && n <= UINT32_MAX)
-        *uid = n;
-    else {
-        snprintf(err, errlen, "no user '%s' (a name or a uid)", v);
-        return -1;
-    }
-    return 0;
-}
 
 /* ---- the answers as text ------------------------------------------------------------ */
 
@@ -291,7 +271,7 @@ int ftio_cmd_history(int argc, char **argv)
         {"key", 0, CLIOPT_STRING, "FILE", "our CURVE key pair (ftio keygen)", NULL,
          .to.s = &c.q.key_file},
         {"user", 'u', CLIOPT_CUSTOM, "U", "list, forget: only this user's applications (a name\n"
-         "or a uid)", NULL, .set = set_user, .ctx = &c.user},
+         "or a uid)", NULL, .set = cliopt_set_user, .ctx = &c.user},
         {"cmdline", 0, CLIOPT_STRING, "TEXT",
          "key: a whole command line, \"PROGRAM ARG ...\" (a Darshan\nlog's exe)", NULL,
          .to.s = &c.cmdline},

@@ -59,16 +59,22 @@ struct job_history {
     size_t   nprior[JOB_NMODES];
     struct job_prior *prior[JOB_NMODES];   /* [0] the mode's own, then activities */
 };
+/* The strings of a key this daemon copied (history_job.c). */
+static inline void history_key_free(struct ftio_store_app *k)
+{
+    free((char *)k->prog);
+    free((char *)k->exe);
+    free((char *)k->args);
+    free((char *)k->args_norm);
+    free((char *)k->name);
+}
+
 /* job.c's job_free(): inline, so that job.c's tests link without the rest. */
 static inline void job_history_free(struct job_history *h)
 {
     if (!h)
         return;
-    free((char *)h->key.prog);
-    free((char *)h->key.exe);
-    free((char *)h->key.args);
-    free((char *)h->key.args_norm);
-    free((char *)h->key.name);
+    history_key_free(&h->key);
     free(h->exe_id);
     for (int m = 0; m < JOB_NMODES; m++)
         free(h->prior[m]);
@@ -125,10 +131,6 @@ void ftiod_control_late(struct ftiod *d);
 
 /* Requests of the queue (history_job.c makes lookups and records). */
 enum history_req_kind { HREQ_LOOKUP, HREQ_RECORD, HREQ_QUERY };
-struct history_answer_work {      /* an answer of a run, and how to find its first phase */
-    struct ftio_store_answer a;
-    double next_start;            /* job-relative s, NAN without a period */
-};
 struct history_req {
     enum history_req_kind kind;
     char    *job;
@@ -139,7 +141,7 @@ struct history_req {
     double   start, end;          /* Unix s */
     int64_t  nranks;
     size_t   nanswers;
-    struct history_answer_work *answers;
+    struct ftio_store_answer *answers;   /* first_offset from x, by the thread */
     struct ftio_samples x[JOB_NMODES];   /* the start of each mode's signal */
     double   job_start;           /* job-relative s */
     /* HREQ_QUERY */

@@ -377,17 +377,16 @@ void ftiod_history_end(struct ftiod *d, struct job *j)
             if (!ans[i].update)
                 continue;
             const struct ftio_result *res = &ans[i].update->res;
-            struct history_answer_work *w = &r->answers[r->nanswers++];
-            w->a.mode = mode;
-            snprintf(w->a.pattern, sizeof w->a.pattern, "%s", ans[i].pattern ? ans[i].pattern : "");
-            w->a.period = res->has_period ? res->dominant.period : NAN;
-            w->a.confidence = res->has_period ? res->dominant.confidence : NAN;
-            w->a.cls = res->cls;
+            struct ftio_store_answer *w = &r->answers[r->nanswers++];
+            w->mode = mode;
+            snprintf(w->pattern, sizeof w->pattern, "%s", ans[i].pattern ? ans[i].pattern : "");
+            w->period = res->has_period ? res->dominant.period : NAN;
+            w->confidence = res->has_period ? res->dominant.confidence : NAN;
+            w->cls = res->cls;
             bool mv = res->has_period && res->metrics.valid;
-            w->a.bytes = mv ? res->metrics.phase_bytes : NAN;
-            w->a.duration = mv ? res->metrics.phase_duration : NAN;
-            w->a.first_offset = NAN;
-            w->next_start = res->has_period && res->next.valid ? res->next.start : NAN;
+            w->bytes = mv ? res->metrics.phase_bytes : NAN;
+            w->duration = mv ? res->metrics.phase_duration : NAN;
+            w->first_offset = NAN;
             if (res->has_period)
                 longest = fmax(longest, res->dominant.period);
         }

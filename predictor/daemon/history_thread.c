@@ -71,11 +71,7 @@ void history_req_free(struct history_req *r)
     if (!r)
         return;
     free(r->job);
-    free((char *)r->key.prog);
-    free((char *)r->key.exe);
-    free((char *)r->key.args);
-    free((char *)r->key.args_norm);
-    free((char *)r->key.name);
+    history_key_free(&r->key);
     free(r->exe_id);
     free(r->answers);
     for (int m = 0; m < JOB_NMODES; m++)
@@ -159,9 +155,7 @@ static void store_failed(struct ftiod_history *h, int how, const char *what)
 static void do_lookup(struct ftiod_history *h, struct history_req *r)
 {
     struct ftio_store_match m = { 0 };
-    struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now);
-    int rc = ftio_store_lookup(h->store, &r->key, (double)now.tv_sec, &m);
+    int rc = ftio_store_lookup(h->store, &r->key, &m);
     pthread_mutex_lock(&h->mu);
     h->lookups++;
     h->lookup_failures += rc != 0;
@@ -178,14 +172,10 @@ static void do_lookup(struct ftiod_history *h, struct history_req *r)
 
 static void do_record(struct ftiod_history *h, struct history_req *r)
 {
-    /* each answer's first phase: the first of its train in the job's signal */
-    struct ftio_store_answer *a = malloc((r->nanswers ? r->nanswers : 1) * sizeof *a);
-    if (!a)
-        return;
+    /* each answer's first phase: where its train begins in the job's signal */
+    struct ftio_store_answer *a = r->answers;
     for (size_t i = 0; i < r->nanswers; i++) {
-        a[i] = r->answers[i].a;
-        const struct ftio_samples *x = &r->x[a[i].mode];
-        double onset = ftio_prior_first_onset(h->an, x, a[i].period, r->answers[i].next_start);
+        double onset = ftio_prior_first_onset(h->an, &r->x[a[i].mode], a[i].period, a[i].bytes);
         a[i].first_offset = onset - r->job_start >= -1.0 ? onset - r->job_start : NAN;
     }
     struct ftio_store_run run = {
@@ -194,7 +184,6 @@ static void do_record(struct ftiod_history *h, struct history_req *r)
     };
     size_t forgotten = 0;
     int rc = ftio_store_record(h->store, &run, h->d->cfg.history_apps, r->end, &forgotten);
-    free(a);
     pthread_mutex_lock(&h->mu);
     h->recorded += rc == 0;
     h->record_failures += rc != 0;

@@ -3,7 +3,22 @@
  * closing, and recording a failure. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include "history/db.h"
+
+struct db *db_new(const struct db_backend *ops, size_t impl_size, char *err, size_t errlen)
+{
+    struct db *db = calloc(1, sizeof *db);
+    if (db && !(db->impl = calloc(1, impl_size))) {
+        free(db);
+        db = NULL;
+    }
+    if (!db)
+        snprintf(err, errlen, "out of memory");
+    else
+        db->ops = ops;
+    return db;
+}
 
 int db_commit(struct db *db)
 {

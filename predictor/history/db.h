@@ -66,6 +66,9 @@ static inline int db_exec(struct db *db, const char *sql, const struct db_val *p
 {
     return db->ops->exec(db, sql, p, np, fn, ctx);
 }
+/* A backend's new connection object with its zeroed impl (NULL, err
+ * "out of memory"). */
+struct db *db_new(const struct db_backend *ops, size_t impl_size, char *err, size_t errlen);
 int  db_commit(struct db *db);
 void db_rollback(struct db *db);
 void db_close(struct db *db);

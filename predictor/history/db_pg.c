@@ -213,16 +213,10 @@ static const struct db_backend pg_backend = {
 
 struct db *db_pg_open(const char *conninfo, int busy_ms, char *err, size_t errlen)
 {
-    struct db *db = calloc(1, sizeof *db);
-    struct pg_db *p = calloc(1, sizeof *p);
-    if (!db || !p) {
-        free(db);
-        free(p);
-        snprintf(err, errlen, "out of memory");
+    struct db *db = db_new(&pg_backend, sizeof(struct pg_db), err, errlen);
+    if (!db)
         return NULL;
-    }
-    db->ops = &pg_backend;
-    db->impl = p;
+    struct pg_db *p = db->impl;
     p->busy_ms = busy_ms;
     /* A server that does not answer must not hold ftiod's start: 5 s unless
      * the connection string says otherwise (the later keyword wins). */

@@ -175,16 +175,10 @@ struct db *db_sqlite_open(const char *path, int busy_ms, char *err, size_t errle
 {
     if (check_file(path, err, errlen) != 0)
         return NULL;
-    struct db *db = calloc(1, sizeof *db);
-    struct sqlite_db *s = calloc(1, sizeof *s);
-    if (!db || !s) {
-        free(db);
-        free(s);
-        snprintf(err, errlen, "out of memory");
+    struct db *db = db_new(&sqlite_backend, sizeof(struct sqlite_db), err, errlen);
+    if (!db)
         return NULL;
-    }
-    db->ops = &sqlite_backend;
-    db->impl = s;
+    struct sqlite_db *s = db->impl;
     int rc = sqlite3_open_v2(path, &s->conn, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX |
                              SQLITE_OPEN_NOFOLLOW, NULL);
     if (rc == SQLITE_OK)

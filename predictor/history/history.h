@@ -126,9 +126,10 @@ const char *ftio_store_error(const struct ftio_store *h);
 int ftio_store_record(struct ftio_store *h, const struct ftio_store_run *r, size_t max_apps,
                         double now, size_t *forgotten);
 /* The latest runs of the most specific level that knows app (FTIO_PRIOR_*;
- * NONE: none does); the apps that matched are touched (used = now).  0 or -1. */
-int ftio_store_lookup(struct ftio_store *h, const struct ftio_store_app *app, double now,
-                        struct ftio_store_match *out);
+ * NONE: none does).  Read only (the least recently used order is that of the
+ * runs recorded: a job looked up is recorded at its end).  0 or -1. */
+int ftio_store_lookup(struct ftio_store *h, const struct ftio_store_app *app,
+                      struct ftio_store_match *out);
 /* The applications of uid (-1: every uid), most recently used first. */
 int ftio_store_list(struct ftio_store *h, int64_t uid, ftio_store_info_fn fn, void *ctx);
 /* One application (of uid, unless uid is -1) and its runs' answers (rows

@@ -4,8 +4,8 @@
  *
  *   ftio_meta      (key, value): the schema's version
  *   ftio_apps      one row per application: (uid, prog, args, name) unique,
- *                  args_norm, the last exe path, `used` (Unix s: the last
- *                  lookup that matched it, or run recorded: the LRU order)
+ *                  args_norm, the last exe path, `used` (Unix s: its last
+ *                  run recorded, the LRU order)
  *   ftio_runs      one per run (app, job) unique: where it came from, the
  *                  stamp of its executable, start, end, ranks
  *   ftio_answers   its final answers: per mode, the mode's own (pattern '')
@@ -289,24 +289,17 @@ int ftio_store_record(struct ftio_store *h, const struct ftio_store_run *r, size
     " WHERE " where " ORDER BY r2.ended DESC, r2.id DESC LIMIT ?)"                         \
     " ORDER BY r.ended DESC, r.id DESC, a.mode, a.pattern"
 
-/* Per level (history.h): the latest runs, then the touch of what matched. */
+/* Per level (history.h): the latest runs of the applications it matches. */
 static const struct level_sql {
     enum ftio_prior_level level;
-    const char *runs, *touch;
+    const char *runs;
     bool needs_name;
 } levels[] = {
-    { FTIO_PRIOR_ARGS,
-      LATEST("p.uid = ? AND p.prog = ? AND p.args = ? AND p.name = ?"),
-      "UPDATE ftio_apps SET used = ? WHERE uid = ? AND prog = ? AND args = ? AND name = ?", false },
-    { FTIO_PRIOR_ARGS_NORM,
-      LATEST("p.uid = ? AND p.prog = ? AND p.args_norm = ? AND p.name = ?"),
-      "UPDATE ftio_apps SET used = ? WHERE uid = ? AND prog = ? AND args_norm = ? AND name = ?", false },
-    { FTIO_PRIOR_EXE,
-      LATEST("p.uid = ? AND p.prog = ? AND p.name = ?"),
-      "UPDATE ftio_apps SET used = ? WHERE uid = ? AND prog = ? AND name = ?", false },
-    { FTIO_PRIOR_NAME,
-      LATEST("p.uid = ? AND p.name = ?"),
-      "UPDATE ftio_apps SET used = ? WHERE uid = ? AND name = ?", true },
+    { FTIO_PRIOR_ARGS, LATEST("p.uid = ? AND p.prog = ? AND p.args = ? AND p.name = ?"), false },
+    { FTIO_PRIOR_ARGS_NORM, LATEST("p.uid = ? AND p.prog = ? AND p.args_norm = ? AND p.name = ?"),
+      false },
+    { FTIO_PRIOR_EXE, LATEST("p.uid = ? AND p.prog = ? AND p.name = ?"), false },
+    { FTIO_PRIOR_NAME, LATEST("p.uid = ? AND p.name = ?"), true },
 };
 
 void ftio_store_match_free(struct ftio_store_match *m)
@@ -367,8 +360,8 @@ static size_t level_params(const struct level_sql *l, const struct ftio_store_ap
     return n;
 }
 
-int ftio_store_lookup(struct ftio_store *h, const struct ftio_store_app *app, double now,
-                        struct ftio_store_match *out)
+int ftio_store_lookup(struct ftio_store *h, const struct ftio_store_app *app,
+                      struct ftio_store_match *out)
 {
     out->level = FTIO_PRIOR_NONE;
     out->n = out->nruns = 0;
@@ -376,7 +369,7 @@ int ftio_store_lookup(struct ftio_store *h, const struct ftio_store_app *app, do
         const struct level_sql *l = &levels[i];
         if (l->needs_name && !(app->name && *app->name))
             continue;
-        struct db_val p[6], t[6];
+        struct db_val p[6];
         size_t np = level_params(l, app, p);
         p[np] = db_int(FTIO_STORE_RUNS_USED);
         int rc = db_exec(h->db, l->runs, p, np + 1, add_row, out);
@@ -388,10 +381,6 @@ int ftio_store_lookup(struct ftio_store *h, const struct ftio_store_app *app, do
         if (out->n == 0)
             continue;
         out->level = l->level;
-        t[0] = db_real(now);
-        memcpy(&t[1], p, np * sizeof *p);
-        /* the LRU order; a lookup that cannot write (busy) still answers */
-        db_exec(h->db, l->touch, t, np + 1, NULL, NULL);
         return 0;
     }
     return 0;

@@ -16,7 +16,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -42,25 +41,6 @@ static const char *const scan_mode_names[] = {"read", "write", "both", "all", NU
 static const int scan_mode_values[] = {0, 1, 2, 2};
 static const char *const scan_dxt_names[] = {"posix", "mpiio", NULL};
 static const int scan_dxt_values[] = {FTIO_DXT_POSIX, FTIO_DXT_MPIIO};
-
-/* --user: a user name or a uid. */
-static int set_user(const struct cliopt *opt, const char *v, char *err, size_t errlen)
-{
-    int64_t *uid = opt->ctx;
-    struct passwd *pw = getpwnam(v);
-    char *end;
-    errno = 0;
-    long long n = strtoll(v, &end, 10);
-    if (pw)
-        *uid = pw->pw_uid;
-    else if (*v && !*end && errno == 0 && n >= 0 && n <= UINT32_MAX)
-        *uid = n;
-    else {
-        snprintf(err, errlen, "no user '%s' (a name or a uid)", v);
-        return -1;
-    }
-    return 0;
-}
 
 /* --since/--until: YYYY-MM-DD[THH:MM[:SS]][Z] in UTC, or Unix seconds. */
 static int set_time(const struct cliopt *opt, const char *v, char *err, size_t errlen)
@@ -138,7 +118,7 @@ static const struct cliopt scan_opts_table[] = {
      "Darshan DXT layer: posix or mpiio (default: mpiio if present)", NULL, AT(dxt),
      .choices = scan_dxt_names, .values = scan_dxt_values},
     {"user", 0, CLIOPT_CUSTOM, "U", "only the jobs of user U (a name or a uid)", NULL,
-     AT(o.filter_uid), .set = set_user},
+     AT(o.filter_uid), .set = cliopt_set_user},
     {"exe", 0, CLIOPT_STRING, "TEXT", "only the jobs whose command line contains TEXT", NULL,
      AT(o.filter_exe)},
     {"since", 0, CLIOPT_CUSTOM, "T",

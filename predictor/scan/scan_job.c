@@ -115,8 +115,9 @@ static void analyse_mode(struct scan_worker *w, const struct scan_opts *o, const
         m->phase_duration = res.metrics.phase_duration;
     }
     /* the memory of runs: where the period's phases begin (analysis/prior.h) */
-    if (o->hist && res.has_period && res.next.valid)
-        m->first_onset = ftio_prior_first_onset(w->a, &w->x, res.dominant.period, res.next.start);
+    if (o->hist && res.has_period)
+        m->first_onset = ftio_prior_first_onset(w->a, &w->x, res.dominant.period,
+                                                res.metrics.valid ? res.metrics.phase_bytes : NAN);
 }
 
 /* The two largest activities of mode d (ALGORITHM.md §10), analysed at the

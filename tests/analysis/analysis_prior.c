@@ -44,6 +44,33 @@ static bool window(const struct ftio_prior_check *c, double b, double *from)
     return *from + 0.5 <= b;
 }
 
+/* A train of phases (onsets, each 1 s at 1e8 B/s), and a second of small
+ * bursts (0.1 s at 1e7 B/s; NULL for none). */
+struct job_signal { const double *on; size_t n; const double *small; size_t nsmall; };
+
+/* The check after each boundary b = 3, 4, ... until (the window of each
+ * check, as ftiod copies it), until the prior no longer leads.  Returns the
+ * last boundary judged. */
+static double follow(struct ftio_prior_check *c, struct ftio_analyzer *a, struct ftio_samples *x,
+                     const struct job_signal *j, double until)
+{
+    double b = 3, from;
+    for (; b <= until && c->state == FTIO_PRIOR_LEADS; b += 1) {
+        if (!window(c, b, &from))
+            continue;
+        bursts(x, from, b, j->on, j->n, 1.0, 1e8, 0);
+        if (j->small) {
+            struct ftio_samples y = { 0 };
+            bursts(&y, from, b, j->small, j->nsmall, 0.1, 1e7, 0);
+            for (size_t k = 0; k < x->n; k++)
+                x->x[k] = fmax(x->x[k], y.x[k]);
+            ftio_samples_free(&y);
+        }
+        ftio_prior_check_phases(c, a, x);
+    }
+    return b - 1;
+}
+
 static struct ftio_prior prior_10s(void)
 {
     struct ftio_prior_run runs[3] = {
@@ -112,14 +139,8 @@ START_TEST(same_run_keeps_the_lead)
     double on[] = { 5.1, 15.05, 24.9, 35.0 };
     double conf = c.confidence;
     /* the job's signal as the boundaries pass: the first phase, then the second */
-    for (double b = 3; b <= 36; b += 1) {
-        double from;
-        if (!window(&c, b, &from))
-            continue;
-        bursts(&x, from, b, on, 4, 1.0, 1e8, 0);
-        ftio_prior_check_phases(&c, a, &x);
-        ck_assert_msg(c.state == FTIO_PRIOR_LEADS, "handed over at %g: %s", b, c.why);
-    }
+    follow(&c, a, &x, &(struct job_signal){ on, 4, NULL, 0 }, 36);
+    ck_assert_msg(c.state == FTIO_PRIOR_LEADS, "handed over: %s", c.why);
     ck_assert_uint_eq(c.agreed, 4);            /* the fourth by its onset: still going at 36 */
     ck_assert(c.confidence > conf && c.confidence > 0.95);
     ftio_prior_result(&c, 36.0, &r);
@@ -145,17 +166,10 @@ START_TEST(changed_interval_hands_over)
     struct ftio_analyzer *a = ftio_analyzer_new();
     struct ftio_samples x = { 0 };
     double on[] = { 5.0, 20.0, 35.0 };                /* every 15 s now */
-    double b = 3;
-    for (; b <= 40 && c.state == FTIO_PRIOR_LEADS; b += 1) {
-        double from;
-        if (!window(&c, b, &from))
-            continue;
-        bursts(&x, from, b, on, 3, 1.0, 1e8, 0);
-        ftio_prior_check_phases(&c, a, &x);
-    }
+    double b = follow(&c, a, &x, &(struct job_signal){ on, 3, NULL, 0 }, 40);
     ck_assert_int_eq(c.state, FTIO_PRIOR_HANDED_OVER);
     /* by the second phase's time: predicted at 15 (+ tolerance), not later than 20 */
-    ck_assert(b - 1 <= 21);
+    ck_assert(b <= 21);
     ck_assert(strstr(c.why, "+15") != NULL);
     ck_assert_uint_eq(c.agreed, 1);
     ftio_samples_free(&x);
@@ -174,19 +188,8 @@ START_TEST(other_sizes_are_not_judged)
     double small[40], on[] = { 5.0, 15.0, 25.0 };
     for (int i = 0; i < 40; i++)
         small[i] = 0.5 + i;
-    for (double b = 3; b <= 27; b += 1) {
-        double from;
-        if (!window(&c, b, &from))
-            continue;
-        bursts(&x, from, b, small, 40, 0.1, 1e7, 0);
-        struct ftio_samples y = { 0 };
-        bursts(&y, from, b, on, 3, 1.0, 1e8, 0);
-        for (size_t k = 0; k < x.n; k++)
-            x.x[k] = fmax(x.x[k], y.x[k]);
-        ftio_samples_free(&y);
-        ftio_prior_check_phases(&c, a, &x);
-        ck_assert_msg(c.state == FTIO_PRIOR_LEADS, "handed over at %g: %s", b, c.why);
-    }
+    follow(&c, a, &x, &(struct job_signal){ on, 3, small, 40 }, 27);
+    ck_assert_msg(c.state == FTIO_PRIOR_LEADS, "handed over: %s", c.why);
     ck_assert_uint_eq(c.agreed, 3);            /* 5, 15 and 25 (going at 27) */
     /* the job's own analysis says another period: it answers */
     struct ftio_result obs = { 0 };
@@ -208,16 +211,9 @@ START_TEST(missing_phase_hands_over)
     struct ftio_analyzer *a = ftio_analyzer_new();
     struct ftio_samples x = { 0 };
     double on[] = { 5.0 };                        /* then nothing */
-    double b = 3;
-    for (; b <= 30 && c.state == FTIO_PRIOR_LEADS; b += 1) {
-        double from;
-        if (!window(&c, b, &from))
-            continue;
-        bursts(&x, from, b, on, 1, 1.0, 1e8, 0);
-        ftio_prior_check_phases(&c, a, &x);
-    }
+    double b = follow(&c, a, &x, &(struct job_signal){ on, 1, NULL, 0 }, 30);
     ck_assert_int_eq(c.state, FTIO_PRIOR_HANDED_OVER);
-    ck_assert(b - 1 <= 17);
+    ck_assert(b <= 17);
     ck_assert_msg(strstr(c.why, "no phase") != NULL, "%s", c.why);
     /* a prior without a first phase: the job's first phase anchors the train */
     struct ftio_prior q = p;
@@ -242,9 +238,12 @@ START_TEST(first_onset)
     struct ftio_samples x = { 0 };
     double on[] = { 3.0, 10.0, 20.0, 30.0 };       /* an input phase, then the train */
     bursts(&x, 0, 35, on, 4, 1.0, 1e8, 0);
-    ck_assert_double_eq_tol(ftio_prior_first_onset(a, &x, 10.0, 40.05), 10.0, 1e-9);
-    ck_assert(isnan(ftio_prior_first_onset(a, &x, 10.0, 45.0)));   /* no phase on 5 + 10 k */
-    ck_assert(isnan(ftio_prior_first_onset(a, &x, NAN, 40)));
+    ck_assert_double_eq_tol(ftio_prior_first_onset(a, &x, 10.0, 1e8), 10.0, 1e-9);
+    ck_assert_double_eq_tol(ftio_prior_first_onset(a, &x, 10.0, NAN), 10.0, 1e-9);
+    ck_assert_double_eq_tol(ftio_prior_first_onset(a, &x, 7.0, NAN), 3.0, 1e-9);  /* 3 -> 10 */
+    ck_assert(isnan(ftio_prior_first_onset(a, &x, 10.0, 1e10)));   /* no phase of that size */
+    ck_assert(isnan(ftio_prior_first_onset(a, &x, 4.0, NAN)));     /* none followed 4 s later */
+    ck_assert(isnan(ftio_prior_first_onset(a, &x, NAN, NAN)));
     ftio_samples_free(&x);
     ftio_analyzer_free(a);
 }

@@ -92,7 +92,7 @@ static enum ftio_prior_level lookup(struct ftio_store *h, int64_t uid, const cha
 {
     struct ftio_store_app k = { uid, prog, "", args, norm, name };
     struct ftio_store_match m = { 0 };
-    ck_assert_int_eq(ftio_store_lookup(h, &k, 1e9, &m), 0);
+    ck_assert_int_eq(ftio_store_lookup(h, &k, &m), 0);
     *nruns = m.nruns;
     enum ftio_prior_level l = m.level;
     ftio_store_match_free(&m);
@@ -130,7 +130,7 @@ START_TEST(schema_and_levels)
     /* the rows: both answers of a run, latest run first */
     struct ftio_store_app k = { 1000, "lmp", "", "aaaa", "nnnn", "" };
     struct ftio_store_match m = { 0 };
-    ck_assert_int_eq(ftio_store_lookup(h, &k, 1e9, &m), 0);
+    ck_assert_int_eq(ftio_store_lookup(h, &k, &m), 0);
     ck_assert_uint_eq(m.n, 4);
     ck_assert_str_eq(m.row[0].job, "j2");
     ck_assert_double_eq_tol(m.row[0].a.period, 10.2, 1e-12);
@@ -180,11 +180,8 @@ START_TEST(bounds)
     ck_assert_int_eq(record(h, 8, "p2", "a", "n", "", "j", 20, 10, 3, &f), 0);
     ck_assert_int_eq(record(h, 8, "p3", "a", "n", "", "j", 30, 10, 3, &f), 0);
     ck_assert_uint_eq(f, 0);
-    /* a lookup at 40 makes p1 the most recently used */
-    struct ftio_store_app k = { 8, "p1", "", "a", "n", "" };
-    struct ftio_store_match m = { 0 };
-    ck_assert_int_eq(ftio_store_lookup(h, &k, 40, &m), 0);
-    ftio_store_match_free(&m);
+    /* a new run of p1 at 40 makes it the most recently used */
+    ck_assert_int_eq(record(h, 8, "p1", "a", "n", "", "j2", 40, 10, 3, &f), 0);
     ck_assert_int_eq(record(h, 8, "p4", "a", "n", "", "j", 50, 10, 3, &f), 0);
     ck_assert_uint_eq(f, 1);
     ck_assert_int_eq(lookup(h, 8, "p2", "a", "n", "", &n), FTIO_PRIOR_NONE);
