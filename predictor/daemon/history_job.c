@@ -279,11 +279,14 @@ static void activities_json(const struct job_history *h, int mode, json_t *arr, 
                 break;
             struct ftio_result r;
             prior_answer(j, h, p, now, &r);
+            /* the period from the runs; the next phase too when they know
+             * where the train begins, else the job's own (its phases so far) */
             static const char *const keys[] = { "period", "frequency", "confidence", "class",
                                                 "phase", "next" };
             struct ftio_activity info = { 0 };
             json_t *src = ftio_report_json_activity(&info, &r, false);
-            for (size_t q = 0; src && q < sizeof keys / sizeof *keys; q++)
+            size_t nkeys = sizeof keys / sizeof *keys - !r.next.valid;
+            for (size_t q = 0; src && q < nkeys; q++)
                 json_object_set(a, keys[q], json_object_get(src, keys[q]));
             json_decref(src);
             json_object_set_new(a, "source", json_string("history"));
