@@ -109,11 +109,12 @@ struct ftio_trace {
     /* Spool files: the application identity the shim sent (PROTOCOL.md §1
      * `app`), for the memory of runs (`ftio scan --history`); NULL when no
      * batch had one.  start_ns: the wall clock of the earliest batch that
-     * carried one, the job's start as ftiod takes it. */
+     * carried one; mpi_start_ns: of the latest of an MPI rank's (0: none);
+     * the job's start is the second when there is one, as ftiod takes it. */
     struct ftio_trace_app {
         char   *exe, *exe_id, *args, *args_norm, *name;
         int64_t uid;
-        int64_t start_ns;
+        int64_t start_ns, mpi_start_ns;
     } *app;
     /* Files by id (first path seen for an id wins), for ftio_trace_file_path(). */
     struct ftio_trace_file *files;

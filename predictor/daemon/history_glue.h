@@ -50,7 +50,10 @@ struct job_history {
     uint64_t serial;             /* tells a lookup's answer this job from a later one */
     struct ftio_store_app key;   /* owned strings; key.uid: the job's owner */
     char    *exe_id;
-    int64_t  start_ns;           /* wall ns of the job's start: its first batch */
+    int64_t  start_ns;           /* wall ns of the job's start: its first batch, and for an
+                                    MPI job once every rank said so, the last MPI_Init */
+    int64_t  mpi_start_ns;       /* the latest first batch of an MPI rank so far */
+    int32_t  mpi_ranks;          /* MPI ranks whose first batch came */
     int32_t  nranks;
     bool     looked_up;          /* the lookup's answer came (with or without a prior) */
     bool     ended;              /* its `.end` came: what is published is observed */
@@ -108,8 +111,9 @@ void ftiod_history_stop(struct ftiod *d);
 /* Queue work; false when the queue is full (counted). */
 struct history_req;
 bool ftiod_history_queue(struct ftiod *d, struct history_req *r);
-/* A lookup that found runs: the job gets its priors and they are published
- * (history_job.c; the thread calls it with nothing locked). */
+/* A lookup's answer: the job gets its priors and they are published; m NULL:
+ * the priors it has are published again (HREQ_REPUBLISH).  history_job.c;
+ * the thread calls it with nothing locked. */
 void ftiod_history_install(struct ftiod *d, const char *job, uint64_t serial,
                            const struct ftio_store_match *m);
 /* The "history" object of the status document (lock held; counters only). */
@@ -130,7 +134,12 @@ int  ftiod_control_late_fd(struct ftiod *d);
 void ftiod_control_late(struct ftiod *d);
 
 /* Requests of the queue (history_job.c makes lookups and records). */
-enum history_req_kind { HREQ_LOOKUP, HREQ_RECORD, HREQ_QUERY };
+enum history_req_kind {
+    HREQ_LOOKUP,     /* a job's first batch: its application's runs */
+    HREQ_REPUBLISH,  /* every MPI rank of a known job is up: its priors again, from its start */
+    HREQ_RECORD,     /* a job's end: its run */
+    HREQ_QUERY,      /* `ftio history` */
+};
 struct history_req {
     enum history_req_kind kind;
     char    *job;

@@ -60,20 +60,59 @@ static double job_start_rel(const struct job *j, const struct job_history *h)
 
 /* ---- the first batch -------------------------------------------------------------------- */
 
+/* A request for the thread about job j. */
+static struct history_req *request(enum history_req_kind kind, const struct job *j)
+{
+    struct history_req *r = calloc(1, sizeof *r);
+    if (r && !(r->job = strdup(j->id))) {
+        free(r);
+        return NULL;
+    }
+    if (r) {
+        r->kind = kind;
+        r->serial = j->history->serial;
+    }
+    return r;
+}
+
+/* An MPI job starts when its last rank is through MPI_Init: its outputs
+ * come a computation after that, however the ranks' starts spread (up to a
+ * second on a loaded node; the same rule as the archive's,
+ * readers/spool_read.c).  Each image's first batch carries `app`, a rank's
+ * at MPI_Init.  The prior published at the first batch is published again
+ * from that start. */
+static void rank_started(struct ftiod *d, struct job *j, const struct ftio_batch_header *b)
+{
+    struct job_history *h = j->history;
+    if (b->mpi < FTIO_MPI_INIT || h->mpi_ranks < 0)
+        return;
+    h->mpi_ranks++;
+    if (b->clock_real > h->mpi_start_ns)
+        h->mpi_start_ns = b->clock_real;
+    if (b->nranks > 0 && h->mpi_ranks >= b->nranks) {
+        bool later = h->mpi_start_ns > h->start_ns;
+        h->start_ns = h->mpi_start_ns;
+        h->mpi_ranks = -1;          /* done */
+        struct history_req *r = later && h->looked_up ? request(HREQ_REPUBLISH, j) : NULL;
+        if (r && !ftiod_history_queue(d, r))
+            history_req_free(r);
+    }
+}
+
 void ftiod_history_batch(struct ftiod *d, struct job *j, const struct ftio_batch *b)
 {
-    if (!d->history || j->history || !b->h.has_app)
+    if (!d->history || !b->h.has_app)
         return;
+    if (j->history) {
+        rank_started(d, j, &b->h);
+        return;
+    }
     const struct ftio_app_identity *a = &b->h.app;
     if (!a->exe || !a->args || !a->args_norm)
         return;                    /* nothing to know it by */
     struct job_history *h = calloc(1, sizeof *h);
-    struct history_req *r = calloc(1, sizeof *r);
-    if (!h || !r) {
-        free(h);
-        free(r);
+    if (!h)
         return;
-    }
     /* Whose history: the job's owner as MUNGE or a claim says (never what
      * the sender claims), but under --auth none there is no owner. */
     struct ftio_store_app key = {
@@ -84,12 +123,11 @@ void ftiod_history_batch(struct ftiod *d, struct job *j, const struct ftio_batch
     h->start_ns = b->h.clock_real > 0 ? b->h.clock_real : ftio_real_ns();
     h->nranks = b->h.nranks;
     h->exe_id = dup_or_empty(a->exe_id);
-    bool ok = key_copy(&h->key, &key) && key_copy(&r->key, &key) && h->exe_id;
-    r->kind = HREQ_LOOKUP;
-    r->job = strdup(j->id);
-    r->serial = h->serial;
     j->history = h;
-    if (!ok || !r->job || !ftiod_history_queue(d, r))
+    rank_started(d, j, &b->h);
+    struct history_req *r = request(HREQ_LOOKUP, j);
+    if (r && (!key_copy(&h->key, &key) || !key_copy(&r->key, &key) || !h->exe_id ||
+              !ftiod_history_queue(d, r)))
         history_req_free(r);
 }
 
@@ -126,24 +164,28 @@ void ftiod_history_install(struct ftiod *d, const char *job, uint64_t serial,
 {
     struct job_prior *prior[JOB_NMODES] = { NULL, NULL };
     size_t n[JOB_NMODES] = { 0, 0 };
-    if (m->level != FTIO_PRIOR_NONE)
+    if (m && m->level != FTIO_PRIOR_NONE)
         priors_of(m, prior, n);
     json_t *msg[JOB_NMODES] = { NULL, NULL };
     char *topic[JOB_NMODES] = { NULL, NULL }, said[512] = "";
     pthread_mutex_lock(&d->lock);
     struct job *j = job_table_find(&d->jobs, job);
     struct job_history *h = j ? j->history : NULL;
-    if (h && h->serial == serial && !h->looked_up) {
-        h->looked_up = true;
-        h->level = m->level;
-        h->runs = (unsigned)m->nruns;
+    if (h && h->serial == serial && (m ? !h->looked_up : h->looked_up)) {
+        if (m) {
+            h->looked_up = true;
+            h->level = m->level;
+            h->runs = (unsigned)m->nruns;
+        }
         size_t len = 0;
         for (int mode = 0; mode < JOB_NMODES && !h->ended; mode++) {
-            h->prior[mode] = prior[mode];
-            h->nprior[mode] = n[mode];
-            prior[mode] = NULL;
+            if (m) {
+                h->prior[mode] = prior[mode];
+                h->nprior[mode] = n[mode];
+                prior[mode] = NULL;
+            }
             struct job_prior *p = mode_prior(h, mode);
-            if (!p)
+            if (!p || (!m && p->started))
                 continue;
             /* the job's own analysis may have answered already (a slow store) */
             struct job_mode_state *ms = &j->mode[mode];
@@ -159,7 +201,9 @@ void ftiod_history_install(struct ftiod *d, const char *job, uint64_t serial,
             msg[mode] = ftiod_prediction_json(j, mode);
             topic[mode] = ftiod_topic_of(j->id, job_mode_name(mode));
         }
-        if (said[0])
+        if (!m)
+            ;                          /* published again: said at the first */
+        else if (said[0])
             ftiod_log_at(FTIOD_INFO, "job %s: memory of runs: %s of uid %" PRId64 " known by %s "
                          "(%zu run%s): %s", j->id, h->key.prog, h->key.uid,
                          ftio_prior_level_name(m->level), m->nruns, m->nruns == 1 ? "" : "s", said);
@@ -357,14 +401,13 @@ void ftiod_history_end(struct ftiod *d, struct job *j)
     if (!d->history || !h)
         return;
     h->ended = true;
-    struct history_req *r = calloc(1, sizeof *r);
+    struct history_req *r = request(HREQ_RECORD, j);
     size_t cap = JOB_NMODES * (1 + JOB_MAX_ACTIVITIES);
     if (!r || !(r->answers = calloc(cap, sizeof *r->answers)) || !key_copy(&r->key, &h->key) ||
-        !(r->job = strdup(j->id)) || !(r->exe_id = strdup(h->exe_id))) {
+        !(r->exe_id = strdup(h->exe_id))) {
         history_req_free(r);
         return;
     }
-    r->kind = HREQ_RECORD;
     r->start = (double)h->start_ns * 1e-9;
     r->end = real_now();
     r->nranks = j->mpi_nranks > 0 ? j->mpi_nranks : j->nranks > 0 ? j->nranks : (int64_t)j->nprocs;

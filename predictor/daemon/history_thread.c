@@ -252,6 +252,8 @@ static void *history_main(void *arg)
         if (!late && (!stopping || r->kind == HREQ_RECORD)) {
             if (r->kind == HREQ_QUERY)
                 do_query(h, r);
+            else if (r->kind == HREQ_REPUBLISH)
+                ftiod_history_install(h->d, r->job, r->serial, NULL);
             else if (store_ready(h))
                 r->kind == HREQ_LOOKUP ? do_lookup(h, r) : do_record(h, r);
         }

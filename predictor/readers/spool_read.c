@@ -32,11 +32,15 @@ static int64_t process_key(const struct ftio_batch_header *h)
     return (int64_t)(x | (1ull << 62)) & INT64_MAX;
 }
 
-/* The job's application identity (PROTOCOL.md §1 `app`): the first seen,
- * and the earliest start.  0, or -1 out of memory. */
+/* The job's application identity (PROTOCOL.md §1 `app`, in each image's
+ * first batch): the first seen, and the job's start as ftiod takes it: the
+ * earliest of those batches, or for an MPI job the latest of its ranks'
+ * (daemon/history_job.c).  0, or -1 out of memory. */
 static int keep_app(struct ftio_trace *t, const struct ftio_batch_header *h)
 {
     if (t->app) {
+        if (h->mpi >= FTIO_MPI_INIT && h->clock_real > t->app->mpi_start_ns)
+            t->app->mpi_start_ns = h->clock_real;
         if (h->clock_real > 0 && h->clock_real < t->app->start_ns)
             t->app->start_ns = h->clock_real;
         return 0;
@@ -52,6 +56,7 @@ static int keep_app(struct ftio_trace *t, const struct ftio_batch_header *h)
     k->name = strdup(a->name ? a->name : "");
     k->uid = a->uid;
     k->start_ns = h->clock_real;
+    k->mpi_start_ns = h->mpi >= FTIO_MPI_INIT ? h->clock_real : 0;
     t->app = k;
     return k->exe && k->exe_id && k->args && k->args_norm && k->name ? 0 : -1;
 }

@@ -101,8 +101,9 @@ void scan_history_add(struct scan_history *h, const struct ftio_trace *t, const 
         key = (struct ftio_store_app){ t->app->uid, ftio_app_prog(t->app->exe), t->app->exe,
                                        t->app->args, t->app->args_norm, t->app->name };
         exe_id = t->app->exe_id;
-        if (t->app->start_ns > 0)
-            start = (double)t->app->start_ns * 1e-9;
+        int64_t s = t->app->mpi_start_ns > 0 ? t->app->mpi_start_ns : t->app->start_ns;
+        if (s > 0)
+            start = (double)s * 1e-9;
     } else if (t->exe && t->uid >= 0) {
         ftio_app_split_cmdline(t->exe, exe, sizeof exe, args, norm);
         key = (struct ftio_store_app){ t->uid, ftio_app_prog(exe), exe, args, norm, "" };

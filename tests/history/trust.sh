@@ -53,10 +53,12 @@ if not n1 or any(m.get("source") != "observed" or m.get("history") is not None f
     print("FAIL: nobody's job (claiming uid 0) got root's prior:", [(m.get("source"), m.get("history")) for m in n1]); bad += 1
 else:
     print("ok: nobody's job, claiming uid 0, got no prior (%d messages, all observed)" % len(n1))
-r2 = first("ftio.r2.write")
-h = r2.get("history") or {}
-if r2.get("source") != "history" or h.get("runs") != 1 or abs(h.get("period", 0) - 2) > 0.2:
-    print("FAIL: root's second run: %s %s (expected the prior of root's one run, period 2)" % (r2.get("source"), h)); bad += 1
+# (a job of past data is analysed whole at once: its own answer may come
+# before the prior; the .end says what the memory knew)
+end = [x for t, x in msgs if t == "ftio.r2.end"]
+h = end[-1]["summary"]["write"].get("history") or {} if end else {}
+if h.get("runs") != 1 or abs(h.get("period", 0) - 2) > 0.2:
+    print("FAIL: root's second run: %s (expected the prior of root's one run, period 2)" % h); bad += 1
 else:
     print("ok: root's second run: prior of 1 run, period %.3f (nobody's 5 s run not in it)" % h["period"])
 sys.exit(1 if bad else 0)
