@@ -52,8 +52,7 @@ struct job_history {
     char    *exe_id;
     int64_t  start_ns;           /* wall ns of the job's start: its first batch, and for an
                                     MPI job once every rank said so, the last MPI_Init */
-    int64_t  mpi_start_ns;       /* the latest first batch of an MPI rank so far */
-    int32_t  mpi_ranks;          /* MPI ranks whose first batch came */
+    bool     ranks_up;           /* every MPI rank is through MPI_Init (start_ns is its) */
     int32_t  nranks;
     bool     looked_up;          /* the lookup's answer came (with or without a prior) */
     bool     ended;              /* its `.end` came: what is published is observed */

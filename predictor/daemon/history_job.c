@@ -78,35 +78,41 @@ static struct history_req *request(enum history_req_kind kind, const struct job 
 /* An MPI job starts when its last rank is through MPI_Init: its outputs
  * come a computation after that, however the ranks' starts spread (up to a
  * second on a loaded node; the same rule as the archive's,
- * readers/spool_read.c).  Each image's first batch carries `app`, a rank's
- * at MPI_Init.  The prior published at the first batch is published again
- * from that start. */
-static void rank_started(struct ftiod *d, struct job *j, const struct ftio_batch_header *b)
+ * readers/spool_read.c).  b is the batch that made job.c count the last
+ * rank's MPI_Init: the last rank's, sent as MPI_Init returned.  The prior
+ * published at the first batch is published again from that start. */
+static void ranks_up(struct ftiod *d, struct job *j, const struct ftio_batch_header *b)
 {
     struct job_history *h = j->history;
-    if (b->mpi < FTIO_MPI_INIT || h->mpi_ranks < 0)
+    h->ranks_up = true;
+    int64_t late = b->clock_real - h->start_ns;
+    if (d->cfg.verbose)
+        ftiod_log_at(FTIOD_DEBUG, "job %s: its %d ranks are up, the last %.3f s after the first batch",
+                     j->id, j->mpi_nranks, (double)late * 1e-9);
+    if (late <= 0)
         return;
-    h->mpi_ranks++;
-    if (b->clock_real > h->mpi_start_ns)
-        h->mpi_start_ns = b->clock_real;
-    if (b->nranks > 0 && h->mpi_ranks >= b->nranks) {
-        bool later = h->mpi_start_ns > h->start_ns;
-        h->start_ns = h->mpi_start_ns;
-        h->mpi_ranks = -1;          /* done */
-        struct history_req *r = later && h->looked_up ? request(HREQ_REPUBLISH, j) : NULL;
-        if (r && !ftiod_history_queue(d, r))
-            history_req_free(r);
-    }
+    h->start_ns = b->clock_real;
+    struct history_req *r = h->looked_up ? request(HREQ_REPUBLISH, j) : NULL;
+    if (r && !ftiod_history_queue(d, r))
+        history_req_free(r);
+}
+
+static bool all_ranks_up(const struct job *j)
+{
+    return j->mpi_nranks > 0 && j->nmpi_init >= (size_t)j->mpi_nranks;
 }
 
 void ftiod_history_batch(struct ftiod *d, struct job *j, const struct ftio_batch *b)
 {
-    if (!d->history || !b->h.has_app)
+    if (!d->history)
         return;
     if (j->history) {
-        rank_started(d, j, &b->h);
+        if (!j->history->ranks_up && all_ranks_up(j))
+            ranks_up(d, j, &b->h);
         return;
     }
+    if (!b->h.has_app)
+        return;
     const struct ftio_app_identity *a = &b->h.app;
     if (!a->exe || !a->args || !a->args_norm)
         return;                    /* nothing to know it by */
@@ -123,8 +129,8 @@ void ftiod_history_batch(struct ftiod *d, struct job *j, const struct ftio_batch
     h->start_ns = b->h.clock_real > 0 ? b->h.clock_real : ftio_real_ns();
     h->nranks = b->h.nranks;
     h->exe_id = dup_or_empty(a->exe_id);
+    h->ranks_up = all_ranks_up(j);    /* one rank: its first batch */
     j->history = h;
-    rank_started(d, j, &b->h);
     struct history_req *r = request(HREQ_LOOKUP, j);
     if (r && (!key_copy(&h->key, &key) || !key_copy(&r->key, &key) || !h->exe_id ||
               !ftiod_history_queue(d, r)))

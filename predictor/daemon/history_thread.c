@@ -435,6 +435,10 @@ void ftiod_control_late(struct ftiod *d)
     if (!h)
         return;
     pthread_mutex_lock(&h->mu);
+    if (!h->waiting) {
+        pthread_mutex_unlock(&h->mu);
+        return;
+    }
     uint64_t n;
     if (read(h->efd, &n, sizeof n) < 0) {
         /* nothing signalled: the deadline may still be up */

@@ -33,14 +33,11 @@ static int64_t process_key(const struct ftio_batch_header *h)
 }
 
 /* The job's application identity (PROTOCOL.md §1 `app`, in each image's
- * first batch): the first seen, and the job's start as ftiod takes it: the
- * earliest of those batches, or for an MPI job the latest of its ranks'
- * (daemon/history_job.c).  0, or -1 out of memory. */
+ * first batch): the first seen, and the earliest start.  0, or -1 out of
+ * memory. */
 static int keep_app(struct ftio_trace *t, const struct ftio_batch_header *h)
 {
     if (t->app) {
-        if (h->mpi >= FTIO_MPI_INIT && h->clock_real > t->app->mpi_start_ns)
-            t->app->mpi_start_ns = h->clock_real;
         if (h->clock_real > 0 && h->clock_real < t->app->start_ns)
             t->app->start_ns = h->clock_real;
         return 0;
@@ -56,9 +53,29 @@ static int keep_app(struct ftio_trace *t, const struct ftio_batch_header *h)
     k->name = strdup(a->name ? a->name : "");
     k->uid = a->uid;
     k->start_ns = h->clock_real;
-    k->mpi_start_ns = h->mpi >= FTIO_MPI_INIT ? h->clock_real : 0;
     t->app = k;
     return k->exe && k->exe_id && k->args && k->args_norm && k->name ? 0 : -1;
+}
+
+/* An MPI job's start as ftiod takes it: the last rank's MPI_Init, from each
+ * rank's first batch that says it is through (the files of a job may come
+ * in any order: the earliest per rank).  0, or -1 out of memory. */
+static int note_mpi(struct ftio_trace *t, const struct ftio_batch_header *h)
+{
+    if (h->mpi < FTIO_MPI_INIT || h->rank < 0 || h->rank >= h->nranks || h->nranks > (1 << 24))
+        return 0;
+    if ((size_t)h->nranks > t->rank_mpi_n) {
+        int64_t *v = realloc(t->rank_mpi_ns, (size_t)h->nranks * sizeof *v);
+        if (!v)
+            return -1;
+        memset(v + t->rank_mpi_n, 0, ((size_t)h->nranks - t->rank_mpi_n) * sizeof *v);
+        t->rank_mpi_ns = v;
+        t->rank_mpi_n = (size_t)h->nranks;
+    }
+    int64_t *r = &t->rank_mpi_ns[h->rank];
+    if (*r == 0 || h->clock_real < *r)
+        *r = h->clock_real;
+    return 0;
 }
 
 static int take_batch(struct ftio_reader_ctx *c, const struct ftio_batch *b, size_t at)
@@ -72,7 +89,7 @@ static int take_batch(struct ftio_reader_ctx *c, const struct ftio_batch *b, siz
     if (h->nranks > t->ranks_declared)
         t->ranks_declared = h->nranks;
     t->lost += h->lost;
-    if (h->has_app && keep_app(t, h) != 0)
+    if ((h->has_app && keep_app(t, h) != 0) || note_mpi(t, h) != 0)
         return FTIO_READER_FAIL(c, "offset %zu: out of memory", at);
     for (size_t i = 0; i < h->nfiles; i++)
         if (ftio_trace_add_file(t, h->files[i].id, h->files[i].path) != 0)

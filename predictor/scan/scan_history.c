@@ -101,7 +101,12 @@ void scan_history_add(struct scan_history *h, const struct ftio_trace *t, const 
         key = (struct ftio_store_app){ t->app->uid, ftio_app_prog(t->app->exe), t->app->exe,
                                        t->app->args, t->app->args_norm, t->app->name };
         exe_id = t->app->exe_id;
-        int64_t s = t->app->mpi_start_ns > 0 ? t->app->mpi_start_ns : t->app->start_ns;
+        /* an MPI job: when its last rank was through MPI_Init (spool_read.c) */
+        int64_t s = t->app->start_ns, last = 0;
+        for (size_t i = 0; i < t->rank_mpi_n && last >= 0; i++)
+            last = t->rank_mpi_ns[i] > 0 ? (t->rank_mpi_ns[i] > last ? t->rank_mpi_ns[i] : last) : -1;
+        if (t->rank_mpi_n > 0 && last > 0)
+            s = last;
         if (s > 0)
             start = (double)s * 1e-9;
     } else if (t->exe && t->uid >= 0) {
