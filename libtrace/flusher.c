@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* flusher.c -- the background thread: rings -> wire batches -> ftiod
- * (sink_zmq.c) or the spool file (spool.c).
+ * (sink.c) or the spool file (spool.c).
  *
  * Started on a process's first record, or at MPI_Init (mpi_life.c: a rank
  * tells ftiod it exists, and at MPI_Finalize that it finished, in header-only
@@ -153,7 +153,7 @@ static int deliver(const struct ftio_record *rec, size_t n, const char *mark, in
         ftio_log("encode failed (out of memory): %zu records lost", n);
         return 0;
     }
-    /* To ftiod, kept until acknowledged (sink_zmq.c); to the spool file
+    /* To ftiod, kept until acknowledged (sink.c); to the spool file
      * when the sink cannot keep it, and always with FTIO_SPOOL=tee. */
     int mode = ftio_cfg.spool_mode;
     int offered = mode != FTIO_SPOOL_ALWAYS &&
@@ -195,6 +195,7 @@ static void flush_all(const char *mark, int final)
     /* Bounded: producers may keep filling while we drain. */
     for (int round = 0; round < 64; round++) {
         size_t n = ftio_rings_drain(fl.batch, BATCH_MAX, &fl.lost);
+        ftio_stamps_to_ns(fl.batch, n);          /* the records' clock -> monotonic ns */
         int last = n < BATCH_MAX || round == 63;
         deliver(fl.batch, n, last ? mark : NULL, last && final);
         if (last)
@@ -261,8 +262,6 @@ static void *flusher_main(void *arg)
             if (!handed && ftio_cfg.spool_mode != FTIO_SPOOL_ALWAYS &&
                 ftio_cfg.spool_mode != FTIO_SPOOL_TEE)
                 ftio_spool_notice();
-            if (stopping != FTIO_STOP_FINAL)
-                ftio_unseen_flusher_exit();   /* a later flusher of this image sends it */
             atomic_store(&fl.done_gen, gen);
             break;
         }

@@ -403,6 +403,15 @@ void ftio_online_init(struct ftio_online *s, const struct ftio_options *o, doubl
 int ftio_online_step(struct ftio_online *s, struct ftio_analyzer *a, const struct ftio_bins *b,
                      double t_end, double now, struct ftio_samples *x,
                      struct ftio_online_update *out, char *err, size_t errlen);
+/* ftio_online_step() in two halves, for a caller that samples under a lock
+ * and analyses outside it (stream.c): the window's samples into x (0; 1:
+ * nothing new since the previous boundary; -1: error), then their analysis
+ * (0, or -1: error). */
+int ftio_online_window(const struct ftio_online *s, const struct ftio_bins *b, double t_end,
+                       struct ftio_samples *x, char *err, size_t errlen);
+int ftio_online_analyse(struct ftio_online *s, struct ftio_analyzer *a, const struct ftio_samples *x,
+                        double t_end, double now, struct ftio_online_update *out, char *err,
+                        size_t errlen);
 /* Where the window ending at t_end starts (what a caller copies). */
 double ftio_online_window_start(const struct ftio_online *s, double t_end);
 /* The first boundary after t (boundaries are job_start + k step). */

@@ -207,12 +207,6 @@ static int cmp_idx_by_key(const void *a, const void *b, void *ctx)
     return x < y ? -1 : x > y;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* The threshold between two classes of v[0..n) (already > 0): the largest
  * gap of the sorted logs with at least `min` values on each side, when the
  * ratio across it is at least `ratio`; NAN when there is none. */
@@ -220,7 +214,8 @@ static double split_threshold(double *v, size_t n, size_t min, double ratio)
 {
     if (n < 2 * min)
         return NAN;
-    qsort(v, n, sizeof *v, cmp_double);
+    if (ftio_sort(v, n, NULL) != 0)
+        return NAN;
     double best = 0, at = NAN;
     for (size_t i = min; i + min <= n; i++) {
         if (!(v[i - 1] > 0))

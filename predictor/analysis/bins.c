@@ -247,13 +247,20 @@ int ftio_bins_samples_mode(const struct ftio_bins *b, double ts, double te,
     size_t n = (size_t)(hi - lo);
     if (ftio_grow((void **)&out->x, &out->cap, n, sizeof *out->x) != 0)
         return -1;
+    /* The window is at most two runs of the ring: its slots from lo's to
+     * the end of the ring, then from its start. */
+    size_t first = ring_index(b, lo), run = b->capacity - first < n ? b->capacity - first : n;
+    const double *part[2] = { b->vol + first, b->vol };
+    size_t len[2] = { run, n - run };
     double total = 0;
-    for (size_t k = 0; k < n; k++)
-        total += b->vol[ring_index(b, lo + (int64_t)k)];
-    if (mode == FTIO_SAMPLING_AVERAGE) {
-        for (size_t k = 0; k < n; k++)
-            out->x[k] = b->vol[ring_index(b, lo + (int64_t)k)] * b->fs;
-    } else {
+    size_t k = 0;
+    for (int r = 0; r < 2; r++)
+        for (size_t i = 0; i < len[r]; i++, k++) {
+            total += part[r][i];
+            if (mode == FTIO_SAMPLING_AVERAGE)
+                out->x[k] = part[r][i] * b->fs;
+        }
+    if (mode == FTIO_SAMPLING_HOLD) {
         /* [compat] t_step as sample.c advances it, from the window start;
          * below the edge it sees B before it (the end of the previous bin,
          * which is kept: k > 0 there since t_step starts on edge lo). */
@@ -300,8 +307,12 @@ int ftio_bins_copy(const struct ftio_bins *src, double ts, double te, struct fti
         hi = lo;
     size_t n = (size_t)(hi - lo) + 1;
     if (dst->capacity < n || !dst->vol) {
+        /* A window that grows by a step at each boundary: room for twice
+         * as many, so the copy is not reallocated (and its pages faulted
+         * in again) at every one. */
+        size_t room = dst->capacity > n ? dst->capacity : n + n / 2;
         ftio_bins_free(dst);
-        if (bins_init_slots(dst, src->fs, src->origin, n, n) != 0)
+        if (bins_init_slots(dst, src->fs, src->origin, room, room) != 0)
             return -1;
     }
     dst->fs = src->fs;

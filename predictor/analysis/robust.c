@@ -73,13 +73,10 @@
 /* "periodic" from this confidence on (the calibration target, ALGORITHM.md). */
 #define PERIODIC_CONF 0.8
 
-/* Median of v[0..n) (sorts v); NAN when empty. */
+/* Median of v[0..n) (reorders v: select.c); NAN when empty. */
 static double median_of(double *v, size_t n)
 {
-    if (n == 0)
-        return NAN;
-    qsort(v, n, sizeof *v, ftio_cmp_double);
-    return ftio_median_sorted(v, n);
+    return n ? ftio_median(v, n) : NAN;
 }
 
 static void mean_cv(const double *v, size_t n, double *mean, double *cv)
@@ -423,7 +420,7 @@ static struct ftio_candidate candidate_at(const struct ftio_spectrum *s, double 
     if (k >= 1 && k <= s->half) {
         c.bin = k;
         c.amplitude = s->amp[k];
-        c.phase = s->phase[k];
+        c.phase = ftio_spectrum_phase(s, k);
     }
     return c;
 }

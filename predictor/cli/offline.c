@@ -14,6 +14,7 @@
 #include "commands.h"
 #include "publish/report.h"
 #include "plot/plot.h"
+#include "analysis/stream.h"
 
 static const char *mode_name(enum ftio_io_mode m)
 {
@@ -304,179 +305,170 @@ static int analyze_once(const struct job_run *r, char *err, size_t errlen)
     return 0;
 }
 
-/* The signal as streaming bins on a grid from its first event, as ftiod
- * lays them on a mode's first record: each step of the signal is a request
- * of rate b over [t_i, t_i+1).  The sweep leaves rounding residue (1e-16 of
- * the peak) where the signal is idle: that is no data. */
-static int signal_bins(const struct ftio_signal *sig, double fs, struct ftio_bins *b)
+/* The steps of a signal as requests into the stream (act < 0: the mode's
+ * own bins; else activity act's alone): each step of rate b over
+ * [t_i, t_i+1).  The sweep leaves rounding residue (1e-16 of the peak) where
+ * the signal is idle: that is no data. */
+static void feed_signal(struct ftio_stream *s, int act, const struct ftio_signal *sig)
 {
-    double first = sig->t[0], last = sig->t[sig->n - 1], peak = 0;
-    size_t cap = (size_t)ceil((last - first) * fs) + 2;
-    if (ftio_bins_init(b, fs, first, cap) != 0)
-        return -1;
+    double peak = 0;
     for (size_t i = 0; i < sig->n; i++)
         peak = fmax(peak, sig->b[i]);
-    for (size_t i = 0; i + 1 < sig->n; i++)
-        if (sig->b[i] > 1e-9 * peak && sig->t[i + 1] > sig->t[i])
-            ftio_bins_add(b, sig->t[i], sig->t[i + 1], sig->b[i] * (sig->t[i + 1] - sig->t[i]));
-    return 0;
+    for (size_t i = 0; i + 1 < sig->n; i++) {
+        if (!(sig->b[i] > 1e-9 * peak && sig->t[i + 1] > sig->t[i]))
+            continue;
+        double bytes = sig->b[i] * (sig->t[i + 1] - sig->t[i]);
+        if (act < 0)
+            ftio_stream_add(s, -1, sig->t[i], sig->t[i + 1], bytes);
+        else
+            ftio_stream_add_activity(s, act, sig->t[i], sig->t[i + 1], bytes);
+    }
 }
 
-/* The activities of a sliding analysis: each its own bins and online state,
- * stepped on the job's boundaries (what ftiod does per activity). */
-struct act_stream {
-    struct ftio_bins bins;
-    struct ftio_online on;
-    struct ftio_online_update u;
-    bool has;                    /* u holds an answer */
-    bool ok;                     /* bins built */
-};
-
-static struct act_stream *act_streams(const struct ftio_cli *cli, const struct ftio_activity_set *set,
-                                      double first)
+/* The job's live stream (analysis/stream.h), as ftiod keeps it: the mode's
+ * signal in its bins, on a grid from its first event (ftiod lays it on a
+ * mode's first record), and each activity's own signal in its bins (one
+ * activity holding all the requests has none: its answer is the mode's). */
+static struct ftio_stream *job_stream(const struct ftio_cli *cli, const struct ftio_signal *sig,
+                                      const struct ftio_activity_set *set)
 {
-    struct act_stream *s = calloc(set->n ? set->n : 1, sizeof *s);
+    double first = sig->t[0], last = sig->t[sig->n - 1];
+    struct ftio_stream_config c = {
+        .opts = cli->analysis, .step = cli->step, .fixed_window = cli->window,
+        .horizon = fmax(last - first, 0) + 1.0 / cli->analysis.fs, .max_activities = set->n + 1,
+    };
+    struct ftio_stream *s = ftio_stream_new(&c, first);
     for (size_t k = 0; s && k < set->n; k++) {
-        struct ftio_signal sig;
-        if (ftio_signal_build(&set->a[k].req, &sig) != 0)
+        /* Offline activities may share a pattern (rule 3's small and large
+         * phases of one file): the stream's names are their indices. */
+        char name[32];
+        snprintf(name, sizeof name, "%zu", k);
+        if (ftio_stream_activity(s, name) != (int)k) {
+            ftio_stream_free(s);
+            return NULL;
+        }
+    }
+    feed_signal(s, -1, sig);
+    for (size_t k = 0; s && set->n > 1 && k < set->n; k++) {
+        struct ftio_signal as;
+        if (ftio_signal_build(&set->a[k].req, &as) != 0)
             continue;
-        s[k].ok = sig.n >= 2 && signal_bins(&sig, cli->analysis.fs, &s[k].bins) == 0;
-        ftio_signal_free(&sig);
-        ftio_online_init(&s[k].on, &cli->analysis, cli->step, cli->window, first);
+        if (as.n >= 2)
+            feed_signal(s, (int)k, &as);
+        ftio_signal_free(&as);
     }
     return s;
 }
 
-static void act_streams_free(struct act_stream *s, size_t n)
+/* Every activity's latest answer beside the job's u; into j (JSON) or as
+ * text lines. */
+static void put_activities(const struct ftio_stream *s, const struct ftio_activity_set *set,
+                           const struct ftio_online_update *job, json_t *j)
 {
-    for (size_t k = 0; s && k < n; k++)
-        if (s[k].ok)
-            ftio_bins_free(&s[k].bins);
-    free(s);
-}
-
-/* One boundary of every activity; into j (JSON) or as text lines. */
-static void act_streams_step(struct ftio_analyzer *a,
-                             const struct ftio_activity_set *set, struct act_stream *s,
-                             const struct ftio_online_update *job, double end, json_t *j,
-                             struct ftio_samples *x)
-{
-    bool self = set->n == 1 && set->a[0].shape == FTIO_SHAPE_ALL;
     json_t *arr = j ? json_array() : NULL;
     for (size_t k = 0; k < set->n; k++) {
-        char why[256];
-        if (self) {
-            s[k].u = *job;
-            s[k].has = true;
-        } else if (s[k].ok &&
-                   ftio_online_step(&s[k].on, a, &s[k].bins, end, end, x, &s[k].u, why, sizeof why) == 0) {
-            s[k].has = true;
-        }
-        struct ftio_result none;
-        memset(&none, 0, sizeof none);
-        ftio_activity_roll_next(&s[k].u.res, job->res.t1);
+        struct ftio_stream_answer a = ftio_stream_activity_answer(s, (int)k);
+        struct ftio_result r;
+        memset(&r, 0, sizeof r);
+        if (a.update)
+            r = a.update->res;
+        ftio_activity_roll_next(&r, job->res.t1);
         if (arr || set->n > 1)     /* one activity in text: the job's line says it */
-            put_activity(arr, "  ", k, &set->a[k], s[k].has ? &s[k].u.res : &none, &job->res,
-                         s[k].has && s[k].u.stale);
+            put_activity(arr, "  ", k, &set->a[k], &r, &job->res, a.update && a.update->stale);
     }
     if (arr)
         json_object_set_new(j, "activities", arr);
 }
 
-/* Sliding analysis: the online loop of ftiod (ftio_online_step) over the
- * whole trace, one analysis per data-time boundary every `step` seconds, so
- * that its lines are the messages ftiod publishes for the same trace. */
+/* Sliding analysis: the online loop of ftiod (analysis/stream.h, the same
+ * code) over the whole trace, one analysis per data-time boundary every
+ * `step` seconds, so that its lines are the messages ftiod publishes for the
+ * same trace. */
 static int analyze_sliding(const struct job_run *r, char *err, size_t errlen)
 {
     const struct ftio_cli *cli = r->cli;
     const struct ftio_signal *sig = r->sig;
     struct ftio_analyzer *a = r->a;
     const struct ftio_options *o = &cli->analysis;
-    struct ftio_bins bins;
-    if (signal_bins(sig, o->fs, &bins) != 0) {
+    struct ftio_activity_set aset;
+    if (ftio_trace_activities(r->t, cli->mode, NULL, &aset) != 0) {
+        snprintf(err, errlen, "out of memory grouping the activities");
+        return -1;
+    }
+    struct ftio_stream *st = job_stream(cli, sig, &aset);
+    struct ftio_stream_work *w = ftio_stream_work_new();
+    if (!st || !w) {
+        ftio_stream_free(st);
+        ftio_stream_work_free(w);
+        ftio_activities_free(&aset);
         snprintf(err, errlen, "out of memory for the bins of the signal");
         return -1;
     }
     double first = sig->t[0], last = sig->t[sig->n - 1];
-    struct ftio_online on;
-    ftio_online_init(&on, o, cli->step, cli->window, first);
-    struct ftio_activity_set aset;
-    if (ftio_trace_activities(r->t, cli->mode, NULL, &aset) != 0) {
-        ftio_bins_free(&bins);
-        snprintf(err, errlen, "out of memory grouping the activities");
-        return -1;
-    }
-    struct act_stream *as = act_streams(cli, &aset, first);
-    if (!as) {
-        ftio_activities_free(&aset);
-        ftio_bins_free(&bins);
-        snprintf(err, errlen, "out of memory for the activities' bins");
-        return -1;
-    }
-    struct ftio_samples x = { 0 };
-    struct ftio_online_update u;
     const char *mode = mode_name(cli->mode);
     unsigned steps = 0;
     int rc = 0;
     struct ftio_plot_history hist = { 0 };
-    for (double end = ftio_online_next_boundary(&on, first);; end = ftio_online_next_boundary(&on, end)) {
+    for (double end = ftio_stream_next_boundary(st, first);; end = ftio_stream_next_boundary(st, end)) {
         if (isfinite(o->t_end) && end > o->t_end)
             break;
-        int stepped = ftio_online_step(&on, a, &bins, end, end, &x, &u, err, errlen);
+        int stepped = ftio_stream_step(st, a, w, end, end, err, errlen);
         if (stepped < 0 && steps > 0) {
             rc = -1;
             break;
         }
         if (stepped == 0 && !(isfinite(o->t_start) && end < o->t_start)) {
             steps++;
+            const struct ftio_online_update *u = ftio_stream_activity_answer(st, -1).update;
             struct ftio_plot_step ps;
-            ftio_plot_step_from_update(&ps, &u, end);
+            ftio_plot_step_from_update(&ps, u, end);
             if (r->pf && ftio_plot_history_add(&hist, &ps) != 0) {
                 snprintf(err, errlen, "out of memory");
                 rc = -1;
                 break;
             }
             if (cli->json) {
-                json_t *j = ftio_report_json(&u.res, mode);
+                json_t *j = ftio_report_json(&u->res, mode);
                 if (j) {
                     add_job_fields(j, r->t, r->tot);
-                    ftio_report_json_online(j, &u);
-                    act_streams_step(a, &aset, as, &u, end, j, &x);
+                    ftio_report_json_online(j, u);
+                    put_activities(st, &aset, u, j);
                     print_json(j);
                     json_decref(j);
                 }
             } else {
-                ftio_report_line(stdout, &u.res, mode);
-                act_streams_step(a, &aset, as, &u, end, NULL, &x);
+                ftio_report_line(stdout, &u->res, mode);
+                put_activities(st, &aset, u, NULL);
             }
         }
         if (end >= last)
             break;
     }
-    ftio_bins_free(&bins);
-    act_streams_free(as, aset.n);
+    ftio_stream_work_free(w);
     ftio_activities_free(&aset);
+    struct ftio_history h = ftio_stream_online(st)->hist;
+    ftio_stream_free(st);
     if (rc == 0 && steps == 0) {
         snprintf(err, errlen, "no window held a whole sample at fs=%g; raise -f or --step", o->fs);
         rc = -1;
     }
     /* The page shows the whole trace analysed once, and the steps. */
+    struct ftio_samples x = { 0 };
     if (rc == 0 && r->pf) {
         struct ftio_result res;
         rc = ftio_analyze_signal(a, sig, o, &x, &res, err, errlen);
         if (rc == 0)
-            rc = plot_job(r, &x, &res, &hist, ftio_history_p_periodic(&on.hist), NULL, err, errlen);
+            rc = plot_job(r, &x, &res, &hist, ftio_history_p_periodic(&h), NULL, err, errlen);
     }
     ftio_plot_history_free(&hist);
     ftio_samples_free(&x);
     if (rc != 0)
         return -1;
     if (!cli->json) {
-        const struct ftio_history *h = &on.hist;
-        printf("P(periodic) %.3f over %u analyses", ftio_history_p_periodic(h), h->analyses);
-        for (size_t g = 0; g < h->ngroups; g++)
-            printf("%s [%.6g, %.6g] Hz %.0f%%", g ? "," : ";", h->group[g].f_min, h->group[g].f_max,
-                   h->analyses ? 100.0 * h->group[g].count / h->analyses : 0.0);
+        printf("P(periodic) %.3f over %u analyses", ftio_history_p_periodic(&h), h.analyses);
+        for (size_t g = 0; g < h.ngroups; g++)
+            printf("%s [%.6g, %.6g] Hz %.0f%%", g ? "," : ";", h.group[g].f_min, h.group[g].f_max,
+                   h.analyses ? 100.0 * h.group[g].count / h.analyses : 0.0);
         putchar('\n');
     }
     return 0;

@@ -89,7 +89,7 @@ static json_t *last_of(const struct job *j)
 {
     json_t *o = json_pack("{s:s}", "job", j->id);
     for (int m = 0; o && m < JOB_NMODES; m++)
-        if (j->mode[m].has_result)
+        if (job_mode_update(&j->mode[m]))
             json_object_set_new(o, job_mode_name(m), ftiod_prediction_json(j, m));
     return o;
 }

@@ -69,9 +69,7 @@ struct ftiod_config {
     const char *history;        /* --history: the memory of runs (history_glue.h) */
     size_t   history_apps;      /* --history-apps: applications kept per uid */
     double   min_interval;      /* wall s between live analyses of one (job, mode) */
-    double   step;              /* data s between analyses (boundaries) */
     double   settle;            /* data s a boundary waits for late records */
-    double   window;            /* > 0: fixed window length, s */
     double   job_timeout;       /* s of silence that ends a job */
     double   settle_end;        /* s a job whose processes all sent `final` waits for
                                    more before it ends (unless MPI says it is over) */
@@ -95,8 +93,7 @@ struct ftiod_config {
     double   max_memory;        /* --max-memory, bytes */
     size_t   threads;           /* --threads: analysis threads, 0 = one per core */
     int      catch_up;          /* --catch-up: enum ftiod_catch_up */
-    struct job_limits   limits;
-    struct ftio_options opts;   /* fs, tol, psd, sampling for ftio_analyze */
+    struct job_limits   limits;     /* and the analysis: opts, step, window */
     struct cliopt_parser cliopt_strings;   /* owns the configuration file's strings */
 };
 
@@ -194,7 +191,7 @@ void ftiod_control_serve(struct ftiod *d);
 int  ftiod_analysis_start(struct ftiod *d);
 void ftiod_analysis_stop(struct ftiod *d);
 /* The latest prediction (PROTOCOL.md §2) of job j, mode (caller holds the
- * lock and has checked j->mode[mode].has_result). */
+ * lock; NULL before the mode's first answer: job_mode_update). */
 json_t *ftiod_prediction_json(const struct job *j, int mode);
 
 /* publish.c (analysis threads; each call takes pub_lock) */

@@ -18,7 +18,7 @@ void ftiod_end_message(struct ftiod *d, struct job *j, const char *why)
     json_t *sum = json_object();
     ftiod_set_job_fields(o, j->id);
     for (int mode = 0; mode < JOB_NMODES; mode++)
-        if (j->mode[mode].has_result)
+        if (job_mode_update(&j->mode[mode]))
             json_object_set_new(sum, job_mode_name(mode), ftiod_prediction_json(j, mode));
     json_object_set_new(o, "summary", sum);
     /* What the summary is worth (PROTOCOL.md §2): decided by job.c. */

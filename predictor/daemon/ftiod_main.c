@@ -327,10 +327,9 @@ static int parse_args(int argc, char **argv, struct ftiod_settings *s)
     c->cliopt_strings.opts = NULL;
     if (rc != 0)
         return rc;
-    c->opts = s->a.opts;
-    c->limits.fs = s->a.opts.fs;
-    c->step = s->a.step;
-    c->window = s->a.window;
+    c->limits.opts = s->a.opts;
+    c->limits.step = s->a.step;
+    c->limits.window = s->a.window;
     c->max_memory = s->a.max_memory_mb * 1048576;
     if (s->cl.status)
         return 0;
@@ -338,12 +337,12 @@ static int parse_args(int argc, char **argv, struct ftiod_settings *s)
         fprintf(stderr, "ftiod: --status-endpoint: one endpoint to bind, not a list\n");
         return -1;
     }
-    if (c->window > 0 && c->window > c->limits.horizon) {
-        fprintf(stderr, "ftiod: --window %g is longer than --horizon %g\n", c->window,
+    if (c->limits.window > 0 && c->limits.window > c->limits.horizon) {
+        fprintf(stderr, "ftiod: --window %g is longer than --horizon %g\n", c->limits.window,
                 c->limits.horizon);
         return -1;
     }
-    if (c->limits.horizon * c->limits.fs > 1e8) {
+    if (c->limits.horizon * c->limits.opts.fs > 1e8) {
         fprintf(stderr, "ftiod: --horizon x --freq is over 1e8 bins per job and mode\n");
         return -1;
     }
@@ -355,7 +354,7 @@ static int parse_args(int argc, char **argv, struct ftiod_settings *s)
 static int check_step(struct ftiod_config *c)
 {
     char err[160];
-    if (ftio_analysis_check_step(c->step, c->limits.fs, err, sizeof err) != 0) {
+    if (ftio_analysis_check_step(c->limits.step, c->limits.opts.fs, err, sizeof err) != 0) {
         fprintf(stderr, "ftiod: %s\n", err);
         return -1;
     }

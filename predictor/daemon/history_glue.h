@@ -93,6 +93,9 @@ void ftiod_history_step(struct analysis *a, struct job *j, int mode, double b);
 /* prediction_json.c (lock held): `source` and `history`, and while the
  * prior leads its answer in place of the observed one. */
 void ftiod_history_json(const struct job *j, int mode, json_t *o);
+/* Does the memory of runs' prior lead mode m's answer (a message even before
+ * the job's own first analysis: prediction_json.c)? */
+bool ftiod_history_leads(const struct job *j, int mode);
 /* end_message.c, before the `.end` is built (lock held): the job's final
  * answers, recorded by the thread. */
 void ftiod_history_end(struct ftiod *d, struct job *j);

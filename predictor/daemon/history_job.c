@@ -165,6 +165,12 @@ static struct job_prior *mode_prior(const struct job_history *h, int mode)
     return h && h->nprior[mode] && !h->prior[mode][0].pattern[0] ? &h->prior[mode][0] : NULL;
 }
 
+bool ftiod_history_leads(const struct job *j, int mode)
+{
+    const struct job_prior *p = mode_prior(j->history, mode);
+    return p && !j->history->ended && p->c.state == FTIO_PRIOR_LEADS;
+}
+
 void ftiod_history_install(struct ftiod *d, const char *job, uint64_t serial,
                            const struct ftio_store_match *m)
 {
@@ -195,8 +201,9 @@ void ftiod_history_install(struct ftiod *d, const char *job, uint64_t serial,
                 continue;
             /* the job's own analysis may have answered already (a slow store) */
             struct job_mode_state *ms = &j->mode[mode];
-            if (ms->has_result)
-                ftio_prior_check_answer(&p->c, &ms->update.res, ms->update.stale);
+            const struct ftio_online_update *u = job_mode_update(ms);
+            if (u)
+                ftio_prior_check_answer(&p->c, &u->res, u->stale);
             len += (size_t)snprintf(said + len, len < sizeof said ? sizeof said - len : 0,
                                     "%s%s period %.4g s (confidence %.2f, %s)", len ? ", " : "",
                                     job_mode_name(mode), p->c.p.period, p->c.confidence,
@@ -248,16 +255,19 @@ void ftiod_history_step(struct analysis *a, struct job *j, int mode, double b)
     if (p->c.state != FTIO_PRIOR_LEADS)
         return;
     struct ftio_prior_check c = p->c;
-    bool changed = ftio_prior_check_answer(&c, &m->update.res, m->update.stale);
+    const struct ftio_online_update *u = job_mode_update(m);
+    bool changed = u && ftio_prior_check_answer(&c, &u->res, u->stale);
     double from = ftio_prior_check_from(&c);
-    /* the job's signal since the last phase judged, copied here (the
-     * analysis thread's scratch samples are free again) */
-    if (!changed && from < b &&
-        ftio_bins_samples_mode(&m->bins, from, b, FTIO_SAMPLING_AVERAGE, &a->x) == 0) {
+    /* the job's signal since the last phase judged, copied here */
+    struct ftio_samples x = {0};
+    if (!changed && from < b && m->stream &&
+        ftio_bins_samples_mode(ftio_stream_mode_bins(m->stream), from, b, FTIO_SAMPLING_AVERAGE,
+                               &x) == 0) {
         pthread_mutex_unlock(&a->d->lock);
-        changed = ftio_prior_check_phases(&c, a->an, &a->x);
+        changed = ftio_prior_check_phases(&c, a->an, &x);
         pthread_mutex_lock(&a->d->lock);
     }
+    ftio_samples_free(&x);
     p->c = c;
     if (changed)
         ftiod_log_at(FTIOD_INFO, "job %s %s: the memory of runs' prior (period %.4g s) %s%s%s",
@@ -387,13 +397,13 @@ void ftiod_history_json(const struct job *j, int mode, json_t *o)
     replace_answer(o, &r, job_mode_name(mode));
     json_object_set_new(o, "stale", json_false());
     json_object_set_new(o, "since", json_null());
-    if (!j->mode[mode].has_result) {
+    const struct job_mode_state *ms = &j->mode[mode];
+    if (!job_mode_update(ms)) {
         /* nothing observed yet: the window is the job's start until now */
+        double fs = ms->stream ? ftio_stream_mode_bins(ms->stream)->fs : 0.0;
         json_object_set_new(o, "window", json_pack("{s:f, s:f, s:f, s:i}", "start",
                                                    (double)h->start_ns * 1e-9, "end", now, "fs",
-                                                   j->mode[mode].bins.fs > 0 ? j->mode[mode].bins.fs
-                                                                             : 0.0,
-                                                   "samples", 0));
+                                                   fs, "samples", 0));
     }
     if (json_is_array(acts))
         activities_json(h, mode, acts, now, j, p->c.p.period);
@@ -421,7 +431,7 @@ void ftiod_history_end(struct ftiod *d, struct job *j)
     for (int mode = 0; mode < JOB_NMODES; mode++) {
         struct job_mode_state *m = &j->mode[mode];
         struct job_answer ans[1 + JOB_MAX_ACTIVITIES];
-        size_t n = m->has_data ? job_answers(j, mode, ans, 1 + JOB_MAX_ACTIVITIES) : 0;
+        size_t n = m->stream ? job_answers(j, mode, ans, 1 + JOB_MAX_ACTIVITIES) : 0;
         /* the activities only when there are several: one is the mode itself */
         size_t take = n >= 3 ? n : n > 0 ? 1 : 0;
         double longest = 0;
@@ -445,9 +455,10 @@ void ftiod_history_end(struct ftiod *d, struct job *j)
         /* the start of the signal, where the first phases are */
         if (take && isfinite(r->job_start)) {
             double span = fmin(fmax(FIRST_SPAN_PERIODS * longest, FIRST_SPAN_MIN_S), FIRST_SPAN_MAX_S);
-            double from = fmin(m->t_min, r->job_start);
-            ftio_bins_samples_mode(&m->bins, from, fmin(m->t_max, from + span), FTIO_SAMPLING_AVERAGE,
-                                   &r->x[mode]);
+            const struct ftio_stream_totals *t = job_mode_totals(m);
+            double from = fmin(t->t_min, r->job_start);
+            ftio_bins_samples_mode(ftio_stream_mode_bins(m->stream), from, fmin(t->t_max, from + span),
+                                   FTIO_SAMPLING_AVERAGE, &r->x[mode]);
         }
     }
     if (r->nanswers == 0 || !ftiod_history_queue(d, r))

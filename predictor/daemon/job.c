@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* job.c -- per-job state of ftiod (see job.h): sequence tracking per process,
- * counters, nested de-duplication and the binned signal of each mode.
+ * counters, nested de-duplication and each mode's live stream.
  *
  * job_merge() is the hot path of ingest: it runs once per batch under the
- * daemon lock, so per record it does a time conversion, a few checks and one
- * ftio_bins_add(); everything per process is one hash lookup per batch.
+ * daemon lock, so per record it does a time conversion, a few checks, the
+ * lookup of its activity and one ftio_stream_add(); everything per process is
+ * one hash lookup per batch.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -49,7 +50,9 @@ static uint64_t add_clamped(struct job *j, uint64_t a, uint64_t b)
 
 void job_limits_default(struct job_limits *l)
 {
-    l->fs = FTIO_FS_DEFAULT;
+    ftio_options_default(&l->opts);
+    l->step = 1.0;
+    l->window = 0;
     l->horizon = FTIO_DEFAULT_HORIZON;
     l->max_procs = JOB_MAX_PROCS_DEFAULT;
     l->max_future = 3600.0;
@@ -78,11 +81,8 @@ void job_free(struct job *j)
 {
     if (!j)
         return;
-    for (int m = 0; m < JOB_NMODES; m++) {
-        if (j->mode[m].has_data)
-            ftio_bins_free(&j->mode[m].bins);
-        job_record_log_free(&j->mode[m].log);
-    }
+    for (int m = 0; m < JOB_NMODES; m++)
+        ftio_stream_free(j->mode[m].stream);
     for (size_t i = 0; i < j->proc_cap; i++)
         free(j->procs[i].host);
     free(j->procs);
@@ -211,69 +211,34 @@ static bool missing_take(struct job *j, struct job_proc *p, uint64_t seq)
 
 /* ---- merge ------------------------------------------------------------------ */
 
-void job_record_log_free(struct job_record_log *l)
+/* The mode's stream, its grid laid on its first record t0: bin index 0
+ * starts exactly there (so edge 0 is t0 itself, not a rounded sum), and the
+ * ring starts JOB_EARLY_MARGIN earlier, at a negative index, for earlier
+ * records; it keeps limits.summary_records records to lay the summary's grid
+ * again on the earliest one (analysis/stream.h). */
+static struct ftio_stream *mode_stream(const struct job_limits *lim, double t0)
 {
-    free(l->t_start);
-    free(l->t_end);
-    free(l->bytes);
-    memset(l, 0, sizeof *l);
+    struct ftio_stream_config c = {
+        .opts = lim->opts, .step = lim->step, .fixed_window = lim->window,
+        .horizon = lim->horizon, .early = JOB_EARLY_MARGIN,
+        .log_records = lim->summary_records, .max_activities = JOB_MAX_ACTIVITIES,
+    };
+    return ftio_stream_new(&c, t0);
 }
 
-/* Room for one more record in the log's three columns (one capacity). */
-static int log_grow(struct job_record_log *l)
+static const struct ftio_stream_totals no_totals = { 0, 0, 0, 0 };
+
+const struct ftio_stream_totals *job_mode_totals(const struct job_mode_state *m)
 {
-    void **const cols[] = {(void **)&l->t_start, (void **)&l->t_end, (void **)&l->bytes};
-    const size_t elem[] = {sizeof *l->t_start, sizeof *l->t_end, sizeof *l->bytes};
-    return ftio_grow_parallel(&l->cap, l->n + 1, 3, cols, elem);
+    return m->stream ? ftio_stream_totals(m->stream) : &no_totals;
 }
 
-/* Keep one record for the summary; past `max` (or out of memory) forget
- * them all: an incomplete log is of no use. */
-static void log_record(struct job_record_log *l, double ts, double te, double bytes, size_t max)
+const struct ftio_online_update *job_mode_update(const struct job_mode_state *m)
 {
-    if (l->overflow)
-        return;
-    if (l->n >= max || (l->n == l->cap && log_grow(l) < 0)) {
-        job_record_log_free(l);
-        l->overflow = true;
-        return;
-    }
-    l->t_start[l->n] = ts;
-    l->t_end[l->n] = te;
-    l->bytes[l->n] = bytes;
-    l->n++;
-}
-
-/* Lay the mode's grid on its first record, t0: bin index 0 starts exactly
- * there (so edge 0 is t0 itself, not a rounded sum), and the ring starts
- * JOB_EARLY_MARGIN earlier, at a negative index, for earlier records. */
-static int mode_init(struct job_mode_state *m, const struct job_limits *lim, double t0)
-{
-    int64_t early = (int64_t)ceil(JOB_EARLY_MARGIN * lim->fs);
-    size_t cap = (size_t)ceil(lim->horizon * lim->fs) + (size_t)early + 2;
-    if (ftio_bins_init(&m->bins, lim->fs, t0, cap) < 0)
-        return -1;
-    m->bins.first = m->bins.last = -early;
-    m->grid_t0 = t0;
-    m->has_data = true;
-    return 0;
-}
-
-/* Lay the mode's grid again on t0 (earlier than its first record) and put
- * back the records logged so far; the online loop starts again from there
- * (nothing was analysed yet).  -1 (nothing changed) when out of memory. */
-static int relay_grid(struct job_mode_state *m, const struct job_limits *lim, double t0)
-{
-    struct ftio_bins old = m->bins;
-    if (mode_init(m, lim, t0) < 0) {
-        m->bins = old;
-        return -1;
-    }
-    ftio_bins_free(&old);
-    for (size_t i = 0; i < m->log.n; i++)
-        ftio_bins_add(&m->bins, m->log.t_start[i], m->log.t_end[i], m->log.bytes[i]);
-    m->online_init = false;
-    return 0;
+    struct ftio_stream_answer a;
+    if (!m->stream || ftio_stream_answers(m->stream, &a, 1) != 1)
+        return NULL;
+    return a.update;
 }
 
 /* The batch's records through the shared conversion (common/batch_requests.h:
@@ -298,6 +263,7 @@ static void merge_records(struct job *j, const struct ftio_batch *b,
         if (f[0] != INT64_MAX)
             first[JOB_READ] = ftio_job_seconds(f[0], j->origin_ns);
     }
+    job_activities_files(j, b);
     for (size_t i = 0; i < b->n; i++) {
         const struct ftio_record *r = &b->rec[i];
         struct ftio_wall_request q;
@@ -325,38 +291,28 @@ static void merge_records(struct job *j, const struct ftio_batch *b,
             drop(j, te - ts > lim->horizon ? JOB_DROP_TOO_LONG : JOB_DROP_BEFORE_GRID);
             continue;
         }
-        if (te <= ts)
-            te = ts + 1e-6;   /* ALGORITHM.md §1: zero-length lasts 1 us */
         struct job_mode_state *m = &j->mode[mode];
-        if (!m->has_data) {
-            if (mode_init(m, lim, fmin(ts, first[mode])) < 0) {
-                drop(j, JOB_DROP_BEFORE_GRID);   /* out of memory: no grid to put it on */
-                continue;
-            }
-            m->t_min = ts;
-            m->t_max = te;
-        } else if (ts < m->grid_t0 && m->online.hist.analyses == 0 && !m->log.overflow &&
-                   relay_grid(m, lim, fmin(ts, first[mode])) == 0) {
-            /* Earlier data before any analysis (another rank's batch): the
-             * grid moved to it, as the offline tool lays it on the first event. */
-        } else if (ts < m->bins.origin + (double)m->bins.first / m->bins.fs &&
-                   m->bins.first <= 0) {
+        if (!m->stream && !(m->stream = mode_stream(lim, fmin(ts, first[mode])))) {
+            drop(j, JOB_DROP_BEFORE_GRID);   /* out of memory: no grid to put it on */
+            continue;
+        }
+        /* Earlier data before any analysis (another rank's batch): the grid
+         * moves to it, as the offline tool lays it on the first event (the
+         * loop starts again from there: nothing was analysed yet). */
+        if (ts < ftio_stream_origin(m->stream) &&
+            ftio_stream_relay(m->stream, fmin(ts, first[mode])) == 0)
+            m->online_init = false;
+        int act = job_activity_of(j, mode, r->file_id);
+        if (ftio_stream_add(m->stream, act, ts, te, (double)q.bytes) != 0) {
             /* Before the mode's early margin: no bin was ever laid there. */
             drop(j, JOB_DROP_BEFORE_GRID);
             continue;
         }
-        ftio_bins_add(&m->bins, ts, te, (double)q.bytes);
-        log_record(&m->log, ts, te, (double)q.bytes, lim->summary_records);
-        if (ts < m->t_min)
-            m->t_min = ts;
-        if (te > m->t_max)
-            m->t_max = te;
-        m->records++;
-        m->bytes += (double)q.bytes;
         m->dirty = true;
         j->data_records++;
         j->bytes += (double)q.bytes;
     }
+    job_activities_count(j);
 }
 
 /* Every rank of the declared world called MPI_Finalize. */
@@ -482,11 +438,10 @@ enum job_merge_status job_merge(struct job *j, const struct ftio_batch *b,
             fixed.h.skew_ns = b->h.skew_ns;
     }
     merge_records(j, &fixed, &co, lim);
-    job_activities_merge(j, &fixed, &co, lim);
 
     if (h->mark)
         for (int m = 0; m < JOB_NMODES; m++)
-            if (j->mode[m].has_data)
+            if (j->mode[m].stream)
                 j->mode[m].flush = true;
     if (h->final && !p->final) {
         p->final = true;
@@ -514,7 +469,8 @@ bool job_due_to_end(const struct job *j, double now_mono, double settle_end)
 bool job_unseen_material(const struct job *j, int mode)
 {
     double u = (double)j->unseen[mode];
-    return u > JOB_UNSEEN_FLOOR && u > JOB_UNSEEN_SHARE * j->mode[mode].bytes;
+    double floor = JOB_UNSEEN_FLOOR * (double)(j->nprocs > 0 ? j->nprocs : 1);
+    return u > floor && u > JOB_UNSEEN_SHARE * job_mode_totals(&j->mode[mode])->bytes;
 }
 
 struct job_verdict job_end_verdict(const struct job *j, const char *why)
@@ -565,12 +521,9 @@ void job_table_init(struct job_table *t, size_t max_jobs)
 size_t job_memory(const struct job *j)
 {
     size_t m = sizeof *j + strlen(j->id) + 1 + j->proc_cap * sizeof *j->procs + j->nprocs * 32;
-    for (int k = 0; k < JOB_NMODES; k++) {
-        const struct job_mode_state *s = &j->mode[k];
-        if (s->has_data)
-            m += s->bins.capacity * 3 * sizeof(double);
-        m += s->log.cap * 3 * sizeof(double);
-    }
+    for (int k = 0; k < JOB_NMODES; k++)
+        if (j->mode[k].stream)
+            m += ftio_stream_memory(j->mode[k].stream);
     return m + (size_t)job_activities_memory(j);
 }
 

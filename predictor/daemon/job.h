@@ -2,15 +2,15 @@
 /* job.h -- per-job state of ftiod: what one job's batches add up to.
  *
  * ingest.c decodes a batch, admit.c hands it to job_merge(); the analysis
- * threads (sched_step.c) read the binned signal of each mode and store their
- * results back; status.c and publish.c read the counters.  Nothing here knows about
+ * threads (sched_step.c) analyse each mode's stream and store their results
+ * back; status.c and publish.c read the counters.  Nothing here knows about
  * ZeroMQ or threads: the caller (struct ftiod) holds the lock, which keeps
  * this file unit-testable (tests/daemon/test_job.c).
  *
- * Memory per job is bounded: the signal is kept as bins of width 1/fs over a
- * horizon (ftio_bins, whose rings grow with the data's span up to it), raw
- * records only in the summary's record log (at most
- * limits.summary_records per mode), processes are capped at
+ * Memory per job is bounded: each mode's signal is a live stream
+ * (analysis/stream.h: bins of width 1/fs over a horizon, which grow with the
+ * data's span up to it, and raw records only while there are at most
+ * limits.summary_records of them), processes are capped at
  * limits.max_procs and the missing-sequence ranges of each process at
  * JOB_MAX_MISSING.
  *
@@ -29,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "analysis.h"
+#include "analysis/stream.h"
 #include "wire.h"
 
 enum job_mode { JOB_WRITE = 0, JOB_READ = 1, JOB_NMODES = 2 };
@@ -37,7 +38,11 @@ struct job_history;
 const char *job_mode_name(int mode);   /* "write", "read" */
 
 struct job_limits {
-    double   fs;          /* bin rate, Hz */
+    /* the analysis of each mode's stream (ftiod's analysis options, --step,
+     * --window); opts.fs is the bins' rate, Hz */
+    struct ftio_options opts;
+    double   step;        /* data s between analyses (boundaries) */
+    double   window;      /* > 0: fixed window length, s */
     double   horizon;     /* seconds of signal kept per mode */
     size_t   max_procs;   /* processes per job; batches of more are dropped */
     double   max_future;  /* records later than the receiver's clock + this are bad */
@@ -106,43 +111,28 @@ struct job_proc {
     int64_t  last_recv_ns, last_mono_ns;
 };
 
-/* Every record of one mode, for the job's summary (sched_step.c): the bins'
- * grid has its edges on the mode's first record received, which need not be
- * its earliest (a late rank, an out-of-order replay); the offline `ftio`
- * samples from the earliest.  Up to limits.summary_records entries; past
- * that the log is dropped for good (`overflow`) and the summary stays on the
- * bins' grid. */
-struct job_record_log {
-    size_t  n, cap;
-    double *t_start, *t_end, *bytes;   /* job-relative s, bytes */
-    bool    overflow;
-};
-
-/* Published by the analysis threads, kept for status, scoring and the summary. */
+/* One mode of a job: its live stream (analysis/stream.h: bins, online loop,
+ * activities, what the summary needs), and when the analysis threads take
+ * its next boundary (sched_queue.c, sched_step.c). */
 struct job_mode_state {
-    struct ftio_bins bins;     /* edges at grid_t0 + k/fs */
-    double   grid_t0;          /* start of the mode's first record received */
-    struct job_record_log log;
-    bool     has_data;
-    double   t_min, t_max;     /* job-relative span of the data, s */
-    uint64_t records;          /* data records counted in this mode */
-    double   bytes;
+    struct ftio_stream *stream;   /* NULL until the mode's first record; its grid's
+                                     edges at that record, grid_t0 + k/fs */
 
     /* the online loop (the analysis thread holding the job) */
     bool     dirty;            /* data arrived since the last analysis */
     bool     flush;            /* a `mark` arrived: the data up to t_max is all there */
     double   last_run;         /* daemon monotonic s of the last analysis */
     uint64_t pub_seq;          /* publications of this (job, mode) */
-    bool     online_init;
-    struct ftio_online online; /* window, scoring, history, stability */
+    bool     online_init;      /* boundary laid */
     double   boundary;         /* job-relative end of the next analysis window */
 
     bool     restored;         /* rebuilt from --state-dir: predict from the data's end on */
-
-    bool   has_result;
-    struct ftio_result  last;  /* latest publication, job-relative times */
-    struct ftio_online_update update;   /* its online fields (stale, since, ...) */
 };
+
+/* The mode's totals (zero before its first record) and its latest answer
+ * (NULL before the first analysis): what the stream says. */
+const struct ftio_stream_totals *job_mode_totals(const struct job_mode_state *m);
+const struct ftio_online_update *job_mode_update(const struct job_mode_state *m);
 
 struct job {
     char    *id;
@@ -215,8 +205,6 @@ enum job_merge_status {
     JOB_BAD_SEQ       = 3,   /* an absurd sequence number (forged): dropped */
 };
 
-void job_record_log_free(struct job_record_log *l);
-
 struct job *job_new(const char *id, const struct job_limits *lim);
 void        job_free(struct job *j);
 
@@ -250,9 +238,10 @@ struct job_verdict {
 };
 /* why: final (job_due_to_end said so), told, timeout, shutdown. */
 struct job_verdict job_end_verdict(const struct job *j, const char *why);
-/* Are a mode's unseen bytes material: more than JOB_UNSEEN_FLOOR and more
- * than JOB_UNSEEN_SHARE of the mode's counted bytes?  (Below: stdio's
- * read-ahead, the loader's reads, a log printed before the shim loaded.) */
+/* Are a mode's unseen bytes material: more than JOB_UNSEEN_FLOOR per process
+ * and more than JOB_UNSEEN_SHARE of the mode's counted bytes?  (Below: what
+ * glibc reads on a program's behalf, ~75 KB per Open MPI rank: the loader's
+ * reads of the components it dlopens, stdio's read-ahead of /proc files.) */
 #define JOB_UNSEEN_FLOOR (1024.0 * 1024.0)
 #define JOB_UNSEEN_SHARE 0.01
 bool job_unseen_material(const struct job *j, int mode);

@@ -45,8 +45,15 @@ void ftiod_set_job_fields(json_t *o, const char *id)
 json_t *ftiod_prediction_json(const struct job *j, int mode)
 {
     const struct job_mode_state *m = &j->mode[mode];
+    const struct ftio_online_update *latest = job_mode_update(m);
+    const struct ftio_stream_totals *tot = job_mode_totals(m);
+    static const struct ftio_online_update none;   /* a prior leading before the first analysis */
+    if (!latest && !ftiod_history_leads(j, mode))
+        return NULL;
+    if (!latest)
+        latest = &none;
     double origin = (double)j->origin_ns * 1e-9;
-    struct ftio_result r = m->last;   /* shifted copy: epoch times */
+    struct ftio_result r = latest->res;   /* shifted copy: epoch times */
     r.t0 += origin;
     r.t1 += origin;
     if (r.next.valid) {
@@ -66,16 +73,16 @@ json_t *ftiod_prediction_json(const struct job *j, int mode)
     ftiod_set_job_fields(o, j->id);
     json_object_set_new(o, "seq", json_integer((json_int_t)m->pub_seq));
     json_object_set_new(o, "published", json_real((double)ftio_real_ns() * 1e-9));
-    struct ftio_online_update u = m->update;
+    struct ftio_online_update u = *latest;
     if (u.stale)
         u.since += origin;
     ftio_report_json_online(o, &u);
     struct ftio_report_totals t = {
-        .ranks = (int64_t)j->nprocs, .bytes = m->bytes,
-        .records = (int64_t)m->records, .lost = j->lost,
+        .ranks = (int64_t)j->nprocs, .bytes = tot->bytes,
+        .records = (int64_t)tot->records, .lost = j->lost,
     };
     ftio_report_json_totals(o, &t);
-    json_object_set_new(o, "activities", job_activities_json(j, mode, origin, &m->update));
+    json_object_set_new(o, "activities", job_activities_json(j, mode, origin, latest));
     ftiod_history_json(j, mode, o);   /* v4 `source`, `history` (history_glue.h) */
     return o;
 }

@@ -32,11 +32,7 @@
 struct analysis {
     struct ftiod *d;
     struct ftio_analyzer *an;
-    struct ftio_samples x;
-    struct ftio_bins bins;           /* private copy of a window's bins */
-    struct ftio_online online;       /* private copy of a mode's loop */
-    struct ftio_online_update upd;
-    struct ftio_result res;
+    struct ftio_stream_work *work;   /* a boundary's private copies (analysis/stream.h) */
     struct ftiod_ratelimit rl_err;
 };
 

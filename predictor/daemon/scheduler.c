@@ -80,8 +80,7 @@ static void analysis_free(struct analysis *a)
 {
     if (!a)
         return;
-    ftio_samples_free(&a->x);
-    ftio_bins_free(&a->bins);
+    ftio_stream_work_free(a->work);
     ftio_analyzer_free(a->an);
     free(a);
 }
@@ -103,7 +102,9 @@ int ftiod_analysis_start(struct ftiod *d)
     d->pool = p;
     for (size_t i = 0; i < n; i++) {
         struct analysis *a = calloc(1, sizeof *a);
-        if (!a || !(a->an = ftio_analyzer_new())) {
+        if (!a || !(a->an = ftio_analyzer_new()) || !(a->work = ftio_stream_work_new())) {
+            if (a)
+                ftio_analyzer_free(a->an);
             free(a);
             break;
         }

@@ -44,8 +44,9 @@ static void same_result(const struct ftio_result *a, const struct ftio_result *b
     memcpy(&y, b, sizeof y);
     x.phases = y.phases = NULL;
     ck_assert(memcmp(&x, &y, sizeof x) == 0);
-    if (a->nphases)
-        ck_assert(memcmp(a->phases, b->phases, a->nphases * sizeof *a->phases) == 0);
+    for (size_t i = 0; i < a->nphases; i++)      /* field by field: not the padding */
+        ck_assert(a->phases[i].start == b->phases[i].start && a->phases[i].end == b->phases[i].end &&
+                  a->phases[i].bytes == b->phases[i].bytes && a->phases[i].flags == b->phases[i].flags);
 }
 
 /* What every case works on: a trace, its signal, two analyzers. */
