@@ -217,7 +217,11 @@ bool ftio_prior_check_phases(struct ftio_prior_check *c, struct ftio_analyzer *a
             return true;
         }
         c->agreed++;
-        double odds = c->confidence / (1 - c->confidence) * (k > 0 ? AGREE_ODDS : FIRST_AGREE_ODDS);
+        /* an agreement is worth what a phase at a random place would not
+         * do: land within the tolerance, 2 tol / T of the times (runs that
+         * varied widely give a wide tolerance, and little evidence) */
+        double worth = fmax(1.0, fmin(k > 0 ? AGREE_ODDS : FIRST_AGREE_ODDS, T / (2 * tol)));
+        double odds = c->confidence / (1 - c->confidence) * worth;
         c->confidence = fmin(odds / (1 + odds), CONF_MAX);
         c->anchor = onset;
         c->anchor_sd = 1.0 / fs;

@@ -19,7 +19,8 @@
  * phase train the prior predicts (job start + offset, then every period,
  * re-anchored on each phase that agreed).  A phase within the runs' spread
  * (3 sigma, at least 5 % of the period and two samples) agrees and raises
- * the confidence (its odds x 4; x 1.5 for the first phase, which tests when
+ * the confidence (its odds x T / (2 tol), what a phase at a random place
+ * would not do, at most 4; at most 1.5 for the first phase, which tests when
  * the outputs begin, not their period); a phase outside it, or a predicted phase
  * that does not come, hands over to the observed analysis at once.  Phases
  * of another size (outside 1/4 .. 4 times the prior's bytes per phase:

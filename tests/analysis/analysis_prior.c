@@ -158,6 +158,29 @@ START_TEST(same_run_keeps_the_lead)
 }
 END_TEST
 
+/* Runs that varied widely (a program paced by the machine's load): a wide
+ * tolerance, and an agreeing phase is little evidence. */
+START_TEST(wide_spread_little_evidence)
+{
+    struct ftio_prior tight = prior_10s(), wide = prior_10s();
+    wide.period_sd = 2.0;                 /* 3 sigma: 6 s of a 10 s period */
+    struct ftio_prior_check ct, cw;
+    ftio_prior_check_start(&ct, &tight, 0.0);
+    ftio_prior_check_start(&cw, &wide, 0.0);
+    struct ftio_analyzer *a = ftio_analyzer_new();
+    struct ftio_samples x = { 0 };
+    double on[] = { 5.0, 15.0, 25.0 };
+    follow(&ct, a, &x, &(struct job_signal){ on, 3, NULL, 0 }, 27);
+    follow(&cw, a, &x, &(struct job_signal){ on, 3, NULL, 0 }, 27);
+    ck_assert_msg(cw.state == FTIO_PRIOR_LEADS, "handed over: %s", cw.why);
+    ck_assert_uint_eq(cw.agreed, ct.agreed);
+    ck_assert(ct.confidence > 0.95);
+    ck_assert_msg(cw.confidence <= tight.confidence + 0.05, "%.3f", cw.confidence);
+    ftio_samples_free(&x);
+    ftio_analyzer_free(a);
+}
+END_TEST
+
 START_TEST(changed_interval_hands_over)
 {
     struct ftio_prior p = prior_10s();
@@ -252,7 +275,8 @@ END_TEST
 Suite *ftio_test_suite(void)
 {
     Suite *s = suite_create("prior");
-    FTIO_TCASE(s, "prior", from_runs, same_run_keeps_the_lead, changed_interval_hands_over,
+    FTIO_TCASE(s, "prior", from_runs, same_run_keeps_the_lead, wide_spread_little_evidence,
+               changed_interval_hands_over,
                other_sizes_are_not_judged, missing_phase_hands_over, first_onset);
     return s;
 }
