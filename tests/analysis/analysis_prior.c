@@ -164,6 +164,7 @@ START_TEST(wide_spread_little_evidence)
 {
     struct ftio_prior tight = prior_10s(), wide = prior_10s();
     wide.period_sd = 2.0;                 /* 3 sigma: 6 s of a 10 s period */
+    wide.offset_sd = 2.0;                 /* and the first phase as loose */
     struct ftio_prior_check ct, cw;
     ftio_prior_check_start(&ct, &tight, 0.0);
     ftio_prior_check_start(&cw, &wide, 0.0);
