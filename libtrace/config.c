@@ -41,7 +41,7 @@ struct env_var {
 enum {
     V_DISABLE, V_DEBUG, V_IGNORE_PROGRAMS, V_ENDPOINT, V_SPOOL, V_SPOOL_DIR, V_AUTH, V_MUNGE_SOCKET,
     V_AUTH_UID, V_ACK_TIMEOUT_MS, V_EXIT_WAIT_MS, V_ACK_MAX_MB, V_FLUSH_MS, V_HWM, V_ZMTP, V_TSC, V_SIGNALS,
-    V_PRIVATE_FDS, V_BUFFER_MB, V_BUFFER_MAX_MB, V_LAYERS, V_EXCLUDE, V_JOB, V_SEQ_BASE, V_HANDOFF,
+    V_PRIVATE_FDS, V_BUFFER_MB, V_BUFFER_MAX_MB, V_LAYERS, V_EXCLUDE, V_JOB, V_APP, V_SEQ_BASE, V_HANDOFF,
     V_COUNT
 };
 
@@ -85,6 +85,7 @@ static const struct env_var env_vars[V_COUNT] = {
     [V_LAYERS]          = { "FTIO_LAYERS",          ENV_TEXT, 0, 0, 0, "all",                 "layers recorded: posix,stdio,mpiio,api or all" },
     [V_EXCLUDE]         = { "FTIO_EXCLUDE",         ENV_TEXT, 0, 0, 0, default_excludes,      "path prefixes not traced (+a,b adds)" },
     [V_JOB]             = { "FTIO_JOB",             ENV_ELSEWHERE, 0, 0, 0, NULL,             "the job id (core.c)" },
+    [V_APP]             = { "FTIO_APP",             ENV_TEXT, 0, 0, 0, "",                    "the application's name in ftiod's memory of runs (identity.c)" },
     [V_SEQ_BASE]        = { "FTIO_SEQ_BASE",        ENV_ELSEWHERE, 0, 0, 0, NULL,             "set by the shim for an exec'd image (lifecycle.c)" },
     [V_HANDOFF]         = { "FTIO_HANDOFF",         ENV_ELSEWHERE, 0, 0, 0, NULL,             "set by the shim for an exec'd image (lifecycle.c, sink.c)" },
     /* END ftio-env-table */
@@ -281,6 +282,10 @@ void ftio_config_load(struct ftio_config *c)
         else
             c->auth_mode = m;
     }
+    /* The user's own name of the application (identity.c sends it). */
+    const char *app = env_get(V_APP);
+    if (app && *app)
+        copy_str(c->app_name, sizeof c->app_name, app, "FTIO_APP");
     const char *ms = env_get(V_MUNGE_SOCKET);
     if (ms && *ms)
         copy_str(c->munge_socket, sizeof c->munge_socket, ms, "FTIO_MUNGE_SOCKET");

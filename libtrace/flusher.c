@@ -38,6 +38,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include "identity.h"
 #include "internal.h"
 #include "timeutil.h"
 #include "wire.h"
@@ -61,6 +62,7 @@ static struct {
     int              have_mark;
     atomic_int       mpi;             /* enum ftio_mpi_state, set by mpi_life.c */
     int              mpi_sent;        /* the state the last batch carried (flusher) */
+    int              app_sent;        /* the image's first batch carried `app` (identity.c) */
     /* Owned by the flusher thread. */
     uint64_t         seq, lost;
     struct ftio_record     *batch;
@@ -143,6 +145,8 @@ static int deliver(const struct ftio_record *rec, size_t n, const char *mark, in
     if (final)
         h.has_unseen = ftio_unseen_final(&h.unseen_read, &h.unseen_write);
     ftio_clock_anchor(&h.clock_mono, &h.clock_real);
+    if (!fl.app_sent)          /* the memory of runs: once per image (identity.c) */
+        h.has_app = ftio_identity_get(&h.app);
     fl.wbuf.len = 0;
     if (ftio_wire_encode(&fl.wbuf, &h, rec, n) != 0) {
         fl.lost += n;
@@ -168,6 +172,7 @@ static int deliver(const struct ftio_record *rec, size_t n, const char *mark, in
     __atomic_store_n(&fl.seq, fl.seq + 1, __ATOMIC_RELEASE);
     fl.lost = 0;
     fl.mpi_sent = mpi;
+    fl.app_sent = 1;
     ftio_files_commit(token);
     return 1;
 }
@@ -482,6 +487,7 @@ void ftio_flusher_after_fork_child(void)
     fl.have_mark = 0;
     atomic_store(&fl.mpi, FTIO_MPI_NONE);   /* a child of a rank is not the rank */
     fl.mpi_sent = FTIO_MPI_NONE;
+    fl.app_sent = 0;                        /* a new process: its own `app` */
     atomic_store(&fl.joined, 0);
     atomic_store(&fl.table_ready, 0);
     atomic_store(&fl.stop, 0);

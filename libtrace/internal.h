@@ -46,6 +46,7 @@ struct ftio_config {
     char     auth_uid[64];     /* FTIO_AUTH_UID: who may decode ("" = the default, auth.h) */
     char     spool_alt[512];   /* the fallback spool base: $XDG_RUNTIME_DIR, "" = none */
     char     tmp_dir[512];     /* $TMPDIR, else /tmp (fallback spool directories) */
+    char     app_name[256];    /* FTIO_APP: the application's name (identity.c), "" = none */
     size_t   nexclude;         /* FTIO_EXCLUDE prefixes (no trailing '/') */
     char    *exclude[FTIO_MAX_EXCLUDES];
     size_t   exclude_len[FTIO_MAX_EXCLUDES];

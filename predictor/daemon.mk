@@ -5,9 +5,9 @@ FTIOD_OBJS := $(FTIOD_SRCS:%.c=$(B)/%.o)
 # Everything but ftiod_main.o, for the unit tests and the ingest bench.
 FTIOD_CORE_OBJS := $(filter-out $(B)/predictor/daemon/ftiod_main.o,$(FTIOD_OBJS))
 # The pipeline's libraries ftiod links: its analysis options, the analysis
-# and the publication (no readers: its requests come off the wire,
-# common/batch_requests.c).
-FTIOD_LIBS := $(OPTIONS_LIB) $(PUBLISH_LIB) $(ANALYSIS_LIB) $(COMMON_LIB)
+# and the publication, the memory of runs (no readers: its requests come off
+# the wire, common/batch_requests.c).
+FTIOD_LIBS := $(OPTIONS_LIB) $(PUBLISH_LIB) $(HISTORY_LIB) $(ANALYSIS_LIB) $(COMMON_LIB)
 
 # the configuration file's path is compiled in (mk/paths.mk)
 $(B)/predictor/daemon/ftiod_main.o: $(FTIO_PATHS_H)
@@ -15,7 +15,7 @@ $(B)/predictor/daemon/ftiod_main.o: $(FTIO_PATHS_H)
 $(B)/bin/ftiod: $(FTIOD_OBJS) $(FTIOD_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(FTIOD_OBJS) $(FTIOD_LIBS) \
-	  $(FFTW_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS) $(JANSSON_LIBS) $(COMPRESS_LIBS)
+	  $(FFTW_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS) $(JANSSON_LIBS) $(COMPRESS_LIBS) $(HISTORY_LIBS)
 
 ALL_TARGETS += $(B)/bin/ftiod
 INSTALL_BIN += $(B)/bin/ftiod

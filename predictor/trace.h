@@ -106,6 +106,19 @@ struct ftio_trace {
     char    *exe;               /* command line, NULL when unknown */
     int64_t  uid;               /* -1 when unknown */
     double   run_time;          /* s, 0 when unknown */
+    /* Spool files: the application identity the shim sent (PROTOCOL.md §1
+     * `app`), for the memory of runs (`ftio scan --history`); NULL when no
+     * batch had one.  start_ns: the wall clock of the earliest batch that
+     * carried one.  rank_mpi_ns[r]: of rank r's first batch with `mpi`
+     * (its MPI_Init; 0: none), for an MPI job's start as ftiod takes it,
+     * the last rank's (daemon/history_job.c). */
+    struct ftio_trace_app {
+        char   *exe, *exe_id, *args, *args_norm, *name;
+        int64_t uid;
+        int64_t start_ns;
+    } *app;
+    int64_t *rank_mpi_ns;
+    size_t   rank_mpi_n;
     /* Files by id (first path seen for an id wins), for ftio_trace_file_path(). */
     struct ftio_trace_file *files;
     size_t   nfiles;

@@ -24,7 +24,7 @@ $(DAEMON_TEST_ADMIT): $(B)/tests/daemon/test_admit.o $(CHECK_MAIN) $(FTIOD_CORE_
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(B)/tests/daemon/test_admit.o $(CHECK_MAIN) $(FTIOD_CORE_OBJS) \
 	  $(FTIOD_LIBS) $(CHECK_LIBS) $(FFTW_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS) $(JANSSON_LIBS) \
-	  $(COMPRESS_LIBS) -lm
+	  $(COMPRESS_LIBS) $(HISTORY_LIBS) -lm
 
 ALL_TARGETS += $(DAEMON_CHECKS) $(DAEMON_TEST_ADMIT)
 CHECK_PROGS += $(DAEMON_CHECKS) $(DAEMON_TEST_ADMIT)

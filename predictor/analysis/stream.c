@@ -346,6 +346,11 @@ double ftio_stream_last_data(const struct ftio_stream *s, double ts, double te)
     return ftio_bins_last_data(&s->mode.bins, ts, te);
 }
 
+const struct ftio_bins *ftio_stream_mode_bins(const struct ftio_stream *s)
+{
+    return &s->mode.bins;
+}
+
 long ftio_stream_logged(const struct ftio_stream *s)
 {
     return s->log.overflow ? -1 : (long)s->log.n;

@@ -99,6 +99,9 @@ const struct ftio_online *ftio_stream_online(const struct ftio_stream *s);
  * (ftio_bins_bytes and ftio_bins_last_data). */
 double ftio_stream_bytes(const struct ftio_stream *s, int act, double ts, double te);
 double ftio_stream_last_data(const struct ftio_stream *s, double ts, double te);
+/* The mode's bins, read-only (ftiod's memory of runs samples the job's signal
+ * since the phase it last judged: daemon/history_job.c). */
+const struct ftio_bins *ftio_stream_mode_bins(const struct ftio_stream *s);
 /* Records kept to lay the grid again (ftio_stream_relay, the summary), or
  * -1 once they are forgotten (more than log_records). */
 long   ftio_stream_logged(const struct ftio_stream *s);

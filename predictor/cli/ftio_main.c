@@ -25,7 +25,8 @@ static const char usage_text[] =
     "usage: ftio [options] FILE...\n"
     "       ftio scan DIR|FILE... | ftio sub [options] | ftio replay FILE... | ftio end [JOB]\n"
     "       ftio relay --listen E --upstream E | ftio report LOG.jsonl [--job J] [-o FILE.html]\n"
-    "       ftio keygen NAME | ftio claim JOB USER   (each subcommand: --help; see ftio(1))\n";
+    "       ftio keygen NAME | ftio claim JOB USER | ftio history list|show|forget|key\n"
+    "       (each subcommand: --help; see ftio(1))\n";
 
 static const char about_text[] =
     "Detect the period of the I/O phases in trace files and predict the next one.\n"
@@ -182,6 +183,7 @@ int main(int argc, char **argv)
         { "end", NULL, &ftio_end_cmd }, { "claim", NULL, &ftio_claim_cmd },
         { "keygen", ftio_cmd_keygen, NULL }, { "scan", ftio_cmd_scan, NULL },
         { "relay", ftio_cmd_relay, NULL }, { "report", ftio_cmd_report, NULL },
+        { "history", ftio_cmd_history, NULL },
     };
     for (size_t i = 0; argc > 1 && i < sizeof sub / sizeof sub[0]; i++)
         if (strcmp(argv[1], sub[i].name) == 0)

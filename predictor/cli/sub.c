@@ -83,6 +83,12 @@ static void print_prediction(json_t *o)
         char p[FTIO_UNITS_LEN];
         printf("period %s conf %.2f %s", ftio_fmt_duration(period, p, sizeof p),
                num(o, "confidence"), cls ? cls : "");
+        /* v4: a prediction from the application's earlier runs says so */
+        const char *src = json_string_value(json_object_get(o, "source"));
+        json_t *h = json_object_get(o, "history");
+        if (src && !strcmp(src, "history") && json_is_object(h))
+            printf(" from the memory of runs (%.0f run%s, %s)", num(h, "runs"),
+                   num(h, "runs") == 1 ? "" : "s", json_string_value(json_object_get(h, "level")) ?: "?");
         json_t *next = json_object_get(o, "next");
         double ns = num(next, "start");
         if (!isnan(ns)) {

@@ -66,6 +66,8 @@ struct ftiod_config {
     const char *status;         /* REP, --status-endpoint */
     const char *log_path;       /* --log FILE (JSON Lines), NULL = none */
     const char *state_dir;      /* --state-dir DIR: durable job state, NULL = none */
+    const char *history;        /* --history: the memory of runs (history_glue.h) */
+    size_t   history_apps;      /* --history-apps: applications kept per uid */
     double   min_interval;      /* wall s between live analyses of one (job, mode) */
     double   settle;            /* data s a boundary waits for late records */
     double   job_timeout;       /* s of silence that ends a job */
@@ -151,6 +153,7 @@ struct ftiod {
     volatile sig_atomic_t reopen; /* SIGHUP: an analysis thread reopens --log */
     double stop_at;             /* monotonic s the analysis threads saw stop */
     struct sched_queue *sched;  /* under lock (sched_queue.c) */
+    struct ftiod_history *history;  /* the memory of runs (history_thread.c), NULL without */
     struct ftiod_pool *pool;    /* the analysis threads (scheduler.c) */
 };
 

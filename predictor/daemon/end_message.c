@@ -8,12 +8,14 @@
  * `ftio sub --last` (status.c) and in its journal (state.c).
  */
 #include <stdlib.h>
+#include "history_glue.h"
 #include "sched.h"
 #include "timeutil.h"
 
 /* Caller holds the lock; it is dropped while publishing. */
 void ftiod_end_message(struct ftiod *d, struct job *j, const char *why)
 {
+    ftiod_history_end(d, j);   /* the run, into the memory of runs (history_glue.h) */
     json_t *o = json_object();
     json_t *sum = json_object();
     ftiod_set_job_fields(o, j->id);

@@ -34,6 +34,7 @@
 #include "curve.h"
 #include "daemon.h"
 #include "defaults.h"
+#include "history_glue.h"
 #include "ftio_paths.h"   /* FTIOD_CONFIG_DEFAULT: $(SYSCONFDIR)/ftio/ftiod.conf */
 
 static struct ftiod *the_daemon;   /* for the signal handler only */
@@ -136,6 +137,15 @@ static const struct cliopt ftiod_opts[] = {
     {"state-dir", 0, CLIOPT_STRING, "DIR",
      "keep every job's state in DIR: a restarted ftiod goes on\n"
      "with the same jobs (PROTOCOL.md §5)", NULL, AT(cfg.state_dir)},
+    {"history", 0, CLIOPT_STRING, "STORE",
+     "the memory of runs (predictions from a job's first\n"
+     "batch): a SQLite file, a postgresql:// URI several\n"
+     "daemons share, none, or auto (DIR/history.sqlite with\n"
+     "--state-dir DIR, else none)", "auto", AT(cfg.history)},
+    {"history-apps", 0, CLIOPT_SIZE, "N",
+     "applications kept per user in the memory of runs, the\n"
+     "least recently used forgotten (0 = no bound)", "1000", AT(cfg.history_apps),
+     .min = 0, .max = 1e9},
     /* No def: the default file alone may be missing (parse_args). */
     {"config", 0, CLIOPT_STRING, "FILE",
      "configuration file ($FTIO_DAEMON_CONFIG, else\n"
@@ -589,6 +599,8 @@ int main(int argc, char **argv)
 
     block_signals(&old);
     int started = ftiod_analysis_start(d);
+    if (started == 0 && ftiod_history_start(d) != 0)   /* the memory of runs' thread */
+        started = -1;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (started < 0) {
         ftiod_log_at(FTIOD_ERROR, "cannot start the analysis threads");
@@ -602,12 +614,14 @@ int main(int argc, char **argv)
     rc = ftiod_ingest_loop(d) < 0 ? 1 : 0;
 
     ftiod_analysis_stop(d);
+    ftiod_history_stop(d);   /* after the last .end: its run is written */
     ftiod_log_at(FTIOD_NOTICE, "stopped (%llu batches, %llu records, %llu predictions published)",
                  (unsigned long long)d->stats.batches, (unsigned long long)d->stats.records,
                  (unsigned long long)d->stats.published);
 out:
     if (d->pool)
         ftiod_analysis_stop(d);
+    ftiod_history_stop(d);
     d->zap_stop = 1;
     if (zap_started)
         pthread_join(zap_th, NULL);

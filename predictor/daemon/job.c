@@ -12,6 +12,7 @@
 #include <string.h>
 #include "job.h"
 #include "job_activities.h"
+#include "history_glue.h"
 #include "batch_requests.h"
 #include "grow.h"
 #include "defaults.h"
@@ -88,6 +89,7 @@ void job_free(struct job *j)
     }
     free(j->procs);
     job_activities_free(j->acts);
+    job_history_free(j->history);   /* the memory of runs (history_glue.h) */
     free(j->id);
     free(j);
 }

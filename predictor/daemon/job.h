@@ -34,6 +34,7 @@
 
 enum job_mode { JOB_WRITE = 0, JOB_READ = 1, JOB_NMODES = 2 };
 struct job_activities;
+struct job_history;
 const char *job_mode_name(int mode);   /* "write", "read" */
 
 struct job_limits {
@@ -197,6 +198,7 @@ struct job {
      * turn, so not removed by anyone (daemon.h); to be removed by the scan. */
     bool     held;
     bool     forget;
+    struct job_history *history;   /* the memory of runs (history_glue.h), NULL without */
     struct job_activities *acts;   /* per-activity streams (job_activities.c), NULL until
                                       the first batch */
     size_t   mem;                  /* bytes it held when last accounted (job_table_account) */

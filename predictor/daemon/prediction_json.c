@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sched.h"
+#include "history_glue.h"
 #include "job_activities.h"
 #include "jobid.h"
 #include "publish/report.h"
@@ -46,8 +47,11 @@ json_t *ftiod_prediction_json(const struct job *j, int mode)
     const struct job_mode_state *m = &j->mode[mode];
     const struct ftio_online_update *latest = job_mode_update(m);
     const struct ftio_stream_totals *tot = job_mode_totals(m);
-    if (!latest)
+    static const struct ftio_online_update none;   /* a prior leading before the first analysis */
+    if (!latest && !ftiod_history_leads(j, mode))
         return NULL;
+    if (!latest)
+        latest = &none;
     double origin = (double)j->origin_ns * 1e-9;
     struct ftio_result r = latest->res;   /* shifted copy: epoch times */
     r.t0 += origin;
@@ -79,6 +83,7 @@ json_t *ftiod_prediction_json(const struct job *j, int mode)
     };
     ftio_report_json_totals(o, &t);
     json_object_set_new(o, "activities", job_activities_json(j, mode, origin, latest));
+    ftiod_history_json(j, mode, o);   /* v4 `source`, `history` (history_glue.h) */
     return o;
 }
 

@@ -24,6 +24,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "history_glue.h"
 #include "sched.h"
 #include "publish/report.h"
 
@@ -109,6 +110,7 @@ void sched_analyse_boundary(struct analysis *a, struct job *j, int mode)
     }
     d->stats.analyses++;
     m->pub_seq++;
+    ftiod_history_step(a, j, mode, b);   /* the memory of runs' prior, checked (history_glue.h) */
     json_t *o = ftiod_prediction_json(j, mode);
     char *topic = ftiod_topic_of(j->id, job_mode_name(mode));
     struct ftio_result said = job_mode_update(m)->res;

@@ -10,6 +10,7 @@
 #include <time.h>
 #include "auth.h"
 #include "daemon.h"
+#include "history_glue.h"
 #include "publish/report.h"
 
 static json_t *mode_status(const struct job_mode_state *m)
@@ -148,6 +149,7 @@ char *ftiod_status_json(struct ftiod *d, int64_t uid)
     json_object_set_new(root, "dropped", counters(s, dropped, sizeof dropped / sizeof *dropped));
     json_object_set_new(root, "auth", json_string(ftio_auth_mode_name(d->cfg.auth)));
     json_object_set_new(root, "memory_reserved", json_real(ftiod_memory_reserved(d)));
+    json_object_set_new(root, "history", ftiod_history_status(d));   /* history_glue.h */
     if (uid >= 0)
         json_object_set_new(root, "only_uid", json_integer((json_int_t)uid));
 

@@ -356,6 +356,15 @@ void ftio_trace_set_free(struct ftio_trace_set *set)
         struct ftio_trace *t = &set->job[j];
         free(t->job);
         free(t->exe);
+        free(t->rank_mpi_ns);
+        if (t->app) {
+            free(t->app->exe);
+            free(t->app->exe_id);
+            free(t->app->args);
+            free(t->app->args_norm);
+            free(t->app->name);
+            free(t->app);
+        }
         dir_free(&t->write);
         dir_free(&t->read);
         free(t->rankset);

@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include "scan/scan.h"
 #include "activities.h"
+#include "analysis/prior.h"
 
 struct scan_worker {
     struct ftio_analyzer *a;
@@ -76,7 +77,7 @@ static double mode_fs(const struct scan_opts *o, const struct ftio_signal *sig)
 static void analyse_mode(struct scan_worker *w, const struct scan_opts *o, const struct ftio_signal *sig,
                          size_t nreq, struct scan_mode *m)
 {
-    m->phase_bytes = NAN;
+    m->phase_bytes = m->phase_duration = m->first_onset = NAN;
     if (nreq == 0) {
         snprintf(m->note, sizeof m->note, "no I/O");
         return;
@@ -109,8 +110,14 @@ static void analyse_mode(struct scan_worker *w, const struct scan_opts *o, const
     else if (res.has_period && res.dominant.period > 0)
         m->phases = (size_t)floor((w->x.t1 - w->x.t0) / res.dominant.period);
     m->periodic = res.has_period && m->phases >= 3;
-    if (res.metrics.valid)
+    if (res.metrics.valid) {
         m->phase_bytes = res.metrics.phase_bytes;
+        m->phase_duration = res.metrics.phase_duration;
+    }
+    /* the memory of runs: where the period's phases begin (analysis/prior.h) */
+    if (o->hist && res.has_period)
+        m->first_onset = ftio_prior_first_onset(w->a, &w->x, res.dominant.period,
+                                                res.metrics.valid ? res.metrics.phase_bytes : NAN);
 }
 
 /* The two largest activities of mode d (ALGORITHM.md §10), analysed at the
@@ -238,7 +245,7 @@ static void init_row(struct scan_row *r, const char *path, size_t index)
     r->format = "";
     r->source = "";
     for (int d = 0; d < 2; d++)
-        r->mode[d].phase_bytes = NAN;
+        r->mode[d].phase_bytes = r->mode[d].phase_duration = r->mode[d].first_onset = NAN;
 }
 
 int scan_file(struct scan_worker *w, const struct scan_opts *o, const char *path, bool named,
@@ -318,10 +325,13 @@ int scan_file(struct scan_worker *w, const struct scan_opts *o, const char *path
                          (unsigned long long)set.job[j].dropped_long, ro.max_span);
                 jr.warning = dropped;
             }
-            if (passes(o, &set.job[j]))
+            if (passes(o, &set.job[j])) {
                 job_row(w, o, &set.job[j], &jr);
-            else
+                if (o->hist)        /* --history: the run, into the memory of runs */
+                    scan_history_add(o->hist, &set.job[j], &jr);
+            } else {
                 jr.filtered = true;
+            }
             emit(ctx, &jr);
         }
     }
