@@ -257,9 +257,11 @@ def one_activities(args, entry):
     spool = sorted(os.path.join(prefix + ".spool", f) for f in os.listdir(prefix + ".spool"))
     off, dt = run_json([args.ftio, "--json", "-m", "write"] + spool)
     # online: the sliding analysis (ftiod's loop), in epoch seconds: the
-    # generator anchors its time 0 at 1750000000 s
+    # generator anchors its time 0 at the epoch second of DIR/spool-epoch
     on, _ = run_json([args.ftio, "--window", "adaptive", "--step", "2", "--json", "--absolute-time",
                       "-m", "write"] + spool, many=True)
+    with open(os.path.join(args.dir, "spool-epoch")) as f:
+        epoch = float(f.read())
     got = off.get("activities", [])
     out = []
     for k, tr in enumerate(truth):
@@ -270,7 +272,7 @@ def one_activities(args, entry):
         # settle: phases begun when every later message is within 5 %
         rows = []
         for msg in on:
-            end = msg["window"]["end"] - 1750000000.0
+            end = msg["window"]["end"] - epoch
             b = mine(msg.get("activities", []))
             p = b["period"] if b else None
             rows.append((sum(1 for x in tr["starts"] if x <= end), p is not None and err(p, tr["period"]) <= 0.05))

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "commands.h"
+#include "answer.h"
 #include "publish/report.h"
 #include "plot/plot.h"
 
@@ -128,15 +129,16 @@ static int plot_section(const struct job_run *r, struct ftio_plot_section *s, pl
 }
 
 /* The job's section of --plot / --export-*: the analysis res of x, and the
- * steps of a sliding analysis when h is given. */
+ * steps of a sliding analysis when h is given; note: a line for its header. */
 static int plot_job(const struct job_run *r, const struct ftio_samples *x,
                     const struct ftio_result *res, const struct ftio_plot_history *h,
-                    double p_periodic, const struct job_acts *ja, char *err, size_t errlen)
+                    double p_periodic, const struct job_acts *ja, const char *note,
+                    char *err, size_t errlen)
 {
     struct ftio_plot_section s = {
         .mode = mode_name(r->cli->mode), .samples = x, .result = res, .history = h,
         .totals = r->tot, .p_periodic = p_periodic,
-        .activities = ja ? ja->plot : NULL, .nactivities = ja ? ja->set.n : 0,
+        .activities = ja ? ja->plot : NULL, .nactivities = ja ? ja->set.n : 0, .note = note,
     };
     return plot_section(r, &s, ftio_plot_files_add, err, errlen);
 }
@@ -255,6 +257,29 @@ static void put_activity(json_t *arr, const char *indent, size_t k, const struct
     json_array_append_new(arr, o);
 }
 
+/* The job-level answer (answer.h) from the whole signal's (job) and the
+ * activities' answers: into *top; the activity's index or -1, its name
+ * (ftio_activity_name) into name. */
+static int job_level(const struct ftio_activity_set *set, const struct ftio_result *const *res,
+                     const struct ftio_result *job, struct ftio_result *top, char *name, size_t len)
+{
+    struct ftio_answer_part part[2 * FTIO_MAX_ACTIVITIES];
+    size_t n = set->n < 2 * FTIO_MAX_ACTIVITIES ? set->n : 2 * FTIO_MAX_ACTIVITIES;
+    for (size_t k = 0; k < n; k++)
+        part[k] = (struct ftio_answer_part){ set->a[k].pattern, set->a[k].bytes, res[k] };
+    int k = ftio_job_answer(job, part, n, top);
+    name[0] = '\0';
+    if (k >= 0)
+        ftio_activity_name(&set->a[k], name, len);
+    return k;
+}
+
+/* "activity": which activity the top-level answer is (PROTOCOL.md §2 v4). */
+static void put_job_level(json_t *j, const char *name)
+{
+    json_object_set_new(j, "activity", name[0] ? json_string(name) : json_null());
+}
+
 /* The activities into the JSON object j ("activities"), or as text. */
 static void report_activities(const struct job_acts *ja, const struct ftio_result *job, json_t *j)
 {
@@ -277,8 +302,25 @@ static int analyze_once(const struct job_run *r, char *err, size_t errlen)
     memset(&ja, 0, sizeof ja);
     if (rc == 0)
         rc = acts_compute(cli, r->t, &res, &ja, err, errlen);
-    if (rc == 0 && r->pf)
-        rc = plot_job(r, &x, &res, NULL, NAN, &ja, err, errlen);
+    struct ftio_result top;
+    char activity[FTIO_PATTERN_MAX + 16] = "";
+    if (rc == 0) {
+        const struct ftio_result *ares[2 * FTIO_MAX_ACTIVITIES];
+        for (size_t k = 0; k < ja.set.n && k < 2 * FTIO_MAX_ACTIVITIES; k++)
+            ares[k] = &ja.res[k];
+        job_level(&ja.set, ares, &res, &top, activity, sizeof activity);
+    }
+    if (rc == 0 && r->pf) {
+        /* The page draws the whole signal's analysis; the job's answer is
+         * the heaviest activity's when there are several (answer.h). */
+        char note[FTIO_PATTERN_MAX + 256] = "";
+        if (activity[0] && ja.set.n > 1 && top.has_period)
+            snprintf(note, sizeof note, "The job's answer is the activity that moves the most "
+                     "bytes, %s: period %.6g s, confidence %.3f (%s). The charts show the "
+                     "analysis of the whole signal.", activity, top.dominant.period,
+                     top.dominant.confidence, ftio_class_name(top.cls));
+        rc = plot_job(r, &x, &res, NULL, NAN, &ja, note[0] ? note : NULL, err, errlen);
+    }
     ftio_samples_free(&x);
     if (rc != 0) {
         acts_free(&ja);
@@ -286,19 +328,22 @@ static int analyze_once(const struct job_run *r, char *err, size_t errlen)
     }
     const char *mode = mode_name(cli->mode);
     if (cli->json) {
-        json_t *j = ftio_report_json(&res, mode);
+        json_t *j = ftio_report_json(&top, mode);
         if (!j) {
             acts_free(&ja);
             snprintf(err, errlen, "out of memory");
             return -1;
         }
         add_job_fields(j, r->t, r->tot);
-        report_activities(&ja, &res, j);
+        put_job_level(j, activity);
+        report_activities(&ja, &top, j);
         print_json(j);
         json_decref(j);
     } else {
-        ftio_report_text(stdout, &res, mode, r->tot);
-        report_activities(&ja, &res, NULL);
+        ftio_report_text(stdout, &top, mode, r->tot);
+        if (activity[0] && ja.set.n > 1)
+            printf("answer of     %s, the activity that moves the most bytes\n", activity);
+        report_activities(&ja, &top, NULL);
     }
     acts_free(&ja);
     return 0;
@@ -355,14 +400,13 @@ static void act_streams_free(struct act_stream *s, size_t n)
     free(s);
 }
 
-/* One boundary of every activity; into j (JSON) or as text lines. */
+/* One boundary of every activity. */
 static void act_streams_step(struct ftio_analyzer *a,
                              const struct ftio_activity_set *set, struct act_stream *s,
-                             const struct ftio_online_update *job, double end, json_t *j,
+                             const struct ftio_online_update *job, double end,
                              struct ftio_samples *x)
 {
     bool self = set->n == 1 && set->a[0].shape == FTIO_SHAPE_ALL;
-    json_t *arr = j ? json_array() : NULL;
     for (size_t k = 0; k < set->n; k++) {
         char why[256];
         if (self) {
@@ -372,13 +416,36 @@ static void act_streams_step(struct ftio_analyzer *a,
                    ftio_online_step(&s[k].on, a, &s[k].bins, end, end, x, &s[k].u, why, sizeof why) == 0) {
             s[k].has = true;
         }
-        struct ftio_result none;
-        memset(&none, 0, sizeof none);
         ftio_activity_roll_next(&s[k].u.res, job->res.t1);
-        if (arr || set->n > 1)     /* one activity in text: the job's line says it */
-            put_activity(arr, "  ", k, &set->a[k], s[k].has ? &s[k].u.res : &none, &job->res,
-                         s[k].has && s[k].u.stale);
     }
+}
+
+/* The job-level answer of one boundary (answer.h) from the job's update and
+ * the activities' (with the chosen one's online fields); its name into name. */
+static void act_streams_job_level(const struct ftio_activity_set *set, const struct act_stream *s,
+                                  const struct ftio_online_update *job,
+                                  struct ftio_online_update *top, char *name, size_t len)
+{
+    const struct ftio_result *res[2 * FTIO_MAX_ACTIVITIES];
+    for (size_t k = 0; k < set->n && k < 2 * FTIO_MAX_ACTIVITIES; k++)
+        res[k] = s[k].has ? &s[k].u.res : NULL;
+    struct ftio_result r;
+    int k = job_level(set, res, &job->res, &r, name, len);
+    *top = k >= 0 && set->n > 1 ? s[k].u : *job;
+    top->res = r;
+}
+
+/* Every activity's answer of the boundary; into j (JSON) or as text lines. */
+static void act_streams_put(const struct ftio_activity_set *set, const struct act_stream *s,
+                            const struct ftio_online_update *top, json_t *j)
+{
+    json_t *arr = j ? json_array() : NULL;
+    struct ftio_result none;
+    memset(&none, 0, sizeof none);
+    for (size_t k = 0; k < set->n; k++)
+        if (arr || set->n > 1)     /* one activity in text: the job's line says it */
+            put_activity(arr, "  ", k, &set->a[k], s[k].has ? &s[k].u.res : &none, &top->res,
+                         s[k].has && s[k].u.stale);
     if (arr)
         json_object_set_new(j, "activities", arr);
 }
@@ -436,18 +503,23 @@ static int analyze_sliding(const struct job_run *r, char *err, size_t errlen)
                 rc = -1;
                 break;
             }
+            act_streams_step(a, &aset, as, &u, end, &x);
+            struct ftio_online_update top;
+            char activity[FTIO_PATTERN_MAX + 16];
+            act_streams_job_level(&aset, as, &u, &top, activity, sizeof activity);
             if (cli->json) {
-                json_t *j = ftio_report_json(&u.res, mode);
+                json_t *j = ftio_report_json(&top.res, mode);
                 if (j) {
                     add_job_fields(j, r->t, r->tot);
-                    ftio_report_json_online(j, &u);
-                    act_streams_step(a, &aset, as, &u, end, j, &x);
+                    put_job_level(j, activity);
+                    ftio_report_json_online(j, &top);
+                    act_streams_put(&aset, as, &top, j);
                     print_json(j);
                     json_decref(j);
                 }
             } else {
-                ftio_report_line(stdout, &u.res, mode);
-                act_streams_step(a, &aset, as, &u, end, NULL, &x);
+                ftio_report_line(stdout, &top.res, mode);
+                act_streams_put(&aset, as, &top, NULL);
             }
         }
         if (end >= last)
@@ -465,7 +537,8 @@ static int analyze_sliding(const struct job_run *r, char *err, size_t errlen)
         struct ftio_result res;
         rc = ftio_analyze_signal(a, sig, o, &x, &res, err, errlen);
         if (rc == 0)
-            rc = plot_job(r, &x, &res, &hist, ftio_history_p_periodic(&on.hist), NULL, err, errlen);
+            rc = plot_job(r, &x, &res, &hist, ftio_history_p_periodic(&on.hist), NULL, NULL, err,
+                          errlen);
     }
     ftio_plot_history_free(&hist);
     ftio_samples_free(&x);

@@ -47,7 +47,7 @@ double job_activities_memory(const struct job *j)
     if (!s)
         return 0;
     total += sizeof *s + (double)s->fcap * (sizeof *s->fkey + sizeof *s->fval) +
-             (double)s->npat * FTIO_PATTERN_MAX;
+             (double)s->patcap * sizeof *s->pat;
     for (int m = 0; m < JOB_NMODES; m++)
         for (size_t k = 0; k < s->n[m]; k++)
             total += sizeof *s->a[m][k] +
@@ -90,16 +90,24 @@ static int fmap_grow(struct job_activities *s)
     return 0;
 }
 
-static int pattern_id(struct job_activities *s, const char *pattern)
+static int pattern_id(struct job_activities *s, const char *pattern, const char *path)
 {
     for (size_t i = 0; i < s->npat; i++)
-        if (strcmp(s->pat[i], pattern) == 0)
+        if (strcmp(s->pat[i].name, pattern) == 0) {
+            s->pat[i].nfiles += path != NULL;
             return (int)i;
+        }
     if (s->npat == JOB_MAX_PATTERNS)
         return OTHER_ID;
     if (FTIO_GROW(s->pat, s->patcap, s->npat + 1) < 0)
         return OTHER_ID;
-    snprintf(s->pat[s->npat], FTIO_PATTERN_MAX, "%s", pattern);
+    struct job_pattern *q = &s->pat[s->npat];
+    memset(q, 0, sizeof *q);
+    snprintf(q->name, sizeof q->name, "%s", pattern);
+    snprintf(q->example, sizeof q->example, "%s", path ? path : "");
+    q->nfiles = path != NULL;
+    q->first = INFINITY;
+    q->last = -INFINITY;
     return (int)s->npat++;
 }
 
@@ -116,7 +124,7 @@ static void add_file(struct job_activities *s, uint32_t id, const char *path)
     char p[FTIO_PATTERN_MAX];
     ftio_activity_pattern(path, p, sizeof p);
     s->fkey[k] = id;
-    s->fval[k] = pattern_id(s, p);
+    s->fval[k] = pattern_id(s, p, path);
     s->fn++;
 }
 
@@ -131,7 +139,7 @@ static int pattern_of_file(struct job_activities *s, uint32_t id, bool *known)
         }
     }
     if (s->unknown <= 0)
-        s->unknown = pattern_id(s, "(unknown)") + 1;
+        s->unknown = pattern_id(s, "(unknown)", NULL) + 1;
     return s->unknown - 1;
 }
 
@@ -145,18 +153,41 @@ static int bins_on_grid(const struct job_mode_state *m, struct ftio_bins *b)
     return 0;
 }
 
-/* The slot of pattern id p in mode `mode`, created when new; -1 when none
- * can be (out of memory). */
-static int slot_of(struct job_activities *s, int mode, int p, bool *created)
+/* A later directory of activity a's series (activities.h rule 1): pattern
+ * p differs from a's only by its directories' digits, and a's records all
+ * ended before this one (at ts) began. */
+static bool next_of_series(const struct job_activity *a, const struct job_pattern *p, double ts)
+{
+    char x[FTIO_PATTERN_MAX], y[FTIO_PATTERN_MAX];
+    ftio_activity_series(a->pattern, x, sizeof x);
+    ftio_activity_series(p->name, y, sizeof y);
+    return a->t_last <= ts && strcmp(x, y) == 0 && strcmp(y, p->name) != 0;
+}
+
+/* The slot of pattern id p in mode `mode` for a record starting at ts,
+ * created when new; -1 when none can be (out of memory) or when the pattern
+ * is tiny so far (rule 1b: no activity for it yet). */
+static int slot_of(struct job_activities *s, int mode, int p, double ts, bool *created)
 {
     *created = false;
     if (s->slot[mode][p])
         return s->slot[mode][p] - 1;
     size_t n = s->n[mode];
-    const char *name = p == OTHER_ID ? "other" : s->pat[p];
+    const struct job_pattern *q = p == OTHER_ID ? NULL : &s->pat[p];
+    if (q && q->nfiles > 0 && ftio_activity_tiny(q->bytes, q->nfiles, q->last - q->first))
+        return -1;
+    for (size_t k = 0; q && k < n; k++)
+        if (next_of_series(s->a[mode][k], q, ts)) {
+            struct job_activity *a = s->a[mode][k];
+            ftio_activity_series(q->name, a->pattern, sizeof a->pattern);
+            s->slot[mode][p] = (int8_t)(k + 1);
+            return (int)k;
+        }
+    const char *name = p == OTHER_ID ? "other" : q->name;
     if (n >= JOB_MAX_ACTIVITIES - 1 && p != OTHER_ID) {
         /* Full: the last slot is "other" for every later pattern. */
-        int o = s->slot[mode][OTHER_ID] ? s->slot[mode][OTHER_ID] - 1 : slot_of(s, mode, OTHER_ID, created);
+        int o = s->slot[mode][OTHER_ID] ? s->slot[mode][OTHER_ID] - 1
+                                         : slot_of(s, mode, OTHER_ID, ts, created);
         if (o >= 0)
             s->slot[mode][p] = (int8_t)(o + 1);
         return o;
@@ -167,6 +198,8 @@ static int slot_of(struct job_activities *s, int mode, int p, bool *created)
     if (!a)
         return -1;
     snprintf(a->pattern, sizeof a->pattern, "%s", name);
+    if (q)
+        snprintf(a->example, sizeof a->example, "%s", q->example);
     s->a[mode][n] = a;
     s->n[mode] = n + 1;
     s->slot[mode][p] = (int8_t)(n + 1);
@@ -228,10 +261,17 @@ void job_activities_merge(struct job *j, const struct ftio_batch *b,
                     ? last_pat : pattern_of_file(s, b->rec[i].file_id, &known);
         last_fid = b->rec[i].file_id;
         last_pat = p;
-        int k = slot_of(s, mode, p, &created);
+        if (p != OTHER_ID) {
+            struct job_pattern *q = &s->pat[p];
+            q->bytes += bytes;
+            q->first = fmin(q->first, ts);
+            q->last = fmax(q->last, te);
+        }
+        int k = slot_of(s, mode, p, ts, &created);
         if (k < 0)
             continue;
         struct job_activity *a = s->a[mode][k];
+        a->t_last = fmax(a->t_last, te);
         if (created) {
             news = true;
             struct job_mode_state *m = &j->mode[mode];
@@ -419,6 +459,7 @@ json_t *job_activities_json(const struct job *j, int mode, double origin,
         struct ftio_activity info;
         memset(&info, 0, sizeof info);
         snprintf(info.pattern, sizeof info.pattern, "%s", a->pattern);
+        snprintf(info.example, sizeof info.example, "%s", a->example);
         info.rule = strcmp(a->pattern, "other") == 0 ? FTIO_RULE_OTHER
                     : strcmp(a->pattern, "(unknown)") == 0 ? FTIO_RULE_UNKNOWN
                     : a->nfiles > 1 ? FTIO_RULE_PATTERN : FTIO_RULE_FILE;

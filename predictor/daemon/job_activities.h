@@ -2,7 +2,10 @@
 /* job_activities.h -- ftiod's per-activity streams (ALGORITHM.md §10,
  * PROTOCOL.md §2 `activities`): each (job, mode) splits its records by the
  * pattern of their file (activities.h rule 1), at most JOB_MAX_ACTIVITIES per
- * mode, further patterns folded into "other".
+ * mode, further patterns folded into "other"; a pattern that is a later
+ * directory of an activity's series (rule 1, out/step200/ after out/step100/
+ * ended) joins it; the records of a tiny pattern (rule 1b) count in the mode
+ * but in no activity until it stops being tiny.
  *
  * Kept apart from job.c and scheduler.c so that they call it in one place
  * each: job_merge() hands every merged batch to job_activities_merge();
@@ -27,6 +30,8 @@
 
 struct job_activity {
     char     pattern[FTIO_PATTERN_MAX];
+    char     example[FTIO_PATTERN_MAX];   /* its first file's path */
+    double   t_last;                  /* end of its latest record, job-relative s */
     size_t   nfiles;
     uint64_t records;
     double   bytes;
@@ -37,12 +42,22 @@ struct job_activity {
     struct ftio_online_update update; /* latest answer, job-relative times */
 };
 
+/* A file pattern of the job (activities.h rule 1): its first file, how
+ * many files and what they moved so far (rule 1b: a tiny one is no
+ * activity until it moves more, gets a second file or lasts). */
+struct job_pattern {
+    char     name[FTIO_PATTERN_MAX];
+    char     example[FTIO_PATTERN_MAX];
+    uint32_t nfiles;
+    double   bytes, first, last;      /* job-relative s */
+};
+
 struct job_activities {
     uint32_t *fkey;                   /* file id -> pattern id, open addressing */
     int32_t  *fval;
     size_t    fcap, fn;
     size_t    npat, patcap;
-    char    (*pat)[FTIO_PATTERN_MAX]; /* pattern id -> pattern */
+    struct job_pattern *pat;          /* pattern id -> pattern (the naming rule's state) */
     int       unknown;                /* pattern id + 1 of "(unknown)", 0 before it is needed */
     int8_t    slot[JOB_NMODES][JOB_MAX_PATTERNS + 1];   /* pattern id -> activity + 1; the
                                                             last id is "beyond the table" */
