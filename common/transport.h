@@ -31,7 +31,11 @@
 #define FTIO_ACK_LEN   13
 #define FTIO_ENVELOPE_MAX 8        /* hops (identity frames) a message may carry */
 
-enum ftio_ack_status { FTIO_ACK_MERGED = 0, FTIO_ACK_REFUSED = 1 };
+/* RENEW: the batch's session is unknown to this ftiod (it restarted):
+ * make a new session and send again now (PROTOCOL.md §1.4); its seq is
+ * FTIO_ACK_SEQ_ANY (the batch was not decoded). */
+enum ftio_ack_status { FTIO_ACK_MERGED = 0, FTIO_ACK_REFUSED = 1, FTIO_ACK_RENEW = 2 };
+#define FTIO_ACK_SEQ_ANY UINT64_MAX
 
 struct ftio_ack {
     uint64_t seq;

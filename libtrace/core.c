@@ -217,6 +217,7 @@ __attribute__((constructor(101))) static void ftio_init(void)
         identity_init();
         ftio_fdtable_init();
         ftio_files_init();
+        ftio_unseen_init();
         ftio_rings_init(ftio_cfg.ring_records, ftio_cfg.ring_max_records);
         ftio_flusher_init();
         ftio_lifecycle_init();

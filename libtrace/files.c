@@ -7,8 +7,8 @@
  * ("." / ".." / "//"), checked against the FTIO_EXCLUDE prefixes, and hashed
  * (common/hash.h).  The first time an id is seen it is pushed on a lock-free
  * list; the flusher sends every entry once per process ({id, path} in the
- * batch's "files"), and a forked child re-sends the whole list since the
- * daemon sees it as a new process.  Entries are never freed (one per distinct
+ * batch's "files", with the file system it lives on, mounts.c), and a forked
+ * child re-sends the whole list since the daemon sees it as a new process.  Entries are never freed (one per distinct
  * file, bounded by what the program opens).
  */
 #include <errno.h>
@@ -24,6 +24,8 @@
 struct file_node {
     struct file_node *next;
     uint32_t          id;
+    int               fs_known;  /* fs looked up (flusher) */
+    const char       *fs;        /* its file system (mounts.c), NULL: unknown */
     char              path[];
 };
 
@@ -134,6 +136,8 @@ static uint32_t register_abs(char *abs)
     if (excluded(abs))
         return 0;
     uint32_t id = ftio_path_hash(abs);
+    if (id < FTIO_FID_MIN)
+        id += FTIO_FID_MIN;          /* 0 and 1 say "unknown", "not a file" (internal.h) */
     if (seen_before(id))
         return id;
     size_t len = strlen(abs);
@@ -141,6 +145,8 @@ static uint32_t register_abs(char *abs)
     if (!n)
         return id;   /* traced, but its name can't be sent */
     n->id = id;
+    n->fs_known = 0;
+    n->fs = NULL;
     memcpy(n->path, abs, len + 1);
     n->next = atomic_load_explicit(&files.head, memory_order_relaxed);
     while (!atomic_compare_exchange_weak_explicit(&files.head, &n->next, n, memory_order_release,
@@ -197,9 +203,15 @@ size_t ftio_files_pending(struct ftio_file_entry *out, size_t max, void **token)
     struct file_node *head = atomic_load_explicit(&files.head, memory_order_acquire);
     size_t n = 0;
     for (struct file_node *f = head; f && f != files.sent && n < max; f = f->next) {
+        /* Its file system, looked up here, off the application's path; once
+         * (a forked child sends the list again with what is known). */
+        if (!f->fs_known) {
+            f->fs = ftio_mount_of(f->path);
+            f->fs_known = 1;
+        }
         out[n].id = f->id;
         out[n].path = f->path;
-        out[n].fs = NULL;
+        out[n].fs = f->fs;
         n++;
     }
     if (n == max)

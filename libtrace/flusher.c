@@ -116,6 +116,7 @@ int ftio_flusher_running(void)
 static int deliver(const struct ftio_record *rec, size_t n, const char *mark, int final)
 {
     void *token;
+    ftio_unseen_count(rec, n);
     size_t nf = ftio_files_pending(fl.fentries, FILES_MAX, &token);
     fl.lost += ftio_sink_take_lost();
     int mpi = atomic_load(&fl.mpi);
@@ -138,6 +139,9 @@ static int deliver(const struct ftio_record *rec, size_t n, const char *mark, in
         .nfiles = nf,
         .files = fl.fentries,
     };
+    /* The kernel cross-check, in a process's last batch (unseen.c). */
+    if (final)
+        h.has_unseen = ftio_unseen_final(&h.unseen_read, &h.unseen_write);
     ftio_clock_anchor(&h.clock_mono, &h.clock_real);
     fl.wbuf.len = 0;
     if (ftio_wire_encode(&fl.wbuf, &h, rec, n) != 0) {
@@ -252,6 +256,8 @@ static void *flusher_main(void *arg)
             if (!handed && ftio_cfg.spool_mode != FTIO_SPOOL_ALWAYS &&
                 ftio_cfg.spool_mode != FTIO_SPOOL_TEE)
                 ftio_spool_notice();
+            if (stopping != FTIO_STOP_FINAL)
+                ftio_unseen_flusher_exit();   /* a later flusher of this image sends it */
             atomic_store(&fl.done_gen, gen);
             break;
         }

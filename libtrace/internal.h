@@ -84,11 +84,19 @@ FTIO_HIDDEN void ftio_core_after_fork_child(void);
 extern unsigned ftio_layer_mask FTIO_HIDDEN;
 
 /* ---- descriptor table (fdtable.c) -------------------------------------
- * Indexed by fd, sized from RLIMIT_NOFILE.  A slot says whether the fd was
- * opened through our POSIX wrappers (fid != 0) and/or carries a stream opened
- * through our stdio wrappers (stdio_fid != 0, fp == that FILE*).  Descriptors
- * we did not open (sockets, pipes, ZeroMQ's eventfds) keep fid == 0 and fail
- * one array check.  Offsets are tracked per descriptor; -1 = unknown/append. */
+ * Indexed by fd, sized from RLIMIT_NOFILE.  A slot's fid says what the
+ * descriptor is to the POSIX layer: FTIO_FD_UNKNOWN (0: never looked at, or
+ * closed since), FTIO_FD_NOT_FILE (a socket, pipe, terminal, device or
+ * excluded path: passes through) or the traced file's id.  A descriptor
+ * nobody told us about (opened inside libc or libstdc++, inherited, made by
+ * a raw syscall) is classified on its first data call (fdtable.c: one fstat
+ * and one readlink, once per descriptor) and remembered, so the hot path of
+ * every later call is one load and one compare.  A slot also carries the
+ * stream opened through our stdio wrappers (stdio_fid != 0, fp == that
+ * FILE*).  Offsets are tracked per descriptor; -1 = unknown/append. */
+#define FTIO_FD_UNKNOWN  0u
+#define FTIO_FD_NOT_FILE 1u
+#define FTIO_FID_MIN     2u      /* file ids are >= 2 (files.c) */
 struct ftio_fd_slot {
     _Atomic uint32_t fid;
     _Atomic uint32_t stdio_fid;
@@ -139,16 +147,42 @@ static inline int ftio_layer_recording(int layer)
            (ftio_layer_mask & (1u << layer));
 }
 
+/* First sight of a descriptor (fdtable.c, cold): classify it, fill its
+ * slot; 1 when it is a traced file now. */
+FTIO_HIDDEN int ftio_fd_first_sight(int fd, struct ftio_fd_slot *s);
+
+/* The traced file id of a slot (classifying it on first sight), or 0. */
+static inline uint32_t ftio_slot_file(int fd, struct ftio_fd_slot *s)
+{
+    uint32_t fid = atomic_load_explicit(&s->fid, memory_order_relaxed);
+    if (ftio_likely(fid >= FTIO_FID_MIN))
+        return fid;
+    if (fid == FTIO_FD_UNKNOWN && ftio_fd_first_sight(fd, s))
+        return atomic_load_explicit(&s->fid, memory_order_relaxed);
+    return 0;
+}
+
 /* Slot of a POSIX-traced descriptor, or NULL when this call must pass
- * through (not ours, not active, reentrant, layer off). */
+ * through (not a traced file, not active, reentrant, layer off). */
 static inline struct ftio_fd_slot *ftio_posix_fd(int fd)
 {
     if (!ftio_layer_recording(FTIO_LAYER_POSIX))
         return NULL;
     struct ftio_fd_slot *s = ftio_fd_slot(fd);
-    if (!s || !atomic_load_explicit(&s->fid, memory_order_relaxed))
+    if (!s || !ftio_slot_file(fd, s))
         return NULL;
     return s;
+}
+
+/* The kernel cross-check (unseen.c): bytes that moved through our data
+ * wrappers without a record (sockets, pipes, terminals, excluded files,
+ * untraced streams), by op (read/write), counted in application threads
+ * only: the flusher's and ZeroMQ's own I/O is subtracted per thread. */
+extern _Atomic uint64_t ftio_passed_bytes[2] FTIO_HIDDEN;
+static inline void ftio_passed(int op, int64_t n)
+{
+    if (n > 0 && op <= FTIO_OP_WRITE && !ftio_busy && ftio_thread_table == FTIO_TABLE_APP)
+        atomic_fetch_add_explicit(&ftio_passed_bytes[op], (uint64_t)n, memory_order_relaxed);
 }
 
 /* A traced stream's or descriptor's position, as its layer's records give
@@ -177,7 +211,10 @@ static inline void ftio_pos_advance(_Atomic int64_t *pos, int64_t off, int64_t n
     uint32_t fid_ = atomic_load_explicit(&s_->fid_field, memory_order_relaxed)
 
 FTIO_HIDDEN void ftio_fd_open(int fd, uint32_t fid, int append);
-FTIO_HIDDEN void ftio_fd_forget(int fd);              /* POSIX side only */
+FTIO_HIDDEN void ftio_fd_forget(int fd);              /* POSIX side: unknown again */
+FTIO_HIDDEN void ftio_fd_not_file(int fd);            /* POSIX side: passes through */
+/* The absolute path fd refers to (/proc/self/fd, " (deleted)" cut): 0 or -1. */
+FTIO_HIDDEN int ftio_fd_path(int fd, char *out, size_t size);
 FTIO_HIDDEN void ftio_fd_copy(int from, int to);      /* dup family */
 /* Stream position pos; unknown (-1) instead when append. */
 FTIO_HIDDEN void ftio_fd_stdio_open(int fd, FILE *fp, uint32_t fid, int append, int64_t pos);
@@ -195,8 +232,22 @@ FTIO_HIDDEN uint32_t ftio_file_register_at(int dirfd, const char *path);
  * delivered.  Not thread-safe: the flusher is the only caller. */
 struct ftio_file_entry;
 FTIO_HIDDEN size_t ftio_files_pending(struct ftio_file_entry *out, size_t max, void **token);
+/* The file system path lives on, "TYPE:MOUNTPOINT" (mounts.c; flusher
+ * thread only: a stat per new file, /proc/self/mountinfo read once), or NULL. */
+FTIO_HIDDEN const char *ftio_mount_of(const char *path);
 FTIO_HIDDEN void ftio_files_commit(void *token);
 FTIO_HIDDEN void ftio_files_after_fork_child(void);
+
+/* ---- the kernel cross-check (unseen.c) --------------------------------
+ * init: the kernel's counts at the image's start (constructor); count: the
+ * data records the flusher drains; final: the final batch's `unseen` (1 when
+ * known); flusher_exit: a flusher thread that ends before the final batch
+ * leaves its own I/O behind. */
+FTIO_HIDDEN void ftio_unseen_init(void);
+FTIO_HIDDEN void ftio_unseen_count(const struct ftio_record *rec, size_t n);
+FTIO_HIDDEN int  ftio_unseen_final(uint64_t *unseen_read, uint64_t *unseen_write);
+FTIO_HIDDEN void ftio_unseen_flusher_exit(void);
+FTIO_HIDDEN void ftio_unseen_after_fork_child(void);
 
 /* ---- rings (ring.c) --------------------------------------------------- */
 /* Segments of records_per_ring records; at most max_records buffered in all

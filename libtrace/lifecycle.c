@@ -57,6 +57,7 @@ static void fork_child(void)
     ftio_core_after_fork_child();
     ftio_rings_after_fork_child();
     ftio_files_after_fork_child();
+    ftio_unseen_after_fork_child();
     ftio_flusher_after_fork_child();
 }
 
@@ -106,6 +107,16 @@ static int traced_env(char *const *envp)
     return preload;
 }
 
+/* Does envp name another job (FTIO_JOB) than ours?  Then the next image's
+ * batches belong to another job: this one's stream ends here. */
+static int job_changes(char *const *envp)
+{
+    for (size_t i = 0; envp && envp[i]; i++)
+        if (strncmp(envp[i], "FTIO_JOB=", 9) == 0)
+            return envp[i][9] && strcmp(envp[i] + 9, ftio_id.job) != 0;
+    return 0;
+}
+
 /* Hand the stream off before the image is replaced; puts the value for
  * SEQ_VAR in buf (empty when there is no stream to continue) and points
  * *handoff at the FTIO_HANDOFF variable ("" for none).  Returns 1 when the
@@ -116,6 +127,16 @@ static int before_exec(char *const *envp, char *buf, size_t len, const char **ha
     *handoff = "";
     if (!ftio_fdt || !own_process())
         return 0;
+    if (job_changes(envp)) {
+        /* The new image is another job's process: ours ends as at exit (a
+         * final batch, what ftiod has not acknowledged spooled), and the new
+         * image starts its own stream (an empty SEQ_VAR replaces any
+         * inherited one).  If the exec fails, this image is not traced any
+         * more. */
+        ftio_shutdown();
+        snprintf(buf, len, SEQ_VAR "=");
+        return 0;
+    }
     int stopped = ftio_flusher_handoff(traced_env(envp));
     uint64_t seq = ftio_flusher_next_seq();
     if (stopped || seq > 0)

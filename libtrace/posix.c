@@ -4,10 +4,11 @@
  *
  * Every wrapper forwards to the next definition (resolved at init, lazily if
  * called earlier; ENOSYS if absent).  Data and descriptor calls are traced
- * only when the descriptor is in the fd table (fdtable.c), i.e. was opened
- * through one of the open wrappers here with a path that is not excluded;
- * everything else (sockets, pipes, ZeroMQ's descriptors, stdio's internal
- * descriptors) costs one array check.  Path calls (stat, unlink, rename,
+ * when the descriptor is a regular file on a path that is not excluded,
+ * whoever opened it: the open wrappers here and in stdio.c fill its slot in
+ * the fd table (fdtable.c), any other descriptor is classified on its first
+ * data call; sockets, pipes, terminals and ZeroMQ's descriptors cost one
+ * array check (and their bytes are counted for the kernel cross-check).  Path calls (stat, unlink, rename,
  * truncate) are traced when the path is not excluded.  Failed calls are not
  * recorded; errno is preserved on every path.  Records carry the per-
  * descriptor position before the call (-1 for O_APPEND or unknown).
@@ -36,11 +37,21 @@
 #define pos_get(s) ftio_pos_get(&(s)->offset, &(s)->append)
 #define pos_advance(s, off, n) ftio_pos_advance(&(s)->offset, off, n)
 #define FD_OR_PASS(fd, call) FTIO_SLOT_OR_PASS(ftio_posix_fd(fd), fid, call)
+/* A data call on a descriptor that is not a traced file: what it moved is
+ * counted for the kernel cross-check (unseen.c), then returned. */
+#define DATA_OR_PASS(type, op, fd, call)                                      \
+    struct ftio_fd_slot *s_ = ftio_posix_fd(fd);                              \
+    if (!s_) {                                                                \
+        type rp_ = call;                                                      \
+        ftio_passed(op, (int64_t)rp_);                                        \
+        return rp_;                                                           \
+    }                                                                         \
+    uint32_t fid_ = atomic_load_explicit(&s_->fid, memory_order_relaxed)
 
 /* Read/write at the descriptor's position (which the call advances). */
 #define DATA_IMPLICIT(type, op, fd, call)                                     \
     do {                                                                      \
-        FD_OR_PASS(fd, call);                                                 \
+        DATA_OR_PASS(type, op, fd, call);                                     \
         int64_t off_ = pos_get(s_);                                           \
         FTIO_TIMED(type, call);                                               \
         if (r_ >= 0) {                                                        \
@@ -53,7 +64,7 @@
 /* Read/write at an explicit offset (the position does not move). */
 #define DATA_EXPLICIT(type, op, fd, offset, call)                             \
     do {                                                                      \
-        FD_OR_PASS(fd, call);                                                 \
+        DATA_OR_PASS(type, op, fd, call);                                     \
         FTIO_TIMED(type, call);                                               \
         if (r_ >= 0)                                                          \
             emit_posix(op, fid_, t0_, t1_, (int64_t)(offset), (int64_t)r_);   \
@@ -99,7 +110,7 @@ static void opened(int fd, int dirfd, const char *path, int flags, uint64_t t0, 
 #endif
     uint32_t fid = ftio_file_register_at(dirfd, path);
     if (!fid) {
-        ftio_fd_forget(fd);
+        ftio_fd_not_file(fd);        /* an excluded path: never looked at again */
         return;
     }
     ftio_fd_open(fd, fid, flags & O_APPEND);
@@ -196,7 +207,7 @@ static void after_fcntl(int fd, int cmd, void *arg, int r)
         ftio_fd_copy(fd, r);
     } else if (cmd == F_SETFL) {
         struct ftio_fd_slot *s = ftio_fd_slot(fd);
-        if (s && atomic_load_explicit(&s->fid, memory_order_relaxed))
+        if (s && atomic_load_explicit(&s->fid, memory_order_relaxed) >= FTIO_FID_MIN)
             atomic_store_explicit(&s->append, ((long)arg & O_APPEND) ? 1 : 0, memory_order_relaxed);
     }
 }
@@ -247,8 +258,8 @@ static void closed_range(unsigned first, unsigned last, uint64_t t0, uint64_t t1
         last = ftio_fdt_size - 1;
     for (unsigned fd = first; fd <= last; fd++) {
         struct ftio_fd_slot *s = &ftio_fdt[fd];
-        uint32_t fid = atomic_exchange_explicit(&s->fid, 0, memory_order_relaxed);
-        if (fid && record)
+        uint32_t fid = atomic_exchange_explicit(&s->fid, FTIO_FD_UNKNOWN, memory_order_relaxed);
+        if (fid >= FTIO_FID_MIN && record)
             emit_posix(FTIO_OP_CLOSE, fid, t0, t1, -1, 0);
         atomic_store_explicit(&s->stdio_fid, 0, memory_order_relaxed);
         atomic_store_explicit(&s->fp, NULL, memory_order_relaxed);
@@ -333,13 +344,20 @@ DATA_V2(pwritev64v2,   (int fd, IOV, off64_t off, int fl),                      
 /* In-kernel copies: a read record on the source and a write record on the
  * destination, for whichever of the two is traced. */
 static ssize_t copy_call(int in, int64_t in_off, int out, int64_t out_off, ssize_t r,
-                         uint64_t t0, uint64_t t1)
+                         uint64_t t0, uint64_t t1, int kernel_counts)
 {
+    /* After the call (ftio_busy set): either_traced() classified both. */
     struct ftio_fd_slot *si = ftio_fd_slot(in), *so = ftio_fd_slot(out);
-    uint32_t fi = si ? atomic_load_explicit(&si->fid, memory_order_relaxed) : 0;
-    uint32_t fo = so ? atomic_load_explicit(&so->fid, memory_order_relaxed) : 0;
+    uint32_t fi = si ? ftio_slot_file(in, si) : 0;
+    uint32_t fo = so ? ftio_slot_file(out, so) : 0;
     if (r < 0)
         return r;
+    /* sendfile and copy_file_range count in rchar and wchar both: the side
+     * without a record is passed through (for the kernel cross-check). */
+    if (kernel_counts && ftio_thread_table == FTIO_TABLE_APP)
+        for (int op = FTIO_OP_READ; op <= FTIO_OP_WRITE; op++)
+            if (!(op == FTIO_OP_READ ? fi : fo))
+                atomic_fetch_add_explicit(&ftio_passed_bytes[op], (uint64_t)r, memory_order_relaxed);
     if (fi) {
         if (in_off == -2) {                  /* implicit position */
             in_off = pos_get(si);
@@ -357,20 +375,28 @@ static ssize_t copy_call(int in, int64_t in_off, int out, int64_t out_off, ssize
     return r;
 }
 
+/* Neither side traced: the kernel still counts the bytes both ways. */
 static int either_traced(int a, int b)
 {
     return ftio_posix_fd(a) || ftio_posix_fd(b);
 }
+#define COPY_PASS(call)                                                       \
+    do {                                                                      \
+        ssize_t rp_ = call;                                                   \
+        ftio_passed(FTIO_OP_READ, rp_);                                       \
+        ftio_passed(FTIO_OP_WRITE, rp_);                                      \
+        return rp_;                                                           \
+    } while (0)
 
 FTIO_WRAPPER(ssize_t, copy_file_range, (int in, off64_t *in_off, int out, off64_t *out_off, size_t len,
                                      unsigned flags))
 {
     FTIO_REAL_OR(copy_file_range, -1);
     if (!either_traced(in, out))
-        return real_copy_file_range(in, in_off, out, out_off, len, flags);
+        COPY_PASS(real_copy_file_range(in, in_off, out, out_off, len, flags));
     int64_t io = in_off ? *in_off : -2, oo = out_off ? *out_off : -2;
     FTIO_TIMED(ssize_t, real_copy_file_range(in, in_off, out, out_off, len, flags));
-    copy_call(in, io, out, oo, r_, t0_, t1_);
+    copy_call(in, io, out, oo, r_, t0_, t1_, 1);
     FTIO_TIMED_RETURN();
 }
 
@@ -378,10 +404,10 @@ FTIO_WRAPPER(ssize_t, copy_file_range, (int in, off64_t *in_off, int out, off64_
  * the output is written at its position. */
 #define SENDFILE_CALL(out, in, off, call)                                     \
     if (!either_traced(in, out))                                              \
-        return call;                                                          \
+        COPY_PASS(call);                                                      \
     int64_t io = off ? *off : -2;                                             \
     FTIO_TIMED(ssize_t, call);                                                \
-    copy_call(in, io, out, -2, r_, t0_, t1_);                                 \
+    copy_call(in, io, out, -2, r_, t0_, t1_, 1);                              \
     FTIO_TIMED_RETURN()
 #define SENDFILE(name, off_type)                                              \
     FTIO_FORWARD(ssize_t, name, (int out, int in, off_type *off, size_t count), \
@@ -389,6 +415,20 @@ FTIO_WRAPPER(ssize_t, copy_file_range, (int in, off64_t *in_off, int out, off64_
 
 SENDFILE(sendfile, off_t)
 SENDFILE(sendfile64, off64_t)
+
+/* splice: one side is a pipe; the file side (if traced) gets its record, at
+ * *off or at (and advancing) its position when off is NULL. */
+FTIO_WRAPPER(ssize_t, splice, (int in, off64_t *in_off, int out, off64_t *out_off, size_t len,
+                               unsigned flags))
+{
+    FTIO_REAL_OR(splice, -1);
+    if (!either_traced(in, out))
+        return real_splice(in, in_off, out, out_off, len, flags);
+    int64_t io = in_off ? *in_off : -2, oo = out_off ? *out_off : -2;
+    FTIO_TIMED(ssize_t, real_splice(in, in_off, out, out_off, len, flags));
+    copy_call(in, io, out, oo, r_, t0_, t1_, 0);
+    FTIO_TIMED_RETURN();
+}
 
 /* ---- seek, sync, size ------------------------------------------------- */
 
@@ -398,7 +438,7 @@ SENDFILE(sendfile64, off64_t)
         if (!s_) {                                                            \
             type rr_ = call;                                                  \
             struct ftio_fd_slot *q_ = ftio_fd_slot(fd);                       \
-            if (rr_ >= 0 && q_ && atomic_load_explicit(&q_->fid, memory_order_relaxed)) \
+            if (rr_ >= 0 && q_ && atomic_load_explicit(&q_->fid, memory_order_relaxed) >= FTIO_FID_MIN) \
                 atomic_store_explicit(&q_->offset, (int64_t)rr_, memory_order_relaxed); \
             return rr_;                                                       \
         }                                                                     \
@@ -608,11 +648,12 @@ FTIO_WRAPPER(int, msync, (void *a, size_t len, int flags))
 static void fresh_fd(int fd)
 {
     struct ftio_fd_slot *s = ftio_fd_slot(fd);
-    if (s && (atomic_load_explicit(&s->fid, memory_order_relaxed) ||
-              atomic_load_explicit(&s->stdio_fid, memory_order_relaxed))) {
-        ftio_fd_forget(fd);
+    if (!s)
+        return;
+    if (atomic_load_explicit(&s->fid, memory_order_relaxed) != FTIO_FD_NOT_FILE)
+        ftio_fd_not_file(fd);        /* known at once: no first-sight look */
+    if (atomic_load_explicit(&s->stdio_fid, memory_order_relaxed))
         ftio_fd_stdio_forget(fd);
-    }
 }
 
 /* NAME, (PARAMS), (ARGS): the descriptor returned / the pair in fds[2]. */

@@ -29,9 +29,9 @@
  *
  * Authentication (FTIO_AUTH=munge): a session (a MUNGE credential carrying
  * a fresh key, common/auth.h) restricted to ftiod's uid, so a process that
- * captures a batch cannot decode it; a new session every FTIO_AUTH_RENEW_S
- * and whenever the daemon stops answering (ftiod refuses, without an
- * answer, a credential it did not see fresh: a restarted ftiod).
+ * captures a batch cannot decode it; a new session every FTIO_AUTH_RENEW_S,
+ * at once when ftiod answers "renew" (a restarted ftiod does not know a
+ * credential it did not see fresh), and whenever the daemon stops answering.
  *
  * A process's first second (FTIO_ZMTP) goes through zmtp.c instead of
  * ZeroMQ: the same frames and acknowledgements over a connection of our own,
@@ -67,11 +67,14 @@
 #define AUTH_RENEW_NS  (FTIO_AUTH_RENEW_S * 1000000000ll)
 #define SPOOLED_MAX    1024              /* spooled after sending: a late ack still counts */
 #define HANDOFF_MAX    64                /* batches handed to the next image at exec */
+#define HANDOFF_BYTES_MAX (1ull << 32)   /* what a hand-off may describe, in all */
 #define UP_FRESH_S     5                 /* "the daemon is up": an ack this recent */
 #define UP_WAIT_NS     (300 * 1000000ll) /* the exit wait then (instead of FTIO_EXIT_WAIT_MS) */
+#define KNOWN_UP_WAIT_NS (10 * 1000000ll) /* ... when only another process had an answer */
 #define UP_MARK_NS     1000000000ll      /* the shared marker is touched at most this often */
 #define ZMTP_SPAN_NS   1000000000ll      /* a process alive longer moves from zmtp.c to ZeroMQ */
-#define ZMTP_SEND_NS   (50 * 1000000ll)  /* a message not written by then: the connection is dead */
+#define ZMTP_SEND_NS   (500 * 1000000ll) /* a message that makes no progress this long: dead (a loaded peer is slow, not dead) */
+#define RENEW_HOLD_NS  1000000000ll      /* "renew" answers to what the old session sent: once */
 
 /* A batch offered and not acknowledged yet. */
 struct pending_batch {
@@ -94,15 +97,15 @@ static struct {
     uint64_t lost;                  /* records of batches neither acknowledged nor spooled */
     int      stall_said;
     int64_t  up_marked_ns;          /* when we last touched the "daemon up" marker */
-    int64_t  first_sent_ns;         /* our first send: ftiod's ZeroMQ greeted us then */
     int      deferred;              /* ipc:// socket absent: no ZeroMQ yet, copies kept */
     /* zmtp.c instead of ZeroMQ (FTIO_ZMTP): a short process never loads libzmq. */
     struct ftio_zmtp zt;
     int      zt_on, zt_off;         /* in use; failed or retired (ZeroMQ from then on) */
+    int      zt_leaving;            /* zmtp_leave() is reading the last acknowledgements */
     int64_t  zt_opened_ns, zt_deadline_ns;  /* deadline: the end of the exit wait, 0 before */
     struct ftio_auth_sender auth;   /* FTIO_AUTH=munge: this image's session */
     int      auth_ok, auth_renew;
-    int64_t  auth_tried_ns, auth_made_ns;
+    int64_t  auth_tried_ns, auth_made_ns, renewed_ns;
     int      auth_uid_known;
     uid_t    auth_uid;                /* who may decode (auth.h), (uid_t)-1 = anyone */
     uint64_t spooled[SPOOLED_MAX];   /* sent, then spooled unacknowledged */
@@ -183,12 +186,23 @@ static int zmtp_open(void)
 /* Leave zmtp.c for ZeroMQ: the connection failed (why), or the process
  * lives long enough to need ZeroMQ's reconnection (why NULL).  What was
  * sent and not acknowledged is sent again (ftiod drops a seq it has). */
+static void take_acks(void);
+
 static void zmtp_leave(const char *why)
 {
     if (why)
         ftio_log("ZMTP to %s: %s: ZeroMQ from now on", sk.endpoint, why);
     else
         ftio_log("alive for %lld ms: ZeroMQ from now on", ZMTP_SPAN_NS / 1000000);
+    /* The acknowledgements already here are ftiod's word: taken before the
+     * connection goes, so that only what it has not acknowledged is sent
+     * again (burst.sh: batches acknowledged but resent counted twice in a
+     * receiver that does not drop copies). */
+    if (!sk.zt_leaving && sk.zt.fd >= 0) {
+        sk.zt_leaving = 1;
+        take_acks();
+        sk.zt_leaving = 0;
+    }
     ftio_zmtp_close(&sk.zt);
     sk.zt_on = 0;
     sk.zt_off = 1;
@@ -324,7 +338,6 @@ static void spool_all(void)
 
 /* Send what is unsent, oldest first, while ZeroMQ takes it (a connected
  * daemon with room in its queue). */
-static void take_acks(void);
 
 /* One batch on zmtp.c's connection, with the frames ftio_batch_send()
  * gives a DEALER.  0, or -1 (not sent: the connection is not ready, or
@@ -339,11 +352,9 @@ static int zmtp_send(const struct pending_batch *p)
         return -1;
     const void *f[3] = { "", p->data, frame };
     size_t l[3] = { 0, p->len, alen };
-    int64_t deadline = ftio_mono_ns() + ZMTP_SEND_NS;
-    if (sk.zt_deadline_ns && deadline > sk.zt_deadline_ns)
-        deadline = sk.zt_deadline_ns;
+    int64_t deadline = sk.zt_deadline_ns ? sk.zt_deadline_ns : INT64_MAX;
     char why[256];
-    if (ftio_zmtp_send(&sk.zt, f, l, alen ? 3 : 2, deadline, why, sizeof why) != 0) {
+    if (ftio_zmtp_send(&sk.zt, f, l, alen ? 3 : 2, ZMTP_SEND_NS, deadline, why, sizeof why) != 0) {
         zmtp_leave(why);
         return -1;
     }
@@ -372,8 +383,6 @@ static void send_unsent(void)
         }
         p->sent_ns = ftio_mono_ns();
         p->sends++;
-        if (!sk.first_sent_ns)
-            sk.first_sent_ns = p->sent_ns;
     }
 }
 
@@ -437,12 +446,32 @@ static int link_wait(int unsent)
     return zmq_poll(&it, 1, 1) < 0 && errno != EINTR ? -1 : 0;
 }
 
+/* ftiod does not know our session (it restarted since it was made): a new
+ * one now, and everything unacknowledged again in it.  The answers to the
+ * other batches the old session sent come right after: one renewal for
+ * them all. */
+static void renew(void)
+{
+    if (sk.renewed_ns && sk.last_ack_ns - sk.renewed_ns < RENEW_HOLD_NS)
+        return;
+    sk.renewed_ns = sk.last_ack_ns;
+    ftio_log("ftiod does not know our session (restarted): a new one, %zu batches sent again",
+             sk.npend);
+    sk.auth_renew = 1;
+    for (size_t i = 0; i < sk.npend; i++)
+        sk.pend[i].sent_ns = 0;
+}
+
 static void take_acks(void)
 {
     struct ftio_ack a;
     while (next_ack(&a)) {
         sk.last_ack_ns = ftio_mono_ns();
         mark_up();
+        if (a.status == FTIO_ACK_RENEW) {
+            renew();
+            continue;
+        }
         size_t i = 0;
         while (i < sk.npend && !(sk.pend[i].seq == a.seq && sk.pend[i].sent_ns))
             i++;
@@ -597,16 +626,28 @@ int ftio_sink_handoff_accept(const char *v)
     if (!v || strtol(v, &p, 10) != (long)getpid() || *p != ':')
         return 0;
     sk.in_off = strtoull(p + 1, &p, 10);
+    /* Every length is checked before any arithmetic: each at most what an
+     * image may hand over (HANDOFF_BYTES_MAX), the sum too. */
+    uint64_t total = 0;
     for (char sep = ':'; *p == sep && sk.nin < HANDOFF_MAX; sep = ',') {
-        char *q;
+        char *q, *r;
         uint64_t seq = strtoull(p + 1, &q, 10);
         if (q == p + 1 || *q != '/')
             break;
+        errno = 0;
+        uint64_t len = strtoull(q + 1, &r, 10);
+        if (r == q + 1 || errno || len == 0 || len > HANDOFF_BYTES_MAX ||
+            total + len > HANDOFF_BYTES_MAX) {
+            p = q;                       /* not ';': the whole value is refused */
+            break;
+        }
+        p = r;
+        total += len;
         sk.in_seq[sk.nin] = seq;
-        sk.in_len[sk.nin] = strtoull(q + 1, &p, 10);
+        sk.in_len[sk.nin] = (size_t)len;
         sk.nin++;
     }
-    if (*p != ';')
+    if (*p != ';' || sk.in_off > (uint64_t)INT64_MAX)
         sk.nin = 0;                      /* not what an image of ours wrote */
     /* Until our flusher takes them, an exec passes them on as they are
      * (a shell's execve that fails along PATH, an exec before our flusher
@@ -627,7 +668,7 @@ static void adopt(void)
     sk.nin = 0;
     sk.handoff_env[0] = 0;
     for (size_t i = 0; i < n; i++)
-        total += sk.in_len[i];
+        total += sk.in_len[i];        /* bounded by HANDOFF_BYTES_MAX (handoff_accept) */
     if (!n || !total || total > ftio_cfg.ack_max_bytes + (64u << 20))
         return;
     char *buf = malloc(total);
@@ -720,21 +761,23 @@ int ftio_sink_finish(int exec)
             int64_t now = ftio_mono_ns();
             if (now >= deadline || (!sent && now >= connect_deadline)) {
                 /* A daemon that is up, only slow (a loaded node), is worth
-                 * UP_WAIT more, once: one that answered within UP_FRESH_S
-                 * (us, or another process of ours on this node), or whose
-                 * ZeroMQ greeted us within it (ZMQ_IMMEDIATE: nothing is
-                 * sent before the handshake).  A stopped or absent daemon
-                 * greets nobody and answers nobody: no extra wait. */
-                int64_t fresh = UP_FRESH_S * 1000000000ll;
-                if (extended || ftio_cfg.exit_wait_ms == 0 ||
-                    !((sk.last_ack_ns && now - sk.last_ack_ns < fresh) ||
-                      (sk.first_sent_ns && now - sk.first_sent_ns < fresh) ||
-                      ftio_spool_known_up(sk.endpoint, UP_FRESH_S)))
+                 * more, once: UP_WAIT when it answered this process within
+                 * UP_FRESH_S; KNOWN_UP_WAIT in all when only another process
+                 * of ours on this node had an answer.  A peer that greets
+                 * and never answers (anyone may bind a tcp:// endpoint while
+                 * ftiod is down), a stopped or an absent daemon answered
+                 * nobody here: no extra wait, the rest is spooled. */
+                int64_t fresh = UP_FRESH_S * 1000000000ll, more = 0;
+                if (sk.last_ack_ns && now - sk.last_ack_ns < fresh)
+                    more = UP_WAIT_NS;
+                else if (ftio_spool_known_up(sk.endpoint, UP_FRESH_S))
+                    more = KNOWN_UP_WAIT_NS;
+                if (extended || ftio_cfg.exit_wait_ms == 0 || start + more <= deadline)
                     break;
                 extended = 1;
-                deadline = connect_deadline = sk.zt_deadline_ns = start + UP_WAIT_NS;
+                deadline = connect_deadline = sk.zt_deadline_ns = start + more;
                 ftio_log("ftiod is up but has not answered yet: waiting up to %lld ms",
-                         UP_WAIT_NS / 1000000);
+                         (long long)(more / 1000000));
                 continue;
             }
             if (!link_up() || link_wait(unsent) < 0)
@@ -758,7 +801,6 @@ int ftio_sink_finish(int exec)
         ftio_zmtp_close(&sk.zt);
     sk.zt_on = 0;
     sk.zt_deadline_ns = 0;
-    sk.first_sent_ns = 0;
     sk.deferred = 0;
     return handed;
 }
@@ -794,7 +836,6 @@ void ftio_sink_after_fork_child(void)
     sk.pend = NULL;
     sk.npend = sk.cap = sk.bytes = 0;
     sk.last_ack_ns = 0;
-    sk.first_sent_ns = 0;
     sk.up_marked_ns = 0;
     sk.lost = 0;
     sk.stall_said = 0;

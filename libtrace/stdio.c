@@ -42,10 +42,19 @@ static inline struct ftio_fd_slot *stdio_slot(FILE *fp)
 
 #define STREAM_OR_PASS(fp, call) FTIO_SLOT_OR_PASS(stdio_slot(fp), stdio_fid, call)
 
-/* Data call: ok and bytes are expressions of r_ (the call's result). */
+/* Data call: ok and bytes are expressions of r_ (the call's result).  On a
+ * stream we do not trace (stdout, a pipe's, an excluded file's) the bytes
+ * are counted for the kernel cross-check (unseen.c). */
 #define STDIO_DATA(type, op, fp, ok, bytes, call)                             \
     do {                                                                      \
-        STREAM_OR_PASS(fp, call);                                             \
+        struct ftio_fd_slot *s_ = stdio_slot(fp);                             \
+        if (!s_) {                                                            \
+            type r_ = call;                                                   \
+            if (ok)                                                           \
+                ftio_passed(op, (int64_t)(bytes));                            \
+            return r_;                                                        \
+        }                                                                     \
+        uint32_t fid_ = atomic_load_explicit(&s_->stdio_fid, memory_order_relaxed); \
         int64_t off_ = spos_get(s_);                                          \
         FTIO_TIMED(type, call);                                               \
         if (ok) {                                                             \
@@ -73,14 +82,20 @@ static int64_t stream_pos(FILE *fp)
 
 /* ---- open / close ----------------------------------------------------- */
 
+/* A stream opened inside libc: its descriptor is the file's too (C++'s
+ * filebuf and `write(fileno(fp))` move data on it with POSIX calls, which
+ * the POSIX layer records; stdio's own write(2) inside glibc never reaches a
+ * wrapper, so no byte counts twice). */
 static void stream_opened(FILE *fp, uint32_t fid, const char *mode, uint64_t t0, uint64_t t1)
 {
     int fd = fp->_fileno;
     if (!fid || fd < 0) {
         ftio_fd_stdio_forget(fd);
+        ftio_fd_not_file(fd);
         return;
     }
     int append = mode && strchr(mode, 'a');
+    ftio_fd_open(fd, fid, append);
     ftio_fd_stdio_open(fd, fp, fid, append, 0);
     emit_stdio(FTIO_OP_OPEN, fid, t0, t1, -1, 0);
 }
@@ -96,10 +111,8 @@ static void stream_opened(FILE *fp, uint32_t fid, const char *mode, uint64_t t0,
             return f_;                                                        \
         }                                                                     \
         FTIO_TIMED(FILE *, call);                                             \
-        if (r_) {                                                             \
-            ftio_fd_forget(r_->_fileno);   /* opened inside libc: not POSIX */ \
+        if (r_)                                                               \
             stream_opened(r_, ftio_file_register(path), mode, t0_, t1_);      \
-        }                                                                     \
         FTIO_TIMED_RETURN();                                                  \
     } while (0)
 
@@ -114,8 +127,8 @@ FTIO_WRAPPER(FILE *, fdopen, (int fd, const char *mode))
 {
     FTIO_REAL_OR(fdopen, NULL);
     struct ftio_fd_slot *s = ftio_fd_slot(fd);
-    uint32_t fid = s ? atomic_load_explicit(&s->fid, memory_order_relaxed) : 0;
-    if (!fid || !stdio_on())
+    uint32_t fid = s && stdio_on() ? ftio_slot_file(fd, s) : 0;
+    if (!fid)
         return real_fdopen(fd, mode);
     FTIO_TIMED(FILE *, real_fdopen(fd, mode));
     if (r_) {
@@ -157,6 +170,24 @@ static FILE *reopen(FILE *(*fn)(const char *, const char *, FILE *), const char 
     errno = err_;
     return r_;
 }
+
+/* tmpfile: an unlinked file; its name is what /proc/self/fd says
+ * ("/tmp/#1234" once " (deleted)" is cut). */
+#define TMPFILE_BODY(unused, call)                                                  \
+    do {                                                                      \
+        if (!stdio_on())                                                      \
+            return call;                                                      \
+        FTIO_TIMED(FILE *, call);                                             \
+        if (r_) {                                                             \
+            char p_[4096];                                                    \
+            uint32_t fid_ = ftio_fd_path(r_->_fileno, p_, sizeof p_) == 0     \
+                                ? ftio_file_register(p_) : 0;                 \
+            stream_opened(r_, fid_, "w+", t0_, t1_);                          \
+        }                                                                     \
+        FTIO_TIMED_RETURN();                                                  \
+    } while (0)
+FTIO_FORWARD(FILE *, tmpfile, (void), (), NULL, TMPFILE_BODY, 0)
+FTIO_FORWARD(FILE *, tmpfile64, (void), (), NULL, TMPFILE_BODY, 0)
 
 #define FREOPEN(name)                                                         \
     FTIO_FORWARD_TO(FILE *, name, (const char *path, const char *mode, FILE *fp), NULL, \
@@ -236,8 +267,10 @@ COUNT(getdelim,        (char **line, size_t *n, int delim, FILE *fp),           
 /* glibc's optimised <stdio.h> inlines getline() as a call to __getdelim. */
 COUNT(__getdelim,      (char **line, size_t *n, int delim, FILE *fp),            (line, n, delim, fp))
 STREAM_DATA(int, fputs, (const char *str, FILE *fp), (str, fp), EOF, WR, fp, r_ >= 0, strlen(str))
-/* puts writes to stdout: traced only when stdout was reopened through us. */
+/* puts and putchar write to stdout: traced only when stdout was reopened
+ * through us (else counted for the cross-check, as printf's below). */
 STREAM_DATA(int, puts, (const char *str), (str), EOF, WR, stdout, r_ >= 0, strlen(str) + 1)
+STREAM_DATA(int, putchar, (int c), (c), EOF, WR, stdout, r_ != EOF, 1)
 
 /* ---- formatted -------------------------------------------------------- */
 
@@ -310,6 +343,17 @@ VFSCANF(__isoc99_vfscanf)
 VARIADIC(fprintf,         (FILE *fp, const char *fmt, ...), fmt, (void)0, traced_vfprintf(fp, fmt, ap))
 VARIADIC(__fprintf_chk,   (FILE *fp, int flag, const char *fmt, ...), fmt, (void)0,
          traced_vfprintf_chk(fp, flag, fmt, ap))
+VARIADIC(printf,          (const char *fmt, ...), fmt, (void)0, traced_vfprintf(stdout, fmt, ap))
+VARIADIC(__printf_chk,    (int flag, const char *fmt, ...), fmt, (void)0,
+         traced_vfprintf_chk(stdout, flag, fmt, ap))
+FTIO_WRAP(int, vprintf, (const char *fmt, va_list ap))
+{
+    return traced_vfprintf(stdout, fmt, ap);
+}
+FTIO_WRAP(int, __vprintf_chk, (int flag, const char *fmt, va_list ap))
+{
+    return traced_vfprintf_chk(stdout, flag, fmt, ap);
+}
 VARIADIC(fscanf,          (FILE *fp, const char *fmt, ...), fmt, FTIO_REAL_OR(vfscanf, EOF),
          traced_vfscanf(real_vfscanf, fp, fmt, ap))
 VARIADIC(__isoc99_fscanf, (FILE *fp, const char *fmt, ...), fmt, FTIO_REAL_OR(__isoc99_vfscanf, EOF),

@@ -72,10 +72,14 @@ static int fail(struct ftio_zmtp *z, char *err, size_t errlen, const char *why)
 }
 
 /* Everything of iov[0..n) by deadline_ns (non-blocking writes, poll between). */
-static int write_all(struct ftio_zmtp *z, struct iovec *iov, int n, int64_t deadline_ns, char *err,
-                     size_t errlen)
+static int write_all(struct ftio_zmtp *z, struct iovec *iov, int n, int64_t idle_ns,
+                     int64_t deadline_ns, char *err, size_t errlen)
 {
+    /* A peer that reads slowly (a daemon under load) is alive: only
+     * idle_ns without any progress, or the caller's deadline, end it. */
+    int64_t stall = ftio_mono_ns() + idle_ns;
     while (n > 0) {
+        int64_t limit = stall < deadline_ns ? stall : deadline_ns;
         struct msghdr mh = { .msg_iov = iov, .msg_iovlen = (size_t)n };
         ssize_t w = sendmsg(z->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (w < 0 && errno == EINTR)
@@ -83,7 +87,7 @@ static int write_all(struct ftio_zmtp *z, struct iovec *iov, int n, int64_t dead
         if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
             return fail(z, err, errlen, strerror(errno));
         if (w < 0) {
-            int64_t left = deadline_ns - ftio_mono_ns();
+            int64_t left = limit - ftio_mono_ns();
             if (left <= 0)
                 return fail(z, err, errlen, "send timed out");
             struct pollfd p = { .fd = z->fd, .events = POLLOUT };
@@ -92,6 +96,7 @@ static int write_all(struct ftio_zmtp *z, struct iovec *iov, int n, int64_t dead
                 return fail(z, err, errlen, strerror(errno));
             continue;
         }
+        stall = ftio_mono_ns() + idle_ns;
         size_t done = (size_t)w;
         while (n > 0 && done >= iov->iov_len) {
             done -= iov->iov_len;
@@ -149,7 +154,7 @@ int ftio_zmtp_open(struct ftio_zmtp *z, const char *ep, char *err, size_t errlen
         return 0;
     }
     struct iovec iov = { (void *)hello, sizeof hello };
-    return write_all(z, &iov, 1, ftio_mono_ns() + 100000000, err, errlen);
+    return write_all(z, &iov, 1, 100000000, ftio_mono_ns() + 100000000, err, errlen);
 }
 
 /* A TCP connection in progress: made now?  0 (not yet, or made and
@@ -165,7 +170,7 @@ static int finish_connect(struct ftio_zmtp *z, char *err, size_t errlen)
         return fail(z, err, errlen, strerror(e ? e : errno));
     z->connecting = 0;
     struct iovec iov = { (void *)hello, sizeof hello };
-    return write_all(z, &iov, 1, ftio_mono_ns() + 100000000, err, errlen);
+    return write_all(z, &iov, 1, 100000000, ftio_mono_ns() + 100000000, err, errlen);
 }
 
 static void consume(struct ftio_zmtp *z, size_t k)
@@ -287,7 +292,7 @@ int ftio_zmtp_recv_ack(struct ftio_zmtp *z, struct ftio_ack *ack, int64_t deadli
 }
 
 int ftio_zmtp_send(struct ftio_zmtp *z, const void *const *frame, const size_t *len, int n,
-                   int64_t deadline_ns, char *err, size_t errlen)
+                   int64_t idle_ns, int64_t deadline_ns, char *err, size_t errlen)
 {
     if (z->fd < 0 || !z->ready || n > MAX_FRAMES)
         return fail(z, err, errlen, "not ready");
@@ -312,7 +317,7 @@ int ftio_zmtp_send(struct ftio_zmtp *z, const void *const *frame, const size_t *
         if (len[i])
             iov[k++] = (struct iovec){ (void *)frame[i], len[i] };
     }
-    return write_all(z, iov, k, deadline_ns, err, errlen);
+    return write_all(z, iov, k, idle_ns, deadline_ns, err, errlen);
 }
 
 void ftio_zmtp_wait(const struct ftio_zmtp *z, int64_t deadline_ns)

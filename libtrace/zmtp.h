@@ -43,10 +43,11 @@ int ftio_zmtp_open(struct ftio_zmtp *z, const char *endpoint, char *err, size_t 
 int ftio_zmtp_recv_ack(struct ftio_zmtp *z, struct ftio_ack *ack, int64_t deadline_ns, char *err,
                        size_t errlen);
 
-/* Send one message of n frames whole, by deadline_ns.  Only when z->ready.
+/* Send one message of n frames whole: the connection is dead when nothing
+ * could be written for idle_ns, or at deadline_ns.  Only when z->ready.
  * 0, or -1 with a reason (the connection is then dead). */
 int ftio_zmtp_send(struct ftio_zmtp *z, const void *const *frame, const size_t *len, int n,
-                   int64_t deadline_ns, char *err, size_t errlen);
+                   int64_t idle_ns, int64_t deadline_ns, char *err, size_t errlen);
 
 /* Wait until deadline_ns at most for something to read (or, while a TCP
  * connection is being made, for it to be made). */

@@ -26,6 +26,11 @@ CHECK="$CHECK libslurm-dev slurmctld slurmd slurm-client"
 # real programs under the shim: LAMMPS (lmp), GROMACS (gmx_mpi), fio, and our
 # HDF5 example built with Debian's parallel HDF5 (h5pcc).
 CHECK="$CHECK lammps gromacs fio libhdf5-openmpi-dev"
+# The shim's tests of what libc and libstdc++ open (tests/shim/every_byte.sh):
+# PyTorch's torch.save(obj, path) writes through a C++ stream (python3-torch,
+# run with Debian's /usr/bin/python3); stress-ng loads the machine for the
+# burst test's repetitions.
+CHECK="$CHECK python3-torch stress-ng"
 case $what in
   demo)  PKGS=$DEMO ;;
   check) PKGS=$CHECK ;;

@@ -260,9 +260,12 @@ start_munged() {
 _munged_up() { [ -S "$T/munge.sock" ] && munge -S "$T/munge.sock" -n >/dev/null 2>&1; }
 
 # as_user CMD...: run CMD as the unprivileged uid `nobody` (the second user of
-# the security tests).
+# the security tests).  In the background, use `$AS_USER CMD... &`: setpriv
+# then execs CMD in the process whose pid $! is, so that PIDS stops CMD
+# itself (a function in the background is a subshell: its pid is not CMD's).
+AS_USER="setpriv --reuid=nobody --regid=nogroup --clear-groups --"
 as_user() {
-  setpriv --reuid=nobody --regid=nogroup --clear-groups -- "$@"
+  $AS_USER "$@"
 }
 
 # ---- MPI --------------------------------------------------------------------------

@@ -13,7 +13,10 @@ export OMPI_MCA_rmaps_base_oversubscribe=1
 # The suite starts from none of the caller's FTIO_* variables; those set
 # below are named in FTIO_TEST_KEEP, which tests/lib.sh leaves alone.
 for _v in $(env | sed -n 's/^\(FTIO_[A-Za-z0-9_]*\)=.*/\1/p'); do unset "$_v"; done
-export FTIO_TEST_KEEP="FTIO_AUTH FTIO_EXIT_WAIT_MS"
+export FTIO_TEST_KEEP="FTIO_AUTH FTIO_EXIT_WAIT_MS FTIO_TEST_SUITE"
+# Every process a test starts carries this mark in its environment, so that
+# the suite can tell, at its end, whether one of them was left behind.
+export FTIO_TEST_SUITE="$$.$(date +%s%N)"
 # Shell tests find the binaries under $FTIO_TEST_BUILD; each makes its own
 # temporary directory and endpoints (tests/lib.sh).
 export FTIO_TEST_BUILD="$B"
@@ -53,6 +56,28 @@ for t in "$@"; do
     sed 's/^/    | /' "$log" | tail -40
   fi
 done
+# Nothing a test started may outlive the suite (a daemon left running as
+# another user, a receiver): any process still carrying our mark after a
+# grace of 5 s fails the suite, and is stopped.
+leftovers() {
+  for d in /proc/[0-9]*; do
+    p=${d#/proc/}
+    [ "$p" = $$ ] && continue
+    grep -qz "^FTIO_TEST_SUITE=$FTIO_TEST_SUITE\$" "$d/environ" 2>/dev/null &&
+      echo "$p $(tr '\0' ' ' <"$d/cmdline" 2>/dev/null | cut -c1-160)"
+  done
+}
+for i in 1 2 3 4 5 6; do
+  leftovers >"$LOGS/leftovers"
+  [ -s "$LOGS/leftovers" ] || break
+  [ $i = 6 ] || sleep 1
+done
+if [ -s "$LOGS/leftovers" ]; then
+  echo "FAIL processes left behind by the tests:"
+  sed 's/^/    | /' "$LOGS/leftovers"
+  failures="$failures (leftover-processes)"; failed=$(( failed + 1 ))
+  for p in $(cut -d' ' -f1 "$LOGS/leftovers"); do kill "$p" 2>/dev/null; done
+fi
 [ -n "$failures" ] && echo "failed:$failures"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -24,13 +24,23 @@ $(SHIM_TEST_DIR)/shim-burst: $(B)/tests/shim/shim_burst.o
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(LDFLAGS)
 
+# Descriptors the open wrappers never saw, and C++ streams (tests/shim/every_byte.sh).
+$(SHIM_TEST_DIR)/shim-fds: $(B)/tests/shim/shim_fds.o
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ $(LDFLAGS)
+$(SHIM_TEST_DIR)/cxx-streams: tests/shim/cxx_streams.cpp $(FLAGS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CXX) -O2 -Wall -Wextra -Werror -o $@ $< $(LDFLAGS)
+
 SHIM_TEST_BINS := $(FTIO_WIRE) $(SHIM_TEST_DIR)/shim_calls $(SHIM_TEST_DIR)/shim_calls_fortify \
-                  $(SHIM_TEST_DIR)/shim_calls_lfs $(SHIM_TEST_DIR)/shim_life $(SHIM_TEST_DIR)/shim-burst
+                  $(SHIM_TEST_DIR)/shim_calls_lfs $(SHIM_TEST_DIR)/shim_life $(SHIM_TEST_DIR)/shim-burst \
+                  $(SHIM_TEST_DIR)/shim-fds $(SHIM_TEST_DIR)/cxx-streams
 
 ALL_TARGETS += $(SHIM_TEST_BINS)
 SHELL_TESTS += tests/shim/calls.sh tests/shim/lifecycle.sh tests/shim/delivery.sh tests/shim/burst.sh \
                tests/shim/spool_safety.sh tests/shim/exec_handoff.sh tests/shim/spool_fallback.sh tests/shim/warn_once.sh tests/shim/stopped_daemon.sh tests/shim/zmtp.sh \
-               tests/shim/env_doc.sh
+               tests/shim/env_doc.sh tests/shim/every_byte.sh tests/shim/torch_save.sh tests/shim/restart_munge.sh \
+               tests/shim/bad_peer.sh
 
 shim-tests: $(SHIM_LIB) $(SHIM_TEST_BINS) $(B)/bin/flush_points $(B)/bin/posix_periodic
 .PHONY: shim-tests

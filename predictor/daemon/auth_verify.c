@@ -178,7 +178,7 @@ int ftiod_auth_batch(struct ftiod_auth *a, const void *batch, size_t len, const 
     if (e && now - e->made > FTIO_AUTH_SESSION_S) {
         memset(e->id, 0, sizeof e->id);       /* the sender makes a new session */
         *why = "session expired";
-        return -1;
+        return FTIOD_AUTH_RENEW;
     }
     if (!e) {
         struct decoded c;
@@ -188,12 +188,20 @@ int ftiod_auth_batch(struct ftiod_auth *a, const void *batch, size_t len, const 
         const void *key = tagged(&c, FTIO_AUTH_BATCH_TAG, sizeof FTIO_AUTH_BATCH_TAG,
                                  FTIO_AUTH_KEY_LEN);
         const char *refuse = NULL;
-        if (!key)
+        int rc = -1;
+        /* A session this ftiod does not know (it restarted, or forgot it)
+         * or one that is too old: the sender is told to make a new one at
+         * once (a "renew" acknowledgement, PROTOCOL.md §1.4).  Nothing is
+         * taken from the batch: it stays refused. */
+        if (!key) {
             refuse = "credential is not a batch credential";
-        else if (!c.fresh && memcmp(seen, id, sizeof id) != 0)
+        } else if (!c.fresh && memcmp(seen, id, sizeof id) != 0) {
             refuse = "credential replayed or expired before ftiod saw it (captured?)";
-        else if (now - c.made > FTIO_AUTH_SESSION_S)
+            rc = FTIOD_AUTH_RENEW;
+        } else if (now - c.made > FTIO_AUTH_SESSION_S) {
             refuse = "session expired";
+            rc = FTIOD_AUTH_RENEW;
+        }
         if (refuse) {
             *why = refuse;
         } else {
@@ -206,7 +214,7 @@ int ftiod_auth_batch(struct ftiod_auth *a, const void *batch, size_t len, const 
         }
         decoded_free(&c);
         if (!e)
-            return -1;
+            return rc;
     }
     e->used = ++a->clock;
     unsigned char want[FTIO_AUTH_MAC_LEN];

@@ -204,8 +204,11 @@ void ftiod_publish_reopen(struct ftiod *d);
 void ftiod_publish(struct ftiod *d, const char *topic, json_t *obj);
 
 /* auth_verify.c (ingest thread): 0 with the sender's uid (-1 under --auth none),
- * else -1 with a static reason.  frame is the batch's second frame (NULL
+ * else -1 with a static reason, or FTIOD_AUTH_RENEW when a new session of
+ * the sender would be accepted (a credential this ftiod never saw fresh: it
+ * restarted; an expired session).  frame is the batch's second frame (NULL
  * when it had none). */
+#define FTIOD_AUTH_RENEW (-2)
 struct ftiod_auth;
 struct ftiod_auth *ftiod_auth_new(int mode, const char *munge_socket, char *err, size_t errlen);
 void ftiod_auth_free(struct ftiod_auth *a);

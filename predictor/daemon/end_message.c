@@ -28,6 +28,10 @@ void ftiod_end_message(struct ftiod *d, struct job *j, const char *why)
     json_object_set_new(o, "ended_by", json_string(why));
     json_object_set_new(o, "missing_batches", json_integer((json_int_t)j->lost_batches));
     json_object_set_new(o, "lost_records", json_integer((json_int_t)j->lost));
+    json_t *unseen = json_object();          /* the kernel cross-check, per mode */
+    for (int mode = 0; mode < JOB_NMODES; mode++)
+        json_object_set_new(unseen, job_mode_name(mode), json_integer((json_int_t)j->unseen[mode]));
+    json_object_set_new(o, "unseen_bytes", unseen);
     json_t *dropped = json_object();
     for (int k = 0; k < JOB_NDROPS; k++)
         json_object_set_new(dropped, job_drop_name(k), json_integer((json_int_t)j->dropped[k]));

@@ -60,7 +60,10 @@ static void reject(struct ingest *in, uint64_t *counter, const char *why)
 /* One batch message: the batch frame and, when authenticated, its auth
  * frame.  Returns the acknowledgement status, or -1 when the batch could not
  * be decoded (no sequence number to acknowledge: the sender's copy times out
- * into its spool file). */
+ * into its spool file).  A batch in a session this ftiod does not know
+ * (it restarted) is not decoded either: FTIO_ACK_RENEW tells the sender to
+ * make a new session and send again at once, with FTIO_ACK_SEQ_ANY for the
+ * sequence number (PROTOCOL.md §1.4). */
 static int handle_message(struct ingest *in, zmq_msg_t *msg, zmq_msg_t *auth, bool extra)
 {
     struct ftiod *d = in->d;
@@ -75,10 +78,11 @@ static int handle_message(struct ingest *in, zmq_msg_t *msg, zmq_msg_t *auth, bo
      * further than one hash. */
     int64_t uid = -1;
     const char *why = NULL;
-    if (ftiod_auth_batch(d->auth, zmq_msg_data(msg), len, auth ? zmq_msg_data(auth) : NULL,
-                         auth ? zmq_msg_size(auth) : 0, &uid, &why) != 0) {
+    int ar = ftiod_auth_batch(d->auth, zmq_msg_data(msg), len, auth ? zmq_msg_data(auth) : NULL,
+                              auth ? zmq_msg_size(auth) : 0, &uid, &why);
+    if (ar != 0) {
         reject(in, &d->stats.unauthenticated, why);
-        return -1;
+        return ar == FTIOD_AUTH_RENEW ? FTIO_ACK_RENEW : -1;
     }
     int rc = ftio_wire_decode(zmq_msg_data(msg), len, &in->batch, &used, err, sizeof err);
     if (rc == 1) {
@@ -125,7 +129,7 @@ static void ingest_message(struct ingest *in, struct ftiod_message *m)
     if (status < 0)
         return;
     unsigned char ack[FTIO_ACK_LEN];
-    ftio_ack_encode(ack, in->batch.h.seq, status);
+    ftio_ack_encode(ack, status == FTIO_ACK_RENEW ? FTIO_ACK_SEQ_ANY : in->batch.h.seq, status);
     /* A sender that went away or does not read: ROUTER drops the reply. */
     for (int i = 0; i < delim; i++)
         zmq_send(in->d->router, zmq_msg_data(&m->f[i]), zmq_msg_size(&m->f[i]),

@@ -426,6 +426,10 @@ enum job_merge_status job_merge(struct job *j, const struct ftio_batch *b,
     j->batches++;
     j->records += b->n;
     j->lost = add_clamped(j, j->lost, h->lost);
+    if (h->has_unseen) {          /* a final batch's kernel cross-check */
+        j->unseen[JOB_READ] = add_clamped(j, j->unseen[JOB_READ], h->unseen_read);
+        j->unseen[JOB_WRITE] = add_clamped(j, j->unseen[JOB_WRITE], h->unseen_write);
+    }
     if (h->nranks > j->nranks)
         j->nranks = h->nranks;
     /* MPI's word: this process is a rank (1), it finalised (2). */
@@ -480,6 +484,12 @@ bool job_due_to_end(const struct job *j, double now_mono, double settle_end)
     return j->ended || (job_all_final(j) && now_mono - j->last_activity >= settle_end);
 }
 
+bool job_unseen_material(const struct job *j, int mode)
+{
+    double u = (double)j->unseen[mode];
+    return u > JOB_UNSEEN_FLOOR && u > JOB_UNSEEN_SHARE * j->mode[mode].bytes;
+}
+
 struct job_verdict job_end_verdict(const struct job *j, const char *why)
 {
     struct job_verdict v = { .complete = false, .ended_by = why, .reason = NULL, .dropped = 0 };
@@ -511,6 +521,8 @@ struct job_verdict job_end_verdict(const struct job *j, const char *why)
         v.reason = "a sender's counters were implausible (clamped)";
     else if (j->clock_flagged > 0)
         v.reason = "a process's clock is off by more than 1 h";
+    else if (job_unseen_material(j, JOB_WRITE) || job_unseen_material(j, JOB_READ))
+        v.reason = "the kernel counted bytes no record holds (unseen_bytes)";
     v.complete = v.reason == NULL;
     return v;
 }

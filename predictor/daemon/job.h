@@ -185,6 +185,9 @@ struct job {
     uint64_t bad_records;          /* data records dropped: the sum of dropped[] */
     uint64_t dropped[JOB_NDROPS];  /* by reason */
     uint64_t lost;                 /* records the shims reported dropped (<= JOB_COUNTER_MAX) */
+    /* The kernel cross-check (PROTOCOL.md §1 `unseen`): bytes the processes'
+     * kernels counted that no record holds, by mode (<= JOB_COUNTER_MAX). */
+    uint64_t unseen[JOB_NMODES];
     bool     clamped;              /* a sender claimed more than JOB_COUNTER_MAX */
     uint64_t lost_batches;         /* sequence gaps still open */
     uint64_t recovered_batches;    /* gaps later filled (replay) */
@@ -260,6 +263,12 @@ struct job_verdict {
 };
 /* why: final (job_due_to_end said so), told, timeout, shutdown. */
 struct job_verdict job_end_verdict(const struct job *j, const char *why);
+/* Are a mode's unseen bytes material: more than JOB_UNSEEN_FLOOR and more
+ * than JOB_UNSEEN_SHARE of the mode's counted bytes?  (Below: stdio's
+ * read-ahead, the loader's reads, a log printed before the shim loaded.) */
+#define JOB_UNSEEN_FLOOR (1024.0 * 1024.0)
+#define JOB_UNSEEN_SHARE 0.01
+bool job_unseen_material(const struct job *j, int mode);
 
 /* ---- the set of jobs ------------------------------------------------- */
 struct job_journal;

@@ -24,7 +24,7 @@ grep -q "owned by nobody" "$T/kg.out" || bad "keygen --owner said: $(cat "$T/kg.
 cp "$T/sched.pub" "$E/clients/" || fail "cp sched.pub $E/clients/"
 
 # the daemon's account reads its key
-as_user "$B/bin/ftiod" --config none --auth none --listen "ipc://$T/run/d.in" --pub "ipc://$T/run/d.pub" \
+$AS_USER "$B/bin/ftiod" --config none --auth none --listen "ipc://$T/run/d.in" --pub "ipc://$T/run/d.pub" \
   --status-endpoint "ipc://$T/run/d.st" --curve-secret "$E/server.key" --curve-clients "$E/clients" \
   2>"$T/d.err" &
 PIDS="$PIDS $!"

@@ -88,7 +88,7 @@ chmod 644 "$T/capture.py" "$T/forge.py"
 # the number merged in $merged and unmunge's verdict in $T/w/NAME.unmunge.
 attack() {
   _n=$1; shift
-  as_user "$PY" "$T/capture.py" "ipc://$T/w/cap.in" "$T/w/$_n" &
+  $AS_USER "$PY" "$T/capture.py" "ipc://$T/w/cap.in" "$T/w/$_n" &
   _cp=$!
   PIDS="$PIDS $_cp"
   wait_file "$T/w/$_n.ready" || fail "$_n: the capturing ROUTER did not start"

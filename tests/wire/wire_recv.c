@@ -31,9 +31,13 @@
  *   coll.<layer>.<op>=N    count.<layer>=N            close sync seek stat meta)
  *   mark=<label>           one line per mark, in arrival order
  *   file=<path>            one line per distinct file id -> path
+ *   fs=<TYPE:MOUNT> <path> the file system of each file that has one
  *   pid=<pid> rank= nranks= job= host= batches= records= final=0|1 seqmax=
- * seq_gaps counts, per pid, the numbers missing from 0..max(seq); seq_dups
- * the numbers seen twice.  Exit status: 0, or 2 on usage/IO errors.
+ *   unseen_batches= unseen.read= unseen.write=   the final batches' `unseen`
+ * A batch is counted once per (process, seq), as ftiod counts it: a copy
+ * that comes again (a resend, the same batch spooled) only adds to seq_dups.
+ * seq_gaps counts, per pid, the numbers missing from 0..max(seq).
+ * Exit status: 0, or 2 on usage/IO errors.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -63,7 +67,9 @@ struct pid_info {
 };
 
 static struct {
-    uint64_t batches, records, bad, lost;
+    uint64_t batches, records, bad, lost, dups;
+    uint64_t unseen[2];         /* the final batches' kernel cross-check, summed */
+    size_t   nunseen;           /* batches that carried one */
     uint64_t count[FTIO_LAYER_COUNT][FTIO_OP_COUNT];
     int64_t  bytes[FTIO_LAYER_COUNT][FTIO_OP_COUNT];
     uint64_t nested[FTIO_LAYER_COUNT][FTIO_OP_COUNT];
@@ -73,6 +79,7 @@ static struct {
     size_t   npids;
     uint32_t file_ids[MAX_FILES];
     char    *file_paths[MAX_FILES];
+    char    *file_fs[MAX_FILES];     /* the entry's file system, NULL: none sent */
     size_t   nfiles;
     char   **marks;
     size_t   nmarks, capmarks;
@@ -92,7 +99,7 @@ static struct pid_info *pid_info(const struct ftio_batch_header *h)
     return p;
 }
 
-static void add_file(uint32_t id, const char *path)
+static void add_file(uint32_t id, const char *path, const char *fs)
 {
     for (size_t i = 0; i < st.nfiles; i++)
         if (st.file_ids[i] == id)
@@ -100,16 +107,36 @@ static void add_file(uint32_t id, const char *path)
     if (st.nfiles == MAX_FILES)
         return;
     st.file_ids[st.nfiles] = id;
+    st.file_fs[st.nfiles] = fs ? strdup(fs) : NULL;
     st.file_paths[st.nfiles++] = strdup(path ? path : "");
+}
+
+/* Has this process sent seq already?  (A resend, a spooled copy: counted
+ * once, as ftiod counts it; seq_dups says how many came again.) */
+static int seen_seq(const struct pid_info *p, uint64_t seq)
+{
+    for (size_t k = p->nseq; k-- > 0;)
+        if (p->seqs[k] == seq)
+            return 1;
+    return 0;
 }
 
 static void account(const struct ftio_batch *b)
 {
     const struct ftio_batch_header *h = &b->h;
+    struct pid_info *p = pid_info(h);
+    if (p && seen_seq(p, h->seq)) {
+        st.dups++;
+        return;
+    }
     st.batches++;
     st.records += b->n;
     st.lost += h->lost;
-    struct pid_info *p = pid_info(h);
+    if (h->has_unseen) {
+        st.unseen[0] += h->unseen_read;
+        st.unseen[1] += h->unseen_write;
+        st.nunseen++;
+    }
     if (p) {
         p->rank = h->rank;
         p->nranks = h->nranks;
@@ -125,7 +152,7 @@ static void account(const struct ftio_batch *b)
         p->seqs[p->nseq++] = h->seq;
     }
     for (size_t i = 0; i < h->nfiles; i++)
-        add_file(h->files[i].id, h->files[i].path);
+        add_file(h->files[i].id, h->files[i].path, h->files[i].fs);
     if (h->mark) {
         if (FTIO_GROW(st.marks, st.capmarks, st.nmarks + 1) == 0)
             st.marks[st.nmarks++] = strdup(h->mark);
@@ -199,16 +226,12 @@ static size_t finals(void)
 
 static void report(void)
 {
-    uint64_t gaps = 0, dups = 0;
+    uint64_t gaps = 0, dups = st.dups;
     for (size_t i = 0; i < st.npids; i++) {
         struct pid_info *p = &st.pids[i];
         qsort(p->seqs, p->nseq, sizeof *p->seqs, cmp_u64);
         uint64_t expect = 0;
         for (size_t k = 0; k < p->nseq; k++) {
-            if (k > 0 && p->seqs[k] == p->seqs[k - 1]) {
-                dups++;
-                continue;
-            }
             gaps += p->seqs[k] - expect;
             expect = p->seqs[k] + 1;
         }
@@ -218,6 +241,9 @@ static void report(void)
            (unsigned long long)st.batches, (unsigned long long)st.records,
            (unsigned long long)st.bad, st.npids, finals(), (unsigned long long)st.lost,
            (unsigned long long)gaps, (unsigned long long)dups, st.nfiles);
+    if (st.nunseen)
+        printf("unseen_batches=%zu\nunseen.read=%llu\nunseen.write=%llu\n", st.nunseen,
+               (unsigned long long)st.unseen[0], (unsigned long long)st.unseen[1]);
     for (int l = 0; l < FTIO_LAYER_COUNT; l++) {
         uint64_t total = 0;
         for (int o = 0; o < FTIO_OP_COUNT; o++) {
@@ -240,6 +266,9 @@ static void report(void)
         printf("mark=%s\n", st.marks[i]);
     for (size_t i = 0; i < st.nfiles; i++)
         printf("file=%s\n", st.file_paths[i]);
+    for (size_t i = 0; i < st.nfiles; i++)
+        if (st.file_fs[i])
+            printf("fs=%s %s\n", st.file_fs[i], st.file_paths[i]);
     for (size_t i = 0; i < st.npids; i++) {
         struct pid_info *p = &st.pids[i];
         printf("pid=%lld rank=%d nranks=%d job=%s host=%s batches=%llu records=%llu final=%d seqmax=%llu\n",

@@ -1,0 +1,71 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# bad_peer.sh -- a bad peer or a bad environment never makes the application
+# wait or lose its trace (issue 29 item 4):
+#   - a peer at the endpoint that greets (ZeroMQ's handshake) and never
+#     acknowledges (anyone may bind a tcp:// endpoint while ftiod is down):
+#     20 short traced processes (cat) cost well under a second more than
+#     untraced ones (they used to wait 300 ms each), and spool everything;
+#   - FTIO_HANDOFF with lengths that overflow when summed is refused before
+#     any arithmetic (under make asan: no over-read);
+#   - an exec into another FTIO_JOB ends the first job's stream (its final
+#     batch) and starts the second's: both jobs end complete, no batch missing.
+. "$(dirname "$0")/../lib.sh"
+need "$SHIM" "$WIRE" "$B/bin/ftiod"
+head -c 4096 /dev/zero >"$T/f"
+
+# A greeting but silent peer.
+"$PY" -c 'import zmq' 2>/dev/null || fail "no python3 with the zmq module (make check installs python3-zmq)"
+timeout 120 "$PY" "$(dirname "$0")/stall_peer.py" "$FTIO_ENDPOINT" "$T/ctl/stall-ready" 100 & sp=$!
+PIDS="$PIDS $sp"
+wait_file "$T/ctl/stall-ready" || fail "silent peer did not start"
+runs() {   # runs traced|plain: 20 cats, the wall time in s
+  "$PY" - "$1" "$PRELOAD" "$T/f" <<'PYEOF'
+import os, subprocess, sys, time
+env = dict(os.environ, FTIO_EXIT_WAIT_MS="3")
+if sys.argv[1] == "traced":
+    env["LD_PRELOAD"] = sys.argv[2]
+t = time.monotonic()
+for _ in range(20):
+    subprocess.run(["cat", sys.argv[3]], env=env, stdout=subprocess.DEVNULL, check=True)
+print("%.3f" % (time.monotonic() - t))
+PYEOF
+}
+plain=$(runs plain); traced=$(runs traced); plain2=$(runs plain)
+added=$("$PY" -c "import sys; print('%.3f' % (float(sys.argv[1]) - min(float(sys.argv[2]), float(sys.argv[3]))))" \
+  "$traced" "$plain" "$plain2")
+"$PY" -c "import sys; sys.exit(0 if float(sys.argv[1]) < 1.0 else 1)" "$added" \
+  && ok "silent peer: 20 traced cats took $added s more than untraced ($traced vs $plain, $plain2)" \
+  || bad "silent peer: 20 traced cats took $added s more than untraced ($traced vs $plain, $plain2)"
+wire recv "$T"/spool/*.msgpack >"$T/silent" 2>/dev/null
+expect_eq "$T/silent" finals 20 "silent peer: every process's final batch spooled"
+expect_eq "$T/silent" count.posix.read 40 "silent peer: every read spooled (2 per cat)"
+kill "$sp" 2>/dev/null
+rm -f "$T"/spool/*
+
+# FTIO_HANDOFF lengths past 2^64 in sum, and one past any hand-off.
+for v in '0:1/18446744073709551615,2/2' '0:1/9223372036854775808,2/9223372036854775808' '0:1/0' \
+         '99999999999999999999999:1/10'; do
+  FTIO_SPOOL=always FTIO_DEBUG=1 traced sh -c "exec env FTIO_HANDOFF=\$\$:$v\;$T/nope cat $T/f" \
+    >/dev/null 2>"$T/ho.err" && ok "FTIO_HANDOFF=<pid>:$v: no crash" || bad "FTIO_HANDOFF=$v: $(tail -3 "$T/ho.err")"
+  grep -q "hand-off" "$T/ho.err" && bad "FTIO_HANDOFF=$v taken: $(grep hand-off "$T/ho.err")"
+done
+wire recv "$T"/spool/*.msgpack >"$T/ho"
+expect_eq "$T/ho" count.posix.read 8 "FTIO_HANDOFF refused: the cats' own records spooled"
+rm -f "$T"/spool/*
+
+# An exec into another job.
+start_daemon d --settle-end 1
+FTIO_ENDPOINT="ipc://$T/d.in" FTIO_JOB=first traced sh -c \
+  "echo one >$T/one; FTIO_JOB=second; export FTIO_JOB; exec cat $T/one" >"$T/two" 2>"$T/jobs.err" \
+  || bad "sh -c ... exec failed: $(cat "$T/jobs.err")"
+wait_topic "$T/d.log" ftio.first.end 20
+wait_topic "$T/d.log" ftio.second.end 20
+for j in first second; do
+  e="last('ftio.$j.end')"
+  [ "$(jsonl "$T/d.log" "$e['complete'] and $e['missing_batches'] == 0 and $e['ended_by'] != 'timeout'")" = True ] \
+    && ok "exec into another job: job $j complete, nothing missing" || bad "job $j: $(jsonl "$T/d.log" "$e")"
+done
+[ "$(jsonl "$T/d.log" "int(last('ftio.second.end')['summary']['read']['bytes'])")" = 4 ] \
+  && ok "job second: cat's 4 bytes read" || bad "job second: $(jsonl "$T/d.log" "last('ftio.second.end')")"
+finish

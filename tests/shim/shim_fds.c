@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* shim_fds.c -- descriptors the shim's open wrappers never saw, for
+ * tests/shim/every_byte.sh: every byte moved through them must be recorded.
+ *
+ *   shim-fds DIR [untraceable]
+ *
+ * Descriptor 3 must be open for writing on DIR/inherited.dat (the shell's
+ * `3>`).  The program writes and reads through a descriptor that fopen()
+ * opened inside libc (write/writev on fileno), the inherited one and its
+ * dup/F_DUPFD copies, one opened by a raw openat2/openat syscall
+ * (pwritev2/preadv2 at the position, copy_file_range and sendfile between
+ * raw descriptors), and a tmpfile() stream; then prints what the POSIX and
+ * stdio layers must have recorded:
+ *   expect.posix.write= expect.posix.read= expect.stdio.write=
+ * With `untraceable` it also writes 8 MiB through raw syscall(SYS_write),
+ * which no LD_PRELOAD tool sees: the kernel cross-check must report them.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sendfile.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+static char buf[1 << 20];
+static long pw, pr, sw;
+
+static void die(const char *what)
+{
+    perror(what);
+    exit(1);
+}
+
+/* Open without any wrapper seeing it. */
+static int raw_open(const char *dir, const char *name, int flags)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+#ifdef SYS_openat2
+    struct { unsigned long long flags, mode, resolve; } how = { (unsigned)flags, 0644, 0 };
+    long fd = syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+    if (fd >= 0)
+        return (int)fd;
+#endif
+    return (int)syscall(SYS_openat, AT_FDCWD, path, flags, 0644);
+}
+
+static void wr(int fd, size_t n)
+{
+    if (write(fd, buf, n) != (ssize_t)n)
+        die("write");
+    pw += (long)n;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return 2;
+    const char *dir = argv[1];
+    memset(buf, 'x', sizeof buf);
+    char path[4096];
+
+    /* 1. fopen's descriptor: write and writev on fileno(). */
+    snprintf(path, sizeof path, "%s/fopen.dat", dir);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        die("fopen");
+    wr(fileno(f), 1000);
+    struct iovec iov[2] = { { buf, 500 }, { buf, 500 } };
+    if (writev(fileno(f), iov, 2) != 1000)
+        die("writev");
+    pw += 1000;
+    fclose(f);
+
+    /* 2. The inherited descriptor 3, its dup and F_DUPFD copies. */
+    wr(3, 2000);
+    int d = dup(3);
+    wr(d, 100);
+    int e = fcntl(3, F_DUPFD, 10);
+    wr(e, 100);
+    close(d);
+    close(e);
+
+    /* 3. openat2 (raw): write, pwritev2/preadv2 at the position and at 0. */
+    int r = raw_open(dir, "raw.dat", O_RDWR | O_CREAT | O_TRUNC);
+    if (r < 0)
+        die("openat2");
+    wr(r, 300);
+    struct iovec v2[2] = { { buf, 300 }, { buf, 300 } };
+    if (pwritev2(r, v2, 2, -1, 0) != 600)
+        die("pwritev2");
+    pw += 600;
+    if (preadv2(r, v2, 2, 0, 0) != 600)
+        die("preadv2");
+    pr += 600;
+    close(r);
+
+    /* 4. In-kernel copies between raw descriptors. */
+    int src = raw_open(dir, "fopen.dat", O_RDONLY);
+    int dst = raw_open(dir, "copy.dat", O_WRONLY | O_CREAT | O_TRUNC);
+    if (src < 0 || dst < 0 || copy_file_range(src, NULL, dst, NULL, 2000, 0) != 2000)
+        die("copy_file_range");
+    pr += 2000;
+    pw += 2000;
+    int snd = raw_open(dir, "send.dat", O_WRONLY | O_CREAT | O_TRUNC);
+    off_t off = 0;
+    if (snd < 0 || sendfile(snd, src, &off, 1000) != 1000)
+        die("sendfile");
+    pr += 1000;
+    pw += 1000;
+    close(src);
+    close(dst);
+    close(snd);
+
+    /* 5. read(fileno(fopen())) of what went through descriptor 3. */
+    snprintf(path, sizeof path, "%s/inherited.dat", dir);
+    f = fopen(path, "r");
+    ssize_t got = f ? read(fileno(f), buf, sizeof buf) : -1;
+    if (got != 2200)
+        die("read inherited.dat");
+    pr += got;
+    fclose(f);
+
+    /* 6. A tmpfile() stream. */
+    f = tmpfile();
+    if (!f || fwrite(buf, 1, 400, f) != 400)
+        die("tmpfile");
+    sw += 400;
+    fclose(f);
+
+    /* 7. What no wrapper can see. */
+    if (argc > 2 && strcmp(argv[2], "untraceable") == 0) {
+        int u = raw_open(dir, "untraceable.dat", O_WRONLY | O_CREAT | O_TRUNC);
+        for (int i = 0; i < 8; i++)
+            if (syscall(SYS_write, u, buf, sizeof buf) != (long)sizeof buf)
+                die("syscall(SYS_write)");
+        syscall(SYS_close, u);
+    }
+    printf("expect.posix.write=%ld\nexpect.posix.read=%ld\nexpect.stdio.write=%ld\n", pw, pr, sw);
+    return 0;
+}
