@@ -45,4 +45,11 @@ struct ftio_answer_part {
 int ftio_job_answer(const struct ftio_result *job, const struct ftio_answer_part *acts, size_t n,
                     struct ftio_result *out);
 
+/* The share (0..1) of the job's I/O that the analysed signal holds caps
+ * the confidence of its answer: I/O the trace records but ftio cannot read
+ * (Darshan's DFS and DAOS modules) may hold the period, or none.  A share
+ * below 1 lowers r's confidence to at most the share (and `periodic` below
+ * 0.8 to `uncertain`). */
+void ftio_answer_cap_share(struct ftio_result *r, double share);
+
 #endif

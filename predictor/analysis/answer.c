@@ -28,6 +28,24 @@ static size_t heaviest(const struct ftio_answer_part *acts, size_t n)
     return d;
 }
 
+/* At most c: the confidence, the candidate that carries it, the class. */
+static void cap(struct ftio_result *r, double c)
+{
+    if (!r->has_period || !(r->dominant.confidence > c))
+        return;
+    r->dominant.confidence = c;
+    if (r->ncand > 0)
+        r->cand[0].confidence = c;
+    if (r->cls == FTIO_CLASS_PERIODIC && c < 0.8)
+        r->cls = FTIO_CLASS_UNCERTAIN;
+}
+
+void ftio_answer_cap_share(struct ftio_result *r, double share)
+{
+    if (r->detector != FTIO_DETECTOR_COMPAT && share < 1)
+        cap(r, share > 0 ? share : 0);
+}
+
 static bool has_period(const struct ftio_answer_part *p)
 {
     return p->res && p->res->has_period;
@@ -70,12 +88,7 @@ int ftio_job_answer(const struct ftio_result *job, const struct ftio_answer_part
             (match < 0 || acts[k].bytes > acts[match].bytes))
             match = (int)k;
     }
-    if (match < 0 && periods && out->has_period && out->dominant.confidence > FTIO_MIXTURE_CONF) {
-        out->dominant.confidence = FTIO_MIXTURE_CONF;
-        if (out->ncand > 0)
-            out->cand[0].confidence = FTIO_MIXTURE_CONF;
-        if (out->cls == FTIO_CLASS_PERIODIC)
-            out->cls = FTIO_CLASS_UNCERTAIN;
-    }
+    if (match < 0 && periods)
+        cap(out, FTIO_MIXTURE_CONF);
     return match;
 }

@@ -274,6 +274,21 @@ static int job_level(const struct ftio_activity_set *set, const struct ftio_resu
     return k;
 }
 
+/* The share of mode m's I/O that the trace's signal holds (trace.h
+ * `unread`: Darshan modules ftio does not read), for ftio_answer_cap_share. */
+static double seen_share(const struct ftio_trace *t, enum ftio_io_mode m)
+{
+    double seen = 0, unread = 0;
+    for (int d = 0; d < 2; d++)
+        if (m == FTIO_MODE_ALL || (d == 1) == (m == FTIO_MODE_WRITE)) {
+            seen += ftio_trace_bytes(t, d ? FTIO_MODE_WRITE : FTIO_MODE_READ);
+            unread += t->unread_bytes[d];
+        }
+    if (isnan(unread))
+        return t->unread[0] ? 0.5 : 1;      /* a module of unknown bytes: at most even odds */
+    return unread > 0 ? seen / (seen + unread) : 1;
+}
+
 /* "activity": which activity the top-level answer is (PROTOCOL.md §2 v4). */
 static void put_job_level(json_t *j, const char *name)
 {
@@ -309,6 +324,7 @@ static int analyze_once(const struct job_run *r, char *err, size_t errlen)
         for (size_t k = 0; k < ja.set.n && k < 2 * FTIO_MAX_ACTIVITIES; k++)
             ares[k] = &ja.res[k];
         job_level(&ja.set, ares, &res, &top, activity, sizeof activity);
+        ftio_answer_cap_share(&top, seen_share(r->t, cli->mode));
     }
     if (rc == 0 && r->pf) {
         /* The page draws the whole signal's analysis; the job's answer is
@@ -507,6 +523,7 @@ static int analyze_sliding(const struct job_run *r, char *err, size_t errlen)
             struct ftio_online_update top;
             char activity[FTIO_PATTERN_MAX + 16];
             act_streams_job_level(&aset, as, &u, &top, activity, sizeof activity);
+            ftio_answer_cap_share(&top.res, seen_share(r->t, cli->mode));
             if (cli->json) {
                 json_t *j = ftio_report_json(&top.res, mode);
                 if (j) {

@@ -63,6 +63,13 @@ json_t *ftio_report_json(const struct ftio_result *r, const char *mode)
         return NULL;
     json_object_set_new(o, "detector", json_string(ftio_detector_name(r->detector)));
     json_object_set_new(o, "reason", r->has_period || !r->reason ? json_null() : json_string(r->reason));
+    /* What backs the confidence (robust): the phase onsets the period was
+     * fitted on and their intervals' spread; null for the spectrum alone. */
+    bool ev = p && r->detector == FTIO_DETECTOR_ROBUST && r->fitted_phases >= 2;
+    json_object_set_new(o, "evidence",
+                        ev ? json_pack("{s:I, s:o}", "onsets", (json_int_t)r->fitted_phases,
+                                       "interval_cv", ftio_json_number(r->interval_cv))
+                           : json_null());
     if (r->ntop > 0)
         json_object_set_new(o, "top", candidates_json(r->top, r->ntop));
     if (r->acf.valid)

@@ -115,6 +115,8 @@ static void analyse_mode(struct scan_worker *w, const struct scan_opts *o, const
     }
     m->analysed = true;
     put_answer(m, &res);
+    if (res.reason && strcmp(res.reason, FTIO_REASON_TOO_SHORT) == 0)   /* class none, and why */
+        snprintf(m->note, sizeof m->note, "too short");
     if (res.detector == FTIO_DETECTOR_ROBUST)
         m->phases = res.nphases;
     else if (res.has_period && res.dominant.period > 0)
