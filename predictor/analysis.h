@@ -316,7 +316,8 @@ int ftio_next_phase_score(const struct ftio_next_phase *next, const struct ftio_
  * as o says (o->fs, o->t_start/t_end, o->sampling), then ftio_analyze()
  * predicting the next phase after the window end; a trace shorter than one
  * sample is an answer of class none, reason FTIO_REASON_TOO_SHORT, with no
- * samples (x->n = 0).  x: the samples, kept for
+ * samples (x->n = 0), but under --compat the published error.  x: the
+ * samples, kept for
  * a caller that plots or measures them (zeroed or a previous result, reused;
  * free with ftio_samples_free), or NULL for scratch samples freed here. */
 int ftio_analyze_signal(struct ftio_analyzer *a, const struct ftio_signal *sig,

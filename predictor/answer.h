@@ -8,8 +8,9 @@
  * trace and every step of --window), so that both say the same:
  *   - one activity (or none known): the whole signal's answer, which is that
  *     activity's;
- *   - several: the answer of the activity that moves the most bytes (ties:
- *     the first pattern in byte order), when it has a period -- never the
+ *   - several: the answer of the activity that moves the most bytes (those
+ *     within FTIO_ANSWER_TIE of it as heavy: the first pattern of them in
+ *     byte order), when it has a period -- never the
  *     whole signal's mixture of periodic activities; the phase (bytes,
  *     duration) and the next phase's bytes are the whole signal's when its
  *     period is that activity's (what the job moves in those phases, outputs
@@ -26,6 +27,10 @@
 
 #include <stddef.h>
 #include "analysis.h"
+
+/* Activities that move within this share of the heaviest's bytes are as
+ * heavy: the first pattern of them is the job's (answer.c heaviest()). */
+#define FTIO_ANSWER_TIE 0.1
 
 /* The confidence a mixture line (a period of the whole signal that is no
  * activity's) may have at most: never "periodic". */

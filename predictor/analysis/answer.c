@@ -15,17 +15,23 @@
 #include "answer.h"
 #include "activities.h"
 
-/* The activity that moves the most bytes (ties: the smaller pattern). */
+/* The activity that moves the most bytes; among those within FTIO_ANSWER_TIE
+ * of it, the first pattern: two activities that move about as much (frames
+ * and checkpoints of the same bytes per minute) would otherwise take turns
+ * online, after each one's output, and the job's answer with them. */
 static size_t heaviest(const struct ftio_answer_part *acts, size_t n)
 {
-    size_t d = 0;
-    for (size_t k = 1; k < n; k++) {
-        if (acts[k].bytes > acts[d].bytes ||
-            (acts[k].bytes == acts[d].bytes && acts[k].pattern && acts[d].pattern &&
-             strcmp(acts[k].pattern, acts[d].pattern) < 0))
+    double most = 0;
+    for (size_t k = 0; k < n; k++)
+        most = fmax(most, acts[k].bytes);
+    size_t d = n;
+    for (size_t k = 0; k < n; k++) {
+        if (!(acts[k].bytes >= (1 - FTIO_ANSWER_TIE) * most))
+            continue;
+        if (d == n || (acts[k].pattern && acts[d].pattern && strcmp(acts[k].pattern, acts[d].pattern) < 0))
             d = k;
     }
-    return d;
+    return d < n ? d : 0;
 }
 
 /* At most c: the confidence, the candidate that carries it, the class. */

@@ -289,22 +289,24 @@ static void fit_onsets(const double *o, size_t m, double *scratch, struct fit *f
 }
 
 /* P(the period is within 10 %) from the fit, as measured: the share of
- * answers within 10 % of the true period on bench/accuracy's sweep (seed 1,
- * 72,000 online and offline analyses), by the number of intervals fitted and
- * the relative standard error of their mean, se = max(CV, 0.02) / sqrt(n),
- * made non-increasing in se within each row (isotonic), with a +1/+2 prior.
- * bench/README.md shows the table this gives on an independent sweep.
- * One interval alone is capped at 0.6 ("uncertain"): it cannot show that
- * the next will look alike, however often it did in the benchmark (89 %). */
+ * answers within 10 % of the true period on bench/accuracy (seed 1: the
+ * sweep, the extra and the adversarial families, 63,000 online and offline
+ * analyses, bench/calibrate.py), by the number of intervals fitted and the
+ * relative standard error of their mean, se = max(CV, 0.02) / sqrt(n), made
+ * non-increasing in se within each row (isotonic), with a +1/+2 prior.
+ * bench/README.md shows the table this gives on an independent sweep.  The
+ * caps come after it: fewer than 4 onsets at most FEW_ONSETS_CONF (two
+ * intervals: however often they were right here, 99 %), one interval 0.6
+ * (it cannot show that the next will look alike). */
 static const size_t calib_n[] = { 1, 2, 3, 4, 5, 9 };             /* row: n >= */
 static const double calib_se[] = { 0, 0.015, 0.03, 0.05, 0.08, 0.12 };  /* column: se >= */
 static const double calib_p[][6] = {
     { 0.600, 0.600, 0.500, 0.500, 0.500, 0.500 },
-    { 0.990, 0.813, 0.813, 0.718, 0.369, 0.369 },
-    { 0.997, 0.927, 0.840, 0.779, 0.779, 0.401 },
-    { 1.000, 0.945, 0.945, 0.897, 0.616, 0.561 },
-    { 1.000, 0.999, 0.997, 0.840, 0.808, 0.578 },
-    { 0.998, 0.989, 0.956, 0.233, 0.220, 0.165 },
+    { 0.991, 0.936, 0.849, 0.640, 0.592, 0.331 },
+    { 0.995, 0.978, 0.907, 0.768, 0.768, 0.317 },
+    { 1.000, 0.936, 0.924, 0.924, 0.896, 0.170 },
+    { 0.999, 0.987, 0.966, 0.942, 0.829, 0.241 },
+    { 1.000, 0.999, 0.624, 0.253, 0.099, 0.048 },
 };
 
 static double fit_confidence(const struct fit *f)
