@@ -17,9 +17,10 @@
  *     of other activities written with them included);
  *   - several, the heaviest without a period, or `uncertain` while the whole
  *     signal is `periodic` at another period: the whole signal's answer,
- *     named after the heaviest activity of its period; a period that is no
- *     activity's while some activity has one (a mixture) is at most
- *     FTIO_MIXTURE_CONF ("uncertain");
+ *     named after the heaviest activity of its period, at most
+ *     FTIO_NOT_HEAVIEST_CONF ("uncertain": what the job moves most has no
+ *     period yet); a period that is no activity's while some activity has
+ *     one (a mixture) at most FTIO_MIXTURE_CONF;
  *   - --compat: the whole signal's answer, as the published FTIO gives it.
  */
 #ifndef FTIO_ANSWER_H
@@ -33,8 +34,10 @@
 #define FTIO_ANSWER_TIE 0.1
 
 /* The confidence a mixture line (a period of the whole signal that is no
- * activity's) may have at most: never "periodic". */
+ * activity's) may have at most, and that of another activity's period while
+ * the heaviest has none of its own: never "periodic". */
 #define FTIO_MIXTURE_CONF 0.5
+#define FTIO_NOT_HEAVIEST_CONF 0.75
 
 /* One activity's part in the choice. */
 struct ftio_answer_part {

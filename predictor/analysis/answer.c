@@ -96,5 +96,7 @@ int ftio_job_answer(const struct ftio_result *job, const struct ftio_answer_part
     }
     if (match < 0 && periods)
         cap(out, FTIO_MIXTURE_CONF);
+    else if (match >= 0 && match != (int)d)
+        cap(out, FTIO_NOT_HEAVIEST_CONF);
     return match;
 }

@@ -64,10 +64,12 @@
  * heatmap: lines at 1/4, 2/4, 3/4 of its 36 s line hold 15 %, 4 %, 0.6 % of
  * its power; taking them for a comb answered 4 x 36 s). */
 #define TOOTH_SHARE 0.1
-/* The spectrum alone never reaches "periodic"; from a line the window
- * holds fewer than EVIDENCE_ONSETS times (the first phase or two of a job
- * online) it is at most SPECTRAL_FEW_CONF: on bench/accuracy 1.5 % of such
- * answers were within 10 %. */
+/* The spectrum alone never reaches "periodic"; it is at most
+ * SPECTRAL_FEW_CONF when the window holds fewer than EVIDENCE_ONSETS cycles
+ * of its line, or phases that stand out (one or two of a job's first
+ * phases, online: the line is the phase's own shape): on bench/accuracy 1 to
+ * 1.5 % of such answers were within 10 %.  A busy signal without phases
+ * (E3SM's heatmap) keeps up to SPECTRAL_MAX_CONF. */
 #define SPECTRAL_MAX_CONF 0.5
 #define SPECTRAL_FEW_CONF 0.05
 /* The arbiter (contradicted()): a spectral line's period is a repetition
@@ -589,7 +591,7 @@ int ftio_detect_robust(struct ftio_analyzer *a, struct ftio_spectrum *s,
         }
     } else if (spec_ok) {
         period = spec_period;
-        conf = fmin(spec_bin < EVIDENCE_ONSETS ? SPECTRAL_FEW_CONF : SPECTRAL_MAX_CONF,
+        conf = fmin(spec_bin < EVIDENCE_ONSETS || n > 0 ? SPECTRAL_FEW_CONF : SPECTRAL_MAX_CONF,
                     0.5 * (1 - LINE_Z / spec_z) + 0.1);
         r->nsurvivors = 1;
     }

@@ -52,10 +52,15 @@ def check_acts(m, where):
     # 10 % of the most bytes are as heavy, the first pattern of them)
     most = max(a["bytes"] for a in acts)
     heavy = min((a for a in acts if a["bytes"] >= 0.9 * most), key=lambda a: a["pattern"].encode())
-    if len(acts) > 1 and heavy["period"] is not None and (m.get("activity") != heavy["pattern"]
+    # (when the heaviest is not `periodic` yet, another activity's period may
+    # answer, but never as `periodic`)
+    if len(acts) > 1 and heavy["class"] == "periodic" and (m.get("activity") != heavy["pattern"]
                                                            or m.get("period") != heavy["period"]):
         print("%s: activity %r period %s, the heaviest %r says %s"
               % (where, m.get("activity"), m.get("period"), heavy["pattern"], heavy["period"])); bad += 1
+    if len(acts) > 1 and m.get("activity") != heavy["pattern"] and m.get("class") == "periodic":
+        print("%s: periodic answer of %r, not of the heaviest %r" % (where, m.get("activity"),
+                                                                    heavy["pattern"])); bad += 1
     for a in acts:
         miss = keys - set(a)
         ok = not miss and a["class"] in ("periodic", "uncertain", "none") and 0 <= a["share"] <= 1 \
