@@ -16,7 +16,8 @@
  *
  * Time base: a record's monotonic ns becomes wall ns with its batch's anchor
  * (real + (t - mono) + skew), then job-relative seconds from `origin_ns`, the
- * earliest start in the job's first data batch.  The analysis works on those
+ * earliest start in the job's first data batch merged (a batch of a process
+ * whose clock is behind waits until its clock is decided: job_clock.h).  The analysis works on those
  * small numbers; publish.c adds origin back to give epoch seconds.  Each
  * mode's bins have an edge at that mode's first record (grid_t0), so when it
  * is also the mode's earliest -- the usual case, and `ftio replay` sends the
