@@ -450,7 +450,7 @@ def main():
                           ("job level", jl)):
             if sel:
                 rows.append(("**%s**" % name, summarize_job_level(sel)))
-        overall.setdefault("robust", {}).update({"job " + g: v for g, v in rows})
+        overall.setdefault("robust", {}).update({"job " + g.strip("*"): v for g, v in rows})
         table("robust detector: the job-level answer of the activity families against the dominant "
               "activity (the one that moves the most bytes)", rows,
               [("family", None), ("n", "n"), ("offline within 10 %", "within10"), ("within 5 %", "within5"),
@@ -491,7 +491,7 @@ def main():
             det, raw, key, op, val = line[0], line[1], line[2], line[3], float(line[4])
             group = raw.replace("_", " ")
             groups = overall.get(det, {})
-            got = groups.get("**%s**" % group, groups.get(raw, {})).get(key)
+            got = groups.get("**%s**" % group, groups.get(raw, groups.get(group, {}))).get(key)
             ok = got is not None and not math.isnan(got) and (got >= val if op == ">=" else got <= val)
             print("check %s %s %s %s %g: %s" % (det, group, key, op, val, fmtv(got)))
             if not ok:
