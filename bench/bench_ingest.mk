@@ -20,9 +20,9 @@ BENCH_TARGETS += $(B)/bench/auth-cost
 # bench/sitescale.sh: N live jobs (ftio-wire fleet) into one ftiod; step:
 # one analysis step's CPU time for a job of H hours (bench/step_bench.c).
 $(B)/bench/step: $(B)/bench/step_bench.o $(B)/predictor/daemon/job.o $(B)/predictor/daemon/job_activities.o \
-                 $(PUBLISH_LIB) $(B)/lib/libftioanalysis.a $(B)/lib/libftiocommon.a
+                 $(B)/predictor/daemon/job_clock.o $(PUBLISH_LIB) $(B)/lib/libftioanalysis.a $(B)/lib/libftiocommon.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(B)/bench/step_bench.o $(B)/predictor/daemon/job.o \
-	  $(B)/predictor/daemon/job_activities.o $(PUBLISH_LINK) -lm
+	  $(B)/predictor/daemon/job_activities.o $(B)/predictor/daemon/job_clock.o $(PUBLISH_LINK) -lm
 
 BENCH_TARGETS += $(B)/bench/step $(B)/bin/ftio-wire

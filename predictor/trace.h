@@ -104,6 +104,13 @@ struct ftio_trace {
                                    format's own request records */
     const char *source_limits;  /* what that source cannot show (static text) or NULL */
     char    *exe;               /* command line, NULL when unknown */
+    /* I/O the trace records but the signal does not hold (Darshan modules
+     * ftio does not decode: DFS, DAOS, any it does not know): their names
+     * ("DFS, DAOS") and bytes per direction (0 read, 1 write; NAN when a
+     * module's bytes are unknown).  The share of the job's I/O the signal
+     * holds caps the confidence (answer.h ftio_answer_cap_share). */
+    char     unread[96];
+    double   unread_bytes[2];
     int64_t  uid;               /* -1 when unknown */
     double   run_time;          /* s, 0 when unknown */
     /* Spool files: the application identity the shim sent (PROTOCOL.md §1

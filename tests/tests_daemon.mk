@@ -8,9 +8,10 @@
 DAEMON_CHECKS := $(addprefix $(B)/tests/,test_job test_parity test_job_activities)
 
 # Each links job.o, which calls job_activities.o (per-activity streams), which
-# reports through libftiopublish.a (jansson); test_parity reads spool files
-# with the readers.
-DAEMON_JOB_OBJS := $(B)/predictor/daemon/job.o $(B)/predictor/daemon/job_activities.o
+# reports through libftiopublish.a (jansson), and job_clock.o (the processes'
+# clocks); test_parity reads spool files with the readers.
+DAEMON_JOB_OBJS := $(B)/predictor/daemon/job.o $(B)/predictor/daemon/job_activities.o \
+                   $(B)/predictor/daemon/job_clock.o
 
 $(DAEMON_CHECKS): $(B)/tests/%: $(B)/tests/daemon/%.o $(CHECK_MAIN) $(DAEMON_JOB_OBJS) $(PUBLISH_LIB) \
                   $(READERS_LIB) $(B)/lib/libftioanalysis.a $(B)/lib/libftiocommon.a

@@ -25,6 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "history_glue.h"
+#include "job_activities.h"
+#include "job_clock.h"
 #include "sched.h"
 #include "publish/report.h"
 
@@ -181,6 +183,8 @@ bool sched_turn(struct analysis *a, struct job *j, double now, bool stopping)
     if (w == SCHED_NOTHING || w == SCHED_FORGET)
         return false;
     bool ending = w != SCHED_BOUNDARIES, left = false;
+    if (ending)     /* batches held for their clock go in before the last analyses */
+        job_clock_settle(j, &d->cfg.limits);
     char reason[sizeof j->ended_by];
     snprintf(reason, sizeof reason, "%s", why ? why : "");
     /* A daemon told to stop without --state-dir gives each job its summary
