@@ -8,3 +8,4 @@ include bench/bench_overhead.mk
 include bench/bench_accuracy.mk
 include bench/bench_scan.mk
 include bench/bench_realapps.mk
+include bench/bench_memory.mk

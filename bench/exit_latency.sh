@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # bench/exit_latency.sh -- what the shim adds to a short process's life when
 # ftiod is up, down (nothing listens) and hung (SIGSTOP: connected, never
-# reading) (issue 9: at most 5 ms median with the daemon away; issue 21 item
+# reading), and with a peer that greets and never reads ("silent peer", issue
+# 29: no extra wait) (issue 9: at most 5 ms median with the daemon away; issue 21 item
 # 7: at most 3 ms, and delivered rather than spooled with the daemon up).
 # Each case runs `cat` of a small file N times (default 40), alternating
 # with plain runs, and prints medians of wall time per process and how many
@@ -18,8 +19,8 @@
 B=${B:-build}
 N=${N:-40}
 T=$(mktemp -d)
-MP= MDP=
-trap 'kill $DP $MDP $MP 2>/dev/null; kill -CONT $DP 2>/dev/null; rm -rf "$T"' EXIT
+MP= MDP= SPP=
+trap 'kill $DP $MDP $MP $SPP 2>/dev/null; kill -CONT $DP 2>/dev/null; rm -rf "$T"' EXIT
 mkdir -m 700 "$T/spool"
 head -c 4096 /dev/urandom >"$T/data"
 "$B/bin/ftiod" --auth none --listen "ipc://$T/in" --pub "ipc://$T/pub" --status-endpoint "ipc://$T/st" \
@@ -35,6 +36,10 @@ if [ "${MUNGE:-0}" = 1 ]; then
     --status-endpoint "ipc://$T/mst" 2>"$T/ftiod-munge.err" &
   MDP=$!
 fi
+# A peer that completes the handshake and never reads (tests/shim/stall_peer.py):
+# what anyone who binds the endpoint while ftiod is down can do.
+/usr/bin/python3 "$(dirname "$0")/../tests/shim/stall_peer.py" "ipc://$T/silent" "$T/silent.ready" 3600 &
+SPP=$!
 sleep 0.5
 /usr/bin/python3 - "$N" "$T" "$DP" "$(pwd)/$B/lib/libftio.so" "${BASE_LIB:-}" <<'PYEOF'
 import os, signal, statistics, subprocess, sys, time
@@ -61,6 +66,7 @@ libs = [("this shim", lib, {}), ("zmq only", lib, {"FTIO_ZMTP": "0"})] + \
        ([("base shim", base, {})] if base else [])
 up, down = "ipc://%s/in" % T, "ipc://%s/nobody" % T
 cases = [("daemon up", up, CAT), ("daemon down", down, CAT), ("daemon hung", up, CAT),
+         ("silent peer", "ipc://%s/silent" % T, CAT),
          ("nothing, up", up, ["true"]), ("exec, up", up, ["sh", "-c", "exec cat " + T + "/data"])]
 if os.path.exists(T + "/munge.sock"):
     cases.append(("up, munge", "ipc://%s/min" % T, CAT))

@@ -28,11 +28,19 @@ median() { tr ' ' '\n' | sort -n | awk 'NF { v[++n] = $1 } END { print v[int((n 
 
 # pair NP PROGRAM ARGS...: $RUNS runs plain and preloaded, alternating;
 # their outputs go to $T/plain.out and $T/pre.out.
+# pair NP PROGRAM ARGS...: RUNS runs plain and preloaded, alternating (and,
+# with BASE_LIB=<an older libftio.so>, its runs in between: before/after in
+# one session).
 pair() {
     np=$1; shift
-    : > "$T/plain.out"; : > "$T/pre.out"
+    : > "$T/plain.out"; : > "$T/pre.out"; : > "$T/base.out"
     for i in $(seq "$RUNS"); do
         $MPIRUN -np "$np" "$@" >> "$T/plain.out"
+        if [ -n "${BASE_LIB:-}" ]; then
+            $MPIRUN -np "$np" -x LD_PRELOAD="$BASE_LIB" -x FTIO_SPOOL=always -x FTIO_SPOOL_DIR="$T" \
+                "$@" >> "$T/base.out"
+            rm -f "$T"/*.msgpack
+        fi
         $MPIRUN -np "$np" -x LD_PRELOAD="$LIB" -x FTIO_SPOOL=always -x FTIO_SPOOL_DIR="$T" \
             "$@" >> "$T/pre.out"
         rm -f "$T"/*.msgpack
@@ -46,6 +54,10 @@ report() {
     p=$(echo $plain | median)
     q=$(echo $pre | median)
     echo "$1: plain $p $3, preloaded $q $3, added $(echo "$q $p" | awk '{printf "%.1f (%.2f %%)", $1 - $2, ($1 - $2) / $2 * 100}') $3 (median of $RUNS)"
+    if [ -s "$T/base.out" ]; then
+        base=$(sed -n "$2" "$T/base.out" | tr '\n' ' ')
+        echo "    BASE_LIB: preloaded $(echo $base | median) $3, added $(echo "$(echo $base | median) $p" | awk '{printf "%.1f", $1 - $2}') $3; runs: $base"
+    fi
     echo "    plain runs: $plain"
     echo "    preloaded runs: $pre"
 }

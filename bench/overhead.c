@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* overhead.c -- cost of libftio.so per intercepted call.
  *
- *   overhead MODE CALLS DIR [mt]     MODE = pwrite | read | fwrite | untraced
+ *   overhead MODE CALLS DIR [mt]     MODE = pwrite | read | fwrite | untraced | clockpair
  *
  * Times CALLS back-to-back 1-byte calls on a file in DIR (pwrite at a
  * rolling offset inside one page, sequential read() of a CALLS-byte file,
- * fwrite into a buffered stream) and prints "ns_per_call=X".  "untraced"
+ * fwrite into a buffered stream) and prints "ns_per_call=X" (wall time),
+ * "thread_ns_per_call=X" (CPU time of the calling thread: what the
+ * application itself pays) and "process_ns_per_call=X" (CPU time of the
+ * whole process: with the shim's flusher thread).  "clockpair" times two
+ * clock_gettime(CLOCK_MONOTONIC) reads per iteration: the floor a tracer that
+ * times each call with that clock cannot go below.  "untraced"
  * first writes one traced byte in DIR (so the shim's thread runs), then
  * times read() of 1 byte from /dev/zero, which the shim does not trace
  * (excluded path): what the shim's mere presence costs other syscalls.  Run once plain
@@ -29,11 +34,26 @@
 #include <time.h>
 #include <unistd.h>
 
-static double now(void)
+static double clock_ns(clockid_t id)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(id, &ts);
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* The timed loop: wall, the calling thread's CPU, the process's CPU. */
+static double t_wall, t_thread, t_proc;
+static void timing_begin(void)
+{
+    t_proc = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+    t_thread = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+    t_wall = clock_ns(CLOCK_MONOTONIC);
+}
+static void timing_end(void)
+{
+    t_wall = clock_ns(CLOCK_MONOTONIC) - t_wall;
+    t_thread = clock_ns(CLOCK_THREAD_CPUTIME_ID) - t_thread;
+    t_proc = clock_ns(CLOCK_PROCESS_CPUTIME_ID) - t_proc;
 }
 
 static void die(const char *what)
@@ -42,17 +62,16 @@ static void die(const char *what)
     exit(1);
 }
 
-/* n one-byte reads from fd (closed after), timed: the seconds they took. */
-static double timed_reads(int fd, long n, const char *what)
+/* n one-byte reads from fd (closed after), timed. */
+static void timed_reads(int fd, long n, const char *what)
 {
     char c;
-    double t0 = now();
+    timing_begin();
     for (long i = 0; i < n; i++)
         if (read(fd, &c, 1) != 1)
             die(what);
-    double dt = now() - t0;
+    timing_end();
     close(fd);
-    return dt;
 }
 
 static void *idle(void *arg)
@@ -66,7 +85,7 @@ static void *idle(void *arg)
 int main(int argc, char **argv)
 {
     if (argc != 4 && !(argc == 5 && strcmp(argv[4], "mt") == 0)) {
-        fprintf(stderr, "usage: overhead pwrite|read|fwrite|untraced CALLS DIR [mt]\n");
+        fprintf(stderr, "usage: overhead pwrite|read|fwrite|untraced|clockpair CALLS DIR [mt]\n");
         return 2;
     }
     pthread_t th;
@@ -84,16 +103,27 @@ int main(int argc, char **argv)
     char path[4096];
     snprintf(path, sizeof path, "%s/overhead-%s.dat", argv[3], mode);
     char c = 'x';
-    double t0, dt;
-    if (strcmp(mode, "pwrite") == 0) {
+    if (strcmp(mode, "clockpair") == 0) {
+        struct timespec a, b;
+        long sink = 0;
+        timing_begin();
+        for (long i = 0; i < n; i++) {
+            clock_gettime(CLOCK_MONOTONIC, &a);
+            clock_gettime(CLOCK_MONOTONIC, &b);
+            sink += b.tv_nsec - a.tv_nsec;
+        }
+        timing_end();
+        if (sink == 42)
+            printf("sink=%ld\n", sink);
+    } else if (strcmp(mode, "pwrite") == 0) {
         int fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0644);
         if (fd < 0)
             die(path);
-        t0 = now();
+        timing_begin();
         for (long i = 0; i < n; i++)
             if (pwrite(fd, &c, 1, i & 4095) != 1)
                 die("pwrite");
-        dt = now() - t0;
+        timing_end();
         close(fd);
     } else if (strcmp(mode, "read") == 0) {
         FILE *f = fopen(path, "w");          /* setup, not timed */
@@ -106,16 +136,16 @@ int main(int argc, char **argv)
         int fd = open(path, O_RDONLY);
         if (fd < 0)
             die(path);
-        dt = timed_reads(fd, n, "read");
+        timed_reads(fd, n, "read");
     } else if (strcmp(mode, "fwrite") == 0) {
         FILE *f = fopen(path, "w");
         if (!f)
             die(path);
-        t0 = now();
+        timing_begin();
         for (long i = 0; i < n; i++)
             if (fwrite(&c, 1, 1, f) != 1)
                 die("fwrite");
-        dt = now() - t0;
+        timing_end();
         fclose(f);
     } else if (strcmp(mode, "untraced") == 0) {
         int fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0644);
@@ -127,12 +157,13 @@ int main(int argc, char **argv)
         int z = open("/dev/zero", O_RDONLY);
         if (z < 0)
             die("/dev/zero");
-        dt = timed_reads(z, n, "read /dev/zero");
+        timed_reads(z, n, "read /dev/zero");
     } else {
         fprintf(stderr, "overhead: unknown mode '%s'\n", mode);
         return 2;
     }
     unlink(path);
-    printf("ns_per_call=%.1f\n", dt / (double)n);
+    printf("ns_per_call=%.1f\nthread_ns_per_call=%.1f\nprocess_ns_per_call=%.1f\n", t_wall / (double)n,
+           t_thread / (double)n, t_proc / (double)n);
     return 0;
 }

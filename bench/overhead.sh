@@ -4,10 +4,15 @@
 #
 #   B=build sh bench/overhead.sh            (after `make bench`)
 #   CALLS=1000000 RUNS=5 MODES="pwrite read fwrite untraced" B=build sh bench/overhead.sh
+#   BASE_LIB=/path/to/old/libftio.so B=build sh bench/overhead.sh
 #
 # For each mode of bench/overhead.c: $RUNS runs of $CALLS 1-byte calls, plain
-# and preloaded alternately (same binary, same machine state), and the
-# median of each; "added" = median(preloaded) - median(plain).  Preloaded
+# and preloaded alternately (same binary, same machine state; BASE_LIB=<an
+# older libftio.so> adds its runs in between, for a before/after in one
+# session), and the median of each; "added" = median(preloaded) -
+# median(plain), in CPU time of the calling thread (what the application
+# pays), of the whole process (with the shim's flusher) and in wall time;
+# "xfloor" = added / the cost of two clock_gettime() reads in the same run.  Preloaded
 # runs spool to a temporary directory (FTIO_SPOOL=always): the flusher's
 # encoding and writing competes for the same 2 cores, as in real use.
 # The second table repeats it with an idle thread in the program (see
@@ -31,22 +36,64 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
 median() { sort -n | awk '{ v[++n] = $1 } END { print v[int((n + 1) / 2)] }'; }
-ns() { v=$(sed -n 's/^ns_per_call=//p'); [ -n "$v" ] || { echo "overhead: a run failed" >&2; exit 1; }; echo "$v"; }
+# key=value of a run's output (ns_per_call, thread_ns_per_call, process_ns_per_call).
+field() { sed -n "s/^$1=//p" "$2"; }
 
-# table TITLE [mt]: one table, plain vs preloaded, for every mode.
+# run NAME LIB MODE [mt]: one run of MODE, plain (LIB "") or preloaded; its
+# three figures appended to $T/NAME.{wall,thread,proc}.
+run() {
+  _n=$1 _lib=$2 _m=$3; shift 3
+  if [ -z "$_lib" ]; then
+    "$BIN" "$_m" "$CALLS" "$T" "$@" >"$T/out" || { echo "overhead: a run failed" >&2; exit 1; }
+  else
+    env LD_PRELOAD="$_lib" FTIO_SPOOL=always FTIO_SPOOL_DIR="$T" "$BIN" "$_m" "$CALLS" "$T" "$@" >"$T/out" \
+      || { echo "overhead: a run failed" >&2; exit 1; }
+    rm -f "$T"/*.msgpack
+  fi
+  field ns_per_call "$T/out" >>"$T/$_n.wall"
+  field thread_ns_per_call "$T/out" >>"$T/$_n.thread"
+  field process_ns_per_call "$T/out" >>"$T/$_n.proc"
+}
+
+# table TITLE [mt]: for every mode, plain and preloaded (and BASE_LIB's, when
+# given) alternating, RUNS each; medians; "added" = median(preloaded) -
+# median(plain), per figure; "floor" = two clock_gettime() reads (the
+# clockpair mode, CPU of the thread), measured in the same run.
 table() {
   echo "$1"
-  printf '%-8s %10s %10s %10s\n' call plain preloaded added
+  rm -f "$T"/*.wall "$T"/*.thread "$T"/*.proc
+  for i in $(seq "$RUNS"); do
+    run floor "" clockpair ${2:-}
+  done
+  floor=$(median <"$T/floor.thread")
+  echo "floor (two clock_gettime, thread CPU): $floor ns"
+  if [ -n "${BASE_LIB:-}" ]; then
+    printf '%-9s %8s | %8s %8s %8s %6s | %8s %8s %6s | %8s %8s\n' call plain base new new-ad "xfloor" \
+      base-prc new-prc "xfloor" base-wall new-wall
+  else
+    printf '%-9s %8s %8s %8s %6s | %8s %6s | %8s\n' call plain traced added "xfloor" "+process" "xfloor" "+wall"
+  fi
   for m in $MODES; do
-    : >"$T/plain"; : >"$T/pre"
+    rm -f "$T"/p.* "$T"/n.* "$T"/b.*
     for i in $(seq "$RUNS"); do
-      "$BIN" "$m" "$CALLS" "$T" ${2:-} | ns >>"$T/plain"
-      env LD_PRELOAD="$LIB" FTIO_SPOOL=always FTIO_SPOOL_DIR="$T" "$BIN" "$m" "$CALLS" "$T" ${2:-} \
-        | ns >>"$T/pre"
-      rm -f "$T"/*.msgpack
+      run p "" "$m" ${2:-}
+      [ -n "${BASE_LIB:-}" ] && run b "$BASE_LIB" "$m" ${2:-}
+      run n "$LIB" "$m" ${2:-}
     done
-    p=$(median <"$T/plain"); q=$(median <"$T/pre")
-    printf '%-8s %10s %10s %10s\n' "$m" "$p" "$q" "$(echo "$q $p" | awk '{ printf "%.1f", $1 - $2 }')"
+    for k in wall thread proc; do
+      eval "p_$k=\$(median <\"\$T/p.\$k\")"
+      eval "n_$k=\$(median <\"\$T/n.\$k\")"
+      [ -n "${BASE_LIB:-}" ] && eval "b_$k=\$(median <\"\$T/b.\$k\")"
+    done
+    if [ -n "${BASE_LIB:-}" ]; then
+      echo "$m $p_thread $b_thread $n_thread $b_proc $n_proc $p_proc $b_wall $n_wall $p_wall $floor" | awk '{
+        printf "%-9s %8.1f | %+8.1f %+8.1f %8.1f %6.2f | %+8.1f %+8.1f %6.2f | %+8.1f %+8.1f\n", $1, $2,
+          $3 - $2, $4 - $2, $4, ($4 - $2) / $11, $5 - $7, $6 - $7, ($6 - $7) / $11, $8 - $10, $9 - $10 }'
+    else
+      echo "$m $p_thread $n_thread $p_proc $n_proc $p_wall $n_wall $floor" | awk '{
+        printf "%-9s %8.1f %8.1f %+8.1f %6.2f | %+8.1f %6.2f | %+8.1f\n", $1, $2, $3, $3 - $2, ($3 - $2) / $8,
+          $5 - $4, ($5 - $4) / $8, $7 - $6 }'
+    fi
   done
 }
 

@@ -8,12 +8,12 @@
  * writing in 10-s bursts every 60 s for H hours, ftiod's default limits:
  * 10 Hz bins over a 3600-s horizon), then times the last K boundaries of its
  * write mode the way an analysis thread takes them (sched_step.c): the copy
- * of the window's bins made under the daemon's lock (ftio_bins_copy), and
- * the whole step (copy + ftio_online_step: sample, analyse, score,
- * stabilise), in thread CPU time.  Prints the medians: of the first
- * analysis of a job that long (its whole window), and of the steady state,
- * the same boundaries taken in turn by one state whose period is
- * established (the window then forgets, online.c).
+ * of the windows made under the daemon's lock (ftio_stream_prepare), and the
+ * whole step (copy + ftio_stream_run: analyse, score, stabilise), in thread
+ * CPU time.  Prints the medians: of the first analysis of a job that long
+ * (its whole window: the stream is left as it was), and of the steady
+ * state, the same boundaries taken in turn by the stream, whose period is
+ * then established (the window forgets, online.c).
  */
 #include <math.h>
 #include <stdio.h>
@@ -38,32 +38,36 @@ static int cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* What one boundary needs besides the online state (sched_step.c's pieces). */
+/* What one boundary needs (sched_step.c's pieces). */
 struct stepper {
-    struct job_mode_state *m;
+    struct ftio_stream *s;
     struct ftio_analyzer *an;
-    struct ftio_bins copy;
-    struct ftio_samples x;
-    struct ftio_online_update upd;
+    struct ftio_stream_work *w;
 };
 
-/* One boundary bk taken on state s as an analysis thread takes it: the copy
- * of the window's bins (under the daemon's lock there), then the step.  Its
- * thread CPU times in ms; ftio_online_step's return (-1 said on stderr). */
-static int timed_step(struct stepper *st, struct ftio_online *s, double bk, double *copy_ms,
-                      double *step_ms)
+/* One boundary bk taken as an analysis thread takes it: the copies of the
+ * windows (under the daemon's lock there), the analyses, and (commit) the
+ * results back into the stream -- without, the stream is left as it was:
+ * the first analysis of a job that long, again.  Its thread CPU times in
+ * ms; the analysis' return (-1 said on stderr). */
+static int timed_step(struct stepper *st, double bk, bool commit, double *copy_ms, double *step_ms,
+                      size_t *samples)
 {
     char err[256];
     double c0 = cpu_s();
-    double w0 = ftio_online_window_start(s, bk);
-    ftio_bins_copy(&st->m->bins, w0 - s->step, bk, &st->copy);
+    int rc = ftio_stream_prepare(st->s, bk, false, st->w);
     double c1 = cpu_s();
-    int rc = ftio_online_step(s, st->an, &st->copy, bk, bk, &st->x, &st->upd, err, sizeof err);
+    if (rc == 0) {
+        rc = ftio_stream_run(st->w, st->an, bk, err, sizeof err);
+        if (commit)
+            ftio_stream_commit(st->s, st->w);
+    }
     double c2 = cpu_s();
     if (rc < 0)
         fprintf(stderr, "step: %s\n", err);
     *copy_ms = (c1 - c0) * 1e3;
     *step_ms = (c2 - c0) * 1e3;
+    *samples = ftio_stream_samples(st->w);
     return rc;
 }
 
@@ -94,6 +98,7 @@ int main(int argc, char **argv)
     }
     struct job_limits lim;
     job_limits_default(&lim);
+    lim.opts.sampling = sampling;
     struct job *j = job_new("step", &lim);
     int64_t now = ftio_real_ns();
     const int64_t mono0 = 200000ll * 1000000000ll;
@@ -120,53 +125,47 @@ int main(int argc, char **argv)
             };
             job_merge(j, &b, &lim, 1.0, now);
         }
-    struct job_mode_state *m = &j->mode[JOB_WRITE];
-    struct ftio_options o;
-    ftio_options_default(&o);
-    o.sampling = sampling;
-    ftio_online_init(&m->online, &o, 1.0, 0, m->grid_t0);
+    struct ftio_stream *m = j->mode[JOB_WRITE].stream;
+    const struct ftio_stream_totals *tot = ftio_stream_totals(m);
+    double t0 = ftio_stream_origin(m);
     /* The last K boundaries with data: the end of the last burst. */
-    double last = m->t_max;
-    double b = fmax(ftio_online_next_boundary(&m->online, last - steps - 1),
-                    ftio_online_next_boundary(&m->online, m->grid_t0));
+    double last = tot->t_max;
+    double b = fmax(ftio_stream_next_boundary(m, last - steps - 1), ftio_stream_next_boundary(m, t0));
     if (b + steps > last + 1)
         steps = (int)fmax(1, floor(last + 1 - b));
-    struct stepper sp = {.m = m, .an = ftio_analyzer_new()};
+    struct stepper sp = {.s = m, .an = ftio_analyzer_new(), .w = ftio_stream_work_new()};
     double *tc = calloc((size_t)steps, sizeof *tc), *ts = calloc((size_t)steps, sizeof *ts);
-    int n = 0, samples = 0;
+    int n = 0;
+    size_t samples = 0;
     /* Warm: the first analysis at a window length plans its FFT. */
     for (int pass = 0; pass < 2; pass++) {
         n = 0;
         for (int k = 0; k < steps; k++) {
-            struct ftio_online s = m->online;
-            if (timed_step(&sp, &s, b + k, &tc[n], &ts[n]) < 0)
+            if (timed_step(&sp, b + k, false, &tc[n], &ts[n], &samples) < 0)
                 return 1;
-            samples = (int)sp.x.n;
             n++;
         }
     }
     qsort(tc, (size_t)n, sizeof *tc, cmp);
     qsort(ts, (size_t)n, sizeof *ts, cmp);
-    printf("job of %g h (%llu records, window %d samples, sampling %s): step %.3f ms CPU "
+    printf("job of %g h (%llu records, window %zu samples, sampling %s): step %.3f ms CPU "
            "(median of %d; max %.3f), of which the copy under the lock %.3f ms\n",
-           hours, (unsigned long long)m->records, samples,
+           hours, (unsigned long long)tot->records, samples,
            sampling == FTIO_SAMPLING_HOLD ? "hold" : "average", ts[n / 2], n, ts[n - 1],
            tc[n / 2]);
 
-    /* Steady state: the same boundaries taken one after the other by one
-     * online state, as ftiod's analysis thread does once the job's period is
+    /* Steady state: the same boundaries taken one after the other by the
+     * stream, as ftiod's analysis thread does once the job's period is
      * established (published periodic): the window then holds the last
      * FTIO_ONLINE_HORIZON_PERIODS periods, not the job (online.c).  The
      * state is brought there by the analyses of the boundaries before. */
-    struct ftio_online st = m->online;
-    double first = ftio_online_next_boundary(&m->online, m->grid_t0);
+    double first = ftio_stream_next_boundary(m, t0);
     double warm = fmax(b - STEADY_S * 4 / 3, first), from = fmax(b - STEADY_S, first);
-    size_t cap = 0, nsteady = 0;
+    size_t cap = 0, nsteady = 0, steady_samples = 0;
     double *tst = NULL;
-    int steady_samples = 0;
     for (double bk = warm; bk < b + steps; bk += 1) {
         double copy_ms, step_ms;
-        int rc = timed_step(&sp, &st, bk, &copy_ms, &step_ms);
+        int rc = timed_step(&sp, bk, true, &copy_ms, &step_ms, &samples);
         if (rc < 0)
             return 1;
         /* Timed: the analyses (rc 0; 1 is a boundary with nothing new). */
@@ -174,22 +173,22 @@ int main(int argc, char **argv)
             if (FTIO_GROW(tst, cap, nsteady + 1) < 0)
                 return 1;
             tst[nsteady++] = step_ms;
-            steady_samples = (int)sp.x.n > steady_samples ? (int)sp.x.n : steady_samples;
+            steady_samples = samples > steady_samples ? samples : steady_samples;
         }
     }
     if (nsteady > 0) {
+        const struct ftio_online *on = ftio_stream_online(m);
         qsort(tst, nsteady, sizeof *tst, cmp);
-        printf("  steady state (period established: %s %.3f s): window %d samples, step %.3f ms "
+        printf("  steady state (period established: %s %.3f s): window %zu samples, step %.3f ms "
                "CPU (median of the %zu analyses of %.0f s; max %.3f)\n",
-               st.has_good ? ftio_class_name(st.good.cls) : "none",
-               st.has_good ? st.good.dominant.period : NAN, steady_samples, tst[nsteady / 2],
+               on->has_good ? ftio_class_name(on->good.cls) : "none",
+               on->has_good ? on->good.dominant.period : NAN, steady_samples, tst[nsteady / 2],
                nsteady, STEADY_S, tst[nsteady - 1]);
     }
     free(tst);
     free(tc);
     free(ts);
-    ftio_samples_free(&sp.x);
-    ftio_bins_free(&sp.copy);
+    ftio_stream_work_free(sp.w);
     ftio_analyzer_free(sp.an);
     job_free(j);
     return 0;

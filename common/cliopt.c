@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -644,5 +645,27 @@ int cliopt_each(const char *list, int (*fn)(const char *item, void *ctx), void *
         }
         list += n + (list[n] == ',');
     }
+    return 0;
+}
+
+int64_t cliopt_user_uid(const char *user)
+{
+    struct passwd *pw = getpwnam(user);
+    if (pw)
+        return (int64_t)pw->pw_uid;
+    char *end;
+    errno = 0;
+    long long v = strtoll(user, &end, 10);
+    return !errno && end != user && !*end && v >= 0 && v < 4294967295LL ? (int64_t)v : -1;
+}
+
+int cliopt_set_user(const struct cliopt *o, const char *val, char *err, size_t errlen)
+{
+    int64_t uid = cliopt_user_uid(val);
+    if (uid < 0) {
+        snprintf(err, errlen, "no user '%s' (a name or a uid)", val);
+        return -1;
+    }
+    *(int64_t *)o->ctx = uid;
     return 0;
 }

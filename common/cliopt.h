@@ -186,4 +186,10 @@ size_t cliopt_count(const struct cliopt *t);
  * item; stops and returns fn's value when it is not 0. */
 int  cliopt_each(const char *list, int (*fn)(const char *item, void *ctx), void *ctx);
 
+/* A user: a name of the passwd database or a numeric uid; -1 when neither. */
+int64_t cliopt_user_uid(const char *user);
+/* The CLIOPT_CUSTOM setter of a user option (--user U): the uid into the
+ * int64_t at o->ctx. */
+int  cliopt_set_user(const struct cliopt *o, const char *val, char *err, size_t errlen);
+
 #endif

@@ -5,13 +5,14 @@
 # authentication (auth.h), CURVE keys (curve.h), the control socket's requests
 # and client (control.h), the
 # ingest transport with its acknowledgements (transport.h), step-qualified job
-# ids (jobid.h), the option tables of every command (cliopt.h), human units
+# ids (jobid.h), what names an application for the memory of runs
+# (app_key.h), the option tables of every command (cliopt.h), human units
 # (units.h) and the growth of arrays (grow.h).
 # Objects are -fPIC (CFLAGS), so libftio.so links this archive too.
 COMMON_SRCS := common/wire_encode.c common/wire_decode.c common/batch_requests.c common/names.c \
                common/cliopt.c common/units.c common/grow.c \
                common/hash.c common/auth.c common/curve.c common/control.c common/transport.c \
-               common/jobid.c
+               common/jobid.c common/app_key.c
 COMMON_OBJS := $(patsubst %.c,$(B)/%.o,$(COMMON_SRCS))
 COMMON_LIB  := $(B)/lib/libftiocommon.a
 

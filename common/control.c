@@ -12,7 +12,13 @@
 #include "curve.h"
 
 static const char *const verb_names[FTIO_CTL_NVERBS] = {"status", "end", "last", "claim",
-                                                         "machine"};
+                                                         "machine", "apps", "app", "forget"};
+
+/* The verbs without an argument. */
+static int bare(enum ftio_control_verb v)
+{
+    return v == FTIO_CTL_STATUS || v == FTIO_CTL_MACHINE || v == FTIO_CTL_APPS;
+}
 
 const char *ftio_control_verb_name(enum ftio_control_verb v)
 {
@@ -39,7 +45,7 @@ int ftio_control_encode(char *out, size_t cap, enum ftio_control_verb v, const c
         snprintf(err, errlen, "unknown request");
         return -1;
     }
-    if (v == FTIO_CTL_STATUS || v == FTIO_CTL_MACHINE) {
+    if (bare(v)) {
         n = snprintf(out, cap, "%s", verb_names[v]);
     } else {
         if (!job || !job_ok(job, strlen(job))) {
@@ -73,14 +79,14 @@ int ftio_control_decode(const char *req, size_t len, enum ftio_control_verb *v, 
         if (strlen(verb_names[i]) == vlen && memcmp(req, verb_names[i], vlen) == 0)
             found = i;
     if (found < 0) {
-        snprintf(err, errlen,
-                 "unknown request (status, end JOB, last JOB, claim JOB UID, machine)");
+        snprintf(err, errlen, "unknown request (status, end JOB, last JOB, claim JOB UID, machine, "
+                 "apps, app ID, forget ID)");
         return -1;
     }
     *v = (enum ftio_control_verb)found;
     const char *arg = sp ? sp + 1 : req + len;
     size_t alen = (size_t)(req + len - arg);
-    if (*v == FTIO_CTL_STATUS || *v == FTIO_CTL_MACHINE) {
+    if (bare(*v)) {
         if (sp) {
             snprintf(err, errlen, "%s: takes no argument", verb_names[*v]);
             return -1;

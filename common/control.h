@@ -18,6 +18,12 @@
  *                     {"claimed": JOB, "uid": UID}
  *   machine           the latest machine message (PROTOCOL.md §2 `ftio.machine`;
  *                     a user's: the totals and their own jobs only)
+ *   apps              the memory of runs: the applications the asker may see,
+ *                     {"apps": [...]} (`ftio history list`)
+ *   app ID            one of them, its runs and the priors they give
+ *                     {"app": {...}, "runs": [...], "priors": [...]}
+ *   forget ID|all     forget it (all: every one the asker may forget),
+ *                     {"forgotten": N}
  */
 #ifndef FTIO_CONTROL_H
 #define FTIO_CONTROL_H
@@ -28,6 +34,7 @@
 
 enum ftio_control_verb {
     FTIO_CTL_STATUS, FTIO_CTL_END, FTIO_CTL_LAST, FTIO_CTL_CLAIM, FTIO_CTL_MACHINE,
+    FTIO_CTL_APPS, FTIO_CTL_APP, FTIO_CTL_FORGET,      /* the memory of runs */
     FTIO_CTL_NVERBS
 };
 
@@ -39,7 +46,8 @@ const char *ftio_control_verb_name(enum ftio_control_verb v);
 
 /* Encode a request into out (cap >= FTIO_CONTROL_REQ_MAX is always enough):
  * job for end/last/claim (a non-empty id of at most FTIO_CONTROL_JOB_MAX
- * bytes, no spaces), uid for claim.  0, or -1 with the reason. */
+ * bytes, no spaces; for app and forget the application's id), uid for
+ * claim.  0, or -1 with the reason. */
 int ftio_control_encode(char *out, size_t cap, enum ftio_control_verb v, const char *job,
                         int64_t uid, char *err, size_t errlen);
 /* Decode a request (server): the verb, its job id into job (cap >=

@@ -16,6 +16,9 @@
  * Since protocol v3 every prediction also lists the job's `activities` (one
  * per file pattern: dumps, checkpoints ...), each with its own period and
  * next phase: printed below the advice, and for each mode of `.end`.
+ * Since protocol v4 `source` says where an answer comes from: "observed"
+ * (the job's own data) or "history" (the application's earlier runs,
+ * published from the job's first batch, before its first output).
  *
  * Build: cc subscriber.c -lzmq -ljansson   (the Makefile builds $(B)/bin/subscriber)
  */
@@ -84,6 +87,12 @@ static void advise(json_t *p, double transfer, double bandwidth)
     double need = transfer / bandwidth;          /* seconds our transfer takes */
     printf("%s/%s: period %.2f s (conf %.2f, %s); next burst in %.2f s, %.1f MiB, %.2f s long\n",
            job, mode, period, conf, cls, start - t, bytes / 1048576.0, end - start);
+    /* protocol v4: from the application's earlier runs, not yet this job's data */
+    const char *source = json_string_value(json_object_get(p, "source"));
+    json_t *hist = json_object_get(p, "history");
+    if (source && !strcmp(source, "history") && json_is_object(hist))
+        printf("     (from the application's earlier runs: %.0f runs, matched by %s; not seen in "
+               "this job yet)\n", num(hist, "runs"), json_string_value(json_object_get(hist, "level")));
     if (t + need <= start)
         printf("  -> start our %.1f MiB transfer now: done %.2f s before the burst\n",
                transfer / 1048576.0, start - (t + need));

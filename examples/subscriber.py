@@ -14,7 +14,10 @@ else wait for it to end.  ``class`` "none" means no advice.  The job's
 ``ftio.<job>.end`` message carries the final prediction per mode.  Since
 protocol v3 each prediction also lists the job's ``activities`` (one per file
 pattern: dumps, checkpoints ...), each with its own period and next phase;
-they are printed below the advice.
+they are printed below the advice.  Since protocol v4 ``source`` says where
+the answer comes from: "observed" (the job's own data) or "history" (the
+application's earlier runs, published from the job's first batch, before its
+first output; ``history`` says how many runs and how they were matched).
 """
 import argparse
 import json
@@ -35,6 +38,10 @@ def advise(p, transfer, bandwidth):
     need = transfer / bandwidth
     print(f"{job}/{mode}: period {p['period']:.2f} s (conf {p['confidence']:.2f}, {cls}); "
           f"next burst in {start - now:.2f} s, {size / 2**20:.1f} MiB, {end - start:.2f} s long")
+    hist = p.get("history")
+    if p.get("source") == "history" and hist:
+        print(f"     (from the application's earlier runs: {hist['runs']} runs, matched by "
+              f"{hist['level']}; not seen in this job yet)")
     if now + need <= start:
         print(f"  -> start our {transfer / 2**20:.1f} MiB transfer now "
               f"(done {start - now - need:.2f} s before the burst)")

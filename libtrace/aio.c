@@ -80,7 +80,7 @@ static void completed(const void *cb, uint64_t now)
 #define POST_CALL(op, call)                                                   \
     if (!cb || !ftio_posix_fd(cb->aio_fildes))                                \
         return call;                                                          \
-    uint64_t t0 = ftio_now_ns();                                              \
+    uint64_t t0 = ftio_stamp();                                              \
     int r = call;                                                             \
     int e = errno;                                                            \
     if (r == 0)                                                               \
@@ -97,13 +97,13 @@ POST(aio_write64, FTIO_OP_WRITE)
 static int list_post(int (*fn)(int, struct aiocb *const[], int, struct sigevent *), int mode,
                      struct aiocb *const list[], int n, struct sigevent *sev)
 {
-    uint64_t t0 = ftio_now_ns();
+    uint64_t t0 = ftio_stamp();
     int r = fn(mode, list, n, sev);
     int e = errno;
     /* With LIO_NOWAIT, r == 0 means all were queued; with LIO_WAIT that
      * they all completed (then completion is now). */
     if (r == 0 && list) {
-        uint64_t t1 = ftio_now_ns();
+        uint64_t t1 = ftio_stamp();
         for (int i = 0; i < n; i++) {
             struct aiocb *cb = list[i];
             if (!cb || (cb->aio_lio_opcode != LIO_READ && cb->aio_lio_opcode != LIO_WRITE))
@@ -126,7 +126,7 @@ LIO_LISTIO(lio_listio64)
 #define ERROR_CALL(cb, call)                                                  \
     int r = call;                                                             \
     if (r != EINPROGRESS)                                                     \
-        completed(cb, ftio_now_ns());                                         \
+        completed(cb, ftio_stamp());                                         \
     return r
 #define AIO_ERROR(name) FTIO_FORWARD(int, name, (const struct aiocb *cb), (cb), EINVAL, ERROR_CALL, cb)
 AIO_ERROR(aio_error)
@@ -140,7 +140,7 @@ static ssize_t collect(ssize_t (*fn)(struct aiocb *), struct aiocb *cb)
     if (!s)
         return r;
     int e = errno;
-    uint64_t t1 = s->t_done ? s->t_done : ftio_now_ns();
+    uint64_t t1 = s->t_done ? s->t_done : ftio_stamp();
     if (r >= 0 && __atomic_load_n(&ftio_active, __ATOMIC_RELAXED)) {
         struct ftio_record rec = {
             .t_start = s->t_post, .t_end = t1, .offset = s->offset, .bytes = r,
@@ -166,7 +166,7 @@ static int suspend(int (*fn)(const struct aiocb *const[], int, const struct time
     int r = fn(list, n, timeout);
     int e = errno;
     if (r == 0 && list && err) {
-        uint64_t now = ftio_now_ns();
+        uint64_t now = ftio_stamp();
         for (int i = 0; i < n; i++) {
             struct aio_slot *s = slot_find(list[i]);
             if (s && err(list[i]) != EINPROGRESS)

@@ -40,8 +40,8 @@ struct env_var {
 };
 enum {
     V_DISABLE, V_DEBUG, V_IGNORE_PROGRAMS, V_ENDPOINT, V_SPOOL, V_SPOOL_DIR, V_AUTH, V_MUNGE_SOCKET,
-    V_AUTH_UID, V_ACK_TIMEOUT_MS, V_EXIT_WAIT_MS, V_ACK_MAX_MB, V_FLUSH_MS, V_HWM, V_ZMTP, V_SIGNALS,
-    V_PRIVATE_FDS, V_BUFFER_MB, V_BUFFER_MAX_MB, V_LAYERS, V_EXCLUDE, V_JOB, V_SEQ_BASE, V_HANDOFF,
+    V_AUTH_UID, V_ACK_TIMEOUT_MS, V_EXIT_WAIT_MS, V_ACK_MAX_MB, V_FLUSH_MS, V_HWM, V_ZMTP, V_TSC, V_SIGNALS,
+    V_PRIVATE_FDS, V_BUFFER_MB, V_BUFFER_MAX_MB, V_LAYERS, V_EXCLUDE, V_JOB, V_APP, V_SEQ_BASE, V_HANDOFF,
     V_COUNT
 };
 
@@ -77,6 +77,7 @@ static const struct env_var env_vars[V_COUNT] = {
     [V_FLUSH_MS]        = { "FTIO_FLUSH_MS",        ENV_INT, 1000, 1, 3600000, NULL,          "period of the background flush in ms" },
     [V_HWM]             = { "FTIO_HWM",             ENV_INT, 100, 1, 1000000, NULL,           "ZMQ_SNDHWM in batches" },
     [V_ZMTP]            = { "FTIO_ZMTP",            ENV_FLAG, 1, 0, 1, NULL,                  "a short process speaks ZMTP itself (no libzmq)" },
+    [V_TSC]             = { "FTIO_TSC",             ENV_FLAG, 1, 0, 1, NULL,                  "stamp records with the invariant TSC (else clock_gettime)" },
     [V_SIGNALS]         = { "FTIO_SIGNALS",         ENV_FLAG, 1, 0, 1, NULL,                  "flush the rings at a fatal signal" },
     [V_PRIVATE_FDS]     = { "FTIO_PRIVATE_FDS",     ENV_FLAG, 1, 0, 1, NULL,                  "the flusher runs in a private descriptor table" },
     [V_BUFFER_MB]       = { "FTIO_BUFFER_MB",       ENV_INT, 2, 1, 4096, NULL,                "MB of one ring segment" },
@@ -84,8 +85,9 @@ static const struct env_var env_vars[V_COUNT] = {
     [V_LAYERS]          = { "FTIO_LAYERS",          ENV_TEXT, 0, 0, 0, "all",                 "layers recorded: posix,stdio,mpiio,api or all" },
     [V_EXCLUDE]         = { "FTIO_EXCLUDE",         ENV_TEXT, 0, 0, 0, default_excludes,      "path prefixes not traced (+a,b adds)" },
     [V_JOB]             = { "FTIO_JOB",             ENV_ELSEWHERE, 0, 0, 0, NULL,             "the job id (core.c)" },
+    [V_APP]             = { "FTIO_APP",             ENV_TEXT, 0, 0, 0, "",                    "the application's name in ftiod's memory of runs (identity.c)" },
     [V_SEQ_BASE]        = { "FTIO_SEQ_BASE",        ENV_ELSEWHERE, 0, 0, 0, NULL,             "set by the shim for an exec'd image (lifecycle.c)" },
-    [V_HANDOFF]         = { "FTIO_HANDOFF",         ENV_ELSEWHERE, 0, 0, 0, NULL,             "set by the shim for an exec'd image (lifecycle.c, sink_zmq.c)" },
+    [V_HANDOFF]         = { "FTIO_HANDOFF",         ENV_ELSEWHERE, 0, 0, 0, NULL,             "set by the shim for an exec'd image (lifecycle.c, sink.c)" },
     /* END ftio-env-table */
 };
 
@@ -280,10 +282,14 @@ void ftio_config_load(struct ftio_config *c)
         else
             c->auth_mode = m;
     }
+    /* The user's own name of the application (identity.c sends it). */
+    const char *app = env_get(V_APP);
+    if (app && *app)
+        copy_str(c->app_name, sizeof c->app_name, app, "FTIO_APP");
     const char *ms = env_get(V_MUNGE_SOCKET);
     if (ms && *ms)
         copy_str(c->munge_socket, sizeof c->munge_socket, ms, "FTIO_MUNGE_SOCKET");
-    /* Checked when the session is made (sink_zmq.c, ftio_auth_daemon_uid). */
+    /* Checked when the session is made (sink.c, ftio_auth_daemon_uid). */
     const char *au_uid = env_get(V_AUTH_UID);
     if (au_uid && *au_uid)
         copy_str(c->auth_uid, sizeof c->auth_uid, au_uid, "FTIO_AUTH_UID");
@@ -301,6 +307,7 @@ void ftio_config_load(struct ftio_config *c)
      * spooled.  Bounds the memory ZeroMQ can hold (batches are <= ~3 MB). */
     c->hwm = (int)env_long(V_HWM);
     c->zmtp = env_flag(V_ZMTP);
+    c->tsc = env_flag(V_TSC);
     c->signals = env_flag(V_SIGNALS);
     c->private_fds = env_flag(V_PRIVATE_FDS);
 

@@ -215,6 +215,7 @@ __attribute__((constructor(101))) static void ftio_init(void)
     if (!ftio_cfg.disable) {
         ftio_layer_mask = ftio_cfg.layers;
         identity_init();
+        ftio_clock_init();
         ftio_fdtable_init();
         ftio_files_init();
         ftio_unseen_init();

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* flusher.c -- the background thread: rings -> wire batches -> ftiod
- * (sink_zmq.c) or the spool file (spool.c).
+ * (sink.c) or the spool file (spool.c).
  *
  * Started on a process's first record, or at MPI_Init (mpi_life.c: a rank
  * tells ftiod it exists, and at MPI_Finalize that it finished, in header-only
@@ -38,6 +38,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include "identity.h"
 #include "internal.h"
 #include "timeutil.h"
 #include "wire.h"
@@ -61,6 +62,7 @@ static struct {
     int              have_mark;
     atomic_int       mpi;             /* enum ftio_mpi_state, set by mpi_life.c */
     int              mpi_sent;        /* the state the last batch carried (flusher) */
+    int              app_sent;        /* the image's first batch carried `app` (identity.c) */
     /* Owned by the flusher thread. */
     uint64_t         seq, lost;
     struct ftio_record     *batch;
@@ -143,13 +145,15 @@ static int deliver(const struct ftio_record *rec, size_t n, const char *mark, in
     if (final)
         h.has_unseen = ftio_unseen_final(&h.unseen_read, &h.unseen_write);
     ftio_clock_anchor(&h.clock_mono, &h.clock_real);
+    if (!fl.app_sent)          /* the memory of runs: once per image (identity.c) */
+        h.has_app = ftio_identity_get(&h.app);
     fl.wbuf.len = 0;
     if (ftio_wire_encode(&fl.wbuf, &h, rec, n) != 0) {
         fl.lost += n;
         ftio_log("encode failed (out of memory): %zu records lost", n);
         return 0;
     }
-    /* To ftiod, kept until acknowledged (sink_zmq.c); to the spool file
+    /* To ftiod, kept until acknowledged (sink.c); to the spool file
      * when the sink cannot keep it, and always with FTIO_SPOOL=tee. */
     int mode = ftio_cfg.spool_mode;
     int offered = mode != FTIO_SPOOL_ALWAYS &&
@@ -168,6 +172,7 @@ static int deliver(const struct ftio_record *rec, size_t n, const char *mark, in
     __atomic_store_n(&fl.seq, fl.seq + 1, __ATOMIC_RELEASE);
     fl.lost = 0;
     fl.mpi_sent = mpi;
+    fl.app_sent = 1;
     ftio_files_commit(token);
     return 1;
 }
@@ -190,6 +195,7 @@ static void flush_all(const char *mark, int final)
     /* Bounded: producers may keep filling while we drain. */
     for (int round = 0; round < 64; round++) {
         size_t n = ftio_rings_drain(fl.batch, BATCH_MAX, &fl.lost);
+        ftio_stamps_to_ns(fl.batch, n);          /* the records' clock -> monotonic ns */
         int last = n < BATCH_MAX || round == 63;
         deliver(fl.batch, n, last ? mark : NULL, last && final);
         if (last)
@@ -256,8 +262,6 @@ static void *flusher_main(void *arg)
             if (!handed && ftio_cfg.spool_mode != FTIO_SPOOL_ALWAYS &&
                 ftio_cfg.spool_mode != FTIO_SPOOL_TEE)
                 ftio_spool_notice();
-            if (stopping != FTIO_STOP_FINAL)
-                ftio_unseen_flusher_exit();   /* a later flusher of this image sends it */
             atomic_store(&fl.done_gen, gen);
             break;
         }
@@ -483,6 +487,7 @@ void ftio_flusher_after_fork_child(void)
     fl.have_mark = 0;
     atomic_store(&fl.mpi, FTIO_MPI_NONE);   /* a child of a rank is not the rank */
     fl.mpi_sent = FTIO_MPI_NONE;
+    fl.app_sent = 0;                        /* a new process: its own `app` */
     atomic_store(&fl.joined, 0);
     atomic_store(&fl.table_ready, 0);
     atomic_store(&fl.stop, 0);

@@ -6,7 +6,7 @@
  *
  * Each asks the flusher thread (flusher.c) to stop with a reason and waits
  * for it, bounded (FTIO_EXIT_WAIT_MS and a margin); the thread itself does
- * the last drain and the sink's end (sink_zmq.c).  A final stop (exit,
+ * the last drain and the sink's end (sink.c).  A final stop (exit,
  * signal) overrides a hand-off in progress and is given once per image; an
  * exec hands the stream off (FTIO_STOP_HANDOFF, or FTIO_STOP_EXEC_TRACED
  * when the next image loads the shim and takes the unacknowledged batches),

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* internal.h -- private declarations shared by the core files of libftio.so
  * (config.c core.c fdtable.c files.c ring.c flusher.c fdprivate.c handoff.c
- * spool.c sink_zmq.c lifecycle.c api.c posix.c stdio.c aio.c).  shim.h is the contract with the MPI-IO layer; this
+ * spool.c sink.c lifecycle.c api.c posix.c stdio.c aio.c).  shim.h is the contract with the MPI-IO layer; this
  * header is what the POSIX/stdio wrappers and the core need on top of it.
  *
  * Everything declared here is hidden (the objects are compiled with
@@ -37,6 +37,7 @@ struct ftio_config {
     char     endpoint[512];    /* FTIO_ENDPOINT */
     char     spool_dir[1024];  /* FTIO_SPOOL_DIR, else $TMPDIR, else /tmp */
     int      zmtp;             /* FTIO_ZMTP: a short process's batches without libzmq (zmtp.c) */
+    int      tsc;              /* FTIO_TSC: records stamped with the TSC where invariant (clock.c) */
     int      auth_mode;        /* FTIO_AUTH: enum ftio_auth_mode (munge default) */
     int      ack_timeout_ms;   /* FTIO_ACK_TIMEOUT_MS: unacknowledged this long -> spool */
     int      exit_wait_ms;     /* FTIO_EXIT_WAIT_MS: wait for acknowledgements at exit */
@@ -45,6 +46,7 @@ struct ftio_config {
     char     auth_uid[64];     /* FTIO_AUTH_UID: who may decode ("" = the default, auth.h) */
     char     spool_alt[512];   /* the fallback spool base: $XDG_RUNTIME_DIR, "" = none */
     char     tmp_dir[512];     /* $TMPDIR, else /tmp (fallback spool directories) */
+    char     app_name[256];    /* FTIO_APP: the application's name (identity.c), "" = none */
     size_t   nexclude;         /* FTIO_EXCLUDE prefixes (no trailing '/') */
     char    *exclude[FTIO_MAX_EXCLUDES];
     size_t   exclude_len[FTIO_MAX_EXCLUDES];
@@ -179,10 +181,21 @@ static inline struct ftio_fd_slot *ftio_posix_fd(int fd)
  * untraced streams), by op (read/write), counted in application threads
  * only: the flusher's and ZeroMQ's own I/O is subtracted per thread. */
 extern _Atomic uint64_t ftio_passed_bytes[2] FTIO_HIDDEN;
+/* A thread's first passed bytes or first record: its exit will leave its
+ * kernel counts behind (unseen.c). */
+extern __thread int ftio_unseen_thread_known FTIO_HIDDEN __attribute__((tls_model("initial-exec")));
+FTIO_HIDDEN void ftio_unseen_thread_slow(void);
+static inline void ftio_unseen_thread(void)
+{
+    if (ftio_unlikely(!ftio_unseen_thread_known))
+        ftio_unseen_thread_slow();
+}
 static inline void ftio_passed(int op, int64_t n)
 {
-    if (n > 0 && op <= FTIO_OP_WRITE && !ftio_busy && ftio_thread_table == FTIO_TABLE_APP)
+    if (n > 0 && op <= FTIO_OP_WRITE && !ftio_busy && ftio_thread_table == FTIO_TABLE_APP) {
+        ftio_unseen_thread();
         atomic_fetch_add_explicit(&ftio_passed_bytes[op], (uint64_t)n, memory_order_relaxed);
+    }
 }
 
 /* A traced stream's or descriptor's position, as its layer's records give
@@ -238,15 +251,20 @@ FTIO_HIDDEN const char *ftio_mount_of(const char *path);
 FTIO_HIDDEN void ftio_files_commit(void *token);
 FTIO_HIDDEN void ftio_files_after_fork_child(void);
 
+/* ---- the records' clock (clock.c) --------------------------------------
+ * init: the TSC or CLOCK_MONOTONIC for ftio_stamp() (constructor, after the
+ * configuration); stamps_to_ns: the flusher maps a drain's records to
+ * monotonic ns before they are encoded. */
+FTIO_HIDDEN void ftio_clock_init(void);
+FTIO_HIDDEN void ftio_stamps_to_ns(struct ftio_record *rec, size_t n);
+
 /* ---- the kernel cross-check (unseen.c) --------------------------------
  * init: the kernel's counts at the image's start (constructor); count: the
  * data records the flusher drains; final: the final batch's `unseen` (1 when
- * known); flusher_exit: a flusher thread that ends before the final batch
- * leaves its own I/O behind. */
+ * known). */
 FTIO_HIDDEN void ftio_unseen_init(void);
 FTIO_HIDDEN void ftio_unseen_count(const struct ftio_record *rec, size_t n);
 FTIO_HIDDEN int  ftio_unseen_final(uint64_t *unseen_read, uint64_t *unseen_write);
-FTIO_HIDDEN void ftio_unseen_flusher_exit(void);
 FTIO_HIDDEN void ftio_unseen_after_fork_child(void);
 
 /* ---- rings (ring.c) --------------------------------------------------- */
@@ -286,7 +304,7 @@ FTIO_HIDDEN void ftio_flusher_request(int wait);
 /* Stopping the thread (for handoff.c).  Why it stops: FINAL (exit, fatal
  * signal: a final batch), HANDOFF (exec: no final batch, the new image
  * continues the stream), EXEC_TRACED (exec into an image that loads the shim
- * and takes the unacknowledged batches, sink_zmq.c).  ftio_flusher_stop():
+ * and takes the unacknowledged batches, sink.c).  ftio_flusher_stop():
  * FINAL overrides any stop asked before, a hand-off is asked of a running
  * thread only; kicks it; 1 when the stop is now `why`.  Every wait is
  * bounded by ftio_flusher_wait_bound_ms(); ftio_flusher_wait_exited() is 1
@@ -338,7 +356,7 @@ FTIO_HIDDEN void ftio_spool_acked_later(void);
  * that (then the batches stay spooled). */
 FTIO_HIDDEN int ftio_spool_handoff_append(const void *buf, size_t len, uint64_t *at);
 FTIO_HIDDEN int ftio_spool_take(uint64_t off, void *buf, size_t len);
-/* ---- the way to ftiod (sink_zmq.c; flusher thread only) -------------- */
+/* ---- the way to ftiod (sink.c; flusher thread only) -------------- */
 /* Connect (early: the first flush then finds a session). */
 FTIO_HIDDEN void ftio_sink_open(void);
 /* Keep a copy of batch seq until ftiod acknowledges it, sending it when
@@ -471,9 +489,9 @@ struct ftio_wrapped_sym {
  * the record, then FTIO_TIMED_RETURN() restores errno and returns r_. */
 #define FTIO_TIMED(type, call)                                                \
     ftio_busy = 1;                                                            \
-    uint64_t t0_ = ftio_now_ns();                                             \
+    uint64_t t0_ = ftio_stamp();                                             \
     type r_ = (call);                                                         \
-    uint64_t t1_ = ftio_now_ns();                                             \
+    uint64_t t1_ = ftio_stamp();                                             \
     int err_ = errno
 #define FTIO_TIMED_RETURN()                                                   \
     ftio_busy = 0;                                                            \

@@ -7,7 +7,7 @@
  * the many that never touch a traced file (a shell, `env`, a launcher).  So
  * libftio.so does not link them: the flusher thread dlopen()s them
  * (ftio_lazy_load(), lazy.c) before it opens the sink, and the code that
- * talks to ftiod (sink_zmq.c, and the shim's own builds of common/auth.c and
+ * talks to ftiod (sink.c, and the shim's own builds of common/auth.c and
  * common/transport.c, compiled with -include lazy.h) calls them through the
  * pointers below: this header renames each call, so that code reads as
  * usual.  Nothing here is on the hot path.

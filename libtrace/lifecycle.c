@@ -17,7 +17,7 @@
  *   restarting at 0 (also when this image only continued the stream and
  *   recorded nothing).  When the new environment preloads the shim, what
  *   ftiod has not acknowledged yet is handed over too (FTIO_HANDOFF, through
- *   the spool file, sink_zmq.c) with no wait: the new image sends it first,
+ *   the spool file, sink.c) with no wait: the new image sends it first,
  *   so a shell that execs its last command loses nothing and waits for
  *   nothing.  Otherwise the exit path's bounded wait and the spool file.  If
  *   exec fails, tracing resumes (and takes its hand-off back).

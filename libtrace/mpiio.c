@@ -66,9 +66,9 @@
         st = &local_;                                                          \
     }
 #define TIMED_CALL(ARGS)                                                       \
-    uint64_t t0 = ftio_now_ns();                                               \
+    uint64_t t0 = ftio_stamp();                                               \
     int rc = real ARGS;                                                        \
-    uint64_t t1 = ftio_now_ns();                                               \
+    uint64_t t1 = ftio_stamp();                                               \
     int saved = errno
 #define RETURN_RC()                                                            \
     errno = saved;                                                             \
@@ -106,7 +106,7 @@
     TRACED(NAME, PARAMS)                                                       \
     {                                                                          \
         FILE_ACCESS(OFFSET);                                                   \
-        uint64_t t0 = ftio_now_ns();                                           \
+        uint64_t t0 = ftio_stamp();                                           \
         int rc = real ARGS;                                                    \
         int saved = errno;                                                     \
         if (rc == MPI_SUCCESS && traced) {                                     \
@@ -129,7 +129,7 @@
         struct ftio_mpi_file *f = ftio_mpi_file_find(fh);                      \
         OWN_STATUS(st);                                                        \
         int rc = real ARGS;                                                    \
-        uint64_t t1 = ftio_now_ns();                                           \
+        uint64_t t1 = ftio_stamp();                                           \
         int saved = errno;                                                     \
         if (f && f->fid && f->split.active) {                                  \
             int64_t bytes;                                                     \

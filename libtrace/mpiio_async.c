@@ -188,7 +188,7 @@ static void complete(uint64_t key, const MPI_Status *st, uint64_t t1)
 
 void ftio_mpi_req_drain(void)
 {
-    uint64_t now = ftio_now_ns();
+    uint64_t now = ftio_stamp();
     for (;;) {
         struct req_entry e = {0};
         lock();
@@ -244,7 +244,7 @@ static int one(int (*wait)(MPI_Request *, MPI_Status *),
         status = &local;
     }
     int rc = wait ? wait(request, status) : test(request, flag, status);
-    uint64_t t1 = ftio_now_ns();
+    uint64_t t1 = ftio_stamp();
     int saved = errno;
     if (mine && *request == MPI_REQUEST_NULL)
         complete(key, status, t1);
@@ -362,7 +362,7 @@ static int all(int (*waitall)(int, MPI_Request[], MPI_Status[]),
     MPI_Status local[LOCAL_STATUSES];
     statuses = own_statuses(&h, n, statuses, local);
     int rc = waitall ? waitall(n, reqs, statuses) : testall(n, reqs, flag, statuses);
-    uint64_t t1 = ftio_now_ns();
+    uint64_t t1 = ftio_stamp();
     int saved = errno;
     if (h.n)
         multi_complete(&h, ALL, reqs, statuses, -1, 0, NULL, t1);
@@ -385,7 +385,7 @@ static int any(int (*waitany)(int, MPI_Request[], int *, MPI_Status *),
         status = &local;
     }
     int rc = waitany ? waitany(n, reqs, index, status) : testany(n, reqs, index, flag, status);
-    uint64_t t1 = ftio_now_ns();
+    uint64_t t1 = ftio_stamp();
     int saved = errno;
     if (h.n && *index != MPI_UNDEFINED)
         multi_complete(&h, ANY, reqs, status, *index, 0, NULL, t1);
@@ -404,7 +404,7 @@ static int some(int (*call)(int, MPI_Request[], int *, int[], MPI_Status[]),
     MPI_Status local[LOCAL_STATUSES];
     statuses = own_statuses(&h, n, statuses, local);
     int rc = call(n, reqs, outcount, indices, statuses);
-    uint64_t t1 = ftio_now_ns();
+    uint64_t t1 = ftio_stamp();
     int saved = errno;
     if (h.n && *outcount != MPI_UNDEFINED)
         multi_complete(&h, SOME, reqs, statuses, -1, *outcount, indices, t1);
@@ -426,7 +426,7 @@ static int get_status(int (*call)(MPI_Request, int *, MPI_Status *),
         status = &local;
     }
     int rc = call(request, flag, status);
-    uint64_t t1 = ftio_now_ns();
+    uint64_t t1 = ftio_stamp();
     int saved = errno;
     if (mine && rc == MPI_SUCCESS && *flag) {
         int64_t n = 0;
@@ -453,7 +453,7 @@ static int free_or_cancel(int (*call)(MPI_Request *), MPI_Request *request, int 
         return call(request);
     uint64_t key = FTIO_MPI_HANDLE(*request);
     int rc = call(request);
-    uint64_t t1 = cancel ? 0 : ftio_now_ns();
+    uint64_t t1 = cancel ? 0 : ftio_stamp();
     int saved = errno;
     if (rc == MPI_SUCCESS && cancel) {
         lock();

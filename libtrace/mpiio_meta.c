@@ -24,9 +24,9 @@
     static inline int traced_##NAME(int (*real) PARAMS, FTIO_UNPAREN PARAMS)       \
     {                                                                          \
         struct ftio_mpi_file *f = ftio_mpi_file_find(fh);                      \
-        uint64_t t0 = ftio_now_ns();                                           \
+        uint64_t t0 = ftio_stamp();                                           \
         int rc = real ARGS;                                                    \
-        uint64_t t1 = ftio_now_ns();                                           \
+        uint64_t t1 = ftio_stamp();                                           \
         int saved = errno;                                                     \
         if (rc == MPI_SUCCESS && f && f->fid)                                  \
             ftio_mpi_emit(t0, t1, OP, 0, f->fid, (OFFSET), 0);                 \
@@ -70,9 +70,9 @@ static inline int traced_File_open(int (*real)(MPI_Comm, const char *, int, MPI_
                                    MPI_Comm comm, const char *filename, int amode,
                                    MPI_Info info, MPI_File *fh)
 {
-    uint64_t t0 = ftio_now_ns();
+    uint64_t t0 = ftio_stamp();
     int rc = real(comm, filename, amode, info, fh);
-    uint64_t t1 = ftio_now_ns();
+    uint64_t t1 = ftio_stamp();
     int saved = errno;
     if (rc == MPI_SUCCESS && filename) {
         uint32_t fid = ftio_file_register(strip_fs_prefix(filename));
@@ -93,9 +93,9 @@ static inline int traced_File_close(int (*real)(MPI_File *), MPI_File *fh)
     uint64_t key = FTIO_MPI_HANDLE(*fh);       /* close sets *fh to MPI_FILE_NULL */
     struct ftio_mpi_file *f = ftio_mpi_file_find(*fh);
     uint32_t fid = f ? f->fid : 0;
-    uint64_t t0 = ftio_now_ns();
+    uint64_t t0 = ftio_stamp();
     int rc = real(fh);
-    uint64_t t1 = ftio_now_ns();
+    uint64_t t1 = ftio_stamp();
     int saved = errno;
     if (rc == MPI_SUCCESS && f) {
         ftio_mpi_file_remove(key);
@@ -110,9 +110,9 @@ FTIO_MPI_PAIR(File_close, (MPI_File *fh), (fh))
 static inline int traced_File_delete(int (*real)(const char *, MPI_Info),
                                      const char *filename, MPI_Info info)
 {
-    uint64_t t0 = ftio_now_ns();
+    uint64_t t0 = ftio_stamp();
     int rc = real(filename, info);
-    uint64_t t1 = ftio_now_ns();
+    uint64_t t1 = ftio_stamp();
     int saved = errno;
     if (rc == MPI_SUCCESS && filename) {
         uint32_t fid = ftio_file_register(strip_fs_prefix(filename));
@@ -144,9 +144,9 @@ static inline int traced_File_set_view(int (*real)(MPI_File, MPI_Offset, MPI_Dat
                                        MPI_Datatype filetype, const char *datarep, MPI_Info info)
 {
     struct ftio_mpi_file *f = ftio_mpi_file_find(fh);
-    uint64_t t0 = ftio_now_ns();
+    uint64_t t0 = ftio_stamp();
     int rc = real(fh, disp, etype, filetype, datarep, info);
-    uint64_t t1 = ftio_now_ns();
+    uint64_t t1 = ftio_stamp();
     int saved = errno;
     if (rc == MPI_SUCCESS && f) {
         f->simple_view = classify_view(disp, etype, filetype);

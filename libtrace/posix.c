@@ -271,9 +271,9 @@ FTIO_WRAPPER(int, close_range, (unsigned first, unsigned last, int flags))
     FTIO_REAL_OR(close_range, -1);
     int on = posix_on();
     ftio_busy++;
-    uint64_t t0 = ftio_now_ns();
+    uint64_t t0 = ftio_stamp();
     int r = real_close_range(first, last, flags);
-    uint64_t t1 = ftio_now_ns();
+    uint64_t t1 = ftio_stamp();
     int e = errno;
     /* CLOSE_RANGE_CLOEXEC only marks them close-on-exec: still open. */
     if (r == 0 && !(flags & FTIO_CLOSE_RANGE_CLOEXEC))
@@ -289,9 +289,9 @@ FTIO_WRAPPER(void, closefrom, (int lowfd))
         return;
     int on = posix_on();
     ftio_busy++;
-    uint64_t t0 = ftio_now_ns();
+    uint64_t t0 = ftio_stamp();
     real_closefrom(lowfd);
-    uint64_t t1 = ftio_now_ns();
+    uint64_t t1 = ftio_stamp();
     int e = errno;
     closed_range(lowfd < 0 ? 0 : (unsigned)lowfd, ~0u, t0, t1, on);
     ftio_busy--;

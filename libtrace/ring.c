@@ -209,6 +209,7 @@ static __attribute__((noinline)) struct ring *first_record(void)
         return NULL;
     int busy = ftio_busy;
     ftio_busy = 1;       /* calloc/pthread_create must not be traced */
+    ftio_unseen_thread();   /* its kernel counts at its exit (unseen.c) */
     struct ring *r = acquire_ring();
     if (r) {
         my_ring = r;

@@ -7,7 +7,7 @@
  *            v
  *   core.c (state, init, config) ring.c (per-thread SPSC rings)
  *   fdtable.c (which descriptors we trace)  flusher.c (thread: rings -> wire
- *   batches) -> sink_zmq.c (ZeroMQ DEALER, kept until acknowledged) or spool.c
+ *   batches) -> sink.c (ZeroMQ DEALER, kept until acknowledged) or spool.c
  *   handoff.c (the end of an image: exit, fatal signal, exec)
  *
  * Hot-path rules for every wrapper: no allocation, no locks, no syscalls but
@@ -36,9 +36,21 @@ extern __thread int ftio_mpiio_depth __attribute__((tls_model("initial-exec")));
 /* 1 once initialised and neither FTIO_DISABLE nor ftio_pause() is in force. */
 extern int ftio_active FTIO_HIDDEN;
 
-/* Record timestamps: common/timeutil.h's clock, as the record's unsigned type. */
-static inline uint64_t ftio_now_ns(void)
+/* Record timestamps (clock.c): the CPU's time-stamp counter where it is
+ * invariant (one instruction, a third of a clock_gettime), else
+ * CLOCK_MONOTONIC ns.  The flusher turns them into monotonic ns before a
+ * batch is encoded (ftio_stamps_to_ns); nothing else may mix them with
+ * ftio_mono_ns(). */
+extern int ftio_stamp_tsc FTIO_HIDDEN;
+static inline uint64_t ftio_stamp(void)
 {
+#if defined(__x86_64__)
+    if (__builtin_expect(ftio_stamp_tsc, 1)) {
+        uint32_t lo, hi;
+        __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+        return (uint64_t)hi << 32 | lo;
+    }
+#endif
     return (uint64_t)ftio_mono_ns();
 }
 

@@ -23,7 +23,7 @@
  * $TMPDIR/ftio-$UID-XXXXXX (one we made earlier, else a new mkdtemp), named
  * in a once-per-job warning.
  *
- * exec hand-off (sink_zmq.c): the pre-exec image appends its unacknowledged
+ * exec hand-off (sink.c): the pre-exec image appends its unacknowledged
  * batches here without a notice, the post-exec image takes them back
  * (ftio_spool_take) and sends them first; the file is cut back to where
  * they began, so a delivered hand-off leaves no spool file.

@@ -306,9 +306,9 @@ static int traced_vfscanf(int (*fn)(FILE *, const char *, va_list), FILE *fp, co
     uint32_t fid = atomic_load(&s->stdio_fid);
     ftio_busy = 1;
     int64_t before = stream_pos(fp);
-    uint64_t t0 = ftio_now_ns();
+    uint64_t t0 = ftio_stamp();
     int r = fn(fp, fmt, ap);
-    uint64_t t1 = ftio_now_ns();
+    uint64_t t1 = ftio_stamp();
     int e = errno;
     if (r != EOF) {
         int64_t after = stream_pos(fp);
@@ -393,9 +393,9 @@ FTIO_WRAPPER(void, rewind, (FILE *fp))
     }
     uint32_t fid = atomic_load(&s->stdio_fid);
     ftio_busy = 1;
-    uint64_t t0 = ftio_now_ns();
+    uint64_t t0 = ftio_stamp();
     real_rewind(fp);
-    uint64_t t1 = ftio_now_ns();
+    uint64_t t1 = ftio_stamp();
     int e = errno;
     if (!atomic_load(&s->sappend))
         atomic_store(&s->soffset, 0);

@@ -2,7 +2,7 @@
 /* zmtp.c -- a minimal ZMTP 3.0 client with the NULL mechanism (zmtp.h says
  * what for): the greeting (signature, version 3.0, "NULL", as-server 0),
  * READY with Socket-Type DEALER and an empty Identity, frames with the MORE,
- * LONG and COMMAND flags.  A message to ftiod is the frames sink_zmq.c
+ * LONG and COMMAND flags.  A message to ftiod is the frames sink.c
  * passes (delimiter, batch, auth frame), exactly what libzmq's DEALER puts
  * on the wire; a reply is [delimiter][ack], whose last frame is taken when
  * it is an acknowledgement (common/transport.h) and skipped otherwise.

@@ -8,7 +8,7 @@
  * Every call is non-blocking or bounded by a deadline; any surprise (not
  * ZMTP 3, a mechanism other than NULL, an ERROR command, EOF, a malformed
  * frame, a deadline passed while a message was half written) is an error
- * and the connection is dead: the caller (sink_zmq.c) goes back to libzmq,
+ * and the connection is dead: the caller (sink.c) goes back to libzmq,
  * which keeps copies of everything unacknowledged, so nothing is lost.
  * Runs on the flusher thread only.
  */

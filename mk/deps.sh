@@ -11,9 +11,10 @@ what=${1:-check}
 # layer, the examples), python3 (the demo's summary and the tests' checks);
 # libmicrohttpd-dev: ftiod's Prometheus endpoint (--metrics-listen), a
 # maintained HTTP server rather than a parser of our own.
+# SQLite and libpq: the stores of ftiod's memory of runs (predictor/history/).
 DEMO="build-essential pkg-config libfftw3-dev libzmq3-dev libmsgpack-dev libjansson-dev
       zlib1g-dev libbz2-dev libmunge-dev libsodium-dev libopenmpi-dev openmpi-bin python3
-      libmicrohttpd-dev"
+      libmicrohttpd-dev libsqlite3-dev libpq-dev"
 # The tests: Check (unit tests), munged (authentication tests), pyzmq (test
 # subscribers), iproute2 (ss: sockets of a test's daemon).
 CHECK="$DEMO check munge python3-zmq iproute2"
@@ -36,6 +37,10 @@ CHECK="$CHECK lammps gromacs fio libhdf5-openmpi-dev"
 # run with Debian's /usr/bin/python3); stress-ng loads the machine for the
 # burst test's repetitions.
 CHECK="$CHECK python3-torch stress-ng"
+# The memory of runs shared by several daemons: a real PostgreSQL server that
+# tests/history/postgres.sh starts itself (initdb, pg_ctl); sqlite3 to look
+# into and lock a store from the tests.
+CHECK="$CHECK postgresql sqlite3"
 case $what in
   demo)  PKGS=$DEMO ;;
   check) PKGS=$CHECK ;;

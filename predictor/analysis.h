@@ -55,6 +55,12 @@ struct ftio_signal {
  * EINVAL) when a request ends before it starts, ENOMEM when out of memory.
  * Uses a second thread for large inputs (>= 100000 requests). */
 int  ftio_signal_build(const struct ftio_requests *r, struct ftio_signal *out);
+/* The same of the requests idx[0..n) of r (idx NULL: the first n), with
+ * zero-rate requests at pad_t0 and pad_t1 (NAN: none) that stretch the
+ * signal's span: an activity over its job's span (activities.c), without a
+ * copy of its requests. */
+int  ftio_signal_build_view(const struct ftio_requests *r, const uint32_t *idx, size_t n,
+                            double pad_t0, double pad_t1, struct ftio_signal *out);
 void ftio_signal_free(struct ftio_signal *s);
 /* Exact volume sum b[i] * (t[i+1] - t[i]) (V_0 of §2). */
 double ftio_signal_volume(const struct ftio_signal *s);
@@ -78,7 +84,8 @@ struct ftio_samples {
 };
 
 /* Sample s at fs inside [ts, te] (NAN = unbounded).  N <= 0 is an error
- * ("trace shorter than one sample at fs=...; raise -f").  out must be
+ * ("trace shorter than one sample at fs=...; raise -f", errno ERANGE, out's
+ * t0, t1 and fs set: the span it had).  out must be
  * zeroed or a previous result: its buffer is reused (free with
  * ftio_samples_free). */
 int  ftio_sample(const struct ftio_signal *s, double fs, double ts, double te,
@@ -96,32 +103,41 @@ double ftio_abstraction_error(const struct ftio_samples *x);
 
 /* ---- binned signal for streaming (§1, online) -------------------------- */
 
-/* A ring of `capacity` bins of width 1/fs starting at absolute bin index
- * `first`; bin k spans [origin + k/fs, origin + (k+1)/fs).  Adding a request
- * spreads its bytes exactly over the bins it overlaps (AVERAGE sampling) and
- * adds its rate to the value of B on both sides of each edge it covers (HOLD
- * sampling): at edge k when t_start <= edge < t_end (the sweep's value there:
- * starts before ends on equal times), just before edge k+1 when
- * t_start < edge <= t_end.  Bins that fall off the horizon are dropped. */
+/* Bins of width 1/fs: bin k spans [origin + k/fs, origin + (k+1)/fs); the
+ * kept ones are k in [first, last).  Adding a request spreads its bytes
+ * exactly over the bins it overlaps (AVERAGE sampling) and, when the bins
+ * keep B at the edges (`hold`), adds its rate to the value of B on both sides
+ * of each edge it covers (HOLD sampling): at edge k when
+ * t_start <= edge < t_end (the sweep's value there: starts before ends on
+ * equal times), just before edge k+1 when t_start < edge <= t_end.  Bins
+ * that fall off the horizon (more than `limit` behind the newest) are
+ * dropped, and ftio_bins_forget() drops older ones on demand.  Memory
+ * follows what was sent: bins are kept in blocks of FTIO_BIN_BLOCK, and only
+ * the blocks that hold data exist (an I/O signal is mostly quiet). */
+#define FTIO_BIN_BLOCK 64
+struct ftio_bin_block;
 struct ftio_bins {
     double   fs;
     double   origin;     /* time of bin index 0 */
-    size_t   capacity;   /* slots of the rings now; they grow up to limit */
     size_t   limit;      /* most bins kept (the horizon) */
     int64_t  first;      /* absolute index of the oldest kept bin */
     int64_t  last;       /* absolute index one past the newest touched bin */
-    double  *vol;        /* bytes per bin, ring indexed by (index % capacity) */
     double   dropped_bytes;  /* bytes that fell before the horizon */
-    double  *point;      /* B at the start of bin k, B/s, same ring as vol */
-    double  *point_end;  /* B just before the end of bin k, B/s */
+    bool     hold;       /* B at the edges kept too (HOLD sampling) */
+    bool     forgot_data;    /* the bin before `first` held bytes when it was forgotten */
+    size_t   nblocks, cap;
+    struct ftio_bin_block **block;   /* those holding data, by index */
+    size_t   cursor;     /* the block the last lookup found (adds come in time order) */
 };
 
-/* Bins that keep at most `capacity` of them (the horizon): the rings start
- * small and grow with the span of the data, so memory follows what a job
- * sent, not its bound. */
+/* Bins that keep at most `capacity` of them (the horizon), B at the edges
+ * too (for either sampling). */
 int  ftio_bins_init(struct ftio_bins *b, double fs, double origin, size_t capacity);
-/* O(bins spanned); allocates only to grow the rings (doubling, up to the
- * limit).  Zero-length requests last 1 us. */
+/* The same for one sampling: AVERAGE keeps a third of the memory. */
+int  ftio_bins_init_for(struct ftio_bins *b, double fs, double origin, size_t capacity,
+                        enum ftio_sampling mode);
+/* O(bins spanned); allocates only the blocks it reaches first.  Zero-length
+ * requests last 1 us. */
 void ftio_bins_add(struct ftio_bins *b, double t_start, double t_end, double bytes);
 /* Copy the whole bins inside [ts, te] (NAN = unbounded; clipped to what is
  * kept) as samples in B/s: t0 = start of the first bin, t1 = end of the
@@ -130,20 +146,24 @@ void ftio_bins_add(struct ftio_bins *b, double t_start, double t_end, double byt
  * [compat] zero-order hold of §2, B at t_step advanced by t_step += 1/fs from
  * the first bin's start (what ftio_sample(..HOLD..) computes when the window
  * starts on an edge, exact unless an event lies strictly between t_step and
- * the nearest edge, ~1e-14 s away).  -1 when no whole bin is
- * left (ERANGE) or the mode is unknown (EINVAL).  out as for ftio_sample(). */
+ * the nearest edge, ~1e-14 s away).  -1 when no whole bin is left (ERANGE)
+ * or the mode is unknown or not kept (EINVAL).  out as for ftio_sample(). */
 int  ftio_bins_samples_mode(const struct ftio_bins *b, double ts, double te,
                             enum ftio_sampling mode, struct ftio_samples *out);
 /* The AVERAGE form of ftio_bins_samples_mode(). */
 int  ftio_bins_samples(const struct ftio_bins *b, double ts, double te,
                        struct ftio_samples *out);
-/* The bins of src covering [ts, te] (and the one before ts, which hold
- * sampling reads) into dst, a private copy for analysis outside the owner's
- * lock; dst zeroed or a previous copy (its buffers are reused). */
-int ftio_bins_copy(const struct ftio_bins *src, double ts, double te, struct ftio_bins *dst);
-/* dst (uninitialised) becomes a deep copy of src: same rings, limit, kept
- * bins.  0, or -1 out of memory. */
+/* dst (uninitialised) becomes a deep copy of src.  0, or -1 out of memory. */
 int ftio_bins_clone(const struct ftio_bins *src, struct ftio_bins *dst);
+/* Forget the bins before the last edge at or before t (a window that will
+ * not reach back there again); their blocks are freed. */
+void ftio_bins_forget(struct ftio_bins *b, double t);
+/* Bytes of memory the bins hold. */
+size_t ftio_bins_memory(const struct ftio_bins *b);
+/* Bin k's bytes, and with `hold` B at its start edge and just before its
+ * end (0 for a bin not kept). */
+double ftio_bins_volume_at(const struct ftio_bins *b, int64_t k);
+void   ftio_bins_points_at(const struct ftio_bins *b, int64_t k, double *at, double *before_end);
 /* Bytes in the whole kept bins inside [ts, te]. */
 double ftio_bins_bytes(const struct ftio_bins *b, double ts, double te);
 /* The start edge of the last kept bin inside [ts, te) that holds bytes, or
@@ -209,7 +229,11 @@ struct ftio_candidate {
     double phase;              /* rad, referred to absolute time 0 */
 };
 
-#define FTIO_MAX_CANDIDATES 32
+#define FTIO_MAX_CANDIDATES 32   /* survivors counted, and -n K at most */
+/* Candidates a result holds: at most two survive (§3 step 7: three or more
+ * are no period; the robust detector has one).  Every result an online loop
+ * keeps holds this array, so it is not sized for the counting. */
+#define FTIO_RESULT_CANDIDATES 2
 
 struct ftio_metrics {
     bool   valid;              /* false when there is no dominant frequency */
@@ -246,7 +270,7 @@ struct ftio_result {
     size_t ncand;                          /* surviving candidates (after harmonics),
                                               0 when there were 3 or more */
     size_t nsurvivors;                     /* survivors before that rule (diagnostic) */
-    struct ftio_candidate cand[FTIO_MAX_CANDIDATES];
+    struct ftio_candidate cand[FTIO_RESULT_CANDIDATES];
 
     size_t ntop;                           /* -n */
     struct ftio_candidate top[FTIO_MAX_CANDIDATES];
@@ -306,10 +330,17 @@ double ftio_spectrum_value(const struct ftio_spectrum_view *v, size_t k);
 int ftio_next_phase_score(const struct ftio_next_phase *next, const struct ftio_samples *x,
                           double *actual, double *error);
 
+/* The reason of an answer on a trace shorter than one sample at fs (no
+ * error: an answer of class none, ftio_analyze_signal). */
+#define FTIO_REASON_TOO_SHORT "too short: the trace spans less than one sample at this rate (raise -f)"
+
 /* The offline pipeline in one call, used by every caller that holds a
  * signal (`ftio`, `ftio report`, `ftio scan`, the activities): sig sampled
  * as o says (o->fs, o->t_start/t_end, o->sampling), then ftio_analyze()
- * predicting the next phase after the window end.  x: the samples, kept for
+ * predicting the next phase after the window end; a trace shorter than one
+ * sample is an answer of class none, reason FTIO_REASON_TOO_SHORT, with no
+ * samples (x->n = 0), but under --compat the published error.  x: the
+ * samples, kept for
  * a caller that plots or measures them (zeroed or a previous result, reused;
  * free with ftio_samples_free), or NULL for scratch samples freed here. */
 int ftio_analyze_signal(struct ftio_analyzer *a, const struct ftio_signal *sig,
@@ -403,6 +434,15 @@ void ftio_online_init(struct ftio_online *s, const struct ftio_options *o, doubl
 int ftio_online_step(struct ftio_online *s, struct ftio_analyzer *a, const struct ftio_bins *b,
                      double t_end, double now, struct ftio_samples *x,
                      struct ftio_online_update *out, char *err, size_t errlen);
+/* ftio_online_step() in two halves, for a caller that samples under a lock
+ * and analyses outside it (stream.c): the window's samples into x (0; 1:
+ * nothing new since the previous boundary; -1: error), then their analysis
+ * (0, or -1: error). */
+int ftio_online_window(const struct ftio_online *s, const struct ftio_bins *b, double t_end,
+                       struct ftio_samples *x, char *err, size_t errlen);
+int ftio_online_analyse(struct ftio_online *s, struct ftio_analyzer *a, const struct ftio_samples *x,
+                        double t_end, double now, struct ftio_online_update *out, char *err,
+                        size_t errlen);
 /* Where the window ending at t_end starts (what a caller copies). */
 double ftio_online_window_start(const struct ftio_online *s, double t_end);
 /* The first boundary after t (boundaries are job_start + k step). */

@@ -7,6 +7,7 @@
 #   readers.mk   libftioreaders.a   trace files -> requests (offline)
 #   publish.mk   libftiopublish.a   answer -> JSON prediction object, text
 #   plot.mk      libftioplot.a      answer -> HTML pictures, CSV exports
+#   history.mk   libftiohistory.a   the memory of runs (SQLite, PostgreSQL)
 #   scan.mk      libftioscan.a      whole archives (`ftio scan`), ftio-scan-mpi
 #   cli.mk       ftio               daemon.mk  ftiod
 include predictor/analysis.mk
@@ -15,6 +16,7 @@ include predictor/options.mk
 include predictor/readers.mk
 include predictor/publish.mk
 include predictor/plot.mk
+include predictor/history.mk
 include predictor/scan.mk
 include predictor/cli.mk
 include predictor/daemon.mk

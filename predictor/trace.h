@@ -120,8 +120,28 @@ struct ftio_trace {
                                    format's own request records */
     const char *source_limits;  /* what that source cannot show (static text) or NULL */
     char    *exe;               /* command line, NULL when unknown */
+    /* I/O the trace records but the signal does not hold (Darshan modules
+     * ftio does not decode: DFS, DAOS, any it does not know): their names
+     * ("DFS, DAOS") and bytes per direction (0 read, 1 write; NAN when a
+     * module's bytes are unknown).  The share of the job's I/O the signal
+     * holds caps the confidence (answer.h ftio_answer_cap_share). */
+    char     unread[96];
+    double   unread_bytes[2];
     int64_t  uid;               /* -1 when unknown */
     double   run_time;          /* s, 0 when unknown */
+    /* Spool files: the application identity the shim sent (PROTOCOL.md §1
+     * `app`), for the memory of runs (`ftio scan --history`); NULL when no
+     * batch had one.  start_ns: the wall clock of the earliest batch that
+     * carried one.  rank_mpi_ns[r]: of rank r's first batch with `mpi`
+     * (its MPI_Init; 0: none), for an MPI job's start as ftiod takes it,
+     * the last rank's (daemon/history_job.c). */
+    struct ftio_trace_app {
+        char   *exe, *exe_id, *args, *args_norm, *name;
+        int64_t uid;
+        int64_t start_ns;
+    } *app;
+    int64_t *rank_mpi_ns;
+    size_t   rank_mpi_n;
     /* Files by id (first path seen for an id wins), for ftio_trace_file_path(). */
     struct ftio_trace_file *files;
     size_t   nfiles;
@@ -179,10 +199,13 @@ const char *ftio_trace_file_path(void *t, uint32_t id);
 const char *ftio_trace_file_fs(const struct ftio_trace *t, uint32_t id);
 
 /* The activities of `mode` of a trace (predictor/activities.h); o NULL for
- * the defaults.  -1 on OOM. */
+ * the defaults; whole: the mode's signal when the caller has built it (lent
+ * to an activity that is all of it: it must outlive out), or NULL.  -1 on
+ * OOM. */
 struct ftio_activity_set;
 struct ftio_activity_options;
 int ftio_trace_activities(const struct ftio_trace *t, enum ftio_io_mode mode,
-                          const struct ftio_activity_options *o, struct ftio_activity_set *out);
+                          const struct ftio_activity_options *o, const struct ftio_signal *whole,
+                          struct ftio_activity_set *out);
 
 #endif

@@ -9,6 +9,9 @@
  * - `--ftio[=on|off]` on srun (and sbatch/salloc, whose steps inherit it);
  *   `default=on` traces every step unless the user says --ftio=off, which
  *   also takes lib= out of an LD_PRELOAD inherited from a traced batch script.
+ * - `--ftio-app=name` names the application for ftiod's memory of runs
+ *   (the tasks get FTIO_APP=name, libftio(7)): for programs whose arguments
+ *   change every run.  It traces the step too, unless --ftio=off says not.
  * - For a traced step, in slurmstepd before the tasks start (user_init): the
  *   tasks' environment gets LD_PRELOAD (lib= in front of the user's own),
  *   FTIO_ENDPOINT (endpoint=, unless the user set one), FTIO_AUTH=none with
@@ -68,6 +71,7 @@ static struct {
     char status[512];
 } site = { .lib = FTIO_PRELOAD_LIB, .status = FTIO_DEFAULT_STATUS };
 static int user_choice = -1;       /* --ftio: 1 on, 0 off, -1 not given */
+static char app_name[256];         /* --ftio-app: FTIO_APP of the tasks, "" = none */
 static int traced;                 /* this step's tasks were set up */
 
 /* on/off; a bare --ftio is on.  srun started in a batch script that was
@@ -101,6 +105,29 @@ static struct spank_option ftio_option = {
     "ftio", "[on|off]",
     "Trace the step's I/O with libftio.so and stream it to ftiod for online period prediction",
     2, 0, ftio_opt,
+};
+
+/* --ftio-app=name: printable, at most 255 characters (FTIO_APP's bound). */
+static int ftio_app_opt(int val, const char *optarg, int remote)
+{
+    (void)val;
+    (void)remote;
+    size_t n = optarg ? strlen(optarg) : 0;
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)optarg[i] < ' ' || optarg[i] == 0x7f)
+            n = 0;
+    if (n == 0 || n >= sizeof app_name) {
+        slurm_error("ftio: --ftio-app: a name of 1..%zu printable characters", sizeof app_name - 1);
+        return -1;
+    }
+    memcpy(app_name, optarg, n + 1);
+    return 0;
+}
+
+static struct spank_option ftio_app_option = {
+    "ftio-app", "name",
+    "Name the application for ftiod's memory of runs (FTIO_APP; implies --ftio)",
+    1, 0, ftio_app_opt,
 };
 
 static int copy_arg(char *dst, size_t cap, const char *v, const char *what)
@@ -154,7 +181,8 @@ SPANK_EXPORT int slurm_spank_init(spank_t sp, int ac, char **av)
         return -1;
     spank_context_t ctx = spank_context();
     if (ctx == S_CTX_LOCAL || ctx == S_CTX_REMOTE || ctx == S_CTX_ALLOCATOR)
-        return spank_option_register(sp, &ftio_option) == ESPANK_SUCCESS ? 0 : -1;
+        return spank_option_register(sp, &ftio_option) == ESPANK_SUCCESS &&
+               spank_option_register(sp, &ftio_app_option) == ESPANK_SUCCESS ? 0 : -1;
     return 0;
 }
 
@@ -295,7 +323,7 @@ static void claim_step(spank_t sp, const char *id)
 /* Is this step traced (--ftio, default=)?  Its id and number. */
 static int step_traced(spank_t sp, char *id, size_t cap, uint32_t *step)
 {
-    int on = user_choice >= 0 ? user_choice : site.by_default;
+    int on = user_choice >= 0 ? user_choice : app_name[0] ? 1 : site.by_default;
     /* The extern step runs no task of the user's. */
     return on && !step_id(sp, id, cap, step) && *step != SLURM_EXTERN_CONT;
 }
@@ -338,6 +366,8 @@ SPANK_EXPORT int slurm_spank_user_init(spank_t sp, int ac, char **av)
      * environment and must name themselves (libtrace/core.c). */
     if (step != SLURM_BATCH_SCRIPT)
         spank_setenv(sp, "FTIO_JOB", id, 1);
+    if (app_name[0])
+        spank_setenv(sp, "FTIO_APP", app_name, 1);
     traced = 1;
     slurm_verbose("ftio: tracing step %s with %s", id, site.lib);
     return 0;

@@ -33,9 +33,12 @@ static inline double ftio_request_end(double t_start, double t_end)
  * mean bandwidth that "substantial" samples exceed (§4, §5). */
 static inline double ftio_samples_volume(const struct ftio_samples *x)
 {
+    /* Zeros add nothing (to a sum that starts at +0, exactly): a bursty
+     * window is mostly zeros, and the additions are a chain of latencies. */
     double v = 0;
     for (size_t k = 0; k < x->n; k++)
-        v += x->x[k];
+        if (x->x[k] != 0)
+            v += x->x[k];
     return v / x->fs;
 }
 static inline double ftio_samples_span(const struct ftio_samples *x)
@@ -52,14 +55,18 @@ struct ftio_spectrum {
     size_t  half;       /* floor(N/2) */
     double  fs, t0;
     double *amp;        /* |X_k| */
-    double *phase;      /* arg(X_k e^{-2 pi i f_k t0}) */
+    double complex *X;  /* X_k, for ftio_spectrum_phase() (the phase of a few
+                           bins is needed: computing all of them was a fifth
+                           of an analysis) */
     double *conf;       /* §3 step 6 confidence (0 where not in A or B) */
     double *z;          /* scratch: z-scores (index k, z[0] unused) */
 };
 
-/* One cached FFTW plan.  Plans are made with FFTW_ESTIMATE on the analyzer's
+/* One cached FFTW plan (spectrum.c: shared by the analyzers of the process
+ * through its registry).  Plans are made with FFTW_ESTIMATE on an analyzer's
  * buffers and run with the new-array execute functions, so they stay valid
- * when the buffers grow (fftw_malloc keeps the alignment). */
+ * when the buffers grow and serve every analyzer (fftw_malloc gives them all
+ * the same alignment). */
 enum ftio_plan_kind { FTIO_PLAN_R2C, FTIO_PLAN_C2R };
 struct ftio_plan_slot {
     enum ftio_plan_kind kind;
@@ -81,6 +88,8 @@ struct ftio_analyzer {
     size_t         acf_cap;
     double        *scratch;   /* phases.c / robust.c work space */
     size_t         scratch_cap;
+    double        *sorted;    /* the window's samples sorted (phases.c), once per analysis */
+    size_t         sorted_cap;
     struct ftio_phase *phase_buf;   /* the phases of the last analysis */
     size_t         phase_cap;
 };
@@ -90,6 +99,10 @@ static inline double ftio_bin_frequency(double fs, size_t k, size_t n)
 {
     return fs * (double)k / (double)n;
 }
+
+/* The phase of bin k referred to absolute time 0: arg(X_k e^{-2 pi i f_k t0})
+ * (sample 0 is at t0, not 0). */
+double ftio_spectrum_phase(const struct ftio_spectrum *s, size_t k);
 
 /* DFT of x (r2c, unscaled) into the analyzer's spectrum; reuses plans and
  * buffers, allocating only the first time a size is seen. */
@@ -131,6 +144,24 @@ static inline double ftio_median_sorted(const double *v, size_t n)
         return 0;
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
+
+/* ---- select.c: order statistics without comparison sorts ---------------- */
+
+/* The k-th smallest of v[0..n) (k < n), in linear expected time; v is
+ * reordered so that v[0..k) <= v[k] <= v[k+1..n). */
+double ftio_select(double *v, size_t n, size_t k);
+/* The median of the ranks [lo, lo + cnt) of v[0..n) (what
+ * ftio_median_sorted(sorted + lo, cnt) gives: the same element, or the same
+ * mean of the two middle ones); 0 when cnt is 0.  Reorders v. */
+double ftio_median_rank(double *v, size_t n, size_t lo, size_t cnt);
+/* ftio_median_rank(v, n, 0, n). */
+double ftio_median(double *v, size_t n);
+/* The median of |v_i - c| over sorted v[0..n) (a MAD), in O(log n): the value
+ * ftio_median() of those deviations gives; 0 when n is 0. */
+double ftio_deviation_median_sorted(const double *v, size_t n, double c);
+/* Sorts v[0..n) ascending (radix sort; tmp: n doubles of scratch, or NULL
+ * to allocate them).  0, or -1 out of memory (v unchanged). */
+int ftio_sort(double *v, size_t n, double *tmp);
 
 /* The phases found in the samples (owned by the analyzer) and the levels
  * they were told from. */

@@ -3,27 +3,32 @@
  *
  * Records of one job arrive out of order across ranks, so instead of the
  * event sweep the daemon adds each request to a fixed grid of edges
- * origin + k/fs.  Three rings share that grid:
- *   vol[k]       bytes in [edge k, edge k+1): the exact integral of the
+ * origin + k/fs.  Per bin:
+ *   vol          bytes in [edge k, edge k+1): the exact integral of the
  *                request's constant rate; what ftio_sample(..AVERAGE..)
  *                computes from the full signal;
- *   point[k]     B(edge k): the rates of the requests with
- *                t_start <= edge k < t_end, the sweep's value at that instant
- *                (starts before ends on equal times);
- *   point_end[k] B just before edge k+1: t_start < edge k+1 <= t_end.
+ *   point        (hold) B(edge k): the rates of the requests with
+ *                t_start <= edge k < t_end, the sweep's value at that
+ *                instant (starts before ends on equal times);
+ *   point_end    (hold) B just before edge k+1: t_start < edge k+1 <= t_end.
  * The [compat] hold samples B at t_step = t_0 + 1/fs + 1/fs ... (accumulated,
  * §2), which drifts from the edge by ~1e-14 s: it only matters when an event
  * lies exactly on the edge, and then the side the drift falls on decides.
  * Keeping B on both sides of every edge lets the hold sampler replay the
  * offline t_step from the window start and pick the side, so the daemon's
  * default reproduces the offline one digit for digit (unless an event lies
- * strictly between t_step and the edge, i.e. within ~1e-14 s of it).
- * Addition commutes, so arrival order does not matter.  The rings hold at
- * most `limit` bins (the horizon): memory stays O(window).  They start small
- * and double as the data's span grows (a daemon with thousands of short jobs
- * pays for what each sent, not for its horizon); until the limit, growing
- * keeps every bin, so the values are those of a ring allocated whole.  Each
- * record costs O(bins it spans).
+ * strictly between t_step and the edge, i.e. within ~1e-14 s of it).  The
+ * robust detector samples by average: its bins keep vol alone.
+ * Addition commutes, so arrival order does not matter.
+ *
+ * Memory: an I/O signal is mostly quiet (a burst, then the computation), so
+ * bins live in blocks of FTIO_BIN_BLOCK, a sorted array of the blocks that
+ * hold data; a quiet stretch costs nothing, a 24-h job with a 10-s burst a
+ * minute keeps a few blocks per burst.  At most `limit` bins behind the
+ * newest are kept (the horizon), and a caller that knows its window will
+ * not reach back drops older ones (ftio_bins_forget).  Each record costs
+ * O(bins it spans); a lookup is O(1) for records in time order (the block
+ * of the previous one or the next), O(log blocks) otherwise.
  */
 #include <errno.h>
 #include <math.h>
@@ -38,6 +43,30 @@
 /* Bin indices stay far from int64 overflow. */
 #define INDEX_LIMIT 4e18
 
+/* One block: FTIO_BIN_BLOCK bins from bin index `index` x FTIO_BIN_BLOCK;
+ * v holds vol, then (hold) point and point_end. */
+struct ftio_bin_block {
+    int64_t index;
+    double  v[];
+};
+
+static size_t columns(const struct ftio_bins *b)
+{
+    return b->hold ? 3 : 1;
+}
+
+/* Floor division by the block size (bin indices may be negative: records
+ * before the origin). */
+static inline int64_t block_of(int64_t j)
+{
+    return j >= 0 ? j / FTIO_BIN_BLOCK : -((-j + FTIO_BIN_BLOCK - 1) / FTIO_BIN_BLOCK);
+}
+
+static inline size_t slot_of(int64_t j)
+{
+    return (size_t)(j - block_of(j) * FTIO_BIN_BLOCK);
+}
+
 /* Edge j is always computed this way (as sample.c does), so neighbouring
  * overlaps tile the time axis exactly and membership tests are consistent. */
 static inline double edge(const struct ftio_bins *b, int64_t j)
@@ -45,110 +74,100 @@ static inline double edge(const struct ftio_bins *b, int64_t j)
     return b->origin + (double)j / b->fs;
 }
 
-static inline size_t ring_index(const struct ftio_bins *b, int64_t j)
+/* Position of block `index` in b->block, or where it would go. */
+static size_t block_pos(const struct ftio_bins *b, int64_t index, bool *found)
 {
-    int64_t c = (int64_t)b->capacity;
-    return (size_t)(((j % c) + c) % c);
-}
-
-static void advance_to(struct ftio_bins *b, int64_t j);
-
-/* The rings' first size: 25.6 s at 10 Hz, 6 KiB. */
-#define FIRST_SLOTS 256
-
-/* Rings of `slots` slots holding the kept bins [first, last) of b, each in
- * its slot for the new size. */
-static int resize(struct ftio_bins *b, size_t slots)
-{
-    double *v = calloc(slots, sizeof *v), *p = calloc(slots, sizeof *p),
-           *e = calloc(slots, sizeof *e);
-    if (!v || !p || !e) {
-        free(v);
-        free(p);
-        free(e);
-        return -1;
-    }
-    if (b->vol) {
-        int64_t c = (int64_t)slots;
-        for (int64_t j = b->first; j < b->last; j++) {
-            size_t from = ring_index(b, j), to = (size_t)(((j % c) + c) % c);
-            v[to] = b->vol[from];
-            p[to] = b->point[from];
-            e[to] = b->point_end[from];
+    size_t c = b->cursor;
+    /* Records mostly come in time order: this block or the next. */
+    for (size_t k = c; k < b->nblocks && k <= c + 1; k++)
+        if (b->block[k]->index == index) {
+            *found = true;
+            return k;
         }
+    size_t lo = 0, hi = b->nblocks;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (b->block[mid]->index < index)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    free(b->vol);
-    free(b->point);
-    free(b->point_end);
-    b->vol = v;
-    b->point = p;
-    b->point_end = e;
-    b->capacity = slots;
-    return 0;
+    *found = lo < b->nblocks && b->block[lo]->index == index;
+    return lo;
 }
 
-static int bins_init_slots(struct ftio_bins *b, double fs, double origin, size_t limit,
-                           size_t slots)
+/* The block holding bin j, NULL when none does (all zero). */
+static struct ftio_bin_block *find(const struct ftio_bins *b, int64_t j)
+{
+    bool found;
+    size_t k = block_pos(b, block_of(j), &found);
+    return found ? b->block[k] : NULL;
+}
+
+/* The block holding bin j, made (zeroed) when missing; NULL out of memory. */
+static struct ftio_bin_block *reach(struct ftio_bins *b, int64_t j)
+{
+    bool found;
+    int64_t index = block_of(j);
+    size_t k = block_pos(b, index, &found);
+    if (!found) {
+        if (ftio_grow((void **)&b->block, &b->cap, b->nblocks + 1, sizeof *b->block) != 0)
+            return NULL;
+        struct ftio_bin_block *n =
+            calloc(1, sizeof *n + columns(b) * FTIO_BIN_BLOCK * sizeof(double));
+        if (!n)
+            return NULL;
+        n->index = index;
+        memmove(b->block + k + 1, b->block + k, (b->nblocks - k) * sizeof *b->block);
+        b->block[k] = n;
+        b->nblocks++;
+    }
+    b->cursor = k;
+    return b->block[k];
+}
+
+int ftio_bins_init_for(struct ftio_bins *b, double fs, double origin, size_t capacity,
+                       enum ftio_sampling mode)
 {
     memset(b, 0, sizeof *b);
-    if (!(fs > 0) || !isfinite(fs) || !isfinite(origin) || limit == 0 ||
-        limit > (size_t)INT64_MAX / 2) {
+    if (!(fs > 0) || !isfinite(fs) || !isfinite(origin) || capacity == 0 ||
+        capacity > (size_t)INT64_MAX / 2) {
         errno = EINVAL;
         return -1;
     }
-    if (resize(b, slots < limit ? slots : limit) < 0)
-        return -1;
     b->fs = fs;
     b->origin = origin;
-    b->limit = limit;
+    b->limit = capacity;
+    b->hold = mode != FTIO_SAMPLING_AVERAGE;
     return 0;
 }
 
 int ftio_bins_init(struct ftio_bins *b, double fs, double origin, size_t capacity)
 {
-    return bins_init_slots(b, fs, origin, capacity, FIRST_SLOTS);
+    return ftio_bins_init_for(b, fs, origin, capacity, FTIO_SAMPLING_HOLD);
 }
 
-/* Room for bin j: grow the rings while under the limit, else slide them. */
+/* Free the blocks wholly before bin `first`. */
+static void drop_before(struct ftio_bins *b, int64_t first)
+{
+    size_t n = 0;
+    while (n < b->nblocks && (b->block[n]->index + 1) * FTIO_BIN_BLOCK <= first)
+        free(b->block[n++]);
+    memmove(b->block, b->block + n, (b->nblocks - n) * sizeof *b->block);
+    b->nblocks -= n;
+    b->cursor = 0;
+}
+
+/* Room for bin j within the horizon: the oldest bins are forgotten. */
 static void make_room(struct ftio_bins *b, int64_t j)
 {
-    if (j < b->first + (int64_t)b->capacity)
-        return;
-    if (b->capacity < b->limit) {
-        size_t need = (size_t)(j - b->first) + 1, slots = 2 * b->capacity;
-        if (slots < need)
-            slots = need;
-        if (slots > b->limit)
-            slots = b->limit;
-        if (resize(b, slots) == 0 && j < b->first + (int64_t)b->capacity)
-            return;
-    }
-    advance_to(b, j);
-}
-
-/* Slide the ring so that bin j is kept: the oldest bins are forgotten and
- * their slots cleared for reuse. */
-static void advance_to(struct ftio_bins *b, int64_t j)
-{
-    int64_t c = (int64_t)b->capacity;
-    int64_t new_first = j - c + 1;
+    int64_t new_first = j - (int64_t)b->limit + 1;
     if (new_first <= b->first)
         return;
-    if (new_first - b->first >= c) {
-        memset(b->vol, 0, b->capacity * sizeof *b->vol);
-        memset(b->point, 0, b->capacity * sizeof *b->point);
-        memset(b->point_end, 0, b->capacity * sizeof *b->point_end);
-    } else {
-        for (int64_t i = b->first; i < new_first; i++) {
-            size_t s = ring_index(b, i);
-            b->vol[s] = 0;
-            b->point[s] = 0;
-            b->point_end[s] = 0;
-        }
-    }
     b->first = new_first;
     if (b->last < b->first)
         b->last = b->first;
+    drop_before(b, b->first);
 }
 
 /* The largest j with edge(j) <= t (strict: edge(j) < t).  The product
@@ -208,38 +227,101 @@ void ftio_bins_add(struct ftio_bins *b, double t_start, double t_end, double byt
     }
     if (k0 < b->first)
         k0 = b->first;
+    struct ftio_bin_block *blk = NULL;
     for (int64_t j = j0; j <= j1; j++) {
+        if (!blk || slot_of(j) == 0) {
+            if (!(blk = reach(b, j))) {
+                /* Out of memory: the rest of the request is lost, counted. */
+                b->dropped_bytes += rate * (t_end - fmax(t_start, edge(b, j)));
+                break;
+            }
+        }
+        size_t s = slot_of(j);
         double overlap = fmin(t_end, edge(b, j + 1)) - fmax(t_start, edge(b, j));
-        size_t s = ring_index(b, j);
         if (overlap > 0)
-            b->vol[s] += rate * overlap;
-        if (j >= k0)
-            b->point[s] += rate;
-        if (j <= k1)
-            b->point_end[s] += rate;
+            blk->v[s] += rate * overlap;
+        if (b->hold) {
+            if (j >= k0)
+                blk->v[FTIO_BIN_BLOCK + s] += rate;
+            if (j <= k1)
+                blk->v[2 * FTIO_BIN_BLOCK + s] += rate;
+        }
     }
     if (j1 + 1 > b->last)
         b->last = j1 + 1;
 }
 
-int ftio_bins_samples_mode(const struct ftio_bins *b, double ts, double te,
-                           enum ftio_sampling mode, struct ftio_samples *out)
+double ftio_bins_volume_at(const struct ftio_bins *b, int64_t k)
 {
-    if (mode != FTIO_SAMPLING_HOLD && mode != FTIO_SAMPLING_AVERAGE) {
-        errno = EINVAL;
-        return -1;
-    }
-    int64_t lo = b->first, hi = b->last;
+    if (k < b->first || k >= b->last)
+        return 0;
+    const struct ftio_bin_block *blk = find(b, k);
+    return blk ? blk->v[slot_of(k)] : 0;
+}
+
+void ftio_bins_points_at(const struct ftio_bins *b, int64_t k, double *at, double *before_end)
+{
+    const struct ftio_bin_block *blk = k >= b->first && k < b->last && b->hold ? find(b, k) : NULL;
+    *at = blk ? blk->v[FTIO_BIN_BLOCK + slot_of(k)] : 0;
+    *before_end = blk ? blk->v[2 * FTIO_BIN_BLOCK + slot_of(k)] : 0;
+}
+
+/* The kept bins whole inside [ts, te] (NAN: unbounded): indices [*lo, *hi)
+ * (empty when *hi <= *lo). */
+static void kept_range(const struct ftio_bins *b, double ts, double te, int64_t *lo, int64_t *hi)
+{
+    *lo = b->first;
+    *hi = b->last;
     if (!isnan(ts)) {
         double j = ceil((ts - b->origin) * b->fs - EDGE_EPS);
-        if (j > (double)lo)
-            lo = j < (double)hi ? (int64_t)j : hi;
+        if (j > (double)*lo)
+            *lo = j < (double)*hi ? (int64_t)j : *hi;
     }
     if (!isnan(te)) {
         double j = floor((te - b->origin) * b->fs + EDGE_EPS);
-        if (j < (double)hi)
-            hi = j > (double)lo ? (int64_t)j : lo;
+        if (j < (double)*hi)
+            *hi = j > (double)*lo ? (int64_t)j : *lo;
     }
+}
+
+/* The runs of bins in [lo, hi) that blocks hold, in order: each is n bins
+ * from bin j, their values at v (the bins between runs are zero). */
+struct runs {
+    const struct ftio_bins *b;
+    size_t k;                 /* the next block */
+    int64_t hi;
+};
+
+static struct runs runs_from(const struct ftio_bins *b, int64_t lo, int64_t hi)
+{
+    bool found;
+    return (struct runs){ b, block_pos(b, block_of(lo), &found), hi };
+}
+
+static bool next_run(struct runs *r, int64_t lo, const double **v, int64_t *j, int64_t *n)
+{
+    if (r->k >= r->b->nblocks)
+        return false;
+    const struct ftio_bin_block *blk = r->b->block[r->k++];
+    int64_t from = blk->index * FTIO_BIN_BLOCK, to = from + FTIO_BIN_BLOCK;
+    if (from >= r->hi)
+        return false;
+    *j = from < lo ? lo : from;
+    *n = (to < r->hi ? to : r->hi) - *j;
+    *v = blk->v + slot_of(*j);
+    return *n > 0 || next_run(r, lo, v, j, n);
+}
+
+int ftio_bins_samples_mode(const struct ftio_bins *b, double ts, double te,
+                           enum ftio_sampling mode, struct ftio_samples *out)
+{
+    if ((mode != FTIO_SAMPLING_HOLD && mode != FTIO_SAMPLING_AVERAGE) ||
+        (mode == FTIO_SAMPLING_HOLD && !b->hold)) {
+        errno = EINVAL;
+        return -1;
+    }
+    int64_t lo, hi;
+    kept_range(b, ts, te, &lo, &hi);
     if (hi <= lo) {
         errno = ERANGE;
         return -1;
@@ -247,21 +329,33 @@ int ftio_bins_samples_mode(const struct ftio_bins *b, double ts, double te,
     size_t n = (size_t)(hi - lo);
     if (ftio_grow((void **)&out->x, &out->cap, n, sizeof *out->x) != 0)
         return -1;
+    memset(out->x, 0, n * sizeof *out->x);
+    /* The bytes in order of the bins (zeros add nothing: the same sum as
+     * adding every bin). */
     double total = 0;
-    for (size_t k = 0; k < n; k++)
-        total += b->vol[ring_index(b, lo + (int64_t)k)];
-    if (mode == FTIO_SAMPLING_AVERAGE) {
-        for (size_t k = 0; k < n; k++)
-            out->x[k] = b->vol[ring_index(b, lo + (int64_t)k)] * b->fs;
-    } else {
+    const double *v;
+    int64_t j0, cnt;
+    for (struct runs r = runs_from(b, lo, hi); next_run(&r, lo, &v, &j0, &cnt);) {
+        double *x = out->x + (j0 - lo);
+        for (int64_t i = 0; i < cnt; i++) {
+            total += v[i];
+            if (mode == FTIO_SAMPLING_AVERAGE)
+                x[i] = v[i] * b->fs;
+        }
+    }
+    if (mode == FTIO_SAMPLING_HOLD) {
         /* [compat] t_step as sample.c advances it, from the window start;
          * below the edge it sees B before it (the end of the previous bin,
          * which is kept: k > 0 there since t_step starts on edge lo). */
         double t_step = edge(b, lo);
         for (size_t k = 0; k < n; k++) {
             int64_t j = lo + (int64_t)k;
-            out->x[k] = t_step >= edge(b, j) ? b->point[ring_index(b, j)]
-                                             : b->point_end[ring_index(b, j - 1)];
+            double at, unused;
+            if (t_step >= edge(b, j))
+                ftio_bins_points_at(b, j, &at, &unused);
+            else
+                ftio_bins_points_at(b, j - 1, &unused, &at);
+            out->x[k] = at;
             t_step = t_step + 1.0 / b->fs;
         }
     }
@@ -270,93 +364,77 @@ int ftio_bins_samples_mode(const struct ftio_bins *b, double ts, double te,
     out->t0 = edge(b, lo);
     out->t1 = edge(b, hi);
     out->exact_volume = total;    /* bins are exact integrals: V_0 is known */
-    out->quiet_before = lo > b->first ? b->vol[ring_index(b, lo - 1)] == 0
-                                      : b->dropped_bytes == 0;
+    out->quiet_before = lo > b->first ? ftio_bins_volume_at(b, lo - 1) == 0
+                                      : b->dropped_bytes == 0 && !b->forgot_data;
     return 0;
 }
 
 int ftio_bins_clone(const struct ftio_bins *src, struct ftio_bins *dst)
 {
-    if (bins_init_slots(dst, src->fs, src->origin, src->limit, src->capacity) != 0)
+    *dst = *src;
+    dst->block = NULL;
+    dst->nblocks = dst->cap = dst->cursor = 0;
+    if (src->nblocks == 0)
+        return 0;
+    if (!(dst->block = malloc(src->nblocks * sizeof *dst->block)))
         return -1;
-    memcpy(dst->vol, src->vol, src->capacity * sizeof *dst->vol);
-    memcpy(dst->point, src->point, src->capacity * sizeof *dst->point);
-    memcpy(dst->point_end, src->point_end, src->capacity * sizeof *dst->point_end);
-    dst->first = src->first;
-    dst->last = src->last;
-    dst->dropped_bytes = src->dropped_bytes;
-    return 0;
-}
-
-int ftio_bins_copy(const struct ftio_bins *src, double ts, double te, struct ftio_bins *dst)
-{
-    double lo = ceil((ts - src->origin) * src->fs - EDGE_EPS) - 1;   /* one bin before: hold */
-    double hi = floor((te - src->origin) * src->fs + EDGE_EPS) + 1;
-    if (lo < (double)src->first)
-        lo = (double)src->first;
-    if (hi > (double)src->last)
-        hi = (double)src->last;
-    if (hi < lo)
-        hi = lo;
-    size_t n = (size_t)(hi - lo) + 1;
-    if (dst->capacity < n || !dst->vol) {
-        ftio_bins_free(dst);
-        if (bins_init_slots(dst, src->fs, src->origin, n, n) != 0)
+    dst->cap = src->nblocks;
+    size_t size = sizeof **src->block + columns(src) * FTIO_BIN_BLOCK * sizeof(double);
+    for (; dst->nblocks < src->nblocks; dst->nblocks++) {
+        if (!(dst->block[dst->nblocks] = malloc(size))) {
+            ftio_bins_free(dst);
             return -1;
-    }
-    dst->fs = src->fs;
-    dst->origin = src->origin;
-    dst->limit = dst->capacity;
-    dst->first = (int64_t)lo;
-    dst->last = (int64_t)hi;
-    dst->dropped_bytes = src->dropped_bytes;
-    /* Runs of slots contiguous in both rings, copied whole (this is the
-     * analysis threads' copy under the daemon's lock: it must be quick). */
-    for (int64_t j = dst->first; j < dst->last;) {
-        size_t from = ring_index(src, j), to = ring_index(dst, j);
-        size_t run = (size_t)(dst->last - j);
-        if (run > src->capacity - from)
-            run = src->capacity - from;
-        if (run > dst->capacity - to)
-            run = dst->capacity - to;
-        memcpy(dst->vol + to, src->vol + from, run * sizeof *dst->vol);
-        memcpy(dst->point + to, src->point + from, run * sizeof *dst->point);
-        memcpy(dst->point_end + to, src->point_end + from, run * sizeof *dst->point_end);
-        j += (int64_t)run;
+        }
+        memcpy(dst->block[dst->nblocks], src->block[dst->nblocks], size);
     }
     return 0;
 }
 
-/* The kept bins whole inside [ts, te]: indices [*lo, *hi) (empty when
- * *hi <= *lo). */
-static void kept_range(const struct ftio_bins *b, double ts, double te, double *lo, double *hi)
+void ftio_bins_forget(struct ftio_bins *b, double t)
 {
-    *lo = ceil((ts - b->origin) * b->fs - EDGE_EPS);
-    *hi = floor((te - b->origin) * b->fs + EDGE_EPS);
-    if (*lo < (double)b->first)
-        *lo = (double)b->first;
-    if (*hi > (double)b->last)
-        *hi = (double)b->last;
+    int64_t j;
+    if (last_edge_before(b, t, false, &j) != 0 || j <= b->first)
+        return;
+    if (j > b->last)
+        j = b->last;
+    b->forgot_data = ftio_bins_volume_at(b, j - 1) != 0;
+    b->first = j;
+    drop_before(b, j);
+}
+
+size_t ftio_bins_memory(const struct ftio_bins *b)
+{
+    return b->cap * sizeof *b->block +
+           b->nblocks * (sizeof **b->block + columns(b) * FTIO_BIN_BLOCK * sizeof(double));
 }
 
 double ftio_bins_bytes(const struct ftio_bins *b, double ts, double te)
 {
-    double lo, hi;
+    int64_t lo, hi;
     kept_range(b, ts, te, &lo, &hi);
     double total = 0;
-    for (int64_t j = (int64_t)lo; (double)j < hi; j++)
-        total += b->vol[ring_index(b, j)];
+    const double *v;
+    int64_t j0, cnt;
+    for (struct runs r = runs_from(b, lo, hi); next_run(&r, lo, &v, &j0, &cnt);)
+        for (int64_t i = 0; i < cnt; i++)
+            total += v[i];
     return total;
 }
 
 double ftio_bins_last_data(const struct ftio_bins *b, double ts, double te)
 {
-    double lo, hi;
+    int64_t lo, hi;
     kept_range(b, ts, te, &lo, &hi);
-    for (int64_t j = (int64_t)hi - 1; (double)j >= lo; j--)
-        if (b->vol[ring_index(b, j)] > 0)
-            return edge(b, j);
-    return NAN;
+    double found = NAN;
+    const double *v;
+    int64_t j0, cnt;
+    for (struct runs r = runs_from(b, lo, hi); next_run(&r, lo, &v, &j0, &cnt);)
+        for (int64_t i = cnt; i-- > 0;)
+            if (v[i] > 0) {
+                found = edge(b, j0 + i);
+                break;
+            }
+    return found;
 }
 
 int ftio_bins_samples(const struct ftio_bins *b, double ts, double te,
@@ -367,8 +445,8 @@ int ftio_bins_samples(const struct ftio_bins *b, double ts, double te,
 
 void ftio_bins_free(struct ftio_bins *b)
 {
-    free(b->vol);
-    free(b->point);
-    free(b->point_end);
+    for (size_t k = 0; k < b->nblocks; k++)
+        free(b->block[k]);
+    free(b->block);
     memset(b, 0, sizeof *b);
 }

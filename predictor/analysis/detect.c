@@ -37,7 +37,7 @@ static struct ftio_candidate make_candidate(const struct ftio_spectrum *s, size_
         .period = f > 0 ? 1.0 / f : 0,
         .confidence = s->conf[k],
         .amplitude = s->amp[k],
-        .phase = s->phase[k],
+        .phase = ftio_spectrum_phase(s, k),
     };
 }
 

@@ -30,6 +30,27 @@ static double running_std(const struct running *r)
     return r->n > 0 ? sqrt(fmax(r->m2 / r->n, 0)) : 0;
 }
 
+/* The period holding sample k's centre: period boundaries on sample edges
+ * are then never ambiguous.  (The quotient is positive: truncation is
+ * floor().)  Monotone in k, as rounding is. */
+static inline size_t period_of(size_t k, double fs, double f_d)
+{
+    return (size_t)(((double)k + 0.5) / fs * f_d);
+}
+
+/* The first sample after k in a later period than i = period_of(k): from
+ * where the arithmetic puts it, moved to where period_of() says. */
+static size_t period_end(size_t k, size_t i, size_t n, double fs, double f_d)
+{
+    double guess = ceil(((double)i + 1) * fs / f_d - 0.5);
+    size_t e = !(guess < (double)n) ? n : guess > (double)k + 1 ? (size_t)guess : k + 1;
+    while (e > k + 1 && period_of(e - 1, fs, f_d) > i)
+        e--;
+    while (e < n && period_of(e, fs, f_d) <= i)
+        e++;
+    return e;
+}
+
 void ftio_metrics_compute(const struct ftio_samples *x, double f_d, struct ftio_metrics *m)
 {
     memset(m, 0, sizeof *m);
@@ -46,26 +67,30 @@ void ftio_metrics_compute(const struct ftio_samples *x, double f_d, struct ftio_
     size_t cur = 0;
     size_t substantial = 0;
     double substantial_sum = 0;
-    for (size_t k = 0; k < x->n; k++) {
-        bool busy = x->x[k] > bbar;
-        if (busy) {
-            substantial++;
-            substantial_sum += x->x[k];
-        }
-        /* A sample belongs to the period holding its centre: period
-         * boundaries on sample edges are then never ambiguous. */
-        size_t i = (size_t)floor(((double)k + 0.5) / fs * f_d);
-        if (i >= periods)
-            continue;
-        while (cur < i) {             /* close period cur (and empty ones) */
+    /* Runs of samples in one period: no division per sample (a window of a
+     * bursty job is mostly zeros, which add nothing to cur_vol). */
+    for (size_t k = 0; k < x->n;) {
+        size_t i = period_of(k, fs, f_d), e = period_end(k, i, x->n, fs, f_d);
+        bool whole = i < periods;     /* samples after the last whole period only count as I/O */
+        while (whole && cur < i) {    /* close period cur (and empty ones) */
             running_add(&vol, cur_vol);
             running_add(&tau, cur_tau * f_d);
             cur_vol = cur_tau = 0;
             cur++;
         }
-        cur_vol += x->x[k] / fs;
-        if (busy)
-            cur_tau += 1.0 / fs;
+        for (; k < e; k++) {
+            bool busy = x->x[k] > bbar;
+            if (busy) {
+                substantial++;
+                substantial_sum += x->x[k];
+            }
+            if (!whole)
+                continue;
+            if (x->x[k] != 0)
+                cur_vol += x->x[k] / fs;
+            if (busy)
+                cur_tau += 1.0 / fs;
+        }
     }
     if (periods > 0 && cur < periods) {
         running_add(&vol, cur_vol);

@@ -163,9 +163,8 @@ static void stabilise(struct ftio_online *s, const struct ftio_result *r, double
     out->since = s->good_since;
 }
 
-int ftio_online_step(struct ftio_online *s, struct ftio_analyzer *a, const struct ftio_bins *b,
-                     double t_end, double now, struct ftio_samples *x,
-                     struct ftio_online_update *out, char *err, size_t errlen)
+int ftio_online_window(const struct ftio_online *s, const struct ftio_bins *b, double t_end,
+                       struct ftio_samples *x, char *err, size_t errlen)
 {
     if (s->hist.analyses > 0 && !new_data(s, b, t_end))
         return 1;
@@ -174,6 +173,13 @@ int ftio_online_step(struct ftio_online *s, struct ftio_analyzer *a, const struc
         snprintf(err, errlen, "no whole bin in the window [%.3f, %.3f]", ts, t_end);
         return -1;
     }
+    return 0;
+}
+
+int ftio_online_analyse(struct ftio_online *s, struct ftio_analyzer *a, const struct ftio_samples *x,
+                        double t_end, double now, struct ftio_online_update *out, char *err,
+                        size_t errlen)
+{
     struct ftio_result r;
     if (ftio_analyze(a, x, &s->opts, isnan(now) ? x->t1 : now, &r, err, errlen) != 0)
         return -1;
@@ -199,4 +205,12 @@ int ftio_online_step(struct ftio_online *s, struct ftio_analyzer *a, const struc
     out->last_error = s->last_error;
     out->p_periodic = ftio_history_p_periodic(&s->hist);
     return 0;
+}
+
+int ftio_online_step(struct ftio_online *s, struct ftio_analyzer *a, const struct ftio_bins *b,
+                     double t_end, double now, struct ftio_samples *x,
+                     struct ftio_online_update *out, char *err, size_t errlen)
+{
+    int rc = ftio_online_window(s, b, t_end, x, err, errlen);
+    return rc != 0 ? rc : ftio_online_analyse(s, a, x, t_end, now, out, err, errlen);
 }

@@ -50,12 +50,26 @@
  * (0 < i < n), maximising w0 w1 (m0 - m1)^2; 0 when all values are equal. */
 static size_t otsu_split(const double *v, size_t n)
 {
+    /* A quiet signal's sorted samples begin with many zeros, which add
+     * nothing to the sums (exactly) and offer no split among themselves:
+     * start after them. */
+    size_t zeros = 0;
+    if (n > 0 && v[0] == 0) {
+        size_t hi = n;
+        while (zeros < hi) {
+            size_t mid = zeros + (hi - zeros) / 2;
+            if (v[mid] == 0)
+                zeros = mid + 1;
+            else
+                hi = mid;
+        }
+    }
     double total = 0;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = zeros; i < n; i++)
         total += v[i];
     double best = 0, low = 0;
     size_t split = 0;
-    for (size_t i = 1; i < n; i++) {
+    for (size_t i = zeros > 1 ? zeros : 1; i < n; i++) {
         low += v[i - 1];
         if (v[i] == v[i - 1])
             continue;                /* split only between distinct values */
@@ -76,19 +90,16 @@ static size_t otsu_split(const double *v, size_t n)
 
 static int reserve(struct ftio_analyzer *a, size_t n)
 {
-    if (ftio_grow((void **)&a->scratch, &a->scratch_cap, 4 * n + 16, sizeof *a->scratch) != 0)
+    if (ftio_grow((void **)&a->scratch, &a->scratch_cap, 4 * n + 16, sizeof *a->scratch) != 0 ||
+        ftio_grow((void **)&a->sorted, &a->sorted_cap, n, sizeof *a->sorted) != 0)
         return -1;
     return ftio_grow((void **)&a->phase_buf, &a->phase_cap, PHASE_ROOM(n), sizeof *a->phase_buf);
 }
 
-/* Robust standard deviation of sorted v[0..n) around c (1.4826 x MAD);
- * dev: scratch of n. */
-static double mad(const double *v, size_t n, double c, double *dev)
+/* Robust standard deviation of sorted v[0..n) around c (1.4826 x MAD). */
+static double mad(const double *v, size_t n, double c)
 {
-    for (size_t i = 0; i < n; i++)
-        dev[i] = fabs(v[i] - c);
-    qsort(dev, n, sizeof *dev, ftio_cmp_double);
-    return 1.4826 * ftio_median_sorted(dev, n);
+    return 1.4826 * ftio_deviation_median_sorted(v, n, c);
 }
 
 /* Share of the samples in (mid, top] that lie in stretches of samples
@@ -119,10 +130,12 @@ static double hugging(const struct ftio_samples *x, double mid, double top)
 static bool levels(struct ftio_analyzer *a, const struct ftio_samples *x,
                    struct ftio_phase_scan *s, double *hi, double *lo)
 {
-    double *v = a->scratch;
+    /* Sorted once per window (a->sorted: phases_between_silences reads it
+     * too); Otsu's split needs the order, the rest are medians. */
+    double *v = a->sorted;
     size_t n = x->n;
     memcpy(v, x->x, n * sizeof *v);
-    qsort(v, n, sizeof *v, ftio_cmp_double);
+    ftio_sort(v, n, a->scratch);
     size_t split = otsu_split(v, n);
     if (split == 0)
         return false;
@@ -130,8 +143,7 @@ static bool levels(struct ftio_analyzer *a, const struct ftio_samples *x,
     double level = ftio_median_sorted(v + split, n - split);
     double thr = 0.5 * (v[split - 1] + v[split]);
     /* Spread of the background: MAD of the lower class as a std. */
-    double *dev = a->scratch + n;
-    double spread = mad(v, split, s->background, dev);
+    double spread = mad(v, split, s->background);
     /* A plateau of the job's own output (a page-cache spike, then a long
      * write at the file system's pace) can outnumber the quiet samples and
      * become the lower class's median.  When the lower class has two levels
@@ -141,7 +153,7 @@ static bool levels(struct ftio_analyzer *a, const struct ftio_samples *x,
     size_t sub = otsu_split(v, split);
     if (sub > 0 && sub >= n / 10 && sub < split) {   /* 0: no split (short signals: n < 10) */
         double b0 = ftio_median_sorted(v, sub), m1 = ftio_median_sorted(v + sub, split - sub);
-        double s0 = mad(v, sub, b0, dev);
+        double s0 = mad(v, sub, b0);
         if (m1 - b0 > MIN_CONTRAST * s0 && m1 - b0 > 1e-3 * fabs(m1) &&
             hugging(x, 0.5 * (v[sub - 1] + v[sub]), thr) >= PLATEAU_HUG) {
             s->background = b0;
@@ -211,12 +223,13 @@ static size_t group_fragments(struct ftio_analyzer *a, struct ftio_phase *p, siz
     double cv = mean > 0 ? sqrt(fmax(sq / (double)np - mean * mean, 0)) / mean : 0;
     if (cv < 0.1 || !(vmax > 0))
         return np;
-    double *gap = a->scratch;
-    for (size_t i = 0; i + 1 < np; i++)
+    double *gap = a->scratch, gmin = INFINITY;
+    for (size_t i = 0; i + 1 < np; i++) {
         gap[i] = fmax(p[i + 1].start - p[i].end, 0);
-    qsort(gap, np - 1, sizeof *gap, ftio_cmp_double);
-    double gref = ftio_median_sorted(gap + (np - 1) / 2, np - 1 - (np - 1) / 2);
-    if (!(gref > 0) || !(gap[0] < 0.5 * gref))
+        gmin = fmin(gmin, gap[i]);
+    }
+    double gref = ftio_median_rank(gap, np - 1, (np - 1) / 2, np - 1 - (np - 1) / 2);
+    if (!(gref > 0) || !(gmin < 0.5 * gref))
         return np;
     /* What an iteration moves: the largest run, or the volume per long gap
      * when no run is a whole phase. */
@@ -275,8 +288,7 @@ static size_t group_fragments(struct ftio_analyzer *a, struct ftio_phase *p, siz
             for (size_t i = cut[g]; i < cut[g + 1]; i++)
                 gv[g - 1] += p[i].bytes;
         }
-        qsort(gv, ng - 2, sizeof *gv, ftio_cmp_double);
-        double whole = ftio_median_sorted(gv, ng - 2);
+        double whole = ftio_median(gv, ng - 2);
         if (!(whole > 1.02 * vmax))
             break;
         vmax = whole;
@@ -320,7 +332,7 @@ static size_t group_bursts(struct ftio_analyzer *a, const struct ftio_samples *x
     double *d = a->scratch;
     for (size_t i = 0; i < nd; i++)
         d[i] = p[i + 1].start - p[i].start;
-    qsort(d, nd, sizeof *d, ftio_cmp_double);
+    ftio_sort(d, nd, a->scratch + nd);
     /* The widest ratio between consecutive sorted intervals. */
     size_t split = 0;
     double ratio = 0;
@@ -349,6 +361,64 @@ static size_t group_bursts(struct ftio_analyzer *a, const struct ftio_samples *x
     if (x->t1 - p[ng - 1].end <= short_max)
         p[ng - 1].flags |= FTIO_PHASE_CUT_END;
     return ng;
+}
+
+/* Tails: ranks that finish one after the other leave each phase decaying
+ * until the next begins (mpi-io-test's 32 ranks: 6e8 B/s down to 1e7 over
+ * 2 s, then the next phase): the signal never settles between phases, the
+ * lower Otsu class is made of tails, and its median, taken for a
+ * background, was subtracted from every phase (bytes per phase -13 %) and
+ * the tails left out.  When every gap between phases (at least two) is such
+ * a tail -- its samples, TAIL_MIN or more, decrease all the way from one
+ * phase to the next -- there is no background: each phase runs until the
+ * next begins (the last one over its own decaying tail), its bytes all of
+ * its samples'.  A gap that flattens (a background of other I/O, or
+ * nothing) is no tail. */
+#define TAIL_MIN 3
+static size_t first_bin(const struct ftio_samples *x, double t)
+{
+    return (size_t)fmax(floor((t - x->t0) * x->fs + 1e-9), 0);
+}
+
+static size_t last_bin(const struct ftio_samples *x, double t)
+{
+    return (size_t)fmax(ceil((t - x->t0) * x->fs - 1e-9) - 1, 0);
+}
+
+static void absorb_tails(const struct ftio_samples *x, struct ftio_phase_scan *s, struct ftio_phase *p,
+                         size_t np)
+{
+    if (np < 3)
+        return;
+    double dt = 1.0 / x->fs;
+    const double *v = x->x;
+    size_t n = x->n;
+    for (size_t i = 0; i + 1 < np; i++) {
+        size_t e = last_bin(x, p[i].end), b = first_bin(x, p[i + 1].start);
+        if (b > n || e + TAIL_MIN + 1 > b)
+            return;
+        for (size_t k = e + 1; k < b; k++)
+            if (!(v[k] < v[k - 1]) || !(v[k] > 0))
+                return;
+    }
+    for (size_t i = 0; i < np; i++) {
+        size_t first = first_bin(x, p[i].start), end;     /* bins [first, end) */
+        if (i + 1 < np) {
+            end = first_bin(x, p[i + 1].start);
+            p[i].end = p[i + 1].start;
+        } else {
+            end = last_bin(x, p[i].end);
+            while (end + 1 < n && v[end + 1] < v[end] && v[end + 1] > 0)
+                end++;
+            end++;
+            p[i].end = fmax(p[i].end, x->t0 + (double)end * dt);
+        }
+        double vol = 0;
+        for (size_t k = first; k < end && k < n; k++)
+            vol += v[k] * dt;
+        p[i].bytes = vol;
+    }
+    s->background = 0;
 }
 
 /* Two runs [.., e_a] and [b_b, ..] of la and lb samples separated by `gap`
@@ -397,8 +467,7 @@ static size_t finish(struct ftio_analyzer *a, const struct ftio_samples *x,
     double *vols = a->scratch;
     for (size_t i = 0; i < np; i++)
         vols[i] = p[i].bytes;
-    qsort(vols, np, sizeof *vols, ftio_cmp_double);
-    double typical = ftio_median_sorted(vols + np / 2, np - np / 2);
+    double typical = ftio_median_rank(vols, np, np / 2, np - np / 2);
     size_t m = 0;
     for (size_t i = 0; i < np; i++)
         if (p[i].bytes >= MIN_VOLUME_SHARE * typical)
@@ -455,9 +524,7 @@ static size_t phases_between_silences(struct ftio_analyzer *a, const struct ftio
 {
     size_t n = x->n;
     const double *v = x->x;
-    double *sorted = a->scratch;
-    memcpy(sorted, v, n * sizeof *sorted);
-    qsort(sorted, n, sizeof *sorted, ftio_cmp_double);
+    const double *sorted = a->sorted;    /* levels() sorted x there */
     double top = sorted[(size_t)(0.9 * (double)(n - 1))];
     double quiet = SILENCE_SHARE * top;
     if (!(top > 0))
@@ -473,6 +540,7 @@ static size_t phases_between_silences(struct ftio_analyzer *a, const struct ftio
     size_t np = finish(a, x, &t, p, runs_above(v, n, quiet, -INFINITY, true, p, PHASE_ROOM(n)));
     if (np < SILENCE_MIN_PHASES || onsets(p, np) < SILENCE_MIN_PHASES - 1)
         return 0;
+    absorb_tails(x, &t, p, np);
     t.n = np;
     t.phase = p;
     *s = t;
@@ -520,8 +588,7 @@ int ftio_phases_find(struct ftio_analyzer *a, const struct ftio_samples *x,
     double *len = a->scratch;
     for (size_t i = 0; i < np; i++)
         len[i] = p[i].end - p[i].start + 1;
-    qsort(len, np, sizeof *len, ftio_cmp_double);
-    double gap_max = fmax(1.0, MERGE_SHARE * ftio_median_sorted(len, np));
+    double gap_max = fmax(1.0, MERGE_SHARE * ftio_median(len, np));
     size_t m = 0;
     for (size_t i = 1; i < np; i++) {
         double gap = p[i].start - p[m].end - 1;
@@ -568,6 +635,7 @@ int ftio_phases_find(struct ftio_analyzer *a, const struct ftio_samples *x,
     m = finish(a, x, s, p, np);
     m = group_fragments(a, p, m, 1.0 / x->fs);
     s->n = group_bursts(a, x, s, p, m);
+    absorb_tails(x, s, p, s->n);
     s->phase = p;
     if (onsets(p, s->n) < 2) {
         /* At most a cut phase and one other: keep a copy, the silences

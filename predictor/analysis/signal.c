@@ -149,19 +149,42 @@ static int sort_events(struct event *ev, struct event *tmp, size_t n, int depth)
     return 0;
 }
 
-/* Sorts the events (t[i], rate[i]) into ev.  The first bucket level reads
- * the request columns directly, so the events are written once, already in
+/* One column of events to sort: the starts or the ends of the requests
+ * idx[0..n) of (t, rate) (idx NULL: the first n), then npad zero-rate events
+ * at pad[] (an activity's padding to the job's span, activities.c). */
+struct column {
+    const double *t, *rate;
+    const uint32_t *idx;
+    size_t n, npad;
+    double pad[2];
+};
+
+static inline double col_t(const struct column *c, size_t i)
+{
+    return i < c->n ? c->t[c->idx ? c->idx[i] : i] : c->pad[i - c->n];
+}
+
+static inline double col_rate(const struct column *c, size_t i)
+{
+    return i < c->n ? c->rate[c->idx ? c->idx[i] : i] : 0;
+}
+
+/* Sorts the events of column c into ev.  The first bucket level reads the
+ * request columns directly, so the events are written once, already in
  * bucket order; the buckets are then sorted in place with a scratch buffer
  * the size of the largest bucket (small: it stays in cache). */
-static int sort_columns(const double *t, const double *rate, size_t n, struct event *ev)
+static int sort_columns(const struct column *c, struct event *ev)
 {
-    double lo = INFINITY, hi = -INFINITY;
+    size_t n = c->n + c->npad;
+    double lo = INFINITY, hi = -INFINITY, prev = -INFINITY;
     bool sorted = true;
     for (size_t i = 0; i < n; i++) {
-        if (i && t[i] < t[i - 1])
+        double t = col_t(c, i);
+        if (t < prev)
             sorted = false;
-        lo = fmin(lo, t[i]);
-        hi = fmax(hi, t[i]);
+        prev = t;
+        lo = fmin(lo, t);
+        hi = fmax(hi, t);
     }
     size_t nb = n / BUCKET_FILL + 1;
     if (nb > BUCKETS_MAX)
@@ -169,7 +192,7 @@ static int sort_columns(const double *t, const double *rate, size_t n, struct ev
     double scale = isfinite(lo) && isfinite(hi) ? (double)nb / (hi - lo) : 0;
     if (sorted || n <= SMALL_SORT || !(scale > 0) || !isfinite(scale)) {
         for (size_t i = 0; i < n; i++)
-            ev[i] = (struct event){ t[i], rate[i] };
+            ev[i] = (struct event){ col_t(c, i), col_rate(c, i) };
         if (sorted)
             return 0;
         struct event *scratch = malloc(n * sizeof *scratch);
@@ -182,15 +205,17 @@ static int sort_columns(const double *t, const double *rate, size_t n, struct ev
         return -1;
 #define BUCKET_OF(x) ({ size_t b_ = (size_t)(((x) - lo) * scale); b_ < nb ? b_ : nb - 1; })
     for (size_t i = 0; i < n; i++)
-        end[BUCKET_OF(t[i]) + 1]++;
+        end[BUCKET_OF(col_t(c, i)) + 1]++;
     size_t largest = 0;
     for (size_t b = 0; b < nb; b++) {
         if (end[b + 1] > largest)
             largest = end[b + 1];
         end[b + 1] += end[b];
     }
-    for (size_t i = 0; i < n; i++)
-        ev[end[BUCKET_OF(t[i])]++] = (struct event){ t[i], rate[i] };
+    for (size_t i = 0; i < n; i++) {
+        double t = col_t(c, i);
+        ev[end[BUCKET_OF(t)]++] = (struct event){ t, col_rate(c, i) };
+    }
 #undef BUCKET_OF
     struct event *scratch = malloc((largest ? largest : 1) * sizeof *scratch);
     int rc = scratch ? 0 : -1;
@@ -206,8 +231,7 @@ static int sort_columns(const double *t, const double *rate, size_t n, struct ev
 }
 
 struct sort_job {
-    const double *t, *rate;
-    size_t n;
+    struct column c;
     struct event *ev;
     int rc;
 };
@@ -215,7 +239,7 @@ struct sort_job {
 static void *sort_job_run(void *arg)
 {
     struct sort_job *j = arg;
-    j->rc = sort_columns(j->t, j->rate, j->n, j->ev);
+    j->rc = sort_columns(&j->c, j->ev);
     return NULL;
 }
 
@@ -224,8 +248,21 @@ static void *sort_job_run(void *arg)
 
 int ftio_signal_build(const struct ftio_requests *r, struct ftio_signal *out)
 {
+    return ftio_signal_build_view(r, NULL, r->n, NAN, NAN, out);
+}
+
+int ftio_signal_build_view(const struct ftio_requests *r, const uint32_t *idx, size_t nreq,
+                           double pad_t0, double pad_t1, struct ftio_signal *out)
+{
     memset(out, 0, sizeof *out);
-    size_t n = r->n;
+    struct column cs = { r->t_start, r->rate, idx, nreq, 0, { 0, 0 } };
+    if (!isnan(pad_t0))
+        cs.pad[cs.npad++] = pad_t0;
+    if (!isnan(pad_t1))
+        cs.pad[cs.npad++] = pad_t1;
+    struct column ce = cs;
+    ce.t = r->t_end;
+    size_t n = nreq + cs.npad;
     if (n == 0)
         return 0;
     if (n > ((size_t)-1) / (2 * sizeof(struct event))) {
@@ -234,8 +271,9 @@ int ftio_signal_build(const struct ftio_requests *r, struct ftio_signal *out)
     }
     /* The in-place merge below relies on every end being at or after its
      * start (ftio_requests_push_* guarantee it; the struct is public). */
-    for (size_t i = 0; i < n; i++) {
-        if (!(r->t_end[i] >= r->t_start[i])) {
+    for (size_t i = 0; i < nreq; i++) {
+        size_t k = idx ? idx[i] : i;
+        if (!(r->t_end[k] >= r->t_start[k])) {
             errno = EINVAL;
             return -1;
         }
@@ -253,8 +291,8 @@ int ftio_signal_build(const struct ftio_requests *r, struct ftio_signal *out)
      * out->t itself (2n doubles = n events), the merge overwrites them
      * from the front and never catches up (see below). */
     struct event *starts = (struct event *)(void *)out->t;
-    struct sort_job js = { r->t_start, r->rate, n, starts, 0 };
-    struct sort_job je = { r->t_end, r->rate, n, ends, 0 };
+    struct sort_job js = { cs, starts, 0 };
+    struct sort_job je = { ce, ends, 0 };
     pthread_t helper;
     bool threaded = n >= PARALLEL_MIN && pthread_create(&helper, NULL, sort_job_run, &je) == 0;
     sort_job_run(&js);

@@ -2,11 +2,19 @@
 /* spectrum.c -- the DFT of the samples with FFTW (§3 step 1) and the FFT
  * plumbing shared with the autocorrelation (acf.c).
  *
- * struct ftio_analyzer owns FFTW plans (a small LRU cache keyed by kind and
- * size) and every scratch buffer, so once a size has been seen an analysis
- * allocates nothing.  FFTW's planner is process-global and not thread-safe;
- * plan creation and destruction therefore take one process-wide lock, while
- * executing plans (thread-safe in FFTW) does not.
+ * FFTW plans cost far more to make than to run (FFTW_ESTIMATE: 0.4-1.5 ms
+ * for a length it has not seen, against 0.01-0.2 ms to run it), so they are
+ * made once per (kind, length) in the process and shared: a registry under
+ * one process-wide lock (FFTW's planner is global and not thread-safe, so
+ * making and destroying a plan takes that lock anyway) holds each plan with
+ * the number of analyzers using it, and keeps up to REGISTRY_IDLE plans
+ * nobody uses for the next one who needs them.  Each struct ftio_analyzer
+ * keeps the plans it uses in a small LRU cache of its own (FTIO_PLAN_SLOTS)
+ * in front of it: the hot path -- a length the analyzer used recently --
+ * takes no lock.  Executing a plan is thread-safe in FFTW (the new-array
+ * functions, on buffers of the same alignment: every one comes from
+ * fftw_malloc).  struct ftio_analyzer also owns every scratch buffer, so once
+ * a size has been seen an analysis allocates nothing.
  */
 #include <math.h>
 #include <pthread.h>
@@ -16,8 +24,81 @@
 #include "analysis.h"
 #include "analysis/analysis_internal.h"
 
-/* The only global: FFTW's planner is global too, a struct cannot help. */
+/* Plans no analyzer uses, kept for the next one (least recently used go). */
+#define REGISTRY_IDLE 64
+
+struct shared_plan {
+    enum ftio_plan_kind kind;
+    size_t        n;
+    fftw_plan     plan;
+    unsigned      users;       /* analyzers holding it in their cache */
+    unsigned long last_used;
+};
+
+/* The only globals: FFTW's planner is global too, a struct cannot help. */
 static pthread_mutex_t planner_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    struct shared_plan *e;
+    size_t n, cap, idle;
+    unsigned long tick;
+} registry;
+
+/* Caller holds planner_lock. */
+static struct shared_plan *registry_find(enum ftio_plan_kind kind, size_t n)
+{
+    for (size_t i = 0; i < registry.n; i++)
+        if (registry.e[i].n == n && registry.e[i].kind == kind)
+            return &registry.e[i];
+    return NULL;
+}
+
+/* The shared plan of (kind, n), made on first use with a's buffers; one
+ * more user.  NULL when FFTW cannot make it or out of memory. */
+static fftw_plan registry_take(struct ftio_analyzer *a, enum ftio_plan_kind kind, size_t n)
+{
+    pthread_mutex_lock(&planner_lock);
+    struct shared_plan *s = registry_find(kind, n);
+    if (!s && FTIO_GROW(registry.e, registry.cap, registry.n + 1) == 0) {
+        fftw_plan p = kind == FTIO_PLAN_R2C
+            ? fftw_plan_dft_r2c_1d((int)n, a->in, a->out, FFTW_ESTIMATE)
+            : fftw_plan_dft_c2r_1d((int)n, a->out, a->in, FFTW_ESTIMATE);
+        if (p) {
+            s = &registry.e[registry.n++];
+            *s = (struct shared_plan){ kind, n, p, 0, 0 };
+            registry.idle++;
+        }
+    }
+    fftw_plan plan = NULL;
+    if (s) {
+        if (s->users++ == 0)
+            registry.idle--;
+        s->last_used = ++registry.tick;
+        plan = s->plan;
+    }
+    pthread_mutex_unlock(&planner_lock);
+    return plan;
+}
+
+/* One user less for (kind, n); beyond REGISTRY_IDLE unused plans, the
+ * least recently used one is destroyed. */
+static void registry_release(enum ftio_plan_kind kind, size_t n)
+{
+    pthread_mutex_lock(&planner_lock);
+    struct shared_plan *s = registry_find(kind, n);
+    if (s && s->users > 0 && --s->users == 0)
+        registry.idle++;
+    while (registry.idle > REGISTRY_IDLE) {
+        size_t old = registry.n;
+        for (size_t i = 0; i < registry.n; i++)
+            if (registry.e[i].users == 0 &&
+                (old == registry.n || registry.e[i].last_used < registry.e[old].last_used))
+                old = i;
+        fftw_destroy_plan(registry.e[old].plan);
+        registry.e[old] = registry.e[--registry.n];
+        registry.idle--;
+    }
+    pthread_mutex_unlock(&planner_lock);
+}
 
 struct ftio_analyzer *ftio_analyzer_new(void)
 {
@@ -28,18 +109,17 @@ void ftio_analyzer_free(struct ftio_analyzer *a)
 {
     if (!a)
         return;
-    pthread_mutex_lock(&planner_lock);
     for (int i = 0; i < FTIO_PLAN_SLOTS; i++)
         if (a->plans[i].n)
-            fftw_destroy_plan(a->plans[i].plan);
-    pthread_mutex_unlock(&planner_lock);
+            registry_release(a->plans[i].kind, a->plans[i].n);
     fftw_free(a->in);            /* and out, in the same block */
     free(a->spec.amp);
-    free(a->spec.phase);
+    free(a->spec.X);
     free(a->spec.conf);
     free(a->spec.z);
     free(a->acf);
     free(a->scratch);
+    free(a->sorted);
     free(a->phase_buf);
     free(a);
 }
@@ -64,7 +144,8 @@ static int fft_reserve(struct ftio_analyzer *a, size_t n)
     return 0;
 }
 
-/* Cached plan of the given kind and size, created on first use. */
+/* The plan of the given kind and size: from the analyzer's own cache (no
+ * lock), else from the registry, which makes it the first time. */
 static fftw_plan plan_get(struct ftio_analyzer *a, enum ftio_plan_kind kind, size_t n)
 {
     struct ftio_plan_slot *victim = &a->plans[0];
@@ -80,16 +161,11 @@ static fftw_plan plan_get(struct ftio_analyzer *a, enum ftio_plan_kind kind, siz
     }
     if (n > (size_t)INT32_MAX)
         return NULL;
-    pthread_mutex_lock(&planner_lock);
-    if (victim->n)
-        fftw_destroy_plan(victim->plan);
-    victim->n = 0;
-    fftw_plan p = kind == FTIO_PLAN_R2C
-        ? fftw_plan_dft_r2c_1d((int)n, a->in, a->out, FFTW_ESTIMATE)
-        : fftw_plan_dft_c2r_1d((int)n, a->out, a->in, FFTW_ESTIMATE);
-    pthread_mutex_unlock(&planner_lock);
+    fftw_plan p = registry_take(a, kind, n);
     if (!p)
         return NULL;
+    if (victim->n)
+        registry_release(victim->kind, victim->n);
     *victim = (struct ftio_plan_slot){ kind, n, p, a->tick };
     return p;
 }
@@ -97,9 +173,9 @@ static fftw_plan plan_get(struct ftio_analyzer *a, enum ftio_plan_kind kind, siz
 /* The spectrum's columns, one capacity for the four. */
 static int spec_reserve(struct ftio_analyzer *a, size_t bins)
 {
-    void **const cols[] = { (void **)&a->spec.amp, (void **)&a->spec.phase, (void **)&a->spec.conf,
+    void **const cols[] = { (void **)&a->spec.amp, (void **)&a->spec.X, (void **)&a->spec.conf,
                             (void **)&a->spec.z };
-    const size_t elem[] = { sizeof *a->spec.amp, sizeof *a->spec.phase, sizeof *a->spec.conf,
+    const size_t elem[] = { sizeof *a->spec.amp, sizeof *a->spec.X, sizeof *a->spec.conf,
                             sizeof *a->spec.z };
     return ftio_grow_parallel(&a->spec_cap, bins, 4, cols, elem);
 }
@@ -123,15 +199,19 @@ int ftio_spectrum_compute(struct ftio_analyzer *a, const struct ftio_samples *x,
     s->t0 = x->t0;
     for (size_t k = 0; k <= half; k++) {
         double complex X = a->out[k];   /* complex.h precedes fftw3.h */
-        double f = ftio_bin_frequency(x->fs, k, n);
+        s->X[k] = X;
         s->amp[k] = cabs(X);
-        /* Refer the phase to absolute time 0: sample 0 is at t0, not 0. */
-        s->phase[k] = carg(X * cexp(-2.0 * M_PI * I * f * x->t0));
-        s->conf[k] = 0;
-        s->z[k] = 0;
     }
+    memset(s->conf, 0, (half + 1) * sizeof *s->conf);
+    memset(s->z, 0, (half + 1) * sizeof *s->z);
     *out = s;
     return 0;
+}
+
+double ftio_spectrum_phase(const struct ftio_spectrum *s, size_t k)
+{
+    double f = ftio_bin_frequency(s->fs, k, s->n);
+    return carg(s->X[k] * cexp(-2.0 * M_PI * I * f * s->t0));
 }
 
 /* n's prime factors are all 2, 3, 5 or 7: FFTW's fast sizes (a prime size

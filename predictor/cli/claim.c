@@ -12,8 +12,6 @@
  * refused or did not answer within the timeout (default 5 s), 2 on usage
  * errors.
  */
-#include <errno.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,23 +43,11 @@ static int claim_one(const char *endpoint, void *arg)
     return 0;
 }
 
-/* A user name or a numeric uid; -1 when neither. */
-static int64_t user_uid(const char *u)
-{
-    struct passwd *pw = getpwnam(u);
-    if (pw)
-        return (int64_t)pw->pw_uid;
-    char *end;
-    errno = 0;
-    long long v = strtoll(u, &end, 10);
-    return !errno && end != u && !*end && v >= 0 && v < 4294967295LL ? (int64_t)v : -1;
-}
-
 /* After the options: JOB USER. */
 static int claim(const struct ftio_control_client *cc, char **args, int nargs)
 {
     (void)nargs;   /* 2 */
-    int64_t uid = user_uid(args[1]);
+    int64_t uid = cliopt_user_uid(args[1]);
     if (uid < 0) {
         fprintf(stderr, "ftio claim: %s: no such user\n", args[1]);
         return 2;

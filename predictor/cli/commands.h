@@ -9,6 +9,7 @@
  *   ftio keygen NAME         a CURVE key pair                      (keygen.c)
  *   ftio relay               a node's connection to ftiod          (relay.c)
  *   ftio report LOG.jsonl    the page of a finished live job   (report_cmd.c)
+ *   ftio history list|show|forget|key  the memory of runs      (history.c)
  *
  * Each returns the process exit status (0 ok, 1 failure, 2 usage).  argv[0]
  * is the subcommand name.
@@ -27,6 +28,7 @@ int ftio_cmd_replay(int argc, char **argv);
 int ftio_cmd_keygen(int argc, char **argv);
 int ftio_cmd_relay(int argc, char **argv);
 int ftio_cmd_report(int argc, char **argv);
+int ftio_cmd_history(int argc, char **argv);
 /* The page of a status socket's `last` answer (one prediction per mode, or
  * "steps" of them, or an ended job's "summary"): `ftio sub --last --plot`.
  * from: the page's subtitle.  0, or 1 with the reason said on stderr. */

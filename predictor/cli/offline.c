@@ -12,8 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "commands.h"
+#include "answer.h"
 #include "publish/report.h"
 #include "plot/plot.h"
+#include "analysis/stream.h"
 
 static const char *mode_name(enum ftio_io_mode m)
 {
@@ -128,15 +130,16 @@ static int plot_section(const struct job_run *r, struct ftio_plot_section *s, pl
 }
 
 /* The job's section of --plot / --export-*: the analysis res of x, and the
- * steps of a sliding analysis when h is given. */
+ * steps of a sliding analysis when h is given; note: a line for its header. */
 static int plot_job(const struct job_run *r, const struct ftio_samples *x,
                     const struct ftio_result *res, const struct ftio_plot_history *h,
-                    double p_periodic, const struct job_acts *ja, char *err, size_t errlen)
+                    double p_periodic, const struct job_acts *ja, const char *note,
+                    char *err, size_t errlen)
 {
     struct ftio_plot_section s = {
         .mode = mode_name(r->cli->mode), .samples = x, .result = res, .history = h,
         .totals = r->tot, .p_periodic = p_periodic,
-        .activities = ja ? ja->plot : NULL, .nactivities = ja ? ja->set.n : 0,
+        .activities = ja ? ja->plot : NULL, .nactivities = ja ? ja->set.n : 0, .note = note,
     };
     return plot_section(r, &s, ftio_plot_files_add, err, errlen);
 }
@@ -198,10 +201,11 @@ static void acts_free(struct job_acts *ja)
 }
 
 static int acts_compute(const struct ftio_cli *cli, const struct ftio_trace *t,
-                        const struct ftio_result *job, struct job_acts *ja, char *err, size_t errlen)
+                        const struct ftio_signal *sig, const struct ftio_result *job,
+                        struct job_acts *ja, char *err, size_t errlen)
 {
     memset(ja, 0, sizeof *ja);
-    if (ftio_trace_activities(t, cli->mode, NULL, &ja->set) != 0) {
+    if (ftio_trace_activities(t, cli->mode, NULL, sig, &ja->set) != 0) {
         snprintf(err, errlen, "out of memory grouping the activities");
         return -1;
     }
@@ -255,6 +259,44 @@ static void put_activity(json_t *arr, const char *indent, size_t k, const struct
     json_array_append_new(arr, o);
 }
 
+/* The job-level answer (answer.h) from the whole signal's (job) and the
+ * activities' answers: into *top; the activity's index or -1, its name
+ * (ftio_activity_name) into name. */
+static int job_level(const struct ftio_activity_set *set, const struct ftio_result *const *res,
+                     const struct ftio_result *job, struct ftio_result *top, char *name, size_t len)
+{
+    struct ftio_answer_part part[2 * FTIO_MAX_ACTIVITIES];
+    size_t n = set->n < 2 * FTIO_MAX_ACTIVITIES ? set->n : 2 * FTIO_MAX_ACTIVITIES;
+    for (size_t k = 0; k < n; k++)
+        part[k] = (struct ftio_answer_part){ set->a[k].pattern, set->a[k].bytes, res[k] };
+    int k = ftio_job_answer(job, part, n, top);
+    name[0] = '\0';
+    if (k >= 0)
+        ftio_activity_name(&set->a[k], name, len);
+    return k;
+}
+
+/* The share of mode m's I/O that the trace's signal holds (trace.h
+ * `unread`: Darshan modules ftio does not read), for ftio_answer_cap_share. */
+static double seen_share(const struct ftio_trace *t, enum ftio_io_mode m)
+{
+    double seen = 0, unread = 0;
+    for (int d = 0; d < 2; d++)
+        if (m == FTIO_MODE_ALL || (d == 1) == (m == FTIO_MODE_WRITE)) {
+            seen += ftio_trace_bytes(t, d ? FTIO_MODE_WRITE : FTIO_MODE_READ);
+            unread += t->unread_bytes[d];
+        }
+    if (isnan(unread))
+        return t->unread[0] ? 0.5 : 1;      /* a module of unknown bytes: at most even odds */
+    return unread > 0 ? seen / (seen + unread) : 1;
+}
+
+/* "activity": which activity the top-level answer is (PROTOCOL.md §2 v4). */
+static void put_job_level(json_t *j, const char *name)
+{
+    json_object_set_new(j, "activity", name[0] ? json_string(name) : json_null());
+}
+
 /* The activities into the JSON object j ("activities"), or as text. */
 static void report_activities(const struct job_acts *ja, const struct ftio_result *job, json_t *j)
 {
@@ -276,9 +318,27 @@ static int analyze_once(const struct job_run *r, char *err, size_t errlen)
     struct job_acts ja;
     memset(&ja, 0, sizeof ja);
     if (rc == 0)
-        rc = acts_compute(cli, r->t, &res, &ja, err, errlen);
-    if (rc == 0 && r->pf)
-        rc = plot_job(r, &x, &res, NULL, NAN, &ja, err, errlen);
+        rc = acts_compute(cli, r->t, r->sig, &res, &ja, err, errlen);
+    struct ftio_result top;
+    char activity[FTIO_PATTERN_MAX + 16] = "";
+    if (rc == 0) {
+        const struct ftio_result *ares[2 * FTIO_MAX_ACTIVITIES];
+        for (size_t k = 0; k < ja.set.n && k < 2 * FTIO_MAX_ACTIVITIES; k++)
+            ares[k] = &ja.res[k];
+        job_level(&ja.set, ares, &res, &top, activity, sizeof activity);
+        ftio_answer_cap_share(&top, seen_share(r->t, cli->mode));
+    }
+    if (rc == 0 && r->pf) {
+        /* The page draws the whole signal's analysis; the job's answer is
+         * the heaviest activity's when there are several (answer.h). */
+        char note[FTIO_PATTERN_MAX + 256] = "";
+        if (activity[0] && ja.set.n > 1 && top.has_period)
+            snprintf(note, sizeof note, "The job's answer is the activity that moves the most "
+                     "bytes, %s: period %.6g s, confidence %.3f (%s). The charts show the "
+                     "analysis of the whole signal.", activity, top.dominant.period,
+                     top.dominant.confidence, ftio_class_name(top.cls));
+        rc = plot_job(r, &x, &res, NULL, NAN, &ja, note[0] ? note : NULL, err, errlen);
+    }
     ftio_samples_free(&x);
     if (rc != 0) {
         acts_free(&ja);
@@ -286,199 +346,211 @@ static int analyze_once(const struct job_run *r, char *err, size_t errlen)
     }
     const char *mode = mode_name(cli->mode);
     if (cli->json) {
-        json_t *j = ftio_report_json(&res, mode);
+        json_t *j = ftio_report_json(&top, mode);
         if (!j) {
             acts_free(&ja);
             snprintf(err, errlen, "out of memory");
             return -1;
         }
         add_job_fields(j, r->t, r->tot);
+        put_job_level(j, activity);
         ftio_cli_phases(r->t, cli->mode, &res, res.fs, j, NULL);   /* each phase described */
-        report_activities(&ja, &res, j);
+        report_activities(&ja, &top, j);
         print_json(j);
         json_decref(j);
     } else {
-        ftio_report_text(stdout, &res, mode, r->tot);
+        ftio_report_text(stdout, &top, mode, r->tot);
+        if (activity[0] && ja.set.n > 1)
+            printf("answer of     %s, the activity that moves the most bytes\n", activity);
         ftio_cli_phases(r->t, cli->mode, &res, res.fs, NULL, stdout);
-        report_activities(&ja, &res, NULL);
+        report_activities(&ja, &top, NULL);
     }
     acts_free(&ja);
     return 0;
 }
 
-/* The signal as streaming bins on a grid from its first event, as ftiod
- * lays them on a mode's first record: each step of the signal is a request
- * of rate b over [t_i, t_i+1).  The sweep leaves rounding residue (1e-16 of
- * the peak) where the signal is idle: that is no data. */
-static int signal_bins(const struct ftio_signal *sig, double fs, struct ftio_bins *b)
+/* The steps of a signal as requests into the stream (act < 0: the mode's
+ * own bins; else activity act's alone): each step of rate b over
+ * [t_i, t_i+1).  The sweep leaves rounding residue (1e-16 of the peak) where
+ * the signal is idle: that is no data. */
+static void feed_signal(struct ftio_stream *s, int act, const struct ftio_signal *sig)
 {
-    double first = sig->t[0], last = sig->t[sig->n - 1], peak = 0;
-    size_t cap = (size_t)ceil((last - first) * fs) + 2;
-    if (ftio_bins_init(b, fs, first, cap) != 0)
-        return -1;
+    double peak = 0;
     for (size_t i = 0; i < sig->n; i++)
         peak = fmax(peak, sig->b[i]);
-    for (size_t i = 0; i + 1 < sig->n; i++)
-        if (sig->b[i] > 1e-9 * peak && sig->t[i + 1] > sig->t[i])
-            ftio_bins_add(b, sig->t[i], sig->t[i + 1], sig->b[i] * (sig->t[i + 1] - sig->t[i]));
-    return 0;
+    for (size_t i = 0; i + 1 < sig->n; i++) {
+        if (!(sig->b[i] > 1e-9 * peak && sig->t[i + 1] > sig->t[i]))
+            continue;
+        double bytes = sig->b[i] * (sig->t[i + 1] - sig->t[i]);
+        if (act < 0)
+            ftio_stream_add(s, -1, sig->t[i], sig->t[i + 1], bytes);
+        else
+            ftio_stream_add_activity(s, act, sig->t[i], sig->t[i + 1], bytes);
+    }
 }
 
-/* The activities of a sliding analysis: each its own bins and online state,
- * stepped on the job's boundaries (what ftiod does per activity). */
-struct act_stream {
-    struct ftio_bins bins;
-    struct ftio_online on;
-    struct ftio_online_update u;
-    bool has;                    /* u holds an answer */
-    bool ok;                     /* bins built */
-};
-
-static struct act_stream *act_streams(const struct ftio_cli *cli, const struct ftio_activity_set *set,
-                                      double first)
+/* The job's live stream (analysis/stream.h), as ftiod keeps it: the mode's
+ * signal in its bins, on a grid from its first event (ftiod lays it on a
+ * mode's first record), and each activity's own signal in its bins (one
+ * activity holding all the requests has none: its answer is the mode's). */
+static struct ftio_stream *job_stream(const struct ftio_cli *cli, const struct ftio_signal *sig,
+                                      const struct ftio_activity_set *set)
 {
-    struct act_stream *s = calloc(set->n ? set->n : 1, sizeof *s);
+    double first = sig->t[0], last = sig->t[sig->n - 1];
+    struct ftio_stream_config c = {
+        .opts = cli->analysis, .step = cli->step, .fixed_window = cli->window,
+        .horizon = fmax(last - first, 0) + 1.0 / cli->analysis.fs, .max_activities = set->n + 1,
+    };
+    struct ftio_stream *s = ftio_stream_new(&c, first);
     for (size_t k = 0; s && k < set->n; k++) {
-        struct ftio_signal sig;
-        if (ftio_signal_build(&set->a[k].req, &sig) != 0)
-            continue;
-        s[k].ok = sig.n >= 2 && signal_bins(&sig, cli->analysis.fs, &s[k].bins) == 0;
-        ftio_signal_free(&sig);
-        ftio_online_init(&s[k].on, &cli->analysis, cli->step, cli->window, first);
+        /* Offline activities may share a pattern (rule 3's small and large
+         * phases of one file): the stream's names are their indices. */
+        char name[32];
+        snprintf(name, sizeof name, "%zu", k);
+        if (ftio_stream_activity(s, name) != (int)k) {
+            ftio_stream_free(s);
+            return NULL;
+        }
     }
+    feed_signal(s, -1, sig);
+    for (size_t k = 0; s && set->n > 1 && k < set->n; k++)
+        if (set->a[k].sig.n >= 2)
+            feed_signal(s, (int)k, &set->a[k].sig);
     return s;
 }
 
-static void act_streams_free(struct act_stream *s, size_t n)
+/* Every activity's latest answer beside the job's u; into j (JSON) or as
+ * text lines. */
+static void put_activities(const struct ftio_stream *s, const struct ftio_activity_set *set,
+                           const struct ftio_online_update *job, json_t *j)
 {
-    for (size_t k = 0; s && k < n; k++)
-        if (s[k].ok)
-            ftio_bins_free(&s[k].bins);
-    free(s);
-}
-
-/* One boundary of every activity; into j (JSON) or as text lines. */
-static void act_streams_step(struct ftio_analyzer *a,
-                             const struct ftio_activity_set *set, struct act_stream *s,
-                             const struct ftio_online_update *job, double end, json_t *j,
-                             struct ftio_samples *x)
-{
-    bool self = set->n == 1 && set->a[0].shape == FTIO_SHAPE_ALL;
     json_t *arr = j ? json_array() : NULL;
     for (size_t k = 0; k < set->n; k++) {
-        char why[256];
-        if (self) {
-            s[k].u = *job;
-            s[k].has = true;
-        } else if (s[k].ok &&
-                   ftio_online_step(&s[k].on, a, &s[k].bins, end, end, x, &s[k].u, why, sizeof why) == 0) {
-            s[k].has = true;
-        }
-        struct ftio_result none;
-        memset(&none, 0, sizeof none);
-        ftio_activity_roll_next(&s[k].u.res, job->res.t1);
+        struct ftio_stream_answer a = ftio_stream_activity_answer(s, (int)k);
+        struct ftio_result r;
+        memset(&r, 0, sizeof r);
+        if (a.update)
+            r = a.update->res;
+        ftio_activity_roll_next(&r, job->res.t1);
         if (arr || set->n > 1)     /* one activity in text: the job's line says it */
-            put_activity(arr, "  ", k, &set->a[k], s[k].has ? &s[k].u.res : &none, &job->res,
-                         s[k].has && s[k].u.stale);
+            put_activity(arr, "  ", k, &set->a[k], &r, &job->res, a.update && a.update->stale);
     }
     if (arr)
         json_object_set_new(j, "activities", arr);
 }
 
-/* Sliding analysis: the online loop of ftiod (ftio_online_step) over the
- * whole trace, one analysis per data-time boundary every `step` seconds, so
- * that its lines are the messages ftiod publishes for the same trace. */
+/* The job-level answer of one boundary (answer.h) from the job's update and
+ * the activities' (with the chosen one's online fields); its name into name. */
+static void stream_job_level(const struct ftio_stream *s, const struct ftio_activity_set *set,
+                             const struct ftio_online_update *job,
+                             struct ftio_online_update *top, char *name, size_t len)
+{
+    const struct ftio_result *res[2 * FTIO_MAX_ACTIVITIES];
+    const struct ftio_online_update *up[2 * FTIO_MAX_ACTIVITIES];
+    for (size_t k = 0; k < set->n && k < 2 * FTIO_MAX_ACTIVITIES; k++) {
+        up[k] = ftio_stream_activity_answer(s, (int)k).update;
+        res[k] = up[k] ? &up[k]->res : NULL;
+    }
+    struct ftio_result r;
+    int k = job_level(set, res, &job->res, &r, name, len);
+    *top = k >= 0 && set->n > 1 && up[k] ? *up[k] : *job;
+    top->res = r;
+}
+
+/* Sliding analysis: the online loop of ftiod (analysis/stream.h, the same
+ * code) over the whole trace, one analysis per data-time boundary every
+ * `step` seconds, so that its lines are the messages ftiod publishes for the
+ * same trace. */
 static int analyze_sliding(const struct job_run *r, char *err, size_t errlen)
 {
     const struct ftio_cli *cli = r->cli;
     const struct ftio_signal *sig = r->sig;
     struct ftio_analyzer *a = r->a;
     const struct ftio_options *o = &cli->analysis;
-    struct ftio_bins bins;
-    if (signal_bins(sig, o->fs, &bins) != 0) {
+    struct ftio_activity_set aset;
+    if (ftio_trace_activities(r->t, cli->mode, NULL, sig, &aset) != 0) {
+        snprintf(err, errlen, "out of memory grouping the activities");
+        return -1;
+    }
+    struct ftio_stream *st = job_stream(cli, sig, &aset);
+    struct ftio_stream_work *w = ftio_stream_work_new();
+    if (!st || !w) {
+        ftio_stream_free(st);
+        ftio_stream_work_free(w);
+        ftio_activities_free(&aset);
         snprintf(err, errlen, "out of memory for the bins of the signal");
         return -1;
     }
     double first = sig->t[0], last = sig->t[sig->n - 1];
-    struct ftio_online on;
-    ftio_online_init(&on, o, cli->step, cli->window, first);
-    struct ftio_activity_set aset;
-    if (ftio_trace_activities(r->t, cli->mode, NULL, &aset) != 0) {
-        ftio_bins_free(&bins);
-        snprintf(err, errlen, "out of memory grouping the activities");
-        return -1;
-    }
-    struct act_stream *as = act_streams(cli, &aset, first);
-    if (!as) {
-        ftio_activities_free(&aset);
-        ftio_bins_free(&bins);
-        snprintf(err, errlen, "out of memory for the activities' bins");
-        return -1;
-    }
-    struct ftio_samples x = { 0 };
-    struct ftio_online_update u;
     const char *mode = mode_name(cli->mode);
     unsigned steps = 0;
     int rc = 0;
     struct ftio_plot_history hist = { 0 };
-    for (double end = ftio_online_next_boundary(&on, first);; end = ftio_online_next_boundary(&on, end)) {
+    for (double end = ftio_stream_next_boundary(st, first);; end = ftio_stream_next_boundary(st, end)) {
         if (isfinite(o->t_end) && end > o->t_end)
             break;
-        int stepped = ftio_online_step(&on, a, &bins, end, end, &x, &u, err, errlen);
+        int stepped = ftio_stream_step(st, a, w, end, end, err, errlen);
         if (stepped < 0 && steps > 0) {
             rc = -1;
             break;
         }
         if (stepped == 0 && !(isfinite(o->t_start) && end < o->t_start)) {
             steps++;
+            const struct ftio_online_update *u = ftio_stream_activity_answer(st, -1).update;
             struct ftio_plot_step ps;
-            ftio_plot_step_from_update(&ps, &u, end);
+            ftio_plot_step_from_update(&ps, u, end);
             if (r->pf && ftio_plot_history_add(&hist, &ps) != 0) {
                 snprintf(err, errlen, "out of memory");
                 rc = -1;
                 break;
             }
+            struct ftio_online_update top;
+            char activity[FTIO_PATTERN_MAX + 16];
+            stream_job_level(st, &aset, u, &top, activity, sizeof activity);
+            ftio_answer_cap_share(&top.res, seen_share(r->t, cli->mode));
             if (cli->json) {
-                json_t *j = ftio_report_json(&u.res, mode);
+                json_t *j = ftio_report_json(&top.res, mode);
                 if (j) {
                     add_job_fields(j, r->t, r->tot);
-                    ftio_report_json_online(j, &u);
-                    act_streams_step(a, &aset, as, &u, end, j, &x);
+                    put_job_level(j, activity);
+                    ftio_report_json_online(j, &top);
+                    put_activities(st, &aset, &top, j);
                     print_json(j);
                     json_decref(j);
                 }
             } else {
-                ftio_report_line(stdout, &u.res, mode);
-                act_streams_step(a, &aset, as, &u, end, NULL, &x);
+                ftio_report_line(stdout, &top.res, mode);
+                put_activities(st, &aset, &top, NULL);
             }
         }
         if (end >= last)
             break;
     }
-    ftio_bins_free(&bins);
-    act_streams_free(as, aset.n);
+    ftio_stream_work_free(w);
     ftio_activities_free(&aset);
+    struct ftio_history h = ftio_stream_online(st)->hist;
+    ftio_stream_free(st);
     if (rc == 0 && steps == 0) {
         snprintf(err, errlen, "no window held a whole sample at fs=%g; raise -f or --step", o->fs);
         rc = -1;
     }
     /* The page shows the whole trace analysed once, and the steps. */
+    struct ftio_samples x = { 0 };
     if (rc == 0 && r->pf) {
         struct ftio_result res;
         rc = ftio_analyze_signal(a, sig, o, &x, &res, err, errlen);
         if (rc == 0)
-            rc = plot_job(r, &x, &res, &hist, ftio_history_p_periodic(&on.hist), NULL, err, errlen);
+            rc = plot_job(r, &x, &res, &hist, ftio_history_p_periodic(&h), NULL, NULL, err, errlen);
     }
     ftio_plot_history_free(&hist);
     ftio_samples_free(&x);
     if (rc != 0)
         return -1;
     if (!cli->json) {
-        const struct ftio_history *h = &on.hist;
-        printf("P(periodic) %.3f over %u analyses", ftio_history_p_periodic(h), h->analyses);
-        for (size_t g = 0; g < h->ngroups; g++)
-            printf("%s [%.6g, %.6g] Hz %.0f%%", g ? "," : ";", h->group[g].f_min, h->group[g].f_max,
-                   h->analyses ? 100.0 * h->group[g].count / h->analyses : 0.0);
+        printf("P(periodic) %.3f over %u analyses", ftio_history_p_periodic(&h), h.analyses);
+        for (size_t g = 0; g < h.ngroups; g++)
+            printf("%s [%.6g, %.6g] Hz %.0f%%", g ? "," : ";", h.group[g].f_min, h.group[g].f_max,
+                   h.analyses ? 100.0 * h.group[g].count / h.analyses : 0.0);
         putchar('\n');
     }
     return 0;

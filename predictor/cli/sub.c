@@ -69,6 +69,45 @@ static void clock_text(double t, char *buf, size_t len)
              (int)((t - floor(t)) * 1000));
 }
 
+/* Every activity of a message (PROTOCOL.md §2 `activities`) on a line of
+ * its own under it, when there are two or more (with one, the message's own
+ * line is its answer). */
+static void print_activities(json_t *o, const char *indent)
+{
+    json_t *arr = json_object_get(o, "activities"), *a;
+    size_t i;
+    if (json_array_size(arr) < 2)
+        return;
+    json_array_foreach(arr, i, a) {
+        const char *pat = json_string_value(json_object_get(a, "pattern"));
+        const char *ex = json_string_value(json_object_get(a, "example"));
+        const char *cls = json_string_value(json_object_get(a, "class"));
+        const char *shape = json_string_value(json_object_get(a, "shape"));
+        printf("%sactivity %s", indent, pat ? pat : "?");
+        if (shape && strcmp(shape, "all") != 0)
+            printf(" (%s)", shape);
+        if (ex && pat && strcmp(ex, pat) != 0)
+            printf(" (e.g. %s)", ex);
+        char p[FTIO_UNITS_LEN], b[FTIO_UNITS_LEN];
+        printf(", %.0f %% of the bytes: ", 100 * num(a, "share"));
+        double period = num(a, "period");
+        if (isnan(period)) {
+            printf("no period (class %s)", cls ? cls : "none");
+        } else {
+            printf("period %s conf %.2f %s", ftio_fmt_duration(period, p, sizeof p),
+                   num(a, "confidence"), cls ? cls : "");
+            json_t *next = json_object_get(a, "next");
+            double ns = num(next, "start");
+            if (!isnan(ns)) {
+                char at[32];
+                clock_text(ns, at, sizeof at);
+                printf(", next at %s (%s)", at, ftio_fmt_bytes(num(next, "bytes"), b, sizeof b));
+            }
+        }
+        putchar('\n');
+    }
+}
+
 static void print_prediction(json_t *o)
 {
     const char *job = json_string_value(json_object_get(o, "job"));
@@ -84,6 +123,15 @@ static void print_prediction(json_t *o)
         char p[FTIO_UNITS_LEN];
         printf("period %s conf %.2f %s", ftio_fmt_duration(period, p, sizeof p),
                num(o, "confidence"), cls ? cls : "");
+        /* v4: a prediction from the application's earlier runs says so */
+        const char *src = json_string_value(json_object_get(o, "source"));
+        json_t *h = json_object_get(o, "history");
+        if (src && !strcmp(src, "history") && json_is_object(h))
+            printf(" from the memory of runs (%.0f run%s, %s)", num(h, "runs"),
+                   num(h, "runs") == 1 ? "" : "s", json_string_value(json_object_get(h, "level")) ?: "?");
+        const char *act = json_string_value(json_object_get(o, "activity"));
+        if (act && json_array_size(json_object_get(o, "activities")) > 1)
+            printf(" (%s)", act);
         json_t *next = json_object_get(o, "next");
         double ns = num(next, "start");
         if (!isnan(ns)) {
@@ -111,6 +159,7 @@ static void print_prediction(json_t *o)
     char r[FTIO_UNITS_LEN];
     printf(", P(periodic) %.2f, %.0f ranks, %s records\n", num(o, "p_periodic"),
            num(o, "ranks"), ftio_fmt_count(num(o, "records"), r, sizeof r));
+    print_activities(o, "    ");
 }
 
 static void print_end(json_t *o)
@@ -127,13 +176,23 @@ static void print_end(json_t *o)
         if (isnan(p))
             printf(" %s: no period;", mode);
         else
-            printf(" %s: period %s (%s, conf %.2f, P(periodic) %.2f);", mode,
+            printf(" %s: period %s (%s, conf %.2f, P(periodic) %.2f%s%s);", mode,
                    ftio_fmt_duration(p, pt, sizeof pt),
                    json_string_value(json_object_get(m, "class")) ?: "?",
-                   num(m, "confidence"), num(m, "p_periodic"));
+                   num(m, "confidence"), num(m, "p_periodic"),
+                   json_array_size(json_object_get(m, "activities")) > 1 &&
+                       json_is_string(json_object_get(m, "activity")) ? ", " : "",
+                   json_array_size(json_object_get(m, "activities")) > 1
+                       ? json_string_value(json_object_get(m, "activity")) ?: "" : "");
         any = 1;
     }
     printf("%s\n", any ? "" : " no prediction");
+    json_object_foreach(sum, mode, m) {
+        if (json_array_size(json_object_get(m, "activities")) > 1) {
+            printf("  %s:\n", mode);
+            print_activities(m, "    ");
+        }
+    }
 }
 
 /* Without --timeout: when to say that the endpoint cannot be reached. */

@@ -6,6 +6,7 @@
  * here is only their order and what each refusal is counted as. */
 #include <stdio.h>
 #include "admit.h"
+#include "history_glue.h"
 #include "timeutil.h"
 #include "transport.h"
 
@@ -61,6 +62,7 @@ static enum admit_verdict merge(struct ftiod *d, struct job *j, const struct fti
         pthread_cond_signal(&d->wake);
     if (j->closed)
         j->reopened = true;    /* a corrected .end follows */
+    ftiod_history_batch(d, j, b);   /* its application: the memory of runs (history_glue.h) */
     /* Journaled before the acknowledgement: what the sender forgets
      * survives the daemon (state.c). */
     if (ftiod_state_batch(d->state, j, uid, recv_ns, raw, rawlen) != 0)

@@ -13,6 +13,7 @@
 #include "auth.h"
 #include "control.h"
 #include "daemon.h"
+#include "history_glue.h"
 #include "jobid.h"
 #include "machine.h"
 #include "message.h"
@@ -89,7 +90,7 @@ static json_t *last_of(const struct job *j)
 {
     json_t *o = json_pack("{s:s}", "job", j->id);
     for (int m = 0; o && m < JOB_NMODES; m++)
-        if (j->mode[m].has_result)
+        if (job_mode_update(&j->mode[m]))
             json_object_set_new(o, job_mode_name(m), ftiod_prediction_json(j, m));
     return o;
 }
@@ -276,6 +277,26 @@ static char *machine_request(struct ftiod *d, const struct asker *a, const char 
     return dump(ftiod_machine_view(d, a->admin, a->uid));
 }
 
+/* `apps`, `app ID`, `forget ID|all`: the memory of runs, answered by its
+ * own thread (history_thread.c: the reply comes later, ftiod_control_late). */
+static char *apps_request(struct ftiod *d, const struct asker *a, const char *job, int64_t arg)
+{
+    (void)arg;
+    return ftiod_history_request(d, a->admin, a->uid, FTIO_CTL_APPS, job);
+}
+
+static char *app_request(struct ftiod *d, const struct asker *a, const char *job, int64_t arg)
+{
+    (void)arg;
+    return ftiod_history_request(d, a->admin, a->uid, FTIO_CTL_APP, job);
+}
+
+static char *forget_request(struct ftiod *d, const struct asker *a, const char *job, int64_t arg)
+{
+    (void)arg;
+    return ftiod_history_request(d, a->admin, a->uid, FTIO_CTL_FORGET, job);
+}
+
 /* The control socket's one dispatch table (requests: common/control.h). */
 static char *(*const handlers[FTIO_CTL_NVERBS])(struct ftiod *, const struct asker *,
                                                  const char *, int64_t) = {
@@ -284,6 +305,9 @@ static char *(*const handlers[FTIO_CTL_NVERBS])(struct ftiod *, const struct ask
     [FTIO_CTL_LAST] = last_request,
     [FTIO_CTL_CLAIM] = claim_request,
     [FTIO_CTL_MACHINE] = machine_request,
+    [FTIO_CTL_APPS] = apps_request,
+    [FTIO_CTL_APP] = app_request,
+    [FTIO_CTL_FORGET] = forget_request,
 };
 
 void ftiod_control_serve(struct ftiod *d)
@@ -321,6 +345,8 @@ void ftiod_control_serve(struct ftiod *d)
     else
         doc = handlers[verb](d, &a, job, arg);
     ftiod_message_close(&m);
+    if (doc == FTIOD_REPLY_LATER)
+        return;                  /* the memory of runs answers (ftiod_control_late) */
     const char *fallback = "{\"error\":\"out of memory\"}";
     zmq_send(d->rep, doc ? doc : fallback, strlen(doc ? doc : fallback), ZMQ_DONTWAIT);
     free(doc);

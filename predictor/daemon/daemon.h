@@ -66,10 +66,10 @@ struct ftiod_config {
     const char *status;         /* REP, --status-endpoint */
     const char *log_path;       /* --log FILE (JSON Lines), NULL = none */
     const char *state_dir;      /* --state-dir DIR: durable job state, NULL = none */
+    const char *history;        /* --history: the memory of runs (history_glue.h) */
+    size_t   history_apps;      /* --history-apps: applications kept per uid */
     double   min_interval;      /* wall s between live analyses of one (job, mode) */
-    double   step;              /* data s between analyses (boundaries) */
     double   settle;            /* data s a boundary waits for late records */
-    double   window;            /* > 0: fixed window length, s */
     double   job_timeout;       /* s of silence that ends a job */
     double   settle_end;        /* s a job whose processes all sent `final` waits for
                                    more before it ends (unless MPI says it is over) */
@@ -99,8 +99,7 @@ struct ftiod_config {
     size_t   machine_log;       /* --machine-log: s between machine messages in --log, 0 none */
     size_t   machine_jobs;      /* --machine-jobs: jobs listed with their phases */
     const char *metrics_listen; /* --metrics-listen [HOST:]PORT, NULL: no metrics */
-    struct job_limits   limits;
-    struct ftio_options opts;   /* fs, tol, psd, sampling for ftio_analyze */
+    struct job_limits   limits;     /* and the analysis: opts, step, window */
     struct cliopt_parser cliopt_strings;   /* owns the configuration file's strings */
 };
 
@@ -160,6 +159,7 @@ struct ftiod {
     volatile sig_atomic_t reopen; /* SIGHUP: an analysis thread reopens --log */
     double stop_at;             /* monotonic s the analysis threads saw stop */
     struct sched_queue *sched;  /* under lock (sched_queue.c) */
+    struct ftiod_history *history;  /* the memory of runs (history_thread.c), NULL without */
     struct ftiod_pool *pool;    /* the analysis threads (scheduler.c) */
     struct ftiod_machine *machine; /* the machine view and its thread (machine.c), under lock */
     struct ftiod_metrics *metrics; /* --metrics-listen (metrics.c), NULL without */
@@ -199,7 +199,7 @@ void ftiod_control_serve(struct ftiod *d);
 int  ftiod_analysis_start(struct ftiod *d);
 void ftiod_analysis_stop(struct ftiod *d);
 /* The latest prediction (PROTOCOL.md §2) of job j, mode (caller holds the
- * lock and has checked j->mode[mode].has_result). */
+ * lock; NULL before the mode's first answer: job_mode_update). */
 json_t *ftiod_prediction_json(const struct job *j, int mode);
 
 /* publish.c (analysis threads; each call takes pub_lock) */

@@ -1,22 +1,26 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* end_message.c -- the end of a job (PROTOCOL.md §2): the `ftio.<job>.end`
- * message, with the summary of each mode (sched_step.c analysed the whole
- * job just before), what the summary is worth (`complete`), how the job
- * ended and its losses; then the job is closed: kept --late-batches seconds
+ * message, with the summary of each mode and of each of its activities
+ * (sched_step.c analysed the whole job just before; a stopping daemon says
+ * the latest answers), what the summary is worth (`complete`), how the job
+ * ended and its losses, and when it was made; then the job is closed: kept --late-batches seconds
  * for a corrected end (the next `revision`), remembered for --status and
  * `ftio sub --last` (status.c) and in its journal (state.c).
  */
 #include <stdlib.h>
+#include "history_glue.h"
 #include "sched.h"
+#include "timeutil.h"
 
 /* Caller holds the lock; it is dropped while publishing. */
 void ftiod_end_message(struct ftiod *d, struct job *j, const char *why)
 {
+    ftiod_history_end(d, j);   /* the run, into the memory of runs (history_glue.h) */
     json_t *o = json_object();
     json_t *sum = json_object();
     ftiod_set_job_fields(o, j->id);
     for (int mode = 0; mode < JOB_NMODES; mode++)
-        if (j->mode[mode].has_result)
+        if (job_mode_update(&j->mode[mode]))
             json_object_set_new(sum, job_mode_name(mode), ftiod_prediction_json(j, mode));
     json_object_set_new(o, "summary", sum);
     /* What the summary is worth (PROTOCOL.md §2): decided by job.c. */
@@ -42,6 +46,7 @@ void ftiod_end_message(struct ftiod *d, struct job *j, const char *why)
     json_object_set_new(o, "processes", json_integer((json_int_t)j->nprocs));
     json_object_set_new(o, "processes_without_final", json_integer((json_int_t)without_final));
     json_object_set_new(o, "revision", json_integer((json_int_t)j->revision));
+    json_object_set_new(o, "time", json_real((double)ftio_real_ns() * 1e-9));
     json_object_set_new(o, "bytes", json_real(j->bytes));
     char *topic = ftiod_topic_of(j->id, "end");
     if (d->cfg.verbose || j->revision)

@@ -34,6 +34,7 @@
 #include "curve.h"
 #include "daemon.h"
 #include "defaults.h"
+#include "history_glue.h"
 #include "ftio_paths.h"   /* FTIOD_CONFIG_DEFAULT: $(SYSCONFDIR)/ftio/ftiod.conf */
 #include "machine.h"
 
@@ -137,6 +138,15 @@ static const struct cliopt ftiod_opts[] = {
     {"state-dir", 0, CLIOPT_STRING, "DIR",
      "keep every job's state in DIR: a restarted ftiod goes on\n"
      "with the same jobs (PROTOCOL.md §5)", NULL, AT(cfg.state_dir)},
+    {"history", 0, CLIOPT_STRING, "STORE",
+     "the memory of runs (predictions from a job's first\n"
+     "batch): a SQLite file, a postgresql:// URI several\n"
+     "daemons share, none, or auto (DIR/history.sqlite with\n"
+     "--state-dir DIR, else none)", "auto", AT(cfg.history)},
+    {"history-apps", 0, CLIOPT_SIZE, "N",
+     "applications kept per user in the memory of runs, the\n"
+     "least recently used forgotten (0 = no bound)", "1000", AT(cfg.history_apps),
+     .min = 0, .max = 1e9},
     /* No def: the default file alone may be missing (parse_args). */
     {"config", 0, CLIOPT_STRING, "FILE",
      "configuration file ($FTIO_DAEMON_CONFIG, else\n"
@@ -165,8 +175,8 @@ static const struct cliopt ftiod_opts[] = {
      .def = "1"},
     {"max-memory", .type = CLIOPT_SHARED,
      .help = "memory the jobs may use, MB (what each job holds now:\n"
-             "~0.1 MB for a short one, up to ~8 MB for one of a whole\n"
-             "horizon with --summary-records of records)",
+             "a few dozen KB; while a job is short, its bins and\n"
+             "--summary-records of records)",
      .def = "8192"},
     /* robust, unless --compat says otherwise (ftio_analysis_args_finish) */
     {"detector", .type = CLIOPT_SHARED, .flags = CLIOPT_DEF_DOC},
@@ -187,8 +197,9 @@ static const struct cliopt ftiod_opts[] = {
      CLIOPT_NUM(FTIO_DEFAULT_HORIZON),
      AT(cfg.limits.horizon), .min = 1, .flags = CLIOPT_NOMAX},
     {"summary-records", 0, CLIOPT_SIZE, "N",
-     "records kept per job and mode to lay the end summary's\n"
-     "grid on the earliest record (0 = never)", CLIOPT_NUM(JOB_SUMMARY_RECORDS_DEFAULT),
+     "records kept per job and mode, while its whole record\n"
+     "is, to lay the end summary's grid on the earliest record\n"
+     "(0 = never)", CLIOPT_NUM(JOB_SUMMARY_RECORDS_DEFAULT),
      AT(cfg.limits.summary_records), .min = 0, .max = 1e9},
     {.type = CLIOPT_SECTION, .help = "The whole machine (topic ftio.machine, PROTOCOL.md §2):"},
     {"machine-horizon", 0, CLIOPT_DOUBLE, "S",
@@ -335,10 +346,9 @@ static int parse_args(int argc, char **argv, struct ftiod_settings *s)
     c->cliopt_strings.opts = NULL;
     if (rc != 0)
         return rc;
-    c->opts = s->a.opts;
-    c->limits.fs = s->a.opts.fs;
-    c->step = s->a.step;
-    c->window = s->a.window;
+    c->limits.opts = s->a.opts;
+    c->limits.step = s->a.step;
+    c->limits.window = s->a.window;
     c->max_memory = s->a.max_memory_mb * 1048576;
     if (s->cl.status)
         return 0;
@@ -346,8 +356,8 @@ static int parse_args(int argc, char **argv, struct ftiod_settings *s)
         fprintf(stderr, "ftiod: --status-endpoint: one endpoint to bind, not a list\n");
         return -1;
     }
-    if (c->window > 0 && c->window > c->limits.horizon) {
-        fprintf(stderr, "ftiod: --window %g is longer than --horizon %g\n", c->window,
+    if (c->limits.window > 0 && c->limits.window > c->limits.horizon) {
+        fprintf(stderr, "ftiod: --window %g is longer than --horizon %g\n", c->limits.window,
                 c->limits.horizon);
         return -1;
     }
@@ -355,7 +365,7 @@ static int parse_args(int argc, char **argv, struct ftiod_settings *s)
         fprintf(stderr, "ftiod: %s\n", err);
         return -1;
     }
-    if (c->limits.horizon * c->limits.fs > 1e8) {
+    if (c->limits.horizon * c->limits.opts.fs > 1e8) {
         fprintf(stderr, "ftiod: --horizon x --freq is over 1e8 bins per job and mode\n");
         return -1;
     }
@@ -367,7 +377,7 @@ static int parse_args(int argc, char **argv, struct ftiod_settings *s)
 static int check_step(struct ftiod_config *c)
 {
     char err[160];
-    if (ftio_analysis_check_step(c->step, c->limits.fs, err, sizeof err) != 0) {
+    if (ftio_analysis_check_step(c->limits.step, c->limits.opts.fs, err, sizeof err) != 0) {
         fprintf(stderr, "ftiod: %s\n", err);
         return -1;
     }
@@ -615,6 +625,8 @@ int main(int argc, char **argv)
 
     block_signals(&old);
     int started = ftiod_analysis_start(d);
+    if (started == 0 && ftiod_history_start(d) != 0)   /* the memory of runs' thread */
+        started = -1;
     int machine = started < 0 ? 0 : ftiod_machine_start(d);
     int metrics = started < 0 || machine < 0 ? 0 : ftiod_metrics_start(d);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -633,6 +645,7 @@ int main(int argc, char **argv)
     ftiod_metrics_stop(d);
     ftiod_machine_stop(d);
     ftiod_analysis_stop(d);
+    ftiod_history_stop(d);   /* after the last .end: its run is written */
     ftiod_log_at(FTIOD_NOTICE, "stopped (%llu batches, %llu records, %llu predictions published)",
                  (unsigned long long)d->stats.batches, (unsigned long long)d->stats.records,
                  (unsigned long long)d->stats.published);
@@ -641,6 +654,7 @@ out:
     ftiod_machine_stop(d);
     if (d->pool)
         ftiod_analysis_stop(d);
+    ftiod_history_stop(d);
     d->zap_stop = 1;
     if (zap_started)
         pthread_join(zap_th, NULL);

@@ -21,6 +21,7 @@
 #include "admit.h"
 #include "auth.h"
 #include "daemon.h"
+#include "history_glue.h"
 #include "message.h"
 #include "timeutil.h"
 #include "transport.h"
@@ -153,13 +154,16 @@ static void drain(struct ingest *in)
 int ftiod_ingest_loop(struct ftiod *d)
 {
     struct ingest in = {.d = d};
-    zmq_pollitem_t items[2] = {
+    zmq_pollitem_t items[3] = {
         {.socket = d->router, .events = ZMQ_POLLIN},
         {.socket = d->rep, .events = ZMQ_POLLIN},
+        {.fd = ftiod_control_late_fd(d), .events = ZMQ_POLLIN},   /* history_glue.h */
     };
     int rc = 0;
     while (!d->stop) {
-        if (zmq_poll(items, 2, 200) < 0) {
+        /* REP: no next request while the memory of runs owes a reply */
+        items[1].events = ftiod_control_waiting(d) ? 0 : ZMQ_POLLIN;
+        if (zmq_poll(items, items[2].fd >= 0 ? 3 : 2, 200) < 0) {
             if (errno == EINTR)
                 continue;
             ftiod_log("poll: %s", zmq_strerror(errno));
@@ -171,6 +175,7 @@ int ftiod_ingest_loop(struct ftiod *d)
         ftiod_state_sync(d, ftiod_now());
         if (items[1].revents & ZMQ_POLLIN)
             ftiod_control_serve(d);
+        ftiod_control_late(d);
     }
     /* Take what is already queued before the final summaries. */
     drain(&in);

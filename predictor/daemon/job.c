@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* job.c -- per-job state of ftiod (see job.h): sequence tracking per process,
- * counters, nested de-duplication and the binned signal of each mode.
+ * counters, nested de-duplication and each mode's live stream.
  *
  * job_merge() is the hot path of ingest: it runs once per batch under the
- * daemon lock, so per record it does a time conversion, a few checks and one
- * ftio_bins_add(); everything per process is one hash lookup per batch.
+ * daemon lock, so per record it does a time conversion, a few checks, the
+ * lookup of its activity and one ftio_stream_add(); everything per process is
+ * one hash lookup per batch.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -12,6 +13,8 @@
 #include "job.h"
 #include "job_activities.h"
 #include "job_machine.h"
+#include "history_glue.h"
+#include "job_clock.h"
 #include "batch_requests.h"
 #include "grow.h"
 #include "defaults.h"
@@ -49,7 +52,9 @@ static uint64_t add_clamped(struct job *j, uint64_t a, uint64_t b)
 
 void job_limits_default(struct job_limits *l)
 {
-    l->fs = FTIO_FS_DEFAULT;
+    ftio_options_default(&l->opts);
+    l->step = 1.0;
+    l->window = 0;
     l->horizon = FTIO_DEFAULT_HORIZON;
     l->max_procs = JOB_MAX_PROCS_DEFAULT;
     l->max_future = 3600.0;
@@ -78,16 +83,17 @@ void job_free(struct job *j)
 {
     if (!j)
         return;
-    for (int m = 0; m < JOB_NMODES; m++) {
-        if (j->mode[m].has_data)
-            ftio_bins_free(&j->mode[m].bins);
-        job_record_log_free(&j->mode[m].log);
-    }
-    for (size_t i = 0; i < j->proc_cap; i++)
+    for (int m = 0; m < JOB_NMODES; m++)
+        ftio_stream_free(j->mode[m].stream);
+    for (size_t i = 0; i < j->proc_cap; i++) {
         free(j->procs[i].host);
+        free(j->procs[i].missing);
+    }
     free(j->procs);
     job_activities_free(j->acts);
     job_machine_free(j->mach);
+    job_history_free(j->history);   /* the memory of runs (history_glue.h) */
+    job_clock_free(j);
     free(j->id);
     free(j);
 }
@@ -160,6 +166,15 @@ static void missing_add(struct job *j, struct job_proc *p, uint64_t lo, uint64_t
 {
     if (lo >= hi)
         return;
+    /* Most processes never have a gap: the table comes with the first. */
+    if (!p->missing) {
+        if (!(p->missing = malloc(JOB_MAX_MISSING * sizeof *p->missing))) {
+            j->lost_batches += hi - lo;     /* counted lost; a late copy will be a duplicate */
+            j->forgotten_ranges++;
+            return;
+        }
+        j->gap_tables++;
+    }
     if (p->nmissing == JOB_MAX_MISSING) {
         /* Forget the oldest gap: its batches, should they come late, will be
          * taken for duplicates.  They stay counted as lost. */
@@ -211,69 +226,35 @@ static bool missing_take(struct job *j, struct job_proc *p, uint64_t seq)
 
 /* ---- merge ------------------------------------------------------------------ */
 
-void job_record_log_free(struct job_record_log *l)
+/* The mode's stream, its grid laid on its first record t0: bin index 0
+ * starts exactly there (so edge 0 is t0 itself, not a rounded sum), and the
+ * ring starts JOB_EARLY_MARGIN earlier, at a negative index, for earlier
+ * records; it keeps limits.summary_records records to lay the summary's grid
+ * again on the earliest one (analysis/stream.h). */
+static struct ftio_stream *mode_stream(const struct job_limits *lim, double t0)
 {
-    free(l->t_start);
-    free(l->t_end);
-    free(l->bytes);
-    memset(l, 0, sizeof *l);
+    struct ftio_stream_config c = {
+        .opts = lim->opts, .step = lim->step, .fixed_window = lim->window,
+        .horizon = lim->horizon, .early = JOB_EARLY_MARGIN,
+        .log_records = lim->summary_records, .keep_bytes = JOB_KEEP_BYTES,
+        .max_activities = JOB_MAX_ACTIVITIES,
+    };
+    return ftio_stream_new(&c, t0);
 }
 
-/* Room for one more record in the log's three columns (one capacity). */
-static int log_grow(struct job_record_log *l)
+static const struct ftio_stream_totals no_totals = { 0, 0, 0, 0 };
+
+const struct ftio_stream_totals *job_mode_totals(const struct job_mode_state *m)
 {
-    void **const cols[] = {(void **)&l->t_start, (void **)&l->t_end, (void **)&l->bytes};
-    const size_t elem[] = {sizeof *l->t_start, sizeof *l->t_end, sizeof *l->bytes};
-    return ftio_grow_parallel(&l->cap, l->n + 1, 3, cols, elem);
+    return m->stream ? ftio_stream_totals(m->stream) : &no_totals;
 }
 
-/* Keep one record for the summary; past `max` (or out of memory) forget
- * them all: an incomplete log is of no use. */
-static void log_record(struct job_record_log *l, double ts, double te, double bytes, size_t max)
+const struct ftio_online_update *job_mode_update(const struct job_mode_state *m)
 {
-    if (l->overflow)
-        return;
-    if (l->n >= max || (l->n == l->cap && log_grow(l) < 0)) {
-        job_record_log_free(l);
-        l->overflow = true;
-        return;
-    }
-    l->t_start[l->n] = ts;
-    l->t_end[l->n] = te;
-    l->bytes[l->n] = bytes;
-    l->n++;
-}
-
-/* Lay the mode's grid on its first record, t0: bin index 0 starts exactly
- * there (so edge 0 is t0 itself, not a rounded sum), and the ring starts
- * JOB_EARLY_MARGIN earlier, at a negative index, for earlier records. */
-static int mode_init(struct job_mode_state *m, const struct job_limits *lim, double t0)
-{
-    int64_t early = (int64_t)ceil(JOB_EARLY_MARGIN * lim->fs);
-    size_t cap = (size_t)ceil(lim->horizon * lim->fs) + (size_t)early + 2;
-    if (ftio_bins_init(&m->bins, lim->fs, t0, cap) < 0)
-        return -1;
-    m->bins.first = m->bins.last = -early;
-    m->grid_t0 = t0;
-    m->has_data = true;
-    return 0;
-}
-
-/* Lay the mode's grid again on t0 (earlier than its first record) and put
- * back the records logged so far; the online loop starts again from there
- * (nothing was analysed yet).  -1 (nothing changed) when out of memory. */
-static int relay_grid(struct job_mode_state *m, const struct job_limits *lim, double t0)
-{
-    struct ftio_bins old = m->bins;
-    if (mode_init(m, lim, t0) < 0) {
-        m->bins = old;
-        return -1;
-    }
-    ftio_bins_free(&old);
-    for (size_t i = 0; i < m->log.n; i++)
-        ftio_bins_add(&m->bins, m->log.t_start[i], m->log.t_end[i], m->log.bytes[i]);
-    m->online_init = false;
-    return 0;
+    struct ftio_stream_answer a;
+    if (!m->stream || ftio_stream_answers(m->stream, &a, 1) != 1)
+        return NULL;
+    return a.update;
 }
 
 /* The batch's records through the shared conversion (common/batch_requests.h:
@@ -298,6 +279,7 @@ static void merge_records(struct job *j, const struct ftio_batch *b,
         if (f[0] != INT64_MAX)
             first[JOB_READ] = ftio_job_seconds(f[0], j->origin_ns);
     }
+    job_activities_files(j, b);
     for (size_t i = 0; i < b->n; i++) {
         const struct ftio_record *r = &b->rec[i];
         struct ftio_wall_request q;
@@ -325,88 +307,52 @@ static void merge_records(struct job *j, const struct ftio_batch *b,
             drop(j, te - ts > lim->horizon ? JOB_DROP_TOO_LONG : JOB_DROP_BEFORE_GRID);
             continue;
         }
-        if (te <= ts)
-            te = ts + 1e-6;   /* ALGORITHM.md §1: zero-length lasts 1 us */
         struct job_mode_state *m = &j->mode[mode];
-        if (!m->has_data) {
-            if (mode_init(m, lim, fmin(ts, first[mode])) < 0) {
-                drop(j, JOB_DROP_BEFORE_GRID);   /* out of memory: no grid to put it on */
-                continue;
-            }
-            m->t_min = ts;
-            m->t_max = te;
-        } else if (ts < m->grid_t0 && m->online.hist.analyses == 0 && !m->log.overflow &&
-                   relay_grid(m, lim, fmin(ts, first[mode])) == 0) {
-            /* Earlier data before any analysis (another rank's batch): the
-             * grid moved to it, as the offline tool lays it on the first event. */
-        } else if (ts < m->bins.origin + (double)m->bins.first / m->bins.fs &&
-                   m->bins.first <= 0) {
+        if (!m->stream && !(m->stream = mode_stream(lim, fmin(ts, first[mode])))) {
+            drop(j, JOB_DROP_BEFORE_GRID);   /* out of memory: no grid to put it on */
+            continue;
+        }
+        /* Earlier data before any analysis (another rank's batch): the grid
+         * moves to it, as the offline tool lays it on the first event (the
+         * loop starts again from there: nothing was analysed yet). */
+        if (ts < ftio_stream_origin(m->stream) &&
+            ftio_stream_relay(m->stream, fmin(ts, first[mode])) == 0)
+            m->online_init = false;
+        int act = job_activity_of(j, mode, r->file_id, ts, te, (double)q.bytes);
+        if (ftio_stream_add(m->stream, act, ts, te, (double)q.bytes) != 0) {
             /* Before the mode's early margin: no bin was ever laid there. */
             drop(j, JOB_DROP_BEFORE_GRID);
             continue;
         }
-        ftio_bins_add(&m->bins, ts, te, (double)q.bytes);
-        log_record(&m->log, ts, te, (double)q.bytes, lim->summary_records);
-        if (ts < m->t_min)
-            m->t_min = ts;
-        if (te > m->t_max)
-            m->t_max = te;
-        m->records++;
-        m->bytes += (double)q.bytes;
         m->dirty = true;
         j->data_records++;
         j->bytes += (double)q.bytes;
     }
+    job_activities_count(j);
+}
+
+void job_merge_data(struct job *j, struct job_proc *p, const struct ftio_batch *b,
+                    const struct job_limits *lim, int64_t recv_ns)
+{
+    struct ftio_convert_options co;
+    ftio_convert_options_default(&co);
+    co.latest_ns = recv_ns + (int64_t)(lim->max_future * 1e9);
+    co.earliest_ns = recv_ns - (int64_t)(lim->max_past * 1e9);
+    struct ftio_batch fixed = *b;
+    if (p->clock == JOB_CLOCK_FIXED) {
+        /* The records through the same rules, on ftiod's clock: the anchor
+         * moved by the process's offset (a shallow copy, records shared). */
+        if (__builtin_add_overflow(fixed.h.skew_ns, p->clock_fix_ns, &fixed.h.skew_ns))
+            fixed.h.skew_ns = b->h.skew_ns;
+    }
+    merge_records(j, &fixed, &co, lim);
+    job_machine_merge(j, p, &fixed, &co, lim);   /* phases described, the machine view */
 }
 
 /* Every rank of the declared world called MPI_Finalize. */
 static bool mpi_over(const struct job *j)
 {
     return j->mpi_nranks > 0 && j->nmpi_fin >= (size_t)j->mpi_nranks;
-}
-
-/* The process's clock against ftiod's, at each batch until decided.  off =
- * ftiod's clock - the process's anchor (taken when the batch was encoded).
- * Within JOB_CLOCK_TOLERANCE: fine.  Ahead (off < 0): no batch arrives
- * before it was made, so the clock is wrong.  Behind (off > 0): the batch
- * may be old instead (a replayed spool file, batches held while ftiod was
- * away): only a batch that arrives live says the clock is wrong, i.e. one
- * that came as long after the process's previous batch as the process's own
- * clock says it was made after it (a replay sends them back to back).  The
- * decision needs nothing but the batches and the receive time, so a
- * restarted ftiod (--state-dir, which journals the receive time) takes it
- * again identically. */
-static void judge_clock(struct job *j, struct job_proc *p, const struct ftio_batch_header *h,
-                        int64_t now_real_ns)
-{
-    int64_t anchor, off;
-    bool ok = !__builtin_add_overflow(h->clock_real, h->skew_ns, &anchor) &&
-              !__builtin_sub_overflow(now_real_ns, anchor, &off);
-    bool live = false;
-    if (ok && p->has_last) {
-        /* in double: hostile anchors must not overflow int64 */
-        double made = ((double)h->clock_mono - (double)p->last_mono_ns) * 1e-9;
-        double came = ((double)now_real_ns - (double)p->last_recv_ns) * 1e-9;
-        live = made >= 0.5 && fabs(came - made) <= 0.5 + 0.25 * made;
-    }
-    p->has_last = true;
-    p->last_recv_ns = now_real_ns;
-    p->last_mono_ns = h->clock_mono;
-    if (!ok || p->clock != JOB_CLOCK_UNKNOWN)
-        return;
-    double o = (double)off * 1e-9;
-    if (fabs(o) <= JOB_CLOCK_TOLERANCE) {
-        p->clock = JOB_CLOCK_OK;
-    } else if (o < 0 || live) {
-        if (fabs(o) <= JOB_CLOCK_MAX_FIX) {
-            p->clock = JOB_CLOCK_FIXED;
-            p->clock_fix_ns = off;
-            j->clock_fixed++;
-        } else {
-            p->clock = JOB_CLOCK_FLAGGED;
-            j->clock_flagged++;
-        }
-    }
 }
 
 enum job_merge_status job_merge(struct job *j, const struct ftio_batch *b,
@@ -469,25 +415,21 @@ enum job_merge_status job_merge(struct job *j, const struct ftio_batch *b,
     if (h->mpi >= FTIO_MPI_INIT && h->nranks > j->mpi_nranks)
         j->mpi_nranks = h->nranks;
 
-    struct ftio_convert_options co;
-    ftio_convert_options_default(&co);
-    co.latest_ns = now_real_ns + (int64_t)(lim->max_future * 1e9);
-    co.earliest_ns = now_real_ns - (int64_t)(lim->max_past * 1e9);
-    judge_clock(j, p, h, now_real_ns);
-    struct ftio_batch fixed = *b;
-    if (p->clock == JOB_CLOCK_FIXED) {
-        /* The records through the same rules, on ftiod's clock: the anchor
-         * moved by the process's offset (a shallow copy, records shared). */
-        if (__builtin_add_overflow(fixed.h.skew_ns, p->clock_fix_ns, &fixed.h.skew_ns))
-            fixed.h.skew_ns = b->h.skew_ns;
+    /* The clock (job_clock.c): a batch of a process whose clock is behind
+     * and not yet decided waits, so that it never lays the job's time base
+     * in the past; the ones its batch decides go in first, in order. */
+    job_clock_judge(j, p, h, now_real_ns);
+    bool held = job_clock_hold(j, p, b, now_real_ns);
+    job_clock_release(j, lim, false);
+    if (held) {
+        job_activities_files(j, b);    /* its file table names the files now */
+    } else {
+        job_merge_data(j, p, b, lim, now_real_ns);
     }
-    merge_records(j, &fixed, &co, lim);
-    job_activities_merge(j, &fixed, &co, lim);
-    job_machine_merge(j, p, &fixed, &co, lim);   /* phases described, the machine view */
 
     if (h->mark)
         for (int m = 0; m < JOB_NMODES; m++)
-            if (j->mode[m].has_data)
+            if (j->mode[m].stream)
                 j->mode[m].flush = true;
     if (h->final && !p->final) {
         p->final = true;
@@ -515,7 +457,8 @@ bool job_due_to_end(const struct job *j, double now_mono, double settle_end)
 bool job_unseen_material(const struct job *j, int mode)
 {
     double u = (double)j->unseen[mode];
-    return u > JOB_UNSEEN_FLOOR && u > JOB_UNSEEN_SHARE * j->mode[mode].bytes;
+    double floor = JOB_UNSEEN_FLOOR * (double)(j->nprocs > 0 ? j->nprocs : 1);
+    return u > floor && u > JOB_UNSEEN_SHARE * job_mode_totals(&j->mode[mode])->bytes;
 }
 
 struct job_verdict job_end_verdict(const struct job *j, const char *why)
@@ -565,14 +508,12 @@ void job_table_init(struct job_table *t, size_t max_jobs)
 
 size_t job_memory(const struct job *j)
 {
-    size_t m = sizeof *j + strlen(j->id) + 1 + j->proc_cap * sizeof *j->procs + j->nprocs * 32;
-    for (int k = 0; k < JOB_NMODES; k++) {
-        const struct job_mode_state *s = &j->mode[k];
-        if (s->has_data)
-            m += s->bins.capacity * 3 * sizeof(double);
-        m += s->log.cap * 3 * sizeof(double);
-    }
-    return m + (size_t)job_activities_memory(j) + job_machine_memory(j);
+    size_t m = sizeof *j + strlen(j->id) + 1 + j->proc_cap * sizeof *j->procs + j->nprocs * 32 +
+               j->gap_tables * JOB_MAX_MISSING * sizeof(struct seq_range);
+    for (int k = 0; k < JOB_NMODES; k++)
+        if (j->mode[k].stream)
+            m += ftio_stream_memory(j->mode[k].stream);
+    return m + (size_t)job_activities_memory(j) + job_clock_memory(j) + job_machine_memory(j);
 }
 
 void job_table_account(struct job_table *t, struct job *j)

@@ -2,21 +2,22 @@
 /* job.h -- per-job state of ftiod: what one job's batches add up to.
  *
  * ingest.c decodes a batch, admit.c hands it to job_merge(); the analysis
- * threads (sched_step.c) read the binned signal of each mode and store their
- * results back; status.c and publish.c read the counters.  Nothing here knows about
+ * threads (sched_step.c) analyse each mode's stream and store their results
+ * back; status.c and publish.c read the counters.  Nothing here knows about
  * ZeroMQ or threads: the caller (struct ftiod) holds the lock, which keeps
  * this file unit-testable (tests/daemon/test_job.c).
  *
- * Memory per job is bounded: the signal is kept as bins of width 1/fs over a
- * horizon (ftio_bins, whose rings grow with the data's span up to it), raw
- * records only in the summary's record log (at most
- * limits.summary_records per mode), processes are capped at
+ * Memory per job is bounded: each mode's signal is a live stream
+ * (analysis/stream.h: bins of width 1/fs over a horizon, which grow with the
+ * data's span up to it, and raw records only while there are at most
+ * limits.summary_records of them), processes are capped at
  * limits.max_procs and the missing-sequence ranges of each process at
  * JOB_MAX_MISSING.
  *
  * Time base: a record's monotonic ns becomes wall ns with its batch's anchor
  * (real + (t - mono) + skew), then job-relative seconds from `origin_ns`, the
- * earliest start in the job's first data batch.  The analysis works on those
+ * earliest start in the job's first data batch merged (a batch of a process
+ * whose clock is behind waits until its clock is decided: job_clock.h).  The analysis works on those
  * small numbers; publish.c adds origin back to give epoch seconds.  Each
  * mode's bins have an edge at that mode's first record (grid_t0), so when it
  * is also the mode's earliest -- the usual case, and `ftio replay` sends the
@@ -29,15 +30,22 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "analysis.h"
+#include "analysis/stream.h"
 #include "wire.h"
 
 enum job_mode { JOB_WRITE = 0, JOB_READ = 1, JOB_NMODES = 2 };
 struct job_activities;
 struct job_machine;
+struct job_history;
+struct job_clock_hold;
 const char *job_mode_name(int mode);   /* "write", "read" */
 
 struct job_limits {
-    double   fs;          /* bin rate, Hz */
+    /* the analysis of each mode's stream (ftiod's analysis options, --step,
+     * --window); opts.fs is the bins' rate, Hz */
+    struct ftio_options opts;
+    double   step;        /* data s between analyses (boundaries) */
+    double   window;      /* > 0: fixed window length, s */
     double   horizon;     /* seconds of signal kept per mode */
     size_t   max_procs;   /* processes per job; batches of more are dropped */
     double   max_future;  /* records later than the receiver's clock + this are bad */
@@ -47,8 +55,14 @@ struct job_limits {
 /* Defaults of job_limits_default() that are ftiod settings too (its option
  * table shows them through CLIOPT_NUM; the horizon is common/defaults.h's). */
 #define JOB_MAX_PROCS_DEFAULT       65536
-#define JOB_SUMMARY_RECORDS_DEFAULT 131072   /* 2^17: 3 MB per mode */
+#define JOB_SUMMARY_RECORDS_DEFAULT 4096   /* 100 KB per mode, until the bins forget */
 void job_limits_default(struct job_limits *l);
+
+/* A mode (or activity) keeps its whole record while it takes at most this;
+ * beyond, its bins follow its analysis window (analysis/stream.h): a job of
+ * a few dozen bursts is summarised whole, a day-long job costs what its
+ * window holds. */
+#define JOB_KEEP_BYTES 24576
 
 /* Records may start up to this long before the job's time 0 (the earliest
  * start of its first batch: other ranks' batches arrive later). */
@@ -89,6 +103,14 @@ const char *job_drop_name(int why);   /* "future", "past", "before_grid", ... */
 #define JOB_CLOCK_TOLERANCE 5.0
 #define JOB_CLOCK_MAX_FIX   3600.0
 enum job_clock { JOB_CLOCK_UNKNOWN = 0, JOB_CLOCK_OK, JOB_CLOCK_FIXED, JOB_CLOCK_FLAGGED };
+/* The other ranks' word (job_clock.h): a process whose clock agrees with
+ * ftiod's sent a batch this close (s) to one of a process whose clock is
+ * behind: the job runs now, so that batch was made now and its clock is
+ * behind.  Until its clock is decided, the data batches of a process whose
+ * first batch is behind are held, at most JOB_CLOCK_HOLD_RECORDS records per
+ * job (beyond: merged as they are). */
+#define JOB_CLOCK_LIVE_WINDOW  30.0
+#define JOB_CLOCK_HOLD_RECORDS (1u << 18)
 
 struct job_proc {
     char    *host;         /* NULL = empty slot */
@@ -96,7 +118,7 @@ struct job_proc {
     int32_t  rank;
     uint64_t next_seq;     /* one past the highest seq seen */
     size_t   nmissing;
-    struct seq_range missing[JOB_MAX_MISSING];
+    struct seq_range *missing;   /* JOB_MAX_MISSING of them, from its first gap on */
     bool     final;
     int32_t  mpi;          /* highest enum ftio_mpi_state it sent */
     /* its clock against ftiod's (job_merge) */
@@ -105,45 +127,32 @@ struct job_proc {
     bool     has_last;     /* last_*: its previous batch, for the live test */
     int64_t  last_recv_ns, last_mono_ns;
     uint32_t mach;         /* job_machine.c: its index in the phase tracker + 1, 0 before */
+    bool     replayed;     /* its batches came back to back: old, not behind */
+    uint32_t nheld;        /* its batches held until its clock is decided */
 };
 
-/* Every record of one mode, for the job's summary (sched_step.c): the bins'
- * grid has its edges on the mode's first record received, which need not be
- * its earliest (a late rank, an out-of-order replay); the offline `ftio`
- * samples from the earliest.  Up to limits.summary_records entries; past
- * that the log is dropped for good (`overflow`) and the summary stays on the
- * bins' grid. */
-struct job_record_log {
-    size_t  n, cap;
-    double *t_start, *t_end, *bytes;   /* job-relative s, bytes */
-    bool    overflow;
-};
-
-/* Published by the analysis threads, kept for status, scoring and the summary. */
+/* One mode of a job: its live stream (analysis/stream.h: bins, online loop,
+ * activities, what the summary needs), and when the analysis threads take
+ * its next boundary (sched_queue.c, sched_step.c). */
 struct job_mode_state {
-    struct ftio_bins bins;     /* edges at grid_t0 + k/fs */
-    double   grid_t0;          /* start of the mode's first record received */
-    struct job_record_log log;
-    bool     has_data;
-    double   t_min, t_max;     /* job-relative span of the data, s */
-    uint64_t records;          /* data records counted in this mode */
-    double   bytes;
+    struct ftio_stream *stream;   /* NULL until the mode's first record; its grid's
+                                     edges at that record, grid_t0 + k/fs */
 
     /* the online loop (the analysis thread holding the job) */
     bool     dirty;            /* data arrived since the last analysis */
     bool     flush;            /* a `mark` arrived: the data up to t_max is all there */
     double   last_run;         /* daemon monotonic s of the last analysis */
     uint64_t pub_seq;          /* publications of this (job, mode) */
-    bool     online_init;
-    struct ftio_online online; /* window, scoring, history, stability */
+    bool     online_init;      /* boundary laid */
     double   boundary;         /* job-relative end of the next analysis window */
 
     bool     restored;         /* rebuilt from --state-dir: predict from the data's end on */
-
-    bool   has_result;
-    struct ftio_result  last;  /* latest publication, job-relative times */
-    struct ftio_online_update update;   /* its online fields (stale, since, ...) */
 };
+
+/* The mode's totals (zero before its first record) and its latest answer
+ * (NULL before the first analysis): what the stream says. */
+const struct ftio_stream_totals *job_mode_totals(const struct job_mode_state *m);
+const struct ftio_online_update *job_mode_update(const struct job_mode_state *m);
 
 struct job {
     char    *id;
@@ -156,12 +165,17 @@ struct job {
     /* processes, open addressing on (host, pid) */
     struct job_proc *procs;
     size_t   proc_cap, nprocs, nfinal, nmpi;
+    size_t   gap_tables;       /* processes with a table of missing ranges */
     int32_t  nranks;           /* largest world size declared */
     /* MPI's word (batch key `mpi`): processes that called MPI_Init, those
      * that called MPI_Finalize, and the world size they declared. */
     size_t   nmpi_init, nmpi_fin;
     int32_t  mpi_nranks;
     size_t   clock_fixed, clock_flagged;   /* processes (enum job_clock) */
+    bool     has_live;         /* live_ns: the last batch of a process whose clock agrees */
+    int64_t  live_ns;          /* with ftiod's (the other ranks' word, job_clock.c) */
+    bool     replay;           /* a process's batches came back to back: old batches */
+    struct job_clock_hold *hold;   /* batches held until their clock is decided */
 
     /* counters */
     uint64_t batches, records;     /* everything received (all ops) */
@@ -202,6 +216,7 @@ struct job {
      * turn, so not removed by anyone (daemon.h); to be removed by the scan. */
     bool     held;
     bool     forget;
+    struct job_history *history;   /* the memory of runs (history_glue.h), NULL without */
     struct job_activities *acts;   /* per-activity streams (job_activities.c), NULL until
                                       the first batch */
     struct job_machine *mach;      /* phases described, file systems, duration model
@@ -216,8 +231,6 @@ enum job_merge_status {
     JOB_TOO_MANY_PROCS = 2,  /* a new process over limits.max_procs: dropped */
     JOB_BAD_SEQ       = 3,   /* an absurd sequence number (forged): dropped */
 };
-
-void job_record_log_free(struct job_record_log *l);
 
 struct job *job_new(const char *id, const struct job_limits *lim);
 void        job_free(struct job *j);
@@ -252,9 +265,10 @@ struct job_verdict {
 };
 /* why: final (job_due_to_end said so), told, timeout, shutdown. */
 struct job_verdict job_end_verdict(const struct job *j, const char *why);
-/* Are a mode's unseen bytes material: more than JOB_UNSEEN_FLOOR and more
- * than JOB_UNSEEN_SHARE of the mode's counted bytes?  (Below: stdio's
- * read-ahead, the loader's reads, a log printed before the shim loaded.) */
+/* Are a mode's unseen bytes material: more than JOB_UNSEEN_FLOOR per process
+ * and more than JOB_UNSEEN_SHARE of the mode's counted bytes?  (Below: what
+ * glibc reads on a program's behalf, ~75 KB per Open MPI rank: the loader's
+ * reads of the components it dlopens, stdio's read-ahead of /proc files.) */
 #define JOB_UNSEEN_FLOOR (1024.0 * 1024.0)
 #define JOB_UNSEEN_SHARE 0.01
 bool job_unseen_material(const struct job *j, int mode);

@@ -194,7 +194,7 @@ void job_machine_merge(struct job *j, struct job_proc *p, const struct ftio_batc
                        const struct ftio_convert_options *co, const struct job_limits *lim)
 {
     struct job_machine *m = j->mach;
-    if (!m && !(m = j->mach = jm_new(lim->fs)))
+    if (!m && !(m = j->mach = jm_new(lim->opts.fs)))
         return;
     const struct ftio_batch_header *h = &b->h;
     if (h->has_app && !m->app)

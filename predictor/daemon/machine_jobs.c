@@ -91,7 +91,9 @@ void job_machine_step(struct ftiod_machine *mc, struct job *j, int mode, double 
         return;
     struct jm_mode *jm = &m->mode[mode];
     struct job_mode_state *ms = &j->mode[mode];
-    const struct ftio_result *r = &ms->update.res;
+    static const struct ftio_online_update none;   /* before the mode's first answer */
+    const struct ftio_online_update *mu = job_mode_update(ms) ? job_mode_update(ms) : &none;
+    const struct ftio_result *r = &mu->res;
     double T = r->has_period ? r->dominant.period : NAN;
     double D = r->metrics.valid ? r->metrics.phase_duration : NAN;
     double origin = (double)j->origin_ns * 1e-9;
@@ -131,7 +133,7 @@ void job_machine_step(struct ftiod_machine *mc, struct job *j, int mode, double 
         return;
     double start = r->next.start, guess = jm->typical.end;
     int gfs = job_machine_gfs(j, mc, jm->typical.fs);
-    struct ftio_fc_train own = own_train(&ms->update, origin + start, guess, jm->typical.bytes);
+    struct ftio_fc_train own = own_train(mu, origin + start, guess, jm->typical.bytes);
     double all = ftiod_machine_expected(mc, gfs, origin + start, origin + start + guess);
     double load = isnan(all) ? 0
                   : fmax(0, all - ftio_fc_train_mean(&own, origin + start, origin + start + guess));
@@ -144,7 +146,7 @@ void job_machine_step(struct ftiod_machine *mc, struct job *j, int mode, double 
     jm->has_pred = true;
     jm->next_start = start;
     jm->next_load = load;
-    if (start > ms->t_max)            /* a phase still to come */
+    if (job_mode_totals(ms) && start > job_mode_totals(ms)->t_max)   /* a phase still to come */
         ftio_dm_expect(jm->dm, start, &jm->pred, tol);
 }
 
@@ -159,7 +161,7 @@ size_t job_machine_trains(const struct job *j, struct ftiod_machine *mc, uint32_
     for (int mode = 0; mode < JOB_NMODES && n < max; mode++) {
         const struct job_mode_state *ms = &j->mode[mode];
         const struct jm_mode *jm = m ? &m->mode[mode] : NULL;
-        if (!ms->has_result)
+        if (!job_mode_update(ms))
             continue;
         struct job_answer ans[1 + JOB_MAX_ACTIVITIES];
         size_t na = job_answers(j, mode, ans, 1 + JOB_MAX_ACTIVITIES);

@@ -15,12 +15,13 @@
  *
  * Under --auth none there is no uid (-1): the per-user quotas cannot tell
  * users apart and do not apply; --max-memory always does.  Memory is
- * counted as the jobs use it (job_memory: their bins grow with the span of
- * their data, their record logs with their records), kept up to date after
- * every merge (job_table_account): a site with thousands of short jobs is
+ * counted as the jobs use it (job_memory: their streams' blocks of bins,
+ * which follow their analysis window once past JOB_KEEP_BYTES, and record
+ * logs while the whole record is kept), kept up to date after every merge
+ * and analysis (job_table_account): a site with thousands of short jobs is
  * not refused for what each might grow to.  A job already in keeps growing
- * up to its own bound (horizon, --summary-records): the memory bound
- * refuses new jobs and processes, never a running job's data.
+ * up to its own bound: the memory bound refuses new jobs and processes,
+ * never a running job's data.
  */
 #include <math.h>
 #include <stdlib.h>

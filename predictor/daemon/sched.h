@@ -24,19 +24,16 @@
 /* Late batches of an ended job are taken together: the corrected end waits
  * until none came for this long (a replay sends them back to back). */
 #define SCHED_REVISION_SETTLE 1.0
-/* SIGTERM: a daemon without --state-dir gives its jobs their summaries for
- * this long, then leaves (the whole stop stays within 2 s). */
+/* SIGTERM: a daemon without --state-dir gives every job its end message
+ * (the latest answers, no new analysis: ~0.1 ms a job); past this long it
+ * says how many are still to go, and goes on. */
 #define SCHED_STOP_BUDGET 1.5
 
 /* One analysis thread's private buffers: nothing here is shared. */
 struct analysis {
     struct ftiod *d;
     struct ftio_analyzer *an;
-    struct ftio_samples x;
-    struct ftio_bins bins;           /* private copy of a window's bins */
-    struct ftio_online online;       /* private copy of a mode's loop */
-    struct ftio_online_update upd;
-    struct ftio_result res;
+    struct ftio_stream_work *work;   /* a boundary's private copies (analysis/stream.h) */
     struct ftiod_ratelimit rl_err;
 };
 
@@ -76,9 +73,9 @@ void sched_online_ready(const struct ftiod_config *c, struct job_mode_state *m);
 void sched_analyse_boundary(struct analysis *a, struct job *j, int mode);
 /* One turn of j: returns true when it did something. */
 bool sched_turn(struct analysis *a, struct job *j, double now, bool stopping);
-/* The summary of each mode (unless !summaries: shutdown out of time) and the
- * end message. */
-void sched_end_job(struct analysis *a, struct job *j, const char *why);
+/* The summary of each mode (unless !summaries: a stopping daemon says the
+ * latest answers where there are some) and the end message. */
+void sched_end_job(struct analysis *a, struct job *j, const char *why, bool summaries);
 
 /* ---- end_message.c ---- */
 /* Build, remember and publish j's end message; marks j closed.  Caller holds

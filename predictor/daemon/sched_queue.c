@@ -51,7 +51,7 @@ double sched_job_now(const struct job *j)
 
 bool sched_is_live(const struct job_mode_state *m, double now_rel)
 {
-    return now_rel - m->t_max < SCHED_LIVE_LAG;
+    return now_rel - job_mode_totals(m)->t_max < SCHED_LIVE_LAG;
 }
 
 /* Boundaries whose window's data has left the horizon (the ring of bins
@@ -61,9 +61,9 @@ bool sched_is_live(const struct job_mode_state *m, double now_rel)
  * records lie (a clock that jumps, a replay of a long job), in O(1). */
 static void skip_lost_boundaries(const struct ftiod_config *c, struct job_mode_state *m)
 {
-    double kept = m->t_max - c->limits.horizon + m->online.step;
+    double kept = job_mode_totals(m)->t_max - c->limits.horizon + c->limits.step;
     if (m->boundary < kept)
-        m->boundary = ftio_online_next_boundary(&m->online, kept);
+        m->boundary = ftio_stream_next_boundary(m->stream, kept);
 }
 
 /* The newest boundary the due tests of sched_boundary_due accept (a
@@ -71,18 +71,19 @@ static void skip_lost_boundaries(const struct ftiod_config *c, struct job_mode_s
 static double newest_due(const struct ftiod *d, const struct job *j,
                          const struct job_mode_state *m, bool ending)
 {
-    const struct ftio_online *o = &m->online;
+    const struct ftio_online *o = ftio_stream_online(m->stream);
+    double t_max = job_mode_totals(m)->t_max;
     if (ending) {
-        double b = ftio_online_next_boundary(o, m->t_max);
-        return b < m->t_max + o->step ? b : ftio_online_next_boundary(o, m->t_max - o->step);
+        double b = ftio_online_next_boundary(o, t_max);
+        return b < t_max + o->step ? b : ftio_online_next_boundary(o, t_max - o->step);
     }
-    double x = m->flush ? m->t_max : m->t_max - d->cfg.settle;
+    double x = m->flush ? t_max : t_max - d->cfg.settle;
     double b = ftio_online_next_boundary(o, x - o->step);
     double now_rel = sched_job_now(j);
     if (sched_is_live(m, now_rel) && m->dirty) {
         /* Live, data lagging: the wall clock makes boundaries due up to the
          * first one past the data's end. */
-        double w = fmin(ftio_online_next_boundary(o, m->t_max),
+        double w = fmin(ftio_online_next_boundary(o, t_max),
                         ftio_online_next_boundary(o, now_rel - d->cfg.settle - o->step));
         if (w > b)
             b = w;
@@ -96,11 +97,11 @@ static double newest_due(const struct ftiod *d, const struct job *j,
 static void skip_to_newest(const struct ftiod *d, const struct job *j, struct job_mode_state *m,
                            bool ending)
 {
-    struct ftio_online *o = &m->online;
+    const struct ftio_online *o = ftio_stream_online(m->stream);
     double nb = newest_due(d, j, m, ending);
     if (!(nb > m->boundary + 0.5 * o->step))
         return;
-    double t = ftio_bins_last_data(&m->bins, m->boundary - o->step, nb);
+    double t = ftio_stream_last_data(m->stream, m->boundary - o->step, nb);
     if (!isnan(t))
         nb = fmin(nb, ftio_online_next_boundary(o, t));
     else if (o->hist.analyses > 0)
@@ -112,15 +113,15 @@ static void skip_to_newest(const struct ftiod *d, const struct job *j, struct jo
 bool sched_boundary_due(struct ftiod *d, const struct job *j, struct job_mode_state *m,
                         double now_mono, bool ending)
 {
-    if (!m->has_data || !m->online_init)
+    if (!m->stream || !m->online_init)
         return false;
     skip_lost_boundaries(&d->cfg, m);
     if (d->cfg.catch_up == FTIOD_CATCH_UP_NEWEST)
         skip_to_newest(d, j, m, ending);
-    double b = m->boundary;
+    double b = m->boundary, t_max = job_mode_totals(m)->t_max;
     if (ending)                       /* every boundary up to the data's end */
-        return b < m->t_max + m->online.step;
-    if (m->t_max >= b + d->cfg.settle || (m->flush && m->t_max >= b))
+        return b < t_max + d->cfg.limits.step;
+    if (t_max >= b + d->cfg.settle || (m->flush && t_max >= b))
         return true;
     double now_rel = sched_job_now(j);
     return sched_is_live(m, now_rel) && m->dirty && now_rel >= b + d->cfg.settle &&
@@ -156,7 +157,7 @@ enum sched_work sched_work_of(struct ftiod *d, struct job *j, double now, bool s
     }
     for (int mode = 0; mode < JOB_NMODES; mode++) {
         struct job_mode_state *m = &j->mode[mode];
-        if (!m->has_data)
+        if (!m->stream)
             continue;
         sched_online_ready(&d->cfg, m);
         if (sched_boundary_due(d, j, m, now, false))
@@ -171,9 +172,10 @@ static bool is_backlog(const struct ftiod *d, const struct job *j)
     double now_rel = sched_job_now(j);
     for (int mode = 0; mode < JOB_NMODES; mode++) {
         const struct job_mode_state *m = &j->mode[mode];
-        if (!m->has_data || !m->online_init)
+        if (!m->stream || !m->online_init)
             continue;
-        if (!sched_is_live(m, now_rel) || m->boundary + m->online.step + d->cfg.settle < m->t_max)
+        if (!sched_is_live(m, now_rel) ||
+            m->boundary + d->cfg.limits.step + d->cfg.settle < job_mode_totals(m)->t_max)
             return true;
     }
     return false;

@@ -12,9 +12,10 @@
  *
  * Stopping (SIGTERM, SIGINT) is bounded: with --state-dir the threads leave
  * after the turn in progress (the next ftiod continues the jobs); without,
- * each job gets its summary and end message, for SCHED_STOP_BUDGET seconds
- * at most, and the jobs left without one are counted (ftiod_analysis_stop
- * says so in the log).
+ * each job gets its end message with its latest answers (no new analysis:
+ * sched_end_job), for SCHED_STOP_BUDGET seconds at most, and the jobs left
+ * without one, if any, are counted (ftiod_analysis_stop says so in the
+ * log).
  */
 #include <errno.h>
 #include <math.h>
@@ -80,8 +81,7 @@ static void analysis_free(struct analysis *a)
 {
     if (!a)
         return;
-    ftio_samples_free(&a->x);
-    ftio_bins_free(&a->bins);
+    ftio_stream_work_free(a->work);
     ftio_analyzer_free(a->an);
     free(a);
 }
@@ -103,7 +103,9 @@ int ftiod_analysis_start(struct ftiod *d)
     d->pool = p;
     for (size_t i = 0; i < n; i++) {
         struct analysis *a = calloc(1, sizeof *a);
-        if (!a || !(a->an = ftio_analyzer_new())) {
+        if (!a || !(a->an = ftio_analyzer_new()) || !(a->work = ftio_stream_work_new())) {
+            if (a)
+                ftio_analyzer_free(a->an);
             free(a);
             break;
         }

@@ -530,7 +530,7 @@ static struct job *restore_one(struct ftiod *d, const char *path, struct ftio_ba
     /* Predictions go on from the data's end: the boundaries before it were
      * published by the daemon that died. */
     for (int m = 0; m < JOB_NMODES; m++)
-        j->mode[m].restored = j->mode[m].has_data;
+        j->mode[m].restored = j->mode[m].stream != NULL;
     return j;
 }
 

@@ -10,31 +10,35 @@
 #include <time.h>
 #include "auth.h"
 #include "daemon.h"
+#include "history_glue.h"
 #include "publish/report.h"
 
 static json_t *mode_status(const struct job_mode_state *m)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "records", json_integer((json_int_t)m->records));
-    json_object_set_new(o, "bytes", json_real(m->bytes));
-    json_object_set_new(o, "analyses", json_integer((json_int_t)m->online.hist.analyses));
-    bool p = m->has_result && m->last.has_period;
-    json_object_set_new(o, "period", p ? json_real(m->last.dominant.period) : json_null());
-    json_object_set_new(o, "confidence", p ? json_real(m->last.dominant.confidence) : json_null());
-    json_object_set_new(o, "class", json_string(m->has_result ? ftio_class_name(m->last.cls) : "none"));
-    json_object_set_new(o, "p_periodic", m->has_result ? ftio_json_number(m->update.p_periodic) : json_null());
-    json_object_set_new(o, "last_error", m->online.has_error ? json_real(m->online.last_error) : json_null());
-    json_object_set_new(o, "scored", json_integer((json_int_t)m->online.scored));
-    json_object_set_new(o, "missed", json_integer((json_int_t)m->online.missed));
+    const struct ftio_stream_totals *t = job_mode_totals(m);
+    const struct ftio_online *on = ftio_stream_online(m->stream);
+    const struct ftio_online_update *u = job_mode_update(m);
+    json_object_set_new(o, "records", json_integer((json_int_t)t->records));
+    json_object_set_new(o, "bytes", json_real(t->bytes));
+    json_object_set_new(o, "analyses", json_integer((json_int_t)on->hist.analyses));
+    bool p = u && u->res.has_period;
+    json_object_set_new(o, "period", p ? json_real(u->res.dominant.period) : json_null());
+    json_object_set_new(o, "confidence", p ? json_real(u->res.dominant.confidence) : json_null());
+    json_object_set_new(o, "class", json_string(u ? ftio_class_name(u->res.cls) : "none"));
+    json_object_set_new(o, "p_periodic", u ? ftio_json_number(u->p_periodic) : json_null());
+    json_object_set_new(o, "last_error", on->has_error ? json_real(on->last_error) : json_null());
+    json_object_set_new(o, "scored", json_integer((json_int_t)on->scored));
+    json_object_set_new(o, "missed", json_integer((json_int_t)on->missed));
     /* Frequency groups of ALGORITHM.md §6: where the periods found fell. */
     json_t *groups = json_array();
-    for (size_t i = 0; i < m->online.hist.ngroups && i < FTIO_MAX_GROUPS; i++) {
-        const struct ftio_freq_group *g = &m->online.hist.group[i];
+    for (size_t i = 0; i < on->hist.ngroups && i < FTIO_MAX_GROUPS; i++) {
+        const struct ftio_freq_group *g = &on->hist.group[i];
         json_t *go = json_object();
         json_object_set_new(go, "f_min", json_real(g->f_min));
         json_object_set_new(go, "f_max", json_real(g->f_max));
-        json_object_set_new(go, "share", m->online.hist.analyses
-                                ? json_real((double)g->count / m->online.hist.analyses) : json_null());
+        json_object_set_new(go, "share", on->hist.analyses
+                                ? json_real((double)g->count / on->hist.analyses) : json_null());
         json_array_append_new(groups, go);
     }
     json_object_set_new(o, "groups", groups);
@@ -145,6 +149,7 @@ char *ftiod_status_json(struct ftiod *d, int64_t uid)
     json_object_set_new(root, "dropped", counters(s, dropped, sizeof dropped / sizeof *dropped));
     json_object_set_new(root, "auth", json_string(ftio_auth_mode_name(d->cfg.auth)));
     json_object_set_new(root, "memory_reserved", json_real(ftiod_memory_reserved(d)));
+    json_object_set_new(root, "history", ftiod_history_status(d));   /* history_glue.h */
     if (uid >= 0)
         json_object_set_new(root, "only_uid", json_integer((json_int_t)uid));
 
@@ -164,6 +169,7 @@ char *ftiod_status_json(struct ftiod *d, int64_t uid)
         json_object_set_new(o, "batches", json_integer((json_int_t)j->batches));
         json_object_set_new(o, "records", json_integer((json_int_t)j->data_records));
         json_object_set_new(o, "bytes", json_real(j->bytes));
+        json_object_set_new(o, "memory", json_integer((json_int_t)job_memory(j)));
         json_object_set_new(o, "lost", json_integer((json_int_t)j->lost));
         json_object_set_new(o, "lost_batches", json_integer((json_int_t)j->lost_batches));
         json_object_set_new(o, "bad_sequence_batches", json_integer((json_int_t)j->bad_seq_batches));
@@ -177,7 +183,7 @@ char *ftiod_status_json(struct ftiod *d, int64_t uid)
         json_object_set_new(o, "dropped_records", dropped);
         json_object_set_new(o, "idle", json_real(now - j->last_activity));
         for (int m = 0; m < JOB_NMODES; m++)
-            if (j->mode[m].has_data)
+            if (j->mode[m].stream)
                 json_object_set_new(o, job_mode_name(m), mode_status(&j->mode[m]));
         json_array_append_new(jobs, o);
     }

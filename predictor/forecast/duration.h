@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* duration.h -- how long a job's next I/O phase will take under the load
  * predicted for it (PROTOCOL.md §2 Version 4, `next.duration`;
- * ALGORITHM.md §11), learnt online from the machine's own finished phases.
+ * ALGORITHM.md §12), learnt online from the machine's own finished phases.
  * Part of libftioforecast.a.
  *
  * The features are those of the write-time studies (write-performance-

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* forecast.h -- what the whole machine's I/O will be (PROTOCOL.md §2
- * Version 4, topic `ftio.machine`; ALGORITHM.md §11): every live job's
+ * Version 4, topic `ftio.machine`; ALGORITHM.md §12): every live job's
  * predicted phases summed per file system and mode into an aggregate
  * bandwidth at 1-s steps over the horizon, the expected number of jobs in
  * a phase at each step, and the phases predicted to overlap on one file

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* phase_track.h -- each I/O phase of a job, described (PROTOCOL.md §2
- * Version 4, `phase`; ALGORITHM.md §11): how many processes moved data in
+ * Version 4, `phase`; ALGORITHM.md §12): how many processes moved data in
  * it, the bytes of the busiest one (the load skew), the files it touched,
  * its opens, metadata and sync calls, the file system its bytes went to,
  * its span from its first call to its last (a checkpoint's fsync included)

@@ -53,7 +53,7 @@ int ftio_plot_csv_signal(FILE *f, const char *job, const char *mode, const struc
 
 static bool is_candidate(const struct ftio_result *r, size_t k)
 {
-    for (size_t i = 0; r && i < r->ncand && i < FTIO_MAX_CANDIDATES; i++)
+    for (size_t i = 0; r && i < r->ncand && i < FTIO_RESULT_CANDIDATES; i++)
         if (r->cand[i].bin == k)
             return true;
     return false;

@@ -245,7 +245,7 @@ static size_t tallest_line(const struct ftio_plot_section *s, double *period)
             *period = (double)v->n / (v->fs * (double)best);
         return best;
     }
-    for (size_t i = 0; r && i < r->ncand && i < FTIO_MAX_CANDIDATES; i++)
+    for (size_t i = 0; r && i < r->ncand && i < FTIO_RESULT_CANDIDATES; i++)
         if (r->cand[i].amplitude > hi) {
             hi = r->cand[i].amplitude;
             best = r->cand[i].bin;
@@ -684,7 +684,7 @@ static void signal_charts(FILE *f, const struct ftio_plot_section *s)
 
 static bool candidate_bin(const struct ftio_result *r, size_t k)
 {
-    for (size_t i = 0; r && i < r->ncand && i < FTIO_MAX_CANDIDATES; i++)
+    for (size_t i = 0; r && i < r->ncand && i < FTIO_RESULT_CANDIDATES; i++)
         if (r->cand[i].bin == k)
             return true;
     return false;
@@ -701,7 +701,7 @@ static void spectrum_chart(FILE *f, const struct ftio_plot_section *s)
      * up to 12 times the dominant frequency (or the farthest candidate). */
     if (r && r->has_period) {
         double want = 12 * r->dominant.frequency;
-        for (size_t i = 0; i < r->ncand && i < FTIO_MAX_CANDIDATES; i++)
+        for (size_t i = 0; i < r->ncand && i < FTIO_RESULT_CANDIDATES; i++)
             want = fmax(want, 1.3 * r->cand[i].frequency);
         xmax = fmin(fmax_all, want);
     }

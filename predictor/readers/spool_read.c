@@ -15,6 +15,7 @@
 
 #define RELEASE_EVERY (16u << 20)
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -48,6 +49,52 @@ static int take_meta(struct ftio_trace *t, const struct ftio_record *r, struct f
                                key, r->op);
 }
 
+/* The job's application identity (PROTOCOL.md §1 `app`, in each image's
+ * first batch): the first seen, and the earliest start.  0, or -1 out of
+ * memory. */
+static int keep_app(struct ftio_trace *t, const struct ftio_batch_header *h)
+{
+    if (t->app) {
+        if (h->clock_real > 0 && h->clock_real < t->app->start_ns)
+            t->app->start_ns = h->clock_real;
+        return 0;
+    }
+    const struct ftio_app_identity *a = &h->app;
+    struct ftio_trace_app *k = calloc(1, sizeof *k);
+    if (!k)
+        return -1;
+    k->exe = strdup(a->exe ? a->exe : "");
+    k->exe_id = strdup(a->exe_id ? a->exe_id : "");
+    k->args = strdup(a->args ? a->args : "");
+    k->args_norm = strdup(a->args_norm ? a->args_norm : "");
+    k->name = strdup(a->name ? a->name : "");
+    k->uid = a->uid;
+    k->start_ns = h->clock_real;
+    t->app = k;
+    return k->exe && k->exe_id && k->args && k->args_norm && k->name ? 0 : -1;
+}
+
+/* An MPI job's start as ftiod takes it: the last rank's MPI_Init, from each
+ * rank's first batch that says it is through (the files of a job may come
+ * in any order: the earliest per rank).  0, or -1 out of memory. */
+static int note_mpi(struct ftio_trace *t, const struct ftio_batch_header *h)
+{
+    if (h->mpi < FTIO_MPI_INIT || h->rank < 0 || h->rank >= h->nranks || h->nranks > (1 << 24))
+        return 0;
+    if ((size_t)h->nranks > t->rank_mpi_n) {
+        int64_t *v = realloc(t->rank_mpi_ns, (size_t)h->nranks * sizeof *v);
+        if (!v)
+            return -1;
+        memset(v + t->rank_mpi_n, 0, ((size_t)h->nranks - t->rank_mpi_n) * sizeof *v);
+        t->rank_mpi_ns = v;
+        t->rank_mpi_n = (size_t)h->nranks;
+    }
+    int64_t *r = &t->rank_mpi_ns[h->rank];
+    if (*r == 0 || h->clock_real < *r)
+        *r = h->clock_real;
+    return 0;
+}
+
 static int take_batch(struct ftio_reader_ctx *c, const struct ftio_batch *b, size_t at)
 {
     const struct ftio_batch_header *h = &b->h;
@@ -60,6 +107,8 @@ static int take_batch(struct ftio_reader_ctx *c, const struct ftio_batch *b, siz
     if (h->nranks > t->ranks_declared)
         t->ranks_declared = h->nranks;
     t->lost += h->lost;
+    if ((h->has_app && keep_app(t, h) != 0) || note_mpi(t, h) != 0)
+        return FTIO_READER_FAIL(c, "offset %zu: out of memory", at);
     for (size_t i = 0; i < h->nfiles; i++)
         if (ftio_trace_add_file(t, h->files[i].id, h->files[i].path) != 0 ||
             ftio_trace_add_file_fs(t, h->files[i].id, h->files[i].fs) != 0)

@@ -381,12 +381,13 @@ int ftio_trace_add_file_fs(struct ftio_trace *t, uint32_t id, const char *fs)
 }
 
 int ftio_trace_activities(const struct ftio_trace *t, enum ftio_io_mode mode,
-                          const struct ftio_activity_options *o, struct ftio_activity_set *out)
+                          const struct ftio_activity_options *o, const struct ftio_signal *whole,
+                          struct ftio_activity_set *out)
 {
     if (mode != FTIO_MODE_ALL) {
         const struct ftio_trace_dir *d = mode == FTIO_MODE_READ ? &t->read : &t->write;
         return ftio_activities_group(&d->req, d->fid, d->nfid, ftio_trace_file_path, (void *)t, o,
-                                     out);
+                                     whole, out);
     }
     /* Reads and writes concatenated as ftio_trace_requests() does. */
     struct ftio_requests r = { 0 };
@@ -399,7 +400,7 @@ int ftio_trace_activities(const struct ftio_trace *t, enum ftio_io_mode mode,
             memcpy(fid, t->write.fid, t->write.nfid * sizeof *fid);
         if (t->read.nfid)
             memcpy(fid + t->write.req.n, t->read.fid, t->read.nfid * sizeof *fid);
-        rc = ftio_activities_group(&r, fid, n, ftio_trace_file_path, (void *)t, o, out);
+        rc = ftio_activities_group(&r, fid, n, ftio_trace_file_path, (void *)t, o, whole, out);
     }
     free(fid);
     ftio_requests_free(&r);
@@ -421,6 +422,15 @@ void ftio_trace_set_free(struct ftio_trace_set *set)
         struct ftio_trace *t = &set->job[j];
         free(t->job);
         free(t->exe);
+        free(t->rank_mpi_ns);
+        if (t->app) {
+            free(t->app->exe);
+            free(t->app->exe_id);
+            free(t->app->args);
+            free(t->app->args_norm);
+            free(t->app->name);
+            free(t->app);
+        }
         dir_free(&t->write);
         dir_free(&t->read);
         free(t->rankset);

@@ -49,6 +49,8 @@ struct scan_opts {
     const char *filter_exe;             /* substring of the command line, NULL: any */
     double since, until;                /* job start in [since, until), epoch s; NAN: open */
     double min_bytes;                   /* read + written >= this (0: any) */
+    const char *history;                /* --history STORE: record every job there */
+    struct scan_history *hist;          /* its store, open during the scan (scan_history.c) */
 };
 
 /* `ftio scan` (argv[0] "scan"): the exit status. */
@@ -90,6 +92,9 @@ struct scan_mode {
     size_t phases;          /* I/O phases seen (robust detector) */
     bool   periodic;        /* the study's rule: a period and >= 3 phases */
     double phase_bytes;     /* volume per phase, NAN when unknown */
+    double phase_duration;  /* time in I/O per phase, NAN when unknown */
+    double first_onset;     /* --history: the first phase of the period's train (s on the
+                               trace's axis), NAN when unknown */
     char   note[96];        /* why not analysed ("no I/O", "too short ...") */
     /* Activities (ALGORITHM.md §10): how many, and the two largest by bytes
      * analysed like the mode (pattern "" when absent). */
@@ -150,6 +155,17 @@ void scan_worker_free(struct scan_worker *w);
 typedef void (*scan_emit_fn)(void *ctx, const struct scan_row *row);
 int scan_file(struct scan_worker *w, const struct scan_opts *o, const char *path, bool named,
               size_t index, scan_emit_fn emit, void *ctx);
+
+/* ---- the memory of runs (scan_history.c) -------------------------------- */
+
+/* `--history STORE`: open it (NULL after a line on stderr), record a job's
+ * row (any thread), count (recorded, without a key, failed), say, close
+ * (-1 when a record failed). */
+struct scan_history *scan_history_open(const char *spec);
+void scan_history_add(struct scan_history *h, const struct ftio_trace *t, const struct scan_row *r);
+void scan_history_counts(const struct scan_history *h, double c[3]);
+void scan_history_report(const struct scan_history *h, const double c[3]);
+int  scan_history_close(struct scan_history *h);
 
 /* ---- rows as text (scan_format.c) --------------------------------------- */
 

@@ -16,7 +16,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -30,7 +29,7 @@ static const char usage_line[] =
     "usage: ftio scan [--csv FILE] [--jsonl FILE] [--threads N] [--quiet|--progress]\n"
     "                 [-m read|write|both] [-f HZ] [--max-samples N] [--compat] [--lenient]\n"
     "                 [--dxt posix|mpiio] [--user U] [--exe TEXT] [--since T] [--until T]\n"
-    "                 [--min-bytes N] DIR|FILE...\n";
+    "                 [--min-bytes N] [--history STORE] DIR|FILE...\n";
 
 static const char help_text[] =
     "Analyse every job of an archive of traces (each file one job; directories are\n"
@@ -42,25 +41,6 @@ static const char *const scan_mode_names[] = {"read", "write", "both", "all", NU
 static const int scan_mode_values[] = {0, 1, 2, 2};
 static const char *const scan_dxt_names[] = {"posix", "mpiio", NULL};
 static const int scan_dxt_values[] = {FTIO_DXT_POSIX, FTIO_DXT_MPIIO};
-
-/* --user: a user name or a uid. */
-static int set_user(const struct cliopt *opt, const char *v, char *err, size_t errlen)
-{
-    int64_t *uid = opt->ctx;
-    struct passwd *pw = getpwnam(v);
-    char *end;
-    errno = 0;
-    long long n = strtoll(v, &end, 10);
-    if (pw)
-        *uid = pw->pw_uid;
-    else if (*v && !*end && errno == 0 && n >= 0 && n <= UINT32_MAX)
-        *uid = n;
-    else {
-        snprintf(err, errlen, "no user '%s' (a name or a uid)", v);
-        return -1;
-    }
-    return 0;
-}
 
 /* --since/--until: YYYY-MM-DD[THH:MM[:SS]][Z] in UTC, or Unix seconds. */
 static int set_time(const struct cliopt *opt, const char *v, char *err, size_t errlen)
@@ -138,7 +118,7 @@ static const struct cliopt scan_opts_table[] = {
      "Darshan DXT layer: posix or mpiio (default: mpiio if present)", NULL, AT(dxt),
      .choices = scan_dxt_names, .values = scan_dxt_values},
     {"user", 0, CLIOPT_CUSTOM, "U", "only the jobs of user U (a name or a uid)", NULL,
-     AT(o.filter_uid), .set = set_user},
+     AT(o.filter_uid), .set = cliopt_set_user},
     {"exe", 0, CLIOPT_STRING, "TEXT", "only the jobs whose command line contains TEXT", NULL,
      AT(o.filter_exe)},
     {"since", 0, CLIOPT_CUSTOM, "T",
@@ -148,6 +128,9 @@ static const struct cliopt scan_opts_table[] = {
      .set = set_time},
     {"min-bytes", 0, CLIOPT_CUSTOM, "N", "only the jobs that moved N bytes or more (read +\nwritten;"
      " K, M, G, T: powers of 1024)", NULL, AT(o.min_bytes), .set = set_bytes},
+    {"history", 0, CLIOPT_STRING, "STORE",
+     "record every job as a run of its application in ftiod's\nmemory of runs (a SQLite file or a"
+     " postgresql:// URI)", NULL, AT(o.history)},
     CLIOPT_HELP_VERSION("the version"),
     {0},
 };
@@ -333,13 +316,21 @@ int ftio_cmd_scan(int argc, char **argv)
         return 1;
     }
     struct scan_output out;
-    if (scan_output_open(&out, &o) != 0) {
+    if ((o.history && !(o.hist = scan_history_open(o.history))) || scan_output_open(&out, &o) != 0) {
+        scan_history_close(o.hist);
         scan_files_free(&f);
         return 1;
     }
     struct scan_summary sum;
     memset(&sum, 0, sizeof sum);
     rc = scan_run(&o, &f, NULL, 0, scan_output_sink, &out, &sum, 1);
+    if (o.hist) {
+        double c[3];
+        scan_history_counts(o.hist, c);
+        scan_history_report(o.hist, c);
+        if (scan_history_close(o.hist) != 0 && rc == 0)
+            rc = -1;
+    }
     if (scan_output_close(&out) != 0 || rc != 0) {
         fprintf(stderr, "ftio scan: %s\n", rc != 0 ? "out of memory or output failed"
                                                   : "writing the rows failed");

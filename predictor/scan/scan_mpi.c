@@ -152,7 +152,10 @@ int main(int argc, char **argv)
     int ok = 1;
     if (rank == 0)
         ok = scan_output_open(&out, &o) == 0;
-    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    /* --history: each rank records its jobs on its own connection */
+    if (o.history && !(o.hist = scan_history_open(o.history)))
+        ok = 0;
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
     if (!ok) {
         scan_files_free(&f);
         MPI_Finalize();
@@ -204,6 +207,16 @@ int main(int argc, char **argv)
     double seconds = sum.seconds;
     MPI_Reduce(&sum, &total, (int)SCAN_SUMMARY_NFIELDS, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
     MPI_Reduce(&seconds, &total.seconds, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    double hist[3] = { 0, 0, 0 }, hist_all[3];
+    if (o.hist)
+        scan_history_counts(o.hist, hist);
+    MPI_Reduce(hist, hist_all, 3, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (o.hist && rank == 0)
+        scan_history_report(o.hist, hist_all);
+    if (scan_history_close(o.hist) != 0)
+        failed = 1;
+    MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+    any_failed |= failed;
 
     rc = 0;
     if (rank == 0) {

@@ -347,10 +347,13 @@ START_TEST(hold_matches_offline_on_edges)
             if (r.t_start[q] < e && e <= r.t_end[q])
                 before += r.rate[q];
         }
-        ck_assert_msg(fabs(bins.point[k] - at) <= 1e-9 * at, "B(edge %ld) = %.12g, want %.12g",
-                      (long)k, bins.point[k], at);
-        ck_assert_msg(fabs(bins.point_end[k - 1] - before) <= 1e-9 * before,
-                      "B(edge %ld -) = %.12g, want %.12g", (long)k, bins.point_end[k - 1], before);
+        double got_at, got_before, unused;
+        ftio_bins_points_at(&bins, k, &got_at, &unused);
+        ftio_bins_points_at(&bins, k - 1, &unused, &got_before);
+        ck_assert_msg(fabs(got_at - at) <= 1e-9 * at, "B(edge %ld) = %.12g, want %.12g",
+                      (long)k, got_at, at);
+        ck_assert_msg(fabs(got_before - before) <= 1e-9 * before,
+                      "B(edge %ld -) = %.12g, want %.12g", (long)k, got_before, before);
     }
     ftio_signal_free(&s);
     ftio_bins_free(&bins);

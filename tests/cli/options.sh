@@ -131,11 +131,13 @@ want="--job --all-jobs --endpoint --json --count --timeout --duration --server-k
 helpcheck man/ftio.1 "ftio sub" "$FTIO" sub
 want="--csv --jsonl --threads --quiet --progress --mode --freq --compat --max-samples --lenient --dxt"
 helpcheck man/ftio.1 "ftio scan" "$FTIO" scan
+want="--history --endpoint --status-endpoint --timeout --server-key --key --user --cmdline --json"
+helpcheck man/ftio.1 "ftio history" "$FTIO" history
 want="--endpoint --speed --realtime"
 helpcheck man/ftio.1 "ftio replay" "$FTIO" replay
 want="--endpoint --timeout --server-key --key"
 helpcheck man/ftio.1 "ftio end" "$FTIO" end
-want="--listen --pub --status-endpoint --log --state-dir --config --freq --tol --no-psd --compat --detector --sampling --window --step --max-memory --settle --min-interval --threads --catch-up --horizon --summary-records --job-timeout --keep-ended --max-jobs --max-procs --max-msg --rcvhwm --auth --munge-socket --curve-secret --curve-clients --socket-mode --socket-group --max-connections --user-jobs --user-procs --user-rate --status --server-key --key --json --verbose --print-config"
+want="--listen --pub --status-endpoint --log --state-dir --history --history-apps --config --freq --tol --no-psd --compat --detector --sampling --window --step --max-memory --settle --min-interval --threads --catch-up --horizon --summary-records --job-timeout --keep-ended --max-jobs --max-procs --max-msg --rcvhwm --auth --munge-socket --curve-secret --curve-clients --socket-mode --socket-group --max-connections --user-jobs --user-procs --user-rate --status --server-key --key --json --verbose --print-config"
 helpcheck man/ftiod.1 ftiod "$FTIOD"
 # The man pages state the default of every option that has one as the table
 # does (ftiod: --print-config; ftio: --help's "(default X)"), and ftiod.1's

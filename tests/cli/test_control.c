@@ -26,6 +26,9 @@ START_TEST(round_trip)
         {FTIO_CTL_LAST, "u1000:run1", -1, "last u1000:run1"},
         {FTIO_CTL_CLAIM, "4711.batch", 65534, "claim 4711.batch 65534"},
         {FTIO_CTL_CLAIM, "1", 0, "claim 1 0"},
+        {FTIO_CTL_APPS, NULL, -1, "apps"},              /* the memory of runs */
+        {FTIO_CTL_APP, "42", -1, "app 42"},
+        {FTIO_CTL_FORGET, "all", -1, "forget all"},
     };
     for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
         ck_assert_int_eq(ftio_control_encode(req, sizeof req, c[i].v, c[i].job, c[i].uid, err,
@@ -75,6 +78,7 @@ START_TEST(decode_refuses)
         "", "stat", "statusx", "status now", "end", "end ", "end  x", "end a b", "last",
         "claim", "claim j", "claim j ", "claim j x", "claim j -1", "claim j 4294967295",
         "claim j 99999999999", "claim  5", "claim j 5 6", "END x", "end\tx",
+        "apps 5", "apps ", "app", "app ", "forget", "forget a b",
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
         ck_assert_msg(decode(bad[i], strlen(bad[i]), &v, job, &uid) == -1, "accepted '%s'", bad[i]);

@@ -37,9 +37,9 @@ import json, sys
 m = json.loads(open(sys.argv[1]).readline())
 want = {"v", "job", "jobid", "step", "mode", "seq", "published", "window", "period", "frequency", "confidence",
         "class", "candidates", "metrics", "phase", "next", "last_error", "p_periodic", "ranks",
-        "bytes", "records", "lost", "detector", "reason", "stale", "since", "activities"}
+        "bytes", "records", "lost", "detector", "reason", "stale", "since", "activities", "activity", "evidence"}
 assert set(m) == want, (set(m) ^ want)
-akeys = {"pattern", "rule", "shape", "files", "bytes", "share", "requests", "period", "frequency",
+akeys = {"pattern", "example", "rule", "shape", "files", "bytes", "share", "requests", "period", "frequency",
          "confidence", "class", "phase", "next", "matches_job", "stale", "since"}
 assert isinstance(m["activities"], list) and all(set(a) == akeys for a in m["activities"]), m["activities"]
 assert set(m["window"]) == {"start", "end", "fs", "samples"}

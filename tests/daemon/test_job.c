@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "daemon/job.h"
+#include "daemon/job_clock.h"
 #include "jobid.h"
 
 #define MONO 1000000000ll
@@ -20,8 +21,11 @@ static struct job_limits lim;
 static struct ftio_record rec[8];
 static size_t nrec;
 
+static bool settle_each;
+
 static void setup(void)
 {
+    settle_each = true;
     job_limits_default(&lim);
     lim.horizon = 100;
     nrec = 0;
@@ -47,7 +51,14 @@ struct hdr {
     bool final;
     int64_t mono, real, recv, skew;
     uint64_t lost;
+    bool has_unseen;
+    uint64_t unseen_read, unseen_write;
 };
+
+/* Batches whose anchors are behind the receive time (most tests here send
+ * old batches) wait for their clock to be decided (job_clock.c); the tests
+ * that are not about clocks merge them at once (settle_each), as a job's end
+ * does. */
 
 static enum job_merge_status merge(struct job *j, struct hdr h)
 {
@@ -55,10 +66,14 @@ static enum job_merge_status merge(struct job *j, struct hdr h)
     b.h = (struct ftio_batch_header){.version = 1, .job = j->id, .host = h.host, .pid = h.pid,
                                      .rank = h.rank, .nranks = h.nranks, .seq = h.seq,
                                      .clock_mono = h.mono, .clock_real = h.real, .skew_ns = h.skew,
-                                     .final = h.final, .mpi = h.mpi, .lost = h.lost};
+                                     .final = h.final, .mpi = h.mpi, .lost = h.lost,
+                                     .has_unseen = h.has_unseen, .unseen_read = h.unseen_read,
+                                     .unseen_write = h.unseen_write};
     b.n = nrec;
     b.rec = rec;
     enum job_merge_status st = job_merge(j, &b, &lim, 1.0, h.recv);
+    if (settle_each)
+        job_clock_settle(j, &lim);
     nrec = 0;
     return st;
 }
@@ -84,10 +99,12 @@ static void add_hostile_recs(void)
 
 static double bins_total(const struct job_mode_state *m)
 {
-    double t = 0;
-    for (size_t i = 0; i < m->bins.capacity; i++)
-        t += m->bins.vol[i];
-    return t;
+    return ftio_stream_bytes(m->stream, -1, -INFINITY, INFINITY);
+}
+
+static const struct ftio_stream_totals *tot(const struct job *j, int mode)
+{
+    return job_mode_totals(&j->mode[mode]);
 }
 
 /* The bins of a mode hold `bytes`: every counted byte, and no other. */
@@ -185,8 +202,8 @@ START_TEST(test_nested_counted_once)
     ck_assert_uint_eq(j->data_records, 2);
     ck_assert_uint_eq(j->nested_records, 1);
     ck_assert_double_eq_tol(j->bytes, 1300, 1e-9);
-    ck_assert_double_eq_tol(j->mode[JOB_WRITE].bytes, 1000, 1e-9);
-    ck_assert_double_eq_tol(j->mode[JOB_READ].bytes, 300, 1e-9);
+    ck_assert_double_eq_tol(tot(j, JOB_WRITE)->bytes, 1000, 1e-9);
+    ck_assert_double_eq_tol(tot(j, JOB_READ)->bytes, 300, 1e-9);
     /* The bins conserve the counted volume, nested bytes excluded. */
     assert_binned(&j->mode[JOB_WRITE], 1000);
     assert_binned(&j->mode[JOB_READ], 300);
@@ -203,8 +220,8 @@ START_TEST(test_time_base)
     /* Time 0 is the earliest start of the first data batch, in wall ns. */
     ck_assert(j->has_origin);
     ck_assert_int_eq(j->origin_ns, REAL + 3000000000ll);
-    ck_assert_double_eq_tol(j->mode[JOB_WRITE].t_min, 0.0, 1e-9);
-    ck_assert_double_eq_tol(j->mode[JOB_WRITE].t_max, 3.0, 1e-9);
+    ck_assert_double_eq_tol(tot(j, JOB_WRITE)->t_min, 0.0, 1e-9);
+    ck_assert_double_eq_tol(tot(j, JOB_WRITE)->t_max, 3.0, 1e-9);
 
     /* Another process with a different anchor: its clock started 10 s later,
      * and it has a skew correction of +0.5 s. */
@@ -212,19 +229,20 @@ START_TEST(test_time_base)
     merge(j, (struct hdr){.host = "b", .pid = 9, .rank = -1, .mono = MONO - 10000000000ll,
                           .real = REAL, .recv = NOW_REAL, .skew = 500000000});
     /* wall = REAL + 11 s + 0.5 s = origin + 8.5 s .. 9.5 s */
-    ck_assert_double_eq_tol(j->mode[JOB_WRITE].t_max, 9.5, 1e-9);
+    ck_assert_double_eq_tol(tot(j, JOB_WRITE)->t_max, 9.5, 1e-9);
 
     /* An earlier record from a late rank (before time 0) is kept. */
     add_rec(FTIO_OP_WRITE, 1.0, 1.5, 10, 0);
     send(j, "c", 3, 0, false);
-    ck_assert_double_eq_tol(j->mode[JOB_WRITE].t_min, -2.0, 1e-9);
+    ck_assert_double_eq_tol(tot(j, JOB_WRITE)->t_min, -2.0, 1e-9);
     assert_binned(&j->mode[JOB_WRITE], 40);
     job_free(j);
 }
 END_TEST
 
 /* Each mode's grid has an edge exactly at its first record received; the
- * record log keeps what the summary needs to re-lay it on an earlier one. */
+ * stream keeps the records the summary needs to re-lay it on an earlier one
+ * (analysis/stream.h), up to limits.summary_records. */
 START_TEST(test_mode_grid_and_record_log)
 {
     lim.summary_records = 3;
@@ -233,28 +251,31 @@ START_TEST(test_mode_grid_and_record_log)
     add_rec(FTIO_OP_READ, 102.2, 102.3, 5, 0);
     send(j, "a", 1, 0, false);
     const struct job_mode_state *w = &j->mode[JOB_WRITE], *r = &j->mode[JOB_READ];
-    ck_assert(w->grid_t0 == 0.0 && w->bins.origin == 0.0);
-    ck_assert(r->grid_t0 == r->t_min && r->bins.origin == r->t_min);
-    ck_assert_double_eq_tol(r->grid_t0, 2.2, 1e-9);
-    ck_assert_uint_eq(r->log.n, 1);
-    ck_assert(r->log.t_start[0] == r->t_min && r->log.bytes[0] == 5);
+    ck_assert(ftio_stream_origin(w->stream) == 0.0);
+    ck_assert(ftio_stream_origin(r->stream) == tot(j, JOB_READ)->t_min);
+    ck_assert_double_eq_tol(ftio_stream_origin(r->stream), 2.2, 1e-9);
+    ck_assert_int_eq(ftio_stream_logged(r->stream), 1);
 
     /* A later batch with an earlier read before any analysis: the grid
      * moves to it (as offline, on the first event), the bins keep it all. */
     add_rec(FTIO_OP_READ, 102.15, 102.25, 5, 0);
     send(j, "b", 2, 0, false);
-    ck_assert_double_eq_tol(r->t_min, 2.15, 1e-9);
-    ck_assert(r->grid_t0 == r->t_min && r->bins.origin == r->grid_t0);
-    ck_assert_uint_eq(r->log.n, 2);
+    ck_assert_double_eq_tol(tot(j, JOB_READ)->t_min, 2.15, 1e-9);
+    ck_assert(ftio_stream_origin(r->stream) == tot(j, JOB_READ)->t_min);
+    ck_assert_int_eq(ftio_stream_logged(r->stream), 2);
     ck_assert_double_eq_tol(bins_total(r), 10, 1e-9);
 
     /* Once analysed, an earlier record is kept and logged, the grid stays. */
-    j->mode[JOB_READ].online.hist.analyses = 1;
+    struct ftio_analyzer *an = ftio_analyzer_new();
+    struct ftio_stream_work *wk = ftio_stream_work_new();
+    char err[256];
+    double origin = ftio_stream_origin(r->stream);
+    ck_assert_int_eq(ftio_stream_step(r->stream, an, wk, origin + 1, origin + 1, err, sizeof err), 0);
     add_rec(FTIO_OP_READ, 102.1, 102.12, 5, 0);
     send(j, "b", 2, 1, false);
-    ck_assert_double_eq_tol(r->t_min, 2.1, 1e-9);
-    ck_assert(r->grid_t0 > r->t_min && r->bins.origin == r->grid_t0);
-    ck_assert_uint_eq(r->log.n, 3);
+    ck_assert_double_eq_tol(tot(j, JOB_READ)->t_min, 2.1, 1e-9);
+    ck_assert(ftio_stream_origin(r->stream) == origin && origin > tot(j, JOB_READ)->t_min);
+    ck_assert_int_eq(ftio_stream_logged(r->stream), 3);
     ck_assert_double_eq_tol(bins_total(r), 15, 1e-9);
 
     /* Within 60 s of the job's start but more than 60 s before the read
@@ -262,17 +283,17 @@ START_TEST(test_mode_grid_and_record_log)
     add_rec(FTIO_OP_READ, 41.0, 41.5, 5, 0);
     send(j, "b", 2, 2, false);
     ck_assert_uint_eq(j->bad_records, 1);
-    ck_assert_uint_eq(r->log.n, 3);
+    ck_assert_int_eq(ftio_stream_logged(r->stream), 3);
 
     /* Past summary_records the log is dropped for good. */
     add_rec(FTIO_OP_READ, 103.0, 103.1, 5, 0);
     add_rec(FTIO_OP_READ, 104.0, 104.1, 5, 0);
     send(j, "b", 2, 3, false);
-    ck_assert(r->log.overflow);
-    ck_assert_uint_eq(r->log.n, 0);
-    ck_assert_uint_eq(w->log.n, 1);
-    ck_assert(!w->log.overflow);
+    ck_assert_int_eq(ftio_stream_logged(r->stream), -1);
+    ck_assert_int_eq(ftio_stream_logged(w->stream), 1);
     ck_assert_double_eq_tol(bins_total(r), 25, 1e-9);
+    ftio_stream_work_free(wk);
+    ftio_analyzer_free(an);
     job_free(j);
 }
 END_TEST
@@ -284,18 +305,17 @@ START_TEST(test_bad_records_and_horizon)
     send(j, "a", 1, 0, false);
     ck_assert_uint_eq(j->bad_records, 3);
     ck_assert_uint_eq(j->data_records, 1);
-    ck_assert_double_eq_tol(j->mode[JOB_WRITE].t_max, 1.0, 1e-9);
+    ck_assert_double_eq_tol(tot(j, JOB_WRITE)->t_max, 1.0, 1e-9);
 
-    /* Memory is bounded by the horizon: the ring starts small, and data 10
-     * horizons later grows it to the horizon at most, the old bins are
-     * dropped (and counted). */
-    size_t cap = j->mode[JOB_WRITE].bins.limit;
-    ck_assert_uint_lt(j->mode[JOB_WRITE].bins.capacity, cap);
+    /* Memory follows the data, not the horizon (blocks of bins where data
+     * is), and data 10 horizons later drops the old bins (counted). */
+    size_t small = ftio_stream_memory(j->mode[JOB_WRITE].stream);
     add_rec(FTIO_OP_WRITE, 50.0, 51.0, 100, 0);
     send(j, "a", 1, 1, false);
     add_rec(FTIO_OP_WRITE, 1000.0, 1001.0, 100, 0);
     send(j, "a", 1, 2, false);
-    ck_assert_uint_eq(j->mode[JOB_WRITE].bins.capacity, cap);
+    ck_assert_uint_le(ftio_stream_memory(j->mode[JOB_WRITE].stream),
+                      small + 2 * FTIO_BIN_BLOCK * sizeof(double) + 256);
     assert_binned(&j->mode[JOB_WRITE], 100);
     job_free(j);
 }
@@ -458,6 +478,35 @@ START_TEST(test_verdict_idle_and_incomplete)
 }
 END_TEST
 
+/* The kernel cross-check (`unseen` in the final batches): summed per mode
+ * and process once (a resent final batch is a duplicate); a few kilobytes
+ * are not material, 8 MiB that no record holds make the job incomplete. */
+START_TEST(test_verdict_unseen)
+{
+    struct job *j = job_new("u", &lim);
+    add_rec(FTIO_OP_WRITE, 0.0, 1.0, 1000, 0);
+    merge(j, (struct hdr){.host = "h", .pid = 1, .rank = -1, .final = true, .mono = MONO,
+                          .real = REAL, .recv = NOW_REAL, .has_unseen = true, .unseen_read = 2996,
+                          .unseen_write = 110});
+    ck_assert_uint_eq(j->unseen[JOB_READ], 2996);
+    ck_assert_uint_eq(j->unseen[JOB_WRITE], 110);
+    ck_assert(job_end_verdict(j, "final").complete);
+    merge(j, (struct hdr){.host = "h", .pid = 2, .rank = -1, .final = true, .mono = MONO,
+                          .real = REAL, .recv = NOW_REAL, .has_unseen = true,
+                          .unseen_write = 8u << 20});
+    /* the same final batch again (a resend): counted once */
+    ck_assert_int_eq(merge(j, (struct hdr){.host = "h", .pid = 2, .rank = -1, .final = true,
+                                           .mono = MONO, .real = REAL, .recv = NOW_REAL,
+                                           .has_unseen = true, .unseen_write = 8u << 20}),
+                     JOB_DUPLICATE);
+    ck_assert_uint_eq(j->unseen[JOB_WRITE], (8u << 20) + 110);
+    struct job_verdict v = job_end_verdict(j, "final");
+    ck_assert(!v.complete);
+    ck_assert_str_eq(v.reason, "the kernel counted bytes no record holds (unseen_bytes)");
+    job_free(j);
+}
+END_TEST
+
 /* Every record ftiod does not count is counted by reason and makes the job
  * incomplete; hostile counters saturate (no wrap, nothing negative). */
 START_TEST(test_verdict_dropped_and_clamped)
@@ -503,6 +552,7 @@ END_TEST
 START_TEST(test_clock_correction)
 {
     const int64_t S = 1000000000ll;
+    settle_each = false;
     /* 1000 s ahead: its record at its 0.5 s lands at ftiod's 0.5 s. */
     struct job *j = job_new("j", &lim);
     add_rec(FTIO_OP_WRITE, 0.5, 0.6, 100, 0);
@@ -510,25 +560,26 @@ START_TEST(test_clock_correction)
     add_rec(FTIO_OP_WRITE, 0.0, 0.1, 100, 0);
     send_at(j, 2, 0, -1, 0, 0, false, MONO, NOW_REAL + 1000 * S, NOW_REAL, 0);
     ck_assert_uint_eq(j->clock_fixed, 1);
-    ck_assert_double_eq_tol(j->mode[JOB_WRITE].t_min, -0.5, 1e-6);
-    ck_assert_double_eq_tol(j->mode[JOB_WRITE].t_max, 0.1, 1e-6);
+    ck_assert_double_eq_tol(tot(j, JOB_WRITE)->t_min, -0.5, 1e-6);
+    ck_assert_double_eq_tol(tot(j, JOB_WRITE)->t_max, 0.1, 1e-6);
     ck_assert_uint_eq(j->data_records, 2);
     job_free(j);
 
-    /* 120 s behind, joining late: its MPI_Init batch, then 1 s later (by
-     * both clocks) its data: corrected before its data is merged. */
+    /* 120 s behind, joining late while the other rank runs: its MPI_Init
+     * batch is judged against that rank (live 4 s before), so its data is
+     * corrected from its first record on. */
     j = job_new("k", &lim);
     add_rec(FTIO_OP_WRITE, 0.0, 0.1, 100, 0);
     send_at(j, 1, 0, 0, 2, FTIO_MPI_INIT, false, MONO, NOW_REAL, NOW_REAL, 0);
     send_at(j, 2, 0, 1, 2, FTIO_MPI_INIT, false, MONO + 4 * S, NOW_REAL + 4 * S - 120 * S,
             NOW_REAL + 4 * S, 0);
-    ck_assert_uint_eq(j->clock_fixed, 0);
+    ck_assert_uint_eq(j->clock_fixed, 1);
     add_rec(FTIO_OP_WRITE, 4.5, 5.0, 100, 0);
     send_at(j, 2, 1, 1, 2, FTIO_MPI_INIT, false, MONO + 5 * S, NOW_REAL + 5 * S - 120 * S,
             NOW_REAL + 5 * S, 0);
     ck_assert_uint_eq(j->clock_fixed, 1);
     ck_assert_uint_eq(j->bad_records, 0);
-    ck_assert_double_eq_tol(j->mode[JOB_WRITE].t_max, 5.0, 1e-6);
+    ck_assert_double_eq_tol(tot(j, JOB_WRITE)->t_max, 5.0, 1e-6);
     job_free(j);
 
     /* A spool file replayed a day later: batches made 1 s apart arrive 1 ms
@@ -552,6 +603,102 @@ START_TEST(test_clock_correction)
     ck_assert_uint_eq(j->dropped[JOB_DROP_FUTURE], 1);
     struct job_verdict v = job_end_verdict(j, "final");
     ck_assert(!v.complete);
+    job_free(j);
+}
+END_TEST
+
+/* A live 1-s job of two ranks, k = 0..n-1: rank `late` (pid 2) sends its
+ * batch k at k s, anchored `behind` s in the past; the other (pid 1, a good
+ * clock) 0.05 s later.  Each batch holds one 0.1-s write of 100 bytes at k s
+ * (k + 0.05 s) of the job.  first: which rank's batch comes first. */
+static void live_job(struct job *j, int n, double behind, int first)
+{
+    const int64_t S = 1000000000ll;
+    for (int k = 0; k < n; k++)
+        for (int i = 0; i < 2; i++) {
+            int pid = i == 0 ? first : 3 - first;
+            double t = k + (pid == 1 ? 0.05 : 0);
+            int64_t at = NOW_REAL + (int64_t)llround(t * 1e9);
+            add_rec(FTIO_OP_WRITE, t, t + 0.1, 100, 0);
+            send_at(j, pid, (uint64_t)k, -1, 0, 0, false, MONO + (int64_t)llround(t * 1e9),
+                    at - (pid == 2 ? (int64_t)llround(behind * 1e9) : 0), at, 0);
+        }
+    (void)S;
+}
+
+/* Issue 28: a rank whose clock is behind and whose first batch comes first
+ * placed the whole job in the past (its time 0 laid 120 s or 3000 s early:
+ * a 1-s job read 121 s, or the others' records fell off the horizon); one
+ * whose first batch came later had its records dropped before the grid.
+ * Whichever comes first, the behind rank is judged against ftiod's clock
+ * and the other rank: the job's time 0 is its first record on ftiod's
+ * clock, every byte is there, nothing dropped. */
+START_TEST(test_clock_behind_rank_first)
+{
+    settle_each = false;
+    lim.horizon = 7200;
+    const double behinds[] = { 120, 3000 };
+    for (int b = 0; b < 2; b++)
+        for (int first = 1; first <= 2; first++) {
+            struct job *j = job_new("j", &lim);
+            live_job(j, 10, behinds[b], first);
+            ck_assert_uint_eq(j->clock_fixed, 1);
+            ck_assert_uint_eq(j->bad_records, 0);
+            ck_assert_uint_eq(j->data_records, 20);
+            ck_assert_double_eq_tol(j->bytes, 2000, 1e-9);
+            /* time 0: the first record merged (either rank's: 0 or 0.05 s) */
+            ck_assert(j->origin_ns >= NOW_REAL && j->origin_ns <= NOW_REAL + 50000000ll);
+            const struct job_mode_state *w = &j->mode[JOB_WRITE];
+            double base = (double)(j->origin_ns - NOW_REAL) * 1e-9;
+            ck_assert_double_eq_tol(job_mode_totals(w)->t_min + base, 0.0, 1e-6);
+            ck_assert_double_eq_tol(job_mode_totals(w)->t_max + base, 9.15, 1e-6);
+            assert_binned(w, 2000);
+            job_free(j);
+        }
+
+    /* Alone: its first batch waits for its second, which came as long after
+     * it as its clock says: live, corrected, time 0 on ftiod's clock. */
+    const int64_t S = 1000000000ll;
+    struct job *j = job_new("a", &lim);
+    add_rec(FTIO_OP_WRITE, 0.0, 0.1, 100, 0);
+    send_at(j, 2, 0, -1, 0, 0, false, MONO, NOW_REAL - 120 * S, NOW_REAL, 0);
+    ck_assert(!j->has_origin);
+    ck_assert_uint_eq(j->data_records, 0);
+    add_rec(FTIO_OP_WRITE, 1.0, 1.1, 100, 0);
+    send_at(j, 2, 1, -1, 0, 0, false, MONO + S, NOW_REAL - 119 * S, NOW_REAL + S, 0);
+    ck_assert_uint_eq(j->clock_fixed, 1);
+    ck_assert_int_eq(j->origin_ns, NOW_REAL);
+    ck_assert_uint_eq(j->data_records, 2);
+    ck_assert_double_eq_tol(job_mode_totals(&j->mode[JOB_WRITE])->t_max, 1.1, 1e-6);
+    job_free(j);
+
+    /* A replay (two processes' old batches back to back): each first batch
+     * held only until its process's next says it is old, then merged as it
+     * is, before that one. */
+    j = job_new("r", &lim);
+    for (int k = 0; k < 3; k++)
+        for (int pid = 1; pid <= 2; pid++) {
+            add_rec(FTIO_OP_WRITE, k + 0.01 * pid, k + 0.1, 100, 0);
+            send_at(j, pid, (uint64_t)k, -1, 0, 0, false, MONO + k * S, NOW_REAL - 86400 * S + k * S,
+                    NOW_REAL + (k * 2 + pid) * 1000000ll, 0);
+        }
+    ck_assert_uint_eq(j->clock_fixed, 0);
+    ck_assert_int_eq(j->origin_ns, NOW_REAL - 86400 * S + 10000000ll);
+    ck_assert_uint_eq(j->data_records, 6);
+    ck_assert_double_eq_tol(job_mode_totals(&j->mode[JOB_WRITE])->t_max + 0.01, 2.1, 1e-6);
+    job_free(j);
+
+    /* An old batch alone (a replayed short process) waits for the job's
+     * end, then counts as it is. */
+    j = job_new("o", &lim);
+    add_rec(FTIO_OP_WRITE, 0.0, 0.1, 100, 0);
+    send_at(j, 1, 0, -1, 0, 0, true, MONO, NOW_REAL - 86400 * S, NOW_REAL, 0);
+    ck_assert_uint_eq(j->data_records, 0);
+    ck_assert_uint_gt(job_memory(j), 48);
+    job_clock_settle(j, &lim);
+    ck_assert_uint_eq(j->data_records, 1);
+    ck_assert_int_eq(j->origin_ns, NOW_REAL - 86400 * S);
+    ck_assert_uint_eq(j->clock_fixed + j->clock_flagged, 0);
     job_free(j);
 }
 END_TEST
@@ -657,8 +804,8 @@ Suite *ftio_test_suite(void)
                           test_time_base, test_mode_grid_and_record_log,
                           test_bad_records_and_horizon, test_max_procs_and_final,
                           test_mpi_job_waits_for_all_ranks, test_rank_from_a_later_batch,
-                          test_verdict_mpi_over, test_verdict_idle_and_incomplete,
-                          test_verdict_dropped_and_clamped, test_clock_correction,
+                          test_verdict_mpi_over, test_verdict_idle_and_incomplete, test_verdict_unseen,
+                          test_verdict_dropped_and_clamped, test_clock_correction, test_clock_behind_rank_first,
                           test_job_ids_with_steps, test_table_bounds, test_table_oldest_closed);
     tcase_add_checked_fixture(tc, setup, NULL);
     return s;

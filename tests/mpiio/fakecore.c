@@ -22,6 +22,7 @@
 __thread int ftio_busy __attribute__((tls_model("initial-exec")));
 __thread int ftio_mpiio_depth __attribute__((tls_model("initial-exec")));
 int ftio_active = 1;
+int ftio_stamp_tsc;           /* 0: the stamps are CLOCK_MONOTONIC ns (libtrace/clock.c) */
 
 #define MAX_RECORDS 100000
 static struct ftio_record recs[MAX_RECORDS];

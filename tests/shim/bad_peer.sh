@@ -4,8 +4,8 @@
 # wait or lose its trace (issue 29 item 4):
 #   - a peer at the endpoint that greets (ZeroMQ's handshake) and never
 #     acknowledges (anyone may bind a tcp:// endpoint while ftiod is down):
-#     20 short traced processes (cat) cost well under a second more than
-#     untraced ones (they used to wait 300 ms each), and spool everything;
+#     20 short traced processes (cat) take about as long as with nobody at
+#     the endpoint (they used to wait 300 ms each), and spool everything;
 #   - FTIO_HANDOFF with lengths that overflow when summed is refused before
 #     any arithmetic (under make asan: no over-read);
 #   - an exec into another FTIO_JOB ends the first job's stream (its final
@@ -19,24 +19,29 @@ head -c 4096 /dev/zero >"$T/f"
 timeout 120 "$PY" "$(dirname "$0")/stall_peer.py" "$FTIO_ENDPOINT" "$T/ctl/stall-ready" 100 & sp=$!
 PIDS="$PIDS $sp"
 wait_file "$T/ctl/stall-ready" || fail "silent peer did not start"
-runs() {   # runs traced|plain: 20 cats, the wall time in s
-  "$PY" - "$1" "$PRELOAD" "$T/f" <<'PYEOF'
+runs() {   # runs ENDPOINT: 20 traced cats (FTIO_DEBUG on), the wall time in s
+  "$PY" - "$1" "$PRELOAD" "$T/f" "$T/silent.dbg" <<'PYEOF'
 import os, subprocess, sys, time
-env = dict(os.environ, FTIO_EXIT_WAIT_MS="3")
-if sys.argv[1] == "traced":
-    env["LD_PRELOAD"] = sys.argv[2]
+env = dict(os.environ, FTIO_EXIT_WAIT_MS="3", FTIO_ENDPOINT=sys.argv[1], LD_PRELOAD=sys.argv[2],
+           FTIO_DEBUG="1")
 t = time.monotonic()
-for _ in range(20):
-    subprocess.run(["cat", sys.argv[3]], env=env, stdout=subprocess.DEVNULL, check=True)
+with open(sys.argv[4], "a") as dbg:
+    for _ in range(20):
+        subprocess.run(["cat", sys.argv[3]], env=env, stdout=subprocess.DEVNULL, stderr=dbg, check=True)
 print("%.3f" % (time.monotonic() - t))
 PYEOF
 }
-plain=$(runs plain); traced=$(runs traced); plain2=$(runs plain)
-added=$("$PY" -c "import sys; print('%.3f' % (float(sys.argv[1]) - min(float(sys.argv[2]), float(sys.argv[3]))))" \
-  "$traced" "$plain" "$plain2")
-"$PY" -c "import sys; sys.exit(0 if float(sys.argv[1]) < 1.0 else 1)" "$added" \
-  && ok "silent peer: 20 traced cats took $added s more than untraced ($traced vs $plain, $plain2)" \
-  || bad "silent peer: 20 traced cats took $added s more than untraced ($traced vs $plain, $plain2)"
+# Against the same processes with nobody at the endpoint (they spool at once):
+# the silent peer may not add a wait of its own (it used to add 300 ms each).
+absent=$(runs "ipc://$T/nobody.sock")
+rm -f "$T"/spool/* "$T/silent.dbg"
+silent=$(runs "$FTIO_ENDPOINT")
+added=$("$PY" -c "import sys; print('%.3f' % (float(sys.argv[1]) - float(sys.argv[2])))" "$silent" "$absent")
+"$PY" -c "import sys; sys.exit(0 if float(sys.argv[1]) < 2.0 else 1)" "$added" \
+  && ok "silent peer: 20 cats took $added s more than with nobody there ($silent vs $absent)" \
+  || bad "silent peer: 20 cats took $added s more than with nobody there ($silent vs $absent)"
+grep -q "waiting up to" "$T/silent.dbg" && bad "silent peer: a process waited longer: $(grep -m1 'waiting up to' "$T/silent.dbg")" \
+  || ok "silent peer: no process waited past FTIO_EXIT_WAIT_MS"
 wire recv "$T"/spool/*.msgpack >"$T/silent" 2>/dev/null
 expect_eq "$T/silent" finals 20 "silent peer: every process's final batch spooled"
 expect_eq "$T/silent" count.posix.read 40 "silent peer: every read spooled (2 per cat)"

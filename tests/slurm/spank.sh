@@ -10,7 +10,8 @@
 #      "<jobid>.0" with the fields jobid and step, 2 ranks, and the step's
 #      .end within a few seconds of srun's return (the ranks' final batches);
 #   2. srun without --ftio (site default off) is not traced; --ftio=bogus is
-#      refused by srun with the plugin's one-line error;
+#      refused by srun with the plugin's one-line error; --ftio-app=NAME
+#      traces the step with FTIO_APP=NAME in its tasks' environment;
 #   3. one batch job, two concurrent steps with periods 2 s and 3 s: published
 #      separately, each with its own period; `ftio sub --job J`, started
 #      before them, sees both steps (and both steps' ends: a step's end does
@@ -149,6 +150,14 @@ if timeout 30 srun --ftio=bogus -n 1 true 2>"$T/bogus.err"; then
 fi
 grep -q "ftio: --ftio=bogus: expected on or off" "$T/bogus.err" || fail "--ftio=bogus: $(cat "$T/bogus.err")"
 echo "--ftio=bogus refused: $(grep -m1 'ftio:' "$T/bogus.err")"
+# --ftio-app=name: the tasks get FTIO_APP (the memory of runs), and the step is traced
+app=$(timeout 30 srun --ftio-app=md-prod -n 1 sh -c 'echo "$FTIO_APP ${LD_PRELOAD:+preloaded}"' 2>"$T/app.err") \
+  || fail "srun --ftio-app failed: $(cat "$T/app.err")"
+[ "$app" = "md-prod preloaded" ] || fail "srun --ftio-app=md-prod: the task saw '$app', not 'md-prod preloaded'"
+if timeout 30 srun --ftio-app= -n 1 true 2>"$T/app2.err"; then
+  fail "srun --ftio-app= (empty) was accepted"
+fi
+echo "--ftio-app: FTIO_APP=md-prod in the traced task; an empty name refused"
 
 # ---- 3. two concurrent steps of one job, periods 2 s and 3 s ----------------
 cat >"$T/two.sh" <<EOF

@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* test_common.c -- Check suite of two small helpers of common/: the growth
+/* test_common.c -- Check suite of small helpers of common/: the growth
  * of arrays (grow.h: doubling, the first size, overflow refused with the old
- * array intact) and the byte-unit ladder (units.h: ftio_byte_unit and the
- * strings ftio_fmt_bytes printed before the ladder was shared). */
+ * array intact), the byte-unit ladder (units.h: ftio_byte_unit and the
+ * strings ftio_fmt_bytes printed before the ladder was shared) and the key of
+ * an application (app_key.h: the shim's argv and a Darshan command line hash
+ * alike; the values are pinned, since stores keep them). */
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "../check_main.h"
+#include "app_key.h"
 #include "grow.h"
 #include "units.h"
 
@@ -109,10 +112,57 @@ START_TEST(byte_units)
 }
 END_TEST
 
+/* The hashes of one argument string fed as the shim feeds it (pieces). */
+static void hash_pieces(const char *p, size_t n, size_t piece, char exact[17], char norm[17])
+{
+    struct ftio_args_hash h;
+    ftio_args_hash_init(&h);
+    for (size_t i = 0; i < n; i += piece)
+        ftio_args_hash_add(&h, p + i, n - i < piece ? n - i : piece);
+    ftio_args_hash_hex(&h, exact, norm);
+}
+
+START_TEST(args_hash)
+{
+    /* /proc/self/cmdline of `lmp -in in.lj -var seed 4242`, argv[0] cut */
+    static const char cmdline[] = "-in\0in.lj\0-var\0seed\0" "4242";
+    char e1[17], n1[17], e2[17], n2[17], exe[64];
+    for (size_t piece = 1; piece <= sizeof cmdline; piece++) {
+        hash_pieces(cmdline, sizeof cmdline, piece, e1, n1);   /* with the final NUL */
+        ck_assert_str_eq(e1, "cb1100e1177f7fb3");
+        ck_assert_str_eq(n1, "6043388a1bd5d610");
+    }
+    /* Darshan's exe field of the same run: argv[0], then each argument and a space */
+    ftio_app_split_cmdline("/opt//lammps/bin/lmp -in in.lj -var seed 4242 ", exe, sizeof exe, e2, n2);
+    ck_assert_str_eq(exe, "/opt/lammps/bin/lmp");
+    ck_assert_str_eq(ftio_app_prog(exe), "lmp");
+    ck_assert_str_eq(e2, "cb1100e1177f7fb3");
+    ck_assert_str_eq(n2, "6043388a1bd5d610");
+    /* another seed: another exact hash, the same normalised one */
+    ftio_app_split_cmdline("lmp -in in.lj -var seed 17", exe, sizeof exe, e2, n2);
+    ck_assert_str_ne(e2, "cb1100e1177f7fb3");
+    ck_assert_str_eq(n2, "6043388a1bd5d610");
+    ck_assert_str_eq(exe, "lmp");
+    /* no arguments at all, and an empty argument that stays one */
+    hash_pieces("", 0, 1, e1, n1);
+    ck_assert_str_eq(e1, "8c3c8456b30c063f");
+    ftio_app_split_cmdline("a.out ", exe, sizeof exe, e2, n2);
+    ck_assert_str_eq(e2, "8c3c8456b30c063f");
+    hash_pieces("\0x\0", 4, 2, e1, n1);
+    ftio_app_split_cmdline("a.out  x", exe, sizeof exe, e2, n2);
+    ck_assert_str_eq(e1, e2);
+    ftio_app_split_cmdline("a.out x", exe, sizeof exe, e2, n2);
+    ck_assert_str_ne(e1, e2);
+    ck_assert_str_eq(ftio_app_prog("a.out"), "a.out");
+    ck_assert_str_eq(ftio_app_prog(NULL), "");
+}
+END_TEST
+
 Suite *ftio_test_suite(void)
 {
     Suite *s = suite_create("common");
     FTIO_TCASE(s, "grow", grow_doubles, grow_overflow, grow_parallel);
     FTIO_TCASE(s, "units", byte_units);
+    FTIO_TCASE(s, "app_key", args_hash);
     return s;
 }

@@ -14,7 +14,8 @@
  *
  * Output:
  *   batch file=F offset=O bytes=B v=1 job=J host=H pid=P rank=R nranks=N seq=S
- *         clock_mono=M clock_real=W skew_ns=K lost=L final=0|1 mark=TEXT|- files=NF n=NR
+ *         clock_mono=M clock_real=W skew_ns=K lost=L final=0|1 mark=TEXT|- mpi=0|1|2 files=NF n=NR
+ *   app exe=PATH|- exe_id=ID|- args=HEX|- args_norm=HEX|- name=NAME|- uid=U|-
  *   file id=0x%08x path=PATH
  *   rec ts=NS te=NS op=NAME layer=NAME bytes=B off=O fid=0x%08x flags=0x%x
  *   total file=F batches=NB records=NR lost=L bytes_rw=SUM
@@ -54,10 +55,20 @@ static int dump_file(const char *path, int summary)
         printf("batch file=%s offset=%zu bytes=%zu v=%d job=%s host=%s pid=%" PRId64
                " rank=%" PRId32 " nranks=%" PRId32 " seq=%" PRIu64 " clock_mono=%" PRId64
                " clock_real=%" PRId64 " skew_ns=%" PRId64 " lost=%" PRIu64 " final=%d mark=%s"
-               " files=%zu n=%zu\n",
+               " mpi=%d files=%zu n=%zu\n",
                path, off, used, h->version, h->job, h->host, h->pid, h->rank, h->nranks,
                h->seq, h->clock_mono, h->clock_real, h->skew_ns, h->lost, h->final,
-               h->mark ? h->mark : "-", h->nfiles, b.n);
+               h->mark ? h->mark : "-", h->mpi, h->nfiles, b.n);
+        if (!summary && h->has_app) {
+            const struct ftio_app_identity *a = &h->app;
+            printf("app exe=%s exe_id=%s args=%s args_norm=%s name=%s uid=", a->exe ? a->exe : "-",
+                   a->exe_id ? a->exe_id : "-", a->args ? a->args : "-",
+                   a->args_norm ? a->args_norm : "-", a->name ? a->name : "-");
+            if (a->uid >= 0)
+                printf("%" PRId64 "\n", a->uid);
+            else
+                printf("-\n");
+        }
         for (size_t i = 0; !summary && i < h->nfiles; i++)
             printf("file id=0x%08" PRIx32 " path=%s\n", h->files[i].id, h->files[i].path);
         for (size_t i = 0; i < b.n; i++) {

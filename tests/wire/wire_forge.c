@@ -159,7 +159,7 @@ static const char periodic_usage[] =
     "                          [--duration D] [--bytes B] [--phases N] [--offset S] [--speed X]\n"
     "                          [--mark] [--no-final] [--skip SEQ] [--nested] [--read]\n"
     "                          [--first-clock EPOCH_S] [--mpi] [--clock R:S] [--join R:K]\n"
-    "                          [--lost N] [--huge]\n";
+    "                          [--lost N] [--huge] [--app EXE:ARGS[:NAME[:UID]]]\n";
 
 int wire_cmd_periodic(int argc, char **argv)
 {
@@ -187,6 +187,20 @@ int wire_cmd_periodic(int argc, char **argv)
     const char *cs = wire_arg_str(argc, argv, "--clock", NULL), *js = wire_arg_str(argc, argv, "--join", NULL);
     const char *ls = wire_arg_str(argc, argv, "--lost", NULL);
     uint64_t lost = ls ? strtoull(ls, NULL, 0) : 0;
+    /* --app: the identity each rank's first batch carries (PROTOCOL.md §1
+     * `app`): ARGS stands for both hashes, UID is what the sender claims */
+    const char *as = wire_arg_str(argc, argv, "--app", NULL);
+    char app_buf[1024] = "";
+    struct ftio_app_identity app = { .uid = -1 };
+    if (as) {
+        snprintf(app_buf, sizeof app_buf, "%s", as);
+        char *save = NULL, *f[4] = { NULL };
+        for (int i = 0; i < 4; i++)
+            f[i] = strtok_r(i ? NULL : app_buf, ":", &save);
+        app = (struct ftio_app_identity){ .exe = f[0], .exe_id = "0:0:0", .args = f[1],
+                                          .args_norm = f[1], .name = f[2],
+                                          .uid = f[3] ? atoll(f[3]) : -1 };
+    }
     if ((cs && sscanf(cs, "%d:%lf", &clock_rank, &clock_off) != 2) ||
         (js && sscanf(js, "%d:%d", &join_rank, &join_phase) != 2)) {
         fprintf(stderr, "ftio-wire periodic: --clock R:S, --join R:K\n%s", periodic_usage);
@@ -279,6 +293,10 @@ int wire_cmd_periodic(int argc, char **argv)
             }
             if (r == 0 && h.seq == 0 && !isnan(first_clock))
                 h.clock_real = (int64_t)(first_clock * 1e9);
+            if (as && p == 0) {
+                h.has_app = true;
+                h.app = app;
+            }
             if ((long)h.seq == skip)
                 continue;
             if (wire_out_batch(&o, &h, rec, n) < 0) {

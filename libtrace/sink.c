@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* sink_zmq.c -- the shim's way to ftiod: a ZeroMQ DEALER, acknowledged
- * delivery (PROTOCOL.md §1.4), and the spool file (spool.c) for whatever the
- * daemon does not acknowledge.
+/* sink.c -- the shim's way to ftiod: the delivery policy (PROTOCOL.md §1.4)
+ * over a link (link.h: ZMTP, then ZeroMQ), and the spool file (spool.c) for
+ * whatever the daemon does not acknowledge.
  *
  * The flusher (flusher.c) encodes batches and offers each one here.  A batch
  * offered is kept (a copy) until ftiod acknowledges it:
@@ -33,11 +33,12 @@
  * at once when ftiod answers "renew" (a restarted ftiod does not know a
  * credential it did not see fresh), and whenever the daemon stops answering.
  *
- * A process's first second (FTIO_ZMTP) goes through zmtp.c instead of
- * ZeroMQ: the same frames and acknowledgements over a connection of our own,
- * so a short process never loads libzmq; at any surprise, and after that
- * second, ZeroMQ takes over and resends what is unacknowledged (link_*,
- * zmtp_* below; libtrace/README.md).
+ * A process's first second (FTIO_ZMTP) goes through the ZMTP link
+ * (link_zmtp.c) instead of ZeroMQ (link_zmq.c): the same frames and
+ * acknowledgements over a connection of our own, so a short process never
+ * loads libzmq; at any surprise, and after that second, ZeroMQ takes over and
+ * resends what is unacknowledged (libtrace/README.md).  Which link is open is
+ * known here only through `sk.link`; everything else is the policy.
  *
  * FTIO_ENDPOINT may name several daemons (comma-separated): a stable hash of
  * the job id chooses one (PROTOCOL.md §1.5), so every rank of a job, on every
@@ -52,14 +53,13 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "lazy.h"               /* ZeroMQ, MUNGE, libsodium: loaded on first use */
+#include "lazy.h"               /* MUNGE, libsodium: loaded on first use */
 #include "internal.h"
 #include "auth.h"
 #include "grow.h"
 #include "hash.h"
+#include "link.h"
 #include "timeutil.h"
-#include "transport.h"
-#include "zmtp.h"
 
 #define RESENDS        2                 /* then a silent daemon's batches are spooled */
 #define CONNECT_WAIT_NS 1000000ll        /* at exit, for a daemon never connected */
@@ -70,10 +70,8 @@
 #define HANDOFF_BYTES_MAX (1ull << 32)   /* what a hand-off may describe, in all */
 #define UP_FRESH_S     5                 /* "the daemon is up": an ack this recent */
 #define UP_WAIT_NS     (300 * 1000000ll) /* the exit wait then (instead of FTIO_EXIT_WAIT_MS) */
-#define KNOWN_UP_WAIT_NS (10 * 1000000ll) /* ... when only another process had an answer */
 #define UP_MARK_NS     1000000000ll      /* the shared marker is touched at most this often */
-#define ZMTP_SPAN_NS   1000000000ll      /* a process alive longer moves from zmtp.c to ZeroMQ */
-#define ZMTP_SEND_NS   (500 * 1000000ll) /* a message that makes no progress this long: dead (a loaded peer is slow, not dead) */
+#define ZMTP_SPAN_NS   1000000000ll      /* a process alive longer moves from ZMTP to ZeroMQ */
 #define RENEW_HOLD_NS  1000000000ll      /* "renew" answers to what the old session sent: once */
 
 /* A batch offered and not acknowledged yet. */
@@ -87,7 +85,7 @@ struct pending_batch {
 };
 
 static struct {
-    void    *zctx, *zsock;
+    const struct ftio_link *link;   /* the open link (link.h), NULL: none */
     int      broken;                /* bad endpoint: spool only */
     char     endpoint[512];         /* the one chosen for this job */
     struct pending_batch *pend;     /* oldest first */
@@ -98,11 +96,11 @@ static struct {
     int      stall_said;
     int64_t  up_marked_ns;          /* when we last touched the "daemon up" marker */
     int      deferred;              /* ipc:// socket absent: no ZeroMQ yet, copies kept */
-    /* zmtp.c instead of ZeroMQ (FTIO_ZMTP): a short process never loads libzmq. */
-    struct ftio_zmtp zt;
-    int      zt_on, zt_off;         /* in use; failed or retired (ZeroMQ from then on) */
+    /* The ZMTP link first (FTIO_ZMTP): a short process never loads libzmq. */
+    int      zt_off;                /* ZMTP failed or retired: ZeroMQ from then on */
     int      zt_leaving;            /* zmtp_leave() is reading the last acknowledgements */
-    int64_t  zt_opened_ns, zt_deadline_ns;  /* deadline: the end of the exit wait, 0 before */
+    int64_t  opened_ns;             /* when the link was opened */
+    int64_t  deadline_ns;           /* the end of the exit wait for a send, 0 before */
     struct ftio_auth_sender auth;   /* FTIO_AUTH=munge: this image's session */
     int      auth_ok, auth_renew;
     int64_t  auth_tried_ns, auth_made_ns, renewed_ns;
@@ -154,40 +152,42 @@ static int endpoint_absent(void)
            lstat(sk.endpoint + 6, &st) != 0 && errno == ENOENT;
 }
 
-/* The way to ftiod is open (ZeroMQ or zmtp.c). */
+/* The way to ftiod is open. */
 static int link_up(void)
 {
-    return sk.zsock || sk.zt_on;
+    return sk.link != NULL;
 }
 
-/* FTIO_ZMTP: ftiod's ROUTER spoken to by zmtp.c, without loading libzmq
- * (the bulk of a short process's exit, libtrace/README.md).  1 when open. */
+static int zmtp_on(void)
+{
+    return sk.link == &ftio_link_zmtp;
+}
+
+/* FTIO_ZMTP: ftiod's ROUTER spoken to without loading libzmq (the bulk of
+ * a short process's exit, libtrace/README.md).  1 when open. */
 static int zmtp_open(void)
 {
     char why[256];
-    /* Only from the flusher's private descriptor table: in a shared one the
-     * application may close our socket and reuse its number, and our bytes
-     * would go into its file (ZeroMQ aborts instead, README.md). */
-    if (!ftio_cfg.zmtp || sk.zt_off || ftio_thread_table != FTIO_TABLE_PRIVATE ||
-        !ftio_zmtp_endpoint_ok(sk.endpoint) ||
-        (ftio_cfg.auth_mode == FTIO_AUTH_MUNGE && ftio_lazy_load(0, why, sizeof why) != 0))
+    if (sk.zt_off)
         return 0;
-    if (ftio_zmtp_open(&sk.zt, sk.endpoint, why, sizeof why) != 0) {
-        ftio_log("ZMTP to %s: %s: ZeroMQ instead", sk.endpoint, why);
+    int r = ftio_link_zmtp.open(sk.endpoint, why, sizeof why);
+    if (r != 0) {
+        if (r < 0)
+            ftio_log("ZMTP to %s: %s: ZeroMQ instead", sk.endpoint, why);
         sk.zt_off = 1;
         return 0;
     }
-    sk.zt_on = 1;
-    sk.zt_opened_ns = ftio_mono_ns();
+    sk.link = &ftio_link_zmtp;
+    sk.opened_ns = ftio_mono_ns();
     ftio_log("connecting to %s (ZMTP, without ZeroMQ)", sk.endpoint);
     return 1;
 }
 
-/* Leave zmtp.c for ZeroMQ: the connection failed (why), or the process
- * lives long enough to need ZeroMQ's reconnection (why NULL).  What was
- * sent and not acknowledged is sent again (ftiod drops a seq it has). */
 static void take_acks(void);
 
+/* Leave ZMTP for ZeroMQ: the connection failed (why), or the process lives
+ * long enough to need ZeroMQ's reconnection (why NULL).  What was sent and
+ * not acknowledged is sent again (ftiod drops a seq it has). */
 static void zmtp_leave(const char *why)
 {
     if (why)
@@ -198,13 +198,15 @@ static void zmtp_leave(const char *why)
      * connection goes, so that only what it has not acknowledged is sent
      * again (burst.sh: batches acknowledged but resent counted twice in a
      * receiver that does not drop copies). */
-    if (!sk.zt_leaving && sk.zt.fd >= 0) {
+    if (!sk.zt_leaving) {
         sk.zt_leaving = 1;
         take_acks();
         sk.zt_leaving = 0;
     }
-    ftio_zmtp_close(&sk.zt);
-    sk.zt_on = 0;
+    if (zmtp_on()) {
+        ftio_link_zmtp.close();
+        sk.link = NULL;
+    }
     sk.zt_off = 1;
     for (size_t i = 0; i < sk.npend; i++)
         sk.pend[i].sent_ns = 0;
@@ -232,34 +234,14 @@ void ftio_sink_open(void)
     sk.deferred = 0;
     if (zmtp_open())
         return;
-    char why[256];
-    if (ftio_lazy_load(1, why, sizeof why) != 0) {
+    char why[512];
+    if (ftio_link_zmq.open(sk.endpoint, why, sizeof why) != 0) {
         sk.broken = 1;
-        ftio_warn_job("zmq", "%s: spooling to %s", why, ftio_spool_dir());
+        ftio_warn_job("zmq", "%s; spooling to %s", why, ftio_spool_dir());
         return;
     }
-    sk.zctx = zmq_ctx_new();
-    if (!sk.zctx) {
-        sk.broken = 1;
-        ftio_warn_job("zmq", "zmq_ctx_new: %s; spooling to %s", zmq_strerror(errno), ftio_spool_dir());
-        return;
-    }
-    sk.zsock = zmq_socket(sk.zctx, ZMQ_DEALER);
-    int hwm = ftio_cfg.hwm, zero = 0, one = 1;
-    /* IMMEDIATE: no queueing for a daemon that is not connected (the copies
-     * wait here instead, where they are counted and bounded). */
-    if (!sk.zsock || zmq_setsockopt(sk.zsock, ZMQ_SNDHWM, &hwm, sizeof hwm) != 0 ||
-        zmq_setsockopt(sk.zsock, ZMQ_LINGER, &zero, sizeof zero) != 0 ||
-        zmq_setsockopt(sk.zsock, ZMQ_IMMEDIATE, &one, sizeof one) != 0 ||
-        zmq_connect(sk.zsock, sk.endpoint) != 0) {
-        ftio_warn_job("endpoint", "FTIO_ENDPOINT=%s: %s; spooling to %s", sk.endpoint,
-                      zmq_strerror(errno), ftio_spool_dir());
-        sk.broken = 1;
-        if (sk.zsock)
-            zmq_close(sk.zsock);
-        sk.zsock = NULL;
-        return;
-    }
+    sk.link = &ftio_link_zmq;
+    sk.opened_ns = ftio_mono_ns();
     ftio_log("connecting to %s", sk.endpoint);
 }
 
@@ -339,48 +321,27 @@ static void spool_all(void)
 /* Send what is unsent, oldest first, while ZeroMQ takes it (a connected
  * daemon with room in its queue). */
 
-/* One batch on zmtp.c's connection, with the frames ftio_batch_send()
- * gives a DEALER.  0, or -1 (not sent: the connection is not ready, or
- * dead and left for ZeroMQ). */
-static int zmtp_send(const struct pending_batch *p)
-{
-    if (!sk.zt.ready)
-        return -1;
-    unsigned char frame[FTIO_AUTH_FRAME_MAX];
-    size_t alen = sk.auth_ok ? ftio_auth_frame(&sk.auth, p->data, p->len, frame, sizeof frame) : 0;
-    if (sk.auth_ok && !alen)
-        return -1;
-    const void *f[3] = { "", p->data, frame };
-    size_t l[3] = { 0, p->len, alen };
-    int64_t deadline = sk.zt_deadline_ns ? sk.zt_deadline_ns : INT64_MAX;
-    char why[256];
-    if (ftio_zmtp_send(&sk.zt, f, l, alen ? 3 : 2, ZMTP_SEND_NS, deadline, why, sizeof why) != 0) {
-        zmtp_leave(why);
-        return -1;
-    }
-    return 0;
-}
-
 static void send_unsent(void)
 {
     if (!link_up() && sk.deferred)
         ftio_sink_open();              /* the daemon's socket may be there now */
-    if (sk.zt_on && !sk.zt.ready)
-        take_acks();                   /* the peer's greeting and READY may be there */
     if (!link_up() || !auth_session())
         return;
     for (size_t i = 0; i < sk.npend; i++) {
         struct pending_batch *p = &sk.pend[i];
         if (p->sent_ns)
             continue;
-        int zt = sk.zt_on;
-        if (zt ? zmtp_send(p) != 0
-               : ftio_batch_send(sk.zsock, sk.auth_ok ? &sk.auth : NULL, p->data, p->len,
-                                 ZMQ_DONTWAIT) != 0) {
-            if (zt && sk.zsock)
-                send_unsent();         /* zmtp.c failed: ZeroMQ takes over */
+        char why[256];
+        int r = sk.link->send(p->data, p->len, sk.auth_ok ? &sk.auth : NULL, sk.deadline_ns, why,
+                              sizeof why);
+        if (r < 0 && zmtp_on()) {
+            zmtp_leave(why);           /* ZeroMQ takes over, and sends now */
+            if (link_up())
+                send_unsent();
             return;
         }
+        if (r != 0)
+            return;                    /* not now: the next poll */
         p->sent_ns = ftio_mono_ns();
         p->sends++;
     }
@@ -422,28 +383,16 @@ int ftio_sink_unsent(void)
 /* The next acknowledgement, without waiting: 1 with *a, 0 when none. */
 static int next_ack(struct ftio_ack *a)
 {
-    while (sk.zt_on) {
+    while (link_up()) {
         char why[256];
-        int r = ftio_zmtp_recv_ack(&sk.zt, a, 0, why, sizeof why);
+        int r = sk.link->recv_ack(a, why, sizeof why);
         if (r >= 0)
             return r;
+        if (!zmtp_on() || sk.zt_leaving)
+            return 0;
         zmtp_leave(why);
     }
-    return sk.zsock && ftio_ack_recv(sk.zsock, a);
-}
-
-/* Wait 1 ms at most for the link to have something to read (or, unsent
- * batches waiting, room to write).  -1 on an error of ZeroMQ. */
-static int link_wait(int unsent)
-{
-    if (sk.zt_on) {
-        ftio_zmtp_wait(&sk.zt, ftio_mono_ns() + 1000000);
-        return 0;
-    }
-    zmq_pollitem_t it = { .socket = sk.zsock, .events = ZMQ_POLLIN | (unsent ? ZMQ_POLLOUT : 0) };
-    /* zmq_poll counts in ms: wait in 1-ms slices so that no deadline is
-     * overshot by more than one. */
-    return zmq_poll(&it, 1, 1) < 0 && errno != EINTR ? -1 : 0;
+    return 0;
 }
 
 /* ftiod does not know our session (it restarted since it was made): a new
@@ -546,7 +495,7 @@ int ftio_sink_offer(uint64_t seq, const void *buf, size_t len, size_t nrec)
  * after a daemon restart, its queues), once nothing sent is unacknowledged. */
 static void zmtp_retire(void)
 {
-    if (!sk.zt_on || ftio_mono_ns() - sk.zt_opened_ns < ZMTP_SPAN_NS)
+    if (!zmtp_on() || ftio_mono_ns() - sk.opened_ns < ZMTP_SPAN_NS)
         return;
     for (size_t i = 0; i < sk.npend; i++)
         if (sk.pend[i].sent_ns)
@@ -722,7 +671,7 @@ static void wait_sent_acks(void)
         int sent = 0;
         for (size_t i = 0; i < sk.npend && !sent; i++)
             sent = sk.pend[i].sent_ns != 0;
-        if (!sent || ftio_mono_ns() >= deadline || !link_up() || link_wait(0) < 0)
+        if (!sent || ftio_mono_ns() >= deadline || !link_up() || sk.link->wait(0) < 0)
             return;
     }
 }
@@ -741,7 +690,7 @@ int ftio_sink_finish(int exec)
     if (!handed && link_up() && sk.npend) {
         int64_t start = ftio_mono_ns();
         int64_t deadline = start + (int64_t)ftio_cfg.exit_wait_ms * 1000000;
-        sk.zt_deadline_ns = deadline;
+        sk.deadline_ns = deadline;
         /* A daemon that is not connected by now is down or unreachable (a
          * connection on a site network takes well under a millisecond; a
          * long-lived process connected long ago): a third of the wait, at
@@ -761,26 +710,26 @@ int ftio_sink_finish(int exec)
             int64_t now = ftio_mono_ns();
             if (now >= deadline || (!sent && now >= connect_deadline)) {
                 /* A daemon that is up, only slow (a loaded node), is worth
-                 * more, once: UP_WAIT when it answered this process within
-                 * UP_FRESH_S; KNOWN_UP_WAIT in all when only another process
-                 * of ours on this node had an answer.  A peer that greets
-                 * and never answers (anyone may bind a tcp:// endpoint while
-                 * ftiod is down), a stopped or an absent daemon answered
-                 * nobody here: no extra wait, the rest is spooled. */
+                 * UP_WAIT more, once: one that answered this process, or
+                 * another process of ours on this node (the marker in our
+                 * private spool directory), within UP_FRESH_S.  A peer that
+                 * greets and never answers (anyone may bind a tcp://
+                 * endpoint while ftiod is down), a stopped or an absent
+                 * daemon answered nobody: no extra wait, the rest is
+                 * spooled (the handshake alone proves nothing). */
                 int64_t fresh = UP_FRESH_S * 1000000000ll, more = 0;
-                if (sk.last_ack_ns && now - sk.last_ack_ns < fresh)
+                if ((sk.last_ack_ns && now - sk.last_ack_ns < fresh) ||
+                    ftio_spool_known_up(sk.endpoint, UP_FRESH_S))
                     more = UP_WAIT_NS;
-                else if (ftio_spool_known_up(sk.endpoint, UP_FRESH_S))
-                    more = KNOWN_UP_WAIT_NS;
                 if (extended || ftio_cfg.exit_wait_ms == 0 || start + more <= deadline)
                     break;
                 extended = 1;
-                deadline = connect_deadline = sk.zt_deadline_ns = start + more;
+                deadline = connect_deadline = sk.deadline_ns = start + more;
                 ftio_log("ftiod is up but has not answered yet: waiting up to %lld ms",
                          (long long)(more / 1000000));
                 continue;
             }
-            if (!link_up() || link_wait(unsent) < 0)
+            if (!link_up() || sk.link->wait(unsent) < 0)
                 break;
         }
     }
@@ -790,17 +739,10 @@ int ftio_sink_finish(int exec)
     free(sk.pend);
     sk.pend = NULL;
     sk.cap = sk.bytes = 0;
-    if (sk.zctx) {
-        if (sk.zsock)
-            zmq_close(sk.zsock);      /* LINGER 0: what it holds is spooled now */
-        while (zmq_ctx_term(sk.zctx) != 0 && errno == EINTR)
-            ;
-        sk.zsock = sk.zctx = NULL;
-    }
-    if (sk.zt_on)
-        ftio_zmtp_close(&sk.zt);
-    sk.zt_on = 0;
-    sk.zt_deadline_ns = 0;
+    if (link_up())
+        sk.link->close();             /* what it holds is spooled now */
+    sk.link = NULL;
+    sk.deadline_ns = 0;
     sk.deferred = 0;
     return handed;
 }
@@ -817,18 +759,17 @@ void ftio_sink_reset(void)
 
 void ftio_sink_after_fork_child(void)
 {
-    /* The parent's context and socket belong to threads that do not exist
-     * here: abandon them (closing would touch the parent's session).  The
-     * parent's copies are the parent's to deliver or spool.  The MUNGE
+    /* The parent's connection belongs to threads that do not exist here:
+     * abandoned (closing would touch the parent's session).  The parent's
+     * copies are the parent's to deliver or spool.  The MUNGE
      * session is kept: the child has the parent's uid, which is all the
      * credential says. */
-    sk.zctx = sk.zsock = NULL;
+    if (link_up())
+        sk.link->abandon();
+    sk.link = NULL;
     sk.broken = 0;
     sk.deferred = 0;
-    /* zmtp.c's descriptor is the parent's flusher's (in its private table,
-     * or shared with the parent): forgotten, never closed here. */
-    sk.zt.fd = -1;
-    sk.zt_on = sk.zt_off = 0;
+    sk.zt_off = 0;
     /* Their memory is abandoned, not freed: the parent's flusher may have
      * been inside a realloc of it when we forked.  Kept reachable, so leak
      * checkers do not count it (it is never touched: copy-on-write). */
