@@ -37,10 +37,11 @@ import json, sys
 m = json.loads(open(sys.argv[1]).readline())
 want = {"v", "job", "jobid", "step", "mode", "seq", "published", "window", "period", "frequency", "confidence",
         "class", "candidates", "metrics", "phase", "next", "last_error", "p_periodic", "ranks",
-        "bytes", "records", "lost", "detector", "reason", "stale", "since", "activities", "activity", "evidence"}
+        "bytes", "records", "lost", "detector", "reason", "stale", "since", "activities", "activity", "evidence",
+        "source", "history"}   # v4: the answer's source, the memory of runs (null: none)
 assert set(m) == want, (set(m) ^ want)
 akeys = {"pattern", "example", "rule", "shape", "files", "bytes", "share", "requests", "period", "frequency",
-         "confidence", "class", "phase", "next", "matches_job", "stale", "since"}
+         "confidence", "class", "phase", "next", "matches_job", "stale", "since", "source"}
 assert isinstance(m["activities"], list) and all(set(a) == akeys for a in m["activities"]), m["activities"]
 assert set(m["window"]) == {"start", "end", "fs", "samples"}
 assert set(m["metrics"]) == {"r_io", "b_io", "sigma_vol", "sigma_time", "periodicity", "abstraction_error"}
