@@ -423,6 +423,7 @@ enum job_merge_status job_merge(struct job *j, const struct ftio_batch *b,
     job_clock_release(j, lim, false);
     if (held) {
         job_activities_files(j, b);    /* its file table names the files now */
+        job_machine_files(j, b, lim);
     } else {
         job_merge_data(j, p, b, lim, now_real_ns);
     }

@@ -190,12 +190,12 @@ static bool meta_times(const struct ftio_record *r, struct ftio_batch_clock c, i
            !__builtin_add_overflow((int64_t)r->t_end, c.base, e) && *s >= 0;
 }
 
-void job_machine_merge(struct job *j, struct job_proc *p, const struct ftio_batch *b,
-                       const struct ftio_convert_options *co, const struct job_limits *lim)
+struct job_machine *job_machine_files(struct job *j, const struct ftio_batch *b,
+                                      const struct job_limits *lim)
 {
     struct job_machine *m = j->mach;
     if (!m && !(m = j->mach = jm_new(lim->opts.fs)))
-        return;
+        return NULL;
     const struct ftio_batch_header *h = &b->h;
     if (h->has_app && !m->app)
         m->app = app_hash(&h->app);
@@ -203,7 +203,15 @@ void job_machine_merge(struct job *j, struct job_proc *p, const struct ftio_batc
      * one without data: an open before the job's first write). */
     for (size_t i = 0; i < h->nfiles; i++)
         file_entry(m, &h->files[i]);
-    if (!j->has_origin)
+    return m;
+}
+
+void job_machine_merge(struct job *j, struct job_proc *p, const struct ftio_batch *b,
+                       const struct ftio_convert_options *co, const struct job_limits *lim)
+{
+    struct job_machine *m = job_machine_files(j, b, lim);
+    const struct ftio_batch_header *h = &b->h;
+    if (!m || !j->has_origin)
         return;                        /* no record to place in time before its first data */
     if (!p->mach) {
         long k = ftio_pt_proc_add(&m->pt);

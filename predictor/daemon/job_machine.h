@@ -71,6 +71,10 @@ struct job_machine {
 void   job_machine_free(struct job_machine *m);
 size_t job_machine_memory(const struct job *j);
 
+/* A batch's application identity and file entries alone (its records are
+ * held: job_clock.c; they come through job_machine_merge() later). */
+struct job_machine *job_machine_files(struct job *j, const struct ftio_batch *b,
+                                      const struct job_limits *lim);
 /* job.c: batch b (anchor corrected) of process p was merged. */
 void job_machine_merge(struct job *j, struct job_proc *p, const struct ftio_batch *b,
                        const struct ftio_convert_options *co, const struct job_limits *lim);
