@@ -462,10 +462,14 @@ static void take_acks(void)
             renew();
             continue;
         }
+        /* Its answer to any copy, even one we meanwhile marked to send
+         * again (a timeout, overtaken()): ftiod has it.  Sent again after
+         * all, to a daemon that replaced this one without its journal, it
+         * would count twice there. */
         size_t i = 0;
-        while (i < sk.npend && !(sk.pend[i].seq == a.seq && sk.pend[i].sent_ns))
+        while (i < sk.npend && sk.pend[i].seq != a.seq)
             i++;
-        if (i < sk.npend) {
+        if (i < sk.npend && sk.pend[i].sends) {
             uint64_t order = sk.pend[i].first_order;
             if (a.status != FTIO_ACK_MERGED)
                 ftio_log("batch seq %llu refused by ftiod: spooled", (unsigned long long)a.seq);
