@@ -4,8 +4,11 @@
 # sweep of docs/ACCURACY.md (300 traces, 12 per combination) and the extra
 # families (short pulse trains, read + write, varying volumes, a period
 # change; what real codes do: phase bandwidths varying 6x, phases of two
-# heights, a page-cache spike then a plateau, a drifting period) with
-# bench/accuracy-gen, and scores the robust default and
+# heights, a page-cache spike then a plateau, a drifting period), the
+# activity families and the adversarial ones of issue 28 (three phases,
+# random start delays, two activities of 10 s and 60 s, small frequent
+# outputs beside big checkpoints) with bench/accuracy-gen, and scores the
+# robust default and
 # --compat offline (`ftio`), online (`ftio --window`: ftiod's messages) and
 # through ftiod itself (replay, ACCURACY_DAEMON traces per family, default 2)
 # with bench/accuracy_eval.py.  Figures go to bench/README.md by hand.

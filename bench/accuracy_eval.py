@@ -81,7 +81,7 @@ def score_online(msgs, truth, shift=0.0):
         ph = sum(1 for s in starts if s <= end)          # phases begun so far
         p = m.get("period")
         nxt = m["next"]["start"] - shift if m["next"]["start"] is not None else None
-        rows.append((end, ph, p, m.get("confidence"), nxt, m["next"]["bytes"]))
+        rows.append((end, ph, p, m.get("confidence"), nxt, m["next"]["bytes"], m.get("evidence")))
     # After a period change the truth is the new regime: judge from there.
     judged = [r for r in rows if r[1] > change] if change else rows
     # A drifting period: each message against the current interval (the
@@ -98,10 +98,12 @@ def score_online(msgs, truth, shift=0.0):
     first = next((i for i, k in enumerate(ok10) if k), None)
     after = ok10[first + 1:] if first is not None else []
     out = {"settle": settle, "after_right": len(after), "after_wrong": sum(1 for k in after if not k),
-           "messages": len(judged), "next_err": [], "past": 0, "bytes_err": [], "calib": []}
-    for (end, ph, p, c, nxt, nb), k in zip(judged, ok10):
+           "messages": len(judged), "next_err": [], "past": 0, "bytes_err": [], "calib": [], "feat": []}
+    for (end, ph, p, c, nxt, nb, ev), k in zip(judged, ok10):
         if p is not None and c is not None:
             out["calib"].append((c, k))
+            # what the confidence was made of (bench/calibrate.py)
+            out["feat"].append((c, k, ev["onsets"] if ev else None, ev["interval_cv"] if ev else None))
         if nxt is None or ph < 3:
             continue
         if nxt < end - 1e-6:
@@ -154,10 +156,11 @@ def summarize(items):
     return s
 
 
-def calibration(results):
+def calibration(results, extra=()):
     pairs = [(c, k) for _, o in results for x in ([o["online"]] if o["online"] else []) for c, k in x["calib"]]
     pairs += [(o["offline"]["conf"], err(o["offline"]["period"], o["offline"]["T"]) <= 0.10)
               for _, o in results if o["offline"]["period"] and o["offline"]["conf"] is not None]
+    pairs += list(extra)
     rows = []
     for lo, hi in ((0, .2), (.2, .4), (.4, .6), (.6, .8), (.8, .9), (.9, .95), (.95, 1.01)):
         sel = [k for c, k in pairs if lo <= c < hi]
@@ -220,7 +223,8 @@ def one(args, entry, detector, use_daemon, tmp):
         res = {"id": tid, "family": family, "group": "%s %s=%s %s" % (family, param, value, noise),
                "mode": mode, "detector": detector,
                "offline": {"period": off.get("period"), "conf": off.get("confidence"), "T": tr["period"],
-                           "time": dt},
+                           "time": dt, "onsets": (off.get("evidence") or {}).get("onsets"),
+                           "cv": (off.get("evidence") or {}).get("interval_cv")},
                "online": score_online(on, tr)}
         if dmsgs is not None:
             # spool clock: CSV time 0 is the epoch second accuracy-gen wrote
@@ -257,11 +261,43 @@ def one_activities(args, entry):
     spool = sorted(os.path.join(prefix + ".spool", f) for f in os.listdir(prefix + ".spool"))
     off, dt = run_json([args.ftio, "--json", "-m", "write"] + spool)
     # online: the sliding analysis (ftiod's loop), in epoch seconds: the
-    # generator anchors its time 0 at 1750000000 s
+    # generator anchors its time 0 at the epoch second of DIR/spool-epoch
     on, _ = run_json([args.ftio, "--window", "adaptive", "--step", "2", "--json", "--absolute-time",
                       "-m", "write"] + spool, many=True)
+    with open(os.path.join(args.dir, "spool-epoch")) as f:
+        epoch = float(f.read())
     got = off.get("activities", [])
     out = []
+    # The job-level answer (issue 28) against the dominant activity (the one
+    # that moves the most bytes); online messages against the activity they
+    # name (`activity`), or the dominant when they name none.
+    dom = max(range(len(truth)), key=lambda k: sum(truth[k]["bytes"]))
+    Td = truth[dom]["period"]
+    def name_of(t):
+        return t["pattern"] + ("" if t["shape"] == "all" else " (%s)" % t["shape"])
+    by_name = {name_of(t): t for t in truth}
+    job = {"id": tid, "family": family, "T": Td, "period": off.get("period"), "conf": off.get("confidence"),
+           "class": off.get("class"), "calib": [], "msgs": 0, "periodic": 0, "periodic_off_named": 0,
+           "periodic_off_dom_late": 0, "periodic_late": 0}
+    if off.get("period") and off.get("confidence") is not None:
+        job["calib"].append((off["confidence"], err(off["period"], Td) <= 0.10))
+    dstarts = truth[dom]["starts"]
+    for msg in on:
+        p, c = msg.get("period"), msg.get("confidence")
+        if p is None or c is None:
+            continue
+        end = msg["window"]["end"] - epoch
+        t = by_name.get(msg.get("activity")) or truth[dom]
+        ok = err(p, t["period"]) <= 0.10
+        job["calib"].append((c, ok))
+        job["msgs"] += 1
+        if msg.get("class") == "periodic":
+            job["periodic"] += 1
+            job["periodic_off_named"] += not ok
+            if sum(1 for x in dstarts if x <= end) >= 4:   # the dominant's 4th phase seen
+                job["periodic_late"] += 1
+                job["periodic_off_dom_late"] += err(p, Td) > 0.10
+    out.append(job)
     for k, tr in enumerate(truth):
         def mine(acts):
             m = [a for a in acts if a["pattern"] == tr["pattern"] and a["shape"] == tr["shape"]]
@@ -270,7 +306,7 @@ def one_activities(args, entry):
         # settle: phases begun when every later message is within 5 %
         rows = []
         for msg in on:
-            end = msg["window"]["end"] - 1750000000.0
+            end = msg["window"]["end"] - epoch
             b = mine(msg.get("activities", []))
             p = b["period"] if b else None
             rows.append((sum(1 for x in tr["starts"] if x <= end), p is not None and err(p, tr["period"]) <= 0.05))
@@ -280,6 +316,22 @@ def one_activities(args, entry):
                     "period": a["period"] if a else None, "conf": a["confidence"] if a else None,
                     "n_reported": len(got), "n_true": len(truth), "time": dt, "settle": settle})
     return out
+
+
+def summarize_job_level(js):
+    """The job-level answers of the activity families against their dominant activity."""
+    n = len(js)
+    errs = [err(j["period"], j["T"]) if j["period"] else None for j in js]
+    return {"n": n, "within10": pct(sum(1 for e in errs if e is not None and e <= 0.10), n),
+            "within5": pct(sum(1 for e in errs if e is not None and e <= 0.05), n),
+            "periodic_within5": pct(sum(1 for j, e in zip(js, errs) if e is not None and e <= 0.05
+                                        and j["class"] == "periodic"), n),
+            "periodic_off10": sum(1 for j, e in zip(js, errs) if j["class"] == "periodic" and
+                                  (e is None or e > 0.10)),
+            "median_err": 100 * statistics.median([e for e in errs if e is not None]) if any(e is not None for e in errs) else float("nan"),
+            "online_periodic_off_named": pct(sum(j["periodic_off_named"] for j in js), sum(j["periodic"] for j in js)),
+            "online_periodic_off_dom_late": pct(sum(j["periodic_off_dom_late"] for j in js),
+                                                sum(j["periodic_late"] for j in js))}
 
 
 def summarize_activities(rs):
@@ -357,8 +409,10 @@ def main():
             groups.setdefault(r["group"] + ("" if r["mode"] == "write" else " (read)"), []).append(r)
         rows = [(g, summarize([(dict(r["offline"]), r["online"]) for r in rs])) for g, rs in groups.items()]
         sweep = [r for r in mine if r["family"] in ("mu", "lambda", "sigma")]
-        extra = [r for r in mine if r["family"] not in ("mu", "lambda", "sigma")]
-        for name, sel in (("sweep (ACCURACY.md)", sweep), ("extra families", extra), ("all", mine)):
+        adv = [r for r in mine if r["family"].startswith("adv")]
+        extra = [r for r in mine if r["family"] not in ("mu", "lambda", "sigma") and r not in adv]
+        for name, sel in (("sweep (ACCURACY.md)", sweep), ("extra families", extra),
+                          ("adversarial families", adv), ("all", mine)):
             if sel:
                 rows.append(("**" + name + "**", summarize([(dict(r["offline"]), r["online"]) for r in sel])))
         overall[det] = dict(rows)
@@ -370,18 +424,51 @@ def main():
             table("%s detector: online through ftiod (replay, %d traces)" % (det, len(dm)),
                   [("daemon", ds)], on_keys, fmtv)
             overall[det]["daemon"] = ds
-        cal, n_hi, share_hi = calibration([(None, r) for r in mine])
-        print("\n%s detector: calibration (offline answers and online messages)\n" % det)
-        print("| confidence | n | within 10 % |\n|---|---:|---:|")
-        for lo, hi, n, s in cal:
-            print("| [%.2f, %.2f) | %d | %s |" % (lo, min(hi, 1.0), n, fmtv(s)))
-        print("| **≥ 0.8** | %d | %s |" % (n_hi, fmtv(share_hi)))
-        overall[det]["calib_hi"] = {"share": share_hi}
+        for cname, sel in (("all", mine), ("sweep", sweep), ("extra", extra), ("adversarial", adv)):
+            if not sel:
+                continue
+            cal, n_hi, share_hi = calibration([(None, r) for r in sel])
+            print("\n%s detector: calibration, %s (offline answers and online messages)\n" % (det, cname))
+            print("| confidence | n | within 10 % |\n|---|---:|---:|")
+            for lo, hi, n, s in cal:
+                print("| [%.2f, %.2f) | %d | %s |" % (lo, min(hi, 1.0), n, fmtv(s)))
+            print("| **≥ 0.8** | %d | %s |" % (n_hi, fmtv(share_hi)))
+            overall[det]["calib_hi" if cname == "all" else "calib_hi_" + cname] = {"share": share_hi}
     acts = os.path.join(args.dir, "activities.tsv")
     if os.path.exists(acts) and "robust" in args.detectors.split(","):
         ents = [l.rstrip("\n").split("\t") for l in open(acts) if l.strip()]
         with concurrent.futures.ThreadPoolExecutor(args.jobs) as ex:
-            ar = [x for r in ex.map(lambda e: one_activities(args, e), ents) for x in r]
+            allr = [x for r in ex.map(lambda e: one_activities(args, e), ents) for x in r]
+        ar = [r for r in allr if "activity" in r]
+        jl = [r for r in allr if "activity" not in r]
+        jrows = {}
+        for r in jl:
+            jrows.setdefault(r["family"], []).append(r)
+        rows = [(g, summarize_job_level(v)) for g, v in sorted(jrows.items())]
+        for name, sel in (("adversarial", [r for r in jl if r["family"].startswith("adv")]),
+                          ("activity families", [r for r in jl if not r["family"].startswith("adv")]),
+                          ("job level", jl)):
+            if sel:
+                rows.append(("**%s**" % name, summarize_job_level(sel)))
+        overall.setdefault("robust", {}).update({"job " + g.strip("*"): v for g, v in rows})
+        table("robust detector: the job-level answer of the activity families against the dominant "
+              "activity (the one that moves the most bytes)", rows,
+              [("family", None), ("n", "n"), ("offline within 10 %", "within10"), ("within 5 %", "within5"),
+               ("periodic and within 5 %", "periodic_within5"), ("periodic > 10 % off", "periodic_off10"),
+               ("median err %", "median_err"),
+               ("online: periodic msgs > 10 % off the activity named %", "online_periodic_off_named"),
+               ("online, from the dominant's 4th phase: periodic > 10 % off it %",
+                "online_periodic_off_dom_late")], fmtv)
+        adv_pairs = [p for r in jl if r["family"].startswith("adv") for p in r["calib"]]
+        if adv_pairs:
+            robust = [r for r in results if r["detector"] == "robust" and r["family"].startswith("adv")]
+            cal, n_hi, share_hi = calibration([(None, r) for r in robust], adv_pairs)
+            print("\nrobust detector: calibration, adversarial families with their job-level answers\n")
+            print("| confidence | n | within 10 % |\n|---|---:|---:|")
+            for lo, hi, n, sh in cal:
+                print("| [%.2f, %.2f) | %d | %s |" % (lo, min(hi, 1.0), n, fmtv(sh)))
+            print("| **≥ 0.8** | %d | %s |" % (n_hi, fmtv(share_hi)))
+            overall["robust"]["calib_hi_adversarial_all"] = {"share": share_hi}
         fams = {}
         for r in ar:
             fams.setdefault("%s activity %d" % (r["family"], r["activity"] + 1), []).append(r)
@@ -404,7 +491,7 @@ def main():
             det, raw, key, op, val = line[0], line[1], line[2], line[3], float(line[4])
             group = raw.replace("_", " ")
             groups = overall.get(det, {})
-            got = groups.get("**%s**" % group, groups.get(raw, {})).get(key)
+            got = groups.get("**%s**" % group, groups.get(raw, groups.get(group, {}))).get(key)
             ok = got is not None and not math.isnan(got) and (got >= val if op == ">=" else got <= val)
             print("check %s %s %s %s %g: %s" % (det, group, key, op, val, fmtv(got)))
             if not ok:

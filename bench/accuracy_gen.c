@@ -8,7 +8,7 @@
  * vary 6x, phases of two heights, a page-cache spike then a plateau, a
  * period that drifts.
  *
- *   accuracy-gen DIR [--per-combo N] [--seed S] [--families sweep,extra,activities]
+ *   accuracy-gen DIR [--per-combo N] [--seed S] [--families sweep,extra,activities,adversarial]
  *                    [--subset] [--spool]
  *
  * Per trace DIR/ID.csv (rank,op,t_start,t_end,bytes, the CSV `ftio` reads),
@@ -111,6 +111,8 @@ struct params {
     int spike_reqs;         /* > 0: the first spike_reqs requests of a rank at spike_factor x */
     double spike_factor;    /*      the bandwidth (page cache), the rest at the plateau */
     double drift;           /* > 0: compute mean x (1 + drift)^i (a period that drifts) */
+    double delay;           /* > 0: a timer every mu s, each phase starting U(0, delay) s
+                               after its tick (random start delays: jitter, not drift) */
 };
 
 /* One I/O phase of all processes from `begin`; returns its end (barrier). */
@@ -173,6 +175,8 @@ static void generate(struct trace *t, const struct params *p)
             bw = exp(-log(p->bw_spread) * uniform());
         if (p->height2 > 0 && i % 2)
             bw = p->height2;
+        if (p->delay > 0)         /* the tick (i + 1) mu, late by U(0, delay) */
+            c = fmax((i + 1) * p->mu + p->delay * uniform() - now, 0);
         now = io_phase(t, p, now + c, 'w', reqs, bw);
         if (p->readwrite)
             now = io_phase(t, p, now + 0.3 * mu, 'r', reqs, 1);
@@ -336,7 +340,7 @@ struct gen {
     const char *dir;
     int per_combo;
     long seed;
-    bool sweep, extra, spool, acts;
+    bool sweep, extra, spool, acts, adv;
     FILE *manifest;
 };
 
@@ -478,6 +482,24 @@ static void plan(struct gen *g, bool subset)
         p.drift = 0.02;
         p.iterations = 30;
         emit_quiet_and_noisy(g, "drift", "d", 0.02, p, g->seed * 1000000 + 830000, per);
+    }
+    if (g->adv) {
+        /* Adversarial (issue 28), truth by construction: three phases with
+         * two near-equal gaps (two intervals: too little evidence for
+         * `periodic`); a stationary timer every 15 s whose phases start a
+         * random 1, 2 or 4 s late (jitter that a trend must not be taken
+         * for: such a job read 16.3 s at 0.99 for 14.6 s). */
+        struct params p = defaults();
+        p.iterations = 3;
+        emit_quiet_and_noisy(g, "adv-three", "mu", p.mu, p, g->seed * 1000000 + 900000, per);
+        static const double delays[] = { 1, 2, 4 };
+        for (int v = 0; v < 3; v++) {
+            p = defaults();
+            p.mu = 15;
+            p.iterations = 12;
+            p.delay = delays[v];
+            emit_runs(g, "adv-delay", "D", delays[v], "none", &p, g->seed * 1000000 + 910000 + v * 1000, per);
+        }
     }
 }
 
@@ -640,6 +662,27 @@ static void act_plan(struct gen *g, bool subset)
             { "/scratch/gen/restart.%d.bin", "/scratch/gen/restart.#.bin", 5, 8, 0 },
             { "/scratch/gen/ckpt_%04d.h5", "/scratch/gen/ckpt_#.h5", 20, 48, 0 } } },
     };
+    /* Adversarial (issue 28): 8 x 16 MiB every 10 s beside 8 x 64 MiB every
+     * 60 s (on a timer, between two of the others: the whole signal read
+     * 19.6-20 s), and small frequent outputs (8 x 1 MiB every 2 or 10 s)
+     * beside big checkpoints (8 x 64 MiB every 30 or 60 s), 8 of them. */
+    static const struct act_family adv[] = {
+        { "adv-act-10-60", 2, 36, 10.0, false,
+          { { "/scratch/gen/frames.%d.dat", "/scratch/gen/frames.#.dat", 1, 16, 0 },
+            { "/scratch/gen/ckpt.%d.dat", "/scratch/gen/ckpt.#.dat", 6, 64, 0.5 } } },
+        { "adv-act-2-30", 2, 120, 2.0, false,
+          { { "/scratch/gen/out_%d.dat", "/scratch/gen/out_#.dat", 1, 1, 0 },
+            { "/scratch/gen/ckpt_%05d.bin", "/scratch/gen/ckpt_#.bin", 15, 64, 0 } } },
+        { "adv-act-2-60", 2, 240, 2.0, false,
+          { { "/scratch/gen/out_%d.dat", "/scratch/gen/out_#.dat", 1, 1, 0 },
+            { "/scratch/gen/ckpt_%05d.bin", "/scratch/gen/ckpt_#.bin", 30, 64, 0 } } },
+        { "adv-act-10-30", 2, 24, 10.0, false,
+          { { "/scratch/gen/out_%d.dat", "/scratch/gen/out_#.dat", 1, 1, 0 },
+            { "/scratch/gen/ckpt_%05d.bin", "/scratch/gen/ckpt_#.bin", 3, 64, 0 } } },
+        { "adv-act-10-60s", 2, 48, 10.0, false,
+          { { "/scratch/gen/out_%d.dat", "/scratch/gen/out_#.dat", 1, 1, 0 },
+            { "/scratch/gen/ckpt_%05d.bin", "/scratch/gen/ckpt_#.bin", 6, 64, 0 } } },
+    };
     char path[4096];
     snprintf(path, sizeof path, "%s/activities.tsv", g->dir);
     FILE *m = fopen(path, "w");
@@ -648,22 +691,27 @@ static void act_plan(struct gen *g, bool subset)
         exit(1);
     }
     int per = subset ? 2 : g->per_combo;
-    for (size_t f = 0; f < sizeof fam / sizeof fam[0]; f++)
+    for (size_t f = 0; g->acts && f < sizeof fam / sizeof fam[0]; f++)
         for (int r = 0; r < per; r++)
             act_emit(g, m, &fam[f], g->seed * 1000000 + 800000 + (long)f * 1000 + r, r);
+    /* small beside big: 4 configurations, 24 traces in all by default */
+    for (size_t f = 0; g->adv && f < sizeof adv / sizeof adv[0]; f++)
+        for (int r = 0; r < (f == 0 ? per : (per + 1) / 2); r++)
+            act_emit(g, m, &adv[f], g->seed * 1000000 + 950000 + (long)f * 1000 + r, r);
     fclose(m);
 }
 
 static int usage(void)
 {
-    fputs("usage: accuracy-gen DIR [--per-combo N] [--seed S] [--families sweep,extra,activities]\n"
+    fputs("usage: accuracy-gen DIR [--per-combo N] [--seed S]\n"
+          "                    [--families sweep,extra,activities,adversarial]\n"
           "                    [--subset] [--spool]\n", stderr);
     return 2;
 }
 
 int main(int argc, char **argv)
 {
-    struct gen g = { .per_combo = 12, .seed = 1, .sweep = true, .extra = true, .acts = true };
+    struct gen g = { .per_combo = 12, .seed = 1, .sweep = true, .extra = true, .acts = true, .adv = true };
     bool subset = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -676,6 +724,7 @@ int main(int argc, char **argv)
             g.sweep = strstr(f, "sweep") != NULL;
             g.extra = strstr(f, "extra") != NULL;
             g.acts = strstr(f, "activities") != NULL;
+            g.adv = strstr(f, "adversarial") != NULL;
         } else if (!strcmp(a, "--subset")) {
             subset = true;
         } else if (!strcmp(a, "--spool")) {
@@ -712,7 +761,7 @@ int main(int argc, char **argv)
     }
     plan(&g, subset);
     fclose(g.manifest);
-    if (g.acts)
+    if (g.acts || g.adv)
         act_plan(&g, subset);
     return 0;
 }

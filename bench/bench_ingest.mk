@@ -19,10 +19,18 @@ BENCH_TARGETS += $(B)/bench/auth-cost
 
 # bench/sitescale.sh: N live jobs (ftio-wire fleet) into one ftiod; step:
 # one analysis step's CPU time for a job of H hours (bench/step_bench.c).
-$(B)/bench/step: $(B)/bench/step_bench.o $(B)/predictor/daemon/job.o $(B)/predictor/daemon/job_activities.o \
+$(B)/bench/step: $(B)/bench/step_bench.o $(FTIOD_JOB_OBJS) $(FORECAST_LIB) \
                  $(PUBLISH_LIB) $(B)/lib/libftioanalysis.a $(B)/lib/libftiocommon.a
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $(B)/bench/step_bench.o $(B)/predictor/daemon/job.o \
-	  $(B)/predictor/daemon/job_activities.o $(PUBLISH_LINK) -lm
+	$(CC) $(LDFLAGS) -o $@ $(B)/bench/step_bench.o $(FTIOD_JOB_OBJS) $(FORECAST_LIB) \
+	  $(PUBLISH_LINK) -lm
 
 BENCH_TARGETS += $(B)/bench/step $(B)/bin/ftio-wire
+
+# bench/forecast_bench.c: what the machine forecast costs for 10^3-10^5 jobs
+# (bench/README.md "contention").
+$(B)/bench/forecast: $(B)/bench/forecast_bench.o $(FORECAST_LIB) $(COMMON_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ -lm
+
+BENCH_TARGETS += $(B)/bench/forecast

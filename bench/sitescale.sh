@@ -78,6 +78,8 @@ hog = {"first": None, "newest": None, "end": None, "end_t": None}
 for line in open(log):
     d = json.loads(line)
     t, m = d["topic"], d["message"]
+    if t == "ftio.machine":          # the machine forecast (--machine-log): not a job's
+        continue
     if t.startswith("ftio.hog."):
         if t == "ftio.hog.end":
             hog["end"] = m.get("published") or m["summary"]["write"]["published"]

@@ -12,12 +12,12 @@
 #include "curve.h"
 
 static const char *const verb_names[FTIO_CTL_NVERBS] = {"status", "end", "last", "claim",
-                                                        "apps", "app", "forget"};
+                                                         "machine", "apps", "app", "forget"};
 
 /* The verbs without an argument. */
 static int bare(enum ftio_control_verb v)
 {
-    return v == FTIO_CTL_STATUS || v == FTIO_CTL_APPS;
+    return v == FTIO_CTL_STATUS || v == FTIO_CTL_MACHINE || v == FTIO_CTL_APPS;
 }
 
 const char *ftio_control_verb_name(enum ftio_control_verb v)
@@ -79,8 +79,8 @@ int ftio_control_decode(const char *req, size_t len, enum ftio_control_verb *v, 
         if (strlen(verb_names[i]) == vlen && memcmp(req, verb_names[i], vlen) == 0)
             found = i;
     if (found < 0) {
-        snprintf(err, errlen, "unknown request (status, end JOB, last JOB, claim JOB UID, apps, "
-                 "app ID, forget ID)");
+        snprintf(err, errlen, "unknown request (status, end JOB, last JOB, claim JOB UID, machine, "
+                 "apps, app ID, forget ID)");
         return -1;
     }
     *v = (enum ftio_control_verb)found;

@@ -16,6 +16,8 @@
  *                     "read": {...}} or {"job": JOB, "steps": [...]}
  *   claim JOB UID     JOB belongs to UID (root or ftiod's uid only):
  *                     {"claimed": JOB, "uid": UID}
+ *   machine           the latest machine message (PROTOCOL.md §2 `ftio.machine`;
+ *                     a user's: the totals and their own jobs only)
  *   apps              the memory of runs: the applications the asker may see,
  *                     {"apps": [...]} (`ftio history list`)
  *   app ID            one of them, its runs and the priors they give
@@ -31,7 +33,7 @@
 #include <jansson.h>
 
 enum ftio_control_verb {
-    FTIO_CTL_STATUS, FTIO_CTL_END, FTIO_CTL_LAST, FTIO_CTL_CLAIM,
+    FTIO_CTL_STATUS, FTIO_CTL_END, FTIO_CTL_LAST, FTIO_CTL_CLAIM, FTIO_CTL_MACHINE,
     FTIO_CTL_APPS, FTIO_CTL_APP, FTIO_CTL_FORGET,      /* the memory of runs */
     FTIO_CTL_NVERBS
 };

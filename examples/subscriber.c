@@ -151,8 +151,10 @@ int main(int argc, char **argv)
             break;
         json_t *p = json_loadb(zmq_msg_data(&body), zmq_msg_size(&body), 0, NULL);
         zmq_msg_close(&body);
-        if (!p)
+        if (!p || !strcmp(topic, "ftio.machine")) {   /* the machine forecast: not a job's */
+            json_decref(p);
             continue;
+        }
         size_t tl = strlen(topic);
         if (tl > 4 && !strcmp(topic + tl - 4, ".end")) {
             printf("%s: job finished; final predictions in \"summary\"\n", topic);

@@ -80,6 +80,8 @@ def main():
     n = 0
     while a.count == 0 or n < a.count:
         topic, body = sub.recv_multipart()
+        if topic == b"ftio.machine":   # the machine forecast, every second: not a job's
+            continue
         p = json.loads(body)
         if topic.endswith(b".end"):
             print(f"{topic.decode()}: job finished; final: "

@@ -9,10 +9,12 @@ set -u
 what=${1:-check}
 # The build: compiler, the libraries ftio links, MPI (libftio.so's MPI-IO
 # layer, the examples), python3 (the demo's summary and the tests' checks);
+# libmicrohttpd-dev: ftiod's Prometheus endpoint (--metrics-listen), a
+# maintained HTTP server rather than a parser of our own.
 # SQLite and libpq: the stores of ftiod's memory of runs (predictor/history/).
 DEMO="build-essential pkg-config libfftw3-dev libzmq3-dev libmsgpack-dev libjansson-dev
       zlib1g-dev libbz2-dev libmunge-dev libsodium-dev libopenmpi-dev openmpi-bin python3
-      libsqlite3-dev libpq-dev"
+      libmicrohttpd-dev libsqlite3-dev libpq-dev"
 # The tests: Check (unit tests), munged (authentication tests), pyzmq (test
 # subscribers), iproute2 (ss: sockets of a test's daemon).
 CHECK="$DEMO check munge python3-zmq iproute2"
@@ -21,6 +23,8 @@ CHECK="$DEMO check munge python3-zmq iproute2"
 CHECK="$CHECK logrotate environment-modules systemd man-db"
 # chromium: the browser test of the pictures (tests/plot/browser.sh).
 CHECK="$CHECK chromium"
+# prometheus: scrapes ftiod's --metrics-listen in tests/forecast/metrics_prometheus.sh.
+CHECK="$CHECK prometheus"
 # libslurm-dev (<slurm/spank.h>) builds the SPANK plugin (slurm/); slurmctld,
 # slurmd and slurm-client run it in tests/slurm/spank.sh.
 CHECK="$CHECK libslurm-dev slurmctld slurmd slurm-client"

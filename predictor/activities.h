@@ -7,14 +7,21 @@
  * Part of libftioanalysis.a.  The grouping needs, per request, the id of its
  * file and a way to turn an id into a path (the shim's file table, a DXT
  * header); it knows nothing of trace formats.  Rules, in order:
- *   1. a file's pattern is its path with every run of digits replaced by '#'
- *      (dump.100.lammpstrj, dump.200.lammpstrj -> dump.#.lammpstrj;
- *      ckpt_0007.h5 -> ckpt_#.h5; an extension that begins with a letter, up
- *      to 5 characters, is kept as it is), so the same file (appends, rewrites) and a
- *      series of files with one file per output are one activity;
- *   2. more than max_activities patterns: those beyond the largest
- *      (max_activities - 1) by bytes are merged per directory, then whatever is
- *      still beyond is folded into one "other" activity;
+ *   1. a file's pattern is its path with every run of digits of its file
+ *      name replaced by '#' (dump.100.lammpstrj, dump.200.lammpstrj ->
+ *      dump.#.lammpstrj; ckpt_0007.h5 -> ckpt_#.h5; an extension that begins
+ *      with a letter, up to 5 characters, is kept as it is; directories are
+ *      kept: runs/lmp1/ and runs/lmp2/ are two runs), so the same file
+ *      (appends, rewrites) and a series of files with one file per output are
+ *      one activity; patterns that differ only by the digits of their
+ *      directories and were written one after the other (a directory per
+ *      output) are one series (ftio_activity_series);
+ *   1b. a pattern of one file that moved at most FTIO_TINY_BYTES within
+ *      FTIO_TINY_SPAN seconds (a randomly named temporary file) is no activity:
+ *      it goes with the rest (rule 2);
+ *   2. more than max_activities patterns (or tiny ones): those beyond the
+ *      largest (max_activities - 1) by bytes are merged per directory, then
+ *      whatever is still beyond is folded into one "other" activity;
  *   3. an activity whose phases fall into two clearly separate volume (or
  *      duration) classes -- one shared file written by two periodic
  *      behaviours -- is split into its "small" and "large" phases.
@@ -28,6 +35,7 @@
 #ifndef FTIO_ACTIVITIES_H
 #define FTIO_ACTIVITIES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "analysis.h"
@@ -38,6 +46,15 @@
 /* The pattern of a path (rule 1) into out (truncated to outlen - 1, never
  * split inside a digit run); returns its length.  NULL or "" gives "". */
 size_t ftio_activity_pattern(const char *path, char *out, size_t outlen);
+/* The series a pattern belongs to: its directories' digits replaced too
+ * (out/step100/data.h5 -> out/step#/data.h5); returns its length. */
+size_t ftio_activity_series(const char *pattern, char *out, size_t outlen);
+
+/* Rule 1b: files of a few bytes that appear once are not activities. */
+#define FTIO_TINY_BYTES 4096.0
+#define FTIO_TINY_SPAN  1.0
+/* A pattern of nfiles files that moved `bytes` over `span` seconds. */
+bool ftio_activity_tiny(double bytes, size_t nfiles, double span);
 
 /* Why requests belong together. */
 enum ftio_activity_rule {
@@ -56,6 +73,7 @@ struct ftio_activity {
     char pattern[FTIO_PATTERN_MAX];   /* "dir/dump.#.lammpstrj"; rule 2: the directory
                                          followed by a slash and a star; "(unknown)",
                                          "other" */
+    char example[FTIO_PATTERN_MAX];   /* one of its files' paths, for people */
     enum ftio_activity_rule rule;
     enum ftio_activity_shape shape;
     size_t nfiles;                    /* distinct file ids */
@@ -98,6 +116,11 @@ int ftio_activities_group(const struct ftio_requests *r, const uint32_t *fid, si
                           const struct ftio_activity_options *o, const struct ftio_signal *whole,
                           struct ftio_activity_set *out);
 void ftio_activities_free(struct ftio_activity_set *s);
+
+/* An activity's name for people and the job-level answer's `activity`
+ * (PROTOCOL.md §2): its pattern, and " (small)" or " (large)" after it when
+ * rule 3 split its files.  Into out (truncated); returns out. */
+char *ftio_activity_name(const struct ftio_activity *a, char *out, size_t len);
 
 /* The job's analysis on one activity's signal (ftio_analyze_signal with the
  * job's options): out's times are in the job's time base. */

@@ -84,7 +84,8 @@ struct ftio_samples {
 };
 
 /* Sample s at fs inside [ts, te] (NAN = unbounded).  N <= 0 is an error
- * ("trace shorter than one sample at fs=...; raise -f").  out must be
+ * ("trace shorter than one sample at fs=...; raise -f", errno ERANGE, out's
+ * t0, t1 and fs set: the span it had).  out must be
  * zeroed or a previous result: its buffer is reused (free with
  * ftio_samples_free). */
 int  ftio_sample(const struct ftio_signal *s, double fs, double ts, double te,
@@ -329,10 +330,17 @@ double ftio_spectrum_value(const struct ftio_spectrum_view *v, size_t k);
 int ftio_next_phase_score(const struct ftio_next_phase *next, const struct ftio_samples *x,
                           double *actual, double *error);
 
+/* The reason of an answer on a trace shorter than one sample at fs (no
+ * error: an answer of class none, ftio_analyze_signal). */
+#define FTIO_REASON_TOO_SHORT "too short: the trace spans less than one sample at this rate (raise -f)"
+
 /* The offline pipeline in one call, used by every caller that holds a
  * signal (`ftio`, `ftio report`, `ftio scan`, the activities): sig sampled
  * as o says (o->fs, o->t_start/t_end, o->sampling), then ftio_analyze()
- * predicting the next phase after the window end.  x: the samples, kept for
+ * predicting the next phase after the window end; a trace shorter than one
+ * sample is an answer of class none, reason FTIO_REASON_TOO_SHORT, with no
+ * samples (x->n = 0), but under --compat the published error.  x: the
+ * samples, kept for
  * a caller that plots or measures them (zeroed or a previous result, reused;
  * free with ftio_samples_free), or NULL for scratch samples freed here. */
 int ftio_analyze_signal(struct ftio_analyzer *a, const struct ftio_signal *sig,

@@ -7,12 +7,15 @@ FTIO_CLI_SRCS := predictor/cli/ftio_main.c predictor/cli/offline.c predictor/cli
                  predictor/cli/keygen.c \
                  predictor/cli/relay.c \
                  predictor/cli/report_cmd.c predictor/cli/history.c \
+                 predictor/cli/phases.c \
+                 predictor/cli/sub_machine.c \
+                 predictor/cli/report_machine.c \
                  predictor/cli/endpoints.c
 FTIO_CLI_OBJS := $(FTIO_CLI_SRCS:%.c=$(B)/%.o)
 FTIO_BIN      := $(B)/bin/ftio
 # The libraries `ftio` links, in link order.
 FTIO_LIBS     := $(SCAN_LIB) $(PLOT_LIB) $(PUBLISH_LIB) $(OPTIONS_LIB) $(READERS_LIB) $(HISTORY_LIB) \
-                 $(ANALYSIS_LIB) $(COMMON_LIB)
+                 $(FORECAST_LIB) $(ANALYSIS_LIB) $(COMMON_LIB)
 
 $(FTIO_BIN): $(FTIO_CLI_OBJS) $(FTIO_LIBS)
 	@mkdir -p $(dir $@)

@@ -2,6 +2,7 @@
 # predictor/: the libraries of the pipeline, in its order, then the programs
 # that link them (a fragment names the libraries of the ones before it):
 #   analysis.mk  libftioanalysis.a  requests -> signal -> samples -> answer
+#   forecast.mk  libftioforecast.a  phases described, durations, the machine forecast
 #   options.mk   libftiooptions.a   the analysis options of every command line
 #   readers.mk   libftioreaders.a   trace files -> requests (offline)
 #   publish.mk   libftiopublish.a   answer -> JSON prediction object, text
@@ -10,6 +11,7 @@
 #   scan.mk      libftioscan.a      whole archives (`ftio scan`), ftio-scan-mpi
 #   cli.mk       ftio               daemon.mk  ftiod
 include predictor/analysis.mk
+include predictor/forecast.mk
 include predictor/options.mk
 include predictor/readers.mk
 include predictor/publish.mk

@@ -56,6 +56,8 @@ struct ftio_read_options {
     bool keep_nested;                /* spool: count nested POSIX, drop MPI-IO instead */
     double max_span;                 /* s: longer requests are dropped and counted by
                                         ftio_trace_set_finish() (ftio --max-span) */
+    bool phases;                     /* keep each request's process and the metadata
+                                        calls, to describe the phases (cli/phases.c) */
 };
 /* The default --max-span: ftiod's default --horizon, beyond which ftiod drops a
  * record as impossible too (one bad timestamp must not stretch the window to
@@ -75,16 +77,30 @@ struct ftio_trace_dir {
      * names leave it empty), for the activities (predictor/activities.h). */
     uint32_t *fid;
     size_t nfid;
+    /* Process of request i for i < nproc (its rank, or a key of a process
+     * without one, folded to 32 bits), kept with ftio_read_options.phases
+     * by the formats that say (spool, DXT, Darshan DXT, CSV). */
+    uint32_t *proc;
+    size_t nproc;
     /* private */
     size_t overlap_cap;
     bool   overlap_missing;     /* some part had requests but no overlap signal */
-    size_t fid_cap;
+    size_t fid_cap, proc_cap;
+};
+
+/* A metadata call of a process (open, close, sync, stat, other: the op of
+ * common/record.h), kept with ftio_read_options.phases (spool files). */
+struct ftio_trace_meta {
+    double   ts, te;
+    uint32_t proc;
+    uint8_t  op;
 };
 
 /* A file the trace names (spool file tables, DXT headers). */
 struct ftio_trace_file {
     uint32_t id;
     char    *path;
+    char    *fs;                /* its file system "TYPE:MOUNTPOINT", NULL when not known */
 };
 
 struct ftio_trace {
@@ -104,6 +120,13 @@ struct ftio_trace {
                                    format's own request records */
     const char *source_limits;  /* what that source cannot show (static text) or NULL */
     char    *exe;               /* command line, NULL when unknown */
+    /* I/O the trace records but the signal does not hold (Darshan modules
+     * ftio does not decode: DFS, DAOS, any it does not know): their names
+     * ("DFS, DAOS") and bytes per direction (0 read, 1 write; NAN when a
+     * module's bytes are unknown).  The share of the job's I/O the signal
+     * holds caps the confidence (answer.h ftio_answer_cap_share). */
+    char     unread[96];
+    double   unread_bytes[2];
     int64_t  uid;               /* -1 when unknown */
     double   run_time;          /* s, 0 when unknown */
     /* Spool files: the application identity the shim sent (PROTOCOL.md §1
@@ -122,6 +145,9 @@ struct ftio_trace {
     /* Files by id (first path seen for an id wins), for ftio_trace_file_path(). */
     struct ftio_trace_file *files;
     size_t   nfiles;
+    /* Metadata calls, with ftio_read_options.phases (times as the requests'). */
+    struct ftio_trace_meta *meta;
+    size_t   nmeta;
     /* private */
     size_t   files_cap;
     uint32_t *file_slot;        /* open addressing: index + 1 into files, 0 empty */
@@ -132,11 +158,14 @@ struct ftio_trace {
     bool     has_base;
     int64_t *rankset;           /* open-addressing set of rank keys seen */
     size_t   rankset_n, rankset_cap;
+    size_t   meta_cap;
+    bool     keep_phases;       /* the reader keeps processes and metadata calls */
 };
 
 struct ftio_trace_set {
     size_t n, cap;
     struct ftio_trace *job;     /* n jobs, in order of first appearance */
+    bool phases;                /* private: the options' phases while a file is read */
 };
 
 /* Guess the format of a buffer (content first, then the name's extension). */
@@ -166,6 +195,8 @@ double ftio_trace_bytes(const struct ftio_trace *t, enum ftio_io_mode mode);
 /* The path of file id `id` in trace t, NULL when the trace does not name it.
  * Takes a const struct ftio_trace * as ctx (an ftio_activity_path_fn). */
 const char *ftio_trace_file_path(void *t, uint32_t id);
+/* Its file system ("TYPE:MOUNTPOINT", from spool files), NULL when unknown. */
+const char *ftio_trace_file_fs(const struct ftio_trace *t, uint32_t id);
 
 /* The activities of `mode` of a trace (predictor/activities.h); o NULL for
  * the defaults; whole: the mode's signal when the caller has built it (lent

@@ -16,7 +16,7 @@ demo=" $(pkgs demo) "; check=" $(pkgs check) "
 for p in build-essential libopenmpi-dev openmpi-bin libzmq3-dev libfftw3-dev python3; do
   case $demo in *" $p "*) ;; *) bad "demo lacks $p: $demo" ;; esac
 done
-for p in chromium slurmd slurmctld man-db logrotate check environment-modules python3-zmq; do
+for p in chromium prometheus slurmd slurmctld man-db logrotate check environment-modules python3-zmq; do
   case $demo in *" $p "*) bad "demo installs $p" ;; esac
   case $check in *" $p "*) ;; *) bad "check lacks $p" ;; esac
 done

@@ -17,6 +17,7 @@ include tests/tests_mpiio.mk
 include tests/tests_daemon.mk
 include tests/tests_history.mk
 include tests/tests_plot.mk
+include tests/tests_forecast.mk
 SHELL_TESTS += tests/install.sh tests/kit.sh tests/deps.sh tests/license.sh tests/spdx.sh
 include tests/tests_slurm.mk
 include tests/tests_realapps.mk

@@ -7,16 +7,15 @@
 #   test_job_activities   the per-activity streams of a job (job_activities.c)
 DAEMON_CHECKS := $(addprefix $(B)/tests/,test_job test_parity test_job_activities)
 
-# Each links job.o, which calls job_activities.o (per-activity streams), which
-# reports through libftiopublish.a (jansson); test_parity reads spool files
-# with the readers.
-DAEMON_JOB_OBJS := $(B)/predictor/daemon/job.o $(B)/predictor/daemon/job_activities.o
-
-$(DAEMON_CHECKS): $(B)/tests/%: $(B)/tests/daemon/%.o $(CHECK_MAIN) $(DAEMON_JOB_OBJS) $(PUBLISH_LIB) \
-                  $(READERS_LIB) $(B)/lib/libftioanalysis.a $(B)/lib/libftiocommon.a
+# Each links job.o with the per-job files it calls (FTIOD_JOB_OBJS:
+# per-activity streams, which report through libftiopublish.a (jansson), the
+# processes' clocks, and the machine view's per-job state, libftioforecast.a);
+# test_parity reads spool files with the readers.
+$(DAEMON_CHECKS): $(B)/tests/%: $(B)/tests/daemon/%.o $(CHECK_MAIN) $(FTIOD_JOB_OBJS) $(PUBLISH_LIB) \
+                  $(FORECAST_LIB) $(READERS_LIB) $(B)/lib/libftioanalysis.a $(B)/lib/libftiocommon.a
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $< $(CHECK_MAIN) $(DAEMON_JOB_OBJS) $(PUBLISH_LIB) $(FTIO_READERS_LINK) \
-	  $(CHECK_LIBS) -lm
+	$(CC) $(LDFLAGS) -o $@ $< $(CHECK_MAIN) $(FTIOD_JOB_OBJS) $(PUBLISH_LIB) $(FORECAST_LIB) \
+	  $(FTIO_READERS_LINK) $(CHECK_LIBS) -lm
 
 # Admission of a batch (admit.c): the daemon's objects but its main().
 DAEMON_TEST_ADMIT := $(B)/tests/test_admit
@@ -24,7 +23,7 @@ $(DAEMON_TEST_ADMIT): $(B)/tests/daemon/test_admit.o $(CHECK_MAIN) $(FTIOD_CORE_
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(B)/tests/daemon/test_admit.o $(CHECK_MAIN) $(FTIOD_CORE_OBJS) \
 	  $(FTIOD_LIBS) $(CHECK_LIBS) $(FFTW_LIBS) $(ZMQ_LIBS) $(MSGPACK_LIBS) $(JANSSON_LIBS) \
-	  $(COMPRESS_LIBS) $(HISTORY_LIBS) -lm
+	  $(COMPRESS_LIBS) $(HISTORY_LIBS) $(MHD_LIBS) -lm
 
 ALL_TARGETS += $(DAEMON_CHECKS) $(DAEMON_TEST_ADMIT)
 CHECK_PROGS += $(DAEMON_CHECKS) $(DAEMON_TEST_ADMIT)

@@ -4,7 +4,7 @@
 #   $(B)/tests/bench_wire    decode/encode throughput (prints records/s)
 #   $(B)/tests/test_common   Check suite of common/grow.h and common/units.h
 #   $(B)/bin/ftio-wire       the one test tool for the wire format: dump, gen,
-#                            records, recv, periodic, tmio, fuzz, trace
+#                            records, recv, periodic, phases, tmio, fuzz, trace
 #                            (tests/wire/ftio_wire.h; `ftio-wire --help`)
 WIRE_TEST_LIBS := $(B)/lib/libftiocommon.a $(MSGPACK_LIBS)
 
@@ -24,6 +24,7 @@ $(B)/tests/bench_wire: $(B)/tests/wire/bench_wire.o $(B)/lib/libftiocommon.a
 FTIO_WIRE := $(B)/bin/ftio-wire
 FTIO_WIRE_OBJS := $(patsubst %.c,$(B)/%.o,tests/wire/ftio_wire.c tests/wire/wire_dump.c \
                     tests/wire/wire_records.c tests/wire/wire_recv.c tests/wire/wire_forge.c \
+                    tests/wire/wire_phases.c \
                     bench/analysis_gen.c)
 $(B)/bench/analysis_gen.o: CFLAGS += -Itests/wire
 

@@ -8,6 +8,10 @@
     score.py --compare BEFORE.jsonl AFTER.jsonl
                                      medians side by side (e.g. baseline.jsonl
                                      against a changed detector's runs)
+    score.py --calib RESULTS.jsonl...
+                                     the calibration of the job-level answers'
+                                     confidence (live, --window and offline),
+                                     each against the activity it names
 
 RUNDIR is what run_one.sh leaves: truth.json (truth.py: the program's own
 times), d.log (ftiod's --log: the live messages), job, offline.json
@@ -193,6 +197,48 @@ def activity_answers(msg, act):
     return None
 
 
+def named(msg, acts, heavy):
+    """The true activity a job-level answer says it is (`activity`, protocol
+    v4), else the heaviest."""
+    name = (msg or {}).get("activity")
+    for e in (msg or {}).get("activities") or []:
+        if isinstance(e, dict) and name and e.get("pattern") == name.split(" (")[0]:
+            for a in acts:
+                if entry_matches(e, a):
+                    return a
+    return heavy
+
+
+def calib_pairs(msgs, acts, heavy):
+    """(confidence, within 10 %) of job-level answers, each against the
+    activity it names (the heaviest when it names none); a drifting
+    activity against the interval current at the window's end."""
+    out = []
+    for m in msgs:
+        if not m or m.get("period") is None or m.get("confidence") is None:
+            continue
+        a = named(m, acts, heavy)
+        e = rel(m["period"], true_period(a, (m.get("window") or {}).get("end")))
+        out.append([m["confidence"], e is not None and e <= 0.10])
+    return out
+
+
+def calib_table(paths):
+    pairs = []
+    for path in paths:
+        for line in open(path):
+            if line.strip():
+                r = json.loads(line)
+                pairs += r.get("calib", [])
+    print("| confidence | n | within 10 % |\n|---|---:|---:|")
+    for lo, hi in ((0, .2), (.2, .4), (.4, .6), (.6, .8), (.8, .9), (.9, .95), (.95, 1.01)):
+        sel = [k for c, k in pairs if lo <= c < hi]
+        print("| [%.2f, %.2f) | %d | %s |" % (lo, min(hi, 1.0), len(sel),
+                                               "%.1f" % (100.0 * sum(sel) / len(sel)) if sel else "-"))
+    hi = [k for c, k in pairs if c >= 0.8]
+    print("| **≥ 0.8** | %d | %s |" % (len(hi), "%.1f" % (100.0 * sum(hi) / len(hi)) if hi else "-"))
+
+
 def main_run(run):
     truth = load(run, "truth.json")
     acts = truth["activities"]
@@ -238,6 +284,8 @@ def main_run(run):
                         "window": {"final": score_final(pick(window[-1]) if window else None, a, acts, ab),
                                    "messages": score_messages(rows(window, pick), a, ab)}})
     res["per_activity"] = per
+    # the job-level answers' confidence against their truth (score.py --calib)
+    res["calib"] = calib_pairs(live + window + [final_live, offline], acts, heavy)
     lf, lm = res["job_answer"]["live"]["final"], res["job_answer"]["live"]["messages"]
     res["targets"] = {
         "period_within_5": bool(lf and lf["err"] is not None and lf["err"] <= 5),
@@ -397,11 +445,13 @@ def dispatch():
         table(sys.argv[2])
     elif len(sys.argv) == 4 and sys.argv[1] == "--compare":
         compare(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) >= 3 and sys.argv[1] == "--calib":
+        calib_table(sys.argv[2:])
     elif len(sys.argv) == 2 and not sys.argv[1].startswith("-"):
         main_run(sys.argv[1])
     else:
-        print("usage: score.py RUNDIR | score.py --table RESULTS.jsonl | score.py --compare BEFORE.jsonl AFTER.jsonl",
-              file=sys.stderr)
+        print("usage: score.py RUNDIR | score.py --table RESULTS.jsonl | score.py --compare BEFORE.jsonl AFTER.jsonl"
+              " | score.py --calib RESULTS.jsonl...", file=sys.stderr)
         sys.exit(2)
 
 

@@ -14,8 +14,10 @@
  * Each rank notes its own phase start and end (CLOCK_REALTIME) and bytes;
  * rank 0 prints them at the end (phaselog.h): that is the truth.
  *
- *   mpirun -np 4 shapes SHAPE [-n PHASES] [-c COMPUTE_S] [-b BYTES] [-o DIR]
- * Defaults: 15 phases, 3 s, 16M per rank and phase (K/M/G suffixes), DIR ".".
+ *   mpirun -np 4 shapes SHAPE [-n PHASES] [-c COMPUTE_S] [-b BYTES] [-o DIR] [-s 1]
+ * Defaults: 15 phases, 3 s, 16M per rank and phase (K/M/G suffixes), DIR ".";
+ * -s 1: each file is fsync'ed before it is closed (bench/contention: the
+ * phases then take the storage's time, and collide).
  * Bad options: one line on stderr, exit status 2. */
 #include "phaselog.h"
 #include "realapp.h"
@@ -31,11 +33,16 @@
 #define BLOCK (1 << 20)
 
 static char block[BLOCK];
+static int sync_close;                 /* -s 1: fsync each file before closing it */
 
-static void take_bytes(void *bytes, int letter, const char *arg)
+struct shape_opts { long long bytes; };
+
+static void take_option(void *ctx, int letter, const char *arg)
 {
-    (void)letter;                      /* only -b */
-    *(long long *)bytes = realapp_size(arg);
+    if (letter == 's')
+        sync_close = (int)realapp_int(arg, 0, 1, "-s: 0 or 1");
+    else
+        ((struct shape_opts *)ctx)->bytes = realapp_size(arg);
 }
 
 /* write_file: BYTES into PATH in blocks; the blocks from SYNC_FROM on are
@@ -58,6 +65,8 @@ static long long write_file(const char *path, long long bytes, long long sync_fr
         if (off > sync_from)
             fdatasync(fd);
     }
+    if (sync_close)
+        fsync(fd);
     close(fd);
     return bytes;
 }
@@ -66,15 +75,17 @@ int main(int argc, char **argv)
 {
     struct realapp a;
     realapp_init(&a, &argc, &argv, "shapes",
-                 "shapes rank0|uneven|heights|stagger|drift [-n PHASES] [-c COMPUTE_S] [-b BYTES] [-o DIR]");
+                 "shapes rank0|uneven|heights|stagger|drift [-n PHASES] [-c COMPUTE_S] [-b BYTES] "
+                 "[-o DIR] [-s 1]");
     if (argc < 2)
         realapp_usage("no shape", "");
     const char *shape = argv[1];
     if (strcmp(shape, "rank0") && strcmp(shape, "uneven") && strcmp(shape, "heights") &&
         strcmp(shape, "stagger") && strcmp(shape, "drift"))
         realapp_usage("unknown shape", shape);
-    long long bytes = 16ll << 20;
-    realapp_options(&a, argc, argv, 2, "b:", take_bytes, &bytes);
+    struct shape_opts so = { 16ll << 20 };
+    realapp_options(&a, argc, argv, 2, "b:s:", take_option, &so);
+    long long bytes = so.bytes;
     int rank = a.rank, size = a.size;
     const char *dir = a.dir;
     memset(block, 'x', sizeof block);

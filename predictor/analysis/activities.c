@@ -30,15 +30,15 @@ static const char *keep_from(const char *path)
     return path + strlen(path);
 }
 
-size_t ftio_activity_pattern(const char *path, char *out, size_t outlen)
+/* path with every run of digits in [from, to) replaced by '#' into out. */
+static size_t digits_to_hash(const char *path, const char *from, const char *to, char *out,
+                             size_t outlen)
 {
     size_t n = 0;
     if (!outlen)
         return 0;
-    path = path ? path : "";
-    const char *keep = keep_from(path);
     for (const char *p = path; *p && n + 1 < outlen;) {
-        if (p < keep && isdigit((unsigned char)*p)) {
+        if (p >= from && p < to && isdigit((unsigned char)*p)) {
             out[n++] = '#';
             while (isdigit((unsigned char)*p))
                 p++;
@@ -48,6 +48,28 @@ size_t ftio_activity_pattern(const char *path, char *out, size_t outlen)
     }
     out[n] = 0;
     return n;
+}
+
+/* The file name's digits: directories are kept, since two directories
+ * named by number are mostly two runs (runs/lmp1, runs/lmp2), not outputs
+ * of one (a directory per output is a series: ftio_activity_series). */
+size_t ftio_activity_pattern(const char *path, char *out, size_t outlen)
+{
+    path = path ? path : "";
+    const char *base = strrchr(path, '/');
+    return digits_to_hash(path, base ? base + 1 : path, keep_from(path), out, outlen);
+}
+
+size_t ftio_activity_series(const char *pattern, char *out, size_t outlen)
+{
+    pattern = pattern ? pattern : "";
+    const char *base = strrchr(pattern, '/');
+    return digits_to_hash(pattern, pattern, base ? base : pattern, out, outlen);
+}
+
+bool ftio_activity_tiny(double bytes, size_t nfiles, double span)
+{
+    return bytes <= FTIO_TINY_BYTES && nfiles <= 1 && span <= FTIO_TINY_SPAN;
 }
 
 const char *ftio_activity_rule_name(enum ftio_activity_rule r)
@@ -66,6 +88,13 @@ const char *ftio_activity_shape_name(enum ftio_activity_shape s)
     return s == FTIO_SHAPE_SMALL ? "small" : s == FTIO_SHAPE_LARGE ? "large" : "all";
 }
 
+char *ftio_activity_name(const struct ftio_activity *a, char *out, size_t len)
+{
+    snprintf(out, len, "%s%s%s%s", a->pattern, a->shape ? " (" : "",
+             a->shape ? ftio_activity_shape_name(a->shape) : "", a->shape ? ")" : "");
+    return out;
+}
+
 void ftio_activity_options_default(struct ftio_activity_options *o)
 {
     o->max_activities = FTIO_MAX_ACTIVITIES;
@@ -78,10 +107,14 @@ void ftio_activity_options_default(struct ftio_activity_options *o)
 
 struct group {
     char key[FTIO_PATTERN_MAX];
+    char example[FTIO_PATTERN_MAX];   /* its first file's path */
     uint64_t hash;
     enum ftio_activity_rule rule;
     size_t nfiles, n;
     double bytes;
+    double t_first, t_last;  /* its requests' span */
+    int into;                /* the group it was merged into (a series), or itself */
+    bool tiny;               /* a few bytes, one file, once: not an activity */
     int final;               /* index of the activity it ends in */
 };
 
@@ -115,6 +148,9 @@ static int group_of_key(struct grouping *G, const char *key, enum ftio_activity_
     snprintf(g->key, sizeof g->key, "%s", key);
     g->hash = h;
     g->rule = rule;
+    g->t_first = INFINITY;
+    g->t_last = -INFINITY;
+    g->into = (int)G->n;
     return (int)G->n++;
 }
 
@@ -148,11 +184,12 @@ static int fmap_grow(struct grouping *G)
 /* The group of file id `id` (created with its pattern on first sight). */
 static int group_of_file(struct grouping *G, uint32_t id, ftio_activity_path_fn path_of, void *ctx)
 {
+    size_t j = 0;
     if (id == 0)
         goto unknown;
     if ((G->fn + 1) * 2 > G->fcap && fmap_grow(G) != 0)
         return -1;
-    size_t j = (id * 2654435761u) & (G->fcap - 1);
+    j = (id * 2654435761u) & (G->fcap - 1);
     while (G->fkey[j]) {
         if (G->fkey[j] == id)
             return G->fval[j];
@@ -166,6 +203,8 @@ static int group_of_file(struct grouping *G, uint32_t id, ftio_activity_path_fn 
         g = group_of_key(G, key, FTIO_RULE_FILE);
         if (g < 0)
             return -1;
+        if (!G->g[g].nfiles)
+            snprintf(G->g[g].example, sizeof G->g[g].example, "%s", path);
         G->g[g].nfiles++;
         if (G->g[g].nfiles > 1)
             G->g[g].rule = FTIO_RULE_PATTERN;
@@ -183,10 +222,13 @@ static int group_of_file(struct grouping *G, uint32_t id, ftio_activity_path_fn 
     return g;
 }
 
+/* Activities first (largest bytes first), then the tiny files. */
 static int cmp_bytes_desc(const void *a, const void *b, void *ctx)
 {
-    const struct group *g = ctx;
-    double x = g[*(const int *)a].bytes, y = g[*(const int *)b].bytes;
+    const struct group *g = ctx, *p = &g[*(const int *)a], *q = &g[*(const int *)b];
+    if (p->tiny != q->tiny)
+        return p->tiny ? 1 : -1;
+    double x = p->bytes, y = q->bytes;
     return x > y ? -1 : x < y ? 1 : *(const int *)a - *(const int *)b;
 }
 
@@ -195,6 +237,70 @@ static size_t dir_len(const char *key)
 {
     const char *s = strrchr(key, '/');
     return s ? (size_t)(s - key) : 0;
+}
+
+/* A directory per output (out/step100/data.h5, out/step200/data.h5): the
+ * patterns differ only by the digits of their directories, and each was
+ * written after the one before it ended.  Such patterns are one series,
+ * named with '#' in the directory; patterns of numbered directories written
+ * at the same time (two runs side by side: runs/lmp1, runs/lmp2) stay apart.
+ * Merges by setting `into`; returns how many groups remain. */
+static size_t merge_series(struct grouping *G)
+{
+    size_t left = G->n;
+    int *idx = malloc((G->n ? G->n : 1) * sizeof *idx);
+    if (!idx)
+        return left;                  /* out of memory: the patterns as they are */
+    char *series = malloc((G->n ? G->n : 1) * FTIO_PATTERN_MAX);
+    if (!series) {
+        free(idx);
+        return left;
+    }
+    for (size_t i = 0; i < G->n; i++)
+        ftio_activity_series(G->g[i].key, series + i * FTIO_PATTERN_MAX, FTIO_PATTERN_MAX);
+    for (size_t i = 0; i < G->n; i++) {
+        const char *si = series + i * FTIO_PATTERN_MAX;
+        if (G->g[i].into != (int)i || G->g[i].rule == FTIO_RULE_UNKNOWN || strcmp(si, G->g[i].key) == 0)
+            continue;
+        /* the siblings of i not yet merged, by first start */
+        size_t m = 0;
+        for (size_t k = i; k < G->n; k++)
+            if (G->g[k].into == (int)k && strcmp(series + k * FTIO_PATTERN_MAX, si) == 0)
+                idx[m++] = (int)k;
+        if (m < 2)
+            continue;
+        for (size_t a = 1; a < m; a++)
+            for (size_t b = a; b > 0 && G->g[idx[b]].t_first < G->g[idx[b - 1]].t_first; b--) {
+                int t = idx[b];
+                idx[b] = idx[b - 1];
+                idx[b - 1] = t;
+            }
+        bool sequential = true;
+        double end = G->g[idx[0]].t_last;
+        for (size_t a = 1; a < m && sequential; a++) {
+            sequential = G->g[idx[a]].t_first >= end;
+            end = fmax(end, G->g[idx[a]].t_last);
+        }
+        if (!sequential)
+            continue;
+        struct group *h = &G->g[idx[0]];
+        snprintf(h->key, sizeof h->key, "%s", si);
+        h->hash = str_hash(h->key);
+        h->rule = FTIO_RULE_PATTERN;
+        for (size_t a = 1; a < m; a++) {
+            struct group *x = &G->g[idx[a]];
+            x->into = idx[0];
+            h->nfiles += x->nfiles;
+            h->n += x->n;
+            h->bytes += x->bytes;
+            h->t_first = fmin(h->t_first, x->t_first);
+            h->t_last = fmax(h->t_last, x->t_last);
+            left--;
+        }
+    }
+    free(series);
+    free(idx);
+    return left;
 }
 
 /* ---- rule 3: phases of two shapes ----------------------------------------- */
@@ -417,30 +523,51 @@ int ftio_activities_group(const struct ftio_requests *r, const uint32_t *fid, si
         last_id = id;
         last_g = g;
         rg[i] = g;
-        G.g[g].bytes += r->rate[i] * (r->t_end[i] - r->t_start[i]);
-        G.g[g].n++;
+        struct group *x = &G.g[g];
+        x->bytes += r->rate[i] * (r->t_end[i] - r->t_start[i]);
+        x->n++;
+        x->t_first = fmin(x->t_first, r->t_start[i]);
+        x->t_last = fmax(x->t_last, r->t_end[i]);
         t0 = fmin(t0, r->t_start[i]);
         t1 = fmax(t1, r->t_end[i]);
     }
+    /* Series of directories, then the groups that remain. */
+    size_t ng = merge_series(&G);
+    for (size_t i = 0; i < r->n; i++)
+        rg[i] = G.g[rg[i]].into;
+    size_t nbig = 0;
+    for (size_t i = 0; i < G.n; i++) {
+        struct group *x = &G.g[i];
+        x->tiny = x->into == (int)i && x->rule != FTIO_RULE_UNKNOWN &&
+                  ftio_activity_tiny(x->bytes, x->nfiles, x->t_last - x->t_first);
+        nbig += x->into == (int)i && !x->tiny;
+    }
 
-    /* Rule 2: the largest max-1 keep their activity when there are too many;
-     * the rest share one, named after their directory when they have one. */
+    /* Rule 2: the largest max-1 keep their activity when there are too many
+     * (or tiny files to put aside); the rest share one, named after their
+     * directory when they have one. */
     order = malloc(G.n * sizeof *order);
     if (!order)
         goto done;
+    size_t no = 0;
     for (size_t i = 0; i < G.n; i++)
-        order[i] = (int)i;
-    qsort_r(order, G.n, sizeof *order, cmp_bytes_desc, G.g);
-    size_t keep = G.n > max ? max - 1 : G.n, nact = keep + (G.n > keep);
+        if (G.g[i].into == (int)i)
+            order[no++] = (int)i;
+    qsort_r(order, no, sizeof *order, cmp_bytes_desc, G.g);
+    size_t keep = nbig > max || nbig < ng ? (nbig < max - 1 ? nbig : max - 1) : nbig;
+    size_t nact = keep + (ng > keep);
+
     /* Room for every activity to split in two (rule 3). */
     out->a = calloc(2 * nact, sizeof *out->a);
     if (!out->a)
         goto done;
     out->cap = 2 * nact;
-    for (size_t k = 0; k < G.n; k++) {
+    for (size_t k = 0; k < no; k++) {
         struct group *g = &G.g[order[k]];
         g->final = (int)(k < keep ? k : keep);
         struct ftio_activity *a = &out->a[g->final];
+        if (!a->example[0])
+            snprintf(a->example, sizeof a->example, "%s", g->example);
         if (k < keep) {
             snprintf(a->pattern, sizeof a->pattern, "%s", g->key);
             a->rule = g->rule;
@@ -459,7 +586,7 @@ int ftio_activities_group(const struct ftio_requests *r, const uint32_t *fid, si
         a->nreq += g->n;
         a->bytes += g->bytes;
     }
-    if (G.n > keep && out->a[keep].rule == FTIO_RULE_OTHER)
+    if (no > keep && out->a[keep].rule == FTIO_RULE_OTHER)
         snprintf(out->a[keep].pattern, sizeof out->a[keep].pattern, "other");
     out->n = nact;
 
@@ -476,11 +603,17 @@ int ftio_activities_group(const struct ftio_requests *r, const uint32_t *fid, si
         for (size_t f = nact; f-- > 0;)        /* back to the ranges' starts */
             at[f] = f ? at[f - 1] : 0;
     }
-    /* Each activity's signal over the job's span, then rule 3. */
+    /* Each activity's signal over the job's span, then rule 3.  Rule 3 is
+     * about one named file (or pattern) written by two behaviours: requests
+     * without a name (CSV, TMIO) or folded together (rule 2) are no such
+     * file, and splitting them by burst size split phases from the other
+     * processes' background. */
     for (size_t f = 0; f < nact; f++) {
         const uint32_t *own = nact > 1 ? idx + at[f] : NULL;
+        enum ftio_activity_rule rule = out->a[f].rule;
+        int named = rule == FTIO_RULE_FILE || rule == FTIO_RULE_PATTERN;
         if (activity_signal(&out->a[f], r, own, t0, t1, whole) != 0 ||
-            shape_split(out, f, r, own, t0, t1, opt) != 0)
+            (named && shape_split(out, f, r, own, t0, t1, opt) != 0))
             goto done;
     }
     double total = 0;

@@ -7,6 +7,7 @@
  * and is what bins.c computes online.  Both are a single linear walk over the
  * events and the samples.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,6 +112,10 @@ int ftio_sample(const struct ftio_signal *s, double fs, double ts, double te,
     double nd = floor((t_last - t0) * fs);
     if (!(nd > 0)) {
         snprintf(err, errlen, "trace shorter than one sample at fs=%g Hz; raise -f", fs);
+        out->t0 = t0;
+        out->t1 = t_last;
+        out->fs = fs;
+        errno = ERANGE;
         return -1;
     }
     if (nd > 1e10) {

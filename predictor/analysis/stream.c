@@ -201,6 +201,18 @@ int ftio_stream_activity(struct ftio_stream *s, const char *name)
     return (int)s->nact++;
 }
 
+int ftio_stream_rename_activity(struct ftio_stream *s, int act, const char *name)
+{
+    if (act < 0 || (size_t)act >= s->nact || act == s->other)
+        return -1;
+    char *n = strdup(name);
+    if (!n)
+        return -1;
+    free(s->act[act]->name);
+    s->act[act]->name = n;
+    return 0;
+}
+
 void ftio_stream_set_files(struct ftio_stream *s, int act, size_t nfiles)
 {
     if (act >= 0 && (size_t)act < s->nact)

@@ -63,6 +63,9 @@ void ftio_stream_free(struct ftio_stream *s);
 /* The activity named `name` (found, or created: beyond max_activities the
  * last one is "other" for every later name); -1 out of memory. */
 int  ftio_stream_activity(struct ftio_stream *s, const char *name);
+/* Activity act is called `name` from now on (a series of directories that
+ * became one pattern); 0, or -1 (out of memory, or no such activity). */
+int  ftio_stream_rename_activity(struct ftio_stream *s, int act, const char *name);
 /* How many files activity act has written (the caller counts them). */
 void ftio_stream_set_files(struct ftio_stream *s, int act, size_t nfiles);
 

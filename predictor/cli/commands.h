@@ -95,6 +95,26 @@ struct ftio_cli {
     char **files;
 };
 
+/* sub_machine.c: `ftio sub --machine` (the options of sub.c that apply). */
+struct sub_machine_opts {
+    const char *endpoints;          /* PUB endpoints, comma-separated */
+    const char *status_endpoints;   /* --last: control sockets */
+    const char *server_key, *key;
+    bool json, last;
+    int count;
+    double timeout, duration;
+};
+int ftio_sub_machine(const struct sub_machine_opts *o);
+
+/* report_machine.c: `ftio report --machine ...` (argv as ftio report's). */
+int ftio_report_machine(int argc, char **argv);
+
+/* phases.c: describe each phase of mode of trace t (answer r, sampled at
+ * fs) into obj ("phases" and the typical phase's fields in "phase") or as
+ * a line of text; 0, or -1 out of memory. */
+int ftio_cli_phases(const struct ftio_trace *t, enum ftio_io_mode mode, const struct ftio_result *r,
+                    double fs, json_t *obj, FILE *text);
+
 /* Analyse every job of the set and print the result; returns exit status. */
 int ftio_cli_analyze(const struct ftio_cli *cli, const struct ftio_trace_set *set);
 

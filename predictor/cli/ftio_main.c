@@ -9,12 +9,14 @@
  * -te) keep working; the analysis options and their bounds are shared with
  * ftiod (analysis_options.h).
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "analysis_options.h"
 #include "cliopt.h"
 #include "commands.h"
+#include "units.h"
 #include "scan/scan.h"
 
 #ifndef FTIO_VERSION
@@ -165,10 +167,33 @@ static int parse_args(int argc, char **argv, struct ftio_cli *out)
     cli->read.format = (enum ftio_trace_format)s.format;
     cli->read.dxt = (enum ftio_dxt_layer)s.dxt;
     cli->read.bare_mode = cli->mode == FTIO_MODE_READ ? FTIO_MODE_READ : FTIO_MODE_WRITE;
+    /* one analysis describes its phases (cli/phases.c); --window's steps do not */
+    cli->read.phases = !cli->sliding;
     cli->files = argv + first;
     cli->nfiles = argc - first;
     *out = *cli;
     return 0;
+}
+
+/* I/O the trace records and the signal does not hold (Darshan's DFS and
+ * DAOS modules, modules this reader does not know): named, with its bytes,
+ * and what it does to the answer (its confidence is capped by the share the
+ * signal holds, offline.c). */
+static void warn_unread(const struct ftio_trace *t)
+{
+    char rd[FTIO_UNITS_LEN], wr[FTIO_UNITS_LEN];
+    double seen = ftio_trace_bytes(t, FTIO_MODE_READ) + ftio_trace_bytes(t, FTIO_MODE_WRITE);
+    double unread = t->unread_bytes[0] + t->unread_bytes[1];
+    fprintf(stderr, "ftio: warning: %s%sDarshan's %s module%s: I/O that ftio does not read", t->job,
+            t->job[0] ? ": " : "", t->unread, strchr(t->unread, ',') ? "s" : "");
+    if (isnan(unread))
+        fprintf(stderr, " (bytes unknown); the answer's confidence is at most 0.5\n");
+    else
+        fprintf(stderr, ", %s written and %s read; the signal holds %.3g %% of the job's I/O, "
+                "and the answer's confidence is at most that share\n",
+                ftio_fmt_bytes(t->unread_bytes[1], wr, sizeof wr),
+                ftio_fmt_bytes(t->unread_bytes[0], rd, sizeof rd),
+                unread > 0 ? 100 * seen / (seen + unread) : 100.0);
 }
 
 int main(int argc, char **argv)
@@ -207,6 +232,9 @@ int main(int argc, char **argv)
             fprintf(stderr, "ftio: warning: %s\n", warn);
     }
     ftio_trace_set_finish(&set, &cli.read);
+    for (size_t j = 0; j < set.n; j++)
+        if (set.job[j].unread[0])
+            warn_unread(&set.job[j]);
     for (size_t j = 0; j < set.n; j++)
         if (set.job[j].dropped_long)
             fprintf(stderr, "ftio: warning: %s%s%llu requests longer than --max-span %g s dropped "

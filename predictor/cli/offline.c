@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "commands.h"
+#include "answer.h"
 #include "publish/report.h"
 #include "plot/plot.h"
 #include "analysis/stream.h"
@@ -129,15 +130,16 @@ static int plot_section(const struct job_run *r, struct ftio_plot_section *s, pl
 }
 
 /* The job's section of --plot / --export-*: the analysis res of x, and the
- * steps of a sliding analysis when h is given. */
+ * steps of a sliding analysis when h is given; note: a line for its header. */
 static int plot_job(const struct job_run *r, const struct ftio_samples *x,
                     const struct ftio_result *res, const struct ftio_plot_history *h,
-                    double p_periodic, const struct job_acts *ja, char *err, size_t errlen)
+                    double p_periodic, const struct job_acts *ja, const char *note,
+                    char *err, size_t errlen)
 {
     struct ftio_plot_section s = {
         .mode = mode_name(r->cli->mode), .samples = x, .result = res, .history = h,
         .totals = r->tot, .p_periodic = p_periodic,
-        .activities = ja ? ja->plot : NULL, .nactivities = ja ? ja->set.n : 0,
+        .activities = ja ? ja->plot : NULL, .nactivities = ja ? ja->set.n : 0, .note = note,
     };
     return plot_section(r, &s, ftio_plot_files_add, err, errlen);
 }
@@ -257,6 +259,44 @@ static void put_activity(json_t *arr, const char *indent, size_t k, const struct
     json_array_append_new(arr, o);
 }
 
+/* The job-level answer (answer.h) from the whole signal's (job) and the
+ * activities' answers: into *top; the activity's index or -1, its name
+ * (ftio_activity_name) into name. */
+static int job_level(const struct ftio_activity_set *set, const struct ftio_result *const *res,
+                     const struct ftio_result *job, struct ftio_result *top, char *name, size_t len)
+{
+    struct ftio_answer_part part[2 * FTIO_MAX_ACTIVITIES];
+    size_t n = set->n < 2 * FTIO_MAX_ACTIVITIES ? set->n : 2 * FTIO_MAX_ACTIVITIES;
+    for (size_t k = 0; k < n; k++)
+        part[k] = (struct ftio_answer_part){ set->a[k].pattern, set->a[k].bytes, res[k] };
+    int k = ftio_job_answer(job, part, n, top);
+    name[0] = '\0';
+    if (k >= 0)
+        ftio_activity_name(&set->a[k], name, len);
+    return k;
+}
+
+/* The share of mode m's I/O that the trace's signal holds (trace.h
+ * `unread`: Darshan modules ftio does not read), for ftio_answer_cap_share. */
+static double seen_share(const struct ftio_trace *t, enum ftio_io_mode m)
+{
+    double seen = 0, unread = 0;
+    for (int d = 0; d < 2; d++)
+        if (m == FTIO_MODE_ALL || (d == 1) == (m == FTIO_MODE_WRITE)) {
+            seen += ftio_trace_bytes(t, d ? FTIO_MODE_WRITE : FTIO_MODE_READ);
+            unread += t->unread_bytes[d];
+        }
+    if (isnan(unread))
+        return t->unread[0] ? 0.5 : 1;      /* a module of unknown bytes: at most even odds */
+    return unread > 0 ? seen / (seen + unread) : 1;
+}
+
+/* "activity": which activity the top-level answer is (PROTOCOL.md §2 v4). */
+static void put_job_level(json_t *j, const char *name)
+{
+    json_object_set_new(j, "activity", name[0] ? json_string(name) : json_null());
+}
+
 /* The activities into the JSON object j ("activities"), or as text. */
 static void report_activities(const struct job_acts *ja, const struct ftio_result *job, json_t *j)
 {
@@ -279,8 +319,26 @@ static int analyze_once(const struct job_run *r, char *err, size_t errlen)
     memset(&ja, 0, sizeof ja);
     if (rc == 0)
         rc = acts_compute(cli, r->t, r->sig, &res, &ja, err, errlen);
-    if (rc == 0 && r->pf)
-        rc = plot_job(r, &x, &res, NULL, NAN, &ja, err, errlen);
+    struct ftio_result top;
+    char activity[FTIO_PATTERN_MAX + 16] = "";
+    if (rc == 0) {
+        const struct ftio_result *ares[2 * FTIO_MAX_ACTIVITIES];
+        for (size_t k = 0; k < ja.set.n && k < 2 * FTIO_MAX_ACTIVITIES; k++)
+            ares[k] = &ja.res[k];
+        job_level(&ja.set, ares, &res, &top, activity, sizeof activity);
+        ftio_answer_cap_share(&top, seen_share(r->t, cli->mode));
+    }
+    if (rc == 0 && r->pf) {
+        /* The page draws the whole signal's analysis; the job's answer is
+         * the heaviest activity's when there are several (answer.h). */
+        char note[FTIO_PATTERN_MAX + 256] = "";
+        if (activity[0] && ja.set.n > 1 && top.has_period)
+            snprintf(note, sizeof note, "The job's answer is the activity that moves the most "
+                     "bytes, %s: period %.6g s, confidence %.3f (%s). The charts show the "
+                     "analysis of the whole signal.", activity, top.dominant.period,
+                     top.dominant.confidence, ftio_class_name(top.cls));
+        rc = plot_job(r, &x, &res, NULL, NAN, &ja, note[0] ? note : NULL, err, errlen);
+    }
     ftio_samples_free(&x);
     if (rc != 0) {
         acts_free(&ja);
@@ -288,19 +346,24 @@ static int analyze_once(const struct job_run *r, char *err, size_t errlen)
     }
     const char *mode = mode_name(cli->mode);
     if (cli->json) {
-        json_t *j = ftio_report_json(&res, mode);
+        json_t *j = ftio_report_json(&top, mode);
         if (!j) {
             acts_free(&ja);
             snprintf(err, errlen, "out of memory");
             return -1;
         }
         add_job_fields(j, r->t, r->tot);
-        report_activities(&ja, &res, j);
+        put_job_level(j, activity);
+        ftio_cli_phases(r->t, cli->mode, &res, res.fs, j, NULL);   /* each phase described */
+        report_activities(&ja, &top, j);
         print_json(j);
         json_decref(j);
     } else {
-        ftio_report_text(stdout, &res, mode, r->tot);
-        report_activities(&ja, &res, NULL);
+        ftio_report_text(stdout, &top, mode, r->tot);
+        if (activity[0] && ja.set.n > 1)
+            printf("answer of     %s, the activity that moves the most bytes\n", activity);
+        ftio_cli_phases(r->t, cli->mode, &res, res.fs, NULL, stdout);
+        report_activities(&ja, &top, NULL);
     }
     acts_free(&ja);
     return 0;
@@ -376,6 +439,24 @@ static void put_activities(const struct ftio_stream *s, const struct ftio_activi
         json_object_set_new(j, "activities", arr);
 }
 
+/* The job-level answer of one boundary (answer.h) from the job's update and
+ * the activities' (with the chosen one's online fields); its name into name. */
+static void stream_job_level(const struct ftio_stream *s, const struct ftio_activity_set *set,
+                             const struct ftio_online_update *job,
+                             struct ftio_online_update *top, char *name, size_t len)
+{
+    const struct ftio_result *res[2 * FTIO_MAX_ACTIVITIES];
+    const struct ftio_online_update *up[2 * FTIO_MAX_ACTIVITIES];
+    for (size_t k = 0; k < set->n && k < 2 * FTIO_MAX_ACTIVITIES; k++) {
+        up[k] = ftio_stream_activity_answer(s, (int)k).update;
+        res[k] = up[k] ? &up[k]->res : NULL;
+    }
+    struct ftio_result r;
+    int k = job_level(set, res, &job->res, &r, name, len);
+    *top = k >= 0 && set->n > 1 && up[k] ? *up[k] : *job;
+    top->res = r;
+}
+
 /* Sliding analysis: the online loop of ftiod (analysis/stream.h, the same
  * code) over the whole trace, one analysis per data-time boundary every
  * `step` seconds, so that its lines are the messages ftiod publishes for the
@@ -423,18 +504,23 @@ static int analyze_sliding(const struct job_run *r, char *err, size_t errlen)
                 rc = -1;
                 break;
             }
+            struct ftio_online_update top;
+            char activity[FTIO_PATTERN_MAX + 16];
+            stream_job_level(st, &aset, u, &top, activity, sizeof activity);
+            ftio_answer_cap_share(&top.res, seen_share(r->t, cli->mode));
             if (cli->json) {
-                json_t *j = ftio_report_json(&u->res, mode);
+                json_t *j = ftio_report_json(&top.res, mode);
                 if (j) {
                     add_job_fields(j, r->t, r->tot);
-                    ftio_report_json_online(j, u);
-                    put_activities(st, &aset, u, j);
+                    put_job_level(j, activity);
+                    ftio_report_json_online(j, &top);
+                    put_activities(st, &aset, &top, j);
                     print_json(j);
                     json_decref(j);
                 }
             } else {
-                ftio_report_line(stdout, &u->res, mode);
-                put_activities(st, &aset, u, NULL);
+                ftio_report_line(stdout, &top.res, mode);
+                put_activities(st, &aset, &top, NULL);
             }
         }
         if (end >= last)
@@ -454,7 +540,7 @@ static int analyze_sliding(const struct job_run *r, char *err, size_t errlen)
         struct ftio_result res;
         rc = ftio_analyze_signal(a, sig, o, &x, &res, err, errlen);
         if (rc == 0)
-            rc = plot_job(r, &x, &res, &hist, ftio_history_p_periodic(&h), NULL, err, errlen);
+            rc = plot_job(r, &x, &res, &hist, ftio_history_p_periodic(&h), NULL, NULL, err, errlen);
     }
     ftio_plot_history_free(&hist);
     ftio_samples_free(&x);

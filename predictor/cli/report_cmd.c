@@ -38,7 +38,8 @@
 #include "trace.h"
 
 static const char report_usage[] =
-    "usage: ftio report LOG.jsonl [--job J] [--trace FILE...] [-o FILE.html]\n";
+    "usage: ftio report LOG.jsonl [--job J] [--trace FILE...] [-o FILE.html]\n"
+    "       ftio report --machine LOG.jsonl [--at UNIX_TIME] [-o FILE.html]\n";
 
 static const char report_help[] =
     "Write the HTML page of a finished live job from ftiod's --log (JSON Lines):\n"
@@ -748,6 +749,9 @@ static void list_jobs(const struct report *rp, char *buf, size_t len)
 
 int ftio_cmd_report(int argc, char **argv)
 {
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--machine") == 0)
+            return ftio_report_machine(argc, argv);   /* the machine forecast: report_machine.c */
     const char *log = NULL, *out = NULL, *job = NULL;
     const char **traces = calloc((size_t)argc + 1, sizeof *traces);
     size_t ntraces = 0;

@@ -5,6 +5,7 @@
  *   ftio sub [--job J] [--endpoint E[,E...]] [--json] [--count N] [--timeout S]
  *            [--duration S] [--server-key K [--key FILE]]
  *   ftio sub --last --job J [--status-endpoint E[,E...]] [--server-key K [--key FILE]]
+ *   ftio sub --machine [--last] ...: the machine forecast (sub_machine.c)
  *
  * --server-key: ftiod's PUB is a CURVE server; our key pair must be in its
  * allow-list (docs/SECURITY.md).  --last asks the status socket for the
@@ -68,6 +69,45 @@ static void clock_text(double t, char *buf, size_t len)
              (int)((t - floor(t)) * 1000));
 }
 
+/* Every activity of a message (PROTOCOL.md §2 `activities`) on a line of
+ * its own under it, when there are two or more (with one, the message's own
+ * line is its answer). */
+static void print_activities(json_t *o, const char *indent)
+{
+    json_t *arr = json_object_get(o, "activities"), *a;
+    size_t i;
+    if (json_array_size(arr) < 2)
+        return;
+    json_array_foreach(arr, i, a) {
+        const char *pat = json_string_value(json_object_get(a, "pattern"));
+        const char *ex = json_string_value(json_object_get(a, "example"));
+        const char *cls = json_string_value(json_object_get(a, "class"));
+        const char *shape = json_string_value(json_object_get(a, "shape"));
+        printf("%sactivity %s", indent, pat ? pat : "?");
+        if (shape && strcmp(shape, "all") != 0)
+            printf(" (%s)", shape);
+        if (ex && pat && strcmp(ex, pat) != 0)
+            printf(" (e.g. %s)", ex);
+        char p[FTIO_UNITS_LEN], b[FTIO_UNITS_LEN];
+        printf(", %.0f %% of the bytes: ", 100 * num(a, "share"));
+        double period = num(a, "period");
+        if (isnan(period)) {
+            printf("no period (class %s)", cls ? cls : "none");
+        } else {
+            printf("period %s conf %.2f %s", ftio_fmt_duration(period, p, sizeof p),
+                   num(a, "confidence"), cls ? cls : "");
+            json_t *next = json_object_get(a, "next");
+            double ns = num(next, "start");
+            if (!isnan(ns)) {
+                char at[32];
+                clock_text(ns, at, sizeof at);
+                printf(", next at %s (%s)", at, ftio_fmt_bytes(num(next, "bytes"), b, sizeof b));
+            }
+        }
+        putchar('\n');
+    }
+}
+
 static void print_prediction(json_t *o)
 {
     const char *job = json_string_value(json_object_get(o, "job"));
@@ -89,6 +129,9 @@ static void print_prediction(json_t *o)
         if (src && !strcmp(src, "history") && json_is_object(h))
             printf(" from the memory of runs (%.0f run%s, %s)", num(h, "runs"),
                    num(h, "runs") == 1 ? "" : "s", json_string_value(json_object_get(h, "level")) ?: "?");
+        const char *act = json_string_value(json_object_get(o, "activity"));
+        if (act && json_array_size(json_object_get(o, "activities")) > 1)
+            printf(" (%s)", act);
         json_t *next = json_object_get(o, "next");
         double ns = num(next, "start");
         if (!isnan(ns)) {
@@ -116,6 +159,7 @@ static void print_prediction(json_t *o)
     char r[FTIO_UNITS_LEN];
     printf(", P(periodic) %.2f, %.0f ranks, %s records\n", num(o, "p_periodic"),
            num(o, "ranks"), ftio_fmt_count(num(o, "records"), r, sizeof r));
+    print_activities(o, "    ");
 }
 
 static void print_end(json_t *o)
@@ -132,13 +176,23 @@ static void print_end(json_t *o)
         if (isnan(p))
             printf(" %s: no period;", mode);
         else
-            printf(" %s: period %s (%s, conf %.2f, P(periodic) %.2f);", mode,
+            printf(" %s: period %s (%s, conf %.2f, P(periodic) %.2f%s%s);", mode,
                    ftio_fmt_duration(p, pt, sizeof pt),
                    json_string_value(json_object_get(m, "class")) ?: "?",
-                   num(m, "confidence"), num(m, "p_periodic"));
+                   num(m, "confidence"), num(m, "p_periodic"),
+                   json_array_size(json_object_get(m, "activities")) > 1 &&
+                       json_is_string(json_object_get(m, "activity")) ? ", " : "",
+                   json_array_size(json_object_get(m, "activities")) > 1
+                       ? json_string_value(json_object_get(m, "activity")) ?: "" : "");
         any = 1;
     }
     printf("%s\n", any ? "" : " no prediction");
+    json_object_foreach(sum, mode, m) {
+        if (json_array_size(json_object_get(m, "activities")) > 1) {
+            printf("  %s:\n", mode);
+            print_activities(m, "    ");
+        }
+    }
 }
 
 /* Without --timeout: when to say that the endpoint cannot be reached. */
@@ -149,7 +203,7 @@ struct sub_opts {
     const char *status_eps;    /* --status-endpoint: for --last */
     const char *job, *server_key, *key;
     const char *plot;          /* --plot FILE.html: with --last, the page of the answer */
-    bool json, last, all_jobs;
+    bool json, last, all_jobs, machine;
     int count;
     double timeout, duration;
 };
@@ -451,6 +505,10 @@ static int subscribe(const struct sub_opts *o)
             zmq_msg_close(&msg);
             continue;
         }
+        if (!strcmp(topic, "ftio.machine")) {   /* the machine forecast: ftio sub --machine */
+            zmq_msg_close(&msg);
+            continue;
+        }
         json_error_t jerr;
         json_t *m = json_loadb(zmq_msg_data(&msg), zmq_msg_size(&msg), 0, &jerr);
         bool is_end = strlen(topic) > 4 && !strcmp(topic + strlen(topic) - 4, ".end");
@@ -486,6 +544,7 @@ static int subscribe(const struct sub_opts *o)
 static const char sub_usage_text[] =
     "usage: ftio sub [--job J | --all-jobs] [--endpoint E[,E...]] [--json] [--count N]\n"
     "                [--timeout S] [--duration S] [--server-key K [--key FILE]]\n"
+    "       ftio sub --machine [--last] [--endpoint E[,E...]] [--json] [--count N] ...\n"
     "       ftio sub --last [--job J] [--status-endpoint E[,E...]] [--server-key K [--key FILE]]\n"
     "                [--plot FILE.html]\n";
 
@@ -536,6 +595,10 @@ int ftio_cmd_sub(int argc, char **argv)
          .to.b = &o.last},
         {"plot", 0, CLIOPT_STRING, "FILE", "with --last: also draw the answer (the latest\n"
          "prediction per mode) as an HTML page, as ftio report does", NULL, .to.s = &o.plot},
+        {"machine", 0, CLIOPT_FLAG, NULL,
+         "the machine forecast (topic ftio.machine) of every\n"
+         "endpoint, summed; with --last: the status sockets'\n"
+         "(a user's view: the totals and their own jobs)", NULL, .to.b = &o.machine},
         {"status-endpoint", 0, CLIOPT_LIST, "E", "with --last: ftiod's status socket(s)",
          "$FTIO_STATUS, ftiod.conf's status-endpoint or " FTIO_DEFAULT_STATUS, .to.s = &o.status_eps},
         CLIOPT_HELP_VERSION("the version"),
@@ -554,7 +617,20 @@ int ftio_cmd_sub(int argc, char **argv)
         rc = -cliopt_error(&p, "--plot needs --last (ftio report draws a whole job from ftiod's log)");
     else if (o.all_jobs && o.job)
         rc = -cliopt_error(&p, "--all-jobs and --job exclude each other");
+    else if (o.machine && (o.job || o.plot))
+        rc = -cliopt_error(&p, "--machine is every job's: no --job or --plot "
+                               "(ftio report --machine draws it)");
     if (first < 0 || rc != 0) {
+        cliopt_free(&p);
+        return rc;
+    }
+    if (o.machine) {
+        struct sub_machine_opts mo = {
+            .endpoints = o.endpoints, .status_endpoints = o.status_eps,
+            .server_key = o.server_key, .key = o.key, .json = o.json, .last = o.last,
+            .count = o.count, .timeout = o.timeout, .duration = o.duration,
+        };
+        rc = ftio_sub_machine(&mo);
         cliopt_free(&p);
         return rc;
     }

@@ -3,7 +3,7 @@
  * PROTOCOL.md §3): who asks (a CURVE admin key, a MUNGE credential of the
  * request, auth_verify.c), what they may see (their own jobs, or all of
  * them), and one dispatch table from the verbs of common/control.h
- * (status, end, last, claim) to their handlers.  The ingest thread calls
+ * (status, end, last, claim, machine) to their handlers.  The ingest thread calls
  * ftiod_control_serve() from its poll loop (ingest.c) whenever a request
  * is queued; every request gets exactly one JSON object back.
  */
@@ -15,6 +15,7 @@
 #include "daemon.h"
 #include "history_glue.h"
 #include "jobid.h"
+#include "machine.h"
 #include "message.h"
 
 /* Who asks: an admin sees every job: a CURVE key in the allow-list, a MUNGE
@@ -265,6 +266,17 @@ static char *status_request(struct ftiod *d, const struct asker *a, const char *
     return doc;
 }
 
+/* `machine`: the machine forecast (machine.c says who sees what); anyone
+ * proven (an admin, or a user by MUNGE) may ask. */
+static char *machine_request(struct ftiod *d, const struct asker *a, const char *job, int64_t arg)
+{
+    (void)job;
+    (void)arg;
+    if (!a->admin && a->uid < 0)
+        return refuse(d, a, "the machine forecast");
+    return dump(ftiod_machine_view(d, a->admin, a->uid));
+}
+
 /* `apps`, `app ID`, `forget ID|all`: the memory of runs, answered by its
  * own thread (history_thread.c: the reply comes later, ftiod_control_late). */
 static char *apps_request(struct ftiod *d, const struct asker *a, const char *job, int64_t arg)
@@ -292,6 +304,7 @@ static char *(*const handlers[FTIO_CTL_NVERBS])(struct ftiod *, const struct ask
     [FTIO_CTL_END] = end_request,
     [FTIO_CTL_LAST] = last_request,
     [FTIO_CTL_CLAIM] = claim_request,
+    [FTIO_CTL_MACHINE] = machine_request,
     [FTIO_CTL_APPS] = apps_request,
     [FTIO_CTL_APP] = app_request,
     [FTIO_CTL_FORGET] = forget_request,

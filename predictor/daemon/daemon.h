@@ -93,6 +93,12 @@ struct ftiod_config {
     double   max_memory;        /* --max-memory, bytes */
     size_t   threads;           /* --threads: analysis threads, 0 = one per core */
     int      catch_up;          /* --catch-up: enum ftiod_catch_up */
+    /* the machine view (machine.c, metrics.c) */
+    double   machine_horizon;   /* --machine-horizon: s predicted */
+    double   machine_history;   /* --machine-history: s observed */
+    size_t   machine_log;       /* --machine-log: s between machine messages in --log, 0 none */
+    size_t   machine_jobs;      /* --machine-jobs: jobs listed with their phases */
+    const char *metrics_listen; /* --metrics-listen [HOST:]PORT, NULL: no metrics */
     struct job_limits   limits;     /* and the analysis: opts, step, window */
     struct cliopt_parser cliopt_strings;   /* owns the configuration file's strings */
 };
@@ -155,6 +161,8 @@ struct ftiod {
     struct sched_queue *sched;  /* under lock (sched_queue.c) */
     struct ftiod_history *history;  /* the memory of runs (history_thread.c), NULL without */
     struct ftiod_pool *pool;    /* the analysis threads (scheduler.c) */
+    struct ftiod_machine *machine; /* the machine view and its thread (machine.c), under lock */
+    struct ftiod_metrics *metrics; /* --metrics-listen (metrics.c), NULL without */
 };
 
 /* log.c: one line per event on stderr, "2026-11-24T23:50:01.123Z
@@ -202,6 +210,17 @@ void ftiod_publish_close(struct ftiod *d);
 void ftiod_publish_reopen(struct ftiod *d);
 /* Send topic + JSON (stolen reference) and append to --log. */
 void ftiod_publish(struct ftiod *d, const char *topic, json_t *obj);
+/* The same, appended to --log only with FTIOD_PUB_LOG, and counted as a
+ * prediction only with FTIOD_PUB_COUNT (ftiod_publish: both). */
+enum { FTIOD_PUB_LOG = 1, FTIOD_PUB_COUNT = 2 };
+void ftiod_publish_to(struct ftiod *d, const char *topic, json_t *obj, unsigned flags);
+
+/* metrics.c: the Prometheus endpoint (--metrics-listen), its own threads
+ * (libmicrohttpd); 0 without the option. */
+int  ftiod_metrics_start(struct ftiod *d);
+void ftiod_metrics_stop(struct ftiod *d);
+/* Is spec a --metrics-listen value ([HOST:]PORT)?  0, or -1 with the reason. */
+int  ftiod_metrics_check(const char *spec, char *err, size_t errlen);
 
 /* auth_verify.c (ingest thread): 0 with the sender's uid (-1 under --auth none),
  * else -1 with a static reason, or FTIOD_AUTH_RENEW when a new session of

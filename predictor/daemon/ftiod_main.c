@@ -36,6 +36,7 @@
 #include "defaults.h"
 #include "history_glue.h"
 #include "ftio_paths.h"   /* FTIOD_CONFIG_DEFAULT: $(SYSCONFDIR)/ftio/ftiod.conf */
+#include "machine.h"
 
 static struct ftiod *the_daemon;   /* for the signal handler only */
 
@@ -200,6 +201,23 @@ static const struct cliopt ftiod_opts[] = {
      "is, to lay the end summary's grid on the earliest record\n"
      "(0 = never)", CLIOPT_NUM(JOB_SUMMARY_RECORDS_DEFAULT),
      AT(cfg.limits.summary_records), .min = 0, .max = 1e9},
+    {.type = CLIOPT_SECTION, .help = "The whole machine (topic ftio.machine, PROTOCOL.md §2):"},
+    {"machine-horizon", 0, CLIOPT_DOUBLE, "S",
+     "seconds the machine forecast looks ahead (1-s steps)",
+     CLIOPT_NUM(MACHINE_HORIZON_DEFAULT), AT(cfg.machine_horizon), .min = 10, .max = 86400},
+    {"machine-history", 0, CLIOPT_DOUBLE, "S",
+     "seconds of observed aggregate bandwidth it publishes",
+     CLIOPT_NUM(MACHINE_HISTORY_DEFAULT), AT(cfg.machine_history), .min = 10, .max = 86400},
+    {"machine-log", 0, CLIOPT_SIZE, "S",
+     "a machine message in --log every S s (0: none; on\n"
+     "--pub: every second)", CLIOPT_NUM(MACHINE_LOG_DEFAULT), AT(cfg.machine_log),
+     .min = 0, .max = 86400},
+    {"machine-jobs", 0, CLIOPT_SIZE, "N",
+     "jobs listed with their predicted phases per message", CLIOPT_NUM(MACHINE_JOBS_DEFAULT),
+     AT(cfg.machine_jobs), .min = 0, .max = 100000},
+    {"metrics-listen", 0, CLIOPT_STRING, "[HOST:]PORT",
+     "Prometheus metrics on http://HOST:PORT/metrics (HOST:\n"
+     "127.0.0.1 unless given, * for any; default: none)", NULL, AT(cfg.metrics_listen)},
     {.type = CLIOPT_SECTION, .help = "Jobs and limits:"},
     {"job-timeout", 0, CLIOPT_DOUBLE, "S", "end a job after S s of silence", "300",
      AT(cfg.job_timeout), .min = 0.001, .flags = CLIOPT_NOMAX},
@@ -341,6 +359,10 @@ static int parse_args(int argc, char **argv, struct ftiod_settings *s)
     if (c->limits.window > 0 && c->limits.window > c->limits.horizon) {
         fprintf(stderr, "ftiod: --window %g is longer than --horizon %g\n", c->limits.window,
                 c->limits.horizon);
+        return -1;
+    }
+    if (ftiod_metrics_check(c->metrics_listen, err, sizeof err) != 0) {
+        fprintf(stderr, "ftiod: %s\n", err);
         return -1;
     }
     if (c->limits.horizon * c->limits.opts.fs > 1e8) {
@@ -563,6 +585,10 @@ int main(int argc, char **argv)
     bool zap_started = false;
     if (!d->zctx || security_setup(d, curve_secret) != 0 || ftiod_publish_open(d) < 0)
         goto out;
+    if (!(d->machine = ftiod_machine_new(d->cfg.machine_horizon, d->cfg.machine_history))) {
+        ftiod_log_at(FTIOD_ERROR, "out of memory");
+        goto out;
+    }
     if (d->cfg.state_dir) {
         char err[512];
         if (!(d->state = ftiod_state_open(d->cfg.state_dir, err, sizeof err))) {
@@ -601,9 +627,12 @@ int main(int argc, char **argv)
     int started = ftiod_analysis_start(d);
     if (started == 0 && ftiod_history_start(d) != 0)   /* the memory of runs' thread */
         started = -1;
+    int machine = started < 0 ? 0 : ftiod_machine_start(d);
+    int metrics = started < 0 || machine < 0 ? 0 : ftiod_metrics_start(d);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (started < 0) {
-        ftiod_log_at(FTIOD_ERROR, "cannot start the analysis threads");
+    if (started < 0 || machine < 0 || metrics < 0) {
+        if (started < 0 || machine < 0)
+            ftiod_log_at(FTIOD_ERROR, "cannot start the analysis threads");
         goto out;
     }
     ftiod_log_at(FTIOD_NOTICE,
@@ -613,12 +642,16 @@ int main(int argc, char **argv)
 
     rc = ftiod_ingest_loop(d) < 0 ? 1 : 0;
 
+    ftiod_metrics_stop(d);
+    ftiod_machine_stop(d);
     ftiod_analysis_stop(d);
     ftiod_history_stop(d);   /* after the last .end: its run is written */
     ftiod_log_at(FTIOD_NOTICE, "stopped (%llu batches, %llu records, %llu predictions published)",
                  (unsigned long long)d->stats.batches, (unsigned long long)d->stats.records,
                  (unsigned long long)d->stats.published);
 out:
+    ftiod_metrics_stop(d);
+    ftiod_machine_stop(d);
     if (d->pool)
         ftiod_analysis_stop(d);
     ftiod_history_stop(d);
@@ -646,6 +679,7 @@ out:
     ftiod_state_release_all(d->state, &d->jobs);
     ftiod_state_close(d->state);
     job_table_free(&d->jobs);
+    ftiod_machine_free(d->machine);
     ftiod_ended_free(d);
     pthread_cond_destroy(&d->wake);
     pthread_mutex_destroy(&d->lock);

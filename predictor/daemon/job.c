@@ -12,7 +12,9 @@
 #include <string.h>
 #include "job.h"
 #include "job_activities.h"
+#include "job_machine.h"
 #include "history_glue.h"
+#include "job_clock.h"
 #include "batch_requests.h"
 #include "grow.h"
 #include "defaults.h"
@@ -89,7 +91,9 @@ void job_free(struct job *j)
     }
     free(j->procs);
     job_activities_free(j->acts);
+    job_machine_free(j->mach);
     job_history_free(j->history);   /* the memory of runs (history_glue.h) */
+    job_clock_free(j);
     free(j->id);
     free(j);
 }
@@ -314,7 +318,7 @@ static void merge_records(struct job *j, const struct ftio_batch *b,
         if (ts < ftio_stream_origin(m->stream) &&
             ftio_stream_relay(m->stream, fmin(ts, first[mode])) == 0)
             m->online_init = false;
-        int act = job_activity_of(j, mode, r->file_id);
+        int act = job_activity_of(j, mode, r->file_id, ts, te, (double)q.bytes);
         if (ftio_stream_add(m->stream, act, ts, te, (double)q.bytes) != 0) {
             /* Before the mode's early margin: no bin was ever laid there. */
             drop(j, JOB_DROP_BEFORE_GRID);
@@ -327,54 +331,28 @@ static void merge_records(struct job *j, const struct ftio_batch *b,
     job_activities_count(j);
 }
 
+void job_merge_data(struct job *j, struct job_proc *p, const struct ftio_batch *b,
+                    const struct job_limits *lim, int64_t recv_ns)
+{
+    struct ftio_convert_options co;
+    ftio_convert_options_default(&co);
+    co.latest_ns = recv_ns + (int64_t)(lim->max_future * 1e9);
+    co.earliest_ns = recv_ns - (int64_t)(lim->max_past * 1e9);
+    struct ftio_batch fixed = *b;
+    if (p->clock == JOB_CLOCK_FIXED) {
+        /* The records through the same rules, on ftiod's clock: the anchor
+         * moved by the process's offset (a shallow copy, records shared). */
+        if (__builtin_add_overflow(fixed.h.skew_ns, p->clock_fix_ns, &fixed.h.skew_ns))
+            fixed.h.skew_ns = b->h.skew_ns;
+    }
+    merge_records(j, &fixed, &co, lim);
+    job_machine_merge(j, p, &fixed, &co, lim);   /* phases described, the machine view */
+}
+
 /* Every rank of the declared world called MPI_Finalize. */
 static bool mpi_over(const struct job *j)
 {
     return j->mpi_nranks > 0 && j->nmpi_fin >= (size_t)j->mpi_nranks;
-}
-
-/* The process's clock against ftiod's, at each batch until decided.  off =
- * ftiod's clock - the process's anchor (taken when the batch was encoded).
- * Within JOB_CLOCK_TOLERANCE: fine.  Ahead (off < 0): no batch arrives
- * before it was made, so the clock is wrong.  Behind (off > 0): the batch
- * may be old instead (a replayed spool file, batches held while ftiod was
- * away): only a batch that arrives live says the clock is wrong, i.e. one
- * that came as long after the process's previous batch as the process's own
- * clock says it was made after it (a replay sends them back to back).  The
- * decision needs nothing but the batches and the receive time, so a
- * restarted ftiod (--state-dir, which journals the receive time) takes it
- * again identically. */
-static void judge_clock(struct job *j, struct job_proc *p, const struct ftio_batch_header *h,
-                        int64_t now_real_ns)
-{
-    int64_t anchor, off;
-    bool ok = !__builtin_add_overflow(h->clock_real, h->skew_ns, &anchor) &&
-              !__builtin_sub_overflow(now_real_ns, anchor, &off);
-    bool live = false;
-    if (ok && p->has_last) {
-        /* in double: hostile anchors must not overflow int64 */
-        double made = ((double)h->clock_mono - (double)p->last_mono_ns) * 1e-9;
-        double came = ((double)now_real_ns - (double)p->last_recv_ns) * 1e-9;
-        live = made >= 0.5 && fabs(came - made) <= 0.5 + 0.25 * made;
-    }
-    p->has_last = true;
-    p->last_recv_ns = now_real_ns;
-    p->last_mono_ns = h->clock_mono;
-    if (!ok || p->clock != JOB_CLOCK_UNKNOWN)
-        return;
-    double o = (double)off * 1e-9;
-    if (fabs(o) <= JOB_CLOCK_TOLERANCE) {
-        p->clock = JOB_CLOCK_OK;
-    } else if (o < 0 || live) {
-        if (fabs(o) <= JOB_CLOCK_MAX_FIX) {
-            p->clock = JOB_CLOCK_FIXED;
-            p->clock_fix_ns = off;
-            j->clock_fixed++;
-        } else {
-            p->clock = JOB_CLOCK_FLAGGED;
-            j->clock_flagged++;
-        }
-    }
 }
 
 enum job_merge_status job_merge(struct job *j, const struct ftio_batch *b,
@@ -437,19 +415,18 @@ enum job_merge_status job_merge(struct job *j, const struct ftio_batch *b,
     if (h->mpi >= FTIO_MPI_INIT && h->nranks > j->mpi_nranks)
         j->mpi_nranks = h->nranks;
 
-    struct ftio_convert_options co;
-    ftio_convert_options_default(&co);
-    co.latest_ns = now_real_ns + (int64_t)(lim->max_future * 1e9);
-    co.earliest_ns = now_real_ns - (int64_t)(lim->max_past * 1e9);
-    judge_clock(j, p, h, now_real_ns);
-    struct ftio_batch fixed = *b;
-    if (p->clock == JOB_CLOCK_FIXED) {
-        /* The records through the same rules, on ftiod's clock: the anchor
-         * moved by the process's offset (a shallow copy, records shared). */
-        if (__builtin_add_overflow(fixed.h.skew_ns, p->clock_fix_ns, &fixed.h.skew_ns))
-            fixed.h.skew_ns = b->h.skew_ns;
+    /* The clock (job_clock.c): a batch of a process whose clock is behind
+     * and not yet decided waits, so that it never lays the job's time base
+     * in the past; the ones its batch decides go in first, in order. */
+    job_clock_judge(j, p, h, now_real_ns);
+    bool held = job_clock_hold(j, p, b, now_real_ns);
+    job_clock_release(j, lim, false);
+    if (held) {
+        job_activities_files(j, b);    /* its file table names the files now */
+        job_machine_files(j, b, lim);
+    } else {
+        job_merge_data(j, p, b, lim, now_real_ns);
     }
-    merge_records(j, &fixed, &co, lim);
 
     if (h->mark)
         for (int m = 0; m < JOB_NMODES; m++)
@@ -537,7 +514,7 @@ size_t job_memory(const struct job *j)
     for (int k = 0; k < JOB_NMODES; k++)
         if (j->mode[k].stream)
             m += ftio_stream_memory(j->mode[k].stream);
-    return m + (size_t)job_activities_memory(j);
+    return m + (size_t)job_activities_memory(j) + job_clock_memory(j) + job_machine_memory(j);
 }
 
 void job_table_account(struct job_table *t, struct job *j)

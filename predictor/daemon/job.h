@@ -16,7 +16,8 @@
  *
  * Time base: a record's monotonic ns becomes wall ns with its batch's anchor
  * (real + (t - mono) + skew), then job-relative seconds from `origin_ns`, the
- * earliest start in the job's first data batch.  The analysis works on those
+ * earliest start in the job's first data batch merged (a batch of a process
+ * whose clock is behind waits until its clock is decided: job_clock.h).  The analysis works on those
  * small numbers; publish.c adds origin back to give epoch seconds.  Each
  * mode's bins have an edge at that mode's first record (grid_t0), so when it
  * is also the mode's earliest -- the usual case, and `ftio replay` sends the
@@ -34,7 +35,9 @@
 
 enum job_mode { JOB_WRITE = 0, JOB_READ = 1, JOB_NMODES = 2 };
 struct job_activities;
+struct job_machine;
 struct job_history;
+struct job_clock_hold;
 const char *job_mode_name(int mode);   /* "write", "read" */
 
 struct job_limits {
@@ -100,6 +103,14 @@ const char *job_drop_name(int why);   /* "future", "past", "before_grid", ... */
 #define JOB_CLOCK_TOLERANCE 5.0
 #define JOB_CLOCK_MAX_FIX   3600.0
 enum job_clock { JOB_CLOCK_UNKNOWN = 0, JOB_CLOCK_OK, JOB_CLOCK_FIXED, JOB_CLOCK_FLAGGED };
+/* The other ranks' word (job_clock.h): a process whose clock agrees with
+ * ftiod's sent a batch this close (s) to one of a process whose clock is
+ * behind: the job runs now, so that batch was made now and its clock is
+ * behind.  Until its clock is decided, the data batches of a process whose
+ * first batch is behind are held, at most JOB_CLOCK_HOLD_RECORDS records per
+ * job (beyond: merged as they are). */
+#define JOB_CLOCK_LIVE_WINDOW  30.0
+#define JOB_CLOCK_HOLD_RECORDS (1u << 18)
 
 struct job_proc {
     char    *host;         /* NULL = empty slot */
@@ -115,6 +126,9 @@ struct job_proc {
     int64_t  clock_fix_ns; /* added to its anchor once FIXED */
     bool     has_last;     /* last_*: its previous batch, for the live test */
     int64_t  last_recv_ns, last_mono_ns;
+    uint32_t mach;         /* job_machine.c: its index in the phase tracker + 1, 0 before */
+    bool     replayed;     /* its batches came back to back: old, not behind */
+    uint32_t nheld;        /* its batches held until its clock is decided */
 };
 
 /* One mode of a job: its live stream (analysis/stream.h: bins, online loop,
@@ -158,6 +172,10 @@ struct job {
     size_t   nmpi_init, nmpi_fin;
     int32_t  mpi_nranks;
     size_t   clock_fixed, clock_flagged;   /* processes (enum job_clock) */
+    bool     has_live;         /* live_ns: the last batch of a process whose clock agrees */
+    int64_t  live_ns;          /* with ftiod's (the other ranks' word, job_clock.c) */
+    bool     replay;           /* a process's batches came back to back: old batches */
+    struct job_clock_hold *hold;   /* batches held until their clock is decided */
 
     /* counters */
     uint64_t batches, records;     /* everything received (all ops) */
@@ -201,6 +219,8 @@ struct job {
     struct job_history *history;   /* the memory of runs (history_glue.h), NULL without */
     struct job_activities *acts;   /* per-activity streams (job_activities.c), NULL until
                                       the first batch */
+    struct job_machine *mach;      /* phases described, file systems, duration model
+                                      (job_machine.c), NULL until the first batch */
     size_t   mem;                  /* bytes it held when last accounted (job_table_account) */
 };
 

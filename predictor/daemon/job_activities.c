@@ -22,8 +22,10 @@ void job_activities_free(struct job_activities *s)
         return;
     free(s->fkey);
     free(s->fval);
-    for (size_t i = 0; i < s->npat; i++)
-        free(s->pat[i]);
+    for (size_t i = 0; i < s->npat; i++) {
+        free(s->pat[i].name);
+        free(s->pat[i].example);
+    }
     free(s->pat);
     free(s);
 }
@@ -72,16 +74,27 @@ static int fmap_grow(struct job_activities *s)
     return 0;
 }
 
-static int pattern_id(struct job_activities *s, const char *pattern)
+static int pattern_id(struct job_activities *s, const char *pattern, const char *path)
 {
     for (size_t i = 0; i < s->npat; i++)
-        if (strcmp(s->pat[i], pattern) == 0)
+        if (strcmp(s->pat[i].name, pattern) == 0) {
+            s->pat[i].nfiles += path != NULL;
             return (int)i;
+        }
     if (s->npat == JOB_MAX_PATTERNS)
         return OTHER_ID;
-    if (FTIO_GROW(s->pat, s->patcap, s->npat + 1) < 0 || !(s->pat[s->npat] = strdup(pattern)))
+    if (FTIO_GROW(s->pat, s->patcap, s->npat + 1) < 0)
         return OTHER_ID;
-    s->patbytes += strlen(pattern) + 1;
+    struct job_pattern *q = &s->pat[s->npat];
+    memset(q, 0, sizeof *q);
+    if (!(q->name = strdup(pattern)) || !(q->example = strdup(path ? path : ""))) {
+        free(q->name);
+        return OTHER_ID;
+    }
+    s->patbytes += strlen(q->name) + strlen(q->example) + 2;
+    q->nfiles = path != NULL;
+    q->first = INFINITY;
+    q->last = -INFINITY;
     return (int)s->npat++;
 }
 
@@ -98,7 +111,7 @@ static void add_file(struct job_activities *s, uint32_t id, const char *path)
     char p[FTIO_PATTERN_MAX];
     ftio_activity_pattern(path, p, sizeof p);
     s->fkey[k] = id;
-    s->fval[k] = pattern_id(s, p);
+    s->fval[k] = pattern_id(s, p, path);
     s->fn++;
     s->changed = true;
 }
@@ -114,7 +127,7 @@ static int pattern_of_file(struct job_activities *s, uint32_t id, bool *known)
         }
     }
     if (s->unknown <= 0)
-        s->unknown = pattern_id(s, "(unknown)") + 1;
+        s->unknown = pattern_id(s, "(unknown)", NULL) + 1;
     return s->unknown - 1;
 }
 
@@ -127,6 +140,17 @@ static struct job_activities *acts_of(struct job *j)
     return j->acts;
 }
 
+/* A later directory of activity `act`'s series (activities.h rule 1):
+ * pattern p differs from the activity's only by its directories' digits,
+ * and the activity's records all ended before this one (at ts) began. */
+static bool next_of_series(const char *act, double act_last, const struct job_pattern *p, double ts)
+{
+    char x[FTIO_PATTERN_MAX], y[FTIO_PATTERN_MAX];
+    ftio_activity_series(act, x, sizeof x);
+    ftio_activity_series(p->name, y, sizeof y);
+    return act_last <= ts && strcmp(x, y) == 0 && strcmp(y, p->name) != 0;
+}
+
 void job_activities_files(struct job *j, const struct ftio_batch *b)
 {
     struct job_activities *s = acts_of(j);
@@ -134,7 +158,7 @@ void job_activities_files(struct job *j, const struct ftio_batch *b)
         add_file(s, b->h.files[i].id, b->h.files[i].path);
 }
 
-int job_activity_of(struct job *j, int mode, uint32_t file_id)
+int job_activity_of(struct job *j, int mode, uint32_t file_id, double ts, double te, double bytes)
 {
     struct job_activities *s = acts_of(j);
     struct ftio_stream *st = j->mode[mode].stream;
@@ -142,13 +166,40 @@ int job_activity_of(struct job *j, int mode, uint32_t file_id)
         return -1;
     bool known;
     int p = pattern_of_file(s, file_id, &known);
-    if (s->slot[mode][p])
-        return s->slot[mode][p] - 1;
-    int a = ftio_stream_activity(st, p == OTHER_ID ? "other" : s->pat[p]);
-    if (a >= 0) {
+    if (p != OTHER_ID) {
+        struct job_pattern *q = &s->pat[p];
+        q->bytes += bytes;
+        q->first = fmin(q->first, ts);
+        q->last = fmax(q->last, te);
+    }
+    int a = s->slot[mode][p] - 1;
+    if (a < 0) {
+        const struct job_pattern *q = p == OTHER_ID ? NULL : &s->pat[p];
+        /* rule 1b: a tiny pattern so far is no activity yet */
+        if (q && q->nfiles > 0 && ftio_activity_tiny(q->bytes, q->nfiles, q->last - q->first))
+            return -1;
+        size_t n = ftio_stream_nactivities(st);
+        for (size_t k = 0; q && k < n && k < JOB_MAX_ACTIVITIES; k++) {
+            struct ftio_stream_answer x = ftio_stream_activity_answer(st, (int)k);
+            if (x.name && next_of_series(x.name, s->t_last[mode][k], q, ts)) {
+                char series[FTIO_PATTERN_MAX];
+                ftio_activity_series(q->name, series, sizeof series);
+                if (ftio_stream_rename_activity(st, (int)k, series) == 0)
+                    a = (int)k;
+                break;
+            }
+        }
+        if (a < 0)
+            a = ftio_stream_activity(st, p == OTHER_ID ? "other" : q->name);
+        if (a < 0)
+            return -1;
         s->slot[mode][p] = (int8_t)(a + 1);
+        if (a < JOB_MAX_ACTIVITIES && !s->example[mode][a])
+            s->example[mode][a] = p + 1;
         s->changed = true;
     }
+    if (a < JOB_MAX_ACTIVITIES)
+        s->t_last[mode][a] = fmax(s->t_last[mode][a], te);
     return a;
 }
 
@@ -180,13 +231,17 @@ size_t job_answers(const struct job *j, int mode, struct job_answer *out, size_t
     if (max == 0)
         return 0;
     if (!st) {
-        out[0] = (struct job_answer){ NULL, 0, 0, 0, NULL };
+        out[0] = (struct job_answer){ NULL, "", 0, 0, 0, NULL };
         return 1;
     }
     struct ftio_stream_answer a[1 + FTIO_MAX_ACTIVITIES];
     size_t n = ftio_stream_answers(st, a, max < 1 + FTIO_MAX_ACTIVITIES ? max : 1 + FTIO_MAX_ACTIVITIES);
-    for (size_t i = 0; i < n; i++)
-        out[i] = (struct job_answer){ a[i].name, a[i].bytes, a[i].records, a[i].nfiles, a[i].update };
+    const struct job_activities *acts = j->acts;
+    for (size_t i = 0; i < n; i++) {
+        int e = acts && a[i].act >= 0 && a[i].act < JOB_MAX_ACTIVITIES ? acts->example[mode][a[i].act] : 0;
+        out[i] = (struct job_answer){ a[i].name, e > 0 ? acts->pat[e - 1].example : "", a[i].bytes,
+                                      a[i].records, a[i].nfiles, a[i].update };
+    }
     return n;
 }
 
@@ -223,6 +278,7 @@ json_t *job_activities_json(const struct job *j, int mode, double origin,
         struct ftio_activity info;
         memset(&info, 0, sizeof info);
         snprintf(info.pattern, sizeof info.pattern, "%s", a->pattern);
+        snprintf(info.example, sizeof info.example, "%s", a->example);
         info.rule = strcmp(a->pattern, "other") == 0 ? FTIO_RULE_OTHER
                     : strcmp(a->pattern, "(unknown)") == 0 ? FTIO_RULE_UNKNOWN
                     : a->nfiles > 1 ? FTIO_RULE_PATTERN : FTIO_RULE_FILE;

@@ -10,7 +10,9 @@
 #include <string.h>
 #include "sched.h"
 #include "history_glue.h"
+#include "answer.h"
 #include "job_activities.h"
+#include "job_machine.h"
 #include "jobid.h"
 #include "publish/report.h"
 #include "timeutil.h"
@@ -41,6 +43,28 @@ void ftiod_set_job_fields(json_t *o, const char *id)
     json_object_set_new(o, "step", stepped ? json_string(step) : json_null());
 }
 
+/* The job-level answer of mode m (answer.h): the mode's own (its whole
+ * signal, latest) or its heaviest activity's, read through job_answers();
+ * *u gets the online fields of the answer chosen.  The activity's pattern,
+ * or NULL. */
+static const char *job_level(const struct job *j, int mode, const struct ftio_online_update *latest,
+                             struct ftio_result *r, struct ftio_online_update *u)
+{
+    struct job_answer ans[JOB_MAX_ACTIVITIES + 1];
+    struct ftio_answer_part part[JOB_MAX_ACTIVITIES];
+    size_t n = job_answers(j, mode, ans, JOB_MAX_ACTIVITIES + 1);
+    for (size_t k = 1; k < n; k++)
+        part[k - 1] = (struct ftio_answer_part){ ans[k].pattern, ans[k].bytes,
+                                                 ans[k].update ? &ans[k].update->res : NULL };
+    int k = ftio_job_answer(&latest->res, part, n ? n - 1 : 0, r);
+    *u = *latest;
+    if (k >= 0 && ans[k + 1].update && ans[k + 1].update != latest) {
+        *u = *ans[k + 1].update;
+        u->res = *r;
+    }
+    return k >= 0 ? ans[k + 1].pattern : NULL;
+}
+
 /* The §2 prediction object of mode m (caller holds the lock). */
 json_t *ftiod_prediction_json(const struct job *j, int mode)
 {
@@ -53,7 +77,9 @@ json_t *ftiod_prediction_json(const struct job *j, int mode)
     if (!latest)
         latest = &none;
     double origin = (double)j->origin_ns * 1e-9;
-    struct ftio_result r = latest->res;   /* shifted copy: epoch times */
+    struct ftio_result r;             /* shifted copy: epoch times */
+    struct ftio_online_update u;
+    const char *activity = job_level(j, mode, latest, &r, &u);
     r.t0 += origin;
     r.t1 += origin;
     if (r.next.valid) {
@@ -73,7 +99,7 @@ json_t *ftiod_prediction_json(const struct job *j, int mode)
     ftiod_set_job_fields(o, j->id);
     json_object_set_new(o, "seq", json_integer((json_int_t)m->pub_seq));
     json_object_set_new(o, "published", json_real((double)ftio_real_ns() * 1e-9));
-    struct ftio_online_update u = *latest;
+    json_object_set_new(o, "activity", activity ? json_string(activity) : json_null());
     if (u.stale)
         u.since += origin;
     ftio_report_json_online(o, &u);
@@ -82,7 +108,8 @@ json_t *ftiod_prediction_json(const struct job *j, int mode)
         .records = (int64_t)tot->records, .lost = j->lost,
     };
     ftio_report_json_totals(o, &t);
-    json_object_set_new(o, "activities", job_activities_json(j, mode, origin, latest));
+    job_machine_json(j, mode, origin, o);   /* phase and next descriptors, next.duration */
+    json_object_set_new(o, "activities", job_activities_json(j, mode, origin, &u));
     ftiod_history_json(j, mode, o);   /* v4 `source`, `history` (history_glue.h) */
     return o;
 }

@@ -132,6 +132,11 @@ static void log_line(struct ftiod *d, const char *topic, json_t *obj)
 
 void ftiod_publish(struct ftiod *d, const char *topic, json_t *obj)
 {
+    ftiod_publish_to(d, topic, obj, FTIOD_PUB_LOG | FTIOD_PUB_COUNT);
+}
+
+void ftiod_publish_to(struct ftiod *d, const char *topic, json_t *obj, unsigned flags)
+{
     char *text = json_dumps(obj, JSON_COMPACT);
     if (!text) {
         json_decref(obj);
@@ -141,12 +146,14 @@ void ftiod_publish(struct ftiod *d, const char *topic, json_t *obj)
     pthread_mutex_lock(&d->pub_lock);
     if (zmq_send(d->pub, topic, strlen(topic), ZMQ_SNDMORE | ZMQ_DONTWAIT) >= 0)
         zmq_send(d->pub, text, len, ZMQ_DONTWAIT);
-    if (d->log)
+    if (d->log && (flags & FTIOD_PUB_LOG))
         log_line(d, topic, obj);
     pthread_mutex_unlock(&d->pub_lock);
-    pthread_mutex_lock(&d->lock);
-    d->stats.published++;
-    pthread_mutex_unlock(&d->lock);
+    if (flags & FTIOD_PUB_COUNT) {
+        pthread_mutex_lock(&d->lock);
+        d->stats.published++;
+        pthread_mutex_unlock(&d->lock);
+    }
     free(text);
     json_decref(obj);
 }

@@ -25,6 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "history_glue.h"
+#include "job_activities.h"
+#include "job_machine.h"
+#include "job_clock.h"
 #include "sched.h"
 #include "publish/report.h"
 
@@ -111,6 +114,7 @@ void sched_analyse_boundary(struct analysis *a, struct job *j, int mode)
     d->stats.analyses++;
     m->pub_seq++;
     ftiod_history_step(a, j, mode, b);   /* the memory of runs' prior, checked (history_glue.h) */
+    job_machine_step(d->machine, j, mode, b);   /* phases described, next duration */
     json_t *o = ftiod_prediction_json(j, mode);
     char *topic = ftiod_topic_of(j->id, job_mode_name(mode));
     struct ftio_result said = job_mode_update(m)->res;
@@ -169,6 +173,7 @@ void sched_end_job(struct analysis *a, struct job *j, const char *why, bool summ
             continue;
         sched_online_ready(&d->cfg, m);
         analyse_summary(a, j, mode);
+        job_machine_step(d->machine, j, mode, INFINITY);   /* its last phases described */
     }
     ftiod_end_message(d, j, why);
 }
@@ -181,6 +186,8 @@ bool sched_turn(struct analysis *a, struct job *j, double now, bool stopping)
     if (w == SCHED_NOTHING || w == SCHED_FORGET)
         return false;
     bool ending = w != SCHED_BOUNDARIES, left = false;
+    if (ending)     /* batches held for their clock go in before the last analyses */
+        job_clock_settle(j, &d->cfg.limits);
     char reason[sizeof j->ended_by];
     snprintf(reason, sizeof reason, "%s", why ? why : "");
     /* A daemon told to stop without --state-dir gives each job its summary

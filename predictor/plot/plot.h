@@ -13,7 +13,7 @@
  *
  * Files: svg.c (SVG writer, units), plot_page.c (layout), plot_history.c
  * (online steps), plot_export.c (CSV), plot_output.c (the temporary-then-
- * rename output file).
+ * rename output file), plot_machine.c (the machine forecast's page).
  */
 #ifndef FTIO_PLOT_H
 #define FTIO_PLOT_H
@@ -124,6 +124,18 @@ int  ftio_plot_page_add(struct ftio_plot_page *p, const struct ftio_plot_section
 int  ftio_plot_page_close(struct ftio_plot_page *p, char *err, size_t errlen);
 /* Abandons the page: nothing is left at the path; frees p. */
 void ftio_plot_page_discard(struct ftio_plot_page *p);
+/* The page's file, for sections of another kind written with the page's
+ * head, style and footer (plot_machine.c). */
+FILE *ftio_plot_page_file(struct ftio_plot_page *p);
+
+/* ---- the machine (plot_machine.c) -------------------------------------------- */
+
+/* The page of one machine message (PROTOCOL.md §2 `ftio.machine`, one
+ * daemon's or `ftio sub --machine`'s sum): per file system and mode the
+ * observed and predicted aggregate, each listed job a band, the
+ * collisions.  source: where the message came from (for the subtitle). */
+int ftio_plot_machine_page(const char *path, const json_t *msg, const char *source, char *err,
+                           size_t errlen);
 
 /* ---- CSV exports ------------------------------------------------------------ */
 

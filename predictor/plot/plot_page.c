@@ -1098,6 +1098,11 @@ int ftio_plot_page_close(struct ftio_plot_page *p, char *err, size_t errlen)
     return rc;
 }
 
+FILE *ftio_plot_page_file(struct ftio_plot_page *p)
+{
+    return p->out.f;
+}
+
 void ftio_plot_page_discard(struct ftio_plot_page *p)
 {
     if (!p)

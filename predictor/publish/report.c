@@ -4,6 +4,7 @@
  * JSON shape lives in exactly one place.
  */
 #include <math.h>
+#include <string.h>
 #include <stdio.h>
 #include "publish/report.h"
 #include "units.h"
@@ -62,6 +63,13 @@ json_t *ftio_report_json(const struct ftio_result *r, const char *mode)
         return NULL;
     json_object_set_new(o, "detector", json_string(ftio_detector_name(r->detector)));
     json_object_set_new(o, "reason", r->has_period || !r->reason ? json_null() : json_string(r->reason));
+    /* What backs the confidence (robust): the phase onsets the period was
+     * fitted on and their intervals' spread; null for the spectrum alone. */
+    bool ev = p && r->detector == FTIO_DETECTOR_ROBUST && r->fitted_phases >= 2;
+    json_object_set_new(o, "evidence",
+                        ev ? json_pack("{s:I, s:o}", "onsets", (json_int_t)r->fitted_phases,
+                                       "interval_cv", ftio_json_number(r->interval_cv))
+                           : json_null());
     if (r->ntop > 0)
         json_object_set_new(o, "top", candidates_json(r->top, r->ntop));
     if (r->acf.valid)
@@ -193,9 +201,11 @@ json_t *ftio_report_json_activity(const struct ftio_activity *a, const struct ft
     int p = r->has_period;
     int mv = p && r->metrics.valid;
     return json_pack(
-        "{s:s, s:s, s:s, s:I, s:o, s:o, s:I, s:o, s:o, s:o, s:s, s:{s:o, s:o},"
+        "{s:s, s:o, s:s, s:s, s:I, s:o, s:o, s:I, s:o, s:o, s:o, s:s, s:{s:o, s:o},"
         " s:{s:o, s:o, s:o}, s:b}",
-        "pattern", a->pattern, "rule", ftio_activity_rule_name(a->rule),
+        "pattern", a->pattern,
+        "example", a->example[0] ? json_string(a->example) : json_null(),
+        "rule", ftio_activity_rule_name(a->rule),
         "shape", ftio_activity_shape_name(a->shape), "files", (json_int_t)a->nfiles,
         "bytes", ftio_json_number(a->bytes), "share", ftio_json_number(a->share),
         "requests", (json_int_t)a->nreq,
@@ -215,10 +225,11 @@ void ftio_report_activity_text(FILE *out, size_t k, const struct ftio_activity *
                                const struct ftio_result *r, bool matches_job)
 {
     char b1[64];
-    fprintf(out, " %c%zu. %s%s%s (%s, %zu file%s, %.1f %% of the bytes): ", matches_job ? '*' : ' ',
+    bool ex = a->example[0] && strcmp(a->example, a->pattern) != 0;
+    fprintf(out, " %c%zu. %s%s%s (%s, %zu file%s%s%s, %.1f %% of the bytes): ", matches_job ? '*' : ' ',
             k + 1, a->pattern, a->shape ? " " : "", a->shape ? ftio_activity_shape_name(a->shape) : "",
             ftio_activity_rule_name(a->rule), a->nfiles, a->nfiles == 1 ? "" : "s",
-            100.0 * a->share);
+            ex ? ", e.g. " : "", ex ? a->example : "", 100.0 * a->share);
     if (!r->has_period) {
         fprintf(out, "no period (class %s)\n", ftio_class_name(r->cls));
         return;

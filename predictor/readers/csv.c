@@ -145,6 +145,7 @@ int ftio_read_csv(struct ftio_reader_ctx *c, const char *buf, size_t len)
             return FAIL_AT(c, lineno, p, "negative bytes or end before start%s", "");
         struct ftio_trace_dir *d = ftio_trace_dir_of(t, is_write);
         if (ftio_requests_push_bytes(&d->req, ts, te, bytes) != 0 ||
+            ftio_trace_dir_proc(t, d, (int64_t)rank) != 0 ||
             (rank != last_rank && ftio_trace_see_rank(t, (int64_t)rank) != 0))
             return FAIL_AT(c, lineno, p, "out of memory%s", "");
         last_rank = rank;

@@ -23,8 +23,10 @@
 /* Module ids in the numbering of format 3.41 (older logs are renumbered
  * on open: H5D arrived in 3.20, PNETCDF_VAR in 3.41). */
 enum darshan_mod {
-    DMOD_POSIX = 1, DMOD_MPIIO = 2, DMOD_H5F = 3, DMOD_H5D = 4, DMOD_PNETCDF_VAR = 6,
-    DMOD_STDIO = 9, DMOD_DXT_POSIX = 10, DMOD_DXT_MPIIO = 11, DMOD_HEATMAP = 15,
+    DMOD_POSIX = 1, DMOD_MPIIO = 2, DMOD_H5F = 3, DMOD_H5D = 4, DMOD_PNETCDF_FILE = 5,
+    DMOD_PNETCDF_VAR = 6, DMOD_BGQ = 7, DMOD_LUSTRE = 8, DMOD_STDIO = 9, DMOD_DXT_POSIX = 10,
+    DMOD_DXT_MPIIO = 11, DMOD_MDHIM = 12, DMOD_APXC = 13, DMOD_APMPI = 14, DMOD_HEATMAP = 15,
+    DMOD_DFS = 16, DMOD_DAOS = 17,
 };
 const char *darshan_mod_name(int mod);
 

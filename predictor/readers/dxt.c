@@ -35,7 +35,8 @@ static int move_layer(struct ftio_trace *t, struct dxt_layer_data *l)
         const struct ftio_requests *src = &l->dir[w].req;
         for (size_t i = 0; i < src->n; i++)
             if (ftio_requests_push_rate(&d->req, src->t_start[i], src->t_end[i], src->rate[i]) != 0 ||
-                ftio_trace_dir_tag(d, i < l->dir[w].nfid ? l->dir[w].fid[i] : 0) != 0)
+                ftio_trace_dir_tag(d, i < l->dir[w].nfid ? l->dir[w].fid[i] : 0) != 0 ||
+                (i < l->dir[w].nproc && ftio_trace_dir_proc(t, d, l->dir[w].proc[i]) != 0))
                 return -1;
         d->bytes += l->bytes[w];
         if (src->n)
@@ -147,6 +148,31 @@ static int parse_line(char *line, enum dxt_thread_col thr, long *rank, int *is_w
 
 /* "# DXT, file_id: ID, file_name: PATH": the file of the records that follow
  * (Darshan's 64-bit record id folded to our 32-bit file ids). */
+/* "# DXT, mnt_pt: /scratch, fs_type: lustre": the current file's file
+ * system, as ftio names them ("lustre:/scratch"). */
+static int mount_header(struct ftio_trace *t, const char *p, size_t n, uint32_t cur)
+{
+    static const char tag[] = "# DXT, mnt_pt:";
+    char line[DXT_MAX_LINE], fs[DXT_MAX_LINE + 2];
+    if (!cur || n < sizeof tag || n >= sizeof line || memcmp(p, tag, sizeof tag - 1) != 0)
+        return 0;
+    memcpy(line, p, n);
+    line[n] = 0;
+    char *mnt = line + sizeof tag - 1, *comma = strchr(mnt, ','), *type;
+    if (!comma || !(type = strstr(comma, "fs_type:")))
+        return 0;
+    *comma = 0;
+    type += strlen("fs_type:");
+    mnt += strspn(mnt, " ");
+    type += strspn(type, " ");
+    type[strcspn(type, " \r")] = 0;
+    mnt[strcspn(mnt, " \r")] = 0;
+    if (!*mnt || !*type)
+        return 0;
+    snprintf(fs, sizeof fs, "%s:%s", type, mnt);
+    return ftio_trace_add_file_fs(t, cur, fs);
+}
+
 static int file_header(struct ftio_trace *t, const char *p, size_t n, uint32_t *cur)
 {
     static const char tag[] = "# DXT, file_id:";
@@ -197,7 +223,7 @@ int ftio_read_dxt(struct ftio_reader_ctx *c, const char *buf, size_t len)
         if (n == 0)
             continue;
         if (*p == '#') {
-            if (file_header(t, p, n, &cur_file) != 0) {
+            if (file_header(t, p, n, &cur_file) != 0 || mount_header(t, p, n, cur_file) != 0) {
                 rc = FTIO_READER_FAIL(c, "line %zu: out of memory", lineno);
                 break;
             }
@@ -225,7 +251,8 @@ int ftio_read_dxt(struct ftio_reader_ctx *c, const char *buf, size_t len)
         }
         struct dxt_layer_data *l = &layer[mpiio];
         if (ftio_requests_push_bytes(&l->dir[is_write].req, ts, te, bytes) != 0 ||
-            ftio_trace_dir_tag(&l->dir[is_write], cur_file) != 0) {
+            ftio_trace_dir_tag(&l->dir[is_write], cur_file) != 0 ||
+            ftio_trace_dir_proc(t, &l->dir[is_write], rank) != 0) {
             rc = FTIO_READER_FAIL(c, "line %zu: out of memory", lineno);
             break;
         }
@@ -246,6 +273,7 @@ int ftio_read_dxt(struct ftio_reader_ctx *c, const char *buf, size_t len)
         for (int w = 0; w < 2; w++) {
             ftio_requests_free(&layer[i].dir[w].req);
             free(layer[i].dir[w].fid);
+            free(layer[i].dir[w].proc);
         }
     }
     return rc;

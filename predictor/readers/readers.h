@@ -52,6 +52,14 @@ static inline uint32_t ftio_fold_file_id(uint64_t id)
 }
 /* Name file `id` of t (the first path given for an id is kept); -1 on OOM. */
 int ftio_trace_add_file(struct ftio_trace *t, uint32_t id, const char *path);
+/* Its file system, when the trace says (the first one given is kept); -1 on OOM. */
+int ftio_trace_add_file_fs(struct ftio_trace *t, uint32_t id, const char *fs);
+/* With ftio_read_options.phases (t->keep_phases): the process `key` (a
+ * rank, or a process key) of the request just pushed into d, which may be
+ * a reader's own scratch direction of t (0 for earlier untagged ones); and
+ * a metadata call of it.  Nothing without; -1 on OOM. */
+int ftio_trace_dir_proc(const struct ftio_trace *t, struct ftio_trace_dir *d, int64_t key);
+int ftio_trace_add_meta(struct ftio_trace *t, double ts, double te, int64_t key, int op);
 
 /* Append every request of src to dst (rates kept as they are); -1 on OOM. */
 int ftio_trace_append_requests(struct ftio_requests *dst, const struct ftio_requests *src);

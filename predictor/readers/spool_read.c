@@ -32,6 +32,23 @@ static int64_t process_key(const struct ftio_batch_header *h)
     return (int64_t)(x | (1ull << 62)) & INT64_MAX;
 }
 
+/* A metadata call (open, close, sync, ...) for the phases' descriptors:
+ * its wall time by the batch's anchor (rule 4 of batch_requests.h), counted
+ * once across layers as data is (rule 2). */
+static int take_meta(struct ftio_trace *t, const struct ftio_record *r, struct ftio_batch_clock clk,
+                     const struct ftio_convert_options *co, int64_t key)
+{
+    bool nested = r->flags & FTIO_FLAG_NESTED;
+    int64_t s, e;
+    if (r->op == FTIO_OP_SEEK || (co->keep_nested ? r->layer == FTIO_LAYER_MPIIO : nested) ||
+        !clk.ok || r->t_start > INT64_MAX || r->t_end < r->t_start ||
+        __builtin_add_overflow((int64_t)r->t_start, clk.base, &s) ||
+        __builtin_add_overflow((int64_t)r->t_end, clk.base, &e))
+        return 0;
+    return ftio_trace_add_meta(t, ftio_job_seconds(s, t->base_ns), ftio_job_seconds(e, t->base_ns),
+                               key, r->op);
+}
+
 /* The job's application identity (PROTOCOL.md §1 `app`, in each image's
  * first batch): the first seen, and the earliest start.  0, or -1 out of
  * memory. */
@@ -84,7 +101,8 @@ static int take_batch(struct ftio_reader_ctx *c, const struct ftio_batch *b, siz
     struct ftio_trace *t = ftio_trace_of_job(c->set, h->job ? h->job : "");
     if (!t)
         return FTIO_READER_FAIL(c, "offset %zu: out of memory", at);
-    if (ftio_trace_see_rank(t, h->rank >= 0 ? h->rank : process_key(h)) != 0)
+    int64_t key = h->rank >= 0 ? h->rank : process_key(h);
+    if (ftio_trace_see_rank(t, key) != 0)
         return FTIO_READER_FAIL(c, "offset %zu: out of memory", at);
     if (h->nranks > t->ranks_declared)
         t->ranks_declared = h->nranks;
@@ -92,7 +110,8 @@ static int take_batch(struct ftio_reader_ctx *c, const struct ftio_batch *b, siz
     if ((h->has_app && keep_app(t, h) != 0) || note_mpi(t, h) != 0)
         return FTIO_READER_FAIL(c, "offset %zu: out of memory", at);
     for (size_t i = 0; i < h->nfiles; i++)
-        if (ftio_trace_add_file(t, h->files[i].id, h->files[i].path) != 0)
+        if (ftio_trace_add_file(t, h->files[i].id, h->files[i].path) != 0 ||
+            ftio_trace_add_file_fs(t, h->files[i].id, h->files[i].fs) != 0)
             return FTIO_READER_FAIL(c, "offset %zu: out of memory", at);
 
     /* Every rule of what a record means is in common/batch_requests.h. */
@@ -109,6 +128,8 @@ static int take_batch(struct ftio_reader_ctx *c, const struct ftio_batch *b, siz
         struct ftio_wall_request q;
         switch (ftio_record_request(&b->rec[i], clk, &co, &q)) {
         case FTIO_REQ_OTHER:
+            if (t->keep_phases && t->has_base && take_meta(t, &b->rec[i], clk, &co, key) != 0)
+                return FTIO_READER_FAIL(c, "offset %zu: out of memory", at);
             continue;
         case FTIO_REQ_NESTED:
             t->dropped_nested++;
@@ -123,7 +144,7 @@ static int take_batch(struct ftio_reader_ctx *c, const struct ftio_batch *b, siz
         double te = ftio_job_seconds(q.end_ns, t->base_ns);
         struct ftio_trace_dir *d = ftio_trace_dir_of(t, q.is_write);
         if (ftio_requests_push_bytes(&d->req, ts, te, (double)q.bytes) != 0 ||
-            ftio_trace_dir_tag(d, b->rec[i].file_id) != 0)
+            ftio_trace_dir_tag(d, b->rec[i].file_id) != 0 || ftio_trace_dir_proc(t, d, key) != 0)
             return FTIO_READER_FAIL(c, "offset %zu: out of memory", at);
         d->bytes += (double)q.bytes;
         d->overlap_missing = true;

@@ -48,6 +48,7 @@ struct ftio_trace *ftio_trace_of_job(struct ftio_trace_set *set, const char *job
     struct ftio_trace *t = &set->job[set->n];
     memset(t, 0, sizeof *t);
     t->uid = -1;
+    t->keep_phases = set->phases;
     t->job = strdup(job);
     if (!t->job)
         return NULL;
@@ -125,6 +126,7 @@ static int read_buffer(struct ftio_trace_set *set, const void *buf, size_t len,
 {
     char reason[512] = "";
     struct ftio_reader_ctx c = { set, name, o, reason, sizeof reason, mapped };
+    set->phases = o->phases;
     if (warning && warnlen)
         warning[0] = 0;
     if (len == 0) {
@@ -193,6 +195,14 @@ static void shift_requests(struct ftio_requests *r, double by)
     }
 }
 
+static void shift_meta(struct ftio_trace *t, double by)
+{
+    for (size_t i = 0; i < t->nmeta; i++) {
+        t->meta[i].ts -= by;
+        t->meta[i].te -= by;
+    }
+}
+
 static double min_start(const struct ftio_requests *r, double m)
 {
     for (size_t i = 0; i < r->n; i++)
@@ -218,9 +228,18 @@ static void drop_long(struct ftio_trace *t, struct ftio_trace_dir *d, double max
         r->t_start[k] = r->t_start[i];
         r->t_end[k] = r->t_end[i];
         r->rate[k] = r->rate[i];
+        /* the per-request columns stay with their requests */
+        if (i < d->nfid)
+            d->fid[k] = d->fid[i];
+        if (i < d->nproc)
+            d->proc[k] = d->proc[i];
         k++;
     }
     r->n = k;
+    if (d->nfid > k)
+        d->nfid = k;
+    if (d->nproc > k)
+        d->nproc = k;
     if (d->bytes < 0)
         d->bytes = 0;
 }
@@ -243,6 +262,7 @@ void ftio_trace_set_finish(struct ftio_trace_set *set, const struct ftio_read_op
         if (o->absolute_time) {
             shift_requests(&t->write.req, -base);
             shift_requests(&t->read.req, -base);
+            shift_meta(t, -base);
             t->origin = 0;
         } else {
             double m = min_start(&t->read.req, min_start(&t->write.req, INFINITY));
@@ -250,6 +270,7 @@ void ftio_trace_set_finish(struct ftio_trace_set *set, const struct ftio_read_op
                 m = 0;
             shift_requests(&t->write.req, m);
             shift_requests(&t->read.req, m);
+            shift_meta(t, m);
             t->origin = base + m;
         }
         t->has_base = false;   /* finishing twice must not shift twice */
@@ -267,6 +288,31 @@ int ftio_trace_dir_tag(struct ftio_trace_dir *d, uint32_t id)
         d->fid[d->nfid++] = 0;
     d->fid[want - 1] = id;
     d->nfid = want;
+    return 0;
+}
+
+int ftio_trace_dir_proc(const struct ftio_trace *t, struct ftio_trace_dir *d, int64_t key)
+{
+    size_t want = d->req.n;
+    if (!t->keep_phases || want == 0)
+        return 0;
+    if (FTIO_GROW(d->proc, d->proc_cap, want) < 0)
+        return -1;
+    while (d->nproc + 1 < want)
+        d->proc[d->nproc++] = 0;
+    d->proc[want - 1] = (uint32_t)((uint64_t)key ^ ((uint64_t)key >> 32));
+    d->nproc = want;
+    return 0;
+}
+
+int ftio_trace_add_meta(struct ftio_trace *t, double ts, double te, int64_t key, int op)
+{
+    if (!t->keep_phases)
+        return 0;
+    if (FTIO_GROW(t->meta, t->meta_cap, t->nmeta + 1) < 0)
+        return -1;
+    t->meta[t->nmeta++] = (struct ftio_trace_meta){
+        ts, te, (uint32_t)((uint64_t)key ^ ((uint64_t)key >> 32)), (uint8_t)op };
     return 0;
 }
 
@@ -301,18 +347,37 @@ int ftio_trace_add_file(struct ftio_trace *t, uint32_t id, const char *path)
     char *p = strdup(path);
     if (!p)
         return -1;
-    t->files[t->nfiles] = (struct ftio_trace_file){ id, p };
+    t->files[t->nfiles] = (struct ftio_trace_file){ id, p, NULL };
     t->file_slot[file_slot_of(t->file_slot, t->file_slot_cap, t->files, id)] = (uint32_t)++t->nfiles;
     return 0;
 }
 
-const char *ftio_trace_file_path(void *ctx, uint32_t id)
+static struct ftio_trace_file *file_of(const struct ftio_trace *t, uint32_t id)
 {
-    const struct ftio_trace *t = ctx;
     if (!t->file_slot_cap)
         return NULL;
     uint32_t s = t->file_slot[file_slot_of(t->file_slot, t->file_slot_cap, t->files, id)];
-    return s ? t->files[s - 1].path : NULL;
+    return s ? &t->files[s - 1] : NULL;
+}
+
+const char *ftio_trace_file_path(void *ctx, uint32_t id)
+{
+    const struct ftio_trace_file *f = file_of(ctx, id);
+    return f ? f->path : NULL;
+}
+
+const char *ftio_trace_file_fs(const struct ftio_trace *t, uint32_t id)
+{
+    const struct ftio_trace_file *f = file_of(t, id);
+    return f ? f->fs : NULL;
+}
+
+int ftio_trace_add_file_fs(struct ftio_trace *t, uint32_t id, const char *fs)
+{
+    struct ftio_trace_file *f = fs && *fs ? file_of(t, id) : NULL;
+    if (!f || f->fs)
+        return 0;
+    return (f->fs = strdup(fs)) ? 0 : -1;
 }
 
 int ftio_trace_activities(const struct ftio_trace *t, enum ftio_io_mode mode,
@@ -346,6 +411,7 @@ static void dir_free(struct ftio_trace_dir *d)
 {
     ftio_requests_free(&d->req);
     free(d->fid);
+    free(d->proc);
     free(d->overlap.t);
     free(d->overlap.b);
 }
@@ -368,10 +434,13 @@ void ftio_trace_set_free(struct ftio_trace_set *set)
         dir_free(&t->write);
         dir_free(&t->read);
         free(t->rankset);
-        for (size_t i = 0; i < t->nfiles; i++)
+        for (size_t i = 0; i < t->nfiles; i++) {
             free(t->files[i].path);
+            free(t->files[i].fs);
+        }
         free(t->files);
         free(t->file_slot);
+        free(t->meta);
     }
     free(set->job);
     memset(set, 0, sizeof *set);

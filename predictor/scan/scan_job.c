@@ -23,6 +23,7 @@
 #include "scan/scan.h"
 #include "activities.h"
 #include "analysis/prior.h"
+#include "answer.h"
 
 struct scan_worker {
     struct ftio_analyzer *a;
@@ -74,8 +75,25 @@ static double mode_fs(const struct scan_opts *o, const struct ftio_signal *sig)
     return ftio_sampling_rate(fs, sig->t[sig->n - 1] - sig->t[0], o->max_samples);
 }
 
+/* The answer res into the row's mode. */
+static void put_answer(struct scan_mode *m, const struct ftio_result *res)
+{
+    m->cls = res->cls;
+    m->has_period = res->has_period;
+    if (res->has_period) {
+        m->period = res->dominant.period;
+        m->confidence = res->dominant.confidence;
+    }
+    if (res->metrics.valid) {
+        m->phase_bytes = res->metrics.phase_bytes;
+        m->phase_duration = res->metrics.phase_duration;
+    }
+}
+
+/* The mode's whole signal analysed (its result into *whole, for the
+ * job-level answer of analyse_activities). */
 static void analyse_mode(struct scan_worker *w, const struct scan_opts *o, const struct ftio_signal *sig,
-                         size_t nreq, struct scan_mode *m)
+                         size_t nreq, struct scan_mode *m, struct ftio_result *whole)
 {
     m->phase_bytes = m->phase_duration = m->first_onset = NAN;
     if (nreq == 0) {
@@ -99,12 +117,9 @@ static void analyse_mode(struct scan_worker *w, const struct scan_opts *o, const
         return;
     }
     m->analysed = true;
-    m->cls = res.cls;
-    m->has_period = res.has_period;
-    if (res.has_period) {
-        m->period = res.dominant.period;
-        m->confidence = res.dominant.confidence;
-    }
+    put_answer(m, &res);
+    if (res.reason && strcmp(res.reason, FTIO_REASON_TOO_SHORT) == 0)   /* class none, and why */
+        snprintf(m->note, sizeof m->note, "too short");
     if (res.detector == FTIO_DETECTOR_ROBUST)
         m->phases = res.nphases;
     else if (res.has_period && res.dominant.period > 0)
@@ -118,13 +133,19 @@ static void analyse_mode(struct scan_worker *w, const struct scan_opts *o, const
     if (o->hist && res.has_period)
         m->first_onset = ftio_prior_first_onset(w->a, &w->x, res.dominant.period,
                                                 res.metrics.valid ? res.metrics.phase_bytes : NAN);
+    *whole = res;
+    whole->phases = NULL;           /* the analyzer's, reused below */
+    whole->nphases = 0;
 }
 
-/* The two largest activities of mode d (ALGORITHM.md §10), analysed at the
- * mode's sampling rate; one activity of all the requests is the mode itself. */
+/* The activities of mode d (ALGORITHM.md §10), analysed at the mode's
+ * sampling rate (one activity of all the requests is the mode itself), the
+ * two largest into the row, and the mode's answer the job-level one of
+ * `ftio` (answer.h: the heaviest activity's): the others are analysed only
+ * when the rule needs them (the heaviest has no period of its own). */
 static void analyse_activities(struct scan_worker *w, const struct scan_opts *o,
                                const struct ftio_trace *t, int d, const struct ftio_signal *sig,
-                               struct scan_mode *m)
+                               struct scan_mode *m, const struct ftio_result *whole)
 {
     struct ftio_activity_set set;
     if (!m->analysed ||
@@ -134,24 +155,53 @@ static void analyse_activities(struct scan_worker *w, const struct scan_opts *o,
     m->nact = set.n;
     struct ftio_options ao = o->analysis;
     ao.fs = m->fs;
+    bool self = set.n == 1 && set.a[0].shape == FTIO_SHAPE_ALL;
+    struct ftio_result *res = calloc(set.n ? set.n : 1, sizeof *res);
+    struct ftio_answer_part *part = calloc(set.n ? set.n : 1, sizeof *part);
+    if (!res || !part) {
+        free(res);
+        free(part);
+        ftio_activities_free(&set);
+        return;
+    }
+    size_t done = 0;
+    for (int pass = 0; pass < 2 && !self; pass++) {
+        for (size_t k = done; k < set.n && (pass == 1 || k < 2); k++, done++) {
+            char err[256];
+            part[k] = (struct ftio_answer_part){ set.a[k].pattern, set.a[k].bytes, NULL };
+            if (ftio_activity_analyze(w->a, &set.a[k], &ao, &res[k], err, sizeof err) == 0)
+                part[k].res = &res[k];
+        }
+        for (size_t k = done; k < set.n; k++)
+            part[k] = (struct ftio_answer_part){ set.a[k].pattern, set.a[k].bytes, NULL };
+        struct ftio_result top;
+        int chosen = ftio_job_answer(whole, part, set.n, &top);
+        if (chosen == 0 || done == set.n) {   /* the heaviest's, or every one known */
+            bool moved = top.has_period != whole->has_period ||
+                         (top.has_period && top.dominant.period != whole->dominant.period);
+            put_answer(m, &top);
+            /* the memory of runs: where the answer's own phases begin */
+            if (o->hist && moved)
+                m->first_onset = top.has_period
+                    ? ftio_prior_first_onset(w->a, &w->x, top.dominant.period,
+                                             top.metrics.valid ? top.metrics.phase_bytes : NAN)
+                    : NAN;
+            break;
+        }
+    }
     for (size_t k = 0; k < set.n && k < 2; k++) {
         struct scan_activity *s = &m->act[k];
         snprintf(s->pattern, sizeof s->pattern, "%.150s%s%s", set.a[k].pattern, set.a[k].shape ? " " : "",
                  set.a[k].shape ? ftio_activity_shape_name(set.a[k].shape) : "");
-        if (set.n == 1 && set.a[0].shape == FTIO_SHAPE_ALL) {
-            s->has_period = m->has_period;
-            s->period = m->period;
-            s->confidence = m->confidence;
-            continue;
-        }
-        struct ftio_result res;
-        char err[256];
-        if (ftio_activity_analyze(w->a, &set.a[k], &ao, &res, err, sizeof err) == 0 && res.has_period) {
+        const struct ftio_result *r = self ? whole : part[k].res;
+        if (r && r->has_period) {
             s->has_period = true;
-            s->period = res.dominant.period;
-            s->confidence = res.dominant.confidence;
+            s->period = r->dominant.period;
+            s->confidence = r->dominant.confidence;
         }
     }
+    free(part);
+    free(res);
     ftio_activities_free(&set);
 }
 
@@ -190,8 +240,9 @@ static void job_row(struct scan_worker *w, const struct scan_opts *o, const stru
     bool want[2] = { o->do_read, o->do_write };
     for (int d = 0; d < 2; d++)
         if (want[d]) {
-            analyse_mode(w, o, &sig[d], req[d]->n, &r->mode[d]);
-            analyse_activities(w, o, t, d, &sig[d], &r->mode[d]);
+            struct ftio_result whole;
+            analyse_mode(w, o, &sig[d], req[d]->n, &r->mode[d], &whole);
+            analyse_activities(w, o, t, d, &sig[d], &r->mode[d], &whole);
         }
     ftio_signal_free(&sig[0]);
     ftio_signal_free(&sig[1]);

@@ -85,7 +85,12 @@ START_TEST(pattern_rule)
     ftio_activity_pattern("/run/ckpt_0007.h5", p, sizeof p);
     ck_assert_str_eq(p, "/run/ckpt_#.h5");             /* the extension names a format */
     ftio_activity_pattern("/r2/out.0001", p, sizeof p);
-    ck_assert_str_eq(p, "/r#/out.#");                  /* a numeric extension is a number */
+    ck_assert_str_eq(p, "/r2/out.#");                  /* a numeric extension is a number */
+    /* Issue 28: only the file name's digits; two runs' directories differ. */
+    ftio_activity_pattern("runs/lmp1/dump.100.txt", p, sizeof p);
+    ck_assert_str_eq(p, "runs/lmp1/dump.#.txt");
+    ftio_activity_series("out/step100/rank#.dat", p, sizeof p);
+    ck_assert_str_eq(p, "out/step#/rank#.dat");
     ftio_activity_pattern("/run/traj.xtc", p, sizeof p);
     ck_assert_str_eq(p, "/run/traj.xtc");
     ftio_activity_pattern(NULL, p, sizeof p);
@@ -253,9 +258,85 @@ START_TEST(job_time_span)
 }
 END_TEST
 
+/* Issue 28, the names users give: two runs side by side in numbered
+ * directories are two activities (before: one, runs/lmp#/dump.#.txt); a
+ * directory per output, written one after the other, is one series; each
+ * activity names an example file. */
+START_TEST(runs_and_series)
+{
+    struct job *j = job_new();
+    static char names[3][40][64];
+    for (int s = 1; s <= 40; s++)
+        for (int run = 1; run <= 2; run++) {
+            uint32_t id = (uint32_t)(run * 50 + s);
+            snprintf(names[run][s - 1], sizeof names[0][0], "runs/lmp%d/dump.%d.txt", run, 100 * s);
+            j->path[id] = names[run][s - 1];
+            phase(j, 4.0 * s + 0.5 * run, id, 1, run);
+        }
+    for (int s = 1; s <= 8; s++) {
+        uint32_t id = (uint32_t)(150 + s);
+        snprintf(names[0][s - 1], sizeof names[0][0], "out/step%d/data.h5", 20 * s);
+        j->path[id] = names[0][s - 1];
+        phase(j, 20.0 * s + 2.0, id, 4, 4);
+    }
+    struct ftio_activity_set s;
+    group(j, &s);
+    ck_assert_uint_eq(s.n, 3);
+    const struct ftio_activity *r1 = find(&s, "runs/lmp1/dump.#.txt", FTIO_SHAPE_ALL);
+    const struct ftio_activity *r2 = find(&s, "runs/lmp2/dump.#.txt", FTIO_SHAPE_ALL);
+    const struct ftio_activity *out = find(&s, "out/step#/data.h5", FTIO_SHAPE_ALL);
+    ck_assert_uint_eq(r1->nfiles, 40);
+    ck_assert_uint_eq(r2->nreq, 80);
+    ck_assert_uint_eq(out->nfiles, 8);
+    ck_assert_int_eq(out->rule, FTIO_RULE_PATTERN);
+    ck_assert_str_eq(r1->example, "runs/lmp1/dump.100.txt");
+    ck_assert_str_eq(out->example, "out/step20/data.h5");
+    ck_assert_double_eq_tol(period_of(out), 20.0, 2.0);
+    ck_assert_double_eq_tol(period_of(r2), 4.0, 0.4);
+    ftio_activities_free(&s);
+    job_free(j);
+}
+END_TEST
+
+/* Issue 28: randomly named temporary files of a few bytes (PyTorch's
+ * $TMPDIR/qrin..hm..), each written once, are no activity: they go with the
+ * rest (named after their directory), and the checkpoints are the job's
+ * only activity of their own (before: 6 of the 8 slots). */
+START_TEST(tiny_files_are_not_activities)
+{
+    struct job *j = job_new();
+    static char names[12][32];
+    j->path[1] = "/scratch/ckpt.pt";
+    for (int s = 0; s < 10; s++)
+        phase(j, 10.0 * s, 1, 1, 8);
+    for (uint32_t f = 0; f < 12; f++) {
+        snprintf(names[f], sizeof names[0], "/tmp/q%cin%uhm%u", 'a' + (int)f, f * 7, f * 3);
+        j->path[20 + f] = names[f];
+        ck_assert_int_eq(ftio_requests_push_bytes(&j->r, 3.0 + 7.0 * f, 3.0 + 7.0 * f + 1e-4, 4.0), 0);
+        j->fid[j->r.n - 1] = 20 + f;
+    }
+    struct ftio_activity_set s;
+    group(j, &s);
+    ck_assert_uint_eq(s.n, 2);
+    const struct ftio_activity *c = find(&s, "/scratch/ckpt.pt", FTIO_SHAPE_ALL);
+    const struct ftio_activity *t = find(&s, "/tmp/*", FTIO_SHAPE_ALL);
+    ck_assert_int_eq(t->rule, FTIO_RULE_DIRECTORY);
+    ck_assert_uint_eq(t->nreq, 12);
+    ck_assert_uint_eq(t->nfiles, 12);
+    ck_assert(&s.a[0] == c);
+    ftio_activities_free(&s);
+    job_free(j);
+    ck_assert(ftio_activity_tiny(4, 1, 0));
+    ck_assert(!ftio_activity_tiny(4, 2, 0));              /* a second file: a series */
+    ck_assert(!ftio_activity_tiny(4, 1, 30));             /* again later: it repeats */
+    ck_assert(!ftio_activity_tiny(1e6, 1, 0));
+}
+END_TEST
+
 Suite *ftio_test_suite(void)
 {
     return FTIO_SUITE("analysis-activities", "activities", NULL,
                       pattern_rule, files_and_patterns, directory_fallback, unknown_files,
-                      shared_file_shapes, job_time_span);
+                      shared_file_shapes, job_time_span, runs_and_series,
+                      tiny_files_are_not_activities);
 }

@@ -68,7 +68,11 @@ expect_error 1 "^ftio: $T/noise.bin: (offset|line) [0-9]+: " "$T/noise.bin"
 expect_error 1 "^ftio: $T/empty.json: offset 0: empty file$" "$T/empty.json"
 expect_error 1 "^ftio: $T/missing.json: No such file or directory$" "$T/missing.json"
 expect_error 1 "^ftio: no read requests in the trace$" -m read $D/zmq-example.json
-expect_error 1 "^ftio: trace shorter than one sample" -f 0.01 $D/zmq-example.json
+# Shorter than one sample at -f: an answer (class none, "too short"), not an
+# error (issue 28: Darshan logs of a second ended with status 1).
+timeout 60 "$FTIO" --json -f 0.01 $D/zmq-example.json >"$T/out" 2>"$T/err" || bad "too short: exit $?: $(cat "$T/err")"
+python3 tests/cli/jcheck.py too-short 'j["class"] == "none"' 'j["reason"].startswith("too short")' \
+  'j["period"] is None' <"$T/out" || bad "(see above)"
 
 # ---- --lenient: analyse what was read, warn once ---------------------------
 timeout 60 "$FTIO" --lenient --json "$T/half.jsonl" >"$T/out" 2>"$T/err" || bad "--lenient exit $?"

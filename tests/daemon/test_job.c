@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "daemon/job.h"
+#include "daemon/job_clock.h"
 #include "jobid.h"
 
 #define MONO 1000000000ll
@@ -20,8 +21,11 @@ static struct job_limits lim;
 static struct ftio_record rec[8];
 static size_t nrec;
 
+static bool settle_each;
+
 static void setup(void)
 {
+    settle_each = true;
     job_limits_default(&lim);
     lim.horizon = 100;
     nrec = 0;
@@ -51,6 +55,11 @@ struct hdr {
     uint64_t unseen_read, unseen_write;
 };
 
+/* Batches whose anchors are behind the receive time (most tests here send
+ * old batches) wait for their clock to be decided (job_clock.c); the tests
+ * that are not about clocks merge them at once (settle_each), as a job's end
+ * does. */
+
 static enum job_merge_status merge(struct job *j, struct hdr h)
 {
     struct ftio_batch b = {0};
@@ -63,6 +72,8 @@ static enum job_merge_status merge(struct job *j, struct hdr h)
     b.n = nrec;
     b.rec = rec;
     enum job_merge_status st = job_merge(j, &b, &lim, 1.0, h.recv);
+    if (settle_each)
+        job_clock_settle(j, &lim);
     nrec = 0;
     return st;
 }
@@ -541,6 +552,7 @@ END_TEST
 START_TEST(test_clock_correction)
 {
     const int64_t S = 1000000000ll;
+    settle_each = false;
     /* 1000 s ahead: its record at its 0.5 s lands at ftiod's 0.5 s. */
     struct job *j = job_new("j", &lim);
     add_rec(FTIO_OP_WRITE, 0.5, 0.6, 100, 0);
@@ -553,14 +565,15 @@ START_TEST(test_clock_correction)
     ck_assert_uint_eq(j->data_records, 2);
     job_free(j);
 
-    /* 120 s behind, joining late: its MPI_Init batch, then 1 s later (by
-     * both clocks) its data: corrected before its data is merged. */
+    /* 120 s behind, joining late while the other rank runs: its MPI_Init
+     * batch is judged against that rank (live 4 s before), so its data is
+     * corrected from its first record on. */
     j = job_new("k", &lim);
     add_rec(FTIO_OP_WRITE, 0.0, 0.1, 100, 0);
     send_at(j, 1, 0, 0, 2, FTIO_MPI_INIT, false, MONO, NOW_REAL, NOW_REAL, 0);
     send_at(j, 2, 0, 1, 2, FTIO_MPI_INIT, false, MONO + 4 * S, NOW_REAL + 4 * S - 120 * S,
             NOW_REAL + 4 * S, 0);
-    ck_assert_uint_eq(j->clock_fixed, 0);
+    ck_assert_uint_eq(j->clock_fixed, 1);
     add_rec(FTIO_OP_WRITE, 4.5, 5.0, 100, 0);
     send_at(j, 2, 1, 1, 2, FTIO_MPI_INIT, false, MONO + 5 * S, NOW_REAL + 5 * S - 120 * S,
             NOW_REAL + 5 * S, 0);
@@ -590,6 +603,102 @@ START_TEST(test_clock_correction)
     ck_assert_uint_eq(j->dropped[JOB_DROP_FUTURE], 1);
     struct job_verdict v = job_end_verdict(j, "final");
     ck_assert(!v.complete);
+    job_free(j);
+}
+END_TEST
+
+/* A live 1-s job of two ranks, k = 0..n-1: rank `late` (pid 2) sends its
+ * batch k at k s, anchored `behind` s in the past; the other (pid 1, a good
+ * clock) 0.05 s later.  Each batch holds one 0.1-s write of 100 bytes at k s
+ * (k + 0.05 s) of the job.  first: which rank's batch comes first. */
+static void live_job(struct job *j, int n, double behind, int first)
+{
+    const int64_t S = 1000000000ll;
+    for (int k = 0; k < n; k++)
+        for (int i = 0; i < 2; i++) {
+            int pid = i == 0 ? first : 3 - first;
+            double t = k + (pid == 1 ? 0.05 : 0);
+            int64_t at = NOW_REAL + (int64_t)llround(t * 1e9);
+            add_rec(FTIO_OP_WRITE, t, t + 0.1, 100, 0);
+            send_at(j, pid, (uint64_t)k, -1, 0, 0, false, MONO + (int64_t)llround(t * 1e9),
+                    at - (pid == 2 ? (int64_t)llround(behind * 1e9) : 0), at, 0);
+        }
+    (void)S;
+}
+
+/* Issue 28: a rank whose clock is behind and whose first batch comes first
+ * placed the whole job in the past (its time 0 laid 120 s or 3000 s early:
+ * a 1-s job read 121 s, or the others' records fell off the horizon); one
+ * whose first batch came later had its records dropped before the grid.
+ * Whichever comes first, the behind rank is judged against ftiod's clock
+ * and the other rank: the job's time 0 is its first record on ftiod's
+ * clock, every byte is there, nothing dropped. */
+START_TEST(test_clock_behind_rank_first)
+{
+    settle_each = false;
+    lim.horizon = 7200;
+    const double behinds[] = { 120, 3000 };
+    for (int b = 0; b < 2; b++)
+        for (int first = 1; first <= 2; first++) {
+            struct job *j = job_new("j", &lim);
+            live_job(j, 10, behinds[b], first);
+            ck_assert_uint_eq(j->clock_fixed, 1);
+            ck_assert_uint_eq(j->bad_records, 0);
+            ck_assert_uint_eq(j->data_records, 20);
+            ck_assert_double_eq_tol(j->bytes, 2000, 1e-9);
+            /* time 0: the first record merged (either rank's: 0 or 0.05 s) */
+            ck_assert(j->origin_ns >= NOW_REAL && j->origin_ns <= NOW_REAL + 50000000ll);
+            const struct job_mode_state *w = &j->mode[JOB_WRITE];
+            double base = (double)(j->origin_ns - NOW_REAL) * 1e-9;
+            ck_assert_double_eq_tol(job_mode_totals(w)->t_min + base, 0.0, 1e-6);
+            ck_assert_double_eq_tol(job_mode_totals(w)->t_max + base, 9.15, 1e-6);
+            assert_binned(w, 2000);
+            job_free(j);
+        }
+
+    /* Alone: its first batch waits for its second, which came as long after
+     * it as its clock says: live, corrected, time 0 on ftiod's clock. */
+    const int64_t S = 1000000000ll;
+    struct job *j = job_new("a", &lim);
+    add_rec(FTIO_OP_WRITE, 0.0, 0.1, 100, 0);
+    send_at(j, 2, 0, -1, 0, 0, false, MONO, NOW_REAL - 120 * S, NOW_REAL, 0);
+    ck_assert(!j->has_origin);
+    ck_assert_uint_eq(j->data_records, 0);
+    add_rec(FTIO_OP_WRITE, 1.0, 1.1, 100, 0);
+    send_at(j, 2, 1, -1, 0, 0, false, MONO + S, NOW_REAL - 119 * S, NOW_REAL + S, 0);
+    ck_assert_uint_eq(j->clock_fixed, 1);
+    ck_assert_int_eq(j->origin_ns, NOW_REAL);
+    ck_assert_uint_eq(j->data_records, 2);
+    ck_assert_double_eq_tol(job_mode_totals(&j->mode[JOB_WRITE])->t_max, 1.1, 1e-6);
+    job_free(j);
+
+    /* A replay (two processes' old batches back to back): each first batch
+     * held only until its process's next says it is old, then merged as it
+     * is, before that one. */
+    j = job_new("r", &lim);
+    for (int k = 0; k < 3; k++)
+        for (int pid = 1; pid <= 2; pid++) {
+            add_rec(FTIO_OP_WRITE, k + 0.01 * pid, k + 0.1, 100, 0);
+            send_at(j, pid, (uint64_t)k, -1, 0, 0, false, MONO + k * S, NOW_REAL - 86400 * S + k * S,
+                    NOW_REAL + (k * 2 + pid) * 1000000ll, 0);
+        }
+    ck_assert_uint_eq(j->clock_fixed, 0);
+    ck_assert_int_eq(j->origin_ns, NOW_REAL - 86400 * S + 10000000ll);
+    ck_assert_uint_eq(j->data_records, 6);
+    ck_assert_double_eq_tol(job_mode_totals(&j->mode[JOB_WRITE])->t_max + 0.01, 2.1, 1e-6);
+    job_free(j);
+
+    /* An old batch alone (a replayed short process) waits for the job's
+     * end, then counts as it is. */
+    j = job_new("o", &lim);
+    add_rec(FTIO_OP_WRITE, 0.0, 0.1, 100, 0);
+    send_at(j, 1, 0, -1, 0, 0, true, MONO, NOW_REAL - 86400 * S, NOW_REAL, 0);
+    ck_assert_uint_eq(j->data_records, 0);
+    ck_assert_uint_gt(job_memory(j), 48);
+    job_clock_settle(j, &lim);
+    ck_assert_uint_eq(j->data_records, 1);
+    ck_assert_int_eq(j->origin_ns, NOW_REAL - 86400 * S);
+    ck_assert_uint_eq(j->clock_fixed + j->clock_flagged, 0);
     job_free(j);
 }
 END_TEST
@@ -696,7 +805,7 @@ Suite *ftio_test_suite(void)
                           test_bad_records_and_horizon, test_max_procs_and_final,
                           test_mpi_job_waits_for_all_ranks, test_rank_from_a_later_batch,
                           test_verdict_mpi_over, test_verdict_idle_and_incomplete, test_verdict_unseen,
-                          test_verdict_dropped_and_clamped, test_clock_correction,
+                          test_verdict_dropped_and_clamped, test_clock_correction, test_clock_behind_rank_first,
                           test_job_ids_with_steps, test_table_bounds, test_table_oldest_closed);
     tcase_add_checked_fixture(tc, setup, NULL);
     return s;

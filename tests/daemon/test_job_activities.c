@@ -15,6 +15,7 @@
 #include <string.h>
 #include "daemon/job.h"
 #include "daemon/job_activities.h"
+#include "daemon/job_clock.h"
 
 #define MONO 1000000000ll
 #define REAL 1700000000000000000ll
@@ -58,6 +59,7 @@ static void send(struct job *j)
     b.n = nrec;
     b.rec = rec;
     ck_assert_int_eq(job_merge(j, &b, &lim, 1.0, NOW_REAL), JOB_MERGED);
+    job_clock_settle(j, &lim);   /* old batches: merged at once (not about clocks) */
     nrec = nfiles = 0;
 }
 
@@ -233,12 +235,52 @@ START_TEST(test_answers)
 }
 END_TEST
 
+/* Issue 28, the names users give (activities.h rules 1 and 1b) online:
+ * randomly named files of 4 bytes written once take no slot (before: one
+ * each); the checkpoints' next numbered directory, written after the last
+ * one ended, joins their series; two runs' directories side by side stay
+ * two activities; each activity names its first file. */
+START_TEST(test_names_tiny_and_series)
+{
+    struct job *j = job_new("j", &lim);
+    static char tmp[10][32];
+    for (uint32_t f = 0; f < 10; f++) {
+        snprintf(tmp[f], sizeof tmp[f], "/tmp/q%cin%uhm%u", 'a' + (int)f, f, f * 7);
+        add_file(200 + f, tmp[f]);
+        add_write(200 + f, 0.3 * f, 0.3 * f + 1e-4, 4);
+    }
+    add_file(11, "/out/step100/data.h5");
+    add_write(11, 0.0, 0.5, 8 * MIB);
+    add_file(21, "/runs/lmp1/dump.100.txt");
+    add_file(22, "/runs/lmp2/dump.100.txt");
+    add_write(21, 0.6, 0.7, MIB);
+    add_write(22, 0.6, 0.7, MIB);
+    send(j);
+    add_file(12, "/out/step200/data.h5");
+    add_write(12, 10.0, 10.5, 8 * MIB);
+    add_file(23, "/runs/lmp1/dump.200.txt");
+    add_file(24, "/runs/lmp2/dump.200.txt");
+    add_write(23, 10.6, 10.7, MIB);
+    add_write(24, 10.6, 10.7, MIB);
+    send(j);
+    ck_assert_uint_eq(nacts(j, JOB_WRITE), 3);
+    struct job_answer o = find(j, "/out/step#/data.h5");
+    ck_assert_uint_eq(o.records, 2);
+    ck_assert_uint_eq(o.nfiles, 2);
+    ck_assert_str_eq(o.example, "/out/step100/data.h5");
+    ck_assert_uint_eq(find(j, "/runs/lmp1/dump.#.txt").records, 2);
+    ck_assert_str_eq(find(j, "/runs/lmp2/dump.#.txt").example, "/runs/lmp2/dump.100.txt");
+    ck_assert_uint_eq(job_mode_totals(&j->mode[JOB_WRITE])->records, 16);       /* the tiny files count in the mode */
+    job_free(j);
+}
+END_TEST
+
 Suite *ftio_test_suite(void)
 {
     TCase *tc;
     Suite *s = FTIO_SUITE("daemon-job-activities", "activities", &tc,
                           test_split_keeps_each_its_own, test_bound_and_other,
-                          test_online_step_per_activity, test_answers);
+                          test_online_step_per_activity, test_answers, test_names_tiny_and_series);
     tcase_add_checked_fixture(tc, setup, NULL);
     return s;
 }

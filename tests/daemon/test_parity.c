@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "daemon/job.h"
+#include "daemon/job_clock.h"
 #include "trace.h"
 #include "wire.h"
 #include "batch_requests.h"
@@ -125,6 +126,7 @@ static struct job *daemon_path(const struct ftio_wbuf *w, struct job_limits *lim
         ck_assert_int_eq(job_merge(j, &b, lim, 1.0, EPOCH + 10000 * SEC), JOB_MERGED);
         off += used;
     }
+    job_clock_settle(j, lim);   /* the job's end: batches held for their clock go in */
     ftio_batch_free(&b);
     return j;
 }

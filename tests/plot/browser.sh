@@ -12,6 +12,9 @@
 #             periodic job writing and reading,
 #   disagree  ftio --plot on the TMIO reference, whose tallest spectral line
 #             is not the answer: marked, labelled and explained,
+#   machine   ftio report --machine on the machine messages of a live ftiod
+#             that followed two paced jobs on one file system (observed and
+#             predicted aggregate, each job a band, the collisions),
 # and for each the DOM it parsed must hold the SVG elements (signal path,
 # phase rects, reconstruction, next phase, spectrum with threshold and
 # candidates, one history point per published analysis), and the screenshot
@@ -178,4 +181,31 @@ div.meta/div.fact -ge 1
 EOF
 $PNG "$T/disagree.png" --min-colours 32 --min-ink 0.05 --colour disagree=7c2d12:30 \
   || fail "disagree screenshot"
+
+# ---- machine: ftio report --machine on a live ftiod's machine messages -------
+start_daemon m --machine-log 1 --machine-horizon 60 --machine-history 30
+FTIO_AUTH=none "$WIRE" phases --endpoint "ipc://$T/m.in" --live --job mja --ranks 2 --period 3 \
+  --phases 6 --first 0.5 >/dev/null 2>"$T/mja.err" & PIDS="$PIDS $!"; MJA=$!
+FTIO_AUTH=none "$WIRE" phases --endpoint "ipc://$T/m.in" --live --job mjb --ranks 3 --period 4 \
+  --phases 5 --first 0.6 >/dev/null 2>"$T/mjb.err" || fail "ftio-wire phases: $(cat "$T/mjb.err")"
+wait "$MJA" || fail "ftio-wire phases: $(cat "$T/mja.err")"
+# the message with both jobs' phases listed that came last
+at=$(jsonl "$T/m.log" "max([m['published'] for t, m in msgs if t == 'ftio.machine' and len(m['jobs']) >= 2] or [0])")
+[ "$at" != 0 ] || fail "no machine message listed both jobs"
+timeout 60 "$FTIO" report --machine "$T/m.log" --at "$at" -o "$T/machine.html" >"$T/machine.out" \
+  2>"$T/machine.err" || fail "ftio report --machine: $(cat "$T/machine.err")"
+render machine 1500
+self_contained machine
+expects machine <<EOF
+section.machine = 1
+svg.machine-chart = 1
+svg.machine-chart/path.observed = 1
+svg.machine-chart/path.forecast = 1
+svg.machine-chart/path.band = 2
+svg.machine-chart/line.now = 1
+svg.machine-active/path.active = 1
+div.legend/i.b1 = 1
+EOF
+$PNG "$T/machine.png" --min-colours 32 --min-ink 0.05 --colour observed=bfdbfe:200 \
+  --colour band0=f59e0b:200 --colour band1=10b981:200 || fail "machine screenshot"
 echo ok

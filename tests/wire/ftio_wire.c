@@ -24,6 +24,8 @@ static const struct {
     { "periodic", wire_cmd_periodic, "[options]", "a periodic job to ftiod or to spool files" },
     { "fleet", wire_cmd_fleet, "--endpoint E --jobs N [options]",
       "many live jobs from one process (bench/sitescale)" },
+    { "phases", wire_cmd_phases, "(--endpoint E | --spool DIR) [options]",
+      "a job whose every phase is known, and its truth" },
     { "tmio", wire_cmd_tmio, "FILE.jsonl --spool DIR", "a TMIO trace as spool files" },
     { "fuzz", wire_cmd_fuzz, "--endpoint E [options]", "hostile messages to ftiod" },
     { "trace", wire_cmd_trace, "-o OUT.msgpack [options]", "a large periodic trace (benchmarks)" },

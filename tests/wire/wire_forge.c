@@ -62,13 +62,7 @@
 
 #define MONO0 5000000000ll   /* monotonic anchor of every simulated process */
 
-struct out {
-    void *ctx, *sock;       /* live */
-    const char *dir;        /* spool */
-    struct ftio_auth_sender *auth;   /* FTIO_AUTH=munge: signed batches */
-};
-
-static int out_open(struct out *o, const char *endpoint, const char *dir)
+int wire_out_open(struct wire_out *o, const char *endpoint, const char *dir)
 {
     memset(o, 0, sizeof *o);
     o->dir = dir;
@@ -91,7 +85,7 @@ static int out_open(struct out *o, const char *endpoint, const char *dir)
     return 0;
 }
 
-static void out_close(struct out *o)
+void wire_out_close(struct wire_out *o)
 {
     if (o->sock)
         zmq_close(o->sock);
@@ -103,7 +97,7 @@ static void out_close(struct out *o)
     }
 }
 
-static int out_batch(struct out *o, const struct ftio_batch_header *h,
+int wire_out_batch(struct wire_out *o, const struct ftio_batch_header *h,
                      const struct ftio_record *rec, size_t n)
 {
     struct ftio_wbuf w = {0};
@@ -129,19 +123,19 @@ static int out_batch(struct out *o, const struct ftio_batch_header *h,
     return rc;
 }
 
-static const char *arg_str(int argc, char **argv, const char *name, const char *def)
+const char *wire_arg_str(int argc, char **argv, const char *name, const char *def)
 {
     for (int i = 1; i + 1 < argc; i++)
         if (!strcmp(argv[i], name))
             return argv[i + 1];
     return def;
 }
-static double arg_num(int argc, char **argv, const char *name, double def)
+double wire_arg_num(int argc, char **argv, const char *name, double def)
 {
-    const char *s = arg_str(argc, argv, name, NULL);
+    const char *s = wire_arg_str(argc, argv, name, NULL);
     return s ? atof(s) : def;
 }
-static bool arg_flag(int argc, char **argv, const char *name)
+bool wire_arg_flag(int argc, char **argv, const char *name)
 {
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], name))
@@ -149,7 +143,7 @@ static bool arg_flag(int argc, char **argv, const char *name)
     return false;
 }
 
-static void sleep_s(double s)
+void wire_sleep(double s)
 {
     if (s <= 0)
         return;
@@ -169,33 +163,33 @@ static const char periodic_usage[] =
 
 int wire_cmd_periodic(int argc, char **argv)
 {
-    if (arg_flag(argc, argv, "--help")) {
+    if (wire_arg_flag(argc, argv, "--help")) {
         fputs(periodic_usage, stdout);
         return 0;
     }
-    const char *endpoint = arg_str(argc, argv, "--endpoint", NULL);
-    const char *dir = arg_str(argc, argv, "--spool", NULL);
-    const char *job = arg_str(argc, argv, "--job", "gen");
-    int ranks = (int)arg_num(argc, argv, "--ranks", 4);
-    double period = arg_num(argc, argv, "--period", 3);
-    double dur = arg_num(argc, argv, "--duration", 0.5);
-    double bytes = arg_num(argc, argv, "--bytes", 1 << 20);
-    int phases = (int)arg_num(argc, argv, "--phases", 10);
-    double offset = arg_num(argc, argv, "--offset", 1);
-    double speed = arg_num(argc, argv, "--speed", 0);
-    long skip = (long)arg_num(argc, argv, "--skip", -1);
-    double first_clock = arg_num(argc, argv, "--first-clock", NAN);
-    bool mark = arg_flag(argc, argv, "--mark"), nested = arg_flag(argc, argv, "--nested");
-    bool final = !arg_flag(argc, argv, "--no-final"), reads = arg_flag(argc, argv, "--read");
-    bool mpi = arg_flag(argc, argv, "--mpi"), huge = arg_flag(argc, argv, "--huge");
+    const char *endpoint = wire_arg_str(argc, argv, "--endpoint", NULL);
+    const char *dir = wire_arg_str(argc, argv, "--spool", NULL);
+    const char *job = wire_arg_str(argc, argv, "--job", "gen");
+    int ranks = (int)wire_arg_num(argc, argv, "--ranks", 4);
+    double period = wire_arg_num(argc, argv, "--period", 3);
+    double dur = wire_arg_num(argc, argv, "--duration", 0.5);
+    double bytes = wire_arg_num(argc, argv, "--bytes", 1 << 20);
+    int phases = (int)wire_arg_num(argc, argv, "--phases", 10);
+    double offset = wire_arg_num(argc, argv, "--offset", 1);
+    double speed = wire_arg_num(argc, argv, "--speed", 0);
+    long skip = (long)wire_arg_num(argc, argv, "--skip", -1);
+    double first_clock = wire_arg_num(argc, argv, "--first-clock", NAN);
+    bool mark = wire_arg_flag(argc, argv, "--mark"), nested = wire_arg_flag(argc, argv, "--nested");
+    bool final = !wire_arg_flag(argc, argv, "--no-final"), reads = wire_arg_flag(argc, argv, "--read");
+    bool mpi = wire_arg_flag(argc, argv, "--mpi"), huge = wire_arg_flag(argc, argv, "--huge");
     int clock_rank = -1, join_rank = -1, join_phase = 0;
     double clock_off = 0;
-    const char *cs = arg_str(argc, argv, "--clock", NULL), *js = arg_str(argc, argv, "--join", NULL);
-    const char *ls = arg_str(argc, argv, "--lost", NULL);
+    const char *cs = wire_arg_str(argc, argv, "--clock", NULL), *js = wire_arg_str(argc, argv, "--join", NULL);
+    const char *ls = wire_arg_str(argc, argv, "--lost", NULL);
     uint64_t lost = ls ? strtoull(ls, NULL, 0) : 0;
     /* --app: the identity each rank's first batch carries (PROTOCOL.md §1
      * `app`): ARGS stands for both hashes, UID is what the sender claims */
-    const char *as = arg_str(argc, argv, "--app", NULL);
+    const char *as = wire_arg_str(argc, argv, "--app", NULL);
     char app_buf[1024] = "";
     struct ftio_app_identity app = { .uid = -1 };
     if (as) {
@@ -217,8 +211,8 @@ int wire_cmd_periodic(int argc, char **argv)
                 periodic_usage);
         return 2;
     }
-    struct out o;
-    if (out_open(&o, endpoint, dir) < 0)
+    struct wire_out o;
+    if (wire_out_open(&o, endpoint, dir) < 0)
         return 1;
     /* Time 0 of the job in wall ns: in the past so that it "ended" now -
      * offset, or now when pacing in real time. */
@@ -245,7 +239,7 @@ int wire_cmd_periodic(int argc, char **argv)
     } while (0)
     for (int p = 0; p < phases; p++) {
         if (speed > 0)
-            sleep_s(p == 0 ? 0 : period / speed);
+            wire_sleep(p == 0 ? 0 : period / speed);
         for (int r = 0; r < ranks; r++) {
             if (r == join_rank && p < join_phase)
                 continue;
@@ -255,7 +249,7 @@ int wire_cmd_periodic(int argc, char **argv)
                     .seq = seq[r]++, .mpi = FTIO_MPI_INIT,
                 };
                 ANCHOR(hello, r);
-                if (out_batch(&o, &hello, NULL, 0) < 0) {
+                if (wire_out_batch(&o, &hello, NULL, 0) < 0) {
                     fprintf(stderr, "ftio-wire: send failed\n");
                     return 1;
                 }
@@ -305,7 +299,7 @@ int wire_cmd_periodic(int argc, char **argv)
             }
             if ((long)h.seq == skip)
                 continue;
-            if (out_batch(&o, &h, rec, n) < 0) {
+            if (wire_out_batch(&o, &h, rec, n) < 0) {
                 fprintf(stderr, "ftio-wire: send failed\n");
                 return 1;
             }
@@ -320,11 +314,11 @@ int wire_cmd_periodic(int argc, char **argv)
                 .mpi = mpi ? FTIO_MPI_FINALIZED : FTIO_MPI_NONE,
             };
             ANCHOR(h, r);
-            out_batch(&o, &h, NULL, 0);
+            wire_out_batch(&o, &h, NULL, 0);
         }
 #undef ANCHOR
     free(seq);
-    out_close(&o);
+    wire_out_close(&o);
     return 0;
 }
 
@@ -341,14 +335,14 @@ static int cmp_req(const void *a, const void *b)
 int wire_cmd_tmio(int argc, char **argv)
 {
     static const char usage[] = "usage: ftio-wire tmio FILE.jsonl --spool DIR [--job J] [--ranks R]\n";
-    if (arg_flag(argc, argv, "--help")) {
+    if (wire_arg_flag(argc, argv, "--help")) {
         fputs(usage, stdout);
         return 0;
     }
     const char *file = argc > 1 ? argv[1] : NULL;
-    const char *dir = arg_str(argc, argv, "--spool", NULL);
-    const char *job = arg_str(argc, argv, "--job", "tmio");
-    int ranks = (int)arg_num(argc, argv, "--ranks", 8);
+    const char *dir = wire_arg_str(argc, argv, "--spool", NULL);
+    const char *job = wire_arg_str(argc, argv, "--job", "tmio");
+    int ranks = (int)wire_arg_num(argc, argv, "--ranks", 8);
     if (!file || !dir || ranks < 1) {
         fputs(usage, stderr);
         return 2;
@@ -387,8 +381,8 @@ int wire_cmd_tmio(int argc, char **argv)
     free(line);
     fclose(f);
     qsort(req, n, sizeof *req, cmp_req);
-    struct out o;
-    out_open(&o, NULL, dir);
+    struct wire_out o;
+    wire_out_open(&o, NULL, dir);
     /* The trace "ran" from yesterday's midnight (UTC): a whole second, so
      * epoch times round alike, and recent, as ftiod takes no records older
      * than its max_past (30 days). */
@@ -418,7 +412,7 @@ int wire_cmd_tmio(int argc, char **argv)
                     .job = job, .host = "gen", .pid = 2000 + r, .rank = r, .nranks = ranks,
                     .seq = seq++, .clock_mono = MONO0, .clock_real = real0, .final = last,
                 };
-                out_batch(&o, &h, rec, k);
+                wire_out_batch(&o, &h, rec, k);
                 k = 0;
             }
         }
@@ -505,16 +499,16 @@ static void hostile(msgpack_sbuffer *sb, int kind)
 
 int wire_cmd_fuzz(int argc, char **argv)
 {
-    const char *endpoint = arg_str(argc, argv, "--endpoint", NULL);
-    int help = arg_flag(argc, argv, "--help");
+    const char *endpoint = wire_arg_str(argc, argv, "--endpoint", NULL);
+    int help = wire_arg_flag(argc, argv, "--help");
     if (!endpoint || help) {
         fputs("usage: ftio-wire fuzz --endpoint E [--count N] [--seed S]\n", help ? stdout : stderr);
         return help ? 0 : 2;
     }
-    long count = (long)arg_num(argc, argv, "--count", 5000);
-    rng = (uint64_t)arg_num(argc, argv, "--seed", 12345) | 1;
-    struct out o;
-    if (!endpoint || out_open(&o, endpoint, NULL) < 0)
+    long count = (long)wire_arg_num(argc, argv, "--count", 5000);
+    rng = (uint64_t)wire_arg_num(argc, argv, "--seed", 12345) | 1;
+    struct wire_out o;
+    if (!endpoint || wire_out_open(&o, endpoint, NULL) < 0)
         return 2;
     struct ftio_wbuf w = {0};
     char *buf = malloc(1 << 16);
@@ -580,7 +574,7 @@ int wire_cmd_fuzz(int argc, char **argv)
     }
     free(buf);
     ftio_wbuf_free(&w);
-    out_close(&o);
+    wire_out_close(&o);
     return 0;
 }
 
@@ -615,7 +609,7 @@ static void fleet_advance(struct fleet_job *f, int k)
 }
 
 /* Send the requests of f that end by `until` (wall s), in batches. */
-static int fleet_send(struct out *o, struct fleet_job *f, double until, int64_t real0,
+static int fleet_send(struct wire_out *o, struct fleet_job *f, double until, int64_t real0,
                       double start, struct ftio_record *rec)
 {
     for (;;) {
@@ -637,7 +631,7 @@ static int fleet_send(struct out *o, struct fleet_job *f, double until, int64_t 
             .job = f->name, .host = "fleet", .pid = 1, .rank = -1, .seq = f->seq++,
             .clock_mono = FLEET_MONO0, .clock_real = real0,
         };
-        if (out_batch(o, &h, rec, n) < 0)
+        if (wire_out_batch(o, &h, rec, n) < 0)
             return -1;
         if (n < FLEET_BATCH)
             return 0;
@@ -649,17 +643,17 @@ int wire_cmd_fleet(int argc, char **argv)
     static const char usage[] =
         "usage: ftio-wire fleet --endpoint E --jobs N [--seconds S] [--history H] [--prefix P]\n"
         "                       [--seed X] [--info FILE]\n";
-    if (arg_flag(argc, argv, "--help")) {
+    if (wire_arg_flag(argc, argv, "--help")) {
         fputs(usage, stdout);
         return 0;
     }
-    const char *endpoint = arg_str(argc, argv, "--endpoint", NULL);
-    const char *prefix = arg_str(argc, argv, "--prefix", "fleet");
-    const char *info = arg_str(argc, argv, "--info", NULL);
-    long njobs = (long)arg_num(argc, argv, "--jobs", 0);
-    double seconds = arg_num(argc, argv, "--seconds", 60);
-    double history = arg_num(argc, argv, "--history", 0) * 3600;
-    unsigned seed = (unsigned)arg_num(argc, argv, "--seed", 1);
+    const char *endpoint = wire_arg_str(argc, argv, "--endpoint", NULL);
+    const char *prefix = wire_arg_str(argc, argv, "--prefix", "fleet");
+    const char *info = wire_arg_str(argc, argv, "--info", NULL);
+    long njobs = (long)wire_arg_num(argc, argv, "--jobs", 0);
+    double seconds = wire_arg_num(argc, argv, "--seconds", 60);
+    double history = wire_arg_num(argc, argv, "--history", 0) * 3600;
+    unsigned seed = (unsigned)wire_arg_num(argc, argv, "--seed", 1);
     if (!endpoint || njobs < 1 || njobs > 1000000 || !(seconds > 0) || history < 0 ||
         history > 48 * 3600) {
         fprintf(stderr, "ftio-wire fleet: need --endpoint, 1 <= --jobs <= 1e6, --seconds > 0, "
@@ -668,8 +662,8 @@ int wire_cmd_fleet(int argc, char **argv)
     }
     struct fleet_job *jobs = calloc((size_t)njobs, sizeof *jobs);
     struct ftio_record *rec = malloc(FLEET_BATCH * sizeof *rec);
-    struct out o;
-    if (!jobs || !rec || out_open(&o, endpoint, NULL) < 0) {
+    struct wire_out o;
+    if (!jobs || !rec || wire_out_open(&o, endpoint, NULL) < 0) {
         free(jobs);
         free(rec);
         return 1;
@@ -710,7 +704,7 @@ int wire_cmd_fleet(int argc, char **argv)
             double w = live0 + (double)k + (double)j / (double)njobs;
             double now = (double)ftio_real_ns() * 1e-9;
             if (w > now)
-                sleep_s(w - now);
+                wire_sleep(w - now);
             rc = fleet_send(&o, &jobs[j], w, real0, start, rec);
         }
     for (long j = 0; j < njobs && rc == 0; j++) {
@@ -718,11 +712,11 @@ int wire_cmd_fleet(int argc, char **argv)
             .job = jobs[j].name, .host = "fleet", .pid = 1, .rank = -1, .seq = jobs[j].seq++,
             .clock_mono = FLEET_MONO0, .clock_real = real0, .final = true,
         };
-        rc = out_batch(&o, &h, NULL, 0);
+        rc = wire_out_batch(&o, &h, NULL, 0);
     }
     if (rc != 0)
         fprintf(stderr, "ftio-wire fleet: send failed\n");
-    out_close(&o);
+    wire_out_close(&o);
     free(jobs);
     free(rec);
     return rc == 0 ? 0 : 1;

@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* phases.c -- `ftio`'s description of each I/O phase of a trace
+ * (PROTOCOL.md §2 Version 4: `phases`, and the typical phase's fields in
+ * `phase`): the records of the analysed mode and the metadata calls, in
+ * time order, through the phase tracker ftiod uses on the same records
+ * (forecast/phase_track.h), with the same gap between phases (from the
+ * answer's period and phase duration) and the same settling (every second
+ * of the trace), so a spool file gives offline the phases ftiod described
+ * live.  What a format holds decides what is known: spool files have
+ * everything (processes, files, their file systems, metadata calls); DXT
+ * and Darshan DXT logs have ranks and files but no metadata calls; CSV has
+ * ranks; TMIO and custom JSON no processes (the fields are then null).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "commands.h"
+#include "grow.h"
+#include "units.h"
+#include "forecast/phase_track.h"
+#include "publish/phase_json.h"
+
+#define MAX_FS 64
+
+struct event {
+    double ts, te, bytes;
+    uint32_t proc, fid;
+    int8_t op;           /* -1: data */
+};
+
+static int cmp_event(const void *a, const void *b)
+{
+    const struct event *x = a, *y = b;
+    return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+/* process key -> tracker index (open addressing, keys + 1). */
+struct procmap { uint64_t *key; long *val; size_t cap; };
+
+static long proc_index(struct procmap *m, struct ftio_pt *pt, uint32_t key)
+{
+    size_t i = (key * 2654435761u) & (m->cap - 1);
+    while (m->key[i] && m->key[i] != (uint64_t)key + 1)
+        i = (i + 1) & (m->cap - 1);
+    if (!m->key[i]) {
+        m->key[i] = (uint64_t)key + 1;
+        m->val[i] = ftio_pt_proc_add(pt);
+    }
+    return m->val[i];
+}
+
+struct described {
+    struct ftio_pt_phase *ph;
+    size_t n, cap;
+    uint64_t seen;       /* last seq copied */
+};
+
+/* Copy the phases the tracker described since the last call. */
+static int collect(const struct ftio_pt *pt, int mode, struct described *d)
+{
+    for (size_t k = 0; k < ftio_pt_count(pt, mode); k++) {
+        const struct ftio_pt_phase *p = ftio_pt_phase_at(pt, mode, k);
+        if (p->seq <= d->seen)
+            continue;
+        if (FTIO_GROW(d->ph, d->cap, d->n + 1) < 0)
+            return -1;
+        d->ph[d->n++] = *p;
+        d->seen = p->seq;
+    }
+    return 0;
+}
+
+int ftio_cli_phases(const struct ftio_trace *t, enum ftio_io_mode mode, const struct ftio_result *r,
+                    double fs_rate, json_t *obj, FILE *text)
+{
+    const struct ftio_trace_dir *dir = mode == FTIO_MODE_READ ? &t->read : &t->write;
+    int ptmode = mode == FTIO_MODE_READ ? FTIO_PT_READ : FTIO_PT_WRITE;
+    json_t *phase = obj ? json_object_get(obj, "phase") : NULL;
+    if (mode == FTIO_MODE_ALL || dir->nproc == 0) {
+        /* No process per request: nothing to describe. */
+        if (json_is_object(phase))
+            ftio_report_json_described(phase, NULL, NULL, false, 0);
+        if (obj)
+            json_object_set_new(obj, "phases", json_null());
+        return 0;
+    }
+    size_t n = dir->req.n + t->nmeta, ne = 0;
+    struct event *ev = malloc((n ? n : 1) * sizeof *ev);
+    struct procmap pm = { 0 };
+    pm.cap = 64;
+    while (pm.cap < 2 * (dir->nproc + t->nmeta + 1))
+        pm.cap *= 2;
+    pm.key = calloc(pm.cap, sizeof *pm.key);
+    pm.val = calloc(pm.cap, sizeof *pm.val);
+    const char *fsname[MAX_FS];
+    size_t nfs = 0;
+    struct ftio_pt pt;
+    ftio_pt_init(&pt, 2.0 / (fs_rate > 0 ? fs_rate : 10));
+    struct described d = { 0 };
+    int rc = -1;
+    if (!ev || !pm.key || !pm.val)
+        goto out;
+    for (size_t i = 0; i < dir->req.n; i++) {
+        double ts = dir->req.t_start[i], te = dir->req.t_end[i];
+        ev[ne++] = (struct event){ ts, te, dir->req.rate[i] * (te - ts),
+                                   i < dir->nproc ? dir->proc[i] : 0,
+                                   i < dir->nfid ? dir->fid[i] : 0, -1 };
+    }
+    for (size_t i = 0; i < t->nmeta; i++)
+        ev[ne++] = (struct event){ t->meta[i].ts, t->meta[i].te, 0, t->meta[i].proc, 0,
+                                   (int8_t)t->meta[i].op };
+    qsort(ev, ne, sizeof *ev, cmp_event);
+    double gap = ftio_pt_gap(&pt, r->has_period ? r->dominant.period : NAN,
+                             r->metrics.valid ? r->metrics.phase_duration : NAN);
+    double next_settle = ne ? ev[0].ts + 1 : 0;
+    for (size_t i = 0; i < ne; i++) {
+        const struct event *e = &ev[i];
+        if (e->ts >= next_settle) {   /* ftiod settles every second of data */
+            if (ftio_pt_settle(&pt, ptmode, e->ts, gap) < 0 || collect(&pt, ptmode, &d) != 0)
+                goto out;
+            next_settle = e->ts + 1;
+        }
+        long p = proc_index(&pm, &pt, e->proc);
+        if (p < 0)
+            goto out;
+        if (e->op >= 0) {
+            ftio_pt_meta(&pt, (size_t)p, e->op, e->ts, e->te);
+            continue;
+        }
+        const char *name = ftio_trace_file_fs(t, e->fid);
+        uint16_t fs = FTIO_PT_FS_UNKNOWN;
+        if (name) {
+            size_t k = 0;
+            while (k < nfs && strcmp(fsname[k], name) != 0)
+                k++;
+            if (k == nfs && nfs < MAX_FS)
+                fsname[nfs++] = name;
+            if (k < nfs)
+                fs = (uint16_t)k;
+        }
+        ftio_pt_data(&pt, (size_t)p, ptmode, e->ts, e->te, e->bytes, e->fid, fs);
+    }
+    for (size_t p = 0; p < pt.nproc; p++)
+        ftio_pt_final(&pt, p);              /* the trace is over: every phase confirmed */
+    if (ftio_pt_settle(&pt, ptmode, INFINITY, gap) < 0 || collect(&pt, ptmode, &d) != 0)
+        goto out;
+    struct ftio_pt_phase typ;
+    double like = r->next.valid ? r->next.bytes : r->metrics.valid ? r->metrics.phase_bytes : NAN;
+    bool has = ftio_pt_typical(&pt, ptmode, FTIO_PT_HISTORY, like, &typ);
+    const char *tfs = has && typ.fs < nfs ? fsname[typ.fs] : NULL;
+    if (json_is_object(phase))
+        ftio_report_json_described(phase, has ? &typ : NULL, tfs, false, 0);
+    if (obj) {
+        json_t *arr = json_array();
+        for (size_t k = 0; arr && k < d.n; k++) {
+            json_t *o = json_object();
+            ftio_report_json_described(o, &d.ph[k], d.ph[k].fs < nfs ? fsname[d.ph[k].fs] : NULL,
+                                       true, 0);
+            json_array_append_new(arr, o);
+        }
+        json_object_set_new(obj, "phases", arr);
+    }
+    if (text && has) {
+        char b1[FTIO_UNITS_LEN], b2[FTIO_UNITS_LEN], b3[FTIO_UNITS_LEN];
+        fprintf(text, "phases        %zu described; typical: %u ranks (busiest %s), files %u, "
+                      "%u opens, %u syncs, %s elapsed, %s%s%s\n", d.n, typ.ranks,
+                ftio_fmt_bytes(typ.skew_bytes, b1, sizeof b1), typ.files, typ.opens, typ.syncs,
+                ftio_fmt_duration(typ.end, b2, sizeof b2),
+                ftio_fmt_rate(typ.end > 0 ? typ.bytes / typ.end : NAN, b3, sizeof b3),
+                tfs ? " on " : "", tfs ? tfs : "");
+    }
+    rc = 0;
+out:
+    free(ev);
+    free(pm.key);
+    free(pm.val);
+    free(d.ph);
+    ftio_pt_free(&pt);
+    return rc;
+}

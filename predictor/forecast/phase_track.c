@@ -1,0 +1,610 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* phase_track.c -- each I/O phase of a job, described (see phase_track.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "forecast/phase_track.h"
+#include "grow.h"
+#include "record.h"
+
+void ftio_pt_init(struct ftio_pt *t, double join)
+{
+    memset(t, 0, sizeof *t);
+    t->join = join > 0 ? join : 0.2;
+    for (int m = 0; m < FTIO_PT_NMODES; m++) {
+        t->mode[m].next_seq = 1;
+        t->mode[m].settled = -INFINITY;
+    }
+}
+
+void ftio_pt_free(struct ftio_pt *t)
+{
+    for (size_t p = 0; p < t->nproc; p++)
+        free(t->proc[p].seg);
+    free(t->proc);
+    memset(t, 0, sizeof *t);
+}
+
+long ftio_pt_proc_add(struct ftio_pt *t)
+{
+    if (FTIO_GROW(t->proc, t->cap, t->nproc + 1) < 0)
+        return -1;
+    memset(&t->proc[t->nproc], 0, sizeof t->proc[0]);
+    return (long)t->nproc++;
+}
+
+size_t ftio_pt_memory(const struct ftio_pt *t)
+{
+    return sizeof *t + t->cap * sizeof *t->proc + t->seg_bytes;
+}
+
+/* ---- the ring of described phases ----------------------------------------- */
+
+static struct ftio_pt_phase *ring_at(struct ftio_pt_mode *m, size_t k)
+{
+    return &m->ring[(m->head + k) % FTIO_PT_HISTORY];
+}
+
+/* The described phase of sequence number seq, if the ring still has it. */
+static struct ftio_pt_phase *phase_of_seq(struct ftio_pt_mode *m, uint64_t seq)
+{
+    if (m->n == 0 || seq == 0)
+        return NULL;
+    uint64_t first = ring_at(m, 0)->seq;
+    if (seq < first || seq - first >= m->n)
+        return NULL;
+    return ring_at(m, (size_t)(seq - first));
+}
+
+static void confirm_if_done(struct ftio_pt_phase *ph)
+{
+    if (ph->waiting == 0)
+        ph->confirmed = true;
+}
+
+/* Process P leaves the last phase it moved data in (it sent something
+ * later, or its final batch). */
+static void move_on(struct ftio_pt *t, struct ftio_pt_proc *P)
+{
+    if (!P->in_last)
+        return;
+    P->in_last = false;
+    struct ftio_pt_phase *ph = phase_of_seq(&t->mode[P->last_mode], P->last_seq);
+    if (ph && ph->waiting > 0) {
+        ph->waiting--;
+        confirm_if_done(ph);
+    }
+}
+
+/* ---- segments of one process ---------------------------------------------- */
+
+static void seg_add_fid(struct ftio_pt_seg *s, uint32_t fid)
+{
+    if (fid == 0)
+        return;
+    for (unsigned k = 0; k < s->nfid; k++)
+        if (s->fid[k] == fid)
+            return;
+    if (s->nfid < FTIO_PT_FIDS) {
+        s->fid[s->nfid++] = fid;
+    } else if (fid != s->last_more) {
+        s->more_files++;
+        s->last_more = fid;
+    }
+}
+
+/* b into a (same mode). */
+static void seg_merge(struct ftio_pt_seg *a, const struct ftio_pt_seg *b)
+{
+    if (b->bytes > a->bytes)
+        a->fs = b->fs;
+    a->ts = fmin(a->ts, b->ts);
+    a->te = fmax(a->te, b->te);
+    a->bytes += b->bytes;
+    a->records += b->records;
+    a->opens += b->opens;
+    a->meta += b->meta;
+    a->syncs += b->syncs;
+    for (unsigned k = 0; k < b->nfid; k++)
+        seg_add_fid(a, b->fid[k]);
+    a->more_files += b->more_files;
+}
+
+/* Room for a new segment: the set grows up to FTIO_PT_SEGS_MAX; a full
+ * one merges its two segments of one mode that are closest in time (sorted
+ * by start; there are always two of one mode among more than 2). */
+static struct ftio_pt_seg *seg_new(struct ftio_pt *t, struct ftio_pt_proc *P,
+                                   const struct ftio_pt_seg *s)
+{
+    if (P->nseg == P->segcap && P->segcap < FTIO_PT_SEGS_MAX) {
+        size_t cap = P->segcap ? 2u * P->segcap : FTIO_PT_SEGS;
+        if (cap > FTIO_PT_SEGS_MAX)
+            cap = FTIO_PT_SEGS_MAX;
+        struct ftio_pt_seg *n = realloc(P->seg, cap * sizeof *n);
+        if (n) {
+            t->seg_bytes += (cap - P->segcap) * sizeof *n;
+            P->seg = n;
+            P->segcap = (uint8_t)cap;
+        }
+    }
+    if (P->nseg < P->segcap) {
+        P->seg[P->nseg] = *s;
+        return &P->seg[P->nseg++];
+    }
+    if (P->nseg == 0)
+        return NULL;                          /* out of memory before the first one */
+    struct ftio_pt_seg all[FTIO_PT_SEGS_MAX + 1];
+    size_t n = 0;
+    for (size_t i = 0; i < P->nseg; i++)
+        all[n++] = P->seg[i];
+    all[n++] = *s;
+    for (size_t i = 1; i < n; i++)            /* insertion sort by start */
+        for (size_t k = i; k > 0 && all[k].ts < all[k - 1].ts; k--) {
+            struct ftio_pt_seg x = all[k];
+            all[k] = all[k - 1];
+            all[k - 1] = x;
+        }
+    size_t best = n;
+    double best_gap = INFINITY;
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = i + 1; k < n; k++)
+            if (all[k].mode == all[i].mode) {   /* the next segment of its mode */
+                double g = all[k].ts - all[i].te;
+                if (g < best_gap) {
+                    best_gap = g;
+                    best = i;
+                }
+                break;
+            }
+    size_t pair = best + 1;
+    while (all[pair].mode != all[best].mode)
+        pair++;
+    seg_merge(&all[best], &all[pair]);
+    memmove(&all[pair], &all[pair + 1], (n - pair - 1) * sizeof all[0]);
+    n--;
+    struct ftio_pt_seg *out = NULL;
+    for (size_t i = 0; i < n; i++) {
+        P->seg[i] = all[i];
+        if (all[i].ts <= s->ts && all[i].te >= s->te && all[i].mode == s->mode)
+            out = &P->seg[i];
+    }
+    return out ? out : &P->seg[0];
+}
+
+/* ---- records ---------------------------------------------------------------- */
+
+/* A data record of a phase already described: it goes to the phase it falls
+ * in, if the ring still holds it. */
+static void late_data(struct ftio_pt *t, struct ftio_pt_proc *P, int mode, double ts, double te,
+                      double bytes)
+{
+    struct ftio_pt_mode *m = &t->mode[mode];
+    for (size_t k = m->n; k-- > 0;) {
+        struct ftio_pt_phase *ph = ring_at(m, k);
+        if (ts > ph->end + t->join || te < ph->start - t->join)
+            continue;
+        ph->bytes += bytes;
+        ph->records++;
+        ph->start = fmin(ph->start, ts);
+        ph->end = fmax(ph->end, te);
+        if (P->last_seq == ph->seq && P->last_mode == mode) {
+            P->last_bytes += bytes;
+        } else {
+            ph->ranks++;
+            if (P->last_seq < ph->seq || P->last_mode != mode) {
+                move_on(t, P);
+                P->last_seq = ph->seq;
+                P->last_mode = (uint8_t)mode;
+                P->last_bytes = bytes;
+                P->in_last = !P->final && !ph->confirmed;
+                ph->waiting += P->in_last;
+            }
+        }
+        if (P->last_seq == ph->seq && P->last_bytes > ph->skew_bytes)
+            ph->skew_bytes = P->last_bytes;
+        return;
+    }
+    m->late_records++;
+    m->late_bytes += bytes;
+}
+
+void ftio_pt_data(struct ftio_pt *t, size_t p, int mode, double ts, double te, double bytes,
+                  uint32_t fid, uint16_t fs)
+{
+    if (p >= t->nproc || mode < 0 || mode >= FTIO_PT_NMODES || !isfinite(ts) || !isfinite(te))
+        return;
+    struct ftio_pt_proc *P = &t->proc[p];
+    struct ftio_pt_mode *m = &t->mode[mode];
+    if (te < ts)
+        te = ts;
+    /* Anything it sends after its last phase's end: it moved on. */
+    if (P->in_last) {
+        struct ftio_pt_phase *ph = phase_of_seq(&t->mode[P->last_mode], P->last_seq);
+        if (!ph || ts > ph->end + t->join)
+            move_on(t, P);
+    }
+    if (ts <= m->settled) {
+        late_data(t, P, mode, ts, te, bytes);
+        return;
+    }
+    /* Its segment of this mode that the record touches (the latest). */
+    struct ftio_pt_seg *s = NULL;
+    for (size_t k = 0; k < P->nseg; k++) {
+        struct ftio_pt_seg *c = &P->seg[k];
+        if (c->mode == mode && ts <= c->te + t->join && te >= c->ts - t->join &&
+            (!s || c->te > s->te))
+            s = c;
+    }
+    if (s) {
+        s->ts = fmin(s->ts, ts);
+        s->te = fmax(s->te, te);
+        if (bytes > 0 && s->bytes <= 0)
+            s->fs = fs;
+    } else {
+        struct ftio_pt_seg n = { .ts = ts, .te = te, .fs = fs, .mode = (uint8_t)mode };
+        if (!(s = seg_new(t, P, &n))) {
+            m->late_records++;                /* out of memory: counted, not described */
+            m->late_bytes += bytes;
+            return;
+        }
+    }
+    s->bytes += bytes;
+    s->records++;
+    seg_add_fid(s, fid);
+    /* Metadata that came just before it (the open of this output). */
+    if (P->p_opens + P->p_meta + P->p_syncs > 0) {
+        if (ts - P->p_te <= fmin(FTIO_PT_ATTACH, t->join + FTIO_PT_ATTACH)) {
+            s->opens += P->p_opens;
+            s->meta += P->p_meta;
+            s->syncs += P->p_syncs;
+            s->ts = fmin(s->ts, P->p_ts);
+        } else {
+            t->meta_between += P->p_opens + P->p_meta + P->p_syncs;
+        }
+        P->p_opens = P->p_meta = P->p_syncs = 0;
+    }
+}
+
+void ftio_pt_meta(struct ftio_pt *t, size_t p, int op, double ts, double te)
+{
+    if (p >= t->nproc || op == FTIO_OP_SEEK || ftio_op_is_data(op) || !isfinite(ts) ||
+        !isfinite(te))
+        return;
+    struct ftio_pt_proc *P = &t->proc[p];
+    if (te < ts)
+        te = ts;
+    uint32_t opens = op == FTIO_OP_OPEN, syncs = op == FTIO_OP_SYNC, meta = !syncs;
+    /* Next to one of its segments: part of it. */
+    struct ftio_pt_seg *s = NULL;
+    for (size_t k = 0; k < P->nseg; k++) {
+        struct ftio_pt_seg *c = &P->seg[k];
+        if (ts <= c->te + FTIO_PT_ATTACH && te >= c->ts - FTIO_PT_ATTACH && (!s || c->te > s->te))
+            s = c;
+    }
+    if (s) {
+        s->opens += opens;
+        s->meta += meta;
+        s->syncs += syncs;
+        s->ts = fmin(s->ts, ts);
+        s->te = fmax(s->te, te);
+        return;
+    }
+    /* Right after its last described phase (the fsync that ended it,
+     * arriving after the phase was described): part of that phase. */
+    if (P->in_last) {
+        struct ftio_pt_phase *ph = phase_of_seq(&t->mode[P->last_mode], P->last_seq);
+        if (ph && ts <= ph->end + FTIO_PT_ATTACH && te >= ph->start) {
+            ph->opens += opens;
+            ph->meta += meta;
+            ph->syncs += syncs;
+            ph->end = fmax(ph->end, te);
+            return;
+        }
+        if (ph && ts > ph->end + FTIO_PT_ATTACH)
+            move_on(t, P);
+    }
+    /* Else it waits for the process's next data (an open before writes). */
+    if (P->p_opens + P->p_meta + P->p_syncs > 0 && ts - P->p_te > FTIO_PT_ATTACH) {
+        t->meta_between += P->p_opens + P->p_meta + P->p_syncs;
+        P->p_opens = P->p_meta = P->p_syncs = 0;
+    }
+    if (P->p_opens + P->p_meta + P->p_syncs == 0) {
+        P->p_ts = ts;
+        P->p_te = te;
+    }
+    P->p_ts = fmin(P->p_ts, ts);
+    P->p_te = fmax(P->p_te, te);
+    P->p_opens += opens;
+    P->p_meta += meta;
+    P->p_syncs += syncs;
+}
+
+void ftio_pt_final(struct ftio_pt *t, size_t p)
+{
+    if (p >= t->nproc)
+        return;
+    t->proc[p].final = true;
+    move_on(t, &t->proc[p]);
+}
+
+/* ---- phases ----------------------------------------------------------------- */
+
+double ftio_pt_gap(const struct ftio_pt *t, double period, double duration)
+{
+    if (!(period > 0) || !isfinite(period))
+        return FTIO_PT_GAP_UNKNOWN;
+    double compute = isfinite(duration) && duration >= 0 && duration < period
+                         ? period - duration : 0.5 * period;
+    return fmax(0.5 * compute, 2 * t->join);
+}
+
+struct item { double ts, te; uint32_t proc; uint8_t seg; };   /* seg < FTIO_PT_SEGS_MAX */
+
+static int cmp_item(const void *a, const void *b)
+{
+    const struct item *x = a, *y = b;
+    return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+/* A small open-addressing set of file ids (cap a power of two). */
+static bool fid_insert(uint32_t *set, size_t cap, uint32_t id)
+{
+    size_t i = (id * 2654435761u) & (cap - 1);
+    while (set[i] && set[i] != id)
+        i = (i + 1) & (cap - 1);
+    if (set[i])
+        return false;
+    set[i] = id;
+    return true;
+}
+
+#define FS_SLOTS 8
+
+/* Describe the cluster items[0..n) as the next phase of m. */
+static void describe(struct ftio_pt *t, int mode, const struct item *it, size_t n,
+                     double *per_proc, uint32_t *touched, uint32_t *fset, size_t fcap)
+{
+    struct ftio_pt_mode *m = &t->mode[mode];
+    struct ftio_pt_phase ph = { .seq = m->next_seq++, .start = INFINITY, .end = -INFINITY,
+                                .files_exact = true, .fs = FTIO_PT_FS_UNKNOWN };
+    uint16_t fsid[FS_SLOTS];
+    double fsb[FS_SLOTS];
+    size_t nfs = 0, ntouched = 0;
+    memset(fset, 0, fcap * sizeof *fset);
+    for (size_t i = 0; i < n; i++) {
+        const struct ftio_pt_seg *s = &t->proc[it[i].proc].seg[it[i].seg];
+        ph.start = fmin(ph.start, s->ts);
+        ph.end = fmax(ph.end, s->te);
+        ph.bytes += s->bytes;
+        ph.records += s->records;
+        ph.opens += s->opens;
+        ph.meta += s->meta;
+        ph.syncs += s->syncs;
+        for (unsigned k = 0; k < s->nfid; k++)
+            ph.files += fid_insert(fset, fcap, s->fid[k]);
+        ph.files += s->more_files;
+        if (s->more_files)
+            ph.files_exact = false;
+        if (s->bytes > 0) {
+            size_t f = 0;
+            while (f < nfs && fsid[f] != s->fs)
+                f++;
+            if (f == nfs && nfs < FS_SLOTS) {
+                fsid[nfs] = s->fs;
+                fsb[nfs++] = 0;
+            }
+            if (f < nfs)
+                fsb[f] += s->bytes;
+        }
+        if (per_proc[it[i].proc] == 0 && s->bytes > 0)
+            touched[ntouched++] = it[i].proc;
+        per_proc[it[i].proc] += s->bytes;
+    }
+    for (size_t k = 0; k < ntouched; k++) {
+        struct ftio_pt_proc *P = &t->proc[touched[k]];
+        double b = per_proc[touched[k]];
+        per_proc[touched[k]] = 0;
+        ph.ranks++;
+        if (b > ph.skew_bytes)
+            ph.skew_bytes = b;
+        move_on(t, P);
+        P->last_seq = ph.seq;
+        P->last_mode = (uint8_t)mode;
+        P->last_bytes = b;
+        P->in_last = !P->final;
+        ph.waiting += P->in_last;
+    }
+    for (size_t f = 0; f < nfs; f++)
+        if (ph.fs == FTIO_PT_FS_UNKNOWN || fsb[f] > ph.fs_share) {
+            ph.fs = fsid[f];
+            ph.fs_share = fsb[f];
+        }
+    ph.fs_share = ph.bytes > 0 ? ph.fs_share / ph.bytes : 0;
+    confirm_if_done(&ph);
+    if (m->n == FTIO_PT_HISTORY) {
+        m->head = (m->head + 1) % FTIO_PT_HISTORY;
+        m->n--;
+    }
+    *ring_at(m, m->n++) = ph;
+}
+
+int ftio_pt_settle(struct ftio_pt *t, int mode, double upto, double gap)
+{
+    if (mode < 0 || mode >= FTIO_PT_NMODES)
+        return 0;
+    struct ftio_pt_mode *m = &t->mode[mode];
+    for (size_t k = 0; k < m->n; k++) {
+        struct ftio_pt_phase *ph = ring_at(m, k);
+        if (!ph->confirmed && upto >= ph->end + FTIO_PT_CONFIRM)
+            ph->confirmed = true;
+    }
+    size_t n = 0;
+    for (size_t p = 0; p < t->nproc; p++)
+        for (size_t k = 0; k < t->proc[p].nseg; k++)
+            n += t->proc[p].seg[k].mode == mode;
+    if (n == 0)
+        return 0;
+    struct item *it = malloc(n * sizeof *it);
+    double *per_proc = calloc(t->nproc, sizeof *per_proc);
+    uint32_t *touched = malloc(t->nproc * sizeof *touched);
+    size_t fcap = 16;
+    while (fcap < 2 * FTIO_PT_FIDS * n)
+        fcap *= 2;
+    uint32_t *fset = malloc(fcap * sizeof *fset);
+    if (!it || !per_proc || !touched || !fset) {
+        free(it);
+        free(per_proc);
+        free(touched);
+        free(fset);
+        return -1;
+    }
+    n = 0;
+    for (size_t p = 0; p < t->nproc; p++)
+        for (size_t k = 0; k < t->proc[p].nseg; k++)
+            if (t->proc[p].seg[k].mode == mode)
+                it[n++] = (struct item){ t->proc[p].seg[k].ts, t->proc[p].seg[k].te,
+                                         (uint32_t)p, (uint8_t)k };
+    qsort(it, n, sizeof *it, cmp_item);
+    int described = 0;
+    size_t i = 0;
+    while (i < n) {
+        double end = it[i].te;
+        size_t j = i + 1;
+        while (j < n && it[j].ts <= end + gap)
+            end = fmax(end, it[j++].te);
+        if (!(end + gap < upto))
+            break;
+        describe(t, mode, it + i, j - i, per_proc, touched, fset, fcap);
+        for (size_t k = i; k < j; k++)
+            t->proc[it[k].proc].seg[it[k].seg].te = NAN;   /* described: freed below */
+        m->settled = fmax(m->settled, end + fmin(gap, t->join));
+        described++;
+        i = j;
+    }
+    if (described)
+        for (size_t p = 0; p < t->nproc; p++) {
+            struct ftio_pt_proc *P = &t->proc[p];
+            size_t keep = 0;
+            for (size_t k = 0; k < P->nseg; k++)
+                if (!isnan(P->seg[k].te))
+                    P->seg[keep++] = P->seg[k];
+            P->nseg = (uint8_t)keep;
+        }
+    free(it);
+    free(per_proc);
+    free(touched);
+    free(fset);
+    return described;
+}
+
+size_t ftio_pt_count(const struct ftio_pt *t, int mode)
+{
+    return mode >= 0 && mode < FTIO_PT_NMODES ? t->mode[mode].n : 0;
+}
+
+const struct ftio_pt_phase *ftio_pt_phase_at(const struct ftio_pt *t, int mode, size_t k)
+{
+    if (k >= ftio_pt_count(t, mode))
+        return NULL;
+    const struct ftio_pt_mode *m = &t->mode[mode];
+    return &m->ring[(m->head + k) % FTIO_PT_HISTORY];
+}
+
+const struct ftio_pt_phase *ftio_pt_take_confirmed(struct ftio_pt *t, int mode, double before)
+{
+    if (mode < 0 || mode >= FTIO_PT_NMODES)
+        return NULL;
+    struct ftio_pt_mode *m = &t->mode[mode];
+    for (size_t k = 0; k < m->n; k++) {
+        struct ftio_pt_phase *ph = ring_at(m, k);
+        if (ph->confirmed && !ph->taken && ph->end <= before) {
+            ph->taken = true;
+            return ph;
+        }
+    }
+    return NULL;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static bool alike(const struct ftio_pt_phase *ph, double like)
+{
+    return !(like > 0) || (ph->bytes >= 0.5 * like && ph->bytes <= 2 * like);
+}
+
+bool ftio_pt_typical(const struct ftio_pt *t, int mode, size_t last, double like_bytes,
+                     struct ftio_pt_phase *out)
+{
+    size_t n = ftio_pt_count(t, mode), confirmed = 0, similar = 0;
+    if (n == 0 || last == 0)
+        return false;
+    for (size_t k = 0; k < n; k++) {
+        const struct ftio_pt_phase *ph = ftio_pt_phase_at(t, mode, k);
+        confirmed += ph->confirmed;
+        similar += alike(ph, like_bytes);
+    }
+    if (similar == 0)
+        like_bytes = NAN;
+    else if (like_bytes > 0) {
+        confirmed = 0;
+        for (size_t k = 0; k < n; k++) {
+            const struct ftio_pt_phase *ph = ftio_pt_phase_at(t, mode, k);
+            confirmed += ph->confirmed && alike(ph, like_bytes);
+        }
+    }
+    const struct ftio_pt_phase *sel[FTIO_PT_HISTORY];
+    size_t m = 0;
+    for (size_t k = n; k-- > 0 && m < last;) {
+        const struct ftio_pt_phase *ph = ftio_pt_phase_at(t, mode, k);
+        if ((ph->confirmed || confirmed == 0) && alike(ph, like_bytes))
+            sel[m++] = ph;
+    }
+    double v[9][FTIO_PT_HISTORY];
+    uint16_t fs[FTIO_PT_HISTORY];
+    for (size_t k = 0; k < m; k++) {
+        const struct ftio_pt_phase *ph = sel[k];
+        v[0][k] = ph->end - ph->start;
+        v[1][k] = ph->bytes;
+        v[2][k] = ph->ranks;
+        v[3][k] = ph->skew_bytes;
+        v[4][k] = ph->files;
+        v[5][k] = ph->opens;
+        v[6][k] = ph->meta;
+        v[7][k] = ph->syncs;
+        v[8][k] = (double)ph->records;
+        fs[k] = ph->fs;
+    }
+    *out = *sel[0];    /* the newest: seq, confirmed, files_exact */
+    out->start = 0;                /* a typical phase has no date: [0, its duration] */
+    out->end = median(v[0], m);
+    out->bytes = median(v[1], m);
+    out->ranks = (uint32_t)llround(median(v[2], m));
+    out->skew_bytes = median(v[3], m);
+    out->files = (uint32_t)llround(median(v[4], m));
+    out->opens = (uint32_t)llround(median(v[5], m));
+    out->meta = (uint32_t)llround(median(v[6], m));
+    out->syncs = (uint32_t)llround(median(v[7], m));
+    out->records = (uint64_t)llround(median(v[8], m));
+    size_t best = 0, best_n = 0;
+    for (size_t k = 0; k < m; k++) {
+        size_t c = 0;
+        for (size_t q = 0; q < m; q++)
+            c += fs[q] == fs[k];
+        if (c > best_n) {
+            best_n = c;
+            best = k;
+        }
+    }
+    out->fs = fs[best];
+    return true;
+}
