@@ -429,6 +429,8 @@ struct ftio_online_update {
     bool   has_error;
     double last_error;
     double p_periodic;
+    double after;                /* the time its next phase was predicted after
+                                    (`now` of the analysis: the wall clock live) */
 };
 
 void ftio_online_init(struct ftio_online *s, const struct ftio_options *o, double step,

@@ -204,6 +204,7 @@ int ftio_online_analyse(struct ftio_online *s, struct ftio_analyzer *a, const st
     out->has_error = s->has_error;
     out->last_error = s->last_error;
     out->p_periodic = ftio_history_p_periodic(&s->hist);
+    out->after = isnan(now) ? x->t1 : now;
     return 0;
 }
 

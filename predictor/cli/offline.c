@@ -431,7 +431,7 @@ static void put_activities(const struct ftio_stream *s, const struct ftio_activi
         memset(&r, 0, sizeof r);
         if (a.update)
             r = a.update->res;
-        ftio_activity_roll_next(&r, job->res.t1);
+        ftio_activity_roll_next(&r, fmax(job->after, job->res.t1));
         if (arr || set->n > 1)     /* one activity in text: the job's line says it */
             put_activity(arr, "  ", k, &set->a[k], &r, &job->res, a.update && a.update->stale);
     }
@@ -453,8 +453,12 @@ static void stream_job_level(const struct ftio_stream *s, const struct ftio_acti
     }
     struct ftio_result r;
     int k = job_level(set, res, &job->res, &r, name, len);
-    *top = k >= 0 && set->n > 1 && up[k] ? *up[k] : *job;
+    bool act = k >= 0 && set->n > 1 && up[k];
+    if (act)   /* as ftiod: an activity's answer is as old as its last data */
+        ftio_activity_roll_next(&r, fmax(job->after, job->res.t1));
+    *top = act ? *up[k] : *job;
     top->res = r;
+    top->after = job->after;
 }
 
 /* Sliding analysis: the online loop of ftiod (analysis/stream.h, the same

@@ -13,7 +13,8 @@
 #  2. live: 4 MPI ranks of examples/activities.c under libftio.so write a
 #     small dump per step and a large checkpoint every 6 steps, streaming to
 #     ftiod; both activities appear with their periods within 10 % of the
-#     program's own phase start times.
+#     program's own phase start times; no job-level next phase is already
+#     past when it is published.
 . "$(dirname "$0")/../lib.sh"
 cd "$ROOT"
 need "$B/bin/ftiod" "$B/bin/ftio" "$B/bench/accuracy-gen" "$B/bin/activities" "$B/lib/libftio.so"
@@ -130,6 +131,14 @@ end = [d["message"] for d in msgs if d["topic"] == "ftio.live.end"][-1]["summary
 bad = 0
 if not any(m["v"] == 4 and len(m["activities"]) == 2 for m in live):
     print("no live message with two activities among %d" % len(live)); bad += 1
+# The job-level next phase is never already past when published (it may be
+# the heaviest activity's answer, as old as that activity's last data).
+past = [m for m in live if m["next"]["start"] is not None and m["next"]["start"] < m["published"] - 0.5]
+print("job-level next phases already past when published: %d of %d" % (len(past), len(live)))
+if past:
+    print("e.g. next.start %.3f, published %.3f (%s)" % (past[0]["next"]["start"], past[0]["published"],
+                                                     past[0]["activity"]))
+    bad += 1
 acts = {a["pattern"]: a for a in end["activities"]}
 for k in ("dump", "ckpt"):
     a = acts.get(pat[k])
