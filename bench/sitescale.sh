@@ -15,7 +15,10 @@
 # the live part after its first 10 s; a stale message republishes a kept
 # answer with that answer's window, so those are counted apart), messages, ftiod's CPU over the live part (% of
 # one core) and its RSS per job (RSS at the end minus RSS before any job,
-# divided by N).  The hog line adds its figures: the spool's send time, and
+# divided by N); the jobs whose .end came within 3 s of their final batch,
+# how long ftiod took to stop at SIGTERM 3 s later and the end summaries it
+# says it lost; when the ends came and why (ended_by), and ftiod's own
+# account of a live job's memory (`memory` in its status, issue 27).  The hog line adds its figures: the spool's send time, and
 # how long after the send began its newest boundary and its .end were
 # published.  Everything comes from ftiod's own --log and /proc.
 B=${B:-build}
@@ -61,19 +64,25 @@ C0=$(cpu); W0=$(date +%s.%N)
 # RSS is read at its peak: just before the jobs' final batches.
 sleep "$S"
 RSS1=$(rss)
+# ftiod's own account of each job's memory (`memory` in its status, where it has one).
+FTIO_AUTH=none "$B/bin/ftiod" --config none --status --json --status-endpoint "ipc://$T/st" \
+  >"$T/status.live.json" 2>/dev/null
 wait $FPID || { echo "fleet sender failed"; exit 1; }
 C1=$(cpu); W1=$(date +%s.%N)
 sleep 3
 FTIO_AUTH=none "$B/bin/ftiod" --config none --status --json --status-endpoint "ipc://$T/st" \
   >"$T/status.json" 2>/dev/null
-kill -TERM $DPID; wait $DPID 2>/dev/null
+# SIGTERM: how long ftiod takes to stop, and the jobs it says lost their end summary.
+K0=$(date +%s.%N); kill -TERM $DPID; wait $DPID 2>/dev/null; K1=$(date +%s.%N)
+LOST=$(sed -n 's/.*stopped before \([0-9]*\) of.*/\1/p' "$T/err" | tail -1)
 "$PY" - "$T/log" "$T/info.json" "$N" "$H" "$S" "$RSS0" "$RSS1" "$C0" "$C1" "$W0" "$W1" \
-  "$(getconf CLK_TCK)" "$T/hog.t0" "$T/hog.t1" "$T/status.json" <<'PY'
+  "$(getconf CLK_TCK)" "$T/hog.t0" "$T/hog.t1" "$T/status.json" "$K0" "$K1" "${LOST:-0}" \
+  "$T/status.live.json" <<'PY'
 import json, os, sys
-log, info, n, h, s, rss0, rss1, c0, c1, w0, w1, tck, hog0, hog1, status = sys.argv[1:]
+log, info, n, h, s, rss0, rss1, c0, c1, w0, w1, tck, hog0, hog1, status, k0, k1, lost, live = sys.argv[1:]
 info = json.load(open(info))
 live0 = info["live_start"]
-lat, msgs, stale, ended = [], 0, 0, set()
+lat, msgs, stale, ended, ended3, end_delay, by = [], 0, 0, set(), set(), [], {}
 hog = {"first": None, "newest": None, "end": None, "end_t": None}
 for line in open(log):
     d = json.loads(line)
@@ -89,6 +98,13 @@ for line in open(log):
         continue
     if t.endswith(".end"):
         ended.add(m["job"])
+        # Within 3 s of the final batches (the sender exits once it sent them).
+        pub = m.get("time") or max((v.get("published", 0) for v in m["summary"].values()
+                                         if isinstance(v, dict)), default=0)
+        if pub <= float(w1) + 3:
+            ended3.add(m["job"])
+        end_delay.append(pub - float(w1))
+        by[m.get("ended_by")] = by.get(m.get("ended_by"), 0) + 1
         continue
     msgs += 1
     if not live0 + 10 <= m["published"] <= live0 + float(s) or m["window"]["end"] < live0:
@@ -108,10 +124,23 @@ cpu = (float(c1) - float(c0)) / float(tck) / (float(w1) - float(w0)) * 100
 per_job = (float(rss1) - float(rss0)) / int(n) / 1024
 print("N=%s history=%s h live=%s s: latency p50 %.3f s p99 %.3f s max %.3f s (%d live messages, "
       "%d stale left out, %d in all); ftiod CPU %.0f %% of a core; RSS %.1f MB, %.1f KB per job; "
-      "%d of the %s jobs ended 3 s after their final batch; batches refused over --max-jobs %s, "
+      "%d of the %s jobs had their .end within 3 s of their final batch, %d in all (SIGTERM 3 s "
+      "later: ftiod stopped in %.2f s, %s end summaries lost); batches refused over --max-jobs %s, "
       "over --max-memory %s" %
       (n, h, s, q(0.5), q(0.99), lat[-1] if lat else float("nan"), len(lat), stale, msgs, cpu,
-       float(rss1) / 2**20, per_job, len(ended), n, refused("over_max_jobs"), refused("over_memory")))
+       float(rss1) / 2**20, per_job, len(ended3), n, len(ended), float(k1) - float(k0), lost,
+       refused("over_max_jobs"), refused("over_memory")))
+end_delay.sort()
+try:
+    mem = sorted(j["memory"] for j in json.load(open(live))["jobs"] if "memory" in j)
+except (OSError, ValueError, KeyError):
+    mem = []
+print("ends: published after the sender's last batch by p50 %.2f s, max %.2f s; ended_by %s; "
+      "ftiod's own account of a live job's memory: %s" %
+      (end_delay[len(end_delay) // 2] if end_delay else float("nan"),
+       end_delay[-1] if end_delay else float("nan"), by,
+       "median %.1f KB, max %.1f KB (%d jobs)" % (mem[len(mem) // 2] / 1024, mem[-1] / 1024, len(mem))
+       if mem else "none"))
 if os.path.exists(hog0):
     t0 = float(open(hog0).read())
     t1 = float(open(hog1).read()) if os.path.exists(hog1) else float("nan")

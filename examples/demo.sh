@@ -12,13 +12,17 @@
 # the app runs with FTIO_SPOOL=tee (stream to ftiod and keep the whole trace
 # in spool files), `ftio --window adaptive --plot` draws the analysis step by
 # step on those files, as ftiod made it, and `ftio report` draws what ftiod
-# published (its --log).  The pages are written to $DEMO_PLOT (default
+# published (its --log).  Then the same application runs again, shorter
+# ($DEMO_AGAIN iterations, default 3): ftiod remembers its first run (the
+# memory of runs, --history) and predicts the second from its first batch,
+# before its first checkpoint.  The pages are written to $DEMO_PLOT (default
 # ./ftio-demo.html) and ${DEMO_PLOT%.html}-report.html; everything else runs
-# in a temporary directory that is removed at the end; about 40 s.
+# in a temporary directory that is removed at the end; about 55 s.
 set -u
 B=${B:-build}
 B=$(cd "$B" 2>/dev/null && pwd) || { echo "demo: no build directory '$B'" >&2; exit 1; }
 ITER=${DEMO_ITERATIONS:-10}
+AGAIN=${DEMO_AGAIN:-3}
 COMPUTE=${DEMO_COMPUTE:-3}
 BLOCK=${DEMO_BLOCK:-32M}
 RANKS=${DEMO_RANKS:-4}
@@ -47,7 +51,7 @@ trap 'exit 130' INT TERM
 # (no TCP port to find free, nothing another user or demo can collide with)
 L="ipc://$T/ingest"; P="ipc://$T/pub"; S="ipc://$T/status"
 "$B/bin/ftiod" --config none --auth none --listen "$L" --pub "$P" --status-endpoint "$S" \
-  --log "$T/published.jsonl" 2>"$T/ftiod.err" &
+  --log "$T/published.jsonl" --history "$T/history.sqlite" -v 2>"$T/ftiod.err" &
 DPID=$!
 i=0
 until "$B/bin/ftiod" --status --status-endpoint "$S" >/dev/null 2>&1; do
@@ -126,6 +130,53 @@ print("ranks, records       %s ranks, %s write records, %s lost" % (final["ranks
 ok = err <= 0.05 and final["class"] in ("periodic", "uncertain")
 print("RESULT               %s" % ("PASS" if ok else "FAIL: prediction off"))
 print("==========================================================")
+sys.exit(0 if ok else 1)
+EOF
+
+# ---- the same application again: ftiod remembers it ---------------------------
+# Its first run is recorded from its .end (ftiod's history thread); the
+# second run's first batch finds it.
+JOB2="$JOB-again"
+i=0
+until "$B/bin/ftio" history list --json --endpoint "$S" 2>/dev/null | grep -q '"runs": *[1-9]'; do
+  i=$((i + 1))
+  [ $i -gt 100 ] && { echo "demo: the first run was not recorded in the memory of runs" >&2; verdict=1; break; }
+  sleep 0.1
+done
+echo
+echo "== the same application again (job $JOB2, $AGAIN iterations): ftiod remembers its first run"
+mkdir -p "$T/again"
+# (the same command line but for the number of iterations: the memory of runs
+# knows it by its arguments with their numbers normalised)
+mpirun $ROOTOPT --oversubscribe -np "$RANKS" \
+  -x LD_PRELOAD="$PRELOAD" -x FTIO_ENDPOINT="$L" -x FTIO_JOB="$JOB2" \
+  -x FTIO_SPOOL_DIR="$T/again" -x FTIO_AUTH=none \
+  "$B/bin/checkpoint" -n "$AGAIN" -c "$COMPUTE" -b "$BLOCK" -o "$T" -v >"$T/again.out" 2>&1 ||
+  { echo "demo: the second run failed" >&2; cat "$T/again.out" >&2; verdict=1; }
+i=0
+until grep -q "\"topic\":\"ftio.$JOB2.end\"" "$T/published.jsonl" || [ $i -gt 100 ]; do
+  sleep 0.1; i=$((i + 1))
+done
+"$PY" - "$T/published.jsonl" "$T/ftiod.err" "$JOB2" "$T/again.out" <<'EOF' || verdict=1
+import json, re, sys, datetime
+log, err, job, app = sys.argv[1:5]
+w = [d["message"] for d in map(json.loads, open(log)) if d["topic"] == "ftio.%s.write" % job]
+first = re.search(r"^(\S+) ftiod\[\d+\] info: job %s: first batch" % re.escape(job), open(err).read(), re.M)
+m = re.search(r"(\d+) iterations.*total ([0-9.]+) s", open(app).read())
+if not w or not first or not m:
+    print("demo: FAIL: the second run's predictions or its first batch are missing"); sys.exit(1)
+t0 = datetime.datetime.fromisoformat(first.group(1).replace("Z", "+00:00")).timestamp()
+true_p = float(m.group(2)) / int(m.group(1))
+x = w[0]
+h = x.get("history") or {}
+print("first prediction     %.2f s after the job's first batch, period %.3f s (true %.3f s), source %s"
+      % (x["published"] - t0, x["period"] or float("nan"), true_p, x.get("source")))
+if x.get("source") == "history":
+    print("                     from the memory of runs: %d earlier run, key level %s, confidence %.2f"
+          % (h.get("runs", 0), h.get("level"), x["confidence"]))
+ok = x.get("source") == "history" and x["period"] and abs(x["period"] - true_p) / true_p <= 0.05
+print("RESULT               %s" % ("PASS: predicted from its first batch" if ok else
+                                   "FAIL: no prediction from the memory of runs"))
 sys.exit(0 if ok else 1)
 EOF
 

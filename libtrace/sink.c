@@ -15,6 +15,8 @@
  *     after taking it, or it is hung: ZeroMQ and the kernel accept a whole
  *     trace into their buffers): sent again, up to RESENDS times (the daemon
  *     drops a (process, seq) it has), then spooled;
+ *   - sent, still unanswered when ftiod answers a batch sent after it: lost
+ *     on the way (overtaken()), sent again at once, within the same RESENDS;
  *   - past FTIO_ACK_MAX_MB of copies, the oldest go to the spool file;
  *   - at the end of the image (exit, _exit, fatal signal) the sink waits
  *     FTIO_EXIT_WAIT_MS at most (3 ms) for what can still be sent and
@@ -80,6 +82,8 @@ struct pending_batch {
     void    *data;
     size_t   len;
     int64_t  sent_ns;      /* 0: not sent (yet, or again) */
+    uint64_t first_order;  /* its first and its last send's places among all */
+    uint64_t last_order;   /* sends (overtaken()) */
     int      sends;
     size_t   nrec;         /* its records: counted lost if it goes nowhere */
 };
@@ -92,6 +96,7 @@ static struct {
     struct pending_batch *abandoned;  /* a fork parent's copies (after_fork_child) */
     size_t   npend, cap, bytes;
     int64_t  last_ack_ns;
+    uint64_t sends_made;            /* sends so far (first_order, last_order) */
     uint64_t lost;                  /* records of batches neither acknowledged nor spooled */
     int      stall_said;
     int64_t  up_marked_ns;          /* when we last touched the "daemon up" marker */
@@ -343,7 +348,9 @@ static void send_unsent(void)
         if (r != 0)
             return;                    /* not now: the next poll */
         p->sent_ns = ftio_mono_ns();
-        p->sends++;
+        p->last_order = ++sk.sends_made;
+        if (!p->sends++)
+            p->first_order = p->last_order;
     }
 }
 
@@ -411,6 +418,40 @@ static void renew(void)
         sk.pend[i].sent_ns = 0;
 }
 
+/* ftiod answered a batch whose first send was the order-th send (the answer
+ * is to that copy or to a later one).  What ftiod receives of our sends is
+ * a subsequence of them, in the order sent: one connection is FIFO, ZeroMQ's
+ * reconnection carries the rest of its queue in order and loses only what
+ * the broken connection held, a relay is a FIFO proxy; and ftiod answers
+ * what it receives in that order (one ingest thread, ingest.c).  So a batch
+ * whose last copy went before that first send, and is still unanswered,
+ * will not be answered: it never arrived (it was in the queue of a daemon
+ * that stopped, or in a connection that broke), or its answer was lost
+ * (ftiod's queue to us full, a daemon that stopped before it left).  It is
+ * sent again now, as FTIO_ACK_TIMEOUT_MS would have sent it had the answers
+ * to the later ones not kept that timeout from firing (a live process would
+ * keep it until its exit, then spool it); ftiod drops a (process, seq) it
+ * has merged.  A batch in flight (last sent after that first send) is left
+ * alone.  After RESENDS, spooled (a batch ftiod will not take). */
+static void overtaken(uint64_t order)
+{
+    for (size_t i = 0; i < sk.npend;) {
+        struct pending_batch *p = &sk.pend[i];
+        if (!p->sent_ns || p->last_order >= order) {
+            i++;
+            continue;
+        }
+        ftio_log("batch seq %llu overtaken by an acknowledged one: %s",
+                 (unsigned long long)p->seq, p->sends > RESENDS ? "spooled" : "sent again");
+        if (p->sends > RESENDS) {
+            drop(i, 1);
+            continue;
+        }
+        p->sent_ns = 0;
+        i++;
+    }
+}
+
 static void take_acks(void)
 {
     struct ftio_ack a;
@@ -421,13 +462,19 @@ static void take_acks(void)
             renew();
             continue;
         }
+        /* Its answer to any copy, even one we meanwhile marked to send
+         * again (a timeout, overtaken()): ftiod has it.  Sent again after
+         * all, to a daemon that replaced this one without its journal, it
+         * would count twice there. */
         size_t i = 0;
-        while (i < sk.npend && !(sk.pend[i].seq == a.seq && sk.pend[i].sent_ns))
+        while (i < sk.npend && sk.pend[i].seq != a.seq)
             i++;
-        if (i < sk.npend) {
+        if (i < sk.npend && sk.pend[i].sends) {
+            uint64_t order = sk.pend[i].first_order;
             if (a.status != FTIO_ACK_MERGED)
                 ftio_log("batch seq %llu refused by ftiod: spooled", (unsigned long long)a.seq);
             drop(i, a.status != FTIO_ACK_MERGED);
+            overtaken(order);
         } else if (a.status == FTIO_ACK_MERGED) {
             late_ack(a.seq);
         }
@@ -485,7 +532,7 @@ int ftio_sink_offer(uint64_t seq, const void *buf, size_t len, size_t nrec)
     if (!copy)
         return 0;
     memcpy(copy, buf, len);
-    sk.pend[sk.npend++] = (struct pending_batch){ seq, copy, len, 0, 0, nrec };
+    sk.pend[sk.npend++] = (struct pending_batch){ .seq = seq, .data = copy, .len = len, .nrec = nrec };
     sk.bytes += len;
     send_unsent();
     return 1;

@@ -51,6 +51,12 @@ struct ftio_signal {
     double *b;
 };
 
+/* The order of the times t[0..n) (ascending, to the microsecond; equal
+ * ones in index order) into order[0..n): one radix sort of 64-bit keys, not
+ * a copy of the records sorted by comparisons (cli/phases.c walks a trace's
+ * records and metadata calls in time order).  0, or -1 out of memory. */
+int  ftio_time_order(const double *t, size_t n, uint32_t *order);
+
 /* Event sweep: 2n points, starts before ends on equal times.  -1 (errno
  * EINVAL) when a request ends before it starts, ENOMEM when out of memory.
  * Uses a second thread for large inputs (>= 100000 requests). */

@@ -19,9 +19,16 @@ outputs' starts):
              T of the activity's first output that begins after the message
              was published (null: never); before_output: whether that
              message came before the activity's first output;
-             source: where that answer came from (history, observed)
+             source: where that answer came from (history, observed);
+             outputs_before: how many of the activity's outputs had begun by
+             then (what the issue counts: "after the 3rd-5th output")
 Per run:
   level, runs     what the memory matched (from the first message's history)
+  first_after     seconds from the first batch to the job's first message
+                  of any source (its first prediction), first_source its
+                  source
+  prior_err       the first prior's (source history) job-level period: its
+                  error from the nearest true period, % of it (null: no prior)
   periodic_off    answers of class periodic (job-level and activities) whose
                   period is more than 10 % from every true period, counted
                   in all, after the second output of the job's first activity
@@ -86,6 +93,10 @@ def score_run(out, name, msgs, err):
     h0 = next((m.get("history") for m in mine if m.get("history")), None)
     res["level"] = h0.get("level") if h0 else None
     res["runs"] = h0.get("runs") if h0 else None
+    res["first_after"] = round(mine[0]["published"] - fb, 3) if mine and fb else None
+    res["first_source"] = mine[0].get("source") if mine else None
+    p0 = next((m["period"] for m in mine if m.get("source") == "history" and m.get("period")), None)
+    res["prior_err"] = round(100.0 * min(abs(p0 - T) / T for T in periods), 1) if p0 else None
     for act, T in zip(acts, periods):
         starts = [p[0] for p in act["phases"]]
         hit = None
@@ -103,9 +114,9 @@ def score_run(out, name, msgs, err):
              "first_output_after": round(starts[0] - fb, 3) if fb else None}
         if hit and fb:
             a.update(ok_after=round(hit[0]["published"] - fb, 3), before_output=hit[0]["published"] < starts[0],
-                     source=hit[1])
+                     source=hit[1], outputs_before=sum(s <= hit[0]["published"] for s in starts))
         else:
-            a.update(ok_after=None, before_output=False, source=None)
+            a.update(ok_after=None, before_output=False, source=None, outputs_before=None)
         res["activities"].append(a)
     # periodic answers far from every true period, after the job's 2nd output
     second = sorted(p[0] for a in acts for p in a["phases"])
@@ -137,21 +148,26 @@ def score_run(out, name, msgs, err):
 
 
 def table(rows):
-    print("| run | level (runs) | activity | period s | first output after the first batch, s | "
-          "first message within 5 % / 10 %, s after the first batch | from | before the output | "
+    print("| run | level (runs) | first message, s after the first batch (source) | prior's period error, % | "
+          "activity | period s | first output after the first batch, s | "
+          "first message within 5 % / 10 %, s after the first batch | from | outputs begun by then | before the output | "
           "periodic > 10 % off (after the 2nd output: all, of them from history) | hand-over, s after the 2nd output |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     calib = []
     for r in rows:
         if "error" in r:
-            print("| %s | %s | | | | | | | | |" % (r.get("run"), r["error"]))
+            print("| %s | %s | | | | | | | | | | | |" % (r.get("run"), r["error"]))
             continue
         calib += r["calibration"]
         for i, a in enumerate(r["activities"]):
-            print("| %s | %s | %s | %.3f | %s | %s | %s | %s | %s | %s |" % (
+            first = "-" if r.get("first_after") is None else "%.2f (%s)" % (r["first_after"], r["first_source"])
+            print("| %s | %s | %s | %s | %s | %.3f | %s | %s | %s | %s | %s | %s | %s |" % (
                 r["run"] if i == 0 else "", ("%s (%s)" % (r["level"], r["runs"]) if r["level"] else "-") if i == 0 else "",
+                first if i == 0 else "",
+                ("-" if r.get("prior_err") is None else "%.1f" % r["prior_err"]) if i == 0 else "",
                 a["name"], a["period"], a["first_output_after"],
                 "-" if a["ok_after"] is None else "%.2f" % a["ok_after"], a["source"] or "-",
+                "-" if a.get("outputs_before") is None else a["outputs_before"],
                 "yes" if a["before_output"] else "no",
                 "%d of %d (%d, %d)" % (r["periodic_off"], r["periodic"], r["periodic_off_after_2nd"],
                                        r["periodic_off_after_2nd_history"]) if i == 0 else "",

@@ -184,11 +184,12 @@ static int fmap_grow(struct grouping *G)
 /* The group of file id `id` (created with its pattern on first sight). */
 static int group_of_file(struct grouping *G, uint32_t id, ftio_activity_path_fn path_of, void *ctx)
 {
+    size_t j = 0;
     if (id == 0)
         goto unknown;
     if ((G->fn + 1) * 2 > G->fcap && fmap_grow(G) != 0)
         return -1;
-    size_t j = (id * 2654435761u) & (G->fcap - 1);
+    j = (id * 2654435761u) & (G->fcap - 1);
     while (G->fkey[j]) {
         if (G->fkey[j] == id)
             return G->fval[j];

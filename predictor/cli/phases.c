@@ -22,16 +22,23 @@
 
 #define MAX_FS 64
 
+/* Record k of the walk: a data request (k < the requests) or a metadata
+ * call, read where it is (no copy of the trace). */
 struct event {
     double ts, te, bytes;
     uint32_t proc, fid;
     int8_t op;           /* -1: data */
 };
 
-static int cmp_event(const void *a, const void *b)
+static struct event event_at(const struct ftio_trace_dir *dir, const struct ftio_trace *t, size_t k)
 {
-    const struct event *x = a, *y = b;
-    return x->ts < y->ts ? -1 : x->ts > y->ts;
+    if (k < dir->req.n) {
+        double ts = dir->req.t_start[k], te = dir->req.t_end[k];
+        return (struct event){ ts, te, dir->req.rate[k] * (te - ts), k < dir->nproc ? dir->proc[k] : 0,
+                               k < dir->nfid ? dir->fid[k] : 0, -1 };
+    }
+    k -= dir->req.n;
+    return (struct event){ t->meta[k].ts, t->meta[k].te, 0, t->meta[k].proc, 0, (int8_t)t->meta[k].op };
 }
 
 /* process key -> tracker index (open addressing, keys + 1). */
@@ -84,8 +91,9 @@ int ftio_cli_phases(const struct ftio_trace *t, enum ftio_io_mode mode, const st
             json_object_set_new(obj, "phases", json_null());
         return 0;
     }
-    size_t n = dir->req.n + t->nmeta, ne = 0;
-    struct event *ev = malloc((n ? n : 1) * sizeof *ev);
+    size_t ne = dir->req.n + t->nmeta;
+    double *ts = malloc((ne ? ne : 1) * sizeof *ts);
+    uint32_t *ord = malloc((ne ? ne : 1) * sizeof *ord);
     struct procmap pm = { 0 };
     pm.cap = 64;
     while (pm.cap < 2 * (dir->nproc + t->nmeta + 1))
@@ -98,23 +106,20 @@ int ftio_cli_phases(const struct ftio_trace *t, enum ftio_io_mode mode, const st
     ftio_pt_init(&pt, 2.0 / (fs_rate > 0 ? fs_rate : 10));
     struct described d = { 0 };
     int rc = -1;
-    if (!ev || !pm.key || !pm.val)
+    if (!ts || !ord || !pm.key || !pm.val)
         goto out;
-    for (size_t i = 0; i < dir->req.n; i++) {
-        double ts = dir->req.t_start[i], te = dir->req.t_end[i];
-        ev[ne++] = (struct event){ ts, te, dir->req.rate[i] * (te - ts),
-                                   i < dir->nproc ? dir->proc[i] : 0,
-                                   i < dir->nfid ? dir->fid[i] : 0, -1 };
-    }
+    memcpy(ts, dir->req.t_start, dir->req.n * sizeof *ts);
     for (size_t i = 0; i < t->nmeta; i++)
-        ev[ne++] = (struct event){ t->meta[i].ts, t->meta[i].te, 0, t->meta[i].proc, 0,
-                                   (int8_t)t->meta[i].op };
-    qsort(ev, ne, sizeof *ev, cmp_event);
+        ts[dir->req.n + i] = t->meta[i].ts;
+    if (ftio_time_order(ts, ne, ord) != 0)
+        goto out;
+    free(ts);
+    ts = NULL;
     double gap = ftio_pt_gap(&pt, r->has_period ? r->dominant.period : NAN,
                              r->metrics.valid ? r->metrics.phase_duration : NAN);
-    double next_settle = ne ? ev[0].ts + 1 : 0;
+    double next_settle = ne ? event_at(dir, t, ord[0]).ts + 1 : 0;
     for (size_t i = 0; i < ne; i++) {
-        const struct event *e = &ev[i];
+        const struct event ev = event_at(dir, t, ord[i]), *e = &ev;
         if (e->ts >= next_settle) {   /* ftiod settles every second of data */
             if (ftio_pt_settle(&pt, ptmode, e->ts, gap) < 0 || collect(&pt, ptmode, &d) != 0)
                 goto out;
@@ -171,7 +176,8 @@ int ftio_cli_phases(const struct ftio_trace *t, enum ftio_io_mode mode, const st
     }
     rc = 0;
 out:
-    free(ev);
+    free(ts);
+    free(ord);
     free(pm.key);
     free(pm.val);
     free(d.ph);

@@ -439,10 +439,18 @@ int ftio_pt_settle(struct ftio_pt *t, int mode, double upto, double gap)
             ph->confirmed = true;
     }
     size_t n = 0;
+    double first_end = INFINITY;
     for (size_t p = 0; p < t->nproc; p++)
         for (size_t k = 0; k < t->proc[p].nseg; k++)
-            n += t->proc[p].seg[k].mode == mode;
-    if (n == 0)
+            if (t->proc[p].seg[k].mode == mode) {
+                n++;
+                first_end = fmin(first_end, t->proc[p].seg[k].te);
+            }
+    /* Only a prefix of the unions in start order is described, and the
+     * first one ends no sooner than the earliest segment: when that is
+     * within the gap of upto, nothing is (no sort: ftio walks a trace's
+     * every second through here, ftiod each job's every boundary). */
+    if (n == 0 || !(first_end + gap < upto))
         return 0;
     struct item *it = malloc(n * sizeof *it);
     double *per_proc = calloc(t->nproc, sizeof *per_proc);

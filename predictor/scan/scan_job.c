@@ -177,7 +177,15 @@ static void analyse_activities(struct scan_worker *w, const struct scan_opts *o,
         struct ftio_result top;
         int chosen = ftio_job_answer(whole, part, set.n, &top);
         if (chosen == 0 || done == set.n) {   /* the heaviest's, or every one known */
+            bool moved = top.has_period != whole->has_period ||
+                         (top.has_period && top.dominant.period != whole->dominant.period);
             put_answer(m, &top);
+            /* the memory of runs: where the answer's own phases begin */
+            if (o->hist && moved)
+                m->first_onset = top.has_period
+                    ? ftio_prior_first_onset(w->a, &w->x, top.dominant.period,
+                                             top.metrics.valid ? top.metrics.phase_bytes : NAN)
+                    : NAN;
             break;
         }
     }

@@ -123,8 +123,42 @@ START_TEST(adversarial_order)
 }
 END_TEST
 
+/* ftio_time_order: the times in order, each index once, equal times (to the
+ * microsecond) in index order; a span past the keys' 12.7 days and NaN
+ * take the comparison path, with the same order. */
+START_TEST(time_order)
+{
+    for (size_t s = 0; s < NSIZES; s++)
+        for (int k = 0; k < NKINDS + 2; k++) {
+            size_t n = sizes[s];
+            double *t = malloc(n * sizeof *t);
+            uint32_t *o = malloc(n * sizeof *o);
+            char *seen = calloc(n, 1);
+            if (k < NKINDS)
+                fill(t, n, (enum kind)k);
+            for (size_t i = 0; k >= NKINDS && i < n; i++)   /* a month of trace; times of a day */
+                t[i] = k == NKINDS ? uniform() * 86400 * 31 : 1.7e9 + uniform() * 86400;
+            ck_assert_int_eq(ftio_time_order(t, n, o), 0);
+            for (size_t i = 0; i < n; i++) {
+                ck_assert_uint_lt(o[i], n);
+                ck_assert(!seen[o[i]]);
+                seen[o[i]] = 1;
+                if (i > 0) {
+                    double a = t[o[i - 1]], b = t[o[i]];
+                    ck_assert_msg(a <= b + 1e-6, "n %zu kind %d: %.9f before %.9f", n, k, a, b);
+                    if (a == b)
+                        ck_assert_uint_lt(o[i - 1], o[i]);
+                }
+            }
+            free(t);
+            free(o);
+            free(seen);
+        }
+}
+END_TEST
+
 Suite *ftio_test_suite(void)
 {
     return FTIO_SUITE("analysis-select", "select", NULL, sort_matches_qsort, medians_match_sorted,
-                      adversarial_order);
+                      adversarial_order, time_order);
 }

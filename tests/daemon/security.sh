@@ -198,15 +198,15 @@ st
 ls "$T/spool/v"/*.msgpack >/dev/null 2>&1 && fail "the authenticated shim spooled"
 
 # Memory and rate bounds, socket group: a second daemon.  Memory is counted
-# as the jobs use it (~0.06 MB for each of these: state, a first ring of
-# bins, a few records), so --max-memory 1 takes a dozen or so of the 40 jobs
-# sent and refuses the others.
+# as the jobs use it (~0.02 MB for each of these: state, a block of bins, a
+# few records; the 8-rank job more), so --max-memory 1 takes forty or so of
+# the 80 jobs sent and refuses the others.
 start_daemon m --auth munge --munge-socket "$T/munge.sock" --socket-mode 0660 \
   --socket-group nogroup --max-memory 1 --user-rate 100 --user-jobs 64
 [ "$(stat -c %G "$T/m.in")" = nogroup ] || fail "--socket-group not applied"
 as_user "$GEN" periodic --endpoint "ipc://$T/m.in" --job fast --ranks 8 --phases 20 --period 1 \
   --no-final >/dev/null || fail "fast"
-for j in $(seq 1 40); do
+for j in $(seq 1 80); do
   "$GEN" periodic --endpoint "ipc://$T/m.in" --job "mem$j" --ranks 1 --phases 1 --period 1 \
     --no-final >/dev/null || fail "mem$j"
 done
@@ -214,7 +214,7 @@ wait_for 10 status_is m "s['dropped']['over_memory'] >= 2 and s['dropped']['over
 "$B/bin/ftiod" --status --json --status-endpoint "ipc://$T/m.st" >"$T/st.json" || fail "root's status"
 echo "memory and rate: $(field "d['dropped']['over_memory'], d['dropped']['over_user_rate'], len(d['jobs']), d['memory_reserved']")"
 n=$(field "len(d['jobs'])")
-[ "$n" -ge 2 ] && [ "$n" -lt 41 ] || fail "--max-memory 1 let $n of 41 jobs in"
+[ "$n" -ge 2 ] && [ "$n" -lt 81 ] || fail "--max-memory 1 let $n of 81 jobs in"
 [ "$(field "d['memory_reserved'] <= 1.2 * 1048576")" = True ] || fail "jobs use $(field "d['memory_reserved']") bytes past --max-memory 1"
 [ "$(field "d['dropped']['over_memory']")" -ge 2 ] || fail "over_memory not counted"
 [ "$(grep -c "memory bound reached" "$T/m.err")" = 1 ] || fail "memory refusal not logged exactly once"

@@ -15,11 +15,12 @@ SUB=$!; PIDS="$PIDS $SUB"
 wait_connected "$T/d.pub" || fail "ftio sub did not connect"
 wire periodic --endpoint "ipc://$T/d.in" --job t1 --ranks 2 --period 2 \
   --phases 6 --bytes 1048576 --no-final --skip 3 --nested --mark || fail "generator"
-# until every batch sent is merged (the checks below say what is wrong if never)
-wait_for 10 status_is d "[j for j in s['jobs'] if j['job'] == 't1' and j['records'] == 40]"
-"$B/bin/ftiod" --status --json --status-endpoint "ipc://$T/d.st" >"$T/status.json" || fail "status"
+# Until every batch sent is merged (the checks below say what is wrong if
+# never).  The status checked is the one that showed it: asked again, it came
+# after t1's --job-timeout on a loaded machine (t1 ended, no longer listed).
+wait_for 10 status_is d "[j for j in s['jobs'] if j['job'] == 't1' and j['records'] >= 40]"
 "$B/bin/ftiod" --status --status-endpoint "ipc://$T/d.st" || fail "status table"
-"$PY" - "$T/status.json" <<'PYEOF' || fail "status content"
+"$PY" - "$T/d.status.json" <<'PYEOF' || fail "status content: $(cat "$T/d.status.json")"
 import json, sys
 s = json.load(open(sys.argv[1]))
 j = [x for x in s["jobs"] if x["job"] == "t1"][0]
@@ -111,7 +112,9 @@ wait_topic "$T/d.log" ftio.77.0.end 5
 wait_topic "$T/d.log" ftio.77.batch.end 5
 [ "$(jsonl "$T/d.log" "last('ftio.77.0.end')['ended_by']")" = told ] || fail "77.0 not ended by ftio end 77"
 sleep 0.5
-grep -q '"topic":"ftio.770.0.end"' "$T/d.log" && fail "ftio end 77 ended job 770.0"
+# (770.0 may end by itself, --job-timeout 2, on a loaded machine: not told)
+[ "$(jsonl "$T/d.log" "(last('ftio.770.0.end') or {}).get('ended_by')")" = told ] &&
+  fail "ftio end 77 ended job 770.0"
 echo "ftio end 77 ended steps 77.0 and 77.batch, not 770.0"
 kill -TERM $DPID; wait $DPID; rc=$?
 [ $rc = 0 ] || fail "exit status $rc after SIGTERM"

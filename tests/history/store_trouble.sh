@@ -30,7 +30,7 @@ done
 [ "$(grep -c 'memory of runs .*bad.sqlite.*no prior' "$T/d1.err")" = 1 ] \
   || fail "a damaged store: expected one warning, got: $(grep 'memory of runs' "$T/d1.err")"
 grep 'memory of runs' "$T/d1.err"
-[ "$(jsonl "$T/d1.log" "all(m.get('source') == 'observed' for t, m in msgs if not t.endswith('.end'))")" = True ] \
+[ "$(jsonl "$T/d1.log" "all(m.get('source') == 'observed' for t, m in msgs if t.endswith(('.write', '.read')))")" = True ] \
   && [ "$(msgs d1 b)" -ge 1 ] || fail "jobs beside a damaged store"
 status_is d1 's["history"]["trouble"]' || fail "--status does not say the store is in trouble"
 ok "a damaged store: ftiod runs, predicts, says so once"

@@ -10,9 +10,12 @@
  *
  * Usage:
  *   ftio-wire recv [-e ENDPOINT] [-i IDLE_S] [-t TOTAL_S] [-n NPIDS] [-w RAWFILE]
- *             [-R READYFILE] [-r] [-N] [FILE...]
+ *             [-R READYFILE] [-r] [-N] [-D SEQ] [FILE...]
  *     -e ENDPOINT  bind a ROUTER there (e.g. ipc:///tmp/x/s.sock) and receive
  *     -N           receive but never acknowledge
+ *     -D SEQ       the first copy of each process's batch SEQ is neither counted
+ *                  nor acknowledged (as by a daemon that stopped with it in
+ *                  its queue); the copies that come again are taken
  *     -i IDLE_S    stop after IDLE_S seconds without a message (default 5)
  *     -t TOTAL_S   stop after TOTAL_S seconds in all (default 120)
  *     -n NPIDS     stop as soon as NPIDS distinct pids sent a final batch
@@ -26,6 +29,7 @@
  *
  * Output (stdout), one key=value per line; keys absent when zero:
  *   batches= records= bad= pids= finals= lost= seq_gaps= seq_dups= files=
+ *   dropped=               first copies dropped (-D)
  *   count.<layer>.<op>=N   bytes.<layer>.<op>=N      (layer: posix stdio mpiio
  *   nested.<layer>.<op>=N  async.<layer>.<op>=N       api; op: read write open
  *   coll.<layer>.<op>=N    count.<layer>=N            close sync seek stat meta)
@@ -62,12 +66,13 @@ struct pid_info {
     char      job[256], host[256];
     uint64_t  batches, records;
     int       final;
+    int       dropped;      /* -D: its batch SEQ was dropped once */
     uint64_t *seqs;
     size_t    nseq, capseq;
 };
 
 static struct {
-    uint64_t batches, records, bad, lost, dups;
+    uint64_t batches, records, bad, lost, dups, dropped;
     uint64_t unseen[2];         /* the final batches' kernel cross-check, summed */
     size_t   nunseen;           /* batches that carried one */
     uint64_t count[FTIO_LAYER_COUNT][FTIO_OP_COUNT];
@@ -241,6 +246,8 @@ static void report(void)
            (unsigned long long)st.batches, (unsigned long long)st.records,
            (unsigned long long)st.bad, st.npids, finals(), (unsigned long long)st.lost,
            (unsigned long long)gaps, (unsigned long long)dups, st.nfiles);
+    if (st.dropped)
+        printf("dropped=%llu\n", (unsigned long long)st.dropped);
     if (st.nunseen)
         printf("unseen_batches=%zu\nunseen.read=%llu\nunseen.write=%llu\n", st.nunseen,
                (unsigned long long)st.unseen[0], (unsigned long long)st.unseen[1]);
@@ -286,6 +293,18 @@ static double now_s(void)
 }
 
 static int no_ack;   /* -N */
+static long long drop_seq = -1;   /* -D */
+
+/* -D: is this the first copy of the batch to drop (then it is dropped)? */
+static int drop_first_copy(const struct ftio_batch *b)
+{
+    struct pid_info *p;
+    if (drop_seq < 0 || b->h.seq != (uint64_t)drop_seq || !(p = pid_info(&b->h)) || p->dropped)
+        return 0;
+    p->dropped = 1;
+    st.dropped++;
+    return 1;
+}
 
 static int receive(const char *endpoint, double idle, double total, size_t npids,
                    const char *rawfile, const char *ready, struct ftio_batch *b)
@@ -353,6 +372,8 @@ static int receive(const char *endpoint, double idle, double total, size_t npids
             st.bad++;
             continue;
         }
+        if (drop_first_copy(b))
+            continue;
         account(b);
         if (raw && fwrite(data, 1, len, raw) != len)
             fprintf(stderr, "ftio-wire recv: %s: short write\n", rawfile);
@@ -387,7 +408,7 @@ int wire_cmd_recv(int argc, char **argv)
     int c;
     if (argc >= 2 && !strcmp(argv[1], "--help"))
         argv[1] = "-h";
-    while ((c = getopt(argc, argv, "e:i:t:n:w:R:rNh")) != -1) {
+    while ((c = getopt(argc, argv, "e:i:t:n:w:R:rND:h")) != -1) {
         switch (c) {
         case 'e': endpoint = optarg; break;
         case 'i': idle = atof(optarg); break;
@@ -397,10 +418,11 @@ int wire_cmd_recv(int argc, char **argv)
         case 'R': ready = optarg; break;
         case 'r': st.per_record = 1; break;
         case 'N': no_ack = 1; break;
+        case 'D': drop_seq = atoll(optarg); break;
         default:
             fprintf(c == 'h' ? stdout : stderr,
                     "usage: ftio-wire recv [-e ENDPOINT] [-i IDLE_S] [-t TOTAL_S] [-n NPIDS] "
-                    "[-w RAWFILE] [-R READYFILE] [-r] [-N] [SPOOLFILE...]\n");
+                    "[-w RAWFILE] [-R READYFILE] [-r] [-N] [-D SEQ] [SPOOLFILE...]\n");
             return c == 'h' ? 0 : 2;
         }
     }
