@@ -10,6 +10,12 @@
  * that prefixes the path), else by the longest mount point that prefixes its
  * path (a file already deleted).  A device no mount has (mounted since) makes
  * the table be read again, at most once a second.
+ *
+ * The names handed out are kept for good (files.c holds them in its file
+ * entries, and sends them again: the next batch when one could not be sent,
+ * every entry in a fork child): a table read again frees only its own array,
+ * never a name; a name read again is the one already handed out (one copy per
+ * distinct "TYPE:MOUNTPOINT" the process ever saw).
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -22,16 +28,18 @@
 #include "timeutil.h"
 
 struct mount {
-    dev_t  dev;
-    size_t mlen;          /* length of the mount point in `name` after "TYPE:" */
-    char  *point;         /* the mount point (inside name) */
-    char  *name;          /* "TYPE:MOUNTPOINT" */
+    dev_t       dev;
+    size_t      mlen;     /* length of the mount point in `name` after "TYPE:" */
+    const char *point;    /* the mount point (inside name) */
+    const char *name;     /* "TYPE:MOUNTPOINT", one of `names` */
 };
 
 static struct {
     struct mount *m;
     size_t        n;
     int64_t       read_ns;
+    char        **names;  /* every name handed out: never freed */
+    size_t        nnames, names_cap;
 } mt;
 
 /* mountinfo escapes space, tab, newline and backslash as \ooo. */
@@ -50,10 +58,35 @@ static void unescape(char *s)
     *o = '\0';
 }
 
+/* "TYPE:POINT", the copy kept in mt.names (made on first sight), or NULL. */
+static const char *intern(const char *type, size_t tl, const char *point, size_t pl)
+{
+    for (size_t i = 0; i < mt.nnames; i++) {
+        const char *s = mt.names[i];
+        if (strncmp(s, type, tl) == 0 && s[tl] == ':' && strcmp(s + tl + 1, point) == 0)
+            return s;
+    }
+    if (mt.nnames == mt.names_cap) {
+        size_t nc = mt.names_cap ? mt.names_cap * 2 : 64;
+        char **v = realloc(mt.names, nc * sizeof *v);
+        if (!v)
+            return NULL;
+        mt.names = v;
+        mt.names_cap = nc;
+    }
+    char *name = malloc(tl + 1 + pl + 1);
+    if (!name)
+        return NULL;
+    memcpy(name, type, tl);
+    name[tl] = ':';
+    memcpy(name + tl + 1, point, pl + 1);
+    mt.names[mt.nnames++] = name;
+    return name;
+}
+
+/* The table goes; its names stay (files.c may hold them). */
 static void forget(void)
 {
-    for (size_t i = 0; i < mt.n; i++)
-        free(mt.m[i].name);
     free(mt.m);
     mt.m = NULL;
     mt.n = 0;
@@ -77,23 +110,17 @@ static void parse_line(char *line, size_t *cap)
     unescape(f[4]);
     unescape(type);
     size_t tl = strlen(type), pl = strlen(f[4]);
-    char *name = malloc(tl + 1 + pl + 1);
-    if (!name)
-        return;
     if (mt.n == *cap) {
         size_t nc = *cap ? *cap * 2 : 64;
         struct mount *m = realloc(mt.m, nc * sizeof *m);
-        if (!m) {
-            free(name);
+        if (!m)
             return;
-        }
         mt.m = m;
         *cap = nc;
     }
-    memcpy(name, type, tl);
-    name[tl] = ':';
-    memcpy(name + tl + 1, f[4], pl + 1);
-    mt.m[mt.n++] = (struct mount){ makedev(maj, min), pl, name + tl + 1, name };
+    const char *name = intern(type, tl, f[4], pl);
+    if (name)
+        mt.m[mt.n++] = (struct mount){ makedev(maj, min), pl, name + tl + 1, name };
 }
 
 static void read_mounts(void)
