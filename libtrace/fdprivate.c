@@ -69,7 +69,8 @@ static int fill_std_fds(void)
  * our close wrapper must not see these (they are not the application's). */
 static void close_inherited(void)
 {
-    int keep_stderr = ftio_fdt && ftio_fdt_size > 2 && !atomic_load(&ftio_fdt[2].fid) &&
+    /* (a pipe or terminal seen by a data call is "not a file": kept) */
+    int keep_stderr = ftio_fdt && ftio_fdt_size > 2 && atomic_load(&ftio_fdt[2].fid) < FTIO_FID_MIN &&
                       !atomic_load(&ftio_fdt[2].stdio_fid);
     if (syscall(SYS_close_range, 3u, ~0u, 0) == 0) {
         syscall(SYS_close_range, 0u, keep_stderr ? 1u : 2u, 0);

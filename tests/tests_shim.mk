@@ -40,7 +40,8 @@ ALL_TARGETS += $(SHIM_TEST_BINS)
 SHELL_TESTS += tests/shim/calls.sh tests/shim/lifecycle.sh tests/shim/delivery.sh tests/shim/burst.sh \
                tests/shim/spool_safety.sh tests/shim/exec_handoff.sh tests/shim/spool_fallback.sh tests/shim/warn_once.sh tests/shim/stopped_daemon.sh tests/shim/zmtp.sh \
                tests/shim/env_doc.sh tests/shim/every_byte.sh tests/shim/torch_save.sh tests/shim/restart_munge.sh \
-               tests/shim/bad_peer.sh tests/shim/lost_batch.sh tests/shim/mounts_reread.sh
+               tests/shim/bad_peer.sh tests/shim/lost_batch.sh tests/shim/mounts_reread.sh \
+               tests/shim/stderr_kept.sh
 
 shim-tests: $(SHIM_LIB) $(SHIM_TEST_BINS) $(B)/bin/flush_points $(B)/bin/posix_periodic
 .PHONY: shim-tests
