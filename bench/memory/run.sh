@@ -30,13 +30,8 @@ for f in "$B/bin/ftiod" "$B/bin/ftio" "$B/lib/libftio.so" "$B/bench/realapps/sha
 done
 rm -rf "$OUT" && mkdir -p "$OUT" || exit 1
 OUT=$(cd "$OUT" && pwd)
-SHIM_PRELOAD="$B/lib/libftio.so"
-if ldd "$SHIM_PRELOAD" 2>/dev/null | grep -q libasan; then
-  SHIM_PRELOAD="$(${CC:-cc} -print-file-name=libasan.so):$SHIM_PRELOAD"
-fi
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
-MPIRUN="mpirun --allow-run-as-root --oversubscribe -np $NP -x LD_PRELOAD=$SHIM_PRELOAD -x FTIO_ENDPOINT
-        -x FTIO_JOB -x FTIO_AUTH -x FTIO_SPOOL -x FTIO_SPOOL_DIR -x ASAN_OPTIONS"
+. "$HERE/../shim_env.sh"
+shim_env   # SHIM_PRELOAD, ASAN_OPTIONS, MPIRUN
 
 DPID=""
 MOUNTS=""

@@ -82,16 +82,8 @@ done
 JOB=realapps-$APP-$$
 export FTIO_ENDPOINT="ipc://$RUN/d.in" FTIO_JOB=$JOB FTIO_AUTH=none FTIO_SPOOL=tee \
        FTIO_SPOOL_DIR="$RUN/spool" FTIO_DAEMON_CONFIG=none
-# The shim; a sanitizer build (make asan) links libasan, which must come
-# first in a program that is not instrumented (a colon list: no blanks).
-SHIM_PRELOAD="$B/lib/libftio.so"
-if ldd "$SHIM_PRELOAD" 2>/dev/null | grep -q libasan; then
-  SHIM_PRELOAD="$(${CC:-cc} -print-file-name=libasan.so):$SHIM_PRELOAD"
-fi
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
-# What mpirun passes on to the ranks (the shim is not loaded in mpirun).
-MPIRUN="mpirun --allow-run-as-root --oversubscribe -np $NP -x LD_PRELOAD=$SHIM_PRELOAD -x FTIO_ENDPOINT
-        -x FTIO_JOB -x FTIO_AUTH -x FTIO_SPOOL -x FTIO_SPOOL_DIR -x ASAN_OPTIONS"
+. "$HERE/../shim_env.sh"
+shim_env   # SHIM_PRELOAD, ASAN_OPTIONS, MPIRUN
 date +%s.%N >"$RUN/app.start"
 ( cd "$RUN/app" && "app_$APP" ) >"$RUN/app.out" 2>"$RUN/app.err"
 rc=$?
