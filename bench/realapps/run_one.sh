@@ -54,7 +54,8 @@ case " $DISK_APPS " in
 esac
 keep_small() {
   [ "${REALAPPS_KEEP:-0}" = 1 ] && [ -z "$MOUNTED" ] && return
-  find "$RUN/app/" -type f -size +1M -delete
+  # (a crashed rank's core file is kept: core_pattern "core" puts it here)
+  find "$RUN/app/" -type f -size +1M ! -name 'core*' -delete
   if [ -n "$MOUNTED" ]; then
     mkdir -p "$RUN/app.kept" && cp -a "$RUN/app/." "$RUN/app.kept/"
     umount "$RUN/app" && rmdir "$RUN/app" && mv "$RUN/app.kept" "$RUN/app"
