@@ -37,6 +37,7 @@ for k in 1 2 3; do
   wait_for 60 reached $((2 * k)) \
     || fail "the job did not reach checkpoint $((2 * k)): $(cat "$T/app.err")"
   kill -KILL "$DPID"
+  wait "$DPID" 2>/dev/null   # gone, its state directory's lock with it
   daemon $k
 done
 wait "$APP" || fail "checkpoint failed: $(cat "$T/app.err")"
