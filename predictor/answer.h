@@ -48,9 +48,12 @@ struct ftio_answer_part {
 
 /* The job's answer from its whole signal's (job) and its n activities'.
  * *out: the answer to publish (times as in the inputs; phases are the
- * chosen answer's).  Returns the index of the activity it is, or -1 when it
- * is no activity's. */
+ * chosen answer's).  An activity's answer is as old as its last data: its
+ * next phase is rolled on by whole periods past `now` (the time the whole
+ * signal's latest analysis predicted after; NAN: as it is).  Returns the
+ * index of the activity it is, or -1 when it is no activity's. */
 int ftio_job_answer(const struct ftio_result *job, const struct ftio_answer_part *acts, size_t n,
+                    double now,
                     struct ftio_result *out);
 
 /* The share (0..1) of the job's I/O that the analysed signal holds caps

@@ -58,7 +58,7 @@ static bool has_period(const struct ftio_answer_part *p)
 }
 
 int ftio_job_answer(const struct ftio_result *job, const struct ftio_answer_part *acts, size_t n,
-                    struct ftio_result *out)
+                    double now, struct ftio_result *out)
 {
     *out = *job;
     if (n <= 1)
@@ -72,6 +72,8 @@ int ftio_job_answer(const struct ftio_result *job, const struct ftio_answer_part
     if (has_period(&acts[d]) && (h->cls == FTIO_CLASS_PERIODIC || job->cls != FTIO_CLASS_PERIODIC ||
                                  ftio_activity_matches(h, job))) {
         *out = *acts[d].res;
+        if (!isnan(now))
+            ftio_activity_roll_next(out, now);
         /* The whole signal's phases are the activity's with what other
          * activities write at the same time: what the job moves then. */
         if (ftio_activity_matches(out, job) && job->metrics.valid && out->metrics.valid) {

@@ -551,7 +551,7 @@ int ftio_stream_run(struct ftio_stream_work *w, struct ftio_analyzer *a, double 
         it->upd = (struct ftio_online_update){
             .res = r, .stale = false, .since = NAN, .has_error = it->online.has_error,
             .last_error = it->online.last_error,
-            .p_periodic = ftio_history_p_periodic(&it->online.hist),
+            .p_periodic = ftio_history_p_periodic(&it->online.hist), .after = it->x.t1,
         };
     }
     /* The mode's is item 0. */

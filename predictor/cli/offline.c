@@ -263,13 +263,14 @@ static void put_activity(json_t *arr, const char *indent, size_t k, const struct
  * activities' answers: into *top; the activity's index or -1, its name
  * (ftio_activity_name) into name. */
 static int job_level(const struct ftio_activity_set *set, const struct ftio_result *const *res,
-                     const struct ftio_result *job, struct ftio_result *top, char *name, size_t len)
+                     const struct ftio_result *job, double now, struct ftio_result *top, char *name,
+                     size_t len)
 {
     struct ftio_answer_part part[2 * FTIO_MAX_ACTIVITIES];
     size_t n = set->n < 2 * FTIO_MAX_ACTIVITIES ? set->n : 2 * FTIO_MAX_ACTIVITIES;
     for (size_t k = 0; k < n; k++)
         part[k] = (struct ftio_answer_part){ set->a[k].pattern, set->a[k].bytes, res[k] };
-    int k = ftio_job_answer(job, part, n, top);
+    int k = ftio_job_answer(job, part, n, now, top);
     name[0] = '\0';
     if (k >= 0)
         ftio_activity_name(&set->a[k], name, len);
@@ -325,7 +326,7 @@ static int analyze_once(const struct job_run *r, char *err, size_t errlen)
         const struct ftio_result *ares[2 * FTIO_MAX_ACTIVITIES];
         for (size_t k = 0; k < ja.set.n && k < 2 * FTIO_MAX_ACTIVITIES; k++)
             ares[k] = &ja.res[k];
-        job_level(&ja.set, ares, &res, &top, activity, sizeof activity);
+        job_level(&ja.set, ares, &res, NAN, &top, activity, sizeof activity);
         ftio_answer_cap_share(&top, seen_share(r->t, cli->mode));
     }
     if (rc == 0 && r->pf) {
@@ -431,7 +432,7 @@ static void put_activities(const struct ftio_stream *s, const struct ftio_activi
         memset(&r, 0, sizeof r);
         if (a.update)
             r = a.update->res;
-        ftio_activity_roll_next(&r, fmax(job->after, job->res.t1));
+        ftio_activity_roll_next(&r, job->after);
         if (arr || set->n > 1)     /* one activity in text: the job's line says it */
             put_activity(arr, "  ", k, &set->a[k], &r, &job->res, a.update && a.update->stale);
     }
@@ -452,11 +453,8 @@ static void stream_job_level(const struct ftio_stream *s, const struct ftio_acti
         res[k] = up[k] ? &up[k]->res : NULL;
     }
     struct ftio_result r;
-    int k = job_level(set, res, &job->res, &r, name, len);
-    bool act = k >= 0 && set->n > 1 && up[k];
-    if (act)   /* as ftiod: an activity's answer is as old as its last data */
-        ftio_activity_roll_next(&r, fmax(job->after, job->res.t1));
-    *top = act ? *up[k] : *job;
+    int k = job_level(set, res, &job->res, job->after, &r, name, len);
+    *top = k >= 0 && set->n > 1 && up[k] ? *up[k] : *job;
     top->res = r;
     top->after = job->after;
 }

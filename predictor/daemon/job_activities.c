@@ -273,7 +273,7 @@ json_t *job_activities_json(const struct job *j, int mode, double origin,
         memset(&r, 0, sizeof r);
         if (u)
             r = u->res;
-        ftio_activity_roll_next(&r, fmax(job->after, job->res.t1));
+        ftio_activity_roll_next(&r, job->after);
         shift(&r, origin);
         struct ftio_activity info;
         memset(&info, 0, sizeof info);

@@ -56,14 +56,9 @@ static const char *job_level(const struct job *j, int mode, const struct ftio_on
     for (size_t k = 1; k < n; k++)
         part[k - 1] = (struct ftio_answer_part){ ans[k].pattern, ans[k].bytes,
                                                  ans[k].update ? &ans[k].update->res : NULL };
-    int k = ftio_job_answer(&latest->res, part, n ? n - 1 : 0, r);
+    int k = ftio_job_answer(&latest->res, part, n ? n - 1 : 0, latest->after, r);
     *u = *latest;
     if (k >= 0 && ans[k + 1].update && ans[k + 1].update != latest) {
-        /* An activity's answer is as old as its last data: its next phase
-         * is rolled on by whole periods past the time the mode's own latest
-         * analysis predicted after (a checkpoint activity republished
-         * between two checkpoints named a next phase already past). */
-        ftio_activity_roll_next(r, fmax(latest->after, latest->res.t1));
         *u = *ans[k + 1].update;
         u->res = *r;
         u->after = latest->after;

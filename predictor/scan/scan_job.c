@@ -175,7 +175,7 @@ static void analyse_activities(struct scan_worker *w, const struct scan_opts *o,
         for (size_t k = done; k < set.n; k++)
             part[k] = (struct ftio_answer_part){ set.a[k].pattern, set.a[k].bytes, NULL };
         struct ftio_result top;
-        int chosen = ftio_job_answer(whole, part, set.n, &top);
+        int chosen = ftio_job_answer(whole, part, set.n, NAN, &top);
         if (chosen == 0 || done == set.n) {   /* the heaviest's, or every one known */
             bool moved = top.has_period != whole->has_period ||
                          (top.has_period && top.dominant.period != whole->dominant.period);

@@ -61,7 +61,7 @@ START_TEST(heaviest_activity_not_the_mixture)
         ck_assert_msg(ftio_activity_analyze(an, &set.a[k], &o, &act[k], err, sizeof err) == 0, "%s", err);
         part[k] = (struct ftio_answer_part){ set.a[k].pattern, set.a[k].bytes, &act[k] };
     }
-    int k = ftio_job_answer(&job, part, 2, &top);
+    int k = ftio_job_answer(&job, part, 2, NAN, &top);
     ck_assert_int_ge(k, 0);
     /* the frames move 36 x 128 MiB, the checkpoints 6 x 512 MiB */
     ck_assert_str_eq(set.a[k].pattern, "/scratch/frames.dat");
@@ -108,12 +108,12 @@ START_TEST(rule_cases)
                        none = answer(0, 0, 0), top;
     struct ftio_answer_part part[3] = { { "b", 3000, &b }, { "a", 6000, &a }, { "c", 10, NULL } };
     /* the heaviest is a: its answer */
-    ck_assert_int_eq(ftio_job_answer(&job, part, 3, &top), 1);
+    ck_assert_int_eq(ftio_job_answer(&job, part, 3, NAN, &top), 1);
     ck_assert_double_eq(top.dominant.period, 10);
     ck_assert_double_eq(top.metrics.phase_bytes, 100);
     /* the whole signal agrees with it: its phases (what the job moves then) */
     struct ftio_result agree = answer(10.3, 0.9, 180);
-    ck_assert_int_eq(ftio_job_answer(&agree, part, 3, &top), 1);
+    ck_assert_int_eq(ftio_job_answer(&agree, part, 3, NAN, &top), 1);
     ck_assert_double_eq(top.dominant.period, 10);
     ck_assert_double_eq(top.dominant.confidence, 0.99);
     ck_assert_double_eq(top.metrics.phase_bytes, 180);
@@ -122,12 +122,12 @@ START_TEST(rule_cases)
     /* the heaviest without a period: the whole signal, capped when its line
      * is no activity's, named when it is one's */
     part[1].res = &none;
-    ck_assert_int_eq(ftio_job_answer(&job, part, 3, &top), -1);
+    ck_assert_int_eq(ftio_job_answer(&job, part, 3, NAN, &top), -1);
     ck_assert_double_eq(top.dominant.period, 19.6);
     ck_assert_double_eq(top.dominant.confidence, FTIO_MIXTURE_CONF);
     ck_assert_int_eq(top.cls, FTIO_CLASS_UNCERTAIN);
     struct ftio_result sixty = answer(61, 0.97, 500);
-    ck_assert_int_eq(ftio_job_answer(&sixty, part, 3, &top), 0);
+    ck_assert_int_eq(ftio_job_answer(&sixty, part, 3, NAN, &top), 0);
     ck_assert_double_eq(top.dominant.confidence, FTIO_NOT_HEAVIEST_CONF);   /* not the heaviest's */
     ck_assert_int_eq(top.cls, FTIO_CLASS_UNCERTAIN);
     /* the heaviest `uncertain` while the whole signal is `periodic` at another
@@ -135,33 +135,33 @@ START_TEST(rule_cases)
      * another activity's */
     struct ftio_result unsure = answer(14, 0.5, 50), whole = answer(19, 0.99, 300);
     part[1].res = &unsure;
-    ck_assert_int_eq(ftio_job_answer(&whole, part, 3, &top), -1);
+    ck_assert_int_eq(ftio_job_answer(&whole, part, 3, NAN, &top), -1);
     ck_assert_double_eq(top.dominant.period, 19);
     ck_assert_int_eq(top.cls, FTIO_CLASS_UNCERTAIN);
-    ck_assert_int_eq(ftio_job_answer(&sixty, part, 3, &top), 0);
+    ck_assert_int_eq(ftio_job_answer(&sixty, part, 3, NAN, &top), 0);
     ck_assert_int_eq(top.cls, FTIO_CLASS_UNCERTAIN);
     /* ... but its own answer when the whole signal is not periodic either */
     struct ftio_result weak = answer(19, 0.6, 300);
-    ck_assert_int_eq(ftio_job_answer(&weak, part, 3, &top), 1);
+    ck_assert_int_eq(ftio_job_answer(&weak, part, 3, NAN, &top), 1);
     ck_assert_double_eq(top.dominant.period, 14);
     /* no activity with a period: the whole signal, not a mixture of any */
     part[0].res = &none;
     part[1].res = &none;
-    ck_assert_int_eq(ftio_job_answer(&whole, part, 3, &top), -1);
+    ck_assert_int_eq(ftio_job_answer(&whole, part, 3, NAN, &top), -1);
     ck_assert_double_eq(top.dominant.confidence, 0.99);
     part[0].res = &b;
     part[1].res = &a;
     /* ties: the first pattern */
     part[1].res = &a;
     part[1].bytes = 3000;
-    ck_assert_int_eq(ftio_job_answer(&job, part, 3, &top), 1);
+    ck_assert_int_eq(ftio_job_answer(&job, part, 3, NAN, &top), 1);
     /* one activity: the whole signal is its answer */
-    ck_assert_int_eq(ftio_job_answer(&job, part, 1, &top), 0);
+    ck_assert_int_eq(ftio_job_answer(&job, part, 1, NAN, &top), 0);
     ck_assert_double_eq(top.dominant.period, 19.6);
-    ck_assert_int_eq(ftio_job_answer(&job, part, 0, &top), -1);
+    ck_assert_int_eq(ftio_job_answer(&job, part, 0, NAN, &top), -1);
     /* --compat: the published FTIO's answer, untouched */
     job.detector = FTIO_DETECTOR_COMPAT;
-    ck_assert_int_eq(ftio_job_answer(&job, part, 3, &top), -1);
+    ck_assert_int_eq(ftio_job_answer(&job, part, 3, NAN, &top), -1);
     ck_assert(memcmp(&top, &job, sizeof top) == 0);
 }
 END_TEST
