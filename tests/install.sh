@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
+# suite-lane: beside   (tests/run.sh: nothing here depends on time or load)
 # install.sh -- `make install` / `make uninstall` as a site and a user would
 # use them (mk/install.mk):
 #  - `make -n install` on a fresh tree plans no test, Check or bench build;
