@@ -15,13 +15,12 @@
 . "$(dirname "$0")/../lib.sh"
 checkpoint_job e2e-mpi -n 8 -c 3 -b 32M
 "$PY" - "$T/d.log" "$JOB" "$T/app.out" "$HERE" <<'PYEOF' || fail "live predictions (above)"
-import json, sys
+import sys
 log, job, out, here = sys.argv[1:5]
 sys.path.insert(0, here)
-from phase_truth import phases, local_period
+from phase_truth import phases, local_period, messages
 t = phases(out, "checkpoint")
-msgs = [(d["topic"], d["message"]) for d in map(json.loads, open(log))]
-w = [m for k, m in msgs if k == "ftio.%s.write" % job]
+w, end = messages(log, job, "write")
 assert w, "no write message"
 t0 = min(m["window"]["start"] for m in w)
 good = []
@@ -35,7 +34,7 @@ for m in w:
             and m["window"]["end"] - t0 < 5.5 * P:
         good.append(m)
 assert good, "no correct period within the first 6 phases"
-end = [m for k, m in msgs if k == "ftio.%s.end" % job][-1]["summary"]["write"]
+assert end, "no .end"
 P = local_period(t, end["window"]["start"], end["window"]["end"])
 print("final: period %s (%s), true %s" % (end["period"], end["class"], P))
 assert P and end["period"] and abs(end["period"] - P) <= 0.05 * P, "final period %s vs %s" % (end["period"], P)

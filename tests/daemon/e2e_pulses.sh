@@ -12,13 +12,12 @@
 . "$(dirname "$0")/../lib.sh"
 checkpoint_job e2e-pulses -n 8 -c 5 -b 1M
 "$PY" - "$T/d.log" "$JOB" "$T/app.out" "$HERE" <<'PYEOF' || fail "live predictions"
-import json, sys
+import sys
 log, job, out, here = sys.argv[1:5]
 sys.path.insert(0, here)
-from phase_truth import phases, local_period
+from phase_truth import phases, local_period, messages
 t = phases(out, "checkpoint")
-msgs = [(d["topic"], d["message"]) for d in map(json.loads, open(log))]
-w = [m for k, m in msgs if k == "ftio.%s.write" % job]
+w, end = messages(log, job, "write")
 assert w, "no message"
 t0 = w[0]["window"]["start"]
 late, bad = 0, []
@@ -37,7 +36,7 @@ assert not bad, "periods off by more than 2 %% from the 4th phase on (window end
 past = [m for m in w if m["next"]["start"] is not None and m["next"]["start"] < m["window"]["end"]]
 assert not past, "next.start in the past: %d" % len(past)
 print("live: %d messages, all %d from the 4th phase within 2 %%" % (len(w), late))
-end = [m for k, m in msgs if k == "ftio.%s.end" % job][-1]["summary"]["write"]
+assert end, "no .end"
 P = local_period(t, end["window"]["start"], end["window"]["end"])
 print("final: period %s, true %s" % (end["period"], P))
 assert P and end["period"] and abs(end["period"] - P) <= 0.02 * P, "final period %s vs %s" % (end["period"], P)

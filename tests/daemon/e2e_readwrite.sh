@@ -12,13 +12,12 @@
 checkpoint_job e2e-rw -n 8 -c 2 -r 1 -b 8M
 for mode in write read; do
   "$PY" - "$T/d.log" "$JOB" "$mode" "$T/app.out" "$HERE" <<'PYEOF' || fail "$mode: live predictions"
-import json, sys
+import sys
 log, job, mode, out, here = sys.argv[1:6]
 sys.path.insert(0, here)
-from phase_truth import phases, local_period
+from phase_truth import phases, local_period, messages
 t = phases(out, "checkpoint" if mode == "write" else "read")
-msgs = [(d["topic"], d["message"]) for d in map(json.loads, open(log))]
-w = [m for k, m in msgs if k == "ftio.%s.%s" % (job, mode)]
+w, end = messages(log, job, mode)
 assert w, "no %s message" % mode
 t0 = w[0]["window"]["start"]
 late, bad = 0, []
@@ -32,7 +31,7 @@ for m in w:
 assert late, "no message after the 4th phase"
 assert not bad, "%s: periods off by more than 5 %% (window end, period, true): %s" % (mode, bad)
 print("%s: %d messages, all %d from the 4th phase within 5 %%" % (mode, len(w), late))
-end = [m for k, m in msgs if k == "ftio.%s.end" % job][-1]["summary"][mode]
+assert end, "no .end"
 P = local_period(t, end["window"]["start"], end["window"]["end"])
 print("%s final: period %s, true %s" % (mode, end["period"], P))
 assert P and end["period"] and abs(end["period"] - P) <= 0.05 * P, "%s final period %s vs %s" % (mode, end["period"], P)

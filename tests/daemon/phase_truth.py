@@ -25,10 +25,12 @@ The times come from the program itself (examples/checkpoint.c, run with
 The app reads both clocks back to back at a checkpoint's start, so S - M is
 the epoch of that iteration's monotonic times; a read is [R, R + D] plus it.
 
-As a module: phases(out, kind), local_period(phases, start, end).
+As a module: phases(out, kind), local_period(phases, start, end), and
+messages(log, job, mode), what ftiod published of the job.
 As a command: phase_truth.py OUT KIND prints the phases, "start end" (epoch s)
 one a line.
 """
+import json
 import re
 import sys
 
@@ -63,6 +65,14 @@ def local_period(p, start, end):
     if len(inside) < 2:
         return None
     return (inside[-1] - inside[0]) / (len(inside) - 1)
+
+
+def messages(log, job, mode):
+    """ftiod's live messages of JOB's MODE in its --log LOG, and the `.end`
+    summary of that mode (None without an `.end`)."""
+    msgs = [(d["topic"], d["message"]) for d in map(json.loads, open(log))]
+    ends = [m for k, m in msgs if k == "ftio.%s.end" % job]
+    return [m for k, m in msgs if k == "ftio.%s.%s" % (job, mode)], ends[-1]["summary"][mode] if ends else None
 
 
 if __name__ == "__main__":
