@@ -108,9 +108,12 @@ static double mad(const double *v, size_t n, double c)
 static double hugging(const struct ftio_samples *x, double mid, double top)
 {
     size_t in = 0, all = 0;
+    bool skip_zeros = mid >= 0;          /* a zero is then never above it */
     for (size_t k = 0; k < x->n;) {
         if (!(x->x[k] > mid)) {
             k++;
+            if (skip_zeros)
+                k = ftio_next_nonzero(x->x, k, x->n);
             continue;
         }
         size_t middle = 0;
@@ -134,8 +137,7 @@ static bool levels(struct ftio_analyzer *a, const struct ftio_samples *x,
      * too); Otsu's split needs the order, the rest are medians. */
     double *v = a->sorted;
     size_t n = x->n;
-    memcpy(v, x->x, n * sizeof *v);
-    ftio_sort(v, n, a->scratch);
+    ftio_sort_copy(x->x, n, v, a->scratch);
     size_t split = otsu_split(v, n);
     if (split == 0)
         return false;
@@ -501,9 +503,12 @@ static size_t runs_above(const double *v, size_t n, double lo, double hi, bool t
                          struct ftio_phase *p, size_t max)
 {
     size_t np = 0;
+    bool skip_zeros = lo >= 0;           /* a zero is then never above it */
     for (size_t k = 0; k < n && np < max;) {
         if (!(v[k] > lo)) {
             k++;
+            if (skip_zeros)
+                k = ftio_next_nonzero(v, k, n);
             continue;
         }
         size_t b = k;
