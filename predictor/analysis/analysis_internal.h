@@ -250,6 +250,10 @@ double ftio_robust_threshold(const struct ftio_spectrum *s);
 /* volume: ftio_samples_volume(x), which the caller has already. */
 void ftio_metrics_compute(const struct ftio_samples *x, double volume, double f_d,
                           struct ftio_metrics *m);
+/* ftio_next_phase_score() given volume = ftio_samples_volume(x) (the
+ * analysis of x has it already: r->volume). */
+int ftio_next_phase_score_volume(const struct ftio_next_phase *next, const struct ftio_samples *x,
+                                 double volume, double *actual, double *error);
 /* ftio_abstraction_error() of x, given the sum of its samples' magnitudes
  * (ftio_samples_sums()). */
 double ftio_abstraction_error_of(const struct ftio_samples *x, double magnitude);

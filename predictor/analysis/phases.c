@@ -446,8 +446,10 @@ static size_t finish(struct ftio_analyzer *a, const struct ftio_samples *x,
     for (size_t i = 0; i < np; i++) {
         size_t b = (size_t)p[i].start, e = (size_t)p[i].end;
         double vol = 0;
-        for (size_t k = b; k <= e; k++)
-            vol += fmax(v[k] - s->background, 0) * dt;
+        for (size_t k = b; k <= e; k++) {
+            double above = v[k] - s->background;    /* fmax(above, 0), inline */
+            vol += (above > 0 ? above : 0) * dt;
+        }
         /* How full the edge bins are, judged against their inner
          * neighbours (the phase's level next to the edge: a phase need
          * not be flat). */
