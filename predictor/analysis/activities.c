@@ -101,6 +101,7 @@ void ftio_activity_options_default(struct ftio_activity_options *o)
     o->burst_gap = 0.2;      /* two samples at the default 10 Hz */
     o->split_ratio = 4.0;
     o->split_min = 3;
+    o->whole_unused = false;
 }
 
 /* ---- the groups of rules 1 and 2 ---------------------------------------- */
@@ -612,6 +613,8 @@ int ftio_activities_group(const struct ftio_requests *r, const uint32_t *fid, si
         const uint32_t *own = nact > 1 ? idx + at[f] : NULL;
         enum ftio_activity_rule rule = out->a[f].rule;
         int named = rule == FTIO_RULE_FILE || rule == FTIO_RULE_PATTERN;
+        if (!own && !whole && opt->whole_unused && !named)
+            continue;                 /* no one reads it */
         if (activity_signal(&out->a[f], r, own, t0, t1, whole) != 0 ||
             (named && shape_split(out, f, r, own, t0, t1, opt) != 0))
             goto done;

@@ -30,6 +30,12 @@ struct event {
     int8_t op;           /* -1: data */
 };
 
+static int cmp_key(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
 static struct event event_at(const struct ftio_trace_dir *dir, const struct ftio_trace *t, size_t k)
 {
     if (k < dir->req.n) {
@@ -77,6 +83,97 @@ static int collect(const struct ftio_pt *pt, int mode, struct described *d)
     return 0;
 }
 
+/* The walk's order (records k < dir->req.n, then the metadata calls) into
+ * ord: by start to the microsecond from the earliest, equal ones in index
+ * order: the order ftio_time_order() gives, without its copy of the times
+ * and its 16 B of keys per record.  The ticks are bucketed (a bucket holds
+ * whole ticks, so the buckets' order is the ticks' order), the indices
+ * placed by bucket in index order (4 B per record: ord itself), and each
+ * bucket sorted by tick in cache.  Beyond its bounds (2^24 records, 2^40
+ * ticks), or with a time not finite, ftio_time_order() on a copy (its exact
+ * comparison sort).  0, or -1 out of memory. */
+#define ORDER_TICKS 1e6
+#define ORDER_INDEX_BITS 24
+#define ORDER_FILL 8
+
+static inline double start_at(const struct ftio_trace_dir *dir, const struct ftio_trace *t, size_t k)
+{
+    return k < dir->req.n ? dir->req.t_start[k] : t->meta[k - dir->req.n].ts;
+}
+
+static int walk_order(const struct ftio_trace_dir *dir, const struct ftio_trace *t, size_t ne,
+                      uint32_t *ord)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    bool finite = true;
+    for (size_t i = 0; i < ne; i++) {
+        double x = start_at(dir, t, i);
+        finite &= isfinite(x);
+        lo = fmin(lo, x);
+        hi = fmax(hi, x);
+    }
+    if (!(ne > 0 && finite && ne < (1u << ORDER_INDEX_BITS) &&
+          (hi - lo) * ORDER_TICKS < (double)(1ull << (64 - ORDER_INDEX_BITS)))) {
+        double *ts = malloc((ne ? ne : 1) * sizeof *ts);
+        int rc = -1;
+        if (ts) {
+            for (size_t i = 0; i < ne; i++)
+                ts[i] = start_at(dir, t, i);
+            rc = ftio_time_order(ts, ne, ord);
+        }
+        free(ts);
+        return rc;
+    }
+    uint64_t last = (uint64_t)((hi - lo) * ORDER_TICKS);
+    size_t nb = ne / ORDER_FILL + 1;
+    uint64_t width = last / nb + 1;          /* ticks per bucket: buckets hold whole ticks */
+    nb = (size_t)(last / width) + 1;
+    uint32_t *at = calloc(nb + 1, sizeof *at);
+    if (!at)
+        return -1;
+#define TICK(i) ((uint64_t)((start_at(dir, t, (i)) - lo) * ORDER_TICKS))
+    for (size_t i = 0; i < ne; i++)
+        at[TICK(i) / width + 1]++;
+    size_t largest = 1;
+    for (size_t b = 0; b < nb; b++) {
+        if (at[b + 1] > largest)
+            largest = at[b + 1];
+        at[b + 1] += at[b];
+    }
+    uint64_t *key = malloc(largest * sizeof *key);
+    if (!key) {
+        free(at);
+        return -1;
+    }
+    for (size_t i = 0; i < ne; i++)          /* at[b] ends one past bucket b */
+        ord[at[TICK(i) / width]++] = (uint32_t)i;
+    size_t from = 0;
+    for (size_t b = 0; b < nb; b++) {
+        size_t m = at[b] - from;
+        for (size_t i = 0; i < m; i++)
+            key[i] = TICK(ord[from + i]) << ORDER_INDEX_BITS | ord[from + i];
+        /* insertion sort (a bucket holds ~ORDER_FILL), else qsort */
+        if (m <= 4 * ORDER_FILL) {
+            for (size_t i = 1; i < m; i++) {
+                uint64_t k = key[i];
+                size_t j = i;
+                for (; j > 0 && key[j - 1] > k; j--)
+                    key[j] = key[j - 1];
+                key[j] = k;
+            }
+        } else {
+            qsort(key, m, sizeof *key, cmp_key);
+        }
+        for (size_t i = 0; i < m; i++)
+            ord[from + i] = (uint32_t)(key[i] & ((1u << ORDER_INDEX_BITS) - 1));
+        from = at[b];
+    }
+#undef TICK
+    free(key);
+    free(at);
+    return 0;
+}
+
 int ftio_cli_phases(const struct ftio_trace *t, enum ftio_io_mode mode, const struct ftio_result *r,
                     double fs_rate, json_t *obj, FILE *text)
 {
@@ -92,7 +189,6 @@ int ftio_cli_phases(const struct ftio_trace *t, enum ftio_io_mode mode, const st
         return 0;
     }
     size_t ne = dir->req.n + t->nmeta;
-    double *ts = malloc((ne ? ne : 1) * sizeof *ts);
     uint32_t *ord = malloc((ne ? ne : 1) * sizeof *ord);
     struct procmap pm = { 0 };
     pm.cap = 64;
@@ -106,15 +202,8 @@ int ftio_cli_phases(const struct ftio_trace *t, enum ftio_io_mode mode, const st
     ftio_pt_init(&pt, 2.0 / (fs_rate > 0 ? fs_rate : 10));
     struct described d = { 0 };
     int rc = -1;
-    if (!ts || !ord || !pm.key || !pm.val)
+    if (!ord || !pm.key || !pm.val || walk_order(dir, t, ne, ord) != 0)
         goto out;
-    memcpy(ts, dir->req.t_start, dir->req.n * sizeof *ts);
-    for (size_t i = 0; i < t->nmeta; i++)
-        ts[dir->req.n + i] = t->meta[i].ts;
-    if (ftio_time_order(ts, ne, ord) != 0)
-        goto out;
-    free(ts);
-    ts = NULL;
     double gap = ftio_pt_gap(&pt, r->has_period ? r->dominant.period : NAN,
                              r->metrics.valid ? r->metrics.phase_duration : NAN);
     double next_settle = ne ? event_at(dir, t, ord[0]).ts + 1 : 0;
@@ -176,7 +265,6 @@ int ftio_cli_phases(const struct ftio_trace *t, enum ftio_io_mode mode, const st
     }
     rc = 0;
 out:
-    free(ts);
     free(ord);
     free(pm.key);
     free(pm.val);
