@@ -527,10 +527,11 @@ int ftio_activities_group(const struct ftio_requests *r, const uint32_t *fid, si
         struct group *x = &G.g[g];
         x->bytes += r->rate[i] * (r->t_end[i] - r->t_start[i]);
         x->n++;
-        x->t_first = fmin(x->t_first, r->t_start[i]);
-        x->t_last = fmax(x->t_last, r->t_end[i]);
-        t0 = fmin(t0, r->t_start[i]);
-        t1 = fmax(t1, r->t_end[i]);
+        double a = r->t_start[i], b = r->t_end[i];      /* finite: no fmin() calls */
+        x->t_first = a < x->t_first ? a : x->t_first;
+        x->t_last = b > x->t_last ? b : x->t_last;
+        t0 = a < t0 ? a : t0;
+        t1 = b > t1 ? b : t1;
     }
     /* Series of directories, then the groups that remain. */
     size_t ng = merge_series(&G);

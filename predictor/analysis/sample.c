@@ -236,14 +236,10 @@ int ftio_sample_requests(const struct ftio_requests *r, double fs, double ts, do
     double t0 = INFINITY, t_last = -INFINITY;
     for (size_t i = 0; i < r->n; i++) {
         double a = r->t_start[i], b = r->t_end[i];
-        if (!(a < ts))
-            t0 = fmin(t0, a);
-        else if (!(b < ts))
-            t0 = fmin(t0, b);
-        if (!(b > te))
-            t_last = fmax(t_last, b);
-        else if (!(a > te))
-            t_last = fmax(t_last, a);
+        double first = !(a < ts) ? a : !(b < ts) ? b : INFINITY;
+        double end = !(b > te) ? b : !(a > te) ? a : -INFINITY;
+        t0 = first < t0 ? first : t0;         /* finite: no fmin() call */
+        t_last = end > t_last ? end : t_last;
     }
     if (!(t0 <= t_last)) {
         snprintf(err, errlen, "no I/O in the analysis window");

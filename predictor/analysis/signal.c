@@ -116,8 +116,8 @@ static int sort_events(struct event *ev, struct event *tmp, size_t n, int depth)
         double t = ev[i].t;
         if (i && t < ev[i - 1].t)
             sorted = false;
-        lo = fmin(lo, t);
-        hi = fmax(hi, t);
+        lo = t < lo ? t : lo;        /* times are finite: no fmin() call */
+        hi = t > hi ? t : hi;
     }
     if (sorted)
         return 0;
@@ -220,8 +220,9 @@ static int sweep_prepare(struct sweep *w)
 {
     double lo = INFINITY, hi = -INFINITY;
     for (size_t i = 0; i < w->n; i++) {     /* every end is at or after its start */
-        lo = fmin(lo, col_t(w->c[0], i));
-        hi = fmax(hi, col_t(w->c[1], i));
+        double a = col_t(w->c[0], i), b = col_t(w->c[1], i);
+        lo = a < lo ? a : lo;                 /* finite: no fmin() call */
+        hi = b > hi ? b : hi;
     }
     w->nb = w->n / SWEEP_FILL + 1;
     if (w->nb > SWEEP_BUCKETS_MAX)

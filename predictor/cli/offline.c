@@ -61,8 +61,8 @@ static int job_signal(const struct ftio_trace *t, enum ftio_io_mode mode, bool l
          * latest end (every end is at or after its start). */
         double a = INFINITY, b = -INFINITY;
         for (size_t i = 0; i < d->req.n; i++) {
-            a = fmin(a, d->req.t_start[i]);
-            b = fmax(b, d->req.t_end[i]);
+            a = d->req.t_start[i] < a ? d->req.t_start[i] : a;   /* finite */
+            b = d->req.t_end[i] > b ? d->req.t_end[i] : b;
         }
         *req = &d->req;
         *first = a;

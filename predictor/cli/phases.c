@@ -30,12 +30,6 @@ struct event {
     int8_t op;           /* -1: data */
 };
 
-static int cmp_key(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
 static struct event event_at(const struct ftio_trace_dir *dir, const struct ftio_trace *t, size_t k)
 {
     if (k < dir->req.n) {
@@ -47,18 +41,62 @@ static struct event event_at(const struct ftio_trace_dir *dir, const struct ftio
     return (struct event){ t->meta[k].ts, t->meta[k].te, 0, t->meta[k].proc, 0, (int8_t)t->meta[k].op };
 }
 
-/* process key -> tracker index (open addressing, keys + 1). */
-struct procmap { uint64_t *key; long *val; size_t cap; };
+/* The walk reads its records where they are, in time order: the columns
+ * of the record PREFETCH steps ahead are asked for early. */
+#define PREFETCH 16
+static inline void prefetch_event(const struct ftio_trace_dir *dir, size_t k)
+{
+    if (k >= dir->req.n)
+        return;
+    __builtin_prefetch(&dir->req.t_start[k]);
+    __builtin_prefetch(&dir->req.t_end[k]);
+    __builtin_prefetch(&dir->req.rate[k]);
+    if (k < dir->nproc)
+        __builtin_prefetch(&dir->proc[k]);
+    if (k < dir->nfid)
+        __builtin_prefetch(&dir->fid[k]);
+}
 
-static long proc_index(struct procmap *m, struct ftio_pt *pt, uint32_t key)
+/* process key -> tracker index (open addressing, keys + 1), grown with
+ * the processes (a trace has thousands, not one per record: the table
+ * stays in cache). */
+struct procmap { uint64_t *key; long *val; size_t cap, n; };
+
+static size_t proc_slot(const struct procmap *m, uint32_t key)
 {
     size_t i = (key * 2654435761u) & (m->cap - 1);
     while (m->key[i] && m->key[i] != (uint64_t)key + 1)
         i = (i + 1) & (m->cap - 1);
-    if (!m->key[i]) {
-        m->key[i] = (uint64_t)key + 1;
-        m->val[i] = ftio_pt_proc_add(pt);
+    return i;
+}
+
+static long proc_index(struct procmap *m, struct ftio_pt *pt, uint32_t key)
+{
+    size_t i = proc_slot(m, key);
+    if (m->key[i])
+        return m->val[i];
+    if (2 * (m->n + 1) > m->cap) {
+        struct procmap g = { calloc(2 * m->cap, sizeof *g.key), calloc(2 * m->cap, sizeof *g.val),
+                             2 * m->cap, m->n };
+        if (!g.key || !g.val) {
+            free(g.key);
+            free(g.val);
+            return -1;
+        }
+        for (size_t j = 0; j < m->cap; j++)
+            if (m->key[j]) {
+                size_t k = proc_slot(&g, (uint32_t)(m->key[j] - 1));
+                g.key[k] = m->key[j];
+                g.val[k] = m->val[j];
+            }
+        free(m->key);
+        free(m->val);
+        *m = g;
+        i = proc_slot(m, key);
     }
+    m->key[i] = (uint64_t)key + 1;
+    m->val[i] = ftio_pt_proc_add(pt);
+    m->n++;
     return m->val[i];
 }
 
@@ -140,20 +178,30 @@ static int walk_order(const struct ftio_trace_dir *dir, const struct ftio_trace 
             largest = at[b + 1];
         at[b + 1] += at[b];
     }
-    uint64_t *key = malloc(largest * sizeof *key);
+    uint64_t *key = malloc(2 * largest * sizeof *key);
     if (!key) {
         free(at);
         return -1;
     }
     for (size_t i = 0; i < ne; i++)          /* at[b] ends one past bucket b */
         ord[at[TICK(i) / width]++] = (uint32_t)i;
+    unsigned bits = 0;                       /* of a tick's offset in its bucket */
+    while (bits < 64 && (width - 1) >> bits)
+        bits++;
     size_t from = 0;
     for (size_t b = 0; b < nb; b++) {
         size_t m = at[b] - from;
+        uint64_t base = (uint64_t)b * width;
         for (size_t i = 0; i < m; i++)
-            key[i] = TICK(ord[from + i]) << ORDER_INDEX_BITS | ord[from + i];
-        /* insertion sort (a bucket holds ~ORDER_FILL), else qsort */
-        if (m <= 4 * ORDER_FILL) {
+            key[i] = (TICK(ord[from + i]) - base) << ORDER_INDEX_BITS | ord[from + i];
+        /* in order already (one tick, or a run of one process), else an
+         * insertion sort (a bucket holds ~ORDER_FILL), else a radix sort of
+         * the offsets (stable: equal ticks stay in index order) */
+        size_t up = 1;
+        while (up < m && key[up - 1] < key[up])
+            up++;
+        if (up == m) {
+        } else if (m <= 64) {
             for (size_t i = 1; i < m; i++) {
                 uint64_t k = key[i];
                 size_t j = i;
@@ -162,7 +210,21 @@ static int walk_order(const struct ftio_trace_dir *dir, const struct ftio_trace 
                 key[j] = k;
             }
         } else {
-            qsort(key, m, sizeof *key, cmp_key);
+            uint64_t *src = key, *dst = key + largest;
+            for (unsigned sh = ORDER_INDEX_BITS; sh < ORDER_INDEX_BITS + bits; sh += 8) {
+                size_t cnt[257] = { 0 };
+                for (size_t i = 0; i < m; i++)
+                    cnt[((src[i] >> sh) & 255) + 1]++;
+                for (int d = 0; d < 256; d++)
+                    cnt[d + 1] += cnt[d];
+                for (size_t i = 0; i < m; i++)
+                    dst[cnt[(src[i] >> sh) & 255]++] = src[i];
+                uint64_t *x = src;
+                src = dst;
+                dst = x;
+            }
+            if (src != key)
+                memcpy(key, src, m * sizeof *key);
         }
         for (size_t i = 0; i < m; i++)
             ord[from + i] = (uint32_t)(key[i] & ((1u << ORDER_INDEX_BITS) - 1));
@@ -192,8 +254,6 @@ int ftio_cli_phases(const struct ftio_trace *t, enum ftio_io_mode mode, const st
     uint32_t *ord = malloc((ne ? ne : 1) * sizeof *ord);
     struct procmap pm = { 0 };
     pm.cap = 64;
-    while (pm.cap < 2 * (dir->nproc + t->nmeta + 1))
-        pm.cap *= 2;
     pm.key = calloc(pm.cap, sizeof *pm.key);
     pm.val = calloc(pm.cap, sizeof *pm.val);
     const char *fsname[MAX_FS];
@@ -207,22 +267,32 @@ int ftio_cli_phases(const struct ftio_trace *t, enum ftio_io_mode mode, const st
     double gap = ftio_pt_gap(&pt, r->has_period ? r->dominant.period : NAN,
                              r->metrics.valid ? r->metrics.phase_duration : NAN);
     double next_settle = ne ? event_at(dir, t, ord[0]).ts + 1 : 0;
+    uint32_t last_fid = 0, last_proc = 0;
+    uint16_t last_fs = FTIO_PT_FS_UNKNOWN;
+    bool have_fid = false;
+    long last_p = -1;               /* the latest record's process, its index */
     for (size_t i = 0; i < ne; i++) {
+        if (i + PREFETCH < ne)
+            prefetch_event(dir, ord[i + PREFETCH]);
         const struct event ev = event_at(dir, t, ord[i]), *e = &ev;
         if (e->ts >= next_settle) {   /* ftiod settles every second of data */
             if (ftio_pt_settle(&pt, ptmode, e->ts, gap) < 0 || collect(&pt, ptmode, &d) != 0)
                 goto out;
             next_settle = e->ts + 1;
         }
-        long p = proc_index(&pm, &pt, e->proc);
+        long p = last_p >= 0 && e->proc == last_proc ? last_p : proc_index(&pm, &pt, e->proc);
         if (p < 0)
             goto out;
+        last_p = p;
+        last_proc = e->proc;
         if (e->op >= 0) {
             ftio_pt_meta(&pt, (size_t)p, e->op, e->ts, e->te);
             continue;
         }
-        const char *name = ftio_trace_file_fs(t, e->fid);
-        uint16_t fs = FTIO_PT_FS_UNKNOWN;
+        /* runs of one file: its file system looked up once */
+        bool known = have_fid && e->fid == last_fid;
+        const char *name = known ? NULL : ftio_trace_file_fs(t, e->fid);
+        uint16_t fs = known ? last_fs : FTIO_PT_FS_UNKNOWN;
         if (name) {
             size_t k = 0;
             while (k < nfs && strcmp(fsname[k], name) != 0)
@@ -232,6 +302,9 @@ int ftio_cli_phases(const struct ftio_trace *t, enum ftio_io_mode mode, const st
             if (k < nfs)
                 fs = (uint16_t)k;
         }
+        have_fid = true;
+        last_fid = e->fid;
+        last_fs = fs;
         ftio_pt_data(&pt, (size_t)p, ptmode, e->ts, e->te, e->bytes, e->fid, fs);
     }
     for (size_t p = 0; p < pt.nproc; p++)
