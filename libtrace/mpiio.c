@@ -57,7 +57,8 @@
     static inline int traced_##NAME(int (*real) PARAMS, FTIO_UNPAREN PARAMS)
 #define FILE_ACCESS(OFFSET)                                                    \
     struct ftio_mpi_file *f = ftio_mpi_file_find(fh);                          \
-    int traced = f && f->fid;                                                  \
+    uint32_t fid = f ? f->fid : 0;  /* read now: after the call, a TLB miss */ \
+    int traced = fid != 0;                                                     \
     int64_t off = traced ? (OFFSET) : -1
 #define OWN_STATUS(st)                                                         \
     MPI_Status local_;                                                         \
@@ -82,7 +83,7 @@
         OWN_STATUS(st);                                                        \
         TIMED_CALL(ARGS);                                                      \
         if (rc == MPI_SUCCESS && traced)                                       \
-            ftio_mpi_emit(t0, t1, OP, FLAGS, f->fid, off,                      \
+            ftio_mpi_emit(t0, t1, OP, FLAGS, fid, off,                         \
                           ftio_mpi_status_bytes(st, (int64_t)count, dt));      \
         RETURN_RC();                                                           \
     }                                                                          \
@@ -96,7 +97,7 @@
         TIMED_CALL(ARGS);                                                      \
         if (rc == MPI_SUCCESS && traced)                                       \
             ftio_mpi_req_post(*request, t0, t1, OP, (FLAGS) | FTIO_FLAG_ASYNC, \
-                              f->fid, off, ftio_mpi_req_bytes((int64_t)count, dt)); \
+                              fid, off, ftio_mpi_req_bytes((int64_t)count, dt)); \
         RETURN_RC();                                                           \
     }                                                                          \
     FTIO_MPI_PAIR(NAME, PARAMS, ARGS)

@@ -95,7 +95,7 @@ static inline int ftio_mpi_enter(void)
 {
     if (ftio_busy || ftio_mpi_in || !ftio_active)
         return 0;
-    if (!ftio_layer_on(FTIO_LAYER_MPIIO) || !ftio_mpi_setup())
+    if (!(ftio_layer_mask & (1u << FTIO_LAYER_MPIIO)) || !ftio_mpi_setup())
         return 0;
     ftio_mpi_in = 1;
     ftio_mpiio_depth++;
@@ -132,8 +132,8 @@ static inline void ftio_mpi_leave(void)
     }
 
 #define FTIO_MPI_PAIR(NAME, PARAMS, ARGS)                                      \
-    static int (*real_MPI_##NAME) PARAMS;                                      \
-    static int (*real_PMPI_##NAME) PARAMS;                                     \
+    static int (*real_MPI_##NAME) PARAMS FTIO_HOT;                             \
+    static int (*real_PMPI_##NAME) PARAMS FTIO_HOT;                            \
     FTIO_MPI_ENTRY(MPI_, NAME, PARAMS, ARGS)                                   \
     FTIO_MPI_ENTRY(PMPI_, NAME, PARAMS, ARGS)
 
