@@ -184,10 +184,17 @@ static inline int ftio_mpi_status_get(const MPI_Status *st, int64_t *bytes)
 #endif
 }
 
+/* Bytes of a completed access: the status's, else count * size (errno
+ * kept across the call into libmpi that fallback makes). */
 static inline int64_t ftio_mpi_status_bytes(const MPI_Status *st, int64_t count, MPI_Datatype dt)
 {
     int64_t n;
-    return ftio_mpi_status_get(st, &n) ? n : ftio_mpi_req_bytes(count, dt);
+    if (__builtin_expect(ftio_mpi_status_get(st, &n), 1))
+        return n;
+    int e = errno;
+    n = ftio_mpi_req_bytes(count, dt);
+    errno = e;
+    return n;
 }
 
 /* ---- MPI_File -> traced file map (mpiio_files.c) ------------------------ */
