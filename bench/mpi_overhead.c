@@ -31,6 +31,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "paired.h"
 #include "ftio.h"
 
 static double clock_s(clockid_t id)
@@ -41,18 +42,6 @@ static double clock_s(clockid_t id)
 }
 
 static double now(void) { return clock_s(CLOCK_MONOTONIC); }
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, long n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 typedef int (*write_at_fn)(MPI_File, MPI_Offset, const void *, int, MPI_Datatype, MPI_Status *);
 
@@ -118,8 +107,8 @@ static int paired(MPI_File fh, long calls)
     thread = clock_s(CLOCK_THREAD_CPUTIME_ID) - thread;
     proc = clock_s(CLOCK_PROCESS_CPUTIME_ID) - proc;
     printf("write_at_plain_ns %.1f\nwrite_at_traced_ns %.1f\nfloor_ns %.1f\nwrite_at_added_ns %.1f\n"
-           "flusher_ns %.1f\n", median(p, rounds), median(t, rounds), median(f, rounds),
-           median(d, rounds), (proc - thread) * 1e9 / (double)(rounds * BLOCK));
+           "flusher_ns %.1f\n", paired_median(p, rounds), paired_median(t, rounds), paired_median(f, rounds),
+           paired_median(d, rounds), (proc - thread) * 1e9 / (double)(rounds * BLOCK));
     free(p);
     return 0;
 }

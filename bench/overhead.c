@@ -46,6 +46,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "paired.h"
 
 static double clock_ns(clockid_t id)
 {
@@ -85,18 +86,6 @@ static void timed_reads(int fd, long n, const char *what)
             die(what);
     timing_end();
     close(fd);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, long n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* One block of the paired mode: BLOCK calls of `call` (0 plain, 1 traced,
@@ -189,7 +178,7 @@ static int paired(const char *what, long n, const char *dir)
         close(fd);
     unlink(path);
     printf("plain_ns=%.1f\ntraced_ns=%.1f\nfloor_ns=%.1f\nadded_ns=%.1f\nflusher_ns=%.1f\n",
-           median(p, rounds), median(t, rounds), median(fl, rounds), median(d, rounds),
+           paired_median(p, rounds), paired_median(t, rounds), paired_median(fl, rounds), paired_median(d, rounds),
            (proc - thread) / (double)(rounds * BLOCK));
     free(p);
     return 0;

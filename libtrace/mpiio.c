@@ -55,11 +55,14 @@
  * by RETURN_RC with the call's return code. */
 #define TRACED(NAME, PARAMS)                                                   \
     static inline int traced_##NAME(int (*real) PARAMS, FTIO_UNPAREN PARAMS)
-#define FILE_ACCESS(OFFSET)                                                    \
-    struct ftio_mpi_file *f = ftio_mpi_file_find(fh);                          \
+#define FILE_ACCESS_BY(TYPE, LOOKUP, OFFSET)                                   \
+    TYPE *f = LOOKUP(fh);                                                      \
     uint32_t fid = f ? f->fid : 0;  /* read now: after the call, a TLB miss */ \
     int traced = fid != 0;                                                     \
     int64_t off = traced ? (OFFSET) : -1
+/* Blocking and nonblocking accesses read the thread's copy of the entry;
+ * a split collective's _begin writes the entry itself. */
+#define FILE_ACCESS(OFFSET) FILE_ACCESS_BY(const struct ftio_mpi_file, ftio_mpi_file_view, OFFSET)
 #define OWN_STATUS(st)                                                         \
     MPI_Status local_;                                                         \
     if (st == MPI_STATUS_IGNORE) {                                             \
@@ -112,7 +115,7 @@
 #define BEGIN(NAME, PARAMS, ARGS, OP, OFFSET)                                  \
     TRACED(NAME, PARAMS)                                                       \
     {                                                                          \
-        FILE_ACCESS(OFFSET);                                                   \
+        FILE_ACCESS_BY(struct ftio_mpi_file, ftio_mpi_file_find, OFFSET);      \
         uint64_t t0 = ftio_stamp();                                           \
         int rc = real ARGS;                                                    \
         int saved = errno;                                                     \

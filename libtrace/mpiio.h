@@ -225,6 +225,12 @@ struct ftio_mpi_file {
 FTIO_HIDDEN struct ftio_mpi_file *ftio_mpi_file_add(MPI_File fh, uint32_t fid, int amode);
 FTIO_HIDDEN struct ftio_mpi_file *ftio_mpi_file_find(MPI_File fh);
 FTIO_HIDDEN void ftio_mpi_file_remove(uint64_t handle);
+/* An entry's view changed (MPI_File_set_view): the threads' copies are stale. */
+FTIO_HIDDEN void ftio_mpi_file_changed(void);
+/* A read-only copy of fh's entry (NULL when not open), kept per thread: a
+ * data call on the file the thread used last reads a thread-local line, not
+ * the table's page (shim.h FTIO_HOT).  Never for writing (split state). */
+FTIO_HIDDEN const struct ftio_mpi_file *ftio_mpi_file_view(MPI_File fh);
 
 /* Byte offset of the individual file pointer (before an access), -1 when
  * unknown (sequential mode, zero-size etype, error). */
