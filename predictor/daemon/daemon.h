@@ -129,8 +129,8 @@ struct ftiod_stats {
  * about it (status.c). */
 struct ftiod_ended {
     int64_t uid;                /* its owner, -1 under --auth none */
-    json_t *end;                /* a copy of its end message (PROTOCOL.md §2) with
-                                   "ended_at" (Unix s) and "uid" added */
+    json_t *end;                /* a shallow copy of its end message (PROTOCOL.md §2)
+                                   with "ended_at" (Unix s) and "uid" added */
 };
 
 struct ftiod {

@@ -54,7 +54,10 @@ void ftiod_ended_add(struct ftiod *d, const struct job *j, json_t *end)
         return;
     if (!d->ended && !(d->ended = calloc(keep, sizeof *d->ended)))
         return;
-    json_t *copy = json_deep_copy(end);
+    /* A shallow copy: its members are the published message's own, which
+     * nothing changes once built (jansson's reference counts are atomic); a
+     * deep copy of each `.end` cost more than building it. */
+    json_t *copy = json_copy(end);
     if (!copy)
         return;
     struct timespec now;
