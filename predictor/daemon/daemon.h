@@ -214,6 +214,9 @@ void ftiod_publish(struct ftiod *d, const char *topic, json_t *obj);
  * prediction only with FTIOD_PUB_COUNT (ftiod_publish: both). */
 enum { FTIOD_PUB_LOG = 1, FTIOD_PUB_COUNT = 2 };
 void ftiod_publish_to(struct ftiod *d, const char *topic, json_t *obj, unsigned flags);
+/* The same with the JSON text of the message (len bytes, the caller's). */
+void ftiod_publish_text(struct ftiod *d, const char *topic, const char *text, size_t len,
+                        unsigned flags);
 
 /* metrics.c: the Prometheus endpoint (--metrics-listen), its own threads
  * (libmicrohttpd); 0 without the option. */

@@ -2,24 +2,100 @@
 /* end_message.c -- the end of a job (PROTOCOL.md §2): the `ftio.<job>.end`
  * message, with the summary of each mode and of each of its activities
  * (sched_step.c analysed the whole job just before; a stopping daemon says
- * the latest answers), what the summary is worth (`complete`), how the job
+ * the latest answers, as they were published), what the summary is worth (`complete`), how the job
  * ended and its losses, and when it was made; then the job is closed: kept --late-batches seconds
  * for a corrected end (the next `revision`), remembered for --status and
  * `ftio sub --last` (status.c) and in its journal (state.c).
  */
 #include <stdlib.h>
+#include <string.h>
 #include "history_glue.h"
 #include "sched.h"
 #include "timeutil.h"
+
+/* A stopping daemon's summary: the latest prediction of each mode that has
+ * an answer, as it was published (job.h: said), built again only where
+ * another publication came since (a prior of the memory of runs): the
+ * JSON of 10,000 summaries is not made again within the stop's bound.  The
+ * text of the "summary" object (malloc'd), or NULL out of memory.  Lock
+ * held. */
+static char *latest_summary_text(const struct job *j)
+{
+    char *parts[JOB_NMODES] = {0};
+    const char *text[JOB_NMODES] = {0};
+    size_t len[JOB_NMODES] = {0}, total = 2;
+    bool ok = true;
+    for (int mode = 0; mode < JOB_NMODES; mode++) {
+        const struct job_mode_state *m = &j->mode[mode];
+        if (!job_mode_update(m))
+            continue;
+        if (m->said && m->said_seq == m->pub_seq) {
+            text[mode] = m->said;
+            len[mode] = m->said_len;
+        } else {
+            json_t *p = ftiod_prediction_json(j, mode);
+            parts[mode] = p ? json_dumps(p, JSON_COMPACT) : NULL;
+            json_decref(p);
+            ok &= parts[mode] != NULL;
+            text[mode] = parts[mode];
+            len[mode] = parts[mode] ? strlen(parts[mode]) : 0;
+        }
+        total += len[mode] + strlen(job_mode_name(mode)) + 4;
+    }
+    char *out = ok ? malloc(total + 1) : NULL;
+    if (out) {
+        size_t n = 0;
+        out[n++] = '{';
+        for (int mode = 0; mode < JOB_NMODES; mode++) {
+            if (!text[mode])
+                continue;
+            n += (size_t)sprintf(out + n, "%s\"%s\":", n > 1 ? "," : "", job_mode_name(mode));
+            memcpy(out + n, text[mode], len[mode]);
+            n += len[mode];
+        }
+        out[n++] = '}';
+        out[n] = '\0';
+    }
+    for (int mode = 0; mode < JOB_NMODES; mode++)
+        free(parts[mode]);
+    return out;
+}
+
+/* The text of the end message o, whose "summary" is null, with `summary` in
+ * its place (the first "summary":null is the key's: a string value has its
+ * quotes escaped).  malloc'd, or NULL. */
+static char *with_summary(const json_t *o, const char *summary)
+{
+    static const char key[] = "\"summary\":";
+    char *text = json_dumps(o, JSON_COMPACT);
+    char *at = text ? strstr(text, "\"summary\":null") : NULL;
+    if (!at) {
+        free(text);
+        return NULL;
+    }
+    size_t head = (size_t)(at - text) + sizeof key - 1, slen = strlen(summary);
+    const char *rest = at + sizeof key - 1 + 4;
+    size_t rlen = strlen(rest);
+    char *out = malloc(head + slen + rlen + 1);
+    if (out) {
+        memcpy(out, text, head);
+        memcpy(out + head, summary, slen);
+        memcpy(out + head + slen, rest, rlen + 1);
+    }
+    free(text);
+    return out;
+}
 
 /* Caller holds the lock; it is dropped while publishing. */
 void ftiod_end_message(struct ftiod *d, struct job *j, const char *why)
 {
     ftiod_history_end(d, j);   /* the run, into the memory of runs (history_glue.h) */
     json_t *o = json_object();
-    json_t *sum = json_object();
     ftiod_set_job_fields(o, j->id);
-    for (int mode = 0; mode < JOB_NMODES; mode++)
+    /* Stopping: the latest predictions' texts go in its place once built. */
+    char *summary = d->stop ? latest_summary_text(j) : NULL;
+    json_t *sum = summary ? json_null() : json_object();
+    for (int mode = 0; mode < JOB_NMODES && !summary; mode++)
         if (job_mode_update(&j->mode[mode]))
             json_object_set_new(sum, job_mode_name(mode), ftiod_prediction_json(j, mode));
     json_object_set_new(o, "summary", sum);
@@ -54,7 +130,8 @@ void ftiod_end_message(struct ftiod *d, struct job *j, const char *why)
                   j->id, why, j->revision ? ", corrected by late batches" : "",
                   (unsigned long long)j->data_records,
                   (unsigned long long)j->lost, (unsigned long long)j->lost_batches);
-    ftiod_ended_add(d, j, o);
+    if (!summary)            /* a stopping daemon answers no more --status */
+        ftiod_ended_add(d, j, o);
     ftiod_state_end(d->state, j, j->revision, why);
     snprintf(j->ended_by, sizeof j->ended_by, "%s", why);
     j->closed = true;
@@ -63,10 +140,17 @@ void ftiod_end_message(struct ftiod *d, struct job *j, const char *why)
     j->closed_at = ftiod_now();
     j->revision++;
     pthread_mutex_unlock(&d->lock);
-    if (topic)
-        ftiod_publish(d, topic, o);
-    else
+    char *text = topic && summary ? with_summary(o, summary) : NULL;
+    if (text) {
+        ftiod_publish_text(d, topic, text, strlen(text), FTIOD_PUB_LOG | FTIOD_PUB_COUNT);
         json_decref(o);
+    } else if (topic && !summary) {
+        ftiod_publish(d, topic, o);
+    } else {
+        json_decref(o);
+    }
+    free(text);
+    free(summary);
     free(topic);
     pthread_mutex_lock(&d->lock);
 }

@@ -147,6 +147,12 @@ struct job_mode_state {
     double   boundary;         /* job-relative end of the next analysis window */
 
     bool     restored;         /* rebuilt from --state-dir: predict from the data's end on */
+
+    /* The text of the latest prediction published (sched_step.c), publication
+     * said_seq: a stopping daemon's `.end` says it as it is (end_message.c). */
+    char    *said;
+    size_t   said_len, said_cap;
+    uint64_t said_seq;
 };
 
 /* The mode's totals (zero before its first record) and its latest answer

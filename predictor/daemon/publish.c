@@ -150,11 +150,15 @@ void ftiod_publish(struct ftiod *d, const char *topic, json_t *obj)
 void ftiod_publish_to(struct ftiod *d, const char *topic, json_t *obj, unsigned flags)
 {
     char *text = json_dumps(obj, JSON_COMPACT);
-    if (!text) {
-        json_decref(obj);
-        return;
-    }
-    size_t len = strlen(text);
+    json_decref(obj);
+    if (text)
+        ftiod_publish_text(d, topic, text, strlen(text), flags);
+    free(text);
+}
+
+void ftiod_publish_text(struct ftiod *d, const char *topic, const char *text, size_t len,
+                        unsigned flags)
+{
     pthread_mutex_lock(&d->pub_lock);
     if (zmq_send(d->pub, topic, strlen(topic), ZMQ_SNDMORE | ZMQ_DONTWAIT) >= 0)
         zmq_send(d->pub, text, len, ZMQ_DONTWAIT);
@@ -166,6 +170,4 @@ void ftiod_publish_to(struct ftiod *d, const char *topic, json_t *obj, unsigned 
         d->stats.published++;
         pthread_mutex_unlock(&d->lock);
     }
-    free(text);
-    json_decref(obj);
 }

@@ -25,9 +25,15 @@
  * until none came for this long (a replay sends them back to back). */
 #define SCHED_REVISION_SETTLE 1.0
 /* SIGTERM: a daemon without --state-dir gives every job its end message
- * (the latest answers, no new analysis: ~0.1 ms a job); past this long it
- * says how many are still to go, and goes on. */
+ * with its latest answers, no new analysis (a JSON message: 0.1-0.3 ms of
+ * thread CPU a job), the main thread helping the analysis threads.  First
+ * the jobs whose every mode has an answer, then those with a mode never
+ * analysed (a young job, or ftiod behind): that mode is analysed while
+ * SCHED_STOP_ANALYSES s of the stop have not passed, else its end says the
+ * other modes only.  Past SCHED_STOP_BUDGET it says how many jobs are still
+ * to go, and goes on. */
 #define SCHED_STOP_BUDGET 1.5
+#define SCHED_STOP_ANALYSES 0.75
 
 /* One analysis thread's private buffers: nothing here is shared. */
 struct analysis {
@@ -66,6 +72,13 @@ struct job *sched_take(struct ftiod *d, double now, bool stopping, bool force);
 /* The turn of j is over: it may be queued again. */
 void   sched_give_back(struct ftiod *d, struct job *j);
 void   sched_queue_free(struct ftiod *d);
+/* Stopping: does j's end need an analysis (a mode with data and no answer)?
+ * May a stopping daemon still make one?  The ends published since the stop,
+ * and those without a mode's summary (not analysed in time). */
+bool   sched_end_needs_analysis(const struct job *j);
+bool   sched_stop_may_analyse(const struct ftiod *d);
+void   sched_stop_count(struct ftiod *d, size_t unanalysed);
+void   sched_stop_counts(const struct ftiod *d, size_t *ends, size_t *short_ends);
 
 /* ---- sched_step.c (enter and leave with d->lock held; j is held) ---- */
 void sched_online_ready(const struct ftiod_config *c, struct job_mode_state *m);

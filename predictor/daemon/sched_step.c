@@ -66,6 +66,26 @@ static void log_result(const struct job *j, const struct ftio_result *r, int mod
     free(text);
 }
 
+/* The text of publication seq of m, kept for a stopping daemon's `.end`
+ * (job.h: said); in place when it fits.  Lock held. */
+static void keep_said(struct job_mode_state *m, uint64_t seq, const char *text, size_t len)
+{
+    if (!text || seq != m->pub_seq)
+        return;                       /* another publication came since (a prior) */
+    if (len > m->said_cap) {
+        char *p = realloc(m->said, len);
+        if (!p) {
+            m->said_seq = 0;          /* none kept: the .end builds it again */
+            return;
+        }
+        m->said = p;
+        m->said_cap = len;
+    }
+    memcpy(m->said, text, len);
+    m->said_len = len;
+    m->said_seq = seq;
+}
+
 /* One step of the online loop of (j, mode) at its next boundary; publish
  * what it says.  Enters and leaves with the lock held; drops it while
  * computing and publishing. */
@@ -118,16 +138,20 @@ void sched_analyse_boundary(struct analysis *a, struct job *j, int mode)
     json_t *o = ftiod_prediction_json(j, mode);
     char *topic = ftiod_topic_of(j->id, job_mode_name(mode));
     struct ftio_result said = job_mode_update(m)->res;
+    uint64_t seq = m->pub_seq;
     pthread_mutex_unlock(&d->lock);
 
-    if (o && topic)
-        ftiod_publish(d, topic, o);
-    else
-        json_decref(o);
+    char *text = o && topic ? json_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    size_t len = text ? strlen(text) : 0;
+    if (text)
+        ftiod_publish_text(d, topic, text, len, FTIOD_PUB_LOG | FTIOD_PUB_COUNT);
     free(topic);
     if (d->cfg.verbose)
         log_result(j, &said, mode);
     pthread_mutex_lock(&d->lock);
+    keep_said(m, seq, text, len);
+    free(text);
 }
 
 /* The summary of (j, mode) and of each of its activities: the whole job,
@@ -157,24 +181,31 @@ static void analyse_summary(struct analysis *a, struct job *j, int mode)
 
 
 /* The summary of every mode (the whole job, bounded by what its stream
- * keeps) and the end message.  A stopping daemon analyses only the modes
- * that have no answer yet (young jobs: a short record) and says the latest
- * answers of the others, so that every job has its end message within the
- * stop's bound however many there are.  The job is then kept --late-batches
+ * keeps) and the end message.  A stopping daemon says the latest answers,
+ * and analyses only the modes that have none yet while it has time for it
+ * (sched.h: SCHED_STOP_ANALYSES), so that every job has its end message
+ * within the stop's bound however many there are.  The job is then kept --late-batches
  * seconds: batches that arrive in that time (a spool file replayed) are
  * merged into it and lead to a corrected end message, the next `revision`
  * (PROTOCOL.md §2). */
 void sched_end_job(struct analysis *a, struct job *j, const char *why, bool summaries)
 {
     struct ftiod *d = a->d;
+    size_t unanalysed = 0;
     for (int mode = 0; mode < JOB_NMODES; mode++) {
         struct job_mode_state *m = &j->mode[mode];
         if (!m->stream || (!summaries && job_mode_update(m)))
             continue;
+        if (!summaries && !sched_stop_may_analyse(d)) {
+            unanalysed++;
+            continue;
+        }
         sched_online_ready(&d->cfg, m);
         analyse_summary(a, j, mode);
         job_machine_step(d->machine, j, mode, INFINITY);   /* its last phases described */
     }
+    if (!summaries)
+        sched_stop_count(d, unanalysed);
     ftiod_end_message(d, j, why);
 }
 
