@@ -129,8 +129,8 @@ struct ftiod_stats {
  * about it (status.c). */
 struct ftiod_ended {
     int64_t uid;                /* its owner, -1 under --auth none */
-    json_t *end;                /* a shallow copy of its end message (PROTOCOL.md §2)
-                                   with "ended_at" (Unix s) and "uid" added */
+    json_t *end;                /* its end message (PROTOCOL.md §2) with "ended_at"
+                                   (Unix s) and "uid" added */
 };
 
 struct ftiod {
@@ -309,7 +309,7 @@ bool ftiod_claim_stored(const struct job *j, const char *id, int64_t uid);
 char *ftiod_status_json(struct ftiod *d, int64_t uid);
 /* Remember an ended job (caller holds d->lock): end is its end message
  * (copied). */
-void ftiod_ended_add(struct ftiod *d, const struct job *j, json_t *end);
+void ftiod_ended_add(struct ftiod *d, const struct job *j, const char *end);
 /* The end message of the latest ended job of that id that uid may see
  * (uid < 0: any), or NULL (caller holds d->lock; the result is a new
  * reference). */

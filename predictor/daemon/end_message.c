@@ -13,12 +13,13 @@
 #include "sched.h"
 #include "timeutil.h"
 
-/* A stopping daemon's summary: the latest prediction of each mode that has
- * an answer, as it was published (job.h: said), built again only where
- * another publication came since (a prior of the memory of runs): the
- * JSON of 10,000 summaries is not made again within the stop's bound.  The
- * text of the "summary" object (malloc'd), or NULL out of memory.  Lock
- * held. */
+/* The "summary" object: the latest answer of each mode that has one, as
+ * its text was kept (job.h: said) when it was made -- a summary of the
+ * whole job (sched_step.c), or for a stopping daemon the latest prediction
+ * as published -- and built again only where none is (a prior of the
+ * memory of runs published since): a stopping daemon does not make the JSON
+ * of 10,000 summaries within its bound.  malloc'd, or NULL out of memory.
+ * Lock held. */
 static char *latest_summary_text(const struct job *j)
 {
     char *parts[JOB_NMODES] = {0};
@@ -92,13 +93,9 @@ void ftiod_end_message(struct ftiod *d, struct job *j, const char *why)
     ftiod_history_end(d, j);   /* the run, into the memory of runs (history_glue.h) */
     json_t *o = json_object();
     ftiod_set_job_fields(o, j->id);
-    /* Stopping: the latest predictions' texts go in its place once built. */
-    char *summary = d->stop ? latest_summary_text(j) : NULL;
-    json_t *sum = summary ? json_null() : json_object();
-    for (int mode = 0; mode < JOB_NMODES && !summary; mode++)
-        if (job_mode_update(&j->mode[mode]))
-            json_object_set_new(sum, job_mode_name(mode), ftiod_prediction_json(j, mode));
-    json_object_set_new(o, "summary", sum);
+    /* The summaries' texts (made with them, sched_step.c) go in its place. */
+    char *summary = latest_summary_text(j);
+    json_object_set_new(o, "summary", json_null());
     /* What the summary is worth (PROTOCOL.md §2): decided by job.c. */
     struct job_verdict v = job_end_verdict(j, why);
     why = v.ended_by;
@@ -130,8 +127,10 @@ void ftiod_end_message(struct ftiod *d, struct job *j, const char *why)
                   j->id, why, j->revision ? ", corrected by late batches" : "",
                   (unsigned long long)j->data_records,
                   (unsigned long long)j->lost, (unsigned long long)j->lost_batches);
-    if (!summary)            /* a stopping daemon answers no more --status */
-        ftiod_ended_add(d, j, o);
+    char *text = topic && summary ? with_summary(o, summary) : NULL;
+    json_decref(o);
+    if (text && !d->stop)    /* a stopping daemon answers no more --status */
+        ftiod_ended_add(d, j, text);
     ftiod_state_end(d->state, j, j->revision, why);
     snprintf(j->ended_by, sizeof j->ended_by, "%s", why);
     j->closed = true;
@@ -140,15 +139,8 @@ void ftiod_end_message(struct ftiod *d, struct job *j, const char *why)
     j->closed_at = ftiod_now();
     j->revision++;
     pthread_mutex_unlock(&d->lock);
-    char *text = topic && summary ? with_summary(o, summary) : NULL;
-    if (text) {
+    if (text)
         ftiod_publish_text(d, topic, text, strlen(text), FTIOD_PUB_LOG | FTIOD_PUB_COUNT);
-        json_decref(o);
-    } else if (topic && !summary) {
-        ftiod_publish(d, topic, o);
-    } else {
-        json_decref(o);
-    }
     free(text);
     free(summary);
     free(topic);

@@ -208,6 +208,11 @@ struct job {
     bool     ended;                /* MPI says it is over: every declared rank
                                       finalised, every process sent `final` */
     bool     told;                 /* `ftio end JOB`: end it now */
+    /* Every process sent `final`: the end's summaries are made at once, the
+     * `.end` once --settle-end passes (sched_step.c); valid while no batch
+     * came after the one at last_activity == summarised_at. */
+    bool     summarised;
+    double   summarised_at;
 
     /* After its `.end` a job is kept --keep-ended seconds (PROTOCOL.md §2):
      * batches that arrive then (a replayed spool file) are merged into it

@@ -48,6 +48,8 @@ enum sched_work {
     SCHED_NOTHING = 0,
     SCHED_FORGET,        /* ended long ago: remove it (done under the lock) */
     SCHED_BOUNDARIES,    /* the next boundary of each mode that has one due */
+    SCHED_SUMMARISE,     /* every process sent final: remaining boundaries, then
+                            the summaries (the end follows after --settle-end) */
     SCHED_END,           /* remaining boundaries (one per turn), then the end */
     SCHED_REVISION,      /* late batches after its end: a corrected end */
 };
@@ -86,9 +88,12 @@ void sched_online_ready(const struct ftiod_config *c, struct job_mode_state *m);
 void sched_analyse_boundary(struct analysis *a, struct job *j, int mode);
 /* One turn of j: returns true when it did something. */
 bool sched_turn(struct analysis *a, struct job *j, double now, bool stopping);
-/* The summary of each mode (unless !summaries: a stopping daemon says the
- * latest answers where there are some) and the end message. */
-void sched_end_job(struct analysis *a, struct job *j, const char *why, bool summaries);
+/* The summary of each mode (made already when j->summarised is still
+ * valid; a stopping daemon says the latest answers where there are some) and
+ * the end message. */
+void sched_end_job(struct analysis *a, struct job *j, const char *why, bool stopping);
+/* Are j's summaries made, with every batch it got? */
+bool sched_summarised(const struct job *j);
 
 /* ---- end_message.c ---- */
 /* Build, remember and publish j's end message; marks j closed.  Caller holds

@@ -162,6 +162,10 @@ enum sched_work sched_work_of(struct ftiod *d, struct job *j, double now, bool s
         *why = stopping ? "shutdown" : over ? "final" : j->told ? "told" : "timeout";
         return SCHED_END;
     }
+    /* Its processes are done: the end's analyses now, not --settle-end later
+     * (thousands of jobs ending at once), the `.end` when it is due. */
+    if (job_all_final(j) && !sched_summarised(j))
+        return SCHED_SUMMARISE;
     for (int mode = 0; mode < JOB_NMODES; mode++) {
         struct job_mode_state *m = &j->mode[mode];
         if (!m->stream)

@@ -170,6 +170,7 @@ static void analyse_summary(struct analysis *a, struct job *j, int mode)
     pthread_mutex_lock(&d->lock);
     int rc = ftio_stream_commit(m->stream, a->work);
     d->stats.analyses++;
+    m->said_seq = 0;          /* the latest answer is no more the text kept */
     if (rc != 0) {
         if (d->cfg.verbose)
             ftiod_log_at(FTIOD_DEBUG, "job %s %s: no summary: %s", j->id, job_mode_name(mode), err);
@@ -188,24 +189,58 @@ static void analyse_summary(struct analysis *a, struct job *j, int mode)
  * seconds: batches that arrive in that time (a spool file replayed) are
  * merged into it and lead to a corrected end message, the next `revision`
  * (PROTOCOL.md §2). */
-void sched_end_job(struct analysis *a, struct job *j, const char *why, bool summaries)
+bool sched_summarised(const struct job *j)
+{
+    return j->summarised && j->summarised_at == j->last_activity;
+}
+
+/* The text of the summary of (j, mode), kept as the latest answer's for
+ * the `.end` (end_message.c): made now, not when the end is due or the
+ * daemon stops.  Lock held. */
+static void keep_summary(struct job *j, int mode)
+{
+    struct job_mode_state *m = &j->mode[mode];
+    if (!job_mode_update(m))
+        return;
+    json_t *o = ftiod_prediction_json(j, mode);
+    char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    keep_said(m, m->pub_seq, text, text ? strlen(text) : 0);
+    free(text);
+}
+
+/* The summaries of j's modes (stopping: of those without an answer, while
+ * there is time); how many modes were left without one. */
+static size_t summarise(struct analysis *a, struct job *j, bool stopping)
 {
     struct ftiod *d = a->d;
     size_t unanalysed = 0;
     for (int mode = 0; mode < JOB_NMODES; mode++) {
         struct job_mode_state *m = &j->mode[mode];
-        if (!m->stream || (!summaries && job_mode_update(m)))
+        if (!m->stream || (stopping && job_mode_update(m)))
             continue;
-        if (!summaries && !sched_stop_may_analyse(d)) {
+        if (stopping && !sched_stop_may_analyse(d)) {
             unanalysed++;
             continue;
         }
         sched_online_ready(&d->cfg, m);
         analyse_summary(a, j, mode);
         job_machine_step(d->machine, j, mode, INFINITY);   /* its last phases described */
+        keep_summary(j, mode);
     }
-    if (!summaries)
-        sched_stop_count(d, unanalysed);
+    j->summarised = !stopping;
+    j->summarised_at = j->last_activity;
+    return unanalysed;
+}
+
+void sched_end_job(struct analysis *a, struct job *j, const char *why, bool stopping)
+{
+    struct ftiod *d = a->d;
+    if (stopping)
+        sched_stop_count(d, summarise(a, j, true));
+    else if (!sched_summarised(j))
+        summarise(a, j, false);
+    j->summarised = false;    /* a corrected end (late batches) makes them again */
     ftiod_end_message(d, j, why);
 }
 
@@ -234,8 +269,11 @@ bool sched_turn(struct analysis *a, struct job *j, double now, bool stopping)
         }
     }
     /* An ending job's boundaries take a turn each, as live ones do; the end
-     * comes in the turn that finds none left. */
-    if (ending && !left)
-        sched_end_job(a, j, reason, !stopping);
+     * (or, before it is due, its summaries) comes in the turn that finds
+     * none left. */
+    if (ending && !left && w == SCHED_SUMMARISE)
+        summarise(a, j, false);
+    else if (ending && !left)
+        sched_end_job(a, j, reason, stopping);
     return true;
 }
