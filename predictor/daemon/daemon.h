@@ -158,6 +158,7 @@ struct ftiod {
     volatile sig_atomic_t stop; /* SIGINT/SIGTERM */
     volatile sig_atomic_t reopen; /* SIGHUP: an analysis thread reopens --log */
     double stop_at;             /* monotonic s the analysis threads saw stop */
+    double heap_checked;        /* monotonic s heap.c last looked (ingest thread) */
     struct sched_queue *sched;  /* under lock (sched_queue.c) */
     struct ftiod_history *history;  /* the memory of runs (history_thread.c), NULL without */
     struct ftiod_pool *pool;    /* the analysis threads (scheduler.c) */
@@ -265,6 +266,8 @@ void ftiod_state_release_all(struct ftiod_state *s, struct job_table *t);
  * thread; takes d->lock itself, and only when a sync is due; syncs outside
  * it). */
 void ftiod_state_sync(struct ftiod *d, double now);
+/* heap.c (ingest thread, each poll turn): free memory back to the system. */
+void ftiod_heap_trim(struct ftiod *d, double now);
 
 /* zap.c: the ZAP thread (bound before any socket with a ZAP domain connects). */
 int  ftiod_zap_start(struct ftiod *d, pthread_t *th);

@@ -173,6 +173,7 @@ int ftiod_ingest_loop(struct ftiod *d)
         if (items[0].revents & ZMQ_POLLIN)
             drain(&in);
         ftiod_state_sync(d, ftiod_now());
+        ftiod_heap_trim(d, ftiod_now());
         if (items[1].revents & ZMQ_POLLIN)
             ftiod_control_serve(d);
         ftiod_control_late(d);
