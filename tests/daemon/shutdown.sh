@@ -5,7 +5,7 @@
 # two replayed jobs of 5,000 phases each, still sending (no `final`), under
 # --catch-up every (3,600 boundaries each inside the horizon, tens of
 # seconds of analyses), 600 more open jobs with an hour of history each, and
-# 200 jobs with an hour of history whose processes all sent `final`: their
+# 200 jobs with 12 minutes of history whose processes all sent `final`: their
 # ends are queued (--settle-end 600).  Without --state-dir every job gets
 # its `.end` (the latest answers, ended_by shutdown; a queued end has its
 # summary: before, the analyses of whole jobs ran out of time and the log
@@ -37,8 +37,8 @@ N=600     # an hour of history each (a summary of 36,000 samples), then live
   --info "$T/fleet.json" >/dev/null 2>"$T/fleet.err" &
 FLEET=$!; PIDS="$PIDS $FLEET"
 wait_file "$T/fleet.json" 60 || fail "plain: the fleet's history was not sent"
-Q=200     # an hour of history each, then `final`: ends queued for --settle-end
-"$WIRE" fleet --endpoint "ipc://$T/plain.in" --jobs $Q --history 1 --seconds 1 --prefix queued \
+Q=200     # 12 minutes of history each, then `final`: ends queued for --settle-end
+"$WIRE" fleet --endpoint "ipc://$T/plain.in" --jobs $Q --history 0.2 --seconds 1 --prefix queued \
   >/dev/null 2>"$T/queued.err" || fail "plain: the queued jobs' sender failed"
 all=$((N + Q + 2))
 wait_for 60 status_is plain "len(s['jobs']) == $all and all(j.get('write', {}).get('analyses', 0) > 0 for j in s['jobs']) and sum(j['final'] == j['processes'] for j in s['jobs']) >= $Q" ||
