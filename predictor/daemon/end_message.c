@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* end_message.c -- the end of a job (PROTOCOL.md §2): the `ftio.<job>.end`
  * message, with the summary of each mode and of each of its activities
- * (sched_step.c analysed the whole job just before; a stopping daemon says
- * the latest answers, as they were published), what the summary is worth (`complete`), how the job
- * ended and its losses, and when it was made; then the job is closed: kept --late-batches seconds
- * for a corrected end (the next `revision`), remembered for --status and
- * `ftio sub --last` (status.c) and in its journal (state.c).
+ * (sched_step.c analysed the whole job when its processes were done; a
+ * stopping daemon says the latest answers, as they were published), what
+ * the summary is worth (`complete`), how the job ended and its losses, and
+ * when it was made; then the job is closed: kept --late-batches seconds for
+ * a corrected end (the next `revision`), remembered for --status and `ftio
+ * sub --last` (status.c) and in its journal (state.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -129,6 +130,8 @@ void ftiod_end_message(struct ftiod *d, struct job *j, const char *why)
                   (unsigned long long)j->lost, (unsigned long long)j->lost_batches);
     char *text = topic && summary ? with_summary(o, summary) : NULL;
     json_decref(o);
+    if (!text)
+        ftiod_log_at(FTIOD_ERROR, "job %s: its end message is lost: out of memory", j->id);
     if (text && !d->stop)    /* a stopping daemon answers no more --status */
         ftiod_ended_add(d, j, text);
     ftiod_state_end(d->state, j, j->revision, why);

@@ -181,14 +181,6 @@ static void analyse_summary(struct analysis *a, struct job *j, int mode)
 }
 
 
-/* The summary of every mode (the whole job, bounded by what its stream
- * keeps) and the end message.  A stopping daemon says the latest answers,
- * and analyses only the modes that have none yet while it has time for it
- * (sched.h: SCHED_STOP_ANALYSES), so that every job has its end message
- * within the stop's bound however many there are.  The job is then kept --late-batches
- * seconds: batches that arrive in that time (a spool file replayed) are
- * merged into it and lead to a corrected end message, the next `revision`
- * (PROTOCOL.md §2). */
 bool sched_summarised(const struct job *j)
 {
     return j->summarised && j->summarised_at == j->last_activity;
@@ -233,6 +225,15 @@ static size_t summarise(struct analysis *a, struct job *j, bool stopping)
     return unanalysed;
 }
 
+/* The summary of every mode (the whole job, bounded by what its stream
+ * keeps; made already when every process sent final and no batch came
+ * since) and the end message.  A stopping daemon says the latest answers,
+ * and analyses only the modes that have none yet while it has time for it
+ * (sched.h: SCHED_STOP_ANALYSES), so that every job has its end message
+ * within the stop's bound however many there are.  The job is then kept
+ * --late-batches seconds: batches that arrive in that time (a spool file
+ * replayed) are merged into it and lead to a corrected end message, the
+ * next `revision` (PROTOCOL.md §2). */
 void sched_end_job(struct analysis *a, struct job *j, const char *why, bool stopping)
 {
     struct ftiod *d = a->d;
