@@ -159,6 +159,8 @@ struct ftiod {
     volatile sig_atomic_t reopen; /* SIGHUP: an analysis thread reopens --log */
     double stop_at;             /* monotonic s the analysis threads saw stop */
     double heap_checked;        /* monotonic s heap.c last looked (ingest thread) */
+    size_t heap_free;           /* bytes malloc held free after its last trim (heap.c) */
+    size_t heap_used;           /* bytes in use at heap.c's last look */
     struct sched_queue *sched;  /* under lock (sched_queue.c) */
     struct ftiod_history *history;  /* the memory of runs (history_thread.c), NULL without */
     struct ftiod_pool *pool;    /* the analysis threads (scheduler.c) */
