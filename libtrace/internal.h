@@ -286,6 +286,13 @@ FTIO_HIDDEN void ftio_flusher_kick(void);              /* async-signal-safe */
 FTIO_HIDDEN void ftio_flusher_atfork_prepare(void);
 FTIO_HIDDEN void ftio_flusher_atfork_parent(void);
 FTIO_HIDDEN void ftio_flusher_after_fork_child(void);
+
+/* The environment's lock (envlock.c): the application's setenv, putenv,
+ * unsetenv and clearenv hold it; the flusher holds it around a library call
+ * that reads the environment (zmq_ctx_new), never around anything slow. */
+FTIO_HIDDEN void ftio_env_lock(void);
+FTIO_HIDDEN void ftio_env_unlock(void);
+FTIO_HIDDEN void ftio_env_after_fork_child(void);
 FTIO_HIDDEN int  ftio_flusher_running(void);
 /* Sequence number of the next batch (exec hand-over, lifecycle.c). */
 FTIO_HIDDEN uint64_t ftio_flusher_next_seq(void);

@@ -54,6 +54,7 @@ static void fork_parent(void)
 
 static void fork_child(void)
 {
+    ftio_env_after_fork_child();
     ftio_core_after_fork_child();
     ftio_rings_after_fork_child();
     ftio_files_after_fork_child();

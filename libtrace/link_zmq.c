@@ -20,7 +20,11 @@ static int zq_open(const char *endpoint, char *why, size_t wlen)
 {
     if (ftio_lazy_load(1, why, wlen) != 0)
         return -1;
+    /* libpgm's init inside reads the environment: not while the
+     * application changes it (envlock.c, issue 29). */
+    ftio_env_lock();
     zq.ctx = zmq_ctx_new();
+    ftio_env_unlock();
     if (!zq.ctx) {
         snprintf(why, wlen, "zmq_ctx_new: %s", zmq_strerror(errno));
         return -1;
