@@ -6,14 +6,14 @@
  *
  *   shim-envrace FILE
  *
- * writes FILE (one fputs: one line, one stdio write record), then, until
+ * writes a line to FILE (each fputs: one line, one stdio write record), then, until
  * ZeroMQ's I/O thread exists (the switch is over; 10 s at most), rounds of:
  * set 1500 names never used before (glibc's setenv reallocates `environ`,
  * moving it now and then), each move followed by an allocation of the
  * freed array's size filled with 0xA5 (what a getenv still walking the old
  * array then reads is no pointer: it faults at once instead of reading
- * stale names), putenv one more, then unset them all.  Then writes FILE
- * again.  Prints pid=PID and the rounds and moves.  Exit status 3 when
+ * stale names), putenv one more, then unset them all.  Then writes a
+ * second line.  Prints pid=PID and the rounds and moves.  Exit status 3 when
  * ZeroMQ never came. */
 #include <dirent.h>
 #include <stdio.h>
@@ -23,17 +23,6 @@
 #include <unistd.h>
 
 extern char **environ;
-
-static const char *file;
-
-static void append(const char *what)
-{
-    FILE *f = fopen(file, "a");
-    if (!f)
-        exit(2);
-    fputs(what, f);
-    fclose(f);
-}
 
 /* ZeroMQ's background threads ("ZMQbg/...") exist in this process? */
 static int zmq_started(void)
@@ -61,10 +50,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: shim-envrace FILE\n");
         return 2;
     }
-    file = argv[1];
+    FILE *out = fopen(argv[1], "a");
+    if (!out)
+        return 2;
     printf("pid=%ld\n", (long)getpid());
     fflush(stdout);
-    append("start\n");
+    fputs("start\n", out);
+    fflush(out);
     static char putname[64];          /* putenv keeps the string itself */
     long rounds = 0, moves = 0;
     time_t end = time(NULL) + 10;
@@ -102,6 +94,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "shim-envrace: ZeroMQ never started\n");
         return 3;
     }
-    append("done\n");
-    return 0;
+    fputs("done\n", out);
+    return fclose(out) == 0 ? 0 : 2;
 }
