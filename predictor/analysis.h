@@ -341,7 +341,7 @@ struct ftio_spectrum_view {
     double threshold;
 };
 /* -1 when the analyzer has made no analysis yet. */
-int    ftio_analyzer_spectrum(const struct ftio_analyzer *a, const struct ftio_options *o,
+int    ftio_analyzer_spectrum(struct ftio_analyzer *a, const struct ftio_options *o,
                               struct ftio_spectrum_view *v);
 /* Bin k on the normalised scale (0 for k = 0 or k > half). */
 double ftio_spectrum_value(const struct ftio_spectrum_view *v, size_t k);

@@ -63,8 +63,10 @@ int ftio_analyze(struct ftio_analyzer *a, const struct ftio_samples *x,
     out->t1 = x->t1;
     out->fs = x->fs;
     out->samples = x->n;
-    out->volume = ftio_samples_volume(x);
-    out->abstraction_error = ftio_abstraction_error(x);
+    double sum, magnitude;                /* one pass for both */
+    ftio_samples_sums(x, &sum, &magnitude);
+    out->volume = sum / x->fs;
+    out->abstraction_error = ftio_abstraction_error_of(x, magnitude);
     out->detector = o->detector;
 
     /* The robust detector's spectrum (an arbiter, §9 step 8) covers the
@@ -93,7 +95,7 @@ int ftio_analyze(struct ftio_analyzer *a, const struct ftio_samples *x,
                               ? "too many dominant frequencies: signal may not be periodic"
                               : "no dominant frequency";
         if (out->has_period) {
-            ftio_metrics_compute(x, out->dominant.frequency, &out->metrics);
+            ftio_metrics_compute(x, out->volume, out->dominant.frequency, &out->metrics);
             ftio_predict_next(&out->dominant, &out->metrics, isnan(now) ? x->t1 : now,
                               &out->next);
         }

@@ -282,14 +282,17 @@ void ftio_samples_free(struct ftio_samples *x)
     memset(x, 0, sizeof *x);
 }
 
-double ftio_abstraction_error(const struct ftio_samples *x)
+double ftio_abstraction_error_of(const struct ftio_samples *x, double magnitude)
 {
     if (isnan(x->exact_volume) || x->exact_volume == 0 || !(x->fs > 0))
         return NAN;
-    double va = 0;
-    for (size_t k = 0; k < x->n; k++)
-        if (x->x[k] != 0)             /* adds nothing: exact (ftio_samples_volume) */
-            va += fabs(x->x[k]);
-    va /= x->fs;
+    double va = magnitude / x->fs;
     return fabs(va - x->exact_volume) / fabs(x->exact_volume);
+}
+
+double ftio_abstraction_error(const struct ftio_samples *x)
+{
+    double sum, magnitude;
+    ftio_samples_sums(x, &sum, &magnitude);
+    return ftio_abstraction_error_of(x, magnitude);
 }

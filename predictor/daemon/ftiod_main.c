@@ -39,6 +39,8 @@
 #include "machine.h"
 
 static struct ftiod *the_daemon;   /* for the signal handler only */
+/* The jobs at exit: their memory goes back with the process (below). */
+static struct job_table jobs_at_exit;
 
 static void on_signal(int sig)
 {
@@ -658,15 +660,15 @@ out:
     d->zap_stop = 1;
     if (zap_started)
         pthread_join(zap_th, NULL);
-    if (d->router)
-        zmq_close(d->router);
+    /* The last acknowledgements and the end messages may linger for what
+     * is left of the 2 s. */
+    int linger = d->stop_at > 0 ? (int)(1000 * (STOP_BOUND - (ftiod_now() - d->stop_at))) : 0;
+    if (linger < 50)
+        linger = 50;
+    ftiod_ingest_close(d, linger);
     if (d->rep)
         zmq_close(d->rep);
     if (d->pub) {
-        /* The end messages may linger for what is left of the 2 s. */
-        int linger = d->stop_at > 0 ? (int)(1000 * (STOP_BOUND - (ftiod_now() - d->stop_at))) : 0;
-        if (linger < 50)
-            linger = 50;
         zmq_setsockopt(d->pub, ZMQ_LINGER, &linger, sizeof linger);
         zmq_close(d->pub);
     }
@@ -678,7 +680,10 @@ out:
     ftiod_claims_free(d->claims);
     ftiod_state_release_all(d->state, &d->jobs);
     ftiod_state_close(d->state);
-    job_table_free(&d->jobs);
+    /* Not freed block by block: 10,000 jobs with an hour of history took
+     * 2.3 s of a stop bounded at 2 s on a loaded machine (issue 27).  The
+     * table stays reachable, so a leak checker finds nothing lost. */
+    jobs_at_exit = d->jobs;
     ftiod_machine_free(d->machine);
     ftiod_ended_free(d);
     pthread_cond_destroy(&d->wake);
