@@ -39,6 +39,8 @@
 #include "machine.h"
 
 static struct ftiod *the_daemon;   /* for the signal handler only */
+/* The jobs at exit: their memory goes back with the process (below). */
+static struct job_table jobs_at_exit;
 
 static void on_signal(int sig)
 {
@@ -658,8 +660,15 @@ out:
     d->zap_stop = 1;
     if (zap_started)
         pthread_join(zap_th, NULL);
-    if (d->router)
+    if (d->router) {
+        /* The acknowledgements of the batches taken last go out, for 0.1 s
+         * at most: dropped, their shim sends them again to the next daemon,
+         * which counts them twice (tests/daemon/restart.sh, once the stop
+         * got quick). */
+        int linger = 100;
+        zmq_setsockopt(d->router, ZMQ_LINGER, &linger, sizeof linger);
         zmq_close(d->router);
+    }
     if (d->rep)
         zmq_close(d->rep);
     if (d->pub) {
@@ -678,7 +687,10 @@ out:
     ftiod_claims_free(d->claims);
     ftiod_state_release_all(d->state, &d->jobs);
     ftiod_state_close(d->state);
-    job_table_free(&d->jobs);
+    /* Not freed block by block: 10,000 jobs with an hour of history took
+     * 2.3 s of a stop bounded at 2 s on a loaded machine (issue 27).  The
+     * table stays reachable, so a leak checker finds nothing lost. */
+    jobs_at_exit = d->jobs;
     ftiod_machine_free(d->machine);
     ftiod_ended_free(d);
     pthread_cond_destroy(&d->wake);

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
+# suite-lane: beside   (tests/run.sh: nothing here depends on time or load)
 # traced.sh -- the MPI layer inside the real libftio.so, end to end: records
 # go over ZeroMQ to the test receiver `ftio-wire recv` (or to spool files),
 # are decoded with `ftio-wire records` and checked.
