@@ -24,6 +24,16 @@ $(SHIM_TEST_DIR)/shim-burst: $(B)/tests/shim/shim_burst.o
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(LDFLAGS)
 
+# The end of an image, a fork or a thread's end during the flusher's switch
+# to ZeroMQ, made slow by an LD_AUDIT module (tests/shim/switch_races.sh).
+$(SHIM_TEST_DIR)/shim-switch: $(B)/tests/shim/shim_switch.o
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ $(LDFLAGS)
+# (never sanitized: glibc loads it in a namespace of its own, before libasan)
+$(SHIM_TEST_DIR)/slow_load.so: tests/shim/slow_load.c $(FLAGS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -std=gnu11 -Wall -Wextra -Werror -shared -fPIC -o $@ $<
+
 # Descriptors the open wrappers never saw, and C++ streams (tests/shim/every_byte.sh).
 $(SHIM_TEST_DIR)/shim-fds: $(B)/tests/shim/shim_fds.o
 	@mkdir -p $(dir $@)
@@ -34,14 +44,15 @@ $(SHIM_TEST_DIR)/cxx-streams: tests/shim/cxx_streams.cpp $(FLAGS_STAMP)
 
 SHIM_TEST_BINS := $(FTIO_WIRE) $(SHIM_TEST_DIR)/shim_calls $(SHIM_TEST_DIR)/shim_calls_fortify \
                   $(SHIM_TEST_DIR)/shim_calls_lfs $(SHIM_TEST_DIR)/shim_life $(SHIM_TEST_DIR)/shim-burst \
-                  $(SHIM_TEST_DIR)/shim-fds $(SHIM_TEST_DIR)/cxx-streams
+                  $(SHIM_TEST_DIR)/shim-fds $(SHIM_TEST_DIR)/cxx-streams $(SHIM_TEST_DIR)/shim-switch \
+                  $(SHIM_TEST_DIR)/slow_load.so
 
 ALL_TARGETS += $(SHIM_TEST_BINS)
 SHELL_TESTS += tests/shim/calls.sh tests/shim/lifecycle.sh tests/shim/delivery.sh tests/shim/burst.sh \
                tests/shim/spool_safety.sh tests/shim/exec_handoff.sh tests/shim/spool_fallback.sh tests/shim/warn_once.sh tests/shim/stopped_daemon.sh tests/shim/zmtp.sh \
                tests/shim/env_doc.sh tests/shim/every_byte.sh tests/shim/torch_save.sh tests/shim/restart_munge.sh \
                tests/shim/bad_peer.sh tests/shim/lost_batch.sh tests/shim/mounts_reread.sh \
-               tests/shim/stderr_kept.sh
+               tests/shim/stderr_kept.sh tests/shim/switch_races.sh
 
 shim-tests: $(SHIM_LIB) $(SHIM_TEST_BINS) $(B)/bin/flush_points $(B)/bin/posix_periodic
 .PHONY: shim-tests

@@ -86,6 +86,9 @@ export FTIO_ENDPOINT="ipc://$RUN/d.in" FTIO_JOB=$JOB FTIO_AUTH=none FTIO_SPOOL=t
 . "$HERE/../shim_env.sh"
 shim_env   # SHIM_PRELOAD, ASAN_OPTIONS, MPIRUN
 date +%s.%N >"$RUN/app.start"
+# A rank that crashes leaves its core file in RUNDIR/app (kept, keep_small):
+# the limit is often 0 in a login shell, and then there is none.
+ulimit -c unlimited 2>/dev/null || ulimit -c "$(ulimit -H -c)" 2>/dev/null
 ( cd "$RUN/app" && "app_$APP" ) >"$RUN/app.out" 2>"$RUN/app.err"
 rc=$?
 date +%s.%N >"$RUN/app.stop"

@@ -660,22 +660,15 @@ out:
     d->zap_stop = 1;
     if (zap_started)
         pthread_join(zap_th, NULL);
-    if (d->router) {
-        /* The acknowledgements of the batches taken last go out, for 0.1 s
-         * at most: dropped, their shim sends them again to the next daemon,
-         * which counts them twice (tests/daemon/restart.sh, once the stop
-         * got quick). */
-        int linger = 100;
-        zmq_setsockopt(d->router, ZMQ_LINGER, &linger, sizeof linger);
-        zmq_close(d->router);
-    }
+    /* The last acknowledgements and the end messages may linger for what
+     * is left of the 2 s. */
+    int linger = d->stop_at > 0 ? (int)(1000 * (STOP_BOUND - (ftiod_now() - d->stop_at))) : 0;
+    if (linger < 50)
+        linger = 50;
+    ftiod_ingest_close(d, linger);
     if (d->rep)
         zmq_close(d->rep);
     if (d->pub) {
-        /* The end messages may linger for what is left of the 2 s. */
-        int linger = d->stop_at > 0 ? (int)(1000 * (STOP_BOUND - (ftiod_now() - d->stop_at))) : 0;
-        if (linger < 50)
-            linger = 50;
         zmq_setsockopt(d->pub, ZMQ_LINGER, &linger, sizeof linger);
         zmq_close(d->pub);
     }
