@@ -7,7 +7,10 @@
 #     ns per call plain vs preloaded, median of $RUNS runs (default 5), as
 #     wall time, fastest tenth of the loop, and CPU time of the calling
 #     thread (the least disturbed by other load on a shared machine).  The
-#     difference includes the record of the nested pwrite() OMPIO makes.
+#     nested pwrite() OMPIO makes passes through the shim unrecorded (its
+#     bytes are the MPI-IO record's; FTIO_NESTED=1 records it too).
+#     Then the same paired inside one process (mpi_overhead -p), which a
+#     loaded machine disturbs far less.
 #  2. The checkpoint example (2 ranks, 10 iterations, 0.2 s compute, 4 MiB
 #     blocks): its own wall time, plain vs preloaded, median of $RUNS.
 # The preloaded runs spool to a temporary directory (FTIO_SPOOL=always), so
@@ -67,6 +70,26 @@ echo "MPI_File_write_at, 1 byte, $CALLS calls, 1 rank:"
 report "  wall time per call" 's/^write_at_ns_per_call //p' ns
 report "  fastest tenth of the loop" 's/^write_at_best_block_ns //p' ns
 report "  CPU time of the calling thread per call" 's/^write_at_thread_cpu_ns //p' ns
+
+# Paired in one process (mpi_overhead -p): the MPI library's own call with
+# the shim paused, the traced call and two clock_gettime() in alternating
+# blocks; medians over RUNS runs.
+echo "MPI_File_write_at, paired in one process (median of $RUNS runs of $CALLS calls), thread CPU ns per call:"
+for which in ${BASE_LIB:+base} new; do
+    [ "$which" = base ] && l=$BASE_LIB || l=$LIB
+    : > "$T/paired.out"
+    for i in $(seq "$RUNS"); do
+        $MPIRUN -np 1 -x LD_PRELOAD="$l" -x FTIO_SPOOL=always -x FTIO_SPOOL_DIR="$T" \
+            "$B/bench/mpi_overhead" -p -n "$CALLS" -o "$T" >> "$T/paired.out"
+        rm -f "$T"/*.msgpack
+    done
+    for k in write_at_plain_ns floor_ns write_at_added_ns flusher_ns; do
+        eval "$k=\$(sed -n 's/^$k //p' \"\$T/paired.out\" | median)"
+    done
+    echo "$which $write_at_plain_ns $floor_ns $write_at_added_ns $flusher_ns" | awk '{
+        printf "  %-4s plain %.1f, floor %.1f, added %+.1f (%.2fx the floor), with the flusher %+.1f\n",
+            $1, $2, $3, $4, $4 / $3, $4 + $5 }'
+done
 
 pair 2 "$B/bin/checkpoint" -n 10 -c 0.2 -b 4M -o "$T"
 echo "checkpoint example, 2 ranks, 10 x 4 MiB per rank, 0.2 s compute:"

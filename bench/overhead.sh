@@ -19,7 +19,9 @@
 # bench/overhead.c: the kernel's single-threaded fast paths for syscalls are
 # lost once a second thread shares the descriptor table; the shim's flusher
 # has its own table for that reason).  "untraced" is a read() the shim does
-# not trace: it should add ~0.
+# not trace: it should add ~0.  The third table measures the same calls
+# paired inside one process (bench/overhead.c "paired"), which a loaded
+# machine disturbs far less than the alternating processes above.
 #
 # Extending: every executable-or-not bench/overhead-*.sh next to this file is
 # run afterwards with the same environment (B, CALLS, RUNS), so other layers
@@ -99,6 +101,36 @@ table() {
 
 table "libftio.so overhead, single-threaded program: $CALLS calls per run, median of $RUNS runs (ns per call)"
 table "libftio.so overhead, program with an idle thread (mt): $CALLS calls per run, median of $RUNS runs" mt
+
+# paired_run LIB MODE NAME: one run of `overhead paired MODE` under LIB; its
+# medians appended to $T/NAME.{plain,added,floor,flusher}.
+paired_run() {
+  env LD_PRELOAD="$1" FTIO_SPOOL=always FTIO_SPOOL_DIR="$T" "$BIN" paired "$2" "$CALLS" "$T" >"$T/out" \
+    || { echo "overhead: a paired run failed" >&2; exit 1; }
+  rm -f "$T"/*.msgpack
+  for k in plain added floor flusher; do field ${k}_ns "$T/out" >>"$T/$3.$k"; done
+}
+
+# The same calls measured inside one process (bench/overhead.c "paired":
+# libc's own function, the wrapper and two clock_gettime() in alternating
+# blocks): the load of a shared machine falls on both sides alike.  "xfloor"
+# = added / the clock pair of the same run; "+flusher" adds the CPU of the
+# shim's other threads per call (the process's cost).
+echo "libftio.so overhead, paired in one process: median of $RUNS runs (each the median of $CALLS calls in blocks of 1000), thread CPU ns per call"
+printf '%-9s %-5s %8s %8s %8s %6s | %9s %6s\n' call lib plain floor added xfloor +flusher xfloor
+for m in $MODES; do
+  [ "$m" = untraced ] && continue
+  rm -f "$T"/pb.* "$T"/pn.*
+  for i in $(seq "$RUNS"); do
+    [ -n "${BASE_LIB:-}" ] && paired_run "$BASE_LIB" "$m" pb
+    paired_run "$LIB" "$m" pn
+  done
+  for w in ${BASE_LIB:+pb} pn; do
+    [ "$w" = pb ] && name=base || name=new
+    echo "$m $name $(median <"$T/$w.plain") $(median <"$T/$w.floor") $(median <"$T/$w.added") $(median <"$T/$w.flusher")" |
+      awk '{ printf "%-9s %-5s %8.1f %8.1f %+8.1f %6.2f | %+9.1f %6.2f\n", $1, $2, $3, $4, $5, $5 / $4, $5 + $6, ($5 + $6) / $4 }'
+  done
+done
 
 for ext in "$(dirname "$0")"/overhead-*.sh; do
   [ -f "$ext" ] && B="$B" CALLS="$CALLS" RUNS="$RUNS" sh "$ext"

@@ -8,6 +8,9 @@
 #   bench/sitescale.sh N [H=0] [S=60] [ftiod options...]
 #   bench/sitescale.sh --hog N [S=60]   one 24-h spool (64 ranks, 10-s bursts
 #                                       every 60 s) replayed beside N live jobs
+#   bench/sitescale.sh --open N [H] [S] SIGTERM after S s live, the N jobs still
+#                                       open (no `final`): the stop's time and
+#                                       ends (issue 27)
 #
 # Prints one line of figures: prediction latency p50/p99 (a boundary is due
 # --settle = 1.5 s after its window's end, by the wall clock, once data came:
@@ -24,8 +27,9 @@
 B=${B:-build}
 export FTIO_AUTH=none   # the senders: ftiod runs with --auth none
 PY=${PY:-python3}
-HOG=0
+HOG=0 OPEN=0
 if [ "${1:-}" = --hog ]; then HOG=1; shift; fi
+if [ "${1:-}" = --open ]; then OPEN=1; shift; fi
 N=${1:?usage: bench/sitescale.sh [--hog] N [H] [S] [ftiod options]}
 H=${2:-0}
 S=${3:-60}
@@ -67,14 +71,20 @@ RSS1=$(rss)
 # ftiod's own account of each job's memory (`memory` in its status, where it has one).
 FTIO_AUTH=none "$B/bin/ftiod" --config none --status --json --status-endpoint "ipc://$T/st" \
   >"$T/status.live.json" 2>/dev/null
-wait $FPID || { echo "fleet sender failed"; exit 1; }
-C1=$(cpu); W1=$(date +%s.%N)
-sleep 3
+if [ "$OPEN" = 1 ]; then
+  C1=$(cpu); W1=$(date +%s.%N)
+else
+  wait $FPID || { echo "fleet sender failed"; exit 1; }
+  C1=$(cpu); W1=$(date +%s.%N)
+  sleep 3
+fi
 FTIO_AUTH=none "$B/bin/ftiod" --config none --status --json --status-endpoint "ipc://$T/st" \
   >"$T/status.json" 2>/dev/null
 # SIGTERM: how long ftiod takes to stop, and the jobs it says lost their end summary.
 K0=$(date +%s.%N); kill -TERM $DPID; wait $DPID 2>/dev/null; K1=$(date +%s.%N)
+[ "$OPEN" = 1 ] && { kill $FPID 2>/dev/null; wait $FPID 2>/dev/null; }
 LOST=$(sed -n 's/.*stopped before \([0-9]*\) of.*/\1/p' "$T/err" | tail -1)
+[ "$OPEN" = 1 ] && echo "SIGTERM with $N open jobs: $(grep -o 'stopping: .*' "$T/err" || echo 'no count of the ends in the log')"
 "$PY" - "$T/log" "$T/info.json" "$N" "$H" "$S" "$RSS0" "$RSS1" "$C0" "$C1" "$W0" "$W1" \
   "$(getconf CLK_TCK)" "$T/hog.t0" "$T/hog.t1" "$T/status.json" "$K0" "$K1" "${LOST:-0}" \
   "$T/status.live.json" <<'PY'

@@ -21,7 +21,7 @@
 #include "internal.h"
 #include "timeutil.h"
 
-int ftio_stamp_tsc;
+int ftio_stamp_tsc FTIO_HOT;
 
 struct anchor {
     uint64_t tsc;

@@ -40,7 +40,7 @@ struct env_var {
 };
 enum {
     V_DISABLE, V_DEBUG, V_IGNORE_PROGRAMS, V_ENDPOINT, V_SPOOL, V_SPOOL_DIR, V_AUTH, V_MUNGE_SOCKET,
-    V_AUTH_UID, V_ACK_TIMEOUT_MS, V_EXIT_WAIT_MS, V_ACK_MAX_MB, V_FLUSH_MS, V_HWM, V_ZMTP, V_TSC, V_SIGNALS,
+    V_AUTH_UID, V_ACK_TIMEOUT_MS, V_EXIT_WAIT_MS, V_ACK_MAX_MB, V_FLUSH_MS, V_HWM, V_ZMTP, V_TSC, V_NESTED, V_SIGNALS,
     V_PRIVATE_FDS, V_BUFFER_MB, V_BUFFER_MAX_MB, V_LAYERS, V_EXCLUDE, V_JOB, V_APP, V_SEQ_BASE, V_HANDOFF,
     V_COUNT
 };
@@ -78,6 +78,7 @@ static const struct env_var env_vars[V_COUNT] = {
     [V_HWM]             = { "FTIO_HWM",             ENV_INT, 100, 1, 1000000, NULL,           "ZMQ_SNDHWM in batches" },
     [V_ZMTP]            = { "FTIO_ZMTP",            ENV_FLAG, 1, 0, 1, NULL,                  "a short process speaks ZMTP itself (no libzmq)" },
     [V_TSC]             = { "FTIO_TSC",             ENV_FLAG, 1, 0, 1, NULL,                  "stamp records with the invariant TSC (else clock_gettime)" },
+    [V_NESTED]          = { "FTIO_NESTED",          ENV_FLAG, 0, 0, 1, NULL,                  "also record the POSIX calls inside MPI-IO calls (flagged nested)" },
     [V_SIGNALS]         = { "FTIO_SIGNALS",         ENV_FLAG, 1, 0, 1, NULL,                  "flush the rings at a fatal signal" },
     [V_PRIVATE_FDS]     = { "FTIO_PRIVATE_FDS",     ENV_FLAG, 1, 0, 1, NULL,                  "the flusher runs in a private descriptor table" },
     [V_BUFFER_MB]       = { "FTIO_BUFFER_MB",       ENV_INT, 2, 1, 4096, NULL,                "MB of one ring segment" },
@@ -308,6 +309,7 @@ void ftio_config_load(struct ftio_config *c)
     c->hwm = (int)env_long(V_HWM);
     c->zmtp = env_flag(V_ZMTP);
     c->tsc = env_flag(V_TSC);
+    c->nested = env_flag(V_NESTED);
     c->signals = env_flag(V_SIGNALS);
     c->private_fds = env_flag(V_PRIVATE_FDS);
 

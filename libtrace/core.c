@@ -22,8 +22,12 @@
 __thread int ftio_busy __attribute__((tls_model("initial-exec")));
 __thread int ftio_mpiio_depth __attribute__((tls_model("initial-exec")));
 __thread int ftio_quiet __attribute__((tls_model("initial-exec")));
-int ftio_active;
-unsigned ftio_layer_mask;
+int ftio_active FTIO_HOT;
+unsigned ftio_layer_mask FTIO_HOT;
+int ftio_record_nested FTIO_HOT;
+/* The first of the section, page-aligned: the hot globals do not straddle a
+ * page boundary by chance. */
+static char hot_page_start[1] FTIO_HOT __attribute__((aligned(4096), used));
 struct ftio_identity ftio_id;
 
 static atomic_int initialised, paused, shut_down;
@@ -44,11 +48,6 @@ void *ftio_resolve(const char *name)
     for (size_t i = 0; !p && i < sizeof versions / sizeof *versions; i++)
         p = dlvsym(RTLD_NEXT, name, versions[i]);
     return p;
-}
-
-int ftio_layer_on(int layer)
-{
-    return layer >= 0 && layer < FTIO_LAYER_COUNT && (ftio_layer_mask & (1u << layer));
 }
 
 void ftio_set_rank(int rank, int nranks)
@@ -214,6 +213,7 @@ __attribute__((constructor(101))) static void ftio_init(void)
     ftio_config_load(&ftio_cfg);
     if (!ftio_cfg.disable) {
         ftio_layer_mask = ftio_cfg.layers;
+        ftio_record_nested = ftio_cfg.nested;
         identity_init();
         ftio_clock_init();
         ftio_fdtable_init();

@@ -25,8 +25,8 @@
 #include <unistd.h>
 #include "internal.h"
 
-struct ftio_fd_slot *ftio_fdt;
-unsigned ftio_fdt_size;
+struct ftio_fd_slot *ftio_fdt FTIO_HOT;
+unsigned ftio_fdt_size FTIO_HOT;
 
 #define FDT_MAX (1u << 20)   /* 1 Mi descriptors = 40 MiB of (untouched) virtual memory */
 

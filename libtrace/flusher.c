@@ -48,7 +48,7 @@
 #define FILES_MAX   4096       /* file entries per message */
 #define CONNECT_RETRY_MS 5     /* first second: how soon a batch waiting for the connection goes */
 
-atomic_int ftio_flusher_started;
+atomic_int ftio_flusher_started FTIO_HOT;     /* read by every record (shim.h FTIO_HOT) */
 
 static struct {
     pthread_t        th;

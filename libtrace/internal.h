@@ -38,6 +38,7 @@ struct ftio_config {
     char     spool_dir[1024];  /* FTIO_SPOOL_DIR, else $TMPDIR, else /tmp */
     int      zmtp;             /* FTIO_ZMTP: a short process's batches without libzmq (zmtp.c) */
     int      tsc;              /* FTIO_TSC: records stamped with the TSC where invariant (clock.c) */
+    int      nested;           /* FTIO_NESTED: record the POSIX/stdio calls inside MPI-IO too */
     int      auth_mode;        /* FTIO_AUTH: enum ftio_auth_mode (munge default) */
     int      ack_timeout_ms;   /* FTIO_ACK_TIMEOUT_MS: unacknowledged this long -> spool */
     int      exit_wait_ms;     /* FTIO_EXIT_WAIT_MS: wait for acknowledgements at exit */
@@ -82,8 +83,6 @@ FTIO_HIDDEN void ftio_set_paused(int paused);
 FTIO_HIDDEN void ftio_mark_shut_down(void);
 FTIO_HIDDEN void ftio_core_after_fork_child(void);
 
-/* Layer bitmask in a plain global so the hot path reads one word. */
-extern unsigned ftio_layer_mask FTIO_HIDDEN;
 
 /* ---- descriptor table (fdtable.c) -------------------------------------
  * Indexed by fd, sized from RLIMIT_NOFILE.  A slot's fid says what the
@@ -288,7 +287,6 @@ FTIO_HIDDEN void ftio_flusher_atfork_prepare(void);
 FTIO_HIDDEN void ftio_flusher_atfork_parent(void);
 FTIO_HIDDEN void ftio_flusher_after_fork_child(void);
 FTIO_HIDDEN int  ftio_flusher_running(void);
-extern atomic_int ftio_flusher_started FTIO_HIDDEN;
 /* Sequence number of the next batch (exec hand-over, lifecycle.c). */
 FTIO_HIDDEN uint64_t ftio_flusher_next_seq(void);
 FTIO_HIDDEN void ftio_flusher_set_seq_base(uint64_t seq);
@@ -431,7 +429,7 @@ struct ftio_wrapped_sym {
     const char *name;
 };
 #define FTIO_NEXT(ret, name, params)                                          \
-    static ret (*real_##name) params;                                         \
+    static ret (*real_##name) params FTIO_HOT;                                \
     static const struct ftio_wrapped_sym ftio_sym_##name                      \
         __attribute__((used, section("ftio_syms"), aligned(sizeof(void *)))) = \
         { (void **)&real_##name, #name }
@@ -501,20 +499,69 @@ struct ftio_wrapped_sym {
     errno = err_;                                                             \
     return r_
 
+/* FTIO_TIMED for a data call's record: errno is neither saved nor restored,
+ * because nothing between the call and the return may change it (the
+ * position, the record: ftio_emit_slow keeps errno itself).  Two fewer calls
+ * of __errno_location, whose page is one more TLB miss after a syscall. */
+#define FTIO_TIMED_DATA(type, call)                                           \
+    ftio_busy = 1;                                                            \
+    uint64_t t0_ = ftio_stamp();                                             \
+    type r_ = (call);                                                         \
+    uint64_t t1_ = ftio_stamp()
+#define FTIO_TIMED_DATA_RETURN()                                              \
+    ftio_busy = 0;                                                            \
+    return r_
+
+/* A data call inside an MPI-IO call whose record the MPI-IO one stands for
+ * (FTIO_NESTED=0, the default): no stamps, no record. */
+static inline int ftio_nested_skip(void)
+{
+    return ftio_unlikely(ftio_mpiio_depth > 0) && !ftio_record_nested;
+}
+
+/* Such a call's bytes, for the kernel cross-check (classifying the thread's
+ * descriptor table first: ftio_passed counts in application threads only). */
+static inline void ftio_passed_nested(int op, int64_t n)
+{
+    if (!ftio_private_table_thread())
+        ftio_passed(op, n);
+}
+
 static inline uint16_t ftio_nested_flag(void)
 {
     return ftio_mpiio_depth > 0 ? FTIO_FLAG_NESTED : 0;
 }
 
+/* A record of the POSIX or stdio layer, written straight into the ring's
+ * slot (no copy through the stack) while below the limit. */
 static inline void ftio_emit_simple(int layer, int op, uint32_t fid, uint64_t t0,
                                     uint64_t t1, int64_t off, int64_t bytes)
 {
+    struct ftio_producer *p = &ftio_prod;
+    uint64_t head = p->head;
+    if (ftio_likely(head < p->limit &&
+                    atomic_load_explicit(&ftio_flusher_started, memory_order_relaxed))) {
+        struct ftio_record *slot = &p->rec[head & p->mask];
+        slot->t_start = t0;
+        slot->t_end = t1;
+        slot->offset = off;
+        slot->bytes = bytes;
+        slot->file_id = fid;
+        slot->op = (uint8_t)op;
+        slot->layer = (uint8_t)layer;
+        slot->flags = ftio_nested_flag();
+        slot->tid = p->tid;
+        slot->reserved = 0;
+        p->head = head + 1;
+        atomic_store_explicit(p->head_pub, head + 1, memory_order_release);
+        return;
+    }
     struct ftio_record r = {
         .t_start = t0, .t_end = t1, .offset = off, .bytes = bytes,
         .file_id = fid, .op = (uint8_t)op, .layer = (uint8_t)layer,
         .flags = ftio_nested_flag(),
     };
-    ftio_emit(&r);
+    ftio_emit_slow(&r);
 }
 
 #endif

@@ -24,7 +24,7 @@
 
 struct ftio_mpi_consts  ftio_mpi_c;
 struct ftio_mpi_helpers ftio_mpi_h;
-atomic_int ftio_mpi_ready;
+atomic_int ftio_mpi_ready FTIO_HOT;
 __thread int ftio_mpi_in __attribute__((tls_model("initial-exec")));
 
 #define HELPER(field, sym)                                                     \

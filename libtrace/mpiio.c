@@ -55,10 +55,14 @@
  * by RETURN_RC with the call's return code. */
 #define TRACED(NAME, PARAMS)                                                   \
     static inline int traced_##NAME(int (*real) PARAMS, FTIO_UNPAREN PARAMS)
-#define FILE_ACCESS(OFFSET)                                                    \
-    struct ftio_mpi_file *f = ftio_mpi_file_find(fh);                          \
-    int traced = f && f->fid;                                                  \
+#define FILE_ACCESS_BY(TYPE, LOOKUP, OFFSET)                                   \
+    TYPE *f = LOOKUP(fh);                                                      \
+    uint32_t fid = f ? f->fid : 0;  /* read now: after the call, a TLB miss */ \
+    int traced = fid != 0;                                                     \
     int64_t off = traced ? (OFFSET) : -1
+/* Blocking and nonblocking accesses read the thread's copy of the entry;
+ * a split collective's _begin writes the entry itself. */
+#define FILE_ACCESS(OFFSET) FILE_ACCESS_BY(const struct ftio_mpi_file, ftio_mpi_file_view, OFFSET)
 #define OWN_STATUS(st)                                                         \
     MPI_Status local_;                                                         \
     if (st == MPI_STATUS_IGNORE) {                                             \
@@ -74,17 +78,23 @@
     errno = saved;                                                             \
     return rc
 
-/* Blocking access: time the call, record it with its completed status. */
+/* Blocking access: time the call, record it with its completed status.
+ * errno is left as the call left it without a save and restore: nothing on
+ * the way changes it (ftio_mpi_status_bytes, ftio_emit's slow path
+ * keep it), and __errno_location's page is one more TLB miss after the I/O
+ * (shim.h FTIO_HOT). */
 #define BLOCKING(NAME, PARAMS, ARGS, OP, FLAGS, OFFSET)                        \
     TRACED(NAME, PARAMS)                                                       \
     {                                                                          \
         FILE_ACCESS(OFFSET);                                                   \
         OWN_STATUS(st);                                                        \
-        TIMED_CALL(ARGS);                                                      \
+        uint64_t t0 = ftio_stamp();                                           \
+        int rc = real ARGS;                                                    \
+        uint64_t t1 = ftio_stamp();                                           \
         if (rc == MPI_SUCCESS && traced)                                       \
-            ftio_mpi_emit(t0, t1, OP, FLAGS, f->fid, off,                      \
-                          ftio_mpi_status_bytes(st, (int64_t)count, dt));      \
-        RETURN_RC();                                                           \
+            ftio_mpi_emit(t0, t1, OP, FLAGS, fid, off,                         \
+                          ftio_mpi_status_bytes(st, (int64_t)count, dt)); \
+        return rc;                                                             \
     }                                                                          \
     FTIO_MPI_PAIR(NAME, PARAMS, ARGS)
 
@@ -96,7 +106,7 @@
         TIMED_CALL(ARGS);                                                      \
         if (rc == MPI_SUCCESS && traced)                                       \
             ftio_mpi_req_post(*request, t0, t1, OP, (FLAGS) | FTIO_FLAG_ASYNC, \
-                              f->fid, off, ftio_mpi_req_bytes((int64_t)count, dt)); \
+                              fid, off, ftio_mpi_req_bytes((int64_t)count, dt)); \
         RETURN_RC();                                                           \
     }                                                                          \
     FTIO_MPI_PAIR(NAME, PARAMS, ARGS)
@@ -105,7 +115,7 @@
 #define BEGIN(NAME, PARAMS, ARGS, OP, OFFSET)                                  \
     TRACED(NAME, PARAMS)                                                       \
     {                                                                          \
-        FILE_ACCESS(OFFSET);                                                   \
+        FILE_ACCESS_BY(struct ftio_mpi_file, ftio_mpi_file_find, OFFSET);      \
         uint64_t t0 = ftio_stamp();                                           \
         int rc = real ARGS;                                                    \
         int saved = errno;                                                     \

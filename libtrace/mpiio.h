@@ -95,7 +95,7 @@ static inline int ftio_mpi_enter(void)
 {
     if (ftio_busy || ftio_mpi_in || !ftio_active)
         return 0;
-    if (!ftio_layer_on(FTIO_LAYER_MPIIO) || !ftio_mpi_setup())
+    if (!(ftio_layer_mask & (1u << FTIO_LAYER_MPIIO)) || !ftio_mpi_setup())
         return 0;
     ftio_mpi_in = 1;
     ftio_mpiio_depth++;
@@ -132,8 +132,8 @@ static inline void ftio_mpi_leave(void)
     }
 
 #define FTIO_MPI_PAIR(NAME, PARAMS, ARGS)                                      \
-    static int (*real_MPI_##NAME) PARAMS;                                      \
-    static int (*real_PMPI_##NAME) PARAMS;                                     \
+    static int (*real_MPI_##NAME) PARAMS FTIO_HOT;                             \
+    static int (*real_PMPI_##NAME) PARAMS FTIO_HOT;                            \
     FTIO_MPI_ENTRY(MPI_, NAME, PARAMS, ARGS)                                   \
     FTIO_MPI_ENTRY(PMPI_, NAME, PARAMS, ARGS)
 
@@ -184,10 +184,17 @@ static inline int ftio_mpi_status_get(const MPI_Status *st, int64_t *bytes)
 #endif
 }
 
+/* Bytes of a completed access: the status's, else count * size (errno
+ * kept across the call into libmpi that fallback makes). */
 static inline int64_t ftio_mpi_status_bytes(const MPI_Status *st, int64_t count, MPI_Datatype dt)
 {
     int64_t n;
-    return ftio_mpi_status_get(st, &n) ? n : ftio_mpi_req_bytes(count, dt);
+    if (__builtin_expect(ftio_mpi_status_get(st, &n), 1))
+        return n;
+    int e = errno;
+    n = ftio_mpi_req_bytes(count, dt);
+    errno = e;
+    return n;
 }
 
 /* ---- MPI_File -> traced file map (mpiio_files.c) ------------------------ */
@@ -218,6 +225,12 @@ struct ftio_mpi_file {
 FTIO_HIDDEN struct ftio_mpi_file *ftio_mpi_file_add(MPI_File fh, uint32_t fid, int amode);
 FTIO_HIDDEN struct ftio_mpi_file *ftio_mpi_file_find(MPI_File fh);
 FTIO_HIDDEN void ftio_mpi_file_remove(uint64_t handle);
+/* An entry's view changed (MPI_File_set_view): the threads' copies are stale. */
+FTIO_HIDDEN void ftio_mpi_file_changed(void);
+/* A read-only copy of fh's entry (NULL when not open), kept per thread: a
+ * data call on the file the thread used last reads a thread-local line, not
+ * the table's page (shim.h FTIO_HOT).  Never for writing (split state). */
+FTIO_HIDDEN const struct ftio_mpi_file *ftio_mpi_file_view(MPI_File fh);
 
 /* Byte offset of the individual file pointer (before an access), -1 when
  * unknown (sequential mode, zero-size etype, error). */

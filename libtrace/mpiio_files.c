@@ -23,6 +23,15 @@
 static struct ftio_mpi_file file_slots[FILE_SLOTS];
 static pthread_mutex_t file_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* Bumped by every open, close and set_view: a thread's copy of an entry
+ * (ftio_mpi_file_view) is good while the generation it was taken at holds. */
+static _Atomic unsigned files_gen FTIO_HOT;
+static __thread struct {
+    uint64_t             key;
+    unsigned             gen;
+    struct ftio_mpi_file copy;
+} last __attribute__((tls_model("initial-exec")));
+
 static inline uint32_t slot_of(uint64_t key)
 {
     return (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 40) & (FILE_SLOTS - 1);
@@ -40,6 +49,28 @@ struct ftio_mpi_file *ftio_mpi_file_find(MPI_File fh)
             return NULL;
     }
     return NULL;
+}
+
+void ftio_mpi_file_changed(void)
+{
+    atomic_fetch_add_explicit(&files_gen, 1, memory_order_release);
+}
+
+const struct ftio_mpi_file *ftio_mpi_file_view(MPI_File fh)
+{
+    uint64_t key = FTIO_MPI_HANDLE(fh);
+    unsigned gen = atomic_load_explicit(&files_gen, memory_order_acquire);
+    if (__builtin_expect(last.key == key && last.gen == gen && key > KEY_DEAD, 1))
+        return &last.copy;
+    struct ftio_mpi_file *f = ftio_mpi_file_find(fh);
+    if (!f)
+        return NULL;
+    last.copy.fid = f->fid;
+    last.copy.amode = f->amode;
+    last.copy.simple_view = f->simple_view;
+    last.key = key;
+    last.gen = gen;
+    return &last.copy;
 }
 
 struct ftio_mpi_file *ftio_mpi_file_add(MPI_File fh, uint32_t fid, int amode)
@@ -71,6 +102,7 @@ struct ftio_mpi_file *ftio_mpi_file_add(MPI_File fh, uint32_t fid, int amode)
         atomic_store_explicit(&slot->key, key, memory_order_release);
     }
     pthread_mutex_unlock(&file_lock);
+    ftio_mpi_file_changed();
     return slot;
 }
 
@@ -88,6 +120,7 @@ void ftio_mpi_file_remove(uint64_t key)
             break;
     }
     pthread_mutex_unlock(&file_lock);
+    ftio_mpi_file_changed();
 }
 
 int64_t ftio_mpi_position(MPI_File fh, const struct ftio_mpi_file *f)

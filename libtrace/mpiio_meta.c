@@ -150,6 +150,7 @@ static inline int traced_File_set_view(int (*real)(MPI_File, MPI_Offset, MPI_Dat
     int saved = errno;
     if (rc == MPI_SUCCESS && f) {
         f->simple_view = classify_view(disp, etype, filetype);
+        ftio_mpi_file_changed();
         if (f->fid)
             ftio_mpi_emit(t0, t1, FTIO_OP_META, 0, f->fid, -1, 0);
     }

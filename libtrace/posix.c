@@ -49,26 +49,39 @@
     uint32_t fid_ = atomic_load_explicit(&s_->fid, memory_order_relaxed)
 
 /* Read/write at the descriptor's position (which the call advances). */
+/* Inside MPI-IO (ftio_nested_skip) the position still moves. */
 #define DATA_IMPLICIT(type, op, fd, call)                                     \
     do {                                                                      \
         DATA_OR_PASS(type, op, fd, call);                                     \
         int64_t off_ = pos_get(s_);                                           \
-        FTIO_TIMED(type, call);                                               \
+        if (ftio_nested_skip()) {                                             \
+            type rn_ = call;                                                  \
+            if (rn_ >= 0)                                                     \
+                pos_advance(s_, off_, (int64_t)rn_);                          \
+            ftio_passed_nested(op, (int64_t)rn_);                                    \
+            return rn_;                                                       \
+        }                                                                     \
+        FTIO_TIMED_DATA(type, call);                                          \
         if (r_ >= 0) {                                                        \
             pos_advance(s_, off_, (int64_t)r_);                               \
             emit_posix(op, fid_, t0_, t1_, off_, (int64_t)r_);                \
         }                                                                     \
-        FTIO_TIMED_RETURN();                                                  \
+        FTIO_TIMED_DATA_RETURN();                                             \
     } while (0)
 
 /* Read/write at an explicit offset (the position does not move). */
 #define DATA_EXPLICIT(type, op, fd, offset, call)                             \
     do {                                                                      \
+        if (ftio_nested_skip()) {                                             \
+            type rn_ = call;                                                  \
+            ftio_passed_nested(op, (int64_t)rn_);                                    \
+            return rn_;                                                       \
+        }                                                                     \
         DATA_OR_PASS(type, op, fd, call);                                     \
-        FTIO_TIMED(type, call);                                               \
+        FTIO_TIMED_DATA(type, call);                                          \
         if (r_ >= 0)                                                          \
             emit_posix(op, fid_, t0_, t1_, (int64_t)(offset), (int64_t)r_);   \
-        FTIO_TIMED_RETURN();                                                  \
+        FTIO_TIMED_DATA_RETURN();                                             \
     } while (0)
 
 /* Metadata/sync call on a descriptor; success is a 0 return. */

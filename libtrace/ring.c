@@ -7,8 +7,13 @@
  * lock-free registry list that only ever grows.  A queue is a chain of
  * segments, each a ring of FTIO_BUFFER_MB of records: the thread writes into
  * the newest segment (head), the flusher reads from the oldest (tail), so
- * ftio_emit() is a copy and two atomic stores: no lock, no allocation, no
- * syscall.  When the segment is half full the producer kicks the flusher once.
+ * ftio_emit() (internal.h) is a copy and one release store: no lock, no
+ * allocation, no syscall.  The producer keeps its own copy of head and a
+ * limit up to which it may write without reading the consumer's tail (a
+ * cache line the flusher writes: reading it on every record cost a
+ * cross-core miss); only at the limit (ftio_emit_slow) does it look at the
+ * tail, kick the flusher when the segment is half full, and link a new
+ * segment when it is full.
  *
  * When the segment is full -- the application records faster than the
  * flusher drains, a burst -- the producer does not drop the record: it links
@@ -28,6 +33,7 @@
  * only the forking thread survives: every queue is emptied (the parent sends
  * those records) and the others are freed for reuse.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +63,7 @@ static struct {
     _Atomic(struct ring *) list;
     size_t                 cap;     /* records per segment, power of two */
     size_t                 max_segs;/* hard limit on live segments */
+    size_t                 kick_at; /* records waiting that wake the flusher */
     atomic_size_t          segs;    /* live segments (queues + spares) */
     _Atomic(struct seg *)  spare[SPARES];
     atomic_uint            next_tid;
@@ -68,12 +75,27 @@ static struct {
 static __thread struct ring *my_ring __attribute__((tls_model("initial-exec")));
 static __thread struct seg *my_seg __attribute__((tls_model("initial-exec")));
 static __thread int my_ring_gone __attribute__((tls_model("initial-exec")));
+static __thread int my_kicked __attribute__((tls_model("initial-exec")));
+static __thread uint64_t my_kicked_tail __attribute__((tls_model("initial-exec")));   /* the tail then */
+__thread struct ftio_producer ftio_prod __attribute__((tls_model("initial-exec")));
+
+/* The producer's view of segment s, whose head is `head`: the next look at
+ * the tail is due at once (limit = head). */
+static void produce_into(struct seg *s, uint64_t head)
+{
+    my_seg = s;
+    ftio_prod.rec = s ? s->rec : NULL;
+    ftio_prod.mask = rings.cap - 1;
+    ftio_prod.head_pub = s ? &s->head : NULL;
+    ftio_prod.head = head;
+    ftio_prod.limit = head;
+}
 
 static void retire(void *arg)
 {
     struct ring *r = arg;
     my_ring = NULL;
-    my_seg = NULL;
+    produce_into(NULL, 0);
     my_ring_gone = 1;          /* later records of this exiting thread: counted lost */
     atomic_store_explicit(&r->state, RING_RETIRED, memory_order_release);
     ftio_flusher_kick();       /* drain it soon: thread-churning programs reuse rings */
@@ -82,6 +104,7 @@ static void retire(void *arg)
 void ftio_rings_init(size_t records_per_ring, size_t max_records)
 {
     rings.cap = records_per_ring;
+    rings.kick_at = rings.cap / 2;
     rings.max_segs = max_records / records_per_ring;
     if (rings.max_segs < 2)
         rings.max_segs = 2;
@@ -217,7 +240,8 @@ static __attribute__((noinline)) struct ring *first_record(void)
         struct seg *s = atomic_load(&r->oldest);
         while (atomic_load(&s->next))
             s = atomic_load(&s->next);
-        my_seg = s;
+        produce_into(s, atomic_load_explicit(&s->head, memory_order_relaxed));
+        ftio_prod.tid = r->tid;
         pthread_setspecific(rings.key, r);
     }
     ftio_flusher_start_if_needed();
@@ -238,40 +262,65 @@ static __attribute__((noinline)) struct seg *overflow(struct ring *r, struct seg
         return NULL;
     }
     atomic_store_explicit(&full->next, s, memory_order_release);
-    my_seg = s;
+    produce_into(s, 0);
     atomic_fetch_add_explicit(&rings.overflows, 1, memory_order_relaxed);
     ftio_flusher_kick();       /* drain the full one, refill the spares */
     return s;
 }
 
-void ftio_emit(const struct ftio_record *rec)
+/* The producer reached its limit (or has no queue yet): look at the
+ * consumer's tail, kick the flusher once the segment is half full, link a
+ * new segment when it is full; then write the record and set the next
+ * limit: where the segment becomes half full, else where it is full. */
+static void emit_slow(const struct ftio_record *rec);
+void ftio_emit_slow(const struct ftio_record *rec)
+{
+    int saved = errno;          /* the data wrappers do not restore it (FTIO_TIMED_DATA) */
+    emit_slow(rec);
+    errno = saved;
+}
+
+static void emit_slow(const struct ftio_record *rec)
 {
     struct seg *s = my_seg;
-    if (ftio_unlikely(!s)) {
+    if (!s) {
         if (!first_record()) {
             atomic_fetch_add_explicit(&rings.lost, 1, memory_order_relaxed);
             return;
         }
         s = my_seg;
     }
-    if (ftio_unlikely(!atomic_load_explicit(&ftio_flusher_started, memory_order_relaxed)))
-        ftio_flusher_start_if_needed();          /* fork child: first record */
-    uint64_t head = atomic_load_explicit(&s->head, memory_order_relaxed);
+    if (!atomic_load_explicit(&ftio_flusher_started, memory_order_relaxed))
+        ftio_flusher_start_if_needed();          /* fork child, failed exec: first record */
+    uint64_t head = ftio_prod.head;
     uint64_t tail = atomic_load_explicit(&s->tail, memory_order_acquire);
     uint64_t used = head - tail;
-    if (ftio_unlikely(used >= rings.cap)) {
+    if (used >= rings.cap) {
         s = overflow(my_ring, s);
-        if (!s)
+        if (!s) {
+            ftio_prod.limit = head;     /* full still: look again next time */
             return;
-        head = used = 0;
+        }
+        head = tail = used = 0;
     }
     struct ftio_record *slot = &s->rec[head & (rings.cap - 1)];
     *slot = *rec;
-    slot->tid = my_ring->tid;
+    slot->tid = ftio_prod.tid;
     slot->reserved = 0;
+    ftio_prod.head = head + 1;
     atomic_store_explicit(&s->head, head + 1, memory_order_release);
-    if (ftio_unlikely(used + 1 == rings.cap / 2))
-        ftio_flusher_kick();
+    used++;
+    if (used < rings.kick_at) {
+        ftio_prod.limit = tail + rings.kick_at;
+    } else {
+        /* Once per drain: not again before the flusher has moved the tail. */
+        if (tail != my_kicked_tail || !my_kicked) {
+            my_kicked = 1;
+            my_kicked_tail = tail;
+            ftio_flusher_kick();        /* keeps errno */
+        }
+        ftio_prod.limit = used < rings.cap ? tail + rings.cap : head + 1;
+    }
 }
 
 size_t ftio_rings_drain(struct ftio_record *out, size_t max, uint64_t *lost)
@@ -334,5 +383,7 @@ void ftio_rings_after_fork_child(void)
         atomic_store(&r->lost, 0);
         if (r != my_ring)
             atomic_store(&r->state, RING_FREE);
+        else
+            produce_into(s, atomic_load(&s->head));
     }
 }

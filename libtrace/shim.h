@@ -18,12 +18,26 @@
 #ifndef FTIO_SHIM_H
 #define FTIO_SHIM_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <time.h>
 #include "record.h"
 #include "timeutil.h"
 
 #define FTIO_HIDDEN __attribute__((visibility("hidden")))
+
+/* Where a variable every traced call reads is defined: one section, so they
+ * share a page or two.  This VM's kernel runs with page-table isolation and
+ * no PCID: every system call empties the TLB, so each distinct page a
+ * wrapper touches after the real call costs a page walk (tens of ns under
+ * nested paging).  Gathered, the shim's globals are one walk, not five. */
+#define FTIO_HOT __attribute__((section("ftio_hot")))
+
+/* 1: the POSIX and stdio data calls MPI-IO makes inside its own calls are
+ * recorded too (flagged nested, FTIO_NESTED=1); 0 (default): they pass
+ * through, their bytes counted once, by the MPI-IO record (and for the
+ * kernel cross-check). */
+extern int ftio_record_nested FTIO_HIDDEN;
 
 /* Reentrancy guard: set while inside any wrapper (and permanently in the
  * flusher thread) so that I/O we cause ourselves is never recorded. */
@@ -58,12 +72,49 @@ static inline uint64_t ftio_stamp(void)
  * Wrappers cache the result in a static pointer (see FTIO_REAL in posix.c). */
 FTIO_HIDDEN void *ftio_resolve(const char *name);
 
-/* Is this layer traced (FTIO_LAYERS)? */
-FTIO_HIDDEN int ftio_layer_on(int layer);
 
-/* Append one record to the calling thread's ring.  Lock-free, no allocation;
- * when the ring is full the record is counted as lost (never blocks). */
-FTIO_HIDDEN void ftio_emit(const struct ftio_record *r);
+/* The calling thread's place in its queue: the newest segment's records,
+ * its own copy of the segment's head and the head up to which it may write
+ * without looking at the consumer (ring.c; limit 0 with no queue yet). */
+struct ftio_producer {
+    struct ftio_record *rec;
+    uint64_t            head, limit, mask;
+    _Atomic uint64_t   *head_pub;
+    uint32_t            tid;
+};
+extern __thread struct ftio_producer ftio_prod FTIO_HIDDEN __attribute__((tls_model("initial-exec")));
+/* The rest of ftio_emit(): the first record of a thread, the look at the
+ * tail, a kick, a full segment. */
+FTIO_HIDDEN void ftio_emit_slow(const struct ftio_record *r);
+
+/* Set once the flusher thread runs (flusher.c); a record made before (a
+ * fork child's first) takes the slow path, which starts it. */
+extern atomic_int ftio_flusher_started FTIO_HIDDEN;
+
+/* Layer bitmask (FTIO_LAYERS) in a plain global so the hot path reads one word. */
+extern unsigned ftio_layer_mask FTIO_HIDDEN;
+
+/* Append one record to the calling thread's queue: a copy and a release
+ * store while below the limit (the hot path of every wrapper); lock-free, no
+ * allocation; past the hard limit of FTIO_BUFFER_MAX_MB the record is counted
+ * as lost (never blocks). */
+static inline void ftio_emit(const struct ftio_record *rec)
+{
+    struct ftio_producer *p = &ftio_prod;
+    uint64_t head = p->head;
+    if (__builtin_expect(head >= p->limit ||
+                         !atomic_load_explicit(&ftio_flusher_started, memory_order_relaxed), 0)) {
+        ftio_emit_slow(rec);
+        return;
+    }
+    struct ftio_record *slot = &p->rec[head & p->mask];
+    *slot = *rec;
+    slot->tid = p->tid;
+    slot->reserved = 0;
+    p->head = head + 1;
+    atomic_store_explicit(p->head_pub, head + 1, memory_order_release);
+}
+
 
 /* Register a path seen at open time (made absolute, excluded prefixes
  * checked).  Returns its file id, or 0 when the path is excluded and must not

@@ -56,13 +56,21 @@ static inline struct ftio_fd_slot *stdio_slot(FILE *fp)
         }                                                                     \
         uint32_t fid_ = atomic_load_explicit(&s_->stdio_fid, memory_order_relaxed); \
         int64_t off_ = spos_get(s_);                                          \
-        FTIO_TIMED(type, call);                                               \
+        if (ftio_nested_skip()) {                                             \
+            type r_ = call;                                                   \
+            if (ok) {                                                         \
+                spos_advance(s_, off_, (int64_t)(bytes));                     \
+                ftio_passed_nested(op, (int64_t)(bytes));                     \
+            }                                                                 \
+            return r_;                                                        \
+        }                                                                     \
+        FTIO_TIMED_DATA(type, call);                                          \
         if (ok) {                                                             \
             int64_t b_ = (int64_t)(bytes);                                    \
             spos_advance(s_, off_, b_);                                       \
             emit_stdio(op, fid_, t0_, t1_, off_, b_);                         \
         }                                                                     \
-        FTIO_TIMED_RETURN();                                                  \
+        FTIO_TIMED_DATA_RETURN();                                             \
     } while (0)
 
 FTIO_NEXT(int, vfprintf, (FILE *, const char *, va_list));

@@ -34,7 +34,7 @@
 #include <unistd.h>
 #include "internal.h"
 
-_Atomic uint64_t ftio_passed_bytes[2];
+_Atomic uint64_t ftio_passed_bytes[2] FTIO_HOT;
 
 static struct {
     uint64_t base[2];        /* the main thread's counts when this image started */

@@ -100,6 +100,10 @@ struct ftio_activity_options {
     double burst_gap;        /* rule 3: silence that ends a phase, s (0.2) */
     double split_ratio;      /* rule 3: volume (or duration) ratio across the gap (4) */
     size_t split_min;        /* rule 3: phases each class needs (3) */
+    bool whole_unused;       /* the caller analyses all of r itself and has no
+                                whole signal to lend: an activity that is all
+                                of r gets a signal only when rule 3 reads it (a
+                                file or pattern); else its sig stays empty */
 };
 void ftio_activity_options_default(struct ftio_activity_options *o);
 

@@ -67,6 +67,13 @@ int  ftio_signal_build(const struct ftio_requests *r, struct ftio_signal *out);
  * copy of its requests. */
 int  ftio_signal_build_view(const struct ftio_requests *r, const uint32_t *idx, size_t n,
                             double pad_t0, double pad_t1, struct ftio_signal *out);
+/* The sweep itself: the signal of the requests idx[0..n) of r (as
+ * ftio_signal_build_view) handed to emit in time order, a bucket's points at
+ * a time (t[0..m), b[0..m)), without keeping it whole; 0, or -1 with errno
+ * (ENOMEM, EINVAL: a request ends before it starts). */
+typedef void ftio_signal_emit_fn(void *ctx, const double *t, const double *b, size_t m);
+int  ftio_signal_sweep(const struct ftio_requests *r, const uint32_t *idx, size_t n,
+                       double pad_t0, double pad_t1, ftio_signal_emit_fn *emit, void *ctx);
 void ftio_signal_free(struct ftio_signal *s);
 /* Exact volume sum b[i] * (t[i+1] - t[i]) (V_0 of §2). */
 double ftio_signal_volume(const struct ftio_signal *s);
@@ -97,6 +104,14 @@ struct ftio_samples {
 int  ftio_sample(const struct ftio_signal *s, double fs, double ts, double te,
                  enum ftio_sampling mode, struct ftio_samples *out,
                  char *err, size_t errlen);
+/* The same samples of the requests r's signal (ftio_signal_build then
+ * ftio_sample, bit for bit), taken from the sweep as it comes: the signal
+ * (32 B per request) is never kept.  *volume (when not NULL): the whole
+ * signal's ftio_signal_volume, also when the window is shorter than one
+ * sample (ERANGE).  A request ending before it starts: EINVAL. */
+int  ftio_sample_requests(const struct ftio_requests *r, double fs, double ts, double te,
+                          enum ftio_sampling mode, struct ftio_samples *out, double *volume,
+                          char *err, size_t errlen);
 void ftio_samples_free(struct ftio_samples *x);
 /* The one sampling rule of `ftio`, `ftio scan` and ftiod (ALGORITHM.md §2):
  * the requested rate fs, lowered only when a span of `span` seconds would
@@ -325,7 +340,7 @@ struct ftio_spectrum_view {
     double threshold;
 };
 /* -1 when the analyzer has made no analysis yet. */
-int    ftio_analyzer_spectrum(const struct ftio_analyzer *a, const struct ftio_options *o,
+int    ftio_analyzer_spectrum(struct ftio_analyzer *a, const struct ftio_options *o,
                               struct ftio_spectrum_view *v);
 /* Bin k on the normalised scale (0 for k = 0 or k > half). */
 double ftio_spectrum_value(const struct ftio_spectrum_view *v, size_t k);
@@ -352,7 +367,13 @@ int ftio_next_phase_score(const struct ftio_next_phase *next, const struct ftio_
 int ftio_analyze_signal(struct ftio_analyzer *a, const struct ftio_signal *sig,
                         const struct ftio_options *o, struct ftio_samples *x,
                         struct ftio_result *out, char *err, size_t errlen);
-/* The same from requests: their signal, then ftio_analyze_signal(). */
+/* The same from requests, sampled from their sweep as it goes
+ * (ftio_sample_requests: the same samples and answer as on their signal,
+ * without keeping it); x as above. */
+int ftio_analyze_request_samples(struct ftio_analyzer *a, const struct ftio_requests *r,
+                                 const struct ftio_options *o, struct ftio_samples *x,
+                                 struct ftio_result *out, char *err, size_t errlen);
+/* ftio_analyze_request_samples with scratch samples. */
 int ftio_analyze_requests(struct ftio_analyzer *a, const struct ftio_requests *r,
                           const struct ftio_options *o, struct ftio_result *out,
                           char *err, size_t errlen);

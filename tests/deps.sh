@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
+# suite-lane: beside   (tests/run.sh: nothing here depends on time or load)
 # deps.sh -- `make demo` installs only what the demo needs (the build and MPI),
 # `make check` everything the tests run (mk/deps.sh demo|check): with a
 # dpkg-query that knows no package and a non-root id (PATH shims), each list

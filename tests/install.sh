@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
+# suite-lane: beside   (tests/run.sh: nothing here depends on time or load)
 # install.sh -- `make install` / `make uninstall` as a site and a user would
 # use them (mk/install.mk):
 #  - `make -n install` on a fresh tree plans no test, Check or bench build;
@@ -31,8 +32,12 @@ for tool in pkg-config readelf logrotate modulecmd systemd-analyze systemd-sysus
   command -v $tool >/dev/null || fail "$tool not found (mk/deps.sh installs it)"
 done
 # Every install builds in $T/fresh: the installation's paths are compiled in
-# (mk/paths.mk), and the suite's own build in $B keeps its own.
-MAKE="make -s --no-print-directory B=$T/fresh"
+# (mk/paths.mk), and the suite's own build in $B keeps its own.  What is
+# tested is the installation, not the compiler: the suite's own build already
+# compiled every source with the default flags, so these builds run -O0 (half
+# the compile time) and -j2; the two full builds (without and with mpicc: the
+# compiler is part of mk/flags.mk's stamp) are most of this test's time.
+MAKE="make -j2 -s --no-print-directory B=$T/fresh OPT=-O0"
 
 # ---- what install builds -------------------------------------------------------
 make -n --no-print-directory B="$T/fresh" install PREFIX=/usr >"$T/plan" 2>&1 || { cat "$T/plan"; fail "make -n install"; }
@@ -48,7 +53,7 @@ grep "scan-mpi" "$T/plan-nompi" | grep -qv "is not installed" && fail "ftio-scan
 grep -q "no /nonexistent/mpicc: ftio-scan-mpi .* not installed" "$T/plan-nompi" || fail "no word about the missing mpicc"
 # and for real, from nothing, on a machine without mpicc (libftio.so needs
 # mpi.h only): it installs, and built nothing else
-make -j2 -s --no-print-directory B="$T/fresh" install DESTDIR="$T/nompi" PREFIX=/usr MPICC=/nonexistent/mpicc \
+$MAKE install DESTDIR="$T/nompi" PREFIX=/usr MPICC=/nonexistent/mpicc \
   >"$T/nompi.log" 2>&1 || { tail -20 "$T/nompi.log"; fail "make install from nothing without mpicc"; }
 grep -q "ftio-scan-mpi (MPI ftio scan) is not installed" "$T/nompi.log" || fail "no word about the missing mpicc"
 [ -x "$T/nompi/usr/bin/ftiod" ] && [ -x "$T/nompi/usr/bin/ftio" ] && [ -e "$T/nompi/usr/lib/libftio.so.0" ] ||

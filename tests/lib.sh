@@ -283,28 +283,18 @@ run_mpi() {
 # run_checkpoint JOB CHECKPOINT-ARGS...: 4 ranks of the checkpoint example
 # under mpirun and libftio.so, streaming to the daemon `d` of start_daemon as
 # job JOB; its stdout in $T/app.out (fails the test when it fails).
-# phase_period OUT KIND: the median interval between the start times of the
-# checkpoint mini-app's phases of KIND (checkpoint or read), as the app
-# prints them with --verbose ("... checkpoint at T, read at T"): the truth of
-# a period, from the program itself.  Fails when fewer than 3 are printed.
-phase_period() {
-  "$PY" - "$1" "$2" <<'PYEOF'
-import re, statistics, sys
-t = [float(v) for v in re.findall(r"\b%s at ([0-9.]+)" % sys.argv[2], open(sys.argv[1]).read())]
-if len(t) < 3:
-    sys.exit("phase_period: %d %s start times in %s" % (len(t), sys.argv[2], sys.argv[1]))
-print(statistics.median(b - a for a, b in zip(t, t[1:])))
-PYEOF
-}
-
+# The truth of a period is the program's own phase times: checkpoint_job runs
+# it with --verbose --phases, and tests/daemon/phase_truth.py reads them and
+# judges each message against the phases inside its own window.
 # checkpoint_job NAME ARGS...: the live end-to-end setup of tests/daemon/e2e_*:
 # ftiod d, the checkpoint mini-app under mpirun as job NAME-$$ ($JOB) with
-# ARGS and --verbose (its phase times), until ftiod published the job's end.
+# ARGS, --verbose and --phases (its phase times, read by
+# tests/daemon/phase_truth.py), until ftiod published the job's end.
 checkpoint_job() {
   need "$B/bin/ftiod" "$B/bin/checkpoint" "$B/lib/libftio.so"
   start_daemon d
   JOB=$1-$$; shift
-  run_checkpoint $JOB "$@" -v
+  run_checkpoint $JOB "$@" -v --phases
   wait_topic "$T/d.log" "ftio.$JOB.end" 20
 }
 

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
+# suite-lane: beside   (tests/run.sh: nothing here depends on time or load)
 # license.sh -- the licence and the version: LICENSE is BSD-3-Clause of "The
 # ftio authors"; the version is the one line of VERSION, and `ftio
 # --version`, `ftiod --version`, ftio.pc (from @VERSION@), every man page's

@@ -7,7 +7,6 @@
 B=${B:-build}
 LOGS="$B/test-logs"
 mkdir -p "$LOGS"
-passed=0; failed=0; failures=""
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 # The suite starts from none of the caller's FTIO_* variables; those set
@@ -29,12 +28,17 @@ export FTIO_AUTH=none
 # that what the tests count is never in the socket and the spool file both on
 # a loaded machine; bench/exit_latency measures the default.
 export FTIO_EXIT_WAIT_MS=3000
-for t in "$@"; do
+# run_one TEST: runs it (in $LOGS/NAME.log; under $LANE_NICE), prints its PASS
+# or FAIL line (a failure with the tail of its log, in one write) and appends
+# "PASSED FAILED NAME" to $LOGS/results.
+LANE_NICE=""
+run_one() {
+  t=$1
   name=$(basename "$t")
   log="$LOGS/$name.log"
   start=$(date +%s)
   case "$t" in
-    *.sh) timeout 300 sh "$t" >"$log" 2>&1; rc=$? ;;
+    *.sh) timeout 300 $LANE_NICE sh "$t" >"$log" 2>&1; rc=$? ;;
     *)    CK_DEFAULT_TIMEOUT=60 timeout 600 "$t" >"$log" 2>&1; rc=$? ;;
   esac
   secs=$(( $(date +%s) - start ))
@@ -43,19 +47,46 @@ for t in "$@"; do
     n=$(echo "$summary" | sed -E 's/.*Checks: ([0-9]+).*/\1/')
     f=$(echo "$summary" | sed -E 's/.*Failures: ([0-9]+), Errors: ([0-9]+).*/\1+\2/')
     f=$(( $f ))
-    passed=$(( passed + n - f )); failed=$(( failed + f ))
-    [ "$rc" != 0 ] && [ "$f" = 0 ] && { failed=$(( failed + 1 )); f=1; }
+    p=$(( n - f ))
+    [ "$rc" != 0 ] && [ "$f" = 0 ] && f=1
   else
-    if [ "$rc" = 0 ]; then passed=$(( passed + 1 )); f=0; else failed=$(( failed + 1 )); f=1; fi
+    if [ "$rc" = 0 ]; then p=1; f=0; else p=0; f=1; fi
   fi
   if [ "$f" = 0 ]; then
     printf 'PASS %-40s %3ss %s\n' "$name" "$secs" "$summary"
   else
-    printf 'FAIL %-40s %3ss (rc=%s) %s\n' "$name" "$secs" "$rc" "$summary"
-    failures="$failures $name"
-    sed 's/^/    | /' "$log" | tail -40
+    { printf 'FAIL %-40s %3ss (rc=%s) %s\n' "$name" "$secs" "$rc" "$summary"
+      sed 's/^/    | /' "$log" | tail -40; } >"$LOGS/$name.fail"
+    cat "$LOGS/$name.fail"
   fi
+  echo "$p $f $name" >>"$LOGS/results"
+}
+: >"$LOGS/results"
+# Two lanes.  A shell test whose file has the line "# suite-lane: beside"
+# asserts nothing that depends on time or load (installs, documents, option
+# parsing, offline analyses of files; no live prediction, no deadline but
+# the start-up waits of tests/lib.sh), so it runs beside the others, one at a
+# time, in a second lane; every other test runs alone in the first lane, in
+# order, as before.  The second lane runs at nice 5: the tests of the first
+# lane, which must pass on a loaded machine anyway, keep the larger share of
+# the CPU.
+beside=""; alone=""
+for t in "$@"; do
+  case "$t" in
+    *.sh) if grep -q '^# suite-lane: beside' "$t"; then beside="$beside $t"; continue; fi ;;
+  esac
+  alone="$alone $t"
 done
+if [ -n "$beside" ]; then
+  ( LANE_NICE="nice -n 5"
+    for t in $beside; do run_one "$t"; done ) &
+  BESIDE=$!
+fi
+for t in $alone; do run_one "$t"; done
+[ -n "$beside" ] && wait "$BESIDE"
+passed=$(awk '{ s += $1 } END { print s + 0 }' "$LOGS/results")
+failed=$(awk '{ s += $2 } END { print s + 0 }' "$LOGS/results")
+failures=$(awk '$2 > 0 { printf " %s", $3 }' "$LOGS/results")
 # Nothing a test started may outlive the suite (a daemon left running as
 # another user, a receiver): any process still carrying our mark after a
 # grace of 5 s fails the suite, and is stopped.

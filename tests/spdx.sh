@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
+# suite-lane: beside   (tests/run.sh: nothing here depends on time or load)
 # spdx.sh -- every tracked source file (C, headers, Fortran, shell, Python,
 # make fragments, man pages, packaging templates, tools) carries the line
 # "SPDX-License-Identifier: BSD-3-Clause" in its first 3 lines (mk/spdx.sh

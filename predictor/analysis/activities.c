@@ -101,6 +101,7 @@ void ftio_activity_options_default(struct ftio_activity_options *o)
     o->burst_gap = 0.2;      /* two samples at the default 10 Hz */
     o->split_ratio = 4.0;
     o->split_min = 3;
+    o->whole_unused = false;
 }
 
 /* ---- the groups of rules 1 and 2 ---------------------------------------- */
@@ -526,10 +527,11 @@ int ftio_activities_group(const struct ftio_requests *r, const uint32_t *fid, si
         struct group *x = &G.g[g];
         x->bytes += r->rate[i] * (r->t_end[i] - r->t_start[i]);
         x->n++;
-        x->t_first = fmin(x->t_first, r->t_start[i]);
-        x->t_last = fmax(x->t_last, r->t_end[i]);
-        t0 = fmin(t0, r->t_start[i]);
-        t1 = fmax(t1, r->t_end[i]);
+        double a = r->t_start[i], b = r->t_end[i];      /* finite: no fmin() calls */
+        x->t_first = a < x->t_first ? a : x->t_first;
+        x->t_last = b > x->t_last ? b : x->t_last;
+        t0 = a < t0 ? a : t0;
+        t1 = b > t1 ? b : t1;
     }
     /* Series of directories, then the groups that remain. */
     size_t ng = merge_series(&G);
@@ -612,6 +614,8 @@ int ftio_activities_group(const struct ftio_requests *r, const uint32_t *fid, si
         const uint32_t *own = nact > 1 ? idx + at[f] : NULL;
         enum ftio_activity_rule rule = out->a[f].rule;
         int named = rule == FTIO_RULE_FILE || rule == FTIO_RULE_PATTERN;
+        if (!own && !whole && opt->whole_unused && !named)
+            continue;                 /* no one reads it */
         if (activity_signal(&out->a[f], r, own, t0, t1, whole) != 0 ||
             (named && shape_split(out, f, r, own, t0, t1, opt) != 0))
             goto done;

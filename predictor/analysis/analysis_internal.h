@@ -11,6 +11,8 @@
 
 #include <complex.h>
 #include <math.h>
+#include <stdint.h>
+#include <string.h>
 #include <fftw3.h>
 #include "analysis.h"
 #include "grow.h"          /* ftio_grow, ftio_grow_parallel (libftiocommon.a) */
@@ -28,17 +30,47 @@ static inline double ftio_request_end(double t_start, double t_end)
     return t_end != t_start ? t_end : nextafter(t_start, INFINITY);
 }
 
+/* The first k in [i, n) with x[k] != 0, or n.  A window of a bursty job is
+ * mostly zeros (a 1-h job writing 10 s a minute: 5 of 6 samples), which
+ * add nothing to a sum and stand above no threshold >= 0: the passes over
+ * a window skip them eight at a time (one test of their bits, +0 and -0
+ * alike) instead of one by one. */
+static inline size_t ftio_next_nonzero(const double *x, size_t i, size_t n)
+{
+    for (; i + 8 <= n; i += 8) {
+        uint64_t u[8];
+        memcpy(u, x + i, sizeof u);
+        if (((u[0] | u[1] | u[2] | u[3] | u[4] | u[5] | u[6] | u[7]) << 1) != 0)
+            break;
+    }
+    while (i < n && x[i] == 0)
+        i++;
+    return i;
+}
+
+/* The sums of the samples and of their magnitudes (equal unless a sample
+ * is negative), in one pass.  Zeros add nothing (to a sum that starts at
+ * +0, exactly), so they are skipped. */
+static inline void ftio_samples_sums(const struct ftio_samples *x, double *sum, double *magnitude)
+{
+    double v = 0, m = 0;
+    const double *s = x->x;
+    for (size_t k = 0; (k = ftio_next_nonzero(s, k, x->n)) < x->n;)
+        for (; k < x->n && s[k] != 0; k++) {
+            v += s[k];
+            m += fabs(s[k]);
+        }
+    *sum = v;
+    *magnitude = m;
+}
+
 /* Volume V_a of the samples (bytes) and the span it is spread over (the
  * window t1 - t0, or N / fs when the window is unknown): their ratio is the
  * mean bandwidth that "substantial" samples exceed (§4, §5). */
 static inline double ftio_samples_volume(const struct ftio_samples *x)
 {
-    /* Zeros add nothing (to a sum that starts at +0, exactly): a bursty
-     * window is mostly zeros, and the additions are a chain of latencies. */
-    double v = 0;
-    for (size_t k = 0; k < x->n; k++)
-        if (x->x[k] != 0)
-            v += x->x[k];
+    double v, m;
+    ftio_samples_sums(x, &v, &m);
     return v / x->fs;
 }
 static inline double ftio_samples_span(const struct ftio_samples *x)
@@ -54,12 +86,27 @@ struct ftio_spectrum {
     size_t  n;          /* N, number of samples */
     size_t  half;       /* floor(N/2) */
     double  fs, t0;
-    double *amp;        /* |X_k| */
+    double *power;      /* |X_k|^2 = re^2 + im^2: the robust detector's
+                           noise floor and lines */
+    double *amp;        /* |X_k| = cabs(X_k), filled on first use by
+                           ftio_spectrum_amplitudes() (--compat, -n, the
+                           picture): cabs() of every bin was a tenth of a
+                           robust analysis, which needs one amplitude */
+    bool    has_amp;
     double complex *X;  /* X_k, for ftio_spectrum_phase() (the phase of a few
                            bins is needed: computing all of them was a fifth
-                           of an analysis) */
+                           of an analysis): a view of the analyzer's FFT
+                           output, moved into X_own before anything reuses
+                           that (ftio_acf_compute_len) */
+    double complex *X_own;
+    bool    has_conf;   /* conf filled (ftio_detect); else every bin's is 0 */
     double *conf;       /* §3 step 6 confidence (0 where not in A or B) */
     double *z;          /* scratch: z-scores (index k, z[0] unused) */
+    /* The noise floor of power[1..half] (robust.c), computed once per
+     * spectrum: its median and robust deviation; floor_known says whether
+     * they have been, floor_ok whether the spectrum has a floor at all. */
+    bool    floor_known, floor_ok;
+    double  floor_med, floor_mad;
 };
 
 /* One cached FFTW plan (spectrum.c: shared by the analyzers of the process
@@ -100,6 +147,9 @@ static inline double ftio_bin_frequency(double fs, size_t k, size_t n)
     return fs * (double)k / (double)n;
 }
 
+/* s->amp, filled from X_k the first time it is asked for. */
+const double *ftio_spectrum_amplitudes(struct ftio_spectrum *s);
+
 /* The phase of bin k referred to absolute time 0: arg(X_k e^{-2 pi i f_k t0})
  * (sample 0 is at t0, not 0). */
 double ftio_spectrum_phase(const struct ftio_spectrum *s, size_t k);
@@ -128,7 +178,7 @@ int ftio_acf_compute(struct ftio_analyzer *a, const struct ftio_samples *x,
 void ftio_detect(struct ftio_spectrum *s, const struct ftio_options *o,
                  struct ftio_result *r);
 /* -n K: the K bins of largest amplitude, DC included (any detector). */
-void ftio_detect_top(const struct ftio_spectrum *s, int want, struct ftio_result *r);
+void ftio_detect_top(struct ftio_spectrum *s, int want, struct ftio_result *r);
 
 /* ---- phases.c / robust.c (the robust detector, ALGORITHM.md §9) -------- */
 
@@ -156,12 +206,20 @@ double ftio_select(double *v, size_t n, size_t k);
 double ftio_median_rank(double *v, size_t n, size_t lo, size_t cnt);
 /* ftio_median_rank(v, n, 0, n). */
 double ftio_median(double *v, size_t n);
+/* The median of v[0..n), or with dev of |v_i - c| (a MAD), without
+ * reordering v: what ftio_median() of a copy of those values gives, from
+ * one pass over them and a selection among the few near the median.  tmp:
+ * n doubles of scratch.  0 when n is 0. */
+double ftio_median_view(const double *v, size_t n, bool dev, double c, double *tmp);
 /* The median of |v_i - c| over sorted v[0..n) (a MAD), in O(log n): the value
  * ftio_median() of those deviations gives; 0 when n is 0. */
 double ftio_deviation_median_sorted(const double *v, size_t n, double c);
 /* Sorts v[0..n) ascending (radix sort; tmp: n doubles of scratch, or NULL
  * to allocate them).  0, or -1 out of memory (v unchanged). */
 int ftio_sort(double *v, size_t n, double *tmp);
+/* The same into dst[0..n) from src (src == dst allowed): a sorted copy in
+ * one pass over src. */
+int ftio_sort_copy(const double *src, size_t n, double *dst, double *tmp);
 
 /* The phases found in the samples (owned by the analyzer) and the levels
  * they were told from. */
@@ -184,13 +242,21 @@ int  ftio_detect_robust(struct ftio_analyzer *a, struct ftio_spectrum *s,
 
 /* The thresholds each detector compares the spectrum to, on the normalised
  * scale of struct ftio_spectrum_view (NAN when none applies). */
-double ftio_compat_threshold(const struct ftio_spectrum *s, const struct ftio_options *o);
+double ftio_compat_threshold(struct ftio_spectrum *s, const struct ftio_options *o);
 double ftio_robust_threshold(const struct ftio_spectrum *s);
 
 /* ---- metrics.c / predict.c / acf.c -------------------------------------- */
 
-void ftio_metrics_compute(const struct ftio_samples *x, double f_d,
+/* volume: ftio_samples_volume(x), which the caller has already. */
+void ftio_metrics_compute(const struct ftio_samples *x, double volume, double f_d,
                           struct ftio_metrics *m);
+/* ftio_next_phase_score() given volume = ftio_samples_volume(x) (the
+ * analysis of x has it already: r->volume). */
+int ftio_next_phase_score_volume(const struct ftio_next_phase *next, const struct ftio_samples *x,
+                                 double volume, double *actual, double *error);
+/* ftio_abstraction_error() of x, given the sum of its samples' magnitudes
+ * (ftio_samples_sums()). */
+double ftio_abstraction_error_of(const struct ftio_samples *x, double magnitude);
 void ftio_predict_next(const struct ftio_candidate *dom, const struct ftio_metrics *m,
                        double now, struct ftio_next_phase *next);
 /* §7 from a computed ACF of n lags at fs. */

@@ -4,7 +4,8 @@
  * Runs spectrum.c, detect.c, then (when a period was found) metrics.c and
  * predict.c, and acf.c on request.  ftio_analyze_signal() is the one
  * signal -> samples -> analysis call of every offline caller;
- * ftio_analyze_requests() builds the signal first.
+ * ftio_analyze_requests() samples the requests' sweep as it goes (no whole
+ * signal kept).
  */
 #include <errno.h>
 #include <math.h>
@@ -62,8 +63,10 @@ int ftio_analyze(struct ftio_analyzer *a, const struct ftio_samples *x,
     out->t1 = x->t1;
     out->fs = x->fs;
     out->samples = x->n;
-    out->volume = ftio_samples_volume(x);
-    out->abstraction_error = ftio_abstraction_error(x);
+    double sum, magnitude;                /* one pass for both */
+    ftio_samples_sums(x, &sum, &magnitude);
+    out->volume = sum / x->fs;
+    out->abstraction_error = ftio_abstraction_error_of(x, magnitude);
     out->detector = o->detector;
 
     /* The robust detector's spectrum (an arbiter, §9 step 8) covers the
@@ -92,7 +95,7 @@ int ftio_analyze(struct ftio_analyzer *a, const struct ftio_samples *x,
                               ? "too many dominant frequencies: signal may not be periodic"
                               : "no dominant frequency";
         if (out->has_period) {
-            ftio_metrics_compute(x, out->dominant.frequency, &out->metrics);
+            ftio_metrics_compute(x, out->volume, out->dominant.frequency, &out->metrics);
             ftio_predict_next(&out->dominant, &out->metrics, isnan(now) ? x->t1 : now,
                               &out->next);
         }
@@ -118,6 +121,35 @@ int ftio_analyze(struct ftio_analyzer *a, const struct ftio_samples *x,
     return 0;
 }
 
+/* After the sampling (rc, errno): shorter than one sample is an answer,
+ * not a failure (issue 28: `ftio` ended with status 1 on such Darshan
+ * logs), of the signal's whole volume (volume: computes it); --compat keeps
+ * the published implementation's error. */
+static int analyze_sampled(struct ftio_analyzer *a, int rc, struct ftio_samples *xs,
+                           double (*volume)(const void *), const void *of,
+                           const struct ftio_options *o, struct ftio_result *out,
+                           char *err, size_t errlen)
+{
+    if (rc != 0 && errno == ERANGE && o->detector != FTIO_DETECTOR_COMPAT) {
+        memset(out, 0, sizeof *out);
+        out->t0 = xs->t0;
+        out->t1 = xs->t1;
+        out->fs = o->fs;
+        out->volume = volume(of);
+        out->abstraction_error = NAN;
+        out->detector = o->detector;
+        out->reason = FTIO_REASON_TOO_SHORT;
+        xs->n = 0;
+        return 0;
+    }
+    return rc == 0 ? ftio_analyze(a, xs, o, xs->t1, out, err, errlen) : rc;
+}
+
+static double signal_volume(const void *sig)
+{
+    return ftio_signal_volume(sig);
+}
+
 int ftio_analyze_signal(struct ftio_analyzer *a, const struct ftio_signal *sig,
                         const struct ftio_options *o, struct ftio_samples *x,
                         struct ftio_result *out, char *err, size_t errlen)
@@ -126,23 +158,26 @@ int ftio_analyze_signal(struct ftio_analyzer *a, const struct ftio_signal *sig,
     struct ftio_samples *xs = x ? x : &scratch;
     errno = 0;
     int rc = ftio_sample(sig, o->fs, o->t_start, o->t_end, o->sampling, xs, err, errlen);
-    if (rc != 0 && errno == ERANGE && o->detector != FTIO_DETECTOR_COMPAT) {
-        /* Shorter than one sample: an answer, not a failure (issue 28:
-         * `ftio` ended with status 1 on such Darshan logs); --compat keeps
-         * the published implementation's error. */
-        memset(out, 0, sizeof *out);
-        out->t0 = xs->t0;
-        out->t1 = xs->t1;
-        out->fs = o->fs;
-        out->volume = ftio_signal_volume(sig);
-        out->abstraction_error = NAN;
-        out->detector = o->detector;
-        out->reason = FTIO_REASON_TOO_SHORT;
-        xs->n = 0;
-        rc = 0;
-    } else if (rc == 0) {
-        rc = ftio_analyze(a, xs, o, xs->t1, out, err, errlen);
-    }
+    rc = analyze_sampled(a, rc, xs, signal_volume, sig, o, out, err, errlen);
+    ftio_samples_free(&scratch);
+    return rc;
+}
+
+static double the_volume(const void *v)
+{
+    return *(const double *)v;
+}
+
+int ftio_analyze_request_samples(struct ftio_analyzer *a, const struct ftio_requests *r,
+                                 const struct ftio_options *o, struct ftio_samples *x,
+                                 struct ftio_result *out, char *err, size_t errlen)
+{
+    struct ftio_samples scratch = { 0 };
+    struct ftio_samples *xs = x ? x : &scratch;
+    double volume = 0;
+    int rc = ftio_sample_requests(r, o->fs, o->t_start, o->t_end, o->sampling, xs, &volume,
+                                  err, errlen);
+    rc = analyze_sampled(a, rc, xs, the_volume, &volume, o, out, err, errlen);
     ftio_samples_free(&scratch);
     return rc;
 }
@@ -151,12 +186,5 @@ int ftio_analyze_requests(struct ftio_analyzer *a, const struct ftio_requests *r
                           const struct ftio_options *o, struct ftio_result *out,
                           char *err, size_t errlen)
 {
-    struct ftio_signal sig;
-    if (ftio_signal_build(r, &sig) != 0) {
-        snprintf(err, errlen, "out of memory building the signal of %zu requests", r->n);
-        return -1;
-    }
-    int rc = ftio_analyze_signal(a, &sig, o, NULL, out, err, errlen);
-    ftio_signal_free(&sig);
-    return rc;
+    return ftio_analyze_request_samples(a, r, o, NULL, out, err, errlen);
 }

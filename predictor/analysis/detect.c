@@ -35,8 +35,8 @@ static struct ftio_candidate make_candidate(const struct ftio_spectrum *s, size_
         .bin = k,
         .frequency = f,
         .period = f > 0 ? 1.0 / f : 0,
-        .confidence = s->conf[k],
-        .amplitude = s->amp[k],
+        .confidence = s->has_conf ? s->conf[k] : 0,
+        .amplitude = s->amp[k],      /* the callers filled amp */
         .phase = ftio_spectrum_phase(s, k),
     };
 }
@@ -83,11 +83,12 @@ static void zscores(const struct ftio_spectrum *s, const struct ftio_options *o,
 
 /* -n K: the K bins of largest amplitude, DC included, by partial selection
  * (K is small, at most FTIO_MAX_CANDIDATES). */
-void ftio_detect_top(const struct ftio_spectrum *s, int want, struct ftio_result *r)
+void ftio_detect_top(struct ftio_spectrum *s, int want, struct ftio_result *r)
 {
     r->ntop = 0;
     if (want <= 0)
         return;
+    ftio_spectrum_amplitudes(s);
     size_t k_max = (size_t)want < FTIO_MAX_CANDIDATES ? (size_t)want : FTIO_MAX_CANDIDATES;
     for (size_t k = 0; k <= s->half; k++) {
         double a = s->amp[k];
@@ -114,6 +115,10 @@ void ftio_detect(struct ftio_spectrum *s, const struct ftio_options *o,
     r->ncand = 0;
     r->nsurvivors = 0;
     memset(&r->dominant, 0, sizeof r->dominant);
+
+    ftio_spectrum_amplitudes(s);
+    memset(s->conf, 0, (half + 1) * sizeof *s->conf);
+    s->has_conf = true;
 
     /* Steps 2-3. */
     double mean, sd, z_max;
@@ -187,10 +192,11 @@ void ftio_detect(struct ftio_spectrum *s, const struct ftio_options *o,
 
 /* The level of steps 2-4's test on the normalised scale: a bin passes when
  * z / z_max > tol and z > 3, i.e. above mean + sd max(tol z_max, 3). */
-double ftio_compat_threshold(const struct ftio_spectrum *s, const struct ftio_options *o)
+double ftio_compat_threshold(struct ftio_spectrum *s, const struct ftio_options *o)
 {
     if (s->half == 0)
         return NAN;
+    ftio_spectrum_amplitudes(s);
     double *z = malloc((s->half + 1) * sizeof *z), mean, sd, z_max;
     if (!z)
         return NAN;

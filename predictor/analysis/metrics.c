@@ -4,7 +4,8 @@
  * Given the dominant frequency f_d, splits the window into M = floor(dt*f_d)
  * whole periods from t0 and compares them: spread of the volume per period
  * (sigma_vol) and of the time spent in substantial I/O (sigma_time).  One
- * pass over the samples with running (Welford) statistics, no allocation.
+ * pass over the samples (their zeros skipped) with running (Welford)
+ * statistics, no allocation.
  */
 #include <math.h>
 #include <string.h>
@@ -51,15 +52,17 @@ static size_t period_end(size_t k, size_t i, size_t n, double fs, double f_d)
     return e;
 }
 
-void ftio_metrics_compute(const struct ftio_samples *x, double f_d, struct ftio_metrics *m)
+void ftio_metrics_compute(const struct ftio_samples *x, double v, double f_d,
+                          struct ftio_metrics *m)
 {
     memset(m, 0, sizeof *m);
     if (!(f_d > 0) || x->n == 0 || !(x->fs > 0))
         return;
     double fs = x->fs;
     double dt = ftio_samples_span(x);
-    double v = ftio_samples_volume(x);
     double bbar = v / dt;             /* mean bandwidth over the window */
+    /* A zero sample then adds nothing: neither busy nor volume. */
+    bool skip_zeros = bbar >= 0;
 
     size_t periods = (size_t)floor(dt * f_d);
     struct running vol = { 0 }, tau = { 0 };
@@ -79,6 +82,8 @@ void ftio_metrics_compute(const struct ftio_samples *x, double f_d, struct ftio_
             cur++;
         }
         for (; k < e; k++) {
+            if (skip_zeros && (k = ftio_next_nonzero(x->x, k, e)) == e)
+                break;
             bool busy = x->x[k] > bbar;
             if (busy) {
                 substantial++;

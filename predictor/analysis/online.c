@@ -79,18 +79,19 @@ static bool new_data(const struct ftio_online *s, const struct ftio_bins *b, dou
 /* §5: score the pending prediction against the fresh samples: the first
  * substantial sample from half a period before the predicted start (a burst
  * a little early is an early arrival, not a miss scored against the next);
- * given up two periods after the start.  True when the prediction is
- * refuted now: the phase came more than a whole period late, or not at all
- * (the period that made it is not the data's: a rank's spacing inside one
- * output, taken for the period, predicts phases in the computation). */
-static bool score(struct ftio_online *s, const struct ftio_samples *x)
+ * given up two periods after the start (volume: x's, from its analysis).
+ * True when the prediction is refuted now: the phase came more than a whole
+ * period late, or not at all (the period that made it is not the data's: a
+ * rank's spacing inside one output, taken for the period, predicts phases in
+ * the computation). */
+static bool score(struct ftio_online *s, const struct ftio_samples *x, double volume)
 {
     if (!s->pending)
         return false;
     struct ftio_next_phase from = s->pred;
     from.start -= s->pred_period / 2;
     double actual, error;
-    if (ftio_next_phase_score(&from, x, &actual, &error) == 0) {
+    if (ftio_next_phase_score_volume(&from, x, volume, &actual, &error) == 0) {
         s->has_error = true;
         s->last_error = actual - s->pred.start;
         s->scored++;
@@ -183,7 +184,7 @@ int ftio_online_analyse(struct ftio_online *s, struct ftio_analyzer *a, const st
     struct ftio_result r;
     if (ftio_analyze(a, x, &s->opts, isnan(now) ? x->t1 : now, &r, err, errlen) != 0)
         return -1;
-    bool refuted = score(s, x);
+    bool refuted = score(s, x, r.volume);
     ftio_history_add(&s->hist, &r);
     if (s->opts.detector == FTIO_DETECTOR_COMPAT) {
         ftio_window_update(&s->win, &r, t_end);

@@ -108,9 +108,12 @@ static double mad(const double *v, size_t n, double c)
 static double hugging(const struct ftio_samples *x, double mid, double top)
 {
     size_t in = 0, all = 0;
+    bool skip_zeros = mid >= 0;          /* a zero is then never above it */
     for (size_t k = 0; k < x->n;) {
         if (!(x->x[k] > mid)) {
             k++;
+            if (skip_zeros)
+                k = ftio_next_nonzero(x->x, k, x->n);
             continue;
         }
         size_t middle = 0;
@@ -134,8 +137,7 @@ static bool levels(struct ftio_analyzer *a, const struct ftio_samples *x,
      * too); Otsu's split needs the order, the rest are medians. */
     double *v = a->sorted;
     size_t n = x->n;
-    memcpy(v, x->x, n * sizeof *v);
-    ftio_sort(v, n, a->scratch);
+    ftio_sort_copy(x->x, n, v, a->scratch);
     size_t split = otsu_split(v, n);
     if (split == 0)
         return false;
@@ -444,8 +446,10 @@ static size_t finish(struct ftio_analyzer *a, const struct ftio_samples *x,
     for (size_t i = 0; i < np; i++) {
         size_t b = (size_t)p[i].start, e = (size_t)p[i].end;
         double vol = 0;
-        for (size_t k = b; k <= e; k++)
-            vol += fmax(v[k] - s->background, 0) * dt;
+        for (size_t k = b; k <= e; k++) {
+            double above = v[k] - s->background;    /* fmax(above, 0), inline */
+            vol += (above > 0 ? above : 0) * dt;
+        }
         /* How full the edge bins are, judged against their inner
          * neighbours (the phase's level next to the edge: a phase need
          * not be flat). */
@@ -501,9 +505,12 @@ static size_t runs_above(const double *v, size_t n, double lo, double hi, bool t
                          struct ftio_phase *p, size_t max)
 {
     size_t np = 0;
+    bool skip_zeros = lo >= 0;           /* a zero is then never above it */
     for (size_t k = 0; k < n && np < max;) {
         if (!(v[k] > lo)) {
             k++;
+            if (skip_zeros)
+                k = ftio_next_nonzero(v, k, n);
             continue;
         }
         size_t b = k;

@@ -34,9 +34,17 @@ void ftio_predict_next(const struct ftio_candidate *dom, const struct ftio_metri
 int ftio_next_phase_score(const struct ftio_next_phase *next, const struct ftio_samples *x,
                           double *actual, double *error)
 {
+    if (x->n == 0 || !(x->fs > 0))
+        return -1;
+    return ftio_next_phase_score_volume(next, x, ftio_samples_volume(x), actual, error);
+}
+
+int ftio_next_phase_score_volume(const struct ftio_next_phase *next, const struct ftio_samples *x,
+                                 double volume, double *actual, double *error)
+{
     if (!next->valid || x->n == 0 || !(x->fs > 0))
         return -1;
-    double bbar = ftio_samples_volume(x) / ftio_samples_span(x);
+    double bbar = volume / ftio_samples_span(x);
     double from = ceil((next->start - x->t0) * x->fs);
     if (from < 0)
         from = 0;

@@ -340,25 +340,30 @@ static bool tooth(const double *p, size_t half, size_t k, size_t k0, double med,
     return top > 2 * p[valley];
 }
 
-/* The noise floor of the power spectrum p[1..half] (tmp[0..half) holds a
- * copy and is overwritten): its median and robust deviation.  false for a
- * flat signal, which has no line: its AC power is rounding noise next to the
- * mean's (DC) power, however it is distributed. */
-static bool noise_floor(const struct ftio_spectrum *s, const double *p, double *tmp,
-                        double *med, double *mad)
+/* The noise floor of the power spectrum power[1..half]: its median and
+ * robust deviation, once per spectrum (the detector and the picture's
+ * threshold both read it).  false for a flat signal, which has no line: its
+ * AC power is rounding noise next to the mean's (DC) power, however it is
+ * distributed.  tmp: half doubles of scratch. */
+static bool noise_floor(struct ftio_spectrum *s, double *tmp)
 {
+    if (s->floor_known)
+        return s->floor_ok;
     size_t half = s->half;
+    const double *p = s->power + 1;
     double ac = 0;
-    for (size_t k = 1; k <= half; k++)
-        ac += p[k];
-    if (!(ac > 1e-12 * s->amp[0] * s->amp[0]))
-        return false;
-    *med = median_of(tmp, half);
     for (size_t k = 0; k < half; k++)
-        tmp[k] = fabs(p[k + 1] - *med);
-    *mad = 1.4826 * median_of(tmp, half);
-    if (!(*mad > 0))
-        *mad = *med > 0 ? *med : 1;
+        ac += p[k];
+    s->floor_known = true;
+    s->floor_ok = ac > 1e-12 * s->power[0];
+    if (!s->floor_ok)
+        return false;
+    double med = ftio_median_view(p, half, false, 0, tmp);
+    double mad = 1.4826 * ftio_median_view(p, half, true, med, tmp);
+    if (!(mad > 0))
+        mad = med > 0 ? med : 1;
+    s->floor_med = med;
+    s->floor_mad = mad;
     return true;
 }
 
@@ -367,42 +372,40 @@ double ftio_robust_threshold(const struct ftio_spectrum *s)
     size_t half = s->half;
     if (half < 2)
         return NAN;
-    double *p = malloc((2 * half + 1) * sizeof *p), *tmp = p + half + 1;
-    if (!p)
-        return NAN;
-    double sum = 0, med, mad, t = NAN;
-    for (size_t k = 1; k <= half; k++) {
-        p[k] = s->amp[k] * s->amp[k];
-        tmp[k - 1] = p[k];
-        sum += p[k];
+    struct ftio_spectrum own = *s;        /* the floor is computed at most once */
+    if (!own.floor_known) {
+        double *tmp = malloc(half * sizeof *tmp);
+        if (!tmp)
+            return NAN;
+        noise_floor(&own, tmp);
+        free(tmp);
     }
-    if (noise_floor(s, p, tmp, &med, &mad) && sum > 0)
-        t = (med + LINE_Z * mad) / sum;
-    free(p);
-    return t;
+    double sum = 0;
+    for (size_t k = 1; k <= half; k++)
+        sum += s->power[k];
+    if (!own.floor_ok || !(sum > 0))
+        return NAN;
+    return (own.floor_med + LINE_Z * own.floor_mad) / sum;
 }
 
 /* Spectral answer for signals without usable phases: the tallest line of
  * the power spectrum if it stands out, moved down to the fundamental of the
  * comb it belongs to (every tooth k0, 2 k0, ... up to it standing out);
  * harmonics are told on bin indices, not float remainders. */
-static bool spectral_pick(struct ftio_analyzer *a, const struct ftio_spectrum *s,
+static bool spectral_pick(struct ftio_analyzer *a, struct ftio_spectrum *s,
                           size_t *bin, double *z_out)
 {
     size_t half = s->half;
     if (half < 2)
         return false;
-    double *p = a->scratch, *tmp = a->scratch + half + 1;
+    const double *p = s->power;
     size_t kmax = 1;
-    for (size_t k = 1; k <= half; k++) {
-        p[k] = s->amp[k] * s->amp[k];
-        tmp[k - 1] = p[k];
+    for (size_t k = 1; k <= half; k++)
         if (p[k] > p[kmax])
             kmax = k;
-    }
-    double med, mad;
-    if (!noise_floor(s, p, tmp, &med, &mad))
+    if (!noise_floor(s, a->scratch))
         return false;
+    double med = s->floor_med, mad = s->floor_mad;
     double zmax = (p[kmax] - med) / mad;
     if (!(zmax > LINE_Z))
         return false;
@@ -486,7 +489,7 @@ static struct ftio_candidate candidate_at(const struct ftio_spectrum *s, double 
     size_t k = (size_t)llround(kf);
     if (k >= 1 && k <= s->half) {
         c.bin = k;
-        c.amplitude = s->amp[k];
+        c.amplitude = cabs(s->X[k]);     /* ftio_spectrum_amplitudes()' value */
         c.phase = ftio_spectrum_phase(s, k);
     }
     return c;
@@ -611,7 +614,7 @@ int ftio_detect_robust(struct ftio_analyzer *a, struct ftio_spectrum *s,
 
     /* §4 metrics at the found frequency; the phase's bytes and duration
      * from the phases (background excluded) when there are any. */
-    ftio_metrics_compute(x, r->dominant.frequency, &r->metrics);
+    ftio_metrics_compute(x, r->volume, r->dominant.frequency, &r->metrics);
     double t_last = NAN;
     if (m >= 1 && first_phase < n) {
         double bytes, duration;

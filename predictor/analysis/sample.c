@@ -44,22 +44,6 @@ static int window_range(const struct ftio_signal *s, double ts, double te,
     return 0;
 }
 
-/* [compat] The reference advances t_step by repeated addition of 1/fs and
- * takes the value of the last event at or before it; rounding of the
- * accumulated step decides some samples next to event times, so keep it. */
-static void sample_hold(const struct ftio_signal *s, size_t lo, size_t hi,
-                        double fs, double *x, size_t n)
-{
-    double t_step = s->t[lo];
-    size_t i = lo;
-    for (size_t k = 0; k < n; k++) {
-        while (i < hi && s->t[i + 1] <= t_step)
-            i++;
-        x[k] = s->b[i];
-        t_step = t_step + 1.0 / fs;
-    }
-}
-
 /* Edge k of the bins starting at t0; always computed the same way so that
  * neighbouring overlaps tile the time axis exactly. */
 static inline double bin_edge(double t0, double fs, size_t k)
@@ -67,48 +51,79 @@ static inline double bin_edge(double t0, double fs, size_t k)
     return t0 + (double)k / fs;
 }
 
-/* Exact integral of B over each bin [edge(k), edge(k+1)), divided by the bin
- * width.  Events are sorted, so each segment starts in the bin where the
- * previous one ended: O(events + samples). */
-static void sample_average(const struct ftio_signal *s, size_t lo, size_t hi,
-                           double fs, double *x, size_t n)
+/* One sampling in progress: the events of the window are pushed in order
+ * (a whole signal's, or the sweep's as it comes), each closing the segment
+ * the previous one opened.
+ * AVERAGE: the exact integral of B over each bin [edge(k), edge(k+1)),
+ * divided by the bin width; each segment starts in the bin where the
+ * previous one ended: O(events + samples).
+ * HOLD [compat]: the reference advances t_step by repeated addition of
+ * 1/fs and takes the value of the last event at or before it (rounding of
+ * the accumulated step decides some samples next to event times, so keep
+ * it): sample k is the value before the first event after its t_step. */
+struct sampler {
+    enum ftio_sampling mode;
+    double fs, t0, *x;
+    size_t n, k;
+    double t_step;             /* HOLD: the time of sample k */
+    double pt, pb;             /* the previous event of the window */
+    bool any;                  /* one came */
+    double v0;                 /* exact volume of the window */
+};
+
+static void sampler_begin(struct sampler *s, enum ftio_sampling mode, double fs, double t0,
+                          double *x, size_t n)
 {
-    double t0 = s->t[lo];
-    memset(x, 0, n * sizeof *x);
-    size_t k = 0;
-    for (size_t i = lo; i < hi; i++) {
-        double a = s->t[i], b = s->t[i + 1], v = s->b[i];
-        if (b <= a || v == 0)
-            continue;
-        while (k < n && bin_edge(t0, fs, k + 1) <= a)
-            k++;
-        for (size_t j = k; j < n; j++) {
-            double e0 = bin_edge(t0, fs, j), e1 = bin_edge(t0, fs, j + 1);
-            if (e0 >= b)
-                break;
-            double overlap = fmin(b, e1) - fmax(a, e0);
-            if (overlap > 0)
-                x[j] += v * overlap;
-        }
-    }
-    for (size_t j = 0; j < n; j++)
-        x[j] *= fs;
+    *s = (struct sampler){ .mode = mode, .fs = fs, .t0 = t0, .x = x, .n = n, .t_step = t0 };
+    if (mode == FTIO_SAMPLING_AVERAGE)
+        memset(x, 0, n * sizeof *x);
 }
 
-int ftio_sample(const struct ftio_signal *s, double fs, double ts, double te,
-                enum ftio_sampling mode, struct ftio_samples *out,
-                char *err, size_t errlen)
+static void sampler_push(struct sampler *s, double t, double v)
 {
-    if (!(fs > 0) || !isfinite(fs)) {
-        snprintf(err, errlen, "invalid sampling frequency %g Hz", fs);
-        return -1;
+    if (s->any) {
+        double a = s->pt, b = t, pv = s->pb;
+        s->v0 += pv * (b - a);
+        if (s->mode != FTIO_SAMPLING_AVERAGE) {
+            while (s->k < s->n && !(t <= s->t_step)) {
+                s->x[s->k++] = pv;
+                s->t_step = s->t_step + 1.0 / s->fs;
+            }
+        } else if (b > a && pv != 0) {
+            while (s->k < s->n && bin_edge(s->t0, s->fs, s->k + 1) <= a)
+                s->k++;
+            for (size_t j = s->k; j < s->n; j++) {
+                double e0 = bin_edge(s->t0, s->fs, j), e1 = bin_edge(s->t0, s->fs, j + 1);
+                if (e0 >= b)
+                    break;
+                double overlap = fmin(b, e1) - fmax(a, e0);
+                if (overlap > 0)
+                    s->x[j] += pv * overlap;
+            }
+        }
     }
-    size_t lo, hi;
-    if (s->n == 0 || window_range(s, ts, te, &lo, &hi) != 0) {
-        snprintf(err, errlen, "no I/O in the analysis window");
-        return -1;
+    s->any = true;
+    s->pt = t;
+    s->pb = v;
+}
+
+static void sampler_end(struct sampler *s)
+{
+    if (s->mode != FTIO_SAMPLING_AVERAGE) {
+        while (s->k < s->n)
+            s->x[s->k++] = s->pb;
+        return;
     }
-    double t0 = s->t[lo], t_last = s->t[hi];
+    for (size_t j = 0; j < s->n; j++)
+        s->x[j] *= s->fs;
+}
+
+/* The samples of a window whose first and last events are at t0 and
+ * t_last: their number into *n and room for them in out, or the error
+ * (ERANGE: shorter than one sample, out's span set). */
+static int sample_room(double fs, double t0, double t_last, struct ftio_samples *out, size_t *n,
+                       char *err, size_t errlen)
+{
     double nd = floor((t_last - t0) * fs);
     if (!(nd > 0)) {
         snprintf(err, errlen, "trace shorter than one sample at fs=%g Hz; raise -f", fs);
@@ -122,25 +137,135 @@ int ftio_sample(const struct ftio_signal *s, double fs, double ts, double te,
         snprintf(err, errlen, "too many samples (%.0f) at fs=%g Hz; lower -f", nd, fs);
         return -1;
     }
-    size_t n = (size_t)nd;
-    if (ftio_grow((void **)&out->x, &out->cap, n, sizeof *out->x) != 0) {
-        snprintf(err, errlen, "out of memory for %zu samples", n);
+    *n = (size_t)nd;
+    if (ftio_grow((void **)&out->x, &out->cap, *n, sizeof *out->x) != 0) {
+        snprintf(err, errlen, "out of memory for %zu samples", *n);
         return -1;
     }
-    if (mode == FTIO_SAMPLING_AVERAGE)
-        sample_average(s, lo, hi, fs, out->x, n);
-    else
-        sample_hold(s, lo, hi, fs, out->x, n);
+    return 0;
+}
 
-    double v0 = 0;
-    for (size_t i = lo; i < hi; i++)
-        v0 += s->b[i] * (s->t[i + 1] - s->t[i]);
-    out->n = n;
-    out->fs = fs;
-    out->t0 = t0;
+static void sample_done(const struct sampler *s, double t_last, bool quiet_before,
+                        struct ftio_samples *out)
+{
+    out->n = s->n;
+    out->fs = s->fs;
+    out->t0 = s->t0;
     out->t1 = t_last;
-    out->exact_volume = v0;
-    out->quiet_before = lo == 0 || s->b[lo - 1] == 0;
+    out->exact_volume = s->v0;
+    out->quiet_before = quiet_before;
+}
+
+static int check_fs(double fs, char *err, size_t errlen)
+{
+    if (!(fs > 0) || !isfinite(fs)) {
+        snprintf(err, errlen, "invalid sampling frequency %g Hz", fs);
+        return -1;
+    }
+    return 0;
+}
+
+int ftio_sample(const struct ftio_signal *s, double fs, double ts, double te,
+                enum ftio_sampling mode, struct ftio_samples *out,
+                char *err, size_t errlen)
+{
+    if (check_fs(fs, err, errlen) != 0)
+        return -1;
+    size_t lo, hi, n;
+    if (s->n == 0 || window_range(s, ts, te, &lo, &hi) != 0) {
+        snprintf(err, errlen, "no I/O in the analysis window");
+        return -1;
+    }
+    if (sample_room(fs, s->t[lo], s->t[hi], out, &n, err, errlen) != 0)
+        return -1;
+    struct sampler sm;
+    sampler_begin(&sm, mode, fs, s->t[lo], out->x, n);
+    for (size_t i = lo; i <= hi; i++)
+        sampler_push(&sm, s->t[i], s->b[i]);
+    sampler_end(&sm);
+    sample_done(&sm, s->t[hi], lo == 0 || s->b[lo - 1] == 0, out);
+    return 0;
+}
+
+/* ftio_sample_requests: the sweep's points as they come, those of the
+ * window [ts, te] (time order: a range, as window_range finds it) to the
+ * sampler, all of them to the whole signal's volume. */
+struct sample_stream {
+    struct sampler sm;
+    bool sampling;             /* false: the volume only */
+    double ts, te;
+    double pt, pb;             /* the previous point */
+    bool any, quiet_before;
+    double volume;             /* ftio_signal_volume of the whole signal */
+};
+
+static void stream_points(void *ctx, const double *t, const double *b, size_t m)
+{
+    struct sample_stream *w = ctx;
+    for (size_t i = 0; i < m; i++) {
+        if (w->any)
+            w->volume += w->pb * (t[i] - w->pt);
+        if (w->sampling && !(t[i] < w->ts) && !(t[i] > w->te)) {
+            if (!w->sm.any)
+                w->quiet_before = !w->any || w->pb == 0;
+            sampler_push(&w->sm, t[i], b[i]);
+        }
+        w->any = true;
+        w->pt = t[i];
+        w->pb = b[i];
+    }
+}
+
+int ftio_sample_requests(const struct ftio_requests *r, double fs, double ts, double te,
+                         enum ftio_sampling mode, struct ftio_samples *out, double *volume,
+                         char *err, size_t errlen)
+{
+    struct sample_stream w = { .ts = ts, .te = te };
+    if (volume)
+        *volume = 0;
+    for (size_t i = 0; i < r->n; i++)
+        if (!(r->t_end[i] >= r->t_start[i])) {
+            snprintf(err, errlen, "request %zu ends before it starts", i);
+            errno = EINVAL;
+            return -1;
+        }
+    if (check_fs(fs, err, errlen) != 0)
+        return -1;
+    /* The window's first and last points (window_range on the signal): the
+     * earliest start or end at or after ts, the latest at or before te. */
+    double t0 = INFINITY, t_last = -INFINITY;
+    for (size_t i = 0; i < r->n; i++) {
+        double a = r->t_start[i], b = r->t_end[i];
+        double first = !(a < ts) ? a : !(b < ts) ? b : INFINITY;
+        double end = !(b > te) ? b : !(a > te) ? a : -INFINITY;
+        t0 = first < t0 ? first : t0;         /* finite: no fmin() call */
+        t_last = end > t_last ? end : t_last;
+    }
+    if (!(t0 <= t_last)) {
+        snprintf(err, errlen, "no I/O in the analysis window");
+        return -1;
+    }
+    size_t n;
+    errno = 0;
+    int rc = sample_room(fs, t0, t_last, out, &n, err, errlen);
+    if (rc != 0 && !(errno == ERANGE && volume))
+        return -1;
+    w.sampling = rc == 0;
+    if (w.sampling)
+        sampler_begin(&w.sm, mode, fs, t0, out->x, n);
+    int e = errno;
+    if (ftio_signal_sweep(r, NULL, r->n, NAN, NAN, stream_points, &w) != 0) {
+        snprintf(err, errlen, "out of memory building the signal of %zu requests", r->n);
+        return -1;
+    }
+    if (volume)
+        *volume = w.volume;
+    if (!w.sampling) {
+        errno = e;
+        return -1;
+    }
+    sampler_end(&w.sm);
+    sample_done(&w.sm, t_last, w.quiet_before, out);
     return 0;
 }
 
@@ -157,14 +282,17 @@ void ftio_samples_free(struct ftio_samples *x)
     memset(x, 0, sizeof *x);
 }
 
-double ftio_abstraction_error(const struct ftio_samples *x)
+double ftio_abstraction_error_of(const struct ftio_samples *x, double magnitude)
 {
     if (isnan(x->exact_volume) || x->exact_volume == 0 || !(x->fs > 0))
         return NAN;
-    double va = 0;
-    for (size_t k = 0; k < x->n; k++)
-        if (x->x[k] != 0)             /* adds nothing: exact (ftio_samples_volume) */
-            va += fabs(x->x[k]);
-    va /= x->fs;
+    double va = magnitude / x->fs;
     return fabs(va - x->exact_volume) / fabs(x->exact_volume);
+}
+
+double ftio_abstraction_error(const struct ftio_samples *x)
+{
+    double sum, magnitude;
+    ftio_samples_sums(x, &sum, &magnitude);
+    return ftio_abstraction_error_of(x, magnitude);
 }

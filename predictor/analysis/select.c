@@ -117,55 +117,51 @@ static void radix_keys(uint64_t *k, uint64_t *tmp, size_t n)
         memcpy(k, src, n * sizeof *k);
 }
 
-static void sort_keys(double *v, size_t n, double *tmp)
-{
-    if (n <= SMALL) {
-        insertion(v, n);
-        return;
-    }
-    uint64_t *k = (uint64_t *)(void *)v;
-    for (size_t i = 0; i < n; i++)
-        k[i] = key_of(v[i]);
-    radix_keys(k, (uint64_t *)(void *)tmp, n);
-    for (size_t i = 0; i < n; i++)
-        v[i] = value_of(k[i]);
-}
-
-int ftio_sort(double *v, size_t n, double *tmp)
+int ftio_sort_copy(const double *src, size_t n, double *dst, double *tmp)
 {
     if (n <= SMALL || n > UINT32_MAX) {
+        memmove(dst, src, n * sizeof *dst);
         if (n <= SMALL)
-            insertion(v, n);
+            insertion(dst, n);
         else
-            qsort(v, n, sizeof *v, ftio_cmp_double);
+            qsort(dst, n, sizeof *dst, ftio_cmp_double);
         return 0;
     }
     double *own = NULL;
     if (!tmp && !(tmp = own = malloc(n * sizeof *tmp)))
         return -1;
     /* A window of a bursty job is mostly zeros: only the other values are
-     * sorted (moved to the front, sorted, then the zeros put back between
-     * the negatives and the positives). */
-    size_t nz = 0;
-    for (size_t i = 0; i < n; i++) {
-        double t = v[i];
-        v[nz] = t;
-        nz += t != 0;
+     * sorted, as keys in tmp (the dst block is the radix sort's second
+     * buffer), and the zeros written back between the negatives and the
+     * positives. */
+    uint64_t *k = (uint64_t *)(void *)tmp;
+    size_t nz = 0, neg = 0;
+    for (size_t i = 0; (i = ftio_next_nonzero(src, i, n)) < n;)
+        for (; i < n && src[i] != 0; i++) {
+            uint64_t key = key_of(src[i]);
+            neg += !(key >> 63);         /* below every zero */
+            k[nz++] = key;
+        }
+    if (nz <= SMALL) {
+        for (size_t i = 0; i < nz; i++)
+            dst[i] = value_of(k[i]);
+        insertion(dst, nz);
+        memmove(dst + neg + (n - nz), dst + neg, (nz - neg) * sizeof *dst);
+    } else {
+        radix_keys(k, (uint64_t *)(void *)dst, nz);
+        for (size_t i = 0; i < neg; i++)
+            dst[i] = value_of(k[i]);
+        for (size_t i = neg; i < nz; i++)
+            dst[i + (n - nz)] = value_of(k[i]);
     }
-    sort_keys(v, nz, tmp);
-    size_t pos = 0, hi = nz;
-    while (pos < hi) {
-        size_t mid = pos + (hi - pos) / 2;
-        if (v[mid] < 0)
-            pos = mid + 1;
-        else
-            hi = mid;
-    }
-    memmove(v + pos + (n - nz), v + pos, (nz - pos) * sizeof *v);
-    for (size_t i = pos; i < pos + (n - nz); i++)
-        v[i] = 0;
+    memset(dst + neg, 0, (n - nz) * sizeof *dst);
     free(own);
     return 0;
+}
+
+int ftio_sort(double *v, size_t n, double *tmp)
+{
+    return ftio_sort_copy(v, n, v, tmp);
 }
 
 double ftio_select(double *v, size_t n, size_t k)
@@ -227,6 +223,82 @@ double ftio_median_rank(double *v, size_t n, size_t lo, size_t cnt)
 double ftio_median(double *v, size_t n)
 {
     return ftio_median_rank(v, n, 0, n);
+}
+
+/* ---- the median of a view: no copy to reorder ------------------------------ */
+
+/* Below this many values: a copy and ftio_median(). */
+#define VIEW_MIN 2048
+
+static inline double view_value(const double *v, size_t i, bool dev, double c)
+{
+    return dev ? fabs(v[i] - c) : v[i];
+}
+
+/* The values of the view in tmp[0..n), and their median. */
+static double median_copy(const double *v, size_t n, bool dev, double c, double *tmp)
+{
+    for (size_t i = 0; i < n; i++)
+        tmp[i] = view_value(v, i, dev, c);
+    return ftio_median(tmp, n);
+}
+
+/* Ranks [ka, kb] (kb <= ka + 1) of the view are wanted.  A sample of s
+ * values at an even stride brackets them: its ranks ja and jb, about three
+ * standard deviations of a sample's rank below and above where the wanted
+ * ranks fall, give [lo, hi].  One pass counts the values below lo and
+ * gathers those in [lo, hi] into tmp; when the wanted ranks lie among them
+ * (almost always), the selection runs on those few.  Else (or with NaNs)
+ * the whole copy.  The result is the same element(s) either way. */
+static double median_band(const double *v, size_t n, bool dev, double c, double *tmp)
+{
+    size_t ka = (n - 1) / 2, kb = n / 2;
+    size_t s = n / 32 < 512 ? 512 : n / 32 > 4096 ? 4096 : n / 32;
+    for (size_t j = 0; j < s; j++)
+        tmp[j] = view_value(v, (2 * j + 1) * n / (2 * s), dev, c);
+    size_t d = 1 + (size_t)(1.5 * sqrt((double)s)), at = ka * s / n;
+    double lo = -INFINITY, hi = INFINITY;
+    if (at > d)
+        lo = ftio_select(tmp, s, at - d);
+    if (at + d + 1 < s)
+        hi = ftio_select(tmp, s, at + d + 1);
+    size_t below = 0, above = 0, m = 0;
+    if (dev) {
+        for (size_t i = 0; i < n; i++) {
+            double t = fabs(v[i] - c);
+            below += t < lo;
+            above += t > hi;
+            tmp[m] = t;
+            m += (t >= lo) & (t <= hi);
+        }
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            double t = v[i];
+            below += t < lo;
+            above += t > hi;
+            tmp[m] = t;
+            m += (t >= lo) & (t <= hi);
+        }
+    }
+    if (below + m + above != n || below > ka || below + m <= kb)
+        return median_copy(v, n, dev, c, tmp);
+    double upper = ftio_select(tmp, m, kb - below);
+    if (ka == kb)
+        return upper;
+    /* tmp[0..kb-below) holds the band's smaller values: rank ka is their
+     * largest (kb > below: rank ka is in the band). */
+    double lower = tmp[0];
+    for (size_t i = 1; i < kb - below; i++)
+        if (tmp[i] > lower)
+            lower = tmp[i];
+    return 0.5 * (lower + upper);
+}
+
+double ftio_median_view(const double *v, size_t n, bool dev, double c, double *tmp)
+{
+    if (n == 0)
+        return 0;
+    return n < VIEW_MIN ? median_copy(v, n, dev, c, tmp) : median_band(v, n, dev, c, tmp);
 }
 
 /* The k-th smallest (0-based) of the union of the deviations of sorted v

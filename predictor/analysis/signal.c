@@ -3,17 +3,18 @@
  *
  * Every request adds +rate at its start and -rate at its end.  Sorting the
  * starts and the ends separately and merging them gives the step function
- * B(t).  The sorts avoid comparator callbacks: a stable recursive bucket
- * sort by linear interpolation of the time (a counting pass and a scatter
- * per level; the second level already runs in cache) with an LSD radix sort
- * on the IEEE bits as the fallback for pathologically skewed times.  The
- * starts and the ends are sorted on two threads (the machine has two cores),
- * which keeps 10^7 requests well under a second.  Stability means requests
- * with equal times keep their input order: the running sum is reproducible.
+ * B(t).  The sweep (below) groups the events by time bucket and sorts one
+ * bucket at a time; the sorts avoid comparator callbacks: a stable
+ * recursive bucket sort by linear interpolation of the time with an LSD
+ * radix sort on the IEEE bits as the fallback for pathologically skewed
+ * times.  Stability means requests with equal times keep their input order:
+ * the running sum is reproducible.  The signal goes to an emitter bucket by
+ * bucket: kept whole (ftio_signal_build), or sampled as it comes
+ * (sample.c: ftio_sample_requests, without the 32 B per request of the
+ * whole signal).
  */
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -115,8 +116,8 @@ static int sort_events(struct event *ev, struct event *tmp, size_t n, int depth)
         double t = ev[i].t;
         if (i && t < ev[i - 1].t)
             sorted = false;
-        lo = fmin(lo, t);
-        hi = fmax(hi, t);
+        lo = t < lo ? t : lo;        /* times are finite: no fmin() call */
+        hi = t > hi ? t : hi;
     }
     if (sorted)
         return 0;
@@ -149,9 +150,9 @@ static int sort_events(struct event *ev, struct event *tmp, size_t n, int depth)
     return 0;
 }
 
-/* One column of events to sort: the starts or the ends of the requests
- * idx[0..n) of (t, rate) (idx NULL: the first n), then npad zero-rate events
- * at pad[] (an activity's padding to the job's span, activities.c). */
+/* One column of events: the starts or the ends of the requests idx[0..n)
+ * of (t, rate) (idx NULL: the first n), then npad zero-rate events at pad[]
+ * (an activity's padding to the job's span, activities.c). */
 struct column {
     const double *t, *rate;
     const uint32_t *idx;
@@ -169,92 +170,114 @@ static inline double col_rate(const struct column *c, size_t i)
     return i < c->n ? c->rate[c->idx ? c->idx[i] : i] : 0;
 }
 
-/* Sorts the events of column c into ev.  The first bucket level reads the
- * request columns directly, so the events are written once, already in
- * bucket order; the buckets are then sorted in place with a scratch buffer
- * the size of the largest bucket (small: it stays in cache). */
-static int sort_columns(const struct column *c, struct event *ev)
-{
-    size_t n = c->n + c->npad;
-    double lo = INFINITY, hi = -INFINITY, prev = -INFINITY;
-    bool sorted = true;
-    for (size_t i = 0; i < n; i++) {
-        double t = col_t(c, i);
-        if (t < prev)
-            sorted = false;
-        prev = t;
-        lo = fmin(lo, t);
-        hi = fmax(hi, t);
-    }
-    size_t nb = n / BUCKET_FILL + 1;
-    if (nb > BUCKETS_MAX)
-        nb = BUCKETS_MAX;
-    double scale = isfinite(lo) && isfinite(hi) ? (double)nb / (hi - lo) : 0;
-    if (sorted || n <= SMALL_SORT || !(scale > 0) || !isfinite(scale)) {
-        for (size_t i = 0; i < n; i++)
-            ev[i] = (struct event){ col_t(c, i), col_rate(c, i) };
-        if (sorted)
-            return 0;
-        struct event *scratch = malloc(n * sizeof *scratch);
-        int rc = scratch ? sort_events(ev, scratch, n, 0) : -1;
-        free(scratch);
-        return rc;
-    }
-    size_t *end = calloc(nb + 1, sizeof *end);
-    if (!end)
-        return -1;
-#define BUCKET_OF(x) ({ size_t b_ = (size_t)(((x) - lo) * scale); b_ < nb ? b_ : nb - 1; })
-    for (size_t i = 0; i < n; i++)
-        end[BUCKET_OF(col_t(c, i)) + 1]++;
-    size_t largest = 0;
-    for (size_t b = 0; b < nb; b++) {
-        if (end[b + 1] > largest)
-            largest = end[b + 1];
-        end[b + 1] += end[b];
-    }
-    for (size_t i = 0; i < n; i++) {
-        double t = col_t(c, i);
-        ev[end[BUCKET_OF(t)]++] = (struct event){ t, col_rate(c, i) };
-    }
-#undef BUCKET_OF
-    struct event *scratch = malloc((largest ? largest : 1) * sizeof *scratch);
-    int rc = scratch ? 0 : -1;
-    size_t from = 0;
-    for (size_t b = 0; b < nb && rc == 0; b++) {
-        if (end[b] - from > 1)
-            rc = sort_events(ev + from, scratch, end[b] - from, 1);
-        from = end[b];
-    }
-    free(scratch);
-    free(end);
-    return rc;
-}
+/* ---- the sweep ---------------------------------------------------------------
+ *
+ * The merged sequence is fixed: starts in time order, ends in time order
+ * (both stable: equal times keep the input order), merged with the start
+ * first on equal times; the level is the running sum in that order.  The
+ * sweep produces it bucket by bucket: one time bucket function (linear in
+ * t, hence monotone) for the starts and the ends, so every event of bucket
+ * b is strictly before every event of bucket b + 1, and merging bucket by
+ * bucket is merging the whole.  What is kept is one 4-B position per event
+ * (grouped by bucket, input order kept) and the events of one bucket at a
+ * time, not every event sorted: the sweep of 10^7 requests needs 80 MB, not
+ * 480, and each bucket is sorted in cache. */
 
-struct sort_job {
-    struct column c;
-    struct event *ev;
-    int rc;
+/* Average events per bucket, and the bound on the buckets (their counts). */
+#define SWEEP_FILL 64
+#define SWEEP_BUCKETS_MAX (1u << 20)
+
+struct sweep {
+    const struct column *c[2];     /* starts, ends */
+    size_t n, nb;
+    double lo, scale;
+    size_t *at[2];                 /* nb + 1 bucket bounds per column */
+    uint32_t *pos[2];              /* event positions grouped by bucket */
+    struct event *ev[2], *tmp;     /* one bucket's events, scratch */
+    double *out_t, *out_b;         /* one bucket's merged signal */
 };
 
-static void *sort_job_run(void *arg)
+static inline size_t bucket_of(const struct sweep *w, double t)
 {
-    struct sort_job *j = arg;
-    j->rc = sort_columns(&j->c, j->ev);
-    return NULL;
+    size_t b = (size_t)((t - w->lo) * w->scale);
+    return b < w->nb ? b : w->nb - 1;
 }
 
-/* Below this many requests a second thread costs more than it saves. */
-#define PARALLEL_MIN 100000
-
-int ftio_signal_build(const struct ftio_requests *r, struct ftio_signal *out)
+static void sweep_free(struct sweep *w)
 {
-    return ftio_signal_build_view(r, NULL, r->n, NAN, NAN, out);
+    for (int k = 0; k < 2; k++) {
+        free(w->at[k]);
+        free(w->pos[k]);
+        free(w->ev[k]);
+    }
+    free(w->tmp);
+    free(w->out_t);
+    free(w->out_b);
 }
 
-int ftio_signal_build_view(const struct ftio_requests *r, const uint32_t *idx, size_t nreq,
-                           double pad_t0, double pad_t1, struct ftio_signal *out)
+/* Buckets, their bounds and the positions grouped by them; 0 or -1 (OOM). */
+static int sweep_prepare(struct sweep *w)
 {
-    memset(out, 0, sizeof *out);
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < w->n; i++) {     /* every end is at or after its start */
+        double a = col_t(w->c[0], i), b = col_t(w->c[1], i);
+        lo = a < lo ? a : lo;                 /* finite: no fmin() call */
+        hi = b > hi ? b : hi;
+    }
+    w->nb = w->n / SWEEP_FILL + 1;
+    if (w->nb > SWEEP_BUCKETS_MAX)
+        w->nb = SWEEP_BUCKETS_MAX;
+    w->lo = lo;
+    w->scale = (double)w->nb / (hi - lo);
+    if (!(w->scale > 0) || !isfinite(w->scale)) {     /* one time, or none: one bucket */
+        w->nb = 1;
+        w->scale = 0;
+    }
+    size_t largest = 1;
+    for (int k = 0; k < 2; k++) {
+        const struct column *c = w->c[k];
+        size_t *at = w->at[k] = calloc(w->nb + 1, sizeof *at);
+        uint32_t *pos = w->pos[k] = malloc(w->n * sizeof *pos);
+        if (!at || !pos)
+            return -1;
+        for (size_t i = 0; i < w->n; i++)
+            at[bucket_of(w, col_t(c, i)) + 1]++;
+        for (size_t b = 0; b < w->nb; b++) {
+            if (at[b + 1] > largest)
+                largest = at[b + 1];
+            at[b + 1] += at[b];
+        }
+        for (size_t i = 0; i < w->n; i++)      /* at[b] ends one past bucket b */
+            pos[at[bucket_of(w, col_t(c, i))]++] = (uint32_t)i;
+        for (size_t b = w->nb; b > 0; b--)     /* back to the buckets' starts */
+            at[b] = at[b - 1];
+        at[0] = 0;
+    }
+    w->ev[0] = malloc(largest * sizeof *w->ev[0]);
+    w->ev[1] = malloc(largest * sizeof *w->ev[1]);
+    w->tmp = malloc(largest * sizeof *w->tmp);
+    w->out_t = malloc(2 * largest * sizeof *w->out_t);
+    w->out_b = malloc(2 * largest * sizeof *w->out_b);
+    return w->ev[0] && w->ev[1] && w->tmp && w->out_t && w->out_b ? 0 : -1;
+}
+
+/* Bucket b's events of column k into w->ev[k], sorted (stable: the
+ * positions are in input order), their number into *m; 0 or -1 (OOM). */
+static int sweep_bucket(struct sweep *w, int k, size_t b, size_t *m)
+{
+    const struct column *c = w->c[k];
+    size_t from = w->at[k][b];
+    struct event *ev = w->ev[k];
+    const uint32_t *pos = w->pos[k] + from;
+    *m = w->at[k][b + 1] - from;
+    for (size_t i = 0; i < *m; i++)
+        ev[i] = (struct event){ col_t(c, pos[i]), col_rate(c, pos[i]) };
+    return *m > 1 ? sort_events(ev, w->tmp, *m, 0) : 0;
+}
+
+int ftio_signal_sweep(const struct ftio_requests *r, const uint32_t *idx, size_t nreq,
+                      double pad_t0, double pad_t1, ftio_signal_emit_fn *emit, void *ctx)
+{
     struct column cs = { r->t_start, r->rate, idx, nreq, 0, { 0, 0 } };
     if (!isnan(pad_t0))
         cs.pad[cs.npad++] = pad_t0;
@@ -265,12 +288,12 @@ int ftio_signal_build_view(const struct ftio_requests *r, const uint32_t *idx, s
     size_t n = nreq + cs.npad;
     if (n == 0)
         return 0;
-    if (n > ((size_t)-1) / (2 * sizeof(struct event))) {
+    if (n > UINT32_MAX) {
         errno = ENOMEM;
         return -1;
     }
-    /* The in-place merge below relies on every end being at or after its
-     * start (ftio_requests_push_* guarantee it; the struct is public). */
+    /* The merge relies on every end being at or after its start
+     * (ftio_requests_push_* guarantee it; the struct is public). */
     for (size_t i = 0; i < nreq; i++) {
         size_t k = idx ? idx[i] : i;
         if (!(r->t_end[k] >= r->t_start[k])) {
@@ -278,61 +301,79 @@ int ftio_signal_build_view(const struct ftio_requests *r, const uint32_t *idx, s
             return -1;
         }
     }
+    struct sweep w = { .c = { &cs, &ce }, .n = n };
+    if (sweep_prepare(&w) != 0) {
+        sweep_free(&w);
+        errno = ENOMEM;
+        return -1;
+    }
+    /* Merge: on equal times the start comes first (§1), so a request ending
+     * exactly when another begins never shows a spurious dip. */
+    double level = 0;
+    for (size_t b = 0; b < w.nb; b++) {
+        size_t ns, ne;
+        if (sweep_bucket(&w, 0, b, &ns) != 0 || sweep_bucket(&w, 1, b, &ne) != 0) {
+            sweep_free(&w);
+            errno = ENOMEM;
+            return -1;
+        }
+        const struct event *s = w.ev[0], *e = w.ev[1];
+        size_t i = 0, j = 0, o = 0;
+        while (i < ns || j < ne) {
+            if (i < ns && (j == ne || s[i].t <= e[j].t)) {
+                level += s[i].rate;
+                w.out_t[o] = s[i++].t;
+            } else {
+                level -= e[j].rate;
+                w.out_t[o] = e[j++].t;
+            }
+            w.out_b[o++] = level;
+        }
+        if (o)
+            emit(ctx, w.out_t, w.out_b, o);
+    }
+    sweep_free(&w);
+    return 0;
+}
+
+/* The emitter that keeps the whole signal (sized for every event). */
+static void keep_all(void *ctx, const double *t, const double *b, size_t m)
+{
+    struct ftio_signal *s = ctx;
+    memcpy(s->t + s->n, t, m * sizeof *t);
+    memcpy(s->b + s->n, b, m * sizeof *b);
+    s->n += m;
+}
+
+int ftio_signal_build(const struct ftio_requests *r, struct ftio_signal *out)
+{
+    return ftio_signal_build_view(r, NULL, r->n, NAN, NAN, out);
+}
+
+int ftio_signal_build_view(const struct ftio_requests *r, const uint32_t *idx, size_t nreq,
+                           double pad_t0, double pad_t1, struct ftio_signal *out)
+{
+    memset(out, 0, sizeof *out);
+    size_t n = nreq + !isnan(pad_t0) + !isnan(pad_t1);
+    if (n == 0)
+        return 0;
+    if (n > ((size_t)-1) / (2 * sizeof(double))) {
+        errno = ENOMEM;
+        return -1;
+    }
     out->t = malloc(2 * n * sizeof *out->t);
     out->b = malloc(2 * n * sizeof *out->b);
-    struct event *ends = malloc(n * sizeof *ends);
-    if (!ends || !out->t || !out->b) {
-        free(ends);
+    if (!out->t || !out->b) {
         ftio_signal_free(out);
         errno = ENOMEM;
         return -1;
     }
-    /* Memory is what costs here (page faults): the sorted starts live in
-     * out->t itself (2n doubles = n events), the merge overwrites them
-     * from the front and never catches up (see below). */
-    struct event *starts = (struct event *)(void *)out->t;
-    struct sort_job js = { cs, starts, 0 };
-    struct sort_job je = { ce, ends, 0 };
-    pthread_t helper;
-    bool threaded = n >= PARALLEL_MIN && pthread_create(&helper, NULL, sort_job_run, &je) == 0;
-    sort_job_run(&js);
-    if (threaded)
-        pthread_join(helper, NULL);
-    else
-        sort_job_run(&je);
-    if (js.rc != 0 || je.rc != 0) {
-        free(ends);
+    if (ftio_signal_sweep(r, idx, nreq, pad_t0, pad_t1, keep_all, out) != 0) {
+        int e = errno;
         ftio_signal_free(out);
-        errno = ENOMEM;
+        errno = e;
         return -1;
     }
-
-    /* Merge: on equal times the start comes first (§1), so a request ending
-     * exactly when another begins never shows a spurious dip.
-     * In place: after i starts and j ends, output slot i+j-1 was written and
-     * the unread starts begin at double index 2i.  The k-th smallest end is
-     * never before the k-th smallest start, and ties go to starts, so j <= i
-     * and the writes stay behind the reads.  Starts are loaded with memcpy,
-     * which may alias the double stores, so no reordering can break that. */
-    size_t i = 0, j = 0, o = 0;
-    double level = 0;
-    while (i < n || j < n) {
-        struct event s;
-        if (i < n)
-            memcpy(&s, &starts[i], sizeof s);
-        if (i < n && (j == n || s.t <= ends[j].t)) {
-            level += s.rate;
-            out->t[o] = s.t;
-            i++;
-        } else {
-            level -= ends[j].rate;
-            out->t[o] = ends[j].t;
-            j++;
-        }
-        out->b[o++] = level;
-    }
-    out->n = o;
-    free(ends);
     return 0;
 }
 

@@ -113,8 +113,9 @@ void ftio_analyzer_free(struct ftio_analyzer *a)
         if (a->plans[i].n)
             registry_release(a->plans[i].kind, a->plans[i].n);
     fftw_free(a->in);            /* and out, in the same block */
+    free(a->spec.power);
     free(a->spec.amp);
-    free(a->spec.X);
+    free(a->spec.X_own);
     free(a->spec.conf);
     free(a->spec.z);
     free(a->acf);
@@ -170,20 +171,32 @@ static fftw_plan plan_get(struct ftio_analyzer *a, enum ftio_plan_kind kind, siz
     return p;
 }
 
-/* The spectrum's columns, one capacity for the four. */
+/* The spectrum's columns, one capacity for the five. */
 static int spec_reserve(struct ftio_analyzer *a, size_t bins)
 {
-    void **const cols[] = { (void **)&a->spec.amp, (void **)&a->spec.X, (void **)&a->spec.conf,
-                            (void **)&a->spec.z };
-    const size_t elem[] = { sizeof *a->spec.amp, sizeof *a->spec.X, sizeof *a->spec.conf,
-                            sizeof *a->spec.z };
-    return ftio_grow_parallel(&a->spec_cap, bins, 4, cols, elem);
+    void **const cols[] = { (void **)&a->spec.power, (void **)&a->spec.amp,
+                            (void **)&a->spec.X_own, (void **)&a->spec.conf, (void **)&a->spec.z };
+    const size_t elem[] = { sizeof *a->spec.power, sizeof *a->spec.amp, sizeof *a->spec.X_own,
+                            sizeof *a->spec.conf, sizeof *a->spec.z };
+    return ftio_grow_parallel(&a->spec_cap, bins, 5, cols, elem);
+}
+
+/* The FFT buffers are about to be reused: the spectrum's X_k, a view of
+ * them, moves into its own column first. */
+static void spec_detach(struct ftio_analyzer *a)
+{
+    struct ftio_spectrum *s = &a->spec;
+    if (s->X && s->X != s->X_own) {
+        memcpy(s->X_own, s->X, (s->half + 1) * sizeof *s->X);
+        s->X = s->X_own;
+    }
 }
 
 int ftio_spectrum_compute(struct ftio_analyzer *a, const struct ftio_samples *x,
                           struct ftio_spectrum **out)
 {
     size_t n = x->n, half = n / 2;
+    a->spec.X = NULL;                /* whatever it was is being replaced */
     if (fft_reserve(a, n) != 0 || spec_reserve(a, half + 1) != 0)
         return -1;
     fftw_plan plan = plan_get(a, FTIO_PLAN_R2C, n);
@@ -197,15 +210,27 @@ int ftio_spectrum_compute(struct ftio_analyzer *a, const struct ftio_samples *x,
     s->half = half;
     s->fs = x->fs;
     s->t0 = x->t0;
+    s->X = a->out;                      /* complex.h precedes fftw3.h */
+    const double *re_im = (const double *)a->out;
     for (size_t k = 0; k <= half; k++) {
-        double complex X = a->out[k];   /* complex.h precedes fftw3.h */
-        s->X[k] = X;
-        s->amp[k] = cabs(X);
+        double re = re_im[2 * k], im = re_im[2 * k + 1];
+        s->power[k] = re * re + im * im;
     }
-    memset(s->conf, 0, (half + 1) * sizeof *s->conf);
-    memset(s->z, 0, (half + 1) * sizeof *s->z);
+    s->has_amp = false;
+    s->has_conf = false;
+    s->floor_known = false;
     *out = s;
     return 0;
+}
+
+const double *ftio_spectrum_amplitudes(struct ftio_spectrum *s)
+{
+    if (!s->has_amp) {
+        for (size_t k = 0; k <= s->half; k++)
+            s->amp[k] = cabs(s->X[k]);
+        s->has_amp = true;
+    }
+    return s->amp;
 }
 
 double ftio_spectrum_phase(const struct ftio_spectrum *s, size_t k)
@@ -218,12 +243,17 @@ double ftio_spectrum_phase(const struct ftio_spectrum *s, size_t k)
  * such as 36,001 = 7 x 37 x 139 took 23x as long as 36,000). */
 static bool smooth7(size_t n)
 {
-    static const size_t p[] = { 2, 3, 5, 7 };
     if (n == 0)
         return false;
-    for (size_t i = 0; i < 4; i++)
-        while (n % p[i] == 0)
-            n /= p[i];
+    /* Constant divisors: the compiler multiplies instead of dividing (the
+     * search below tests a few hundred lengths per analysis). */
+    n >>= __builtin_ctzll(n);
+    while (n % 3 == 0)
+        n /= 3;
+    while (n % 5 == 0)
+        n /= 5;
+    while (n % 7 == 0)
+        n /= 7;
     return n == 1;
 }
 
@@ -253,6 +283,7 @@ int ftio_acf_compute_len(struct ftio_analyzer *a, const struct ftio_samples *x, 
     size_t n = x->n;
     if (m < 2 * n)
         m = 2 * n;
+    spec_detach(a);
     if (fft_reserve(a, m) != 0 ||
         ftio_grow((void **)&a->acf, &a->acf_cap, n, sizeof *a->acf) != 0)
         return -1;
@@ -286,17 +317,17 @@ int ftio_acf_compute_len(struct ftio_analyzer *a, const struct ftio_samples *x, 
     return 0;
 }
 
-int ftio_analyzer_spectrum(const struct ftio_analyzer *a, const struct ftio_options *o,
+int ftio_analyzer_spectrum(struct ftio_analyzer *a, const struct ftio_options *o,
                            struct ftio_spectrum_view *v)
 {
-    const struct ftio_spectrum *s = &a->spec;
+    struct ftio_spectrum *s = &a->spec;
     memset(v, 0, sizeof *v);
-    if (s->n == 0 || !s->amp)
+    if (s->n == 0 || !s->X)
         return -1;
     v->n = s->n;
     v->half = s->half;
     v->fs = s->fs;
-    v->amplitude = s->amp;
+    v->amplitude = ftio_spectrum_amplitudes(s);
     /* The robust detector reads power whatever --no-psd says (§9). */
     v->power = o->detector == FTIO_DETECTOR_ROBUST || o->psd;
     for (size_t k = 1; k <= s->half; k++)

@@ -24,12 +24,17 @@ static const char *mode_name(enum ftio_io_mode m)
 
 /* Build the step signal of one job.  TMIO may give the merged signal
  * directly (b_overlap_avr/t_overlap): use it as is, unless some part of the
- * data came without one (then the requests are the complete truth). */
-static int job_signal(const struct ftio_trace *t, enum ftio_io_mode mode, struct ftio_signal *sig,
-                      int64_t *records, char *err, size_t errlen)
+ * data came without one (then the requests are the complete truth).
+ * lazy: a single analysis of one mode's requests samples them as the sweep
+ * goes (ftio_sample_requests) and needs no signal: *req is then set and the
+ * signal left empty, its span in *first and *last. */
+static int job_signal(const struct ftio_trace *t, enum ftio_io_mode mode, bool lazy,
+                      struct ftio_signal *sig, const struct ftio_requests **req, double *first,
+                      double *last, int64_t *records, char *err, size_t errlen)
 {
     const struct ftio_trace_dir *d = mode == FTIO_MODE_READ ? &t->read : &t->write;
     memset(sig, 0, sizeof *sig);
+    *req = NULL;
     if (mode != FTIO_MODE_ALL && d->has_overlap && !d->overlap_missing && d->overlap.n > 0) {
         sig->n = d->overlap.n;
         sig->t = malloc(sig->n * sizeof *sig->t);
@@ -42,6 +47,26 @@ static int job_signal(const struct ftio_trace *t, enum ftio_io_mode mode, struct
         memcpy(sig->t, d->overlap.t, sig->n * sizeof *sig->t);
         memcpy(sig->b, d->overlap.b, sig->n * sizeof *sig->b);
         *records = (int64_t)d->req.n;
+        *first = sig->t[0];
+        *last = sig->t[sig->n - 1];
+        return 0;
+    }
+    if (lazy && mode != FTIO_MODE_ALL) {
+        *records = (int64_t)d->req.n;
+        if (d->req.n == 0) {
+            snprintf(err, errlen, "no %s requests in the trace", mode_name(mode));
+            return -1;
+        }
+        /* The signal's first and last points: the earliest start, the
+         * latest end (every end is at or after its start). */
+        double a = INFINITY, b = -INFINITY;
+        for (size_t i = 0; i < d->req.n; i++) {
+            a = d->req.t_start[i] < a ? d->req.t_start[i] : a;   /* finite */
+            b = d->req.t_end[i] > b ? d->req.t_end[i] : b;
+        }
+        *req = &d->req;
+        *first = a;
+        *last = b;
         return 0;
     }
     struct ftio_requests scratch = { 0 };
@@ -58,6 +83,9 @@ static int job_signal(const struct ftio_trace *t, enum ftio_io_mode mode, struct
     } else if (ftio_signal_build(r, sig) != 0) {
         snprintf(err, errlen, "cannot build the bandwidth signal (out of memory)");
         rc = -1;
+    } else {
+        *first = sig->t[0];
+        *last = sig->t[sig->n - 1];
     }
     ftio_requests_free(&scratch);
     return rc;
@@ -86,7 +114,8 @@ struct job_run {
     struct ftio_plot_files *pf;            /* --plot / --export-*, or NULL */
     struct ftio_analyzer *a;
     const struct ftio_trace *t;
-    const struct ftio_signal *sig;         /* the mode's signal */
+    const struct ftio_signal *sig;         /* the mode's signal, or empty: */
+    const struct ftio_requests *req;       /* its requests, sampled as swept */
     const struct ftio_report_totals *tot;
 };
 
@@ -162,7 +191,9 @@ static int plot_other_mode(const struct job_run *r, char *err, size_t errlen)
                                       0, t->lost };
     struct ftio_samples x = { 0 };
     struct ftio_result res;
-    int rc = job_signal(t, other, &sig, &tot.records, err, errlen);
+    const struct ftio_requests *req;
+    double first, last;
+    int rc = job_signal(t, other, false, &sig, &req, &first, &last, &tot.records, err, errlen);
     if (rc == 0) {
         rc = ftio_analyze_signal(r->a, &sig, &cli->analysis, &x, &res, err, errlen);
         ftio_signal_free(&sig);
@@ -205,7 +236,10 @@ static int acts_compute(const struct ftio_cli *cli, const struct ftio_trace *t,
                         struct job_acts *ja, char *err, size_t errlen)
 {
     memset(ja, 0, sizeof *ja);
-    if (ftio_trace_activities(t, cli->mode, NULL, sig, &ja->set) != 0) {
+    struct ftio_activity_options ao;
+    ftio_activity_options_default(&ao);
+    ao.whole_unused = sig->n == 0;         /* analysed from its requests */
+    if (ftio_trace_activities(t, cli->mode, &ao, sig->n ? sig : NULL, &ja->set) != 0) {
         snprintf(err, errlen, "out of memory grouping the activities");
         return -1;
     }
@@ -315,7 +349,8 @@ static int analyze_once(const struct job_run *r, char *err, size_t errlen)
     const struct ftio_cli *cli = r->cli;
     struct ftio_samples x = { 0 };
     struct ftio_result res;
-    int rc = ftio_analyze_signal(r->a, r->sig, &cli->analysis, &x, &res, err, errlen);
+    int rc = r->req ? ftio_analyze_request_samples(r->a, r->req, &cli->analysis, &x, &res, err, errlen)
+                    : ftio_analyze_signal(r->a, r->sig, &cli->analysis, &x, &res, err, errlen);
     struct job_acts ja;
     memset(&ja, 0, sizeof ja);
     if (rc == 0)
@@ -563,10 +598,9 @@ static int analyze_sliding(const struct job_run *r, char *err, size_t errlen)
  * tiny file claiming a year-long span would otherwise take gigabytes: the
  * samples are capped at max(4 Mi, 64 per record) and by --max-memory. */
 #define BYTES_PER_SAMPLE 48.0
-static int check_samples(const struct ftio_cli *cli, const struct ftio_signal *sig, int64_t records,
+static int check_samples(const struct ftio_cli *cli, double first, double last, int64_t records,
                          char *err, size_t errlen)
 {
-    double first = sig->t[0], last = sig->t[sig->n - 1];
     if (isfinite(cli->analysis.t_start) && cli->analysis.t_start > first)
         first = cli->analysis.t_start;
     if (isfinite(cli->analysis.t_end) && cli->analysis.t_end < last)
@@ -629,7 +663,10 @@ int ftio_cli_analyze(const struct ftio_cli *cli, const struct ftio_trace_set *se
                                               ftio_trace_bytes(t, c.mode), 0, t->lost };
             if (!c.json && m > 0)
                 putchar('\n');
-            if (job_signal(t, c.mode, &sig, &tot.records, err, sizeof err) != 0) {
+            const struct ftio_requests *req;
+            double first, last;
+            if (job_signal(t, c.mode, !c.sliding, &sig, &req, &first, &last, &tot.records, err,
+                           sizeof err) != 0) {
                 if (cli->both && tot.records == 0) {
                     /* one of the two modes may have no requests */
                     if (!c.json)
@@ -640,8 +677,8 @@ int ftio_cli_analyze(const struct ftio_cli *cli, const struct ftio_trace_set *se
                 status = 1;
                 continue;
             }
-            struct job_run run = { &c, pf, a, t, &sig, &tot };
-            int rc = check_samples(&c, &sig, tot.records, err, sizeof err);
+            struct job_run run = { &c, pf, a, t, &sig, req, &tot };
+            int rc = check_samples(&c, first, last, tot.records, err, sizeof err);
             if (rc == 0)
                 rc = c.sliding ? analyze_sliding(&run, err, sizeof err) : analyze_once(&run, err, sizeof err);
             if (rc == 0 && !cli->both)   /* -m both analysed the other mode already */

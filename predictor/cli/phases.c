@@ -41,18 +41,62 @@ static struct event event_at(const struct ftio_trace_dir *dir, const struct ftio
     return (struct event){ t->meta[k].ts, t->meta[k].te, 0, t->meta[k].proc, 0, (int8_t)t->meta[k].op };
 }
 
-/* process key -> tracker index (open addressing, keys + 1). */
-struct procmap { uint64_t *key; long *val; size_t cap; };
+/* The walk reads its records where they are, in time order: the columns
+ * of the record PREFETCH steps ahead are asked for early. */
+#define PREFETCH 16
+static inline void prefetch_event(const struct ftio_trace_dir *dir, size_t k)
+{
+    if (k >= dir->req.n)
+        return;
+    __builtin_prefetch(&dir->req.t_start[k]);
+    __builtin_prefetch(&dir->req.t_end[k]);
+    __builtin_prefetch(&dir->req.rate[k]);
+    if (k < dir->nproc)
+        __builtin_prefetch(&dir->proc[k]);
+    if (k < dir->nfid)
+        __builtin_prefetch(&dir->fid[k]);
+}
 
-static long proc_index(struct procmap *m, struct ftio_pt *pt, uint32_t key)
+/* process key -> tracker index (open addressing, keys + 1), grown with
+ * the processes (a trace has thousands, not one per record: the table
+ * stays in cache). */
+struct procmap { uint64_t *key; long *val; size_t cap, n; };
+
+static size_t proc_slot(const struct procmap *m, uint32_t key)
 {
     size_t i = (key * 2654435761u) & (m->cap - 1);
     while (m->key[i] && m->key[i] != (uint64_t)key + 1)
         i = (i + 1) & (m->cap - 1);
-    if (!m->key[i]) {
-        m->key[i] = (uint64_t)key + 1;
-        m->val[i] = ftio_pt_proc_add(pt);
+    return i;
+}
+
+static long proc_index(struct procmap *m, struct ftio_pt *pt, uint32_t key)
+{
+    size_t i = proc_slot(m, key);
+    if (m->key[i])
+        return m->val[i];
+    if (2 * (m->n + 1) > m->cap) {
+        struct procmap g = { calloc(2 * m->cap, sizeof *g.key), calloc(2 * m->cap, sizeof *g.val),
+                             2 * m->cap, m->n };
+        if (!g.key || !g.val) {
+            free(g.key);
+            free(g.val);
+            return -1;
+        }
+        for (size_t j = 0; j < m->cap; j++)
+            if (m->key[j]) {
+                size_t k = proc_slot(&g, (uint32_t)(m->key[j] - 1));
+                g.key[k] = m->key[j];
+                g.val[k] = m->val[j];
+            }
+        free(m->key);
+        free(m->val);
+        *m = g;
+        i = proc_slot(m, key);
     }
+    m->key[i] = (uint64_t)key + 1;
+    m->val[i] = ftio_pt_proc_add(pt);
+    m->n++;
     return m->val[i];
 }
 
@@ -77,6 +121,121 @@ static int collect(const struct ftio_pt *pt, int mode, struct described *d)
     return 0;
 }
 
+/* The walk's order (records k < dir->req.n, then the metadata calls) into
+ * ord: by start to the microsecond from the earliest, equal ones in index
+ * order: the order ftio_time_order() gives, without its copy of the times
+ * and its 16 B of keys per record.  The ticks are bucketed (a bucket holds
+ * whole ticks, so the buckets' order is the ticks' order), the indices
+ * placed by bucket in index order (4 B per record: ord itself), and each
+ * bucket sorted by tick in cache.  Beyond its bounds (2^24 records, 2^40
+ * ticks), or with a time not finite, ftio_time_order() on a copy (its exact
+ * comparison sort).  0, or -1 out of memory. */
+#define ORDER_TICKS 1e6
+#define ORDER_INDEX_BITS 24
+#define ORDER_FILL 8
+
+static inline double start_at(const struct ftio_trace_dir *dir, const struct ftio_trace *t, size_t k)
+{
+    return k < dir->req.n ? dir->req.t_start[k] : t->meta[k - dir->req.n].ts;
+}
+
+static int walk_order(const struct ftio_trace_dir *dir, const struct ftio_trace *t, size_t ne,
+                      uint32_t *ord)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    bool finite = true;
+    for (size_t i = 0; i < ne; i++) {
+        double x = start_at(dir, t, i);
+        finite &= isfinite(x);
+        lo = fmin(lo, x);
+        hi = fmax(hi, x);
+    }
+    if (!(ne > 0 && finite && ne < (1u << ORDER_INDEX_BITS) &&
+          (hi - lo) * ORDER_TICKS < (double)(1ull << (64 - ORDER_INDEX_BITS)))) {
+        double *ts = malloc((ne ? ne : 1) * sizeof *ts);
+        int rc = -1;
+        if (ts) {
+            for (size_t i = 0; i < ne; i++)
+                ts[i] = start_at(dir, t, i);
+            rc = ftio_time_order(ts, ne, ord);
+        }
+        free(ts);
+        return rc;
+    }
+    uint64_t last = (uint64_t)((hi - lo) * ORDER_TICKS);
+    size_t nb = ne / ORDER_FILL + 1;
+    uint64_t width = last / nb + 1;          /* ticks per bucket: buckets hold whole ticks */
+    nb = (size_t)(last / width) + 1;
+    uint32_t *at = calloc(nb + 1, sizeof *at);
+    if (!at)
+        return -1;
+#define TICK(i) ((uint64_t)((start_at(dir, t, (i)) - lo) * ORDER_TICKS))
+    for (size_t i = 0; i < ne; i++)
+        at[TICK(i) / width + 1]++;
+    size_t largest = 1;
+    for (size_t b = 0; b < nb; b++) {
+        if (at[b + 1] > largest)
+            largest = at[b + 1];
+        at[b + 1] += at[b];
+    }
+    uint64_t *key = malloc(2 * largest * sizeof *key);
+    if (!key) {
+        free(at);
+        return -1;
+    }
+    for (size_t i = 0; i < ne; i++)          /* at[b] ends one past bucket b */
+        ord[at[TICK(i) / width]++] = (uint32_t)i;
+    unsigned bits = 0;                       /* of a tick's offset in its bucket */
+    while (bits < 64 && (width - 1) >> bits)
+        bits++;
+    size_t from = 0;
+    for (size_t b = 0; b < nb; b++) {
+        size_t m = at[b] - from;
+        uint64_t base = (uint64_t)b * width;
+        for (size_t i = 0; i < m; i++)
+            key[i] = (TICK(ord[from + i]) - base) << ORDER_INDEX_BITS | ord[from + i];
+        /* in order already (one tick, or a run of one process), else an
+         * insertion sort (a bucket holds ~ORDER_FILL), else a radix sort of
+         * the offsets (stable: equal ticks stay in index order) */
+        size_t up = 1;
+        while (up < m && key[up - 1] < key[up])
+            up++;
+        if (up == m) {
+        } else if (m <= 64) {
+            for (size_t i = 1; i < m; i++) {
+                uint64_t k = key[i];
+                size_t j = i;
+                for (; j > 0 && key[j - 1] > k; j--)
+                    key[j] = key[j - 1];
+                key[j] = k;
+            }
+        } else {
+            uint64_t *src = key, *dst = key + largest;
+            for (unsigned sh = ORDER_INDEX_BITS; sh < ORDER_INDEX_BITS + bits; sh += 8) {
+                size_t cnt[257] = { 0 };
+                for (size_t i = 0; i < m; i++)
+                    cnt[((src[i] >> sh) & 255) + 1]++;
+                for (int d = 0; d < 256; d++)
+                    cnt[d + 1] += cnt[d];
+                for (size_t i = 0; i < m; i++)
+                    dst[cnt[(src[i] >> sh) & 255]++] = src[i];
+                uint64_t *x = src;
+                src = dst;
+                dst = x;
+            }
+            if (src != key)
+                memcpy(key, src, m * sizeof *key);
+        }
+        for (size_t i = 0; i < m; i++)
+            ord[from + i] = (uint32_t)(key[i] & ((1u << ORDER_INDEX_BITS) - 1));
+        from = at[b];
+    }
+#undef TICK
+    free(key);
+    free(at);
+    return 0;
+}
+
 int ftio_cli_phases(const struct ftio_trace *t, enum ftio_io_mode mode, const struct ftio_result *r,
                     double fs_rate, json_t *obj, FILE *text)
 {
@@ -92,12 +251,9 @@ int ftio_cli_phases(const struct ftio_trace *t, enum ftio_io_mode mode, const st
         return 0;
     }
     size_t ne = dir->req.n + t->nmeta;
-    double *ts = malloc((ne ? ne : 1) * sizeof *ts);
     uint32_t *ord = malloc((ne ? ne : 1) * sizeof *ord);
     struct procmap pm = { 0 };
     pm.cap = 64;
-    while (pm.cap < 2 * (dir->nproc + t->nmeta + 1))
-        pm.cap *= 2;
     pm.key = calloc(pm.cap, sizeof *pm.key);
     pm.val = calloc(pm.cap, sizeof *pm.val);
     const char *fsname[MAX_FS];
@@ -106,34 +262,37 @@ int ftio_cli_phases(const struct ftio_trace *t, enum ftio_io_mode mode, const st
     ftio_pt_init(&pt, 2.0 / (fs_rate > 0 ? fs_rate : 10));
     struct described d = { 0 };
     int rc = -1;
-    if (!ts || !ord || !pm.key || !pm.val)
+    if (!ord || !pm.key || !pm.val || walk_order(dir, t, ne, ord) != 0)
         goto out;
-    memcpy(ts, dir->req.t_start, dir->req.n * sizeof *ts);
-    for (size_t i = 0; i < t->nmeta; i++)
-        ts[dir->req.n + i] = t->meta[i].ts;
-    if (ftio_time_order(ts, ne, ord) != 0)
-        goto out;
-    free(ts);
-    ts = NULL;
     double gap = ftio_pt_gap(&pt, r->has_period ? r->dominant.period : NAN,
                              r->metrics.valid ? r->metrics.phase_duration : NAN);
     double next_settle = ne ? event_at(dir, t, ord[0]).ts + 1 : 0;
+    uint32_t last_fid = 0, last_proc = 0;
+    uint16_t last_fs = FTIO_PT_FS_UNKNOWN;
+    bool have_fid = false;
+    long last_p = -1;               /* the latest record's process, its index */
     for (size_t i = 0; i < ne; i++) {
+        if (i + PREFETCH < ne)
+            prefetch_event(dir, ord[i + PREFETCH]);
         const struct event ev = event_at(dir, t, ord[i]), *e = &ev;
         if (e->ts >= next_settle) {   /* ftiod settles every second of data */
             if (ftio_pt_settle(&pt, ptmode, e->ts, gap) < 0 || collect(&pt, ptmode, &d) != 0)
                 goto out;
             next_settle = e->ts + 1;
         }
-        long p = proc_index(&pm, &pt, e->proc);
+        long p = last_p >= 0 && e->proc == last_proc ? last_p : proc_index(&pm, &pt, e->proc);
         if (p < 0)
             goto out;
+        last_p = p;
+        last_proc = e->proc;
         if (e->op >= 0) {
             ftio_pt_meta(&pt, (size_t)p, e->op, e->ts, e->te);
             continue;
         }
-        const char *name = ftio_trace_file_fs(t, e->fid);
-        uint16_t fs = FTIO_PT_FS_UNKNOWN;
+        /* runs of one file: its file system looked up once */
+        bool known = have_fid && e->fid == last_fid;
+        const char *name = known ? NULL : ftio_trace_file_fs(t, e->fid);
+        uint16_t fs = known ? last_fs : FTIO_PT_FS_UNKNOWN;
         if (name) {
             size_t k = 0;
             while (k < nfs && strcmp(fsname[k], name) != 0)
@@ -143,6 +302,9 @@ int ftio_cli_phases(const struct ftio_trace *t, enum ftio_io_mode mode, const st
             if (k < nfs)
                 fs = (uint16_t)k;
         }
+        have_fid = true;
+        last_fid = e->fid;
+        last_fs = fs;
         ftio_pt_data(&pt, (size_t)p, ptmode, e->ts, e->te, e->bytes, e->fid, fs);
     }
     for (size_t p = 0; p < pt.nproc; p++)
@@ -176,7 +338,6 @@ int ftio_cli_phases(const struct ftio_trace *t, enum ftio_io_mode mode, const st
     }
     rc = 0;
 out:
-    free(ts);
     free(ord);
     free(pm.key);
     free(pm.val);

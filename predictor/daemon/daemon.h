@@ -129,8 +129,8 @@ struct ftiod_stats {
  * about it (status.c). */
 struct ftiod_ended {
     int64_t uid;                /* its owner, -1 under --auth none */
-    json_t *end;                /* a copy of its end message (PROTOCOL.md §2) with
-                                   "ended_at" (Unix s) and "uid" added */
+    json_t *end;                /* its end message (PROTOCOL.md §2) with "ended_at"
+                                   (Unix s) and "uid" added */
 };
 
 struct ftiod {
@@ -158,6 +158,9 @@ struct ftiod {
     volatile sig_atomic_t stop; /* SIGINT/SIGTERM */
     volatile sig_atomic_t reopen; /* SIGHUP: an analysis thread reopens --log */
     double stop_at;             /* monotonic s the analysis threads saw stop */
+    double heap_checked;        /* monotonic s heap.c last looked (ingest thread) */
+    size_t heap_free;           /* bytes malloc held free after its last trim (heap.c) */
+    size_t heap_used;           /* bytes in use at heap.c's last look */
     struct sched_queue *sched;  /* under lock (sched_queue.c) */
     struct ftiod_history *history;  /* the memory of runs (history_thread.c), NULL without */
     struct ftiod_pool *pool;    /* the analysis threads (scheduler.c) */
@@ -217,6 +220,9 @@ void ftiod_publish(struct ftiod *d, const char *topic, json_t *obj);
  * prediction only with FTIOD_PUB_COUNT (ftiod_publish: both). */
 enum { FTIOD_PUB_LOG = 1, FTIOD_PUB_COUNT = 2 };
 void ftiod_publish_to(struct ftiod *d, const char *topic, json_t *obj, unsigned flags);
+/* The same with the JSON text of the message (len bytes, the caller's). */
+void ftiod_publish_text(struct ftiod *d, const char *topic, const char *text, size_t len,
+                        unsigned flags);
 
 /* metrics.c: the Prometheus endpoint (--metrics-listen), its own threads
  * (libmicrohttpd); 0 without the option. */
@@ -265,6 +271,8 @@ void ftiod_state_release_all(struct ftiod_state *s, struct job_table *t);
  * thread; takes d->lock itself, and only when a sync is due; syncs outside
  * it). */
 void ftiod_state_sync(struct ftiod *d, double now);
+/* heap.c (ingest thread, each poll turn): free memory back to the system. */
+void ftiod_heap_trim(struct ftiod *d, double now);
 
 /* zap.c: the ZAP thread (bound before any socket with a ZAP domain connects). */
 int  ftiod_zap_start(struct ftiod *d, pthread_t *th);
@@ -309,7 +317,7 @@ bool ftiod_claim_stored(const struct job *j, const char *id, int64_t uid);
 char *ftiod_status_json(struct ftiod *d, int64_t uid);
 /* Remember an ended job (caller holds d->lock): end is its end message
  * (copied). */
-void ftiod_ended_add(struct ftiod *d, const struct job *j, json_t *end);
+void ftiod_ended_add(struct ftiod *d, const struct job *j, const char *end);
 /* The end message of the latest ended job of that id that uid may see
  * (uid < 0: any), or NULL (caller holds d->lock; the result is a new
  * reference). */

@@ -39,6 +39,8 @@
 #include "machine.h"
 
 static struct ftiod *the_daemon;   /* for the signal handler only */
+/* The jobs at exit: their memory goes back with the process (below). */
+static struct job_table jobs_at_exit;
 
 static void on_signal(int sig)
 {
@@ -678,7 +680,10 @@ out:
     ftiod_claims_free(d->claims);
     ftiod_state_release_all(d->state, &d->jobs);
     ftiod_state_close(d->state);
-    job_table_free(&d->jobs);
+    /* Not freed block by block: 10,000 jobs with an hour of history took
+     * 2.3 s of a stop bounded at 2 s on a loaded machine (issue 27).  The
+     * table stays reachable, so a leak checker finds nothing lost. */
+    jobs_at_exit = d->jobs;
     ftiod_machine_free(d->machine);
     ftiod_ended_free(d);
     pthread_cond_destroy(&d->wake);

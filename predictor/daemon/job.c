@@ -83,8 +83,10 @@ void job_free(struct job *j)
 {
     if (!j)
         return;
-    for (int m = 0; m < JOB_NMODES; m++)
+    for (int m = 0; m < JOB_NMODES; m++) {
         ftio_stream_free(j->mode[m].stream);
+        free(j->mode[m].said);
+    }
     for (size_t i = 0; i < j->proc_cap; i++) {
         free(j->procs[i].host);
         free(j->procs[i].missing);
@@ -513,7 +515,7 @@ size_t job_memory(const struct job *j)
                j->gap_tables * JOB_MAX_MISSING * sizeof(struct seq_range);
     for (int k = 0; k < JOB_NMODES; k++)
         if (j->mode[k].stream)
-            m += ftio_stream_memory(j->mode[k].stream);
+            m += ftio_stream_memory(j->mode[k].stream) + j->mode[k].said_cap;
     return m + (size_t)job_activities_memory(j) + job_clock_memory(j) + job_machine_memory(j);
 }
 

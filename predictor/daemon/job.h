@@ -147,6 +147,12 @@ struct job_mode_state {
     double   boundary;         /* job-relative end of the next analysis window */
 
     bool     restored;         /* rebuilt from --state-dir: predict from the data's end on */
+
+    /* The text of the latest prediction published (sched_step.c), publication
+     * said_seq: a stopping daemon's `.end` says it as it is (end_message.c). */
+    char    *said;
+    size_t   said_len, said_cap;
+    uint64_t said_seq;
 };
 
 /* The mode's totals (zero before its first record) and its latest answer
@@ -202,6 +208,11 @@ struct job {
     bool     ended;                /* MPI says it is over: every declared rank
                                       finalised, every process sent `final` */
     bool     told;                 /* `ftio end JOB`: end it now */
+    /* Every process sent `final`: the end's summaries are made at once, the
+     * `.end` once --settle-end passes (sched_step.c); valid while no batch
+     * came after the one at last_activity == summarised_at. */
+    bool     summarised;
+    double   summarised_at;
 
     /* After its `.end` a job is kept --keep-ended seconds (PROTOCOL.md §2):
      * batches that arrive then (a replayed spool file) are merged into it

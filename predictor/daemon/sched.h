@@ -25,9 +25,15 @@
  * until none came for this long (a replay sends them back to back). */
 #define SCHED_REVISION_SETTLE 1.0
 /* SIGTERM: a daemon without --state-dir gives every job its end message
- * (the latest answers, no new analysis: ~0.1 ms a job); past this long it
- * says how many are still to go, and goes on. */
+ * with its latest answers, no new analysis (a JSON message: 0.1-0.3 ms of
+ * thread CPU a job), the main thread helping the analysis threads.  First
+ * the jobs whose every mode has an answer, then those with a mode never
+ * analysed (a young job, or ftiod behind): that mode is analysed while
+ * SCHED_STOP_ANALYSES s of the stop have not passed, else its end says the
+ * other modes only.  Past SCHED_STOP_BUDGET it says how many jobs are still
+ * to go, and goes on. */
 #define SCHED_STOP_BUDGET 1.5
+#define SCHED_STOP_ANALYSES 0.75
 
 /* One analysis thread's private buffers: nothing here is shared. */
 struct analysis {
@@ -42,6 +48,8 @@ enum sched_work {
     SCHED_NOTHING = 0,
     SCHED_FORGET,        /* ended long ago: remove it (done under the lock) */
     SCHED_BOUNDARIES,    /* the next boundary of each mode that has one due */
+    SCHED_SUMMARISE,     /* every process sent final: remaining boundaries, then
+                            the summaries (the end follows after --settle-end) */
     SCHED_END,           /* remaining boundaries (one per turn), then the end */
     SCHED_REVISION,      /* late batches after its end: a corrected end */
 };
@@ -66,6 +74,13 @@ struct job *sched_take(struct ftiod *d, double now, bool stopping, bool force);
 /* The turn of j is over: it may be queued again. */
 void   sched_give_back(struct ftiod *d, struct job *j);
 void   sched_queue_free(struct ftiod *d);
+/* Stopping: does j's end need an analysis (a mode with data and no answer)?
+ * May a stopping daemon still make one?  The ends published since the stop,
+ * and those without a mode's summary (not analysed in time). */
+bool   sched_end_needs_analysis(const struct job *j);
+bool   sched_stop_may_analyse(const struct ftiod *d);
+void   sched_stop_count(struct ftiod *d, size_t unanalysed);
+void   sched_stop_counts(const struct ftiod *d, size_t *ends, size_t *short_ends);
 
 /* ---- sched_step.c (enter and leave with d->lock held; j is held) ---- */
 void sched_online_ready(const struct ftiod_config *c, struct job_mode_state *m);
@@ -73,9 +88,12 @@ void sched_online_ready(const struct ftiod_config *c, struct job_mode_state *m);
 void sched_analyse_boundary(struct analysis *a, struct job *j, int mode);
 /* One turn of j: returns true when it did something. */
 bool sched_turn(struct analysis *a, struct job *j, double now, bool stopping);
-/* The summary of each mode (unless !summaries: a stopping daemon says the
- * latest answers where there are some) and the end message. */
-void sched_end_job(struct analysis *a, struct job *j, const char *why, bool summaries);
+/* The summary of each mode (made already when j->summarised is still
+ * valid; a stopping daemon says the latest answers where there are some) and
+ * the end message. */
+void sched_end_job(struct analysis *a, struct job *j, const char *why, bool stopping);
+/* Are j's summaries made, with every batch it got? */
+bool sched_summarised(const struct job *j);
 
 /* ---- end_message.c ---- */
 /* Build, remember and publish j's end message; marks j closed.  Caller holds

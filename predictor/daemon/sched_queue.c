@@ -42,6 +42,11 @@ struct sched_queue {
     size_t n, head, cap;
     size_t cursor;             /* the table index the next scan starts at */
     double last_scan, scan_cost;
+    /* Stopping without --state-dir: 0 while the ends that need no analysis
+     * go out, then 1 (the rest); the ends published, and those short of a
+     * mode's summary. */
+    int    stop_pass;
+    size_t stop_ends, stop_short;
 };
 
 double sched_job_now(const struct job *j)
@@ -147,14 +152,20 @@ enum sched_work sched_work_of(struct ftiod *d, struct job *j, double now, bool s
             return SCHED_FORGET;
         return SCHED_NOTHING;
     }
-    /* With --state-dir a stopping daemon leaves its jobs to the next one. */
-    if (stopping && d->state)
+    /* With --state-dir a stopping daemon leaves its jobs to the next one;
+     * without, the ends that need no analysis go first (sched.h). */
+    if (stopping && (d->state || (d->sched && d->sched->stop_pass == 0 &&
+                                  sched_end_needs_analysis(j))))
         return SCHED_NOTHING;
     bool over = job_due_to_end(j, now, d->cfg.settle_end);
     if (stopping || over || j->told || now - j->last_activity > d->cfg.job_timeout) {
         *why = stopping ? "shutdown" : over ? "final" : j->told ? "told" : "timeout";
         return SCHED_END;
     }
+    /* Its processes are done: the end's analyses now, not --settle-end later
+     * (thousands of jobs ending at once), the `.end` when it is due. */
+    if (job_all_final(j) && !sched_summarised(j))
+        return SCHED_SUMMARISE;
     for (int mode = 0; mode < JOB_NMODES; mode++) {
         struct job_mode_state *m = &j->mode[mode];
         if (!m->stream)
@@ -250,6 +261,10 @@ struct job *sched_take(struct ftiod *d, double now, bool stopping, bool force)
         if (!stopping && now - s->last_scan < pause)
             return NULL;
         refill(d, s, now, stopping);
+        if (stopping && s->n == 0 && s->stop_pass == 0) {
+            s->stop_pass = 1;     /* every cheap end is out or taken: the rest */
+            refill(d, s, now, stopping);
+        }
     }
     return s->head < s->n ? s->q[s->head++] : NULL;
 }
@@ -258,6 +273,33 @@ void sched_give_back(struct ftiod *d, struct job *j)
 {
     (void)d;
     j->held = false;
+}
+
+bool sched_end_needs_analysis(const struct job *j)
+{
+    for (int mode = 0; mode < JOB_NMODES; mode++)
+        if (j->mode[mode].stream && !job_mode_update(&j->mode[mode]))
+            return true;
+    return false;
+}
+
+bool sched_stop_may_analyse(const struct ftiod *d)
+{
+    return ftiod_now() - d->stop_at < SCHED_STOP_ANALYSES;
+}
+
+void sched_stop_count(struct ftiod *d, size_t unanalysed)
+{
+    if (!d->sched)
+        return;
+    d->sched->stop_ends++;
+    d->sched->stop_short += unanalysed > 0;
+}
+
+void sched_stop_counts(const struct ftiod *d, size_t *ends, size_t *short_ends)
+{
+    *ends = d->sched ? d->sched->stop_ends : 0;
+    *short_ends = d->sched ? d->sched->stop_short : 0;
 }
 
 void sched_queue_free(struct ftiod *d)

@@ -66,6 +66,26 @@ static void log_result(const struct job *j, const struct ftio_result *r, int mod
     free(text);
 }
 
+/* The text of publication seq of m, kept for a stopping daemon's `.end`
+ * (job.h: said); in place when it fits.  Lock held. */
+static void keep_said(struct job_mode_state *m, uint64_t seq, const char *text, size_t len)
+{
+    if (!text || seq != m->pub_seq)
+        return;                       /* another publication came since (a prior) */
+    if (len > m->said_cap) {
+        char *p = realloc(m->said, len);
+        if (!p) {
+            m->said_seq = 0;          /* none kept: the .end builds it again */
+            return;
+        }
+        m->said = p;
+        m->said_cap = len;
+    }
+    memcpy(m->said, text, len);
+    m->said_len = len;
+    m->said_seq = seq;
+}
+
 /* One step of the online loop of (j, mode) at its next boundary; publish
  * what it says.  Enters and leaves with the lock held; drops it while
  * computing and publishing. */
@@ -118,16 +138,20 @@ void sched_analyse_boundary(struct analysis *a, struct job *j, int mode)
     json_t *o = ftiod_prediction_json(j, mode);
     char *topic = ftiod_topic_of(j->id, job_mode_name(mode));
     struct ftio_result said = job_mode_update(m)->res;
+    uint64_t seq = m->pub_seq;
     pthread_mutex_unlock(&d->lock);
 
-    if (o && topic)
-        ftiod_publish(d, topic, o);
-    else
-        json_decref(o);
+    char *text = o && topic ? json_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    size_t len = text ? strlen(text) : 0;
+    if (text)
+        ftiod_publish_text(d, topic, text, len, FTIOD_PUB_LOG | FTIOD_PUB_COUNT);
     free(topic);
     if (d->cfg.verbose)
         log_result(j, &said, mode);
     pthread_mutex_lock(&d->lock);
+    keep_said(m, seq, text, len);
+    free(text);
 }
 
 /* The summary of (j, mode) and of each of its activities: the whole job,
@@ -146,6 +170,7 @@ static void analyse_summary(struct analysis *a, struct job *j, int mode)
     pthread_mutex_lock(&d->lock);
     int rc = ftio_stream_commit(m->stream, a->work);
     d->stats.analyses++;
+    m->said_seq = 0;          /* the latest answer is no more the text kept */
     if (rc != 0) {
         if (d->cfg.verbose)
             ftiod_log_at(FTIOD_DEBUG, "job %s %s: no summary: %s", j->id, job_mode_name(mode), err);
@@ -156,25 +181,67 @@ static void analyse_summary(struct analysis *a, struct job *j, int mode)
 }
 
 
-/* The summary of every mode (the whole job, bounded by what its stream
- * keeps) and the end message.  A stopping daemon analyses only the modes
- * that have no answer yet (young jobs: a short record) and says the latest
- * answers of the others, so that every job has its end message within the
- * stop's bound however many there are.  The job is then kept --late-batches
- * seconds: batches that arrive in that time (a spool file replayed) are
- * merged into it and lead to a corrected end message, the next `revision`
- * (PROTOCOL.md §2). */
-void sched_end_job(struct analysis *a, struct job *j, const char *why, bool summaries)
+bool sched_summarised(const struct job *j)
+{
+    return j->summarised && j->summarised_at == j->last_activity;
+}
+
+/* The text of the summary of (j, mode), kept as the latest answer's for
+ * the `.end` (end_message.c): made now, not when the end is due or the
+ * daemon stops.  Lock held. */
+static void keep_summary(struct job *j, int mode)
+{
+    struct job_mode_state *m = &j->mode[mode];
+    if (!job_mode_update(m))
+        return;
+    json_t *o = ftiod_prediction_json(j, mode);
+    char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    keep_said(m, m->pub_seq, text, text ? strlen(text) : 0);
+    free(text);
+}
+
+/* The summaries of j's modes (stopping: of those without an answer, while
+ * there is time); how many modes were left without one. */
+static size_t summarise(struct analysis *a, struct job *j, bool stopping)
 {
     struct ftiod *d = a->d;
+    size_t unanalysed = 0;
     for (int mode = 0; mode < JOB_NMODES; mode++) {
         struct job_mode_state *m = &j->mode[mode];
-        if (!m->stream || (!summaries && job_mode_update(m)))
+        if (!m->stream || (stopping && job_mode_update(m)))
             continue;
+        if (stopping && !sched_stop_may_analyse(d)) {
+            unanalysed++;
+            continue;
+        }
         sched_online_ready(&d->cfg, m);
         analyse_summary(a, j, mode);
         job_machine_step(d->machine, j, mode, INFINITY);   /* its last phases described */
+        keep_summary(j, mode);
     }
+    j->summarised = !stopping;
+    j->summarised_at = j->last_activity;
+    return unanalysed;
+}
+
+/* The summary of every mode (the whole job, bounded by what its stream
+ * keeps; made already when every process sent final and no batch came
+ * since) and the end message.  A stopping daemon says the latest answers,
+ * and analyses only the modes that have none yet while it has time for it
+ * (sched.h: SCHED_STOP_ANALYSES), so that every job has its end message
+ * within the stop's bound however many there are.  The job is then kept
+ * --late-batches seconds: batches that arrive in that time (a spool file
+ * replayed) are merged into it and lead to a corrected end message, the
+ * next `revision` (PROTOCOL.md §2). */
+void sched_end_job(struct analysis *a, struct job *j, const char *why, bool stopping)
+{
+    struct ftiod *d = a->d;
+    if (stopping)
+        sched_stop_count(d, summarise(a, j, true));
+    else if (!sched_summarised(j))
+        summarise(a, j, false);
+    j->summarised = false;    /* a corrected end (late batches) makes them again */
     ftiod_end_message(d, j, why);
 }
 
@@ -203,8 +270,11 @@ bool sched_turn(struct analysis *a, struct job *j, double now, bool stopping)
         }
     }
     /* An ending job's boundaries take a turn each, as live ones do; the end
-     * comes in the turn that finds none left. */
-    if (ending && !left)
-        sched_end_job(a, j, reason, !stopping);
+     * (or, before it is due, its summaries) comes in the turn that finds
+     * none left. */
+    if (ending && !left && w == SCHED_SUMMARISE)
+        summarise(a, j, false);
+    else if (ending && !left)
+        sched_end_job(a, j, reason, stopping);
     return true;
 }

@@ -12,13 +12,15 @@
  *
  * Stopping (SIGTERM, SIGINT) is bounded: with --state-dir the threads leave
  * after the turn in progress (the next ftiod continues the jobs); without,
- * each job gets its end message with its latest answers (no new analysis:
- * sched_end_job), for SCHED_STOP_BUDGET seconds at most, and the jobs left
- * without one, if any, are counted (ftiod_analysis_stop says so in the
- * log).
+ * each job gets its end message with its latest answers (no new analysis
+ * but for a mode that has none, while there is time: sched.h), the main
+ * thread helping once the ingest loop is over, for SCHED_STOP_BUDGET
+ * seconds at most; ftiod_analysis_stop says in the log how many ends went
+ * out and counts the jobs left without one, if any.
  */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -86,6 +88,20 @@ static void analysis_free(struct analysis *a)
     free(a);
 }
 
+/* One thread's private buffers, or NULL out of memory. */
+static struct analysis *analysis_new(struct ftiod *d)
+{
+    struct analysis *a = calloc(1, sizeof *a);
+    if (!a)
+        return NULL;
+    a->d = d;
+    if (!(a->an = ftio_analyzer_new()) || !(a->work = ftio_stream_work_new())) {
+        analysis_free(a);
+        return NULL;
+    }
+    return a;
+}
+
 int ftiod_analysis_start(struct ftiod *d)
 {
     struct ftiod_pool *p = calloc(1, sizeof *p);
@@ -102,14 +118,9 @@ int ftiod_analysis_start(struct ftiod *d)
     }
     d->pool = p;
     for (size_t i = 0; i < n; i++) {
-        struct analysis *a = calloc(1, sizeof *a);
-        if (!a || !(a->an = ftio_analyzer_new()) || !(a->work = ftio_stream_work_new())) {
-            if (a)
-                ftio_analyzer_free(a->an);
-            free(a);
+        struct analysis *a = analysis_new(d);
+        if (!a)
             break;
-        }
-        a->d = d;
         if (pthread_create(&p->th[i], NULL, analysis_main, a) != 0) {
             analysis_free(a);
             break;
@@ -137,6 +148,14 @@ void ftiod_analysis_stop(struct ftiod *d)
     pthread_mutex_unlock(&d->lock);
     if (!p)
         return;
+    /* Without --state-dir the ends are this thread's work too: the ingest
+     * loop is over (a third thread on two cores also gets a larger share of
+     * a loaded machine). */
+    struct analysis *helper = d->state ? NULL : analysis_new(d);
+    if (helper) {
+        analysis_main(helper);
+        analysis_free(helper);
+    }
     for (size_t i = 0; i < p->n; i++) {
         pthread_join(p->th[i], NULL);
         analysis_free(p->a[i]);
@@ -145,9 +164,19 @@ void ftiod_analysis_stop(struct ftiod *d)
     free(p->a);
     free(p);
     d->pool = NULL;
-    size_t open = 0;
+    size_t open = 0, ends, short_ends;
     for (size_t i = 0; i < d->jobs.n; i++)
         open += !d->jobs.job[i]->closed;
+    sched_stop_counts(d, &ends, &short_ends);
+    if (ends) {
+        char tail[128] = "";
+        if (short_ends)
+            snprintf(tail, sizeof tail, "; %zu of them without the summary of a mode not "
+                     "analysed before (no time left for it)", short_ends);
+        ftiod_log_at(short_ends ? FTIOD_WARNING : FTIOD_NOTICE,
+                     "stopping: %zu end messages in %.2f s%s", ends, ftiod_now() - d->stop_at,
+                     tail);
+    }
     if (open && !d->state)
         ftiod_log_at(FTIOD_WARNING,
                      "stopped before %zu of %zu jobs got their end summary (SIGTERM gives "

@@ -47,14 +47,14 @@ static json_t *mode_status(const struct job_mode_state *m)
 
 static struct ftiod_ended *ended_at(struct ftiod *d, size_t k);
 
-void ftiod_ended_add(struct ftiod *d, const struct job *j, json_t *end)
+void ftiod_ended_add(struct ftiod *d, const struct job *j, const char *end)
 {
     size_t keep = d->cfg.keep_ended;
     if (keep == 0)
         return;
     if (!d->ended && !(d->ended = calloc(keep, sizeof *d->ended)))
         return;
-    json_t *copy = json_deep_copy(end);
+    json_t *copy = json_loads(end, 0, NULL);
     if (!copy)
         return;
     struct timespec now;

@@ -340,10 +340,40 @@ double ftio_pt_gap(const struct ftio_pt *t, double period, double duration)
 
 struct item { double ts, te; uint32_t proc; uint8_t seg; };   /* seg < FTIO_PT_SEGS_MAX */
 
-static int cmp_item(const void *a, const void *b)
+/* Stable sort of it[0..n) by start, tmp (n items) as scratch: runs of 16
+ * by insertion, then merged pairwise (no comparator call: ftio walks a
+ * trace's every second through ftio_pt_settle). */
+#define ITEM_RUN 16
+static void sort_items(struct item *it, struct item *tmp, size_t n)
 {
-    const struct item *x = a, *y = b;
-    return x->ts < y->ts ? -1 : x->ts > y->ts;
+    for (size_t r = 0; r < n; r += ITEM_RUN) {
+        size_t end = r + ITEM_RUN < n ? r + ITEM_RUN : n;
+        for (size_t i = r + 1; i < end; i++) {
+            struct item x = it[i];
+            size_t j = i;
+            for (; j > r && it[j - 1].ts > x.ts; j--)
+                it[j] = it[j - 1];
+            it[j] = x;
+        }
+    }
+    struct item *src = it, *dst = tmp;
+    for (size_t w = ITEM_RUN; w < n; w *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * w) {
+            size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            size_t i = lo, j = mid, o = lo;
+            while (i < mid && j < hi)
+                dst[o++] = src[j].ts < src[i].ts ? src[j++] : src[i++];   /* ties: the left */
+            while (i < mid)
+                dst[o++] = src[i++];
+            while (j < hi)
+                dst[o++] = src[j++];
+        }
+        struct item *x = src;
+        src = dst;
+        dst = x;
+    }
+    if (src != it)
+        memcpy(it, src, n * sizeof *it);
 }
 
 /* A small open-addressing set of file ids (cap a power of two). */
@@ -452,7 +482,7 @@ int ftio_pt_settle(struct ftio_pt *t, int mode, double upto, double gap)
      * every second through here, ftiod each job's every boundary). */
     if (n == 0 || !(first_end + gap < upto))
         return 0;
-    struct item *it = malloc(n * sizeof *it);
+    struct item *it = malloc(2 * n * sizeof *it);
     double *per_proc = calloc(t->nproc, sizeof *per_proc);
     uint32_t *touched = malloc(t->nproc * sizeof *touched);
     size_t fcap = 16;
@@ -472,7 +502,7 @@ int ftio_pt_settle(struct ftio_pt *t, int mode, double upto, double gap)
             if (t->proc[p].seg[k].mode == mode)
                 it[n++] = (struct item){ t->proc[p].seg[k].ts, t->proc[p].seg[k].te,
                                          (uint32_t)p, (uint8_t)k };
-    qsort(it, n, sizeof *it, cmp_item);
+    sort_items(it, it + n, n);
     int described = 0;
     size_t i = 0;
     while (i < n) {

@@ -211,12 +211,16 @@ static double min_start(const struct ftio_requests *r, double m)
     return m;
 }
 
-/* Drops the requests of d longer than max_span (in place, order kept). */
+/* Drops the requests of d longer than max_span (in place, order kept).
+ * Nothing moves before the first one dropped (usually none is: one pass
+ * that only reads). */
 static void drop_long(struct ftio_trace *t, struct ftio_trace_dir *d, double max_span)
 {
     struct ftio_requests *r = &d->req;
     size_t k = 0;
-    for (size_t i = 0; i < r->n; i++) {
+    while (k < r->n && !(r->t_end[k] - r->t_start[k] > max_span))
+        k++;
+    for (size_t i = k; i < r->n; i++) {
         double len = r->t_end[i] - r->t_start[i];
         if (len > max_span) {
             double b = r->rate[i] * len;

@@ -95,7 +95,7 @@ START_TEST(uneven_volumes)
         v[k] = (k % 100) < 30 ? level[k / 100] : 0;
     struct ftio_samples x = samples_of(v, 400, 10, 0);
     struct ftio_metrics m;
-    ftio_metrics_compute(&x, 0.1, &m);
+    ftio_metrics_compute(&x, ftio_samples_volume(&x), 0.1, &m);
     assert_metrics(&m, &(struct metrics_want){ .r_io = 0.3, .b_io = 600, .sigma_vol = 1.0 / 3,
                                                .sigma_time = 0, .periodicity = 5.0 / 6,
                                                .phase_bytes = 1800, .phase_duration = 3 });
@@ -114,7 +114,7 @@ START_TEST(uneven_durations)
         v[k] = (k % 100) < (k < 100 ? 20u : 40u) ? 1000 : 0;
     struct ftio_samples x = samples_of(v, 200, 10, 0);
     struct ftio_metrics m;
-    ftio_metrics_compute(&x, 0.1, &m);
+    ftio_metrics_compute(&x, ftio_samples_volume(&x), 0.1, &m);
     assert_metrics(&m, &(struct metrics_want){ .r_io = 0.3, .b_io = 1000, .sigma_vol = 1.0 / 3,
                                                .sigma_time = 0.1,
                                                .periodicity = 1 - (1.0 / 3 + 0.1) / 2,
@@ -122,11 +122,11 @@ START_TEST(uneven_durations)
     /* Fewer than two whole periods: no sigmas. */
     x.n = 150;
     x.t1 = 15;
-    ftio_metrics_compute(&x, 0.1, &m);
+    ftio_metrics_compute(&x, ftio_samples_volume(&x), 0.1, &m);
     ck_assert(m.valid);
     ck_assert(!m.sigma_valid);
     /* No frequency: nothing valid. */
-    ftio_metrics_compute(&x, 0, &m);
+    ftio_metrics_compute(&x, ftio_samples_volume(&x), 0, &m);
     ck_assert(!m.valid);
     ftio_samples_free(&x);
 }

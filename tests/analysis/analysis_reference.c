@@ -172,6 +172,7 @@ START_TEST(tmio_full_spectrum)
     ck_assert_int_eq(ftio_sample(&sig, 10, NAN, NAN, FTIO_SAMPLING_HOLD, &x, err, sizeof err), 0);
     struct ftio_spectrum *sp;
     ck_assert_int_eq(ftio_spectrum_compute(a, &x, &sp), 0);
+    ftio_spectrum_amplitudes(sp);
     ck_assert_uint_eq(sp->half + 1, na);
     ck_assert_uint_eq(sp->half, nc);
     for (size_t k = 0; k <= sp->half; k++)

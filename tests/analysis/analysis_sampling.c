@@ -19,7 +19,7 @@ static void random_requests(struct ftio_requests *r, size_t n, double span, unsi
     ftio_requests_push_bytes(r, span - 1, span, 100);
 }
 
-/* Enough requests for the two-thread sort and the in-place merge. */
+/* Enough requests for many buckets of the sweep. */
 START_TEST(sweep_large_threaded)
 {
     enum { N = 250000 };

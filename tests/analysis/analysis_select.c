@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* analysis_select.c -- select.c against sorting (issue 27): ftio_select,
- * ftio_median_rank, ftio_deviation_median_sorted and ftio_sort give bit for
- * bit what qsort() and the median of the sorted values gave, on the inputs
+ * ftio_median_rank, ftio_deviation_median_sorted, ftio_median_view,
+ * ftio_sort and ftio_sort_copy give bit for bit what qsort() and the median
+ * of the sorted values gave, on the inputs
  * that matter (a bursty window: mostly equal zeros; a random spectrum;
  * negatives; ties; sorted and reversed orders; tiny and odd/even sizes), so
  * that the detector's answers do not move. */
@@ -56,6 +57,14 @@ START_TEST(sort_matches_qsort)
             fill(v, n, (enum kind)k);
             memcpy(w, v, n * sizeof *v);
             qsort(w, n, sizeof *w, cmp);
+            /* a sorted copy, the source left as it was; then in place */
+            double *copy = malloc(n * sizeof *copy), *src = malloc(n * sizeof *src);
+            memcpy(src, v, n * sizeof *v);
+            ck_assert_int_eq(ftio_sort_copy(v, n, copy, NULL), 0);
+            ck_assert_msg(memcmp(copy, w, n * sizeof *v) == 0, "copy: n %zu kind %d", n, k);
+            ck_assert(memcmp(src, v, n * sizeof *v) == 0);
+            free(copy);
+            free(src);
             ck_assert_int_eq(ftio_sort(v, n, NULL), 0);
             ck_assert_msg(memcmp(v, w, n * sizeof *v) == 0, "n %zu kind %d", n, k);
             free(v);
@@ -90,7 +99,13 @@ START_TEST(medians_match_sorted)
             memcpy(w, v, n * sizeof *v);
             ck_assert(ftio_median_rank(w, n, lo, n - lo) ==
                       ftio_median_sorted(sorted + lo, n - lo));
-            /* MAD around the median, and around a value off the centre. */
+            /* The median of the view, v left as it was. */
+            double *tmp = malloc(n * sizeof *tmp), *keep = malloc(n * sizeof *keep);
+            memcpy(keep, v, n * sizeof *v);
+            ck_assert(ftio_median_view(v, n, false, 0, tmp) == ftio_median_sorted(sorted, n));
+            ck_assert(memcmp(keep, v, n * sizeof *v) == 0);
+            /* MAD around the median, and around a value off the centre:
+             * from the sorted values and from the view. */
             double c = ftio_median_sorted(sorted, n);
             for (int pass = 0; pass < 2; pass++, c = sorted[n / 5] + 0.25) {
                 for (size_t i = 0; i < n; i++)
@@ -99,7 +114,11 @@ START_TEST(medians_match_sorted)
                 ck_assert_msg(ftio_deviation_median_sorted(sorted, n, c) ==
                                   ftio_median_sorted(w, n),
                               "n %zu kind %d c %g", n, k, c);
+                ck_assert_msg(ftio_median_view(v, n, true, c, tmp) == ftio_median_sorted(w, n),
+                              "view: n %zu kind %d c %g", n, k, c);
             }
+            free(tmp);
+            free(keep);
             free(v);
             free(w);
             free(sorted);
@@ -120,6 +139,28 @@ START_TEST(adversarial_order)
         v[i] = (double)(i < n / 2 ? 2 * i : 2 * (n - i) - 1);
     ck_assert(ftio_median(v, n) == 0.5 * ((double)(n / 2 - 1) + (double)(n / 2)));   /* 0 .. n-1 */
     free(v);
+}
+END_TEST
+
+/* ftio_median_view() brackets the median with a sample taken at an even
+ * stride; where the sampled values are all the largest, the bracket misses
+ * and the whole copy answers: the same median. */
+START_TEST(view_unlucky_sample)
+{
+    size_t n = 36000, s = n / 32;
+    double *v = malloc(n * sizeof *v), *tmp = malloc(n * sizeof *tmp);
+    for (size_t i = 0; i < n; i++)
+        v[i] = (double)i;
+    for (size_t j = 0; j < s; j++)
+        v[(2 * j + 1) * n / (2 * s)] = 1e9 + (double)j;
+    double *sorted = malloc(n * sizeof *sorted);
+    memcpy(sorted, v, n * sizeof *v);
+    qsort(sorted, n, sizeof *sorted, cmp);
+    ck_assert(ftio_median_view(v, n, false, 0, tmp) == ftio_median_sorted(sorted, n));
+    ck_assert(ftio_median_view(v, 0, false, 0, tmp) == 0);
+    free(v);
+    free(tmp);
+    free(sorted);
 }
 END_TEST
 
@@ -160,5 +201,5 @@ END_TEST
 Suite *ftio_test_suite(void)
 {
     return FTIO_SUITE("analysis-select", "select", NULL, sort_matches_qsort, medians_match_sorted,
-                      adversarial_order, time_order);
+                      adversarial_order, view_unlucky_sample, time_order);
 }

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
+# suite-lane: beside   (tests/run.sh: nothing here depends on time or load)
 # reallogs.sh -- the default detector on public logs of real programs, each
 # truth taken from the log itself (never from ftio):
 #   tmio-8ranks.jsonl     TMIO's own phase records: the first rank start of

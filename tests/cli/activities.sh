@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
+# suite-lane: beside   (tests/run.sh: nothing here depends on time or load)
 # activities.sh -- `ftio` reports every periodic activity of a job
 # (ALGORITHM.md §10, PROTOCOL.md §2 `activities`): a Darshan DXT log naming
 # its files (dumps to one file per output every 3 s, a restart file rewritten

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
+# suite-lane: beside   (tests/run.sh: nothing here depends on time or load)
 # defaults_doc.sh -- the default endpoints have one home, common/defaults.h:
 # every man page that spells one out spells the header's (ftiod --listen,
 # --pub, --status-endpoint, the SPANK plugin's status=, ftio end / sub /

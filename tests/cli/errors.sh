@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
+# suite-lane: beside   (tests/run.sh: nothing here depends on time or load)
 # errors.sh -- `ftio` on bad input and bad usage: malformed and truncated files
 # of every format give exactly one line "ftio: FILE: offset N: ..." or
 # "ftio: FILE: line L: ..." and exit 1 (never a crash); --lenient analyses

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
+# suite-lane: beside   (tests/run.sh: nothing here depends on time or load)
 # formats.sh -- `ftio` on every input format end to end: detection from
 # content whatever the file name, the hand-made CSV and DXT samples, merging
 # several files, the human summary, and the sliding --window analysis.

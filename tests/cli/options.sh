@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
+# suite-lane: beside   (tests/run.sh: nothing here depends on time or load)
 # options.sh -- one CLI: every command parses its options from one table
 # (common/cliopt.c) and the analysis options share their bounds
 # (predictor/options/analysis_options.c).  Checks, for ftio, ftio sub, ftio replay,

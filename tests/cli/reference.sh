@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
+# suite-lane: beside   (tests/run.sh: nothing here depends on time or load)
 # reference.sh -- every row of ALGORITHM.md §8 through `ftio --json`:
 # frequencies to 1e-6 relative, confidences to 1e-6 absolute, windows, N,
 # candidates, totals.  The TMIO rows run on both the JSONL and the msgpack file.

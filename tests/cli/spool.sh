@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
+# suite-lane: beside   (tests/run.sh: nothing here depends on time or load)
 # spool.sh -- `ftio` on our own spool files, made by `ftio-wire trace` with the
 # wire encoder (one clock anchor per rank, as the shim spools them): period,
 # ranks, bytes, relative vs absolute time, merging of files per job, two jobs,

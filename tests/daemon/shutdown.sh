@@ -4,12 +4,14 @@
 # 18), and no job is left without its end message (issue 27).  The backlog:
 # two replayed jobs of 5,000 phases each, still sending (no `final`), under
 # --catch-up every (3,600 boundaries each inside the horizon, tens of
-# seconds of analyses), and 600 more open jobs with an hour of history each.  Without --state-dir every
-# job gets its `.end` (the latest answers, ended_by shutdown: before, the
-# analyses of whole jobs ran out of time and the log said how many got
-# none); with --state-dir the next ftiod continues the jobs: it knows them,
-# and `ftio end` to it gives a summary of all their data.  The old daemon
-# ran every queued boundary first.
+# seconds of analyses), 600 more open jobs with an hour of history each, and
+# 200 jobs with 12 minutes of history whose processes all sent `final`: their
+# ends are queued (--settle-end 600).  Without --state-dir every job gets
+# its `.end` (the latest answers, ended_by shutdown; a queued end has its
+# summary: before, the analyses of whole jobs ran out of time and the log
+# said how many got none); with --state-dir the next ftiod continues the
+# jobs: it knows them, and `ftio end` to it gives a summary of all their
+# data.  The old daemon ran every queued boundary first.
 . "$(dirname "$0")/../lib.sh"
 need "$B/bin/ftiod" "$WIRE"
 
@@ -28,23 +30,30 @@ stop_within() {   # NAME SECONDS
 }
 
 # Without --state-dir: out within 2 s, every job with its end.
-start_daemon plain --catch-up every
+start_daemon plain --catch-up every --settle-end 600
 backlog plain
 N=600     # an hour of history each (a summary of 36,000 samples), then live
 "$WIRE" fleet --endpoint "ipc://$T/plain.in" --jobs $N --history 1 --seconds 60 --prefix open \
   --info "$T/fleet.json" >/dev/null 2>"$T/fleet.err" &
 FLEET=$!; PIDS="$PIDS $FLEET"
 wait_file "$T/fleet.json" 60 || fail "plain: the fleet's history was not sent"
-wait_for 60 status_is plain "len(s['jobs']) == $N + 2 and all(j.get('write', {}).get('analyses', 0) > 0 for j in s['jobs'])" ||
-  fail "plain: not $N + 2 open jobs analysed"
+Q=200     # 12 minutes of history each, then `final`: ends queued for --settle-end
+"$WIRE" fleet --endpoint "ipc://$T/plain.in" --jobs $Q --history 0.2 --seconds 1 --prefix queued \
+  >/dev/null 2>"$T/queued.err" || fail "plain: the queued jobs' sender failed"
+all=$((N + Q + 2))
+wait_for 60 status_is plain "len(s['jobs']) == $all and all(j.get('write', {}).get('analyses', 0) > 0 for j in s['jobs']) and sum(j['final'] == j['processes'] for j in s['jobs']) >= $Q" ||
+  fail "plain: not $all open jobs analysed, $Q of them final"
 stop_within plain 2
 kill $FLEET 2>/dev/null
 ends=$(jsonl "$T/plain.log" "len(set(m['job'] for t, m in msgs if t.endswith('.end')))")
 grep -q "stopped before" "$T/plain.err" && bad "plain: $(grep 'stopped before' "$T/plain.err")"
-[ "$ends" = $((N + 2)) ] || fail "plain: $ends of $((N + 2)) jobs got their end message"
+[ "$ends" = $all ] || fail "plain: $ends of $all jobs got their end message"
 why=$(jsonl "$T/plain.log" "sorted(set(m['ended_by'] for t, m in msgs if t.endswith('.end')))")
 [ "$why" = '["shutdown"]' ] || bad "plain: ended_by $why"
-ok "without --state-dir: gone $took s after SIGTERM, all $((N + 2)) jobs ended"
+queued=$(jsonl "$T/plain.log" "sum(1 for t, m in msgs if t.startswith('ftio.queued') and t.endswith('.end') and m['processes_without_final'] == 0 and 'write' in m['summary'])")
+[ "$queued" = $Q ] || fail "plain: $queued of the $Q queued ends have their summary"
+grep -q "stopping: $all end messages" "$T/plain.err" || bad "plain: the log does not count the $all ends: $(grep 'stopping:' "$T/plain.err")"
+ok "without --state-dir: gone $took s after SIGTERM, all $all jobs ended ($Q queued ends with their summary)"
 
 # With --state-dir: out within 2 s, and the next ftiod continues.
 start_daemon kept --catch-up every --state-dir "$T/state"

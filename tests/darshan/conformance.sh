@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
+# suite-lane: beside   (tests/run.sh: nothing here depends on time or load)
 # conformance.sh -- our native Darshan reader against Darshan's own tools on
 # the real logs of tests/data/darshan (every log format 3.00-3.41, x86_64 and
 # big-endian ppc64, DXT POSIX/MPI-IO, HEATMAP, STDIO-only, empty, partial):

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
+# suite-lane: beside   (tests/run.sh: nothing here depends on time or load)
 # dxt_text.sh -- Darshan DXT text as darshan-dxt-parser 3.5 prints it (with
 # its Pthread-ID column, `N/A` for older logs) reads to the same requests and
 # the same answer as the binary log it was printed from: for every log of

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
+# suite-lane: beside   (tests/run.sh: nothing here depends on time or load)
 # ftio_darshan.sh -- `ftio LOG.darshan` end to end: content detection (any
 # file name), each signal source (DXT, HEATMAP, counters), old and big-endian
 # formats, and bad input: a partial log is an error (a warning with

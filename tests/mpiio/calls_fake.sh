@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
+# suite-lane: beside   (tests/run.sh: nothing here depends on time or load)
 # calls_fake.sh -- the MPI layer alone: every MPI-IO call family on 2 ranks,
 # preloading libftio-mpifake.so (MPI objects + a text-file fake core), and
 # checks that each call gave exactly the record it must (op, flags, bytes,

@@ -23,6 +23,11 @@ __thread int ftio_busy __attribute__((tls_model("initial-exec")));
 __thread int ftio_mpiio_depth __attribute__((tls_model("initial-exec")));
 int ftio_active = 1;
 int ftio_stamp_tsc;           /* 0: the stamps are CLOCK_MONOTONIC ns (libtrace/clock.c) */
+unsigned ftio_layer_mask = 1u << FTIO_LAYER_MPIIO;
+/* No ring: the producer's limit stays 0, so shim.h's ftio_emit() hands
+ * every record to ftio_emit_slow() below. */
+__thread struct ftio_producer ftio_prod __attribute__((tls_model("initial-exec")));
+atomic_int ftio_flusher_started;
 
 #define MAX_RECORDS 100000
 static struct ftio_record recs[MAX_RECORDS];
@@ -31,9 +36,8 @@ static int my_rank = -1, my_size = 0;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 void *ftio_resolve(const char *name) { return dlsym(RTLD_NEXT, name); }
-int ftio_layer_on(int layer) { return layer == FTIO_LAYER_MPIIO; }
 
-void ftio_emit(const struct ftio_record *r)
+void ftio_emit_slow(const struct ftio_record *r)
 {
     pthread_mutex_lock(&lock);
     if (nrecs < MAX_RECORDS) {

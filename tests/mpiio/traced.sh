@@ -1,18 +1,21 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
+# suite-lane: beside   (tests/run.sh: nothing here depends on time or load)
 # traced.sh -- the MPI layer inside the real libftio.so, end to end: records
 # go over ZeroMQ to the test receiver `ftio-wire recv` (or to spool files),
 # are decoded with `ftio-wire records` and checked.
 #
 #  1. mpiio_calls on 4 ranks, over ZeroMQ: every MPI-IO call family gives
 #     exactly its record per rank (op, flags, bytes, offset, async duration;
-#     PMPI calls and non-I/O requests add nothing), and every POSIX record
-#     OMPIO made on the test files is flagged nested.  The receiver got a
+#     PMPI calls and non-I/O requests add nothing), and with FTIO_NESTED=1
+#     every POSIX record OMPIO made on the test files is flagged nested.  The receiver got a
 #     final batch from each rank, no loss, no sequence gap, and the ranks
 #     0..3 of 4 in the headers.
 #  2. checkpoint, MPI-IO collective, 2 ranks x 3 x 256 KiB, spooled: per rank
-#     3 collective writes of 256 KiB at offset rank*256 KiB; the nested POSIX
-#     writes on the file add up to the same total (counted once at MPI-IO).
+#     3 collective writes of 256 KiB at offset rank*256 KiB; by default no
+#     POSIX data record of OMPIO's writes on the file (counted once, at
+#     MPI-IO), with FTIO_NESTED=1 the nested POSIX writes add up to the same
+#     total.
 #  3. checkpoint --posix, spooled: plain (not nested) POSIX writes,
 #     3 x 256 KiB per rank.
 #  4. A rank that exits without MPI_Finalize still delivers all its records.
@@ -71,7 +74,7 @@ run_traced() {
 }
 
 # 1. every call family, 4 ranks, over ZeroMQ
-run_traced zmq 4 "$T/calls" "$B/tests/mpiio_calls" "$T/calls"
+run_traced zmq 4 "$T/calls" -x FTIO_NESTED=1 "$B/tests/mpiio_calls" "$T/calls"
 [ "$rc" = 0 ] || fail "mpiio_calls rc=$rc"
 python3 "$HERE/check_records.py" --dir "$T/calls" --records "$T/calls/records" \
     --files "$T/calls/files" --ranks 4 --nested
@@ -89,10 +92,16 @@ for r in 0 1; do
     want=" 3 2 $BLK $((r * BLK))"
     [ "$got" = "$want" ] || fail "rank $r checkpoint MPI-IO writes: '$got', want '$want' (count flags bytes offset)"
 done
+n=$(awk -v f="$fid" '$2 != 2 && ($3 == 0 || $3 == 1) && $7 == f' "$T/ck/records" | wc -l)
+[ "$n" = 0 ] || fail "$n POSIX/stdio data records of OMPIO's I/O on the file (FTIO_NESTED=0: the MPI-IO records alone)"
+run_traced spool 2 "$T/ckn" -x FTIO_NESTED=1 "$B/bin/checkpoint" -n 3 -c 0 -b $BLK -o "$T/ckn"
+[ "$rc" = 0 ] || fail "checkpoint (FTIO_NESTED=1) rc=$rc"
+fid=$(awk -v p="$T/ckn/checkpoint.mpiio" '$2 == p { print $1; exit }' "$T/ckn/files")
+[ -n "$fid" ] || fail "checkpoint.mpiio never registered (FTIO_NESTED=1)"
 awk -v f="$fid" -v want=$((2 * 3 * BLK)) '
     $2 == 0 && $3 == 1 && $7 == f { if (int($4 / 4) % 2 == 0) bad++; sum += $5 }
     END { if (bad || sum != want) { printf "FAIL: nested POSIX writes: %d unflagged, %d bytes, want %d\n", bad, sum, want; exit 1 } }
-' "$T/ck/records"
+' "$T/ckn/records"
 
 # 3. checkpoint --posix: file per process, not nested
 run_traced spool 2 "$T/px" "$B/bin/checkpoint" -n 3 -c 0 -b $BLK --posix -o "$T/px"

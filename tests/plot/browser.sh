@@ -38,12 +38,12 @@ chrome() {
     --user-data-dir="$T/chrome" --disable-extensions "$@" 2>>"$T/chrome.log"
 }
 
-# render NAME HEIGHT: $T/NAME.html -> $T/NAME.png and $T/NAME.dom
+# render NAME HEIGHT: $T/NAME.html -> $T/NAME.png and $T/NAME.dom, from one
+# start of Chromium (it takes the screenshot and dumps the DOM it parsed)
 render() {
   rm -f "$T/$1.png"
-  chrome --screenshot="$T/$1.png" --window-size=1040,$2 "file://$T/$1.html" >/dev/null
+  chrome --screenshot="$T/$1.png" --dump-dom --window-size=1040,$2 "file://$T/$1.html" >"$T/$1.dom"
   [ -s "$T/$1.png" ] || fail "Chromium made no screenshot of $1.html: $(grep -v -i 'dbus\|fontconfig' "$T/chrome.log" | tail -3)"
-  chrome --dump-dom "file://$T/$1.html" >"$T/$1.dom"
   [ -s "$T/$1.dom" ] || fail "Chromium dumped no DOM of $1.html"
 }
 

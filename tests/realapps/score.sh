@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
+# suite-lane: beside   (tests/run.sh: nothing here depends on time or load)
 # score.sh -- bench/realapps/score.py on a run whose answers are known (no
 # program, no ftio): two activities (a.K.dat every 2 s, 100 B; b.K.dat every
 # 6 s, 1000 B: the heaviest; c.K.dat, 100 B, right after each b),

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
+# suite-lane: beside   (tests/run.sh: nothing here depends on time or load)
 # filters.sh -- `ftio scan` start and end columns and its filters, on the real
 # Darshan logs of tests/data/darshan, against what darshan-parser printed
 # (X.darshan.parser.txt.gz: start_time, end_time, uid, exe): start is the

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
+# suite-lane: beside   (tests/run.sh: nothing here depends on time or load)
 # scan.sh -- `ftio scan` on the real Darshan logs of tests/data/darshan (the
 # release logs of every format 3.00-3.41, the DLIO set, HEATMAP/DXT/STDIO
 # logs) plus two broken files named on the command line: one row per log,

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
+# suite-lane: beside   (tests/run.sh: nothing here depends on time or load)
 # sniff.sh -- telling a trace from other files reads a few KB, not the file:
 # `ftio` on a 4 GiB sparse file of zeros says "unknown trace format" at once
 # with a small resident set (it read all 4 GiB before); `ftio scan` of an

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
+# suite-lane: beside   (tests/run.sh: nothing here depends on time or load)
 # env_doc.sh -- libftio(7) documents every FTIO_* variable of the shim's one
 # table (env_vars[] in libtrace/config.c, between its BEGIN/END
 # ftio-env-table markers) and no other: the same names, and for the integers

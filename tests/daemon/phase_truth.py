@@ -1,0 +1,80 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""phase_truth.py -- the truth of the live end-to-end tests (tests/daemon/e2e_*.sh,
+checkpoint_job in tests/lib.sh): the checkpoint mini-app's own phase start
+times, and the period they make inside the window a prediction was computed
+from.
+
+Why per window: on a loaded machine the I/O of a phase takes longer in one
+part of the run than in another, so the interval between phases drifts; an
+early window then holds other intervals than the whole run, and a right
+answer for that window would be judged against the wrong truth.  Every
+message is therefore judged against the phases that overlap its own window
+(`window.start` .. `window.end`, epoch s): their mean interval, the
+span from the first to the last start over the intervals between them (the
+period of the phases the window holds; on an idle machine every interval is
+that one, and a few slow phases under load move a median off the rate the
+phases came at, which is what a spectrum measures).
+
+The times come from the program itself (examples/checkpoint.c, run with
+--verbose --phases), never from ftio and never from wall time or iterations:
+  "iteration I: ... read back D s, checkpoint at M, read at R"   rank 0's
+      CLOCK_MONOTONIC start of the checkpoint and of the read back, and the
+      read's duration (--verbose)
+  "phase checkpoint I 0 S E BYTES"                rank 0's CLOCK_REALTIME
+      [start, end] of the checkpoint (--phases)
+The app reads both clocks back to back at a checkpoint's start, so S - M is
+the epoch of that iteration's monotonic times; a read is [R, R + D] plus it.
+
+As a module: phases(out, kind), local_period(phases, start, end), and
+messages(log, job, mode), what ftiod published of the job.
+As a command: phase_truth.py OUT KIND prints the phases, "start end" (epoch s)
+one a line.
+"""
+import json
+import re
+import sys
+
+
+def phases(out, kind):
+    """The app's phases of KIND (checkpoint, read): (start, end), epoch s."""
+    text = open(out).read()
+    mono = {int(i): (float(c), float(r), float(rt)) for i, rt, c, r in
+            re.findall(r"^iteration (\d+):.* read back ([0-9.]+) s, checkpoint at ([0-9.]+), read at ([0-9.na]+)$",
+                       text, re.M)}
+    wall = {int(i): (float(s), float(e)) for i, s, e in
+            re.findall(r"^phase checkpoint (\d+) 0 ([0-9.]+) ([0-9.]+) \d+$", text, re.M)}
+    if not mono or set(mono) != set(wall):
+        sys.exit("phase_truth: %s: %d iterations with monotonic times, %d with epoch times "
+                 "(run the app with --verbose --phases)" % (out, len(mono), len(wall)))
+    p = []
+    for i in sorted(mono):
+        c, r, rt = mono[i]
+        s, e = wall[i]
+        p.append((s, e) if kind == "checkpoint" else (r + (s - c), r + (s - c) + rt))
+    if len(p) < 3:
+        sys.exit("phase_truth: %d %s phases in %s" % (len(p), kind, out))
+    return p
+
+
+def local_period(p, start, end):
+    """The mean interval between the starts of the phases of P that overlap
+    [start, end] (a phase that began before the window may have its data in
+    it: a collective open waits for the last rank); None when fewer than two
+    do."""
+    inside = [s for s, e in p if e >= start and s <= end]
+    if len(inside) < 2:
+        return None
+    return (inside[-1] - inside[0]) / (len(inside) - 1)
+
+
+def messages(log, job, mode):
+    """ftiod's live messages of JOB's MODE in its --log LOG, and the `.end`
+    summary of that mode (None without an `.end`)."""
+    msgs = [(d["topic"], d["message"]) for d in map(json.loads, open(log))]
+    ends = [m for k, m in msgs if k == "ftio.%s.end" % job]
+    return [m for k, m in msgs if k == "ftio.%s.%s" % (job, mode)], ends[-1]["summary"][mode] if ends else None
+
+
+if __name__ == "__main__":
+    for s, e in phases(sys.argv[1], sys.argv[2]):
+        print("%.6f %.6f" % (s, e))
