@@ -55,6 +55,7 @@ static struct {
     atomic_uint      kick_word;       /* futex: bumped by every kick */
     atomic_int       stop, exited, shutdown_begun, joined;
     atomic_int       table_ready;     /* the thread has its descriptor table */
+    atomic_uint      progress;        /* batches finished (the exit wait's renewal) */
     _Atomic uint64_t req_gen, done_gen;
     pthread_mutex_t  start_mu;        /* starting the thread */
     pthread_mutex_t  mark_mu;         /* the pending mark */
@@ -170,6 +171,7 @@ static int deliver(const struct ftio_record *rec, size_t n, const char *mark, in
     }
     ftio_log("batch seq %llu: %zu records, %zu files, lost %llu%s%s %s", (unsigned long long)fl.seq,
              n, nf, (unsigned long long)fl.lost, final ? ", final" : "", mark ? ", mark" : "", how);
+    ftio_flusher_progress();
     __atomic_store_n(&fl.seq, fl.seq + 1, __ATOMIC_RELEASE);
     fl.lost = 0;
     fl.mpi_sent = mpi;
@@ -333,18 +335,45 @@ static int gen_done(uint64_t gen)
     return atomic_load(&fl.done_gen) >= gen || atomic_load(&fl.exited);
 }
 
-static int has_exited(uint64_t unused)
-{
-    (void)unused;
-    return atomic_load(&fl.exited);
-}
-
 /* Every wait of an exit path is bounded: the sink's own wait for the
  * daemon (FTIO_EXIT_WAIT_MS) and a margin for encoding and spooling what is
  * left. */
 int ftio_flusher_wait_bound_ms(void)
 {
     return ftio_cfg.exit_wait_ms + 1000;
+}
+
+#define EXIT_BOUNDS 10   /* an exit waits this many bounds at most, however busy the thread */
+
+void ftio_flusher_progress(void)
+{
+    atomic_fetch_add(&fl.progress, 1);
+}
+
+/* (Async-signal-safe.)  A thread that finishes a batch now and then is
+ * working through a backlog (a burst of records just before the exit, a
+ * loaded node: bench/README.md "burst"), not stuck: each batch it finishes
+ * gives it the bound again.  Before, a wait of one bound ended in the middle
+ * of that work and the process exited with the rest of its records neither
+ * sent nor spooled, a batch half written to the spool file, and no word. */
+int ftio_flusher_wait_exited(void)
+{
+    int64_t bound = (int64_t)ftio_flusher_wait_bound_ms() * 1000000;
+    int64_t start = ftio_mono_ns(), last = start;
+    unsigned seen = atomic_load(&fl.progress);
+    while (!atomic_load(&fl.exited)) {
+        int64_t now = ftio_mono_ns();
+        unsigned p = atomic_load(&fl.progress);
+        if (p != seen) {
+            seen = p;
+            last = now;
+        }
+        if (now - last > bound || now - start > EXIT_BOUNDS * bound)
+            return 0;
+        struct timespec ts = { 0, 200000 };
+        nanosleep(&ts, NULL);
+    }
+    return 1;
 }
 
 int ftio_flusher_may_ask(void)
@@ -422,10 +451,6 @@ int ftio_flusher_stop(int why)
     return 1;
 }
 
-int ftio_flusher_wait_exited(void)
-{
-    return wait_until(has_exited, 0, ftio_flusher_wait_bound_ms());
-}
 
 /* Join the exited thread once (shutdown and a failed exec may both try). */
 void ftio_flusher_join(void)

@@ -16,6 +16,16 @@
 #include <errno.h>
 #include "internal.h"
 
+/* The image ends with the flusher still busy (stuck, or given its bounds:
+ * ftio_flusher_wait_exited()): what it had not sent or spooled is gone, and
+ * nobody else can tell (no final batch, no "lost").  Said always, not only
+ * under FTIO_DEBUG. */
+static void warn_unfinished(void)
+{
+    ftio_warn("this process ends before its last records were sent to ftiod or spooled (the "
+              "flusher did not finish within its bound): its trace may be incomplete");
+}
+
 void ftio_flush_from_signal(int final)
 {
     if (!ftio_flusher_may_ask() || !ftio_flusher_running())
@@ -25,7 +35,8 @@ void ftio_flush_from_signal(int final)
         ftio_flusher_request(1);
     else if (ftio_flusher_begin_ending()) {
         ftio_flusher_stop(FTIO_STOP_FINAL);
-        ftio_flusher_wait_exited();
+        if (!ftio_flusher_wait_exited())
+            warn_unfinished();
         ftio_mark_shut_down();
     }
     errno = saved;
@@ -47,8 +58,7 @@ void ftio_shutdown(void)
             if (ftio_flusher_wait_exited())
                 ftio_flusher_join();
             else
-                ftio_log("flusher did not finish within %d ms; exiting anyway",
-                         ftio_flusher_wait_bound_ms());
+                warn_unfinished();
         }
         ftio_mark_shut_down();
         ftio_log("shut down");

@@ -313,7 +313,9 @@ FTIO_HIDDEN void ftio_flusher_request(int wait);
  * FINAL overrides any stop asked before, a hand-off is asked of a running
  * thread only; kicks it; 1 when the stop is now `why`.  Every wait is
  * bounded by ftio_flusher_wait_bound_ms(); ftio_flusher_wait_exited() is 1
- * when the thread exited in time.  ftio_flusher_was_started() waits for a
+ * when the thread exited in time (the bound is renewed each time the thread
+ * finishes a batch, ftio_flusher_progress(): a backlog at exit is encoded
+ * and sent or spooled, not dropped; 10 bounds in all).  ftio_flusher_was_started() waits for a
  * start in progress.  ftio_flusher_rearm(): after a failed exec, when the
  * thread exited from a hand-off, join it and let the next record start a
  * new one (1 when it did). */
@@ -321,6 +323,7 @@ enum { FTIO_STOP_NONE = 0, FTIO_STOP_FINAL = 1, FTIO_STOP_HANDOFF = 2, FTIO_STOP
 FTIO_HIDDEN int  ftio_flusher_stop(int why);
 FTIO_HIDDEN int  ftio_flusher_wait_bound_ms(void);
 FTIO_HIDDEN int  ftio_flusher_wait_exited(void);
+FTIO_HIDDEN void ftio_flusher_progress(void);
 FTIO_HIDDEN void ftio_flusher_join(void);
 FTIO_HIDDEN int  ftio_flusher_was_started(void);
 FTIO_HIDDEN int  ftio_flusher_rearm(void);

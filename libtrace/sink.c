@@ -315,6 +315,7 @@ static void drop(size_t i, int keep)
     free(p->data);
     memmove(p, p + 1, (sk.npend - i - 1) * sizeof *p);
     sk.npend--;
+    ftio_flusher_progress();          /* (spooling the rest at exit is work done) */
 }
 
 static void spool_all(void)

@@ -59,7 +59,8 @@ int  ftio_time_order(const double *t, size_t n, uint32_t *order);
 
 /* Event sweep: 2n points, starts before ends on equal times.  -1 (errno
  * EINVAL) when a request ends before it starts, ENOMEM when out of memory.
- * Uses a second thread for large inputs (>= 100000 requests). */
+ * One thread; besides its output, 4 B per event and one time bucket's events
+ * (signal.c). */
 int  ftio_signal_build(const struct ftio_requests *r, struct ftio_signal *out);
 /* The same of the requests idx[0..n) of r (idx NULL: the first n), with
  * zero-rate requests at pad_t0 and pad_t1 (NAN: none) that stretch the

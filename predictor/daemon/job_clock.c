@@ -194,6 +194,11 @@ void job_clock_release(struct job *j, const struct job_limits *lim, bool all)
     q->n = kept;
 }
 
+bool job_clock_holding(const struct job *j)
+{
+    return j->hold && j->hold->n > 0;
+}
+
 size_t job_clock_memory(const struct job *j)
 {
     const struct job_clock_hold *q = j->hold;

@@ -50,6 +50,9 @@ static inline void job_clock_settle(struct job *j, const struct job_limits *lim)
     job_clock_release(j, lim, true);
 }
 
+/* Does j hold batches (a stopping daemon merges them only while it has
+ * time: sched_step.c)? */
+bool   job_clock_holding(const struct job *j);
 /* Bytes the held batches take (job_memory), and freeing them (job_free). */
 size_t job_clock_memory(const struct job *j);
 void   job_clock_free(struct job *j);

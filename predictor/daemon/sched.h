@@ -28,9 +28,10 @@
  * with its latest answers, no new analysis (a JSON message: 0.1-0.3 ms of
  * thread CPU a job), the main thread helping the analysis threads.  First
  * the jobs whose every mode has an answer, then those with a mode never
- * analysed (a young job, or ftiod behind): that mode is analysed while
- * SCHED_STOP_ANALYSES s of the stop have not passed, else its end says the
- * other modes only.  Past SCHED_STOP_BUDGET it says how many jobs are still
+ * analysed (a young job, or ftiod behind) or with batches held for their
+ * clock: that mode is analysed, those batches merged, while
+ * SCHED_STOP_ANALYSES s of the stop have not passed; else its end says the
+ * other modes only, without those batches, and a warning counts such ends.  Past SCHED_STOP_BUDGET it says how many jobs are still
  * to go, and goes on. */
 #define SCHED_STOP_BUDGET 1.5
 #define SCHED_STOP_ANALYSES 0.75
@@ -74,7 +75,8 @@ struct job *sched_take(struct ftiod *d, double now, bool stopping, bool force);
 /* The turn of j is over: it may be queued again. */
 void   sched_give_back(struct ftiod *d, struct job *j);
 void   sched_queue_free(struct ftiod *d);
-/* Stopping: does j's end need an analysis (a mode with data and no answer)?
+/* Stopping: does j's end need work (a mode with data and no answer to
+ * analyse, batches held for their clock to merge)?
  * May a stopping daemon still make one?  The ends published since the stop,
  * and those without a mode's summary (not analysed in time). */
 bool   sched_end_needs_analysis(const struct job *j);

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "grow.h"
+#include "job_clock.h"
 #include "sched.h"
 #include "timeutil.h"
 
@@ -277,6 +278,8 @@ void sched_give_back(struct ftiod *d, struct job *j)
 
 bool sched_end_needs_analysis(const struct job *j)
 {
+    if (job_clock_holding(j))
+        return true;
     for (int mode = 0; mode < JOB_NMODES; mode++)
         if (j->mode[mode].stream && !job_mode_update(&j->mode[mode]))
             return true;

@@ -238,7 +238,7 @@ void sched_end_job(struct analysis *a, struct job *j, const char *why, bool stop
 {
     struct ftiod *d = a->d;
     if (stopping)
-        sched_stop_count(d, summarise(a, j, true));
+        sched_stop_count(d, summarise(a, j, true) + job_clock_holding(j));
     else if (!sched_summarised(j))
         summarise(a, j, false);
     j->summarised = false;    /* a corrected end (late batches) makes them again */
@@ -253,7 +253,10 @@ bool sched_turn(struct analysis *a, struct job *j, double now, bool stopping)
     if (w == SCHED_NOTHING || w == SCHED_FORGET)
         return false;
     bool ending = w != SCHED_BOUNDARIES, left = false;
-    if (ending)     /* batches held for their clock go in before the last analyses */
+    /* Batches held for their clock go in before the last analyses (a
+     * stopping daemon: while it has time; 10,000 jobs whose history is held
+     * would take seconds). */
+    if (ending && (!stopping || sched_stop_may_analyse(d)))
         job_clock_settle(j, &d->cfg.limits);
     char reason[sizeof j->ended_by];
     snprintf(reason, sizeof reason, "%s", why ? why : "");

@@ -169,10 +169,10 @@ void ftiod_analysis_stop(struct ftiod *d)
         open += !d->jobs.job[i]->closed;
     sched_stop_counts(d, &ends, &short_ends);
     if (ends) {
-        char tail[128] = "";
+        char tail[160] = "";
         if (short_ends)
-            snprintf(tail, sizeof tail, "; %zu of them without the summary of a mode not "
-                     "analysed before (no time left for it)", short_ends);
+            snprintf(tail, sizeof tail, "; %zu of them short of what there was no time "
+                     "left for (a mode never analysed, batches held for their clock)", short_ends);
         ftiod_log_at(short_ends ? FTIOD_WARNING : FTIOD_NOTICE,
                      "stopping: %zu end messages in %.2f s%s", ends, ftiod_now() - d->stop_at,
                      tail);

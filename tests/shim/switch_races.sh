@@ -10,6 +10,8 @@
 # thread, or forks a child that lives past its own switch.  Each ends as it
 # should (exit status, no fault) and every record of every process reaches
 # the receiver, with its final batch, no sequence gap and nothing lost.
+# A flusher stuck past its bound (a 3-s load) leaves the process on time,
+# with a warning that its trace may be incomplete.
 # Also: the flusher's stack (256 KiB) after the switch has used less than
 # half of it (32 KiB in a LAMMPS rank; a fault on its guard page would be
 # a SIGSEGV of a shim thread).
@@ -39,6 +41,22 @@ race _exit 0 1
 race term 143 1
 race thread 0 1
 race fork 0 2
+
+# A flusher that cannot finish (the load of libzmq takes 3 s, the bound is
+# FTIO_EXIT_WAIT_MS=0 + 1 s): the process ends within its bound, and says
+# that its trace may be incomplete (before: only under FTIO_DEBUG).
+rm -f "$T/loading"
+start_recv "$T/got.stuck" -i 3 -t 30
+t0=$(date +%s.%N)
+FTIO_EXIT_WAIT_MS=0 SLOW_LOAD_MS=3000 LD_AUDIT="$B/tests/slow_load.so" traced "$SW" _exit "$T/f.stuck" "$T/loading" \
+  >"$T/out.stuck" 2>"$T/stuck.err"
+rc=$?
+took=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+wait_recv
+what="_exit while the flusher is stuck in the load for 3 s"
+[ "$rc" = 0 ] && ok "$what: exit status 0 after $took s" || bad "$what: exit status $rc"
+grep -q 'its trace may be incomplete' "$T/stuck.err" && ok "$what: the process says its trace may be incomplete" ||
+  bad "$what: not a word of the records left behind: $(tail -2 "$T/stuck.err")"
 
 # The flusher's stack once it has switched: its mapping's touched pages.
 rm -f "$T/loading"
