@@ -15,7 +15,7 @@ checkpoint_job e2e-pulses -n 8 -c 5 -b 1M
 import sys
 log, job, out, here = sys.argv[1:5]
 sys.path.insert(0, here)
-from phase_truth import phases, local_period, messages
+from phase_truth import phases, local_period, off, messages
 t = phases(out, "checkpoint")
 w, end = messages(log, job, "write")
 assert w, "no message"
@@ -29,7 +29,7 @@ for m in w:
     if P is None or m["window"]["end"] - t0 <= 3.2 * P:      # from the 4th phase on
         continue
     late += 1
-    if m["period"] is None or abs(m["period"] - P) > 0.02 * P:
+    if m["period"] is None or off(m["period"], t, m["window"]["start"], m["window"]["end"]) > 0.02:
         bad.append((round(m["window"]["end"] - t0, 2), m["period"], round(P, 3)))
 assert late, "no message after the 4th phase"
 assert not bad, "periods off by more than 2 %% from the 4th phase on (window end, period, true): %s" % bad
@@ -39,6 +39,6 @@ print("live: %d messages, all %d from the 4th phase within 2 %%" % (len(w), late
 assert end, "no .end"
 P = local_period(t, end["window"]["start"], end["window"]["end"])
 print("final: period %s, true %s" % (end["period"], P))
-assert P and end["period"] and abs(end["period"] - P) <= 0.02 * P, "final period %s vs %s" % (end["period"], P)
+assert P and end["period"] and off(end["period"], t, end["window"]["start"], end["window"]["end"]) <= 0.02, "final period %s vs %s" % (end["period"], P)
 PYEOF
 echo ok
