@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 # suite-lane: beside   (tests/run.sh: nothing here depends on time or load)
+# suite-timeout: 900   (two builds of the tree; about 120 s on an idle machine)
 # install.sh -- `make install` / `make uninstall` as a site and a user would
 # use them (mk/install.mk):
 #  - `make -n install` on a fresh tree plans no test, Check or bench build;
