@@ -204,14 +204,10 @@ void ftiod_history_install(struct ftiod *d, const char *job, uint64_t serial,
             const struct ftio_online_update *u = job_mode_update(ms);
             if (u)
                 ftio_prior_check_answer(&p->c, &u->res, u->stale);
-            if (m) {
-                /* A summary made before this answer (every process sent
-                 * final while the store was slow) kept a text without the
-                 * prior: dropped, the .end builds it again with it. */
-                free(ms->said);
-                ms->said = NULL;
-                ms->said_len = ms->said_cap = 0;
-            }
+            if (m)             /* a summary made before this answer (every process
+                                * sent final while the store was slow) kept a text
+                                * without the prior */
+                job_mode_forget_said(ms);
             len += (size_t)snprintf(said + len, len < sizeof said ? sizeof said - len : 0,
                                     "%s%s period %.4g s (confidence %.2f, %s)", len ? ", " : "",
                                     job_mode_name(mode), p->c.p.period, p->c.confidence,

@@ -79,6 +79,14 @@ struct job *job_new(const char *id, const struct job_limits *lim)
     return j;
 }
 
+void job_mode_forget_said(struct job_mode_state *m)
+{
+    free(m->said);
+    m->said = NULL;
+    m->said_len = m->said_cap = 0;
+    m->said_seq = 0;
+}
+
 void job_free(struct job *j)
 {
     if (!j)

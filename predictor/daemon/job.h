@@ -154,6 +154,9 @@ struct job_mode_state {
     size_t   said_len, said_cap;
     uint64_t said_seq;
 };
+/* The kept text no longer says m's latest answer (a prior came since, or a
+ * new text could not be kept): dropped, the `.end` builds it again. */
+void job_mode_forget_said(struct job_mode_state *m);
 
 /* The mode's totals (zero before its first record) and its latest answer
  * (NULL before the first analysis): what the stream says. */

@@ -75,7 +75,7 @@ static void keep_said(struct job_mode_state *m, uint64_t seq, const char *text, 
     if (len > m->said_cap) {
         char *p = realloc(m->said, len);
         if (!p) {
-            m->said_seq = 0;          /* none kept: the .end builds it again */
+            job_mode_forget_said(m);  /* the old text would say an older answer */
             return;
         }
         m->said = p;
