@@ -40,9 +40,9 @@ run_one() {
   # A shell test has 300 s, or what its line "# suite-timeout: N" says (the
   # install test builds the tree twice: at nice 5 beside a CPU hog that
   # takes more than 300 s).
-  limit=$(sed -n 's/^# suite-timeout: *\([0-9][0-9]*\).*/\1/p' "$t" 2>/dev/null | head -1)
   case "$t" in
-    *.sh) timeout "${limit:-300}" $LANE_NICE sh "$t" >"$log" 2>&1; rc=$? ;;
+    *.sh) limit=$(sed -n 's/^# suite-timeout: *\([0-9][0-9]*\).*/\1/p' "$t" | head -1)
+          timeout "${limit:-300}" $LANE_NICE sh "$t" >"$log" 2>&1; rc=$? ;;
     *)    CK_DEFAULT_TIMEOUT=60 timeout 600 "$t" >"$log" 2>&1; rc=$? ;;
   esac
   secs=$(( $(date +%s) - start ))
