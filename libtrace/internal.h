@@ -557,10 +557,7 @@ static inline void ftio_emit_simple(int layer, int op, uint32_t fid, uint64_t t0
         slot->op = (uint8_t)op;
         slot->layer = (uint8_t)layer;
         slot->flags = ftio_nested_flag();
-        slot->tid = p->tid;
-        slot->reserved = 0;
-        p->head = head + 1;
-        atomic_store_explicit(p->head_pub, head + 1, memory_order_release);
+        ftio_slot_publish(p, slot, head);
         return;
     }
     struct ftio_record r = {

@@ -221,6 +221,8 @@ struct ftio_mpi_file {
 };
 
 #define FTIO_MPI_HANDLE(h) ((uint64_t)(uintptr_t)(h))
+#define FTIO_MPI_KEY_EMPTY 0u          /* ftio_mpi_file.key of a slot never used */
+#define FTIO_MPI_KEY_DEAD  1u          /* ... of a slot whose file was closed */
 
 FTIO_HIDDEN struct ftio_mpi_file *ftio_mpi_file_add(MPI_File fh, uint32_t fid, int amode);
 FTIO_HIDDEN struct ftio_mpi_file *ftio_mpi_file_find(MPI_File fh);
@@ -229,8 +231,27 @@ FTIO_HIDDEN void ftio_mpi_file_remove(uint64_t handle);
 FTIO_HIDDEN void ftio_mpi_file_changed(void);
 /* A read-only copy of fh's entry (NULL when not open), kept per thread: a
  * data call on the file the thread used last reads a thread-local line, not
- * the table's page (shim.h FTIO_HOT).  Never for writing (split state). */
-FTIO_HIDDEN const struct ftio_mpi_file *ftio_mpi_file_view(MPI_File fh);
+ * the table's page (shim.h FTIO_HOT), and inline: no call into another
+ * page of code either.  Never for writing (split state).  The copy is good
+ * while ftio_mpi_files_gen, bumped by every open, close and set_view, holds
+ * the value it was taken at. */
+struct ftio_mpi_file_copy {
+    uint64_t             key;
+    unsigned             gen;
+    struct ftio_mpi_file copy;
+};
+extern _Atomic unsigned ftio_mpi_files_gen FTIO_HIDDEN;
+extern __thread struct ftio_mpi_file_copy ftio_mpi_last FTIO_HIDDEN __attribute__((tls_model("initial-exec")));
+FTIO_HIDDEN const struct ftio_mpi_file *ftio_mpi_file_view_slow(MPI_File fh, unsigned gen);
+static inline const struct ftio_mpi_file *ftio_mpi_file_view(MPI_File fh)
+{
+    uint64_t key = FTIO_MPI_HANDLE(fh);
+    unsigned gen = atomic_load_explicit(&ftio_mpi_files_gen, memory_order_acquire);
+    if (__builtin_expect(ftio_mpi_last.key == key && ftio_mpi_last.gen == gen &&
+                         key > FTIO_MPI_KEY_DEAD, 1))
+        return &ftio_mpi_last.copy;
+    return ftio_mpi_file_view_slow(fh, gen);
+}
 
 /* Byte offset of the individual file pointer (before an access), -1 when
  * unknown (sequential mode, zero-size etype, error). */
