@@ -333,7 +333,8 @@ static void emit_slow(const struct ftio_record *rec)
     }
     struct ftio_record *slot = &s->rec[head & (rings.cap - 1)];
     memcpy(slot, rec, offsetof(struct ftio_record, tid));
-    ftio_slot_publish(&ftio_prod, slot, head);
+    ftio_prod.head = head + 1;
+    ftio_slot_publish(slot, head, ftio_prod.tid);
     used++;
     if (used < rings.kick_at) {
         ftio_prod.limit = tail + rings.kick_at;

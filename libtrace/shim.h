@@ -47,6 +47,35 @@ extern __thread int ftio_busy __attribute__((tls_model("initial-exec")));
  * > 0 carry FTIO_FLAG_NESTED (the daemon counts their bytes once). */
 extern __thread int ftio_mpiio_depth __attribute__((tls_model("initial-exec")));
 
+/* The thread-local variables of a traced call, reached without the GOT.
+ * A shared library's initial-exec TLS access loads the variable's offset
+ * from the thread pointer out of the library's GOT: one more page per call,
+ * a page walk after every system call on this VM (FTIO_HOT below).  So the
+ * offsets of the few variables a traced call reads are copied into the hot
+ * page at init (ftio_tls_fast_init, core.c; the MPI layer's in
+ * ftio_mpi_tls_fast_init, mpi_life.c) and FTIO_FAST(var) reads var at
+ * %fs:offset.  The offsets are the same in every thread (static TLS).
+ * Only for code that runs once the shim is initialised -- after a test of
+ * ftio_active (or ftio_flusher_started) -- which is when the offsets are
+ * set: before, they are 0 (the thread control block, never to be written).
+ * Elsewhere (not x86-64, no __seg_fs) it is the variable itself. */
+#if defined(__x86_64__) && defined(__SEG_FS)
+#define FTIO_FAST(var)      (*(__seg_fs __typeof__(var) *)ftio_tlsoff_##var)
+#define FTIO_FAST_PTR(type) __typeof__((__seg_fs type *)0)   /* (a declaration may not start with __seg_fs after a statement: gcc 12) */
+#define FTIO_FAST_DEF(var)  intptr_t ftio_tlsoff_##var FTIO_HOT
+#define FTIO_FAST_SET(var)  (ftio_tlsoff_##var = (intptr_t)&var - (intptr_t)__builtin_thread_pointer())
+#else
+#define FTIO_FAST(var)      (var)
+#define FTIO_FAST_PTR(type) type *
+#define FTIO_FAST_DEF(var)  intptr_t ftio_tlsoff_##var
+#define FTIO_FAST_SET(var)  (ftio_tlsoff_##var = 0)
+#endif
+#define FTIO_FAST_DECL(var) extern intptr_t ftio_tlsoff_##var FTIO_HIDDEN
+FTIO_FAST_DECL(ftio_busy);
+FTIO_FAST_DECL(ftio_mpiio_depth);
+FTIO_HIDDEN void ftio_tls_fast_init(void);
+FTIO_HIDDEN void ftio_mpi_tls_fast_init(void);
+
 /* 1 once initialised and neither FTIO_DISABLE nor ftio_pause() is in force. */
 extern int ftio_active FTIO_HIDDEN;
 
@@ -88,6 +117,7 @@ struct ftio_producer {
     uint32_t            tid;
 };
 extern __thread struct ftio_producer ftio_prod FTIO_HIDDEN __attribute__((tls_model("initial-exec")));
+FTIO_FAST_DECL(ftio_prod);
 /* The rest of ftio_emit(): the first record of a thread, the look at the
  * tail, a kick, a full segment. */
 FTIO_HIDDEN void ftio_emit_slow(const struct ftio_record *r);
@@ -99,13 +129,12 @@ extern atomic_int ftio_flusher_started FTIO_HIDDEN;
 /* Layer bitmask (FTIO_LAYERS) in a plain global so the hot path reads one word. */
 extern unsigned ftio_layer_mask FTIO_HIDDEN;
 
-/* The end of every record written in place: the thread's number, then the
- * slot's sequence number (the record's number in its segment + 1, a release:
- * every field above is visible to a consumer that sees it). */
-static inline void ftio_slot_publish(struct ftio_producer *p, struct ftio_record *slot, uint64_t head)
+/* The end of every record written in place (record number `head` of its
+ * segment): the thread's number, then the slot's sequence number (head + 1,
+ * a release: every field above is visible to a consumer that sees it). */
+static inline void ftio_slot_publish(struct ftio_record *slot, uint64_t head, uint32_t tid)
 {
-    slot->tid = p->tid;
-    p->head = head + 1;
+    slot->tid = tid;
     __atomic_store_n(&slot->reserved, (uint32_t)(head + 1), __ATOMIC_RELEASE);
 }
 
@@ -115,17 +144,21 @@ static inline void ftio_slot_publish(struct ftio_producer *p, struct ftio_record
  * as lost (never blocks). */
 static inline void ftio_emit(const struct ftio_record *rec)
 {
-    struct ftio_producer *p = &ftio_prod;
+    if (__builtin_expect(!atomic_load_explicit(&ftio_flusher_started, memory_order_relaxed), 0)) {
+        ftio_emit_slow(rec);
+        return;
+    }
+    FTIO_FAST_PTR(struct ftio_producer) p = &FTIO_FAST(ftio_prod);
     uint64_t head = p->head;
-    if (__builtin_expect(head >= p->limit ||
-                         !atomic_load_explicit(&ftio_flusher_started, memory_order_relaxed), 0)) {
+    if (__builtin_expect(head >= p->limit, 0)) {
         ftio_emit_slow(rec);
         return;
     }
     struct ftio_record *slot = &p->rec[head & p->mask];
     /* Not the sequence number: a consumer may be looking at it already. */
     __builtin_memcpy(slot, rec, __builtin_offsetof(struct ftio_record, tid));
-    ftio_slot_publish(p, slot, head);
+    p->head = head + 1;
+    ftio_slot_publish(slot, head, p->tid);
 }
 
 
