@@ -134,7 +134,7 @@ static inline int ftio_private_table_thread(void)
     return t == FTIO_TABLE_PRIVATE || ftio_thread_table_classify();
 }
 /* The same in a traced call (shim.h FTIO_FAST). */
-static inline int ftio_private_table_thread_fast(void)
+FTIO_INLINE int ftio_private_table_thread_fast(void)
 {
     int t = FTIO_FAST(ftio_thread_table);
     if (ftio_likely(t == FTIO_TABLE_APP))
@@ -151,14 +151,14 @@ static inline struct ftio_fd_slot *ftio_fd_slot(int fd)
 
 /* Is a call of this layer on this thread recorded right now: active, not
  * reentrant, layer on.  The first test of every POSIX/stdio wrapper. */
-static inline int ftio_layer_recording(int layer)
+FTIO_INLINE int ftio_layer_recording(int layer)
 {
     return __atomic_load_n(&ftio_active, __ATOMIC_RELAXED) && !FTIO_FAST(ftio_busy) &&
            (ftio_layer_mask & (1u << layer));
 }
 
 /* ftio_fd_slot() for a wrapper whose layer is recording. */
-static inline struct ftio_fd_slot *ftio_fd_slot_recording(int fd)
+FTIO_INLINE struct ftio_fd_slot *ftio_fd_slot_recording(int fd)
 {
     if ((unsigned)fd >= ftio_fdt_size || ftio_private_table_thread_fast())
         return NULL;
@@ -170,7 +170,7 @@ static inline struct ftio_fd_slot *ftio_fd_slot_recording(int fd)
 FTIO_HIDDEN int ftio_fd_first_sight(int fd, struct ftio_fd_slot *s);
 
 /* The traced file id of a slot (classifying it on first sight), or 0. */
-static inline uint32_t ftio_slot_file(int fd, struct ftio_fd_slot *s)
+FTIO_INLINE uint32_t ftio_slot_file(int fd, struct ftio_fd_slot *s)
 {
     uint32_t fid = atomic_load_explicit(&s->fid, memory_order_relaxed);
     if (ftio_likely(fid >= FTIO_FID_MIN))
@@ -182,7 +182,7 @@ static inline uint32_t ftio_slot_file(int fd, struct ftio_fd_slot *s)
 
 /* Slot of a POSIX-traced descriptor, or NULL when this call must pass
  * through (not a traced file, not active, reentrant, layer off). */
-static inline struct ftio_fd_slot *ftio_posix_fd(int fd)
+FTIO_INLINE struct ftio_fd_slot *ftio_posix_fd(int fd)
 {
     if (!ftio_layer_recording(FTIO_LAYER_POSIX))
         return NULL;
@@ -217,7 +217,7 @@ static inline void ftio_unseen_thread(void)
         atomic_fetch_add_explicit(&ftio_passed_bytes[op], (uint64_t)(n), memory_order_relaxed); \
     }
 #define FTIO_PLAIN(var) (var)
-static inline void ftio_passed(int op, int64_t n)
+FTIO_INLINE void ftio_passed(int op, int64_t n)
 {
     FTIO_PASSED_BODY(op, n, FTIO_PLAIN)
 }
@@ -226,13 +226,13 @@ static inline void ftio_passed(int op, int64_t n)
  * it: one of a slot's pairs (offset/append for POSIX, soffset/sappend for
  * stdio).  The offset before a call, -1 when unknown or appending; moved on
  * by the n bytes the call transferred. */
-static inline int64_t ftio_pos_get(const _Atomic int64_t *pos, const _Atomic uint32_t *append)
+FTIO_INLINE int64_t ftio_pos_get(const _Atomic int64_t *pos, const _Atomic uint32_t *append)
 {
     return atomic_load_explicit(append, memory_order_relaxed)
                ? -1 : atomic_load_explicit(pos, memory_order_relaxed);
 }
 
-static inline void ftio_pos_advance(_Atomic int64_t *pos, int64_t off, int64_t n)
+FTIO_INLINE void ftio_pos_advance(_Atomic int64_t *pos, int64_t off, int64_t n)
 {
     if (off >= 0)
         atomic_store_explicit(pos, off + n, memory_order_relaxed);
@@ -547,7 +547,7 @@ struct ftio_wrapped_sym {
 /* A data call inside an MPI-IO call whose record the MPI-IO one stands for
  * (FTIO_NESTED=0, the default): no stamps, no record.  (MPI-IO calls are
  * traced only once the shim is active: then the depth may be read fast.) */
-static inline int ftio_nested_skip(void)
+FTIO_INLINE int ftio_nested_skip(void)
 {
     return ftio_unlikely(__atomic_load_n(&ftio_active, __ATOMIC_RELAXED) &&
                          FTIO_FAST(ftio_mpiio_depth) > 0) && !ftio_record_nested;
@@ -555,20 +555,20 @@ static inline int ftio_nested_skip(void)
 
 /* Such a call's bytes, for the kernel cross-check (ftio_passed in an
  * application thread, the thread's descriptor table classified first). */
-static inline void ftio_passed_nested(int op, int64_t n)
+FTIO_INLINE void ftio_passed_nested(int op, int64_t n)
 {
     if (!ftio_private_table_thread_fast())
         FTIO_PASSED_BODY(op, n, FTIO_FAST)
 }
 
-static inline uint16_t ftio_nested_flag(void)
+FTIO_INLINE uint16_t ftio_nested_flag(void)
 {
     return FTIO_FAST(ftio_mpiio_depth) > 0 ? FTIO_FLAG_NESTED : 0;
 }
 
 /* A record of the POSIX or stdio layer, written straight into the ring's
  * slot (no copy through the stack) while below the limit. */
-static inline void ftio_emit_simple(int layer, int op, uint32_t fid, uint64_t t0,
+FTIO_INLINE void ftio_emit_simple(int layer, int op, uint32_t fid, uint64_t t0,
                                     uint64_t t1, int64_t off, int64_t bytes)
 {
     if (ftio_likely(atomic_load_explicit(&ftio_flusher_started, memory_order_relaxed))) {

@@ -25,6 +25,10 @@
 #include "timeutil.h"
 
 #define FTIO_HIDDEN __attribute__((visibility("hidden")))
+/* A helper of every traced call's common path: inlined whatever gcc's
+ * growth limits say (a file of many wrappers reaches them, and an
+ * out-of-line copy is a call into another page of code: FTIO_HOT below). */
+#define FTIO_INLINE static inline __attribute__((always_inline))
 
 /* Where a variable every traced call reads is defined: one section, so they
  * share a page or two.  This VM's kernel runs with page-table isolation and
@@ -85,7 +89,7 @@ extern int ftio_active FTIO_HIDDEN;
  * batch is encoded (ftio_stamps_to_ns); nothing else may mix them with
  * ftio_mono_ns(). */
 extern int ftio_stamp_tsc FTIO_HIDDEN;
-static inline uint64_t ftio_stamp(void)
+FTIO_INLINE uint64_t ftio_stamp(void)
 {
 #if defined(__x86_64__)
     if (__builtin_expect(ftio_stamp_tsc, 1)) {
@@ -132,7 +136,7 @@ extern unsigned ftio_layer_mask FTIO_HIDDEN;
 /* The end of every record written in place (record number `head` of its
  * segment): the thread's number, then the slot's sequence number (head + 1,
  * a release: every field above is visible to a consumer that sees it). */
-static inline void ftio_slot_publish(struct ftio_record *slot, uint64_t head, uint32_t tid)
+FTIO_INLINE void ftio_slot_publish(struct ftio_record *slot, uint64_t head, uint32_t tid)
 {
     slot->tid = tid;
     __atomic_store_n(&slot->reserved, (uint32_t)(head + 1), __ATOMIC_RELEASE);
@@ -142,7 +146,7 @@ static inline void ftio_slot_publish(struct ftio_record *slot, uint64_t head, ui
  * store while below the limit (the hot path of every wrapper); lock-free, no
  * allocation; past the hard limit of FTIO_BUFFER_MAX_MB the record is counted
  * as lost (never blocks). */
-static inline void ftio_emit(const struct ftio_record *rec)
+FTIO_INLINE void ftio_emit(const struct ftio_record *rec)
 {
     if (__builtin_expect(!atomic_load_explicit(&ftio_flusher_started, memory_order_relaxed), 0)) {
         ftio_emit_slow(rec);
