@@ -81,7 +81,7 @@ fi
 FTIO_AUTH=none "$B/bin/ftiod" --config none --status --json --status-endpoint "ipc://$T/st" \
   >"$T/status.json" 2>/dev/null
 # SIGTERM: how long ftiod takes to stop, and the jobs it says lost their end summary.
-K0=$(date +%s.%N); kill -TERM $DPID; wait $DPID 2>/dev/null; K1=$(date +%s.%N)
+K0=$(date +%s.%N); kill -TERM $DPID; wait $DPID 2>/dev/null; K1=$(date +%s.%N); echo "$K0 $K1" >"$T/kill.t"
 [ "$OPEN" = 1 ] && { kill $FPID 2>/dev/null; wait $FPID 2>/dev/null; }
 LOST=$(sed -n 's/.*stopped before \([0-9]*\) of.*/\1/p' "$T/err" | tail -1)
 [ "$OPEN" = 1 ] && echo "SIGTERM with $N open jobs: $(grep -o 'stopping: .*' "$T/err" || echo 'no count of the ends in the log')"

@@ -23,6 +23,7 @@
 
 #define HEAP_EVERY    10.0
 #define HEAP_FREE_MIN (32u << 20)
+#define HEAP_SAY      0.1     /* s: a trim that long is logged (info) */
 
 void ftiod_heap_trim(struct ftiod *d, double now)
 {
@@ -40,8 +41,10 @@ void ftiod_heap_trim(struct ftiod *d, double now)
     double t0 = ftiod_now();
     malloc_trim(0);
     d->heap_free = mi.fordblks;
-    if (d->cfg.verbose)
-        ftiod_log_at(FTIOD_DEBUG, "heap: %zu MB free of %zu MB given back in %.1f ms",
-                     mi.fordblks >> 20, (mi.fordblks + mi.uordblks) >> 20,
-                     (ftiod_now() - t0) * 1e3);
+    double took = ftiod_now() - t0;
+    /* The ingest waited that long: said when it is noticeable. */
+    if (d->cfg.verbose || took >= HEAP_SAY)
+        ftiod_log_at(took >= HEAP_SAY ? FTIOD_INFO : FTIOD_DEBUG,
+                     "heap: %zu MB free of %zu MB given back in %.1f ms",
+                     mi.fordblks >> 20, (mi.fordblks + mi.uordblks) >> 20, took * 1e3);
 }
