@@ -60,7 +60,10 @@ void ftiod_heap_trim(struct ftiod *d, double now)
     d->heap_checked = now;
     struct mallinfo2 mi = mallinfo2();
     size_t grown = mi.fordblks > d->heap_free ? mi.fordblks - d->heap_free : 0;
-    bool growing = mi.uordblks > d->heap_used;   /* still taking: not past a peak */
+    /* Still taking: not past a peak.  A little growth is not a peak (FFT
+     * plans of new window lengths, a few jobs more: spectrum.c). */
+    size_t slack = mi.uordblks / 32 > HEAP_FREE_MIN / 4 ? mi.uordblks / 32 : HEAP_FREE_MIN / 4;
+    bool growing = mi.uordblks > d->heap_used + slack;
     d->heap_used = mi.uordblks;
     if (mi.fordblks < d->heap_free)
         d->heap_free = mi.fordblks;          /* reused since: the base falls */
