@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "bigarray.h"
 
 struct event {
     double t;
@@ -206,8 +207,8 @@ static inline size_t bucket_of(const struct sweep *w, double t)
 static void sweep_free(struct sweep *w)
 {
     for (int k = 0; k < 2; k++) {
-        free(w->at[k]);
-        free(w->pos[k]);
+        ftio_big_free(w->at[k], w->nb + 1, sizeof *w->at[k]);
+        ftio_big_free(w->pos[k], w->n, sizeof *w->pos[k]);
         free(w->ev[k]);
     }
     free(w->tmp);
@@ -236,8 +237,8 @@ static int sweep_prepare(struct sweep *w)
     size_t largest = 1;
     for (int k = 0; k < 2; k++) {
         const struct column *c = w->c[k];
-        size_t *at = w->at[k] = calloc(w->nb + 1, sizeof *at);
-        uint32_t *pos = w->pos[k] = malloc(w->n * sizeof *pos);
+        size_t *at = w->at[k] = ftio_big_calloc(w->nb + 1, sizeof *at);
+        uint32_t *pos = w->pos[k] = ftio_big_calloc(w->n, sizeof *pos);
         if (!at || !pos)
             return -1;
         for (size_t i = 0; i < w->n; i++)

@@ -14,6 +14,7 @@ void ftio_pt_init(struct ftio_pt *t, double join)
     for (int m = 0; m < FTIO_PT_NMODES; m++) {
         t->mode[m].next_seq = 1;
         t->mode[m].settled = -INFINITY;
+        t->mode[m].seg_end_floor = INFINITY;
     }
 }
 
@@ -242,6 +243,7 @@ void ftio_pt_data(struct ftio_pt *t, size_t p, int mode, double ts, double te, d
             s->fs = fs;
     } else {
         struct ftio_pt_seg n = { .ts = ts, .te = te, .fs = fs, .mode = (uint8_t)mode };
+        m->seg_end_floor = fmin(m->seg_end_floor, te);   /* a segment's end only grows */
         if (!(s = seg_new(t, P, &n))) {
             m->late_records++;                /* out of memory: counted, not described */
             m->late_bytes += bytes;
@@ -468,6 +470,9 @@ int ftio_pt_settle(struct ftio_pt *t, int mode, double upto, double gap)
         if (!ph->confirmed && upto >= ph->end + FTIO_PT_CONFIRM)
             ph->confirmed = true;
     }
+    /* Every segment ends at or after the floor: none can be described. */
+    if (!(m->seg_end_floor + gap < upto))
+        return 0;
     size_t n = 0;
     double first_end = INFINITY;
     for (size_t p = 0; p < t->nproc; p++)
@@ -476,6 +481,7 @@ int ftio_pt_settle(struct ftio_pt *t, int mode, double upto, double gap)
                 n++;
                 first_end = fmin(first_end, t->proc[p].seg[k].te);
             }
+    m->seg_end_floor = first_end;
     /* Only a prefix of the unions in start order is described, and the
      * first one ends no sooner than the earliest segment: when that is
      * within the gap of upto, nothing is (no sort: ftio walks a trace's
