@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* bigarray.c -- arrays of many megabytes on huge pages (see bigarray.h). */
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,61 @@ static size_t mapped_bytes(size_t cap, size_t elem)
 static int is_mapped(size_t cap, size_t elem)
 {
     return cap * elem >= FTIO_BIG_BYTES;
+}
+
+/* Freed mappings kept for reuse (ftio_big_keep): at most KEPT_MAX, their
+ * lengths summing to at most keep_limit. */
+#define KEPT_MAX 16
+static struct { char *p; size_t len; } kept[KEPT_MAX];
+static size_t nkept, kept_bytes, keep_limit;
+static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void ftio_big_keep(size_t bytes)
+{
+    pthread_mutex_lock(&kept_lock);
+    keep_limit = bytes;
+    while (nkept > 0 && kept_bytes > keep_limit) {
+        nkept--;
+        munmap(kept[nkept].p, kept[nkept].len);
+        kept_bytes -= kept[nkept].len;
+    }
+    pthread_mutex_unlock(&kept_lock);
+}
+
+/* The smallest kept mapping of at least len bytes, cut to len (its tail
+ * goes back to the kernel), or NULL. */
+static void *take_kept(size_t len)
+{
+    pthread_mutex_lock(&kept_lock);
+    size_t best = nkept;
+    for (size_t i = 0; i < nkept; i++)
+        if (kept[i].len >= len && (best == nkept || kept[i].len < kept[best].len))
+            best = i;
+    char *p = NULL;
+    if (best < nkept) {
+        p = kept[best].p;
+        if (kept[best].len > len)
+            munmap(p + len, kept[best].len - len);
+        kept_bytes -= kept[best].len;
+        kept[best] = kept[--nkept];
+    }
+    pthread_mutex_unlock(&kept_lock);
+    return p;
+}
+
+/* Keeps a freed mapping if there is room; 0 when it did not. */
+static int keep(void *p, size_t len)
+{
+    int kept_it = 0;
+    pthread_mutex_lock(&kept_lock);
+    if (nkept < KEPT_MAX && kept_bytes + len <= keep_limit) {
+        kept[nkept].p = p;
+        kept[nkept++].len = len;
+        kept_bytes += len;
+        kept_it = 1;
+    }
+    pthread_mutex_unlock(&kept_lock);
+    return kept_it;
 }
 
 /* A fresh mapping of len bytes (a multiple of HUGE_PAGE), HUGE_PAGE
@@ -54,14 +110,18 @@ int ftio_big_grow(void **p, size_t *cap, size_t used, size_t need, size_t elem)
     if (!is_mapped(to, elem))
         to = (FTIO_BIG_BYTES + elem - 1) / elem;
     to = mapped_bytes(to, elem) / elem;     /* the whole mapping is usable */
-    if (is_mapped(*cap, elem)) {             /* in place when the next pages are free */
-        void *q = mremap(*p, mapped_bytes(*cap, elem), mapped_bytes(to, elem), 0);
+    if (is_mapped(*cap, elem)) {             /* the kernel moves the pages: no copy */
+        void *q = mremap(*p, mapped_bytes(*cap, elem), mapped_bytes(to, elem), MREMAP_MAYMOVE);
         if (q != MAP_FAILED) {
+            madvise(q, mapped_bytes(to, elem), MADV_HUGEPAGE);
+            *p = q;
             *cap = to;
             return 0;
         }
     }
-    void *q = map_aligned(mapped_bytes(to, elem));
+    void *q = take_kept(mapped_bytes(to, elem));
+    if (!q)
+        q = map_aligned(mapped_bytes(to, elem));
     if (!q) {
         errno = ENOMEM;
         return -1;
@@ -80,6 +140,11 @@ void *ftio_big_calloc(size_t n, size_t elem)
         return NULL;
     if (!is_mapped(n, elem))
         return calloc(n ? n : 1, elem);
+    void *p = take_kept(mapped_bytes(n, elem));
+    if (p) {
+        memset(p, 0, n * elem);
+        return p;
+    }
     return map_aligned(mapped_bytes(n, elem));   /* fresh pages are zero */
 }
 
@@ -87,8 +152,10 @@ void ftio_big_free(void *p, size_t cap, size_t elem)
 {
     if (!p)
         return;
-    if (is_mapped(cap, elem))
-        munmap(p, mapped_bytes(cap, elem));
+    if (is_mapped(cap, elem)) {
+        if (!keep(p, mapped_bytes(cap, elem)))
+            munmap(p, mapped_bytes(cap, elem));
+    }
     else
         free(p);
 }

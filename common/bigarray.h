@@ -31,6 +31,15 @@ void *ftio_big_calloc(size_t n, size_t elem);
  * NULL is fine. */
 void ftio_big_free(void *p, size_t cap, size_t elem);
 
+/* A one-shot program (offline `ftio`) keeps up to `bytes` of freed big
+ * arrays' pages and hands them out again (zeroed where calloc'd): a
+ * page already touched costs a memset, a fresh one a fault and the
+ * hypervisor's first touch (~3 ms per MB on this project's VM).  The
+ * sweep's, the activities' and the phase walk's scratch come one after
+ * the other and reuse the same pages.  0 (the default: ftiod, tests)
+ * keeps nothing.  Thread-safe. */
+void ftio_big_keep(size_t bytes);
+
 #define FTIO_BIG_GROW(ptr, cap, used, need) \
     ftio_big_grow((void **)&(ptr), &(cap), (used), (need), sizeof *(ptr))
 #define FTIO_BIG_FREE(ptr, cap) ftio_big_free((ptr), (cap), sizeof *(ptr))
