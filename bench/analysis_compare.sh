@@ -19,6 +19,7 @@ shift 2
 [ $# -gt 0 ] || set -- tests/data
 T=$(mktemp -d "${TMPDIR:-/tmp}/ftio-compare.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT
+trap 'exit 130' INT TERM
 
 # One mode per line: the options given to both builds.
 MODES='
