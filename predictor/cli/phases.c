@@ -140,19 +140,30 @@ static inline double start_at(const struct ftio_trace_dir *dir, const struct fti
     return k < dir->req.n ? dir->req.t_start[k] : t->meta[k - dir->req.n].ts;
 }
 
-static int walk_order(const struct ftio_trace_dir *dir, const struct ftio_trace *t, size_t ne,
-                      uint32_t *ord)
+/* The earliest start into *lo and *hi the latest; true when ticks serve
+ * (some records, every start finite, within ORDER_INDEX_BITS and the
+ * ticks' bits). */
+static bool ticks_fit(const struct ftio_trace_dir *dir, const struct ftio_trace *t, size_t ne,
+                      double *lo, double *hi)
 {
-    double lo = INFINITY, hi = -INFINITY;
     bool finite = true;
+    *lo = INFINITY;
+    *hi = -INFINITY;
     for (size_t i = 0; i < ne; i++) {
         double x = start_at(dir, t, i);
         finite &= isfinite(x);
-        lo = fmin(lo, x);
-        hi = fmax(hi, x);
+        *lo = fmin(*lo, x);
+        *hi = fmax(*hi, x);
     }
-    if (!(ne > 0 && finite && ne < (1u << ORDER_INDEX_BITS) &&
-          (hi - lo) * ORDER_TICKS < (double)(1ull << (64 - ORDER_INDEX_BITS)))) {
+    return ne > 0 && finite && ne < (1u << ORDER_INDEX_BITS) &&
+           (*hi - *lo) * ORDER_TICKS < (double)(1ull << (64 - ORDER_INDEX_BITS));
+}
+
+static int walk_order(const struct ftio_trace_dir *dir, const struct ftio_trace *t, size_t ne,
+                      uint32_t *ord)
+{
+    double lo, hi;
+    if (!ticks_fit(dir, t, ne, &lo, &hi)) {
         double *ts = malloc((ne ? ne : 1) * sizeof *ts);
         int rc = -1;
         if (ts) {
@@ -278,16 +289,8 @@ static void merge_free(struct merge *m)
 static int merge_init(struct merge *m, const struct ftio_trace_dir *dir, const struct ftio_trace *t,
                       size_t ne)
 {
-    double lo = INFINITY, hi = -INFINITY;
-    bool finite = true;
-    for (size_t i = 0; i < ne; i++) {
-        double x = start_at(dir, t, i);
-        finite &= isfinite(x);
-        lo = fmin(lo, x);
-        hi = fmax(hi, x);
-    }
-    if (!(ne > 0 && finite && ne < (1u << ORDER_INDEX_BITS) &&
-          (hi - lo) * ORDER_TICKS < (double)(1ull << (64 - ORDER_INDEX_BITS))))
+    double lo, hi;
+    if (!ticks_fit(dir, t, ne, &lo, &hi))
         return 0;
     *m = (struct merge){ .dir = dir, .t = t, .lo = lo };
     m->pos = malloc(MERGE_RUNS_MAX * sizeof *m->pos);
