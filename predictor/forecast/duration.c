@@ -134,6 +134,9 @@ static void push_residual(struct ftio_dm_fit *f, double r, double abserr, bool i
     f->abserr[k] = abserr;
     f->scored++;
     f->inside += inside;
+    f->resid_lo = quantile(f->resid, f->nres, 0.05);
+    f->resid_hi = quantile(f->resid, f->nres, 0.95);
+    f->err_median = quantile(f->abserr, f->nres, 0.5);
 }
 
 bool ftio_dm_score(struct ftio_dm_fit *site, struct ftio_dm_fit *app, struct ftio_dm_job *j,
@@ -194,8 +197,8 @@ void ftio_dm_predict(const struct ftio_dm_fit *site, const struct ftio_dm_fit *a
                                    : site->nres >= FTIO_DM_MIN_RESID ? site : NULL;
     double lo, hi;
     if (rs) {
-        lo = quantile(rs->resid, rs->nres, 0.05);
-        hi = quantile(rs->resid, rs->nres, 0.95);
+        lo = rs->resid_lo;
+        hi = rs->resid_hi;
         if (j->nres >= FTIO_DM_MIN_JOB_RESID) {
             lo = fmin(lo, quantile(j->resid, j->nres, 0.05));
             hi = fmax(hi, quantile(j->resid, j->nres, 0.95));
@@ -219,7 +222,7 @@ void ftio_dm_predict(const struct ftio_dm_fit *site, const struct ftio_dm_fit *a
     const struct ftio_dm_fit *es = use_app && app->nres > 0 ? app : site;
     out->scored = es->scored;
     if (es->nres > 0) {
-        out->error = quantile(es->abserr, es->nres, 0.5);
+        out->error = es->err_median;
         out->coverage = (double)es->inside / (double)es->scored;
     }
 }

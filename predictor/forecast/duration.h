@@ -56,6 +56,10 @@ struct ftio_dm_fit {
     double   abserr[FTIO_DM_RESIDUALS];    /* |actual / predicted - 1|, same ring */
     size_t   nres, rhead;
     uint64_t scored, inside;               /* scored predictions, truths inside the interval */
+    /* the ring's 5 % and 95 % quantiles of resid and median of abserr,
+     * made when a residual is pushed (one per scored phase), read by every
+     * prediction (many per phase: thousands of jobs each step) */
+    double   resid_lo, resid_hi, err_median;
 };
 void ftio_dm_fit_init(struct ftio_dm_fit *f);
 
