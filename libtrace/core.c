@@ -25,9 +25,27 @@ __thread int ftio_quiet __attribute__((tls_model("initial-exec")));
 int ftio_active FTIO_HOT;
 unsigned ftio_layer_mask FTIO_HOT;
 int ftio_record_nested FTIO_HOT;
+/* Where a traced call finds its thread-local variables (shim.h FTIO_FAST). */
+FTIO_FAST_DEF(ftio_busy);
+FTIO_FAST_DEF(ftio_mpiio_depth);
+FTIO_FAST_DEF(ftio_prod);
+FTIO_FAST_DEF(ftio_thread_table);
+FTIO_FAST_DEF(ftio_unseen_thread_known);
 /* The first of the section, page-aligned: the hot globals do not straddle a
- * page boundary by chance. */
+ * page boundary by chance.  (Defined after them: gcc emits this file's
+ * variables in the reverse order, so it comes first; tests/shim/hot_page.sh
+ * checks that the section is one page.) */
 static char hot_page_start[1] FTIO_HOT __attribute__((aligned(4096), used));
+
+void ftio_tls_fast_init(void)
+{
+    FTIO_FAST_SET(ftio_busy);
+    FTIO_FAST_SET(ftio_mpiio_depth);
+    FTIO_FAST_SET(ftio_prod);
+    FTIO_FAST_SET(ftio_thread_table);
+    FTIO_FAST_SET(ftio_unseen_thread_known);
+    ftio_mpi_tls_fast_init();
+}
 struct ftio_identity ftio_id;
 
 static atomic_int initialised, paused, shut_down;
@@ -212,6 +230,7 @@ __attribute__((constructor(101))) static void ftio_init(void)
     atomic_store(&ftio_id.pid, (long)getpid());     /* for config warnings */
     ftio_config_load(&ftio_cfg);
     if (!ftio_cfg.disable) {
+        ftio_tls_fast_init();      /* before ftio_active: see FTIO_FAST */
         ftio_layer_mask = ftio_cfg.layers;
         ftio_record_nested = ftio_cfg.nested;
         identity_init();

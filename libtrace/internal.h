@@ -126,9 +126,18 @@ FTIO_HIDDEN int ftio_thread_table_classify(void);     /* 1 when private */
 FTIO_HIDDEN void ftio_fdprivate_enter(void);
 FTIO_HIDDEN void ftio_fdprivate_drop(void);
 
+FTIO_FAST_DECL(ftio_thread_table);
 static inline int ftio_private_table_thread(void)
 {
     int t = ftio_thread_table;
+    if (ftio_likely(t == FTIO_TABLE_APP))
+        return 0;
+    return t == FTIO_TABLE_PRIVATE || ftio_thread_table_classify();
+}
+/* The same in a traced call (shim.h FTIO_FAST). */
+FTIO_INLINE int ftio_private_table_thread_fast(void)
+{
+    int t = FTIO_FAST(ftio_thread_table);
     if (ftio_likely(t == FTIO_TABLE_APP))
         return 0;
     return t == FTIO_TABLE_PRIVATE || ftio_thread_table_classify();
@@ -143,10 +152,18 @@ static inline struct ftio_fd_slot *ftio_fd_slot(int fd)
 
 /* Is a call of this layer on this thread recorded right now: active, not
  * reentrant, layer on.  The first test of every POSIX/stdio wrapper. */
-static inline int ftio_layer_recording(int layer)
+FTIO_INLINE int ftio_layer_recording(int layer)
 {
-    return __atomic_load_n(&ftio_active, __ATOMIC_RELAXED) && !ftio_busy &&
+    return __atomic_load_n(&ftio_active, __ATOMIC_RELAXED) && !FTIO_FAST(ftio_busy) &&
            (ftio_layer_mask & (1u << layer));
+}
+
+/* ftio_fd_slot() for a wrapper whose layer is recording. */
+FTIO_INLINE struct ftio_fd_slot *ftio_fd_slot_recording(int fd)
+{
+    if ((unsigned)fd >= ftio_fdt_size || ftio_private_table_thread_fast())
+        return NULL;
+    return &ftio_fdt[fd];
 }
 
 /* First sight of a descriptor (fdtable.c, cold): classify it, fill its
@@ -154,7 +171,7 @@ static inline int ftio_layer_recording(int layer)
 FTIO_HIDDEN int ftio_fd_first_sight(int fd, struct ftio_fd_slot *s);
 
 /* The traced file id of a slot (classifying it on first sight), or 0. */
-static inline uint32_t ftio_slot_file(int fd, struct ftio_fd_slot *s)
+FTIO_INLINE uint32_t ftio_slot_file(int fd, struct ftio_fd_slot *s)
 {
     uint32_t fid = atomic_load_explicit(&s->fid, memory_order_relaxed);
     if (ftio_likely(fid >= FTIO_FID_MIN))
@@ -166,11 +183,11 @@ static inline uint32_t ftio_slot_file(int fd, struct ftio_fd_slot *s)
 
 /* Slot of a POSIX-traced descriptor, or NULL when this call must pass
  * through (not a traced file, not active, reentrant, layer off). */
-static inline struct ftio_fd_slot *ftio_posix_fd(int fd)
+FTIO_INLINE struct ftio_fd_slot *ftio_posix_fd(int fd)
 {
     if (!ftio_layer_recording(FTIO_LAYER_POSIX))
         return NULL;
-    struct ftio_fd_slot *s = ftio_fd_slot(fd);
+    struct ftio_fd_slot *s = ftio_fd_slot_recording(fd);
     if (!s || !ftio_slot_file(fd, s))
         return NULL;
     return s;
@@ -184,31 +201,39 @@ extern _Atomic uint64_t ftio_passed_bytes[2] FTIO_HIDDEN;
 /* A thread's first passed bytes or first record: its exit will leave its
  * kernel counts behind (unseen.c). */
 extern __thread int ftio_unseen_thread_known FTIO_HIDDEN __attribute__((tls_model("initial-exec")));
+FTIO_FAST_DECL(ftio_unseen_thread_known);
 FTIO_HIDDEN void ftio_unseen_thread_slow(void);
 static inline void ftio_unseen_thread(void)
 {
     if (ftio_unlikely(!ftio_unseen_thread_known))
         ftio_unseen_thread_slow();
 }
-static inline void ftio_passed(int op, int64_t n)
-{
-    if (n > 0 && op <= FTIO_OP_WRITE && !ftio_busy && ftio_thread_table == FTIO_TABLE_APP) {
-        ftio_unseen_thread();
-        atomic_fetch_add_explicit(&ftio_passed_bytes[op], (uint64_t)n, memory_order_relaxed);
+/* TLS(var): the thread's variable, read the plain way (ftio_passed: any
+ * time) or through the hot page (ftio_passed_nested: in a traced call). */
+#define FTIO_PASSED_BODY(op, n, TLS)                                          \
+    if ((n) > 0 && (op) <= FTIO_OP_WRITE && !TLS(ftio_busy) &&                \
+        TLS(ftio_thread_table) == FTIO_TABLE_APP) {                           \
+        if (ftio_unlikely(!TLS(ftio_unseen_thread_known)))                    \
+            ftio_unseen_thread_slow();                                        \
+        atomic_fetch_add_explicit(&ftio_passed_bytes[op], (uint64_t)(n), memory_order_relaxed); \
     }
+#define FTIO_PLAIN(var) (var)
+FTIO_INLINE void ftio_passed(int op, int64_t n)
+{
+    FTIO_PASSED_BODY(op, n, FTIO_PLAIN)
 }
 
 /* A traced stream's or descriptor's position, as its layer's records give
  * it: one of a slot's pairs (offset/append for POSIX, soffset/sappend for
  * stdio).  The offset before a call, -1 when unknown or appending; moved on
  * by the n bytes the call transferred. */
-static inline int64_t ftio_pos_get(const _Atomic int64_t *pos, const _Atomic uint32_t *append)
+FTIO_INLINE int64_t ftio_pos_get(const _Atomic int64_t *pos, const _Atomic uint32_t *append)
 {
     return atomic_load_explicit(append, memory_order_relaxed)
                ? -1 : atomic_load_explicit(pos, memory_order_relaxed);
 }
 
-static inline void ftio_pos_advance(_Atomic int64_t *pos, int64_t off, int64_t n)
+FTIO_INLINE void ftio_pos_advance(_Atomic int64_t *pos, int64_t off, int64_t n)
 {
     if (off >= 0)
         atomic_store_explicit(pos, off + n, memory_order_relaxed);
@@ -533,43 +558,46 @@ struct ftio_wrapped_sym {
  * position, the record: ftio_emit_slow keeps errno itself).  Two fewer calls
  * of __errno_location, whose page is one more TLB miss after a syscall. */
 #define FTIO_TIMED_DATA(type, call)                                           \
-    ftio_busy = 1;                                                            \
+    FTIO_FAST(ftio_busy) = 1;                                                 \
     uint64_t t0_ = ftio_stamp();                                             \
     type r_ = (call);                                                         \
     uint64_t t1_ = ftio_stamp()
 #define FTIO_TIMED_DATA_RETURN()                                              \
-    ftio_busy = 0;                                                            \
+    FTIO_FAST(ftio_busy) = 0;                                                 \
     return r_
 
 /* A data call inside an MPI-IO call whose record the MPI-IO one stands for
- * (FTIO_NESTED=0, the default): no stamps, no record. */
-static inline int ftio_nested_skip(void)
+ * (FTIO_NESTED=0, the default): no stamps, no record.  (MPI-IO calls are
+ * traced only once the shim is active: then the depth may be read fast.) */
+FTIO_INLINE int ftio_nested_skip(void)
 {
-    return ftio_unlikely(ftio_mpiio_depth > 0) && !ftio_record_nested;
+    return ftio_unlikely(__atomic_load_n(&ftio_active, __ATOMIC_RELAXED) &&
+                         FTIO_FAST(ftio_mpiio_depth) > 0) && !ftio_record_nested;
 }
 
-/* Such a call's bytes, for the kernel cross-check (classifying the thread's
- * descriptor table first: ftio_passed counts in application threads only). */
-static inline void ftio_passed_nested(int op, int64_t n)
+/* Such a call's bytes, for the kernel cross-check (ftio_passed in an
+ * application thread, the thread's descriptor table classified first). */
+FTIO_INLINE void ftio_passed_nested(int op, int64_t n)
 {
-    if (!ftio_private_table_thread())
-        ftio_passed(op, n);
+    if (!ftio_private_table_thread_fast())
+        FTIO_PASSED_BODY(op, n, FTIO_FAST)
 }
 
-static inline uint16_t ftio_nested_flag(void)
+FTIO_INLINE uint16_t ftio_nested_flag(void)
 {
-    return ftio_mpiio_depth > 0 ? FTIO_FLAG_NESTED : 0;
+    return FTIO_FAST(ftio_mpiio_depth) > 0 ? FTIO_FLAG_NESTED : 0;
 }
 
 /* A record of the POSIX or stdio layer, written straight into the ring's
  * slot (no copy through the stack) while below the limit. */
-static inline void ftio_emit_simple(int layer, int op, uint32_t fid, uint64_t t0,
+FTIO_INLINE void ftio_emit_simple(int layer, int op, uint32_t fid, uint64_t t0,
                                     uint64_t t1, int64_t off, int64_t bytes)
 {
-    struct ftio_producer *p = &ftio_prod;
-    uint64_t head = p->head;
-    if (ftio_likely(head < p->limit &&
-                    atomic_load_explicit(&ftio_flusher_started, memory_order_relaxed))) {
+    if (ftio_likely(atomic_load_explicit(&ftio_flusher_started, memory_order_relaxed))) {
+        FTIO_FAST_PTR(struct ftio_producer) p = &FTIO_FAST(ftio_prod);
+        uint64_t head = p->head;
+        if (ftio_unlikely(head >= p->limit))
+            goto slow;
         struct ftio_record *slot = &p->rec[head & p->mask];
         slot->t_start = t0;
         slot->t_end = t1;
@@ -579,12 +607,11 @@ static inline void ftio_emit_simple(int layer, int op, uint32_t fid, uint64_t t0
         slot->op = (uint8_t)op;
         slot->layer = (uint8_t)layer;
         slot->flags = ftio_nested_flag();
-        slot->tid = p->tid;
-        slot->reserved = 0;
         p->head = head + 1;
-        atomic_store_explicit(p->head_pub, head + 1, memory_order_release);
+        ftio_slot_publish(slot, head, p->tid);
         return;
     }
+slow:;
     struct ftio_record r = {
         .t_start = t0, .t_end = t1, .offset = off, .bytes = bytes,
         .file_id = fid, .op = (uint8_t)op, .layer = (uint8_t)layer,

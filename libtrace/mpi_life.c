@@ -26,6 +26,15 @@ struct ftio_mpi_consts  ftio_mpi_c;
 struct ftio_mpi_helpers ftio_mpi_h;
 atomic_int ftio_mpi_ready FTIO_HOT;
 __thread int ftio_mpi_in __attribute__((tls_model("initial-exec")));
+FTIO_FAST_DEF(ftio_mpi_in);
+FTIO_FAST_DEF(ftio_mpi_last);
+
+/* (core.c, at init: shim.h FTIO_FAST) */
+void ftio_mpi_tls_fast_init(void)
+{
+    FTIO_FAST_SET(ftio_mpi_in);
+    FTIO_FAST_SET(ftio_mpi_last);
+}
 
 #define HELPER(field, sym)                                                     \
     do {                                                                       \

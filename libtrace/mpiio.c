@@ -55,14 +55,16 @@
  * by RETURN_RC with the call's return code. */
 #define TRACED(NAME, PARAMS)                                                   \
     static inline int traced_##NAME(int (*real) PARAMS, FTIO_UNPAREN PARAMS)
-#define FILE_ACCESS_BY(TYPE, LOOKUP, OFFSET)                                   \
-    TYPE *f = LOOKUP(fh);                                                      \
+#define FILE_ACCESS_OF(OFFSET)                                                 \
     uint32_t fid = f ? f->fid : 0;  /* read now: after the call, a TLB miss */ \
     int traced = fid != 0;                                                     \
     int64_t off = traced ? (OFFSET) : -1
-/* Blocking and nonblocking accesses read the thread's copy of the entry;
- * a split collective's _begin writes the entry itself. */
-#define FILE_ACCESS(OFFSET) FILE_ACCESS_BY(const struct ftio_mpi_file, ftio_mpi_file_view, OFFSET)
+/* Blocking and nonblocking accesses read (a copy of) the thread's copy of
+ * the entry; a split collective's _begin writes the entry itself. */
+#define FILE_ACCESS(OFFSET)                                                    \
+    struct ftio_mpi_file view_;                                                \
+    const struct ftio_mpi_file *f = ftio_mpi_file_view(fh, &view_) ? &view_ : NULL; \
+    FILE_ACCESS_OF(OFFSET)
 #define OWN_STATUS(st)                                                         \
     MPI_Status local_;                                                         \
     if (st == MPI_STATUS_IGNORE) {                                             \
@@ -115,7 +117,8 @@
 #define BEGIN(NAME, PARAMS, ARGS, OP, OFFSET)                                  \
     TRACED(NAME, PARAMS)                                                       \
     {                                                                          \
-        FILE_ACCESS_BY(struct ftio_mpi_file, ftio_mpi_file_find, OFFSET);      \
+        struct ftio_mpi_file *f = ftio_mpi_file_find(fh);                      \
+        FILE_ACCESS_OF(OFFSET);                                                \
         uint64_t t0 = ftio_stamp();                                           \
         int rc = real ARGS;                                                    \
         int saved = errno;                                                     \

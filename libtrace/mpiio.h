@@ -88,24 +88,26 @@ static inline int ftio_mpi_setup(void)
  * calls (another tool chaining MPI_X -> PMPI_X, ROMIO calling PMPI_*) pass
  * straight through, so every call is recorded exactly once. */
 extern __thread int ftio_mpi_in FTIO_HIDDEN __attribute__((tls_model("initial-exec")));
+FTIO_FAST_DECL(ftio_mpi_in);
 
 /* Returns 1 when this call is to be traced (and marks the thread as inside
- * an MPI-IO call), 0 to pass straight through. */
+ * an MPI-IO call), 0 to pass straight through.  The thread's flags are
+ * read once the shim is known active (shim.h FTIO_FAST). */
 static inline int ftio_mpi_enter(void)
 {
-    if (ftio_busy || ftio_mpi_in || !ftio_active)
+    if (!ftio_active || !(ftio_layer_mask & (1u << FTIO_LAYER_MPIIO)))
         return 0;
-    if (!(ftio_layer_mask & (1u << FTIO_LAYER_MPIIO)) || !ftio_mpi_setup())
+    if (FTIO_FAST(ftio_busy) || FTIO_FAST(ftio_mpi_in) || !ftio_mpi_setup())
         return 0;
-    ftio_mpi_in = 1;
-    ftio_mpiio_depth++;
+    FTIO_FAST(ftio_mpi_in) = 1;
+    FTIO_FAST(ftio_mpiio_depth)++;
     return 1;
 }
 
 static inline void ftio_mpi_leave(void)
 {
-    ftio_mpiio_depth--;
-    ftio_mpi_in = 0;
+    FTIO_FAST(ftio_mpiio_depth)--;
+    FTIO_FAST(ftio_mpi_in) = 0;
 }
 
 /* ---- generating MPI_X + PMPI_X pairs ----------------------------------- */
@@ -221,6 +223,8 @@ struct ftio_mpi_file {
 };
 
 #define FTIO_MPI_HANDLE(h) ((uint64_t)(uintptr_t)(h))
+#define FTIO_MPI_KEY_EMPTY 0u          /* ftio_mpi_file.key of a slot never used */
+#define FTIO_MPI_KEY_DEAD  1u          /* ... of a slot whose file was closed */
 
 FTIO_HIDDEN struct ftio_mpi_file *ftio_mpi_file_add(MPI_File fh, uint32_t fid, int amode);
 FTIO_HIDDEN struct ftio_mpi_file *ftio_mpi_file_find(MPI_File fh);
@@ -229,8 +233,38 @@ FTIO_HIDDEN void ftio_mpi_file_remove(uint64_t handle);
 FTIO_HIDDEN void ftio_mpi_file_changed(void);
 /* A read-only copy of fh's entry (NULL when not open), kept per thread: a
  * data call on the file the thread used last reads a thread-local line, not
- * the table's page (shim.h FTIO_HOT).  Never for writing (split state). */
-FTIO_HIDDEN const struct ftio_mpi_file *ftio_mpi_file_view(MPI_File fh);
+ * the table's page (shim.h FTIO_HOT), and inline: no call into another
+ * page of code either.  Never for writing (split state).  The copy is good
+ * while ftio_mpi_files_gen, bumped by every open, close and set_view, holds
+ * the value it was taken at. */
+struct ftio_mpi_file_copy {
+    uint64_t             key;
+    unsigned             gen;
+    struct ftio_mpi_file copy;
+};
+extern _Atomic unsigned ftio_mpi_files_gen FTIO_HIDDEN;
+extern __thread struct ftio_mpi_file_copy ftio_mpi_last FTIO_HIDDEN __attribute__((tls_model("initial-exec")));
+FTIO_FAST_DECL(ftio_mpi_last);
+FTIO_HIDDEN const struct ftio_mpi_file *ftio_mpi_file_view_slow(MPI_File fh, unsigned gen);
+/* (In a traced call: the copy is read through FTIO_FAST, and returned by
+ * value: no generic pointer to a thread-local.) */
+static inline int ftio_mpi_file_view(MPI_File fh, struct ftio_mpi_file *out)
+{
+    uint64_t key = FTIO_MPI_HANDLE(fh);
+    unsigned gen = atomic_load_explicit(&ftio_mpi_files_gen, memory_order_acquire);
+    FTIO_FAST_PTR(struct ftio_mpi_file_copy) last = &FTIO_FAST(ftio_mpi_last);
+    if (__builtin_expect(last->key == key && last->gen == gen && key > FTIO_MPI_KEY_DEAD, 1)) {
+        out->fid = last->copy.fid;
+        out->amode = last->copy.amode;
+        out->simple_view = last->copy.simple_view;
+        return 1;
+    }
+    const struct ftio_mpi_file *f = ftio_mpi_file_view_slow(fh, gen);
+    if (!f)
+        return 0;
+    *out = *f;
+    return 1;
+}
 
 /* Byte offset of the individual file pointer (before an access), -1 when
  * unknown (sequential mode, zero-size etype, error). */

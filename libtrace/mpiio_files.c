@@ -17,20 +17,17 @@
 #include "mpiio.h"
 
 #define FILE_SLOTS 1024u               /* power of two */
-#define KEY_EMPTY  0u
-#define KEY_DEAD   1u
+#define KEY_EMPTY  FTIO_MPI_KEY_EMPTY
+#define KEY_DEAD   FTIO_MPI_KEY_DEAD
 
 static struct ftio_mpi_file file_slots[FILE_SLOTS];
 static pthread_mutex_t file_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Bumped by every open, close and set_view: a thread's copy of an entry
- * (ftio_mpi_file_view) is good while the generation it was taken at holds. */
-static _Atomic unsigned files_gen FTIO_HOT;
-static __thread struct {
-    uint64_t             key;
-    unsigned             gen;
-    struct ftio_mpi_file copy;
-} last __attribute__((tls_model("initial-exec")));
+ * (ftio_mpi_file_view, mpiio.h) is good while the generation it was taken
+ * at holds. */
+_Atomic unsigned ftio_mpi_files_gen FTIO_HOT;
+__thread struct ftio_mpi_file_copy ftio_mpi_last __attribute__((tls_model("initial-exec")));
 
 static inline uint32_t slot_of(uint64_t key)
 {
@@ -53,24 +50,20 @@ struct ftio_mpi_file *ftio_mpi_file_find(MPI_File fh)
 
 void ftio_mpi_file_changed(void)
 {
-    atomic_fetch_add_explicit(&files_gen, 1, memory_order_release);
+    atomic_fetch_add_explicit(&ftio_mpi_files_gen, 1, memory_order_release);
 }
 
-const struct ftio_mpi_file *ftio_mpi_file_view(MPI_File fh)
+const struct ftio_mpi_file *ftio_mpi_file_view_slow(MPI_File fh, unsigned gen)
 {
-    uint64_t key = FTIO_MPI_HANDLE(fh);
-    unsigned gen = atomic_load_explicit(&files_gen, memory_order_acquire);
-    if (__builtin_expect(last.key == key && last.gen == gen && key > KEY_DEAD, 1))
-        return &last.copy;
     struct ftio_mpi_file *f = ftio_mpi_file_find(fh);
     if (!f)
         return NULL;
-    last.copy.fid = f->fid;
-    last.copy.amode = f->amode;
-    last.copy.simple_view = f->simple_view;
-    last.key = key;
-    last.gen = gen;
-    return &last.copy;
+    ftio_mpi_last.copy.fid = f->fid;
+    ftio_mpi_last.copy.amode = f->amode;
+    ftio_mpi_last.copy.simple_view = f->simple_view;
+    ftio_mpi_last.key = FTIO_MPI_HANDLE(fh);
+    ftio_mpi_last.gen = gen;
+    return &ftio_mpi_last.copy;
 }
 
 struct ftio_mpi_file *ftio_mpi_file_add(MPI_File fh, uint32_t fid, int amode)

@@ -6,14 +6,23 @@
  * its first record (an allocation outside any hot loop), pushed on a
  * lock-free registry list that only ever grows.  A queue is a chain of
  * segments, each a ring of FTIO_BUFFER_MB of records: the thread writes into
- * the newest segment (head), the flusher reads from the oldest (tail), so
- * ftio_emit() (internal.h) is a copy and one release store: no lock, no
- * allocation, no syscall.  The producer keeps its own copy of head and a
- * limit up to which it may write without reading the consumer's tail (a
- * cache line the flusher writes: reading it on every record cost a
- * cross-core miss); only at the limit (ftio_emit_slow) does it look at the
- * tail, kick the flusher when the segment is half full, and link a new
- * segment when it is full.
+ * the newest segment, the flusher reads from the oldest (tail), so
+ * ftio_emit() (shim.h) is a copy and one release store: no lock, no
+ * allocation, no syscall.  The producer's head is its own (thread-local):
+ * a record is published by the sequence number in its own slot (the
+ * record's number in the segment + 1, in the record's `reserved` field,
+ * stored last), and the consumer takes the slot at its tail when that
+ * number is there.  So a record touches the page of its slot only: on a
+ * kernel that empties the TLB at every system call, a head shared with the
+ * consumer was one more page walk per traced call.  Numbers go on across a
+ * segment's reuse (a spare starts where it was drained), so a slot never
+ * holds the number the consumer expects before the producer wrote it: it
+ * holds the number of its previous lap, or 0 when never written.
+ * The producer also keeps a limit up to which it may write without reading
+ * the consumer's tail (a cache line the flusher writes: reading it on every
+ * record cost a cross-core miss); only at the limit (ftio_emit_slow) does it
+ * look at the tail, kick the flusher when the segment is half full, and link
+ * a new segment when it is full.
  *
  * When the segment is full -- the application records faster than the
  * flusher drains, a burst -- the producer does not drop the record: it links
@@ -42,10 +51,8 @@
 enum { RING_FREE = 0, RING_IN_USE = 1, RING_RETIRED = 2 };
 
 struct seg {
-    _Atomic uint64_t head;          /* written by the producer */
-    char             pad0[56];
     _Atomic uint64_t tail;          /* written by the consumer */
-    char             pad1[56];
+    char             pad[56];
     _Atomic(struct seg *) next;     /* set once, by the producer, when this one is full */
     struct ftio_record rec[];
 };
@@ -79,14 +86,36 @@ static __thread int my_kicked __attribute__((tls_model("initial-exec")));
 static __thread uint64_t my_kicked_tail __attribute__((tls_model("initial-exec")));   /* the tail then */
 __thread struct ftio_producer ftio_prod __attribute__((tls_model("initial-exec")));
 
-/* The producer's view of segment s, whose head is `head`: the next look at
- * the tail is due at once (limit = head). */
+/* The sequence number slot rec of a segment holds: the record's number in
+ * the segment + 1 once it is written (ftio_slot_publish, shim.h). */
+static inline uint32_t slot_seq(const struct ftio_record *rec)
+{
+    return __atomic_load_n(&rec->reserved, __ATOMIC_ACQUIRE);
+}
+
+/* Is record number `at` of segment s written? */
+static inline bool slot_written(const struct seg *s, uint64_t at)
+{
+    return slot_seq(&s->rec[at & (rings.cap - 1)]) == (uint32_t)(at + 1);
+}
+
+/* Where the records written into s end (from its tail: for a segment
+ * whose producer is gone or is the caller). */
+static uint64_t seg_end(const struct seg *s)
+{
+    uint64_t at = atomic_load_explicit(&s->tail, memory_order_acquire);
+    while (at - atomic_load_explicit(&s->tail, memory_order_relaxed) < rings.cap && slot_written(s, at))
+        at++;
+    return at;
+}
+
+/* The producer's view of segment s, whose next record is number `head`:
+ * the next look at the tail is due at once (limit = head). */
 static void produce_into(struct seg *s, uint64_t head)
 {
     my_seg = s;
     ftio_prod.rec = s ? s->rec : NULL;
     ftio_prod.mask = rings.cap - 1;
-    ftio_prod.head_pub = s ? &s->head : NULL;
     ftio_prod.head = head;
     ftio_prod.limit = head;
 }
@@ -134,11 +163,10 @@ static void seg_free(struct seg *s)
     atomic_fetch_sub(&rings.segs, 1);
 }
 
-/* Reset a drained segment for reuse. */
+/* Reset a drained segment for reuse: its numbers go on from its tail
+ * (see the top of the file: never from 0 again). */
 static struct seg *seg_reset(struct seg *s)
 {
-    atomic_store_explicit(&s->head, 0, memory_order_relaxed);
-    atomic_store_explicit(&s->tail, 0, memory_order_relaxed);
     atomic_store_explicit(&s->next, NULL, memory_order_relaxed);
     return s;
 }
@@ -192,8 +220,7 @@ static bool queue_empty(struct ring *r)
 {
     struct seg *s = atomic_load_explicit(&r->oldest, memory_order_acquire);
     return !atomic_load_explicit(&s->next, memory_order_acquire) &&
-           atomic_load_explicit(&s->tail, memory_order_acquire) ==
-               atomic_load_explicit(&s->head, memory_order_relaxed);
+           !slot_written(s, atomic_load_explicit(&s->tail, memory_order_acquire));
 }
 
 static struct ring *acquire_ring(void)
@@ -240,7 +267,7 @@ static __attribute__((noinline)) struct ring *first_record(void)
         struct seg *s = atomic_load(&r->oldest);
         while (atomic_load(&s->next))
             s = atomic_load(&s->next);
-        produce_into(s, atomic_load_explicit(&s->head, memory_order_relaxed));
+        produce_into(s, atomic_load_explicit(&s->tail, memory_order_acquire));
         ftio_prod.tid = r->tid;
         pthread_setspecific(rings.key, r);
     }
@@ -262,7 +289,7 @@ static __attribute__((noinline)) struct seg *overflow(struct ring *r, struct seg
         return NULL;
     }
     atomic_store_explicit(&full->next, s, memory_order_release);
-    produce_into(s, 0);
+    produce_into(s, atomic_load_explicit(&s->tail, memory_order_relaxed));
     atomic_fetch_add_explicit(&rings.overflows, 1, memory_order_relaxed);
     ftio_flusher_kick();       /* drain the full one, refill the spares */
     return s;
@@ -301,14 +328,13 @@ static void emit_slow(const struct ftio_record *rec)
             ftio_prod.limit = head;     /* full still: look again next time */
             return;
         }
-        head = tail = used = 0;
+        head = tail = ftio_prod.head;
+        used = 0;
     }
     struct ftio_record *slot = &s->rec[head & (rings.cap - 1)];
-    *slot = *rec;
-    slot->tid = ftio_prod.tid;
-    slot->reserved = 0;
+    memcpy(slot, rec, offsetof(struct ftio_record, tid));
     ftio_prod.head = head + 1;
-    atomic_store_explicit(&s->head, head + 1, memory_order_release);
+    ftio_slot_publish(slot, head, ftio_prod.tid);
     used++;
     if (used < rings.kick_at) {
         ftio_prod.limit = tail + rings.kick_at;
@@ -334,17 +360,24 @@ size_t ftio_rings_drain(struct ftio_record *out, size_t max, uint64_t *lost)
         *lost += atomic_exchange_explicit(&r->lost, 0, memory_order_relaxed);
         struct seg *s = atomic_load_explicit(&r->oldest, memory_order_relaxed);
         for (;;) {
-            /* `next` before `head`: once the producer linked a newer
-             * segment it never writes this one again, so this head is final. */
+            /* `next` before the slots: once the producer linked a newer
+             * segment it never writes this one again, so a slot not
+             * written then is the end of this one. */
             struct seg *next = atomic_load_explicit(&s->next, memory_order_acquire);
             uint64_t tail = atomic_load_explicit(&s->tail, memory_order_relaxed);
-            uint64_t head = atomic_load_explicit(&s->head, memory_order_acquire);
-            while (tail != head && n < max) {
-                out[n++] = s->rec[tail & (rings.cap - 1)];
+            bool ended = false;
+            while (n < max) {
+                const struct ftio_record *slot = &s->rec[tail & (rings.cap - 1)];
+                if (slot_seq(slot) != (uint32_t)(tail + 1)) {
+                    ended = true;
+                    break;
+                }
+                out[n] = *slot;
+                out[n++].reserved = 0;
                 tail++;
             }
             atomic_store_explicit(&s->tail, tail, memory_order_release);
-            if (tail != head || !next)
+            if (!ended || !next)
                 break;
             atomic_store_explicit(&r->oldest, next, memory_order_release);
             seg_give_back(s);
@@ -378,12 +411,14 @@ void ftio_rings_after_fork_child(void)
             seg_free(s);
             s = next;
         }
-        atomic_store(&s->tail, atomic_load(&s->head));
+        /* Past every record written (a thread that did not survive the
+         * fork may have left one half written: it is overwritten). */
+        atomic_store(&s->tail, r == my_ring ? ftio_prod.head : seg_end(s));
         atomic_store(&r->oldest, s);
         atomic_store(&r->lost, 0);
         if (r != my_ring)
             atomic_store(&r->state, RING_FREE);
         else
-            produce_into(s, atomic_load(&s->head));
+            produce_into(s, ftio_prod.head);
     }
 }

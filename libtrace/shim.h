@@ -25,6 +25,10 @@
 #include "timeutil.h"
 
 #define FTIO_HIDDEN __attribute__((visibility("hidden")))
+/* A helper of every traced call's common path: inlined whatever gcc's
+ * growth limits say (a file of many wrappers reaches them, and an
+ * out-of-line copy is a call into another page of code: FTIO_HOT below). */
+#define FTIO_INLINE static inline __attribute__((always_inline))
 
 /* Where a variable every traced call reads is defined: one section, so they
  * share a page or two.  This VM's kernel runs with page-table isolation and
@@ -47,6 +51,35 @@ extern __thread int ftio_busy __attribute__((tls_model("initial-exec")));
  * > 0 carry FTIO_FLAG_NESTED (the daemon counts their bytes once). */
 extern __thread int ftio_mpiio_depth __attribute__((tls_model("initial-exec")));
 
+/* The thread-local variables of a traced call, reached without the GOT.
+ * A shared library's initial-exec TLS access loads the variable's offset
+ * from the thread pointer out of the library's GOT: one more page per call,
+ * a page walk after every system call on this VM (FTIO_HOT below).  So the
+ * offsets of the few variables a traced call reads are copied into the hot
+ * page at init (ftio_tls_fast_init, core.c; the MPI layer's in
+ * ftio_mpi_tls_fast_init, mpi_life.c) and FTIO_FAST(var) reads var at
+ * %fs:offset.  The offsets are the same in every thread (static TLS).
+ * Only for code that runs once the shim is initialised -- after a test of
+ * ftio_active (or ftio_flusher_started) -- which is when the offsets are
+ * set: before, they are 0 (the thread control block, never to be written).
+ * Elsewhere (not x86-64, no __seg_fs) it is the variable itself. */
+#if defined(__x86_64__) && defined(__SEG_FS)
+#define FTIO_FAST(var)      (*(__seg_fs __typeof__(var) *)ftio_tlsoff_##var)
+#define FTIO_FAST_PTR(type) __typeof__((__seg_fs type *)0)   /* (a declaration may not start with __seg_fs after a statement: gcc 12) */
+#define FTIO_FAST_DEF(var)  intptr_t ftio_tlsoff_##var FTIO_HOT
+#define FTIO_FAST_SET(var)  (ftio_tlsoff_##var = (intptr_t)&var - (intptr_t)__builtin_thread_pointer())
+#else
+#define FTIO_FAST(var)      (var)
+#define FTIO_FAST_PTR(type) type *
+#define FTIO_FAST_DEF(var)  intptr_t ftio_tlsoff_##var
+#define FTIO_FAST_SET(var)  (ftio_tlsoff_##var = 0)
+#endif
+#define FTIO_FAST_DECL(var) extern intptr_t ftio_tlsoff_##var FTIO_HIDDEN
+FTIO_FAST_DECL(ftio_busy);
+FTIO_FAST_DECL(ftio_mpiio_depth);
+FTIO_HIDDEN void ftio_tls_fast_init(void);
+FTIO_HIDDEN void ftio_mpi_tls_fast_init(void);
+
 /* 1 once initialised and neither FTIO_DISABLE nor ftio_pause() is in force. */
 extern int ftio_active FTIO_HIDDEN;
 
@@ -56,7 +89,7 @@ extern int ftio_active FTIO_HIDDEN;
  * batch is encoded (ftio_stamps_to_ns); nothing else may mix them with
  * ftio_mono_ns(). */
 extern int ftio_stamp_tsc FTIO_HIDDEN;
-static inline uint64_t ftio_stamp(void)
+FTIO_INLINE uint64_t ftio_stamp(void)
 {
 #if defined(__x86_64__)
     if (__builtin_expect(ftio_stamp_tsc, 1)) {
@@ -74,15 +107,21 @@ FTIO_HIDDEN void *ftio_resolve(const char *name);
 
 
 /* The calling thread's place in its queue: the newest segment's records,
- * its own copy of the segment's head and the head up to which it may write
- * without looking at the consumer (ring.c; limit 0 with no queue yet). */
+ * its own head (the next record's number in the segment) and the head up
+ * to which it may write without looking at the consumer (ring.c; limit 0
+ * with no queue yet).  A record is published by its own slot: its last
+ * store, a release, writes the record's number + 1 into the slot's
+ * `reserved` field (ftio_slot_publish), which the consumer compares with
+ * the number it expects there.  So a record touches its slot's page only,
+ * not a head shared with the consumer (one page less per traced call:
+ * FTIO_HOT below). */
 struct ftio_producer {
     struct ftio_record *rec;
     uint64_t            head, limit, mask;
-    _Atomic uint64_t   *head_pub;
     uint32_t            tid;
 };
 extern __thread struct ftio_producer ftio_prod FTIO_HIDDEN __attribute__((tls_model("initial-exec")));
+FTIO_FAST_DECL(ftio_prod);
 /* The rest of ftio_emit(): the first record of a thread, the look at the
  * tail, a kick, a full segment. */
 FTIO_HIDDEN void ftio_emit_slow(const struct ftio_record *r);
@@ -94,25 +133,36 @@ extern atomic_int ftio_flusher_started FTIO_HIDDEN;
 /* Layer bitmask (FTIO_LAYERS) in a plain global so the hot path reads one word. */
 extern unsigned ftio_layer_mask FTIO_HIDDEN;
 
+/* The end of every record written in place (record number `head` of its
+ * segment): the thread's number, then the slot's sequence number (head + 1,
+ * a release: every field above is visible to a consumer that sees it). */
+FTIO_INLINE void ftio_slot_publish(struct ftio_record *slot, uint64_t head, uint32_t tid)
+{
+    slot->tid = tid;
+    __atomic_store_n(&slot->reserved, (uint32_t)(head + 1), __ATOMIC_RELEASE);
+}
+
 /* Append one record to the calling thread's queue: a copy and a release
  * store while below the limit (the hot path of every wrapper); lock-free, no
  * allocation; past the hard limit of FTIO_BUFFER_MAX_MB the record is counted
  * as lost (never blocks). */
-static inline void ftio_emit(const struct ftio_record *rec)
+FTIO_INLINE void ftio_emit(const struct ftio_record *rec)
 {
-    struct ftio_producer *p = &ftio_prod;
+    if (__builtin_expect(!atomic_load_explicit(&ftio_flusher_started, memory_order_relaxed), 0)) {
+        ftio_emit_slow(rec);
+        return;
+    }
+    FTIO_FAST_PTR(struct ftio_producer) p = &FTIO_FAST(ftio_prod);
     uint64_t head = p->head;
-    if (__builtin_expect(head >= p->limit ||
-                         !atomic_load_explicit(&ftio_flusher_started, memory_order_relaxed), 0)) {
+    if (__builtin_expect(head >= p->limit, 0)) {
         ftio_emit_slow(rec);
         return;
     }
     struct ftio_record *slot = &p->rec[head & p->mask];
-    *slot = *rec;
-    slot->tid = p->tid;
-    slot->reserved = 0;
+    /* Not the sequence number: a consumer may be looking at it already. */
+    __builtin_memcpy(slot, rec, __builtin_offsetof(struct ftio_record, tid));
     p->head = head + 1;
-    atomic_store_explicit(p->head_pub, head + 1, memory_order_release);
+    ftio_slot_publish(slot, head, p->tid);
 }
 
 

@@ -26,7 +26,7 @@ static inline struct ftio_fd_slot *stdio_slot(FILE *fp)
 {
     if (!fp || !ftio_layer_recording(FTIO_LAYER_STDIO))
         return NULL;
-    struct ftio_fd_slot *s = ftio_fd_slot(fp->_fileno);
+    struct ftio_fd_slot *s = ftio_fd_slot_recording(fp->_fileno);
     if (!s || atomic_load_explicit(&s->fp, memory_order_relaxed) != fp ||
         !atomic_load_explicit(&s->stdio_fid, memory_order_acquire))
         return NULL;

@@ -24,6 +24,11 @@ $(SHIM_TEST_DIR)/shim-burst: $(B)/tests/shim/shim_burst.o
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(LDFLAGS)
 
+# The rings' laps, segment reuse and a fork (tests/shim/ring_laps.sh).
+$(SHIM_TEST_DIR)/shim-laps: $(B)/tests/shim/shim_laps.o
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ $(LDFLAGS)
+
 # The end of an image, a fork or a thread's end during the flusher's switch
 # to ZeroMQ, made slow by an LD_AUDIT module (tests/shim/switch_races.sh).
 $(SHIM_TEST_DIR)/shim-switch: $(B)/tests/shim/shim_switch.o
@@ -49,7 +54,7 @@ $(SHIM_TEST_DIR)/cxx-streams: tests/shim/cxx_streams.cpp $(FLAGS_STAMP)
 SHIM_TEST_BINS := $(FTIO_WIRE) $(SHIM_TEST_DIR)/shim_calls $(SHIM_TEST_DIR)/shim_calls_fortify \
                   $(SHIM_TEST_DIR)/shim_calls_lfs $(SHIM_TEST_DIR)/shim_life $(SHIM_TEST_DIR)/shim-burst \
                   $(SHIM_TEST_DIR)/shim-fds $(SHIM_TEST_DIR)/cxx-streams $(SHIM_TEST_DIR)/shim-switch \
-                  $(SHIM_TEST_DIR)/slow_load.so $(SHIM_TEST_DIR)/shim-envrace
+                  $(SHIM_TEST_DIR)/slow_load.so $(SHIM_TEST_DIR)/shim-envrace $(SHIM_TEST_DIR)/shim-laps
 
 ALL_TARGETS += $(SHIM_TEST_BINS)
 SHELL_TESTS += tests/shim/calls.sh tests/shim/lifecycle.sh tests/shim/delivery.sh tests/shim/burst.sh \
@@ -57,7 +62,7 @@ SHELL_TESTS += tests/shim/calls.sh tests/shim/lifecycle.sh tests/shim/delivery.s
                tests/shim/env_doc.sh tests/shim/every_byte.sh tests/shim/torch_save.sh tests/shim/restart_munge.sh \
                tests/shim/bad_peer.sh tests/shim/lost_batch.sh tests/shim/mounts_reread.sh \
                tests/shim/stderr_kept.sh tests/shim/switch_races.sh \
-               tests/shim/env_race.sh
+               tests/shim/env_race.sh tests/shim/ring_laps.sh tests/shim/hot_page.sh
 
 shim-tests: $(SHIM_LIB) $(SHIM_TEST_BINS) $(B)/bin/flush_points $(B)/bin/posix_periodic
 .PHONY: shim-tests

@@ -21,13 +21,26 @@
 
 __thread int ftio_busy __attribute__((tls_model("initial-exec")));
 __thread int ftio_mpiio_depth __attribute__((tls_model("initial-exec")));
-int ftio_active = 1;
+int ftio_active;              /* 1 once the offsets below are set (fake_init) */
 int ftio_stamp_tsc;           /* 0: the stamps are CLOCK_MONOTONIC ns (libtrace/clock.c) */
 unsigned ftio_layer_mask = 1u << FTIO_LAYER_MPIIO;
 /* No ring: the producer's limit stays 0, so shim.h's ftio_emit() hands
  * every record to ftio_emit_slow() below. */
 __thread struct ftio_producer ftio_prod __attribute__((tls_model("initial-exec")));
 atomic_int ftio_flusher_started;
+/* The offsets of shim.h's FTIO_FAST, as core.c sets them. */
+FTIO_FAST_DEF(ftio_busy);
+FTIO_FAST_DEF(ftio_mpiio_depth);
+FTIO_FAST_DEF(ftio_prod);
+
+__attribute__((constructor)) static void fake_init(void)
+{
+    FTIO_FAST_SET(ftio_busy);
+    FTIO_FAST_SET(ftio_mpiio_depth);
+    FTIO_FAST_SET(ftio_prod);
+    ftio_mpi_tls_fast_init();
+    __atomic_store_n(&ftio_active, 1, __ATOMIC_RELEASE);
+}
 
 #define MAX_RECORDS 100000
 static struct ftio_record recs[MAX_RECORDS];
