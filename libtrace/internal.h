@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/uio.h>
 #include "shim.h"
 
 #define FTIO_EXPORT __attribute__((visibility("default")))
@@ -366,11 +367,26 @@ FTIO_HIDDEN void ftio_flusher_handoff_failed(void);
  * the flusher (the process is about to die). */
 FTIO_HIDDEN void ftio_flush_from_signal(int final);
 
+/* After a (partial) writev/sendmsg of `done` bytes of iov[0..*n): the first
+ * piece still to write, *n the pieces left (its start moved past what went). */
+static inline struct iovec *ftio_iov_advance(struct iovec *iov, int *n, size_t done)
+{
+    while (*n > 0 && done >= iov->iov_len) {
+        done -= iov->iov_len;
+        iov++;
+        (*n)--;
+    }
+    if (*n > 0) {
+        iov->iov_base = (char *)iov->iov_base + done;
+        iov->iov_len -= done;
+    }
+    return iov;
+}
+
 /* ---- spool (spool.c; flusher thread only) ----------------------------- */
 /* Append one encoded batch to this process's spool file (appendv: given
  * as pieces, in order); 0 or -1.  Between hold(1) and hold(0) (a flush
  * pass) the file stays open from one batch to the next. */
-struct iovec;
 FTIO_HIDDEN int ftio_spool_append(const void *buf, size_t len);
 FTIO_HIDDEN int ftio_spool_appendv(const struct iovec *iov, int niov);
 FTIO_HIDDEN void ftio_spool_hold(int on);

@@ -266,16 +266,7 @@ static int write_all(int fd, const struct iovec *iov_in, int niov)
             errno = EIO;
             return -1;
         }
-        size_t left = (size_t)w;
-        while (niov > 0 && left >= iov->iov_len) {
-            left -= iov->iov_len;
-            iov++;
-            niov--;
-        }
-        if (niov > 0) {
-            iov->iov_base = (char *)iov->iov_base + left;
-            iov->iov_len -= left;
-        }
+        iov = ftio_iov_advance(iov, &niov, (size_t)w);
     }
     return 0;
 }

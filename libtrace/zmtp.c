@@ -23,6 +23,7 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+#include "internal.h"        /* ftio_iov_advance */
 #include "zmtp.h"
 #include "timeutil.h"
 
@@ -97,16 +98,7 @@ static int write_all(struct ftio_zmtp *z, struct iovec *iov, int n, int64_t idle
             continue;
         }
         stall = ftio_mono_ns() + idle_ns;
-        size_t done = (size_t)w;
-        while (n > 0 && done >= iov->iov_len) {
-            done -= iov->iov_len;
-            iov++;
-            n--;
-        }
-        if (n > 0) {
-            iov->iov_base = (char *)iov->iov_base + done;
-            iov->iov_len -= done;
-        }
+        iov = ftio_iov_advance(iov, &n, (size_t)w);
     }
     return 0;
 }
