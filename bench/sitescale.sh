@@ -21,7 +21,8 @@
 # divided by N); the jobs whose .end came within 3 s of their final batch,
 # how long ftiod took to stop at SIGTERM 3 s later and the end summaries it
 # says it lost; when the ends came and why (ended_by), and ftiod's own
-# account of a live job's memory (`memory` in its status, issue 27).  The hog line adds its figures: the spool's send time, and
+# account of a live job's memory (`memory` in its status, issue 27), and ftiod's
+# CPU in all (the same work before and after a change, whatever the load).  The hog line adds its figures: the spool's send time, and
 # how long after the send began its newest boundary and its .end were
 # published.  Everything comes from ftiod's own --log and /proc.
 B=${B:-build}
@@ -81,15 +82,16 @@ fi
 FTIO_AUTH=none "$B/bin/ftiod" --config none --status --json --status-endpoint "ipc://$T/st" \
   >"$T/status.json" 2>/dev/null
 # SIGTERM: how long ftiod takes to stop, and the jobs it says lost their end summary.
-K0=$(date +%s.%N); kill -TERM $DPID; wait $DPID 2>/dev/null; K1=$(date +%s.%N)
+CT=$(cpu)   # ftiod's CPU in all, history and live (the same work before and after)
+K0=$(date +%s.%N); kill -TERM $DPID; wait $DPID 2>/dev/null; K1=$(date +%s.%N); echo "$K0 $K1" >"$T/kill.t"
 [ "$OPEN" = 1 ] && { kill $FPID 2>/dev/null; wait $FPID 2>/dev/null; }
 LOST=$(sed -n 's/.*stopped before \([0-9]*\) of.*/\1/p' "$T/err" | tail -1)
 [ "$OPEN" = 1 ] && echo "SIGTERM with $N open jobs: $(grep -o 'stopping: .*' "$T/err" || echo 'no count of the ends in the log')"
 "$PY" - "$T/log" "$T/info.json" "$N" "$H" "$S" "$RSS0" "$RSS1" "$C0" "$C1" "$W0" "$W1" \
   "$(getconf CLK_TCK)" "$T/hog.t0" "$T/hog.t1" "$T/status.json" "$K0" "$K1" "${LOST:-0}" \
-  "$T/status.live.json" <<'PY'
+  "$T/status.live.json" "$CT" <<'PY'
 import json, os, sys
-log, info, n, h, s, rss0, rss1, c0, c1, w0, w1, tck, hog0, hog1, status, k0, k1, lost, live = sys.argv[1:]
+log, info, n, h, s, rss0, rss1, c0, c1, w0, w1, tck, hog0, hog1, status, k0, k1, lost, live, ct = sys.argv[1:]
 info = json.load(open(info))
 live0 = info["live_start"]
 lat, msgs, stale, ended, ended3, end_delay, by = [], 0, 0, set(), set(), [], {}
@@ -145,6 +147,7 @@ try:
     mem = sorted(j["memory"] for j in json.load(open(live))["jobs"] if "memory" in j)
 except (OSError, ValueError, KeyError):
     mem = []
+print("ftiod's CPU in all (history, live, ends): %.1f s" % (float(ct) / float(tck)))
 print("ends: published after the sender's last batch by p50 %.2f s, max %.2f s; ended_by %s; "
       "ftiod's own account of a live job's memory: %s" %
       (end_delay[len(end_delay) // 2] if end_delay else float("nan"),

@@ -185,6 +185,65 @@ int main(int argc, char **argv)
                on->has_good ? on->good.dominant.period : NAN, steady_samples, tst[nsteady / 2],
                nsteady, STEADY_S, tst[nsteady - 1]);
     }
+    /* The job's end (sched_step.c: its summary, once its last boundary is
+     * analysed): the whole-window analysis the summary was, against what it
+     * is when the last window holds all the data (stream.c summary_reuses:
+     * its answer, the next phase predicted again).  Timed on the stream as
+     * the steady state left it, each summary on a fresh copy of nothing:
+     * prepare + run + commit do not change what the next one sees. */
+    {
+        /* ftiod first analyses every boundary up to the data's end. */
+        for (double bk = ftio_stream_next_boundary(m, b + steps - 1); bk < tot->t_max + 1; bk += 1) {
+            double copy_ms, step_ms;
+            if (timed_step(&sp, bk, true, &copy_ms, &step_ms, &samples) < 0)
+                return 1;
+        }
+        double tfull[16], treuse[16];
+        int nfull = 0, nreuse = 0;
+        for (int k = 0; k < 16; k++) {
+            char err[256];
+            double c0 = cpu_s();
+            int rc = ftio_stream_prepare(m, tot->t_max, true, sp.w);
+            bool reused = rc == 0 && ftio_stream_samples(sp.w) == 0;
+            if (rc == 0)
+                rc = ftio_stream_run(sp.w, sp.an, NAN, err, sizeof err);
+            double c1 = cpu_s();
+            if (rc != 0)
+                break;
+            if (reused)
+                treuse[nreuse++] = (c1 - c0) * 1e3;
+            else
+                tfull[nfull++] = (c1 - c0) * 1e3;
+            /* The same window analysed again (warm: the second time). */
+            if (reused && k == 0) {
+                struct ftio_samples x = {0};
+                const struct ftio_result *r = &ftio_stream_activity_answer(m, -1).update->res;
+                struct ftio_options o = ftio_stream_online(m)->opts;
+                for (int again = 0; again < 2; again++) {
+                    double c2 = cpu_s();
+                    struct ftio_result full;
+                    if (ftio_bins_samples_mode(ftio_stream_mode_bins(m), r->t0, r->t1, sampling,
+                                               &x) != 0 ||
+                        ftio_analyze(sp.an, &x, &o, x.t1, &full, err, sizeof err) != 0)
+                        break;
+                    tfull[0] = (cpu_s() - c2) * 1e3;
+                    nfull = 1;
+                }
+                ftio_samples_free(&x);
+            }
+        }
+        if (nreuse > 0 && nfull > 0) {
+            qsort(treuse, (size_t)nreuse, sizeof *treuse, cmp);
+            printf("  end summary: %.4f ms CPU reusing the last window's answer (median of %d), "
+                   "%.3f ms sampling and analysing that window again\n",
+                   treuse[nreuse / 2], nreuse, tfull[0]);
+        } else if (nfull > 0) {
+            double first_ms = tfull[0];
+            qsort(tfull, (size_t)nfull, sizeof *tfull, cmp);
+            printf("  end summary: %.3f ms CPU the first (FFT plan made), then %.3f ms (median of "
+                   "%d; the last window's answer not reused)\n", first_ms, tfull[nfull / 2], nfull);
+        }
+    }
     free(tst);
     free(tc);
     free(ts);

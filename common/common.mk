@@ -10,7 +10,7 @@
 # (units.h) and the growth of arrays (grow.h).
 # Objects are -fPIC (CFLAGS), so libftio.so links this archive too.
 COMMON_SRCS := common/wire_encode.c common/wire_decode.c common/batch_requests.c common/names.c \
-               common/cliopt.c common/units.c common/grow.c \
+               common/cliopt.c common/units.c common/grow.c common/bigarray.c \
                common/hash.c common/auth.c common/curve.c common/control.c common/transport.c \
                common/jobid.c common/app_key.c
 COMMON_OBJS := $(patsubst %.c,$(B)/%.o,$(COMMON_SRCS))

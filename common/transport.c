@@ -64,3 +64,14 @@ int ftio_ack_recv(void *dealer, struct ftio_ack *ack)
             return 1;
     }
 }
+
+void ftio_ack_socket_close(void *sock, int left_ms)
+{
+    if (!sock)
+        return;
+    int linger = left_ms < FTIO_ACK_LINGER_MS ? left_ms : FTIO_ACK_LINGER_MS;
+    if (linger < 0)
+        linger = 0;
+    zmq_setsockopt(sock, ZMQ_LINGER, &linger, sizeof linger);
+    zmq_close(sock);
+}

@@ -55,4 +55,15 @@ int ftio_ack_recv(void *dealer, struct ftio_ack *ack);
 /* The acknowledgement frame's bytes. */
 void ftio_ack_encode(unsigned char out[FTIO_ACK_LEN], uint64_t seq, int status);
 
+/* Close a socket that holds acknowledgements for senders (ftiod's ingest
+ * ROUTER, `ftio relay`'s front): those still queued (a sender that reads a
+ * little late: a loaded node, a slow flusher) leave for at most
+ * min(left_ms, FTIO_ACK_LINGER_MS) instead of being dropped.  A dropped
+ * one makes its sender send the batch again to the next daemon, which
+ * without --state-dir counts it twice (tests/daemon/ack_linger.sh,
+ * relay_ack_linger.sh).  Only a connected sender that does not read makes
+ * the close (zmq_ctx_term) wait that long. */
+#define FTIO_ACK_LINGER_MS 500
+void ftio_ack_socket_close(void *sock, int left_ms);
+
 #endif

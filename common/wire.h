@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 #include "record.h"
 
 #define FTIO_WIRE_VERSION     1
@@ -100,6 +101,27 @@ struct ftio_wbuf { char *data; size_t len, cap; };
 int  ftio_wire_encode(struct ftio_wbuf *out, const struct ftio_batch_header *h,
                       const struct ftio_record *rec, size_t n);
 void ftio_wbuf_free(struct ftio_wbuf *b);
+
+/* A batch gathered in pieces (the shim's flusher: records drained, their
+ * clock mapped and encoded a cache-sized piece at a time, the header made
+ * last).  ftio_wire_columns_add() encodes n more records into the staged
+ * columns (0, or -1 with errno ENOMEM/EINVAL and c unchanged).
+ * ftio_wire_encode_columns() appends the header h and each column's key and
+ * array header to `head` and fills iov[] with the whole batch in order:
+ * pieces of head and the staged columns themselves (written out with
+ * writev, or gathered; valid until head or c change).  Together they are
+ * exactly the bytes ftio_wire_encode() makes of h and the same records.
+ * Returns the number of pieces (<= FTIO_WIRE_IOV), or -1 as
+ * ftio_wire_encode (head->len unchanged).  Start with a zeroed struct;
+ * clear keeps the memory for the next batch, free releases it. */
+#define FTIO_WIRE_COLUMNS 8
+#define FTIO_WIRE_IOV     (2 * FTIO_WIRE_COLUMNS)
+struct ftio_wire_columns { size_t n; struct ftio_wbuf col[FTIO_WIRE_COLUMNS]; };
+int  ftio_wire_columns_add(struct ftio_wire_columns *c, const struct ftio_record *rec, size_t n);
+int  ftio_wire_encode_columns(struct ftio_wbuf *head, const struct ftio_batch_header *h,
+                              const struct ftio_wire_columns *c, struct iovec iov[FTIO_WIRE_IOV]);
+void ftio_wire_columns_clear(struct ftio_wire_columns *c);
+void ftio_wire_columns_free(struct ftio_wire_columns *c);
 
 /* Decode exactly one batch from buf[0..len).  On success returns 0 and sets
  * *used to the bytes consumed (a spool file holds batches back to back).

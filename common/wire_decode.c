@@ -141,6 +141,31 @@ static inline int read_num(struct reader *r, struct num *v)
     return OK;
 }
 
+/* The values a column mostly holds, read inline: a positive fixint (op,
+ * layer, flags, small ids) or a uint 64 (times in ns); true when read, else
+ * nothing consumed and read_num() decides. */
+static inline int read_uint_fast(struct reader *r, struct num *v)
+{
+    const uint8_t *p = r->p;
+    if (p >= r->end)
+        return 0;
+    if (p[0] <= 0x7f) {
+        r->item = p;
+        v->u = p[0];
+        v->neg = 0;
+        r->p = p + 1;
+        return 1;
+    }
+    if (p[0] == 0xcf && r->end - p >= 9) {
+        r->item = p;
+        v->u = be64(p + 1);
+        v->neg = 0;
+        r->p = p + 9;
+        return 1;
+    }
+    return 0;
+}
+
 static inline int num_to_u64(const struct num *v, uint64_t max, uint64_t *out)
 {
     if (v->neg || v->u > max)
@@ -411,7 +436,7 @@ static int decode_column(struct reader *r, enum key k, struct ftio_record *rec, 
 
 #define COLUMN_LOOP(check, store)                                               \
     for (size_t i = 0; i < n; i++) {                                            \
-        if ((rc = read_num(r, &v)) != OK)                                       \
+        if (!read_uint_fast(r, &v) && (rc = read_num(r, &v)) != OK)             \
             return rc;                                                          \
         if (!(check))                                                           \
             return fail(r, "'%s'[%zu]: value out of range", name, i);           \

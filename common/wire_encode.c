@@ -5,9 +5,16 @@
  * written column by column (ts[], te[], bytes[], ...) because integer columns
  * of similar values pack small and the daemon decodes them in tight loops.
  * msgpack-c's packer writes the header through wbuf_write(), which appends to
- * the caller's growing buffer; the record columns are written directly.
+ * the caller's growing buffer; the record columns are written directly,
+ * by hand (put_*: msgpack-c's smallest encodings, byte for byte).
  * Capacity is reserved once from a size bound so a batch costs at most one
- * reallocation, never one per record.
+ * reallocation, never one per record.  The shim's flusher stages the
+ * columns record by record while its drained records are in the cache
+ * (ftio_wire_columns_add) and, at the end, writes the header and them out
+ * as pieces, never copied into one buffer (ftio_wire_encode_columns);
+ * tools encode an array of records column after column (ftio_wire_encode).
+ * Both write the same bytes: one table, RECORD_COLUMNS, says which field
+ * goes in which column with which writer.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -17,9 +24,13 @@
 #include "grow.h"
 
 /* Worst-case msgpack size of one record: 4 x 64-bit ints (9 bytes each),
- * fid as uint32 (5), flags as uint16 (3), op and layer as fixints (1). */
-#define RECORD_MAX_PACKED (4 * 9 + 5 + 3 + 1 + 1)
+ * fid as uint32 (5), flags as uint16 (3), op and layer as uint8 (2 each). */
+#define RECORD_MAX_PACKED (4 * 9 + 5 + 3 + 2 + 2)
 #define HEADER_MAX_PACKED 512       /* keys + fixed-size header values */
+/* The value writers below store 9 bytes whatever the value's size (one
+ * unaligned 8-byte store instead of a loop of byte stores) and advance by
+ * the size: a column buffer keeps this much room past its last value. */
+#define PUT_SLACK 9
 
 static int wbuf_reserve(struct ftio_wbuf *b, size_t extra)
 {
@@ -42,34 +53,86 @@ static int wbuf_write(void *data, const char *buf, size_t len)
     return 0;
 }
 
-static inline uint8_t *put_be(uint8_t *p, uint8_t tag, uint64_t v, int nbytes)
+/* ---- one value: the smallest msgpack encoding, as msgpack-c picks it ----
+ *
+ * These run once per value of every record the shim sends (eight per record),
+ * so they are written for the flusher's budget of a few ns per record: the
+ * size class comes from the count of leading zeros through a table, and the
+ * big-endian payload is one byte swap and one 8-byte store (PUT_SLACK). */
+
+/* tag byte and payload size by significant bits (1..64) of an unsigned value */
+static const uint8_t utag[65] = {
+    [8] = 0xcc, [9 ... 16] = 0xcd, [17 ... 32] = 0xce, [33 ... 64] = 0xcf,
+};
+static const uint8_t ulen[65] = {
+    [8] = 1, [9 ... 16] = 2, [17 ... 32] = 4, [33 ... 64] = 8,
+};
+
+/* the same for a negative value by its significant bits plus a sign bit */
+static const uint8_t stag[66] = {
+    [0 ... 8] = 0xd0, [9 ... 16] = 0xd1, [17 ... 32] = 0xd2, [33 ... 65] = 0xd3,
+};
+static const uint8_t slen[66] = {
+    [0 ... 8] = 1, [9 ... 16] = 2, [17 ... 32] = 4, [33 ... 65] = 8,
+};
+
+/* tag + the low nbytes of v, big-endian (nbytes 1, 2, 4 or 8). */
+static inline uint8_t *put_tagged(uint8_t *p, uint8_t tag, uint64_t v, unsigned nbytes)
 {
-    *p++ = tag;
-    for (int i = nbytes - 1; i >= 0; i--)
-        *p++ = (uint8_t)(v >> (8 * i));
-    return p;
+    uint64_t be = __builtin_bswap64(v << (64 - 8 * nbytes));
+    p[0] = tag;
+    memcpy(p + 1, &be, 8);
+    return p + 1 + nbytes;
 }
 
-/* Smallest msgpack encoding of an unsigned / signed integer. */
+/* Smallest msgpack encoding of an unsigned integer: positive fixint below
+ * 0x80, else uint8/16/32/64. */
 static inline uint8_t *put_uint(uint8_t *p, uint64_t v)
 {
-    if (v < 0x80) { *p = (uint8_t)v; return p + 1; }
-    if (v <= UINT8_MAX)  return put_be(p, 0xcc, v, 1);
-    if (v <= UINT16_MAX) return put_be(p, 0xcd, v, 2);
-    if (v <= UINT32_MAX) return put_be(p, 0xce, v, 4);
-    return put_be(p, 0xcf, v, 8);
+    if (v < 0x80) {
+        *p = (uint8_t)v;
+        return p + 1;
+    }
+    unsigned bits = 64 - (unsigned)__builtin_clzll(v);
+    return put_tagged(p, utag[bits], v, ulen[bits]);
 }
 
+/* A timestamp: monotonic ns past 2^32 (4.3 s of uptime) nearly always. */
+static inline uint8_t *put_u64(uint8_t *p, uint64_t v)
+{
+    if (__builtin_expect(v > UINT32_MAX, 1))
+        return put_tagged(p, 0xcf, v, 8);
+    return put_uint(p, v);
+}
+
+/* Smallest encoding of a signed integer: as unsigned when >= 0, negative
+ * fixint down to -32, else int8/16/32/64 (msgpack-c's choice for int64). */
 static inline uint8_t *put_int(uint8_t *p, int64_t v)
 {
     if (v >= 0)
         return put_uint(p, (uint64_t)v);
-    if (v >= -32) { *p = (uint8_t)v; return p + 1; }         /* negative fixint */
-    if (v >= INT8_MIN)  return put_be(p, 0xd0, (uint64_t)v, 1);
-    if (v >= INT16_MIN) return put_be(p, 0xd1, (uint64_t)v, 2);
-    if (v >= INT32_MIN) return put_be(p, 0xd2, (uint64_t)v, 4);
-    return put_be(p, 0xd3, (uint64_t)v, 8);
+    if (v >= -32) {
+        *p = (uint8_t)v;
+        return p + 1;
+    }
+    /* ~v >= 0 has as many significant bits as v has without its sign */
+    unsigned bits = 65 - (unsigned)__builtin_clzll(~(uint64_t)v);
+    return put_tagged(p, stag[bits], (uint64_t)v, slen[bits]);
 }
+
+/* The record columns of PROTOCOL.md §1, in their order on the wire: key,
+ * writer, field.  Both encoders below (column after column for a whole
+ * array of records, record after record into staged columns) expand it. */
+#define RECORD_COLUMNS(X)                 \
+    X(0, "ts",    put_u64,  t_start)      \
+    X(1, "te",    put_u64,  t_end)        \
+    X(2, "bytes", put_int,  bytes)        \
+    X(3, "off",   put_int,  offset)       \
+    X(4, "op",    put_uint, op)           \
+    X(5, "layer", put_uint, layer)        \
+    X(6, "fid",   put_uint, file_id)      \
+    X(7, "flags", put_uint, flags)
+_Static_assert(FTIO_WIRE_COLUMNS == 8, "RECORD_COLUMNS lists every column");
 
 static int pack_key(msgpack_packer *pk, const char *key)
 {
@@ -108,10 +171,8 @@ static int pack_app(msgpack_packer *pk, const struct ftio_app_identity *a)
     return rc;
 }
 
-/* The whole batch; returns non-zero if any write failed. */
-static int pack_batch(msgpack_packer *pk, struct ftio_wbuf *out,
-                      const struct ftio_batch_header *h,
-                      const struct ftio_record *rec, size_t n)
+/* The header: every key before the record columns. */
+static int pack_header(msgpack_packer *pk, const struct ftio_batch_header *h)
 {
     int rc = 0;
     size_t nkeys = 19 + (h->mark != NULL) + (h->skew_ns != 0) + (h->mpi != 0) + h->has_app +
@@ -149,64 +210,72 @@ static int pack_batch(msgpack_packer *pk, struct ftio_wbuf *out,
         if (h->files[i].fs)
             rc |= pack_cstr(pk, h->files[i].fs);
     }
+    return rc;
+}
 
-    /* One loop per column: the hot part for large batches.  The values are
-     * written straight into the reserved buffer (put_uint/put_int pick the
-     * smallest encoding, as msgpack-c does) instead of one packer callback
-     * per value, which is ~5x faster. */
-#define COLUMN(key, put_expr)                                    \
+/* The columns of n records, one after the other, written straight into
+ * the reserved buffer (~5x faster than a packer callback per value). */
+static int pack_columns(msgpack_packer *pk, struct ftio_wbuf *out,
+                        const struct ftio_record *rec, size_t n)
+{
+    int rc = 0;
+#define COLUMN(i, key, put, field)                               \
     rc |= pack_key(pk, key) | msgpack_pack_array(pk, n);         \
-    if (rc == 0 && wbuf_reserve(out, n * 9) == 0) {              \
+    if (rc == 0 && wbuf_reserve(out, n * 9 + PUT_SLACK) == 0) {  \
         uint8_t *p = (uint8_t *)out->data + out->len;            \
-        for (size_t i = 0; i < n; i++)                           \
-            p = (put_expr);                                      \
+        for (size_t r = 0; r < n; r++)                           \
+            p = put(p, rec[r].field);                            \
         out->len = (size_t)((char *)p - out->data);              \
     } else {                                                     \
         rc = -1;                                                 \
     }
-    COLUMN("ts",    put_uint(p, rec[i].t_start))
-    COLUMN("te",    put_uint(p, rec[i].t_end))
-    COLUMN("bytes", put_int(p, rec[i].bytes))
-    COLUMN("off",   put_int(p, rec[i].offset))
-    COLUMN("op",    put_uint(p, rec[i].op))
-    COLUMN("layer", put_uint(p, rec[i].layer))
-    COLUMN("fid",   put_uint(p, rec[i].file_id))
-    COLUMN("flags", put_uint(p, rec[i].flags))
+    RECORD_COLUMNS(COLUMN)
 #undef COLUMN
     return rc;
+}
+
+/* Refuse what the decoder would reject, so a bug shows up at the sender;
+ * else a bound on the header's packed size.  0 or -1 (errno EINVAL). */
+static int check_header(const struct ftio_batch_header *h, size_t *bound)
+{
+    if (!h || h->nfiles > FTIO_WIRE_MAX_FILES || (h->nfiles && !h->files) ||
+        !str_ok(h->job, 0) || !str_ok(h->host, 1) || !str_ok(h->mark, 1))
+        goto invalid;
+    size_t b = HEADER_MAX_PACKED;
+    if (h->job)  b += strlen(h->job);
+    if (h->host) b += strlen(h->host);
+    if (h->mark) b += strlen(h->mark);
+    for (size_t i = 0; i < h->nfiles; i++) {
+        if (!str_ok(h->files[i].path, 0) || !str_ok(h->files[i].fs, 1))
+            goto invalid;
+        b += 16 + strlen(h->files[i].path) + (h->files[i].fs ? 6 + strlen(h->files[i].fs) : 0);
+    }
+    if (h->has_app) {
+        const char *app[] = { h->app.exe, h->app.exe_id, h->app.args, h->app.args_norm, h->app.name };
+        for (size_t i = 0; i < sizeof app / sizeof *app; i++) {
+            if (!str_ok(app[i], 1))
+                goto invalid;
+            b += 16 + (app[i] ? strlen(app[i]) : 0);
+        }
+    }
+    *bound = b;
+    return 0;
+invalid:
+    errno = EINVAL;
+    return -1;
 }
 
 int ftio_wire_encode(struct ftio_wbuf *out, const struct ftio_batch_header *h,
                      const struct ftio_record *rec, size_t n)
 {
-    /* Refuse what the decoder would reject, so a bug shows up at the sender. */
-    if (!out || !h || (n && !rec) || n > FTIO_WIRE_MAX_RECORDS ||
-        h->nfiles > FTIO_WIRE_MAX_FILES || (h->nfiles && !h->files) ||
-        !str_ok(h->job, 0) || !str_ok(h->host, 1) || !str_ok(h->mark, 1)) {
+    size_t bound;
+    if (!out || (n && !rec) || n > FTIO_WIRE_MAX_RECORDS) {
         errno = EINVAL;
         return -1;
     }
-    size_t bound = HEADER_MAX_PACKED + n * RECORD_MAX_PACKED;
-    if (h->job)  bound += strlen(h->job);
-    if (h->host) bound += strlen(h->host);
-    if (h->mark) bound += strlen(h->mark);
-    for (size_t i = 0; i < h->nfiles; i++) {
-        if (!str_ok(h->files[i].path, 0) || !str_ok(h->files[i].fs, 1)) {
-            errno = EINVAL;
-            return -1;
-        }
-        bound += 16 + strlen(h->files[i].path) + (h->files[i].fs ? 6 + strlen(h->files[i].fs) : 0);
-    }
-    if (h->has_app) {
-        const char *app[] = { h->app.exe, h->app.exe_id, h->app.args, h->app.args_norm, h->app.name };
-        for (size_t i = 0; i < sizeof app / sizeof *app; i++) {
-            if (!str_ok(app[i], 1)) {
-                errno = EINVAL;
-                return -1;
-            }
-            bound += 16 + (app[i] ? strlen(app[i]) : 0);
-        }
-    }
+    if (check_header(h, &bound) != 0)
+        return -1;
+    bound += n * RECORD_MAX_PACKED;
     size_t start = out->len;
     if (wbuf_reserve(out, bound) < 0) {
         errno = ENOMEM;
@@ -214,12 +283,99 @@ int ftio_wire_encode(struct ftio_wbuf *out, const struct ftio_batch_header *h,
     }
     msgpack_packer pk;
     msgpack_packer_init(&pk, out, wbuf_write);
-    if (pack_batch(&pk, out, h, rec, n) != 0) {
+    if ((pack_header(&pk, h) | pack_columns(&pk, out, rec, n)) != 0) {
         out->len = start;          /* never leave half a batch behind */
         errno = ENOMEM;
         return -1;
     }
     return 0;
+}
+
+int ftio_wire_columns_add(struct ftio_wire_columns *c, const struct ftio_record *rec, size_t n)
+{
+    if (!c || (n && !rec) || n > FTIO_WIRE_MAX_RECORDS - c->n) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (n == 0)
+        return 0;
+    for (size_t k = 0; k < FTIO_WIRE_COLUMNS; k++) {
+        if (wbuf_reserve(&c->col[k], n * 9 + PUT_SLACK) < 0) {
+            errno = ENOMEM;
+            return -1;
+        }
+    }
+    /* One pass over the records, eight cursors: each record is read once,
+     * while it is in the cache. */
+    uint8_t *p[FTIO_WIRE_COLUMNS];
+    for (size_t k = 0; k < FTIO_WIRE_COLUMNS; k++)
+        p[k] = (uint8_t *)c->col[k].data + c->col[k].len;
+    for (size_t r = 0; r < n; r++) {
+#define COLUMN(i, key, put, field) p[i] = put(p[i], rec[r].field);
+        RECORD_COLUMNS(COLUMN)
+#undef COLUMN
+    }
+    for (size_t k = 0; k < FTIO_WIRE_COLUMNS; k++)
+        c->col[k].len = (size_t)((char *)p[k] - c->col[k].data);
+    c->n += n;
+    return 0;
+}
+
+int ftio_wire_encode_columns(struct ftio_wbuf *head, const struct ftio_batch_header *h,
+                             const struct ftio_wire_columns *c, struct iovec iov[FTIO_WIRE_IOV])
+{
+    size_t bound;
+    if (!head || !c || !iov) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (check_header(h, &bound) != 0)
+        return -1;
+    size_t start = head->len;
+    if (wbuf_reserve(head, bound + FTIO_WIRE_COLUMNS * 16) < 0) {
+        errno = ENOMEM;
+        return -1;
+    }
+    msgpack_packer pk;
+    msgpack_packer_init(&pk, head, wbuf_write);
+    int rc = pack_header(&pk, h);
+    size_t cut[FTIO_WIRE_COLUMNS];     /* where each column's key and array header end */
+#define COLUMN(i, key, put, field) \
+    rc |= pack_key(&pk, key) | msgpack_pack_array(&pk, c->n); \
+    cut[i] = head->len;
+    RECORD_COLUMNS(COLUMN)
+#undef COLUMN
+    if (rc != 0) {
+        head->len = start;
+        errno = ENOMEM;
+        return -1;
+    }
+    /* Pointers taken last: head may have moved while it grew. */
+    int niov = 0;
+    size_t from = start;
+    for (size_t k = 0; k < FTIO_WIRE_COLUMNS; k++) {
+        iov[niov++] = (struct iovec){ head->data + from, cut[k] - from };
+        if (c->col[k].len)
+            iov[niov++] = (struct iovec){ c->col[k].data, c->col[k].len };
+        from = cut[k];
+    }
+    return niov;
+}
+
+void ftio_wire_columns_clear(struct ftio_wire_columns *c)
+{
+    c->n = 0;
+    for (size_t k = 0; k < FTIO_WIRE_COLUMNS; k++)
+        c->col[k].len = 0;
+}
+
+void ftio_wire_columns_free(struct ftio_wire_columns *c)
+{
+    if (!c)
+        return;
+    for (size_t k = 0; k < FTIO_WIRE_COLUMNS; k++)
+        ftio_wbuf_free(&c->col[k]);
+    c->n = 0;
 }
 
 void ftio_wbuf_free(struct ftio_wbuf *b)

@@ -367,8 +367,13 @@ FTIO_HIDDEN void ftio_flusher_handoff_failed(void);
 FTIO_HIDDEN void ftio_flush_from_signal(int final);
 
 /* ---- spool (spool.c; flusher thread only) ----------------------------- */
-/* Append one encoded batch to this process's spool file; 0 or -1. */
+/* Append one encoded batch to this process's spool file (appendv: given
+ * as pieces, in order); 0 or -1.  Between hold(1) and hold(0) (a flush
+ * pass) the file stays open from one batch to the next. */
+struct iovec;
 FTIO_HIDDEN int ftio_spool_append(const void *buf, size_t len);
+FTIO_HIDDEN int ftio_spool_appendv(const struct iovec *iov, int niov);
+FTIO_HIDDEN void ftio_spool_hold(int on);
 FTIO_HIDDEN void ftio_spool_path(char *out, size_t len);
 /* The private directory in use (FTIO_SPOOL_DIR's, or the fallback when
  * that one is not ours). */
@@ -392,9 +397,10 @@ FTIO_HIDDEN int ftio_spool_take(uint64_t off, void *buf, size_t len);
 /* ---- the way to ftiod (sink.c; flusher thread only) -------------- */
 /* Connect (early: the first flush then finds a session). */
 FTIO_HIDDEN void ftio_sink_open(void);
-/* Keep a copy of batch seq until ftiod acknowledges it, sending it when
- * possible; 0 when it cannot be kept (no ZeroMQ, no memory): spool it. */
-FTIO_HIDDEN int ftio_sink_offer(uint64_t seq, const void *buf, size_t len, size_t nrec);
+/* Keep a copy of batch seq (the pieces iov[0..niov) in order) until ftiod
+ * acknowledges it, sending it when possible; 0 when it cannot be kept (no
+ * ZeroMQ, no memory): spool it. */
+FTIO_HIDDEN int ftio_sink_offer(uint64_t seq, const struct iovec *iov, int niov, size_t nrec);
 /* Records of batches that went nowhere since the last call (for "lost"). */
 FTIO_HIDDEN uint64_t ftio_sink_take_lost(void);
 /* Is a batch waiting for the connection (ZMQ_IMMEDIATE queues nothing

@@ -54,6 +54,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include "lazy.h"               /* MUNGE, libsodium: loaded on first use */
 #include "internal.h"
@@ -519,20 +520,27 @@ uint64_t ftio_sink_take_lost(void)
     return n;
 }
 
-int ftio_sink_offer(uint64_t seq, const void *buf, size_t len, size_t nrec)
+int ftio_sink_offer(uint64_t seq, const struct iovec *iov, int niov, size_t nrec)
 {
     ftio_sink_open();
     if (!link_up() && !sk.deferred)
         return 0;
+    size_t len = 0;
+    for (int k = 0; k < niov; k++)
+        len += iov[k].iov_len;
     /* Bounded memory: the oldest copies go to the spool file first. */
     while (sk.npend && sk.bytes + len > ftio_cfg.ack_max_bytes)
         drop(0, 1);
     if (FTIO_GROW(sk.pend, sk.cap, sk.npend + 1) < 0)
         return 0;
-    void *copy = malloc(len);
+    char *copy = malloc(len ? len : 1);
     if (!copy)
         return 0;
-    memcpy(copy, buf, len);
+    size_t at = 0;
+    for (int k = 0; k < niov; k++) {
+        memcpy(copy + at, iov[k].iov_base, iov[k].iov_len);
+        at += iov[k].iov_len;
+    }
     sk.pend[sk.npend++] = (struct pending_batch){ .seq = seq, .data = copy, .len = len, .nrec = nrec };
     sk.bytes += len;
     send_unsent();

@@ -7,10 +7,10 @@
  * Each batch is appended whole, exactly as it would have been sent, so the
  * file is a plain concatenation of §1 batch maps (`ftio` reads it offline,
  * `ftio replay` sends it later).  Only the flusher thread writes here (with
- * ftio_busy set, so these writes are not traced).  The file is opened per
- * batch with O_APPEND: spooling is the rare path, and holding no descriptor
- * means nothing to protect from an application's closefrom() or to fix up
- * after fork (a child's pid, hence its file name, is its own).
+ * ftio_busy set, so these writes are not traced).  The file is opened with
+ * O_APPEND once per flush pass (ftio_spool_hold) or per batch, never held
+ * while the thread sleeps: nothing to fix up after fork (a child's pid,
+ * hence its file name, is its own) or exec.
  *
  * Safety on a shared node (docs/SECURITY.md): the directory must be ours
  * and writable by nobody else (the default, $TMPDIR/ftio-$UID, is created
@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 #include "hash.h"
@@ -54,13 +55,17 @@ static struct {
     uint64_t bytes;           /* bytes this image appended */
     int      created;         /* this image created its spool file */
     int      warned;
-} sp;
+    int      hold, held_fd;   /* ftio_spool_hold(): the file kept open */
+} sp = { .held_fd = -1 };
 
 void ftio_spool_after_fork_child(void)
 {
     /* The parent's batches are in the parent's file; the directory stays. */
     sp.appended = sp.acked_later = sp.bytes = 0;
     sp.created = sp.warned = 0;
+    /* A held descriptor was in the flusher's own table, not in ours. */
+    sp.hold = 0;
+    sp.held_fd = -1;
 }
 
 /* Is dir a directory of ours that nobody else can write to (created 0700
@@ -241,56 +246,110 @@ static int open_spool(const char *path, int flags)
     return fd;
 }
 
+/* Write all of iov[0..niov) (niov <= SPOOL_IOV_MAX); 0, or -1 with errno. */
+#define SPOOL_IOV_MAX 32
+static int write_all(int fd, const struct iovec *iov_in, int niov)
+{
+    struct iovec v[SPOOL_IOV_MAX], *iov = v;
+    if (niov > SPOOL_IOV_MAX) {
+        errno = EINVAL;
+        return -1;
+    }
+    memcpy(v, iov_in, (size_t)niov * sizeof *v);
+    while (niov > 0) {
+        ssize_t w = writev(fd, iov, niov);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            return -1;
+        if (w == 0) {
+            errno = EIO;
+            return -1;
+        }
+        size_t left = (size_t)w;
+        while (niov > 0 && left >= iov->iov_len) {
+            left -= iov->iov_len;
+            iov++;
+            niov--;
+        }
+        if (niov > 0) {
+            iov->iov_base = (char *)iov->iov_base + left;
+            iov->iov_len -= left;
+        }
+    }
+    return 0;
+}
+
 /* Append one batch; *at = where it starts.  0 or -1. */
-static int spool_write(const void *buf, size_t len, uint64_t *at)
+static int spool_write(const struct iovec *iov, int niov, uint64_t *at)
 {
     char path[2048];
     if (!resolve())
         return -1;
     ftio_spool_path(path, sizeof path);
-    int fd = open_spool(path, O_WRONLY | O_APPEND);
+    int fd = sp.held_fd;
+    if (fd < 0)
+        fd = open_spool(path, O_WRONLY | O_APPEND);
     if (fd < 0) {
         if (!sp.warned++)
             ftio_warn("cannot open spool file %s: %s", path, strerror(errno));
         return -1;
     }
-    const char *p = buf;
-    size_t left = len;
+    size_t len = 0;
+    for (int k = 0; k < niov; k++)
+        len += iov[k].iov_len;
     off_t start = lseek(fd, 0, SEEK_END);
-    while (left > 0) {
-        ssize_t w = write(fd, p, left);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            if (!sp.warned++)
-                ftio_warn("cannot write spool file %s: %s", path, w < 0 ? strerror(errno) : "short write");
-            /* Don't leave half a batch: readers would stop there. */
-            if (start >= 0 && ftruncate(fd, start) != 0)
-                ftio_log("spool: truncate back failed");
-            close(fd);
-            return -1;
-        }
-        p += w;
-        left -= (size_t)w;
+    if (write_all(fd, iov, niov) != 0) {
+        if (!sp.warned++)
+            ftio_warn("cannot write spool file %s: %s", path, strerror(errno));
+        /* Don't leave half a batch: readers would stop there. */
+        if (start >= 0 && ftruncate(fd, start) != 0)
+            ftio_log("spool: truncate back failed");
+        close(fd);
+        sp.held_fd = -1;
+        return -1;
     }
-    close(fd);
+    if (sp.hold)
+        sp.held_fd = fd;
+    else
+        close(fd);
     if (at)
         *at = start < 0 ? 0 : (uint64_t)start;
     sp.bytes += len;
     return 0;
 }
 
-int ftio_spool_append(const void *buf, size_t len)
+/* A flush pass spools batch after batch (4,096 records each): one open,
+ * not one per batch.  The descriptor is in the flusher's own table
+ * (fdprivate.c), so the application cannot close it; it is closed at the
+ * end of the pass, so nothing is held while the thread sleeps. */
+void ftio_spool_hold(int on)
 {
-    if (spool_write(buf, len, NULL) != 0)
+    sp.hold = on;
+    if (!on && sp.held_fd >= 0) {
+        close(sp.held_fd);
+        sp.held_fd = -1;
+    }
+}
+
+int ftio_spool_appendv(const struct iovec *iov, int niov)
+{
+    if (spool_write(iov, niov, NULL) != 0)
         return -1;
     sp.appended++;
     return 0;
 }
 
+int ftio_spool_append(const void *buf, size_t len)
+{
+    struct iovec one = { (void *)buf, len };
+    return ftio_spool_appendv(&one, 1);
+}
+
 int ftio_spool_handoff_append(const void *buf, size_t len, uint64_t *at)
 {
-    return spool_write(buf, len, at);
+    struct iovec one = { (void *)buf, len };
+    return spool_write(&one, 1, at);
 }
 
 void ftio_spool_acked_later(void)

@@ -310,7 +310,14 @@ struct ftio_result {
     double background;                     /* B/s */
     size_t fitted_phases;
     double interval_cv;                    /* spread of their intervals (CV) */
+    double last_onset;                     /* robust: the onset `next` counts periods
+                                              from (NAN: from the cosine) */
 };
+
+/* r's next phase again, after `now` instead (what ftio_analyze() of the same
+ * samples with that `now` says, bit for bit: nothing else in an answer
+ * depends on it). */
+void ftio_result_predict(struct ftio_result *r, double now);
 
 /* Holds cached FFTW plans and scratch buffers; one per thread. */
 struct ftio_analyzer;

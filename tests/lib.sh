@@ -141,7 +141,9 @@ APP_ASAN_OPTIONS=detect_leaks=0
 # libraries and other programs that are not ours never free everything).
 no_leak_checks() { export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"; }
 # traced CMD...: run CMD with the shim preloaded.
-traced() { env LD_PRELOAD="$PRELOAD" "$@"; }
+# Under `make asan` the traced program is not ours (python3, cat, ...): its
+# leaks are not looked for, as run_mpi does for MPI programs.
+traced() { env LD_PRELOAD="$PRELOAD" ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}$APP_ASAN_OPTIONS" "$@"; }
 
 # ---- the wire tool and its receiver -------------------------------------------
 # wire SUBCOMMAND ARGS...: $B/bin/ftio-wire (dump, gen, records, recv,

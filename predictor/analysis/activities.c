@@ -16,6 +16,7 @@
 
 #include "activities.h"
 #include "analysis/analysis_internal.h"
+#include "bigarray.h"
 
 /* Where the digits of a path stop being replaced: the start of the file
  * name's extension when it begins with a letter (".h5", ".mp4" name a format,
@@ -507,7 +508,7 @@ int ftio_activities_group(const struct ftio_requests *r, const uint32_t *fid, si
     /* Rule 1, one pass: each request's group (file id -> pattern, looked up
      * once per file; runs of one file cost a comparison). */
     struct grouping G = { .unknown = -1 };
-    int32_t *rg = malloc(r->n * sizeof *rg);
+    int32_t *rg = ftio_big_calloc(r->n, sizeof *rg);
     int *order = NULL, rc = -1;
     uint32_t *idx = NULL;
     size_t *at = NULL;
@@ -595,7 +596,7 @@ int ftio_activities_group(const struct ftio_requests *r, const uint32_t *fid, si
     /* Each activity's requests as a range of one index array, in their
      * order (a counting sort by activity: one pass); one activity is all of
      * r, no index.  Only to build their signals: then freed. */
-    if (!(at = calloc(nact + 1, sizeof *at)) || (nact > 1 && !(idx = malloc(r->n * sizeof *idx))))
+    if (!(at = calloc(nact + 1, sizeof *at)) || (nact > 1 && !(idx = ftio_big_calloc(r->n, sizeof *idx))))
         goto done;
     if (nact > 1) {
         for (size_t f = 0; f < nact; f++)
@@ -630,10 +631,10 @@ int ftio_activities_group(const struct ftio_requests *r, const uint32_t *fid, si
 done:
     if (rc != 0)
         ftio_activities_free(out);
-    free(rg);
+    ftio_big_free(rg, r->n, sizeof *rg);
     free(order);
     free(at);
-    free(idx);
+    ftio_big_free(idx, r->n, sizeof *idx);
     free(G.g);
     free(G.fkey);
     free(G.fval);

@@ -96,8 +96,7 @@ int ftio_analyze(struct ftio_analyzer *a, const struct ftio_samples *x,
                               : "no dominant frequency";
         if (out->has_period) {
             ftio_metrics_compute(x, out->volume, out->dominant.frequency, &out->metrics);
-            ftio_predict_next(&out->dominant, &out->metrics, isnan(now) ? x->t1 : now,
-                              &out->next);
+            ftio_result_predict(out, isnan(now) ? x->t1 : now);
         }
     } else {
         if (ftio_detect_robust(a, s, x, o, now, out) != 0) {

@@ -31,6 +31,40 @@ void ftio_predict_next(const struct ftio_candidate *dom, const struct ftio_metri
     next->bytes = m->phase_bytes;
 }
 
+void ftio_result_predict(struct ftio_result *r, double now)
+{
+    struct ftio_next_phase *nx = &r->next;
+    memset(nx, 0, sizeof *nx);
+    if (!r->has_period)
+        return;
+    if (r->detector == FTIO_DETECTOR_COMPAT) {
+        ftio_predict_next(&r->dominant, &r->metrics, now, nx);
+        return;
+    }
+    /* Robust (robust.c): the last onset + T, rolled forward past now. */
+    double period = r->dominant.period;
+    if (isfinite(r->last_onset)) {
+        double j = floor((now - r->last_onset) / period) + 1;
+        if (j < 1)
+            j = 1;
+        double start = r->last_onset + j * period;
+        while (start <= now)
+            start += period;
+        nx->valid = true;
+        nx->start = start;
+        nx->end = start + r->metrics.phase_duration;
+        nx->bytes = r->metrics.phase_bytes;
+    } else {
+        /* From the cosine: its peak is after now, but the phase around it
+         * may begin before; the next phase is the first to begin after now. */
+        ftio_predict_next(&r->dominant, &r->metrics, now, nx);
+        while (nx->valid && nx->start <= now) {
+            nx->start += period;
+            nx->end += period;
+        }
+    }
+}
+
 int ftio_next_phase_score(const struct ftio_next_phase *next, const struct ftio_samples *x,
                           double *actual, double *error)
 {

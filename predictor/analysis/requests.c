@@ -11,13 +11,26 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "bigarray.h"
 #include "analysis/analysis_internal.h"
 
+/* The three columns share one capacity; each grows as a big array
+ * (bigarray.h: a trace's columns are mapped on huge pages).  A column
+ * grown before another one's failure keeps its larger size until freed
+ * (its capacity is the shared one then: the tail of its mapping is lost
+ * until the process ends, only on that out-of-memory path). */
 int ftio_requests_reserve(struct ftio_requests *r, size_t want)
 {
-    void **const cols[] = { (void **)&r->t_start, (void **)&r->t_end, (void **)&r->rate };
-    const size_t elem[] = { sizeof *r->t_start, sizeof *r->t_end, sizeof *r->rate };
-    return ftio_grow_parallel(&r->cap, want, 3, cols, elem);
+    double **const cols[] = { &r->t_start, &r->t_end, &r->rate };
+    size_t cap = r->cap;
+    for (size_t k = 0; k < 3; k++) {
+        size_t c = r->cap;
+        if (ftio_big_grow((void **)cols[k], &c, r->n, want, sizeof **cols[k]) != 0)
+            return -1;
+        cap = c;
+    }
+    r->cap = cap;
+    return 0;
 }
 
 int ftio_requests_push_rate(struct ftio_requests *r, double t_start, double t_end, double rate)
@@ -47,8 +60,8 @@ int ftio_requests_push_bytes(struct ftio_requests *r, double t_start, double t_e
 
 void ftio_requests_free(struct ftio_requests *r)
 {
-    free(r->t_start);
-    free(r->t_end);
-    free(r->rate);
+    ftio_big_free(r->t_start, r->cap, sizeof *r->t_start);
+    ftio_big_free(r->t_end, r->cap, sizeof *r->t_end);
+    ftio_big_free(r->rate, r->cap, sizeof *r->rate);
     memset(r, 0, sizeof *r);
 }

@@ -529,6 +529,7 @@ int ftio_detect_robust(struct ftio_analyzer *a, struct ftio_spectrum *s,
     r->ncand = 0;
     r->nsurvivors = 0;
     r->reason = NULL;
+    r->last_onset = NAN;
     memset(&r->dominant, 0, sizeof r->dominant);
 
     /* The spectrum's answer first: a hint for fragmented phases, and the
@@ -632,30 +633,7 @@ int ftio_detect_robust(struct ftio_analyzer *a, struct ftio_spectrum *s,
         r->dominant.phase = r->cand[0].phase = atan2(sin(ph), cos(ph));
     }
 
-    /* Next phase: last onset + T, rolled forward past now. */
-    if (isnan(now))
-        now = x->t1;
-    struct ftio_next_phase *nx = &r->next;
-    memset(nx, 0, sizeof *nx);
-    if (isfinite(t_last)) {
-        double j = floor((now - t_last) / period) + 1;
-        if (j < 1)
-            j = 1;
-        double start = t_last + j * period;
-        while (start <= now)
-            start += period;
-        nx->valid = true;
-        nx->start = start;
-        nx->end = start + r->metrics.phase_duration;
-        nx->bytes = r->metrics.phase_bytes;
-    } else {
-        /* From the cosine: its peak is after now, but the phase around it
-         * may begin before; the next phase is the first to begin after now. */
-        ftio_predict_next(&r->dominant, &r->metrics, now, nx);
-        while (nx->valid && nx->start <= now) {
-            nx->start += period;
-            nx->end += period;
-        }
-    }
+    r->last_onset = t_last;
+    ftio_result_predict(r, isnan(now) ? x->t1 : now);
     return 0;
 }

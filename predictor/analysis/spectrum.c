@@ -24,8 +24,15 @@
 #include "analysis.h"
 #include "analysis/analysis_internal.h"
 
-/* Plans no analyzer uses, kept for the next one (least recently used go). */
-#define REGISTRY_IDLE 64
+/* Plans no analyzer uses, kept for the next one (least recently used go)
+ * while their lengths add up to at most this many samples.  A plan of
+ * FFTW_ESTIMATE costs ~8 B per sample of its length and 0.4-2 ms to make:
+ * every 7-smooth length from 128 to 36,000 (ftiod's default hour at 10 Hz:
+ * 461 lengths, 4.6 M samples) took 37 MB.  ftiod's jobs each analyse a
+ * window of their own length (10 of their periods), so thousands of jobs
+ * use hundreds of lengths; 64 plans kept made FFTW's planner 12 % of ftiod's
+ * CPU with 5,000 jobs (issue 27). */
+#define REGISTRY_IDLE_SAMPLES (8u << 20)
 
 struct shared_plan {
     enum ftio_plan_kind kind;
@@ -39,7 +46,7 @@ struct shared_plan {
 static pthread_mutex_t planner_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
     struct shared_plan *e;
-    size_t n, cap, idle;
+    size_t n, cap, idle;        /* idle: the lengths of the plans nobody uses, summed */
     unsigned long tick;
 } registry;
 
@@ -65,13 +72,13 @@ static fftw_plan registry_take(struct ftio_analyzer *a, enum ftio_plan_kind kind
         if (p) {
             s = &registry.e[registry.n++];
             *s = (struct shared_plan){ kind, n, p, 0, 0 };
-            registry.idle++;
+            registry.idle += n;
         }
     }
     fftw_plan plan = NULL;
     if (s) {
         if (s->users++ == 0)
-            registry.idle--;
+            registry.idle -= n;
         s->last_used = ++registry.tick;
         plan = s->plan;
     }
@@ -86,16 +93,18 @@ static void registry_release(enum ftio_plan_kind kind, size_t n)
     pthread_mutex_lock(&planner_lock);
     struct shared_plan *s = registry_find(kind, n);
     if (s && s->users > 0 && --s->users == 0)
-        registry.idle++;
-    while (registry.idle > REGISTRY_IDLE) {
+        registry.idle += n;
+    while (registry.idle > REGISTRY_IDLE_SAMPLES) {
         size_t old = registry.n;
         for (size_t i = 0; i < registry.n; i++)
             if (registry.e[i].users == 0 &&
                 (old == registry.n || registry.e[i].last_used < registry.e[old].last_used))
                 old = i;
+        if (old == registry.n)
+            break;
+        registry.idle -= registry.e[old].n;
         fftw_destroy_plan(registry.e[old].plan);
         registry.e[old] = registry.e[--registry.n];
-        registry.idle--;
     }
     pthread_mutex_unlock(&planner_lock);
 }

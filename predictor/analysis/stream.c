@@ -29,6 +29,8 @@ struct loop {
     struct ftio_online online;
     bool     has_update;
     struct ftio_online_update update;
+    uint64_t records_at;            /* the stream's records when the latest analysis
+                                       copied its window (prepare) */
 };
 
 struct sub {
@@ -396,6 +398,8 @@ struct work_item {
     int    sub;                    /* -1: the mode, else the activity's index */
     struct ftio_online online;     /* its loop (copy) */
     struct ftio_samples x;         /* its window (copy) */
+    uint64_t records;              /* the stream's records then */
+    bool   reused;                 /* a summary: its last window's answer (upd) */
     int    rc;
     struct ftio_online_update upd;
     char   err[256];
@@ -460,6 +464,24 @@ static int summary_samples(const struct ftio_stream *s, int k, struct ftio_sampl
     return ftio_bins_samples_mode(live, ts, t_max, how, x) == 0 && x->n > 0 ? 0 : -1;
 }
 
+/* The summary of a sub whose bins forgot the job's start (memory follows
+ * its window: forget_behind) is what it keeps, its last window, and the
+ * analysis of that window is at hand when it holds all the data (no record
+ * since it was copied, none after its end) and was published as it came
+ * (not stale: the answer is that analysis's own).  Its answer is then the
+ * summary's, bit for bit, but for the next phase, predicted after the
+ * window's end (ftio_result_predict).  Not for an `uncertain` period, which
+ * end_of_run() may replace (it needs the phases).  A job of thousands that
+ * end together: each end costs a copy, not a whole-window analysis. */
+static bool summary_reuses(const struct ftio_stream *s, const struct sub *u)
+{
+    const struct loop *l = u->loop;
+    const struct ftio_result *r = &l->update.res;
+    return u->forgetting && l->has_update && !l->update.stale && l->records_at == s->tot.records &&
+           s->tot.t_max <= r->t1 &&
+           (!r->has_period || r->cls == FTIO_CLASS_PERIODIC || r->detector == FTIO_DETECTOR_COMPAT);
+}
+
 int ftio_stream_prepare(struct ftio_stream *s, double t_end, bool final,
                         struct ftio_stream_work *w)
 {
@@ -479,7 +501,13 @@ int ftio_stream_prepare(struct ftio_stream *s, double t_end, bool final,
         it->sub = k;
         it->online = u->loop->online;
         it->err[0] = '\0';
-        if (final)
+        it->records = s->tot.records;
+        it->reused = final && summary_reuses(s, u);
+        it->x.n = 0;
+        if (it->reused) {
+            it->upd = u->loop->update;
+            it->rc = 0;
+        } else if (final)
             it->rc = summary_samples(s, k, &it->x) == 0 ? 0 : -1;
         else
             it->rc = ftio_online_window(&u->loop->online, &u->bins, t_end, &it->x, it->err,
@@ -538,20 +566,29 @@ int ftio_stream_run(struct ftio_stream_work *w, struct ftio_analyzer *a, double 
                                          sizeof it->err);
             continue;
         }
-        /* The summary: the whole job, predicting after its end (what the
-         * offline tool says of the complete trace), with the loop's
-         * scoring and P(periodic). */
+        /* The summary: the whole job (or, when it is longer than the bins
+         * keep, the last window: summary_reuses), predicting after its end
+         * (what the offline tool says of the complete trace), with the
+         * loop's scoring and P(periodic). */
         struct ftio_result r;
-        it->rc = ftio_analyze(a, &it->x, &it->online.opts, it->x.t1, &r, it->err, sizeof it->err);
-        if (it->rc != 0)
-            continue;
-        end_of_run(a, &it->x, &it->online.opts, &r);
+        double after = it->x.t1;
+        if (it->reused) {
+            r = it->upd.res;
+            after = r.t1;
+            ftio_result_predict(&r, after);
+        } else {
+            it->rc = ftio_analyze(a, &it->x, &it->online.opts, it->x.t1, &r, it->err,
+                                  sizeof it->err);
+            if (it->rc != 0)
+                continue;
+            end_of_run(a, &it->x, &it->online.opts, &r);
+        }
         r.phases = NULL;
         r.nphases = 0;
         it->upd = (struct ftio_online_update){
             .res = r, .stale = false, .since = NAN, .has_error = it->online.has_error,
             .last_error = it->online.last_error,
-            .p_periodic = ftio_history_p_periodic(&it->online.hist), .after = it->x.t1,
+            .p_periodic = ftio_history_p_periodic(&it->online.hist), .after = after,
         };
     }
     /* The mode's is item 0. */
@@ -612,8 +649,10 @@ int ftio_stream_commit(struct ftio_stream *s, struct ftio_stream_work *w)
         if (it->sub >= (int)s->nact)
             continue;
         struct sub *u = it->sub < 0 ? &s->mode : s->act[it->sub];
-        if (!w->final)
+        if (!w->final) {
             u->loop->online = it->online;
+            u->loop->records_at = it->records;
+        }
         if (it->rc == 0) {
             u->loop->update = it->upd;
             u->loop->has_update = true;

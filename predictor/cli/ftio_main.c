@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis_options.h"
+#include "bigarray.h"
 #include "cliopt.h"
 #include "commands.h"
 #include "units.h"
@@ -58,6 +59,11 @@ struct ftio_settings {
     struct ftio_cli cli;
     int format, dxt;               /* the readers' enums, as cliopt's ints */
 };
+/* Freed big arrays kept for reuse by the next stage (bigarray.h): the
+ * sweep's scratch (8 B per request) serves the activities and the phase
+ * walk after it; no more, so the peak stays the sweep's. */
+#define OFFLINE_KEEP_BYTES ((size_t)256 << 20)
+
 #define AT(member) CLIOPT_AT(struct ftio_settings, member)
 
 /* The option table of `ftio`: the analysis options shared with ftiod and
@@ -221,6 +227,7 @@ int main(int argc, char **argv)
         return rc;
     struct ftio_trace_set set = { 0 };
     char err[1024], warn[1024];
+    ftio_big_keep(OFFLINE_KEEP_BYTES);   /* the analysis' scratch reuses its pages */
     for (int i = 0; i < cli.nfiles; i++) {
         if (ftio_trace_read_file(&set, cli.files[i], &cli.read, err, sizeof err,
                                  warn, sizeof warn) != 0) {

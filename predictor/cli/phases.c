@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "commands.h"
+#include "bigarray.h"
 #include "grow.h"
 #include "units.h"
 #include "forecast/phase_track.h"
@@ -43,7 +44,7 @@ static struct event event_at(const struct ftio_trace_dir *dir, const struct ftio
 
 /* The walk reads its records where they are, in time order: the columns
  * of the record PREFETCH steps ahead are asked for early. */
-#define PREFETCH 16
+#define PREFETCH 64
 static inline void prefetch_event(const struct ftio_trace_dir *dir, size_t k)
 {
     if (k >= dir->req.n)
@@ -139,19 +140,30 @@ static inline double start_at(const struct ftio_trace_dir *dir, const struct fti
     return k < dir->req.n ? dir->req.t_start[k] : t->meta[k - dir->req.n].ts;
 }
 
-static int walk_order(const struct ftio_trace_dir *dir, const struct ftio_trace *t, size_t ne,
-                      uint32_t *ord)
+/* The earliest start into *lo and *hi the latest; true when ticks serve
+ * (some records, every start finite, within ORDER_INDEX_BITS and the
+ * ticks' bits). */
+static bool ticks_fit(const struct ftio_trace_dir *dir, const struct ftio_trace *t, size_t ne,
+                      double *lo, double *hi)
 {
-    double lo = INFINITY, hi = -INFINITY;
     bool finite = true;
+    *lo = INFINITY;
+    *hi = -INFINITY;
     for (size_t i = 0; i < ne; i++) {
         double x = start_at(dir, t, i);
         finite &= isfinite(x);
-        lo = fmin(lo, x);
-        hi = fmax(hi, x);
+        *lo = fmin(*lo, x);
+        *hi = fmax(*hi, x);
     }
-    if (!(ne > 0 && finite && ne < (1u << ORDER_INDEX_BITS) &&
-          (hi - lo) * ORDER_TICKS < (double)(1ull << (64 - ORDER_INDEX_BITS)))) {
+    return ne > 0 && finite && ne < (1u << ORDER_INDEX_BITS) &&
+           (*hi - *lo) * ORDER_TICKS < (double)(1ull << (64 - ORDER_INDEX_BITS));
+}
+
+static int walk_order(const struct ftio_trace_dir *dir, const struct ftio_trace *t, size_t ne,
+                      uint32_t *ord)
+{
+    double lo, hi;
+    if (!ticks_fit(dir, t, ne, &lo, &hi)) {
         double *ts = malloc((ne ? ne : 1) * sizeof *ts);
         int rc = -1;
         if (ts) {
@@ -166,7 +178,7 @@ static int walk_order(const struct ftio_trace_dir *dir, const struct ftio_trace 
     size_t nb = ne / ORDER_FILL + 1;
     uint64_t width = last / nb + 1;          /* ticks per bucket: buckets hold whole ticks */
     nb = (size_t)(last / width) + 1;
-    uint32_t *at = calloc(nb + 1, sizeof *at);
+    uint32_t *at = ftio_big_calloc(nb + 1, sizeof *at);
     if (!at)
         return -1;
 #define TICK(i) ((uint64_t)((start_at(dir, t, (i)) - lo) * ORDER_TICKS))
@@ -180,7 +192,7 @@ static int walk_order(const struct ftio_trace_dir *dir, const struct ftio_trace 
     }
     uint64_t *key = malloc(2 * largest * sizeof *key);
     if (!key) {
-        free(at);
+        ftio_big_free(at, nb + 1, sizeof *at);
         return -1;
     }
     for (size_t i = 0; i < ne; i++)          /* at[b] ends one past bucket b */
@@ -232,8 +244,137 @@ static int walk_order(const struct ftio_trace_dir *dir, const struct ftio_trace 
     }
 #undef TICK
     free(key);
-    free(at);
+    ftio_big_free(at, nb + 1, sizeof *at);
     return 0;
+}
+
+/* The same order by merging, where the records come in few runs (a
+ * process's batches hold its records in time order, and a spool file holds
+ * a process's batches one after the other): the runs, index ranges where
+ * the ticks do not go down, are each read front to back (a cache line of a
+ * column serves 8 records; the gather through walk_order's ord[] missed in
+ * every column of every record) and merged by a loser tree keyed by tick
+ * and run (the runs are in index order, so the run breaks a tie as the
+ * index does).  Only where walk_order() takes ticks, with at most
+ * MERGE_RUNS_MAX runs. */
+#define MERGE_RUN_BITS 12
+#define MERGE_RUNS_MAX (1u << MERGE_RUN_BITS)
+
+struct merge {
+    const struct ftio_trace_dir *dir;
+    const struct ftio_trace *t;
+    double lo;
+    size_t leaves;          /* the runs, padded to a power of two */
+    uint64_t *key;          /* per leaf: its run's head, tick << MERGE_RUN_BITS | run;
+                               UINT64_MAX once the run is done */
+    uint32_t *loser;        /* internal nodes 1 .. leaves-1 */
+    size_t *pos, *end;      /* per run: its next record, one past its last */
+    uint32_t win;           /* the run whose head comes next */
+};
+
+static inline uint64_t merge_tick(const struct merge *m, size_t k)
+{
+    return (uint64_t)((start_at(m->dir, m->t, k) - m->lo) * ORDER_TICKS);
+}
+
+static void merge_free(struct merge *m)
+{
+    free(m->key);
+    free(m->loser);
+    free(m->pos);
+    free(m->end);
+}
+
+/* 1: merging (m ready), 0: walk_order() is the way, -1: out of memory. */
+static int merge_init(struct merge *m, const struct ftio_trace_dir *dir, const struct ftio_trace *t,
+                      size_t ne)
+{
+    double lo, hi;
+    if (!ticks_fit(dir, t, ne, &lo, &hi))
+        return 0;
+    *m = (struct merge){ .dir = dir, .t = t, .lo = lo };
+    m->pos = malloc(MERGE_RUNS_MAX * sizeof *m->pos);
+    m->end = malloc(MERGE_RUNS_MAX * sizeof *m->end);
+    if (!m->pos || !m->end)
+        return -1;
+    size_t runs = 1;
+    m->pos[0] = 0;
+    uint64_t prev = 0;
+    for (size_t i = 0; i < ne; i++) {
+        uint64_t x = merge_tick(m, i);
+        if (i > 0 && x < prev) {
+            if (runs == MERGE_RUNS_MAX)
+return 0;                     /* too many: walk_order() */
+            m->end[runs - 1] = i;
+            m->pos[runs++] = i;
+        }
+        prev = x;
+    }
+    m->end[runs - 1] = ne;
+    m->leaves = 1;
+    while (m->leaves < runs)
+        m->leaves *= 2;
+    m->key = malloc(m->leaves * sizeof *m->key);
+    m->loser = malloc(m->leaves * sizeof *m->loser);
+    uint32_t *win = malloc(2 * m->leaves * sizeof *win);
+    if (!m->key || !m->loser || !win) {
+        free(win);
+        return -1;
+    }
+    for (size_t r = 0; r < m->leaves; r++) {
+        m->key[r] = r < runs ? merge_tick(m, m->pos[r]) << MERGE_RUN_BITS | r : UINT64_MAX;
+        win[m->leaves + r] = (uint32_t)r;
+    }
+    for (size_t n = m->leaves - 1; n >= 1; n--) {
+        uint32_t a = win[2 * n], b = win[2 * n + 1];
+        bool a_first = m->key[a] < m->key[b];
+        win[n] = a_first ? a : b;
+        m->loser[n] = a_first ? b : a;
+    }
+    m->win = win[1];
+    free(win);
+    return 1;
+}
+
+/* The next record of the walk (ne calls in all). */
+static inline size_t merge_next(struct merge *m)
+{
+    uint32_t w = m->win;
+    size_t k = m->pos[w]++;
+    m->key[w] = m->pos[w] < m->end[w] ? merge_tick(m, m->pos[w]) << MERGE_RUN_BITS | w : UINT64_MAX;
+    prefetch_event(m->dir, m->pos[w] + 8);     /* the run's next cache line */
+    uint32_t cur = w;
+    for (size_t n = (w + m->leaves) >> 1; n; n >>= 1) {
+        uint32_t o = m->loser[n];
+        if (m->key[o] < m->key[cur]) {
+            m->loser[n] = cur;
+            cur = o;
+        }
+    }
+    m->win = cur;
+    return k;
+}
+
+/* Records from..from+WALK_CHUNK of the walk (by the merge, or ord) into
+ * chunk, in order; how many.  Gathering apart from the walk keeps each
+ * record's loads independent of the tracker's work, so the misses of many
+ * records (their columns are anywhere in the trace) are in flight at once. */
+#define WALK_CHUNK 4096
+static size_t gather(const struct ftio_trace_dir *dir, const struct ftio_trace *t, struct merge *mg,
+                     const uint32_t *ord, size_t from, size_t ne, struct event *chunk)
+{
+    size_t m = ne - from < WALK_CHUNK ? ne - from : WALK_CHUNK;
+    if (mg) {
+        for (size_t j = 0; j < m; j++)
+            chunk[j] = event_at(dir, t, merge_next(mg));
+        return m;
+    }
+    for (size_t j = 0; j < m; j++) {
+        if (from + j + PREFETCH < ne)
+            prefetch_event(dir, ord[from + j + PREFETCH]);
+        chunk[j] = event_at(dir, t, ord[from + j]);
+    }
+    return m;
 }
 
 int ftio_cli_phases(const struct ftio_trace *t, enum ftio_io_mode mode, const struct ftio_result *r,
@@ -251,7 +392,10 @@ int ftio_cli_phases(const struct ftio_trace *t, enum ftio_io_mode mode, const st
         return 0;
     }
     size_t ne = dir->req.n + t->nmeta;
-    uint32_t *ord = malloc((ne ? ne : 1) * sizeof *ord);
+    struct merge mg = { 0 };
+    int merging = merge_init(&mg, dir, t, ne);
+    uint32_t *ord = merging ? NULL : ftio_big_calloc(ne, sizeof *ord);
+    struct event *chunk = malloc(WALK_CHUNK * sizeof *chunk);
     struct procmap pm = { 0 };
     pm.cap = 64;
     pm.key = calloc(pm.cap, sizeof *pm.key);
@@ -262,19 +406,24 @@ int ftio_cli_phases(const struct ftio_trace *t, enum ftio_io_mode mode, const st
     ftio_pt_init(&pt, 2.0 / (fs_rate > 0 ? fs_rate : 10));
     struct described d = { 0 };
     int rc = -1;
-    if (!ord || !pm.key || !pm.val || walk_order(dir, t, ne, ord) != 0)
+    if (merging < 0 || (!merging && (!ord || walk_order(dir, t, ne, ord) != 0)) || !chunk ||
+        !pm.key || !pm.val)
         goto out;
     double gap = ftio_pt_gap(&pt, r->has_period ? r->dominant.period : NAN,
                              r->metrics.valid ? r->metrics.phase_duration : NAN);
-    double next_settle = ne ? event_at(dir, t, ord[0]).ts + 1 : 0;
+    double next_settle = 0;
     uint32_t last_fid = 0, last_proc = 0;
     uint16_t last_fs = FTIO_PT_FS_UNKNOWN;
     bool have_fid = false;
     long last_p = -1;               /* the latest record's process, its index */
-    for (size_t i = 0; i < ne; i++) {
-        if (i + PREFETCH < ne)
-            prefetch_event(dir, ord[i + PREFETCH]);
-        const struct event ev = event_at(dir, t, ord[i]), *e = &ev;
+    for (size_t i = 0, j = 0, m = 0; i < ne; i++, j++) {
+        if (j == m) {              /* the next chunk of records, gathered */
+            j = 0;
+            m = gather(dir, t, merging ? &mg : NULL, ord, i, ne, chunk);
+        }
+        const struct event *e = &chunk[j];
+        if (i == 0)
+            next_settle = e->ts + 1;
         if (e->ts >= next_settle) {   /* ftiod settles every second of data */
             if (ftio_pt_settle(&pt, ptmode, e->ts, gap) < 0 || collect(&pt, ptmode, &d) != 0)
                 goto out;
@@ -338,7 +487,9 @@ int ftio_cli_phases(const struct ftio_trace *t, enum ftio_io_mode mode, const st
     }
     rc = 0;
 out:
-    free(ord);
+    ftio_big_free(ord, ne, sizeof *ord);
+    free(chunk);
+    merge_free(&mg);
     free(pm.key);
     free(pm.val);
     free(d.ph);

@@ -15,6 +15,10 @@
  * the daemon, by the same stable hash as the shim (PROTOCOL.md §1.5): then
  * the relay reads each batch's header and forwards it itself, the same
  * ROUTER/DEALER pair with one DEALER per daemon.
+ *
+ * SIGTERM stops the taking of batches; the acknowledgements that still
+ * come back are passed on, and the front lingers for those its senders have
+ * not read (pass_acks, ftio_ack_socket_close: as ftiod's own ROUTER).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -28,6 +32,7 @@
 #include "commands.h"
 #include "defaults.h"
 #include "hash.h"
+#include "timeutil.h"
 #include "transport.h"
 #include "wire.h"
 
@@ -97,6 +102,34 @@ static int forward(void *from, void *to)
     }
 }
 
+/* Stopped: the acknowledgements the daemons sent for what the relay
+ * forwarded go back to their senders, never a batch more upstream.  Those
+ * already here and those still coming (a gap of ACK_QUIET_MS ends it, at
+ * most ACK_WAIT_MS in all); then the front lingers for the ones its senders
+ * have not read yet (ftio_ack_socket_close).  Dropped, each would make its
+ * sender send the batch again, to a daemon that may count it twice. */
+#define ACK_WAIT_MS  200
+#define ACK_QUIET_MS 20
+static void pass_acks(void *front, void **up, size_t nup)
+{
+    zmq_pollitem_t items[MAX_UPSTREAMS];
+    for (size_t i = 0; i < nup; i++)
+        items[i] = (zmq_pollitem_t){.socket = up[i], .events = ZMQ_POLLIN};
+    int64_t now = ftio_mono_ns(), end = now + ACK_WAIT_MS * 1000000ll;
+    while (now < end) {
+        int n = zmq_poll(items, (int)nup, ACK_QUIET_MS);
+        if (n < 0 && errno != EINTR)
+            break;
+        if (n == 0)
+            break;
+        for (size_t i = 0; i < nup; i++)
+            if (items[i].revents & ZMQ_POLLIN)
+                while (forward(up[i], front) > 0)
+                    ;
+        now = ftio_mono_ns();
+    }
+}
+
 /* Several daemons: read [identity] [empty] [batch] [auth], pick the daemon
  * by the batch's job id, send the same frames.  An undecodable batch goes to
  * the first daemon, which counts it as malformed. */
@@ -138,8 +171,9 @@ static const char about_text[] =
     "Forwards the batches of a node's traced processes to ftiod over one\n"
     "connection and their acknowledgements back (ZeroMQ proxy).\n";
 static const char epilog_text[] =
-    "Stops on SIGINT/SIGTERM.  Exit status: 0, 1 when it cannot listen or\n"
-    "connect, 2 on a usage error.\n";
+    "Stops on SIGINT/SIGTERM, within 0.7 s: the acknowledgements still on\n"
+    "their way to the senders are delivered first.  Exit status: 0, 1 when it\n"
+    "cannot listen or connect, 2 on a usage error.\n";
 
 int ftio_cmd_relay(int argc, char **argv)
 {
@@ -237,6 +271,12 @@ int ftio_cmd_relay(int argc, char **argv)
     }
     rc = 0;
 out:
+    if (rc == 0) {
+        pass_acks(front, up, nup);
+        if (verbose)
+            fprintf(stderr, "ftio relay: stopped (acknowledgements still queued leave within %d ms)\n",
+                    FTIO_ACK_LINGER_MS);
+    }
     if (stopper_started) {
         pthread_kill(stopper_th, SIGTERM);   /* blocked there: sigwait takes it */
         pthread_join(stopper_th, NULL);
@@ -246,8 +286,7 @@ out:
     for (size_t i = 0; i < nup; i++)
         if (up[i])
             zmq_close(up[i]);
-    if (front)
-        zmq_close(front);
+    ftio_ack_socket_close(front, FTIO_ACK_LINGER_MS);
     zmq_ctx_term(ctx);
     for (size_t i = 0; i < nup; i++)
         free(eps[i]);

@@ -194,7 +194,7 @@ double ftiod_now(void);          /* monotonic seconds */
 /* ingest.c: the main loop; returns when d->stop is set. */
 int  ftiod_ingest_loop(struct ftiod *d);
 /* ingest.c: close the ROUTER, letting the acknowledgements already made
- * leave for at most left_ms (and ACK_LINGER_MS). */
+ * leave for at most left_ms (and FTIO_ACK_LINGER_MS, transport.h). */
 void ftiod_ingest_close(struct ftiod *d, int left_ms);
 /* control_serve.c (ingest thread): answer the request queued on d->rep, if
  * any, once. */

@@ -584,6 +584,7 @@ int main(int argc, char **argv)
     d->started = ftiod_now();
     d->zctx = zmq_ctx_new();
     rc = 1;
+    double t_ingest = 0, t_threads = 0;
     char curve_secret[41] = "";
     pthread_t zap_th;
     bool zap_started = false;
@@ -645,11 +646,13 @@ int main(int argc, char **argv)
                  d->cfg.max_connections, d->cfg.pub, d->cfg.status);
 
     rc = ftiod_ingest_loop(d) < 0 ? 1 : 0;
+    t_ingest = ftiod_now();
 
     ftiod_metrics_stop(d);
     ftiod_machine_stop(d);
     ftiod_analysis_stop(d);
     ftiod_history_stop(d);   /* after the last .end: its run is written */
+    t_threads = ftiod_now();
     ftiod_log_at(FTIOD_NOTICE, "stopped (%llu batches, %llu records, %llu predictions published)",
                  (unsigned long long)d->stats.batches, (unsigned long long)d->stats.records,
                  (unsigned long long)d->stats.published);
@@ -677,6 +680,11 @@ out:
     if (d->zctx)
         zmq_ctx_term(d->zctx);
     ftiod_publish_close(d);
+    /* Where a stop's time went (bench/sitescale.sh --open). */
+    if (d->stop_at > 0 && t_threads > 0)
+        ftiod_log_at(FTIOD_INFO, "exit: the ingest stopped at %.2f s, the analyses at %.2f s, "
+                     "the sockets closed at %.2f s of the stop", t_ingest - d->stop_at,
+                     t_threads - d->stop_at, ftiod_now() - d->stop_at);
     ftiod_auth_free(d->auth);
     ftiod_quota_free(d->quota);
     ftiod_claims_free(d->claims);

@@ -33,12 +33,6 @@
 #define DRAIN_MAX 1024
 /* At SIGTERM, what is queued is taken for this long at most (s). */
 #define STOP_DRAIN 0.25
-/* At close, the acknowledgements still queued (a sender that reads a little
- * late) leave for at most this long: one dropped makes its sender send the
- * batch again to the next ftiod, which without --state-dir counts it twice
- * (tests/daemon/ack_linger.sh).  Only a connected sender that does not read
- * makes the close wait that long. */
-#define ACK_LINGER_MS 500
 
 struct ingest {
     struct ftiod *d;
@@ -201,8 +195,6 @@ void ftiod_ingest_close(struct ftiod *d, int left_ms)
 {
     if (!d->router)
         return;
-    int linger = left_ms < ACK_LINGER_MS ? left_ms : ACK_LINGER_MS;
-    zmq_setsockopt(d->router, ZMQ_LINGER, &linger, sizeof linger);
-    zmq_close(d->router);
+    ftio_ack_socket_close(d->router, left_ms);     /* queued acknowledgements leave (transport.h) */
     d->router = NULL;
 }

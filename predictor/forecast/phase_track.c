@@ -7,6 +7,12 @@
 #include "grow.h"
 #include "record.h"
 
+/* min and max of times that are never NaN here (records with a time not
+ * finite are refused at the door): what fmin/fmax give, without their
+ * call per record. */
+static inline double min_of(double a, double b) { return b < a ? b : a; }
+static inline double max_of(double a, double b) { return b > a ? b : a; }
+
 void ftio_pt_init(struct ftio_pt *t, double join)
 {
     memset(t, 0, sizeof *t);
@@ -14,6 +20,7 @@ void ftio_pt_init(struct ftio_pt *t, double join)
     for (int m = 0; m < FTIO_PT_NMODES; m++) {
         t->mode[m].next_seq = 1;
         t->mode[m].settled = -INFINITY;
+        t->mode[m].seg_end_floor = INFINITY;
     }
 }
 
@@ -98,8 +105,8 @@ static void seg_merge(struct ftio_pt_seg *a, const struct ftio_pt_seg *b)
 {
     if (b->bytes > a->bytes)
         a->fs = b->fs;
-    a->ts = fmin(a->ts, b->ts);
-    a->te = fmax(a->te, b->te);
+    a->ts = min_of(a->ts, b->ts);
+    a->te = max_of(a->te, b->te);
     a->bytes += b->bytes;
     a->records += b->records;
     a->opens += b->opens;
@@ -185,8 +192,8 @@ static void late_data(struct ftio_pt *t, struct ftio_pt_proc *P, int mode, doubl
             continue;
         ph->bytes += bytes;
         ph->records++;
-        ph->start = fmin(ph->start, ts);
-        ph->end = fmax(ph->end, te);
+        ph->start = min_of(ph->start, ts);
+        ph->end = max_of(ph->end, te);
         if (P->last_seq == ph->seq && P->last_mode == mode) {
             P->last_bytes += bytes;
         } else {
@@ -236,12 +243,13 @@ void ftio_pt_data(struct ftio_pt *t, size_t p, int mode, double ts, double te, d
             s = c;
     }
     if (s) {
-        s->ts = fmin(s->ts, ts);
-        s->te = fmax(s->te, te);
+        s->ts = min_of(s->ts, ts);
+        s->te = max_of(s->te, te);
         if (bytes > 0 && s->bytes <= 0)
             s->fs = fs;
     } else {
         struct ftio_pt_seg n = { .ts = ts, .te = te, .fs = fs, .mode = (uint8_t)mode };
+        m->seg_end_floor = min_of(m->seg_end_floor, te);   /* a segment's end only grows */
         if (!(s = seg_new(t, P, &n))) {
             m->late_records++;                /* out of memory: counted, not described */
             m->late_bytes += bytes;
@@ -253,11 +261,11 @@ void ftio_pt_data(struct ftio_pt *t, size_t p, int mode, double ts, double te, d
     seg_add_fid(s, fid);
     /* Metadata that came just before it (the open of this output). */
     if (P->p_opens + P->p_meta + P->p_syncs > 0) {
-        if (ts - P->p_te <= fmin(FTIO_PT_ATTACH, t->join + FTIO_PT_ATTACH)) {
+        if (ts - P->p_te <= min_of(FTIO_PT_ATTACH, t->join + FTIO_PT_ATTACH)) {
             s->opens += P->p_opens;
             s->meta += P->p_meta;
             s->syncs += P->p_syncs;
-            s->ts = fmin(s->ts, P->p_ts);
+            s->ts = min_of(s->ts, P->p_ts);
         } else {
             t->meta_between += P->p_opens + P->p_meta + P->p_syncs;
         }
@@ -285,8 +293,8 @@ void ftio_pt_meta(struct ftio_pt *t, size_t p, int op, double ts, double te)
         s->opens += opens;
         s->meta += meta;
         s->syncs += syncs;
-        s->ts = fmin(s->ts, ts);
-        s->te = fmax(s->te, te);
+        s->ts = min_of(s->ts, ts);
+        s->te = max_of(s->te, te);
         return;
     }
     /* Right after its last described phase (the fsync that ended it,
@@ -297,7 +305,7 @@ void ftio_pt_meta(struct ftio_pt *t, size_t p, int op, double ts, double te)
             ph->opens += opens;
             ph->meta += meta;
             ph->syncs += syncs;
-            ph->end = fmax(ph->end, te);
+            ph->end = max_of(ph->end, te);
             return;
         }
         if (ph && ts > ph->end + FTIO_PT_ATTACH)
@@ -312,8 +320,8 @@ void ftio_pt_meta(struct ftio_pt *t, size_t p, int op, double ts, double te)
         P->p_ts = ts;
         P->p_te = te;
     }
-    P->p_ts = fmin(P->p_ts, ts);
-    P->p_te = fmax(P->p_te, te);
+    P->p_ts = min_of(P->p_ts, ts);
+    P->p_te = max_of(P->p_te, te);
     P->p_opens += opens;
     P->p_meta += meta;
     P->p_syncs += syncs;
@@ -335,7 +343,7 @@ double ftio_pt_gap(const struct ftio_pt *t, double period, double duration)
         return FTIO_PT_GAP_UNKNOWN;
     double compute = isfinite(duration) && duration >= 0 && duration < period
                          ? period - duration : 0.5 * period;
-    return fmax(0.5 * compute, 2 * t->join);
+    return max_of(0.5 * compute, 2 * t->join);
 }
 
 struct item { double ts, te; uint32_t proc; uint8_t seg; };   /* seg < FTIO_PT_SEGS_MAX */
@@ -403,8 +411,8 @@ static void describe(struct ftio_pt *t, int mode, const struct item *it, size_t 
     memset(fset, 0, fcap * sizeof *fset);
     for (size_t i = 0; i < n; i++) {
         const struct ftio_pt_seg *s = &t->proc[it[i].proc].seg[it[i].seg];
-        ph.start = fmin(ph.start, s->ts);
-        ph.end = fmax(ph.end, s->te);
+        ph.start = min_of(ph.start, s->ts);
+        ph.end = max_of(ph.end, s->te);
         ph.bytes += s->bytes;
         ph.records += s->records;
         ph.opens += s->opens;
@@ -468,14 +476,18 @@ int ftio_pt_settle(struct ftio_pt *t, int mode, double upto, double gap)
         if (!ph->confirmed && upto >= ph->end + FTIO_PT_CONFIRM)
             ph->confirmed = true;
     }
+    /* Every segment ends at or after the floor: none can be described. */
+    if (!(m->seg_end_floor + gap < upto))
+        return 0;
     size_t n = 0;
     double first_end = INFINITY;
     for (size_t p = 0; p < t->nproc; p++)
         for (size_t k = 0; k < t->proc[p].nseg; k++)
             if (t->proc[p].seg[k].mode == mode) {
                 n++;
-                first_end = fmin(first_end, t->proc[p].seg[k].te);
+                first_end = min_of(first_end, t->proc[p].seg[k].te);
             }
+    m->seg_end_floor = first_end;
     /* Only a prefix of the unions in start order is described, and the
      * first one ends no sooner than the earliest segment: when that is
      * within the gap of upto, nothing is (no sort: ftio walks a trace's
@@ -509,13 +521,13 @@ int ftio_pt_settle(struct ftio_pt *t, int mode, double upto, double gap)
         double end = it[i].te;
         size_t j = i + 1;
         while (j < n && it[j].ts <= end + gap)
-            end = fmax(end, it[j++].te);
+            end = max_of(end, it[j++].te);
         if (!(end + gap < upto))
             break;
         describe(t, mode, it + i, j - i, per_proc, touched, fset, fcap);
         for (size_t k = i; k < j; k++)
             t->proc[it[k].proc].seg[it[k].seg].te = NAN;   /* described: freed below */
-        m->settled = fmax(m->settled, end + fmin(gap, t->join));
+        m->settled = max_of(m->settled, end + min_of(gap, t->join));
         described++;
         i = j;
     }

@@ -104,6 +104,9 @@ struct ftio_pt_mode {
     size_t   n, head;           /* how many; index of the oldest */
     uint64_t next_seq;
     double   settled;           /* phases ending before this were described */
+    double   seg_end_floor;     /* no segment of the mode ends before this (a lower
+                                   bound, exact after each settle's scan): a settle
+                                   that cannot describe returns without the scan */
     uint64_t late_records;      /* data of a phase no longer in the ring */
     double   late_bytes;
 };

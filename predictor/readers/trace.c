@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "readers.h"
 #include "activities.h"
+#include "bigarray.h"
 #include "grow.h"
 
 const char *ftio_trace_format_name(enum ftio_trace_format f)
@@ -286,7 +287,7 @@ int ftio_trace_dir_tag(struct ftio_trace_dir *d, uint32_t id)
     size_t want = d->req.n;
     if (want == 0)
         return 0;
-    if (FTIO_GROW(d->fid, d->fid_cap, want) < 0)
+    if (FTIO_BIG_GROW(d->fid, d->fid_cap, d->nfid, want) < 0)
         return -1;
     while (d->nfid + 1 < want)
         d->fid[d->nfid++] = 0;
@@ -300,7 +301,7 @@ int ftio_trace_dir_proc(const struct ftio_trace *t, struct ftio_trace_dir *d, in
     size_t want = d->req.n;
     if (!t->keep_phases || want == 0)
         return 0;
-    if (FTIO_GROW(d->proc, d->proc_cap, want) < 0)
+    if (FTIO_BIG_GROW(d->proc, d->proc_cap, d->nproc, want) < 0)
         return -1;
     while (d->nproc + 1 < want)
         d->proc[d->nproc++] = 0;
@@ -414,8 +415,8 @@ int ftio_trace_activities(const struct ftio_trace *t, enum ftio_io_mode mode,
 static void dir_free(struct ftio_trace_dir *d)
 {
     ftio_requests_free(&d->req);
-    free(d->fid);
-    free(d->proc);
+    FTIO_BIG_FREE(d->fid, d->fid_cap);
+    FTIO_BIG_FREE(d->proc, d->proc_cap);
     free(d->overlap.t);
     free(d->overlap.b);
 }

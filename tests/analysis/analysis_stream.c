@@ -4,7 +4,8 @@
  * loop's on the same bins; prepare/run/commit with the stream changing in
  * between (a new activity) stay consistent; its memory follows the window,
  * not the job (a day of 10-s bursts every minute); its summary is the whole
- * record as offline, an end-of-run output left out of the period. */
+ * record as offline, an end-of-run output left out of the period, or, for a
+ * job longer than its bins keep, its last window's analysis. */
 #include <string.h>
 
 #include "helpers.h"
@@ -144,6 +145,73 @@ START_TEST(memory_follows_the_window)
 }
 END_TEST
 
+/* Two hours of 10-s bursts every 60 s, analysed at the boundary after each:
+ * the bins keep the last window, whose analysis holds all the data, so the
+ * summary is that analysis (no window copied), and it is bit for bit what
+ * analysing the window's samples again says with the next phase predicted
+ * after the window's end.  A record after that analysis: the summary is
+ * analysed again, with the record in. */
+START_TEST(summary_of_a_long_job_is_its_last_window)
+{
+    struct ftio_stream *s = stream_new(3600, 1 << 20);
+    struct ftio_analyzer *a = ftio_analyzer_new();
+    struct ftio_stream_work *w = ftio_stream_work_new();
+    char err[256];
+    for (double t = 0; t < 7200; t += 60) {
+        burst(s, -1, t, 10);
+        double b = ftio_stream_next_boundary(s, t + 9);
+        /* live: the next phase predicted after the wall clock, later */
+        ftio_stream_step(s, a, w, b, b + 70, err, sizeof err);
+    }
+    const struct ftio_online_update *live = ftio_stream_activity_answer(s, -1).update;
+    ck_assert(live && !live->stale && live->res.cls == FTIO_CLASS_PERIODIC);
+    struct ftio_result last = live->res;
+    double end = ftio_stream_totals(s)->t_max;
+    ck_assert(end <= last.t1);
+    ck_assert_int_eq(ftio_stream_prepare(s, end, true, w), 0);
+    ck_assert_int_eq(ftio_stream_run(w, a, NAN, err, sizeof err), 0);
+    ck_assert_uint_eq(ftio_stream_samples(w), 0);          /* nothing copied */
+    ck_assert_int_eq(ftio_stream_commit(s, w), 0);
+    const struct ftio_online_update *u = ftio_stream_activity_answer(s, -1).update;
+
+    /* The window analysed again, as the summary of the whole record would. */
+    struct ftio_samples x = { 0 };
+    ck_assert_int_eq(ftio_bins_samples_mode(ftio_stream_mode_bins(s), last.t0, last.t1,
+                                            FTIO_SAMPLING_AVERAGE, &x), 0);
+    ck_assert_uint_eq(x.n, last.samples);
+    struct ftio_options o;
+    ftio_options_default(&o);
+    struct ftio_result r;
+    ck_assert_int_eq(ftio_analyze(a, &x, &o, x.t1, &r, err, sizeof err), 0);
+    ck_assert(u->res.t0 == r.t0 && u->res.t1 == r.t1 && u->res.samples == r.samples);
+    ck_assert(u->res.cls == r.cls && u->res.has_period == r.has_period);
+    ck_assert(u->res.dominant.period == r.dominant.period);
+    ck_assert(u->res.dominant.confidence == r.dominant.confidence);
+    ck_assert(u->res.volume == r.volume && u->res.metrics.phase_bytes == r.metrics.phase_bytes);
+    ck_assert(u->res.next.valid && r.next.valid);
+    ck_assert(u->res.next.start == r.next.start && u->res.next.end == r.next.end);
+    ck_assert(u->res.next.bytes == r.next.bytes);
+    ck_assert(u->after == x.t1 && !u->stale);
+    ck_assert(last.next.start > r.next.start);      /* the live one was after its clock */
+    ck_assert_double_eq_tol(u->res.dominant.period, 60, 0.1);
+
+    /* A burst after the last analysis: the summary is analysed, with it. */
+    burst(s, -1, 7200, 10);
+    end = ftio_stream_totals(s)->t_max;
+    ck_assert_int_eq(ftio_stream_prepare(s, end, true, w), 0);
+    ck_assert_int_eq(ftio_stream_run(w, a, NAN, err, sizeof err), 0);
+    ck_assert_uint_gt(ftio_stream_samples(w), 0);
+    ck_assert_int_eq(ftio_stream_commit(s, w), 0);
+    u = ftio_stream_activity_answer(s, -1).update;
+    ck_assert_double_eq_tol(u->res.t1, end, 1 / FS);
+    ck_assert_double_eq_tol(u->res.dominant.period, 60, 0.1);
+    ftio_samples_free(&x);
+    ftio_stream_work_free(w);
+    ftio_analyzer_free(a);
+    ftio_stream_free(s);
+}
+END_TEST
+
 /* Checkpoints every 6 s, then a final one 2.5 s after the last (GROMACS at
  * its end): the summary is the period of the checkpoints, not a mean with
  * the final one in. */
@@ -214,7 +282,8 @@ Suite *ftio_test_suite(void)
     TCase *tc;
     Suite *s = FTIO_SUITE("analysis-stream", "stream", &tc, steps_are_the_online_loop,
                           activity_between_prepare_and_commit, memory_follows_the_window,
-                          end_of_run_output_left_out, grid_relaid);
+                          end_of_run_output_left_out, grid_relaid,
+                          summary_of_a_long_job_is_its_last_window);
     tcase_set_timeout(tc, 120);      /* a day of bursts under make asan */
     return s;
 }

@@ -60,7 +60,12 @@ spooled() {
 }
 
 # ---- (a)-(c): delivered, without libzmq ------------------------------------------
-start_daemon d --settle-end 0.3
+# A job ends --settle-end after its last process's final batch; the processes
+# here run one after another, so the settle must outlast the gap between one
+# cat's exit and the next one's first batch, which under ASan on a loaded
+# machine passed 0.3 s (the job ended after its first process).
+SETTLE=2
+start_daemon d --settle-end $SETTLE
 N=5 total=0
 for i in $(seq 1 $N); do
   head -c $((1000 * i + 17)) /dev/urandom >"$T/f$i"
@@ -142,7 +147,7 @@ no_zmq "$T/tcp.log"
 
 # ---- (f) MUNGE ------------------------------------------------------------------------
 start_munged
-start_daemon m --auth munge --munge-socket "$T/munge.sock" --settle-end 0.3
+start_daemon m --auth munge --munge-socket "$T/munge.sock" --settle-end $SETTLE
 for i in 1 2; do
   traced_cat "ipc://$T/m.in" munged "$T/f$i" "$T/munge$i.log" FTIO_AUTH=munge
 done

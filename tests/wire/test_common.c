@@ -4,7 +4,9 @@
  * array intact), the byte-unit ladder (units.h: ftio_byte_unit and the
  * strings ftio_fmt_bytes printed before the ladder was shared) and the key of
  * an application (app_key.h: the shim's argv and a Darshan command line hash
- * alike; the values are pinned, since stores keep them). */
+ * alike; the values are pinned, since stores keep them), and big arrays
+ * (bigarray.h: grown across the mapped size with their contents, calloc'd
+ * zero even from a kept dirty mapping, the kept bytes bounded). */
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
@@ -12,6 +14,7 @@
 #include <string.h>
 #include "../check_main.h"
 #include "app_key.h"
+#include "bigarray.h"
 #include "grow.h"
 #include "units.h"
 
@@ -158,10 +161,66 @@ START_TEST(args_hash)
 }
 END_TEST
 
+START_TEST(big_grow_keeps_contents)
+{
+    uint32_t *v = NULL;
+    size_t cap = 0, n = 0;
+    /* from malloc'd to mapped (1 MiB) and on by doubling, some by mremap */
+    for (; n < (size_t)3 << 20; n++) {
+        if (n == cap)
+            ck_assert_int_eq(FTIO_BIG_GROW(v, cap, n, n + 1), 0);
+        v[n] = (uint32_t)(n * 2654435761u);
+    }
+    ck_assert_uint_ge(cap, n);
+    size_t wrong = 0;
+    for (size_t i = 0; i < n; i++)
+        wrong += v[i] != (uint32_t)(i * 2654435761u);
+    ck_assert_uint_eq(wrong, 0);
+    size_t before = cap;       /* overflow refused, the array intact */
+    errno = 0;
+    ck_assert_int_eq(FTIO_BIG_GROW(v, cap, n, SIZE_MAX / 2), -1);
+    ck_assert_int_eq(errno, ENOMEM);
+    ck_assert_uint_eq(cap, before);
+    ck_assert_uint_eq(v[n - 1], (uint32_t)((n - 1) * 2654435761u));
+    FTIO_BIG_FREE(v, cap);
+}
+END_TEST
+
+START_TEST(big_calloc_zero_after_reuse)
+{
+    ftio_big_keep((size_t)64 << 20);
+    size_t n = (size_t)5 << 20;       /* 20 MB of uint32 */
+    for (int round = 0; round < 3; round++) {
+        uint32_t *a = ftio_big_calloc(n, sizeof *a);
+        ck_assert_ptr_nonnull(a);
+        size_t nonzero = 0;
+        for (size_t i = 0; i < n; i++)
+            nonzero += a[i] != 0;
+        ck_assert_uint_eq(nonzero, 0);
+        memset(a, 0xab, n * sizeof *a);    /* dirty: kept for the next round */
+        ftio_big_free(a, n, sizeof *a);
+    }
+    /* a smaller one from the kept mapping, then more than is kept */
+    uint8_t *b = ftio_big_calloc((size_t)3 << 20, 1), *c = ftio_big_calloc((size_t)100 << 20, 1);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_ptr_nonnull(c);
+    ck_assert_uint_eq(b[0] | b[((size_t)3 << 20) - 1] | c[0] | c[((size_t)100 << 20) - 1], 0);
+    ftio_big_free(b, (size_t)3 << 20, 1);
+    ftio_big_free(c, (size_t)100 << 20, 1);   /* over the 64 MB kept: unmapped */
+    ftio_big_keep(0);                          /* and nothing kept any more */
+    uint8_t *small = ftio_big_calloc(100, 1);  /* under 1 MiB: calloc'd */
+    ck_assert_ptr_nonnull(small);
+    ck_assert_uint_eq(small[99], 0);
+    ftio_big_free(small, 100, 1);
+    ftio_big_free(NULL, 0, 1);
+}
+END_TEST
+
 Suite *ftio_test_suite(void)
 {
     Suite *s = suite_create("common");
     FTIO_TCASE(s, "grow", grow_doubles, grow_overflow, grow_parallel);
+    FTIO_TCASE(s, "bigarray", big_grow_keeps_contents, big_calloc_zero_after_reuse);
     FTIO_TCASE(s, "units", byte_units);
     FTIO_TCASE(s, "app_key", args_hash);
     return s;

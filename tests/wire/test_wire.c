@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <msgpack.h>
+#include "grow.h"
 #include "hash.h"
 #include "timeutil.h"
 #include "wire.h"
@@ -392,18 +393,21 @@ START_TEST(roundtrip_extremes)
 }
 END_TEST
 
-/* The same batch packed with msgpack-c's packer, key for key: the encoder's
- * hand-written column writer must produce exactly these bytes. */
+/* The same batch packed with msgpack-c's packer, key for key, every
+ * optional key included: the encoder's hand-written writers must produce
+ * exactly these bytes (the encoder of ecc9d56 and before packed the header
+ * with these very calls, and its columns were checked against them). */
 static void reference_encode(msgpack_sbuffer *sb, const struct ftio_batch_header *h,
                              const struct ftio_record *rec, size_t n)
 {
     msgpack_sbuffer_init(sb);
     msgpack_packer pk;
     msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
-    msgpack_pack_map(&pk, 19 + (h->mark != NULL) + (h->skew_ns != 0) + (h->mpi != 0));
+    msgpack_pack_map(&pk, 19 + (h->mark != NULL) + (h->skew_ns != 0) + (h->mpi != 0) + h->has_app +
+                          h->has_unseen);
     pack_key(&pk, "v");      msgpack_pack_int(&pk, 1);
     pack_key(&pk, "job");    pack_key(&pk, h->job);
-    pack_key(&pk, "host");   pack_key(&pk, h->host);
+    pack_key(&pk, "host");   pack_key(&pk, h->host ? h->host : "");
     pack_key(&pk, "pid");    msgpack_pack_int64(&pk, h->pid);
     pack_key(&pk, "rank");   msgpack_pack_int32(&pk, h->rank);
     pack_key(&pk, "nranks"); msgpack_pack_int32(&pk, h->nranks);
@@ -415,11 +419,29 @@ static void reference_encode(msgpack_sbuffer *sb, const struct ftio_batch_header
     if (h->mark) { pack_key(&pk, "mark"); pack_key(&pk, h->mark); }
     if (h->mpi) { pack_key(&pk, "mpi"); msgpack_pack_int32(&pk, h->mpi); }
     pack_key(&pk, "final");  h->final ? msgpack_pack_true(&pk) : msgpack_pack_false(&pk);
+    if (h->has_app) {
+        const char *key[] = { "exe", "exe_id", "args", "args_norm", "name" };
+        const char *val[] = { h->app.exe, h->app.exe_id, h->app.args, h->app.args_norm, h->app.name };
+        size_t m = h->app.uid >= 0;
+        for (size_t i = 0; i < 5; i++)
+            m += val[i] != NULL;
+        pack_key(&pk, "app");
+        msgpack_pack_map(&pk, m);
+        for (size_t i = 0; i < 5; i++)
+            if (val[i]) { pack_key(&pk, key[i]); pack_key(&pk, val[i]); }
+        if (h->app.uid >= 0) { pack_key(&pk, "uid"); msgpack_pack_int64(&pk, h->app.uid); }
+    }
+    if (h->has_unseen) {
+        pack_key(&pk, "unseen"); msgpack_pack_array(&pk, 2);
+        msgpack_pack_uint64(&pk, h->unseen_read); msgpack_pack_uint64(&pk, h->unseen_write);
+    }
     pack_key(&pk, "files");  msgpack_pack_array(&pk, h->nfiles);
     for (size_t i = 0; i < h->nfiles; i++) {
-        msgpack_pack_array(&pk, 2);
+        msgpack_pack_array(&pk, h->files[i].fs ? 3 : 2);
         msgpack_pack_uint32(&pk, h->files[i].id);
         pack_key(&pk, h->files[i].path);
+        if (h->files[i].fs)
+            pack_key(&pk, h->files[i].fs);
     }
 #define REF_COLUMN(key, expr) \
     pack_key(&pk, key); msgpack_pack_array(&pk, n); for (size_t i = 0; i < n; i++) expr;
@@ -433,6 +455,100 @@ static void reference_encode(msgpack_sbuffer *sb, const struct ftio_batch_header
     REF_COLUMN("flags", msgpack_pack_uint16(&pk, rec[i].flags))
 #undef REF_COLUMN
 }
+
+/* The staged way of the shim's flusher (ftio_wire_columns_add in pieces of
+ * `piece` records, ftio_wire_encode_columns), its pieces joined. */
+static void staged_encode(struct ftio_wbuf *out, const struct ftio_batch_header *h,
+                          const struct ftio_record *rec, size_t n, size_t piece)
+{
+    struct ftio_wire_columns c = { 0 };
+    struct ftio_wbuf head = { 0 };
+    struct iovec iov[FTIO_WIRE_IOV];
+    for (size_t i = 0; i < n; i += piece)
+        ck_assert_int_eq(ftio_wire_columns_add(&c, rec + i, n - i < piece ? n - i : piece), 0);
+    ck_assert_uint_eq(c.n, n);
+    int niov = ftio_wire_encode_columns(&head, h, &c, iov);
+    ck_assert_int_ge(niov, 1);
+    ck_assert_int_le(niov, FTIO_WIRE_IOV);
+    out->len = 0;
+    for (int k = 0; k < niov; k++) {
+        ck_assert_int_eq(ftio_grow((void **)&out->data, &out->cap, out->len + iov[k].iov_len, 1), 0);
+        memcpy(out->data + out->len, iov[k].iov_base, iov[k].iov_len);
+        out->len += iov[k].iov_len;
+    }
+    ftio_wire_columns_free(&c);
+    ftio_wbuf_free(&head);
+}
+
+/* A value of a random width (1..64 significant bits), negative or not. */
+static int64_t rnd_width(int may_be_negative)
+{
+    unsigned bits = 1 + (unsigned)(rnd() % 64);
+    uint64_t v = rnd() & (bits == 64 ? UINT64_MAX : (1ull << bits) - 1);
+    if (may_be_negative && rnd() % 2)
+        return (int64_t)~v;        /* -1 .. INT64_MIN: every negative width */
+    return (int64_t)v;
+}
+
+/* Random headers (every optional key on or off) and records of random
+ * widths: ftio_wire_encode and the flusher's staged pieces are the bytes of
+ * msgpack-c's packer, whatever the values and however the records come. */
+START_TEST(encoding_matches_msgpack_c_random)
+{
+    static const char *const strs[] = { "", "a", "/scratch/job/out.dat", "é-ü",
+                                        "0123456789abcdef0123456789abcdef0123456789" };
+    enum { NS = sizeof strs / sizeof *strs };
+    struct ftio_file_entry files[40];
+    struct ftio_wbuf w = { 0 }, staged = { 0 };
+    for (int iter = 0; iter < 300; iter++) {
+        size_t n = iter % 10 == 0 ? rnd() % 17 : rnd() % 3000;
+        struct ftio_record *rec = calloc(n ? n : 1, sizeof *rec);
+        ck_assert_ptr_nonnull(rec);
+        for (size_t i = 0; i < n; i++) {
+            rec[i].t_start = (uint64_t)rnd_width(0);
+            rec[i].t_end = (uint64_t)rnd_width(0);
+            rec[i].bytes = rnd_width(1);
+            rec[i].offset = rnd_width(1);
+            rec[i].op = (uint8_t)rnd_width(0);
+            rec[i].layer = (uint8_t)rnd_width(0);
+            rec[i].file_id = (uint32_t)rnd_width(0);
+            rec[i].flags = (uint16_t)rnd_width(0);
+            rec[i].tid = (uint32_t)rnd();          /* not sent */
+        }
+        struct ftio_batch_header h = {
+            .job = strs[1 + rnd() % (NS - 1)], .host = rnd() % 5 ? strs[rnd() % NS] : NULL,
+            .pid = rnd_width(1), .rank = (int32_t)rnd_width(1), .nranks = (int32_t)rnd_width(1),
+            .seq = (uint64_t)rnd_width(0), .clock_mono = rnd_width(1), .clock_real = rnd_width(1),
+            .skew_ns = rnd() % 2 ? rnd_width(1) : 0, .lost = (uint64_t)rnd_width(0),
+            .mark = rnd() % 2 ? strs[rnd() % NS] : NULL, .final = rnd() % 2,
+            .mpi = rnd() % 2 ? (int32_t)rnd_width(1) : 0, .nfiles = rnd() % 40, .files = files,
+            .has_app = rnd() % 2, .has_unseen = rnd() % 2,
+            .unseen_read = (uint64_t)rnd_width(0), .unseen_write = (uint64_t)rnd_width(0),
+        };
+        for (size_t i = 0; i < h.nfiles; i++)
+            files[i] = (struct ftio_file_entry){ (uint32_t)rnd_width(0), strs[1 + rnd() % (NS - 1)],
+                                                 rnd() % 2 ? strs[rnd() % NS] : NULL };
+        const char *app[5];
+        for (size_t i = 0; i < 5; i++)
+            app[i] = rnd() % 3 ? strs[rnd() % NS] : NULL;
+        h.app = (struct ftio_app_identity){ app[0], app[1], app[2], app[3], app[4],
+                                            rnd() % 2 ? rnd_width(0) : -1 };
+        msgpack_sbuffer sb;
+        reference_encode(&sb, &h, rec, n);
+        w.len = 0;
+        ck_assert_int_eq(ftio_wire_encode(&w, &h, rec, n), 0);
+        ck_assert_uint_eq(w.len, sb.size);
+        ck_assert_msg(memcmp(w.data, sb.data, sb.size) == 0, "iteration %d: bytes differ", iter);
+        staged_encode(&staged, &h, rec, n, 1 + rnd() % 700);
+        ck_assert_uint_eq(staged.len, sb.size);
+        ck_assert_msg(memcmp(staged.data, sb.data, sb.size) == 0, "iteration %d: staged bytes differ", iter);
+        msgpack_sbuffer_destroy(&sb);
+        free(rec);
+    }
+    ftio_wbuf_free(&w);
+    ftio_wbuf_free(&staged);
+}
+END_TEST
 
 START_TEST(encoding_matches_msgpack_c)
 {
@@ -1206,6 +1322,7 @@ Suite *ftio_test_suite(void)
 {
     Suite *s = suite_create("wire");
     FTIO_TCASE(s, "roundtrip", roundtrip_full_header, roundtrip_extremes, encoding_matches_msgpack_c,
+               encoding_matches_msgpack_c_random,
                roundtrip_minimal_header, roundtrip_large_and_reuse, back_to_back_batches,
                every_truncation_is_truncation);
     FTIO_TCASE(s, "reject", custom_baseline_and_unknown_keys, wrong_type_for_each_key, missing_keys,
