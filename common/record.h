@@ -50,7 +50,7 @@ struct ftio_record {
     uint8_t  layer;      /* enum ftio_layer */
     uint16_t flags;      /* enum ftio_flag bits */
     uint32_t tid;        /* small per-process thread number */
-    uint32_t reserved;
+    uint32_t reserved;   /* not sent; in the shim's rings, the slot's sequence number (libtrace/ring.c) */
 };
 
 _Static_assert(sizeof(struct ftio_record) == 48, "record must stay 48 bytes");

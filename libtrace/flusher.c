@@ -30,6 +30,7 @@
  * in the child) and starts its own flusher lazily.
  */
 #include <errno.h>
+#include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
@@ -61,6 +62,7 @@ atomic_int ftio_flusher_started FTIO_HOT;     /* read by every record (shim.h FT
 static struct {
     pthread_t        th;
     atomic_uint      kick_word;       /* futex: bumped by every kick */
+    atomic_uint      event_word;      /* futex: bumped by the thread at each step a waiter waits for */
     atomic_int       stop, exited, shutdown_begun, joined;
     atomic_int       table_ready;     /* the thread has its descriptor table */
     atomic_uint      progress;        /* batches finished (the exit wait's renewal) */
@@ -98,6 +100,29 @@ void ftio_flusher_kick(void)
     atomic_fetch_add(&fl.kick_word, 1);
     syscall(SYS_futex, &fl.kick_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
     errno = saved;
+}
+
+/* The thread's side of the waits below (table ready, a pass done, a batch
+ * finished, exited): wake them at once.  They polled every 200 us before,
+ * and on a loaded node each poll is a wake-up that waits for a CPU: the
+ * exit of a short process paid several (bench/README.md "exit latency"). */
+static void event(void)
+{
+    atomic_fetch_add(&fl.event_word, 1);
+    syscall(SYS_futex, &fl.event_word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+/* (Async-signal-safe.)  Sleep until an event after `seen` was read, or
+ * until deadline_ns, and at most 5 ms (then the caller looks again). */
+static void wait_event(unsigned seen, int64_t deadline_ns)
+{
+    int64_t left = deadline_ns - ftio_mono_ns();
+    if (left <= 0)
+        return;
+    if (left > 5000000)
+        left = 5000000;
+    struct timespec ts = { 0, (long)left };
+    syscall(SYS_futex, &fl.event_word, FUTEX_WAIT_PRIVATE, seen, &ts, NULL, 0);
 }
 
 /* Sleep until a kick after `seen` was read, or timeout_ms. */
@@ -278,6 +303,7 @@ static void *flusher_main(void *arg)
     unsigned seen = atomic_load(&fl.kick_word);
     ftio_fdprivate_enter();   /* before ZeroMQ: its threads share our table */
     atomic_store(&fl.table_ready, 1);
+    event();
     ftio_sink_open();         /* connect early: the first flush finds a session */
     char mark[FTIO_WIRE_MAX_STR];
     /* The first pass does not wait: ftiod learns of a new process at its
@@ -308,14 +334,17 @@ static void *flusher_main(void *arg)
                 ftio_cfg.spool_mode != FTIO_SPOOL_TEE)
                 ftio_spool_notice();
             atomic_store(&fl.done_gen, gen);
+            event();
             break;
         }
         atomic_store(&fl.done_gen, gen);
+        event();
     }
     /* ZeroMQ's threads are gone (zmq_ctx_term joined them); our id may be
      * reused by an application thread, which must not look "private". */
     ftio_fdprivate_drop();
     atomic_store(&fl.exited, 1);
+    event();
     return NULL;
 }
 
@@ -356,17 +385,18 @@ void ftio_flusher_start_if_needed(void)
     ftio_busy = busy;
 }
 
-/* Poll (async-signal-safe) until cond() or the deadline. */
+/* Wait (async-signal-safe) until cond() or the deadline. */
 static int wait_until(int (*cond)(uint64_t), uint64_t arg, int timeout_ms)
 {
     int64_t deadline = ftio_mono_ns() + (int64_t)timeout_ms * 1000000;
-    while (!cond(arg)) {
+    for (;;) {
+        unsigned seen = atomic_load(&fl.event_word);
+        if (cond(arg))
+            return 1;
         if (ftio_mono_ns() > deadline)
             return 0;
-        struct timespec ts = { 0, 200000 };
-        nanosleep(&ts, NULL);
+        wait_event(seen, deadline);
     }
-    return 1;
 }
 
 static int gen_done(uint64_t gen)
@@ -387,6 +417,7 @@ int ftio_flusher_wait_bound_ms(void)
 void ftio_flusher_progress(void)
 {
     atomic_fetch_add(&fl.progress, 1);
+    event();
 }
 
 /* (Async-signal-safe.)  A thread that finishes a batch now and then is
@@ -400,7 +431,10 @@ int ftio_flusher_wait_exited(void)
     int64_t bound = (int64_t)ftio_flusher_wait_bound_ms() * 1000000;
     int64_t start = ftio_mono_ns(), last = start;
     unsigned seen = atomic_load(&fl.progress);
-    while (!atomic_load(&fl.exited)) {
+    for (;;) {
+        unsigned ev = atomic_load(&fl.event_word);
+        if (atomic_load(&fl.exited))
+            return 1;
         int64_t now = ftio_mono_ns();
         unsigned p = atomic_load(&fl.progress);
         if (p != seen) {
@@ -409,10 +443,9 @@ int ftio_flusher_wait_exited(void)
         }
         if (now - last > bound || now - start > EXIT_BOUNDS * bound)
             return 0;
-        struct timespec ts = { 0, 200000 };
-        nanosleep(&ts, NULL);
+        int64_t until = last + bound, cap = start + EXIT_BOUNDS * bound;
+        wait_event(ev, until < cap ? until : cap);
     }
-    return 1;
 }
 
 int ftio_flusher_may_ask(void)
