@@ -31,7 +31,9 @@ for m in w:
           % (m["window"]["end"] - t0, m["period"] and round(m["period"], 3), m["class"], m["records"],
              P and round(P, 3)))
     # published with data of at most 6 phases (window end < 5.5 periods after the start)
-    if P and off(m["period"], t, m["window"]["start"], m["window"]["end"]) <= 0.05 and m["class"] in ("periodic", "uncertain") \
+    # (a message without a period is not a correct one: off() says None)
+    if P and m["period"] is not None and off(m["period"], t, m["window"]["start"], m["window"]["end"]) <= 0.05 \
+            and m["class"] in ("periodic", "uncertain") \
             and m["window"]["end"] - t0 < 5.5 * P:
         good.append(m)
 assert good, "no correct period within the first 6 phases"
