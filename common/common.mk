@@ -7,7 +7,8 @@
 # ingest transport with its acknowledgements (transport.h), step-qualified job
 # ids (jobid.h), what names an application for the memory of runs
 # (app_key.h), the option tables of every command (cliopt.h), human units
-# (units.h) and the growth of arrays (grow.h).
+# (units.h), the growth of arrays (grow.h) and of big arrays on huge pages
+# (bigarray.h: offline ftio's per-request columns and scratch).
 # Objects are -fPIC (CFLAGS), so libftio.so links this archive too.
 COMMON_SRCS := common/wire_encode.c common/wire_decode.c common/batch_requests.c common/names.c \
                common/cliopt.c common/units.c common/grow.c common/bigarray.c \
