@@ -27,4 +27,4 @@ $(DAEMON_TEST_ADMIT): $(B)/tests/daemon/test_admit.o $(CHECK_MAIN) $(FTIOD_CORE_
 
 ALL_TARGETS += $(DAEMON_CHECKS) $(DAEMON_TEST_ADMIT)
 CHECK_PROGS += $(DAEMON_CHECKS) $(DAEMON_TEST_ADMIT)
-SHELL_TESTS += $(sort $(wildcard tests/daemon/*.sh))
+SHELL_TESTS += $(filter-out tests/daemon/ack_check.sh,$(sort $(wildcard tests/daemon/*.sh)))

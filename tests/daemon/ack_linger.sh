@@ -9,15 +9,9 @@
 # answers wait in ftiod's queue, stops ftiod and reads 0.1 s after its
 # "stopped": the old ROUTER, closed with linger 0, dropped all of them.)  ftiod stays within its 2-s stop bound.
 . "$(dirname "$0")/../lib.sh"
+. "$HERE/ack_check.sh"
 need "$B/bin/ftiod" "$WIRE"
 wire gen 12000 --records 1 --job linger >"$T/b.spool" || fail "ftio-wire gen"
 start_daemon d
-"$PY" "$HERE/ack_peer.py" "$T/d.in" "ipc://$T/d.st" "$B/bin/ftiod" "$DPID" "$T/d.err" "$T/b.spool" \
-  >"$T/peer.out" 2>"$T/peer.err" || fail "ack_peer.py: $(tail -3 "$T/peer.err")"
-sent=$(val "$T/peer.out" sent)
-got=$(val "$T/peer.out" acks)
-what="$sent batches, $(val "$T/peer.out" queued) answers queued at ftiod, SIGTERM"
-[ "$got" = "$sent" ] && ok "$what: every batch acknowledged ($got)" ||
-  bad "$what: $got acknowledgements for $sent batches ($((sent - got)) dropped at close)"
-wait_for 3 _gone "$DPID" && ok "ftiod stopped within its bound" || bad "ftiod still running 3 s after SIGTERM"
+acks_all_back "$T/d.in" "$DPID" "$T/d.err" ftiod ""
 finish

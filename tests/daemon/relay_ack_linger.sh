@@ -11,19 +11,13 @@
 # whose front closed with linger 0, dropped all of them.  The relay stops
 # within its bound, ftiod goes on.
 . "$(dirname "$0")/../lib.sh"
+. "$HERE/ack_check.sh"
 need "$B/bin/ftiod" "$B/bin/ftio" "$WIRE"
 wire gen 12000 --records 1 --job relaylinger >"$T/b.spool" || fail "ftio-wire gen"
 start_daemon d
 "$B/bin/ftio" relay --listen "ipc://$T/relay.sock" --upstream "ipc://$T/d.in" -v 2>"$T/relay.err" &
 RP=$!; PIDS="$PIDS $RP"
 wait_file "$T/relay.sock" || fail "the relay did not bind: $(cat "$T/relay.err")"
-"$PY" "$HERE/ack_peer.py" "$T/relay.sock" "ipc://$T/d.st" "$B/bin/ftiod" "$RP" "$T/relay.err" "$T/b.spool" \
-  >"$T/peer.out" 2>"$T/peer.err" || fail "ack_peer.py: $(tail -3 "$T/peer.err")"
-sent=$(val "$T/peer.out" sent)
-got=$(val "$T/peer.out" acks)
-what="$sent batches through the relay, $(val "$T/peer.out" queued) answers queued there, SIGTERM to the relay"
-[ "$got" = "$sent" ] && ok "$what: every batch acknowledged ($got)" ||
-  bad "$what: $got acknowledgements for $sent batches ($((sent - got)) dropped at close)"
-wait_for 3 _gone "$RP" && ok "the relay stopped within its bound" || bad "the relay still running 3 s after SIGTERM"
+acks_all_back "$T/relay.sock" "$RP" "$T/relay.err" "the relay" " through the relay"
 kill -0 "$DPID" 2>/dev/null && ok "ftiod still running" || bad "ftiod stopped with the relay"
 finish
