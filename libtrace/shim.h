@@ -62,8 +62,11 @@ extern __thread int ftio_mpiio_depth __attribute__((tls_model("initial-exec")));
  * Only for code that runs once the shim is initialised -- after a test of
  * ftio_active (or ftio_flusher_started) -- which is when the offsets are
  * set: before, they are 0 (the thread control block, never to be written).
- * Elsewhere (not x86-64, no __seg_fs) it is the variable itself. */
-#if defined(__x86_64__) && defined(__SEG_FS)
+ * Elsewhere (not x86-64, no __seg_fs) it is the variable itself, and so under
+ * AddressSanitizer, which instruments a __seg_fs access as if the offset were
+ * an address: the shadow of a negative TLS offset is far outside memory and
+ * every traced call faulted (make asan: calls.sh, lifecycle.sh, ...). */
+#if defined(__x86_64__) && defined(__SEG_FS) && !defined(__SANITIZE_ADDRESS__)
 #define FTIO_FAST(var)      (*(__seg_fs __typeof__(var) *)ftio_tlsoff_##var)
 #define FTIO_FAST_PTR(type) __typeof__((__seg_fs type *)0)   /* (a declaration may not start with __seg_fs after a statement: gcc 12) */
 #define FTIO_FAST_DEF(var)  intptr_t ftio_tlsoff_##var FTIO_HOT

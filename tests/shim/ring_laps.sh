@@ -15,9 +15,16 @@ need "$SHIM" "$WIRE"
 LAPS="$B/tests/shim-laps"
 need "$LAPS"
 CALLS=40000
+# Under make asan the fork is left out: libasan's allocator (gcc 12) takes no
+# lock around fork, and a child forked while the threads allocate hung in its
+# first malloc (gdb: SizeClassAllocator64's mutex), which is the sanitizer's,
+# not the rings'; the plain build keeps the fork.
+FORK=
+[ -n "$(ftio_asan_prefix "$SHIM")" ] && { FORK=nofork; ok "under ASan: no fork (the sanitizer's allocator is not fork-safe)"; }
 for run in 1 2; do
   rm -f "$T"/spool/* "$T"/laps-* "$T/rec" "$T/files"
-  FTIO_BUFFER_MB=1 traced "$LAPS" 3 4 $CALLS "$T" >"$T/made" 2>"$T/app.err" ||
+  # (FTIO_EXIT_WAIT_MS: this test is about the rings, not the exit's bound)
+  FTIO_BUFFER_MB=1 FTIO_EXIT_WAIT_MS=10000 traced "$LAPS" 3 4 $CALLS "$T" $FORK >"$T/made" 2>"$T/app.err" ||
     fail "run $run: the program failed: $(tail -3 "$T/app.err")"
   files=$(val "$T/made" files)
   wire records "$T/rec" "$T/files" "$T"/spool/*.msgpack >/dev/null ||
