@@ -14,7 +14,7 @@ TORCH_PY=/usr/bin/python3
 start_daemon d --settle-end 2
 mkdir -p "$T/run"
 # 12 saves, every 5 steps of 0.24 s: a checkpoint every 1.2 s.
-FTIO_ENDPOINT="ipc://$T/d.in" FTIO_JOB=torch ASAN_OPTIONS="$APP_ASAN_OPTIONS" \
+FTIO_ENDPOINT="ipc://$T/d.in" FTIO_JOB=torch \
   traced "$TORCH_PY" "$(dirname "$0")/torch_ckpt.py" "$T/run" 12 5 0.24 2>"$T/torch.err" \
   || fail "the PyTorch loop failed: $(tail -3 "$T/torch.err")"
 wait_topic "$T/d.log" ftio.torch.end 60
