@@ -31,6 +31,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -264,11 +265,18 @@ FTIO_WRAP(int, execle, (const char *path, const char *arg, ...))
 static const int fatal_signals[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGABRT, SIGSEGV,
                                      SIGBUS, SIGFPE, SIGILL, SIGXCPU, SIGXFSZ, SIGPIPE };
 
-static struct {
-    atomic_int       eligible[NSIG];  /* we flush on this signal when it kills */
-    atomic_int       managed[NSIG];   /* our handler is installed */
+/* What the constructor writes for the fatal signals (up to SIGXFSZ) is one
+ * page: each page a preloaded process touches is a page fault, the most
+ * expensive thing a short process does on this VM (bench/README.md "exit
+ * latency"; the flags as ints made it two). */
+struct signal_state {
+    atomic_schar     eligible[NSIG];  /* we flush on this signal when it kills */
+    atomic_schar     managed[NSIG];   /* our handler is installed */
     struct sigaction app[NSIG];       /* what the application asked for */
-} sigs;
+};
+static struct signal_state sigs __attribute__((aligned(4096)));
+_Static_assert(offsetof(struct signal_state, app) + (SIGXFSZ + 1) * sizeof(struct sigaction) <= 4096,
+               "the fatal signals' state is one page");
 
 static int synchronous(int sig)
 {
