@@ -64,6 +64,7 @@ static struct {
     pthread_t        th;
     atomic_uint      kick_word;       /* futex: bumped by every kick */
     atomic_uint      event_word;      /* futex: bumped by the thread at each step a waiter waits for */
+    atomic_int       kick_waiters, event_waiters;   /* threads asleep on either: else no wake */
     atomic_int       stop, exited, shutdown_begun, joined;
     atomic_int       table_ready;     /* the thread has its descriptor table */
     atomic_int       parked;          /* the thread finished the image's end: it waits for exit_group */
@@ -97,11 +98,30 @@ void ftio_flusher_init(void)
     atomic_store(&fl.kick_word, 0);
 }
 
+/* A word is bumped, then a sleeper woken only if there is one (the wake is a
+ * system call, and most bumps have nobody asleep: a short process made five
+ * for nothing).  Sequentially consistent: either the waker sees the
+ * sleeper's count, or the sleeper's FUTEX_WAIT sees the bumped word and does
+ * not sleep. */
+static void bump(atomic_uint *word, atomic_int *waiters, int n)
+{
+    atomic_fetch_add(word, 1);
+    if (atomic_load(waiters))
+        syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+}
+
+/* (Async-signal-safe.)  Sleep on word while it is `seen`, until ts. */
+static void sleep_on(atomic_uint *word, atomic_int *waiters, unsigned seen, const struct timespec *ts)
+{
+    atomic_fetch_add(waiters, 1);
+    syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, seen, ts, NULL, 0);
+    atomic_fetch_sub(waiters, 1);
+}
+
 void ftio_flusher_kick(void)
 {
     int saved = errno;
-    atomic_fetch_add(&fl.kick_word, 1);
-    syscall(SYS_futex, &fl.kick_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    bump(&fl.kick_word, &fl.kick_waiters, 1);
     errno = saved;
 }
 
@@ -111,8 +131,7 @@ void ftio_flusher_kick(void)
  * exit of a short process paid several (bench/README.md "exit latency"). */
 static void event(void)
 {
-    atomic_fetch_add(&fl.event_word, 1);
-    syscall(SYS_futex, &fl.event_word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+    bump(&fl.event_word, &fl.event_waiters, INT_MAX);
 }
 
 /* (Async-signal-safe.)  Sleep until an event after `seen` was read, or
@@ -125,14 +144,14 @@ static void wait_event(unsigned seen, int64_t deadline_ns)
     if (left > 5000000)
         left = 5000000;
     struct timespec ts = { 0, (long)left };
-    syscall(SYS_futex, &fl.event_word, FUTEX_WAIT_PRIVATE, seen, &ts, NULL, 0);
+    sleep_on(&fl.event_word, &fl.event_waiters, seen, &ts);
 }
 
 /* Sleep until a kick after `seen` was read, or timeout_ms. */
 static void wait_kick(unsigned seen, int timeout_ms)
 {
     struct timespec ts = { timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000 };
-    syscall(SYS_futex, &fl.kick_word, FUTEX_WAIT_PRIVATE, seen, &ts, NULL, 0);
+    sleep_on(&fl.kick_word, &fl.kick_waiters, seen, &ts);
 }
 
 /* Read after a waited flush, when the flusher is idle. */
@@ -639,6 +658,8 @@ void ftio_flusher_after_fork_child(void)
     fl.mpi_sent = FTIO_MPI_NONE;
     fl.app_sent = 0;                        /* a new process: its own `app` */
     atomic_store(&fl.joined, 0);
+    atomic_store(&fl.kick_waiters, 0);        /* (nobody sleeps in the child) */
+    atomic_store(&fl.event_waiters, 0);
     atomic_store(&fl.parked, 0);              /* the parent's thread is not here */
     atomic_store(&fl.table_ready, 0);
     atomic_store(&fl.stop, 0);

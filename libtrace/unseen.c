@@ -120,18 +120,21 @@ void ftio_unseen_count(const struct ftio_record *rec, size_t n)
     }
 }
 
-/* Adds thread tid's counts to io, unless it is one of ZeroMQ's. */
+/* Adds thread tid's counts to io, unless it is one of ZeroMQ's (the main
+ * thread, tid = pid, is the application's: no need to look). */
 static void task_io(const char *tid, uint64_t io[2])
 {
     char path[300], comm[32] = "";
-    snprintf(path, sizeof path, "/proc/self/task/%s/comm", tid);
-    long fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return;
-    long n = syscall(SYS_read, (int)fd, comm, sizeof comm - 1);
-    syscall(SYS_close, (int)fd);
-    if (n >= 5 && strncmp(comm, "ZMQbg", 5) == 0)
-        return;
+    if (atol(tid) != atomic_load(&ftio_id.pid)) {
+        snprintf(path, sizeof path, "/proc/self/task/%s/comm", tid);
+        long fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            return;
+        long n = syscall(SYS_read, (int)fd, comm, sizeof comm - 1);
+        syscall(SYS_close, (int)fd);
+        if (n >= 5 && strncmp(comm, "ZMQbg", 5) == 0)
+            return;
+    }
     uint64_t t[2], len;
     snprintf(path, sizeof path, "/proc/self/task/%s/io", tid);
     if (read_io(path, t, &len) == 0) {
