@@ -9,8 +9,8 @@
  * live ones: the RSS stayed at the history's peak until a malloc_trim()
  * walked the whole heap, 2-6 s at 10,000 jobs x 1 h while the ingest waited
  * (bench/README.md, issue 27).  Here the blocks of one size share pages of
- * POOL_PAGE bytes (mapped POOL_CHUNK at a time, aligned, so a block finds its
- * page by masking its address); pages whose blocks are all free go back to
+ * POOL_PAGE bytes (mapped POOL_CHUNK at a time, each page aligned to its
+ * size, so a block finds its page by masking its address); pages whose blocks are all free go back to
  * the system as soon as there are POOL_SPARE_MAX of them (madvise
  * MADV_DONTNEED, one call per run of neighbouring pages: the kernel takes
  * their memory and gives zeroes when they are used again), but for
@@ -128,18 +128,15 @@ static struct page *page_new(int c)
             pool.st.released--;
     } else {
         if (pool.chunk_left == 0) {
-            size_t len = POOL_CHUNK + POOL_PAGE;
-            char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            char *m = mmap(NULL, POOL_CHUNK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                           -1, 0);
             if (m == MAP_FAILED)
                 return NULL;
-            /* Aligned to POOL_PAGE: the slack on either side goes back. */
+            /* Pages aligned to their size: the part before the first is
+             * never touched (no memory, only addresses). */
             char *a = (char *)(((uintptr_t)m + POOL_PAGE - 1) & ~(uintptr_t)(POOL_PAGE - 1));
-            if (a > m)
-                munmap(m, (size_t)(a - m));
-            if (a + POOL_CHUNK < m + len)
-                munmap(a + POOL_CHUNK, (size_t)(m + len - (a + POOL_CHUNK)));
             pool.chunk = a;
-            pool.chunk_left = POOL_CHUNK / POOL_PAGE;
+            pool.chunk_left = (size_t)(m + POOL_CHUNK - a) / POOL_PAGE;
             pool.st.mapped += POOL_CHUNK;
         }
         p = (struct page *)pool.chunk;
