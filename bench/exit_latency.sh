@@ -16,6 +16,11 @@
 # (ZeroMQ from the first batch: the shim before libtrace/zmtp.c).
 # MUNGE=1 adds "up, munge": a private munged and a second ftiod --auth munge,
 # the shims with FTIO_AUTH=munge (the MUNGE frame on every batch).
+# STAT=1 adds, from `perf stat` around each run, the medians of the CPU time
+# of all the process's threads (task-clock, ms) and of its page faults: on a
+# loaded machine they move far less than wall time, and on a VM whose page
+# faults cost tens of microseconds the faults are most of a short process's
+# cost (bench/README.md "exit latency").
 B=${B:-build}
 N=${N:-40}
 T=$(mktemp -d)
@@ -41,9 +46,10 @@ fi
 /usr/bin/python3 "$(dirname "$0")/../tests/shim/stall_peer.py" "ipc://$T/silent" "$T/silent.ready" 3600 &
 SPP=$!
 sleep 0.5
-/usr/bin/python3 - "$N" "$T" "$DP" "$(pwd)/$B/lib/libftio.so" "${BASE_LIB:-}" <<'PYEOF'
+/usr/bin/python3 - "$N" "$T" "$DP" "$(pwd)/$B/lib/libftio.so" "${BASE_LIB:-}" "${STAT:-0}" <<'PYEOF'
 import os, signal, statistics, subprocess, sys, time
 n, T, dp, lib, base = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
+stat = sys.argv[6] == "1"
 def env(libpath, endpoint, extra={}):
     e = dict(os.environ, FTIO_AUTH="none", FTIO_SPOOL_DIR=T + "/spool", FTIO_ENDPOINT=endpoint)
     e.update(extra)
@@ -52,9 +58,22 @@ def env(libpath, endpoint, extra={}):
         e["LD_PRELOAD"] = libpath
     return e
 def run(e, cmd):
+    """Wall ms, and with STAT=1 (CPU ms of all threads, page faults)."""
+    if not stat:
+        t = time.perf_counter()
+        subprocess.run(cmd, env=e, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        return (time.perf_counter() - t) * 1e3, None
+    # perf itself must not be preloaded: env gives LD_PRELOAD to the command only
+    pre = ["env", "LD_PRELOAD=" + e["LD_PRELOAD"]] if "LD_PRELOAD" in e else ["env"]
+    pe = dict(e)
+    pe.pop("LD_PRELOAD", None)
     t = time.perf_counter()
-    subprocess.run(cmd, env=e, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return (time.perf_counter() - t) * 1e3
+    r = subprocess.run(["perf", "stat", "-x,", "-e", "task-clock,page-faults", "--"] + pre + cmd, env=pe,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    wall = (time.perf_counter() - t) * 1e3
+    got = {f[2]: float(f[0]) for f in (l.split(",") for l in r.stderr.splitlines())
+           if len(f) > 2 and f[0].replace(".", "", 1).isdigit()}
+    return wall, (got.get("task-clock", 0.0), got.get("page-faults", 0.0))
 def spooled():
     d = T + "/spool"
     names = [f for f in os.listdir(d) if f.endswith(".msgpack")]
@@ -71,7 +90,11 @@ cases = [("daemon up", up, CAT), ("daemon down", down, CAT), ("daemon hung", up,
 if os.path.exists(T + "/munge.sock"):
     cases.append(("up, munge", "ipc://%s/min" % T, CAT))
 print("exit latency: %d runs per case, medians (ms per process); spooled: runs that left a spool file" % n)
-print("%-12s %-10s %8s %8s %8s %8s" % ("case", "shim", "plain", "traced", "added", "spooled"))
+print("%-12s %-10s %8s %8s %8s %8s" % ("case", "shim", "plain", "traced", "added", "spooled") +
+      (" %8s %8s %8s %7s %7s" % ("cpu", "cpu", "cpu", "faults", "faults") if stat else ""))
+if stat:
+    print("%-12s %-10s %8s %8s %8s %8s" % ("", "", "", "", "", "") +
+          " %8s %8s %8s %7s %7s" % ("plain", "traced", "added", "plain", "traced"))
 for case, ep, cmd in cases:
     if case == "daemon hung":
         os.kill(dp, signal.SIGSTOP)
@@ -82,8 +105,14 @@ for case, ep, cmd in cases:
             plain.append(run(env(None, ep), cmd))
             auth = {"FTIO_AUTH": "munge", "FTIO_MUNGE_SOCKET": T + "/munge.sock"} if case == "up, munge" else {}
             traced.append(run(env(l, ep, dict(extra, **auth)), cmd))
-        mp, mt = statistics.median(plain), statistics.median(traced)
-        print("%-12s %-10s %8.2f %8.2f %8.2f %5d/%d" % (case, name, mp, mt, mt - mp, spooled(), n))
+        med = lambda runs, f: statistics.median(f(r) for r in runs)
+        mp, mt = med(plain, lambda r: r[0]), med(traced, lambda r: r[0])
+        line = "%-12s %-10s %8.2f %8.2f %8.2f %5d/%d" % (case, name, mp, mt, mt - mp, spooled(), n)
+        if stat:
+            cp, ct = med(plain, lambda r: r[1][0]), med(traced, lambda r: r[1][0])
+            line += " %8.2f %8.2f %8.2f %7.0f %7.0f" % (cp, ct, ct - cp, med(plain, lambda r: r[1][1]),
+                                                       med(traced, lambda r: r[1][1]))
+        print(line)
     if case == "daemon hung":
         os.kill(dp, signal.SIGCONT)
 PYEOF

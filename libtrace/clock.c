@@ -47,6 +47,18 @@ static uint64_t rdtsc(void)
     return (uint64_t)hi << 32 | lo;
 }
 
+/* glibc (2.33+) keeps the CPUID leaves its dynamic loader read at start:
+ * asking it costs nothing, while each CPUID instruction is a trap to the
+ * hypervisor in a virtual machine (~6.5 us here; the four of __get_cpuid
+ * were ~26 us of every preloaded process's start, bench/README.md "exit
+ * latency"). */
+#if __has_include(<sys/platform/x86.h>)
+#include <sys/platform/x86.h>
+static int tsc_invariant(void)
+{
+    return CPU_FEATURE_PRESENT(INVARIANT_TSC);
+}
+#else
 static int tsc_invariant(void)
 {
     unsigned a, b, c, d;
@@ -55,6 +67,7 @@ static int tsc_invariant(void)
     __get_cpuid(0x80000007, &a, &b, &c, &d);
     return (d >> 8) & 1;
 }
+#endif
 
 /* A (tsc, mono) pair: the monotonic read between two TSC reads, their
  * midpoint; the tightest of three tries (a preempted try is wide). */
@@ -81,7 +94,15 @@ static struct anchor take(void) { return (struct anchor){ 0, ftio_mono_ns() }; }
 void ftio_clock_init(void)
 {
     ftio_stamp_tsc = ftio_cfg.tsc && tsc_invariant();
-    if (ftio_stamp_tsc)
+}
+
+/* The first anchor, when the flusher starts (before its thread exists): a
+ * process that records nothing never reads the clock (the vDSO's data pages
+ * are two page faults, bench/README.md "exit latency").  Records stamped
+ * just before it (the first one) are mapped along the same line. */
+void ftio_clock_start(void)
+{
+    if (ftio_stamp_tsc && !ck.base.tsc)
         ck.base = ck.mid = take();
 }
 

@@ -36,6 +36,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -63,24 +64,27 @@ static struct {
     pthread_t        th;
     atomic_uint      kick_word;       /* futex: bumped by every kick */
     atomic_uint      event_word;      /* futex: bumped by the thread at each step a waiter waits for */
+    atomic_int       kick_waiters, event_waiters;   /* threads asleep on either: else no wake */
     atomic_int       stop, exited, shutdown_begun, joined;
     atomic_int       table_ready;     /* the thread has its descriptor table */
+    atomic_int       parked;          /* the thread finished the image's end: it waits for exit_group */
     atomic_uint      progress;        /* batches finished (the exit wait's renewal) */
     _Atomic uint64_t req_gen, done_gen;
     pthread_mutex_t  start_mu;        /* starting the thread */
     pthread_mutex_t  mark_mu;         /* the pending mark */
     pthread_mutex_t  api_mu;          /* one named flush at a time */
-    char             mark[FTIO_WIRE_MAX_STR];
     int              have_mark;
     atomic_int       mpi;             /* enum ftio_mpi_state, set by mpi_life.c */
     int              mpi_sent;        /* the state the last batch carried (flusher) */
     int              app_sent;        /* the image's first batch carried `app` (identity.c) */
     /* Owned by the flusher thread. */
     uint64_t         seq, lost;
+    unsigned         passes;          /* flush passes of this image's thread(s) */
     struct ftio_record     *stage;    /* STAGE_MAX records just drained */
     struct ftio_wire_columns cols;    /* the batch's records, encoded */
     struct ftio_file_entry *fentries;
     struct ftio_wbuf wbuf;
+    char             mark[FTIO_WIRE_MAX_STR];   /* (last: the fields above share a page) */
 } fl = {
     .start_mu = PTHREAD_MUTEX_INITIALIZER,
     .mark_mu = PTHREAD_MUTEX_INITIALIZER,
@@ -94,11 +98,30 @@ void ftio_flusher_init(void)
     atomic_store(&fl.kick_word, 0);
 }
 
+/* A word is bumped, then a sleeper woken only if there is one (the wake is a
+ * system call, and most bumps have nobody asleep: a short process made five
+ * for nothing).  Sequentially consistent: either the waker sees the
+ * sleeper's count, or the sleeper's FUTEX_WAIT sees the bumped word and does
+ * not sleep. */
+static void bump(atomic_uint *word, atomic_int *waiters, int n)
+{
+    atomic_fetch_add(word, 1);
+    if (atomic_load(waiters))
+        syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+}
+
+/* (Async-signal-safe.)  Sleep on word while it is `seen`, until ts. */
+static void sleep_on(atomic_uint *word, atomic_int *waiters, unsigned seen, const struct timespec *ts)
+{
+    atomic_fetch_add(waiters, 1);
+    syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, seen, ts, NULL, 0);
+    atomic_fetch_sub(waiters, 1);
+}
+
 void ftio_flusher_kick(void)
 {
     int saved = errno;
-    atomic_fetch_add(&fl.kick_word, 1);
-    syscall(SYS_futex, &fl.kick_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    bump(&fl.kick_word, &fl.kick_waiters, 1);
     errno = saved;
 }
 
@@ -108,8 +131,7 @@ void ftio_flusher_kick(void)
  * exit of a short process paid several (bench/README.md "exit latency"). */
 static void event(void)
 {
-    atomic_fetch_add(&fl.event_word, 1);
-    syscall(SYS_futex, &fl.event_word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+    bump(&fl.event_word, &fl.event_waiters, INT_MAX);
 }
 
 /* (Async-signal-safe.)  Sleep until an event after `seen` was read, or
@@ -122,14 +144,14 @@ static void wait_event(unsigned seen, int64_t deadline_ns)
     if (left > 5000000)
         left = 5000000;
     struct timespec ts = { 0, (long)left };
-    syscall(SYS_futex, &fl.event_word, FUTEX_WAIT_PRIVATE, seen, &ts, NULL, 0);
+    sleep_on(&fl.event_word, &fl.event_waiters, seen, &ts);
 }
 
 /* Sleep until a kick after `seen` was read, or timeout_ms. */
 static void wait_kick(unsigned seen, int timeout_ms)
 {
     struct timespec ts = { timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000 };
-    syscall(SYS_futex, &fl.kick_word, FUTEX_WAIT_PRIVATE, seen, &ts, NULL, 0);
+    sleep_on(&fl.kick_word, &fl.kick_waiters, seen, &ts);
 }
 
 /* Read after a waited flush, when the flusher is idle. */
@@ -269,8 +291,11 @@ static void flush_all(const char *mark, int final)
     }
     ftio_spool_hold(0);
     /* Spare segments for the next burst, allocated here, off the
-     * application's path (ring.c). */
-    if (!final)
+     * application's path (ring.c); not in the pass at the thread's start:
+     * most processes that record end before the next one (two mappings
+     * and their pages each would add to their exit), and a producer kicks
+     * a pass at half a segment, before it needs a spare. */
+    if (!final && fl.passes++)
         ftio_rings_refill();
 }
 
@@ -285,9 +310,27 @@ static int take_mark(char *out)
     return have;
 }
 
+/* The thread's stack is a fresh mapping: each page it reaches is a page
+ * fault, and on a kernel with page-table isolation and no PCID a fault costs
+ * tens of microseconds (bench/README.md "exit latency").  The pages its
+ * deepest path uses (the first batch: identity.c, mounts.c, the spool's
+ * paths) are made present in one call instead.  Without MADV_POPULATE_WRITE
+ * (Linux < 5.14) the call fails and the pages fault in as before. */
+#define STACK_PREFAULT (48 * 1024)
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+static void prefault_stack(void)
+{
+    char here;
+    uintptr_t page = (uintptr_t)&here & ~(uintptr_t)4095;
+    syscall(SYS_madvise, page - STACK_PREFAULT, STACK_PREFAULT, MADV_POPULATE_WRITE);
+}
+
 static void *flusher_main(void *arg)
 {
     (void)arg;
+    prefault_stack();
     sigset_t set;
     sigfillset(&set);
     sigdelset(&set, SIGSEGV);
@@ -313,6 +356,7 @@ static void *flusher_main(void *arg)
      * yet then (nothing is queued before it is): during the first second
      * the thread looks again every CONNECT_RETRY_MS while a batch waits. */
     int64_t started = ftio_mono_ns();
+    int park = 0;
     for (int first = 1;; first = 0) {
         int wait_ms = ftio_cfg.flush_ms;
         if (ftio_sink_unsent() && ftio_mono_ns() - started < 1000000000ll &&
@@ -335,6 +379,7 @@ static void *flusher_main(void *arg)
                 ftio_spool_notice();
             atomic_store(&fl.done_gen, gen);
             event();
+            park = stopping == FTIO_STOP_FINAL;
             break;
         }
         atomic_store(&fl.done_gen, gen);
@@ -343,8 +388,17 @@ static void *flusher_main(void *arg)
     /* ZeroMQ's threads are gone (zmq_ctx_term joined them); our id may be
      * reused by an application thread, which must not look "private". */
     ftio_fdprivate_drop();
+    atomic_store(&fl.parked, park);
     atomic_store(&fl.exited, 1);
     event();
+    /* The end of the process (exit, _exit, a fatal signal): the thread stays
+     * here until exit_group ends it with the others.  Returning would run
+     * the thread's exit (libc's per-thread cleanup, the stack given back with
+     * madvise, the wake of a joiner) and the application's thread would
+     * join it: pages, system calls and a wake-up more in every short
+     * process's exit (bench/README.md "exit latency"). */
+    while (park)
+        syscall(SYS_futex, &fl.parked, FUTEX_WAIT_PRIVATE, 1, NULL, NULL, 0);
     return NULL;
 }
 
@@ -364,25 +418,37 @@ void ftio_flusher_start_if_needed(void)
     ftio_busy = 1;
     pthread_mutex_lock(&fl.start_mu);
     if (!atomic_load(&ftio_flusher_started)) {
+        ftio_clock_start();
         pthread_attr_t attr;
         pthread_attr_init(&attr);
         pthread_attr_setstacksize(&attr, 256 * 1024);
         int rc = pthread_create(&fl.th, &attr, flusher_main, NULL);
         pthread_attr_destroy(&attr);
         if (rc == 0) {
+            /* Not waited for: the thread copies the descriptor table on
+             * the other core while the application goes on.  Only a close
+             * of stderr waits for the copy (ftio_flusher_stderr_closing). */
             atomic_store(&fl.joined, 0);
             atomic_store(&ftio_flusher_started, 1);
-            /* Once per process: the thread copies the descriptor table
-             * before we go on, so that a short program cannot close its
-             * stderr (coreutils do at exit) before the copy is made: our
-             * warnings and the spool notice need it (bounded). */
-            wait_until(table_ready, 0, 100);
         } else {
             ftio_warn("cannot start the flusher thread: %s", strerror(rc));
         }
     }
     pthread_mutex_unlock(&fl.start_mu);
     ftio_busy = busy;
+}
+
+/* Our warnings, the spool notice and FTIO_DEBUG's lines go to the stderr
+ * the flusher finds in its copy of the descriptor table (fdprivate.c).  A
+ * short program may close its stderr before the thread ran (coreutils do at
+ * exit): the close waits for the copy.  (Before, every start waited for it,
+ * at most 100 ms: on a loaded node the bound ran out, the program closed its
+ * stderr first, and the process's flusher said nothing: the zmtp.sh flake.)
+ * (ZeroMQ's threads, in the private table, start after the copy.) */
+void ftio_flusher_stderr_closing(void)
+{
+    if (atomic_load(&ftio_flusher_started) && !atomic_load(&fl.table_ready) && !in_flusher)
+        wait_until(table_ready, 0, ftio_flusher_wait_bound_ms());
 }
 
 /* Wait (async-signal-safe) until cond() or the deadline. */
@@ -527,6 +593,8 @@ int ftio_flusher_stop(int why)
 /* Join the exited thread once (shutdown and a failed exec may both try). */
 void ftio_flusher_join(void)
 {
+    if (atomic_load(&fl.parked))
+        return;                              /* it never returns: the process ends */
     if (!atomic_exchange(&fl.joined, 1))
         pthread_join(fl.th, NULL);
 }
@@ -590,6 +658,9 @@ void ftio_flusher_after_fork_child(void)
     fl.mpi_sent = FTIO_MPI_NONE;
     fl.app_sent = 0;                        /* a new process: its own `app` */
     atomic_store(&fl.joined, 0);
+    atomic_store(&fl.kick_waiters, 0);        /* (nobody sleeps in the child) */
+    atomic_store(&fl.event_waiters, 0);
+    atomic_store(&fl.parked, 0);              /* the parent's thread is not here */
     atomic_store(&fl.table_ready, 0);
     atomic_store(&fl.stop, 0);
     atomic_store(&fl.exited, 0);

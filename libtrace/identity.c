@@ -36,11 +36,11 @@
 
 static struct {
     int  state;                     /* 0 not computed, 1 done */
-    char exe[PATH_MAX];
-    char exe_id[64];
-    char args[FTIO_ARGS_HASH_HEX], args_norm[FTIO_ARGS_HASH_HEX];
     bool has_args;
     long uid;
+    char exe_id[64];
+    char args[FTIO_ARGS_HASH_HEX], args_norm[FTIO_ARGS_HASH_HEX];
+    char exe[PATH_MAX];             /* last: a short path touches its first page only */
 } ident;
 
 /* "a//b/./c/../d" -> "a/b/d" (lexically: the link is not followed). */
@@ -71,29 +71,41 @@ static bool same_file(const char *path, const struct stat *want)
     return stat(path, &st) == 0 && st.st_dev == want->st_dev && st.st_ino == want->st_ino;
 }
 
-/* The value of PATH in the image's initial environment, into buf. */
+/* The value of PATH in the image's initial environment, into buf: read a
+ * page at a time on the stack (a 256 KB buffer was a mapping of its own and
+ * pages touched in every short process's exit). */
 static bool initial_path(char *buf, size_t cap)
 {
     int fd = open("/proc/self/environ", O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return false;
-    char *env = malloc(ENVIRON_MAX);
-    ssize_t n = 0, r;
-    while (env && n < ENVIRON_MAX - 1 && (r = read(fd, env + n, (size_t)(ENVIRON_MAX - 1 - n))) > 0)
-        n += r;
-    close(fd);
-    bool found = false;
-    if (env) {
-        env[n] = '\0';
-        for (char *e = env; e < env + n; e += strlen(e) + 1)
-            if (strncmp(e, "PATH=", 5) == 0) {
-                snprintf(buf, cap, "%s", e + 5);
-                found = true;
-                break;
+    static const char want[] = "PATH=";
+    char chunk[4096];
+    size_t at = 0, out = 0, total = 0;   /* at: bytes of the current variable seen */
+    bool candidate = true, in_value = false, done = false;
+    ssize_t r;
+    while (!done && total < ENVIRON_MAX && (r = read(fd, chunk, sizeof chunk)) > 0) {
+        total += (size_t)r;
+        for (ssize_t i = 0; i < r && !done; i++) {
+            char c = chunk[i];
+            if (in_value) {
+                if (c == '\0')
+                    done = true;
+                else if (out + 1 < cap)
+                    buf[out++] = c;
+            } else if (c == '\0') {
+                at = 0;
+                candidate = true;
+            } else if (candidate) {         /* still "PATH=" so far */
+                candidate = c == want[at++];
+                in_value = candidate && at == sizeof want - 1;
             }
+        }
     }
-    free(env);
-    return found;
+    close(fd);
+    if (cap)
+        buf[out < cap ? out : cap - 1] = '\0';
+    return in_value;
 }
 
 /* dir/name, normalised, when it is the running file: then it is the exe. */

@@ -278,9 +278,11 @@ FTIO_HIDDEN void ftio_files_after_fork_child(void);
 
 /* ---- the records' clock (clock.c) --------------------------------------
  * init: the TSC or CLOCK_MONOTONIC for ftio_stamp() (constructor, after the
- * configuration); stamps_to_ns: the flusher maps a drain's records to
- * monotonic ns before they are encoded. */
+ * configuration); start: the first anchor (the flusher's start);
+ * stamps_to_ns: the flusher maps a drain's records to monotonic ns before
+ * they are encoded. */
 FTIO_HIDDEN void ftio_clock_init(void);
+FTIO_HIDDEN void ftio_clock_start(void);
 FTIO_HIDDEN void ftio_stamps_to_ns(struct ftio_record *rec, size_t n);
 
 /* ---- the kernel cross-check (unseen.c) --------------------------------
@@ -308,6 +310,9 @@ FTIO_HIDDEN void ftio_rings_after_fork_child(void);
 /* ---- flusher (flusher.c) ---------------------------------------------- */
 FTIO_HIDDEN void ftio_flusher_init(void);
 FTIO_HIDDEN void ftio_flusher_start_if_needed(void);   /* lazy, on first record */
+/* The application closes its descriptor 2: a flusher that has not copied the
+ * descriptor table yet (its stderr, fdprivate.c) does so first (bounded). */
+FTIO_HIDDEN void ftio_flusher_stderr_closing(void);
 FTIO_HIDDEN void ftio_flusher_kick(void);              /* async-signal-safe */
 FTIO_HIDDEN void ftio_flusher_atfork_prepare(void);
 FTIO_HIDDEN void ftio_flusher_atfork_parent(void);

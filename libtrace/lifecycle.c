@@ -31,6 +31,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -264,11 +265,18 @@ FTIO_WRAP(int, execle, (const char *path, const char *arg, ...))
 static const int fatal_signals[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGABRT, SIGSEGV,
                                      SIGBUS, SIGFPE, SIGILL, SIGXCPU, SIGXFSZ, SIGPIPE };
 
-static struct {
-    atomic_int       eligible[NSIG];  /* we flush on this signal when it kills */
-    atomic_int       managed[NSIG];   /* our handler is installed */
+/* What the constructor writes for the fatal signals (up to SIGXFSZ) is one
+ * page: each page a preloaded process touches is a page fault, the most
+ * expensive thing a short process does on this VM (bench/README.md "exit
+ * latency"; the flags as ints made it two). */
+struct signal_state {
+    atomic_schar     eligible[NSIG];  /* we flush on this signal when it kills */
+    atomic_schar     managed[NSIG];   /* our handler is installed */
     struct sigaction app[NSIG];       /* what the application asked for */
-} sigs;
+};
+static struct signal_state sigs __attribute__((aligned(4096)));
+_Static_assert(offsetof(struct signal_state, app) + (SIGXFSZ + 1) * sizeof(struct sigaction) <= 4096,
+               "the fatal signals' state is one page");
 
 static int synchronous(int sig)
 {
@@ -313,18 +321,16 @@ static void on_signal(int sig, siginfo_t *info, void *uc)
     errno = saved;
 }
 
-/* Install our handler for sig with the application's flags and mask. */
-static int install(int sig, const struct sigaction *like)
+/* Install our handler for sig with the application's flags and mask (like's);
+ * *old = the action before, when old is not NULL. */
+static int install(int sig, const struct sigaction *like, struct sigaction *old)
 {
     struct sigaction ours;
     memset(&ours, 0, sizeof ours);
     ours.sa_sigaction = on_signal;
-    ours.sa_flags = SA_SIGINFO | (like ? like->sa_flags & (SA_ONSTACK | SA_RESTART | SA_NODEFER) : SA_RESTART);
-    if (like)
-        ours.sa_mask = like->sa_mask;
-    else
-        sigemptyset(&ours.sa_mask);
-    return real_sigaction(sig, &ours, NULL);
+    ours.sa_flags = SA_SIGINFO | (like->sa_flags & (SA_ONSTACK | SA_RESTART | SA_NODEFER));
+    ours.sa_mask = like->sa_mask;
+    return real_sigaction(sig, &ours, old);
 }
 
 /* One of ours (FTIO_SIGNALS on, in fatal_signals, not ignored at start)? */
@@ -353,7 +359,7 @@ FTIO_WRAP(int, sigaction, (int sig, const struct sigaction *act, struct sigactio
                 return -1;
             atomic_store(&sigs.managed[sig], 0);
         } else {
-            if (install(sig, act) != 0)
+            if (install(sig, act, NULL) != 0)
                 return -1;
             sigs.app[sig] = *act;
             atomic_store(&sigs.managed[sig], 1);
@@ -379,23 +385,46 @@ FTIO_WRAPPER(__sighandler_t, signal, (int sig, __sighandler_t handler))
     return old.sa_handler;
 }
 
+/* Our handler in front of each fatal signal's action at start.  A new image
+ * starts with SIG_DFL (no flags, no mask) or SIG_IGN: ours is installed as
+ * for SIG_DFL and the old action read in the same call (one system call a
+ * signal, not two: every preloaded process makes them); an ignored signal
+ * (nohup) gets its SIG_IGN back, an earlier handler (another preloaded
+ * library's) ours again with its flags and mask.  The signals are blocked
+ * meanwhile, so that none meets the handler installed for SIG_DFL in its
+ * place. */
 static void signals_init(void)
 {
     if (!ftio_cfg.signals || !real_sigaction)
         return;
+    sigset_t all, saved;
+    sigemptyset(&all);
+    for (size_t i = 0; i < sizeof fatal_signals / sizeof *fatal_signals; i++)
+        sigaddset(&all, fatal_signals[i]);
+    pthread_sigmask(SIG_BLOCK, &all, &saved);
+    struct sigaction dfl;                  /* SIG_DFL's flags and mask */
+    memset(&dfl, 0, sizeof dfl);
+    sigemptyset(&dfl.sa_mask);
     for (size_t i = 0; i < sizeof fatal_signals / sizeof *fatal_signals; i++) {
         int sig = fatal_signals[i];
         struct sigaction cur;
-        if (real_sigaction(sig, NULL, &cur) != 0)
+        if (install(sig, &dfl, &cur) != 0)
             continue;
-        if (cur.sa_handler == SIG_IGN)     /* e.g. nohup: leave it alone */
+        if (cur.sa_handler == SIG_IGN) {   /* e.g. nohup: leave it alone */
+            real_sigaction(sig, &cur, NULL);
             continue;
+        }
+        int plain_default = cur.sa_handler == SIG_DFL && sigisemptyset(&cur.sa_mask) &&
+                            !(cur.sa_flags & (SA_ONSTACK | SA_RESTART | SA_NODEFER));
         sigs.app[sig] = cur;               /* SIG_DFL, or an earlier handler */
-        if (install(sig, &cur) == 0) {
+        if (plain_default || install(sig, &cur, NULL) == 0) {
             atomic_store(&sigs.managed[sig], 1);
             atomic_store(&sigs.eligible[sig], 1);
+        } else {
+            real_sigaction(sig, &cur, NULL);
         }
     }
+    pthread_sigmask(SIG_SETMASK, &saved, NULL);
 }
 
 /* ---- init ------------------------------------------------------------- */

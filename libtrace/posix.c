@@ -249,6 +249,8 @@ FCNTL(fcntl64)
 FTIO_WRAPPER(int, close, (int fd))
 {
     FTIO_REAL_OR(close, -1);
+    if (ftio_unlikely(fd == 2))
+        ftio_flusher_stderr_closing();
     struct ftio_fd_slot *s = ftio_posix_fd(fd);
     if (!s) {
         ftio_fd_forget(fd);
@@ -282,6 +284,8 @@ static void closed_range(unsigned first, unsigned last, uint64_t t0, uint64_t t1
 FTIO_WRAPPER(int, close_range, (unsigned first, unsigned last, int flags))
 {
     FTIO_REAL_OR(close_range, -1);
+    if (first <= 2 && last >= 2 && !(flags & FTIO_CLOSE_RANGE_CLOEXEC))
+        ftio_flusher_stderr_closing();
     int on = posix_on();
     ftio_busy++;
     uint64_t t0 = ftio_stamp();
@@ -300,6 +304,8 @@ FTIO_WRAPPER(void, closefrom, (int lowfd))
 {
     if (ftio_unlikely(!ftio_real((void **)&real_closefrom, "closefrom")))
         return;
+    if (lowfd <= 2)
+        ftio_flusher_stderr_closing();
     int on = posix_on();
     ftio_busy++;
     uint64_t t0 = ftio_stamp();

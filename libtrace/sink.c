@@ -112,13 +112,17 @@ static struct {
     int64_t  auth_tried_ns, auth_made_ns, renewed_ns;
     int      auth_uid_known;
     uid_t    auth_uid;                /* who may decode (auth.h), (uid_t)-1 = anyone */
-    uint64_t spooled[SPOOLED_MAX];   /* sent, then spooled unacknowledged */
     size_t   nspooled;
+    size_t   nin;
+    uint64_t in_off;
+    /* The arrays last: a short process touches their first bytes only
+     * (handoff_env[0] at every end), and the fields above stay on one or
+     * two pages (bench/README.md "exit latency"). */
     /* exec hand-off: what the next image gets (out), what we got (in). */
     char     handoff_env[HANDOFF_MAX * 44 + 2200];  /* 64 x "seq/len," + the path: never truncated */
-    size_t   nin;
-    uint64_t in_off, in_seq[HANDOFF_MAX];
+    uint64_t in_seq[HANDOFF_MAX];
     size_t   in_len[HANDOFF_MAX];
+    uint64_t spooled[SPOOLED_MAX];   /* sent, then spooled unacknowledged */
 } sk;
 
 /* ---- the spool file, for what the daemon does not take ------------------ */
@@ -627,6 +631,8 @@ int ftio_sink_handoff_accept(const char *v)
      * image that is not traced, lifecycle.c): we take the batches from our
      * own spool file, never from a path the environment names. */
     char *p;
+    if (!v)
+        return 0;            /* the constructor, state still zero: a page not touched */
     sk.nin = 0;
     if (!v || strtol(v, &p, 10) != (long)getpid() || *p != ':')
         return 0;

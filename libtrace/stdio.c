@@ -210,6 +210,8 @@ FTIO_WRAPPER(int, fclose, (FILE *fp))
     FTIO_REAL_OR(fclose, EOF);
     struct ftio_fd_slot *s = stdio_slot(fp);
     int fd = fp ? fp->_fileno : -1;
+    if (fd == 2)
+        ftio_flusher_stderr_closing();      /* coreutils' close_stdout */
     if (!s) {
         struct ftio_fd_slot *q = ftio_fd_slot(fd);
         if (q && atomic_load_explicit(&q->fp, memory_order_relaxed) == fp)

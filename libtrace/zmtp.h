@@ -24,9 +24,10 @@ struct ftio_zmtp {
     int           connecting;    /* TCP: connect() in progress, our greeting not sent */
     int           greeted;       /* the peer's greeting was read */
     int           ready;         /* ... and its READY: messages may go */
-    unsigned char in[8192];      /* what was read and not parsed yet */
     size_t        nin;
     size_t        skip;          /* bytes of an oversized frame still to discard */
+    unsigned char in[8192];      /* what was read and not parsed yet (last: a short
+                                    exchange touches its first page only) */
 };
 
 /* Can this endpoint be spoken to directly (ipc://PATH, tcp://IPv4:PORT)? */

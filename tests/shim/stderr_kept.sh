@@ -20,4 +20,18 @@ grep -q '^before$' "$T/log.txt" || bad "the program's own line is missing: $(hea
 grep -q 'flusher runs in a private descriptor table' "$T/log.txt" &&
   grep -q 'batch seq 0' "$T/log.txt" && ok "the flusher's diagnostics reach a piped stderr" \
   || bad "the flusher's lines are missing from a piped stderr: $(cat "$T/log.txt")"
+
+# A program that closes its stderr right after its first record: coreutils
+# do at exit (close_stdout), and `cat` of a small file gets there before a
+# new thread has run, the more so on a loaded node.  The flusher starts
+# without the application waiting for it, so the close waits for the
+# flusher's copy of the descriptor table (ftio_flusher_stderr_closing);
+# pinned to one CPU, the thread cannot run before the close unless the close
+# waits for it (without that wait the lines are lost: zmtp.sh's flake).
+command -v taskset >/dev/null || fail "taskset (util-linux) not found"
+echo data >"$T/small"
+FTIO_DEBUG=1 FTIO_SPOOL=always traced taskset -c 0 cat "$T/small" 2>"$T/cat.log" >/dev/null ||
+  bad "cat failed: $(cat "$T/cat.log")"
+grep -q 'batch seq 0' "$T/cat.log" && ok "a program closing its stderr at once keeps the flusher's lines" ||
+  bad "the flusher's lines are missing when the program closes its stderr at once: $(cat "$T/cat.log")"
 finish
