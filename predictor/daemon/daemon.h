@@ -156,6 +156,7 @@ struct ftiod {
     double started;             /* monotonic s */
 
     volatile sig_atomic_t stop; /* SIGINT/SIGTERM */
+    volatile int64_t signalled_ns;  /* monotonic ns of that signal (the handler's clock read) */
     volatile sig_atomic_t reopen; /* SIGHUP: an analysis thread reopens --log */
     double stop_at;             /* monotonic s the analysis threads saw stop */
     double heap_checked;        /* monotonic s heap.c last looked (ingest thread) */
