@@ -119,7 +119,7 @@ UNKNOWN_TESTS = $(filter-out $(foreach t,$(ALL_TESTS),$(call test_name,$(t))),$(
 CHECK_BUILD_JOBS = $(if $(filter -j%,$(MAKEFLAGS)),,-j2)
 check: check-names deps
 	@$(MAKE) --no-print-directory $(CHECK_BUILD_JOBS) build-all
-	@B=$(B) sh tests/run.sh $(SELECTED_TESTS)
+	@B=$(B) SUITE_BESIDE="$(CHECK_BESIDE)" sh tests/run.sh $(SELECTED_TESTS)
 
 check-names:
 	@$(if $(strip $(UNKNOWN_TESTS)),echo "make check: no test named $(UNKNOWN_TESTS) (make list-tests)" >&2; exit 2,:)

@@ -176,9 +176,13 @@ def daemon_messages(args, prefix, tid, detector, tmp):
     log = os.path.join(d, "log.jsonl")
     os.environ["FTIO_AUTH"] = "none"      # our daemon runs --auth none: replay unsigned
     cmd = [args.ftiod, "--auth", "none", "--listen", ep + ".in", "--pub", ep + ".pub", "--status-endpoint", ep + ".st",
-           "--log", log, "--catch-up", "every"] + (["--compat"] if detector == "compat" else [])
+           "--log", log, "--catch-up", "every", "--settle-end", "0.2"] + (["--compat"] if detector == "compat" else [])
     # --catch-up every: the replay arrives at once, and by default a job that
     # far behind goes to its newest boundary; scored here is every boundary.
+    # --settle-end 0.2: `ftio replay` sends the processes' batches merged in
+    # time order and has sent them all when the .end is awaited, so no batch
+    # can follow the processes' final ones; ftiod's default (2 s of quiet
+    # after them) is only waiting, for each of the traces.
     p = subprocess.Popen(cmd, stderr=subprocess.DEVNULL)
     try:
         for _ in range(100):

@@ -13,12 +13,12 @@ REALAPPS_SHARED := bench/realapps/phaselog.c bench/realapps/phaselog.h bench/rea
 HDF5_MPI_CFLAGS = $(shell pkg-config --cflags hdf5-openmpi 2>/dev/null)
 HDF5_MPI_LIBS = $(shell pkg-config --libs hdf5-openmpi 2>/dev/null || echo -lhdf5)
 
-$(B)/bench/realapps/shapes: bench/realapps/shapes.c $(REALAPPS_SHARED) $(COMMON_LIB)
+$(B)/bench/realapps/shapes: bench/realapps/shapes.c $(REALAPPS_SHARED) $(COMMON_LIB) $(MPI_FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) -o $@ bench/realapps/shapes.c $(filter %.c,$(REALAPPS_SHARED)) $(COMMON_LIB) \
 	  $(LDFLAGS) -lm
 
-$(B)/bench/realapps/h5out: bench/realapps/h5out.c $(REALAPPS_SHARED) $(COMMON_LIB)
+$(B)/bench/realapps/h5out: bench/realapps/h5out.c $(REALAPPS_SHARED) $(COMMON_LIB) $(MPI_FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) $(HDF5_MPI_CFLAGS) -o $@ bench/realapps/h5out.c $(filter %.c,$(REALAPPS_SHARED)) \
 	  $(COMMON_LIB) $(LDFLAGS) $(HDF5_MPI_LIBS)

@@ -11,7 +11,7 @@ SCAN_MPI_BIN := $(B)/bin/ftio-scan-mpi
 
 $(SCAN_LIB): $(SCAN_OBJS)
 
-$(B)/predictor/scan/scan_mpi.o: predictor/scan/scan_mpi.c $(FLAGS_STAMP)
+$(B)/predictor/scan/scan_mpi.o: predictor/scan/scan_mpi.c $(MPI_FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) -MMD -MP -c $< -o $@
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 # suite-lane: beside   (tests/run.sh: nothing here depends on time or load)
-# suite-timeout: 900   (two builds of the tree; about 120 s on an idle machine)
+# suite-timeout: 900   (a build of the tree at -O0; about 60 s on an idle machine)
 # install.sh -- `make install` / `make uninstall` as a site and a user would
 # use them (mk/install.mk):
 #  - `make -n install` on a fresh tree plans no test, Check or bench build;
@@ -36,8 +36,10 @@ done
 # (mk/paths.mk), and the suite's own build in $B keeps its own.  What is
 # tested is the installation, not the compiler: the suite's own build already
 # compiled every source with the default flags, so these builds run -O0 (half
-# the compile time) and -j2; the two full builds (without and with mpicc: the
-# compiler is part of mk/flags.mk's stamp) are most of this test's time.
+# the compile time) and -j2; the first, from nothing, is most of this test's
+# time (the next one, with mpicc, builds the MPI program only: mk/flags.mk
+# keeps the MPI compiler in a stamp of its own; the others rebuild what
+# includes the installation's paths, mk/paths.mk).
 MAKE="make -j2 -s --no-print-directory B=$T/fresh OPT=-O0"
 
 # ---- what install builds -------------------------------------------------------

@@ -22,7 +22,7 @@
 # Polling instead of sleeping: wait_for SECONDS CMD..., wait_file,
 #   wait_grep, wait_gone, wait_connected.
 # Components: start_daemon (ftiod), start_recv/wait_recv (ftio-wire recv),
-#   start_munged, as_user, traced, run_mpi / MPIRUN, run_checkpoint, wire.
+#   start_munged, as_user, traced, run_mpi / start_mpi / MPIRUN, run_checkpoint, wire.
 # Reading results: val, expect_eq, compare_counts (ftio-wire recv reports),
 #   wait_topic, jsonl, close (ftiod's --log).
 set -u
@@ -274,12 +274,22 @@ as_user() {
 # MPIRUN: mpirun with the flags every test needs (root allowed, more ranks
 # than cores); run_mpi NP ARGS...: NP ranks, bounded in time, the traced
 # programs' leaks unchecked; its exit status is left in $rc (never aborts).
+# start_mpi NP ARGS...: the same in the background (a test does something
+# else meanwhile), its pid in MPI_PID, stopped at exit; wait_mpi: its exit
+# status in $rc.
 MPIRUN="mpirun --allow-run-as-root --oversubscribe"
-run_mpi() {
+run_mpi() { start_mpi "$@"; wait_mpi; }
+start_mpi() {
   _np=$1; shift
   command -v mpirun >/dev/null || fail "mpirun not found (Debian package openmpi-bin)"
+  timeout 120 $MPIRUN -np "$_np" -x ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}$APP_ASAN_OPTIONS" "$@" &
+  MPI_PID=$!
+  PIDS="$PIDS $MPI_PID"
+}
+wait_mpi() {
   rc=0
-  timeout 120 $MPIRUN -np "$_np" -x ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}$APP_ASAN_OPTIONS" "$@" || rc=$?
+  wait "$MPI_PID" || rc=$?
+  PIDS=$(echo " $PIDS " | sed "s/ $MPI_PID / /")   # gone: its pid may be another's soon
 }
 
 # run_checkpoint JOB CHECKPOINT-ARGS...: 4 ranks of the checkpoint example

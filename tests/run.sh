@@ -9,6 +9,11 @@ LOGS="$B/test-logs"
 mkdir -p "$LOGS"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
+# Open MPI's hwloc reads the PCI names file (pci.ids) through libpciaccess,
+# which grows its buffer by small reallocs: ASan's realloc copies each time,
+# and every rank and orted took 45-160 s to start under `make asan` (the MPI
+# tests timed out at 120 s).  One node needs no PCI locality.
+export HWLOC_COMPONENTS=-pci
 # The suite starts from none of the caller's FTIO_* variables; those set
 # below are named in FTIO_TEST_KEEP, which tests/lib.sh leaves alone.
 for _v in $(env | sed -n 's/^\(FTIO_[A-Za-z0-9_]*\)=.*/\1/p'); do unset "$_v"; done
@@ -28,24 +33,35 @@ export FTIO_AUTH=none
 # that what the tests count is never in the socket and the spool file both on
 # a loaded machine; bench/exit_latency measures the default.
 export FTIO_EXIT_WAIT_MS=3000
+# cpu_now: CPU = the CPU seconds (user + system) of this lane's finished
+# children (the tests: each waits for what it started), from the shell's own
+# `times` (into a file: in $(...) or a pipe it would be a subshell's).
+cpu_now() {
+  times >"$LOGS/.times-$LANE"
+  CPU=$(awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, a, "m"); t += a[1] * 60 + a[2] }
+                       printf "%.0f", t }' "$LOGS/.times-$LANE")
+}
 # run_one TEST: runs it (in $LOGS/NAME.log; under $LANE_NICE), prints its PASS
-# or FAIL line (a failure with the tail of its log, in one write) and appends
-# "PASSED FAILED NAME" to $LOGS/results.
-LANE_NICE=""
+# or FAIL line (a failure with the tail of its log, in one write), appends
+# "PASSED FAILED NAME" to $LOGS/results and "SECONDS CPU-SECONDS LANE NAME" to
+# $LOGS/times (where the suite's time goes: tests/README.md).
+LANE=main LANE_NICE=""
 run_one() {
   t=$1
   name=$(basename "$t")
   log="$LOGS/$name.log"
   start=$(date +%s)
+  cpu_now; cpu0=$CPU
   # A shell test has 300 s, or what its line "# suite-timeout: N" says (the
-  # install test builds the tree twice: at nice 5 beside a CPU hog that
-  # takes more than 300 s).
+  # install test builds the tree: at nice 5 beside a CPU hog that takes more
+  # than 300 s).
   case "$t" in
     *.sh) limit=$(sed -n 's/^# suite-timeout: *\([0-9][0-9]*\).*/\1/p' "$t" | head -1)
           timeout "${limit:-300}" $LANE_NICE sh "$t" >"$log" 2>&1; rc=$? ;;
-    *)    CK_DEFAULT_TIMEOUT=60 timeout 600 "$t" >"$log" 2>&1; rc=$? ;;
+    *)    CK_DEFAULT_TIMEOUT=60 timeout 600 $LANE_NICE "$t" >"$log" 2>&1; rc=$? ;;
   esac
   secs=$(( $(date +%s) - start ))
+  cpu_now; cpu=$(( CPU - cpu0 ))
   summary=$(grep -E 'Checks: [0-9]+, Failures: [0-9]+, Errors: [0-9]+' "$log" | tail -1)
   if [ -n "$summary" ]; then
     n=$(echo "$summary" | sed -E 's/.*Checks: ([0-9]+).*/\1/')
@@ -64,8 +80,11 @@ run_one() {
     cat "$LOGS/$name.fail"
   fi
   echo "$p $f $name" >>"$LOGS/results"
+  echo "$secs $cpu $LANE $name" >>"$LOGS/times"
 }
 : >"$LOGS/results"
+: >"$LOGS/times"
+SUITE_START=$(date +%s)
 # Two lanes.  A shell test whose file has the line "# suite-lane: beside"
 # asserts nothing that depends on time or load (installs, documents, option
 # parsing, offline analyses of files; no live prediction, no deadline but
@@ -74,15 +93,18 @@ run_one() {
 # order, as before.  The second lane runs at nice 5: the tests of the first
 # lane, which must pass on a loaded machine anyway, keep the larger share of
 # the CPU.
+# A Check binary named in SUITE_BESIDE (tests/tests.mk: CHECK_BESIDE) runs
+# there too.
 beside=""; alone=""
 for t in "$@"; do
   case "$t" in
     *.sh) if grep -q '^# suite-lane: beside' "$t"; then beside="$beside $t"; continue; fi ;;
+    *)    case " ${SUITE_BESIDE:-} " in *" $t "*) beside="$beside $t"; continue ;; esac ;;
   esac
   alone="$alone $t"
 done
 if [ -n "$beside" ]; then
-  ( LANE_NICE="nice -n 5"
+  ( LANE=beside LANE_NICE="nice -n 5"
     for t in $beside; do run_one "$t"; done ) &
   BESIDE=$!
 fi
@@ -113,6 +135,13 @@ if [ -s "$LOGS/leftovers" ]; then
   failures="$failures (leftover-processes)"; failed=$(( failed + 1 ))
   for p in $(cut -d' ' -f1 "$LOGS/leftovers"); do kill "$p" 2>/dev/null; done
 fi
+# Where the time went: each lane's seconds and its tests' CPU seconds, the
+# slowest tests of the first lane (the suite's time is that lane's).
+awk -v wall=$(( $(date +%s) - SUITE_START )) '
+  { s[$3] += $1; c[$3] += $2 }
+  END { printf "time: %d s; main lane %d s (CPU %d s), beside lane %d s (CPU %d s)\n",
+               wall, s["main"], c["main"], s["beside"], c["beside"] }' "$LOGS/times"
+echo "slowest of the main lane:$(sort -rn "$LOGS/times" | awk '$3 == "main" && n++ < 6 { printf " %s %d s,", $4, $1 }' | sed 's/,$//')"
 [ -n "$failures" ] && echo "failed:$failures"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

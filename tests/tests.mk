@@ -21,3 +21,8 @@ include tests/tests_forecast.mk
 SHELL_TESTS += tests/install.sh tests/kit.sh tests/deps.sh tests/license.sh tests/spdx.sh
 include tests/tests_slurm.mk
 include tests/tests_realapps.mk
+# Check binaries that compute on data in memory and assert nothing that
+# depends on time or load (the analysis, the wire format, the readers) run
+# in the second lane of tests/run.sh, as a shell test with the line
+# "# suite-lane: beside" does (the Makefile passes them as SUITE_BESIDE).
+CHECK_BESIDE = $(filter $(ANALYSIS_TESTS) $(B)/tests/test_wire $(B)/tests/test_readers,$(CHECK_PROGS))

@@ -29,15 +29,15 @@ $(B)/tests/libftio-mpifake.so: $(MPIIO_OBJS) $(B)/tests/mpiio/fakecore.o
 	@mkdir -p $(dir $@)
 	$(CC) -shared -o $@ $^ -ldl $(LDFLAGS)
 
-$(B)/tests/libmpi-othertool.so: tests/mpiio/othertool.c $(FLAGS_STAMP)
+$(B)/tests/libmpi-othertool.so: tests/mpiio/othertool.c $(MPI_FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) -shared -o $@ $< $(LDFLAGS)
 
-$(B)/tests/mpiio_calls: tests/mpiio/mpiio_calls.c common/record.h $(FLAGS_STAMP)
+$(B)/tests/mpiio_calls: tests/mpiio/mpiio_calls.c common/record.h $(MPI_FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) -o $@ $< $(LDFLAGS)
 
-$(B)/tests/mpiio_threads: tests/mpiio/mpiio_threads.c common/record.h $(FLAGS_STAMP)
+$(B)/tests/mpiio_threads: tests/mpiio/mpiio_threads.c common/record.h $(MPI_FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) -o $@ $< $(LDFLAGS)
 

@@ -264,4 +264,20 @@ void ftio_predict_next(const struct ftio_candidate *dom, const struct ftio_metri
 void ftio_acf_period(const double *acf, size_t n, double fs, double *scratch,
                      struct ftio_acf *out);
 
+/* bin_pool.c: the bins' blocks (bins.c) in pages of their own; a page whose
+ * blocks are all free goes back to the system at once, not at a heap trim.
+ * ftio_bin_pool_alloc() gives a zeroed block of `size` bytes (at most four
+ * sizes, each under 8 KiB) or NULL with ENOMEM; thread-safe. */
+void *ftio_bin_pool_alloc(size_t size);
+void  ftio_bin_pool_free(void *block);
+struct ftio_bin_pool_stats {
+    size_t blocks;        /* blocks given out */
+    size_t pages;         /* pages holding at least one */
+    size_t spare;         /* empty pages kept resident for the next blocks */
+    size_t released;      /* empty pages given back (not resident) */
+    size_t mapped;        /* bytes mapped, in all */
+    size_t given_back;    /* bytes given back so far, in all */
+};
+void  ftio_bin_pool_stats(struct ftio_bin_pool_stats *s);
+
 #endif

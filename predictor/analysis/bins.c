@@ -28,7 +28,9 @@
  * newest are kept (the horizon), and a caller that knows its window will
  * not reach back drops older ones (ftio_bins_forget).  Each record costs
  * O(bins it spans); a lookup is O(1) for records in time order (the block
- * of the previous one or the next), O(log blocks) otherwise.
+ * of the previous one or the next), O(log blocks) otherwise.  The blocks live
+ * in pages of their own (bin_pool.c): what a window forgets goes back to the
+ * system with its pages, not at a heap trim.
  */
 #include <errno.h>
 #include <math.h>
@@ -113,8 +115,8 @@ static struct ftio_bin_block *reach(struct ftio_bins *b, int64_t j)
     if (!found) {
         if (ftio_grow((void **)&b->block, &b->cap, b->nblocks + 1, sizeof *b->block) != 0)
             return NULL;
-        struct ftio_bin_block *n =
-            calloc(1, sizeof *n + columns(b) * FTIO_BIN_BLOCK * sizeof(double));
+        struct ftio_bin_block *n =   /* zeroed; its page goes back whole (bin_pool.c) */
+            ftio_bin_pool_alloc(sizeof *n + columns(b) * FTIO_BIN_BLOCK * sizeof(double));
         if (!n)
             return NULL;
         n->index = index;
@@ -152,7 +154,7 @@ static void drop_before(struct ftio_bins *b, int64_t first)
 {
     size_t n = 0;
     while (n < b->nblocks && (b->block[n]->index + 1) * FTIO_BIN_BLOCK <= first)
-        free(b->block[n++]);
+        ftio_bin_pool_free(b->block[n++]);
     memmove(b->block, b->block + n, (b->nblocks - n) * sizeof *b->block);
     b->nblocks -= n;
     b->cursor = 0;
@@ -381,7 +383,7 @@ int ftio_bins_clone(const struct ftio_bins *src, struct ftio_bins *dst)
     dst->cap = src->nblocks;
     size_t size = sizeof **src->block + columns(src) * FTIO_BIN_BLOCK * sizeof(double);
     for (; dst->nblocks < src->nblocks; dst->nblocks++) {
-        if (!(dst->block[dst->nblocks] = malloc(size))) {
+        if (!(dst->block[dst->nblocks] = ftio_bin_pool_alloc(size))) {
             ftio_bins_free(dst);
             return -1;
         }
@@ -446,7 +448,7 @@ int ftio_bins_samples(const struct ftio_bins *b, double ts, double te,
 void ftio_bins_free(struct ftio_bins *b)
 {
     for (size_t k = 0; k < b->nblocks; k++)
-        free(b->block[k]);
+        ftio_bin_pool_free(b->block[k]);
     free(b->block);
     memset(b, 0, sizeof *b);
 }

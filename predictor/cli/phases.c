@@ -140,30 +140,35 @@ static inline double start_at(const struct ftio_trace_dir *dir, const struct fti
     return k < dir->req.n ? dir->req.t_start[k] : t->meta[k - dir->req.n].ts;
 }
 
-/* The earliest start into *lo and *hi the latest; true when ticks serve
- * (some records, every start finite, within ORDER_INDEX_BITS and the
- * ticks' bits). */
-static bool ticks_fit(const struct ftio_trace_dir *dir, const struct ftio_trace *t, size_t ne,
-                      double *lo, double *hi)
+/* The records' span of starts: the earliest (lo) and the latest (hi); fit
+ * when ticks serve (some records, every start finite, within
+ * ORDER_INDEX_BITS and the ticks' bits).  Taken once, for the merge and the
+ * bucket order alike. */
+struct span {
+    double lo, hi;
+    bool fit;
+};
+
+static struct span ticks_fit(const struct ftio_trace_dir *dir, const struct ftio_trace *t, size_t ne)
 {
     bool finite = true;
-    *lo = INFINITY;
-    *hi = -INFINITY;
+    struct span s = { INFINITY, -INFINITY, false };
     for (size_t i = 0; i < ne; i++) {
         double x = start_at(dir, t, i);
         finite &= isfinite(x);
-        *lo = fmin(*lo, x);
-        *hi = fmax(*hi, x);
+        s.lo = x < s.lo ? x : s.lo;          /* no fmin() call: not finite fails below */
+        s.hi = x > s.hi ? x : s.hi;
     }
-    return ne > 0 && finite && ne < (1u << ORDER_INDEX_BITS) &&
-           (*hi - *lo) * ORDER_TICKS < (double)(1ull << (64 - ORDER_INDEX_BITS));
+    s.fit = ne > 0 && finite && ne < (1u << ORDER_INDEX_BITS) &&
+            (s.hi - s.lo) * ORDER_TICKS < (double)(1ull << (64 - ORDER_INDEX_BITS));
+    return s;
 }
 
 static int walk_order(const struct ftio_trace_dir *dir, const struct ftio_trace *t, size_t ne,
-                      uint32_t *ord)
+                      struct span sp, uint32_t *ord)
 {
-    double lo, hi;
-    if (!ticks_fit(dir, t, ne, &lo, &hi)) {
+    double lo = sp.lo, hi = sp.hi;
+    if (!sp.fit) {
         double *ts = malloc((ne ? ne : 1) * sizeof *ts);
         int rc = -1;
         if (ts) {
@@ -287,12 +292,11 @@ static void merge_free(struct merge *m)
 
 /* 1: merging (m ready), 0: walk_order() is the way, -1: out of memory. */
 static int merge_init(struct merge *m, const struct ftio_trace_dir *dir, const struct ftio_trace *t,
-                      size_t ne)
+                      size_t ne, struct span sp)
 {
-    double lo, hi;
-    if (!ticks_fit(dir, t, ne, &lo, &hi))
+    if (!sp.fit)
         return 0;
-    *m = (struct merge){ .dir = dir, .t = t, .lo = lo };
+    *m = (struct merge){ .dir = dir, .t = t, .lo = sp.lo };
     m->pos = malloc(MERGE_RUNS_MAX * sizeof *m->pos);
     m->end = malloc(MERGE_RUNS_MAX * sizeof *m->end);
     if (!m->pos || !m->end)
@@ -393,7 +397,8 @@ int ftio_cli_phases(const struct ftio_trace *t, enum ftio_io_mode mode, const st
     }
     size_t ne = dir->req.n + t->nmeta;
     struct merge mg = { 0 };
-    int merging = merge_init(&mg, dir, t, ne);
+    struct span sp = ticks_fit(dir, t, ne);
+    int merging = merge_init(&mg, dir, t, ne, sp);
     uint32_t *ord = merging ? NULL : ftio_big_calloc(ne, sizeof *ord);
     struct event *chunk = malloc(WALK_CHUNK * sizeof *chunk);
     struct procmap pm = { 0 };
@@ -406,7 +411,7 @@ int ftio_cli_phases(const struct ftio_trace *t, enum ftio_io_mode mode, const st
     ftio_pt_init(&pt, 2.0 / (fs_rate > 0 ? fs_rate : 10));
     struct described d = { 0 };
     int rc = -1;
-    if (merging < 0 || (!merging && (!ord || walk_order(dir, t, ne, ord) != 0)) || !chunk ||
+    if (merging < 0 || (!merging && (!ord || walk_order(dir, t, ne, sp, ord) != 0)) || !chunk ||
         !pm.key || !pm.val)
         goto out;
     double gap = ftio_pt_gap(&pt, r->has_period ? r->dominant.period : NAN,

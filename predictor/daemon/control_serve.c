@@ -260,10 +260,13 @@ static char *status_request(struct ftiod *d, const struct asker *a, const char *
     (void)arg;
     if (!a->admin && a->uid < 0)
         return refuse(d, a, "the status of every job");
+    /* The document is made under the lock, its text outside it: 10,000 jobs
+     * are megabytes of text, which the ingest and the analyses need not wait
+     * for (the document shares nothing with the jobs). */
     pthread_mutex_lock(&d->lock);
-    char *doc = ftiod_status_json(d, a->admin ? -1 : a->uid);
+    json_t *doc = ftiod_status_doc(d, a->admin ? -1 : a->uid);
     pthread_mutex_unlock(&d->lock);
-    return doc;
+    return dump(doc);
 }
 
 /* `machine`: the machine forecast (machine.c says who sees what); anyone

@@ -129,8 +129,11 @@ struct ftiod_stats {
  * about it (status.c). */
 struct ftiod_ended {
     int64_t uid;                /* its owner, -1 under --auth none */
-    json_t *end;                /* its end message (PROTOCOL.md §2) with "ended_at"
-                                   (Unix s) and "uid" added */
+    double  ended_at;           /* Unix s */
+    char   *id;                 /* its job id */
+    char   *end;                /* its end message (PROTOCOL.md §2) as published: parsed,
+                                   with "ended_at" and "uid" added, only when asked
+                                   for (10,000 ends at once parsed nothing) */
 };
 
 struct ftiod {
@@ -156,6 +159,7 @@ struct ftiod {
     double started;             /* monotonic s */
 
     volatile sig_atomic_t stop; /* SIGINT/SIGTERM */
+    volatile int64_t signalled_ns;  /* monotonic ns of that signal (the handler's clock read) */
     volatile sig_atomic_t reopen; /* SIGHUP: an analysis thread reopens --log */
     double stop_at;             /* monotonic s the analysis threads saw stop */
     double heap_checked;        /* monotonic s heap.c last looked (ingest thread) */
@@ -271,7 +275,9 @@ void ftiod_state_release_all(struct ftiod_state *s, struct job_table *t);
  * thread; takes d->lock itself, and only when a sync is due; syncs outside
  * it). */
 void ftiod_state_sync(struct ftiod *d, double now);
-/* heap.c (ingest thread, each poll turn): free memory back to the system. */
+/* heap.c (ingest thread, each poll turn): free memory back to the system;
+ * ftiod_heap_init() once at start, before any thread. */
+void ftiod_heap_init(void);
 void ftiod_heap_trim(struct ftiod *d, double now);
 
 /* zap.c: the ZAP thread (bound before any socket with a ZAP domain connects). */
@@ -312,9 +318,10 @@ bool ftiod_claim_namespaced(const char *id);
 bool ftiod_claim_stored(const struct job *j, const char *id, int64_t uid);
 
 /* status.c */
-/* Build the status document (caller holds d->lock): every job when uid < 0,
- * else only the jobs uid owns. */
-char *ftiod_status_json(struct ftiod *d, int64_t uid);
+/* Build the status document (caller holds d->lock; it shares nothing with
+ * the jobs, so its text is made after the lock is dropped): every job when
+ * uid < 0, else only the jobs uid owns. */
+json_t *ftiod_status_doc(struct ftiod *d, int64_t uid);
 /* Remember an ended job (caller holds d->lock): end is its end message
  * (copied). */
 void ftiod_ended_add(struct ftiod *d, const struct job *j, const char *end);

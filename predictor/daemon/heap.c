@@ -27,8 +27,24 @@
 #include "daemon.h"
 
 #define HEAP_EVERY    10.0
+/* free() gives the top of an arena back (madvise) past this; an analysis
+ * thread's arena grows and shrinks by a window's buffers at each analysis,
+ * and each shrink cost a TLB shootdown on every core ftiod runs on (10 % of
+ * the analysis threads' CPU at 3,000 jobs, perf: in a VM an IPI is slow).
+ * Past a peak, ftiod_heap_trim gives back what stays free. */
+#define HEAP_TRIM_THRESHOLD (8u << 20)
+/* Setting the trim threshold freezes malloc's mmap threshold at its 128-KiB
+ * start: a window of 36,000 samples (288 KB) would be mapped and unmapped
+ * at each analysis.  Blocks past this are still mapped. */
+#define HEAP_MMAP_THRESHOLD (4u << 20)
 #define HEAP_FREE_MIN (32u << 20)
 #define HEAP_SAY      0.1     /* s: a trim that long is logged (info) */
+
+void ftiod_heap_init(void)
+{
+    mallopt(M_TRIM_THRESHOLD, HEAP_TRIM_THRESHOLD);
+    mallopt(M_MMAP_THRESHOLD, HEAP_MMAP_THRESHOLD);
+}
 
 void ftiod_heap_trim(struct ftiod *d, double now)
 {

@@ -36,6 +36,14 @@
 #define SCHED_STOP_BUDGET 1.5
 #define SCHED_STOP_ANALYSES 0.75
 
+/* An ending job takes up to this many of its last boundaries a mode in one
+ * turn, and its summaries in the same turn when none is left: under
+ * --catch-up newest an end has one or two (the newest due, the one past the
+ * data), so 10,000 jobs ending together need one round of turns for their
+ * summaries and one for their `.end`, not a round per boundary; a replay's
+ * end under --catch-up every, with thousands due, still takes many turns. */
+#define SCHED_ENDING_STEPS 8
+
 /* One analysis thread's private buffers: nothing here is shared. */
 struct analysis {
     struct ftiod *d;
@@ -51,7 +59,7 @@ enum sched_work {
     SCHED_BOUNDARIES,    /* the next boundary of each mode that has one due */
     SCHED_SUMMARISE,     /* every process sent final: remaining boundaries, then
                             the summaries (the end follows after --settle-end) */
-    SCHED_END,           /* remaining boundaries (one per turn), then the end */
+    SCHED_END,           /* remaining boundaries (SCHED_ENDING_STEPS a turn), then the end */
     SCHED_REVISION,      /* late batches after its end: a corrected end */
 };
 

@@ -4,7 +4,7 @@
  * Work is given out in rounds.  When the queue runs dry one thread scans the
  * job table (starting one job further each round: round robin) and queues
  * every job that has something due -- a boundary of a mode, its end, a
- * corrected end -- once: live jobs first, then backlogs (data that lags the
+ * corrected end -- once: ends first, then live jobs, then backlogs (data that lags the
  * wall clock by more than SCHED_LIVE_LAG: a replayed spool file; or, under
  * --catch-up every, a job more than one boundary behind).  A queued job is
  * `held`: one thread at a time takes it for one turn (sched_step.c: one
@@ -205,7 +205,7 @@ static int queue_room(struct sched_queue *s, size_t n)
 static void refill(struct ftiod *d, struct sched_queue *s, double now, bool stopping)
 {
     double t0 = ftiod_now();
-    size_t n = d->jobs.n, nback = 0;
+    size_t n = d->jobs.n, nback = 0, nend = 0;
     s->n = s->head = 0;
     if (n == 0 || queue_room(s, n) < 0)
         return;
@@ -225,10 +225,19 @@ static void refill(struct ftiod *d, struct sched_queue *s, double now, bool stop
             continue;
         }
         j->held = true;
-        if (w != SCHED_REVISION && is_backlog(d, j))
+        if (w == SCHED_END || w == SCHED_SUMMARISE || w == SCHED_REVISION) {
+            /* Ends first: a `.end` is due --settle-end after the final
+             * batch, and 10,000 of them may come at once; the live job
+             * whose place it takes goes to the round's end. */
+            if (nend < s->n)
+                s->q[s->n] = s->q[nend];
+            s->n++;
+            s->q[nend++] = j;
+        } else if (is_backlog(d, j)) {
             s->back[nback++] = j;
-        else
+        } else {
             s->q[s->n++] = j;
+        }
     }
     memcpy(s->q + s->n, s->back, nback * sizeof *s->back);
     s->n += nback;

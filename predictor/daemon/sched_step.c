@@ -13,8 +13,9 @@
  * (ftio_stream_commit) and build the JSON, and publishes outside it: ingest
  * never waits for an analysis.  A turn is one boundary per mode.  Jobs whose
  * processes all sent `final`, that were silent for --job-timeout, or all jobs
- * at shutdown (without --state-dir) get their remaining boundaries, one per
- * turn, then the summary of the whole job and their `ftio.<job>.end`
+ * at shutdown (without --state-dir) get their remaining boundaries (a few a
+ * turn: sched.h SCHED_ENDING_STEPS), then the summary of the whole job and
+ * their `ftio.<job>.end`
  * (end_message.c); an ended job is kept --late-batches seconds for a
  * corrected end, then removed (see daemon.h for who removes what).  The
  * summary is what the offline `ftio` says of the complete trace (the stream
@@ -267,14 +268,14 @@ bool sched_turn(struct analysis *a, struct job *j, double now, bool stopping)
         if (!m->stream)
             continue;
         sched_online_ready(&d->cfg, m);
-        if (sched_boundary_due(d, j, m, ftiod_now(), ending)) {
+        for (int k = 0; k < (ending ? SCHED_ENDING_STEPS : 1) &&
+                        sched_boundary_due(d, j, m, ftiod_now(), ending); k++)
             sched_analyse_boundary(a, j, mode);
-            left |= ending && sched_boundary_due(d, j, m, ftiod_now(), true);
-        }
+        left |= ending && sched_boundary_due(d, j, m, ftiod_now(), true);
     }
-    /* An ending job's boundaries take a turn each, as live ones do; the end
-     * (or, before it is due, its summaries) comes in the turn that finds
-     * none left. */
+    /* An ending job's last boundaries (SCHED_ENDING_STEPS a mode) and then
+     * the end (or, before it is due, its summaries) come in the turn that
+     * finds none left. */
     if (ending && !left && w == SCHED_SUMMARISE)
         summarise(a, j, false);
     else if (ending && !left)

@@ -54,29 +54,29 @@ void ftiod_ended_add(struct ftiod *d, const struct job *j, const char *end)
         return;
     if (!d->ended && !(d->ended = calloc(keep, sizeof *d->ended)))
         return;
-    json_t *copy = json_loads(end, 0, NULL);
-    if (!copy)
+    char *copy = strdup(end), *id = strdup(j->id);
+    if (!copy || !id) {
+        free(copy);
+        free(id);
         return;
+    }
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
-    json_object_set_new(copy, "ended_at", json_real((double)now.tv_sec + now.tv_nsec * 1e-9));
-    json_object_set_new(copy, "uid", j->uid >= 0 ? json_integer((json_int_t)j->uid) : json_null());
+    struct ftiod_ended add = {j->uid, (double)now.tv_sec + now.tv_nsec * 1e-9, id, copy};
     /* A corrected end (a later revision) takes the place of the first. */
-    for (size_t k = 0; k < d->nended; k++) {
-        struct ftiod_ended *e = ended_at(d, k);
-        const char *id = json_string_value(json_object_get(e->end, "job"));
-        if (id && strcmp(id, j->id) == 0) {
-            json_decref(e->end);
-            e->end = copy;
-            return;
-        }
+    struct ftiod_ended *e = NULL;
+    for (size_t k = 0; k < d->nended && !e; k++)
+        if (strcmp(ended_at(d, k)->id, j->id) == 0)
+            e = ended_at(d, k);
+    if (!e) {
+        e = &d->ended[d->ended_next];     /* the oldest one goes */
+        d->ended_next = (d->ended_next + 1) % keep;
+        if (d->nended < keep)
+            d->nended++;
     }
-    struct ftiod_ended *e = &d->ended[d->ended_next];
-    json_decref(e->end);   /* the oldest one goes */
-    *e = (struct ftiod_ended){j->uid, copy};
-    d->ended_next = (d->ended_next + 1) % keep;
-    if (d->nended < keep)
-        d->nended++;
+    free(e->id);
+    free(e->end);
+    *e = add;
 }
 
 /* The k-th most recent ended job (k < nended). */
@@ -86,21 +86,34 @@ static struct ftiod_ended *ended_at(struct ftiod *d, size_t k)
     return &d->ended[(d->ended_next + keep - 1 - k) % keep];
 }
 
+/* e's end message with "ended_at" and "uid" (a new object, NULL out of
+ * memory). */
+static json_t *ended_json(const struct ftiod_ended *e)
+{
+    json_t *o = json_loads(e->end, 0, NULL);
+    if (!o)
+        return NULL;
+    json_object_set_new(o, "ended_at", json_real(e->ended_at));
+    json_object_set_new(o, "uid", e->uid >= 0 ? json_integer((json_int_t)e->uid) : json_null());
+    return o;
+}
+
 json_t *ftiod_ended_find(struct ftiod *d, const char *id, int64_t uid)
 {
     for (size_t k = 0; k < d->nended; k++) {
         struct ftiod_ended *e = ended_at(d, k);
-        const char *job = json_string_value(json_object_get(e->end, "job"));
-        if (job && strcmp(job, id) == 0 && (uid < 0 || e->uid == uid))
-            return json_incref(e->end);
+        if (strcmp(e->id, id) == 0 && (uid < 0 || e->uid == uid))
+            return ended_json(e);
     }
     return NULL;
 }
 
 void ftiod_ended_free(struct ftiod *d)
 {
-    for (size_t k = 0; d->ended && k < d->cfg.keep_ended; k++)
-        json_decref(d->ended[k].end);
+    for (size_t k = 0; d->ended && k < d->cfg.keep_ended; k++) {
+        free(d->ended[k].id);
+        free(d->ended[k].end);
+    }
     free(d->ended);
     d->ended = NULL;
     d->nended = d->ended_next = 0;
@@ -137,7 +150,7 @@ static json_t *counters(const struct ftiod_stats *s, const struct counter *c, si
     return o;
 }
 
-char *ftiod_status_json(struct ftiod *d, int64_t uid)
+json_t *ftiod_status_doc(struct ftiod *d, int64_t uid)
 {
     const struct ftiod_stats *s = &d->stats;
     double now = ftiod_now();
@@ -194,11 +207,9 @@ char *ftiod_status_json(struct ftiod *d, int64_t uid)
     for (size_t k = 0; k < d->nended; k++) {
         struct ftiod_ended *e = ended_at(d, k);
         if (uid < 0 || e->uid == uid)
-            json_array_append(ended, e->end);
+            json_array_append_new(ended, ended_json(e));
     }
     json_object_set_new(root, "ended", ended);
     json_object_set_new(root, "keep_ended", json_integer((json_int_t)d->cfg.keep_ended));
-    char *text = json_dumps(root, JSON_COMPACT);
-    json_decref(root);
-    return text;
+    return root;
 }

@@ -61,6 +61,12 @@ printf '# DXT, x\n X_POSIX 0 write 0 0 100\n' >"$T/bad.dxt"
 expect_error 1 "^ftio: $T/bad.dxt: line 2: too few fields" "$T/bad.dxt"
 printf '\223\301\001\002' >"$T/bad.msgpack"
 expect_error 1 "^ftio: $T/bad.msgpack: offset 0: invalid msgpack$" "$T/bad.msgpack"
+# an array32 / map32 claiming 2^32-1 items in a few bytes: an error, not a
+# 64-GB allocation (msgpack-c sizes its objects from the header)
+printf '\335\377\377\377\377\001\002' >"$T/huge.msgpack"
+expect_error 1 "^ftio: $T/huge.msgpack: offset 0: a msgpack array or map claims more items than the file holds$" "$T/huge.msgpack"
+printf '\221\337\377\377\377\377\001' >"$T/huge2.msgpack"
+expect_error 1 "^ftio: $T/huge2.msgpack: offset 0: a msgpack array or map claims more items than the file holds$" "$T/huge2.msgpack"
 printf '\203\241v\002\243job\241x\241n\001' >"$T/bad.spool"
 expect_error 1 "^ftio: $T/bad.spool: offset [0-9]+: " "$T/bad.spool"
 head -c 4096 /dev/urandom | tr -d '\200-\237\336\337{' | tr -d '#,X' >"$T/noise.bin"

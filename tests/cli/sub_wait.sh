@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
+# suite-lane: beside   (tests/run.sh: its 10 s are ftio sub's own timer, a lower bound; no deadline)
 # sub_wait.sh -- `ftio sub --job J` (and --all-jobs) waits until interrupted,
 # as README says, when the job has not published yet: it is still running
 # after 10 s (the old default --timeout) against a live but silent daemon,

@@ -55,28 +55,41 @@ compare() {
   done
 }
 
-# run NAME FILES-FIRST OPTIONS...: a daemon, replay FILES-FIRST then all.
+# run NAME FILES-FIRST OPTIONS...: a daemon, and in the background the replay
+# of FILES-FIRST then all; ended NAME: its replay went through and the job
+# ended.  The daemons are independent: their jobs are replayed and settle
+# at the same time.
+RUNS=""
 run() {
   name=$1; first=$2; shift 2
   start_daemon $name --min-interval 1000 "$@"
-  if [ -n "$first" ]; then
-    timeout 60 "$B/bin/ftio" replay --endpoint "ipc://$T/$name.in" $first 2>"$T/replay.err" \
-      || fail "replay: $(cat "$T/replay.err")"
-  fi
-  timeout 60 "$B/bin/ftio" replay --endpoint "ipc://$T/$name.in" $SPOOL 2>"$T/replay.err" \
-    || fail "replay: $(cat "$T/replay.err")"
-  wait_topic "$T/$name.log" ftio.tm.end 30
+  ( if [ -n "$first" ]; then
+      timeout 60 "$B/bin/ftio" replay --endpoint "ipc://$T/$name.in" $first || exit 1
+    fi
+    exec timeout 60 "$B/bin/ftio" replay --endpoint "ipc://$T/$name.in" $SPOOL ) 2>"$T/$name.replay.err" &
+  PIDS="$PIDS $!"; RUNS="$RUNS $name:$!"
+}
+ended() {
+  for r in $RUNS; do
+    [ "${r%%:*}" = "$1" ] || continue
+    wait "${r#*:}" || fail "replay $1: $(cat "$T/$1.replay.err")"
+    wait_topic "$T/$1.log" ftio.tm.end 30
+  done
 }
 
 run avg "" --sampling average
-compare avg average
 run hold "" --compat --sampling hold
+run ooo "$RANK7" --compat --sampling hold
+run nolog "$RANK7" --sampling hold --summary-records 0
+ended avg
+compare avg average
+ended hold
 compare hold hold
 f=$(offline hold write "d['frequency']")
 close 1e-9 "$f" 0.519031142 || fail "offline hold write f=$f, not the §8 reference"
-run ooo "$RANK7" --compat --sampling hold
+ended ooo
 compare ooo hold
-run nolog "$RANK7" --sampling hold --summary-records 0
+ended nolog
 grep -q "re-laid" "$T/nolog.err" && fail "nolog: re-laid without a record log"
 t0=$(jsonl "$T/ooo.log" "last('ftio.tm.end')['summary']['write']['window']['start']")
 t0n=$(jsonl "$T/nolog.log" "last('ftio.tm.end')['summary']['write']['window']['start']")

@@ -79,6 +79,19 @@ self_contained() {
   echo "ok: $1: self-contained"
 }
 
+# The live parts, the report's job (4 s) and the machine part's two jobs
+# (20 s), run from the start, each to its own ftiod, while the pages of files
+# are drawn (nothing there depends on time).
+start_daemon d
+timeout 60 "$WIRE" periodic --endpoint "ipc://$T/d.in" --job live --ranks 2 --period 2 \
+  --duration 0.4 --bytes 20000000 --phases 8 --speed 4 --read >/dev/null 2>"$T/gen.err" &
+PIDS="$PIDS $!"; LIVE=$!
+start_daemon m --machine-log 1 --machine-horizon 60 --machine-history 30
+FTIO_AUTH=none "$WIRE" phases --endpoint "ipc://$T/m.in" --live --job mja --ranks 2 --period 3 \
+  --phases 6 --first 0.5 >/dev/null 2>"$T/mja.err" & PIDS="$PIDS $!"; MJA=$!
+FTIO_AUTH=none "$WIRE" phases --endpoint "ipc://$T/m.in" --live --job mjb --ranks 3 --period 4 \
+  --phases 5 --first 0.6 >/dev/null 2>"$T/mjb.err" & PIDS="$PIDS $!"; MJB=$!
+
 # ---- offline: ftio --window adaptive --plot ---------------------------------
 mkdir -p "$T/spool"
 "$WIRE" periodic --spool "$T/spool" --job plotjob --ranks 4 --period 4 --duration 0.8 \
@@ -139,10 +152,8 @@ $PNG "$T/compat.png" --min-colours 64 --min-ink 0.10 --colour signal=1d4ed8:300 
   --colour candidate=ea580c:20 --colour threshold=dc2626:100 || fail "compat screenshot"
 
 # ---- report: a live job in ftiod's --log -------------------------------------
-start_daemon d
-timeout 60 "$WIRE" periodic --endpoint "ipc://$T/d.in" --job live --ranks 2 --period 2 \
-  --duration 0.4 --bytes 20000000 --phases 8 --speed 4 --read >/dev/null 2>"$T/gen.err" \
-  || fail "ftio-wire live: $(cat "$T/gen.err")"
+# (it has run since the start)
+wait "$LIVE" || fail "ftio-wire live: $(cat "$T/gen.err")"
 wait_topic "$T/d.log" "ftio.live.end" 30
 nw=$(jsonl "$T/d.log" "len(all_of('ftio.live.write'))")
 nr=$(jsonl "$T/d.log" "len(all_of('ftio.live.read'))")
@@ -183,11 +194,8 @@ $PNG "$T/disagree.png" --min-colours 32 --min-ink 0.05 --colour disagree=7c2d12:
   || fail "disagree screenshot"
 
 # ---- machine: ftio report --machine on a live ftiod's machine messages -------
-start_daemon m --machine-log 1 --machine-horizon 60 --machine-history 30
-FTIO_AUTH=none "$WIRE" phases --endpoint "ipc://$T/m.in" --live --job mja --ranks 2 --period 3 \
-  --phases 6 --first 0.5 >/dev/null 2>"$T/mja.err" & PIDS="$PIDS $!"; MJA=$!
-FTIO_AUTH=none "$WIRE" phases --endpoint "ipc://$T/m.in" --live --job mjb --ranks 3 --period 4 \
-  --phases 5 --first 0.6 >/dev/null 2>"$T/mjb.err" || fail "ftio-wire phases: $(cat "$T/mjb.err")"
+# (its jobs have run since the start)
+wait "$MJB" || fail "ftio-wire phases: $(cat "$T/mjb.err")"
 wait "$MJA" || fail "ftio-wire phases: $(cat "$T/mja.err")"
 # the message with both jobs' phases listed that came last
 at=$(jsonl "$T/m.log" "max([m['published'] for t, m in msgs if t == 'ftio.machine' and len(m['jobs']) >= 2] or [0])")

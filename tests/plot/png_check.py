@@ -9,6 +9,7 @@ ink = share of pixels that differ from the page background (the most common
 colour); --colour counts pixels within a small distance of RRGGBB and wants at
 least MIN of them (a signal line, phase shading, the next phase ...).
 """
+import collections
 import struct
 import sys
 import zlib
@@ -35,21 +36,39 @@ def decode(path):
     bpp = 3 if ctype == 2 else 4
     raw = zlib.decompress(b"".join(idat))
     stride = w * bpp
-    prev = bytearray(stride)
+    # Whole rows as integers (one byte per 8 bits, little-endian): a byte-wise
+    # sum modulo 256 is a few operations on them (no carry between bytes), so
+    # the filters None, Up and Sub cost no Python loop over the pixels.
+    mask = (1 << (8 * stride)) - 1
+    low7 = int.from_bytes(b"\x7f" * stride, "little")
+    high = low7 << 1 & int.from_bytes(b"\x80" * stride, "little")
+
+    def add(a, b):
+        return ((a & low7) + (b & low7)) ^ ((a ^ b) & high)
+
+    prev = bytes(stride)
     rows = []
     for y in range(h):
         f = raw[y * (stride + 1)]
-        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        line = raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)]
         if f == 1:
-            for i in range(bpp, stride):
-                line[i] = (line[i] + line[i - bpp]) & 255
+            # each byte plus the one bpp before it, reconstructed: a prefix
+            # sum per channel, in log2(w) doubling steps
+            x, k = int.from_bytes(line, "little"), bpp
+            while k < stride:
+                x = add(x, (x << (8 * k)) & mask)
+                k *= 2
+            line = x.to_bytes(stride, "little")
         elif f == 2:
-            line = bytearray((a + b) & 255 for a, b in zip(line, prev))
+            line = add(int.from_bytes(line, "little"), int.from_bytes(prev, "little")).to_bytes(stride, "little")
         elif f == 3:
+            line = bytearray(line)
             for i in range(stride):
                 left = line[i - bpp] if i >= bpp else 0
                 line[i] = (line[i] + ((left + prev[i]) >> 1)) & 255
+            line = bytes(line)
         elif f == 4:
+            line = bytearray(line)
             for i in range(stride):
                 a = line[i - bpp] if i >= bpp else 0
                 b = prev[i]
@@ -57,7 +76,8 @@ def decode(path):
                 p = a + b - c
                 pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
                 line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        rows.append(bytes(line))
+            line = bytes(line)
+        rows.append(line)
         prev = line
     return w, h, bpp, rows
 
@@ -85,11 +105,9 @@ def main():
     except (OSError, ValueError, zlib.error, struct.error, TypeError) as e:
         print("png_check: %s: %s" % (path, e))
         return 1
-    counts = {}
-    for line in rows:
-        for x in range(0, len(line), bpp):
-            px = line[x:x + 3]
-            counts[px] = counts.get(px, 0) + 1
+    # the pixels' colours (R, G, B), counted in C (zip of strided slices)
+    pixels = b"".join(rows)
+    counts = collections.Counter(zip(pixels[0::bpp], pixels[1::bpp], pixels[2::bpp]))
     total = w * h
     bg, nbg = max(counts.items(), key=lambda kv: kv[1])
     ink = 1 - nbg / total

@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* bin_pool.c -- the memory of the bins' blocks (bins.c), in pages of their
+ * own, so that what a window forgets goes back to the system at once.
+ *
+ * ftiod keeps the bins of thousands of jobs, 64 bins a block (520 B with
+ * AVERAGE sampling, 1,544 B with HOLD).  A job's first hour arrives at once
+ * (its history, or a restart), and its window then forgets most of it, block
+ * by block.  From malloc, those freed blocks stayed in glibc's arenas among
+ * live ones: the RSS stayed at the history's peak until a malloc_trim()
+ * walked the whole heap, 2-6 s at 10,000 jobs x 1 h while the ingest waited
+ * (bench/README.md, issue 27).  Here the blocks of one size share pages of
+ * POOL_PAGE bytes (mapped POOL_CHUNK at a time, each page aligned to its
+ * size, so a block finds its page by masking its address); pages whose blocks are all free go back to
+ * the system as soon as there are POOL_SPARE_MAX of them (madvise
+ * MADV_DONTNEED, one call per run of neighbouring pages: the kernel takes
+ * their memory and gives zeroes when they are used again), but for
+ * POOL_SPARE_KEEP kept for the next blocks.  A job's history fills its own
+ * run of pages, in time order, so the pages its window forgets empty whole.  Blocks are given out zeroed, as
+ * calloc did.
+ *
+ * One mutex for the pool, taken once per block made or freed (a block is
+ * 6.4 s of signal at 10 Hz): ftiod changes bins under its own lock anyway,
+ * `ftio --window` from one thread.  Under AddressSanitizer the free blocks
+ * are poisoned, so a use after free is still caught.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include "analysis/analysis_internal.h"
+
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/asan_interface.h>
+#define POISON(p, n)   ASAN_POISON_MEMORY_REGION((p), (n))
+#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#else
+#define POISON(p, n)   ((void)(p), (void)(n))
+#define UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
+#define POOL_PAGE    8192u          /* 15 blocks of 520 B, 5 of 1,544 B */
+#define POOL_CHUNK   (2u << 20)     /* pages are mapped 256 at a time */
+/* Empty pages resident (8 MiB) before some go back, and how many stay then
+ * (4 MiB): while a history is ingested, the pages its window forgets serve
+ * the next job's bins (given back at 2 MiB, they were faulted in again at
+ * once: a third of the ingest thread's time at 3,000 jobs, perf). */
+#define POOL_SPARE_MAX  1024
+#define POOL_SPARE_KEEP 512
+#define POOL_CLASSES 4              /* block sizes (bins.c has two) */
+#define POOL_ALIGN   16
+
+/* At the start of each page in use. */
+struct page {
+    struct page *prev, *next;       /* in its class's list of pages with room */
+    void *free;                     /* its freed blocks, linked through their first word */
+    uint32_t used;                  /* blocks given out */
+    uint32_t fresh;                 /* blocks never given out: the next one is at this index */
+    uint32_t cls;
+};
+#define HEAD (((sizeof(struct page) + POOL_ALIGN - 1) / POOL_ALIGN) * POOL_ALIGN)
+
+static struct {
+    pthread_mutex_t lock;
+    size_t nclasses;
+    size_t size[POOL_CLASSES];      /* block size, rounded to POOL_ALIGN */
+    uint32_t per_page[POOL_CLASSES];
+    struct page *room[POOL_CLASSES];
+    struct page **empty;            /* empty pages: spare (resident) ones first ... */
+    size_t nempty, cap_empty;
+    size_t nspare;                  /* ... the first nspare of them */
+    char *chunk;                    /* the newest mapping's pages not handed out yet */
+    size_t chunk_left;
+    struct ftio_bin_pool_stats st;
+} pool = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static struct page *page_of(const void *block)
+{
+    return (struct page *)((uintptr_t)block & ~(uintptr_t)(POOL_PAGE - 1));
+}
+
+static int class_of(size_t size)
+{
+    size = (size + POOL_ALIGN - 1) / POOL_ALIGN * POOL_ALIGN;
+    for (size_t c = 0; c < pool.nclasses; c++)
+        if (pool.size[c] == size)
+            return (int)c;
+    if (pool.nclasses == POOL_CLASSES || size > POOL_PAGE - HEAD)
+        return -1;
+    pool.size[pool.nclasses] = size;
+    pool.per_page[pool.nclasses] = (uint32_t)((POOL_PAGE - HEAD) / size);
+    return (int)pool.nclasses++;
+}
+
+static void room_unlink(struct page *p)
+{
+    if (p->prev)
+        p->prev->next = p->next;
+    else
+        pool.room[p->cls] = p->next;
+    if (p->next)
+        p->next->prev = p->prev;
+    p->prev = p->next = NULL;
+}
+
+static void room_push(struct page *p)
+{
+    p->prev = NULL;
+    p->next = pool.room[p->cls];
+    if (p->next)
+        p->next->prev = p;
+    pool.room[p->cls] = p;
+}
+
+/* A page for class c: a spare one, one given back (zeroes again when
+ * touched), or the next of the newest mapping (a new one when it is used
+ * up).  NULL out of memory. */
+static struct page *page_new(int c)
+{
+    struct page *p;
+    if (pool.nempty > 0) {
+        /* The spare ones are the first nspare: take the last of them, else
+         * the last of those given back. */
+        size_t k = pool.nspare > 0 ? pool.nspare - 1 : pool.nempty - 1;
+        p = pool.empty[k];
+        pool.empty[k] = pool.empty[pool.nempty - 1];
+        pool.nempty--;
+        if (pool.nspare > 0)
+            pool.nspare--;
+        else
+            pool.st.released--;
+    } else {
+        if (pool.chunk_left == 0) {
+            char *m = mmap(NULL, POOL_CHUNK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                           -1, 0);
+            if (m == MAP_FAILED)
+                return NULL;
+            /* Pages aligned to their size: the part before the first is
+             * never touched (no memory, only addresses). */
+            char *a = (char *)(((uintptr_t)m + POOL_PAGE - 1) & ~(uintptr_t)(POOL_PAGE - 1));
+            pool.chunk = a;
+            pool.chunk_left = (size_t)(m + POOL_CHUNK - a) / POOL_PAGE;
+            pool.st.mapped += POOL_CHUNK;
+        }
+        p = (struct page *)pool.chunk;
+        pool.chunk += POOL_PAGE;
+        pool.chunk_left--;
+    }
+    UNPOISON(p, POOL_PAGE);
+    memset(p, 0, HEAD);
+    p->cls = (uint32_t)c;
+    POISON((char *)p + HEAD, POOL_PAGE - HEAD);
+    pool.st.pages++;
+    return p;
+}
+
+static int by_address(const void *a, const void *b)
+{
+    uintptr_t x = (uintptr_t)*(struct page *const *)a, y = (uintptr_t)*(struct page *const *)b;
+    return (x > y) - (x < y);
+}
+
+/* More than POOL_SPARE_MAX empty pages resident: all but POOL_SPARE_KEEP go
+ * back, in runs of neighbouring pages, one madvise each (each call costs a
+ * TLB shootdown on every core running ftiod: in a VM the whole of a
+ * malloc_trim's time went there, bench/README.md).  A window forgetting a
+ * job's history empties a run of pages: one call. */
+static void give_back(void)
+{
+    qsort(pool.empty, pool.nspare, sizeof *pool.empty, by_address);
+    for (size_t i = POOL_SPARE_KEEP, k; i < pool.nspare; i = k) {
+        for (k = i + 1; k < pool.nspare &&
+                        (char *)pool.empty[k] == (char *)pool.empty[k - 1] + POOL_PAGE; k++)
+            ;
+        madvise(pool.empty[i], (k - i) * POOL_PAGE, MADV_DONTNEED);
+    }
+    size_t n = pool.nspare - POOL_SPARE_KEEP;
+    pool.st.released += n;
+    pool.st.given_back += n * POOL_PAGE;
+    pool.nspare = POOL_SPARE_KEEP;      /* [KEEP, nempty) are given back now */
+}
+
+/* Page p holds no block: a spare, resident until there are too many. */
+static void page_retire(struct page *p)
+{
+    pool.st.pages--;
+    if (pool.nempty == pool.cap_empty) {
+        size_t cap = pool.cap_empty ? 2 * pool.cap_empty : 256;
+        struct page **e = realloc(pool.empty, cap * sizeof *e);
+        if (!e) {
+            /* No room to list it: it stays resident, a page with room. */
+            pool.st.pages++;
+            room_push(p);
+            return;
+        }
+        pool.empty = e;
+        pool.cap_empty = cap;
+    }
+    /* The spares come first: the first given-back page moves to the end. */
+    if (pool.nspare < pool.nempty)
+        pool.empty[pool.nempty] = pool.empty[pool.nspare];
+    pool.empty[pool.nspare++] = p;
+    pool.nempty++;
+    POISON(p, POOL_PAGE);
+    if (pool.nspare > POOL_SPARE_MAX)
+        give_back();
+}
+
+void *ftio_bin_pool_alloc(size_t size)
+{
+    pthread_mutex_lock(&pool.lock);
+    int c = class_of(size);
+    struct page *p = c < 0 ? NULL : pool.room[c];
+    if (c >= 0 && !p && (p = page_new(c)))
+        room_push(p);
+    if (!p) {
+        pthread_mutex_unlock(&pool.lock);
+        errno = ENOMEM;
+        return NULL;
+    }
+    size_t sz = pool.size[c];
+    char *b;
+    if (p->free) {
+        b = p->free;
+        UNPOISON(b, sz);
+        p->free = *(void **)b;
+    } else {
+        b = (char *)p + HEAD + (size_t)p->fresh++ * sz;
+        UNPOISON(b, sz);
+    }
+    if (++p->used == pool.per_page[c])
+        room_unlink(p);
+    pool.st.blocks++;
+    pthread_mutex_unlock(&pool.lock);
+    memset(b, 0, sz);
+    return b;
+}
+
+void ftio_bin_pool_free(void *block)
+{
+    if (!block)
+        return;
+    struct page *p = page_of(block);
+    pthread_mutex_lock(&pool.lock);
+    bool was_full = p->used == pool.per_page[p->cls];
+    *(void **)block = p->free;
+    p->free = block;
+    POISON(block, pool.size[p->cls]);
+    p->used--;
+    pool.st.blocks--;
+    if (p->used == 0) {
+        if (!was_full)
+            room_unlink(p);
+        page_retire(p);
+    } else if (was_full) {
+        room_push(p);
+    }
+    pthread_mutex_unlock(&pool.lock);
+}
+
+void ftio_bin_pool_stats(struct ftio_bin_pool_stats *s)
+{
+    pthread_mutex_lock(&pool.lock);
+    *s = pool.st;
+    s->spare = pool.nspare;
+    pthread_mutex_unlock(&pool.lock);
+}
