@@ -20,7 +20,8 @@
 # of all the process's threads (task-clock, ms) and of its page faults: on a
 # loaded machine they move far less than wall time, and on a VM whose page
 # faults cost tens of microseconds the faults are most of a short process's
-# cost (bench/README.md "exit latency").
+# cost (bench/README.md "exit latency").  The wall columns then include perf's
+# own start (tens to hundreds of ms): read them without STAT.
 B=${B:-build}
 N=${N:-40}
 T=$(mktemp -d)
