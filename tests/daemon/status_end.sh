@@ -5,7 +5,8 @@
 #    (batch 3 of each of 2 processes never sent) and nested POSIX records
 #    (not counted: bytes = MPI-IO bytes only);
 #  - a prediction has exactly the keys of PROTOCOL.md §2 (ftio sub --json);
-#  - a job without `final` ends after --job-timeout with ftio.<job>.end;
+#  - a job without `final` ends after --job-timeout with ftio.<job>.end, and
+#    --status lists it among the ended jobs with that message as published;
 #  - SIGTERM publishes the summary of a job still running, exit status 0.
 . "$(dirname "$0")/../lib.sh"
 need "$B/bin/ftiod" "$B/bin/ftio" "$WIRE"
@@ -64,6 +65,18 @@ m = [d["message"] for d in map(json.loads, open(sys.argv[1])) if d["topic"] == "
 assert m["ended_by"] in ("final", "timeout") and isinstance(m["complete"], bool), m
 assert {"missing_batches", "lost_records", "processes", "processes_without_final"} <= set(m), m
 assert m["job"] == m["jobid"] == "t1" and m["step"] is None, m
+PYEOF
+# --status lists it among the ended jobs: the end message as published, with
+# when it ended and its owner (the ring keeps its text, parsed when asked).
+"$B/bin/ftiod" --status --json --status-endpoint "ipc://$T/d.st" >"$T/ended.json" || fail "status --json"
+"$PY" - "$T/d.log" "$T/ended.json" <<'PYEOF' || fail "t1 in the status's ended jobs"
+import json, sys
+m = [d["message"] for d in map(json.loads, open(sys.argv[1])) if d["topic"] == "ftio.t1.end"][-1]
+e = [x for x in json.load(open(sys.argv[2]))["ended"] if x["job"] == "t1"]
+assert len(e) == 1, e
+e = e[0]
+assert {k: e[k] for k in m} == m, (m, e)
+assert set(e) - set(m) == {"ended_at", "uid"} and e["ended_at"] >= m["time"] - 1, e
 PYEOF
 wire periodic --endpoint "ipc://$T/d.in" --job t2 --ranks 1 --period 1 --duration 0.2 \
   --phases 8 --no-final || fail "generator t2"
