@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # suite-lane: beside   (tests/run.sh: offline analyses, and replays into ftiod --catch-up every,
 #                       whose messages are those of ftio --window whenever they are made)
+# suite-timeout: 900   (about 70 s of two cores; at nice 5 beside a loaded machine, 300 s was not enough)
 # accuracy.sh -- the accuracy regression test: a fixed subset of the
 # benchmark (bench/accuracy-gen --subset: 2 traces of 25 combinations, every
 # family), scored by bench/accuracy_eval.py offline, online and through ftiod
