@@ -12,16 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "lazy.h"
-
-#ifndef FTIO_ZMQ_SO
-#define FTIO_ZMQ_SO "libzmq.so.5"
-#endif
-#ifndef FTIO_MUNGE_SO
-#define FTIO_MUNGE_SO "libmunge.so.2"
-#endif
-#ifndef FTIO_SODIUM_SO
-#define FTIO_SODIUM_SO "libsodium.so.23"
-#endif
+#include "lib_sonames.h"
 
 struct ftio_lazy ftio_lz;
 

@@ -21,9 +21,11 @@ $(B)/libtrace/lazy_%.o: common/%.c libtrace/lazy.h $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -include libtrace/lazy.h -MMD -MP -c $< -o $@
 # The sonames lazy.c opens: those the libraries have on the build host.
+# (common/lib_sonames.h has the fallbacks; predictor/cli.mk uses these too.)
 lazy_soname = $(shell objdump -p $$($(CC) -print-file-name=lib$(1).so) 2>/dev/null | awk '/SONAME/ { print $$2 }')
-$(B)/libtrace/lazy.o: CFLAGS += $(foreach l,zmq munge sodium,$(if $(call lazy_soname,$(l)),\
+lazy_soname_flags = $(foreach l,$(1),$(if $(call lazy_soname,$(l)),\
   -DFTIO_$(shell echo $(l) | tr a-z A-Z)_SO='"$(call lazy_soname,$(l))"'))
+$(B)/libtrace/lazy.o: CFLAGS += $(call lazy_soname_flags,zmq munge sodium)
 # libftio.so is versioned like any shared library: the file
 # libftio.so.$(VERSION), its soname link libftio.so.$(SOVERSION) (what a
 # program or LD_PRELOAD names at run time) and the libftio.so link.  The

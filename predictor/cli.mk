@@ -33,12 +33,11 @@ $(filter-out %/lazy_libs.o,$(FTIO_CLI_OBJS)): CFLAGS += $(FTIO_LAZY_CFLAGS)
 $(B)/predictor/cli/lazy/%.o: %.c $(FTIO_LAZY_H) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(FTIO_LAZY_CFLAGS) -MMD -MP -c $< -o $@
-# The sonames lazy_libs.c opens: the build host's (lazy_soname: libtrace.mk).
+# The sonames lazy_libs.c opens: the build host's (lazy_soname_flags: libtrace.mk).
 $(B)/predictor/cli/lazy_libs.o: predictor/cli/lazy_libs.c $(FTIO_LAZY_H) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(shell pkg-config --cflags libpq 2>/dev/null || echo -I/usr/include/postgresql) \
-	  $(foreach l,zmq munge sodium sqlite3 pq,$(if $(call lazy_soname,$(l)),\
-	  -DFTIO_$(shell echo $(l) | tr a-z A-Z)_SO='"$(call lazy_soname,$(l))"')) -MMD -MP -c $< -o $@
+	  $(call lazy_soname_flags,zmq munge sodium sqlite3 pq) -MMD -MP -c $< -o $@
 
 $(FTIO_BIN): $(FTIO_CLI_OBJS) $(FTIO_LAZY_OBJS) $(FTIO_LIBS)
 	@mkdir -p $(dir $@)

@@ -13,22 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "lazy_libs.h"
-
-#ifndef FTIO_ZMQ_SO
-#define FTIO_ZMQ_SO "libzmq.so.5"
-#endif
-#ifndef FTIO_MUNGE_SO
-#define FTIO_MUNGE_SO "libmunge.so.2"
-#endif
-#ifndef FTIO_SODIUM_SO
-#define FTIO_SODIUM_SO "libsodium.so.23"
-#endif
-#ifndef FTIO_SQLITE3_SO
-#define FTIO_SQLITE3_SO "libsqlite3.so.0"
-#endif
-#ifndef FTIO_PQ_SO
-#define FTIO_PQ_SO "libpq.so.5"
-#endif
+#include "lib_sonames.h"
 
 void *ftio_lazy_func[FTIO_LAZY_COUNT];
 
