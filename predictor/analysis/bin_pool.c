@@ -11,10 +11,10 @@
  * (bench/README.md, issue 27).  Here the blocks of one size share pages of
  * POOL_PAGE bytes (mapped POOL_CHUNK at a time, each page aligned to its
  * size, so a block finds its page by masking its address); pages whose blocks are all free go back to
- * the system as soon as there are POOL_SPARE_MAX of them (madvise
+ * the system as soon as there are spare_max() of them (madvise
  * MADV_DONTNEED, one call per run of neighbouring pages: the kernel takes
  * their memory and gives zeroes when they are used again), but for
- * POOL_SPARE_KEEP kept for the next blocks.  A job's history fills its own
+ * half of those kept for the next blocks.  A job's history fills its own
  * run of pages, in time order, so the pages its window forgets empty whole.  Blocks are given out zeroed, as
  * calloc did.
  *
@@ -42,12 +42,15 @@
 
 #define POOL_PAGE    8192u          /* 15 blocks of 520 B, 5 of 1,544 B */
 #define POOL_CHUNK   (2u << 20)     /* pages are mapped 256 at a time */
-/* Empty pages resident (8 MiB) before some go back, and how many stay then
- * (4 MiB): while a history is ingested, the pages its window forgets serve
- * the next job's bins (given back at 2 MiB, they were faulted in again at
- * once: a third of the ingest thread's time at 3,000 jobs, perf). */
+/* Empty pages resident before some go back: an eighth of the pages in use,
+ * at least 512 KiB and at most 8 MiB; half of them stay then.  While a
+ * history is ingested, the pages its window forgets serve the next job's
+ * bins (given back at 2 MiB, they were faulted in again at once: a third of
+ * the ingest thread's time at 3,000 jobs, perf); a daemon with a few jobs
+ * keeps little (a fixed 8 MiB grew a two-job ftiod by 5.5 MB:
+ * tests/daemon/memory_bound.sh). */
+#define POOL_SPARE_MIN  64
 #define POOL_SPARE_MAX  1024
-#define POOL_SPARE_KEEP 512
 #define POOL_CLASSES 4              /* block sizes (bins.c has two) */
 #define POOL_ALIGN   16
 
@@ -161,24 +164,31 @@ static int by_address(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* More than POOL_SPARE_MAX empty pages resident: all but POOL_SPARE_KEEP go
+/* More than spare_max() empty pages resident: all but half of that go
  * back, in runs of neighbouring pages, one madvise each (each call costs a
  * TLB shootdown on every core running ftiod: in a VM the whole of a
  * malloc_trim's time went there, bench/README.md).  A window forgetting a
  * job's history empties a run of pages: one call. */
+static size_t spare_max(void)
+{
+    size_t m = pool.st.pages / 8;
+    return m < POOL_SPARE_MIN ? POOL_SPARE_MIN : m > POOL_SPARE_MAX ? POOL_SPARE_MAX : m;
+}
+
 static void give_back(void)
 {
+    size_t keep = spare_max() / 2;
     qsort(pool.empty, pool.nspare, sizeof *pool.empty, by_address);
-    for (size_t i = POOL_SPARE_KEEP, k; i < pool.nspare; i = k) {
+    for (size_t i = keep, k; i < pool.nspare; i = k) {
         for (k = i + 1; k < pool.nspare &&
                         (char *)pool.empty[k] == (char *)pool.empty[k - 1] + POOL_PAGE; k++)
             ;
         madvise(pool.empty[i], (k - i) * POOL_PAGE, MADV_DONTNEED);
     }
-    size_t n = pool.nspare - POOL_SPARE_KEEP;
+    size_t n = pool.nspare - keep;
     pool.st.released += n;
     pool.st.given_back += n * POOL_PAGE;
-    pool.nspare = POOL_SPARE_KEEP;      /* [KEEP, nempty) are given back now */
+    pool.nspare = keep;                 /* [keep, nempty) are given back now */
 }
 
 /* Page p holds no block: a spare, resident until there are too many. */
@@ -203,7 +213,7 @@ static void page_retire(struct page *p)
     pool.empty[pool.nspare++] = p;
     pool.nempty++;
     POISON(p, POOL_PAGE);
-    if (pool.nspare > POOL_SPARE_MAX)
+    if (pool.nspare > spare_max())
         give_back();
 }
 
