@@ -275,9 +275,7 @@ void ftiod_state_release_all(struct ftiod_state *s, struct job_table *t);
  * thread; takes d->lock itself, and only when a sync is due; syncs outside
  * it). */
 void ftiod_state_sync(struct ftiod *d, double now);
-/* heap.c (ingest thread, each poll turn): free memory back to the system;
- * ftiod_heap_init() once at start, before any thread. */
-void ftiod_heap_init(void);
+/* heap.c (ingest thread, each poll turn): free memory back to the system. */
 void ftiod_heap_trim(struct ftiod *d, double now);
 
 /* zap.c: the ZAP thread (bound before any socket with a ZAP domain connects). */

@@ -550,7 +550,6 @@ static int security_setup(struct ftiod *d, char curve_secret[41])
 
 int main(int argc, char **argv)
 {
-    ftiod_heap_init();    /* before any thread: malloc's trim and mmap thresholds (heap.c) */
     struct ftiod *d = calloc(1, sizeof *d);
     if (!d) {
         fprintf(stderr, "ftiod: out of memory\n");

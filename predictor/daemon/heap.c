@@ -22,29 +22,21 @@
  * it competes with for the arenas' locks and the CPU, and the latencies of
  * 3,000 and 10,000 jobs were no better (bench/README.md, issue 27 third
  * round): it stays here.
+ *
+ * malloc's own thresholds are left at their defaults.  A trim threshold of
+ * 8 MB and an mmap threshold of 4 MB (so an analysis thread's arena does not
+ * give back and fault in its window's buffers at each analysis: ~10 % of
+ * those threads' CPU at 3,000 jobs in TLB shootdowns, perf) were tried and
+ * dropped: a daemon replaying a day-long job then kept 5.9 MB more resident
+ * (tests/daemon/memory_bound.sh allows 3 MB), in half the runs.
  */
 #include <malloc.h>
 #include "daemon.h"
 
 #define HEAP_EVERY    10.0
-/* free() gives the top of an arena back (madvise) past this; an analysis
- * thread's arena grows and shrinks by a window's buffers at each analysis,
- * and each shrink cost a TLB shootdown on every core ftiod runs on (10 % of
- * the analysis threads' CPU at 3,000 jobs, perf: in a VM an IPI is slow).
- * Past a peak, ftiod_heap_trim gives back what stays free. */
-#define HEAP_TRIM_THRESHOLD (8u << 20)
-/* Setting the trim threshold freezes malloc's mmap threshold at its 128-KiB
- * start: a window of 36,000 samples (288 KB) would be mapped and unmapped
- * at each analysis.  Blocks past this are still mapped. */
-#define HEAP_MMAP_THRESHOLD (4u << 20)
 #define HEAP_FREE_MIN (32u << 20)
 #define HEAP_SAY      0.1     /* s: a trim that long is logged (info) */
 
-void ftiod_heap_init(void)
-{
-    mallopt(M_TRIM_THRESHOLD, HEAP_TRIM_THRESHOLD);
-    mallopt(M_MMAP_THRESHOLD, HEAP_MMAP_THRESHOLD);
-}
 
 void ftiod_heap_trim(struct ftiod *d, double now)
 {
