@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "identity.h"
 #include "internal.h"
 #include "jobid.h"
 
@@ -220,10 +221,12 @@ void ftio_resolve_wrapped(void)
         (void)ftio_real(s->real, s->name);
 }
 
-__attribute__((constructor(101))) static void ftio_init(void)
+/* (glibc calls an ELF constructor with the process's argc, argv, envp.) */
+__attribute__((constructor(101))) static void ftio_init(int argc, char **argv, char **envp)
 {
     int saved = errno;
     ftio_busy = 1;
+    ftio_identity_note(argc, argv, envp);
     /* Resolve every wrapped symbol while single-threaded, even when disabled:
      * wrappers still forward through these pointers. */
     ftio_resolve_wrapped();

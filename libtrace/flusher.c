@@ -310,27 +310,44 @@ static int take_mark(char *out)
     return have;
 }
 
-/* The thread's stack is a fresh mapping: each page it reaches is a page
- * fault, and on a kernel with page-table isolation and no PCID a fault costs
- * tens of microseconds (bench/README.md "exit latency").  The pages its
- * deepest path uses (the first batch: identity.c, mounts.c, the spool's
- * paths) are made present in one call instead.  Without MADV_POPULATE_WRITE
- * (Linux < 5.14) the call fails and the pages fault in as before. */
-#define STACK_PREFAULT (48 * 1024)
+/* The thread's stack is a mapping of ours, made once (a restarted thread,
+ * after a failed exec or in a fork child, runs on it again: the one before is
+ * joined, or does not exist in the child).  Each page a thread reaches is a
+ * page fault, and on a kernel with page-table isolation and no PCID a fault
+ * costs tens of microseconds (bench/README.md "exit latency"): the pages its
+ * start (glibc's thread descriptor and TLS at the top) and its deepest path
+ * (the first batch: identity.c, mounts.c, the spool's paths) use are made
+ * present in one call before it starts, instead of one fault each.  (glibc's
+ * own stack faulted its top pages in pthread_create and clone before the
+ * thread could do anything about them.)  Without MADV_POPULATE_WRITE (Linux
+ * < 5.14) the pages fault in as before; without the mapping, glibc's stack. */
+#define STACK_SIZE     (256 * 1024)
+#define STACK_GUARD    4096
+#define STACK_PREFAULT (56 * 1024)
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
-static void prefault_stack(void)
+static void set_stack(pthread_attr_t *attr)
 {
-    char here;
-    uintptr_t page = (uintptr_t)&here & ~(uintptr_t)4095;
-    syscall(SYS_madvise, page - STACK_PREFAULT, STACK_PREFAULT, MADV_POPULATE_WRITE);
+    static char *stack;              /* lowest usable byte; the guard page below */
+    if (!stack) {
+        void *m = (void *)syscall(SYS_mmap, NULL, STACK_GUARD + STACK_SIZE, PROT_READ | PROT_WRITE,
+                                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+        if (m == MAP_FAILED || syscall(SYS_mprotect, m, STACK_GUARD, PROT_NONE) != 0) {
+            if (m != MAP_FAILED)
+                syscall(SYS_munmap, m, STACK_GUARD + STACK_SIZE);
+            pthread_attr_setstacksize(attr, STACK_SIZE);
+            return;
+        }
+        stack = (char *)m + STACK_GUARD;
+    }
+    syscall(SYS_madvise, stack + STACK_SIZE - STACK_PREFAULT, STACK_PREFAULT, MADV_POPULATE_WRITE);
+    pthread_attr_setstack(attr, stack, STACK_SIZE);
 }
 
 static void *flusher_main(void *arg)
 {
     (void)arg;
-    prefault_stack();
     sigset_t set;
     sigfillset(&set);
     sigdelset(&set, SIGSEGV);
@@ -421,7 +438,7 @@ void ftio_flusher_start_if_needed(void)
         ftio_clock_start();
         pthread_attr_t attr;
         pthread_attr_init(&attr);
-        pthread_attr_setstacksize(&attr, 256 * 1024);
+        set_stack(&attr);
         int rc = pthread_create(&fl.th, &attr, flusher_main, NULL);
         pthread_attr_destroy(&attr);
         if (rc == 0) {
