@@ -101,6 +101,10 @@ struct ftio_wbuf { char *data; size_t len, cap; };
 int  ftio_wire_encode(struct ftio_wbuf *out, const struct ftio_batch_header *h,
                       const struct ftio_record *rec, size_t n);
 void ftio_wbuf_free(struct ftio_wbuf *b);
+/* Room for `extra` more bytes now (allocated in the calling thread: the
+ * shim's application thread reserves what its flusher's first batches need,
+ * so that the flusher allocates nothing).  0, or -1 with b unchanged. */
+int  ftio_wbuf_reserve(struct ftio_wbuf *b, size_t extra);
 
 /* A batch gathered in pieces (the shim's flusher: records drained, their
  * clock mapped and encoded a cache-sized piece at a time, the header made
@@ -121,6 +125,8 @@ int  ftio_wire_columns_add(struct ftio_wire_columns *c, const struct ftio_record
 int  ftio_wire_encode_columns(struct ftio_wbuf *head, const struct ftio_batch_header *h,
                               const struct ftio_wire_columns *c, struct iovec iov[FTIO_WIRE_IOV]);
 void ftio_wire_columns_clear(struct ftio_wire_columns *c);
+/* Room for n more records in every column now (as ftio_wbuf_reserve). */
+int  ftio_wire_columns_reserve(struct ftio_wire_columns *c, size_t n);
 void ftio_wire_columns_free(struct ftio_wire_columns *c);
 
 /* Decode exactly one batch from buf[0..len).  On success returns 0 and sets

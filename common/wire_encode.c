@@ -42,6 +42,11 @@ static int wbuf_reserve(struct ftio_wbuf *b, size_t extra)
     return FTIO_GROW(b->data, b->cap, want);
 }
 
+int ftio_wbuf_reserve(struct ftio_wbuf *b, size_t extra)
+{
+    return wbuf_reserve(b, extra);
+}
+
 /* msgpack_packer write callback: append to the wbuf. */
 static int wbuf_write(void *data, const char *buf, size_t len)
 {
@@ -318,6 +323,14 @@ int ftio_wire_columns_add(struct ftio_wire_columns *c, const struct ftio_record 
     for (size_t k = 0; k < FTIO_WIRE_COLUMNS; k++)
         c->col[k].len = (size_t)((char *)p[k] - c->col[k].data);
     c->n += n;
+    return 0;
+}
+
+int ftio_wire_columns_reserve(struct ftio_wire_columns *c, size_t n)
+{
+    for (size_t k = 0; k < FTIO_WIRE_COLUMNS; k++)
+        if (wbuf_reserve(&c->col[k], n * 9 + PUT_SLACK) < 0)
+            return -1;
     return 0;
 }
 

@@ -47,9 +47,11 @@ void ftio_tls_fast_init(void)
     FTIO_FAST_SET(ftio_unseen_thread_known);
     ftio_mpi_tls_fast_init();
 }
-struct ftio_identity ftio_id;
+struct ftio_identity ftio_id FTIO_WARM;
 
-static atomic_int initialised, paused, shut_down;
+static atomic_int initialised FTIO_WARM;
+static atomic_int paused FTIO_WARM;
+static atomic_int shut_down FTIO_WARM;
 
 void ftio_set_paused(int p)
 {

@@ -43,8 +43,8 @@ static struct {
     _Atomic(struct cwd_node *)  cwd;
     _Atomic(struct file_node *) head;        /* newest first */
     struct file_node           *sent;        /* flusher: newest delivered entry */
-    _Atomic uint32_t            known[KNOWN_SIZE];
-} files;
+} files FTIO_WARM;
+static _Atomic uint32_t known[KNOWN_SIZE];   /* ids seen (a table of 256 KB: not with the above) */
 
 void ftio_files_refresh_cwd(void)
 {
@@ -116,12 +116,12 @@ static int seen_before(uint32_t id)
 {
     uint32_t i = (id * 2654435761u) >> (32 - KNOWN_BITS);
     for (int probe = 0; probe < KNOWN_PROBES; probe++, i = (i + 1) & (KNOWN_SIZE - 1)) {
-        uint32_t cur = atomic_load_explicit(&files.known[i], memory_order_relaxed);
+        uint32_t cur = atomic_load_explicit(&known[i], memory_order_relaxed);
         if (cur == id)
             return 1;
         if (cur == 0) {
             uint32_t expect = 0;
-            if (atomic_compare_exchange_strong(&files.known[i], &expect, id))
+            if (atomic_compare_exchange_strong(&known[i], &expect, id))
                 return 0;
             if (expect == id)
                 return 1;

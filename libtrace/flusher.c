@@ -57,6 +57,8 @@
 #define PASS_MAX    (1u << 22) /* records one pass takes at most (producers may keep filling) */
 #define FILES_MAX   4096       /* file entries per message */
 #define CONNECT_RETRY_MS 5     /* first second: how soon a batch waiting for the connection goes */
+#define SHORT_RECORDS 64       /* the encoding buffers reserved at the start hold a batch of this many */
+#define SHORT_HEADER  2048     /* ... with a header of this size (a few files' paths) */
 
 atomic_int ftio_flusher_started FTIO_HOT;     /* read by every record (shim.h FTIO_HOT) */
 
@@ -80,16 +82,23 @@ static struct {
     /* Owned by the flusher thread. */
     uint64_t         seq, lost;
     unsigned         passes;          /* flush passes of this image's thread(s) */
-    struct ftio_record     *stage;    /* STAGE_MAX records just drained */
     struct ftio_wire_columns cols;    /* the batch's records, encoded */
-    struct ftio_file_entry *fentries;
     struct ftio_wbuf wbuf;
-    char             mark[FTIO_WIRE_MAX_STR];   /* (last: the fields above share a page) */
-} fl = {
+} fl FTIO_WARM = {
     .start_mu = PTHREAD_MUTEX_INITIALIZER,
     .mark_mu = PTHREAD_MUTEX_INITIALIZER,
     .api_mu = PTHREAD_MUTEX_INITIALIZER,
 };
+
+/* Apart (the state above shares a page with the constructor's, shim.h
+ * FTIO_WARM), static rather than malloc'd: a short process's flusher
+ * allocates nothing (its first malloc or free made glibc create a malloc
+ * arena for the thread, ~6 system calls and its pages: bench/README.md
+ * "exit latency"); pages of these arrays it does not reach are never
+ * touched. */
+static char mark_set[FTIO_WIRE_MAX_STR];                 /* the pending mark (mark_mu) */
+static struct ftio_record     stage[STAGE_MAX];          /* records just drained */
+static struct ftio_file_entry fentries[FILES_MAX];
 
 static __thread int in_flusher __attribute__((tls_model("initial-exec")));
 
@@ -177,7 +186,7 @@ int ftio_flusher_running(void)
 static int deliver(size_t n, const char *mark, int final)
 {
     void *token;
-    size_t nf = ftio_files_pending(fl.fentries, FILES_MAX, &token);
+    size_t nf = ftio_files_pending(fentries, FILES_MAX, &token);
     fl.lost += ftio_sink_take_lost();
     int mpi = atomic_load(&fl.mpi);
     /* A change of MPI state is news even without records: ftiod counts the
@@ -197,7 +206,7 @@ static int deliver(size_t n, const char *mark, int final)
         .final = final ? true : false,
         .mpi = mpi,
         .nfiles = nf,
-        .files = fl.fentries,
+        .files = fentries,
     };
     /* The kernel cross-check, in a process's last batch (unseen.c). */
     if (final)
@@ -251,10 +260,10 @@ static size_t stage_batch(void)
     ftio_wire_columns_clear(&fl.cols);
     while (drained < BATCH_MAX) {
         size_t want = BATCH_MAX - drained < STAGE_MAX ? BATCH_MAX - drained : STAGE_MAX;
-        size_t n = ftio_rings_drain(fl.stage, want, &fl.lost);
-        ftio_stamps_to_ns(fl.stage, n);          /* the records' clock -> monotonic ns */
-        ftio_unseen_count(fl.stage, n);
-        if (n && ftio_wire_columns_add(&fl.cols, fl.stage, n) != 0) {
+        size_t n = ftio_rings_drain(stage, want, &fl.lost);
+        ftio_stamps_to_ns(stage, n);          /* the records' clock -> monotonic ns */
+        ftio_unseen_count(stage, n);
+        if (n && ftio_wire_columns_add(&fl.cols, stage, n) != 0) {
             fl.lost += n;
             ftio_log("encode failed (out of memory): %zu records lost", n);
         }
@@ -268,18 +277,6 @@ static size_t stage_batch(void)
 /* Drain every ring; the mark and the final flag go on the last batch. */
 static void flush_all(const char *mark, int final)
 {
-    if (!fl.stage) {
-        fl.stage = malloc(STAGE_MAX * sizeof *fl.stage);
-        fl.fentries = malloc(FILES_MAX * sizeof *fl.fentries);
-        if (!fl.stage || !fl.fentries) {
-            free(fl.stage);
-            free(fl.fentries);
-            fl.stage = NULL;
-            fl.fentries = NULL;
-            ftio_warn("out of memory in the flusher");
-            return;
-        }
-    }
     /* Bounded: producers may keep filling while we drain. */
     ftio_spool_hold(1);
     for (unsigned round = 0; round < PASS_MAX / BATCH_MAX; round++) {
@@ -304,7 +301,7 @@ static int take_mark(char *out)
     pthread_mutex_lock(&fl.mark_mu);
     int have = fl.have_mark;
     if (have)
-        memcpy(out, fl.mark, sizeof fl.mark);
+        memcpy(out, mark_set, sizeof mark_set);
     fl.have_mark = 0;
     pthread_mutex_unlock(&fl.mark_mu);
     return have;
@@ -327,6 +324,16 @@ static int take_mark(char *out)
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
+/* The flusher's own state (shim.h FTIO_FLUSHER_STATE), present in one call
+ * (the sections' bounds come from the linker). */
+extern char __start_ftio_flusher[] FTIO_HIDDEN, __stop_ftio_flusher[] FTIO_HIDDEN;
+static void prefault_state(void)
+{
+    uintptr_t from = (uintptr_t)__start_ftio_flusher & ~(uintptr_t)4095;
+    uintptr_t to = ((uintptr_t)__stop_ftio_flusher + 4095) & ~(uintptr_t)4095;
+    syscall(SYS_madvise, from, to - from, MADV_POPULATE_WRITE);
+}
+
 static void set_stack(pthread_attr_t *attr)
 {
     static char *stack;              /* lowest usable byte; the guard page below */
@@ -348,6 +355,7 @@ static void set_stack(pthread_attr_t *attr)
 static void *flusher_main(void *arg)
 {
     (void)arg;
+    prefault_state();
     sigset_t set;
     sigfillset(&set);
     sigdelset(&set, SIGSEGV);
@@ -436,6 +444,12 @@ void ftio_flusher_start_if_needed(void)
     pthread_mutex_lock(&fl.start_mu);
     if (!atomic_load(&ftio_flusher_started)) {
         ftio_clock_start();
+        /* The encoding buffers a short process's batches fit in, from the
+         * application thread's heap: the flusher then allocates nothing
+         * (no arena of its own, above); a bigger batch grows them there. */
+        if (!fl.wbuf.data && (ftio_wire_columns_reserve(&fl.cols, SHORT_RECORDS) != 0 ||
+                              ftio_wbuf_reserve(&fl.wbuf, SHORT_HEADER) != 0))
+            ftio_log("cannot reserve the encoding buffers: the flusher allocates them");
         pthread_attr_t attr;
         pthread_attr_init(&attr);
         set_stack(&attr);
@@ -564,7 +578,7 @@ void ftio_flush_now(const char *mark, int wait)
     if (mark) {
         pthread_mutex_lock(&fl.api_mu);
         pthread_mutex_lock(&fl.mark_mu);
-        snprintf(fl.mark, sizeof fl.mark, "%s", mark);
+        snprintf(mark_set, sizeof mark_set, "%s", mark);
         fl.have_mark = 1;
         pthread_mutex_unlock(&fl.mark_mu);
         ftio_flusher_start_if_needed();      /* a mark is sent even without records */

@@ -46,7 +46,7 @@
 static struct {
     const char *args, *args_end;    /* argv[0]'s first byte .. past the last argument's NUL */
     const char *path;               /* the initial PATH's value, NULL: none */
-} initial;
+} initial FTIO_WARM;
 
 static struct {
     int  state;                     /* 0 not computed, 1 done */
@@ -55,7 +55,7 @@ static struct {
     char exe_id[64];
     char args[FTIO_ARGS_HASH_HEX], args_norm[FTIO_ARGS_HASH_HEX];
     char exe[PATH_MAX];             /* last: a short path touches its first page only */
-} ident;
+} ident FTIO_FLUSHER_STATE;
 
 /* "a//b/./c/../d" -> "a/b/d" (lexically: the link is not followed). */
 static void normalise_path(char *p)

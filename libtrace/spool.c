@@ -56,7 +56,7 @@ static struct {
     int      created;         /* this image created its spool file */
     int      warned;
     int      hold, held_fd;   /* ftio_spool_hold(): the file kept open */
-} sp = { .held_fd = -1 };
+} sp FTIO_FLUSHER_STATE = { .held_fd = -1 };
 
 void ftio_spool_after_fork_child(void)
 {

@@ -43,7 +43,7 @@ static struct {
     _Atomic uint64_t exited[2];  /* counts of application threads that exited */
     pthread_key_t key;       /* a thread's exit adds its counts to `exited` */
     int      have_key;
-} us;
+} us FTIO_WARM;
 
 __thread int ftio_unseen_thread_known __attribute__((tls_model("initial-exec")));
 
