@@ -97,14 +97,19 @@ struct ftio_batch {
  * fs when NULL; rec[].tid/reserved are not sent.  Records are not
  * validated here: see the decoder's per-record rules below.
  * Start with a zeroed wbuf; reuse it (set len = 0) to avoid reallocating. */
-struct ftio_wbuf { char *data; size_t len, cap; };
+struct ftio_wbuf {
+    char  *data;
+    size_t len, cap;
+    int    fixed;     /* data is the caller's memory (ftio_wbuf_use): never freed, grown into a copy */
+};
 int  ftio_wire_encode(struct ftio_wbuf *out, const struct ftio_batch_header *h,
                       const struct ftio_record *rec, size_t n);
 void ftio_wbuf_free(struct ftio_wbuf *b);
-/* Room for `extra` more bytes now (allocated in the calling thread: the
- * shim's application thread reserves what its flusher's first batches need,
- * so that the flusher allocates nothing).  0, or -1 with b unchanged. */
-int  ftio_wbuf_reserve(struct ftio_wbuf *b, size_t extra);
+/* Start b (zeroed, or emptied by ftio_wbuf_free) on the caller's buf of cap
+ * bytes: nothing is allocated until more is needed, then a heap copy (the
+ * shim's flusher: a short process's batches fit, and the thread allocates
+ * nothing). */
+void ftio_wbuf_use(struct ftio_wbuf *b, void *buf, size_t cap);
 
 /* A batch gathered in pieces (the shim's flusher: records drained, their
  * clock mapped and encoded a cache-sized piece at a time, the header made
@@ -125,8 +130,6 @@ int  ftio_wire_columns_add(struct ftio_wire_columns *c, const struct ftio_record
 int  ftio_wire_encode_columns(struct ftio_wbuf *head, const struct ftio_batch_header *h,
                               const struct ftio_wire_columns *c, struct iovec iov[FTIO_WIRE_IOV]);
 void ftio_wire_columns_clear(struct ftio_wire_columns *c);
-/* Room for n more records in every column now (as ftio_wbuf_reserve). */
-int  ftio_wire_columns_reserve(struct ftio_wire_columns *c, size_t n);
 void ftio_wire_columns_free(struct ftio_wire_columns *c);
 
 /* Decode exactly one batch from buf[0..len).  On success returns 0 and sets

@@ -46,13 +46,22 @@ static struct {
 } files FTIO_WARM;
 static _Atomic uint32_t known[KNOWN_SIZE];   /* ids seen (a table of 256 KB: not with the above) */
 
+/* The first working directory (the constructor's) without malloc: a
+ * process that records nothing then allocates nothing (the first malloc
+ * makes the heap: system calls and a page). */
+static union {
+    struct cwd_node node;
+    char room[sizeof(struct cwd_node) + 256];
+} first_cwd FTIO_WARM;
+
 void ftio_files_refresh_cwd(void)
 {
     char buf[PATH_MAX];
     if (!getcwd(buf, sizeof buf))
         return;
     size_t len = strlen(buf);
-    struct cwd_node *n = malloc(sizeof *n + len + 1);
+    struct cwd_node *n = !atomic_load(&files.cwd) && sizeof *n + len + 1 <= sizeof first_cwd
+                             ? &first_cwd.node : malloc(sizeof *n + len + 1);
     if (!n)
         return;
     memcpy(n->path, buf, len + 1);

@@ -57,8 +57,8 @@
 #define PASS_MAX    (1u << 22) /* records one pass takes at most (producers may keep filling) */
 #define FILES_MAX   4096       /* file entries per message */
 #define CONNECT_RETRY_MS 5     /* first second: how soon a batch waiting for the connection goes */
-#define SHORT_RECORDS 64       /* the encoding buffers reserved at the start hold a batch of this many */
-#define SHORT_HEADER  2048     /* ... with a header of this size (a few files' paths) */
+#define SHORT_COLUMN  1024     /* static encoding buffers: a column of ~110 records, */
+#define SHORT_HEADER  2048     /* ... a header with a few files' paths (bigger: malloc'd) */
 
 atomic_int ftio_flusher_started FTIO_HOT;     /* read by every record (shim.h FTIO_HOT) */
 
@@ -67,6 +67,7 @@ static struct {
     atomic_uint      kick_word;       /* futex: bumped by every kick */
     atomic_uint      event_word;      /* futex: bumped by the thread at each step a waiter waits for */
     atomic_int       kick_waiters, event_waiters;   /* threads asleep on either: else no wake */
+    atomic_int       exit_waiters;    /* threads asleep on `exited` (an image's end) */
     atomic_int       stop, exited, shutdown_begun, joined;
     atomic_int       table_ready;     /* the thread has its descriptor table */
     atomic_int       parked;          /* the thread finished the image's end: it waits for exit_group */
@@ -97,6 +98,8 @@ static struct {
  * "exit latency"); pages of these arrays it does not reach are never
  * touched. */
 static char mark_set[FTIO_WIRE_MAX_STR];                 /* the pending mark (mark_mu) */
+static char enc_head[SHORT_HEADER] FTIO_FLUSHER_STATE;     /* fl.wbuf's first buffer */
+static char enc_cols[FTIO_WIRE_COLUMNS][SHORT_COLUMN] FTIO_FLUSHER_STATE;   /* fl.cols' */
 static struct ftio_record     stage[STAGE_MAX];          /* records just drained */
 static struct ftio_file_entry fentries[FILES_MAX];
 
@@ -277,6 +280,11 @@ static size_t stage_batch(void)
 /* Drain every ring; the mark and the final flag go on the last batch. */
 static void flush_all(const char *mark, int final)
 {
+    if (!fl.wbuf.data) {
+        ftio_wbuf_use(&fl.wbuf, enc_head, sizeof enc_head);
+        for (int k = 0; k < FTIO_WIRE_COLUMNS; k++)
+            ftio_wbuf_use(&fl.cols.col[k], enc_cols[k], sizeof enc_cols[k]);
+    }
     /* Bounded: producers may keep filling while we drain. */
     ftio_spool_hold(1);
     for (unsigned round = 0; round < PASS_MAX / BATCH_MAX; round++) {
@@ -336,7 +344,7 @@ static void prefault_state(void)
 
 static void set_stack(pthread_attr_t *attr)
 {
-    static char *stack;              /* lowest usable byte; the guard page below */
+    static char *stack FTIO_WARM;    /* lowest usable byte; the guard page below */
     if (!stack) {
         void *m = (void *)syscall(SYS_mmap, NULL, STACK_GUARD + STACK_SIZE, PROT_READ | PROT_WRITE,
                                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
@@ -416,6 +424,8 @@ static void *flusher_main(void *arg)
     atomic_store(&fl.parked, park);
     atomic_store(&fl.exited, 1);
     event();
+    if (atomic_load(&fl.exit_waiters))
+        syscall(SYS_futex, &fl.exited, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
     /* The end of the process (exit, _exit, a fatal signal): the thread stays
      * here until exit_group ends it with the others.  Returning would run
      * the thread's exit (libc's per-thread cleanup, the stack given back with
@@ -444,12 +454,6 @@ void ftio_flusher_start_if_needed(void)
     pthread_mutex_lock(&fl.start_mu);
     if (!atomic_load(&ftio_flusher_started)) {
         ftio_clock_start();
-        /* The encoding buffers a short process's batches fit in, from the
-         * application thread's heap: the flusher then allocates nothing
-         * (no arena of its own, above); a bigger batch grows them there. */
-        if (!fl.wbuf.data && (ftio_wire_columns_reserve(&fl.cols, SHORT_RECORDS) != 0 ||
-                              ftio_wbuf_reserve(&fl.wbuf, SHORT_HEADER) != 0))
-            ftio_log("cannot reserve the encoding buffers: the flusher allocates them");
         pthread_attr_t attr;
         pthread_attr_init(&attr);
         set_stack(&attr);
@@ -525,23 +529,30 @@ void ftio_flusher_progress(void)
  * sent nor spooled, a batch half written to the spool file, and no word. */
 int ftio_flusher_wait_exited(void)
 {
+    /* Asleep on `exited` itself, not on every event: the thread's other
+     * steps (the table copied, each batch offered and acknowledged) would
+     * wake the exiting thread for nothing, a context switch and a wake-up
+     * system call each on a short process's exit (bench/README.md "exit
+     * latency").  Its progress is looked at when a bound runs out. */
     int64_t bound = (int64_t)ftio_flusher_wait_bound_ms() * 1000000;
-    int64_t start = ftio_mono_ns(), last = start;
+    int64_t start = ftio_mono_ns(), until = start + bound, cap = start + EXIT_BOUNDS * bound;
     unsigned seen = atomic_load(&fl.progress);
     for (;;) {
-        unsigned ev = atomic_load(&fl.event_word);
         if (atomic_load(&fl.exited))
             return 1;
         int64_t now = ftio_mono_ns();
-        unsigned p = atomic_load(&fl.progress);
-        if (p != seen) {
+        if (now >= until) {
+            unsigned p = atomic_load(&fl.progress);
+            if (p == seen || now >= cap)
+                return 0;
             seen = p;
-            last = now;
+            until = now + bound < cap ? now + bound : cap;
         }
-        if (now - last > bound || now - start > EXIT_BOUNDS * bound)
-            return 0;
-        int64_t until = last + bound, cap = start + EXIT_BOUNDS * bound;
-        wait_event(ev, until < cap ? until : cap);
+        int64_t left = until - now;
+        struct timespec ts = { left / 1000000000, left % 1000000000 };
+        atomic_fetch_add(&fl.exit_waiters, 1);
+        syscall(SYS_futex, &fl.exited, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
+        atomic_fetch_sub(&fl.exit_waiters, 1);
     }
 }
 
@@ -691,6 +702,7 @@ void ftio_flusher_after_fork_child(void)
     atomic_store(&fl.joined, 0);
     atomic_store(&fl.kick_waiters, 0);        /* (nobody sleeps in the child) */
     atomic_store(&fl.event_waiters, 0);
+    atomic_store(&fl.exit_waiters, 0);
     atomic_store(&fl.parked, 0);              /* the parent's thread is not here */
     atomic_store(&fl.table_ready, 0);
     atomic_store(&fl.stop, 0);

@@ -309,8 +309,13 @@ void ftio_sink_open(void)
         return;
     }
     sk.deferred = 0;
-    if (zmtp_open())
+    if (zmtp_open()) {
+        /* The spool directory, checked now, while ftiod's greeting is on
+         * its way: the first acknowledgement touches the "daemon up"
+         * marker there (mark_up), on a short process's exit path. */
+        (void)ftio_spool_dir();
         return;
+    }
     char why[512];
     if (ftio_link_zmq.open(sk.endpoint, why, sizeof why) != 0) {
         sk.broken = 1;
