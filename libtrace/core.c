@@ -142,6 +142,38 @@ char *ftio_put_ulong(char *p, char *end, unsigned long v)
     return p;
 }
 
+char *ftio_put_hex(char *p, char *end, unsigned long long v, int width)
+{
+    char digits[16];
+    int n = 0;
+    do
+        digits[n++] = "0123456789abcdef"[v & 15];
+    while ((v >>= 4) && n < (int)sizeof digits);
+    while (n < width && n < (int)sizeof digits)
+        digits[n++] = '0';
+    while (n && p < end)
+        *p++ = digits[--n];
+    return p;
+}
+
+size_t ftio_concat(char *dst, size_t cap, const char *a, const char *b, const char *c)
+{
+    const char *part[3] = { a, b, c ? c : "" };
+    size_t at = 0, want = 0;
+    for (int i = 0; i < 3; i++) {
+        size_t len = strlen(part[i]);
+        want += len;
+        if (cap && at < cap - 1) {
+            size_t n = len < cap - 1 - at ? len : cap - 1 - at;
+            memcpy(dst + at, part[i], n);
+            at += n;
+        }
+    }
+    if (cap)
+        dst[at] = '\0';
+    return want;
+}
+
 /* Keep ids usable in a file name (the spool file embeds job and host). */
 static void sanitize(char *s)
 {

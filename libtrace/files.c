@@ -51,7 +51,7 @@ static _Atomic uint32_t known[KNOWN_SIZE];   /* ids seen (a table of 256 KB: not
  * makes the heap: system calls and a page). */
 static union {
     struct cwd_node node;
-    char room[sizeof(struct cwd_node) + 256];
+    char room[sizeof(struct cwd_node) + 160];
 } first_cwd FTIO_WARM;
 
 void ftio_files_refresh_cwd(void)

@@ -83,8 +83,6 @@ static struct {
     /* Owned by the flusher thread. */
     uint64_t         seq, lost;
     unsigned         passes;          /* flush passes of this image's thread(s) */
-    struct ftio_wire_columns cols;    /* the batch's records, encoded */
-    struct ftio_wbuf wbuf;
 } fl FTIO_WARM = {
     .start_mu = PTHREAD_MUTEX_INITIALIZER,
     .mark_mu = PTHREAD_MUTEX_INITIALIZER,
@@ -98,8 +96,12 @@ static struct {
  * "exit latency"); pages of these arrays it does not reach are never
  * touched. */
 static char mark_set[FTIO_WIRE_MAX_STR];                 /* the pending mark (mark_mu) */
-static char enc_head[SHORT_HEADER] FTIO_FLUSHER_STATE;     /* fl.wbuf's first buffer */
-static char enc_cols[FTIO_WIRE_COLUMNS][SHORT_COLUMN] FTIO_FLUSHER_STATE;   /* fl.cols' */
+/* The batch being made (the flusher thread's): its records' columns and its
+ * header, and their first buffers. */
+static struct ftio_wire_columns cols FTIO_FLUSHER_STATE;
+static struct ftio_wbuf wbuf FTIO_FLUSHER_STATE;
+static char enc_head[SHORT_HEADER] FTIO_FLUSHER_STATE;
+static char enc_cols[FTIO_WIRE_COLUMNS][SHORT_COLUMN] FTIO_FLUSHER_STATE;
 static struct ftio_record     stage[STAGE_MAX];          /* records just drained */
 static struct ftio_file_entry fentries[FILES_MAX];
 
@@ -185,7 +187,7 @@ int ftio_flusher_running(void)
 /* ---- batches ---------------------------------------------------------- */
 
 /* Encode and deliver one batch: the header and the n records staged in
- * fl.cols.  Returns 1 when something was delivered. */
+ * cols.  Returns 1 when something was delivered. */
 static int deliver(size_t n, const char *mark, int final)
 {
     void *token;
@@ -217,11 +219,11 @@ static int deliver(size_t n, const char *mark, int final)
     ftio_clock_anchor(&h.clock_mono, &h.clock_real);
     if (!fl.app_sent)          /* the memory of runs: once per image (identity.c) */
         h.has_app = ftio_identity_get(&h.app);
-    /* The header in fl.wbuf, the records' columns where they were staged:
+    /* The header in wbuf, the records' columns where they were staged:
      * written out as pieces (writev; the sink gathers its copy). */
     struct iovec iov[FTIO_WIRE_IOV];
-    fl.wbuf.len = 0;
-    int niov = ftio_wire_encode_columns(&fl.wbuf, &h, &fl.cols, iov);
+    wbuf.len = 0;
+    int niov = ftio_wire_encode_columns(&wbuf, &h, &cols, iov);
     if (niov < 0) {
         fl.lost += n;
         ftio_log("encode failed (out of memory): %zu records lost", n);
@@ -251,7 +253,7 @@ static int deliver(size_t n, const char *mark, int final)
     return 1;
 }
 
-/* Drain up to BATCH_MAX records into fl.cols, STAGE_MAX at a time: each
+/* Drain up to BATCH_MAX records into cols, STAGE_MAX at a time: each
  * piece is copied out of the rings, its clock mapped, counted for the
  * kernel cross-check and encoded while it is in the L1 cache.  (A whole
  * batch drained first, 16,384 records of 48 bytes at the default ring size,
@@ -260,13 +262,13 @@ static int deliver(size_t n, const char *mark, int final)
 static size_t stage_batch(void)
 {
     size_t drained = 0;
-    ftio_wire_columns_clear(&fl.cols);
+    ftio_wire_columns_clear(&cols);
     while (drained < BATCH_MAX) {
         size_t want = BATCH_MAX - drained < STAGE_MAX ? BATCH_MAX - drained : STAGE_MAX;
         size_t n = ftio_rings_drain(stage, want, &fl.lost);
         ftio_stamps_to_ns(stage, n);          /* the records' clock -> monotonic ns */
         ftio_unseen_count(stage, n);
-        if (n && ftio_wire_columns_add(&fl.cols, stage, n) != 0) {
+        if (n && ftio_wire_columns_add(&cols, stage, n) != 0) {
             fl.lost += n;
             ftio_log("encode failed (out of memory): %zu records lost", n);
         }
@@ -280,17 +282,17 @@ static size_t stage_batch(void)
 /* Drain every ring; the mark and the final flag go on the last batch. */
 static void flush_all(const char *mark, int final)
 {
-    if (!fl.wbuf.data) {
-        ftio_wbuf_use(&fl.wbuf, enc_head, sizeof enc_head);
+    if (!wbuf.data) {
+        ftio_wbuf_use(&wbuf, enc_head, sizeof enc_head);
         for (int k = 0; k < FTIO_WIRE_COLUMNS; k++)
-            ftio_wbuf_use(&fl.cols.col[k], enc_cols[k], sizeof enc_cols[k]);
+            ftio_wbuf_use(&cols.col[k], enc_cols[k], sizeof enc_cols[k]);
     }
     /* Bounded: producers may keep filling while we drain. */
     ftio_spool_hold(1);
     for (unsigned round = 0; round < PASS_MAX / BATCH_MAX; round++) {
         size_t drained = stage_batch();
         int last = drained < BATCH_MAX || round == PASS_MAX / BATCH_MAX - 1;
-        deliver(fl.cols.n, last ? mark : NULL, last && final);
+        deliver(cols.n, last ? mark : NULL, last && final);
         if (last)
             break;
     }

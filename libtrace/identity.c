@@ -89,8 +89,7 @@ static bool same_file(const char *path, const struct stat *want)
 static bool try_exe(const char *dir, const char *name, const struct stat *self)
 {
     char cand[PATH_MAX];
-    int n = snprintf(cand, sizeof cand, "%s%s%s", dir, *dir ? "/" : "", name);
-    if (n < 0 || (size_t)n >= sizeof cand)
+    if (ftio_concat(cand, sizeof cand, dir, *dir ? "/" : "", name) >= sizeof cand)
         return false;
     normalise_path(cand);
     if (!same_file(cand, self))
@@ -120,7 +119,7 @@ static bool exe_from_argv0(const char *argv0, const struct stat *self)
     char path[8192];
     if (!initial.path)
         return false;
-    snprintf(path, sizeof path, "%s", initial.path);
+    ftio_strlcpy(path, sizeof path, initial.path);
     for (char *save = NULL, *dir = strtok_r(path, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
         if (dir[0] != '/')
             continue;              /* a relative PATH entry: the directory of that moment */
@@ -139,7 +138,9 @@ static void read_args(char *argv0, size_t cap)
     ftio_args_hash_init(&h);
     if (initial.args) {
         size_t len = (size_t)(initial.args_end - initial.args), a0 = strnlen(initial.args, len);
-        snprintf(argv0, cap, "%.*s", (int)a0, initial.args);
+        size_t n = a0 < cap ? a0 : cap - 1;
+        memcpy(argv0, initial.args, n);
+        argv0[n] = '\0';
         const char *rest = initial.args + a0 + (a0 < len);
         /* the arguments' trailing NUL is a separator: dropped by the hash */
         ftio_args_hash_add(&h, rest, (size_t)(initial.args_end - rest));
@@ -172,9 +173,12 @@ static void compute(void)
     read_args(argv0, sizeof argv0);
     struct stat self;
     if (stat("/proc/self/exe", &self) == 0) {
-        snprintf(ident.exe_id, sizeof ident.exe_id, "%llx:%llx:%llx",
-                 (unsigned long long)self.st_dev, (unsigned long long)self.st_ino,
-                 (unsigned long long)self.st_mtim.tv_sec);
+        char *e = ident.exe_id, *end = e + sizeof ident.exe_id - 1;   /* "%llx:%llx:%llx" */
+        e = ftio_put_hex(e, end, (unsigned long long)self.st_dev, 0);
+        *e++ = ':';
+        e = ftio_put_hex(e, end, (unsigned long long)self.st_ino, 0);
+        *e++ = ':';
+        *ftio_put_hex(e, end, (unsigned long long)self.st_mtim.tv_sec, 0) = '\0';
         if (!exe_from_argv0(argv0, &self)) {
             ssize_t n = readlink("/proc/self/exe", ident.exe, sizeof ident.exe - 1);
             ident.exe[n > 0 ? n : 0] = '\0';

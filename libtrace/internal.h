@@ -68,6 +68,12 @@ extern struct ftio_config ftio_cfg FTIO_HIDDEN;
  * ftio_put_ulong writes v in decimal at p, before end, and returns the end. */
 FTIO_HIDDEN size_t ftio_strlcpy(char *dst, size_t cap, const char *src);
 FTIO_HIDDEN char *ftio_put_ulong(char *p, char *end, unsigned long v);
+/* ... and in hex (lower case), at least `width` digits (zero-padded).  The
+ * flusher's short path formats with these too (its snprintf faulted in two
+ * pages of libc's code). */
+FTIO_HIDDEN char *ftio_put_hex(char *p, char *end, unsigned long long v, int width);
+/* dst = a then b (then c), truncated to cap - 1 bytes; the length wanted. */
+FTIO_HIDDEN size_t ftio_concat(char *dst, size_t cap, const char *a, const char *b, const char *c);
 FTIO_HIDDEN void ftio_config_load(struct ftio_config *c);
 
 /* ---- identity of this process (core.c) -------------------------------- */

@@ -132,6 +132,23 @@ static void read_mounts(void)
     mt.text[mt.len] = '\0';
 }
 
+/* "MAJ:MIN" at s, by hand (sscanf's code is pages of libc a short
+ * process's flusher would fault in for it).  1 with *dev, else 0. */
+static int parse_dev(const char *s, dev_t *dev)
+{
+    unsigned long v[2] = { 0, 0 };
+    for (int k = 0; k < 2; k++) {
+        if (*s < '0' || *s > '9')
+            return 0;
+        while (*s >= '0' && *s <= '9')
+            v[k] = v[k] * 10 + (unsigned long)(*s++ - '0');
+        if (k == 0 && *s++ != ':')
+            return 0;
+    }
+    *dev = makedev(v[0], v[1]);
+    return *s == ' ';
+}
+
 /* Does mount point p (length n) hold path? */
 static int holds(const char *p, size_t n, const char *path)
 {
@@ -161,8 +178,8 @@ static const char *best(const char *path, const dev_t *dev)
         }
         if (nf < 6)
             continue;
-        unsigned maj, min;
-        if (sscanf(f[2], "%u:%u", &maj, &min) != 2 || (dev && makedev(maj, min) != *dev))
+        dev_t d;
+        if (!parse_dev(f[2], &d) || (dev && d != *dev))
             continue;
         const char *dash = p;                  /* " - " after the optional fields */
         while (dash < end && !(dash[0] == '-' && dash[1] == ' ' && dash[-1] == ' '))
@@ -176,7 +193,7 @@ static const char *best(const char *path, const dev_t *dev)
             continue;
         best_len = pl;
         memcpy(best_point, point, (size_t)pl + 1);
-        snprintf(best_type, sizeof best_type, "%s", type);
+        ftio_strlcpy(best_type, sizeof best_type, type);
     }
     return best_len < 0 ? NULL : intern(best_type, best_point);
 }

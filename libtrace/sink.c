@@ -214,7 +214,9 @@ static void choose_endpoint(void)
     const char *s = list;
     for (size_t i = 0; i < pick; i++)
         s = strchr(s, ',') + 1;
-    size_t len = strcspn(s, ",");
+    size_t len = 0;
+    while (s[len] && s[len] != ',')
+        len++;
     if (len >= sizeof sk.endpoint)
         len = sizeof sk.endpoint - 1;
     memcpy(sk.endpoint, s, len);

@@ -144,7 +144,7 @@ static void task_io(const char *tid, uint64_t io[2])
             return;
     }
     uint64_t t[2], len;
-    snprintf(path, sizeof path, "/proc/self/task/%s/io", tid);
+    ftio_concat(path, sizeof path, "/proc/self/task/", tid, "/io");
     if (read_io(path, t, &len) == 0) {
         io[0] += t[0];
         io[1] += t[1];
