@@ -330,7 +330,7 @@ static int take_mark(char *out)
  * < 5.14) the pages fault in as before; without the mapping, glibc's stack. */
 #define STACK_SIZE     (256 * 1024)
 #define STACK_GUARD    4096
-#define STACK_PREFAULT (56 * 1024)
+#define STACK_PREFAULT (72 * 1024)
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif

@@ -51,10 +51,10 @@ struct ftio_config {
     char     endpoint[512];    /* FTIO_ENDPOINT */
     char     spool_dir[1024];  /* FTIO_SPOOL_DIR, else $TMPDIR, else /tmp */
     char     tmp_dir[512];     /* $TMPDIR, else /tmp (fallback spool directories) */
+    char     app_name[256];    /* FTIO_APP: the application's name (identity.c), "" = none */
     char     spool_alt[512];   /* the fallback spool base: $XDG_RUNTIME_DIR, "" = none */
     char     munge_socket[512];/* FTIO_MUNGE_SOCKET, "" = libmunge's default */
     char     auth_uid[64];     /* FTIO_AUTH_UID: who may decode ("" = the default, auth.h) */
-    char     app_name[256];    /* FTIO_APP: the application's name (identity.c), "" = none */
 };
 /* FTIO_SPOOL: auto (to ftiod, the spool file for what it does not take),
  * always/file (only the spool file), never (only ftiod), tee (both). */

@@ -128,12 +128,22 @@ void ftio_unseen_count(const struct ftio_record *rec, size_t n)
     }
 }
 
+/* A task directory's name as a number, by hand (atol's code is a page of
+ * libc more on a short process's exit path). */
+static long tid_of(const char *s)
+{
+    long v = 0;
+    while (*s >= '0' && *s <= '9')
+        v = v * 10 + (*s++ - '0');
+    return v;
+}
+
 /* Adds thread tid's counts to io, unless it is one of ZeroMQ's (the main
  * thread, tid = pid, is the application's: no need to look). */
 static void task_io(const char *tid, uint64_t io[2])
 {
     char path[300], comm[32] = "";
-    if (atol(tid) != atomic_load(&ftio_id.pid)) {
+    if (tid_of(tid) != atomic_load(&ftio_id.pid)) {
         snprintf(path, sizeof path, "/proc/self/task/%s/comm", tid);
         long fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
@@ -167,7 +177,7 @@ static void app_threads_io(uint64_t io[2])
         for (long off = 0; off < n;) {
             struct dirent64 *e = (struct dirent64 *)(buf + off);
             off += e->d_reclen;
-            if (e->d_name[0] >= '0' && e->d_name[0] <= '9' && atol(e->d_name) != self)
+            if (e->d_name[0] >= '0' && e->d_name[0] <= '9' && tid_of(e->d_name) != self)
                 task_io(e->d_name, io);
         }
     }
