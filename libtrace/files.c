@@ -45,6 +45,11 @@ static struct {
     struct file_node           *sent;        /* flusher: newest delivered entry */
 } files FTIO_WARM;
 static _Atomic uint32_t known[KNOWN_SIZE];   /* ids seen (a table of 256 KB: not with the above) */
+/* The first ids seen, before `known`: a process that opens a few files
+ * touches no page of that table (each id hashes to a page of its own: a
+ * page fault each, bench/README.md "exit latency"). */
+#define FIRST_IDS 8
+static _Atomic uint32_t first_ids[FIRST_IDS] FTIO_WARM;
 
 /* The first working directory (the constructor's) without malloc: a
  * process that records nothing then allocates nothing (the first malloc
@@ -120,9 +125,31 @@ static int excluded(const char *abs)
     return 0;
 }
 
-/* Has this id been seen before?  Marks it seen. */
+/* Is *slot id, or made id now (0: it was empty)?  1 yes, 0 it holds another. */
+static int claim(_Atomic uint32_t *slot, uint32_t id, int *seen)
+{
+    uint32_t cur = atomic_load_explicit(slot, memory_order_relaxed);
+    if (cur == 0) {
+        uint32_t expect = 0;
+        if (atomic_compare_exchange_strong(slot, &expect, id)) {
+            *seen = 0;
+            return 1;
+        }
+        cur = expect;
+    }
+    *seen = 1;
+    return cur == id;
+}
+
+/* Has this id been seen before?  Marks it seen.  Every id's probe sequence
+ * is first_ids[] in order, then `known` from its hash: two threads marking
+ * one id meet at the same first empty slot. */
 static int seen_before(uint32_t id)
 {
+    int seen;
+    for (int k = 0; k < FIRST_IDS; k++)
+        if (claim(&first_ids[k], id, &seen))
+            return seen;
     uint32_t i = (id * 2654435761u) >> (32 - KNOWN_BITS);
     for (int probe = 0; probe < KNOWN_PROBES; probe++, i = (i + 1) & (KNOWN_SIZE - 1)) {
         uint32_t cur = atomic_load_explicit(&known[i], memory_order_relaxed);
