@@ -36,7 +36,7 @@ static struct event event_at(const struct ftio_trace_dir *dir, const struct ftio
     if (k < dir->req.n) {
         double ts = dir->req.t_start[k], te = dir->req.t_end[k];
         return (struct event){ ts, te, dir->req.rate[k] * (te - ts), k < dir->nproc ? dir->proc[k] : 0,
-                               k < dir->nfid ? dir->fid[k] : 0, -1 };
+                               ftio_trace_dir_fid(dir, k), -1 };
     }
     k -= dir->req.n;
     return (struct event){ t->meta[k].ts, t->meta[k].te, 0, t->meta[k].proc, 0, (int8_t)t->meta[k].op };
@@ -54,7 +54,7 @@ static inline void prefetch_event(const struct ftio_trace_dir *dir, size_t k)
     __builtin_prefetch(&dir->req.rate[k]);
     if (k < dir->nproc)
         __builtin_prefetch(&dir->proc[k]);
-    if (k < dir->nfid)
+    if (k < dir->nfid && dir->fid)
         __builtin_prefetch(&dir->fid[k]);
 }
 
@@ -209,8 +209,12 @@ static int walk_order(const struct ftio_trace_dir *dir, const struct ftio_trace 
     for (size_t b = 0; b < nb; b++) {
         size_t m = at[b] - from;
         uint64_t base = (uint64_t)b * width;
-        for (size_t i = 0; i < m; i++)
+        for (size_t i = 0; i < m; i++) {
+            if (i + PREFETCH < ne - from)    /* the starts are anywhere in the column */
+                __builtin_prefetch(&dir->req.t_start[ord[from + i + PREFETCH] < dir->req.n
+                                                     ? ord[from + i + PREFETCH] : 0]);
             key[i] = (TICK(ord[from + i]) - base) << ORDER_INDEX_BITS | ord[from + i];
+        }
         /* in order already (one tick, or a run of one process), else an
          * insertion sort (a bucket holds ~ORDER_FILL), else a radix sort of
          * the offsets (stable: equal ticks stay in index order) */
