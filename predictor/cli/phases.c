@@ -181,14 +181,18 @@ static int walk_order(const struct ftio_trace_dir *dir, const struct ftio_trace 
     }
     uint64_t last = (uint64_t)((hi - lo) * ORDER_TICKS);
     size_t nb = ne / ORDER_FILL + 1;
-    uint64_t width = last / nb + 1;          /* ticks per bucket: buckets hold whole ticks */
-    nb = (size_t)(last / width) + 1;
+    unsigned bits = 0;                       /* ticks per bucket: 2^bits (a shift, not a
+                                                division per record); whole ticks */
+    while (bits < 63 && (uint64_t)1 << bits < last / nb + 1)
+        bits++;
+    uint64_t width = (uint64_t)1 << bits;
+    nb = (size_t)(last >> bits) + 1;
     uint32_t *at = ftio_big_calloc(nb + 1, sizeof *at);
     if (!at)
         return -1;
 #define TICK(i) ((uint64_t)((start_at(dir, t, (i)) - lo) * ORDER_TICKS))
     for (size_t i = 0; i < ne; i++)
-        at[TICK(i) / width + 1]++;
+        at[(TICK(i) >> bits) + 1]++;
     size_t largest = 1;
     for (size_t b = 0; b < nb; b++) {
         if (at[b + 1] > largest)
@@ -201,10 +205,7 @@ static int walk_order(const struct ftio_trace_dir *dir, const struct ftio_trace 
         return -1;
     }
     for (size_t i = 0; i < ne; i++)          /* at[b] ends one past bucket b */
-        ord[at[TICK(i) / width]++] = (uint32_t)i;
-    unsigned bits = 0;                       /* of a tick's offset in its bucket */
-    while (bits < 64 && (width - 1) >> bits)
-        bits++;
+        ord[at[TICK(i) >> bits]++] = (uint32_t)i;
     size_t from = 0;
     for (size_t b = 0; b < nb; b++) {
         size_t m = at[b] - from;
