@@ -258,7 +258,7 @@ static int sweep_prepare(struct sweep *w, double lo, double hi)
     for (int k = 0; k < 2; k++) {
         const struct column *c = w->c[k];
         size_t *at = w->at[k] = ftio_big_calloc(w->nb + 1, sizeof *at);
-        uint32_t *pos = w->pos[k] = ftio_big_calloc(w->n, sizeof *pos);
+        uint32_t *pos = w->pos[k] = ftio_big_alloc(w->n, sizeof *pos);   /* written whole */
         if (!at || !pos)
             return -1;
         for (size_t i = 0; i < w->n; i++)

@@ -404,7 +404,7 @@ int ftio_cli_phases(const struct ftio_trace *t, enum ftio_io_mode mode, const st
     struct merge mg = { 0 };
     struct span sp = ticks_fit(dir, t, ne);
     int merging = merge_init(&mg, dir, t, ne, sp);
-    uint32_t *ord = merging ? NULL : ftio_big_calloc(ne, sizeof *ord);
+    uint32_t *ord = merging ? NULL : ftio_big_alloc(ne, sizeof *ord);   /* written whole */
     struct event *chunk = malloc(WALK_CHUNK * sizeof *chunk);
     struct procmap pm = { 0 };
     pm.cap = 64;
