@@ -277,22 +277,19 @@ size_t ftio_bin_pool_trim(void)
     return n * POOL_PAGE;
 }
 
-/* Page p holds no block: a spare, resident until there are too many. */
-static void page_retire(struct page *p)
+/* Page p holds no block: a spare, resident until there are too many.
+ * False when there is no memory to list it (it stays out, resident). */
+static bool page_retire(struct page *p)
 {
-    pool.st.pages--;
     if (pool.nempty == pool.cap_empty) {
         size_t cap = pool.cap_empty ? 2 * pool.cap_empty : 256;
         struct page **e = realloc(pool.empty, cap * sizeof *e);
-        if (!e) {
-            /* No room to list it: it stays resident, a page with room. */
-            pool.st.pages++;
-            room_push(p);
-            return;
-        }
+        if (!e)
+            return false;
         pool.empty = e;
         pool.cap_empty = cap;
     }
+    pool.st.pages--;
     /* The spares come first: the first given-back page moves to the end. */
     if (pool.nspare < pool.nempty)
         pool.empty[pool.nempty] = pool.empty[pool.nspare];
@@ -301,6 +298,7 @@ static void page_retire(struct page *p)
     POISON(p, POOL_PAGE);
     if (!pool.timed && pool.nspare > spare_max())
         give_back();
+    return true;
 }
 
 void *ftio_bin_pool_alloc(size_t size)
@@ -351,10 +349,64 @@ void ftio_bin_pool_free(void *block)
     if (p->used == 0) {
         if (!was_full)
             room_unlink(p);
-        page_retire(p);
+        if (!page_retire(p))
+            room_push(p);             /* no room to list it: a page with room */
     } else if (was_full) {
         room_push(p);
     }
+    pthread_mutex_unlock(&pool.lock);
+}
+
+/* A run of whole pages, from the newest mapping (a new one when it has too
+ * few left: its rest become spares, never touched).  Freed, each page is an
+ * empty page like any other: the bins' next blocks take them. */
+#define POOL_RUN_MAX (POOL_CHUNK / 2)
+
+void *ftio_bin_pool_run(size_t bytes)
+{
+    size_t k = (bytes + POOL_PAGE - 1) / POOL_PAGE;
+    if (k == 0 || bytes > POOL_RUN_MAX)
+        return NULL;
+    pthread_mutex_lock(&pool.lock);
+    if (pool.chunk_left < k) {
+        /* The rest of this mapping: spares (fresh, so not resident). */
+        while (pool.chunk_left > 0) {
+            struct page *p = (struct page *)pool.chunk;
+            pool.chunk += POOL_PAGE;
+            pool.chunk_left--;
+            pool.st.pages++;          /* page_retire counts it out again */
+            if (!page_retire(p))
+                pool.st.pages--;      /* unlisted: its addresses are lost, not memory */
+        }
+        char *m = mmap(NULL, POOL_CHUNK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                       -1, 0);
+        if (m == MAP_FAILED) {
+            pthread_mutex_unlock(&pool.lock);
+            return NULL;
+        }
+        char *a = (char *)(((uintptr_t)m + POOL_PAGE - 1) & ~(uintptr_t)(POOL_PAGE - 1));
+        pool.chunk = a;
+        pool.chunk_left = (size_t)(m + POOL_CHUNK - a) / POOL_PAGE;
+        pool.st.mapped += POOL_CHUNK;
+    }
+    char *r = pool.chunk;
+    pool.chunk += k * POOL_PAGE;
+    pool.chunk_left -= k;
+    pool.st.pages += k;
+    pthread_mutex_unlock(&pool.lock);
+    UNPOISON(r, k * POOL_PAGE);
+    return r;
+}
+
+void ftio_bin_pool_run_free(void *run, size_t bytes)
+{
+    if (!run)
+        return;
+    size_t k = (bytes + POOL_PAGE - 1) / POOL_PAGE;
+    pthread_mutex_lock(&pool.lock);
+    for (size_t i = 0; i < k; i++)
+        if (!page_retire((struct page *)((char *)run + i * POOL_PAGE)))
+            pool.st.pages--;          /* unlisted: stays resident, out of use */
     pthread_mutex_unlock(&pool.lock);
 }
 

@@ -122,6 +122,12 @@ size_t ftio_stream_memory(const struct ftio_stream *s);
  * a call.  Without a call, past a few MiB of empty pages they go at once.
  * Returns the bytes given back. */
 size_t ftio_bin_pool_trim(void);
+/* A run of whole pages of that memory for a copy the caller holds a while
+ * (ftiod: batches held for their process's clock): freed, its pages serve
+ * the bins' next blocks instead of leaving a hole in malloc's heap.  Not
+ * zeroed.  NULL past 1 MiB or out of memory: malloc it then. */
+void *ftio_bin_pool_run(size_t bytes);
+void  ftio_bin_pool_run_free(void *run, size_t bytes);
 
 /* ---- analysis ------------------------------------------------------------- */
 
