@@ -273,9 +273,10 @@ void ftio_acf_period(const double *acf, size_t n, double fs, double *scratch,
                      struct ftio_acf *out);
 
 /* bin_pool.c: the bins' blocks (bins.c) in pages of their own; a page whose
- * blocks are all free goes back to the system at once, not at a heap trim.
+ * blocks are all free goes back to the system whole, not at a heap trim.
  * ftio_bin_pool_alloc() gives a zeroed block of `size` bytes (at most four
- * sizes, each under 8 KiB) or NULL with ENOMEM; thread-safe. */
+ * sizes, each under 8 KiB) or NULL with ENOMEM; thread-safe.  When the
+ * empty pages go back: ftio_bin_pool_trim() (analysis/stream.h). */
 void *ftio_bin_pool_alloc(size_t size);
 void  ftio_bin_pool_free(void *block);
 struct ftio_bin_pool_stats {
