@@ -79,6 +79,14 @@ static inline double ftio_samples_span(const struct ftio_samples *x)
     return dt > 0 ? dt : (double)x->n / x->fs;
 }
 
+/* ---- signal.c ----------------------------------------------------------- */
+
+/* ftio_signal_sweep of all of r (no index, no padding) whose caller has
+ * checked every end against its start and taken the span: lo the earliest
+ * start, hi the latest end (sample.c's one pass over the requests). */
+int ftio_signal_sweep_spanned(const struct ftio_requests *r, double lo, double hi,
+                              ftio_signal_emit_fn *emit, void *ctx);
+
 /* ---- spectrum.c --------------------------------------------------------- */
 
 /* Per-bin results of one DFT, k = 0 .. N/2, owned by the analyzer. */
@@ -265,9 +273,10 @@ void ftio_acf_period(const double *acf, size_t n, double fs, double *scratch,
                      struct ftio_acf *out);
 
 /* bin_pool.c: the bins' blocks (bins.c) in pages of their own; a page whose
- * blocks are all free goes back to the system at once, not at a heap trim.
+ * blocks are all free goes back to the system whole, not at a heap trim.
  * ftio_bin_pool_alloc() gives a zeroed block of `size` bytes (at most four
- * sizes, each under 8 KiB) or NULL with ENOMEM; thread-safe. */
+ * sizes, each under 8 KiB) or NULL with ENOMEM; thread-safe.  When the
+ * empty pages go back: ftio_bin_pool_trim() (analysis/stream.h). */
 void *ftio_bin_pool_alloc(size_t size);
 void  ftio_bin_pool_free(void *block);
 struct ftio_bin_pool_stats {

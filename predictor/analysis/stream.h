@@ -114,6 +114,20 @@ int    ftio_stream_logged_record(const struct ftio_stream *s, size_t i, double *
                                  double *bytes);
 /* Bytes the stream holds (for the caller's memory bound). */
 size_t ftio_stream_memory(const struct ftio_stream *s);
+/* The bins' pages that the streams' windows forgot go back to the system
+ * (bin_pool.c): once this was called, only through it; call it every second
+ * or so, holding no lock the streams need (it makes the madvise calls).  It
+ * gives back the empty pages no bin was laid in since the previous call (a
+ * backlog of jobs reuses them at once), but for a few spares, at most 64 MiB
+ * a call.  Without a call, past a few MiB of empty pages they go at once.
+ * Returns the bytes given back. */
+size_t ftio_bin_pool_trim(void);
+/* A run of whole pages of that memory for a copy the caller holds a while
+ * (ftiod: batches held for their process's clock): freed, its pages serve
+ * the bins' next blocks instead of leaving a hole in malloc's heap.  Not
+ * zeroed.  NULL past 1 MiB or out of memory: malloc it then. */
+void *ftio_bin_pool_run(size_t bytes);
+void  ftio_bin_pool_run_free(void *run, size_t bytes);
 
 /* ---- analysis ------------------------------------------------------------- */
 

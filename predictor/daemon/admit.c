@@ -117,7 +117,7 @@ enum admit_verdict ftiod_admit(struct ftiod *d, const struct ftio_batch *b, int6
     a->max_jobs = 0;
     a->new_job = false;
     a->id[0] = '\0';
-    pthread_mutex_lock(&d->lock);
+    ftiod_lock_ingest(d);
     a->verdict = decide(d, b, uid, raw, rawlen, a);
     pthread_mutex_unlock(&d->lock);
     return a->verdict;

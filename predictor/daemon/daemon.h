@@ -54,6 +54,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdatomic.h>
 #include <jansson.h>
 #include "analysis.h"
 #include "cliopt.h"
@@ -136,6 +137,14 @@ struct ftiod_ended {
                                    for (10,000 ends at once parsed nothing) */
 };
 
+/* lock_share.c */
+struct ftiod_lock_share {
+    atomic_uint waiting;        /* analysis threads waiting for `lock` */
+    atomic_uint grants;         /* times one of them took it (a futex word) */
+    atomic_llong granted_ns;    /* monotonic ns of the last time */
+    atomic_uint yielding;       /* the ingest waits for a grant */
+};
+
 struct ftiod {
     struct ftiod_config cfg;
     void *zctx;
@@ -152,6 +161,7 @@ struct ftiod {
 
     pthread_mutex_t lock;       /* jobs and stats */
     pthread_cond_t  wake;       /* ingest -> analysis: a mark or a final arrived */
+    struct ftiod_lock_share share;  /* the ingest gives the analyses their turn at `lock` (lock_share.c) */
     struct job_table jobs;
     struct ftiod_ended *ended;  /* ring of the last cfg.keep_ended ended jobs */
     size_t nended, ended_next;  /* how many are in it; where the next one goes */
@@ -163,6 +173,7 @@ struct ftiod {
     volatile sig_atomic_t reopen; /* SIGHUP: an analysis thread reopens --log */
     double stop_at;             /* monotonic s the analysis threads saw stop */
     double heap_checked;        /* monotonic s heap.c last looked (ingest thread) */
+    double pool_trimmed;        /* monotonic s heap.c last gave the bins' empty pages back */
     size_t heap_free;           /* bytes malloc held free after its last trim (heap.c) */
     size_t heap_used;           /* bytes in use at heap.c's last look */
     struct sched_queue *sched;  /* under lock (sched_queue.c) */
@@ -314,6 +325,11 @@ void ftiod_claim_restored(struct ftiod *d, const struct job *j);
 bool ftiod_claim_namespaced(const char *id);
 /* Is a journaled batch of wire id `id` from uid one of job j? */
 bool ftiod_claim_stored(const struct job *j, const char *id, int64_t uid);
+
+/* lock_share.c: `lock` taken by the analysis threads (sched_*.c,
+ * scheduler.c, end_message.c) and by the ingest's admission (admit.c) */
+void ftiod_lock_analysis(struct ftiod *d);
+void ftiod_lock_ingest(struct ftiod *d);
 
 /* status.c */
 /* Build the status document (caller holds d->lock; it shares nothing with

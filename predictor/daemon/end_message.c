@@ -147,5 +147,5 @@ void ftiod_end_message(struct ftiod *d, struct job *j, const char *why)
     free(text);
     free(summary);
     free(topic);
-    pthread_mutex_lock(&d->lock);
+    ftiod_lock_analysis(d);
 }

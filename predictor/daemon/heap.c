@@ -34,12 +34,19 @@
 #include "daemon.h"
 
 #define HEAP_EVERY    10.0
+#define POOL_EVERY    1.0     /* s between ftio_bin_pool_trim() calls */
 #define HEAP_FREE_MIN (32u << 20)
 #define HEAP_SAY      0.1     /* s: a trim that long is logged (info) */
 
 
 void ftiod_heap_trim(struct ftiod *d, double now)
 {
+    /* The bins' pages the windows forgot: those no job took again within a
+     * second (analysis/stream.h). */
+    if (now - d->pool_trimmed >= POOL_EVERY && !d->stop) {
+        d->pool_trimmed = now;
+        ftio_bin_pool_trim();
+    }
     if (now - d->heap_checked < HEAP_EVERY || d->stop)
         return;
     d->heap_checked = now;

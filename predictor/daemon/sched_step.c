@@ -119,7 +119,7 @@ void sched_analyse_boundary(struct analysis *a, struct job *j, int mode)
     char err[256] = "";
     ftio_stream_run(a->work, a->an, now, err, sizeof err);
 
-    pthread_mutex_lock(&d->lock);
+    ftiod_lock_analysis(d);
     rc = ftio_stream_commit(m->stream, a->work);
     job_table_account(&d->jobs, j);        /* its window may have forgotten bins */
     m->last_run = ftiod_now();
@@ -128,7 +128,7 @@ void sched_analyse_boundary(struct analysis *a, struct job *j, int mode)
             pthread_mutex_unlock(&d->lock);
             ftiod_log_rl_at(&a->rl_err, FTIOD_DEBUG, "job %s %s: no analysis at %.3f s: %s",
                             j->id, job_mode_name(mode), b, err);
-            pthread_mutex_lock(&d->lock);
+            ftiod_lock_analysis(d);
         }
         return;
     }
@@ -150,7 +150,7 @@ void sched_analyse_boundary(struct analysis *a, struct job *j, int mode)
     free(topic);
     if (d->cfg.verbose)
         log_result(j, &said, mode);
-    pthread_mutex_lock(&d->lock);
+    ftiod_lock_analysis(d);
     keep_said(m, seq, text, len);
     free(text);
 }
@@ -168,7 +168,7 @@ static void analyse_summary(struct analysis *a, struct job *j, int mode)
     pthread_mutex_unlock(&d->lock);
     char err[256] = "";
     ftio_stream_run(a->work, a->an, NAN, err, sizeof err);
-    pthread_mutex_lock(&d->lock);
+    ftiod_lock_analysis(d);
     int rc = ftio_stream_commit(m->stream, a->work);
     d->stats.analyses++;
     m->said_seq = 0;          /* the latest answer is no more the text kept */

@@ -38,13 +38,13 @@ static void *analysis_main(void *arg)
     struct analysis *a = arg;
     struct ftiod *d = a->d;
     bool woken = false;
-    pthread_mutex_lock(&d->lock);
+    ftiod_lock_analysis(d);
     for (;;) {
         if (d->reopen) {          /* SIGHUP: between two --log lines */
             d->reopen = 0;
             pthread_mutex_unlock(&d->lock);
             ftiod_publish_reopen(d);
-            pthread_mutex_lock(&d->lock);
+            ftiod_lock_analysis(d);
         }
         bool stopping = d->stop;
         double now = ftiod_now();

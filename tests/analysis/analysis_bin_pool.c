@@ -2,13 +2,16 @@
 /* analysis_bin_pool.c -- the bins' blocks live in pages of their own
  * (predictor/analysis/bin_pool.c): a page whose blocks are all free goes
  * back to the system at once (the resident set falls, no heap trim), a
- * page with one block left stays, reused blocks come back zeroed, and the
- * bins' forgetting of a long job's history empties its pages. */
+ * page with one block left stays, reused blocks come back zeroed, the
+ * bins' forgetting of a long job's history empties its pages, and once a
+ * caller trims (ftiod, every second) empty pages wait for a trim that finds
+ * them unused since the one before. */
 #include <string.h>
 #include <unistd.h>
 
 #include "helpers.h"
 #include "analysis/analysis_internal.h"
+#include "analysis/stream.h"
 
 #define SMALL 520     /* a block of 64 bins, AVERAGE (bins.c) */
 #define LARGE 1544    /* HOLD: three columns */
@@ -118,9 +121,60 @@ START_TEST(forgotten_history_goes_back)
 }
 END_TEST
 
+/* Last in the suite: once trimmed, the pool gives back only through
+ * ftio_bin_pool_trim() (a process of its own under CK_FORK, the default). */
+START_TEST(trim_gives_back_what_stayed_unused)
+{
+    enum { N = 60000 };      /* 4,000 pages, 31 MiB */
+    static void *b[N];
+    struct ftio_bin_pool_stats s0, s;
+    ftio_bin_pool_trim();
+    ftio_bin_pool_stats(&s0);
+    for (size_t i = 0; i < N; i++) {
+        ck_assert_ptr_nonnull(b[i] = ftio_bin_pool_alloc(SMALL));
+        memset(b[i], 0x5a, SMALL);
+    }
+    long full = resident_bytes();
+    for (size_t i = 0; i < N; i++)
+        ftio_bin_pool_free(b[i]);
+    /* Nothing went back at the frees: the pages wait, resident. */
+    ftio_bin_pool_stats(&s);
+    ck_assert_uint_eq(s.released, s0.released);
+    ck_assert_uint_ge(s.spare, N / 15);
+    /* A trim right after: they were in use since the last one, they stay
+     * (a backlog of jobs takes them again at once). */
+    ck_assert_uint_eq(ftio_bin_pool_trim(), 0);
+    /* Half of them taken again before the next trim: the other half goes
+     * back, but for a few spares. */
+    for (size_t i = 0; i < N / 2; i++) {
+        ck_assert_ptr_nonnull(b[i] = ftio_bin_pool_alloc(SMALL));
+        const unsigned char *u = b[i];
+        ck_assert(u[0] == 0 && u[SMALL - 1] == 0);    /* zeroed again */
+    }
+    size_t back = ftio_bin_pool_trim();
+    ftio_bin_pool_stats(&s);
+    ck_assert_uint_ge(back, (size_t)(N / 2 / 15 - 1024) * 8192);
+    ck_assert_uint_le(s.spare, 1024);
+    long after = resident_bytes();
+    ck_assert_msg(full - after > 10l << 20, "resident %ld -> %ld bytes: the pages did not go back",
+                  full, after);
+    /* Pages given back serve again, zeroed. */
+    for (size_t i = 0; i < N / 2; i++)
+        ftio_bin_pool_free(b[i]);
+    for (size_t i = 0; i < N; i++) {
+        ck_assert_ptr_nonnull(b[i] = ftio_bin_pool_alloc(SMALL));
+        const unsigned char *u = b[i];
+        ck_assert(u[0] == 0 && u[SMALL / 2] == 0 && u[SMALL - 1] == 0);
+    }
+    for (size_t i = 0; i < N; i++)
+        ftio_bin_pool_free(b[i]);
+}
+END_TEST
+
 Suite *ftio_test_suite(void)
 {
     TCase *tc;
     return FTIO_SUITE("analysis-bin-pool", "pool", &tc, pages_go_back_whole,
-                      sizes_apart_and_zeroed, forgotten_history_goes_back);
+                      sizes_apart_and_zeroed, forgotten_history_goes_back,
+                      trim_gives_back_what_stayed_unused);
 }
