@@ -11,7 +11,6 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,22 +46,13 @@ struct sub {
 };
 
 /* The records, while few, to lay the grid again (ftio_stream_relay, the
- * summary): one column each, act = the activity's index (-1 the mode's), the
- * four in one block: from malloc while small, else a run of the bins' pages
- * (analysis/stream.h): a daemon's 10,000 jobs with an hour of history each
- * drop theirs at their first analyses, 150 MB that stayed as holes in
- * malloc's heap until a heap trim of a second gave them back while the
- * ingest waited; in pages, the bins' next blocks take them. */
+ * summary): one column each, act = the activity's index (-1 the mode's). */
 struct record_log {
     size_t  n, cap;
-    double *ts, *te, *bytes;        /* ts: the block's start */
+    double *ts, *te, *bytes;
     int8_t *act;
     bool    overflow;               /* past log_records: forgotten for good */
-    bool    pooled;                 /* the block is a run of pages (ftio_bin_pool_run) */
 };
-#define LOG_ELEM     (3 * sizeof(double) + sizeof(int8_t))
-#define LOG_CAP0     128            /* the first capacity */
-#define LOG_RUN_FROM 4096           /* bytes: a block this large is a run of pages */
 
 struct ftio_stream {
     struct ftio_stream_config c;
@@ -134,49 +124,18 @@ struct ftio_stream *ftio_stream_new(const struct ftio_stream_config *c, double o
 
 static void log_free(struct record_log *l)
 {
-    if (l->pooled)
-        ftio_bin_pool_run_free(l->ts, l->cap * LOG_ELEM);
-    else
-        free(l->ts);
+    free(l->ts);
+    free(l->te);
+    free(l->bytes);
+    free(l->act);
     l->ts = l->te = l->bytes = NULL;
     l->act = NULL;
     l->n = l->cap = 0;
-    l->pooled = false;
-}
-
-/* Room for `need` records: a new block, the columns copied over. */
-static int log_grow(struct record_log *l, size_t need)
-{
-    size_t cap = l->cap ? l->cap : LOG_CAP0;
-    while (cap < need) {
-        if (cap > SIZE_MAX / 2 / LOG_ELEM)
-            return -1;
-        cap *= 2;
-    }
-    bool pooled = false;
-    char *b = NULL;
-    if (cap * LOG_ELEM >= LOG_RUN_FROM)
-        pooled = (b = ftio_bin_pool_run(cap * LOG_ELEM)) != NULL;
-    if (!b && !(b = malloc(cap * LOG_ELEM)))
-        return -1;
-    double *ts = (double *)b, *te = ts + cap, *bytes = te + cap;
-    int8_t *act = (int8_t *)(bytes + cap);
-    if (l->n) {
-        memcpy(ts, l->ts, l->n * sizeof *ts);
-        memcpy(te, l->te, l->n * sizeof *te);
-        memcpy(bytes, l->bytes, l->n * sizeof *bytes);
-        memcpy(act, l->act, l->n * sizeof *act);
-    }
-    size_t n = l->n;
-    log_free(l);
-    *l = (struct record_log){ .n = n, .cap = cap, .ts = ts, .te = te, .bytes = bytes, .act = act,
-                              .pooled = pooled };
-    return 0;
 }
 
 static size_t log_memory(const struct record_log *l)
 {
-    return l->cap * LOG_ELEM;
+    return l->cap * (3 * sizeof(double) + sizeof(int8_t));
 }
 
 void ftio_stream_free(struct ftio_stream *s)
@@ -274,10 +233,14 @@ static void log_record(struct ftio_stream *s, int act, double ts, double te, dou
         l->overflow = true;
         return;
     }
-    if (l->n == l->cap && log_grow(l, l->n + 1) != 0) {
-        log_free(l);
-        l->overflow = true;
-        return;
+    if (l->n == l->cap) {
+        void **const cols[] = {(void **)&l->ts, (void **)&l->te, (void **)&l->bytes, (void **)&l->act};
+        const size_t elem[] = {sizeof *l->ts, sizeof *l->te, sizeof *l->bytes, sizeof *l->act};
+        if (ftio_grow_parallel(&l->cap, l->n + 1, 4, cols, elem) != 0) {
+            log_free(l);
+            l->overflow = true;
+            return;
+        }
     }
     l->ts[l->n] = ts;
     l->te[l->n] = te;
