@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # analysis_offline.sh -- whole `ftio` runs on bench/analysis.sh's traces, two
 # builds interleaved (before, after, before, after ...) so that both see the
-# same machine: CPU (user + sys of the process) and peak RSS of each run, and
-# the medians.  The figures of bench/README.md "analysis" (offline rounds).
+# same machine: CPU (user + sys of the process, and each apart) and peak RSS
+# of each run, and the medians.  The figures of bench/README.md "analysis" (offline rounds).
 #
 #   B=build sh bench/analysis_offline.sh BEFORE/bin/ftio AFTER/bin/ftio [RUNS] [OPTIONS...]
 #
@@ -33,8 +33,10 @@ for n in 1000000 10000000; do
       /usr/bin/time -f '%U %S %M' -o "$T/time" "$bin" "$@" "$T/$n.msgpack" >"$T/out.$side" 2>/dev/null
       read -r u s m <"$T/time"
       echo "$u $s" | awk '{print $1 + $2}' >>"$T/cpu.$n.$side"
+      echo "$u" >>"$T/user.$n.$side"
+      echo "$s" >>"$T/sys.$n.$side"
       echo "$m" | awk '{print $1 / 1024}' >>"$T/rss.$n.$side"
-      echo "$n $side run $i: cpu $(tail -1 "$T/cpu.$n.$side") s, peak $(tail -1 "$T/rss.$n.$side") MB"
+      echo "$n $side run $i: cpu $(tail -1 "$T/cpu.$n.$side") s (user $u, sys $s), peak $(tail -1 "$T/rss.$n.$side") MB"
     done
     cmp -s "$T/out.before" "$T/out.after" || { echo "$n: outputs differ (run $i)"; status=1; }
   done
@@ -42,7 +44,9 @@ for n in 1000000 10000000; do
   for side in before after; do
     echo "== $n requests, $side: cpu median $(median <"$T/cpu.$n.$side") s" \
          "(range $(sort -n "$T/cpu.$n.$side" | head -1)-$(sort -n "$T/cpu.$n.$side" | tail -1))," \
-         "peak RSS median $(median <"$T/rss.$n.$side") MB"
+         "peak RSS median $(median <"$T/rss.$n.$side") MB; user median $(median <"$T/user.$n.$side") s," \
+         "sys median $(median <"$T/sys.$n.$side") s (the kernel's first touch of fresh pages: varies"\
+         "most with the machine)"
   done
 done
 exit $status

@@ -6,8 +6,7 @@
 #                                  (tests/tests_wire.mk)
 #   $(B)/bench/analysis_bench      times parse/signal/sampling/spectrum, peak RSS
 # bench/analysis.sh generates 10^6 and 10^7 request traces and runs it.
-$(B)/bench/analysis_bench: $(B)/bench/analysis_bench.o $(READERS_LIB) \
-                           $(B)/lib/libftioanalysis.a $(B)/lib/libftiocommon.a
+$(B)/bench/analysis_bench: $(B)/bench/analysis_bench.o $(FTIO_READERS_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $< $(FTIO_READERS_LINK)
 

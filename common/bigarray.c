@@ -134,18 +134,29 @@ int ftio_big_grow(void **p, size_t *cap, size_t used, size_t need, size_t elem)
     return 0;
 }
 
-void *ftio_big_calloc(size_t n, size_t elem)
+static void *big_alloc(size_t n, size_t elem, int zero)
 {
     if (elem == 0 || n > SIZE_MAX / 2 / elem)
         return NULL;
     if (!is_mapped(n, elem))
-        return calloc(n ? n : 1, elem);
+        return zero ? calloc(n ? n : 1, elem) : malloc((n ? n : 1) * elem);
     void *p = take_kept(mapped_bytes(n, elem));
     if (p) {
-        memset(p, 0, n * elem);
+        if (zero)
+            memset(p, 0, n * elem);
         return p;
     }
     return map_aligned(mapped_bytes(n, elem));   /* fresh pages are zero */
+}
+
+void *ftio_big_calloc(size_t n, size_t elem)
+{
+    return big_alloc(n, elem, 1);
+}
+
+void *ftio_big_alloc(size_t n, size_t elem)
+{
+    return big_alloc(n, elem, 0);
 }
 
 void ftio_big_free(void *p, size_t cap, size_t elem)

@@ -27,7 +27,10 @@ int ftio_big_grow(void **p, size_t *cap, size_t used, size_t need, size_t elem);
 /* n elements of elem bytes, zeroed (calloc's contract, a scratch array's
  * huge pages), or NULL; free with ftio_big_free(p, n, elem). */
 void *ftio_big_calloc(size_t n, size_t elem);
-/* Frees an array of ftio_big_grow (its cap) or ftio_big_calloc (its n);
+/* The same, not zeroed (a scratch array the caller writes whole before it
+ * reads it: kept pages need no memset). */
+void *ftio_big_alloc(size_t n, size_t elem);
+/* Frees an array of ftio_big_grow (its cap) or ftio_big_calloc / _alloc (its n);
  * NULL is fine. */
 void ftio_big_free(void *p, size_t cap, size_t elem);
 

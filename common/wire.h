@@ -97,10 +97,19 @@ struct ftio_batch {
  * fs when NULL; rec[].tid/reserved are not sent.  Records are not
  * validated here: see the decoder's per-record rules below.
  * Start with a zeroed wbuf; reuse it (set len = 0) to avoid reallocating. */
-struct ftio_wbuf { char *data; size_t len, cap; };
+struct ftio_wbuf {
+    char  *data;
+    size_t len, cap;
+    int    fixed;     /* data is the caller's memory (ftio_wbuf_use): never freed, grown into a copy */
+};
 int  ftio_wire_encode(struct ftio_wbuf *out, const struct ftio_batch_header *h,
                       const struct ftio_record *rec, size_t n);
 void ftio_wbuf_free(struct ftio_wbuf *b);
+/* Start b (zeroed, or emptied by ftio_wbuf_free) on the caller's buf of cap
+ * bytes: nothing is allocated until more is needed, then a heap copy (the
+ * shim's flusher: a short process's batches fit, and the thread allocates
+ * nothing). */
+void ftio_wbuf_use(struct ftio_wbuf *b, void *buf, size_t cap);
 
 /* A batch gathered in pieces (the shim's flusher: records drained, their
  * clock mapped and encoded a cache-sized piece at a time, the header made

@@ -26,6 +26,7 @@
 #include <string.h>
 #include "wire.h"
 #include "grow.h"
+#include "msgpack_skip.h"
 
 enum { OK = 0, TRUNC = 1, BAD = -1 };
 
@@ -271,62 +272,22 @@ static int read_str(struct reader *r, const char *what, size_t maxlen, const uin
     return OK;
 }
 
-/* Skips one value of any type without recursion: `pending` counts values
- * still to skip; each needs at least one byte, which bounds it by the input. */
+/* Skips one value of any type (msgpack_skip.h: no recursion, so nesting
+ * depth is no attack; a count larger than the bytes left is a truncation). */
 static int skip_value(struct reader *r)
 {
-    uint64_t pending = 1;
+    size_t size;
     r->item = r->p;
-    while (pending) {
-        if (avail(r) < pending)
-            return TRUNC;
-        pending--;
-        uint8_t b = *r->p++;
-        size_t lenbytes = 0, fixed = 0;   /* length field size, payload size */
-        int kind = 0;                     /* 0 payload, 1 array, 2 map, 3 ext */
-        if (b <= 0x7f || b >= 0xe0 || b == 0xc0 || b == 0xc2 || b == 0xc3)
-            continue;
-        if ((b & 0xe0) == 0xa0) { fixed = b & 0x1f; }
-        else if ((b & 0xf0) == 0x90) { pending += b & 0x0f; continue; }
-        else if ((b & 0xf0) == 0x80) { pending += 2u * (b & 0x0f); continue; }
-        else switch (b) {
-            case 0xc4: case 0xd9: lenbytes = 1; break;
-            case 0xc5: case 0xda: lenbytes = 2; break;
-            case 0xc6: case 0xdb: lenbytes = 4; break;
-            case 0xc7: lenbytes = 1; kind = 3; break;
-            case 0xc8: lenbytes = 2; kind = 3; break;
-            case 0xc9: lenbytes = 4; kind = 3; break;
-            case 0xcc: case 0xd0: fixed = 1; break;
-            case 0xcd: case 0xd1: fixed = 2; break;
-            case 0xca: case 0xce: case 0xd2: fixed = 4; break;
-            case 0xcb: case 0xcf: case 0xd3: fixed = 8; break;
-            case 0xd4: fixed = 2; break;            /* fixext: type + data */
-            case 0xd5: fixed = 3; break;
-            case 0xd6: fixed = 5; break;
-            case 0xd7: fixed = 9; break;
-            case 0xd8: fixed = 17; break;
-            case 0xdc: lenbytes = 2; kind = 1; break;
-            case 0xdd: lenbytes = 4; kind = 1; break;
-            case 0xde: lenbytes = 2; kind = 2; break;
-            case 0xdf: lenbytes = 4; kind = 2; break;
-            default:
-                r->item = r->p - 1;
-                return fail(r, "invalid msgpack type byte 0x%02x", b);
-        }
-        if (lenbytes) {
-            if (avail(r) < lenbytes)
-                return TRUNC;
-            uint64_t n = lenbytes == 1 ? r->p[0] : lenbytes == 2 ? be16(r->p) : be32(r->p);
-            r->p += lenbytes;
-            if (kind == 1) { pending += n; continue; }
-            if (kind == 2) { pending += 2 * n; continue; }
-            fixed = n + (kind == 3);                /* ext carries a type byte */
-        }
-        if (avail(r) < fixed)
-            return TRUNC;
-        r->p += fixed;
+    switch (ftio_mp_skip(r->p, avail(r), &size)) {
+    case FTIO_MP_OK:
+        r->p += size;
+        return OK;
+    case FTIO_MP_INVALID:
+        r->item = r->p + size;
+        return fail(r, "invalid msgpack type byte 0x%02x", r->p[size]);
+    default:
+        return TRUNC;
     }
-    return OK;
 }
 
 /* ---- storage ------------------------------------------------------------ */

@@ -125,9 +125,18 @@ static int env_flag(int v)
 
 static void copy_str(char *dst, size_t cap, const char *src, const char *what)
 {
-    if (strlen(src) >= cap)
+    if (ftio_strlcpy(dst, cap, src) >= cap)
         ftio_warn("%s is too long (max %zu); truncated", what, cap - 1);
-    snprintf(dst, cap, "%s", src);
+}
+
+/* Bytes of s before its first ':' or ',' (strcspn's code is a page of libc
+ * more for the constructor: ftio_strlcpy in core.c). */
+static size_t item_len(const char *s)
+{
+    size_t n = 0;
+    while (s[n] && s[n] != ':' && s[n] != ',')
+        n++;
+    return n;
 }
 
 /* FTIO_LAYERS=posix,stdio,mpiio,api (or "all"). */
@@ -169,10 +178,7 @@ static void add_exclude(struct ftio_config *c, const char *p, size_t len)
         ftio_warn("FTIO_EXCLUDE: more than %d prefixes; the rest is ignored", FTIO_MAX_EXCLUDES);
         return;
     }
-    char *s = strndup(p, len);
-    if (!s)
-        return;
-    c->exclude[c->nexclude] = s;
+    c->exclude[c->nexclude] = p;          /* no copy: the process's life long (no malloc) */
     c->exclude_len[c->nexclude] = len;
     c->nexclude++;
 }
@@ -180,7 +186,7 @@ static void add_exclude(struct ftio_config *c, const char *p, size_t len)
 static void parse_excludes(struct ftio_config *c, const char *v)
 {
     while (*v) {
-        size_t len = strcspn(v, ":,");
+        size_t len = item_len(v);
         add_exclude(c, v, len);
         v += len;
         if (*v)
@@ -193,7 +199,7 @@ static int list_has(const char *list, const char *name)
 {
     size_t len = strlen(name);
     while (*list) {
-        size_t n = strcspn(list, ":,");
+        size_t n = item_len(list);
         if (n == len && len > 0 && strncmp(list, name, n) == 0)
             return 1;
         list += n;
@@ -224,9 +230,9 @@ static const char *ignored_program(char *exe, size_t cap)
     return list_has(list, base) ? base : NULL;
 }
 
+/* c is zero (static: not cleared here, which touched both of its pages). */
 void ftio_config_load(struct ftio_config *c)
 {
-    memset(c, 0, sizeof *c);
     c->disable = env_flag(V_DISABLE);
     c->debug = env_flag(V_DEBUG);
     if (c->disable)
@@ -262,8 +268,11 @@ void ftio_config_load(struct ftio_config *c)
     if (dir && *dir) {
         copy_str(c->spool_dir, sizeof c->spool_dir, dir, "FTIO_SPOOL_DIR");
     } else {
-        char def[sizeof c->spool_dir];
-        snprintf(def, sizeof def, "%s/ftio-%u", tmp && *tmp ? tmp : "/tmp", (unsigned)geteuid());
+        char def[sizeof c->spool_dir + 32], *end = def + sizeof def - 1;   /* "%s/ftio-%u" */
+        size_t tl = ftio_strlcpy(def, sizeof c->spool_dir, tmp && *tmp ? tmp : "/tmp");
+        char *p = def + (tl < sizeof c->spool_dir ? tl : sizeof c->spool_dir - 1);
+        memcpy(p, "/ftio-", 6);
+        *ftio_put_ulong(p + 6, end, (unsigned long)geteuid()) = '\0';
         copy_str(c->spool_dir, sizeof c->spool_dir, def, "TMPDIR");
     }
     /* Where to spool when that directory is not ours (spool.c). */

@@ -28,7 +28,7 @@ __thread int ftio_thread_table __attribute__((tls_model("initial-exec")));
 
 /* Thread id of the flusher that runs in a private descriptor table, 0 when
  * none does (then every thread uses the application's table). */
-static atomic_long private_tid;
+static atomic_long private_tid FTIO_WARM;
 
 /* Does this thread share its descriptor table with the private flusher?
  * Its own threads (ZeroMQ's) do; application threads never do. */

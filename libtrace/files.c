@@ -43,8 +43,21 @@ static struct {
     _Atomic(struct cwd_node *)  cwd;
     _Atomic(struct file_node *) head;        /* newest first */
     struct file_node           *sent;        /* flusher: newest delivered entry */
-    _Atomic uint32_t            known[KNOWN_SIZE];
-} files;
+} files FTIO_WARM;
+static _Atomic uint32_t known[KNOWN_SIZE];   /* ids seen (a table of 256 KB: not with the above) */
+/* The first ids seen, before `known`: a process that opens a few files
+ * touches no page of that table (each id hashes to a page of its own: a
+ * page fault each, bench/README.md "exit latency"). */
+#define FIRST_IDS 8
+static _Atomic uint32_t first_ids[FIRST_IDS] FTIO_WARM;
+
+/* The first working directory (the constructor's) without malloc: a
+ * process that records nothing then allocates nothing (the first malloc
+ * makes the heap: system calls and a page). */
+static union {
+    struct cwd_node node;
+    char room[sizeof(struct cwd_node) + 160];
+} first_cwd FTIO_WARM;
 
 void ftio_files_refresh_cwd(void)
 {
@@ -52,7 +65,8 @@ void ftio_files_refresh_cwd(void)
     if (!getcwd(buf, sizeof buf))
         return;
     size_t len = strlen(buf);
-    struct cwd_node *n = malloc(sizeof *n + len + 1);
+    struct cwd_node *n = !atomic_load(&files.cwd) && sizeof *n + len + 1 <= sizeof first_cwd
+                             ? &first_cwd.node : malloc(sizeof *n + len + 1);
     if (!n)
         return;
     memcpy(n->path, buf, len + 1);
@@ -111,17 +125,39 @@ static int excluded(const char *abs)
     return 0;
 }
 
-/* Has this id been seen before?  Marks it seen. */
+/* Is *slot id, or made id now (0: it was empty)?  1 yes, 0 it holds another. */
+static int claim(_Atomic uint32_t *slot, uint32_t id, int *seen)
+{
+    uint32_t cur = atomic_load_explicit(slot, memory_order_relaxed);
+    if (cur == 0) {
+        uint32_t expect = 0;
+        if (atomic_compare_exchange_strong(slot, &expect, id)) {
+            *seen = 0;
+            return 1;
+        }
+        cur = expect;
+    }
+    *seen = 1;
+    return cur == id;
+}
+
+/* Has this id been seen before?  Marks it seen.  Every id's probe sequence
+ * is first_ids[] in order, then `known` from its hash: two threads marking
+ * one id meet at the same first empty slot. */
 static int seen_before(uint32_t id)
 {
+    int seen;
+    for (int k = 0; k < FIRST_IDS; k++)
+        if (claim(&first_ids[k], id, &seen))
+            return seen;
     uint32_t i = (id * 2654435761u) >> (32 - KNOWN_BITS);
     for (int probe = 0; probe < KNOWN_PROBES; probe++, i = (i + 1) & (KNOWN_SIZE - 1)) {
-        uint32_t cur = atomic_load_explicit(&files.known[i], memory_order_relaxed);
+        uint32_t cur = atomic_load_explicit(&known[i], memory_order_relaxed);
         if (cur == id)
             return 1;
         if (cur == 0) {
             uint32_t expect = 0;
-            if (atomic_compare_exchange_strong(&files.known[i], &expect, id))
+            if (atomic_compare_exchange_strong(&known[i], &expect, id))
                 return 0;
             if (expect == id)
                 return 1;

@@ -57,6 +57,8 @@
 #define PASS_MAX    (1u << 22) /* records one pass takes at most (producers may keep filling) */
 #define FILES_MAX   4096       /* file entries per message */
 #define CONNECT_RETRY_MS 5     /* first second: how soon a batch waiting for the connection goes */
+#define SHORT_COLUMN  1024     /* static encoding buffers: a column of ~110 records, */
+#define SHORT_HEADER  2048     /* ... a header with a few files' paths (bigger: malloc'd) */
 
 atomic_int ftio_flusher_started FTIO_HOT;     /* read by every record (shim.h FTIO_HOT) */
 
@@ -65,6 +67,7 @@ static struct {
     atomic_uint      kick_word;       /* futex: bumped by every kick */
     atomic_uint      event_word;      /* futex: bumped by the thread at each step a waiter waits for */
     atomic_int       kick_waiters, event_waiters;   /* threads asleep on either: else no wake */
+    atomic_int       exit_waiters;    /* threads asleep on `exited` (an image's end) */
     atomic_int       stop, exited, shutdown_begun, joined;
     atomic_int       table_ready;     /* the thread has its descriptor table */
     atomic_int       parked;          /* the thread finished the image's end: it waits for exit_group */
@@ -80,16 +83,27 @@ static struct {
     /* Owned by the flusher thread. */
     uint64_t         seq, lost;
     unsigned         passes;          /* flush passes of this image's thread(s) */
-    struct ftio_record     *stage;    /* STAGE_MAX records just drained */
-    struct ftio_wire_columns cols;    /* the batch's records, encoded */
-    struct ftio_file_entry *fentries;
-    struct ftio_wbuf wbuf;
-    char             mark[FTIO_WIRE_MAX_STR];   /* (last: the fields above share a page) */
-} fl = {
+} fl FTIO_WARM = {
     .start_mu = PTHREAD_MUTEX_INITIALIZER,
     .mark_mu = PTHREAD_MUTEX_INITIALIZER,
     .api_mu = PTHREAD_MUTEX_INITIALIZER,
 };
+
+/* Apart (the state above shares a page with the constructor's, shim.h
+ * FTIO_WARM), static rather than malloc'd: a short process's flusher
+ * allocates nothing (its first malloc or free made glibc create a malloc
+ * arena for the thread, ~6 system calls and its pages: bench/README.md
+ * "exit latency"); pages of these arrays it does not reach are never
+ * touched. */
+static char mark_set[FTIO_WIRE_MAX_STR];                 /* the pending mark (mark_mu) */
+/* The batch being made (the flusher thread's): its records' columns and its
+ * header, and their first buffers. */
+static struct ftio_wire_columns cols FTIO_FLUSHER_STATE;
+static struct ftio_wbuf wbuf FTIO_FLUSHER_STATE;
+static char enc_head[SHORT_HEADER] FTIO_FLUSHER_STATE;
+static char enc_cols[FTIO_WIRE_COLUMNS][SHORT_COLUMN] FTIO_FLUSHER_STATE;
+static struct ftio_record     stage[STAGE_MAX];          /* records just drained */
+static struct ftio_file_entry fentries[FILES_MAX];
 
 static __thread int in_flusher __attribute__((tls_model("initial-exec")));
 
@@ -173,11 +187,11 @@ int ftio_flusher_running(void)
 /* ---- batches ---------------------------------------------------------- */
 
 /* Encode and deliver one batch: the header and the n records staged in
- * fl.cols.  Returns 1 when something was delivered. */
+ * cols.  Returns 1 when something was delivered. */
 static int deliver(size_t n, const char *mark, int final)
 {
     void *token;
-    size_t nf = ftio_files_pending(fl.fentries, FILES_MAX, &token);
+    size_t nf = ftio_files_pending(fentries, FILES_MAX, &token);
     fl.lost += ftio_sink_take_lost();
     int mpi = atomic_load(&fl.mpi);
     /* A change of MPI state is news even without records: ftiod counts the
@@ -197,7 +211,7 @@ static int deliver(size_t n, const char *mark, int final)
         .final = final ? true : false,
         .mpi = mpi,
         .nfiles = nf,
-        .files = fl.fentries,
+        .files = fentries,
     };
     /* The kernel cross-check, in a process's last batch (unseen.c). */
     if (final)
@@ -205,11 +219,11 @@ static int deliver(size_t n, const char *mark, int final)
     ftio_clock_anchor(&h.clock_mono, &h.clock_real);
     if (!fl.app_sent)          /* the memory of runs: once per image (identity.c) */
         h.has_app = ftio_identity_get(&h.app);
-    /* The header in fl.wbuf, the records' columns where they were staged:
+    /* The header in wbuf, the records' columns where they were staged:
      * written out as pieces (writev; the sink gathers its copy). */
     struct iovec iov[FTIO_WIRE_IOV];
-    fl.wbuf.len = 0;
-    int niov = ftio_wire_encode_columns(&fl.wbuf, &h, &fl.cols, iov);
+    wbuf.len = 0;
+    int niov = ftio_wire_encode_columns(&wbuf, &h, &cols, iov);
     if (niov < 0) {
         fl.lost += n;
         ftio_log("encode failed (out of memory): %zu records lost", n);
@@ -239,7 +253,7 @@ static int deliver(size_t n, const char *mark, int final)
     return 1;
 }
 
-/* Drain up to BATCH_MAX records into fl.cols, STAGE_MAX at a time: each
+/* Drain up to BATCH_MAX records into cols, STAGE_MAX at a time: each
  * piece is copied out of the rings, its clock mapped, counted for the
  * kernel cross-check and encoded while it is in the L1 cache.  (A whole
  * batch drained first, 16,384 records of 48 bytes at the default ring size,
@@ -248,13 +262,13 @@ static int deliver(size_t n, const char *mark, int final)
 static size_t stage_batch(void)
 {
     size_t drained = 0;
-    ftio_wire_columns_clear(&fl.cols);
+    ftio_wire_columns_clear(&cols);
     while (drained < BATCH_MAX) {
         size_t want = BATCH_MAX - drained < STAGE_MAX ? BATCH_MAX - drained : STAGE_MAX;
-        size_t n = ftio_rings_drain(fl.stage, want, &fl.lost);
-        ftio_stamps_to_ns(fl.stage, n);          /* the records' clock -> monotonic ns */
-        ftio_unseen_count(fl.stage, n);
-        if (n && ftio_wire_columns_add(&fl.cols, fl.stage, n) != 0) {
+        size_t n = ftio_rings_drain(stage, want, &fl.lost);
+        ftio_stamps_to_ns(stage, n);          /* the records' clock -> monotonic ns */
+        ftio_unseen_count(stage, n);
+        if (n && ftio_wire_columns_add(&cols, stage, n) != 0) {
             fl.lost += n;
             ftio_log("encode failed (out of memory): %zu records lost", n);
         }
@@ -268,24 +282,17 @@ static size_t stage_batch(void)
 /* Drain every ring; the mark and the final flag go on the last batch. */
 static void flush_all(const char *mark, int final)
 {
-    if (!fl.stage) {
-        fl.stage = malloc(STAGE_MAX * sizeof *fl.stage);
-        fl.fentries = malloc(FILES_MAX * sizeof *fl.fentries);
-        if (!fl.stage || !fl.fentries) {
-            free(fl.stage);
-            free(fl.fentries);
-            fl.stage = NULL;
-            fl.fentries = NULL;
-            ftio_warn("out of memory in the flusher");
-            return;
-        }
+    if (!wbuf.data) {
+        ftio_wbuf_use(&wbuf, enc_head, sizeof enc_head);
+        for (int k = 0; k < FTIO_WIRE_COLUMNS; k++)
+            ftio_wbuf_use(&cols.col[k], enc_cols[k], sizeof enc_cols[k]);
     }
     /* Bounded: producers may keep filling while we drain. */
     ftio_spool_hold(1);
     for (unsigned round = 0; round < PASS_MAX / BATCH_MAX; round++) {
         size_t drained = stage_batch();
         int last = drained < BATCH_MAX || round == PASS_MAX / BATCH_MAX - 1;
-        deliver(fl.cols.n, last ? mark : NULL, last && final);
+        deliver(cols.n, last ? mark : NULL, last && final);
         if (last)
             break;
     }
@@ -304,33 +311,61 @@ static int take_mark(char *out)
     pthread_mutex_lock(&fl.mark_mu);
     int have = fl.have_mark;
     if (have)
-        memcpy(out, fl.mark, sizeof fl.mark);
+        memcpy(out, mark_set, sizeof mark_set);
     fl.have_mark = 0;
     pthread_mutex_unlock(&fl.mark_mu);
     return have;
 }
 
-/* The thread's stack is a fresh mapping: each page it reaches is a page
- * fault, and on a kernel with page-table isolation and no PCID a fault costs
- * tens of microseconds (bench/README.md "exit latency").  The pages its
- * deepest path uses (the first batch: identity.c, mounts.c, the spool's
- * paths) are made present in one call instead.  Without MADV_POPULATE_WRITE
- * (Linux < 5.14) the call fails and the pages fault in as before. */
-#define STACK_PREFAULT (48 * 1024)
+/* The thread's stack is a mapping of ours, made once (a restarted thread,
+ * after a failed exec or in a fork child, runs on it again: the one before is
+ * joined, or does not exist in the child).  Each page a thread reaches is a
+ * page fault, and on a kernel with page-table isolation and no PCID a fault
+ * costs tens of microseconds (bench/README.md "exit latency"): the pages its
+ * start (glibc's thread descriptor and TLS at the top) and its deepest path
+ * (the first batch: identity.c, mounts.c, the spool's paths) use are made
+ * present in one call before it starts, instead of one fault each.  (glibc's
+ * own stack faulted its top pages in pthread_create and clone before the
+ * thread could do anything about them.)  Without MADV_POPULATE_WRITE (Linux
+ * < 5.14) the pages fault in as before; without the mapping, glibc's stack. */
+#define STACK_SIZE     (256 * 1024)
+#define STACK_GUARD    4096
+#define STACK_PREFAULT (72 * 1024)
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
-static void prefault_stack(void)
+/* The flusher's own state (shim.h FTIO_FLUSHER_STATE), present in one call
+ * (the sections' bounds come from the linker). */
+extern char __start_ftio_flusher[] FTIO_HIDDEN, __stop_ftio_flusher[] FTIO_HIDDEN;
+static void prefault_state(void)
 {
-    char here;
-    uintptr_t page = (uintptr_t)&here & ~(uintptr_t)4095;
-    syscall(SYS_madvise, page - STACK_PREFAULT, STACK_PREFAULT, MADV_POPULATE_WRITE);
+    uintptr_t from = (uintptr_t)__start_ftio_flusher & ~(uintptr_t)4095;
+    uintptr_t to = ((uintptr_t)__stop_ftio_flusher + 4095) & ~(uintptr_t)4095;
+    syscall(SYS_madvise, from, to - from, MADV_POPULATE_WRITE);
+}
+
+static void set_stack(pthread_attr_t *attr)
+{
+    static char *stack FTIO_WARM;    /* lowest usable byte; the guard page below */
+    if (!stack) {
+        void *m = (void *)syscall(SYS_mmap, NULL, STACK_GUARD + STACK_SIZE, PROT_READ | PROT_WRITE,
+                                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+        if (m == MAP_FAILED || syscall(SYS_mprotect, m, STACK_GUARD, PROT_NONE) != 0) {
+            if (m != MAP_FAILED)
+                syscall(SYS_munmap, m, STACK_GUARD + STACK_SIZE);
+            pthread_attr_setstacksize(attr, STACK_SIZE);
+            return;
+        }
+        stack = (char *)m + STACK_GUARD;
+    }
+    syscall(SYS_madvise, stack + STACK_SIZE - STACK_PREFAULT, STACK_PREFAULT, MADV_POPULATE_WRITE);
+    pthread_attr_setstack(attr, stack, STACK_SIZE);
 }
 
 static void *flusher_main(void *arg)
 {
     (void)arg;
-    prefault_stack();
+    prefault_state();
     sigset_t set;
     sigfillset(&set);
     sigdelset(&set, SIGSEGV);
@@ -391,6 +426,8 @@ static void *flusher_main(void *arg)
     atomic_store(&fl.parked, park);
     atomic_store(&fl.exited, 1);
     event();
+    if (atomic_load(&fl.exit_waiters))
+        syscall(SYS_futex, &fl.exited, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
     /* The end of the process (exit, _exit, a fatal signal): the thread stays
      * here until exit_group ends it with the others.  Returning would run
      * the thread's exit (libc's per-thread cleanup, the stack given back with
@@ -421,7 +458,7 @@ void ftio_flusher_start_if_needed(void)
         ftio_clock_start();
         pthread_attr_t attr;
         pthread_attr_init(&attr);
-        pthread_attr_setstacksize(&attr, 256 * 1024);
+        set_stack(&attr);
         int rc = pthread_create(&fl.th, &attr, flusher_main, NULL);
         pthread_attr_destroy(&attr);
         if (rc == 0) {
@@ -494,23 +531,30 @@ void ftio_flusher_progress(void)
  * sent nor spooled, a batch half written to the spool file, and no word. */
 int ftio_flusher_wait_exited(void)
 {
+    /* Asleep on `exited` itself, not on every event: the thread's other
+     * steps (the table copied, each batch offered and acknowledged) would
+     * wake the exiting thread for nothing, a context switch and a wake-up
+     * system call each on a short process's exit (bench/README.md "exit
+     * latency").  Its progress is looked at when a bound runs out. */
     int64_t bound = (int64_t)ftio_flusher_wait_bound_ms() * 1000000;
-    int64_t start = ftio_mono_ns(), last = start;
+    int64_t start = ftio_mono_ns(), until = start + bound, cap = start + EXIT_BOUNDS * bound;
     unsigned seen = atomic_load(&fl.progress);
     for (;;) {
-        unsigned ev = atomic_load(&fl.event_word);
         if (atomic_load(&fl.exited))
             return 1;
         int64_t now = ftio_mono_ns();
-        unsigned p = atomic_load(&fl.progress);
-        if (p != seen) {
+        if (now >= until) {
+            unsigned p = atomic_load(&fl.progress);
+            if (p == seen || now >= cap)
+                return 0;
             seen = p;
-            last = now;
+            until = now + bound < cap ? now + bound : cap;
         }
-        if (now - last > bound || now - start > EXIT_BOUNDS * bound)
-            return 0;
-        int64_t until = last + bound, cap = start + EXIT_BOUNDS * bound;
-        wait_event(ev, until < cap ? until : cap);
+        int64_t left = until - now;
+        struct timespec ts = { left / 1000000000, left % 1000000000 };
+        atomic_fetch_add(&fl.exit_waiters, 1);
+        syscall(SYS_futex, &fl.exited, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
+        atomic_fetch_sub(&fl.exit_waiters, 1);
     }
 }
 
@@ -547,7 +591,7 @@ void ftio_flush_now(const char *mark, int wait)
     if (mark) {
         pthread_mutex_lock(&fl.api_mu);
         pthread_mutex_lock(&fl.mark_mu);
-        snprintf(fl.mark, sizeof fl.mark, "%s", mark);
+        snprintf(mark_set, sizeof mark_set, "%s", mark);
         fl.have_mark = 1;
         pthread_mutex_unlock(&fl.mark_mu);
         ftio_flusher_start_if_needed();      /* a mark is sent even without records */
@@ -660,6 +704,7 @@ void ftio_flusher_after_fork_child(void)
     atomic_store(&fl.joined, 0);
     atomic_store(&fl.kick_waiters, 0);        /* (nobody sleeps in the child) */
     atomic_store(&fl.event_waiters, 0);
+    atomic_store(&fl.exit_waiters, 0);
     atomic_store(&fl.parked, 0);              /* the parent's thread is not here */
     atomic_store(&fl.table_ready, 0);
     atomic_store(&fl.stop, 0);

@@ -12,4 +12,8 @@
  * application's path.  Returns true when there is something to send. */
 FTIO_HIDDEN bool ftio_identity_get(struct ftio_app_identity *out);
 
+/* The constructor, before main(): where the image's initial arguments and
+ * PATH lie (what /proc/self/cmdline and environ show), for the identity. */
+FTIO_HIDDEN void ftio_identity_note(int argc, char **argv, char **envp);
+
 #endif

@@ -25,6 +25,9 @@
 #define FTIO_MAX_EXCLUDES 64
 
 struct ftio_config {
+    /* What the constructor writes first, the strings it fills next and
+     * those it rarely fills last: it touches one page of the struct, not
+     * two (bench/README.md "exit latency"). */
     int      disable;          /* FTIO_DISABLE=1: pure pass-through */
     int      debug;            /* FTIO_DEBUG=1 */
     int      spool_mode;       /* FTIO_SPOOL: see enum below */
@@ -35,8 +38,6 @@ struct ftio_config {
     size_t   ring_records;     /* per-thread ring size, from FTIO_BUFFER_MB */
     size_t   ring_max_records; /* all segments of the process, FTIO_BUFFER_MAX_MB */
     unsigned layers;           /* bit per enum ftio_layer, from FTIO_LAYERS */
-    char     endpoint[512];    /* FTIO_ENDPOINT */
-    char     spool_dir[1024];  /* FTIO_SPOOL_DIR, else $TMPDIR, else /tmp */
     int      zmtp;             /* FTIO_ZMTP: a short process's batches without libzmq (zmtp.c) */
     int      tsc;              /* FTIO_TSC: records stamped with the TSC where invariant (clock.c) */
     int      nested;           /* FTIO_NESTED: record the POSIX/stdio calls inside MPI-IO too */
@@ -44,20 +45,35 @@ struct ftio_config {
     int      ack_timeout_ms;   /* FTIO_ACK_TIMEOUT_MS: unacknowledged this long -> spool */
     int      exit_wait_ms;     /* FTIO_EXIT_WAIT_MS: wait for acknowledgements at exit */
     size_t   ack_max_bytes;    /* FTIO_ACK_MAX_MB: copies kept until acknowledged */
-    char     munge_socket[512];/* FTIO_MUNGE_SOCKET, "" = libmunge's default */
-    char     auth_uid[64];     /* FTIO_AUTH_UID: who may decode ("" = the default, auth.h) */
-    char     spool_alt[512];   /* the fallback spool base: $XDG_RUNTIME_DIR, "" = none */
+    size_t   nexclude;         /* FTIO_EXCLUDE prefixes (no trailing '/'; not NUL-terminated: */
+    const char *exclude[FTIO_MAX_EXCLUDES];    /* in the initial environment or the default list) */
+    size_t   exclude_len[FTIO_MAX_EXCLUDES];
+    char     endpoint[512];    /* FTIO_ENDPOINT */
+    char     spool_dir[1024];  /* FTIO_SPOOL_DIR, else $TMPDIR, else /tmp */
     char     tmp_dir[512];     /* $TMPDIR, else /tmp (fallback spool directories) */
     char     app_name[256];    /* FTIO_APP: the application's name (identity.c), "" = none */
-    size_t   nexclude;         /* FTIO_EXCLUDE prefixes (no trailing '/') */
-    char    *exclude[FTIO_MAX_EXCLUDES];
-    size_t   exclude_len[FTIO_MAX_EXCLUDES];
+    char     spool_alt[512];   /* the fallback spool base: $XDG_RUNTIME_DIR, "" = none */
+    char     munge_socket[512];/* FTIO_MUNGE_SOCKET, "" = libmunge's default */
+    char     auth_uid[64];     /* FTIO_AUTH_UID: who may decode ("" = the default, auth.h) */
 };
 /* FTIO_SPOOL: auto (to ftiod, the spool file for what it does not take),
  * always/file (only the spool file), never (only ftiod), tee (both). */
 enum { FTIO_SPOOL_AUTO = 0, FTIO_SPOOL_ALWAYS = 1, FTIO_SPOOL_NEVER = 2, FTIO_SPOOL_TEE = 3 };
 
 extern struct ftio_config ftio_cfg FTIO_HIDDEN;
+/* Strings without stdio for the constructor (core.c): snprintf's code is
+ * pages of libc a process that prints nothing would fault in for them
+ * (bench/README.md "exit latency").  ftio_strlcpy copies at most cap - 1
+ * bytes, terminates, and returns strlen(src) (>= cap: truncated);
+ * ftio_put_ulong writes v in decimal at p, before end, and returns the end. */
+FTIO_HIDDEN size_t ftio_strlcpy(char *dst, size_t cap, const char *src);
+FTIO_HIDDEN char *ftio_put_ulong(char *p, char *end, unsigned long v);
+/* ... and in hex (lower case), at least `width` digits (zero-padded).  The
+ * flusher's short path formats with these too (its snprintf faulted in two
+ * pages of libc's code). */
+FTIO_HIDDEN char *ftio_put_hex(char *p, char *end, unsigned long long v, int width);
+/* dst = a then b (then c), truncated to cap - 1 bytes; the length wanted. */
+FTIO_HIDDEN size_t ftio_concat(char *dst, size_t cap, const char *a, const char *b, const char *c);
 FTIO_HIDDEN void ftio_config_load(struct ftio_config *c);
 
 /* ---- identity of this process (core.c) -------------------------------- */

@@ -265,18 +265,31 @@ FTIO_WRAP(int, execle, (const char *path, const char *arg, ...))
 static const int fatal_signals[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGABRT, SIGSEGV,
                                      SIGBUS, SIGFPE, SIGILL, SIGXCPU, SIGXFSZ, SIGPIPE };
 
-/* What the constructor writes for the fatal signals (up to SIGXFSZ) is one
- * page: each page a preloaded process touches is a page fault, the most
- * expensive thing a short process does on this VM (bench/README.md "exit
- * latency"; the flags as ints made it two). */
+/* Each page a preloaded process touches is a page fault, the most expensive
+ * thing a short process does on this VM (bench/README.md "exit latency"):
+ * the flags the constructor sets are bits in FTIO_WARM (shim.h), and the
+ * application's actions, up to SIGXFSZ one page, are written only when one
+ * is not the plain default the page already holds (zeros). */
 struct signal_state {
-    atomic_schar     eligible[NSIG];  /* we flush on this signal when it kills */
-    atomic_schar     managed[NSIG];   /* our handler is installed */
     struct sigaction app[NSIG];       /* what the application asked for */
 };
 static struct signal_state sigs __attribute__((aligned(4096)));
-_Static_assert(offsetof(struct signal_state, app) + (SIGXFSZ + 1) * sizeof(struct sigaction) <= 4096,
-               "the fatal signals' state is one page");
+_Static_assert((SIGXFSZ + 1) * sizeof(struct sigaction) <= 4096, "the fatal signals' actions are one page");
+static atomic_ullong sig_eligible FTIO_WARM;   /* bit sig - 1: we flush on it when it kills */
+static atomic_ullong sig_managed FTIO_WARM;    /* bit sig - 1: our handler is installed */
+
+static int sig_bit(atomic_ullong *mask, int sig)
+{
+    return sig > 0 && sig <= 64 && (atomic_load(mask) >> (sig - 1) & 1);
+}
+
+static void sig_set(atomic_ullong *mask, int sig, int on)
+{
+    if (on)
+        atomic_fetch_or(mask, 1ull << (sig - 1));
+    else
+        atomic_fetch_and(mask, ~(1ull << (sig - 1)));
+}
 
 static int synchronous(int sig)
 {
@@ -336,7 +349,7 @@ static int install(int sig, const struct sigaction *like, struct sigaction *old)
 /* One of ours (FTIO_SIGNALS on, in fatal_signals, not ignored at start)? */
 static int eligible_signal(int sig)
 {
-    return sig > 0 && sig < NSIG && atomic_load(&sigs.eligible[sig]);
+    return sig > 0 && sig < NSIG && sig_bit(&sig_eligible, sig);
 }
 
 /* The application changes a fatal signal's action.  SIG_IGN is installed
@@ -349,7 +362,7 @@ FTIO_WRAP(int, sigaction, (int sig, const struct sigaction *act, struct sigactio
     if (!eligible_signal(sig))
         return real_sigaction(sig, act, old);
     struct sigaction prev;
-    if (atomic_load(&sigs.managed[sig]))
+    if (sig_bit(&sig_managed, sig))
         prev = sigs.app[sig];
     else if (real_sigaction(sig, NULL, &prev) != 0)
         return -1;
@@ -357,12 +370,12 @@ FTIO_WRAP(int, sigaction, (int sig, const struct sigaction *act, struct sigactio
         if (act->sa_handler == SIG_IGN && !(act->sa_flags & SA_SIGINFO)) {
             if (real_sigaction(sig, act, NULL) != 0)
                 return -1;
-            atomic_store(&sigs.managed[sig], 0);
+            sig_set(&sig_managed, sig, 0);
         } else {
             if (install(sig, act, NULL) != 0)
                 return -1;
             sigs.app[sig] = *act;
-            atomic_store(&sigs.managed[sig], 1);
+            sig_set(&sig_managed, sig, 1);
         }
     }
     if (old)
@@ -408,6 +421,7 @@ static void signals_init(void)
     for (size_t i = 0; i < sizeof fatal_signals / sizeof *fatal_signals; i++) {
         int sig = fatal_signals[i];
         struct sigaction cur;
+        memset(&cur, 0, sizeof cur);       /* (glibc fills the kernel's part of the mask only) */
         if (install(sig, &dfl, &cur) != 0)
             continue;
         if (cur.sa_handler == SIG_IGN) {   /* e.g. nohup: leave it alone */
@@ -416,10 +430,12 @@ static void signals_init(void)
         }
         int plain_default = cur.sa_handler == SIG_DFL && sigisemptyset(&cur.sa_mask) &&
                             !(cur.sa_flags & (SA_ONSTACK | SA_RESTART | SA_NODEFER));
-        sigs.app[sig] = cur;               /* SIG_DFL, or an earlier handler */
+        static const struct sigaction zero;
+        if (memcmp(&cur, &zero, sizeof cur) != 0)
+            sigs.app[sig] = cur;           /* SIG_DFL, or an earlier handler */
         if (plain_default || install(sig, &cur, NULL) == 0) {
-            atomic_store(&sigs.managed[sig], 1);
-            atomic_store(&sigs.eligible[sig], 1);
+            sig_set(&sig_managed, sig, 1);
+            sig_set(&sig_eligible, sig, 1);
         } else {
             real_sigaction(sig, &cur, NULL);
         }

@@ -77,7 +77,7 @@ static struct {
     _Atomic uint64_t       lost;    /* records from threads that could not get a queue */
     _Atomic uint64_t       overflows;   /* segments linked by producers (diagnostics) */
     pthread_key_t          key;
-} rings;
+} rings FTIO_WARM;
 
 static __thread struct ring *my_ring __attribute__((tls_model("initial-exec")));
 static __thread struct seg *my_seg __attribute__((tls_model("initial-exec")));

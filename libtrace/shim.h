@@ -37,6 +37,18 @@
  * nested paging).  Gathered, the shim's globals are one walk, not five. */
 #define FTIO_HOT __attribute__((section("ftio_hot")))
 
+/* Page faults are the costliest thing a short process does on this VM
+ * (tens of microseconds each: bench/README.md "exit latency"), and the
+ * shim's state was spread over a dozen pages of its data.  FTIO_WARM: the
+ * small state the constructor (and a process's first record) writes, in one
+ * section, so that it shares a page or two instead of one page per file.
+ * FTIO_FLUSHER_STATE: what the flusher thread alone uses on a short process's
+ * path (the sink, the ZMTP connection, the spool, mounts, identity): one
+ * section, made present with one call when the thread starts (flusher.c)
+ * instead of one fault per page. */
+#define FTIO_WARM __attribute__((section("ftio_warm")))
+#define FTIO_FLUSHER_STATE __attribute__((section("ftio_flusher")))
+
 /* 1: the POSIX and stdio data calls MPI-IO makes inside its own calls are
  * recorded too (flagged nested, FTIO_NESTED=1); 0 (default): they pass
  * through, their bytes counted once, by the MPI-IO record (and for the

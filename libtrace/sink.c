@@ -123,7 +123,74 @@ static struct {
     uint64_t in_seq[HANDOFF_MAX];
     size_t   in_len[HANDOFF_MAX];
     uint64_t spooled[SPOOLED_MAX];   /* sent, then spooled unacknowledged */
-} sk;
+} sk FTIO_FLUSHER_STATE;
+
+/* ---- the copies' memory ------------------------------------------------- */
+
+/* A short process's pending batches and their copies live in static memory:
+ * the flusher thread's first malloc or free made glibc create a malloc arena
+ * for it (an mmap of 128 MB, two munmaps, mprotects, and its pages: bench/
+ * README.md "exit latency").  The copies are carved one after the other from
+ * copy_static (a batch before the exit and the final one share a page) and
+ * the space is reused once none is left there; more batches, or bigger ones,
+ * are malloc'd. */
+#define PEND_STATIC 16
+#define COPY_STATIC 8192
+static struct pending_batch pend_static[PEND_STATIC] FTIO_FLUSHER_STATE;
+static struct pending_batch pend_forked[PEND_STATIC];   /* a fork parent's, kept reachable */
+static char   copy_static[COPY_STATIC] __attribute__((aligned(16))) FTIO_FLUSHER_STATE;
+static size_t copy_static_used FTIO_FLUSHER_STATE;
+static size_t copy_static_live FTIO_FLUSHER_STATE;
+
+static void *copy_alloc(size_t len)
+{
+    size_t room = (len + 15) & ~(size_t)15;
+    if (len && room <= sizeof copy_static - copy_static_used) {
+        void *p = copy_static + copy_static_used;
+        copy_static_used += room;
+        copy_static_live++;
+        return p;
+    }
+    return malloc(len ? len : 1);
+}
+
+static void copy_free(void *p)
+{
+    if ((char *)p >= copy_static && (char *)p < copy_static + sizeof copy_static) {
+        if (!--copy_static_live)
+            copy_static_used = 0;
+    } else {
+        free(p);
+    }
+}
+
+/* Room for one more pending batch: 0, or -1 (out of memory). */
+static int pend_room(void)
+{
+    if (!sk.pend) {
+        sk.pend = pend_static;
+        sk.cap = PEND_STATIC;
+    }
+    if (sk.npend < sk.cap)
+        return 0;
+    if (sk.pend != pend_static)
+        return FTIO_GROW(sk.pend, sk.cap, sk.npend + 1);
+    struct pending_batch *p = malloc(2 * PEND_STATIC * sizeof *p);
+    if (!p)
+        return -1;
+    memcpy(p, pend_static, sizeof pend_static);
+    sk.pend = p;
+    sk.cap = 2 * PEND_STATIC;
+    return 0;
+}
+
+static void pend_release(void)
+{
+    if (sk.pend != pend_static)
+        free(sk.pend);
+    sk.pend = NULL;
+    sk.cap = 0;
+}
 
 /* ---- the spool file, for what the daemon does not take ------------------ */
 
@@ -147,7 +214,9 @@ static void choose_endpoint(void)
     const char *s = list;
     for (size_t i = 0; i < pick; i++)
         s = strchr(s, ',') + 1;
-    size_t len = strcspn(s, ",");
+    size_t len = 0;
+    while (s[len] && s[len] != ',')
+        len++;
     if (len >= sizeof sk.endpoint)
         len = sizeof sk.endpoint - 1;
     memcpy(sk.endpoint, s, len);
@@ -242,8 +311,13 @@ void ftio_sink_open(void)
         return;
     }
     sk.deferred = 0;
-    if (zmtp_open())
+    if (zmtp_open()) {
+        /* The spool directory, checked now, while ftiod's greeting is on
+         * its way: the first acknowledgement touches the "daemon up"
+         * marker there (mark_up), on a short process's exit path. */
+        (void)ftio_spool_dir();
         return;
+    }
     char why[512];
     if (ftio_link_zmq.open(sk.endpoint, why, sizeof why) != 0) {
         sk.broken = 1;
@@ -317,7 +391,7 @@ static void drop(size_t i, int keep)
         sk.spooled[sk.nspooled++] = p->seq;     /* its acknowledgement may still come */
     }
     sk.bytes -= p->len;
-    free(p->data);
+    copy_free(p->data);
     memmove(p, p + 1, (sk.npend - i - 1) * sizeof *p);
     sk.npend--;
     ftio_flusher_progress();          /* (spooling the rest at exit is work done) */
@@ -535,9 +609,9 @@ int ftio_sink_offer(uint64_t seq, const struct iovec *iov, int niov, size_t nrec
     /* Bounded memory: the oldest copies go to the spool file first. */
     while (sk.npend && sk.bytes + len > ftio_cfg.ack_max_bytes)
         drop(0, 1);
-    if (FTIO_GROW(sk.pend, sk.cap, sk.npend + 1) < 0)
+    if (pend_room() < 0)
         return 0;
-    char *copy = malloc(len ? len : 1);
+    char *copy = copy_alloc(len);
     if (!copy)
         return 0;
     size_t at = 0;
@@ -713,7 +787,7 @@ static void adopt(void)
     /* Ours after theirs (there are none when the flusher adopts first). */
     if (sk.npend)
         memcpy(pend + k, sk.pend, sk.npend * sizeof *pend);
-    free(sk.pend);
+    pend_release();
     sk.pend = pend;
     sk.npend += k;
     sk.cap = cap;
@@ -798,9 +872,8 @@ int ftio_sink_finish(int exec)
     if (sk.npend)
         ftio_log("%zu batches unacknowledged at exit: spooled", sk.npend);
     spool_all();
-    free(sk.pend);
-    sk.pend = NULL;
-    sk.cap = sk.bytes = 0;
+    pend_release();
+    sk.bytes = 0;
     if (link_up())
         sk.link->close();             /* what it holds is spooled now */
     sk.link = NULL;
@@ -835,9 +908,14 @@ void ftio_sink_after_fork_child(void)
     /* Their memory is abandoned, not freed: the parent's flusher may have
      * been inside a realloc of it when we forked.  Kept reachable, so leak
      * checkers do not count it (it is never touched: copy-on-write). */
+    if (sk.pend == pend_static) {          /* the child reuses the static array */
+        memcpy(pend_forked, pend_static, sizeof pend_static);
+        sk.pend = pend_forked;
+    }
     sk.abandoned = sk.pend;
     sk.pend = NULL;
     sk.npend = sk.cap = sk.bytes = 0;
+    copy_static_used = copy_static_live = 0;   /* a parent's copies there are abandoned too */
     sk.last_ack_ns = 0;
     sk.up_marked_ns = 0;
     sk.lost = 0;

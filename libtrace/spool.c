@@ -56,7 +56,7 @@ static struct {
     int      created;         /* this image created its spool file */
     int      warned;
     int      hold, held_fd;   /* ftio_spool_hold(): the file kept open */
-} sp = { .held_fd = -1 };
+} sp FTIO_FLUSHER_STATE = { .held_fd = -1 };
 
 void ftio_spool_after_fork_child(void)
 {
@@ -127,7 +127,7 @@ static int resolve(void)
     sp.resolved = 1;
     char why[128], why2[128];
     if (private_dir(ftio_cfg.spool_dir, 1, why, sizeof why)) {
-        snprintf(sp.dir, sizeof sp.dir, "%s", ftio_cfg.spool_dir);
+        ftio_strlcpy(sp.dir, sizeof sp.dir, ftio_cfg.spool_dir);
         sp.ok = 1;
         return 1;
     }
@@ -196,8 +196,9 @@ void ftio_warn_job(const char *what, const char *fmt, ...)
  * .ftio-up-<hash of the endpoint> in the private spool directory. */
 static void up_marker(const char *endpoint, char *path, size_t cap)
 {
-    snprintf(path, cap, "%s/.ftio-up-%016llx", sp.dir,
-             (unsigned long long)ftio_hash64(endpoint, strlen(endpoint)));
+    char hex[17];                 /* "%s/.ftio-up-%016llx", without stdio (internal.h) */
+    *ftio_put_hex(hex, hex + 16, (unsigned long long)ftio_hash64(endpoint, strlen(endpoint)), 16) = '\0';
+    ftio_concat(path, cap, sp.dir, "/.ftio-up-", hex);
 }
 
 void ftio_spool_mark_up(const char *endpoint)

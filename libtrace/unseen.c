@@ -43,7 +43,7 @@ static struct {
     _Atomic uint64_t exited[2];  /* counts of application threads that exited */
     pthread_key_t key;       /* a thread's exit adds its counts to `exited` */
     int      have_key;
-} us;
+} us FTIO_WARM;
 
 __thread int ftio_unseen_thread_known __attribute__((tls_model("initial-exec")));
 
@@ -61,12 +61,20 @@ static int read_io(const char *path, uint64_t io[2], uint64_t *len)
         return -1;
     buf[n] = '\0';
     *len = (uint64_t)n;
-    const char *r = strstr(buf, "rchar: "), *w = strstr(buf, "wchar: ");
-    if (!r || !w)
-        return -1;
-    io[0] = strtoull(r + 7, NULL, 10);
-    io[1] = strtoull(w + 7, NULL, 10);
-    return 0;
+    /* "rchar: N\nwchar: N\n...", parsed by hand (strstr's and strtoull's
+     * code are pages of libc more for the constructor: bench/README.md
+     * "exit latency"). */
+    int got = 0;
+    for (const char *p = buf; *p; p++) {
+        if ((p == buf || p[-1] == '\n') && (p[0] == 'r' || p[0] == 'w') && strncmp(p + 1, "char: ", 6) == 0) {
+            uint64_t v = 0;
+            for (const char *d = p + 7; *d >= '0' && *d <= '9'; d++)
+                v = v * 10 + (uint64_t)(*d - '0');
+            io[p[0] == 'w'] = v;
+            got |= p[0] == 'w' ? 2 : 1;
+        }
+    }
+    return got == 3 ? 0 : -1;
 }
 
 /* An application thread ends: what it moved stays in the process's count
@@ -120,12 +128,22 @@ void ftio_unseen_count(const struct ftio_record *rec, size_t n)
     }
 }
 
+/* A task directory's name as a number, by hand (atol's code is a page of
+ * libc more on a short process's exit path). */
+static long tid_of(const char *s)
+{
+    long v = 0;
+    while (*s >= '0' && *s <= '9')
+        v = v * 10 + (*s++ - '0');
+    return v;
+}
+
 /* Adds thread tid's counts to io, unless it is one of ZeroMQ's (the main
  * thread, tid = pid, is the application's: no need to look). */
 static void task_io(const char *tid, uint64_t io[2])
 {
     char path[300], comm[32] = "";
-    if (atol(tid) != atomic_load(&ftio_id.pid)) {
+    if (tid_of(tid) != atomic_load(&ftio_id.pid)) {
         snprintf(path, sizeof path, "/proc/self/task/%s/comm", tid);
         long fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
@@ -136,7 +154,7 @@ static void task_io(const char *tid, uint64_t io[2])
             return;
     }
     uint64_t t[2], len;
-    snprintf(path, sizeof path, "/proc/self/task/%s/io", tid);
+    ftio_concat(path, sizeof path, "/proc/self/task/", tid, "/io");
     if (read_io(path, t, &len) == 0) {
         io[0] += t[0];
         io[1] += t[1];
@@ -159,7 +177,7 @@ static void app_threads_io(uint64_t io[2])
         for (long off = 0; off < n;) {
             struct dirent64 *e = (struct dirent64 *)(buf + off);
             off += e->d_reclen;
-            if (e->d_name[0] >= '0' && e->d_name[0] <= '9' && atol(e->d_name) != self)
+            if (e->d_name[0] >= '0' && e->d_name[0] <= '9' && tid_of(e->d_name) != self)
                 task_io(e->d_name, io);
         }
     }

@@ -119,6 +119,12 @@ int ftio_activities_group(const struct ftio_requests *r, const uint32_t *fid, si
                           ftio_activity_path_fn path_of, void *ctx,
                           const struct ftio_activity_options *o, const struct ftio_signal *whole,
                           struct ftio_activity_set *out);
+/* The same where fid may be NULL with nfid > 0: then every request i < nfid
+ * has file id `same` (a trace of one file stores no column: trace.h). */
+int ftio_activities_group_same(const struct ftio_requests *r, const uint32_t *fid, size_t nfid,
+                               uint32_t same, ftio_activity_path_fn path_of, void *ctx,
+                               const struct ftio_activity_options *o,
+                               const struct ftio_signal *whole, struct ftio_activity_set *out);
 void ftio_activities_free(struct ftio_activity_set *s);
 
 /* An activity's name for people and the job-level answer's `activity`

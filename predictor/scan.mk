@@ -15,8 +15,8 @@ $(B)/predictor/scan/scan_mpi.o: predictor/scan/scan_mpi.c $(MPI_FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(SCAN_MPI_BIN): $(B)/predictor/scan/scan_mpi.o $(SCAN_LIB) $(OPTIONS_LIB) $(HISTORY_LIB) $(READERS_LIB) \
-                 $(ANALYSIS_LIB) $(COMMON_LIB)
+$(SCAN_MPI_BIN): $(B)/predictor/scan/scan_mpi.o $(SCAN_LIB) $(OPTIONS_LIB) $(HISTORY_LIB) \
+                 $(FTIO_READERS_DEPS)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(LDFLAGS) -o $@ $< $(SCAN_LIB) $(OPTIONS_LIB) $(HISTORY_LIB) $(FTIO_READERS_LINK) \
 	  $(HISTORY_LIBS) -lm

@@ -74,9 +74,14 @@ struct ftio_trace_dir {
     bool   has_overlap;         /* TMIO pre-merged application signal present */
     struct ftio_signal overlap; /* step signal (t, b) when has_overlap */
     /* File id of request i for i < nfid (0: unknown; formats without file
-     * names leave it empty), for the activities (predictor/activities.h). */
+     * names leave it empty), for the activities (predictor/activities.h).
+     * The column is stored only once two ids differ: while all nfid ids are
+     * the same, fid is NULL and fid_same is that id (a trace of one file,
+     * the common case, spends no 4 B per request on it).  Read it through
+     * ftio_trace_dir_fid(). */
     uint32_t *fid;
     size_t nfid;
+    uint32_t fid_same;
     /* Process of request i for i < nproc (its rank, or a key of a process
      * without one, folded to 32 bits), kept with ftio_read_options.phases
      * by the formats that say (spool, DXT, Darshan DXT, CSV). */
@@ -87,6 +92,12 @@ struct ftio_trace_dir {
     bool   overlap_missing;     /* some part had requests but no overlap signal */
     size_t fid_cap, proc_cap;
 };
+
+/* The file id of request i of d (see fid above). */
+static inline uint32_t ftio_trace_dir_fid(const struct ftio_trace_dir *d, size_t i)
+{
+    return i >= d->nfid ? 0 : d->fid ? d->fid[i] : d->fid_same;
+}
 
 /* A metadata call of a process (open, close, sync, stat, other: the op of
  * common/record.h), kept with ftio_read_options.phases (spool files). */

@@ -12,7 +12,7 @@ DAEMON_CHECKS := $(addprefix $(B)/tests/,test_job test_parity test_job_activitie
 # processes' clocks, and the machine view's per-job state, libftioforecast.a);
 # test_parity reads spool files with the readers.
 $(DAEMON_CHECKS): $(B)/tests/%: $(B)/tests/daemon/%.o $(CHECK_MAIN) $(FTIOD_JOB_OBJS) $(PUBLISH_LIB) \
-                  $(FORECAST_LIB) $(READERS_LIB) $(B)/lib/libftioanalysis.a $(B)/lib/libftiocommon.a
+                  $(FORECAST_LIB) $(FTIO_READERS_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $< $(CHECK_MAIN) $(FTIOD_JOB_OBJS) $(PUBLISH_LIB) $(FORECAST_LIB) \
 	  $(FTIO_READERS_LINK) $(CHECK_LIBS) -lm

@@ -3,7 +3,7 @@
 #   $(B)/tests/darshan_dump   our decode in darshan-parser's text form
 #   tests/darshan/*.sh        conformance with Darshan's own tools on real logs,
 #                             `ftio LOG.darshan` end to end
-$(B)/tests/darshan_dump: $(B)/tests/darshan/darshan_dump.o $(READERS_LIB)
+$(B)/tests/darshan_dump: $(B)/tests/darshan/darshan_dump.o $(FTIO_READERS_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $< $(FTIO_READERS_LINK)
 

@@ -4,8 +4,8 @@
 #                             detection, spool files made with the wire encoder
 #   tests/cli/*.sh            `ftio` end to end: ALGORITHM.md §8 reference table,
 #                             formats, errors and usage
-$(B)/tests/test_readers: $(B)/tests/readers/test_readers.o $(CHECK_MAIN) $(PUBLISH_LIB) $(READERS_LIB) \
-                         $(B)/lib/libftioanalysis.a $(B)/lib/libftiocommon.a
+$(B)/tests/test_readers: $(B)/tests/readers/test_readers.o $(CHECK_MAIN) $(PUBLISH_LIB) \
+                         $(FTIO_READERS_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $< $(CHECK_MAIN) $(PUBLISH_LIB) $(FTIO_READERS_LINK) $(CHECK_LIBS)
 

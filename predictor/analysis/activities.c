@@ -492,6 +492,14 @@ int ftio_activities_group(const struct ftio_requests *r, const uint32_t *fid, si
                           const struct ftio_activity_options *opt, const struct ftio_signal *whole,
                           struct ftio_activity_set *out)
 {
+    return ftio_activities_group_same(r, fid, fid ? nfid : 0, 0, path_of, ctx, opt, whole, out);
+}
+
+int ftio_activities_group_same(const struct ftio_requests *r, const uint32_t *fid, size_t nfid,
+                               uint32_t same, ftio_activity_path_fn path_of, void *ctx,
+                               const struct ftio_activity_options *opt,
+                               const struct ftio_signal *whole, struct ftio_activity_set *out)
+{
     struct ftio_activity_options dflt;
     if (!opt) {
         ftio_activity_options_default(&dflt);
@@ -506,25 +514,28 @@ int ftio_activities_group(const struct ftio_requests *r, const uint32_t *fid, si
         return -1;
     }
     /* Rule 1, one pass: each request's group (file id -> pattern, looked up
-     * once per file; runs of one file cost a comparison). */
+     * once per file; runs of one file cost a comparison).  rg, the group of
+     * each request, is made at the first request of a second group (till
+     * then every one is in group 0): one group needs no placing. */
     struct grouping G = { .unknown = -1 };
-    int32_t *rg = ftio_big_calloc(r->n, sizeof *rg);
+    int32_t *rg = NULL;
     int *order = NULL, rc = -1;
     uint32_t *idx = NULL;
     size_t *at = NULL;
-    if (!rg)
-        goto done;
     double t0 = INFINITY, t1 = -INFINITY;
     uint32_t last_id = 0;
     int last_g = -1;
     for (size_t i = 0; i < r->n; i++) {
-        uint32_t id = i < nfid && fid ? fid[i] : 0;
+        uint32_t id = i < nfid ? (fid ? fid[i] : same) : 0;
         int g = last_g >= 0 && id == last_id ? last_g : group_of_file(&G, id, path_of, ctx);
         if (g < 0)
             goto done;
         last_id = id;
         last_g = g;
-        rg[i] = g;
+        if (g != 0 && !rg && !(rg = ftio_big_calloc(r->n, sizeof *rg)))   /* the first i are 0 */
+            goto done;
+        if (rg)
+            rg[i] = g;
         struct group *x = &G.g[g];
         x->bytes += r->rate[i] * (r->t_end[i] - r->t_start[i]);
         x->n++;
@@ -536,7 +547,7 @@ int ftio_activities_group(const struct ftio_requests *r, const uint32_t *fid, si
     }
     /* Series of directories, then the groups that remain. */
     size_t ng = merge_series(&G);
-    for (size_t i = 0; i < r->n; i++)
+    for (size_t i = 0; rg && i < r->n; i++)
         rg[i] = G.g[rg[i]].into;
     size_t nbig = 0;
     for (size_t i = 0; i < G.n; i++) {
@@ -602,7 +613,7 @@ int ftio_activities_group(const struct ftio_requests *r, const uint32_t *fid, si
         for (size_t f = 0; f < nact; f++)
             at[f + 1] = at[f] + out->a[f].nreq;
         for (size_t i = 0; i < r->n; i++)
-            idx[at[G.g[rg[i]].final]++] = (uint32_t)i;
+            idx[at[G.g[rg ? rg[i] : 0].final]++] = (uint32_t)i;
         for (size_t f = nact; f-- > 0;)        /* back to the ranges' starts */
             at[f] = f ? at[f - 1] : 0;
     }

@@ -79,6 +79,14 @@ static inline double ftio_samples_span(const struct ftio_samples *x)
     return dt > 0 ? dt : (double)x->n / x->fs;
 }
 
+/* ---- signal.c ----------------------------------------------------------- */
+
+/* ftio_signal_sweep of all of r (no index, no padding) whose caller has
+ * checked every end against its start and taken the span: lo the earliest
+ * start, hi the latest end (sample.c's one pass over the requests). */
+int ftio_signal_sweep_spanned(const struct ftio_requests *r, double lo, double hi,
+                              ftio_signal_emit_fn *emit, void *ctx);
+
 /* ---- spectrum.c --------------------------------------------------------- */
 
 /* Per-bin results of one DFT, k = 0 .. N/2, owned by the analyzer. */

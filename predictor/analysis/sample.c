@@ -223,24 +223,27 @@ int ftio_sample_requests(const struct ftio_requests *r, double fs, double ts, do
     struct sample_stream w = { .ts = ts, .te = te };
     if (volume)
         *volume = 0;
-    for (size_t i = 0; i < r->n; i++)
-        if (!(r->t_end[i] >= r->t_start[i])) {
+    /* One pass: every end at or after its start; the window's first and
+     * last points (window_range on the signal): the earliest start or end
+     * at or after ts, the latest at or before te; and the whole signal's
+     * span for the sweep (the earliest start, the latest end). */
+    double t0 = INFINITY, t_last = -INFINITY, lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < r->n; i++) {
+        double a = r->t_start[i], b = r->t_end[i];
+        if (!(b >= a)) {
             snprintf(err, errlen, "request %zu ends before it starts", i);
             errno = EINVAL;
             return -1;
         }
-    if (check_fs(fs, err, errlen) != 0)
-        return -1;
-    /* The window's first and last points (window_range on the signal): the
-     * earliest start or end at or after ts, the latest at or before te. */
-    double t0 = INFINITY, t_last = -INFINITY;
-    for (size_t i = 0; i < r->n; i++) {
-        double a = r->t_start[i], b = r->t_end[i];
         double first = !(a < ts) ? a : !(b < ts) ? b : INFINITY;
         double end = !(b > te) ? b : !(a > te) ? a : -INFINITY;
         t0 = first < t0 ? first : t0;         /* finite: no fmin() call */
         t_last = end > t_last ? end : t_last;
+        lo = a < lo ? a : lo;
+        hi = b > hi ? b : hi;
     }
+    if (check_fs(fs, err, errlen) != 0)
+        return -1;
     if (!(t0 <= t_last)) {
         snprintf(err, errlen, "no I/O in the analysis window");
         return -1;
@@ -254,7 +257,7 @@ int ftio_sample_requests(const struct ftio_requests *r, double fs, double ts, do
     if (w.sampling)
         sampler_begin(&w.sm, mode, fs, t0, out->x, n);
     int e = errno;
-    if (ftio_signal_sweep(r, NULL, r->n, NAN, NAN, stream_points, &w) != 0) {
+    if (ftio_signal_sweep_spanned(r, lo, hi, stream_points, &w) != 0) {
         snprintf(err, errlen, "out of memory building the signal of %zu requests", r->n);
         return -1;
     }

@@ -227,15 +227,24 @@ static void sweep_free(struct sweep *w)
     free(w->out_b);
 }
 
-/* Buckets, their bounds and the positions grouped by them; 0 or -1 (OOM). */
-static int sweep_prepare(struct sweep *w)
+/* The earliest start and the latest end of the events (every end is at or
+ * after its start). */
+static void sweep_span(const struct sweep *w, double *lo_out, double *hi_out)
 {
     double lo = INFINITY, hi = -INFINITY;
-    for (size_t i = 0; i < w->n; i++) {     /* every end is at or after its start */
+    for (size_t i = 0; i < w->n; i++) {
         double a = col_t(w->c[0], i), b = col_t(w->c[1], i);
         lo = a < lo ? a : lo;                 /* finite: no fmin() call */
         hi = b > hi ? b : hi;
     }
+    *lo_out = lo;
+    *hi_out = hi;
+}
+
+/* Buckets, their bounds and the positions grouped by them, between the
+ * events' span [lo, hi]; 0 or -1 (OOM). */
+static int sweep_prepare(struct sweep *w, double lo, double hi)
+{
     w->nb = w->n / SWEEP_FILL + 1;
     if (w->nb > SWEEP_BUCKETS_MAX)
         w->nb = SWEEP_BUCKETS_MAX;
@@ -249,7 +258,7 @@ static int sweep_prepare(struct sweep *w)
     for (int k = 0; k < 2; k++) {
         const struct column *c = w->c[k];
         size_t *at = w->at[k] = ftio_big_calloc(w->nb + 1, sizeof *at);
-        uint32_t *pos = w->pos[k] = ftio_big_calloc(w->n, sizeof *pos);
+        uint32_t *pos = w->pos[k] = ftio_big_alloc(w->n, sizeof *pos);   /* written whole */
         if (!at || !pos)
             return -1;
         for (size_t i = 0; i < w->n; i++)
@@ -291,6 +300,9 @@ static int sweep_bucket(struct sweep *w, int k, size_t b, size_t *m)
     return *m > 1 ? sort_events(ev, w->tmp, *m, 0) : 0;
 }
 
+static int sweep_run(const struct column *cs, const struct column *ce, size_t n, const double *span,
+                     ftio_signal_emit_fn *emit, void *ctx);
+
 int ftio_signal_sweep(const struct ftio_requests *r, const uint32_t *idx, size_t nreq,
                       double pad_t0, double pad_t1, ftio_signal_emit_fn *emit, void *ctx)
 {
@@ -317,8 +329,39 @@ int ftio_signal_sweep(const struct ftio_requests *r, const uint32_t *idx, size_t
             return -1;
         }
     }
-    struct sweep w = { .c = { &cs, &ce }, .n = n };
-    if (sweep_prepare(&w) != 0) {
+    return sweep_run(&cs, &ce, n, NULL, emit, ctx);
+}
+
+int ftio_signal_sweep_spanned(const struct ftio_requests *r, double lo, double hi,
+                              ftio_signal_emit_fn *emit, void *ctx)
+{
+    struct column cs = { r->t_start, r->rate, NULL, r->n, 0, { 0, 0 } };
+    struct column ce = cs;
+    ce.t = r->t_end;
+    if (r->n == 0)
+        return 0;
+    if (r->n > UINT32_MAX) {
+        errno = ENOMEM;
+        return -1;
+    }
+    double span[2] = { lo, hi };
+    return sweep_run(&cs, &ce, r->n, span, emit, ctx);
+}
+
+/* The sweep of n events of cs and ce whose span is span[0..1] (NULL: taken
+ * here). */
+static int sweep_run(const struct column *cs, const struct column *ce, size_t n, const double *span,
+                     ftio_signal_emit_fn *emit, void *ctx)
+{
+    struct sweep w = { .c = { cs, ce }, .n = n };
+    double lo, hi;
+    if (span) {
+        lo = span[0];
+        hi = span[1];
+    } else {
+        sweep_span(&w, &lo, &hi);
+    }
+    if (sweep_prepare(&w, lo, hi) != 0) {
         sweep_free(&w);
         errno = ENOMEM;
         return -1;

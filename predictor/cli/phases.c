@@ -36,7 +36,7 @@ static struct event event_at(const struct ftio_trace_dir *dir, const struct ftio
     if (k < dir->req.n) {
         double ts = dir->req.t_start[k], te = dir->req.t_end[k];
         return (struct event){ ts, te, dir->req.rate[k] * (te - ts), k < dir->nproc ? dir->proc[k] : 0,
-                               k < dir->nfid ? dir->fid[k] : 0, -1 };
+                               ftio_trace_dir_fid(dir, k), -1 };
     }
     k -= dir->req.n;
     return (struct event){ t->meta[k].ts, t->meta[k].te, 0, t->meta[k].proc, 0, (int8_t)t->meta[k].op };
@@ -54,7 +54,7 @@ static inline void prefetch_event(const struct ftio_trace_dir *dir, size_t k)
     __builtin_prefetch(&dir->req.rate[k]);
     if (k < dir->nproc)
         __builtin_prefetch(&dir->proc[k]);
-    if (k < dir->nfid)
+    if (k < dir->nfid && dir->fid)
         __builtin_prefetch(&dir->fid[k]);
 }
 
@@ -181,14 +181,18 @@ static int walk_order(const struct ftio_trace_dir *dir, const struct ftio_trace 
     }
     uint64_t last = (uint64_t)((hi - lo) * ORDER_TICKS);
     size_t nb = ne / ORDER_FILL + 1;
-    uint64_t width = last / nb + 1;          /* ticks per bucket: buckets hold whole ticks */
-    nb = (size_t)(last / width) + 1;
+    unsigned bits = 0;                       /* ticks per bucket: 2^bits (a shift, not a
+                                                division per record); whole ticks */
+    while (bits < 63 && (uint64_t)1 << bits < last / nb + 1)
+        bits++;
+    uint64_t width = (uint64_t)1 << bits;
+    nb = (size_t)(last >> bits) + 1;
     uint32_t *at = ftio_big_calloc(nb + 1, sizeof *at);
     if (!at)
         return -1;
 #define TICK(i) ((uint64_t)((start_at(dir, t, (i)) - lo) * ORDER_TICKS))
     for (size_t i = 0; i < ne; i++)
-        at[TICK(i) / width + 1]++;
+        at[(TICK(i) >> bits) + 1]++;
     size_t largest = 1;
     for (size_t b = 0; b < nb; b++) {
         if (at[b + 1] > largest)
@@ -201,16 +205,17 @@ static int walk_order(const struct ftio_trace_dir *dir, const struct ftio_trace 
         return -1;
     }
     for (size_t i = 0; i < ne; i++)          /* at[b] ends one past bucket b */
-        ord[at[TICK(i) / width]++] = (uint32_t)i;
-    unsigned bits = 0;                       /* of a tick's offset in its bucket */
-    while (bits < 64 && (width - 1) >> bits)
-        bits++;
+        ord[at[TICK(i) >> bits]++] = (uint32_t)i;
     size_t from = 0;
     for (size_t b = 0; b < nb; b++) {
         size_t m = at[b] - from;
         uint64_t base = (uint64_t)b * width;
-        for (size_t i = 0; i < m; i++)
+        for (size_t i = 0; i < m; i++) {
+            if (i + PREFETCH < ne - from)    /* the starts are anywhere in the column */
+                __builtin_prefetch(&dir->req.t_start[ord[from + i + PREFETCH] < dir->req.n
+                                                     ? ord[from + i + PREFETCH] : 0]);
             key[i] = (TICK(ord[from + i]) - base) << ORDER_INDEX_BITS | ord[from + i];
+        }
         /* in order already (one tick, or a run of one process), else an
          * insertion sort (a bucket holds ~ORDER_FILL), else a radix sort of
          * the offsets (stable: equal ticks stay in index order) */
@@ -399,7 +404,7 @@ int ftio_cli_phases(const struct ftio_trace *t, enum ftio_io_mode mode, const st
     struct merge mg = { 0 };
     struct span sp = ticks_fit(dir, t, ne);
     int merging = merge_init(&mg, dir, t, ne, sp);
-    uint32_t *ord = merging ? NULL : ftio_big_calloc(ne, sizeof *ord);
+    uint32_t *ord = merging ? NULL : ftio_big_alloc(ne, sizeof *ord);   /* written whole */
     struct event *chunk = malloc(WALK_CHUNK * sizeof *chunk);
     struct procmap pm = { 0 };
     pm.cap = 64;

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <msgpack.h>
+#include "msgpack_skip.h"
 #include "readers.h"
 
 #define MODE_ITEM_LEN 14
@@ -30,76 +31,6 @@ static int as_number(const msgpack_object *o, double *out)
     case MSGPACK_OBJECT_FLOAT64:          *out = o->via.f64; return isfinite(*out) ? 0 : -1;
     default: return -1;
     }
-}
-
-/* Whether the item at `p` can hold what its headers claim.  msgpack-c
- * allocates an array's or a map's objects from the count in its header
- * before it reads them, so five hostile bytes (an array32 of 2^32 items)
- * asked for tens of GB: ASan aborts, a plain build fails that malloc or,
- * under the overcommit limit, gets it.  Each item takes at least one byte,
- * so the items still owed may not outnumber the bytes left; a few owed past
- * the end is an ordinary truncation, left to msgpack_unpack_next() to say.
- * Only the headers are read. */
-static bool counts_fit(const unsigned char *p, size_t len)
-{
-    size_t owed = 1, i = 0;
-    while (owed > 0) {
-        if (i >= len)
-            return true;
-        unsigned b = p[i++];
-        owed--;
-        uint64_t skip = 0, items = 0;
-        unsigned len_bytes = 0, per_count = 0;   /* a big-endian length or count follows */
-        if (b <= 0x7f || b >= 0xe0)
-            ;                                    /* fixint */
-        else if (b <= 0x8f)
-            items = 2 * (b & 0x0fu);             /* fixmap */
-        else if (b <= 0x9f)
-            items = b & 0x0fu;                   /* fixarray */
-        else if (b <= 0xbf)
-            skip = b & 0x1fu;                    /* fixstr */
-        else switch (b) {
-        case 0xc1: return true;                  /* never used: msgpack-c says invalid */
-        case 0xc4: case 0xd9: len_bytes = 1; break;               /* bin8, str8 */
-        case 0xc5: case 0xda: len_bytes = 2; break;
-        case 0xc6: case 0xdb: len_bytes = 4; break;
-        case 0xc7: len_bytes = 1; skip = 1; break;                /* ext: + its type */
-        case 0xc8: len_bytes = 2; skip = 1; break;
-        case 0xc9: len_bytes = 4; skip = 1; break;
-        case 0xcc: case 0xd0: skip = 1; break;                    /* ints */
-        case 0xcd: case 0xd1: skip = 2; break;
-        case 0xca: case 0xce: case 0xd2: skip = 4; break;         /* + float32 */
-        case 0xcb: case 0xcf: case 0xd3: skip = 8; break;         /* + float64 */
-        case 0xd4: skip = 2; break;                               /* fixext 1-16 */
-        case 0xd5: skip = 3; break;
-        case 0xd6: skip = 5; break;
-        case 0xd7: skip = 9; break;
-        case 0xd8: skip = 17; break;
-        case 0xdc: len_bytes = 2; per_count = 1; break;           /* array16/32 */
-        case 0xdd: len_bytes = 4; per_count = 1; break;
-        case 0xde: len_bytes = 2; per_count = 2; break;           /* map16/32 */
-        case 0xdf: len_bytes = 4; per_count = 2; break;
-        default: break;                                           /* nil, bool */
-        }
-        if (len_bytes) {
-            if (len - i < len_bytes)
-                return true;
-            uint64_t v = 0;
-            for (unsigned k = 0; k < len_bytes; k++)
-                v = v << 8 | p[i++];
-            if (per_count)
-                items = per_count * v;
-            else
-                skip += v;
-        }
-        if (skip > len - i)
-            return true;
-        i += skip;
-        owed += items;
-        if (owed > len - i && owed > 4096)
-            return false;
-    }
-    return true;
 }
 
 static int str_is(const msgpack_object *o, const char *s)
@@ -169,9 +100,21 @@ int ftio_read_tmio_msgpack(struct ftio_reader_ctx *c, const char *buf, size_t le
     int rc = 0;
     while (off < len) {
         size_t at = off;
-        if (!counts_fit((const unsigned char *)buf + off, len - off)) {
+        /* msgpack-c allocates a container's objects from its header's count
+         * before reading them: the headers are walked first (msgpack_skip.h). */
+        size_t size;
+        enum ftio_mp_skip walk = ftio_mp_skip((const uint8_t *)buf + off, len - off, &size);
+        if (walk == FTIO_MP_OVERCLAIM) {
             rc = FTIO_READER_FAIL(c, "offset %zu: a msgpack array or map claims more items than "
                                   "the file holds", at);
+            break;
+        }
+        if (walk == FTIO_MP_TRUNC) {
+            rc = FTIO_READER_FAIL(c, "offset %zu: truncated msgpack item", at);
+            break;
+        }
+        if (walk == FTIO_MP_INVALID) {
+            rc = FTIO_READER_FAIL(c, "offset %zu: invalid msgpack", at);
             break;
         }
         msgpack_unpack_return ret = msgpack_unpack_next(&u, buf, len, &off);

@@ -234,7 +234,7 @@ static void drop_long(struct ftio_trace *t, struct ftio_trace_dir *d, double max
         r->t_end[k] = r->t_end[i];
         r->rate[k] = r->rate[i];
         /* the per-request columns stay with their requests */
-        if (i < d->nfid)
+        if (i < d->nfid && d->fid)
             d->fid[k] = d->fid[i];
         if (i < d->nproc)
             d->proc[k] = d->proc[i];
@@ -287,6 +287,22 @@ int ftio_trace_dir_tag(struct ftio_trace_dir *d, uint32_t id)
     size_t want = d->req.n;
     if (want == 0)
         return 0;
+    if (!d->fid) {
+        /* No column while every id is the same (untagged requests in
+         * between are 0): the first differing id stores the ids so far. */
+        uint32_t same = d->nfid ? d->fid_same : id;
+        if (id == same && (d->nfid + 1 == want || same == 0)) {
+            d->fid_same = same;
+            d->nfid = want;
+            return 0;
+        }
+        if (d->nfid) {
+            if (FTIO_BIG_GROW(d->fid, d->fid_cap, 0, want) < 0)
+                return -1;
+            for (size_t i = 0; i < d->nfid; i++)
+                d->fid[i] = same;
+        }
+    }
     if (FTIO_BIG_GROW(d->fid, d->fid_cap, d->nfid, want) < 0)
         return -1;
     while (d->nfid + 1 < want)
@@ -391,8 +407,8 @@ int ftio_trace_activities(const struct ftio_trace *t, enum ftio_io_mode mode,
 {
     if (mode != FTIO_MODE_ALL) {
         const struct ftio_trace_dir *d = mode == FTIO_MODE_READ ? &t->read : &t->write;
-        return ftio_activities_group(&d->req, d->fid, d->nfid, ftio_trace_file_path, (void *)t, o,
-                                     whole, out);
+        return ftio_activities_group_same(&d->req, d->fid, d->nfid, d->fid_same,
+                                          ftio_trace_file_path, (void *)t, o, whole, out);
     }
     /* Reads and writes concatenated as ftio_trace_requests() does. */
     struct ftio_requests r = { 0 };
@@ -401,10 +417,10 @@ int ftio_trace_activities(const struct ftio_trace *t, enum ftio_io_mode mode,
     int rc = -1;
     if (fid && ftio_trace_append_requests(&r, &t->write.req) == 0 &&
         ftio_trace_append_requests(&r, &t->read.req) == 0) {
-        if (t->write.nfid)             /* fid NULL when none: memcpy wants a pointer */
-            memcpy(fid, t->write.fid, t->write.nfid * sizeof *fid);
-        if (t->read.nfid)
-            memcpy(fid + t->write.req.n, t->read.fid, t->read.nfid * sizeof *fid);
+        for (size_t i = 0; i < t->write.nfid; i++)
+            fid[i] = ftio_trace_dir_fid(&t->write, i);
+        for (size_t i = 0; i < t->read.nfid; i++)
+            fid[t->write.req.n + i] = ftio_trace_dir_fid(&t->read, i);
         rc = ftio_activities_group(&r, fid, n, ftio_trace_file_path, (void *)t, o, whole, out);
     }
     free(fid);

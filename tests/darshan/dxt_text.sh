@@ -63,4 +63,20 @@ sys.exit(0 if a["records"] == b["records"] == int(sys.argv[3]) and a["bytes"] ==
 awk '/^ *X_POSIX/ && !done { sub(/ *N\/A$/, ""); done = 1 } { print }' "$T/h5.txt" >"$T/missing.txt"
 "$FTIO" "$T/missing.txt" >"$T/out" 2>"$T/err" && bad "a line without its thread column accepted"
 grep -q 'line [0-9]*: .*thread column' "$T/err" || bad "missing thread column: $(cat "$T/err")"
+# a layer of 300,000 segments: its columns are big arrays (from 262,144 on),
+# freed as such (they were free()d: a crash)
+awk 'BEGIN {
+  print "# darshan log version: 3.41\n# exe: ./big\n# nprocs: 1\n"
+  print "# DXT, file_id: 1, file_name: /scratch/a.dat\n# DXT, rank: 0, hostname: node0"
+  print "# DXT, write_count: 300000, read_count: 0\n# DXT, mnt_pt: /scratch, fs_type: lustre"
+  print "# Module    Rank  Wt/Rd  Segment          Offset       Length    Start(s)      End(s)"
+  for (i = 0; i < 300000; i++) {
+    t = (i % 60) * 10 + int(i / 60) * 0.001
+    printf " X_POSIX       0  write %8d %15d %15d %11.4f %11.4f\n", i, i * 4096, 4096, t, t + 0.0005
+  }
+}' >"$T/big.txt"
+"$FTIO" --json "$T/big.txt" >"$T/out" 2>"$T/err" || bad "300,000 DXT segments: exit $?: $(cat "$T/err")"
+python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["records"] != 300000)' "$T/out" ||
+  bad "300,000 DXT segments: not all read"
+ok "300,000 DXT segments of one layer"
 finish

@@ -881,6 +881,38 @@ START_TEST(test_report_json)
 }
 END_TEST
 
+/* The file ids of a direction: no column while every id is the same (the
+ * untagged requests before a tag are 0), the column from the first that
+ * differs, each request's id the same either way. */
+static void tag_run(const uint32_t *id, size_t n, bool stored)
+{
+    struct ftio_trace_dir d;
+    memset(&d, 0, sizeof d);
+    for (size_t i = 0; i < n; i++) {
+        ck_assert_int_eq(ftio_requests_push_rate(&d.req, (double)i, i + 0.5, 1), 0);
+        if (id[i] != UINT32_MAX)                 /* UINT32_MAX: this one untagged */
+            ck_assert_int_eq(ftio_trace_dir_tag(&d, id[i]), 0);
+    }
+    ck_assert(stored == (d.fid != NULL));
+    for (size_t i = 0; i < n; i++)
+        ck_assert_uint_eq(ftio_trace_dir_fid(&d, i), id[i] == UINT32_MAX ? 0 : id[i]);
+    ftio_requests_free(&d.req);
+    free(d.fid);
+}
+
+START_TEST(test_file_id_column)
+{
+    const uint32_t u = UINT32_MAX;
+    tag_run((uint32_t[]){ 5, 5, 5 }, 3, false);
+    tag_run((uint32_t[]){ 5, 5, 7, 5 }, 4, true);
+    tag_run((uint32_t[]){ u, u, 0, 0 }, 4, false);
+    tag_run((uint32_t[]){ u, 9, 9 }, 3, true);
+    tag_run((uint32_t[]){ 4, u, 4 }, 3, true);
+    tag_run((uint32_t[]){ 0, u, 0, 3 }, 4, true);
+    tag_run((uint32_t[]){ 2, 2, u }, 3, false);     /* the last one untagged: 0 */
+}
+END_TEST
+
 Suite *ftio_test_suite(void)
 {
     TCase *tc;
@@ -891,7 +923,7 @@ Suite *ftio_test_suite(void)
                           test_json_streaming_strict, test_numscan_matches_strtod,
                           test_spool_merge_nested_and_times, test_spool_truncated_and_corrupt,
                           test_dxt, test_csv, test_text_prefixes_and_mutations_never_crash,
-                          test_report_json);
+                          test_report_json, test_file_id_column);
     tcase_set_timeout(tc, 120);
     return s;
 }
