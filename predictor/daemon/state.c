@@ -187,8 +187,18 @@ static void journal_close(struct job_journal *jj, bool remove)
 
 /* ---- writing ------------------------------------------------------------- */
 
-/* The syncer: one syncfs of the state directory's file system each time it
- * is asked; a request that comes during a syncfs is one more afterwards. */
+/* One syncfs of the state directory's file system; a failure is tried
+ * again at the next look for dirty journals. */
+static void sync_now(struct ftiod_state *s)
+{
+    bool failed = syncfs(s->lock_fd) != 0;
+    pthread_mutex_lock(&s->sync_mu);
+    s->sync_failed = failed;
+    pthread_mutex_unlock(&s->sync_mu);
+}
+
+/* The syncer: sync_now() each time it is asked; a request that comes during
+ * a syncfs is one more afterwards. */
 static void *syncer_main(void *arg)
 {
     struct ftiod_state *s = arg;
@@ -200,9 +210,8 @@ static void *syncer_main(void *arg)
             break;
         s->sync_wanted = false;
         pthread_mutex_unlock(&s->sync_mu);
-        bool failed = syncfs(s->lock_fd) != 0;
+        sync_now(s);
         pthread_mutex_lock(&s->sync_mu);
-        s->sync_failed = failed;
     }
     pthread_mutex_unlock(&s->sync_mu);
     return NULL;
@@ -367,10 +376,7 @@ void ftiod_state_sync(struct ftiod *d, double now)
     if (!dirty)
         return;
     if (!s->syncer_up) {
-        bool failed = syncfs(s->lock_fd) != 0;
-        pthread_mutex_lock(&s->sync_mu);
-        s->sync_failed = failed;
-        pthread_mutex_unlock(&s->sync_mu);
+        sync_now(s);
         return;
     }
     pthread_mutex_lock(&s->sync_mu);
