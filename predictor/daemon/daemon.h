@@ -172,6 +172,8 @@ struct ftiod {
     volatile int64_t signalled_ns;  /* monotonic ns of that signal (the handler's clock read) */
     volatile sig_atomic_t reopen; /* SIGHUP: an analysis thread reopens --log */
     double stop_at;             /* monotonic s the analysis threads saw stop */
+    int64_t router_quiet_ns;    /* wall ns the ingest last found the ROUTER empty (ingest
+                                   thread; job_clock_received: batches read behind a backlog) */
     double heap_checked;        /* monotonic s heap.c last looked (ingest thread) */
     double pool_trimmed;        /* monotonic s heap.c last gave the bins' empty pages back */
     size_t heap_free;           /* bytes malloc held free after its last trim (heap.c) */
