@@ -32,22 +32,38 @@
  */
 #include <malloc.h>
 #include "daemon.h"
+#include "timeutil.h"
 
 #define HEAP_EVERY    10.0
 #define POOL_EVERY    1.0     /* s between ftio_bin_pool_trim() calls */
 #define HEAP_FREE_MIN (32u << 20)
 #define HEAP_SAY      0.1     /* s: a trim that long is logged (info) */
+/* Behind a backlog (the ingest has not found its socket empty for
+ * BACKLOG_AFTER s) both wait, at most BACKLOG_DEFER s since the last: the
+ * ingest is the critical path of a catch-up, and what a trim would give back
+ * there the next merges take again.  10,000 jobs' hours of history: the
+ * pool's madvise calls were 12 % of the ingest thread's samples (their TLB
+ * shootdowns), a heap trim paused it 0.65-0.9 s, and the pages given back
+ * were faulted in again (bench/README.md, issue 27 sixth round). */
+#define BACKLOG_AFTER 1.0
+#define BACKLOG_DEFER 30.0
+
+static bool backlogged(const struct ftiod *d)
+{
+    return (double)(ftio_real_ns() - d->router_quiet_ns) * 1e-9 > BACKLOG_AFTER;
+}
 
 
 void ftiod_heap_trim(struct ftiod *d, double now)
 {
     /* The bins' pages the windows forgot: those no job took again within a
      * second (analysis/stream.h). */
-    if (now - d->pool_trimmed >= POOL_EVERY && !d->stop) {
+    bool defer = backlogged(d);
+    if (now - d->pool_trimmed >= (defer ? BACKLOG_DEFER : POOL_EVERY) && !d->stop) {
         d->pool_trimmed = now;
         ftio_bin_pool_trim();
     }
-    if (now - d->heap_checked < HEAP_EVERY || d->stop)
+    if (now - d->heap_checked < (defer ? BACKLOG_DEFER : HEAP_EVERY) || d->stop)
         return;
     d->heap_checked = now;
     struct mallinfo2 mi = mallinfo2();
