@@ -172,10 +172,12 @@ struct ftiod {
     volatile int64_t signalled_ns;  /* monotonic ns of that signal (the handler's clock read) */
     volatile sig_atomic_t reopen; /* SIGHUP: an analysis thread reopens --log */
     double stop_at;             /* monotonic s the analysis threads saw stop */
-    int64_t router_quiet_ns;    /* wall ns the ingest last found the ROUTER empty (ingest
-                                   thread; job_clock_received: batches read behind a backlog) */
+    atomic_llong router_quiet_ns;   /* wall ns the ingest last found the ROUTER empty (written
+                                   by the ingest thread; job_clock_received, heap.c: behind
+                                   a backlog) */
     double heap_checked;        /* monotonic s heap.c last looked (ingest thread) */
-    double pool_trimmed;        /* monotonic s heap.c last gave the bins' empty pages back */
+    pthread_t pool_trimmer;     /* gives the bins' empty pages back (heap.c) */
+    bool pool_trimmer_up;
     size_t heap_free;           /* bytes malloc held free after its last trim (heap.c) */
     size_t heap_used;           /* bytes in use at heap.c's last look */
     struct sched_queue *sched;  /* under lock (sched_queue.c) */
@@ -290,6 +292,12 @@ void ftiod_state_release_all(struct ftiod_state *s, struct job_table *t);
 void ftiod_state_sync(struct ftiod *d, double now);
 /* heap.c (ingest thread, each poll turn): free memory back to the system. */
 void ftiod_heap_trim(struct ftiod *d, double now);
+/* heap.c: the thread that gives the bins' empty pages back (started with the
+ * analysis threads; stopped after the ingest loop: it leaves at d->stop). */
+int  ftiod_pool_trimmer_start(struct ftiod *d);
+void ftiod_pool_trimmer_stop(struct ftiod *d);
+/* heap.c: has the ingest read behind a backlog for more than a second? */
+bool ftiod_backlogged(const struct ftiod *d);
 
 /* zap.c: the ZAP thread (bound before any socket with a ZAP domain connects). */
 int  ftiod_zap_start(struct ftiod *d, pthread_t *th);

@@ -152,7 +152,7 @@ static void drain(struct ingest *in, double until)
     for (int i = 0; i < DRAIN_MAX && ftiod_now() < until && !(live && in->d->stop); i++) {
         struct ftiod_message m;
         if (ftiod_message_recv(in->d->router, &m) < 0) {
-            in->d->router_quiet_ns = ftio_real_ns();   /* no backlog (job_clock_received) */
+            atomic_store(&in->d->router_quiet_ns, ftio_real_ns());   /* no backlog (job_clock_received) */
             return;
         }
         ingest_message(in, &m);
@@ -169,7 +169,7 @@ int ftiod_ingest_loop(struct ftiod *d)
         {.fd = ftiod_control_late_fd(d), .events = ZMQ_POLLIN},   /* history_glue.h */
     };
     int rc = 0;
-    d->router_quiet_ns = ftio_real_ns();
+    atomic_store(&d->router_quiet_ns, ftio_real_ns());
     while (!d->stop) {
         /* REP: no next request while the memory of runs owes a reply */
         items[1].events = ftiod_control_waiting(d) ? 0 : ZMQ_POLLIN;
@@ -183,7 +183,7 @@ int ftiod_ingest_loop(struct ftiod *d)
         if (items[0].revents & ZMQ_POLLIN)
             drain(&in, INFINITY);
         else
-            d->router_quiet_ns = ftio_real_ns();
+            atomic_store(&d->router_quiet_ns, ftio_real_ns());
         ftiod_state_sync(d, ftiod_now());
         ftiod_heap_trim(d, ftiod_now());
         if (items[1].revents & ZMQ_POLLIN)
