@@ -28,6 +28,9 @@
  *                  bound, CURVE allow-list of PUB and status)
  *   quota.c        per-uid quotas and the memory bound
  *   claims.c       who owns a job id: claims, namespaces of unclaimed ids
+ *   heap.c         freed memory back to the system: malloc's (ingest thread)
+ *                  and the bins' pages (a thread of its own), both waiting
+ *                  while the ingest reads behind a backlog
  *
  * Threads and locks.  The ingest thread and the analysis threads share
  * `jobs` (and the queue, stats, quotas) under `lock`; ingest never waits for
@@ -44,7 +47,9 @@
  * may merge batches into a held job: the thread holding it works on its
  * copy.  pub_lock (taken without `lock`, which publish.c takes inside it)
  * serialises the PUB socket and --log.  Each other ZeroMQ socket belongs to
- * one thread.
+ * one thread.  heap.c's pool trimmer touches no job: it gives the bins' empty
+ * pages back under the pool's own lock (analysis/bin_pool.c), and reads only
+ * router_quiet_ns, which the ingest thread alone writes (atomic).
  */
 #ifndef FTIOD_DAEMON_H
 #define FTIOD_DAEMON_H
@@ -275,7 +280,8 @@ void ftiod_state_close(struct ftiod_state *s);
 /* Rebuild the jobs of the journals in the directory (before any batch). */
 int  ftiod_state_restore(struct ftiod_state *s, struct ftiod *d);
 /* A batch merged into j (before its acknowledgement), received at recv_ns
- * (ftiod's wall clock, what job_merge() was given); 0 or -1 (not kept:
+ * (ftiod's wall clock as job_clock_received() judged it: what job_merge() was
+ * given); 0 or -1 (not kept:
  * refuse the acknowledgement, so the sender keeps it in its spool file). */
 int  ftiod_state_batch(struct ftiod_state *s, struct job *j, int64_t uid, int64_t recv_ns,
                        const void *batch, size_t len);
