@@ -655,9 +655,9 @@ int main(int argc, char **argv)
 
     ftiod_metrics_stop(d);
     ftiod_machine_stop(d);
-    ftiod_pool_trimmer_stop(d);
     ftiod_analysis_stop(d);
     ftiod_history_stop(d);   /* after the last .end: its run is written */
+    ftiod_pool_trimmer_stop(d);   /* after the ends: a trim under way does not delay them */
     t_threads = ftiod_now();
     ftiod_log_at(FTIOD_NOTICE, "stopped (%llu batches, %llu records, %llu predictions published)",
                  (unsigned long long)d->stats.batches, (unsigned long long)d->stats.records,
@@ -665,10 +665,10 @@ int main(int argc, char **argv)
 out:
     ftiod_metrics_stop(d);
     ftiod_machine_stop(d);
-    ftiod_pool_trimmer_stop(d);
     if (d->pool)
         ftiod_analysis_stop(d);
     ftiod_history_stop(d);
+    ftiod_pool_trimmer_stop(d);
     d->zap_stop = 1;
     if (zap_started)
         pthread_join(zap_th, NULL);
