@@ -3,12 +3,15 @@
  * kernel's and glibc's own numbers, so that the kernel cross-check (unseen.c)
  * tells it from I/O that no wrapper saw.  Three kinds, each exact:
  *
- *  - locale: setlocale() and newlocale() read locale.alias (and locales kept
- *    outside the archive) inside libc, through no wrapper.  The calling
- *    thread's rchar is read before and after the real call: the difference
- *    is what glibc read there.  Two /proc reads (6 system calls, ~10 us) per
- *    call that names a locale other than "C" or "POSIX" (glibc loads no file
- *    for those, nor for a query).
+ *  - glibc's own files: setlocale() and newlocale() read locale.alias (and
+ *    locales kept outside the archive), the first conversion of a time reads
+ *    the time zone's file, sysconf(_SC_NPROCESSORS_CONF) the CPU list, all
+ *    inside libc, through no wrapper.  The calling thread's rchar is read
+ *    before and after the real call: the difference is what glibc read
+ *    there.  Two /proc reads (6 system calls, ~10 us) per call that names a
+ *    locale other than "C" or "POSIX" (glibc loads no file for those, nor
+ *    for a query), per tzset() and the first time conversion, per
+ *    sysconf(_SC_NPROCESSORS_CONF).
  *  - loader: for every object it maps, the dynamic loader reads the ELF
  *    header (832 bytes on 64-bit: glibc's struct filebuf) and, when they lie
  *    beyond it, the program headers (twice: open_verify and
@@ -46,6 +49,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <system_link.h>   /* the system's <link.h>: dl_iterate_phdr */
 #include <unistd.h>
 #include "internal.h"
@@ -54,7 +58,7 @@
 /* ---- the counts ------------------------------------------------------- */
 
 static struct {
-    _Atomic uint64_t locale;     /* read inside setlocale/newlocale */
+    _Atomic uint64_t files;      /* glibc's own files: locales, time zone, CPU list */
     _Atomic uint64_t loader;     /* the loader's reads of objects loaded after start */
     _Atomic int64_t  readahead;  /* stdio: read and never consumed (signed: see fork) */
     _Atomic uint64_t own;        /* this file's /proc reads in application threads */
@@ -127,7 +131,7 @@ FTIO_WRAPPER(char *, setlocale, (int category, const char *locale))
     struct window w;
     window_open(&w);
     char *r = real_setlocale(category, locale);
-    window_close(&w, &lr.locale);
+    window_close(&w, &lr.files);
     return r;
 }
 
@@ -139,8 +143,47 @@ FTIO_WRAPPER(locale_t, newlocale, (int mask, const char *locale, locale_t base))
     struct window w;
     window_open(&w);
     locale_t r = real_newlocale(mask, locale, base);
-    window_close(&w, &lr.locale);
+    window_close(&w, &lr.files);
     return r;
+}
+
+/* The time zone: glibc reads TZ's file (/etc/localtime) on the first
+ * conversion of a time, whichever function asks (tzset_internal), and again
+ * only when TZ changes (not counted: libtrace/README.md).  The first call
+ * of each is watched; later ones pay one load. */
+static _Atomic int tz_read;
+#define TZ_FIRST(type, call)                                                  \
+    do {                                                                      \
+        if (atomic_load_explicit(&tz_read, memory_order_relaxed))             \
+            return call;                                                      \
+        struct window w;                                                      \
+        window_open(&w);                                                      \
+        type r = call;                                                        \
+        window_close(&w, &lr.files);                                          \
+        atomic_store(&tz_read, 1);                                            \
+        return r;                                                             \
+    } while (0)
+#define TZ(ret, name, params, args, failret)                                  \
+    FTIO_FORWARD(ret, name, params, args, failret, TZ_FIRST, ret)
+TZ(time_t,      mktime,      (struct tm *tm),                     (tm),       (time_t)-1)
+TZ(time_t,      timelocal,   (struct tm *tm),                     (tm),       (time_t)-1)
+TZ(struct tm *, localtime,   (const time_t *t),                   (t),        NULL)
+TZ(struct tm *, localtime_r, (const time_t *t, struct tm *tm),    (t, tm),    NULL)
+TZ(struct tm *, gmtime,      (const time_t *t),                   (t),        NULL)
+TZ(struct tm *, gmtime_r,    (const time_t *t, struct tm *tm),    (t, tm),    NULL)
+TZ(char *,      ctime,       (const time_t *t),                   (t),        NULL)
+TZ(char *,      ctime_r,     (const time_t *t, char *buf),        (t, buf),   NULL)
+TZ(size_t,      strftime,    (char *s, size_t max, const char *f, const struct tm *tm), (s, max, f, tm), 0)
+
+FTIO_WRAPPER(void, tzset, (void))
+{
+    if (ftio_unlikely(!ftio_real((void **)&real_tzset, "tzset")))
+        return;
+    struct window w;
+    window_open(&w);
+    real_tzset();
+    window_close(&w, &lr.files);
+    atomic_store(&tz_read, 1);
 }
 
 /* sysconf(_SC_NPROCESSORS_CONF) and get_nprocs_conf() read
@@ -154,7 +197,7 @@ FTIO_WRAPPER(long, sysconf, (int name))
     struct window w;
     window_open(&w);
     long r = real_sysconf(name);
-    window_close(&w, &lr.locale);
+    window_close(&w, &lr.files);
     return r;
 }
 
@@ -164,7 +207,7 @@ FTIO_WRAPPER(int, get_nprocs_conf, (void))
     struct window w;
     window_open(&w);
     int r = real_get_nprocs_conf();
-    window_close(&w, &lr.locale);
+    window_close(&w, &lr.files);
     return r;
 }
 
@@ -507,7 +550,7 @@ void ftio_libc_reads_after_fork_child(void)
     /* The child's kernel counts start at 0: what the parent's streams hold
      * was read by the parent (whatever the child consumes of it is read
      * from the buffer: less than the kernel gave it). */
-    atomic_store(&lr.locale, 0);
+    atomic_store(&lr.files, 0);
     atomic_store(&lr.loader, 0);
     atomic_store(&lr.own, 0);
     atomic_store(&lr.readahead, -open_streams_unconsumed());
@@ -532,7 +575,7 @@ void ftio_libc_reads_final(struct ftio_libc_reads *out)
 {
     loader_look(1);
     int64_t ra = atomic_load(&lr.readahead) + open_streams_unconsumed();
-    out->locale = atomic_load(&lr.locale);
+    out->files = atomic_load(&lr.files);
     out->loader = atomic_load(&lr.loader);
     out->readahead = ra > 0 ? (uint64_t)ra : 0;
     out->own = atomic_load(&lr.own);

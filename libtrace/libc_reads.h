@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* libc_reads.h -- what glibc reads on the program's behalf (libc_reads.c):
- * the locale files, the loader's reads of objects loaded after start, stdio's
- * read-ahead that the program never consumed.  The kernel cross-check
+ * its own files (locales, time zone, CPU list), the loader's reads of
+ * objects loaded after start, stdio's read-ahead that the program never
+ * consumed.  The kernel cross-check
  * (unseen.c) counts these apart from what no wrapper saw. */
 #ifndef FTIO_LIBC_READS_H
 #define FTIO_LIBC_READS_H
@@ -38,7 +39,7 @@ FTIO_HIDDEN void ftio_libc_reads_shim_loads(int done);
 
 /* unseen.c: start (constructor), fork child, and the end's figures. */
 struct ftio_libc_reads {
-    uint64_t locale, loader, readahead, own;
+    uint64_t files, loader, readahead, own;
     int missed_objects;            /* more objects than the table holds: some not counted */
 };
 FTIO_HIDDEN void ftio_libc_reads_init(void);

@@ -19,11 +19,12 @@
  * per direction, never below 0; the shim's own threads (the flusher, ZeroMQ's
  * ZMQbg/ threads) are not the application's and are left out.  What remains
  * is I/O through an interface no wrapper sees, less what glibc read on the
- * program's behalf as its own numbers tell it (libc_reads.c: the locale
- * files, the loader's reads of objects loaded after start, stdio's read-ahead
- * that the program never consumed): raw syscall(), static code, the rest of
- * glibc's internal reads (libtrace/README.md, known limits).  Every read of
- * /proc is a raw system call (no wrapper, no allocation).
+ * program's behalf as its own numbers tell it (libc_reads.c: its own files
+ * (locales, time zone, CPU list), the loader's reads of objects loaded after
+ * start, stdio's read-ahead that the program never consumed): raw
+ * syscall(), static code, the rest of glibc's internal reads
+ * (libtrace/README.md, known limits).  Every read of /proc is a raw system
+ * call (no wrapper, no allocation).
  */
 #include <dirent.h>
 #include <pthread.h>
@@ -212,7 +213,7 @@ int ftio_unseen_final(uint64_t *unseen_read, uint64_t *unseen_write)
     ftio_libc_reads_final(&lib);
     uint64_t total[2] = { atomic_load(&us.exited[0]), atomic_load(&us.exited[1]) };
     app_threads_io(total);
-    uint64_t behalf = lib.locale + lib.loader + lib.readahead + lib.own;
+    uint64_t behalf = lib.files + lib.loader + lib.readahead + lib.own;
     uint64_t out[2];
     for (int d = 0; d < 2; d++) {
         uint64_t seen = us.base[d] + us.recorded[d] + (d == 0 ? behalf : 0) +
@@ -223,12 +224,12 @@ int ftio_unseen_final(uint64_t *unseen_read, uint64_t *unseen_write)
     *unseen_write = out[1];
     ftio_log("kernel cross-check: the application's threads rchar %llu wchar %llu since start "
              "%llu/%llu; recorded %llu/%llu, passed %llu/%llu, read by glibc on the program's behalf "
-             "%llu (locale %llu, loader %llu%s, stdio read-ahead %llu, this check %llu): unseen %llu/%llu",
+             "%llu (files %llu, loader %llu%s, stdio read-ahead %llu, this check %llu): unseen %llu/%llu",
              (unsigned long long)total[0], (unsigned long long)total[1],
              (unsigned long long)(total[0] - us.base[0]), (unsigned long long)(total[1] - us.base[1]),
              (unsigned long long)us.recorded[0], (unsigned long long)us.recorded[1],
              (unsigned long long)ftio_passed_bytes[0], (unsigned long long)ftio_passed_bytes[1],
-             (unsigned long long)behalf, (unsigned long long)lib.locale, (unsigned long long)lib.loader,
+             (unsigned long long)behalf, (unsigned long long)lib.files, (unsigned long long)lib.loader,
              lib.missed_objects ? ", some objects not counted" : "",
              (unsigned long long)lib.readahead, (unsigned long long)lib.own,
              (unsigned long long)out[0], (unsigned long long)out[1]);

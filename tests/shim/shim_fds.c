@@ -14,9 +14,11 @@
  *   expect.posix.write= expect.posix.read= expect.stdio.write=
  * It also makes glibc read on its behalf, which the cross-check must tell
  * from what no wrapper saw: setlocale() of a locale not in the archive
- * (glibc reads locale.alias), objects loaded after start (one dlclose()d,
- * one left loaded), /proc files read a line at a time through stdio (the
- * rest of stdio's block never consumed: closed, sought back, left open).
+ * (glibc reads locale.alias), the time zone's file (localtime_r), the CPU
+ * list (sysconf), objects loaded after start (one dlclose()d, one left
+ * loaded), /proc files read a line at a time through stdio and getmntent
+ * (the rest of stdio's block never consumed: closed, sought back, left
+ * open).
  * With `untraceable` it also writes 8 MiB through raw syscall(SYS_write)
  * and reads them back with syscall(SYS_read), which no LD_PRELOAD tool
  * sees: the kernel cross-check must report them.
@@ -24,6 +26,8 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <locale.h>
+#include <mntent.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,6 +147,14 @@ int main(int argc, char **argv)
     locale_t loc = newlocale(LC_ALL_MASK, "yy_YY.ftio-test", (locale_t)0);
     if (loc)
         freelocale(loc);
+    time_t now = time(NULL);
+    struct tm tm;
+    if (!localtime_r(&now, &tm) || sysconf(_SC_NPROCESSORS_CONF) < 1)
+        die("localtime_r/sysconf");
+    FILE *mt = setmntent("/proc/self/mounts", "r");
+    if (!mt || !getmntent(mt))
+        die("getmntent");
+    endmntent(mt);
     void *z = dlopen("libz.so.1", RTLD_NOW);
     void *bz = dlopen("libbz2.so.1.0", RTLD_NOW);
     if (!z || !bz)
