@@ -57,12 +57,19 @@
 
 /* ---- the counts ------------------------------------------------------- */
 
+/* The wrappers here are of rare calls: their next definitions are resolved
+ * at their first call (FTIO_REAL_OR), not listed in the ftio_syms table
+ * that the constructor resolves and whose page its state shares. */
+#define RARE_WRAPPER(ret, name, params)                                       \
+    static ret (*real_##name) params;                                         \
+    FTIO_WRAP(ret, name, params)
+
 static struct {
     _Atomic uint64_t files;      /* glibc's own files: locales, time zone, CPU list */
     _Atomic uint64_t loader;     /* the loader's reads of objects loaded after start */
     _Atomic int64_t  readahead;  /* stdio: read and never consumed (signed: see fork) */
     _Atomic uint64_t own;        /* this file's /proc reads in application threads */
-} lr;
+} lr FTIO_WARM;
 
 /* In an application thread of a traced image: its kernel counts are in the
  * total (unseen.c), so what it reads on the program's behalf is explained
@@ -123,7 +130,7 @@ static void window_close(const struct window *w, _Atomic uint64_t *into)
     errno = e;
 }
 
-FTIO_WRAPPER(char *, setlocale, (int category, const char *locale))
+RARE_WRAPPER(char *, setlocale, (int category, const char *locale))
 {
     FTIO_REAL_OR(setlocale, NULL);
     if (!loads_a_file(locale))
@@ -135,7 +142,7 @@ FTIO_WRAPPER(char *, setlocale, (int category, const char *locale))
     return r;
 }
 
-FTIO_WRAPPER(locale_t, newlocale, (int mask, const char *locale, locale_t base))
+RARE_WRAPPER(locale_t, newlocale, (int mask, const char *locale, locale_t base))
 {
     FTIO_REAL_OR(newlocale, (locale_t)0);
     if (!loads_a_file(locale))
@@ -164,7 +171,11 @@ static _Atomic int tz_read;
         return r;                                                             \
     } while (0)
 #define TZ(ret, name, params, args, failret)                                  \
-    FTIO_FORWARD(ret, name, params, args, failret, TZ_FIRST, ret)
+    RARE_WRAPPER(ret, name, params)                                           \
+    {                                                                         \
+        FTIO_REAL_OR(name, failret);                                          \
+        TZ_FIRST(ret, real_##name args);                                      \
+    }
 TZ(time_t,      mktime,      (struct tm *tm),                     (tm),       (time_t)-1)
 TZ(time_t,      timelocal,   (struct tm *tm),                     (tm),       (time_t)-1)
 TZ(struct tm *, localtime,   (const time_t *t),                   (t),        NULL)
@@ -175,7 +186,7 @@ TZ(char *,      ctime,       (const time_t *t),                   (t),        NU
 TZ(char *,      ctime_r,     (const time_t *t, char *buf),        (t, buf),   NULL)
 TZ(size_t,      strftime,    (char *s, size_t max, const char *f, const struct tm *tm), (s, max, f, tm), 0)
 
-FTIO_WRAPPER(void, tzset, (void))
+RARE_WRAPPER(void, tzset, (void))
 {
     if (ftio_unlikely(!ftio_real((void **)&real_tzset, "tzset")))
         return;
@@ -189,7 +200,7 @@ FTIO_WRAPPER(void, tzset, (void))
 /* sysconf(_SC_NPROCESSORS_CONF) and get_nprocs_conf() read
  * /sys/devices/system/cpu/possible at every call (glibc 2.36); the other
  * names read nothing. */
-FTIO_WRAPPER(long, sysconf, (int name))
+RARE_WRAPPER(long, sysconf, (int name))
 {
     FTIO_REAL_OR(sysconf, -1);
     if (name != _SC_NPROCESSORS_CONF)
@@ -201,7 +212,7 @@ FTIO_WRAPPER(long, sysconf, (int name))
     return r;
 }
 
-FTIO_WRAPPER(int, get_nprocs_conf, (void))
+RARE_WRAPPER(int, get_nprocs_conf, (void))
 {
     FTIO_REAL_OR(get_nprocs_conf, 1);
     struct window w;
@@ -225,8 +236,6 @@ FTIO_WRAPPER(int, get_nprocs_conf, (void))
 struct loaded { uintptr_t key; uint32_t gen; };
 static struct {
     pthread_mutex_t mu;
-    int started;                   /* the image's objects noted */
-    size_t initial;                /* objects present at start: the first ones listed */
     unsigned long long adds, subs; /* dl_iterate_phdr's counters at the last look */
     uint32_t gen;
     size_t n;
@@ -234,6 +243,11 @@ static struct {
     struct loaded slot[2][LOADED_SLOTS];
     int cur;
 } ld = { .mu = PTHREAD_MUTEX_INITIALIZER };
+/* (noted by the constructor: on its page, not the table's) */
+static struct {
+    int started;                   /* the image's objects noted */
+    size_t initial;                /* objects present at start: the first ones listed */
+} ld_start FTIO_WARM;
 
 /* An object while it is loaded: its load address and its name's copy
  * (dl_iterate_phdr's dlpi_name is the link map's l_name). */
@@ -329,7 +343,7 @@ static int look_object(struct dl_phdr_info *info, size_t size, void *arg)
         ld.subs = info->dlpi_subs;
         ld.gen++;
     }
-    if (l->index++ < ld.initial)
+    if (l->index++ < ld_start.initial)
         return 0;                              /* the image's own objects */
     struct loaded *t = ld.slot[ld.cur];
     uintptr_t key = object_key(info->dlpi_addr, info->dlpi_name);
@@ -353,7 +367,7 @@ static int look_object(struct dl_phdr_info *info, size_t size, void *arg)
  * flusher's end). */
 static void loader_look(int count)
 {
-    if (!ld.started)
+    if (!ld_start.started)
         return;
     int e = errno;
     pthread_mutex_lock(&ld.mu);
@@ -384,11 +398,11 @@ static void loader_look(int count)
 static void loader_start(void)
 {
     for (const struct link_map *m = _r_debug.r_map; m; m = m->l_next)
-        ld.initial++;
-    ld.started = 1;
+        ld_start.initial++;
+    ld_start.started = 1;
 }
 
-FTIO_WRAPPER(int, dlclose, (void *handle))
+RARE_WRAPPER(int, dlclose, (void *handle))
 {
     FTIO_REAL_OR(dlclose, -1);
     if (app_thread())
@@ -494,7 +508,7 @@ void ftio_consume_done(FILE *fp, const struct ftio_consume *c)
 /* The mount table: setmntent opens it and endmntent closes it inside libc,
  * getmntent reads it through libc's own stdio: consumed bytes passed,
  * read-ahead dropped at the end as by fclose. */
-FTIO_WRAPPER(struct mntent *, getmntent, (FILE *fp))
+RARE_WRAPPER(struct mntent *, getmntent, (FILE *fp))
 {
     FTIO_REAL_OR(getmntent, NULL);
     struct ftio_consume c;
@@ -504,7 +518,7 @@ FTIO_WRAPPER(struct mntent *, getmntent, (FILE *fp))
     return r;
 }
 
-FTIO_WRAPPER(struct mntent *, getmntent_r, (FILE *fp, struct mntent *m, char *buf, int len))
+RARE_WRAPPER(struct mntent *, getmntent_r, (FILE *fp, struct mntent *m, char *buf, int len))
 {
     FTIO_REAL_OR(getmntent_r, NULL);
     struct ftio_consume c;
@@ -514,7 +528,7 @@ FTIO_WRAPPER(struct mntent *, getmntent_r, (FILE *fp, struct mntent *m, char *bu
     return r;
 }
 
-FTIO_WRAPPER(int, endmntent, (FILE *fp))
+RARE_WRAPPER(int, endmntent, (FILE *fp))
 {
     FTIO_REAL_OR(endmntent, 1);
     ftio_readahead_dropped(fp);
@@ -560,7 +574,7 @@ void ftio_libc_reads_after_fork_child(void)
     pthread_mutex_init(&ld.mu, NULL);
     size_t i = 0;
     for (const struct link_map *m = _r_debug.r_map; m; m = m->l_next) {
-        if (i++ < ld.initial)
+        if (i++ < ld_start.initial)
             continue;
         struct loaded *e = find(ld.slot[ld.cur], object_key(m->l_addr, m->l_name));
         if (!e->key && ld.n < LOADED_SLOTS / 2) {
