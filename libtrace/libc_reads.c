@@ -10,7 +10,8 @@
  *    before and after the real call: the difference is what glibc read
  *    there.  Two /proc reads (6 system calls, ~10 us) per call that names a
  *    locale other than "C" or "POSIX" (glibc loads no file for those, nor
- *    for a query), per tzset() and the first time conversion, per
+ *    for a query, nor for "" in an environment that names no other), per
+ *    tzset() and the first time conversion, per
  *    sysconf(_SC_NPROCESSORS_CONF).
  *  - loader: for every object it maps, the dynamic loader reads the ELF
  *    header (832 bytes on 64-bit: glibc's struct filebuf) and, when they lie
@@ -46,6 +47,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -84,9 +86,31 @@ static int app_thread(void)
 
 /* ---- locale ----------------------------------------------------------- */
 
+static int c_locale(const char *name)
+{
+    return !name || !*name || strcmp(name, "C") == 0 || strcmp(name, "POSIX") == 0;
+}
+
+/* Can glibc load a file for this name?  Not for "C" or "POSIX", nor a
+ * query (NULL), nor "" when the environment names only those (glibc takes
+ * LC_ALL, else the category's variable, else LANG: any of them). */
 static int loads_a_file(const char *locale)
 {
-    return locale && strcmp(locale, "C") != 0 && strcmp(locale, "POSIX") != 0;
+    static const char *const vars[] = {
+        "LANG", "LC_CTYPE", "LC_NUMERIC", "LC_TIME", "LC_COLLATE", "LC_MONETARY", "LC_MESSAGES",
+        "LC_PAPER", "LC_NAME", "LC_ADDRESS", "LC_TELEPHONE", "LC_MEASUREMENT", "LC_IDENTIFICATION",
+    };
+    if (!locale)
+        return 0;
+    if (*locale)
+        return !c_locale(locale);
+    const char *all = getenv("LC_ALL");
+    if (all && *all)
+        return !c_locale(all);
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+        if (!c_locale(getenv(vars[i])))
+            return 1;
+    return 0;
 }
 
 struct window {
