@@ -171,24 +171,12 @@ static int pend_room(void)
         sk.pend = pend_static;
         sk.cap = PEND_STATIC;
     }
-    if (sk.npend < sk.cap)
-        return 0;
-    if (sk.pend != pend_static)
-        return FTIO_GROW(sk.pend, sk.cap, sk.npend + 1);
-    struct pending_batch *p = malloc(2 * PEND_STATIC * sizeof *p);
-    if (!p)
-        return -1;
-    memcpy(p, pend_static, sizeof pend_static);
-    sk.pend = p;
-    sk.cap = 2 * PEND_STATIC;
-    return 0;
+    return FTIO_GROW_FROM(sk.pend, sk.cap, sk.npend + 1, pend_static, sk.npend);
 }
 
 static void pend_release(void)
 {
-    if (sk.pend != pend_static)
-        free(sk.pend);
-    sk.pend = NULL;
+    FTIO_GROW_RELEASE(sk.pend, pend_static);
     sk.cap = 0;
 }
 
