@@ -416,9 +416,11 @@ FTIO_HIDDEN const char *ftio_spool_dir(void);
 FTIO_HIDDEN void ftio_warn_job(const char *what, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* ftiod at endpoint answered us (a marker touched at most once a second),
- * and did it answer any process of ours on this node within fresh_s? */
+ * and did it answer any process of ours on this node within fresh_s?  It
+ * did not answer the longer wait that marker bought (sink.c): forgotten. */
 FTIO_HIDDEN void ftio_spool_mark_up(const char *endpoint);
 FTIO_HIDDEN int ftio_spool_known_up(const char *endpoint, int fresh_s);
+FTIO_HIDDEN void ftio_spool_forget_up(const char *endpoint);
 /* A spooled batch was acknowledged by ftiod after all (no notice for it). */
 FTIO_HIDDEN void ftio_spool_acked_later(void);
 /* exec hand-off: append a batch for the next image (no notice); *at = its
