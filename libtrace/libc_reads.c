@@ -5,14 +5,16 @@
  *
  *  - glibc's own files: setlocale() and newlocale() read locale.alias (and
  *    locales kept outside the archive), the first conversion of a time reads
- *    the time zone's file, sysconf(_SC_NPROCESSORS_CONF) the CPU list, all
- *    inside libc, through no wrapper.  The calling thread's rchar is read
+ *    the time zone's file, sysconf(_SC_NPROCESSORS_CONF) the CPU list, the
+ *    name services (getaddrinfo, gethostbyname, getpwnam...) nsswitch.conf,
+ *    /etc/hosts, resolv.conf, passwd..., all inside libc, through no
+ *    wrapper.  The calling thread's rchar is read
  *    before and after the real call: the difference is what glibc read
  *    there.  Two /proc reads (6 system calls, ~10 us) per call that names a
  *    locale other than "C" or "POSIX" (glibc loads no file for those, nor
  *    for a query, nor for "" in an environment that names no other), per
  *    tzset() and the first time conversion, per
- *    sysconf(_SC_NPROCESSORS_CONF).
+ *    sysconf(_SC_NPROCESSORS_CONF), per name-service call.
  *  - loader: for every object it maps, the dynamic loader reads the ELF
  *    header (832 bytes on 64-bit: glibc's struct filebuf) and, when they lie
  *    beyond it, the program headers (twice: open_verify and
@@ -43,7 +45,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <locale.h>
+#include <grp.h>
 #include <mntent.h>
+#include <netdb.h>
+#include <pwd.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -118,7 +123,8 @@ struct window {
     uint64_t rchar;
 };
 
-static void loader_look(int count);
+enum { LOOK_ADOPT, LOOK_COUNT, LOOK_SHIM };      /* (a look's mode: below) */
+static void loader_look(int mode);
 
 /* Around a library call that reads through no wrapper: the thread's rchar
  * before and after.  Objects the call loads are the loader's (counted
@@ -129,7 +135,7 @@ static void window_open(struct window *w)
     if (!app_thread())
         return;
     int e = errno;
-    loader_look(1);
+    loader_look(LOOK_COUNT);
     uint64_t len;
     if (ftio_unseen_thread_rchar(&w->rchar, &len) == 0) {
         w->rchar += len;                       /* this read, counted after it */
@@ -150,7 +156,7 @@ static void window_close(const struct window *w, _Atomic uint64_t *into)
         if (now > w->rchar)
             atomic_fetch_add(into, now - w->rchar);
     }
-    loader_look(0);
+    loader_look(LOOK_ADOPT);
     errno = e;
 }
 
@@ -221,6 +227,44 @@ RARE_WRAPPER(void, tzset, (void))
     atomic_store(&tz_read, 1);
 }
 
+/* Name services: glibc reads nsswitch.conf, /etc/hosts, resolv.conf,
+ * host.conf, passwd, group... (and loads NSS modules) inside these calls.
+ * Each pays the window: rare calls, slower than it by far. */
+#define NSS_WINDOW(type, call)                                                \
+    do {                                                                      \
+        struct window w;                                                      \
+        window_open(&w);                                                      \
+        type r = call;                                                        \
+        window_close(&w, &lr.files);                                          \
+        return r;                                                             \
+    } while (0)
+#define NSS(ret, name, params, args, failret)                                 \
+    RARE_WRAPPER(ret, name, params)                                           \
+    {                                                                         \
+        FTIO_REAL_OR(name, failret);                                          \
+        NSS_WINDOW(ret, real_##name args);                                    \
+    }
+NSS(int, getaddrinfo, (const char *node, const char *service, const struct addrinfo *hints,
+                       struct addrinfo **res), (node, service, hints, res), EAI_SYSTEM)
+NSS(int, getnameinfo, (const struct sockaddr *sa, socklen_t salen, char *host, socklen_t hostlen,
+                       char *serv, socklen_t servlen, int flags),
+    (sa, salen, host, hostlen, serv, servlen, flags), EAI_SYSTEM)
+NSS(struct hostent *, gethostbyname, (const char *name), (name), NULL)
+NSS(struct hostent *, gethostbyname2, (const char *name, int af), (name, af), NULL)
+NSS(int, gethostbyname_r, (const char *name, struct hostent *h, char *buf, size_t len,
+                           struct hostent **res, int *herr), (name, h, buf, len, res, herr), ENOSYS)
+NSS(int, gethostbyname2_r, (const char *name, int af, struct hostent *h, char *buf, size_t len,
+                            struct hostent **res, int *herr), (name, af, h, buf, len, res, herr), ENOSYS)
+NSS(struct hostent *, gethostbyaddr, (const void *a, socklen_t len, int type), (a, len, type), NULL)
+NSS(struct passwd *, getpwnam, (const char *name), (name), NULL)
+NSS(struct passwd *, getpwuid, (uid_t uid), (uid), NULL)
+NSS(int, getpwnam_r, (const char *name, struct passwd *p, char *buf, size_t len, struct passwd **res),
+    (name, p, buf, len, res), ENOSYS)
+NSS(int, getpwuid_r, (uid_t uid, struct passwd *p, char *buf, size_t len, struct passwd **res),
+    (uid, p, buf, len, res), ENOSYS)
+NSS(struct group *, getgrnam, (const char *name), (name), NULL)
+NSS(struct group *, getgrgid, (gid_t gid), (gid), NULL)
+
 /* sysconf(_SC_NPROCESSORS_CONF) and get_nprocs_conf() read
  * /sys/devices/system/cpu/possible at every call (glibc 2.36); the other
  * names read nothing. */
@@ -266,6 +310,9 @@ static struct {
     int full;                      /* an object could not be noted: not counted */
     struct loaded slot[2][LOADED_SLOTS];
     int cur;
+    int shim_loading;              /* the flusher is loading its libraries */
+    size_t nnames;                 /* theirs: the sonames they need, transitively */
+    char names[64][64];
 } ld = { .mu = PTHREAD_MUTEX_INITIALIZER };
 /* (noted by the constructor: on its page, not the table's) */
 static struct {
@@ -347,12 +394,97 @@ static uint64_t loader_bytes(const struct dl_phdr_info *info)
     return bytes;
 }
 
+/* A look counts the objects it finds new (LOOK_COUNT: the loader read them
+ * for the application), or adopts them (LOOK_ADOPT: their reads are counted
+ * already), or, at the end of the shim's own loads (LOOK_SHIM), adopts
+ * those its libraries need and counts the others.  While the shim loads,
+ * a counting look leaves new objects for that end: they may be the
+ * shim's. */
 struct look {
-    int count;                     /* count new objects (else adopt them) */
+    int mode;
     int full;                      /* every object listed (not only the counters) */
+    int left;                      /* new objects left for a later look */
     size_t index;
     uint64_t bytes;
 };
+
+/* ---- the shim's own libraries: their names ------------------------------ */
+
+/* An object's dynamic section and string table (glibc relocates DT_STRTAB
+ * in place on most targets; not on some, nor in the vDSO). */
+static const char *dyn_strtab(const ElfW(Dyn) *dyn, uintptr_t addr)
+{
+    for (const ElfW(Dyn) *d = dyn; d && d->d_tag != DT_NULL; d++)
+        if (d->d_tag == DT_STRTAB)
+            return (const char *)(d->d_un.d_ptr < addr ? addr + d->d_un.d_ptr : d->d_un.d_ptr);
+    return NULL;
+}
+
+static const ElfW(Dyn) *object_dyn(const struct dl_phdr_info *info)
+{
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+            return (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+    return NULL;
+}
+
+/* Its soname, else its file's name. */
+static const char *object_name(const ElfW(Dyn) *dyn, uintptr_t addr, const char *path)
+{
+    const char *str = dyn_strtab(dyn, addr);
+    for (const ElfW(Dyn) *d = dyn; str && d->d_tag != DT_NULL; d++)
+        if (d->d_tag == DT_SONAME)
+            return str + d->d_un.d_val;
+    const char *slash = path ? strrchr(path, '/') : NULL;
+    return slash ? slash + 1 : path ? path : "";
+}
+
+static int shim_name(const char *name)
+{
+    for (size_t i = 0; i < ld.nnames; i++)
+        if (strcmp(ld.names[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+static int add_name(const char *name)
+{
+    if (!*name || shim_name(name) || ld.nnames == sizeof ld.names / sizeof ld.names[0] ||
+        strlen(name) >= sizeof ld.names[0])
+        return 0;
+    strcpy(ld.names[ld.nnames++], name);
+    return 1;
+}
+
+/* Adds the object's name and those it needs; 1 when a name was new. */
+static int add_needs(const ElfW(Dyn) *dyn, uintptr_t addr, const char *path)
+{
+    int added = add_name(object_name(dyn, addr, path));
+    const char *str = dyn_strtab(dyn, addr);
+    for (const ElfW(Dyn) *d = dyn; str && d->d_tag != DT_NULL; d++)
+        if (d->d_tag == DT_NEEDED)
+            added |= add_name(str + d->d_un.d_val);
+    return added;
+}
+
+/* Walks the new objects named so far, adding what they need. */
+static int needs_of_named(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    struct look *l = arg;
+    if (l->index++ < ld_start.initial)
+        return 0;
+    const ElfW(Dyn) *dyn = object_dyn(info);
+    if (dyn && shim_name(object_name(dyn, info->dlpi_addr, info->dlpi_name)))
+        l->left |= add_needs(dyn, info->dlpi_addr, info->dlpi_name);
+    return 0;
+}
+
+static int shim_object(const struct dl_phdr_info *info)
+{
+    const ElfW(Dyn) *dyn = object_dyn(info);
+    return dyn && shim_name(object_name(dyn, info->dlpi_addr, info->dlpi_name));
+}
 
 static int look_object(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -373,13 +505,17 @@ static int look_object(struct dl_phdr_info *info, size_t size, void *arg)
     uintptr_t key = object_key(info->dlpi_addr, info->dlpi_name);
     struct loaded *e = find(t, key);
     if (!e->key) {
+        if (l->mode == LOOK_COUNT && ld.shim_loading) {
+            l->left = 1;
+            return 0;
+        }
         if (ld.n >= LOADED_SLOTS / 2) {
             ld.full = 1;
             return 0;
         }
         e->key = key;
         ld.n++;
-        if (l->count)
+        if (l->mode == LOOK_COUNT || (l->mode == LOOK_SHIM && !shim_object(info)))
             l->bytes += loader_bytes(info);
     }
     e->gen = ld.gen;
@@ -389,15 +525,17 @@ static int look_object(struct dl_phdr_info *info, size_t size, void *arg)
 /* Look at the objects loaded since the last look: count (or adopt) the new
  * ones; forget those gone.  Under ld.mu (dlclose in several threads, the
  * flusher's end). */
-static void loader_look(int count)
+static void loader_look(int mode)
 {
     if (!ld_start.started)
         return;
     int e = errno;
     pthread_mutex_lock(&ld.mu);
     unsigned long long subs = ld.subs;
-    struct look l = { .count = count };
+    struct look l = { .mode = mode };
     dl_iterate_phdr(look_object, &l);
+    if (l.left)
+        ld.adds = ~0ull;                       /* the next look lists them again */
     if (l.full && ld.subs != subs) {           /* objects went away: keep the present ones */
         struct loaded *from = ld.slot[ld.cur], *to = ld.slot[!ld.cur];
         memset(to, 0, sizeof ld.slot[0]);
@@ -430,13 +568,38 @@ RARE_WRAPPER(int, dlclose, (void *handle))
 {
     FTIO_REAL_OR(dlclose, -1);
     if (app_thread())
-        loader_look(1);                        /* before what it unloads is gone */
+        loader_look(LOOK_COUNT);                        /* before what it unloads is gone */
     return real_dlclose(handle);
 }
 
-void ftio_libc_reads_shim_loads(int done)
+void ftio_libc_reads_shim_loading(void)
 {
-    loader_look(!done);
+    loader_look(LOOK_COUNT);
+    pthread_mutex_lock(&ld.mu);
+    ld.shim_loading = 1;
+    pthread_mutex_unlock(&ld.mu);
+}
+
+void ftio_libc_reads_shim_loaded(void *const *handles, int n)
+{
+    if (!ld_start.started)
+        return;
+    pthread_mutex_lock(&ld.mu);
+    for (int i = 0; i < n; i++) {
+        struct link_map *m;
+        if (handles[i] && dlinfo(handles[i], RTLD_DI_LINKMAP, &m) == 0 && m->l_ld)
+            add_needs(m->l_ld, m->l_addr, m->l_name);
+    }
+    for (int pass = 0; pass < 16; pass++) {    /* what those need, in turn */
+        struct look l = { 0 };
+        dl_iterate_phdr(needs_of_named, &l);
+        if (!l.left)
+            break;
+    }
+    ld.shim_loading = 0;
+    ld.adds = ~0ull;
+    pthread_mutex_unlock(&ld.mu);
+    loader_look(LOOK_SHIM);
 }
 
 /* ---- stdio's read-ahead ----------------------------------------------- */
@@ -611,7 +774,7 @@ void ftio_libc_reads_after_fork_child(void)
 
 void ftio_libc_reads_final(struct ftio_libc_reads *out)
 {
-    loader_look(1);
+    loader_look(LOOK_COUNT);
     int64_t ra = atomic_load(&lr.readahead) + open_streams_unconsumed();
     out->files = atomic_load(&lr.files);
     out->loader = atomic_load(&lr.loader);
