@@ -313,6 +313,8 @@ static struct {
     int shim_loading;              /* the flusher is loading its libraries */
     size_t nnames;                 /* theirs: the sonames they need, transitively */
     char names[64][64];
+    uintptr_t handle_keys[4];      /* the objects it dlopen()ed */
+    int nhandles;
 } ld = { .mu = PTHREAD_MUTEX_INITIALIZER };
 /* (noted by the constructor: on its page, not the table's) */
 static struct {
@@ -397,13 +399,18 @@ static uint64_t loader_bytes(const struct dl_phdr_info *info)
 /* A look counts the objects it finds new (LOOK_COUNT: the loader read them
  * for the application), or adopts them (LOOK_ADOPT: their reads are counted
  * already), or, at the end of the shim's own loads (LOOK_SHIM), adopts
- * those its libraries need and counts the others.  While the shim loads,
- * a counting look leaves new objects for that end: they may be the
- * shim's. */
+ * those its dlopens loaded and counts the others.  The loader runs one
+ * dlopen at a time and appends what it loads to the list, so a dlopen of
+ * the shim's loaded its library's object and, right after it, those of
+ * the libraries it needs that were not loaded yet: the run of new objects
+ * from the library's own, while their names are among what the shim's
+ * libraries need.  While the shim loads, a counting look leaves new
+ * objects for that end: they may be the shim's. */
 struct look {
     int mode;
     int full;                      /* every object listed (not only the counters) */
     int left;                      /* new objects left for a later look */
+    int run;                       /* LOOK_SHIM: inside the run one of its dlopens loaded */
     size_t index;
     uint64_t bytes;
 };
@@ -504,6 +511,12 @@ static int look_object(struct dl_phdr_info *info, size_t size, void *arg)
     struct loaded *t = ld.slot[ld.cur];
     uintptr_t key = object_key(info->dlpi_addr, info->dlpi_name);
     struct loaded *e = find(t, key);
+    if (l->mode == LOOK_SHIM) {
+        int handle = 0;
+        for (int i = 0; i < ld.nhandles; i++)
+            handle |= ld.handle_keys[i] == key;
+        l->run = !e->key && (handle || (l->run && shim_object(info)));
+    }
     if (!e->key) {
         if (l->mode == LOOK_COUNT && ld.shim_loading) {
             l->left = 1;
@@ -515,7 +528,7 @@ static int look_object(struct dl_phdr_info *info, size_t size, void *arg)
         }
         e->key = key;
         ld.n++;
-        if (l->mode == LOOK_COUNT || (l->mode == LOOK_SHIM && !shim_object(info)))
+        if (l->mode == LOOK_COUNT || (l->mode == LOOK_SHIM && !l->run))
             l->bytes += loader_bytes(info);
     }
     e->gen = ld.gen;
@@ -585,10 +598,13 @@ void ftio_libc_reads_shim_loaded(void *const *handles, int n)
     if (!ld_start.started)
         return;
     pthread_mutex_lock(&ld.mu);
-    for (int i = 0; i < n; i++) {
+    ld.nhandles = 0;
+    for (int i = 0; i < n && ld.nhandles < 4; i++) {
         struct link_map *m;
-        if (handles[i] && dlinfo(handles[i], RTLD_DI_LINKMAP, &m) == 0 && m->l_ld)
+        if (handles[i] && dlinfo(handles[i], RTLD_DI_LINKMAP, &m) == 0 && m->l_ld) {
             add_needs(m->l_ld, m->l_addr, m->l_name);
+            ld.handle_keys[ld.nhandles++] = object_key(m->l_addr, m->l_name);
+        }
     }
     for (int pass = 0; pass < 16; pass++) {    /* what those need, in turn */
         struct look l = { 0 };
