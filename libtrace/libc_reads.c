@@ -160,16 +160,30 @@ static void window_close(const struct window *w, _Atomic uint64_t *into)
     errno = e;
 }
 
+/* The value of `call`, made between the thread's rchar before and after. */
+#define IN_WINDOW(type, call)                                                 \
+    ({                                                                        \
+        struct window w_;                                                     \
+        window_open(&w_);                                                     \
+        type r_ = (call);                                                     \
+        window_close(&w_, &lr.files);                                         \
+        r_;                                                                   \
+    })
+/* A wrapper whose body is `shape(ret, the call)`. */
+#define WINDOWED(ret, name, params, args, failret, shape)                     \
+    RARE_WRAPPER(ret, name, params)                                           \
+    {                                                                         \
+        FTIO_REAL_OR(name, failret);                                          \
+        shape(ret, real_##name args);                                         \
+    }
+#define ALWAYS(ret, call) return IN_WINDOW(ret, call)
+
 RARE_WRAPPER(char *, setlocale, (int category, const char *locale))
 {
     FTIO_REAL_OR(setlocale, NULL);
     if (!loads_a_file(locale))
         return real_setlocale(category, locale);
-    struct window w;
-    window_open(&w);
-    char *r = real_setlocale(category, locale);
-    window_close(&w, &lr.files);
-    return r;
+    return IN_WINDOW(char *, real_setlocale(category, locale));
 }
 
 RARE_WRAPPER(locale_t, newlocale, (int mask, const char *locale, locale_t base))
@@ -177,11 +191,7 @@ RARE_WRAPPER(locale_t, newlocale, (int mask, const char *locale, locale_t base))
     FTIO_REAL_OR(newlocale, (locale_t)0);
     if (!loads_a_file(locale))
         return real_newlocale(mask, locale, base);
-    struct window w;
-    window_open(&w);
-    locale_t r = real_newlocale(mask, locale, base);
-    window_close(&w, &lr.files);
-    return r;
+    return IN_WINDOW(locale_t, real_newlocale(mask, locale, base));
 }
 
 /* The time zone: glibc reads TZ's file (/etc/localtime) on the first
@@ -193,19 +203,11 @@ static _Atomic int tz_read;
     do {                                                                      \
         if (atomic_load_explicit(&tz_read, memory_order_relaxed))             \
             return call;                                                      \
-        struct window w;                                                      \
-        window_open(&w);                                                      \
-        type r = call;                                                        \
-        window_close(&w, &lr.files);                                          \
+        type r = IN_WINDOW(type, call);                                       \
         atomic_store(&tz_read, 1);                                            \
         return r;                                                             \
     } while (0)
-#define TZ(ret, name, params, args, failret)                                  \
-    RARE_WRAPPER(ret, name, params)                                           \
-    {                                                                         \
-        FTIO_REAL_OR(name, failret);                                          \
-        TZ_FIRST(ret, real_##name args);                                      \
-    }
+#define TZ(ret, name, params, args, failret) WINDOWED(ret, name, params, args, failret, TZ_FIRST)
 TZ(time_t,      mktime,      (struct tm *tm),                     (tm),       (time_t)-1)
 TZ(time_t,      timelocal,   (struct tm *tm),                     (tm),       (time_t)-1)
 TZ(struct tm *, localtime,   (const time_t *t),                   (t),        NULL)
@@ -220,30 +222,14 @@ RARE_WRAPPER(void, tzset, (void))
 {
     if (ftio_unlikely(!ftio_real((void **)&real_tzset, "tzset")))
         return;
-    struct window w;
-    window_open(&w);
-    real_tzset();
-    window_close(&w, &lr.files);
+    IN_WINDOW(int, (real_tzset(), 0));
     atomic_store(&tz_read, 1);
 }
 
 /* Name services: glibc reads nsswitch.conf, /etc/hosts, resolv.conf,
  * host.conf, passwd, group... (and loads NSS modules) inside these calls.
  * Each pays the window: rare calls, slower than it by far. */
-#define NSS_WINDOW(type, call)                                                \
-    do {                                                                      \
-        struct window w;                                                      \
-        window_open(&w);                                                      \
-        type r = call;                                                        \
-        window_close(&w, &lr.files);                                          \
-        return r;                                                             \
-    } while (0)
-#define NSS(ret, name, params, args, failret)                                 \
-    RARE_WRAPPER(ret, name, params)                                           \
-    {                                                                         \
-        FTIO_REAL_OR(name, failret);                                          \
-        NSS_WINDOW(ret, real_##name args);                                    \
-    }
+#define NSS(ret, name, params, args, failret) WINDOWED(ret, name, params, args, failret, ALWAYS)
 NSS(int, getaddrinfo, (const char *node, const char *service, const struct addrinfo *hints,
                        struct addrinfo **res), (node, service, hints, res), EAI_SYSTEM)
 NSS(int, getnameinfo, (const struct sockaddr *sa, socklen_t salen, char *host, socklen_t hostlen,
@@ -273,22 +259,9 @@ RARE_WRAPPER(long, sysconf, (int name))
     FTIO_REAL_OR(sysconf, -1);
     if (name != _SC_NPROCESSORS_CONF)
         return real_sysconf(name);
-    struct window w;
-    window_open(&w);
-    long r = real_sysconf(name);
-    window_close(&w, &lr.files);
-    return r;
+    return IN_WINDOW(long, real_sysconf(name));
 }
-
-RARE_WRAPPER(int, get_nprocs_conf, (void))
-{
-    FTIO_REAL_OR(get_nprocs_conf, 1);
-    struct window w;
-    window_open(&w);
-    int r = real_get_nprocs_conf();
-    window_close(&w, &lr.files);
-    return r;
-}
+WINDOWED(int, get_nprocs_conf, (void), (), 1, ALWAYS)
 
 /* ---- the loader ------------------------------------------------------- */
 
