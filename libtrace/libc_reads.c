@@ -8,13 +8,12 @@
  *    the time zone's file, sysconf(_SC_NPROCESSORS_CONF) the CPU list, the
  *    name services (getaddrinfo, gethostbyname, getpwnam...) nsswitch.conf,
  *    /etc/hosts, resolv.conf, passwd..., all inside libc, through no
- *    wrapper.  The calling thread's rchar is read
- *    before and after the real call: the difference is what glibc read
- *    there.  Two /proc reads (6 system calls, ~10 us) per call that names a
- *    locale other than "C" or "POSIX" (glibc loads no file for those, nor
- *    for a query, nor for "" in an environment that names no other), per
- *    tzset() and the first time conversion, per
- *    sysconf(_SC_NPROCESSORS_CONF), per name-service call.
+ *    wrapper.  The calling thread's rchar is read before and after the real
+ *    call: the difference is what glibc read there.  Two /proc reads (6
+ *    system calls, ~10 us) per call that names a locale other than "C" or
+ *    "POSIX" (glibc loads no file for those, nor for a query, nor for "" in
+ *    an environment that names no other), per tzset() and the first time
+ *    conversion, per sysconf(_SC_NPROCESSORS_CONF), per name-service call.
  *  - loader: for every object it maps, the dynamic loader reads the ELF
  *    header (832 bytes on 64-bit: glibc's struct filebuf) and, when they lie
  *    beyond it, the program headers (twice: open_verify and
@@ -26,17 +25,19 @@
  *    is not wrapped: glibc finds the library through its caller's RUNPATH
  *    and $ORIGIN, and a wrapper would become that caller.  The shim's own
  *    loads (lazy.c, in the flusher, whose I/O is not the application's) are
- *    set apart.
+ *    set apart (LOOK_SHIM below).
  *  - read-ahead: a stream reads a block; the program consumes part of it and
  *    the records (or ftio_passed) hold what it consumed.  What was read and
  *    not consumed is still in the FILE's get area (_IO_read_end -
  *    _IO_read_ptr) when the stream is closed, flushed, repositioned, or still
  *    open at the end; a seek that refills the buffer read a block more.
- *    Counted for read-only byte streams on a descriptor.
+ *    Counted for read-only byte streams on a descriptor.  What fscanf and
+ *    getmntent consume (they do not say) is the move of the same pointer.
  *
  * Plus the cross-check's own /proc reads in application threads.  Nothing
- * here is on a data call's path: setlocale, dlclose, fclose, fflush and the
- * seeks pay a few loads of the FILE (and setlocale its two /proc reads).
+ * here is on a data call's path: fclose, fflush and the seeks pay a few
+ * loads of the FILE, dlclose a look at the loader's list, the calls above
+ * their two /proc reads.
  * What is left is what no wrapper and none of these numbers explain
  * (libtrace/README.md, known limits).
  */
