@@ -5,14 +5,15 @@
  *
  *  - glibc's own files: setlocale() and newlocale() read locale.alias (and
  *    locales kept outside the archive), the first conversion of a time reads
- *    the time zone's file, sysconf(_SC_NPROCESSORS_CONF) the CPU list, all
- *    inside libc, through no wrapper.  The calling thread's rchar is read
- *    before and after the real call: the difference is what glibc read
- *    there.  Two /proc reads (6 system calls, ~10 us) per call that names a
- *    locale other than "C" or "POSIX" (glibc loads no file for those, nor
- *    for a query, nor for "" in an environment that names no other), per
- *    tzset() and the first time conversion, per
- *    sysconf(_SC_NPROCESSORS_CONF).
+ *    the time zone's file, sysconf(_SC_NPROCESSORS_CONF) the CPU list, the
+ *    name services (getaddrinfo, gethostbyname, getpwnam...) nsswitch.conf,
+ *    /etc/hosts, resolv.conf, passwd..., all inside libc, through no
+ *    wrapper.  The calling thread's rchar is read before and after the real
+ *    call: the difference is what glibc read there.  Two /proc reads (6
+ *    system calls, ~10 us) per call that names a locale other than "C" or
+ *    "POSIX" (glibc loads no file for those, nor for a query, nor for "" in
+ *    an environment that names no other), per tzset() and the first time
+ *    conversion, per sysconf(_SC_NPROCESSORS_CONF), per name-service call.
  *  - loader: for every object it maps, the dynamic loader reads the ELF
  *    header (832 bytes on 64-bit: glibc's struct filebuf) and, when they lie
  *    beyond it, the program headers (twice: open_verify and
@@ -24,17 +25,19 @@
  *    is not wrapped: glibc finds the library through its caller's RUNPATH
  *    and $ORIGIN, and a wrapper would become that caller.  The shim's own
  *    loads (lazy.c, in the flusher, whose I/O is not the application's) are
- *    set apart.
+ *    set apart (LOOK_SHIM below).
  *  - read-ahead: a stream reads a block; the program consumes part of it and
  *    the records (or ftio_passed) hold what it consumed.  What was read and
  *    not consumed is still in the FILE's get area (_IO_read_end -
  *    _IO_read_ptr) when the stream is closed, flushed, repositioned, or still
  *    open at the end; a seek that refills the buffer read a block more.
- *    Counted for read-only byte streams on a descriptor.
+ *    Counted for read-only byte streams on a descriptor.  What fscanf and
+ *    getmntent consume (they do not say) is the move of the same pointer.
  *
  * Plus the cross-check's own /proc reads in application threads.  Nothing
- * here is on a data call's path: setlocale, dlclose, fclose, fflush and the
- * seeks pay a few loads of the FILE (and setlocale its two /proc reads).
+ * here is on a data call's path: fclose, fflush and the seeks pay a few
+ * loads of the FILE, dlclose a look at the loader's list, the calls above
+ * their two /proc reads.
  * What is left is what no wrapper and none of these numbers explain
  * (libtrace/README.md, known limits).
  */
@@ -43,7 +46,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <locale.h>
+#include <grp.h>
 #include <mntent.h>
+#include <netdb.h>
+#include <pwd.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -118,7 +124,8 @@ struct window {
     uint64_t rchar;
 };
 
-static void loader_look(int count);
+enum { LOOK_ADOPT, LOOK_COUNT, LOOK_SHIM };      /* (a look's mode: below) */
+static void loader_look(int mode);
 
 /* Around a library call that reads through no wrapper: the thread's rchar
  * before and after.  Objects the call loads are the loader's (counted
@@ -129,7 +136,7 @@ static void window_open(struct window *w)
     if (!app_thread())
         return;
     int e = errno;
-    loader_look(1);
+    loader_look(LOOK_COUNT);
     uint64_t len;
     if (ftio_unseen_thread_rchar(&w->rchar, &len) == 0) {
         w->rchar += len;                       /* this read, counted after it */
@@ -150,20 +157,34 @@ static void window_close(const struct window *w, _Atomic uint64_t *into)
         if (now > w->rchar)
             atomic_fetch_add(into, now - w->rchar);
     }
-    loader_look(0);
+    loader_look(LOOK_ADOPT);
     errno = e;
 }
+
+/* The value of `call`, made between the thread's rchar before and after. */
+#define IN_WINDOW(type, call)                                                 \
+    ({                                                                        \
+        struct window w_;                                                     \
+        window_open(&w_);                                                     \
+        type r_ = (call);                                                     \
+        window_close(&w_, &lr.files);                                         \
+        r_;                                                                   \
+    })
+/* A wrapper whose body is `shape(ret, the call)`. */
+#define WINDOWED(ret, name, params, args, failret, shape)                     \
+    RARE_WRAPPER(ret, name, params)                                           \
+    {                                                                         \
+        FTIO_REAL_OR(name, failret);                                          \
+        shape(ret, real_##name args);                                         \
+    }
+#define ALWAYS(ret, call) return IN_WINDOW(ret, call)
 
 RARE_WRAPPER(char *, setlocale, (int category, const char *locale))
 {
     FTIO_REAL_OR(setlocale, NULL);
     if (!loads_a_file(locale))
         return real_setlocale(category, locale);
-    struct window w;
-    window_open(&w);
-    char *r = real_setlocale(category, locale);
-    window_close(&w, &lr.files);
-    return r;
+    return IN_WINDOW(char *, real_setlocale(category, locale));
 }
 
 RARE_WRAPPER(locale_t, newlocale, (int mask, const char *locale, locale_t base))
@@ -171,11 +192,7 @@ RARE_WRAPPER(locale_t, newlocale, (int mask, const char *locale, locale_t base))
     FTIO_REAL_OR(newlocale, (locale_t)0);
     if (!loads_a_file(locale))
         return real_newlocale(mask, locale, base);
-    struct window w;
-    window_open(&w);
-    locale_t r = real_newlocale(mask, locale, base);
-    window_close(&w, &lr.files);
-    return r;
+    return IN_WINDOW(locale_t, real_newlocale(mask, locale, base));
 }
 
 /* The time zone: glibc reads TZ's file (/etc/localtime) on the first
@@ -187,19 +204,11 @@ static _Atomic int tz_read;
     do {                                                                      \
         if (atomic_load_explicit(&tz_read, memory_order_relaxed))             \
             return call;                                                      \
-        struct window w;                                                      \
-        window_open(&w);                                                      \
-        type r = call;                                                        \
-        window_close(&w, &lr.files);                                          \
+        type r = IN_WINDOW(type, call);                                       \
         atomic_store(&tz_read, 1);                                            \
         return r;                                                             \
     } while (0)
-#define TZ(ret, name, params, args, failret)                                  \
-    RARE_WRAPPER(ret, name, params)                                           \
-    {                                                                         \
-        FTIO_REAL_OR(name, failret);                                          \
-        TZ_FIRST(ret, real_##name args);                                      \
-    }
+#define TZ(ret, name, params, args, failret) WINDOWED(ret, name, params, args, failret, TZ_FIRST)
 TZ(time_t,      mktime,      (struct tm *tm),                     (tm),       (time_t)-1)
 TZ(time_t,      timelocal,   (struct tm *tm),                     (tm),       (time_t)-1)
 TZ(struct tm *, localtime,   (const time_t *t),                   (t),        NULL)
@@ -214,12 +223,34 @@ RARE_WRAPPER(void, tzset, (void))
 {
     if (ftio_unlikely(!ftio_real((void **)&real_tzset, "tzset")))
         return;
-    struct window w;
-    window_open(&w);
-    real_tzset();
-    window_close(&w, &lr.files);
+    IN_WINDOW(int, (real_tzset(), 0));
     atomic_store(&tz_read, 1);
 }
+
+/* Name services: glibc reads nsswitch.conf, /etc/hosts, resolv.conf,
+ * host.conf, passwd, group... (and loads NSS modules) inside these calls.
+ * Each pays the window: rare calls, slower than it by far. */
+#define NSS(ret, name, params, args, failret) WINDOWED(ret, name, params, args, failret, ALWAYS)
+NSS(int, getaddrinfo, (const char *node, const char *service, const struct addrinfo *hints,
+                       struct addrinfo **res), (node, service, hints, res), EAI_SYSTEM)
+NSS(int, getnameinfo, (const struct sockaddr *sa, socklen_t salen, char *host, socklen_t hostlen,
+                       char *serv, socklen_t servlen, int flags),
+    (sa, salen, host, hostlen, serv, servlen, flags), EAI_SYSTEM)
+NSS(struct hostent *, gethostbyname, (const char *name), (name), NULL)
+NSS(struct hostent *, gethostbyname2, (const char *name, int af), (name, af), NULL)
+NSS(int, gethostbyname_r, (const char *name, struct hostent *h, char *buf, size_t len,
+                           struct hostent **res, int *herr), (name, h, buf, len, res, herr), ENOSYS)
+NSS(int, gethostbyname2_r, (const char *name, int af, struct hostent *h, char *buf, size_t len,
+                            struct hostent **res, int *herr), (name, af, h, buf, len, res, herr), ENOSYS)
+NSS(struct hostent *, gethostbyaddr, (const void *a, socklen_t len, int type), (a, len, type), NULL)
+NSS(struct passwd *, getpwnam, (const char *name), (name), NULL)
+NSS(struct passwd *, getpwuid, (uid_t uid), (uid), NULL)
+NSS(int, getpwnam_r, (const char *name, struct passwd *p, char *buf, size_t len, struct passwd **res),
+    (name, p, buf, len, res), ENOSYS)
+NSS(int, getpwuid_r, (uid_t uid, struct passwd *p, char *buf, size_t len, struct passwd **res),
+    (uid, p, buf, len, res), ENOSYS)
+NSS(struct group *, getgrnam, (const char *name), (name), NULL)
+NSS(struct group *, getgrgid, (gid_t gid), (gid), NULL)
 
 /* sysconf(_SC_NPROCESSORS_CONF) and get_nprocs_conf() read
  * /sys/devices/system/cpu/possible at every call (glibc 2.36); the other
@@ -229,22 +260,9 @@ RARE_WRAPPER(long, sysconf, (int name))
     FTIO_REAL_OR(sysconf, -1);
     if (name != _SC_NPROCESSORS_CONF)
         return real_sysconf(name);
-    struct window w;
-    window_open(&w);
-    long r = real_sysconf(name);
-    window_close(&w, &lr.files);
-    return r;
+    return IN_WINDOW(long, real_sysconf(name));
 }
-
-RARE_WRAPPER(int, get_nprocs_conf, (void))
-{
-    FTIO_REAL_OR(get_nprocs_conf, 1);
-    struct window w;
-    window_open(&w);
-    int r = real_get_nprocs_conf();
-    window_close(&w, &lr.files);
-    return r;
-}
+WINDOWED(int, get_nprocs_conf, (void), (), 1, ALWAYS)
 
 /* ---- the loader ------------------------------------------------------- */
 
@@ -266,6 +284,11 @@ static struct {
     int full;                      /* an object could not be noted: not counted */
     struct loaded slot[2][LOADED_SLOTS];
     int cur;
+    int shim_loading;              /* the flusher is loading its libraries */
+    size_t nnames;                 /* theirs: the sonames they need, transitively */
+    char names[64][64];
+    uintptr_t handle_keys[4];      /* the objects it dlopen()ed */
+    int nhandles;
 } ld = { .mu = PTHREAD_MUTEX_INITIALIZER };
 /* (noted by the constructor: on its page, not the table's) */
 static struct {
@@ -347,12 +370,102 @@ static uint64_t loader_bytes(const struct dl_phdr_info *info)
     return bytes;
 }
 
+/* A look counts the objects it finds new (LOOK_COUNT: the loader read them
+ * for the application), or adopts them (LOOK_ADOPT: their reads are counted
+ * already), or, at the end of the shim's own loads (LOOK_SHIM), adopts
+ * those its dlopens loaded and counts the others.  The loader runs one
+ * dlopen at a time and appends what it loads to the list, so a dlopen of
+ * the shim's loaded its library's object and, right after it, those of
+ * the libraries it needs that were not loaded yet: the run of new objects
+ * from the library's own, while their names are among what the shim's
+ * libraries need.  While the shim loads, a counting look leaves new
+ * objects for that end: they may be the shim's. */
 struct look {
-    int count;                     /* count new objects (else adopt them) */
+    int mode;
     int full;                      /* every object listed (not only the counters) */
+    int left;                      /* new objects left for a later look */
+    int run;                       /* LOOK_SHIM: inside the run one of its dlopens loaded */
     size_t index;
     uint64_t bytes;
 };
+
+/* ---- the shim's own libraries: their names ------------------------------ */
+
+/* An object's dynamic section and string table (glibc relocates DT_STRTAB
+ * in place on most targets; not on some, nor in the vDSO). */
+static const char *dyn_strtab(const ElfW(Dyn) *dyn, uintptr_t addr)
+{
+    for (const ElfW(Dyn) *d = dyn; d && d->d_tag != DT_NULL; d++)
+        if (d->d_tag == DT_STRTAB)
+            return (const char *)(d->d_un.d_ptr < addr ? addr + d->d_un.d_ptr : d->d_un.d_ptr);
+    return NULL;
+}
+
+static const ElfW(Dyn) *object_dyn(const struct dl_phdr_info *info)
+{
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+            return (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+    return NULL;
+}
+
+/* Its soname, else its file's name. */
+static const char *object_name(const ElfW(Dyn) *dyn, uintptr_t addr, const char *path)
+{
+    const char *str = dyn_strtab(dyn, addr);
+    for (const ElfW(Dyn) *d = dyn; str && d->d_tag != DT_NULL; d++)
+        if (d->d_tag == DT_SONAME)
+            return str + d->d_un.d_val;
+    const char *slash = path ? strrchr(path, '/') : NULL;
+    return slash ? slash + 1 : path ? path : "";
+}
+
+static int shim_name(const char *name)
+{
+    for (size_t i = 0; i < ld.nnames; i++)
+        if (strcmp(ld.names[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+static int add_name(const char *name)
+{
+    if (!*name || shim_name(name) || ld.nnames == sizeof ld.names / sizeof ld.names[0] ||
+        strlen(name) >= sizeof ld.names[0])
+        return 0;
+    strcpy(ld.names[ld.nnames++], name);
+    return 1;
+}
+
+/* Adds the object's name and those it needs; 1 when a name was new. */
+static int add_needs(const ElfW(Dyn) *dyn, uintptr_t addr, const char *path)
+{
+    int added = add_name(object_name(dyn, addr, path));
+    const char *str = dyn_strtab(dyn, addr);
+    for (const ElfW(Dyn) *d = dyn; str && d->d_tag != DT_NULL; d++)
+        if (d->d_tag == DT_NEEDED)
+            added |= add_name(str + d->d_un.d_val);
+    return added;
+}
+
+/* Walks the new objects named so far, adding what they need. */
+static int needs_of_named(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    struct look *l = arg;
+    if (l->index++ < ld_start.initial)
+        return 0;
+    const ElfW(Dyn) *dyn = object_dyn(info);
+    if (dyn && shim_name(object_name(dyn, info->dlpi_addr, info->dlpi_name)))
+        l->left |= add_needs(dyn, info->dlpi_addr, info->dlpi_name);
+    return 0;
+}
+
+static int shim_object(const struct dl_phdr_info *info)
+{
+    const ElfW(Dyn) *dyn = object_dyn(info);
+    return dyn && shim_name(object_name(dyn, info->dlpi_addr, info->dlpi_name));
+}
 
 static int look_object(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -372,14 +485,24 @@ static int look_object(struct dl_phdr_info *info, size_t size, void *arg)
     struct loaded *t = ld.slot[ld.cur];
     uintptr_t key = object_key(info->dlpi_addr, info->dlpi_name);
     struct loaded *e = find(t, key);
+    if (l->mode == LOOK_SHIM) {
+        int handle = 0;
+        for (int i = 0; i < ld.nhandles; i++)
+            handle |= ld.handle_keys[i] == key;
+        l->run = !e->key && (handle || (l->run && shim_object(info)));
+    }
     if (!e->key) {
+        if (l->mode == LOOK_COUNT && ld.shim_loading) {
+            l->left = 1;
+            return 0;
+        }
         if (ld.n >= LOADED_SLOTS / 2) {
             ld.full = 1;
             return 0;
         }
         e->key = key;
         ld.n++;
-        if (l->count)
+        if (l->mode == LOOK_COUNT || (l->mode == LOOK_SHIM && !l->run))
             l->bytes += loader_bytes(info);
     }
     e->gen = ld.gen;
@@ -389,15 +512,17 @@ static int look_object(struct dl_phdr_info *info, size_t size, void *arg)
 /* Look at the objects loaded since the last look: count (or adopt) the new
  * ones; forget those gone.  Under ld.mu (dlclose in several threads, the
  * flusher's end). */
-static void loader_look(int count)
+static void loader_look(int mode)
 {
     if (!ld_start.started)
         return;
     int e = errno;
     pthread_mutex_lock(&ld.mu);
     unsigned long long subs = ld.subs;
-    struct look l = { .count = count };
+    struct look l = { .mode = mode };
     dl_iterate_phdr(look_object, &l);
+    if (l.left)
+        ld.adds = ~0ull;                       /* the next look lists them again */
     if (l.full && ld.subs != subs) {           /* objects went away: keep the present ones */
         struct loaded *from = ld.slot[ld.cur], *to = ld.slot[!ld.cur];
         memset(to, 0, sizeof ld.slot[0]);
@@ -430,13 +555,41 @@ RARE_WRAPPER(int, dlclose, (void *handle))
 {
     FTIO_REAL_OR(dlclose, -1);
     if (app_thread())
-        loader_look(1);                        /* before what it unloads is gone */
+        loader_look(LOOK_COUNT);                        /* before what it unloads is gone */
     return real_dlclose(handle);
 }
 
-void ftio_libc_reads_shim_loads(int done)
+void ftio_libc_reads_shim_loading(void)
 {
-    loader_look(!done);
+    loader_look(LOOK_COUNT);
+    pthread_mutex_lock(&ld.mu);
+    ld.shim_loading = 1;
+    pthread_mutex_unlock(&ld.mu);
+}
+
+void ftio_libc_reads_shim_loaded(void *const *handles, int n)
+{
+    if (!ld_start.started)
+        return;
+    pthread_mutex_lock(&ld.mu);
+    ld.nhandles = 0;
+    for (int i = 0; i < n && ld.nhandles < 4; i++) {
+        struct link_map *m;
+        if (handles[i] && dlinfo(handles[i], RTLD_DI_LINKMAP, &m) == 0 && m->l_ld) {
+            add_needs(m->l_ld, m->l_addr, m->l_name);
+            ld.handle_keys[ld.nhandles++] = object_key(m->l_addr, m->l_name);
+        }
+    }
+    for (int pass = 0; pass < 16; pass++) {    /* what those need, in turn */
+        struct look l = { 0 };
+        dl_iterate_phdr(needs_of_named, &l);
+        if (!l.left)
+            break;
+    }
+    ld.shim_loading = 0;
+    ld.adds = ~0ull;
+    pthread_mutex_unlock(&ld.mu);
+    loader_look(LOOK_SHIM);
 }
 
 /* ---- stdio's read-ahead ----------------------------------------------- */
@@ -611,7 +764,7 @@ void ftio_libc_reads_after_fork_child(void)
 
 void ftio_libc_reads_final(struct ftio_libc_reads *out)
 {
-    loader_look(1);
+    loader_look(LOOK_COUNT);
     int64_t ra = atomic_load(&lr.readahead) + open_streams_unconsumed();
     out->files = atomic_load(&lr.files);
     out->loader = atomic_load(&lr.loader);

@@ -32,10 +32,11 @@ struct ftio_consume {
 FTIO_HIDDEN void ftio_consume_note(FILE *fp, struct ftio_consume *c);
 FTIO_HIDDEN void ftio_consume_done(FILE *fp, const struct ftio_consume *c);
 
-/* The shim's own dlopens (lazy.c, the flusher): called with 0 before them
- * (the application's objects so far are counted) and 1 after (theirs are
- * not the application's reads). */
-FTIO_HIDDEN void ftio_libc_reads_shim_loads(int done);
+/* The shim's own dlopens (lazy.c, the flusher): loading() before them,
+ * loaded() after with their handles: the objects those need are not the
+ * application's reads; objects the application loaded meanwhile are. */
+FTIO_HIDDEN void ftio_libc_reads_shim_loading(void);
+FTIO_HIDDEN void ftio_libc_reads_shim_loaded(void *const *handles, int n);
 
 /* unseen.c: start (constructor), fork child, and the end's figures. */
 struct ftio_libc_reads {
