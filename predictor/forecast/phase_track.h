@@ -144,6 +144,20 @@ size_t ftio_pt_memory(const struct ftio_pt *t);
 /* One data record (mode FTIO_PT_READ / _WRITE) of process p. */
 void ftio_pt_data(struct ftio_pt *t, size_t p, int mode, double ts, double te, double bytes,
                   uint32_t fid, uint16_t fs);
+/* Ask early for what ftio_pt_data(t, p, mode, ...) will read: a caller
+ * walking many processes' records in time order (cli/phases.c) finds each
+ * process's state and latest segment anywhere in memory.  The process
+ * first (well ahead), its segment later (that reads the process). */
+static inline void ftio_pt_prefetch_proc(const struct ftio_pt *t, size_t p)
+{
+    if (p < t->nproc)
+        __builtin_prefetch(&t->proc[p]);
+}
+static inline void ftio_pt_prefetch_seg(const struct ftio_pt *t, size_t p, int mode)
+{
+    if (p < t->nproc && mode >= 0 && mode < FTIO_PT_NMODES && t->proc[p].top[mode] != FTIO_PT_NOSEG)
+        __builtin_prefetch(&t->proc[p].seg[t->proc[p].top[mode]]);
+}
 /* One metadata record of process p: op as common/record.h (open, close,
  * sync, stat, other; seeks are not counted). */
 void ftio_pt_meta(struct ftio_pt *t, size_t p, int op, double ts, double te);
