@@ -76,10 +76,13 @@ def run(e, cmd):
            if len(f) > 2 and f[0].replace(".", "", 1).isdigit()}
     return wall, (got.get("task-clock", 0.0), got.get("page-faults", 0.0))
 def spooled():
+    # The spool files and notices go; the marker of ftiod's last answer
+    # (.ftio-up-*) stays, as on a node where ftiod answered the user before.
     d = T + "/spool"
     names = [f for f in os.listdir(d) if f.endswith(".msgpack")]
     for f in os.listdir(d):
-        os.unlink(os.path.join(d, f))
+        if not f.startswith(".ftio-up-"):
+            os.unlink(os.path.join(d, f))
     return len(names)
 CAT = ["cat", T + "/data"]
 libs = [("this shim", lib, {}), ("zmq only", lib, {"FTIO_ZMTP": "0"})] + \
@@ -90,6 +93,12 @@ cases = [("daemon up", up, CAT), ("daemon down", down, CAT), ("daemon hung", up,
          ("nothing, up", up, ["true"]), ("exec, up", up, ["sh", "-c", "exec cat " + T + "/data"])]
 if os.path.exists(T + "/munge.sock"):
     cases.append(("up, munge", "ipc://%s/min" % T, CAT))
+# One traced run first, not counted: the first batch a just-started ftiod
+# answers can take longer than FTIO_EXIT_WAIT_MS (its first job, its pages),
+# and with no answer of ftiod's known on the node yet that run spools: a
+# start-up effect, not the steady state measured here (libtrace/README.md).
+run(env(lib, up), CAT)
+spooled()
 print("exit latency: %d runs per case, medians (ms per process); spooled: runs that left a spool file" % n)
 print("%-12s %-10s %8s %8s %8s %8s" % ("case", "shim", "plain", "traced", "added", "spooled") +
       (" %8s %8s %8s %7s %7s" % ("cpu", "cpu", "cpu", "faults", "faults") if stat else ""))

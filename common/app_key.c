@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "app_key.h"
+#include "numfmt.h"
 
 #define FNV_BASIS 0xcbf29ce484222325ull
 #define FNV_PRIME 0x100000001b3ull
@@ -51,21 +52,13 @@ void ftio_args_hash_add(struct ftio_args_hash *h, const char *p, size_t n)
     }
 }
 
-/* "%016llx" by hand: the shim's flusher calls this on a short process's
- * exit path, where snprintf faulted in pages of libc's code (bench/README.md
- * "exit latency"). */
-static void hex16(char out[FTIO_ARGS_HASH_HEX], uint64_t v)
-{
-    for (int i = 15; i >= 0; i--, v >>= 4)
-        out[i] = "0123456789abcdef"[v & 15];
-    out[16] = '\0';
-}
-
+/* "%016llx" each, without stdio: the shim's flusher calls this on a short
+ * process's exit path (numfmt.h). */
 void ftio_args_hash_hex(const struct ftio_args_hash *h, char exact[FTIO_ARGS_HASH_HEX],
                         char norm[FTIO_ARGS_HASH_HEX])
 {
-    hex16(exact, h->exact);
-    hex16(norm, h->norm);
+    *ftio_put_hex(exact, exact + 16, h->exact, 16) = '\0';
+    *ftio_put_hex(norm, norm + 16, h->norm, 16) = '\0';
 }
 
 const char *ftio_app_prog(const char *exe)

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* grow.c -- array growth with overflow checks (grow.h). */
+/* grow.c -- array growth with overflow checks, from the heap or from a
+ * caller's first buffer (grow.h). */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include "grow.h"
 
 /* The capacity that holds `need` elements of `elem` bytes, grown from cap;
@@ -65,4 +67,29 @@ int ftio_grow(void **p, size_t *cap, size_t need, size_t elem)
     *p = q;
     *cap = n;
     return 0;
+}
+
+int ftio_grow_from(void **p, size_t *cap, size_t need, size_t elem, const void *first, size_t keep)
+{
+    if (need <= *cap)
+        return 0;
+    if (!first || *p != first)
+        return ftio_grow(p, cap, need, elem);
+    size_t n = grown(*cap, need, elem);
+    void *q = n ? malloc(n * elem) : NULL;
+    if (!q) {
+        errno = ENOMEM;
+        return -1;
+    }
+    memcpy(q, first, keep * elem);
+    *p = q;
+    *cap = n;
+    return 0;
+}
+
+void ftio_grow_release(void **p, const void *first)
+{
+    if (*p != first)
+        free(*p);
+    *p = NULL;
 }

@@ -100,7 +100,7 @@ struct ftio_batch {
 struct ftio_wbuf {
     char  *data;
     size_t len, cap;
-    int    fixed;     /* data is the caller's memory (ftio_wbuf_use): never freed, grown into a copy */
+    void  *first;     /* the caller's memory (ftio_wbuf_use): never freed, grown into a heap copy */
 };
 int  ftio_wire_encode(struct ftio_wbuf *out, const struct ftio_batch_header *h,
                       const struct ftio_record *rec, size_t n);

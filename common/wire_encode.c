@@ -39,18 +39,8 @@ static int wbuf_reserve(struct ftio_wbuf *b, size_t extra)
     size_t want = b->len + extra;
     if (want < b->len)
         return -1;
-    if (!b->fixed)
-        return FTIO_GROW(b->data, b->cap, want);
-    /* The caller's buffer is too small now: a heap copy from here on. */
-    size_t cap = want > 2 * b->cap ? want : 2 * b->cap;
-    char *d = malloc(cap);
-    if (!d)
-        return -1;
-    memcpy(d, b->data, b->len);
-    b->data = d;
-    b->cap = cap;
-    b->fixed = 0;
-    return 0;
+    /* (The caller's buffer, too small now: a heap copy from here on.) */
+    return FTIO_GROW_FROM(b->data, b->cap, want, b->first, b->len);
 }
 
 void ftio_wbuf_use(struct ftio_wbuf *b, void *buf, size_t cap)
@@ -58,7 +48,7 @@ void ftio_wbuf_use(struct ftio_wbuf *b, void *buf, size_t cap)
     b->data = buf;
     b->len = 0;
     b->cap = cap;
-    b->fixed = 1;
+    b->first = buf;
 }
 
 /* msgpack_packer write callback: append to the wbuf. */
@@ -401,9 +391,7 @@ void ftio_wbuf_free(struct ftio_wbuf *b)
 {
     if (!b)
         return;
-    if (!b->fixed)
-        free(b->data);
-    b->data = NULL;
+    FTIO_GROW_RELEASE(b->data, b->first);
     b->len = b->cap = 0;
-    b->fixed = 0;
+    b->first = NULL;
 }

@@ -130,32 +130,6 @@ size_t ftio_strlcpy(char *dst, size_t cap, const char *src)
     return len;
 }
 
-char *ftio_put_ulong(char *p, char *end, unsigned long v)
-{
-    char digits[24];
-    int n = 0;
-    do
-        digits[n++] = (char)('0' + v % 10);
-    while ((v /= 10) && n < (int)sizeof digits);
-    while (n && p < end)
-        *p++ = digits[--n];
-    return p;
-}
-
-char *ftio_put_hex(char *p, char *end, unsigned long long v, int width)
-{
-    char digits[16];
-    int n = 0;
-    do
-        digits[n++] = "0123456789abcdef"[v & 15];
-    while ((v >>= 4) && n < (int)sizeof digits);
-    while (n < width && n < (int)sizeof digits)
-        digits[n++] = '0';
-    while (n && p < end)
-        *p++ = digits[--n];
-    return p;
-}
-
 size_t ftio_concat(char *dst, size_t cap, const char *a, const char *b, const char *c)
 {
     const char *part[3] = { a, b, c ? c : "" };

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/uio.h>
+#include "numfmt.h"
 #include "shim.h"
 
 #define FTIO_EXPORT __attribute__((visibility("default")))
@@ -61,17 +62,12 @@ struct ftio_config {
 enum { FTIO_SPOOL_AUTO = 0, FTIO_SPOOL_ALWAYS = 1, FTIO_SPOOL_NEVER = 2, FTIO_SPOOL_TEE = 3 };
 
 extern struct ftio_config ftio_cfg FTIO_HIDDEN;
-/* Strings without stdio for the constructor (core.c): snprintf's code is
- * pages of libc a process that prints nothing would fault in for them
- * (bench/README.md "exit latency").  ftio_strlcpy copies at most cap - 1
- * bytes, terminates, and returns strlen(src) (>= cap: truncated);
- * ftio_put_ulong writes v in decimal at p, before end, and returns the end. */
+/* Strings without stdio for the constructor (core.c) and the flusher's
+ * short path: snprintf's code is pages of libc a process that prints nothing
+ * would fault in for them (bench/README.md "exit latency"; numbers:
+ * common/numfmt.h).  ftio_strlcpy copies at most cap - 1 bytes, terminates,
+ * and returns strlen(src) (>= cap: truncated). */
 FTIO_HIDDEN size_t ftio_strlcpy(char *dst, size_t cap, const char *src);
-FTIO_HIDDEN char *ftio_put_ulong(char *p, char *end, unsigned long v);
-/* ... and in hex (lower case), at least `width` digits (zero-padded).  The
- * flusher's short path formats with these too (its snprintf faulted in two
- * pages of libc's code). */
-FTIO_HIDDEN char *ftio_put_hex(char *p, char *end, unsigned long long v, int width);
 /* dst = a then b (then c), truncated to cap - 1 bytes; the length wanted. */
 FTIO_HIDDEN size_t ftio_concat(char *dst, size_t cap, const char *a, const char *b, const char *c);
 FTIO_HIDDEN void ftio_config_load(struct ftio_config *c);
@@ -420,9 +416,11 @@ FTIO_HIDDEN const char *ftio_spool_dir(void);
 FTIO_HIDDEN void ftio_warn_job(const char *what, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* ftiod at endpoint answered us (a marker touched at most once a second),
- * and did it answer any process of ours on this node within fresh_s? */
+ * and did it answer any process of ours on this node within fresh_s?  It
+ * did not answer the longer wait that marker bought (sink.c): forgotten. */
 FTIO_HIDDEN void ftio_spool_mark_up(const char *endpoint);
 FTIO_HIDDEN int ftio_spool_known_up(const char *endpoint, int fresh_s);
+FTIO_HIDDEN void ftio_spool_forget_up(const char *endpoint);
 /* A spooled batch was acknowledged by ftiod after all (no notice for it). */
 FTIO_HIDDEN void ftio_spool_acked_later(void);
 /* exec hand-off: append a batch for the next image (no notice); *at = its

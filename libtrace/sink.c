@@ -71,7 +71,7 @@
 #define SPOOLED_MAX    1024              /* spooled after sending: a late ack still counts */
 #define HANDOFF_MAX    64                /* batches handed to the next image at exec */
 #define HANDOFF_BYTES_MAX (1ull << 32)   /* what a hand-off may describe, in all */
-#define UP_FRESH_S     5                 /* "the daemon is up": an ack this recent */
+#define UP_FRESH_S     600               /* "the daemon is up": an ack this recent, and none missed since */
 #define UP_WAIT_NS     (300 * 1000000ll) /* the exit wait then (instead of FTIO_EXIT_WAIT_MS) */
 #define UP_MARK_NS     1000000000ll      /* the shared marker is touched at most this often */
 #define ZMTP_SPAN_NS   1000000000ll      /* a process alive longer moves from ZMTP to ZeroMQ */
@@ -171,24 +171,12 @@ static int pend_room(void)
         sk.pend = pend_static;
         sk.cap = PEND_STATIC;
     }
-    if (sk.npend < sk.cap)
-        return 0;
-    if (sk.pend != pend_static)
-        return FTIO_GROW(sk.pend, sk.cap, sk.npend + 1);
-    struct pending_batch *p = malloc(2 * PEND_STATIC * sizeof *p);
-    if (!p)
-        return -1;
-    memcpy(p, pend_static, sizeof pend_static);
-    sk.pend = p;
-    sk.cap = 2 * PEND_STATIC;
-    return 0;
+    return FTIO_GROW_FROM(sk.pend, sk.cap, sk.npend + 1, pend_static, sk.npend);
 }
 
 static void pend_release(void)
 {
-    if (sk.pend != pend_static)
-        free(sk.pend);
-    sk.pend = NULL;
+    FTIO_GROW_RELEASE(sk.pend, pend_static);
     sk.cap = 0;
 }
 
@@ -823,6 +811,7 @@ int ftio_sink_finish(int exec)
     }
     if (!handed && !link_up() && sk.deferred && sk.npend)
         send_unsent();                 /* opens the link if ftiod's socket is there now */
+    int extended = 0;                  /* the longer wait for a daemon known up */
     if (!handed && link_up() && sk.npend) {
         int64_t start = ftio_mono_ns();
         int64_t deadline = start + (int64_t)ftio_cfg.exit_wait_ms * 1000000;
@@ -833,7 +822,6 @@ int ftio_sink_finish(int exec)
          * least CONNECT_WAIT, for it. */
         int64_t cw = (int64_t)ftio_cfg.exit_wait_ms * 1000000 / 3;
         int64_t connect_deadline = start + (cw > CONNECT_WAIT_NS ? cw : CONNECT_WAIT_NS);
-        int extended = 0;
         for (;;) {
             take_acks();
             send_unsent();
@@ -852,7 +840,15 @@ int ftio_sink_finish(int exec)
                  * greets and never answers (anyone may bind a tcp://
                  * endpoint while ftiod is down), a stopped or an absent
                  * daemon answered nobody: no extra wait, the rest is
-                 * spooled (the handshake alone proves nothing). */
+                 * spooled (the handshake alone proves nothing).  The
+                 * marker holds for UP_FRESH_S, not a few seconds: a user's
+                 * first short process after a pause, on a loaded node
+                 * (or the first a daemon just started answers, cold),
+                 * waited FTIO_EXIT_WAIT_MS only and spooled what ftiod
+                 * then merged anyway, with a notice.  A daemon that
+                 * stops answering is forgotten by the first process the
+                 * longer wait does not serve (below): the others do not
+                 * wait for it. */
                 int64_t fresh = UP_FRESH_S * 1000000000ll, more = 0;
                 if ((sk.last_ack_ns && now - sk.last_ack_ns < fresh) ||
                     ftio_spool_known_up(sk.endpoint, UP_FRESH_S))
@@ -871,6 +867,8 @@ int ftio_sink_finish(int exec)
     }
     if (sk.npend)
         ftio_log("%zu batches unacknowledged at exit: spooled", sk.npend);
+    if (sk.npend && extended)
+        ftio_spool_forget_up(sk.endpoint);   /* up no more: nobody waits for it again */
     spool_all();
     pend_release();
     sk.bytes = 0;

@@ -225,6 +225,15 @@ int ftio_spool_known_up(const char *endpoint, int fresh_s)
            time(NULL) - st.st_mtime < fresh_s;
 }
 
+void ftio_spool_forget_up(const char *endpoint)
+{
+    char path[2048];
+    if (!resolve())
+        return;
+    up_marker(endpoint, path, sizeof path);
+    unlink(path);
+}
+
 /* Open the spool file for appending: created 0600, never through a
  * symlink, never someone else's file. */
 static int open_spool(const char *path, int flags)

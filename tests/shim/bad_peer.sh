@@ -9,7 +9,13 @@
 #   - FTIO_HANDOFF with lengths that overflow when summed is refused before
 #     any arithmetic (under make asan: no over-read);
 #   - an exec into another FTIO_JOB ends the first job's stream (its final
-#     batch) and starts the second's: both jobs end complete, no batch missing.
+#     batch) and starts the second's: both jobs end complete, no batch missing;
+#   - a daemon that answered one of the user's processes a minute ago and is
+#     stopped now costs the next process the longer exit wait (300 ms: up,
+#     only slow), and only that one: the marker of an answer is removed when
+#     the wait runs out unanswered (with a marker of 5 s, a user's first
+#     short process after a pause on a loaded node spooled what ftiod merged
+#     a moment later: bench/exit_latency.sh's "1 run in 60").
 . "$(dirname "$0")/../lib.sh"
 need "$SHIM" "$WIRE" "$B/bin/ftiod"
 head -c 4096 /dev/zero >"$T/f"
@@ -73,4 +79,21 @@ for j in first second; do
 done
 [ "$(jsonl "$T/d.log" "int(last('ftio.second.end')['summary']['read']['bytes'])")" = 4 ] \
   && ok "job second: cat's 4 bytes read" || bad "job second: $(jsonl "$T/d.log" "last('ftio.second.end')")"
+
+# ftiod answered a minute ago (the marker, aged), then stopped: one longer wait
+# (with the default FTIO_EXIT_WAIT_MS: the suite's 3000 ms outlast it).
+FTIO_ENDPOINT="ipc://$T/d.in" FTIO_JOB=known traced cat "$T/f" >/dev/null 2>"$T/known.err"
+set -- "$T"/spool/.ftio-up-*
+[ -e "$1" ] || fail "no marker of ftiod's answer in $T/spool"
+touch -d "@$(($(date +%s) - 60))" "$1"
+kill -STOP $DPID
+for i in 1 2 3 4; do
+  FTIO_ENDPOINT="ipc://$T/d.in" FTIO_JOB=known$i FTIO_DEBUG=1 FTIO_EXIT_WAIT_MS=3 traced cat "$T/f" \
+    >/dev/null 2>>"$T/stopped.dbg"
+done
+kill -CONT $DPID
+n=$(grep -c "waiting up to" "$T/stopped.dbg")
+[ "$n" = 1 ] && ok "stopped daemon answered a minute ago: the first process waited longer, the next 3 did not" ||
+  bad "stopped daemon answered a minute ago: $n of 4 processes waited longer (want 1)"
+[ -e "$1" ] && bad "the marker outlived an unanswered wait: $(ls -l "$1")" || ok "the marker was removed"
 finish

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* test_common.c -- Check suite of small helpers of common/: the growth
  * of arrays (grow.h: doubling, the first size, overflow refused with the old
- * array intact), the byte-unit ladder (units.h: ftio_byte_unit and the
+ * array intact; an array that starts on a static buffer moves to the heap
+ * with its contents and leaves the buffer alone), numbers without stdio
+ * (numfmt.h: as printf writes them, truncated at the end), the byte-unit ladder (units.h: ftio_byte_unit and the
  * strings ftio_fmt_bytes printed before the ladder was shared) and the key of
  * an application (app_key.h: the shim's argv and a Darshan command line hash
  * alike; the values are pinned, since stores keep them), and big arrays
@@ -10,12 +12,14 @@
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "../check_main.h"
 #include "app_key.h"
 #include "bigarray.h"
 #include "grow.h"
+#include "numfmt.h"
 #include "units.h"
 
 START_TEST(grow_doubles)
@@ -88,6 +92,62 @@ START_TEST(grow_parallel)
     ck_assert_uint_eq(cap, 256);
     free(a);
     free(b);
+}
+END_TEST
+
+START_TEST(grow_from_static)
+{
+    static int first[4] = { 0, 0, 0, 0 };
+    int *v = first;
+    size_t cap = 4;
+    for (int i = 0; i < 4; i++)
+        v[i] = 10 + i;
+    ck_assert_int_eq(FTIO_GROW_FROM(v, cap, 4, first, 4), 0);   /* room already */
+    ck_assert_ptr_eq(v, first);
+    ck_assert_int_eq(FTIO_GROW_FROM(v, cap, 5, first, 3), 0);   /* 3 in use: moved */
+    ck_assert_ptr_ne(v, first);
+    ck_assert_uint_eq(cap, 8);                                  /* doubled, as ftio_grow */
+    ck_assert_int_eq(v[0], 10);
+    ck_assert_int_eq(v[2], 12);
+    v[4] = 99;
+    first[0] = -1;                                              /* the buffer is the caller's again */
+    ck_assert_int_eq(v[0], 10);
+    ck_assert_int_eq(FTIO_GROW_FROM(v, cap, 20, first, 5), 0);  /* on the heap: realloc */
+    ck_assert_uint_eq(cap, 32);
+    ck_assert_int_eq(v[4], 99);
+    ck_assert_int_eq(FTIO_GROW_FROM(v, cap, SIZE_MAX / 2, first, 5), -1);
+    ck_assert_int_eq(errno, ENOMEM);
+    ck_assert_uint_eq(cap, 32);
+    FTIO_GROW_RELEASE(v, first);
+    ck_assert_ptr_null(v);
+    v = first;
+    cap = 4;
+    ck_assert_int_eq(FTIO_GROW_FROM(v, cap, SIZE_MAX / 2, first, 4), -1);  /* untouched */
+    ck_assert_ptr_eq(v, first);
+    ck_assert_uint_eq(cap, 4);
+    FTIO_GROW_RELEASE(v, first);                                /* not freed */
+    ck_assert_ptr_null(v);
+    ck_assert_int_eq(first[1], 11);
+}
+END_TEST
+
+START_TEST(numbers_without_stdio)
+{
+    char buf[32], want[32];
+    unsigned long long hv[] = { 0, 1, 0xabc, 0x123456789abcdefull, ~0ull };
+    for (size_t i = 0; i < sizeof hv / sizeof *hv; i++) {
+        *ftio_put_hex(buf, buf + 16, hv[i], 16) = '\0';
+        snprintf(want, sizeof want, "%016llx", hv[i]);
+        ck_assert_str_eq(buf, want);
+        *ftio_put_hex(buf, buf + sizeof buf, hv[i], 0) = '\0';
+        snprintf(want, sizeof want, "%llx", hv[i]);
+        ck_assert_str_eq(buf, want);
+        *ftio_put_ulong(buf, buf + sizeof buf, (unsigned long)hv[i]) = '\0';
+        snprintf(want, sizeof want, "%lu", (unsigned long)hv[i]);
+        ck_assert_str_eq(buf, want);
+    }
+    *ftio_put_ulong(buf, buf + 2, 12345) = '\0';               /* what fits, from the left */
+    ck_assert_str_eq(buf, "12");
 }
 END_TEST
 
@@ -219,7 +279,8 @@ END_TEST
 Suite *ftio_test_suite(void)
 {
     Suite *s = suite_create("common");
-    FTIO_TCASE(s, "grow", grow_doubles, grow_overflow, grow_parallel);
+    FTIO_TCASE(s, "grow", grow_doubles, grow_overflow, grow_parallel, grow_from_static);
+    FTIO_TCASE(s, "numfmt", numbers_without_stdio);
     FTIO_TCASE(s, "bigarray", big_grow_keeps_contents, big_calloc_zero_after_reuse);
     FTIO_TCASE(s, "units", byte_units);
     FTIO_TCASE(s, "app_key", args_hash);
