@@ -400,10 +400,15 @@ static inline size_t merge_next(struct merge *m)
  * independent of the tracker's work, so the misses of many records (they
  * are anywhere in the trace) are in flight at once. */
 #define WALK_CHUNK 4096
+#define PT_AHEAD 16                  /* records: the tracker's prefetch distance */
 static size_t gather(struct merge *mg, struct order *o, size_t from, struct event *chunk)
 {
-    if (o && o->at)
-        return order_bucket(o, chunk);
+    if (o && o->at) {                /* whole buckets, up to WALK_CHUNK records and one */
+        size_t m = 0, got = 1;
+        while (m < WALK_CHUNK && got)
+            m += got = order_bucket(o, chunk + m);
+        return m;
+    }
     const struct ftio_trace_dir *dir = mg ? mg->dir : o->dir;
     const struct ftio_trace *t = mg ? mg->t : o->t;
     size_t ne = mg ? mg->ne : o->ne;
@@ -441,8 +446,9 @@ int ftio_cli_phases(const struct ftio_trace *t, enum ftio_io_mode mode, const st
     int merging = merge_init(&mg, dir, t, ne, sp);
     struct order ord = { 0 };
     int ordered = merging ? 0 : order_init(&ord, dir, t, ne, sp);
-    size_t room = ord.largest > WALK_CHUNK ? ord.largest : WALK_CHUNK;
+    size_t room = WALK_CHUNK + ord.largest;
     struct event *chunk = malloc(room * sizeof *chunk);
+    long *pidx = malloc(room * sizeof *pidx);     /* each record's process, its index */
     struct procmap pm = { 0 };
     pm.cap = 64;
     pm.key = calloc(pm.cap, sizeof *pm.key);
@@ -453,20 +459,35 @@ int ftio_cli_phases(const struct ftio_trace *t, enum ftio_io_mode mode, const st
     ftio_pt_init(&pt, 2.0 / (fs_rate > 0 ? fs_rate : 10));
     struct described d = { 0 };
     int rc = -1;
-    if (merging < 0 || ordered != 0 || !chunk || !pm.key || !pm.val)
+    if (merging < 0 || ordered != 0 || !chunk || !pidx || !pm.key || !pm.val)
         goto out;
     double gap = ftio_pt_gap(&pt, r->has_period ? r->dominant.period : NAN,
                              r->metrics.valid ? r->metrics.phase_duration : NAN);
     double next_settle = 0;
-    uint32_t last_fid = 0, last_proc = 0;
+    uint32_t last_fid = 0;
     uint16_t last_fs = FTIO_PT_FS_UNKNOWN;
     bool have_fid = false;
     long last_p = -1;               /* the latest record's process, its index */
+    uint32_t last_proc = 0;
     for (size_t i = 0, j = 0, m = 0; i < ne; i++, j++) {
         if (j == m) {              /* the next chunk of records, gathered */
             j = 0;
             m = gather(merging ? &mg : NULL, merging ? NULL : &ord, i, chunk);
+            /* their processes' indices, given in the walk's order as before */
+            for (size_t k = 0; k < m; k++) {
+                long p = last_p >= 0 && chunk[k].proc == last_proc
+                             ? last_p : proc_index(&pm, &pt, chunk[k].proc);
+                if (p < 0)
+                    goto out;
+                pidx[k] = last_p = p;
+                last_proc = chunk[k].proc;
+            }
         }
+        /* the tracker's state of the records ahead: anywhere in memory */
+        if (j + PT_AHEAD < m)
+            ftio_pt_prefetch_proc(&pt, (size_t)pidx[j + PT_AHEAD]);
+        if (j + PT_AHEAD / 2 < m)
+            ftio_pt_prefetch_seg(&pt, (size_t)pidx[j + PT_AHEAD / 2], ptmode);
         const struct event *e = &chunk[j];
         if (i == 0)
             next_settle = e->ts + 1;
@@ -475,11 +496,7 @@ int ftio_cli_phases(const struct ftio_trace *t, enum ftio_io_mode mode, const st
                 goto out;
             next_settle = e->ts + 1;
         }
-        long p = last_p >= 0 && e->proc == last_proc ? last_p : proc_index(&pm, &pt, e->proc);
-        if (p < 0)
-            goto out;
-        last_p = p;
-        last_proc = e->proc;
+        long p = pidx[j];
         if (e->op >= 0) {
             ftio_pt_meta(&pt, (size_t)p, e->op, e->ts, e->te);
             continue;
@@ -535,6 +552,7 @@ int ftio_cli_phases(const struct ftio_trace *t, enum ftio_io_mode mode, const st
 out:
     order_free(&ord);
     free(chunk);
+    free(pidx);
     merge_free(&mg);
     free(pm.key);
     free(pm.val);

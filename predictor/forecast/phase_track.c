@@ -40,7 +40,7 @@ long ftio_pt_proc_add(struct ftio_pt *t)
         return -1;
     memset(&t->proc[t->nproc], 0, sizeof t->proc[0]);
     for (int m = 0; m < FTIO_PT_NMODES; m++)
-        t->proc[t->nproc].te_max[m] = -INFINITY;
+        t->proc[t->nproc].top[m] = FTIO_PT_NOSEG;
     return (long)t->nproc++;
 }
 
@@ -88,6 +88,25 @@ static void move_on(struct ftio_pt *t, struct ftio_pt_proc *P)
 }
 
 /* ---- segments of one process ---------------------------------------------- */
+
+/* Segment k changed or came: is it now its mode's top (the latest end, the
+ * first such)? */
+static void top_consider(struct ftio_pt_proc *P, size_t k)
+{
+    const struct ftio_pt_seg *c = &P->seg[k];
+    uint8_t *top = &P->top[c->mode];
+    if (*top == FTIO_PT_NOSEG || c->te > P->seg[*top].te || (c->te == P->seg[*top].te && k < *top))
+        *top = (uint8_t)k;
+}
+
+/* The tops anew, after segments moved or went. */
+static void top_recompute(struct ftio_pt_proc *P)
+{
+    for (int m = 0; m < FTIO_PT_NMODES; m++)
+        P->top[m] = FTIO_PT_NOSEG;
+    for (size_t k = 0; k < P->nseg; k++)
+        top_consider(P, k);
+}
 
 static void seg_add_fid(struct ftio_pt_seg *s, uint32_t fid)
 {
@@ -140,6 +159,7 @@ static struct ftio_pt_seg *seg_new(struct ftio_pt *t, struct ftio_pt_proc *P,
     }
     if (P->nseg < P->segcap) {
         P->seg[P->nseg] = *s;
+        top_consider(P, P->nseg);
         return &P->seg[P->nseg++];
     }
     if (P->nseg == 0)
@@ -179,6 +199,7 @@ static struct ftio_pt_seg *seg_new(struct ftio_pt *t, struct ftio_pt_proc *P,
         if (all[i].ts <= s->ts && all[i].te >= s->te && all[i].mode == s->mode)
             out = &P->seg[i];
     }
+    top_recompute(P);
     return out ? out : &P->seg[0];
 }
 
@@ -238,20 +259,27 @@ void ftio_pt_data(struct ftio_pt *t, size_t p, int mode, double ts, double te, d
         late_data(t, P, mode, ts, te, bytes);
         return;
     }
-    /* Its segment of this mode that the record touches (the latest); none
-     * when the record starts after every one's end and the join. */
+    /* Its segment of this mode that the record touches (the latest, the
+     * first such): the mode's top when it touches; none when the record
+     * starts after the top's end and the join (every other ends no later);
+     * else a search. */
     struct ftio_pt_seg *s = NULL;
-    if (ts <= P->te_max[mode] + t->join)
-        for (size_t k = 0; k < P->nseg; k++) {
-            struct ftio_pt_seg *c = &P->seg[k];
-            if (c->mode == mode && ts <= c->te + t->join && te >= c->ts - t->join &&
-                (!s || c->te > s->te))
-                s = c;
-        }
-    P->te_max[mode] = max_of(P->te_max[mode], te);
+    if (P->top[mode] != FTIO_PT_NOSEG) {
+        struct ftio_pt_seg *c = &P->seg[P->top[mode]];
+        if (ts <= c->te + t->join && te >= c->ts - t->join)
+            s = c;
+        else if (ts <= c->te + t->join)
+            for (size_t k = 0; k < P->nseg; k++) {
+                c = &P->seg[k];
+                if (c->mode == mode && ts <= c->te + t->join && te >= c->ts - t->join &&
+                    (!s || c->te > s->te))
+                    s = c;
+            }
+    }
     if (s) {
         s->ts = min_of(s->ts, ts);
         s->te = max_of(s->te, te);
+        top_consider(P, (size_t)(s - P->seg));
         if (bytes > 0 && s->bytes <= 0)
             s->fs = fs;
     } else {
@@ -303,7 +331,7 @@ void ftio_pt_meta(struct ftio_pt *t, size_t p, int op, double ts, double te)
         s->syncs += syncs;
         s->ts = min_of(s->ts, ts);
         s->te = max_of(s->te, te);
-        P->te_max[s->mode] = max_of(P->te_max[s->mode], s->te);
+        top_consider(P, (size_t)(s - P->seg));
         return;
     }
     /* Right after its last described phase (the fsync that ended it,
@@ -561,6 +589,7 @@ int ftio_pt_settle(struct ftio_pt *t, int mode, double upto, double gap)
                 if (!isnan(P->seg[k].te))
                     P->seg[keep++] = P->seg[k];
             P->nseg = (uint8_t)keep;
+            top_recompute(P);
         }
     free(it);
     free(per_proc);

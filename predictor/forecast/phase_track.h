@@ -49,6 +49,7 @@
 
 #define FTIO_PT_SEGS    4       /* segments per process, to start with */
 #define FTIO_PT_SEGS_MAX 64     /* segments per process at most */
+#define FTIO_PT_NOSEG   0xff    /* no segment (an index past FTIO_PT_SEGS_MAX) */
 #define FTIO_PT_FIDS    2       /* file ids kept exactly per segment */
 #define FTIO_PT_HISTORY 16      /* described phases kept per mode */
 #define FTIO_PT_ATTACH  1.0     /* s: metadata this close to a process's data is in its phase */
@@ -72,9 +73,10 @@ struct ftio_pt_proc {
     struct ftio_pt_seg *seg;    /* nseg of segcap */
     uint8_t  nseg, segcap;
     bool     final;
-    double   te_max[FTIO_PT_NMODES];   /* no segment of a mode ends after this (an upper
-                                          bound): a record starting later than it plus
-                                          the join needs no search of the segments */
+    uint8_t  top[FTIO_PT_NMODES];      /* per mode, the first of its segments that ends
+                                          last (FTIO_PT_NOSEG: none), kept as they
+                                          change: the one a record touching it joins,
+                                          and no other reaches a record it does not */
     /* metadata waiting for its next data record */
     uint32_t p_opens, p_meta, p_syncs;
     double   p_ts, p_te;
@@ -142,6 +144,20 @@ size_t ftio_pt_memory(const struct ftio_pt *t);
 /* One data record (mode FTIO_PT_READ / _WRITE) of process p. */
 void ftio_pt_data(struct ftio_pt *t, size_t p, int mode, double ts, double te, double bytes,
                   uint32_t fid, uint16_t fs);
+/* Ask early for what ftio_pt_data(t, p, mode, ...) will read: a caller
+ * walking many processes' records in time order (cli/phases.c) finds each
+ * process's state and latest segment anywhere in memory.  The process
+ * first (well ahead), its segment later (that reads the process). */
+static inline void ftio_pt_prefetch_proc(const struct ftio_pt *t, size_t p)
+{
+    if (p < t->nproc)
+        __builtin_prefetch(&t->proc[p]);
+}
+static inline void ftio_pt_prefetch_seg(const struct ftio_pt *t, size_t p, int mode)
+{
+    if (p < t->nproc && mode >= 0 && mode < FTIO_PT_NMODES && t->proc[p].top[mode] != FTIO_PT_NOSEG)
+        __builtin_prefetch(&t->proc[p].seg[t->proc[p].top[mode]]);
+}
 /* One metadata record of process p: op as common/record.h (open, close,
  * sync, stat, other; seeks are not counted). */
 void ftio_pt_meta(struct ftio_pt *t, size_t p, int op, double ts, double te);
