@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "lazy.h"
+#include "libc_reads.h"
 #include "lib_sonames.h"
 
 struct ftio_lazy ftio_lz;
@@ -20,9 +21,11 @@ struct ftio_lazy ftio_lz;
  * handle: a library not asked for this time).  1, or -1 with the reason. */
 static int load(const char *zmq_so, const char *munge_so, const char *sodium_so, char *why, size_t n)
 {
+    ftio_libc_reads_shim_loads(0);   /* the loader's reads here are not the application's */
     void *zmq = zmq_so ? dlopen(zmq_so, RTLD_LAZY | RTLD_LOCAL) : NULL;
     void *munge = munge_so ? dlopen(munge_so, RTLD_LAZY | RTLD_LOCAL) : NULL;
     void *sodium = sodium_so ? dlopen(sodium_so, RTLD_LAZY | RTLD_LOCAL) : NULL;
+    ftio_libc_reads_shim_loads(1);
     const char *missing = zmq_so && !zmq ? zmq_so : munge_so && !munge ? munge_so
                           : sodium_so && !sodium ? sodium_so : NULL;
     if (missing) {

@@ -14,6 +14,10 @@
  * that returns its failure/EOF value is not recorded.  Offsets are the
  * stream position before the call (-1 for append streams), tracked from the
  * bytes transferred and re-read with ftello() after seeks.
+ *
+ * What a stream read and the program never consumed (read-ahead dropped by
+ * fclose, fflush, a seek, or left at the end) is counted for the kernel
+ * cross-check, on every read-only stream (libc_reads.c).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -21,6 +25,7 @@
 #include <string.h>
 #include <wchar.h>
 #include "internal.h"
+#include "libc_reads.h"
 
 static inline struct ftio_fd_slot *stdio_slot(FILE *fp)
 {
@@ -155,6 +160,8 @@ static FILE *reopen(FILE *(*fn)(const char *, const char *, FILE *), const char 
     struct ftio_fd_slot *old = stdio_slot(fp);
     uint32_t old_fid = old ? atomic_load(&old->stdio_fid) : 0;
     int old_fd = fp ? fp->_fileno : -1;
+    if (path)
+        ftio_readahead_dropped(fp);     /* the old file's unread bytes */
     if (!stdio_on() || (!path && !old_fid)) {
         if (path && old_fd >= 0)
             ftio_fd_stdio_forget(old_fd);
@@ -208,6 +215,7 @@ FREOPEN(freopen64)
 FTIO_WRAPPER(int, fclose, (FILE *fp))
 {
     FTIO_REAL_OR(fclose, EOF);
+    ftio_readahead_dropped(fp);
     struct ftio_fd_slot *s = stdio_slot(fp);
     int fd = fp ? fp->_fileno : -1;
     if (fd == 2)
@@ -228,9 +236,10 @@ FTIO_WRAPPER(int, fclose, (FILE *fp))
     FTIO_TIMED_RETURN();
 }
 
-FTIO_WRAPPER(int, fflush, (FILE *fp))
+/* (fflush of an input stream drops its unread bytes: read-ahead.) */
+FTIO_NEXT(int, fflush, (FILE *));
+static int flush(FILE *fp)
 {
-    FTIO_REAL_OR(fflush, EOF);
     struct ftio_fd_slot *s = stdio_slot(fp);
     if (!s)
         return real_fflush(fp);
@@ -239,6 +248,16 @@ FTIO_WRAPPER(int, fflush, (FILE *fp))
     if (r_ == 0)
         emit_stdio(FTIO_OP_SYNC, fid, t0_, t1_, -1, 0);
     FTIO_TIMED_RETURN();
+}
+
+FTIO_WRAP(int, fflush, (FILE *fp))
+{
+    FTIO_REAL_OR(fflush, EOF);
+    struct ftio_getarea g;
+    ftio_readahead_note(fp, &g);
+    int r = flush(fp);
+    ftio_readahead_done(fp, &g, FTIO_READAHEAD_FLUSH);
+    return r;
 }
 
 /* ---- data ------------------------------------------------------------- */
@@ -311,8 +330,13 @@ static int traced_vfscanf(int (*fn)(FILE *, const char *, va_list), FILE *fp, co
                           va_list ap)
 {
     struct ftio_fd_slot *s = stdio_slot(fp);
-    if (!s)
-        return fn(fp, fmt, ap);
+    if (!s) {                     /* (its bytes passed, as the other calls') */
+        struct ftio_consume c;
+        ftio_consume_note(fp, &c);
+        int r = fn(fp, fmt, ap);
+        ftio_consume_done(fp, &c);
+        return r;
+    }
     uint32_t fid = atomic_load(&s->stdio_fid);
     ftio_busy = 1;
     int64_t before = stream_pos(fp);
@@ -368,6 +392,12 @@ VARIADIC(fscanf,          (FILE *fp, const char *fmt, ...), fmt, FTIO_REAL_OR(vf
          traced_vfscanf(real_vfscanf, fp, fmt, ap))
 VARIADIC(__isoc99_fscanf, (FILE *fp, const char *fmt, ...), fmt, FTIO_REAL_OR(__isoc99_vfscanf, EOF),
          traced_vfscanf(real___isoc99_vfscanf, fp, fmt, ap))
+/* scanf reads stdin: traced when stdin was reopened through us, else its
+ * bytes passed (the kernel cross-check). */
+VARIADIC(scanf,           (const char *fmt, ...), fmt, FTIO_REAL_OR(vfscanf, EOF),
+         traced_vfscanf(real_vfscanf, stdin, fmt, ap))
+VARIADIC(__isoc99_scanf,  (const char *fmt, ...), fmt, FTIO_REAL_OR(__isoc99_vfscanf, EOF),
+         traced_vfscanf(real___isoc99_vfscanf, stdin, fmt, ap))
 
 /* ---- positioning ------------------------------------------------------ */
 
@@ -385,7 +415,26 @@ VARIADIC(__isoc99_fscanf, (FILE *fp, const char *fmt, ...), fmt, FTIO_REAL_OR(__
         FTIO_TIMED_RETURN();                                                  \
     } while (0)
 
-#define SEEK(name, params, args) FTIO_FORWARD(int, name, params, args, -1, STDIO_SEEK, int, fp)
+/* The same around the read-ahead a seek drops or reads (a seek that
+ * fails moved nothing). */
+#define SEEK_BODY(name, params, args)                                         \
+    static int seek_##name params                                             \
+    {                                                                         \
+        STDIO_SEEK(int, fp, real_##name args);                                \
+    }                                                                         \
+    FTIO_WRAP(int, name, params)                                              \
+    {                                                                         \
+        FTIO_REAL_OR(name, -1);                                               \
+        struct ftio_getarea g;                                                \
+        ftio_readahead_note(fp, &g);                                          \
+        int r = seek_##name args;                                             \
+        if (r == 0)                                                           \
+            ftio_readahead_done(fp, &g, FTIO_READAHEAD_SEEK);                 \
+        return r;                                                             \
+    }
+#define SEEK(name, params, args)                                              \
+    FTIO_NEXT(int, name, params);                                             \
+    SEEK_BODY(name, params, args)
 SEEK(fseek,     (FILE *fp, long off, int whence),    (fp, off, whence))
 SEEK(fseeko,    (FILE *fp, off_t off, int whence),   (fp, off, whence))
 SEEK(fseeko64,  (FILE *fp, off64_t off, int whence), (fp, off, whence))
@@ -396,9 +445,12 @@ FTIO_WRAPPER(void, rewind, (FILE *fp))
 {
     if (ftio_unlikely(!ftio_real((void **)&real_rewind, "rewind")))
         return;
+    struct ftio_getarea g;
+    ftio_readahead_note(fp, &g);
     struct ftio_fd_slot *s = stdio_slot(fp);
     if (!s) {
         real_rewind(fp);
+        ftio_readahead_done(fp, &g, FTIO_READAHEAD_SEEK);
         return;
     }
     uint32_t fid = atomic_load(&s->stdio_fid);
@@ -410,6 +462,7 @@ FTIO_WRAPPER(void, rewind, (FILE *fp))
     if (!atomic_load(&s->sappend))
         atomic_store(&s->soffset, 0);
     emit_stdio(FTIO_OP_SEEK, fid, t0, t1, 0, 0);
+    ftio_readahead_done(fp, &g, FTIO_READAHEAD_SEEK);
     ftio_busy = 0;
     errno = e;
 }

@@ -18,10 +18,13 @@
  *
  * per direction, never below 0; the shim's own threads (the flusher, ZeroMQ's
  * ZMQbg/ threads) are not the application's and are left out.  What remains
- * is I/O through an interface no wrapper sees: raw syscall(), static code,
- * glibc-internal reads (the loader's, stdio's read-ahead past what a program
- * consumed) (libtrace/README.md, known limits).  Every read of /proc is a
- * raw system call (no wrapper, no allocation).
+ * is I/O through an interface no wrapper sees, less what glibc read on the
+ * program's behalf as its own numbers tell it (libc_reads.c: its own files
+ * (locales, time zone, CPU list), the loader's reads of objects loaded after
+ * start, stdio's read-ahead that the program never consumed): raw
+ * syscall(), static code, the rest of glibc's internal reads
+ * (libtrace/README.md, known limits).  Every read of /proc is a raw system
+ * call (no wrapper, no allocation).
  */
 #include <dirent.h>
 #include <pthread.h>
@@ -33,6 +36,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "internal.h"
+#include "libc_reads.h"
 
 _Atomic uint64_t ftio_passed_bytes[2] FTIO_HOT;
 
@@ -77,6 +81,20 @@ static int read_io(const char *path, uint64_t io[2], uint64_t *len)
     return got == 3 ? 0 : -1;
 }
 
+int ftio_unseen_started(void)
+{
+    return us.have_base;
+}
+
+int ftio_unseen_thread_rchar(uint64_t *rchar, uint64_t *len)
+{
+    uint64_t io[2];
+    if (read_io("/proc/thread-self/io", io, len) != 0)
+        return -1;
+    *rchar = io[0];
+    return 0;
+}
+
 /* An application thread ends: what it moved stays in the process's count
  * only (with its children's), so it is taken now. */
 static void thread_exit(void *unused)
@@ -103,6 +121,8 @@ void ftio_unseen_init(void)
     us.base[0] += len;                     /* this read, counted after it */
     us.have_key = pthread_key_create(&us.key, thread_exit) == 0;
     ftio_unseen_thread_known = 1;                      /* the main thread: alive at the end, or exit()s */
+    if (us.have_base)
+        ftio_libc_reads_init();
 }
 
 void ftio_unseen_after_fork_child(void)
@@ -116,6 +136,7 @@ void ftio_unseen_after_fork_child(void)
     atomic_store(&ftio_passed_bytes[0], 0);
     atomic_store(&ftio_passed_bytes[1], 0);
     ftio_unseen_thread_known = 1;                      /* the forking thread is the child's only one */
+    ftio_libc_reads_after_fork_child();
 }
 
 void ftio_unseen_count(const struct ftio_record *rec, size_t n)
@@ -188,22 +209,29 @@ int ftio_unseen_final(uint64_t *unseen_read, uint64_t *unseen_write)
 {
     if (!us.have_base)
         return 0;
+    struct ftio_libc_reads lib;
+    ftio_libc_reads_final(&lib);
     uint64_t total[2] = { atomic_load(&us.exited[0]), atomic_load(&us.exited[1]) };
     app_threads_io(total);
+    uint64_t behalf = lib.files + lib.loader + lib.readahead + lib.own;
     uint64_t out[2];
     for (int d = 0; d < 2; d++) {
-        uint64_t seen = us.base[d] + us.recorded[d] +
+        uint64_t seen = us.base[d] + us.recorded[d] + (d == 0 ? behalf : 0) +
                         atomic_load_explicit(&ftio_passed_bytes[d], memory_order_relaxed);
         out[d] = total[d] > seen ? total[d] - seen : 0;
     }
     *unseen_read = out[0];
     *unseen_write = out[1];
     ftio_log("kernel cross-check: the application's threads rchar %llu wchar %llu since start "
-             "%llu/%llu; recorded %llu/%llu, passed %llu/%llu: unseen %llu/%llu",
+             "%llu/%llu; recorded %llu/%llu, passed %llu/%llu, read by glibc on the program's behalf "
+             "%llu (files %llu, loader %llu%s, stdio read-ahead %llu, this check %llu): unseen %llu/%llu",
              (unsigned long long)total[0], (unsigned long long)total[1],
              (unsigned long long)(total[0] - us.base[0]), (unsigned long long)(total[1] - us.base[1]),
              (unsigned long long)us.recorded[0], (unsigned long long)us.recorded[1],
              (unsigned long long)ftio_passed_bytes[0], (unsigned long long)ftio_passed_bytes[1],
+             (unsigned long long)behalf, (unsigned long long)lib.files, (unsigned long long)lib.loader,
+             lib.missed_objects ? ", some objects not counted" : "",
+             (unsigned long long)lib.readahead, (unsigned long long)lib.own,
              (unsigned long long)out[0], (unsigned long long)out[1]);
     return 1;
 }

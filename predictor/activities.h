@@ -107,24 +107,19 @@ struct ftio_activity_options {
 };
 void ftio_activity_options_default(struct ftio_activity_options *o);
 
-/* Group the n requests of r; fid[i] is request i's file id for i < nfid (0 or
- * missing: unknown).  One pass over the requests (their groups), one to
- * place them when there are several activities, and each activity's signal
- * built from its requests where they are (no copy, no sort); rule 3 reads
- * the bursts from that signal.  whole: the signal of all of r when the
- * caller has it (NULL: built when needed), lent to an activity that is all
- * of r (then it must outlive out).  Returns 0 (an empty r gives n = 0), -1
- * on OOM. */
+/* Group the n requests of r by file: fid[i] is request i's file id for
+ * i < nfid (0 or missing: unknown), or with fid NULL the requests' own
+ * (struct ftio_request.fid).  One pass over the requests (their groups),
+ * one to place them when there are several activities, and each activity's
+ * signal built from its requests where they are (no copy, no sort); rule 3
+ * reads the bursts from that signal.  whole: the signal of all of r when
+ * the caller has it (NULL: built when needed), lent to an activity that is
+ * all of r (then it must outlive out).  Returns 0 (an empty r gives n = 0),
+ * -1 on OOM. */
 int ftio_activities_group(const struct ftio_requests *r, const uint32_t *fid, size_t nfid,
                           ftio_activity_path_fn path_of, void *ctx,
                           const struct ftio_activity_options *o, const struct ftio_signal *whole,
                           struct ftio_activity_set *out);
-/* The same where fid may be NULL with nfid > 0: then every request i < nfid
- * has file id `same` (a trace of one file stores no column: trace.h). */
-int ftio_activities_group_same(const struct ftio_requests *r, const uint32_t *fid, size_t nfid,
-                               uint32_t same, ftio_activity_path_fn path_of, void *ctx,
-                               const struct ftio_activity_options *o,
-                               const struct ftio_signal *whole, struct ftio_activity_set *out);
 void ftio_activities_free(struct ftio_activity_set *s);
 
 /* An activity's name for people and the job-level answer's `activity`

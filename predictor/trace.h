@@ -73,30 +73,22 @@ struct ftio_trace_dir {
     double bytes;               /* total bytes (as declared by the trace when it says) */
     bool   has_overlap;         /* TMIO pre-merged application signal present */
     struct ftio_signal overlap; /* step signal (t, b) when has_overlap */
-    /* File id of request i for i < nfid (0: unknown; formats without file
-     * names leave it empty), for the activities (predictor/activities.h).
-     * The column is stored only once two ids differ: while all nfid ids are
-     * the same, fid is NULL and fid_same is that id (a trace of one file,
-     * the common case, spends no 4 B per request on it).  Read it through
-     * ftio_trace_dir_fid(). */
-    uint32_t *fid;
-    size_t nfid;
-    uint32_t fid_same;
-    /* Process of request i for i < nproc (its rank, or a key of a process
-     * without one, folded to 32 bits), kept with ftio_read_options.phases
-     * by the formats that say (spool, DXT, Darshan DXT, CSV). */
-    uint32_t *proc;
+    /* Each request's file id and process are in its record (struct
+     * ftio_request: 0 unknown; formats without file names leave the id 0),
+     * for the activities (predictor/activities.h) and the phases'
+     * descriptions.  nproc: the requests before it may have a process
+     * (ftio_read_options.phases, the formats that say: spool, DXT, Darshan
+     * DXT, CSV); 0: none has, there is nothing to describe. */
     size_t nproc;
     /* private */
     size_t overlap_cap;
     bool   overlap_missing;     /* some part had requests but no overlap signal */
-    size_t fid_cap, proc_cap;
 };
 
-/* The file id of request i of d (see fid above). */
+/* The file id of request i of d (0: unknown). */
 static inline uint32_t ftio_trace_dir_fid(const struct ftio_trace_dir *d, size_t i)
 {
-    return i >= d->nfid ? 0 : d->fid ? d->fid[i] : d->fid_same;
+    return i < d->req.n ? d->req.rec[i].fid : 0;
 }
 
 /* A metadata call of a process (open, close, sync, stat, other: the op of

@@ -453,7 +453,7 @@ static int shape_split(struct ftio_activity_set *out, size_t k, const struct fti
     size_t n = a->nreq, nsmall = 0, nlarge = 0;
     for (size_t i = 0; i < n; i++) {
         uint32_t q = idx ? idx[i] : (uint32_t)i;
-        const struct burst *c = burst_at(b, nb, r->t_start[q]);
+        const struct burst *c = burst_at(b, nb, r->rec[q].t_start);
         double x = by_duration ? c->end - c->start : c->bytes;
         if (x > th)
             scratch[n - 1 - nlarge++] = q;      /* from the end, reversed */
@@ -475,7 +475,8 @@ static int shape_split(struct ftio_activity_set *out, size_t k, const struct fti
     a->bytes = large->bytes = 0;
     for (size_t i = 0; i < n; i++) {
         uint32_t q = scratch[i];
-        (i < nsmall ? a : large)->bytes += r->rate[q] * (r->t_end[q] - r->t_start[q]);
+        const struct ftio_request *x = &r->rec[q];
+        (i < nsmall ? a : large)->bytes += x->rate * (x->t_end - x->t_start);
     }
     if (a->owns_sig)
         ftio_signal_free(&a->sig);
@@ -491,14 +492,6 @@ int ftio_activities_group(const struct ftio_requests *r, const uint32_t *fid, si
                           ftio_activity_path_fn path_of, void *ctx,
                           const struct ftio_activity_options *opt, const struct ftio_signal *whole,
                           struct ftio_activity_set *out)
-{
-    return ftio_activities_group_same(r, fid, fid ? nfid : 0, 0, path_of, ctx, opt, whole, out);
-}
-
-int ftio_activities_group_same(const struct ftio_requests *r, const uint32_t *fid, size_t nfid,
-                               uint32_t same, ftio_activity_path_fn path_of, void *ctx,
-                               const struct ftio_activity_options *opt,
-                               const struct ftio_signal *whole, struct ftio_activity_set *out)
 {
     struct ftio_activity_options dflt;
     if (!opt) {
@@ -526,7 +519,7 @@ int ftio_activities_group_same(const struct ftio_requests *r, const uint32_t *fi
     uint32_t last_id = 0;
     int last_g = -1;
     for (size_t i = 0; i < r->n; i++) {
-        uint32_t id = i < nfid ? (fid ? fid[i] : same) : 0;
+        uint32_t id = !fid ? r->rec[i].fid : i < nfid ? fid[i] : 0;
         int g = last_g >= 0 && id == last_id ? last_g : group_of_file(&G, id, path_of, ctx);
         if (g < 0)
             goto done;
@@ -537,9 +530,10 @@ int ftio_activities_group_same(const struct ftio_requests *r, const uint32_t *fi
         if (rg)
             rg[i] = g;
         struct group *x = &G.g[g];
-        x->bytes += r->rate[i] * (r->t_end[i] - r->t_start[i]);
+        const struct ftio_request *q = &r->rec[i];
+        x->bytes += q->rate * (q->t_end - q->t_start);
         x->n++;
-        double a = r->t_start[i], b = r->t_end[i];      /* finite: no fmin() calls */
+        double a = q->t_start, b = q->t_end;      /* finite: no fmin() calls */
         x->t_first = a < x->t_first ? a : x->t_first;
         x->t_last = b > x->t_last ? b : x->t_last;
         t0 = a < t0 ? a : t0;

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* requests.c -- the growable column store of I/O requests (§1).
+/* requests.c -- the growable store of I/O requests (§1).
  *
- * Readers and the daemon push (t_start, t_end, rate) here; signal.c turns the
- * columns into the application bandwidth signal.  Columns rather than an
- * array of structs because the event sweep sorts starts and ends separately.
+ * Readers push (t_start, t_end, rate) here; signal.c turns the requests into
+ * the application bandwidth signal.  One record per request (analysis.h
+ * says why), grown as a big array (bigarray.h: a trace's requests are
+ * mapped on huge pages).
  */
 #include <errno.h>
 #include <math.h>
@@ -14,23 +15,14 @@
 #include "bigarray.h"
 #include "analysis/analysis_internal.h"
 
-/* The three columns share one capacity; each grows as a big array
- * (bigarray.h: a trace's columns are mapped on huge pages).  A column
- * grown before another one's failure keeps its larger size until freed
- * (its capacity is the shared one then: the tail of its mapping is lost
- * until the process ends, only on that out-of-memory path). */
+/* Every record up to the capacity is kept: a reader filling records in
+ * place past n (readers/tmio_json.c: a field of each, array by array)
+ * keeps what it wrote when the store moves from the heap to a mapping
+ * (which copies only what it is told is used; mappings move without a
+ * copy). */
 int ftio_requests_reserve(struct ftio_requests *r, size_t want)
 {
-    double **const cols[] = { &r->t_start, &r->t_end, &r->rate };
-    size_t cap = r->cap;
-    for (size_t k = 0; k < 3; k++) {
-        size_t c = r->cap;
-        if (ftio_big_grow((void **)cols[k], &c, r->n, want, sizeof **cols[k]) != 0)
-            return -1;
-        cap = c;
-    }
-    r->cap = cap;
-    return 0;
+    return FTIO_BIG_GROW(r->rec, r->cap, r->cap, want);
 }
 
 int ftio_requests_push_rate(struct ftio_requests *r, double t_start, double t_end, double rate)
@@ -41,10 +33,7 @@ int ftio_requests_push_rate(struct ftio_requests *r, double t_start, double t_en
     }
     if (r->n == r->cap && ftio_requests_reserve(r, r->n + 1) != 0)
         return -1;
-    r->t_start[r->n] = t_start;
-    r->t_end[r->n] = t_end;
-    r->rate[r->n] = rate;
-    r->n++;
+    r->rec[r->n++] = (struct ftio_request){ t_start, t_end, rate, 0, 0 };
     return 0;
 }
 
@@ -60,8 +49,6 @@ int ftio_requests_push_bytes(struct ftio_requests *r, double t_start, double t_e
 
 void ftio_requests_free(struct ftio_requests *r)
 {
-    ftio_big_free(r->t_start, r->cap, sizeof *r->t_start);
-    ftio_big_free(r->t_end, r->cap, sizeof *r->t_end);
-    ftio_big_free(r->rate, r->cap, sizeof *r->rate);
+    FTIO_BIG_FREE(r->rec, r->cap);
     memset(r, 0, sizeof *r);
 }

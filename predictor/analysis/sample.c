@@ -66,6 +66,8 @@ struct sampler {
     double fs, t0, *x;
     size_t n, k;
     double t_step;             /* HOLD: the time of sample k */
+    double e0, e1;             /* AVERAGE: the edges of bin k (a division each: most
+                                  segments lie inside one bin and need neither anew) */
     double pt, pb;             /* the previous event of the window */
     bool any;                  /* one came */
     double v0;                 /* exact volume of the window */
@@ -74,7 +76,8 @@ struct sampler {
 static void sampler_begin(struct sampler *s, enum ftio_sampling mode, double fs, double t0,
                           double *x, size_t n)
 {
-    *s = (struct sampler){ .mode = mode, .fs = fs, .t0 = t0, .x = x, .n = n, .t_step = t0 };
+    *s = (struct sampler){ .mode = mode, .fs = fs, .t0 = t0, .x = x, .n = n, .t_step = t0,
+                           .e0 = bin_edge(t0, fs, 0), .e1 = bin_edge(t0, fs, 1) };
     if (mode == FTIO_SAMPLING_AVERAGE)
         memset(x, 0, n * sizeof *x);
 }
@@ -90,15 +93,22 @@ static void sampler_push(struct sampler *s, double t, double v)
                 s->t_step = s->t_step + 1.0 / s->fs;
             }
         } else if (b > a && pv != 0) {
-            while (s->k < s->n && bin_edge(s->t0, s->fs, s->k + 1) <= a)
+            while (s->k < s->n && s->e1 <= a) {       /* bin k ends before the segment */
                 s->k++;
-            for (size_t j = s->k; j < s->n; j++) {
-                double e0 = bin_edge(s->t0, s->fs, j), e1 = bin_edge(s->t0, s->fs, j + 1);
-                if (e0 >= b)
-                    break;
-                double overlap = fmin(b, e1) - fmax(a, e0);
+                s->e0 = s->e1;
+                s->e1 = bin_edge(s->t0, s->fs, s->k + 1);
+            }
+            /* bins j = k, k + 1, ... from e0 = edge(j) to e1 = edge(j + 1), while
+             * they start before b (finite times: no fmin()/fmax() calls) */
+            double e0 = s->e0, e1 = s->e1;
+            for (size_t j = s->k; j < s->n && e0 < b; j++) {
+                double overlap = (e1 < b ? e1 : b) - (e0 > a ? e0 : a);
                 if (overlap > 0)
                     s->x[j] += pv * overlap;
+                e0 = e1;
+                if (e0 >= b)
+                    break;
+                e1 = bin_edge(s->t0, s->fs, j + 2);
             }
         }
     }
@@ -229,7 +239,7 @@ int ftio_sample_requests(const struct ftio_requests *r, double fs, double ts, do
      * span for the sweep (the earliest start, the latest end). */
     double t0 = INFINITY, t_last = -INFINITY, lo = INFINITY, hi = -INFINITY;
     for (size_t i = 0; i < r->n; i++) {
-        double a = r->t_start[i], b = r->t_end[i];
+        double a = r->rec[i].t_start, b = r->rec[i].t_end;
         if (!(b >= a)) {
             snprintf(err, errlen, "request %zu ends before it starts", i);
             errno = EINVAL;

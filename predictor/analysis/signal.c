@@ -151,35 +151,43 @@ static int sort_events(struct event *ev, struct event *tmp, size_t n, int depth)
     return 0;
 }
 
-/* One column of events: the starts or the ends of the requests idx[0..n)
- * of (t, rate) (idx NULL: the first n), then npad zero-rate events at pad[]
- * (an activity's padding to the job's span, activities.c). */
+/* One column of events: the starts or the ends (`end`) of the requests
+ * idx[0..n) of rec (idx NULL: the first n), then npad zero-rate events at
+ * pad[] (an activity's padding to the job's span, activities.c). */
 struct column {
-    const double *t, *rate;
+    const struct ftio_request *rec;
+    bool end;
     const uint32_t *idx;
     size_t n, npad;
     double pad[2];
 };
 
+static inline const struct ftio_request *col_rec(const struct column *c, size_t i)
+{
+    return &c->rec[c->idx ? c->idx[i] : i];
+}
+
 static inline double col_t(const struct column *c, size_t i)
 {
-    return i < c->n ? c->t[c->idx ? c->idx[i] : i] : c->pad[i - c->n];
+    if (i >= c->n)
+        return c->pad[i - c->n];
+    const struct ftio_request *q = col_rec(c, i);
+    return c->end ? q->t_end : q->t_start;
 }
 
 static inline double col_rate(const struct column *c, size_t i)
 {
-    return i < c->n ? c->rate[c->idx ? c->idx[i] : i] : 0;
+    return i < c->n ? col_rec(c, i)->rate : 0;
 }
 
-/* The positions of a bucket are anywhere in the columns: the loads of the
- * ones SWEEP_PREFETCH on are started early (a cache miss each otherwise). */
+/* The positions of a bucket are anywhere in the requests: the load of the
+ * one SWEEP_PREFETCH on is started early (a cache miss each otherwise; its
+ * time and rate share a line). */
 #define SWEEP_PREFETCH 32
 static inline void col_prefetch(const struct column *c, size_t i)
 {
-    if (i < c->n && !c->idx) {
-        __builtin_prefetch(&c->t[i]);
-        __builtin_prefetch(&c->rate[i]);
-    }
+    if (i < c->n && !c->idx)
+        __builtin_prefetch(&c->rec[i]);
 }
 
 /* ---- the sweep ---------------------------------------------------------------
@@ -242,7 +250,8 @@ static void sweep_span(const struct sweep *w, double *lo_out, double *hi_out)
 }
 
 /* Buckets, their bounds and the positions grouped by them, between the
- * events' span [lo, hi]; 0 or -1 (OOM). */
+ * events' span [lo, hi]; 0 or -1 (OOM).  The starts and the ends come
+ * from the same requests: each pass reads a request once for both. */
 static int sweep_prepare(struct sweep *w, double lo, double hi)
 {
     w->nb = w->n / SWEEP_FILL + 1;
@@ -254,23 +263,35 @@ static int sweep_prepare(struct sweep *w, double lo, double hi)
         w->nb = 1;
         w->scale = 0;
     }
+    for (int k = 0; k < 2; k++) {
+        w->at[k] = ftio_big_calloc(w->nb + 1, sizeof *w->at[k]);
+        w->pos[k] = ftio_big_alloc(w->n, sizeof *w->pos[k]);   /* written whole */
+        if (!w->at[k] || !w->pos[k])
+            return -1;
+    }
+    const struct column *cs = w->c[0], *ce = w->c[1];
+    size_t *as = w->at[0], *ae = w->at[1];
+    uint32_t *ps = w->pos[0], *pe = w->pos[1];
+    for (size_t i = 0; i < w->n; i++) {
+        as[bucket_of(w, col_t(cs, i)) + 1]++;
+        ae[bucket_of(w, col_t(ce, i)) + 1]++;
+    }
     size_t largest = 1;
     for (int k = 0; k < 2; k++) {
-        const struct column *c = w->c[k];
-        size_t *at = w->at[k] = ftio_big_calloc(w->nb + 1, sizeof *at);
-        uint32_t *pos = w->pos[k] = ftio_big_alloc(w->n, sizeof *pos);   /* written whole */
-        if (!at || !pos)
-            return -1;
-        for (size_t i = 0; i < w->n; i++)
-            at[bucket_of(w, col_t(c, i)) + 1]++;
+        size_t *at = w->at[k];
         for (size_t b = 0; b < w->nb; b++) {
             if (at[b + 1] > largest)
                 largest = at[b + 1];
             at[b + 1] += at[b];
         }
-        for (size_t i = 0; i < w->n; i++)      /* at[b] ends one past bucket b */
-            pos[at[bucket_of(w, col_t(c, i))]++] = (uint32_t)i;
-        for (size_t b = w->nb; b > 0; b--)     /* back to the buckets' starts */
+    }
+    for (size_t i = 0; i < w->n; i++) {       /* at[b] ends one past bucket b */
+        ps[as[bucket_of(w, col_t(cs, i))]++] = (uint32_t)i;
+        pe[ae[bucket_of(w, col_t(ce, i))]++] = (uint32_t)i;
+    }
+    for (int k = 0; k < 2; k++) {             /* back to the buckets' starts */
+        size_t *at = w->at[k];
+        for (size_t b = w->nb; b > 0; b--)
             at[b] = at[b - 1];
         at[0] = 0;
     }
@@ -295,7 +316,7 @@ static int sweep_bucket(struct sweep *w, int k, size_t b, size_t *m)
     for (size_t i = 0; i < *m; i++) {
         if (i + SWEEP_PREFETCH < ahead)      /* the request SWEEP_PREFETCH positions on */
             col_prefetch(c, pos[i + SWEEP_PREFETCH]);
-        ev[i] = (struct event){ col_t(c, pos[i]), col_rate(c, pos[i]) };
+        ev[i] = (struct event){ col_t(c, pos[i]), col_rate(c, pos[i]) };   /* one line */
     }
     return *m > 1 ? sort_events(ev, w->tmp, *m, 0) : 0;
 }
@@ -306,13 +327,13 @@ static int sweep_run(const struct column *cs, const struct column *ce, size_t n,
 int ftio_signal_sweep(const struct ftio_requests *r, const uint32_t *idx, size_t nreq,
                       double pad_t0, double pad_t1, ftio_signal_emit_fn *emit, void *ctx)
 {
-    struct column cs = { r->t_start, r->rate, idx, nreq, 0, { 0, 0 } };
+    struct column cs = { r->rec, false, idx, nreq, 0, { 0, 0 } };
     if (!isnan(pad_t0))
         cs.pad[cs.npad++] = pad_t0;
     if (!isnan(pad_t1))
         cs.pad[cs.npad++] = pad_t1;
     struct column ce = cs;
-    ce.t = r->t_end;
+    ce.end = true;
     size_t n = nreq + cs.npad;
     if (n == 0)
         return 0;
@@ -323,8 +344,8 @@ int ftio_signal_sweep(const struct ftio_requests *r, const uint32_t *idx, size_t
     /* The merge relies on every end being at or after its start
      * (ftio_requests_push_* guarantee it; the struct is public). */
     for (size_t i = 0; i < nreq; i++) {
-        size_t k = idx ? idx[i] : i;
-        if (!(r->t_end[k] >= r->t_start[k])) {
+        const struct ftio_request *q = &r->rec[idx ? idx[i] : i];
+        if (!(q->t_end >= q->t_start)) {
             errno = EINVAL;
             return -1;
         }
@@ -335,9 +356,9 @@ int ftio_signal_sweep(const struct ftio_requests *r, const uint32_t *idx, size_t
 int ftio_signal_sweep_spanned(const struct ftio_requests *r, double lo, double hi,
                               ftio_signal_emit_fn *emit, void *ctx)
 {
-    struct column cs = { r->t_start, r->rate, NULL, r->n, 0, { 0, 0 } };
+    struct column cs = { r->rec, false, NULL, r->n, 0, { 0, 0 } };
     struct column ce = cs;
-    ce.t = r->t_end;
+    ce.end = true;
     if (r->n == 0)
         return 0;
     if (r->n > UINT32_MAX) {

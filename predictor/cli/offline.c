@@ -61,8 +61,9 @@ static int job_signal(const struct ftio_trace *t, enum ftio_io_mode mode, bool l
          * latest end (every end is at or after its start). */
         double a = INFINITY, b = -INFINITY;
         for (size_t i = 0; i < d->req.n; i++) {
-            a = d->req.t_start[i] < a ? d->req.t_start[i] : a;   /* finite */
-            b = d->req.t_end[i] > b ? d->req.t_end[i] : b;
+            const struct ftio_request *q = &d->req.rec[i];
+            a = q->t_start < a ? q->t_start : a;   /* finite */
+            b = q->t_end > b ? q->t_end : b;
         }
         *req = &d->req;
         *first = a;

@@ -34,28 +34,21 @@ struct event {
 static struct event event_at(const struct ftio_trace_dir *dir, const struct ftio_trace *t, size_t k)
 {
     if (k < dir->req.n) {
-        double ts = dir->req.t_start[k], te = dir->req.t_end[k];
-        return (struct event){ ts, te, dir->req.rate[k] * (te - ts), k < dir->nproc ? dir->proc[k] : 0,
-                               ftio_trace_dir_fid(dir, k), -1 };
+        const struct ftio_request *q = &dir->req.rec[k];    /* one cache line */
+        return (struct event){ q->t_start, q->t_end, q->rate * (q->t_end - q->t_start), q->proc,
+                               q->fid, -1 };
     }
     k -= dir->req.n;
     return (struct event){ t->meta[k].ts, t->meta[k].te, 0, t->meta[k].proc, 0, (int8_t)t->meta[k].op };
 }
 
-/* The walk reads its records where they are, in time order: the columns
- * of the record PREFETCH steps ahead are asked for early. */
+/* The walk reads its records where they are, in time order: the record
+ * PREFETCH steps ahead is asked for early. */
 #define PREFETCH 64
 static inline void prefetch_event(const struct ftio_trace_dir *dir, size_t k)
 {
-    if (k >= dir->req.n)
-        return;
-    __builtin_prefetch(&dir->req.t_start[k]);
-    __builtin_prefetch(&dir->req.t_end[k]);
-    __builtin_prefetch(&dir->req.rate[k]);
-    if (k < dir->nproc)
-        __builtin_prefetch(&dir->proc[k]);
-    if (k < dir->nfid && dir->fid)
-        __builtin_prefetch(&dir->fid[k]);
+    if (k < dir->req.n)
+        __builtin_prefetch(&dir->req.rec[k]);
 }
 
 /* process key -> tracker index (open addressing, keys + 1), grown with
@@ -122,22 +115,23 @@ static int collect(const struct ftio_pt *pt, int mode, struct described *d)
     return 0;
 }
 
-/* The walk's order (records k < dir->req.n, then the metadata calls) into
- * ord: by start to the microsecond from the earliest, equal ones in index
- * order: the order ftio_time_order() gives, without its copy of the times
- * and its 16 B of keys per record.  The ticks are bucketed (a bucket holds
- * whole ticks, so the buckets' order is the ticks' order), the indices
- * placed by bucket in index order (4 B per record: ord itself), and each
- * bucket sorted by tick in cache.  Beyond its bounds (2^24 records, 2^40
- * ticks), or with a time not finite, ftio_time_order() on a copy (its exact
- * comparison sort).  0, or -1 out of memory. */
+/* The walk's order (records k < dir->req.n, then the metadata calls): by
+ * start to the microsecond from the earliest, equal ones in index order:
+ * the order ftio_time_order() gives, without its copy of the times and its
+ * 16 B of keys per record.  The ticks are bucketed (a bucket holds whole
+ * ticks, so the buckets' order is the ticks' order) and the indices placed
+ * by bucket in index order (4 B per record); the walk then takes a bucket
+ * at a time: its records gathered (the one read of each out of order) and
+ * sorted by tick in cache (struct order below).  Beyond its bounds (2^24
+ * records, 2^40 ticks), or with a time not finite, ftio_time_order() on a
+ * copy (its exact comparison sort). */
 #define ORDER_TICKS 1e6
 #define ORDER_INDEX_BITS 24
 #define ORDER_FILL 8
 
 static inline double start_at(const struct ftio_trace_dir *dir, const struct ftio_trace *t, size_t k)
 {
-    return k < dir->req.n ? dir->req.t_start[k] : t->meta[k - dir->req.n].ts;
+    return k < dir->req.n ? dir->req.rec[k].t_start : t->meta[k - dir->req.n].ts;
 }
 
 /* The records' span of starts: the earliest (lo) and the latest (hi); fit
@@ -164,32 +158,59 @@ static struct span ticks_fit(const struct ftio_trace_dir *dir, const struct ftio
     return s;
 }
 
-static int walk_order(const struct ftio_trace_dir *dir, const struct ftio_trace *t, size_t ne,
-                      struct span sp, uint32_t *ord)
+struct order {
+    const struct ftio_trace_dir *dir;
+    const struct ftio_trace *t;
+    size_t ne;
+    uint32_t *ord;          /* the records, grouped by bucket (or sorted, without at) */
+    uint32_t *at;           /* one past each bucket's last, nb + 1; NULL: ord is the order */
+    size_t nb, b, from;     /* the buckets, the next one, where it starts in ord */
+    unsigned bits;          /* a bucket is 2^bits ticks */
+    double lo;
+    uint64_t *key;          /* a bucket's keys, and their radix sort's scratch */
+    struct event *ev;       /* a bucket's records, in index order */
+    size_t largest;         /* the largest bucket */
+};
+
+static void order_free(struct order *o)
 {
-    double lo = sp.lo, hi = sp.hi;
+    ftio_big_free(o->ord, o->ne, sizeof *o->ord);
+    ftio_big_free(o->at, o->nb + 1, sizeof *o->at);
+    free(o->key);
+    free(o->ev);
+}
+
+/* The order of the ne records into o (the buckets placed, none sorted
+ * yet); 0, or -1 out of memory. */
+static int order_init(struct order *o, const struct ftio_trace_dir *dir, const struct ftio_trace *t,
+                      size_t ne, struct span sp)
+{
+    *o = (struct order){ .dir = dir, .t = t, .ne = ne, .lo = sp.lo };
+    if (!(o->ord = ftio_big_alloc(ne, sizeof *o->ord)))      /* written whole */
+        return -1;
     if (!sp.fit) {
         double *ts = malloc((ne ? ne : 1) * sizeof *ts);
         int rc = -1;
         if (ts) {
             for (size_t i = 0; i < ne; i++)
                 ts[i] = start_at(dir, t, i);
-            rc = ftio_time_order(ts, ne, ord);
+            rc = ftio_time_order(ts, ne, o->ord);
         }
         free(ts);
         return rc;
     }
-    uint64_t last = (uint64_t)((hi - lo) * ORDER_TICKS);
+    uint64_t last = (uint64_t)((sp.hi - sp.lo) * ORDER_TICKS);
     size_t nb = ne / ORDER_FILL + 1;
     unsigned bits = 0;                       /* ticks per bucket: 2^bits (a shift, not a
                                                 division per record); whole ticks */
     while (bits < 63 && (uint64_t)1 << bits < last / nb + 1)
         bits++;
-    uint64_t width = (uint64_t)1 << bits;
-    nb = (size_t)(last >> bits) + 1;
-    uint32_t *at = ftio_big_calloc(nb + 1, sizeof *at);
+    o->bits = bits;
+    o->nb = nb = (size_t)(last >> bits) + 1;
+    uint32_t *at = o->at = ftio_big_calloc(nb + 1, sizeof *at);
     if (!at)
         return -1;
+    double lo = sp.lo;
 #define TICK(i) ((uint64_t)((start_at(dir, t, (i)) - lo) * ORDER_TICKS))
     for (size_t i = 0; i < ne; i++)
         at[(TICK(i) >> bits) + 1]++;
@@ -199,73 +220,81 @@ static int walk_order(const struct ftio_trace_dir *dir, const struct ftio_trace 
             largest = at[b + 1];
         at[b + 1] += at[b];
     }
-    uint64_t *key = malloc(2 * largest * sizeof *key);
-    if (!key) {
-        ftio_big_free(at, nb + 1, sizeof *at);
-        return -1;
-    }
     for (size_t i = 0; i < ne; i++)          /* at[b] ends one past bucket b */
-        ord[at[TICK(i) >> bits]++] = (uint32_t)i;
-    size_t from = 0;
-    for (size_t b = 0; b < nb; b++) {
-        size_t m = at[b] - from;
-        uint64_t base = (uint64_t)b * width;
-        for (size_t i = 0; i < m; i++) {
-            if (i + PREFETCH < ne - from)    /* the starts are anywhere in the column */
-                __builtin_prefetch(&dir->req.t_start[ord[from + i + PREFETCH] < dir->req.n
-                                                     ? ord[from + i + PREFETCH] : 0]);
-            key[i] = (TICK(ord[from + i]) - base) << ORDER_INDEX_BITS | ord[from + i];
-        }
-        /* in order already (one tick, or a run of one process), else an
-         * insertion sort (a bucket holds ~ORDER_FILL), else a radix sort of
-         * the offsets (stable: equal ticks stay in index order) */
-        size_t up = 1;
-        while (up < m && key[up - 1] < key[up])
-            up++;
-        if (up == m) {
-        } else if (m <= 64) {
-            for (size_t i = 1; i < m; i++) {
-                uint64_t k = key[i];
-                size_t j = i;
-                for (; j > 0 && key[j - 1] > k; j--)
-                    key[j] = key[j - 1];
-                key[j] = k;
-            }
-        } else {
-            uint64_t *src = key, *dst = key + largest;
-            for (unsigned sh = ORDER_INDEX_BITS; sh < ORDER_INDEX_BITS + bits; sh += 8) {
-                size_t cnt[257] = { 0 };
-                for (size_t i = 0; i < m; i++)
-                    cnt[((src[i] >> sh) & 255) + 1]++;
-                for (int d = 0; d < 256; d++)
-                    cnt[d + 1] += cnt[d];
-                for (size_t i = 0; i < m; i++)
-                    dst[cnt[(src[i] >> sh) & 255]++] = src[i];
-                uint64_t *x = src;
-                src = dst;
-                dst = x;
-            }
-            if (src != key)
-                memcpy(key, src, m * sizeof *key);
-        }
-        for (size_t i = 0; i < m; i++)
-            ord[from + i] = (uint32_t)(key[i] & ((1u << ORDER_INDEX_BITS) - 1));
-        from = at[b];
-    }
+        o->ord[at[TICK(i) >> bits]++] = (uint32_t)i;
 #undef TICK
-    free(key);
-    ftio_big_free(at, nb + 1, sizeof *at);
-    return 0;
+    o->largest = largest;
+    o->key = malloc(2 * largest * sizeof *o->key);
+    o->ev = malloc(largest * sizeof *o->ev);
+    return o->key && o->ev ? 0 : -1;
+}
+
+/* The records of the next bucket that has any, in order, into chunk (room
+ * for o->largest); how many (0: the walk is over).  Each record's one read
+ * out of order is here: its tick for the sort and everything the walk
+ * needs come from it. */
+static size_t order_bucket(struct order *o, struct event *chunk)
+{
+    const uint32_t *ord = o->ord;
+    size_t from = o->from, m = 0;
+    while (m == 0 && o->b < o->nb)
+        m = o->at[o->b++] - from;
+    if (m == 0)
+        return 0;
+    o->from += m;
+    uint64_t base = (uint64_t)(o->b - 1) << o->bits;
+    uint64_t *key = o->key;
+    for (size_t i = 0; i < m; i++) {
+        if (from + i + PREFETCH < o->ne)     /* the records are anywhere in the trace */
+            prefetch_event(o->dir, ord[from + i + PREFETCH]);
+        o->ev[i] = event_at(o->dir, o->t, ord[from + i]);
+        uint64_t tick = (uint64_t)((o->ev[i].ts - o->lo) * ORDER_TICKS);
+        key[i] = (tick - base) << ORDER_INDEX_BITS | i;   /* i: index order within the bucket */
+    }
+    /* in order already (one tick, or a run of one process), else an
+     * insertion sort (a bucket holds ~ORDER_FILL), else a radix sort of the
+     * offsets (stable: equal ticks stay in index order) */
+    size_t up = 1;
+    while (up < m && key[up - 1] < key[up])
+        up++;
+    if (up == m) {
+    } else if (m <= 64) {
+        for (size_t i = 1; i < m; i++) {
+            uint64_t k = key[i];
+            size_t j = i;
+            for (; j > 0 && key[j - 1] > k; j--)
+                key[j] = key[j - 1];
+            key[j] = k;
+        }
+    } else {
+        uint64_t *src = key, *dst = key + o->largest;
+        for (unsigned sh = ORDER_INDEX_BITS; sh < ORDER_INDEX_BITS + o->bits; sh += 8) {
+            size_t cnt[257] = { 0 };
+            for (size_t i = 0; i < m; i++)
+                cnt[((src[i] >> sh) & 255) + 1]++;
+            for (int d = 0; d < 256; d++)
+                cnt[d + 1] += cnt[d];
+            for (size_t i = 0; i < m; i++)
+                dst[cnt[(src[i] >> sh) & 255]++] = src[i];
+            uint64_t *x = src;
+            src = dst;
+            dst = x;
+        }
+        key = src;
+    }
+    for (size_t i = 0; i < m; i++)
+        chunk[i] = o->ev[key[i] & ((1u << ORDER_INDEX_BITS) - 1)];
+    return m;
 }
 
 /* The same order by merging, where the records come in few runs (a
  * process's batches hold its records in time order, and a spool file holds
  * a process's batches one after the other): the runs, index ranges where
- * the ticks do not go down, are each read front to back (a cache line of a
- * column serves 8 records; the gather through walk_order's ord[] missed in
- * every column of every record) and merged by a loser tree keyed by tick
+ * the ticks do not go down, are each read front to back (a cache line
+ * serves 2 records; a bucket's gather through ord[] misses once per
+ * record) and merged by a loser tree keyed by tick
  * and run (the runs are in index order, so the run breaks a tie as the
- * index does).  Only where walk_order() takes ticks, with at most
+ * index does).  Only where the bucket order takes ticks, with at most
  * MERGE_RUNS_MAX runs. */
 #define MERGE_RUN_BITS 12
 #define MERGE_RUNS_MAX (1u << MERGE_RUN_BITS)
@@ -274,6 +303,7 @@ struct merge {
     const struct ftio_trace_dir *dir;
     const struct ftio_trace *t;
     double lo;
+    size_t ne;              /* the records */
     size_t leaves;          /* the runs, padded to a power of two */
     uint64_t *key;          /* per leaf: its run's head, tick << MERGE_RUN_BITS | run;
                                UINT64_MAX once the run is done */
@@ -295,13 +325,13 @@ static void merge_free(struct merge *m)
     free(m->end);
 }
 
-/* 1: merging (m ready), 0: walk_order() is the way, -1: out of memory. */
+/* 1: merging (m ready), 0: the bucket order is the way, -1: out of memory. */
 static int merge_init(struct merge *m, const struct ftio_trace_dir *dir, const struct ftio_trace *t,
                       size_t ne, struct span sp)
 {
     if (!sp.fit)
         return 0;
-    *m = (struct merge){ .dir = dir, .t = t, .lo = sp.lo };
+    *m = (struct merge){ .dir = dir, .t = t, .lo = sp.lo, .ne = ne };
     m->pos = malloc(MERGE_RUNS_MAX * sizeof *m->pos);
     m->end = malloc(MERGE_RUNS_MAX * sizeof *m->end);
     if (!m->pos || !m->end)
@@ -313,7 +343,7 @@ static int merge_init(struct merge *m, const struct ftio_trace_dir *dir, const s
         uint64_t x = merge_tick(m, i);
         if (i > 0 && x < prev) {
             if (runs == MERGE_RUNS_MAX)
-return 0;                     /* too many: walk_order() */
+                return 0;         /* too many: the bucket order */
             m->end[runs - 1] = i;
             m->pos[runs++] = i;
         }
@@ -364,14 +394,19 @@ static inline size_t merge_next(struct merge *m)
     return k;
 }
 
-/* Records from..from+WALK_CHUNK of the walk (by the merge, or ord) into
- * chunk, in order; how many.  Gathering apart from the walk keeps each
- * record's loads independent of the tracker's work, so the misses of many
- * records (their columns are anywhere in the trace) are in flight at once. */
+/* The next records of the walk into chunk, in order: WALK_CHUNK by the
+ * merge or through a sorted ord, else the next bucket of o; how many (0:
+ * none left).  Gathering apart from the walk keeps each record's loads
+ * independent of the tracker's work, so the misses of many records (they
+ * are anywhere in the trace) are in flight at once. */
 #define WALK_CHUNK 4096
-static size_t gather(const struct ftio_trace_dir *dir, const struct ftio_trace *t, struct merge *mg,
-                     const uint32_t *ord, size_t from, size_t ne, struct event *chunk)
+static size_t gather(struct merge *mg, struct order *o, size_t from, struct event *chunk)
 {
+    if (o && o->at)
+        return order_bucket(o, chunk);
+    const struct ftio_trace_dir *dir = mg ? mg->dir : o->dir;
+    const struct ftio_trace *t = mg ? mg->t : o->t;
+    size_t ne = mg ? mg->ne : o->ne;
     size_t m = ne - from < WALK_CHUNK ? ne - from : WALK_CHUNK;
     if (mg) {
         for (size_t j = 0; j < m; j++)
@@ -380,8 +415,8 @@ static size_t gather(const struct ftio_trace_dir *dir, const struct ftio_trace *
     }
     for (size_t j = 0; j < m; j++) {
         if (from + j + PREFETCH < ne)
-            prefetch_event(dir, ord[from + j + PREFETCH]);
-        chunk[j] = event_at(dir, t, ord[from + j]);
+            prefetch_event(dir, o->ord[from + j + PREFETCH]);
+        chunk[j] = event_at(dir, t, o->ord[from + j]);
     }
     return m;
 }
@@ -404,8 +439,10 @@ int ftio_cli_phases(const struct ftio_trace *t, enum ftio_io_mode mode, const st
     struct merge mg = { 0 };
     struct span sp = ticks_fit(dir, t, ne);
     int merging = merge_init(&mg, dir, t, ne, sp);
-    uint32_t *ord = merging ? NULL : ftio_big_alloc(ne, sizeof *ord);   /* written whole */
-    struct event *chunk = malloc(WALK_CHUNK * sizeof *chunk);
+    struct order ord = { 0 };
+    int ordered = merging ? 0 : order_init(&ord, dir, t, ne, sp);
+    size_t room = ord.largest > WALK_CHUNK ? ord.largest : WALK_CHUNK;
+    struct event *chunk = malloc(room * sizeof *chunk);
     struct procmap pm = { 0 };
     pm.cap = 64;
     pm.key = calloc(pm.cap, sizeof *pm.key);
@@ -416,8 +453,7 @@ int ftio_cli_phases(const struct ftio_trace *t, enum ftio_io_mode mode, const st
     ftio_pt_init(&pt, 2.0 / (fs_rate > 0 ? fs_rate : 10));
     struct described d = { 0 };
     int rc = -1;
-    if (merging < 0 || (!merging && (!ord || walk_order(dir, t, ne, sp, ord) != 0)) || !chunk ||
-        !pm.key || !pm.val)
+    if (merging < 0 || ordered != 0 || !chunk || !pm.key || !pm.val)
         goto out;
     double gap = ftio_pt_gap(&pt, r->has_period ? r->dominant.period : NAN,
                              r->metrics.valid ? r->metrics.phase_duration : NAN);
@@ -429,7 +465,7 @@ int ftio_cli_phases(const struct ftio_trace *t, enum ftio_io_mode mode, const st
     for (size_t i = 0, j = 0, m = 0; i < ne; i++, j++) {
         if (j == m) {              /* the next chunk of records, gathered */
             j = 0;
-            m = gather(dir, t, merging ? &mg : NULL, ord, i, ne, chunk);
+            m = gather(merging ? &mg : NULL, merging ? NULL : &ord, i, chunk);
         }
         const struct event *e = &chunk[j];
         if (i == 0)
@@ -497,7 +533,7 @@ int ftio_cli_phases(const struct ftio_trace *t, enum ftio_io_mode mode, const st
     }
     rc = 0;
 out:
-    ftio_big_free(ord, ne, sizeof *ord);
+    order_free(&ord);
     free(chunk);
     merge_free(&mg);
     free(pm.key);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include "admit.h"
 #include "history_glue.h"
+#include "job_clock.h"
 #include "timeutil.h"
 #include "transport.h"
 
@@ -40,7 +41,7 @@ static struct job *new_job(struct ftiod *d, const char *id, int64_t uid)
 static enum admit_verdict merge(struct ftiod *d, struct job *j, const struct ftio_batch *b,
                                 int64_t uid, const void *raw, size_t rawlen)
 {
-    int64_t recv_ns = ftio_real_ns();
+    int64_t recv_ns = job_clock_received(&b->h, ftio_real_ns(), atomic_load(&d->router_quiet_ns));
     enum job_merge_status st = job_merge(j, b, &d->cfg.limits, ftiod_now(), recv_ns);
     job_table_account(&d->jobs, j);
     switch (st) {

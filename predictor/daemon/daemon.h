@@ -28,6 +28,9 @@
  *                  bound, CURVE allow-list of PUB and status)
  *   quota.c        per-uid quotas and the memory bound
  *   claims.c       who owns a job id: claims, namespaces of unclaimed ids
+ *   heap.c         freed memory back to the system: malloc's (ingest thread)
+ *                  and the bins' pages (a thread of its own), both waiting
+ *                  while the ingest reads behind a backlog
  *
  * Threads and locks.  The ingest thread and the analysis threads share
  * `jobs` (and the queue, stats, quotas) under `lock`; ingest never waits for
@@ -44,7 +47,9 @@
  * may merge batches into a held job: the thread holding it works on its
  * copy.  pub_lock (taken without `lock`, which publish.c takes inside it)
  * serialises the PUB socket and --log.  Each other ZeroMQ socket belongs to
- * one thread.
+ * one thread.  heap.c's pool trimmer touches no job: it gives the bins' empty
+ * pages back under the pool's own lock (analysis/bin_pool.c), and reads only
+ * router_quiet_ns, which the ingest thread alone writes (atomic).
  */
 #ifndef FTIOD_DAEMON_H
 #define FTIOD_DAEMON_H
@@ -172,8 +177,12 @@ struct ftiod {
     volatile int64_t signalled_ns;  /* monotonic ns of that signal (the handler's clock read) */
     volatile sig_atomic_t reopen; /* SIGHUP: an analysis thread reopens --log */
     double stop_at;             /* monotonic s the analysis threads saw stop */
+    atomic_llong router_quiet_ns;   /* wall ns the ingest last found the ROUTER empty (written
+                                   by the ingest thread; job_clock_received, heap.c: behind
+                                   a backlog) */
     double heap_checked;        /* monotonic s heap.c last looked (ingest thread) */
-    double pool_trimmed;        /* monotonic s heap.c last gave the bins' empty pages back */
+    pthread_t pool_trimmer;     /* gives the bins' empty pages back (heap.c) */
+    bool pool_trimmer_up;
     size_t heap_free;           /* bytes malloc held free after its last trim (heap.c) */
     size_t heap_used;           /* bytes in use at heap.c's last look */
     struct sched_queue *sched;  /* under lock (sched_queue.c) */
@@ -271,7 +280,8 @@ void ftiod_state_close(struct ftiod_state *s);
 /* Rebuild the jobs of the journals in the directory (before any batch). */
 int  ftiod_state_restore(struct ftiod_state *s, struct ftiod *d);
 /* A batch merged into j (before its acknowledgement), received at recv_ns
- * (ftiod's wall clock, what job_merge() was given); 0 or -1 (not kept:
+ * (ftiod's wall clock as job_clock_received() judged it: what job_merge() was
+ * given); 0 or -1 (not kept:
  * refuse the acknowledgement, so the sender keeps it in its spool file). */
 int  ftiod_state_batch(struct ftiod_state *s, struct job *j, int64_t uid, int64_t recv_ns,
                        const void *batch, size_t len);
@@ -288,6 +298,12 @@ void ftiod_state_release_all(struct ftiod_state *s, struct job_table *t);
 void ftiod_state_sync(struct ftiod *d, double now);
 /* heap.c (ingest thread, each poll turn): free memory back to the system. */
 void ftiod_heap_trim(struct ftiod *d, double now);
+/* heap.c: the thread that gives the bins' empty pages back (started with the
+ * analysis threads; stopped after the ingest loop: it leaves at d->stop). */
+int  ftiod_pool_trimmer_start(struct ftiod *d);
+void ftiod_pool_trimmer_stop(struct ftiod *d);
+/* heap.c: has the ingest read behind a backlog for more than a second? */
+bool ftiod_backlogged(const struct ftiod *d);
 
 /* zap.c: the ZAP thread (bound before any socket with a ZAP domain connects). */
 int  ftiod_zap_start(struct ftiod *d, pthread_t *th);

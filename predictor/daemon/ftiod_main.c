@@ -638,9 +638,10 @@ int main(int argc, char **argv)
         started = -1;
     int machine = started < 0 ? 0 : ftiod_machine_start(d);
     int metrics = started < 0 || machine < 0 ? 0 : ftiod_metrics_start(d);
+    int trimmer = started < 0 || machine < 0 ? 0 : ftiod_pool_trimmer_start(d);   /* heap.c */
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (started < 0 || machine < 0 || metrics < 0) {
-        if (started < 0 || machine < 0)
+    if (started < 0 || machine < 0 || metrics < 0 || trimmer < 0) {
+        if (started < 0 || machine < 0 || trimmer < 0)
             ftiod_log_at(FTIOD_ERROR, "cannot start the analysis threads");
         goto out;
     }
@@ -654,6 +655,7 @@ int main(int argc, char **argv)
 
     ftiod_metrics_stop(d);
     ftiod_machine_stop(d);
+    ftiod_pool_trimmer_stop(d);
     ftiod_analysis_stop(d);
     ftiod_history_stop(d);   /* after the last .end: its run is written */
     t_threads = ftiod_now();
@@ -663,6 +665,7 @@ int main(int argc, char **argv)
 out:
     ftiod_metrics_stop(d);
     ftiod_machine_stop(d);
+    ftiod_pool_trimmer_stop(d);
     if (d->pool)
         ftiod_analysis_stop(d);
     ftiod_history_stop(d);

@@ -8,7 +8,8 @@
  * main arena for 475 MB in use, an RSS of 130 KB per job for 43 KB that
  * ftiod counts (status `memory`).  malloc_trim() gives the free pages back
  * (madvise), without moving anything: the same daemon then held 644 MB.
- * The ingest loop calls ftiod_heap_trim() once per poll turn; at most every
+ * (The bins' pages go back from a thread of their own: ftio_bin_pool_trim,
+ * below.)  The ingest loop calls ftiod_heap_trim() once per poll turn; at most every
  * HEAP_EVERY seconds it asks malloc how much it holds free (mallinfo2: the
  * arenas' bins, not every block), and trims when that grew since the last
  * trim by more than HEAP_FREE_MIN bytes and a quarter of what is in use,
@@ -31,23 +32,69 @@
  * (tests/daemon/memory_bound.sh allows 3 MB), in half the runs.
  */
 #include <malloc.h>
+#include <time.h>
 #include "daemon.h"
+#include "timeutil.h"
 
 #define HEAP_EVERY    10.0
 #define POOL_EVERY    1.0     /* s between ftio_bin_pool_trim() calls */
 #define HEAP_FREE_MIN (32u << 20)
 #define HEAP_SAY      0.1     /* s: a trim that long is logged (info) */
+/* Behind a backlog (the ingest has not found its socket empty for
+ * BACKLOG_AFTER s) both wait, at most BACKLOG_DEFER s since the last: the
+ * ingest is the critical path of a catch-up, and what a trim would give back
+ * there the next merges take again.  10,000 jobs' hours of history: a heap
+ * trim paused the ingest 0.65-0.9 s in the catch-up, and the pool's pages
+ * given back were faulted in again (bench/README.md, issue 27 sixth round). */
+#define BACKLOG_AFTER 1.0
+#define BACKLOG_DEFER 30.0
 
+bool ftiod_backlogged(const struct ftiod *d)
+{
+    return (double)(ftio_real_ns() - atomic_load(&d->router_quiet_ns)) * 1e-9 > BACKLOG_AFTER;
+}
+
+/* The bins' pages the windows forgot, those no job took again within a
+ * second (analysis/stream.h), go back from a thread of their own: the
+ * madvise calls wait for a TLB shootdown on every core running ftiod, 12-15 %
+ * of the ingest thread's samples when it made them (perf, 3,000 and 10,000
+ * jobs x 1 h), and the ingest is what a catch-up waits for.  The pool's lock
+ * is not held during the calls (bin_pool.c), so nobody waits for them. */
+static void *pool_trimmer_main(void *arg)
+{
+    struct ftiod *d = arg;
+    double last = ftiod_now();
+    while (!d->stop) {
+        struct timespec ts = {0, 100000000};    /* d->stop is looked at 10 times a second */
+        nanosleep(&ts, NULL);
+        double now = ftiod_now();
+        if (!d->stop && now - last >= (ftiod_backlogged(d) ? BACKLOG_DEFER : POOL_EVERY)) {
+            last = now;
+            ftio_bin_pool_trim();
+        }
+    }
+    return NULL;
+}
+
+int ftiod_pool_trimmer_start(struct ftiod *d)
+{
+    d->pool_trimmer_up = pthread_create(&d->pool_trimmer, NULL, pool_trimmer_main, d) == 0;
+    return d->pool_trimmer_up ? 0 : -1;
+}
+
+void ftiod_pool_trimmer_stop(struct ftiod *d)
+{
+    if (!d->pool_trimmer_up)
+        return;
+    d->stop = 1;
+    pthread_join(d->pool_trimmer, NULL);
+    d->pool_trimmer_up = false;
+}
 
 void ftiod_heap_trim(struct ftiod *d, double now)
 {
-    /* The bins' pages the windows forgot: those no job took again within a
-     * second (analysis/stream.h). */
-    if (now - d->pool_trimmed >= POOL_EVERY && !d->stop) {
-        d->pool_trimmed = now;
-        ftio_bin_pool_trim();
-    }
-    if (now - d->heap_checked < HEAP_EVERY || d->stop)
+    bool defer = ftiod_backlogged(d);
+    if (now - d->heap_checked < (defer ? BACKLOG_DEFER : HEAP_EVERY) || d->stop)
         return;
     d->heap_checked = now;
     struct mallinfo2 mi = mallinfo2();

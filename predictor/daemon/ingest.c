@@ -151,8 +151,10 @@ static void drain(struct ingest *in, double until)
     bool live = isinf(until);
     for (int i = 0; i < DRAIN_MAX && ftiod_now() < until && !(live && in->d->stop); i++) {
         struct ftiod_message m;
-        if (ftiod_message_recv(in->d->router, &m) < 0)
+        if (ftiod_message_recv(in->d->router, &m) < 0) {
+            atomic_store(&in->d->router_quiet_ns, ftio_real_ns());   /* no backlog (job_clock_received) */
             return;
+        }
         ingest_message(in, &m);
         ftiod_message_close(&m);
     }
@@ -167,6 +169,7 @@ int ftiod_ingest_loop(struct ftiod *d)
         {.fd = ftiod_control_late_fd(d), .events = ZMQ_POLLIN},   /* history_glue.h */
     };
     int rc = 0;
+    atomic_store(&d->router_quiet_ns, ftio_real_ns());
     while (!d->stop) {
         /* REP: no next request while the memory of runs owes a reply */
         items[1].events = ftiod_control_waiting(d) ? 0 : ZMQ_POLLIN;
@@ -179,6 +182,8 @@ int ftiod_ingest_loop(struct ftiod *d)
         }
         if (items[0].revents & ZMQ_POLLIN)
             drain(&in, INFINITY);
+        else
+            atomic_store(&d->router_quiet_ns, ftio_real_ns());
         ftiod_state_sync(d, ftiod_now());
         ftiod_heap_trim(d, ftiod_now());
         if (items[1].revents & ZMQ_POLLIN)

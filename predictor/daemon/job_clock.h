@@ -30,6 +30,15 @@
 #include <stdint.h>
 #include "job.h"
 
+/* When batch h came, as its clock is judged (and journaled: a restarted
+ * ftiod judges it again the same): now_ns, unless the ingest has read
+ * without finding its socket empty for more than JOB_CLOCK_TOLERANCE
+ * (quiet_ns: when it last did, 0 unknown).  Then the batch came somewhere
+ * in [quiet_ns, now_ns], queued behind a backlog, and it is taken as
+ * received at the moment of that span nearest its anchor: a batch made
+ * while the backlog built up is not "behind" by the backlog's age. */
+int64_t job_clock_received(const struct ftio_batch_header *h, int64_t now_ns, int64_t quiet_ns);
+
 /* The process's clock against ftiod's and the other ranks', at batch h
  * received at now_real_ns (updates p->clock and the job's evidence). */
 void job_clock_judge(struct job *j, struct job_proc *p, const struct ftio_batch_header *h,

@@ -21,6 +21,8 @@ void ftio_pt_init(struct ftio_pt *t, double join)
         t->mode[m].next_seq = 1;
         t->mode[m].settled = -INFINITY;
         t->mode[m].seg_end_floor = INFINITY;
+        t->mode[m].union_floor = INFINITY;     /* no segment: no union, whatever the gap */
+        t->mode[m].union_gap = -INFINITY;
     }
 }
 
@@ -37,6 +39,8 @@ long ftio_pt_proc_add(struct ftio_pt *t)
     if (FTIO_GROW(t->proc, t->cap, t->nproc + 1) < 0)
         return -1;
     memset(&t->proc[t->nproc], 0, sizeof t->proc[0]);
+    for (int m = 0; m < FTIO_PT_NMODES; m++)
+        t->proc[t->nproc].te_max[m] = -INFINITY;
     return (long)t->nproc++;
 }
 
@@ -234,14 +238,17 @@ void ftio_pt_data(struct ftio_pt *t, size_t p, int mode, double ts, double te, d
         late_data(t, P, mode, ts, te, bytes);
         return;
     }
-    /* Its segment of this mode that the record touches (the latest). */
+    /* Its segment of this mode that the record touches (the latest); none
+     * when the record starts after every one's end and the join. */
     struct ftio_pt_seg *s = NULL;
-    for (size_t k = 0; k < P->nseg; k++) {
-        struct ftio_pt_seg *c = &P->seg[k];
-        if (c->mode == mode && ts <= c->te + t->join && te >= c->ts - t->join &&
-            (!s || c->te > s->te))
-            s = c;
-    }
+    if (ts <= P->te_max[mode] + t->join)
+        for (size_t k = 0; k < P->nseg; k++) {
+            struct ftio_pt_seg *c = &P->seg[k];
+            if (c->mode == mode && ts <= c->te + t->join && te >= c->ts - t->join &&
+                (!s || c->te > s->te))
+                s = c;
+        }
+    P->te_max[mode] = max_of(P->te_max[mode], te);
     if (s) {
         s->ts = min_of(s->ts, ts);
         s->te = max_of(s->te, te);
@@ -250,6 +257,7 @@ void ftio_pt_data(struct ftio_pt *t, size_t p, int mode, double ts, double te, d
     } else {
         struct ftio_pt_seg n = { .ts = ts, .te = te, .fs = fs, .mode = (uint8_t)mode };
         m->seg_end_floor = min_of(m->seg_end_floor, te);   /* a segment's end only grows */
+        m->union_floor = min_of(m->union_floor, te);       /* the first union's end: as much */
         if (!(s = seg_new(t, P, &n))) {
             m->late_records++;                /* out of memory: counted, not described */
             m->late_bytes += bytes;
@@ -295,6 +303,7 @@ void ftio_pt_meta(struct ftio_pt *t, size_t p, int op, double ts, double te)
         s->syncs += syncs;
         s->ts = min_of(s->ts, ts);
         s->te = max_of(s->te, te);
+        P->te_max[s->mode] = max_of(P->te_max[s->mode], s->te);
         return;
     }
     /* Right after its last described phase (the fsync that ended it,
@@ -476,8 +485,10 @@ int ftio_pt_settle(struct ftio_pt *t, int mode, double upto, double gap)
         if (!ph->confirmed && upto >= ph->end + FTIO_PT_CONFIRM)
             ph->confirmed = true;
     }
-    /* Every segment ends at or after the floor: none can be described. */
-    if (!(m->seg_end_floor + gap < upto))
+    /* Every segment ends at or after the floor, or the first union does:
+     * none can be described. */
+    if (!(m->seg_end_floor + gap < upto) ||
+        (gap >= m->union_gap && !(m->union_floor + gap < upto)))   /* a wider gap only joins */
         return 0;
     size_t n = 0;
     double first_end = INFINITY;
@@ -488,6 +499,12 @@ int ftio_pt_settle(struct ftio_pt *t, int mode, double upto, double gap)
                 first_end = min_of(first_end, t->proc[p].seg[k].te);
             }
     m->seg_end_floor = first_end;
+    if (gap >= m->union_gap) {                  /* both lower bounds of it */
+        m->union_floor = max_of(m->union_floor, first_end);
+    } else {                                    /* first_end bounds it for any gap */
+        m->union_floor = first_end;
+        m->union_gap = -INFINITY;
+    }
     /* Only a prefix of the unions in start order is described, and the
      * first one ends no sooner than the earliest segment: when that is
      * within the gap of upto, nothing is (no sort: ftio walks a trace's
@@ -517,13 +534,18 @@ int ftio_pt_settle(struct ftio_pt *t, int mode, double upto, double gap)
     sort_items(it, it + n, n);
     int described = 0;
     size_t i = 0;
+    m->union_floor = INFINITY;          /* no segment left, unless one is below */
+    m->union_gap = -INFINITY;
     while (i < n) {
         double end = it[i].te;
         size_t j = i + 1;
         while (j < n && it[j].ts <= end + gap)
             end = max_of(end, it[j++].te);
-        if (!(end + gap < upto))
+        if (!(end + gap < upto)) {
+            m->union_floor = end;       /* the first union left, exactly */
+            m->union_gap = gap;
             break;
+        }
         describe(t, mode, it + i, j - i, per_proc, touched, fset, fcap);
         for (size_t k = i; k < j; k++)
             t->proc[it[k].proc].seg[it[k].seg].te = NAN;   /* described: freed below */

@@ -72,6 +72,9 @@ struct ftio_pt_proc {
     struct ftio_pt_seg *seg;    /* nseg of segcap */
     uint8_t  nseg, segcap;
     bool     final;
+    double   te_max[FTIO_PT_NMODES];   /* no segment of a mode ends after this (an upper
+                                          bound): a record starting later than it plus
+                                          the join needs no search of the segments */
     /* metadata waiting for its next data record */
     uint32_t p_opens, p_meta, p_syncs;
     double   p_ts, p_te;
@@ -107,6 +110,14 @@ struct ftio_pt_mode {
     double   seg_end_floor;     /* no segment of the mode ends before this (a lower
                                    bound, exact after each settle's scan): a settle
                                    that cannot describe returns without the scan */
+    double   union_floor;       /* the first union of its segments in start order
+                                   (the next phase to describe), joined by any gap
+                                   of at least union_gap, ends no sooner (a lower
+                                   bound, exact after a settle that clustered): a
+                                   settle returns without the scan and the sort until
+                                   a phase can end (ftio settles a trace's every
+                                   second, most of them within a phase's gap) */
+    double   union_gap;
     uint64_t late_records;      /* data of a phase no longer in the ring */
     double   late_bytes;
 };

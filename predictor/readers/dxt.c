@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "readers.h"
-#include "bigarray.h"
 
 #define DXT_MAX_LINE 4096
 
@@ -34,11 +33,11 @@ static int move_layer(struct ftio_trace *t, struct dxt_layer_data *l)
     for (int w = 0; w < 2; w++) {
         struct ftio_trace_dir *d = ftio_trace_dir_of(t, w);
         const struct ftio_requests *src = &l->dir[w].req;
-        for (size_t i = 0; i < src->n; i++)
-            if (ftio_requests_push_rate(&d->req, src->t_start[i], src->t_end[i], src->rate[i]) != 0 ||
-                ftio_trace_dir_tag(d, ftio_trace_dir_fid(&l->dir[w], i)) != 0 ||
-                (i < l->dir[w].nproc && ftio_trace_dir_proc(t, d, l->dir[w].proc[i]) != 0))
-                return -1;
+        size_t before = d->req.n;
+        if (ftio_trace_append_requests(&d->req, src) != 0)   /* file ids and processes too */
+            return -1;
+        if (l->dir[w].nproc)
+            d->nproc = before + l->dir[w].nproc;
         d->bytes += l->bytes[w];
         if (src->n)
             d->overlap_missing = true;
@@ -273,9 +272,6 @@ int ftio_read_dxt(struct ftio_reader_ctx *c, const char *buf, size_t len)
     for (int i = 0; i < 2; i++) {
         for (int w = 0; w < 2; w++) {
             ftio_requests_free(&layer[i].dir[w].req);
-            /* big arrays (bigarray.h: a mapping from 1 MiB on), not malloc'd */
-            FTIO_BIG_FREE(layer[i].dir[w].fid, layer[i].dir[w].fid_cap);
-            FTIO_BIG_FREE(layer[i].dir[w].proc, layer[i].dir[w].proc_cap);
         }
     }
     return rc;

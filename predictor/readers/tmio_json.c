@@ -361,8 +361,8 @@ static int members(struct jp *j, member_fn each, void *arg)
 
 /* ---- numeric arrays ---------------------------------------------------------- */
 
-/* Where an array's numbers go: column `col` of req from index req->n (not
- * yet counted), or a scratch vector. */
+/* Where an array's numbers go: field `col` of req's records from index
+ * req->n on (not yet counted), or a scratch vector. */
 struct sink {
     struct ftio_requests *req;
     int     col;
@@ -370,16 +370,21 @@ struct sink {
     size_t  *vec_cap;
 };
 
-static double *sink_data(const struct sink *s, size_t *cap, size_t *base)
+/* Number i goes to d[(base + i) * *stride]. */
+#define REC_STRIDE (sizeof(struct ftio_request) / sizeof(double))
+static double *sink_data(const struct sink *s, size_t *cap, size_t *base, size_t *stride)
 {
     if (s->req) {
         *cap = s->req->cap;
         *base = s->req->n;
-        return s->col == COL_RATE ? s->req->rate : s->col == COL_TS ? s->req->t_start
-                                                                    : s->req->t_end;
+        *stride = REC_STRIDE;
+        struct ftio_request *r = s->req->rec;
+        return !r ? NULL : s->col == COL_RATE ? &r->rate : s->col == COL_TS ? &r->t_start
+                                                                             : &r->t_end;
     }
     *cap = *s->vec_cap;
     *base = 0;
+    *stride = 1;
     return *s->vec;
 }
 
@@ -395,8 +400,8 @@ static int num_array(struct jp *j, const char *name, struct sink *s, size_t *len
 {
     if (!at(j, '['))
         return fail(j, "\"%s\" is not an array", name);
-    size_t i = 0, cap, base;
-    double *d = sink_data(s, &cap, &base);
+    size_t i = 0, cap, base, stride;
+    double *d = sink_data(s, &cap, &base, &stride);
     *len = 0;
     if (open_empty(j, ']'))
         return 0;
@@ -404,11 +409,12 @@ static int num_array(struct jp *j, const char *name, struct sink *s, size_t *len
         if (base + i >= cap) {
             if (sink_grow(s, base + i + 1) != 0)
                 return fail(j, "out of memory");
-            d = sink_data(s, &cap, &base);
+            d = sink_data(s, &cap, &base, &stride);
         }
+        double *to = &d[(base + i) * stride];
         /* hot loop: a number, then ',' (maybe spaces) */
         const char *e = j->p < j->end && (*j->p == '-' || (unsigned char)(*j->p - '0') < 10)
-                      ? ftio_scan_number(j->p, j->end, true, &d[base + i]) : NULL;
+                      ? ftio_scan_number(j->p, j->end, true, to) : NULL;
         if (!e) {
             if (number_starts(j))
                 return syntax(j, "invalid number");
@@ -417,7 +423,7 @@ static int num_array(struct jp *j, const char *name, struct sink *s, size_t *len
                 return fail(j, "\"%s\"[%zu] is not a number", name, i);
             return unexpected(j, "a number");
         }
-        if (!isfinite(d[base + i]))
+        if (!isfinite(*to))
             return syntax(j, "number out of range");
         j->p = e;
         i++;
@@ -464,12 +470,13 @@ static int series_commit(struct jp *j, struct series *s, const char *what, doubl
         return fail(j, "%s: arrays differ in length (%zu, %zu, %zu)", what, n, s->len[1],
                     s->len[2]);
     struct ftio_requests *r = &s->d->req;
-    const double *rate = r->rate + r->n, *t0 = r->t_start + r->n, *t1 = r->t_end + r->n;
+    struct ftio_request *q = r->rec + r->n;
     double sum = 0;
     for (size_t i = 0; i < n; i++) {
-        if (rate[i] < 0 || t1[i] < t0[i])
+        if (q[i].rate < 0 || q[i].t_end < q[i].t_start)
             return fail(j, "%s[%zu]: negative rate or end before start", what, i);
-        sum += rate[i] * (t1[i] - t0[i]);
+        sum += q[i].rate * (q[i].t_end - q[i].t_start);
+        q[i].proc = q[i].fid = 0;        /* the arrays say neither */
     }
     r->n += n;
     j->t->records += n;

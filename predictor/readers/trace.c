@@ -191,8 +191,8 @@ int ftio_trace_read_file(struct ftio_trace_set *set, const char *path,
 static void shift_requests(struct ftio_requests *r, double by)
 {
     for (size_t i = 0; i < r->n; i++) {
-        r->t_start[i] -= by;
-        r->t_end[i] -= by;
+        r->rec[i].t_start -= by;
+        r->rec[i].t_end -= by;
     }
 }
 
@@ -204,59 +204,45 @@ static void shift_meta(struct ftio_trace *t, double by)
     }
 }
 
-static double min_start(const struct ftio_requests *r, double m)
-{
-    for (size_t i = 0; i < r->n; i++)
-        if (r->t_start[i] < m)
-            m = r->t_start[i];
-    return m;
-}
-
-/* Drops the requests of d longer than max_span (in place, order kept).
- * Nothing moves before the first one dropped (usually none is: one pass
- * that only reads). */
-static void drop_long(struct ftio_trace *t, struct ftio_trace_dir *d, double max_span)
+/* Drops the requests of d longer than max_span (in place, order kept) and
+ * returns the earliest start of those kept (INFINITY: none), the one pass
+ * over them before the times are shifted.  Nothing moves before the first
+ * one dropped (usually none is: a pass that only reads). */
+static double drop_long(struct ftio_trace *t, struct ftio_trace_dir *d, double max_span)
 {
     struct ftio_requests *r = &d->req;
+    double first = INFINITY;
     size_t k = 0;
-    while (k < r->n && !(r->t_end[k] - r->t_start[k] > max_span))
-        k++;
+    for (; k < r->n && !(r->rec[k].t_end - r->rec[k].t_start > max_span); k++)
+        first = r->rec[k].t_start < first ? r->rec[k].t_start : first;
+    size_t nproc = k < d->nproc ? k : d->nproc;
     for (size_t i = k; i < r->n; i++) {
-        double len = r->t_end[i] - r->t_start[i];
+        double len = r->rec[i].t_end - r->rec[i].t_start;
         if (len > max_span) {
-            double b = r->rate[i] * len;
+            double b = r->rec[i].rate * len;
             t->dropped_long++;
             t->dropped_long_bytes += b;
             d->bytes -= b;
             continue;
         }
-        r->t_start[k] = r->t_start[i];
-        r->t_end[k] = r->t_end[i];
-        r->rate[k] = r->rate[i];
-        /* the per-request columns stay with their requests */
-        if (i < d->nfid && d->fid)
-            d->fid[k] = d->fid[i];
-        if (i < d->nproc)
-            d->proc[k] = d->proc[i];
+        first = r->rec[i].t_start < first ? r->rec[i].t_start : first;
+        r->rec[k] = r->rec[i];     /* its file id and process with it */
+        nproc += i < d->nproc;
         k++;
     }
     r->n = k;
-    if (d->nfid > k)
-        d->nfid = k;
-    if (d->nproc > k)
-        d->nproc = k;
+    d->nproc = nproc;
     if (d->bytes < 0)
         d->bytes = 0;
+    return first;
 }
 
 void ftio_trace_set_finish(struct ftio_trace_set *set, const struct ftio_read_options *o)
 {
+    double span = o->max_span > 0 ? o->max_span : INFINITY;   /* else none is dropped */
     for (size_t j = 0; j < set->n; j++) {
         struct ftio_trace *t = &set->job[j];
-        if (o->max_span > 0) {
-            drop_long(t, &t->write, o->max_span);
-            drop_long(t, &t->read, o->max_span);
-        }
+        double w = drop_long(t, &t->write, span), r = drop_long(t, &t->read, span);
         int64_t seen = (int64_t)t->rankset_n;
         t->ranks = t->ranks_declared > seen ? t->ranks_declared : seen;
         if (!t->has_base)
@@ -270,7 +256,7 @@ void ftio_trace_set_finish(struct ftio_trace_set *set, const struct ftio_read_op
             shift_meta(t, -base);
             t->origin = 0;
         } else {
-            double m = min_start(&t->read.req, min_start(&t->write.req, INFINITY));
+            double m = r < w ? r : w;
             if (!isfinite(m))
                 m = 0;
             shift_requests(&t->write.req, m);
@@ -284,31 +270,8 @@ void ftio_trace_set_finish(struct ftio_trace_set *set, const struct ftio_read_op
 
 int ftio_trace_dir_tag(struct ftio_trace_dir *d, uint32_t id)
 {
-    size_t want = d->req.n;
-    if (want == 0)
-        return 0;
-    if (!d->fid) {
-        /* No column while every id is the same (untagged requests in
-         * between are 0): the first differing id stores the ids so far. */
-        uint32_t same = d->nfid ? d->fid_same : id;
-        if (id == same && (d->nfid + 1 == want || same == 0)) {
-            d->fid_same = same;
-            d->nfid = want;
-            return 0;
-        }
-        if (d->nfid) {
-            if (FTIO_BIG_GROW(d->fid, d->fid_cap, 0, want) < 0)
-                return -1;
-            for (size_t i = 0; i < d->nfid; i++)
-                d->fid[i] = same;
-        }
-    }
-    if (FTIO_BIG_GROW(d->fid, d->fid_cap, d->nfid, want) < 0)
-        return -1;
-    while (d->nfid + 1 < want)
-        d->fid[d->nfid++] = 0;
-    d->fid[want - 1] = id;
-    d->nfid = want;
+    if (d->req.n > 0)
+        d->req.rec[d->req.n - 1].fid = id;
     return 0;
 }
 
@@ -317,11 +280,7 @@ int ftio_trace_dir_proc(const struct ftio_trace *t, struct ftio_trace_dir *d, in
     size_t want = d->req.n;
     if (!t->keep_phases || want == 0)
         return 0;
-    if (FTIO_BIG_GROW(d->proc, d->proc_cap, d->nproc, want) < 0)
-        return -1;
-    while (d->nproc + 1 < want)
-        d->proc[d->nproc++] = 0;
-    d->proc[want - 1] = (uint32_t)((uint64_t)key ^ ((uint64_t)key >> 32));
+    d->req.rec[want - 1].proc = (uint32_t)((uint64_t)key ^ ((uint64_t)key >> 32));
     d->nproc = want;
     return 0;
 }
@@ -407,23 +366,16 @@ int ftio_trace_activities(const struct ftio_trace *t, enum ftio_io_mode mode,
 {
     if (mode != FTIO_MODE_ALL) {
         const struct ftio_trace_dir *d = mode == FTIO_MODE_READ ? &t->read : &t->write;
-        return ftio_activities_group_same(&d->req, d->fid, d->nfid, d->fid_same,
-                                          ftio_trace_file_path, (void *)t, o, whole, out);
+        return ftio_activities_group(&d->req, NULL, 0, ftio_trace_file_path, (void *)t, o, whole,
+                                     out);
     }
-    /* Reads and writes concatenated as ftio_trace_requests() does. */
+    /* Reads and writes concatenated as ftio_trace_requests() does (each
+     * with its file id). */
     struct ftio_requests r = { 0 };
-    size_t n = t->write.req.n + t->read.req.n;
-    uint32_t *fid = calloc(n ? n : 1, sizeof *fid);
     int rc = -1;
-    if (fid && ftio_trace_append_requests(&r, &t->write.req) == 0 &&
-        ftio_trace_append_requests(&r, &t->read.req) == 0) {
-        for (size_t i = 0; i < t->write.nfid; i++)
-            fid[i] = ftio_trace_dir_fid(&t->write, i);
-        for (size_t i = 0; i < t->read.nfid; i++)
-            fid[t->write.req.n + i] = ftio_trace_dir_fid(&t->read, i);
-        rc = ftio_activities_group(&r, fid, n, ftio_trace_file_path, (void *)t, o, whole, out);
-    }
-    free(fid);
+    if (ftio_trace_append_requests(&r, &t->write.req) == 0 &&
+        ftio_trace_append_requests(&r, &t->read.req) == 0)
+        rc = ftio_activities_group(&r, NULL, 0, ftio_trace_file_path, (void *)t, o, whole, out);
     ftio_requests_free(&r);
     return rc;
 }
@@ -431,8 +383,6 @@ int ftio_trace_activities(const struct ftio_trace *t, enum ftio_io_mode mode,
 static void dir_free(struct ftio_trace_dir *d)
 {
     ftio_requests_free(&d->req);
-    FTIO_BIG_FREE(d->fid, d->fid_cap);
-    FTIO_BIG_FREE(d->proc, d->proc_cap);
     free(d->overlap.t);
     free(d->overlap.b);
 }
@@ -469,9 +419,11 @@ void ftio_trace_set_free(struct ftio_trace_set *set)
 
 int ftio_trace_append_requests(struct ftio_requests *dst, const struct ftio_requests *src)
 {
-    for (size_t i = 0; i < src->n; i++)
-        if (ftio_requests_push_rate(dst, src->t_start[i], src->t_end[i], src->rate[i]) != 0)
-            return -1;
+    if (ftio_requests_reserve(dst, dst->n + src->n) != 0)
+        return -1;
+    if (src->n)
+        memcpy(dst->rec + dst->n, src->rec, src->n * sizeof *src->rec);
+    dst->n += src->n;
     return 0;
 }
 

@@ -95,7 +95,7 @@ static double requests_first_start(const struct ftio_requests *r)
 {
     double t = INFINITY;
     for (size_t i = 0; i < r->n; i++)
-        t = fmin(t, r->t_start[i]);
+        t = fmin(t, r->rec[i].t_start);
     return t;
 }
 
@@ -103,7 +103,7 @@ static double requests_last_end(const struct ftio_requests *r)
 {
     double t = -INFINITY;
     for (size_t i = 0; i < r->n; i++)
-        t = fmax(t, r->t_end[i]);
+        t = fmax(t, r->rec[i].t_end);
     return t;
 }
 
@@ -127,8 +127,8 @@ static void fill_bins(const struct ftio_requests *r, unsigned seed, struct ftio_
     size_t *order = shuffled_order(r->n, seed);
     for (size_t i = 0; i < r->n; i++) {
         size_t q = order[i];
-        ftio_bins_add(bins, r->t_start[q], r->t_end[q],
-                      r->rate[q] * (r->t_end[q] - r->t_start[q]));
+        ftio_bins_add(bins, r->rec[q].t_start, r->rec[q].t_end,
+                      r->rec[q].rate * (r->rec[q].t_end - r->rec[q].t_start));
     }
     ck_assert_double_eq(bins->dropped_bytes, 0);
     free(order);
@@ -303,7 +303,7 @@ START_TEST(hold_matches_offline_on_edges)
     struct ftio_bins bins;
     ck_assert_int_eq(ftio_bins_init(&bins, fs, origin, 2048), 0);
     for (size_t i = r.n; i-- > 0;)
-        ftio_bins_add(&bins, r.t_start[i], r.t_end[i], r.rate[i] * (r.t_end[i] - r.t_start[i]));
+        ftio_bins_add(&bins, r.rec[i].t_start, r.rec[i].t_end, r.rec[i].rate * (r.rec[i].t_end - r.rec[i].t_start));
     struct ftio_signal s;
     ck_assert_int_eq(ftio_signal_build(&r, &s), 0);
     double peak = 0;
@@ -342,10 +342,10 @@ START_TEST(hold_matches_offline_on_edges)
     for (int64_t k = 1; k < bins.last; k += 7) {
         double e = origin + (double)k / fs, at = 0, before = 0;
         for (size_t q = 0; q < r.n; q++) {
-            if (r.t_start[q] <= e && e < r.t_end[q])
-                at += r.rate[q];
-            if (r.t_start[q] < e && e <= r.t_end[q])
-                before += r.rate[q];
+            if (r.rec[q].t_start <= e && e < r.rec[q].t_end)
+                at += r.rec[q].rate;
+            if (r.rec[q].t_start < e && e <= r.rec[q].t_end)
+                before += r.rec[q].rate;
         }
         double got_at, got_before, unused;
         ftio_bins_points_at(&bins, k, &got_at, &unused);

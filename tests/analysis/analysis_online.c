@@ -40,8 +40,8 @@ START_TEST(bins_match_sweep)
     struct ftio_bins bins;
     ck_assert_int_eq(ftio_bins_init(&bins, 10, s.t[0], 4096), 0);
     for (size_t i = r.n; i-- > 0;)       /* reverse order: arrival order is irrelevant */
-        ftio_bins_add(&bins, r.t_start[i], r.t_end[i],
-                      r.rate[i] * (r.t_end[i] - r.t_start[i]));
+        ftio_bins_add(&bins, r.rec[i].t_start, r.rec[i].t_end,
+                      r.rec[i].rate * (r.rec[i].t_end - r.rec[i].t_start));
     ck_assert_int_eq(ftio_bins_samples(&bins, s.t[0], s.t[s.n - 1], &b), 0);
     ck_assert_uint_eq(b.n, a.n);
     ck_assert_double_eq(b.t0, a.t0);

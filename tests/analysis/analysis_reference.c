@@ -47,8 +47,8 @@ START_TEST(requests_bytes)
     ck_assert_int_eq(ftio_requests_push_bytes(&r, 5, 4, 1), -1);
     ck_assert_int_eq(ftio_requests_push_rate(&r, NAN, 4, 1), -1);
     ck_assert_uint_eq(r.n, 2);
-    ck_assert_double_eq_tol(r.rate[0] * (r.t_end[0] - r.t_start[0]), 1000, 1e-6);
-    ck_assert_double_eq(r.rate[1], 100);
+    ck_assert_double_eq_tol(r.rec[0].rate * (r.rec[0].t_end - r.rec[0].t_start), 1000, 1e-6);
+    ck_assert_double_eq(r.rec[1].rate, 100);
     struct ftio_signal s;
     ck_assert_int_eq(ftio_signal_build(&r, &s), 0);
     ck_assert_double_eq_tol(ftio_signal_volume(&s), 1400, 1e-6);
@@ -78,8 +78,8 @@ START_TEST(sweep_random_matches_bruteforce)
             continue;
         double mid = (s.t[i] + s.t[i + 1]) / 2, want = 0;
         for (int j = 0; j < N; j++)
-            if (r.t_start[j] <= mid && mid < r.t_end[j])
-                want += r.rate[j];
+            if (r.rec[j].t_start <= mid && mid < r.rec[j].t_end)
+                want += r.rec[j].rate;
         ck_assert_double_eq_tol(s.b[i], want, 1e-9);
     }
     ck_assert_double_eq_tol(s.b[s.n - 1], 0, 1e-9);

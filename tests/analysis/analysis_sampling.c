@@ -32,7 +32,7 @@ START_TEST(sweep_large_threaded)
         ck_assert(s.t[i - 1] <= s.t[i]);
     double total = 0;
     for (size_t i = 0; i < r.n; i++)
-        total += r.rate[i] * (r.t_end[i] - r.t_start[i]);
+        total += r.rec[i].rate * (r.rec[i].t_end - r.rec[i].t_start);
     ck_assert_rel(ftio_signal_volume(&s), total, 1e-9);
     unsigned seed = 99;
     for (int probe = 0; probe < 100; probe++) {
@@ -41,8 +41,8 @@ START_TEST(sweep_large_threaded)
             continue;
         double mid = (s.t[i] + s.t[i + 1]) / 2, want = 0;
         for (size_t j = 0; j < r.n; j++)
-            if (r.t_start[j] <= mid && mid < r.t_end[j])
-                want += r.rate[j];
+            if (r.rec[j].t_start <= mid && mid < r.rec[j].t_end)
+                want += r.rec[j].rate;
         ck_assert_msg(fabs(s.b[i] - want) <= 1e-9 * fmax(1, want),
                       "B(%.6f) = %.9g, brute force %.9g", mid, s.b[i], want);
     }
@@ -105,7 +105,7 @@ START_TEST(sweep_sorted_input)
     }
     ftio_signal_free(&s);
     /* A request ending before it starts is refused by the sweep too. */
-    r.t_end[5] = r.t_start[5] - 1;
+    r.rec[5].t_end = r.rec[5].t_start - 1;
     ck_assert_int_eq(ftio_signal_build(&r, &s), -1);
     ftio_requests_free(&r);
 }

@@ -28,8 +28,8 @@ static void reference_signal(const struct ftio_requests *r, struct ftio_signal *
     struct ref_event *st = malloc(n * sizeof *st), *en = malloc(n * sizeof *en);
     ck_assert(st && en);
     for (size_t i = 0; i < n; i++) {
-        st[i] = (struct ref_event){ r->t_start[i], r->rate[i], i };
-        en[i] = (struct ref_event){ r->t_end[i], r->rate[i], i };
+        st[i] = (struct ref_event){ r->rec[i].t_start, r->rec[i].rate, i };
+        en[i] = (struct ref_event){ r->rec[i].t_end, r->rec[i].rate, i };
     }
     qsort(st, n, sizeof *st, cmp_ref);
     qsort(en, n, sizeof *en, cmp_ref);

@@ -703,6 +703,44 @@ START_TEST(test_clock_behind_rank_first)
 }
 END_TEST
 
+/* Issue 27: behind a backlog (the socket not found empty for 20 s) a batch
+ * anchored 12 s ago came when it was made as far as ftiod can tell: taken
+ * as received at its anchor, its clock right, merged at once; a day-old
+ * replay in the same backlog is still old (held, as the other tests show);
+ * without a backlog nothing changes. */
+START_TEST(test_clock_behind_a_backlog)
+{
+    const int64_t S = 1000000000ll;
+    settle_each = false;
+    struct ftio_batch_header h = {.clock_real = NOW_REAL - 12 * S};
+    ck_assert_int_eq(job_clock_received(&h, NOW_REAL, NOW_REAL - 20 * S), NOW_REAL - 12 * S);
+    ck_assert_int_eq(job_clock_received(&h, NOW_REAL, NOW_REAL - 1 * S), NOW_REAL);   /* no backlog */
+    ck_assert_int_eq(job_clock_received(&h, NOW_REAL, 0), NOW_REAL);                  /* unknown */
+    h.clock_real = NOW_REAL - 86400 * S;                                               /* old */
+    ck_assert_int_eq(job_clock_received(&h, NOW_REAL, NOW_REAL - 20 * S), NOW_REAL - 20 * S);
+    h.clock_real = NOW_REAL + 60 * S;                                                  /* ahead */
+    ck_assert_int_eq(job_clock_received(&h, NOW_REAL, NOW_REAL - 20 * S), NOW_REAL);
+
+    struct job *j = job_new("b", &lim);
+    h.clock_real = NOW_REAL - 12 * S;
+    add_rec(FTIO_OP_WRITE, 0.0, 0.1, 100, 0);
+    send_at(j, 1, 0, -1, 0, 0, false, MONO, h.clock_real, job_clock_received(&h, NOW_REAL,
+            NOW_REAL - 20 * S), 0);
+    ck_assert_uint_eq(j->data_records, 1);
+    ck_assert(!job_clock_holding(j));
+    ck_assert_uint_eq(j->clock_fixed + j->clock_flagged, 0);
+    job_free(j);
+
+    j = job_new("q", &lim);    /* the same batch read from a quiet socket: held */
+    add_rec(FTIO_OP_WRITE, 0.0, 0.1, 100, 0);
+    send_at(j, 1, 0, -1, 0, 0, false, MONO, h.clock_real, job_clock_received(&h, NOW_REAL,
+            NOW_REAL - S), 0);
+    ck_assert_uint_eq(j->data_records, 0);
+    ck_assert(job_clock_holding(j));
+    job_free(j);
+}
+END_TEST
+
 /* Step-qualified job ids (common/jobid.c): what ftiod's jobid/step fields
  * and the shim's Slurm ids are made of. */
 START_TEST(test_job_ids_with_steps)
@@ -806,6 +844,7 @@ Suite *ftio_test_suite(void)
                           test_mpi_job_waits_for_all_ranks, test_rank_from_a_later_batch,
                           test_verdict_mpi_over, test_verdict_idle_and_incomplete, test_verdict_unseen,
                           test_verdict_dropped_and_clamped, test_clock_correction, test_clock_behind_rank_first,
+                          test_clock_behind_a_backlog,
                           test_job_ids_with_steps, test_table_bounds, test_table_oldest_closed);
     tcase_add_checked_fixture(tc, setup, NULL);
     return s;

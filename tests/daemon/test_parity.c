@@ -166,15 +166,15 @@ static void compare(const struct job *j, const struct ftio_trace *t, double shif
             ts += shift;
             te += shift;
             if (tol == 0) {
-                ck_assert_msg(ts == q->t_start[i] && te == q->t_end[i],
+                ck_assert_msg(ts == q->rec[i].t_start && te == q->rec[i].t_end,
                               "mode %d request %zu: daemon [%.17g, %.17g], offline [%.17g, %.17g]",
-                              k, i, ts, te, q->t_start[i], q->t_end[i]);
-                ck_assert_msg(rate == q->rate[i], "mode %d request %zu: rate %.17g vs %.17g", k,
-                              i, rate, q->rate[i]);
+                              k, i, ts, te, q->rec[i].t_start, q->rec[i].t_end);
+                ck_assert_msg(rate == q->rec[i].rate, "mode %d request %zu: rate %.17g vs %.17g", k,
+                              i, rate, q->rec[i].rate);
             } else {
-                ck_assert_double_eq_tol(ts, q->t_start[i], tol);
-                ck_assert_double_eq_tol(te, q->t_end[i], tol);
-                ck_assert_double_eq_tol(rate, q->rate[i], fabs(rate) * 1e-6);
+                ck_assert_double_eq_tol(ts, q->rec[i].t_start, tol);
+                ck_assert_double_eq_tol(te, q->rec[i].t_end, tol);
+                ck_assert_double_eq_tol(rate, q->rec[i].rate, fabs(rate) * 1e-6);
             }
         }
     }

@@ -12,10 +12,22 @@
  * raw descriptors), and a tmpfile() stream; then prints what the POSIX and
  * stdio layers must have recorded:
  *   expect.posix.write= expect.posix.read= expect.stdio.write=
- * With `untraceable` it also writes 8 MiB through raw syscall(SYS_write),
- * which no LD_PRELOAD tool sees: the kernel cross-check must report them.
+ * It also makes glibc read on its behalf, which the cross-check must tell
+ * from what no wrapper saw: setlocale() of a locale not in the archive
+ * (glibc reads locale.alias), the time zone's file (localtime_r), the CPU
+ * list (sysconf), objects loaded after start (one dlclose()d, one left
+ * loaded), /proc files read a line at a time through stdio and getmntent
+ * (the rest of stdio's block never consumed: closed, sought back, left
+ * open).
+ * With `untraceable` it also writes 8 MiB through raw syscall(SYS_write)
+ * and reads them back with syscall(SYS_read), which no LD_PRELOAD tool
+ * sees: the kernel cross-check must report them.
  */
+#include <dlfcn.h>
 #include <fcntl.h>
+#include <locale.h>
+#include <mntent.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,12 +142,54 @@ int main(int argc, char **argv)
     sw += 400;
     fclose(f);
 
-    /* 7. What no wrapper can see. */
+    /* 7. What glibc reads on the program's behalf. */
+    setlocale(LC_ALL, "xx_XX.ftio-test");           /* not in the archive: an alias? */
+    locale_t loc = newlocale(LC_ALL_MASK, "yy_YY.ftio-test", (locale_t)0);
+    if (loc)
+        freelocale(loc);
+    time_t now = time(NULL);
+    struct tm tm;
+    if (!localtime_r(&now, &tm) || sysconf(_SC_NPROCESSORS_CONF) < 1)
+        die("localtime_r/sysconf");
+    FILE *mt = setmntent("/proc/self/mounts", "r");
+    if (!mt || !getmntent(mt))
+        die("getmntent");
+    endmntent(mt);
+    void *z = dlopen("libz.so.1", RTLD_NOW);
+    void *bz = dlopen("libbz2.so.1.0", RTLD_NOW);
+    if (!z || !bz)
+        die("dlopen libz/libbz2");
+    dlclose(z);                                     /* bz stays loaded to the end */
+    char line[256];
+    FILE *st = fopen("/proc/self/status", "r");
+    if (!st || !fgets(line, sizeof line, st))
+        die("/proc/self/status");
+    fclose(st);
+    FILE *mi = fopen("/proc/meminfo", "r");
+    if (!mi || !fgets(line, sizeof line, mi) || fseek(mi, 0, SEEK_SET) != 0 ||
+        !fgets(line, sizeof line, mi) || !fgets(line, sizeof line, mi))
+        die("/proc/meminfo");                       /* left open */
+    unsigned long long pages;
+    FILE *sm = fopen("/proc/self/statm", "r");
+    if (!sm || fscanf(sm, "%llu", &pages) != 1)
+        die("/proc/self/statm");
+    rewind(sm);
+    if (fscanf(sm, "%llu", &pages) != 1)
+        die("/proc/self/statm");
+    fflush(sm);
+    fclose(sm);
+
+    /* 8. What no wrapper can see. */
     if (argc > 2 && strcmp(argv[2], "untraceable") == 0) {
-        int u = raw_open(dir, "untraceable.dat", O_WRONLY | O_CREAT | O_TRUNC);
+        int u = raw_open(dir, "untraceable.dat", O_RDWR | O_CREAT | O_TRUNC);
         for (int i = 0; i < 8; i++)
             if (syscall(SYS_write, u, buf, sizeof buf) != (long)sizeof buf)
                 die("syscall(SYS_write)");
+        if (syscall(SYS_lseek, u, 0, SEEK_SET) != 0)
+            die("lseek");
+        for (int i = 0; i < 8; i++)
+            if (syscall(SYS_read, u, buf, sizeof buf) != (long)sizeof buf)
+                die("syscall(SYS_read)");
         syscall(SYS_close, u);
     }
     printf("expect.posix.write=%ld\nexpect.posix.read=%ld\nexpect.stdio.write=%ld\n", pw, pr, sw);
