@@ -280,12 +280,13 @@ static struct signal_state sigs __attribute__((aligned(4096)));
 _Static_assert((SIGXFSZ + 1) * sizeof(struct sigaction) <= 4096, "the fatal signals' actions are one page");
 static atomic_ullong sig_eligible FTIO_WARM;   /* bit sig - 1: we flush on it when it kills */
 static atomic_ullong sig_managed FTIO_WARM;    /* bit sig - 1: our handler is installed */
-/* Installing ours (ftio_lifecycle_signals): 0 not yet, 1 under way, 2 done.
- * Meanwhile another thread's sigaction() waits (it would race our reading
- * of the action in place); the installing thread's own (a handler of a
- * signal that arrives meanwhile) does not. */
-static atomic_int sig_install FTIO_WARM;
-static pthread_t sig_installer FTIO_WARM;
+/* Installing ours (ftio_lifecycle_signals): two bits of sig_eligible no
+ * signal of ours uses (FTIO_WARM has no byte to spare: hot_page.sh).
+ * While it is under way another thread's sigaction() waits (it would race
+ * our reading of the action in place); the installing thread runs no
+ * handler meanwhile (every signal blocked), so never waits for itself. */
+#define SIG_INSTALLING (1ull << 62)
+#define SIG_INSTALLED  (1ull << 63)
 
 static int sig_bit(atomic_ullong *mask, int sig)
 {
@@ -358,7 +359,7 @@ static int install(int sig, const struct sigaction *like, struct sigaction *old)
 /* One of ours (FTIO_SIGNALS on, in fatal_signals, not ignored at start)? */
 static int eligible_signal(int sig)
 {
-    return sig > 0 && sig < NSIG && sig_bit(&sig_eligible, sig);
+    return sig > 0 && sig <= 31 && sig_bit(&sig_eligible, sig);
 }
 
 /* The application changes a fatal signal's action.  SIG_IGN is installed
@@ -368,9 +369,8 @@ static int eligible_signal(int sig)
 FTIO_WRAP(int, sigaction, (int sig, const struct sigaction *act, struct sigaction *old))
 {
     FTIO_REAL_OR(sigaction, -1);
-    if (atomic_load(&sig_install) == 1 && !pthread_equal(sig_installer, pthread_self()))
-        while (atomic_load(&sig_install) == 1)
-            sched_yield();
+    while ((atomic_load(&sig_eligible) & (SIG_INSTALLING | SIG_INSTALLED)) == SIG_INSTALLING)
+        sched_yield();
     if (!eligible_signal(sig))
         return real_sigaction(sig, act, old);
     struct sigaction prev;
@@ -424,9 +424,7 @@ static void signals_init(void)
     if (!ftio_cfg.signals || !real_sigaction)
         return;
     sigset_t all, saved;
-    sigemptyset(&all);
-    for (size_t i = 0; i < sizeof fatal_signals / sizeof *fatal_signals; i++)
-        sigaddset(&all, fatal_signals[i]);
+    sigfillset(&all);                      /* (and no handler of ours runs sigaction meanwhile) */
     pthread_sigmask(SIG_BLOCK, &all, &saved);
     struct sigaction dfl;                  /* SIG_DFL's flags and mask */
     memset(&dfl, 0, sizeof dfl);
@@ -493,10 +491,8 @@ void ftio_lifecycle_init(void)
 /* (The caller holds the flusher's start mutex: no fork meanwhile.) */
 void ftio_lifecycle_signals(void)
 {
-    int expected = 0;
-    if (!atomic_compare_exchange_strong(&sig_install, &expected, 1))
+    if (atomic_fetch_or(&sig_eligible, SIG_INSTALLING) & SIG_INSTALLING)
         return;
-    sig_installer = pthread_self();
     signals_init();
-    atomic_store(&sig_install, 2);
+    atomic_fetch_or(&sig_eligible, SIG_INSTALLED);
 }
