@@ -46,7 +46,8 @@ int ftio_thread_table_classify(void)
 }
 
 /* Put /dev/null on 0, 1, 2 where nothing is open, so that ZeroMQ's and the
- * spool's descriptors never get those numbers: our diagnostics write to 2.
+ * spool's descriptors never get those numbers: our diagnostics write to 2
+ * (when stderr is kept, 0 and 1 are its copies instead: close_inherited).
  * Returns 0 when 2 could not be filled (then we must not log). */
 static int fill_std_fds(void)
 {
@@ -66,15 +67,24 @@ static int fill_std_fds(void)
 
 /* Close every descriptor of our private copy except stderr (kept for our
  * diagnostics unless the application traces a file there).  Raw syscalls:
- * our close wrapper must not see these (they are not the application's). */
-static void close_inherited(void)
+ * our close wrapper must not see these (they are not the application's).
+ * Returns 1 when 0 and 1 are stderr's copies now and stderr is open (the
+ * usual case: then there is nothing for fill_std_fds() to do; two dup2s
+ * where closing 0 and 1, looking at 0-2 and opening /dev/null twice made
+ * eight system calls on a short process's exit path, bench/README.md "exit
+ * latency"), else 0. */
+static int close_inherited(void)
 {
     /* (a pipe or terminal seen by a data call is "not a file": kept) */
     int keep_stderr = ftio_fdt && ftio_fdt_size > 2 && atomic_load(&ftio_fdt[2].fid) < FTIO_FID_MIN &&
                       !atomic_load(&ftio_fdt[2].stdio_fid);
     if (syscall(SYS_close_range, 3u, ~0u, 0) == 0) {
+        /* dup2 closes our copy of what 0 and 1 were (the application's
+         * stdin and stdout: its close of a pipe must reach the reader) */
+        if (keep_stderr && syscall(SYS_dup2, 2, 0) == 0 && syscall(SYS_dup2, 2, 1) == 1)
+            return 1;
         syscall(SYS_close_range, 0u, keep_stderr ? 1u : 2u, 0);
-        return;
+        return 0;
     }
     /* Before Linux 5.9: list our own table (/proc/thread-self, not
      * /proc/self, which is the main thread's). */
@@ -95,11 +105,12 @@ static void close_inherited(void)
             }
         }
         syscall(SYS_close, dfd);
-        return;
+        return 0;
     }
     for (unsigned fd = 0; fd < ftio_fdt_size; fd++)
         if (fd != 2 || !keep_stderr)
             syscall(SYS_close, (int)fd);
+    return 0;
 }
 
 void ftio_fdprivate_enter(void)
@@ -119,13 +130,15 @@ void ftio_fdprivate_enter(void)
     }
     ftio_thread_table = FTIO_TABLE_PRIVATE;
     atomic_store_explicit(&private_tid, self, memory_order_release);
-    close_inherited();
-    /* A short program may have closed its stderr before we copied the
-     * table: then ours would be /dev/null, and our warnings (the once-per-job
-     * ones included, spool.c) are left to a process that can say them. */
-    int had_stderr = syscall(SYS_fcntl, 2, F_GETFD) >= 0;
-    if (!fill_std_fds() || !had_stderr)
-        ftio_quiet = 1;        /* 2 may become a ZeroMQ descriptor: no logging */
+    if (!close_inherited()) {
+        /* A short program may have closed its stderr before we copied the
+         * table: then ours would be /dev/null, and our warnings (the
+         * once-per-job ones included, spool.c) are left to a process that
+         * can say them. */
+        int had_stderr = syscall(SYS_fcntl, 2, F_GETFD) >= 0;
+        if (!fill_std_fds() || !had_stderr)
+            ftio_quiet = 1;    /* 2 may become a ZeroMQ descriptor: no logging */
+    }
     ftio_log("flusher runs in a private descriptor table");
 }
 

@@ -470,6 +470,7 @@ void ftio_flusher_start_if_needed(void)
         } else {
             ftio_warn("cannot start the flusher thread: %s", strerror(rc));
         }
+        ftio_lifecycle_signals();            /* while the thread starts on the other core */
     }
     pthread_mutex_unlock(&fl.start_mu);
     ftio_busy = busy;

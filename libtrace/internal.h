@@ -464,6 +464,10 @@ FTIO_HIDDEN void ftio_spool_after_fork_child(void);
 
 /* ---- lifecycle (lifecycle.c) and symbol resolution --------------------- */
 FTIO_HIDDEN void ftio_lifecycle_init(void);
+/* Our handler in front of the fatal signals, once per image: at its first
+ * record (the flusher's start, under its start mutex), not in the
+ * constructor of every preloaded process (lifecycle.c). */
+FTIO_HIDDEN void ftio_lifecycle_signals(void);
 FTIO_HIDDEN void ftio_lifecycle_inert(void);      /* the shim stays inert here */
 /* Resolve the next definition of every symbol declared with FTIO_WRAPPER or
  * FTIO_NEXT (core.c, at init, single-threaded). */

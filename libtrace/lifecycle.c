@@ -23,12 +23,15 @@
  *   exec fails, tracing resumes (and takes its hand-off back).
  * - fatal signals (TERM INT HUP QUIT ABRT SEGV BUS FPE ILL XCPU XFSZ PIPE)
  *   with the default action: final flush (bounded), then the default action
- *   by re-raising.  signal()/sigaction() are wrapped so that an application
+ *   by re-raising.  Our handler is installed at the image's first record
+ *   (when there is something to flush), not by the constructor: 14 system
+ *   calls every preloaded process made, most of which never record.  signal()/sigaction() are wrapped so that an application
  *   handler installed later is chained instead of replacing ours; the
  *   application sees its own handler as the installed one.
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -277,6 +280,13 @@ static struct signal_state sigs __attribute__((aligned(4096)));
 _Static_assert((SIGXFSZ + 1) * sizeof(struct sigaction) <= 4096, "the fatal signals' actions are one page");
 static atomic_ullong sig_eligible FTIO_WARM;   /* bit sig - 1: we flush on it when it kills */
 static atomic_ullong sig_managed FTIO_WARM;    /* bit sig - 1: our handler is installed */
+/* Installing ours (ftio_lifecycle_signals): two bits of sig_eligible no
+ * signal of ours uses (FTIO_WARM has no byte to spare: hot_page.sh).
+ * While it is under way another thread's sigaction() waits (it would race
+ * our reading of the action in place); the installing thread runs no
+ * handler meanwhile (every signal blocked), so never waits for itself. */
+#define SIG_INSTALLING (1ull << 62)
+#define SIG_INSTALLED  (1ull << 63)
 
 static int sig_bit(atomic_ullong *mask, int sig)
 {
@@ -349,7 +359,7 @@ static int install(int sig, const struct sigaction *like, struct sigaction *old)
 /* One of ours (FTIO_SIGNALS on, in fatal_signals, not ignored at start)? */
 static int eligible_signal(int sig)
 {
-    return sig > 0 && sig < NSIG && sig_bit(&sig_eligible, sig);
+    return sig > 0 && sig <= 31 && sig_bit(&sig_eligible, sig);
 }
 
 /* The application changes a fatal signal's action.  SIG_IGN is installed
@@ -359,6 +369,8 @@ static int eligible_signal(int sig)
 FTIO_WRAP(int, sigaction, (int sig, const struct sigaction *act, struct sigaction *old))
 {
     FTIO_REAL_OR(sigaction, -1);
+    while ((atomic_load(&sig_eligible) & (SIG_INSTALLING | SIG_INSTALLED)) == SIG_INSTALLING)
+        sched_yield();
     if (!eligible_signal(sig))
         return real_sigaction(sig, act, old);
     struct sigaction prev;
@@ -398,12 +410,13 @@ FTIO_WRAPPER(__sighandler_t, signal, (int sig, __sighandler_t handler))
     return old.sa_handler;
 }
 
-/* Our handler in front of each fatal signal's action at start.  A new image
- * starts with SIG_DFL (no flags, no mask) or SIG_IGN: ours is installed as
- * for SIG_DFL and the old action read in the same call (one system call a
- * signal, not two: every preloaded process makes them); an ignored signal
- * (nohup) gets its SIG_IGN back, an earlier handler (another preloaded
- * library's) ours again with its flags and mask.  The signals are blocked
+/* Our handler in front of each fatal signal's action, at the first record.
+ * Most actions are still SIG_DFL (no flags, no mask) or SIG_IGN then: ours
+ * is installed as for SIG_DFL and the old action read in the same call (one
+ * system call a signal, not two); an ignored signal (nohup) gets its SIG_IGN
+ * back, an earlier handler (the application's, set before its first I/O, or
+ * another preloaded library's) ours again with its flags and mask, the
+ * application's kept to chain to.  The signals are blocked
  * meanwhile, so that none meets the handler installed for SIG_DFL in its
  * place. */
 static void signals_init(void)
@@ -411,9 +424,7 @@ static void signals_init(void)
     if (!ftio_cfg.signals || !real_sigaction)
         return;
     sigset_t all, saved;
-    sigemptyset(&all);
-    for (size_t i = 0; i < sizeof fatal_signals / sizeof *fatal_signals; i++)
-        sigaddset(&all, fatal_signals[i]);
+    sigfillset(&all);                      /* (and no handler of ours runs sigaction meanwhile) */
     pthread_sigmask(SIG_BLOCK, &all, &saved);
     struct sigaction dfl;                  /* SIG_DFL's flags and mask */
     memset(&dfl, 0, sizeof dfl);
@@ -423,6 +434,8 @@ static void signals_init(void)
         struct sigaction cur;
         memset(&cur, 0, sizeof cur);       /* (glibc fills the kernel's part of the mask only) */
         if (install(sig, &dfl, &cur) != 0)
+            continue;
+        if (cur.sa_sigaction == on_signal)  /* ours already (a fork child's second try) */
             continue;
         if (cur.sa_handler == SIG_IGN) {   /* e.g. nohup: leave it alone */
             real_sigaction(sig, &cur, NULL);
@@ -473,5 +486,13 @@ void ftio_lifecycle_init(void)
         ftio_flusher_start_if_needed();
     pthread_atfork(fork_prepare, fork_parent, fork_child);
     at_quick_exit(quick_exit_hook);
+}
+
+/* (The caller holds the flusher's start mutex: no fork meanwhile.) */
+void ftio_lifecycle_signals(void)
+{
+    if (atomic_fetch_or(&sig_eligible, SIG_INSTALLING) & SIG_INSTALLING)
+        return;
     signals_init();
+    atomic_fetch_or(&sig_eligible, SIG_INSTALLED);
 }
