@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,22 +167,43 @@ static size_t log_memory(const struct record_log *l)
 }
 
 /* Room for one more record: doubled, in a run once that is LOG_RUN_MIN
- * bytes or more (the records so far copied over).  0, or -1 out of memory. */
+ * bytes or more, back in malloc past a run's largest size (--summary-records
+ * beyond ~40,000) or when the pool has no memory; the records so far are
+ * copied over.  0, or -1 out of memory. */
 static int log_grow(struct record_log *l)
 {
     size_t cap = l->cap ? 2 * l->cap : 128;
+    if (cap > SIZE_MAX / LOG_RECORD) {
+        errno = ENOMEM;
+        return -1;
+    }
     char *run = cap * LOG_RECORD >= LOG_RUN_MIN ? ftio_bin_pool_run(cap * LOG_RECORD) : NULL;
-    if (!run) {                     /* small, or past a run's size: malloc */
-        if (l->run) {
-            errno = ENOMEM;         /* (log_records keeps logs far below POOL_RUN_MAX) */
-            return -1;
-        }
+    if (!run && !l->run) {          /* small, or past a run's size: malloc */
         void **const cols[] = {(void **)&l->ts, (void **)&l->te, (void **)&l->bytes, (void **)&l->act};
         const size_t elem[] = {sizeof *l->ts, sizeof *l->te, sizeof *l->bytes, sizeof *l->act};
         return ftio_grow_parallel(&l->cap, l->n + 1, 4, cols, elem);
     }
-    double *ts = (double *)run, *te = ts + cap, *bytes = te + cap;
-    int8_t *act = (int8_t *)(bytes + cap);
+    double *ts, *te, *bytes;
+    int8_t *act;
+    if (run) {
+        ts = (double *)run;
+        te = ts + cap;
+        bytes = te + cap;
+        act = (int8_t *)(bytes + cap);
+    } else {                        /* from a run back to malloc */
+        ts = malloc(cap * sizeof *ts);
+        te = malloc(cap * sizeof *te);
+        bytes = malloc(cap * sizeof *bytes);
+        act = malloc(cap * sizeof *act);
+        if (!ts || !te || !bytes || !act) {
+            free(ts);
+            free(te);
+            free(bytes);
+            free(act);
+            errno = ENOMEM;
+            return -1;
+        }
+    }
     memcpy(ts, l->ts, l->n * sizeof *ts);
     memcpy(te, l->te, l->n * sizeof *te);
     memcpy(bytes, l->bytes, l->n * sizeof *bytes);

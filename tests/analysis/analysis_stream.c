@@ -299,6 +299,19 @@ START_TEST(grid_relaid)
     ck_assert_int_eq(ftio_stream_step(s, a, w, 3000, 3000, err, sizeof err), 0);
     ck_assert_int_eq(ftio_stream_logged(s), -1);
     ftio_stream_free(direct);
+    ftio_stream_free(s);
+
+    /* Past a run's largest size (a large --summary-records) it goes back to
+     * malloc, every record kept. */
+    s = stream_new(7200, 100000);
+    for (int i = 0; i < 50000; i++)
+        ck_assert_int_eq(ftio_stream_add(s, -1, 0.1 * i, 0.1 * i + 0.05, i), 0);
+    ck_assert_int_eq(ftio_stream_logged(s), 50000);
+    for (int i = 0; i < 50000; i++) {
+        double ts, te, bytes;
+        ck_assert_int_eq(ftio_stream_logged_record(s, (size_t)i, &ts, &te, &bytes), 0);
+        ck_assert(ts == 0.1 * i && te == 0.1 * i + 0.05 && bytes == i);
+    }
     ftio_stream_work_free(w);
     ftio_analyzer_free(a);
     ftio_stream_free(s);
