@@ -13,8 +13,9 @@
 #     cover less than a tenth of is idle; a second in between is not
 #     judged: a 0.5-0.7 s phase that straddles a second boundary splits
 #     into two such seconds, where the wall clock's offset, not the
-#     forecast, decides on which side of 30 % each falls (one suite run
-#     failed on it: F1 0.60, 41 seconds each side of 30 % by a few %);
+#     forecast, decides on which side of 30 % each falls (a run beside
+#     stress-ng counted 16 false positives, every one a second covered
+#     25-29 %; a suite run failed with 41 and F1 0.60);
 #   - the bytes predicted for 10-s windows 5 s ahead within 30 % of the
 #     bytes the phases moved;
 #   - the collisions predicted (phases of the two jobs of one file system
