@@ -7,7 +7,8 @@
  * offered is kept (a copy) until ftiod acknowledges it:
  *
  *   - daemon up: sent at once, forgotten at its acknowledgement (ftiod sends
- *     it after merging, and after writing it to its --state-dir journal);
+ *     it once the batch is taken and written to its --state-dir journal,
+ *     just before merging it: PROTOCOL.md §1.4);
  *   - daemon down or restarting: kept unsent, sent when the connection is
  *     back (ZeroMQ reconnects by itself), so a restart loses nothing and the
  *     job needs no replay;
