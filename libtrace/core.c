@@ -96,7 +96,7 @@ static void vlog(const char *fmt, va_list ap)
     int saved = errno, busy = ftio_busy;
     ftio_busy = 1;
     ssize_t w = write(2, buf, len);
-    (void)w;
+    ftio_unseen_own_write(w);              /* the shim's line, not the program's unseen */
     ftio_busy = busy;
     errno = saved;
 }

@@ -305,6 +305,7 @@ FTIO_HIDDEN void ftio_unseen_init(void);
 FTIO_HIDDEN void ftio_unseen_count(const struct ftio_record *rec, size_t n);
 FTIO_HIDDEN int  ftio_unseen_final(uint64_t *unseen_read, uint64_t *unseen_write);
 FTIO_HIDDEN void ftio_unseen_after_fork_child(void);
+FTIO_HIDDEN void ftio_unseen_own_write(ssize_t n);   /* the shim's stderr lines */
 
 /* ---- rings (ring.c) --------------------------------------------------- */
 /* Segments of records_per_ring records; at most max_records buffered in all

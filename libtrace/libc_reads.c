@@ -1,19 +1,22 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* libc_reads.c -- what glibc reads on the program's behalf, counted from the
- * kernel's and glibc's own numbers, so that the kernel cross-check (unseen.c)
- * tells it from I/O that no wrapper saw.  Three kinds, each exact:
+/* libc_reads.c -- what glibc reads (and writes) on the program's behalf,
+ * counted from the kernel's and glibc's own numbers, so that the kernel
+ * cross-check (unseen.c) tells it from I/O that no wrapper saw.  Three
+ * kinds, each exact:
  *
  *  - glibc's own files: setlocale() and newlocale() read locale.alias (and
  *    locales kept outside the archive), the first conversion of a time reads
- *    the time zone's file, sysconf(_SC_NPROCESSORS_CONF) the CPU list, the
+ *    the time zone's file, sysconf() the CPU lists and ngroups_max, the
  *    name services (getaddrinfo, gethostbyname, getpwnam...) nsswitch.conf,
- *    /etc/hosts, resolv.conf, passwd..., all inside libc, through no
- *    wrapper.  The calling thread's rchar is read before and after the real
- *    call: the difference is what glibc read there.  Two /proc reads (6
- *    system calls, ~10 us) per call that names a locale other than "C" or
- *    "POSIX" (glibc loads no file for those, nor for a query, nor for "" in
- *    an environment that names no other), per tzset() and the first time
- *    conversion, per sysconf(_SC_NPROCESSORS_CONF), per name-service call.
+ *    /etc/hosts, resolv.conf, passwd..., sem_open(O_CREAT) writes the new
+ *    semaphore into its file, all inside libc, through no wrapper.  The
+ *    calling thread's rchar and wchar are read before and after the real
+ *    call: the difference is what glibc read (or wrote) there.  Two /proc
+ *    reads (6 system calls, ~10 us) per call that names a locale other than
+ *    "C" or "POSIX" (glibc loads no file for those, nor for a query, nor for
+ *    "" in an environment that names no other), per tzset() and the first
+ *    time conversion, per sysconf() of a name that reads a file, per
+ *    name-service call, per sem_open(O_CREAT).
  *  - loader: for every object it maps, the dynamic loader reads the ELF
  *    header (832 bytes on 64-bit: glibc's struct filebuf) and, when they lie
  *    beyond it, the program headers (twice: open_verify and
@@ -51,12 +54,15 @@
 #include <netdb.h>
 #include <pwd.h>
 #include <pthread.h>
+#include <semaphore.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysinfo.h>
 #include <time.h>
 #include <system_link.h>   /* the system's <link.h>: dl_iterate_phdr */
 #include <unistd.h>
@@ -121,15 +127,16 @@ static int loads_a_file(const char *locale)
 
 struct window {
     int open;
-    uint64_t rchar;
+    uint64_t io[2];              /* the thread's rchar and wchar before the call */
 };
 
 enum { LOOK_ADOPT, LOOK_COUNT, LOOK_SHIM };      /* (a look's mode: below) */
 static void loader_look(int mode);
 
-/* Around a library call that reads through no wrapper: the thread's rchar
- * before and after.  Objects the call loads are the loader's (counted
- * before, adopted after: the window holds their reads already). */
+/* Around a library call that reads or writes through no wrapper: the
+ * thread's rchar and wchar before and after.  Objects the call loads are
+ * the loader's (counted before, adopted after: the window holds their reads
+ * already). */
 static void window_open(struct window *w)
 {
     w->open = 0;
@@ -138,24 +145,30 @@ static void window_open(struct window *w)
     int e = errno;
     loader_look(LOOK_COUNT);
     uint64_t len;
-    if (ftio_unseen_thread_rchar(&w->rchar, &len) == 0) {
-        w->rchar += len;                       /* this read, counted after it */
+    if (ftio_unseen_thread_io(w->io, &len) == 0) {
+        w->io[0] += len;                       /* this read, counted after it */
         atomic_fetch_add(&lr.own, len);
         w->open = 1;
     }
     errno = e;
 }
 
+/* What was read goes `into` one of the counts above; what was written
+ * (sem_open's semaphore file) passed through this wrapper without a
+ * record, as a write to an excluded file does: ftio_passed_bytes. */
 static void window_close(const struct window *w, _Atomic uint64_t *into)
 {
     if (!w->open)
         return;
     int e = errno;
-    uint64_t now, len;
-    if (ftio_unseen_thread_rchar(&now, &len) == 0) {
+    uint64_t now[2], len;
+    if (ftio_unseen_thread_io(now, &len) == 0) {
         atomic_fetch_add(&lr.own, len);
-        if (now > w->rchar)
-            atomic_fetch_add(into, now - w->rchar);
+        if (now[0] > w->io[0])
+            atomic_fetch_add(into, now[0] - w->io[0]);
+        if (now[1] > w->io[1])
+            atomic_fetch_add_explicit(&ftio_passed_bytes[FTIO_OP_WRITE], now[1] - w->io[1],
+                                      memory_order_relaxed);
     }
     loader_look(LOOK_ADOPT);
     errno = e;
@@ -252,17 +265,45 @@ NSS(int, getpwuid_r, (uid_t uid, struct passwd *p, char *buf, size_t len, struct
 NSS(struct group *, getgrnam, (const char *name), (name), NULL)
 NSS(struct group *, getgrgid, (gid_t gid), (gid), NULL)
 
-/* sysconf(_SC_NPROCESSORS_CONF) and get_nprocs_conf() read
- * /sys/devices/system/cpu/possible at every call (glibc 2.36); the other
- * names read nothing. */
+/* The sysconf names whose answer glibc 2.36 reads from a file
+ * (sysdeps/unix/sysv/linux/sysconf.c, getsysstats.c), at every call: the
+ * CPU lists (/sys/devices/system/cpu/possible and online; /proc/stat when
+ * they are missing), /proc/sys/kernel/ngroups_max, and rtsig-max when
+ * getrlimit fails; get_nprocs_conf() and get_nprocs() read the CPU lists
+ * too (hwloc, under every Open MPI rank's MPI_Init, asks for the online
+ * ones).  The other names read nothing. */
+static int sysconf_reads(int name)
+{
+    return name == _SC_NPROCESSORS_CONF || name == _SC_NPROCESSORS_ONLN || name == _SC_NGROUPS_MAX ||
+           name == _SC_SIGQUEUE_MAX;
+}
+
 RARE_WRAPPER(long, sysconf, (int name))
 {
     FTIO_REAL_OR(sysconf, -1);
-    if (name != _SC_NPROCESSORS_CONF)
+    if (!sysconf_reads(name))
         return real_sysconf(name);
     return IN_WINDOW(long, real_sysconf(name));
 }
 WINDOWED(int, get_nprocs_conf, (void), (), 1, ALWAYS)
+WINDOWED(int, get_nprocs, (void), (), 1, ALWAYS)
+
+/* sem_open(O_CREAT) writes the new semaphore (a sem_t, 32 bytes on 64-bit)
+ * into a file it creates in /dev/shm, inside libc (Open MPI's shared file
+ * pointer, under every parallel HDF5 file's creation); without O_CREAT it
+ * writes nothing. */
+RARE_WRAPPER(sem_t *, sem_open, (const char *name, int oflag, ...))
+{
+    FTIO_REAL_OR(sem_open, SEM_FAILED);
+    if (!(oflag & O_CREAT))
+        return real_sem_open(name, oflag);
+    va_list ap;
+    va_start(ap, oflag);
+    mode_t mode = va_arg(ap, mode_t);
+    unsigned value = va_arg(ap, unsigned);
+    va_end(ap);
+    return IN_WINDOW(sem_t *, real_sem_open(name, oflag, mode, value));
+}
 
 /* ---- the loader ------------------------------------------------------- */
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* libc_reads.h -- what glibc reads on the program's behalf (libc_reads.c):
- * its own files (locales, time zone, CPU list), the loader's reads of
+ * its own files (locales, time zone, CPU lists, name services; and the
+ * semaphore sem_open writes), the loader's reads of
  * objects loaded after start, stdio's read-ahead that the program never
  * consumed.  The kernel cross-check
  * (unseen.c) counts these apart from what no wrapper saw. */
@@ -48,9 +49,9 @@ FTIO_HIDDEN void ftio_libc_reads_after_fork_child(void);
 FTIO_HIDDEN void ftio_libc_reads_final(struct ftio_libc_reads *out);
 
 /* unseen.c's, for the above: the image is traced (its counts started);
- * the calling thread's rchar, and the bytes that reading it moved (which the
- * kernel adds after).  0 or -1. */
+ * the calling thread's rchar and wchar (io[0], io[1]), and the bytes that
+ * reading them moved (which the kernel adds to rchar after).  0 or -1. */
 FTIO_HIDDEN int ftio_unseen_started(void);
-FTIO_HIDDEN int ftio_unseen_thread_rchar(uint64_t *rchar, uint64_t *len);
+FTIO_HIDDEN int ftio_unseen_thread_io(uint64_t io[2], uint64_t *len);
 
 #endif

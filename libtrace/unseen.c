@@ -86,13 +86,9 @@ int ftio_unseen_started(void)
     return us.have_base;
 }
 
-int ftio_unseen_thread_rchar(uint64_t *rchar, uint64_t *len)
+int ftio_unseen_thread_io(uint64_t io[2], uint64_t *len)
 {
-    uint64_t io[2];
-    if (read_io("/proc/thread-self/io", io, len) != 0)
-        return -1;
-    *rchar = io[0];
-    return 0;
+    return read_io("/proc/thread-self/io", io, len);
 }
 
 /* An application thread ends: what it moved stays in the process's count
@@ -137,6 +133,19 @@ void ftio_unseen_after_fork_child(void)
     atomic_store(&ftio_passed_bytes[1], 0);
     ftio_unseen_thread_known = 1;                      /* the forking thread is the child's only one */
     ftio_libc_reads_after_fork_child();
+}
+
+/* A line of the shim's own on stderr (FTIO_DEBUG, a warning), written in
+ * the caller's thread through the write wrapper as a reentrant call (no
+ * record, nothing passed): counted as passed, so that FTIO_DEBUG's
+ * cross-check line says what the program left unseen.  (Lines written
+ * before the start's counts are in them already.) */
+void ftio_unseen_own_write(ssize_t n)
+{
+    if (n > 0 && us.have_base && !ftio_private_table_thread()) {
+        ftio_unseen_thread();
+        atomic_fetch_add_explicit(&ftio_passed_bytes[FTIO_OP_WRITE], (uint64_t)n, memory_order_relaxed);
+    }
 }
 
 void ftio_unseen_count(const struct ftio_record *rec, size_t n)

@@ -15,7 +15,8 @@
  * It also makes glibc read on its behalf, which the cross-check must tell
  * from what no wrapper saw: setlocale() of a locale not in the archive
  * (glibc reads locale.alias), the time zone's file (localtime_r), the CPU
- * list (sysconf), objects loaded after start (one dlclose()d, one left
+ * lists and ngroups_max (sysconf, get_nprocs), the semaphore sem_open()
+ * writes into its file, objects loaded after start (one dlclose()d, one left
  * loaded), /proc files read a line at a time through stdio and getmntent
  * (the rest of stdio's block never consumed: closed, sought back, left
  * open).
@@ -27,12 +28,14 @@
 #include <fcntl.h>
 #include <locale.h>
 #include <mntent.h>
+#include <semaphore.h>
 #include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sendfile.h>
 #include <sys/syscall.h>
+#include <sys/sysinfo.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -151,6 +154,18 @@ int main(int argc, char **argv)
     struct tm tm;
     if (!localtime_r(&now, &tm) || sysconf(_SC_NPROCESSORS_CONF) < 1)
         die("localtime_r/sysconf");
+    /* (hwloc, under every Open MPI rank: the online CPUs) */
+    if (sysconf(_SC_NPROCESSORS_ONLN) < 1 || get_nprocs() < 1 || sysconf(_SC_NGROUPS_MAX) < 1)
+        die("sysconf/get_nprocs");
+    /* (Open MPI's shared file pointer, under parallel HDF5: glibc writes
+     * the new semaphore into its file in /dev/shm) */
+    char sem[64];
+    snprintf(sem, sizeof sem, "/ftio-test-%ld", (long)getpid());
+    sem_t *s = sem_open(sem, O_CREAT | O_EXCL, 0600, 0);
+    if (s == SEM_FAILED)
+        die("sem_open");
+    sem_close(s);
+    sem_unlink(sem);
     FILE *mt = setmntent("/proc/self/mounts", "r");
     if (!mt || !getmntent(mt))
         die("getmntent");
