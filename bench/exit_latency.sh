@@ -16,6 +16,10 @@
 # (ZeroMQ from the first batch: the shim before libtrace/zmtp.c).
 # MUNGE=1 adds "up, munge": a private munged and a second ftiod --auth munge,
 # the shims with FTIO_AUTH=munge (the MUNGE frame on every batch).
+# BASE_FTIOD=path/to/older/ftiod sends the base shim's cases to a second
+# daemon of that build (the same options), so that "base shim" is the older
+# shim and ftiod side by side with this tree's pair (an acknowledgement's
+# latency is ftiod's as much as the shim's).
 # STAT=1 adds, from `perf stat` around each run, the medians of the CPU time
 # of all the process's threads (task-clock, ms) and of its page faults: on a
 # loaded machine they move far less than wall time, and on a VM whose page
@@ -26,12 +30,18 @@ B=${B:-build}
 N=${N:-40}
 T=$(mktemp -d)
 MP= MDP= SPP=
-trap 'kill $DP $MDP $MP $SPP 2>/dev/null; kill -CONT $DP 2>/dev/null; rm -rf "$T"' EXIT
+BDP=
+trap 'kill $DP $BDP $MDP $MP $SPP 2>/dev/null; kill -CONT $DP $BDP 2>/dev/null; rm -rf "$T"' EXIT
 mkdir -m 700 "$T/spool"
 head -c 4096 /dev/urandom >"$T/data"
 "$B/bin/ftiod" --auth none --listen "ipc://$T/in" --pub "ipc://$T/pub" --status-endpoint "ipc://$T/st" \
   2>"$T/ftiod.err" &
 DP=$!
+if [ -n "${BASE_FTIOD:-}" ]; then
+  "$BASE_FTIOD" --auth none --listen "ipc://$T/bin" --pub "ipc://$T/bpub" --status-endpoint "ipc://$T/bst" \
+    2>"$T/ftiod-base.err" &
+  BDP=$!
+fi
 if [ "${MUNGE:-0}" = 1 ]; then
   mungekey -c -k "$T/munge.key" -b 1024 >/dev/null 2>&1 || { echo "mungekey failed" >&2; exit 1; }
   munged -F -f --socket="$T/munge.sock" --key-file="$T/munge.key" --log-file="$T/munged.log" \
@@ -47,10 +57,11 @@ fi
 /usr/bin/python3 "$(dirname "$0")/../tests/shim/stall_peer.py" "ipc://$T/silent" "$T/silent.ready" 3600 &
 SPP=$!
 sleep 0.5
-/usr/bin/python3 - "$N" "$T" "$DP" "$(pwd)/$B/lib/libftio.so" "${BASE_LIB:-}" "${STAT:-0}" <<'PYEOF'
+/usr/bin/python3 - "$N" "$T" "$DP" "$(pwd)/$B/lib/libftio.so" "${BASE_LIB:-}" "${STAT:-0}" "${BDP:-0}" <<'PYEOF'
 import os, signal, statistics, subprocess, sys, time
 n, T, dp, lib, base = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
 stat = sys.argv[6] == "1"
+bdp = int(sys.argv[7])      # the base shim's own ftiod (BASE_FTIOD), 0: none
 def env(libpath, endpoint, extra={}):
     e = dict(os.environ, FTIO_AUTH="none", FTIO_SPOOL_DIR=T + "/spool", FTIO_ENDPOINT=endpoint)
     e.update(extra)
@@ -87,6 +98,8 @@ def spooled():
 CAT = ["cat", T + "/data"]
 libs = [("this shim", lib, {}), ("zmq only", lib, {"FTIO_ZMTP": "0"})] + \
        ([("base shim", base, {})] if base else [])
+def endpoint(name, ep):
+    return ep.replace("/in", "/bin") if name == "base shim" and bdp and ep.endswith("/in") else ep
 up, down = "ipc://%s/in" % T, "ipc://%s/nobody" % T
 cases = [("daemon up", up, CAT), ("daemon down", down, CAT), ("daemon hung", up, CAT),
          ("silent peer", "ipc://%s/silent" % T, CAT),
@@ -98,6 +111,8 @@ if os.path.exists(T + "/munge.sock"):
 # and with no answer of ftiod's known on the node yet that run spools: a
 # start-up effect, not the steady state measured here (libtrace/README.md).
 run(env(lib, up), CAT)
+if bdp:
+    run(env(base, endpoint("base shim", up)), CAT)
 spooled()
 print("exit latency: %d runs per case, medians (ms per process); spooled: runs that left a spool file" % n)
 print("%-12s %-10s %8s %8s %8s %8s" % ("case", "shim", "plain", "traced", "added", "spooled") +
@@ -107,14 +122,15 @@ if stat:
           " %8s %8s %8s %7s %7s" % ("plain", "traced", "added", "plain", "traced"))
 for case, ep, cmd in cases:
     if case == "daemon hung":
-        os.kill(dp, signal.SIGSTOP)
+        for p in [dp] + ([bdp] if bdp else []):
+            os.kill(p, signal.SIGSTOP)
     for name, l, extra in libs:
         plain, traced = [], []
         spooled()
         for i in range(n):
             plain.append(run(env(None, ep), cmd))
             auth = {"FTIO_AUTH": "munge", "FTIO_MUNGE_SOCKET": T + "/munge.sock"} if case == "up, munge" else {}
-            traced.append(run(env(l, ep, dict(extra, **auth)), cmd))
+            traced.append(run(env(l, endpoint(name, ep), dict(extra, **auth)), cmd))
         med = lambda runs, f: statistics.median(f(r) for r in runs)
         mp, mt = med(plain, lambda r: r[0]), med(traced, lambda r: r[0])
         line = "%-12s %-10s %8.2f %8.2f %8.2f %5d/%d" % (case, name, mp, mt, mt - mp, spooled(), n)
@@ -124,5 +140,6 @@ for case, ep, cmd in cases:
                                                        med(traced, lambda r: r[1][1]))
         print(line)
     if case == "daemon hung":
-        os.kill(dp, signal.SIGCONT)
+        for p in [dp] + ([bdp] if bdp else []):
+            os.kill(p, signal.SIGCONT)
 PYEOF

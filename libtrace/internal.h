@@ -445,10 +445,11 @@ FTIO_HIDDEN int ftio_sink_unsent(void);
 /* Acknowledgements, sends that can go now, resends, the silent daemon. */
 FTIO_HIDDEN void ftio_sink_poll(void);
 /* End of the image: at most FTIO_EXIT_WAIT_MS for the daemon, the rest to
- * the spool file, the socket closed.  handoff (exec into a traced image):
+ * the spool file, the socket closed (final, the process's end: a ZMTP
+ * socket is left to exit_group).  handoff (exec into a traced image):
  * no wait, the unacknowledged batches are handed to the next image through
  * the spool file (ftio_sink_handoff_env()); returns 1 when they were. */
-FTIO_HIDDEN int ftio_sink_finish(int handoff);
+FTIO_HIDDEN int ftio_sink_finish(int handoff, int final);
 /* For the next image's environment: "FTIO_HANDOFF=<pid>:<offset>:<seq>/
  * <len>,...;<path>" after a hand-off, or the one handed to us while our
  * flusher has not taken it; "" when there is nothing to hand off. */

@@ -7,7 +7,8 @@
  * offered is kept (a copy) until ftiod acknowledges it:
  *
  *   - daemon up: sent at once, forgotten at its acknowledgement (ftiod sends
- *     it after merging, and after writing it to its --state-dir journal);
+ *     it once the batch is taken and written to its --state-dir journal,
+ *     just before merging it: PROTOCOL.md §1.4);
  *   - daemon down or restarting: kept unsent, sent when the connection is
  *     back (ZeroMQ reconnects by itself), so a restart loses nothing and the
  *     job needs no replay;
@@ -800,7 +801,7 @@ static void wait_sent_acks(void)
     }
 }
 
-int ftio_sink_finish(int exec)
+int ftio_sink_finish(int exec, int final)
 {
     sk.handoff_env[0] = 0;
     int handed = 0;
@@ -872,8 +873,16 @@ int ftio_sink_finish(int exec)
     spool_all();
     pend_release();
     sk.bytes = 0;
-    if (link_up())
-        sk.link->close();             /* what it holds is spooled now */
+    /* What it holds is spooled now.  At the process's end a ZMTP socket
+     * is not closed here: exit_group closes it a moment later, and the
+     * close woke ftiod's I/O thread (the end of the connection) while the
+     * exiting thread was about to be woken on the same two cores
+     * (bench/README.md "seventh round"); it is in our private descriptor
+     * table, which nothing else uses. */
+    if (final && zmtp_on())
+        sk.link->abandon();
+    else if (link_up())
+        sk.link->close();
     sk.link = NULL;
     sk.deadline_ns = 0;
     sk.deferred = 0;

@@ -4,7 +4,8 @@
  * (a fresh job, a batch seen before, an absurd sequence number, --max-procs,
  * a full job table and the room an ended job makes, another uid's job under
  * a reused id, each quota, a journal that cannot be written), with the
- * counters it moves and the acknowledgement the sender gets. */
+ * counters it moves and the acknowledgement the sender gets, which leaves
+ * before the merge and survives a daemon killed right then. */
 #include <check.h>
 #include "../check_main.h"
 #include <ftw.h>
@@ -16,6 +17,8 @@
 #include <unistd.h>
 #include "auth.h"
 #include "daemon/admit.h"
+#include "timeutil.h"
+#include "wire.h"
 #include "transport.h"
 
 static struct ftiod d;
@@ -206,11 +209,88 @@ START_TEST(unjournaled)
 }
 END_TEST
 
+/* The acknowledgement of a batch that goes into its job leaves once the
+ * batch is journaled and before the merge proper (PROTOCOL.md §1.4): at
+ * that moment the journal holds it and the job does not yet.  A daemon
+ * killed right then (its journal copied at the acknowledgement: what a
+ * SIGKILL leaves) restores the batch from the journal: nothing the sender
+ * forgets is lost.  A duplicate is acknowledged by the caller, not here. */
+struct at_ack {
+    const char *dir, *copy;
+    int calls, status;
+    uint64_t records_then;
+};
+
+static void on_ack(void *ctx, int status)
+{
+    struct at_ack *x = ctx;
+    x->calls++;
+    x->status = status;
+    struct job *j = job_table_find(&d.jobs, "k");
+    ck_assert_ptr_nonnull(j);
+    x->records_then = j->records;
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "cp -p %s/*.journal %s/", x->dir, x->copy);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+START_TEST(acknowledged_before_the_merge)
+{
+    char dir[] = "/tmp/test_admit.XXXXXX", copy[] = "/tmp/test_admit.XXXXXX", err[256];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_ptr_nonnull(mkdtemp(copy));
+    d.state = ftiod_state_open(dir, err, sizeof err);
+    ck_assert_msg(d.state != NULL, "%s", err);
+    for (int i = 0; i < 4; i++)
+        rec[i] = (struct ftio_record){.t_start = 1000000000ull + i * 1000, .t_end = 1000000500ull + i * 1000,
+                                      .bytes = 4096, .offset = 4096 * i, .op = FTIO_OP_WRITE,
+                                      .layer = FTIO_LAYER_POSIX, .file_id = 7};
+    struct ftio_batch b = {0};
+    b.h = (struct ftio_batch_header){.version = 1, .job = "k", .host = "h", .pid = 9, .rank = -1,
+                                     .seq = 0, .final = true, .clock_mono = 1000000000,
+                                     .clock_real = ftio_real_ns()};
+    b.rec = rec;
+    b.n = 4;
+    struct ftio_wbuf w = {0};
+    ck_assert_int_eq(ftio_wire_encode(&w, &b.h, rec, 4), 0);
+    struct at_ack x = {dir, copy, 0, -1, 99};
+    struct admission a;
+    ck_assert_int_eq(ftiod_admit_acking(&d, &b, -1, w.data, w.len, &a, on_ack, &x), ADMIT_MERGED);
+    ck_assert_int_eq(x.calls, 1);
+    ck_assert_int_eq(x.status, FTIO_ACK_MERGED);
+    ck_assert_uint_eq(x.records_then, 0);                          /* not merged at the ack */
+    ck_assert_uint_eq(job_table_find(&d.jobs, "k")->records, 4);  /* merged after it */
+    ck_assert_int_eq(ftiod_admit_acking(&d, &b, -1, w.data, w.len, &a, on_ack, &x), ADMIT_DUPLICATE);
+    ck_assert_int_eq(x.calls, 1);
+
+    /* The daemon "killed" at the acknowledgement, restarted on its journal. */
+    ftiod_state_release_all(d.state, &d.jobs);
+    ftiod_state_close(d.state);
+    d.state = NULL;
+    teardown();
+    setup();
+    d.state = ftiod_state_open(copy, err, sizeof err);
+    ck_assert_msg(d.state != NULL, "%s", err);
+    ck_assert_int_eq(ftiod_state_restore(d.state, &d), 0);
+    struct job *j = job_table_find(&d.jobs, "k");
+    ck_assert_ptr_nonnull(j);
+    ck_assert_uint_eq(j->records, 4);
+    ck_assert_uint_eq(j->batches, 1);
+    ck_assert_uint_eq(j->nfinal, 1);
+    ftiod_state_release_all(d.state, &d.jobs);
+    ftiod_state_close(d.state);
+    d.state = NULL;
+    ftio_wbuf_free(&w);
+    ck_assert_int_eq(nftw(dir, remove_one, 8, FTW_DEPTH | FTW_PHYS), 0);
+    ck_assert_int_eq(nftw(copy, remove_one, 8, FTW_DEPTH | FTW_PHYS), 0);
+}
+END_TEST
+
 Suite *ftio_test_suite(void)
 {
     const TTest *const verdicts[] = {
         merged_then_duplicate, bad_sequence_and_too_many_procs, table_full_until_a_job_ends,
-        namespace_and_foreign, quotas, unjournaled,
+        namespace_and_foreign, quotas, unjournaled, acknowledged_before_the_merge,
     };
     Suite *s = suite_create("admit");
     TCase *tc = tcase_create("verdicts");
