@@ -9,14 +9,15 @@
  *    the time zone's file, sysconf() the CPU lists and ngroups_max, the
  *    name services (getaddrinfo, gethostbyname, getpwnam...) nsswitch.conf,
  *    /etc/hosts, resolv.conf, passwd..., sem_open(O_CREAT) writes the new
- *    semaphore into its file, all inside libc, through no wrapper.  The
+ *    semaphore into its file, perror() and warn() their message on stderr
+ *    (below: "messages on stderr"), all inside libc, through no wrapper.  The
  *    calling thread's rchar and wchar are read before and after the real
  *    call: the difference is what glibc read (or wrote) there.  Two /proc
  *    reads (6 system calls, ~10 us) per call that names a locale other than
  *    "C" or "POSIX" (glibc loads no file for those, nor for a query, nor for
  *    "" in an environment that names no other), per tzset() and the first
  *    time conversion, per sysconf() of a name that reads a file, per
- *    name-service call, per sem_open(O_CREAT).
+ *    name-service call, per sem_open(O_CREAT), per message.
  *  - loader: for every object it maps, the dynamic loader reads the ELF
  *    header (832 bytes on 64-bit: glibc's struct filebuf) and, when they lie
  *    beyond it, the program headers (twice: open_verify and
