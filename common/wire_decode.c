@@ -143,28 +143,39 @@ static inline int read_num(struct reader *r, struct num *v)
 }
 
 /* The values a column mostly holds, read inline: a positive fixint (op,
- * layer, flags, small ids) or a uint 64 (times in ns); true when read, else
- * nothing consumed and read_num() decides. */
+ * layer, flags, small ids), a uint 64 (times in ns) or a uint 8/16/32
+ * (sizes and offsets); true when read, else nothing consumed and read_num()
+ * decides. */
 static inline int read_uint_fast(struct reader *r, struct num *v)
 {
     const uint8_t *p = r->p;
     if (p >= r->end)
         return 0;
+    size_t len;
+    uint64_t u;
     if (p[0] <= 0x7f) {
-        r->item = p;
-        v->u = p[0];
-        v->neg = 0;
-        r->p = p + 1;
-        return 1;
+        len = 1;
+        u = p[0];
+    } else if (p[0] == 0xcf && r->end - p >= 9) {
+        len = 9;
+        u = be64(p + 1);
+    } else if (p[0] == 0xce && r->end - p >= 5) {
+        len = 5;
+        u = be32(p + 1);
+    } else if (p[0] == 0xcd && r->end - p >= 3) {
+        len = 3;
+        u = be16(p + 1);
+    } else if (p[0] == 0xcc && r->end - p >= 2) {
+        len = 2;
+        u = p[1];
+    } else {
+        return 0;
     }
-    if (p[0] == 0xcf && r->end - p >= 9) {
-        r->item = p;
-        v->u = be64(p + 1);
-        v->neg = 0;
-        r->p = p + 9;
-        return 1;
-    }
-    return 0;
+    r->item = p;
+    v->u = u;
+    v->neg = 0;
+    r->p = p + len;
+    return 1;
 }
 
 static inline int num_to_u64(const struct num *v, uint64_t max, uint64_t *out)

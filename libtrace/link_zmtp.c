@@ -15,7 +15,7 @@
 
 #define SEND_IDLE_NS (500 * 1000000ll)   /* no progress this long: dead (a loaded peer is slow, not dead) */
 
-static struct ftio_zmtp zt FTIO_FLUSHER_STATE = { .fd = -1 };
+static struct ftio_zmtp zt FTIO_FLUSHER_STATE;   /* fd set by ftio_zmtp_open() */
 
 static int zt_open(const char *endpoint, char *why, size_t wlen)
 {

@@ -47,7 +47,15 @@
  * section, made present with one call when the thread starts (flusher.c)
  * instead of one fault per page. */
 #define FTIO_WARM __attribute__((section("ftio_warm")))
-#define FTIO_FLUSHER_STATE __attribute__((section("ftio_flusher")))
+/* NOBITS ("@nobits"; the "#" comments out the flags gcc appends): zeros
+ * that take no room in the file, so the linker places the section after
+ * .bss, in the anonymous part of the data segment.  As PROGBITS (what gcc
+ * makes of a named section) its 17 pages were file-backed copy-on-write
+ * pages: the populate read and copied each one, 0.3-0.4 ms in the
+ * flusher's start, holding the mmap lock the application's own
+ * mmap/munmap waited for (bench/README.md "seventh round").  So every
+ * variable in it starts as zeros: 0 must mean "none" (no -1 initialisers). */
+#define FTIO_FLUSHER_STATE __attribute__((section("ftio_flusher,\"aw\",@nobits#")))
 
 /* 1: the POSIX and stdio data calls MPI-IO makes inside its own calls are
  * recorded too (flagged nested, FTIO_NESTED=1); 0 (default): they pass

@@ -55,8 +55,9 @@ static struct {
     uint64_t bytes;           /* bytes this image appended */
     int      created;         /* this image created its spool file */
     int      warned;
-    int      hold, held_fd;   /* ftio_spool_hold(): the file kept open */
-} sp FTIO_FLUSHER_STATE = { .held_fd = -1 };
+    int      hold, held;      /* ftio_spool_hold(): the file kept open, */
+    int      held_fd;         /* ... on held_fd (the state starts as zeros: shim.h) */
+} sp FTIO_FLUSHER_STATE;
 
 void ftio_spool_after_fork_child(void)
 {
@@ -64,8 +65,7 @@ void ftio_spool_after_fork_child(void)
     sp.appended = sp.acked_later = sp.bytes = 0;
     sp.created = sp.warned = 0;
     /* A held descriptor was in the flusher's own table, not in ours. */
-    sp.hold = 0;
-    sp.held_fd = -1;
+    sp.hold = sp.held = 0;
 }
 
 /* Is dir a directory of ours that nobody else can write to (created 0700
@@ -288,7 +288,7 @@ static int spool_write(const struct iovec *iov, int niov, uint64_t *at)
     if (!resolve())
         return -1;
     ftio_spool_path(path, sizeof path);
-    int fd = sp.held_fd;
+    int fd = sp.held ? sp.held_fd : -1;
     if (fd < 0)
         fd = open_spool(path, O_WRONLY | O_APPEND);
     if (fd < 0) {
@@ -307,12 +307,13 @@ static int spool_write(const struct iovec *iov, int niov, uint64_t *at)
         if (start >= 0 && ftruncate(fd, start) != 0)
             ftio_log("spool: truncate back failed");
         close(fd);
-        sp.held_fd = -1;
+        sp.held = 0;
         return -1;
     }
-    if (sp.hold)
+    if (sp.hold) {
         sp.held_fd = fd;
-    else
+        sp.held = 1;
+    } else
         close(fd);
     if (at)
         *at = start < 0 ? 0 : (uint64_t)start;
@@ -327,9 +328,9 @@ static int spool_write(const struct iovec *iov, int niov, uint64_t *at)
 void ftio_spool_hold(int on)
 {
     sp.hold = on;
-    if (!on && sp.held_fd >= 0) {
+    if (!on && sp.held) {
         close(sp.held_fd);
-        sp.held_fd = -1;
+        sp.held = 0;
     }
 }
 

@@ -46,11 +46,28 @@ struct sub {
 };
 
 /* The records, while few, to lay the grid again (ftio_stream_relay, the
- * summary): one column each, act = the activity's index (-1 the mode's). */
+ * summary): one column each, act = the activity's index (-1 the mode's).
+ *
+ * A log of LOG_RUN_MIN bytes or more (a history: an hour of a job's records
+ * merged at once; live, a few minutes of data) lies in one run of the bins'
+ * pool (bin_pool.c), its four columns one after the other; smaller ones
+ * come from malloc.  Such a log lives until the next analysis, which drops
+ * it: with the bins it is past the stream's keep_bytes.  From malloc, the
+ * logs of 10,000 jobs' histories were freed as holes between blocks that
+ * stay (the jobs' other allocations of the same moments): after the
+ * catch-up ftiod's RSS stayed 3-4 KB a job above what it holds
+ * (bench/README.md, issue 27 seventh round); a run freed is whole pages for
+ * the next bins, or given back (ftio_bin_pool_trim).  Smaller logs stay in
+ * malloc: a live job's log grows by a few records a second, and each run
+ * takes fresh pages (issue 27 fifth round: 65,000-96,000 page faults more
+ * when every log was in runs). */
+#define LOG_RECORD  (3 * sizeof(double) + sizeof(int8_t))
+#define LOG_RUN_MIN (16u << 10)
 struct record_log {
     size_t  n, cap;
     double *ts, *te, *bytes;
     int8_t *act;
+    void   *run;                    /* the run the columns lie in, NULL: malloc'd */
     bool    overflow;               /* past log_records: forgotten for good */
 };
 
@@ -122,20 +139,61 @@ struct ftio_stream *ftio_stream_new(const struct ftio_stream_config *c, double o
     return s;
 }
 
+static void log_columns_free(struct record_log *l)
+{
+    if (l->run) {
+        ftio_bin_pool_run_free(l->run, l->cap * LOG_RECORD);
+    } else {
+        free(l->ts);
+        free(l->te);
+        free(l->bytes);
+        free(l->act);
+    }
+}
+
 static void log_free(struct record_log *l)
 {
-    free(l->ts);
-    free(l->te);
-    free(l->bytes);
-    free(l->act);
+    log_columns_free(l);
     l->ts = l->te = l->bytes = NULL;
     l->act = NULL;
+    l->run = NULL;
     l->n = l->cap = 0;
 }
 
 static size_t log_memory(const struct record_log *l)
 {
-    return l->cap * (3 * sizeof(double) + sizeof(int8_t));
+    return l->cap * LOG_RECORD;
+}
+
+/* Room for one more record: doubled, in a run once that is LOG_RUN_MIN
+ * bytes or more (the records so far copied over).  0, or -1 out of memory. */
+static int log_grow(struct record_log *l)
+{
+    size_t cap = l->cap ? 2 * l->cap : 128;
+    char *run = cap * LOG_RECORD >= LOG_RUN_MIN ? ftio_bin_pool_run(cap * LOG_RECORD) : NULL;
+    if (!run) {                     /* small, or past a run's size: malloc */
+        if (l->run) {
+            errno = ENOMEM;         /* (log_records keeps logs far below POOL_RUN_MAX) */
+            return -1;
+        }
+        void **const cols[] = {(void **)&l->ts, (void **)&l->te, (void **)&l->bytes, (void **)&l->act};
+        const size_t elem[] = {sizeof *l->ts, sizeof *l->te, sizeof *l->bytes, sizeof *l->act};
+        return ftio_grow_parallel(&l->cap, l->n + 1, 4, cols, elem);
+    }
+    double *ts = (double *)run, *te = ts + cap, *bytes = te + cap;
+    int8_t *act = (int8_t *)(bytes + cap);
+    memcpy(ts, l->ts, l->n * sizeof *ts);
+    memcpy(te, l->te, l->n * sizeof *te);
+    memcpy(bytes, l->bytes, l->n * sizeof *bytes);
+    memcpy(act, l->act, l->n * sizeof *act);
+    log_columns_free(l);
+    l->ts = ts;
+    l->te = te;
+    l->bytes = bytes;
+    l->act = act;
+    l->run = run;
+    l->cap = cap;
+    return 0;
 }
 
 void ftio_stream_free(struct ftio_stream *s)
@@ -233,14 +291,10 @@ static void log_record(struct ftio_stream *s, int act, double ts, double te, dou
         l->overflow = true;
         return;
     }
-    if (l->n == l->cap) {
-        void **const cols[] = {(void **)&l->ts, (void **)&l->te, (void **)&l->bytes, (void **)&l->act};
-        const size_t elem[] = {sizeof *l->ts, sizeof *l->te, sizeof *l->bytes, sizeof *l->act};
-        if (ftio_grow_parallel(&l->cap, l->n + 1, 4, cols, elem) != 0) {
-            log_free(l);
-            l->overflow = true;
-            return;
-        }
+    if (l->n == l->cap && log_grow(l) != 0) {
+        log_free(l);
+        l->overflow = true;
+        return;
     }
     l->ts[l->n] = ts;
     l->te[l->n] = te;

@@ -37,13 +37,23 @@ static struct job *new_job(struct ftiod *d, const char *id, int64_t uid)
     return j;
 }
 
-/* Merge b into j, which uid may send to, and journal it. */
+/* Merge b into j, which uid may send to, and journal it.  The verdict is
+ * known once the sequence number is judged, and the batch is safe once it
+ * is journaled: ack(ack_ctx, status), when given, acknowledges it there,
+ * before the merge proper (PROTOCOL.md §1.4: the merge follows under the
+ * same lock, so nothing reads the job in between; a daemon killed in
+ * between replays it from its --state-dir journal).  The merge of a new
+ * job's first batch was most of the time from a short process's final
+ * batch to its acknowledgement (bench/README.md "seventh round"). */
 static enum admit_verdict merge(struct ftiod *d, struct job *j, const struct ftio_batch *b,
-                                int64_t uid, const void *raw, size_t rawlen)
+                                int64_t uid, const void *raw, size_t rawlen,
+                                ftiod_admit_ack_fn ack, void *ack_ctx)
 {
     int64_t recv_ns = job_clock_received(&b->h, ftio_real_ns(), atomic_load(&d->router_quiet_ns));
-    enum job_merge_status st = job_merge(j, b, &d->cfg.limits, ftiod_now(), recv_ns);
-    job_table_account(&d->jobs, j);
+    struct job_proc *p;
+    enum job_merge_status st = job_merge_seq(j, b, &d->cfg.limits, ftiod_now(), &p);
+    if (st != JOB_MERGED)
+        job_table_account(&d->jobs, j);
     switch (st) {
     case JOB_MERGED:
         break;
@@ -57,6 +67,15 @@ static enum admit_verdict merge(struct ftiod *d, struct job *j, const struct fti
         d->stats.over_procs++;
         return ADMIT_TOO_MANY_PROCS;
     }
+    /* Journaled before the acknowledgement: what the sender forgets
+     * survives the daemon (state.c).  Not journaled: merged all the same
+     * (as before), refused, so the sender keeps it in its spool file. */
+    enum admit_verdict v = ftiod_state_batch(d->state, j, uid, recv_ns, raw, rawlen) != 0
+                               ? ADMIT_UNJOURNALED : ADMIT_MERGED;
+    if (ack)
+        ack(ack_ctx, ftiod_admit_ack(v));
+    job_merge_rest(j, p, b, &d->cfg.limits, recv_ns);
+    job_table_account(&d->jobs, j);
     d->stats.batches++;
     d->stats.records += b->n;
     if (b->h.mark != NULL || j->ended)
@@ -64,16 +83,13 @@ static enum admit_verdict merge(struct ftiod *d, struct job *j, const struct fti
     if (j->closed)
         j->reopened = true;    /* a corrected .end follows */
     ftiod_history_batch(d, j, b);   /* its application: the memory of runs (history_glue.h) */
-    /* Journaled before the acknowledgement: what the sender forgets
-     * survives the daemon (state.c). */
-    if (ftiod_state_batch(d->state, j, uid, recv_ns, raw, rawlen) != 0)
-        return ADMIT_UNJOURNALED;
-    return ADMIT_MERGED;
+    return v;
 }
 
 /* The verdict (caller holds d->lock). */
 static enum admit_verdict decide(struct ftiod *d, const struct ftio_batch *b, int64_t uid,
-                                 const void *raw, size_t rawlen, struct admission *a)
+                                 const void *raw, size_t rawlen, struct admission *a,
+                                 ftiod_admit_ack_fn ack, void *ack_ctx)
 {
     d->stats.messages++;
     /* Whose id: the owner's claim, else the sender's namespace (claims.c). */
@@ -107,11 +123,18 @@ static enum admit_verdict decide(struct ftiod *d, const struct ftio_batch *b, in
         j->rejected_batches++;
         return ADMIT_OVER_QUOTA;
     }
-    return merge(d, j, b, uid, raw, rawlen);
+    return merge(d, j, b, uid, raw, rawlen, ack, ack_ctx);
 }
 
 enum admit_verdict ftiod_admit(struct ftiod *d, const struct ftio_batch *b, int64_t uid,
                                const void *raw, size_t rawlen, struct admission *a)
+{
+    return ftiod_admit_acking(d, b, uid, raw, rawlen, a, NULL, NULL);
+}
+
+enum admit_verdict ftiod_admit_acking(struct ftiod *d, const struct ftio_batch *b, int64_t uid,
+                                      const void *raw, size_t rawlen, struct admission *a,
+                                      ftiod_admit_ack_fn ack, void *ack_ctx)
 {
     a->quota = QUOTA_OK;
     a->owner = -1;
@@ -119,7 +142,7 @@ enum admit_verdict ftiod_admit(struct ftiod *d, const struct ftio_batch *b, int6
     a->new_job = false;
     a->id[0] = '\0';
     ftiod_lock_ingest(d);
-    a->verdict = decide(d, b, uid, raw, rawlen, a);
+    a->verdict = decide(d, b, uid, raw, rawlen, a, ack, ack_ctx);
     pthread_mutex_unlock(&d->lock);
     return a->verdict;
 }

@@ -5,8 +5,10 @@
  * is (claims.c: another uid's job is never merged), whether its owner may
  * start a job (quota.c), room in the job table (--max-jobs, making room by
  * forgetting the oldest ended job), whether its owner may add a process and
- * send that many records (quota.c), the merge itself (job.c: duplicate,
- * absurd sequence number, --max-procs) and the journal (state.c).  It
+ * send that many records (quota.c), the sequence number and the process
+ * (job.c: duplicate, absurd sequence number, --max-procs), the journal
+ * (state.c), and the merge proper (job.c; ftiod_admit_acking() acknowledges
+ * before it).  It
  * counts what it decides and returns the verdict with the few facts a log
  * line needs; ftiod_admit_log() says it (after the lock, rate-limited) and
  * ftiod_admit_ack() is the acknowledgement the sender gets.  The ingest
@@ -48,6 +50,14 @@ struct admit_limits {
  * returns its verdict. */
 enum admit_verdict ftiod_admit(struct ftiod *d, const struct ftio_batch *b, int64_t uid,
                                const void *raw, size_t rawlen, struct admission *a);
+/* The same, acknowledging a batch that goes into its job as soon as its
+ * verdict is known and it is journaled, before the merge proper (admit.c
+ * merge()): ack(ack_ctx, status) is called then, under d->lock, and only
+ * for such a batch; the caller acknowledges every other verdict itself. */
+typedef void (*ftiod_admit_ack_fn)(void *ctx, int status);
+enum admit_verdict ftiod_admit_acking(struct ftiod *d, const struct ftio_batch *b, int64_t uid,
+                                      const void *raw, size_t rawlen, struct admission *a,
+                                      ftiod_admit_ack_fn ack, void *ack_ctx);
 /* The log line of a verdict, if it has one, and the "first batch" line of
  * a new job under --verbose (d->lock not held). */
 void ftiod_admit_log(struct admit_limits *rl, const struct ftiod *d, const struct ftio_batch *b,

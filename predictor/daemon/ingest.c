@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* ingest.c -- the main thread of ftiod: receive batches on the ROUTER, check
  * who sent them (auth_verify.c), decode them, admit them (admit.c: whose job
- * by the ownership rules of claims.c, quotas, the merge into the job, the
- * journal) and acknowledge them (common/transport.h).  Its poll loop also
- * hands each request of the control socket to control_serve.c: the loop
+ * by the ownership rules of claims.c, quotas, the journal, the merge into
+ * the job) and acknowledge them (common/transport.h): a batch that goes into
+ * its job once it is journaled, before its merge (admit.c, PROTOCOL.md
+ * §1.4).  Its poll loop also hands each request of the control socket to
+ * control_serve.c: the loop
  * stays here because the ingest state (the reused batch, the log limiters)
  * lives as long as it, and the control socket needs nothing of it.
  *
@@ -61,6 +63,31 @@ static void reject(struct ingest *in, uint64_t *counter, const char *why)
     ftiod_log_rl(&in->rl.bad, "dropped message: %s", why);
 }
 
+/* Where an acknowledgement goes: the identities of the message it answers
+ * (frames [0, delim)), and whether it went already (ftiod_admit_acking()
+ * sends a merged batch's before the merge proper). */
+struct ack_to {
+    struct ingest *in;
+    struct ftiod_message *m;
+    int delim;
+    bool sent;
+};
+
+static void send_ack(void *ctx, int status)
+{
+    struct ack_to *to = ctx;
+    struct ingest *in = to->in;
+    unsigned char ack[FTIO_ACK_LEN];
+    ftio_ack_encode(ack, status == FTIO_ACK_RENEW ? FTIO_ACK_SEQ_ANY : in->batch.h.seq, status);
+    /* A sender that went away or does not read: ROUTER drops the reply. */
+    for (int i = 0; i < to->delim; i++)
+        zmq_send(in->d->router, zmq_msg_data(&to->m->f[i]), zmq_msg_size(&to->m->f[i]),
+                 ZMQ_SNDMORE | ZMQ_DONTWAIT);
+    zmq_send(in->d->router, "", 0, ZMQ_SNDMORE | ZMQ_DONTWAIT);
+    zmq_send(in->d->router, ack, sizeof ack, ZMQ_DONTWAIT);
+    to->sent = true;
+}
+
 /* One batch message: the batch frame and, when authenticated, its auth
  * frame.  Returns the acknowledgement status, or -1 when the batch could not
  * be decoded (no sequence number to acknowledge: the sender's copy times out
@@ -68,7 +95,8 @@ static void reject(struct ingest *in, uint64_t *counter, const char *why)
  * (it restarted) is not decoded either: FTIO_ACK_RENEW tells the sender to
  * make a new session and send again at once, with FTIO_ACK_SEQ_ANY for the
  * sequence number (PROTOCOL.md §1.4). */
-static int handle_message(struct ingest *in, zmq_msg_t *msg, zmq_msg_t *auth, bool extra)
+static int handle_message(struct ingest *in, zmq_msg_t *msg, zmq_msg_t *auth, bool extra,
+                          struct ack_to *to)
 {
     struct ftiod *d = in->d;
     if (extra) {
@@ -108,7 +136,7 @@ static int handle_message(struct ingest *in, zmq_msg_t *msg, zmq_msg_t *auth, bo
         return -1;
     }
     struct admission a;
-    ftiod_admit(d, &in->batch, uid, zmq_msg_data(msg), len, &a);
+    ftiod_admit_acking(d, &in->batch, uid, zmq_msg_data(msg), len, &a, send_ack, to);
     ftiod_admit_log(&in->rl, d, &in->batch, uid, &a);
     return ftiod_admit_ack(a.verdict);
 }
@@ -128,18 +156,11 @@ static void ingest_message(struct ingest *in, struct ftiod_message *m)
         reject(in, &in->d->stats.malformed, "no envelope delimiter or no batch");
         return;
     }
+    struct ack_to to = { in, m, delim, false };
     int status = handle_message(in, &m->f[delim + 1], payload > 1 ? &m->f[delim + 2] : NULL,
-                                m->extra || payload > 2);
-    if (status < 0)
-        return;
-    unsigned char ack[FTIO_ACK_LEN];
-    ftio_ack_encode(ack, status == FTIO_ACK_RENEW ? FTIO_ACK_SEQ_ANY : in->batch.h.seq, status);
-    /* A sender that went away or does not read: ROUTER drops the reply. */
-    for (int i = 0; i < delim; i++)
-        zmq_send(in->d->router, zmq_msg_data(&m->f[i]), zmq_msg_size(&m->f[i]),
-                 ZMQ_SNDMORE | ZMQ_DONTWAIT);
-    zmq_send(in->d->router, "", 0, ZMQ_SNDMORE | ZMQ_DONTWAIT);
-    zmq_send(in->d->router, ack, sizeof ack, ZMQ_DONTWAIT);
+                                m->extra || payload > 2, &to);
+    if (status >= 0 && !to.sent)
+        send_ack(&to, status);
 }
 
 /* Receive everything queued (bounded: DRAIN_MAX messages, and until the

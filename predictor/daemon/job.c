@@ -365,14 +365,15 @@ static bool mpi_over(const struct job *j)
     return j->mpi_nranks > 0 && j->nmpi_fin >= (size_t)j->mpi_nranks;
 }
 
-enum job_merge_status job_merge(struct job *j, const struct ftio_batch *b,
-                                const struct job_limits *lim,
-                                double now_mono, int64_t now_real_ns)
+enum job_merge_status job_merge_seq(struct job *j, const struct ftio_batch *b,
+                                    const struct job_limits *lim, double now_mono,
+                                    struct job_proc **proc)
 {
     const struct ftio_batch_header *h = &b->h;
     const char *host = h->host ? h->host : "";
     struct job_proc *p = job_find_proc(j, host, h->pid);
     uint64_t seq = h->seq;
+    *proc = NULL;
 
     j->last_activity = now_mono;
     /* A sequence number no shim reaches (2^62), or a jump further ahead than
@@ -397,7 +398,14 @@ enum job_merge_status job_merge(struct job *j, const struct ftio_batch *b,
         j->dup_batches++;
         return JOB_DUPLICATE;
     }
+    *proc = p;
+    return JOB_MERGED;
+}
 
+void job_merge_rest(struct job *j, struct job_proc *p, const struct ftio_batch *b,
+                    const struct job_limits *lim, int64_t now_real_ns)
+{
+    const struct ftio_batch_header *h = &b->h;
     /* A process is a rank once any of its batches says so: the stream of a
      * launcher's pre-exec child (rank -1) continues in the exec'd rank with
      * the same pid, and that rank must count towards the job's end. */
@@ -447,7 +455,17 @@ enum job_merge_status job_merge(struct job *j, const struct ftio_batch *b,
         j->nfinal++;
     }
     j->ended = job_all_final(j) && mpi_over(j);
-    return JOB_MERGED;
+}
+
+enum job_merge_status job_merge(struct job *j, const struct ftio_batch *b,
+                                const struct job_limits *lim,
+                                double now_mono, int64_t now_real_ns)
+{
+    struct job_proc *p;
+    enum job_merge_status st = job_merge_seq(j, b, lim, now_mono, &p);
+    if (st == JOB_MERGED)
+        job_merge_rest(j, p, b, lim, now_real_ns);
+    return st;
 }
 
 bool job_all_final(const struct job *j)

@@ -255,6 +255,16 @@ void        job_free(struct job *j);
 enum job_merge_status job_merge(struct job *j, const struct ftio_batch *b,
                                 const struct job_limits *lim,
                                 double now_mono, int64_t now_real_ns);
+/* job_merge() in its two steps (admit.c acknowledges between them,
+ * PROTOCOL.md §1.4): job_merge_seq() decides the status from the sequence
+ * number and the process (a new one is added, its seq recorded) and gives
+ * the process; only for JOB_MERGED, job_merge_rest() then merges the batch
+ * into it, which never fails on content. */
+enum job_merge_status job_merge_seq(struct job *j, const struct ftio_batch *b,
+                                    const struct job_limits *lim, double now_mono,
+                                    struct job_proc **proc);
+void job_merge_rest(struct job *j, struct job_proc *p, const struct ftio_batch *b,
+                    const struct job_limits *lim, int64_t now_real_ns);
 
 struct job_proc *job_find_proc(struct job *j, const char *host, int64_t pid);
 

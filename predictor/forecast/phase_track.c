@@ -389,7 +389,7 @@ struct item { double ts, te; uint32_t proc; uint8_t seg; };   /* seg < FTIO_PT_S
  * by insertion, then merged pairwise (no comparator call: ftio walks a
  * trace's every second through ftio_pt_settle). */
 #define ITEM_RUN 16
-static void sort_items(struct item *it, struct item *tmp, size_t n)
+static void merge_sort_items(struct item *it, struct item *tmp, size_t n)
 {
     for (size_t r = 0; r < n; r += ITEM_RUN) {
         size_t end = r + ITEM_RUN < n ? r + ITEM_RUN : n;
@@ -406,8 +406,13 @@ static void sort_items(struct item *it, struct item *tmp, size_t n)
         for (size_t lo = 0; lo < n; lo += 2 * w) {
             size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
             size_t i = lo, j = mid, o = lo;
-            while (i < mid && j < hi)
-                dst[o++] = src[j].ts < src[i].ts ? src[j++] : src[i++];   /* ties: the left */
+            while (i < mid && j < hi) {      /* ties: the left; no branch on the
+                                                 times (they alternate unpredictably) */
+                bool right = src[j].ts < src[i].ts;
+                dst[o++] = *(right ? &src[j] : &src[i]);
+                j += right;
+                i += !right;
+            }
             while (i < mid)
                 dst[o++] = src[i++];
             while (j < hi)
@@ -419,6 +424,63 @@ static void sort_items(struct item *it, struct item *tmp, size_t n)
     }
     if (src != it)
         memcpy(it, src, n * sizeof *it);
+}
+
+/* The same order in fewer passes (a settle sorts every segment, thousands
+ * at 1,024 processes): the items spread over n / ITEM_FILL buckets by linear
+ * interpolation of the start between the earliest and the latest (a monotone
+ * function of it: equal starts share a bucket), scattered in input order and
+ * each bucket sorted by insertion (strict: stable), a crowded one spread
+ * again (the settle's segments bunch at a phase's start); so the result is
+ * that of any stable sort by start.  The merge sort for few items, deep
+ * levels, a start not finite, or no memory for the counts. */
+#define ITEM_FILL 4
+#define ITEM_DEPTH 4                 /* levels of buckets, then the merge sort */
+static void sort_items(struct item *it, struct item *tmp, size_t n, int depth)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    bool finite = true;
+    for (size_t i = 0; i < n; i++) {
+        finite &= isfinite(it[i].ts);
+        lo = it[i].ts < lo ? it[i].ts : lo;
+        hi = it[i].ts > hi ? it[i].ts : hi;
+    }
+    size_t nb = n / ITEM_FILL + 1;
+    double scale = (double)nb / (hi - lo);
+    size_t *at = n > 2 * ITEM_RUN && depth < ITEM_DEPTH && finite && scale > 0 && isfinite(scale)
+                     ? calloc(nb + 1, sizeof *at) : NULL;
+    if (!at) {
+        merge_sort_items(it, tmp, n);
+        return;
+    }
+#define ITEM_BUCKET(x) ({ size_t b_ = (size_t)(((x) - lo) * scale); b_ < nb ? b_ : nb - 1; })
+    for (size_t i = 0; i < n; i++)
+        at[ITEM_BUCKET(it[i].ts) + 1]++;
+    for (size_t b = 0; b < nb; b++)
+        at[b + 1] += at[b];
+    for (size_t i = 0; i < n; i++)
+        tmp[at[ITEM_BUCKET(it[i].ts)]++] = it[i];
+#undef ITEM_BUCKET
+    for (size_t b = 0, from = 0; b < nb; from = at[b++]) {   /* at[b]: one past bucket b */
+        size_t len = at[b] - from, up = 1;
+        while (up < len && tmp[from + up - 1].ts <= tmp[from + up].ts)
+            up++;
+        if (up == len)                       /* in order (one start: processes in step) */
+            continue;
+        if (len > ITEM_RUN) {                /* spread again over its own span */
+            sort_items(tmp + from, it + from, len, depth + 1);   /* it: scratch, copied over */
+            continue;
+        }
+        for (size_t i = from + 1; i < at[b]; i++) {
+            struct item x = tmp[i];
+            size_t j = i;
+            for (; j > from && tmp[j - 1].ts > x.ts; j--)
+                tmp[j] = tmp[j - 1];
+            tmp[j] = x;
+        }
+    }
+    memcpy(it, tmp, n * sizeof *it);
+    free(at);
 }
 
 /* A small open-addressing set of file ids (cap a power of two). */
@@ -559,7 +621,7 @@ int ftio_pt_settle(struct ftio_pt *t, int mode, double upto, double gap)
             if (t->proc[p].seg[k].mode == mode)
                 it[n++] = (struct item){ t->proc[p].seg[k].ts, t->proc[p].seg[k].te,
                                          (uint32_t)p, (uint8_t)k };
-    sort_items(it, it + n, n);
+    sort_items(it, it + n, n, 0);
     int described = 0;
     size_t i = 0;
     m->union_floor = INFINITY;          /* no segment left, unless one is below */

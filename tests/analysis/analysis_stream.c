@@ -257,7 +257,8 @@ END_TEST
 
 /* Records before the origin before any analysis: the grid moves to them
  * (as offline, on the first event); after one, it stays and the summary is
- * laid on the earliest record from the kept records. */
+ * laid on the earliest record from the kept records.  The same with a
+ * history's log, which lies in the bins' pool. */
 START_TEST(grid_relaid)
 {
     struct ftio_stream *s = stream_new(600, 100);
@@ -271,6 +272,33 @@ START_TEST(grid_relaid)
     char err[256];
     ck_assert_int_eq(ftio_stream_step(s, a, w, 0.45, 0.45, err, sizeof err), 0);
     ck_assert_int_eq(ftio_stream_relay(s, -0.77), -1);        /* analysed: no more */
+    ftio_stream_free(s);
+
+    /* A history's log (3,000 records: past 1,024 it lies in the bins' pool,
+     * moved to a larger run twice) relays the grid as a small one does: the
+     * same bins as a stream laid there at once, every record as it came. */
+    s = stream_new(7200, 4096);
+    struct ftio_stream *direct = stream_new(7200, 4096);
+    ck_assert_int_eq(ftio_stream_relay(direct, -0.33), 0);
+    for (int i = 0; i < 3000; i++) {
+        double t = i + 0.1 * (i % 7);
+        ck_assert_int_eq(ftio_stream_add(s, i % 3 - 1, t, t + 0.4, 100 + i), 0);
+        ck_assert_int_eq(ftio_stream_add(direct, i % 3 - 1, t, t + 0.4, 100 + i), 0);
+    }
+    ck_assert_int_eq(ftio_stream_logged(s), 3000);
+    ck_assert_int_eq(ftio_stream_relay(s, -0.33), 0);
+    for (int i = 0; i < 3000; i++) {
+        double ts, te, bytes, t = i + 0.1 * (i % 7);
+        ck_assert_int_eq(ftio_stream_logged_record(s, (size_t)i, &ts, &te, &bytes), 0);
+        ck_assert(ts == t && te == t + 0.4 && bytes == 100 + i);
+    }
+    for (double t = -0.33; t < 3000; t += 97.3)
+        ck_assert(ftio_stream_bytes(s, -1, t, t + 50) == ftio_stream_bytes(direct, -1, t, t + 50));
+    ck_assert_uint_eq(ftio_stream_memory(s), ftio_stream_memory(direct));
+    /* The analysis drops it (past keep_bytes): its pages go back to the pool. */
+    ck_assert_int_eq(ftio_stream_step(s, a, w, 3000, 3000, err, sizeof err), 0);
+    ck_assert_int_eq(ftio_stream_logged(s), -1);
+    ftio_stream_free(direct);
     ftio_stream_work_free(w);
     ftio_analyzer_free(a);
     ftio_stream_free(s);
