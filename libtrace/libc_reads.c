@@ -9,14 +9,15 @@
  *    the time zone's file, sysconf() the CPU lists and ngroups_max, the
  *    name services (getaddrinfo, gethostbyname, getpwnam...) nsswitch.conf,
  *    /etc/hosts, resolv.conf, passwd..., sem_open(O_CREAT) writes the new
- *    semaphore into its file, all inside libc, through no wrapper.  The
+ *    semaphore into its file, perror() and warn() their message on stderr
+ *    (below: "messages on stderr"), all inside libc, through no wrapper.  The
  *    calling thread's rchar and wchar are read before and after the real
  *    call: the difference is what glibc read (or wrote) there.  Two /proc
  *    reads (6 system calls, ~10 us) per call that names a locale other than
  *    "C" or "POSIX" (glibc loads no file for those, nor for a query, nor for
  *    "" in an environment that names no other), per tzset() and the first
  *    time conversion, per sysconf() of a name that reads a file, per
- *    name-service call, per sem_open(O_CREAT).
+ *    name-service call, per sem_open(O_CREAT), per message.
  *  - loader: for every object it maps, the dynamic loader reads the ELF
  *    header (832 bytes on 64-bit: glibc's struct filebuf) and, when they lie
  *    beyond it, the program headers (twice: open_verify and
@@ -46,6 +47,7 @@
  */
 #include <dlfcn.h>
 #include <elf.h>
+#include <err.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <locale.h>
@@ -53,6 +55,7 @@
 #include <mntent.h>
 #include <netdb.h>
 #include <pwd.h>
+#include <signal.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdarg.h>
@@ -304,6 +307,77 @@ RARE_WRAPPER(sem_t *, sem_open, (const char *name, int oflag, ...))
     va_end(ap);
     return IN_WINDOW(sem_t *, real_sem_open(name, oflag, mode, value));
 }
+
+/* ---- messages on stderr ----------------------------------------------- */
+
+/* perror, psignal, psiginfo, herror and err.h's family write their message
+ * to stderr through glibc's own stdio, past every wrapper.  The bytes they
+ * give the stream count as fprintf(stderr)'s do (stdio.c: passed): what the
+ * thread wrote in the call (the window), plus what more stderr's buffer
+ * holds after it than before (a buffered stderr writes that later, inside
+ * glibc; less, when the call wrote bytes given before).  error() is not
+ * watched: it flushes stdout first, whose bytes counted when they were
+ * given (libtrace/README.md, known limits). */
+static int64_t stderr_pending(void)
+{
+    FILE *fp = stderr;
+    return fp && fp->_mode <= 0 && fp->_IO_write_ptr > fp->_IO_write_base ?
+           fp->_IO_write_ptr - fp->_IO_write_base : 0;
+}
+
+#define MESSAGE(call)                                                         \
+    do {                                                                      \
+        struct window w_;                                                     \
+        window_open(&w_);                                                     \
+        int64_t pending_ = stderr_pending();                                  \
+        call;                                                                 \
+        if (w_.open)                                                          \
+            atomic_fetch_add_explicit(&ftio_passed_bytes[FTIO_OP_WRITE],      \
+                                      (uint64_t)(stderr_pending() - pending_), \
+                                      memory_order_relaxed);                  \
+        window_close(&w_, &lr.files);                                         \
+    } while (0)
+#define MESSAGE_WRAPPER(name, params, args)                                   \
+    RARE_WRAPPER(void, name, params)                                          \
+    {                                                                         \
+        FTIO_REAL_OR_RETURN(name, );                                          \
+        MESSAGE(real_##name args);                                            \
+    }
+MESSAGE_WRAPPER(perror,   (const char *s),                       (s))
+MESSAGE_WRAPPER(psignal,  (int sig, const char *s),              (sig, s))
+MESSAGE_WRAPPER(psiginfo, (const siginfo_t *info, const char *s), (info, s))
+MESSAGE_WRAPPER(herror,   (const char *s),                       (s))
+MESSAGE_WRAPPER(vwarn,    (const char *fmt, va_list ap),         (fmt, ap))
+MESSAGE_WRAPPER(vwarnx,   (const char *fmt, va_list ap),         (fmt, ap))
+
+/* warn(x) are vwarn(x); err(x) and verr(x) are vwarn(x), then exit (as
+ * glibc's own are). */
+#define WARN(name, vname)                                                     \
+    FTIO_WRAP(void, name, (const char *fmt, ...))                             \
+    {                                                                         \
+        va_list ap;                                                           \
+        va_start(ap, fmt);                                                    \
+        ftio_w_##vname(fmt, ap);                                              \
+        va_end(ap);                                                           \
+    }
+#define ERR(name, vname)                                                      \
+    FTIO_WRAP(void, name, (int status, const char *fmt, ...))                 \
+    {                                                                         \
+        va_list ap;                                                           \
+        va_start(ap, fmt);                                                    \
+        ftio_w_##vname(fmt, ap);                                              \
+        va_end(ap);                                                           \
+        exit(status);                                                         \
+    }                                                                         \
+    FTIO_WRAP(void, v##name, (int status, const char *fmt, va_list ap))       \
+    {                                                                         \
+        ftio_w_##vname(fmt, ap);                                              \
+        exit(status);                                                         \
+    }
+WARN(warn,  vwarn)
+WARN(warnx, vwarnx)
+ERR(err,    vwarn)
+ERR(errx,   vwarnx)
 
 /* ---- the loader ------------------------------------------------------- */
 

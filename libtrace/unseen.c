@@ -13,14 +13,16 @@
  *               taken as each exited + ...; less the main thread's at start)
  *              - bytes of the image's data records (POSIX and stdio)
  *              - bytes our wrappers passed through without a record (sockets,
- *                pipes, terminals, excluded files, untraced streams:
- *                ftio_passed(), counted in application threads)
+ *                pipes, terminals, excluded files, untraced streams, what
+ *                glibc wrote inside a watched call, the shim's own stderr
+ *                lines: ftio_passed(), counted in application threads)
  *
  * per direction, never below 0; the shim's own threads (the flusher, ZeroMQ's
  * ZMQbg/ threads) are not the application's and are left out.  What remains
- * is I/O through an interface no wrapper sees, less what glibc read on the
- * program's behalf as its own numbers tell it (libc_reads.c: its own files
- * (locales, time zone, CPU list), the loader's reads of objects loaded after
+ * is I/O through an interface no wrapper sees, less what glibc read (or
+ * wrote) on the program's behalf as its own numbers tell it (libc_reads.c:
+ * its own files (locales, time zone, CPU lists, sem_open's semaphore, whose
+ * write is counted as passed), the loader's reads of objects loaded after
  * start, stdio's read-ahead that the program never consumed): raw
  * syscall(), static code, the rest of glibc's internal reads
  * (libtrace/README.md, known limits).  Every read of /proc is a raw system

@@ -16,7 +16,8 @@
 #     (hwloc's under Open MPI), objects dlopen()ed after start, /proc files
 #     read a line at a time through stdio: each counted, FTIO_DEBUG's line
 #     says how much) and writes (sem_open's semaphore file, parallel
-#     HDF5's); the 8 MiB a program writes and reads back through raw
+#     HDF5's; perror's and warnx's messages); the 8 MiB a program writes
+#     and reads back through raw
 #     syscall() are reported, and ftiod's `.end` carries them in
 #     `unseen_bytes` and is not `complete`.
 . "$(dirname "$0")/../lib.sh"

@@ -16,7 +16,8 @@
  * from what no wrapper saw: setlocale() of a locale not in the archive
  * (glibc reads locale.alias), the time zone's file (localtime_r), the CPU
  * lists and ngroups_max (sysconf, get_nprocs), the semaphore sem_open()
- * writes into its file, objects loaded after start (one dlclose()d, one left
+ * writes into its file, the messages perror() and warnx() write to stderr,
+ * objects loaded after start (one dlclose()d, one left
  * loaded), /proc files read a line at a time through stdio and getmntent
  * (the rest of stdio's block never consumed: closed, sought back, left
  * open).
@@ -25,6 +26,8 @@
  * sees: the kernel cross-check must report them.
  */
 #include <dlfcn.h>
+#include <err.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <locale.h>
 #include <mntent.h>
@@ -166,6 +169,10 @@ int main(int argc, char **argv)
         die("sem_open");
     sem_close(s);
     sem_unlink(sem);
+    /* (messages glibc writes to stderr through its own stdio) */
+    errno = ENOENT;
+    perror("shim-fds: a message through perror, not an error");
+    warnx("a message through warnx, not an error");
     FILE *mt = setmntent("/proc/self/mounts", "r");
     if (!mt || !getmntent(mt))
         die("getmntent");
