@@ -20,6 +20,7 @@
 
 #include "analysis.h"
 #include "bigarray.h"
+#include "bucket.h"
 
 struct event {
     double t;
@@ -131,14 +132,7 @@ static int sort_events(struct event *ev, struct event *tmp, size_t n, int depth)
 
     size_t end[BUCKETS_MAX + 1];
     memset(end, 0, (nb + 1) * sizeof end[0]);
-#define BUCKET_OF(t) ({ size_t b_ = (size_t)(((t) - lo) * scale); b_ < nb ? b_ : nb - 1; })
-    for (size_t i = 0; i < n; i++)
-        end[BUCKET_OF(ev[i].t) + 1]++;
-    for (size_t b = 0; b < nb; b++)
-        end[b + 1] += end[b];
-    for (size_t i = 0; i < n; i++)
-        tmp[end[BUCKET_OF(ev[i].t)]++] = ev[i];
-#undef BUCKET_OF
+    FTIO_BUCKET_SCATTER(ev, tmp, n, t, lo, scale, nb, end);
     /* end[b] is now one past bucket b. */
     size_t from = 0;
     for (size_t b = 0; b < nb; b++) {

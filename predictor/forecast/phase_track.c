@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "forecast/phase_track.h"
+#include "bucket.h"
 #include "grow.h"
 #include "record.h"
 
@@ -453,14 +454,7 @@ static void sort_items(struct item *it, struct item *tmp, size_t n, int depth)
         merge_sort_items(it, tmp, n);
         return;
     }
-#define ITEM_BUCKET(x) ({ size_t b_ = (size_t)(((x) - lo) * scale); b_ < nb ? b_ : nb - 1; })
-    for (size_t i = 0; i < n; i++)
-        at[ITEM_BUCKET(it[i].ts) + 1]++;
-    for (size_t b = 0; b < nb; b++)
-        at[b + 1] += at[b];
-    for (size_t i = 0; i < n; i++)
-        tmp[at[ITEM_BUCKET(it[i].ts)]++] = it[i];
-#undef ITEM_BUCKET
+    FTIO_BUCKET_SCATTER(it, tmp, n, ts, lo, scale, nb, at);
     for (size_t b = 0, from = 0; b < nb; from = at[b++]) {   /* at[b]: one past bucket b */
         size_t len = at[b] - from, up = 1;
         while (up < len && tmp[from + up - 1].ts <= tmp[from + up].ts)
