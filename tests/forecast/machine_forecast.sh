@@ -7,15 +7,16 @@
 # message of every second is kept (--machine-log 1).  Judged against the
 # generator's own phase times (its truth files):
 #   - busy seconds predicted 5 to 14 s ahead (the forecast's writers
-#     >= 0.3): F1 >= 0.7 on the shared file system once the jobs' periods
-#     are known (bench/README.md "contention" has the real programs).  A
-#     second the truth's phases cover at least half of is busy, one they
-#     cover less than a tenth of is idle; a second in between is not
-#     judged: a 0.5-0.7 s phase that straddles a second boundary splits
-#     into two such seconds, where the wall clock's offset, not the
-#     forecast, decides on which side of 30 % each falls (a run beside
-#     stress-ng counted 16 false positives, every one a second covered
-#     25-29 %; a suite run failed with 41 and F1 0.60);
+#     >= 0.3), judged per phase: a phase of the truth inside those 10 s is
+#     found when a second it touches is predicted busy, missed otherwise; a
+#     second predicted busy that no phase covers a tenth of is a false
+#     alarm.  F1 >= 0.7 on the shared file system once the jobs' periods
+#     are known (bench/README.md "contention" has the real programs).  Not
+#     per second against a cover threshold: the phases last 0.55-0.65 s and
+#     a job's phases all sit at one offset from the second's boundary, so
+#     where the wall clock's offset fell decided which seconds counted (a
+#     run beside stress-ng counted 16 false alarms at 25-29 % cover under a
+#     30 % threshold; a CI run under a 50 % one judged no second at all);
 #   - the bytes predicted for 10-s windows 5 s ahead within 30 % of the
 #     bytes the phases moved;
 #   - the collisions predicted (phases of the two jobs of one file system
@@ -53,7 +54,7 @@ truth = [json.loads(l) for l in open(sys.argv[1])]
 msgs = [d["message"] for d in map(json.loads, open(sys.argv[2])) if d["topic"] == "ftio.machine"]
 summed = json.load(open(sys.argv[3]))
 LEAD, BUSY = 5, 0.3
-TRUE_BUSY, TRUE_IDLE = 0.5, 0.1    # the truth's cover of a second: judged above / below
+TRUE_IDLE = 0.1    # a second a phase covers less than this of is idle
 FS = "ext4:/scratch"
 
 def cover(fs, s, jobs=None):
@@ -83,15 +84,19 @@ for m in msgs:
     assert FS in fsd, "no forecast for %s: %s" % (FS, list(fsd))
     fc = fsd[FS]["forecast"]
     s0 = fc["start"] + LEAD
+    busy = [fc["writers"][k] >= BUSY for k in range(len(fc["writers"]))]
     for k in range(LEAD, LEAD + 10):
-        pred = fc["writers"][k]
-        c = cover(FS, fc["start"] + k)[0]
-        if TRUE_IDLE <= c < TRUE_BUSY:
-            continue                            # straddled by a phase: not judged
-        busy = c >= TRUE_BUSY
-        tp += pred >= BUSY and busy
-        fp += pred >= BUSY and not busy
-        fn += pred < BUSY and busy
+        if busy[k] and cover(FS, fc["start"] + k)[0] < TRUE_IDLE:
+            fp += 1                             # a false alarm
+    for t in truth:
+        if t["fs"] != FS or t["start"] < s0 or t["end"] > s0 + 10:
+            continue                            # not wholly inside the 10 s
+        touched = [k for k in range(LEAD, LEAD + 10)
+                   if fc["start"] + k < t["end"] and fc["start"] + k + 1 > t["start"]]
+        if any(busy[k] for k in touched):
+            tp += 1
+        else:
+            fn += 1
     pb = sum(fc["write"][LEAD:LEAD + 10])
     tb = sum(cover(FS, s0 + i)[1] for i in range(10))
     if tb > 0:
@@ -104,9 +109,9 @@ for m in msgs:
 f1 = 2 * tp / (2 * tp + fp + fn) if tp else 0
 errs.sort()
 med = errs[len(errs) // 2] if errs else math.inf
-print("busy seconds 5-14 s ahead on %s: tp %d fp %d fn %d, F1 %.3f; bytes per 10 s: median error %.1f %% over %d windows"
+print("busy 5-14 s ahead on %s: phases found %d, false alarms %d, phases missed %d, F1 %.3f; bytes per 10 s: median error %.1f %% over %d windows"
       % (FS, tp, fp, fn, f1, 100 * med, len(errs)))
-assert tp + fn >= 8, "too few busy seconds judged (%d)" % (tp + fn)
+assert tp + fn >= 8, "too few phases judged (%d)" % (tp + fn)
 assert f1 >= 0.7, "F1 %.3f" % f1
 assert med <= 0.3, "bytes per 10 s %.1f %% off" % (100 * med)
 
