@@ -8,7 +8,9 @@
  * it is an acknowledgement (common/transport.h) and skipped otherwise.
  * The peer's greeting and READY are read as they come (the connection's
  * "ready", like ZMQ_IMMEDIATE: nothing is sent before), so opening never
- * waits on the peer.
+ * waits on the peer; ftiod's own listener (ipc://PATH.zmtp, tried first,
+ * PROTOCOL.md §1.6) takes messages before its greeting arrived, which saves
+ * the exit a round trip.
  */
 #include <arpa/inet.h>
 #include <errno.h>

@@ -25,7 +25,7 @@ struct ftio_zmtp {
     int           greeted;       /* the peer's greeting was read */
     int           ready;         /* ... and its READY: messages may go */
     int           direct;        /* ftiod's own listener (PATH.zmtp): messages may go at
-                                    once, behind our greeting (PROTOCOL.md §1.5) */
+                                    once, behind our greeting (PROTOCOL.md §1.6) */
     size_t        nin;
     size_t        skip;          /* bytes of an oversized frame still to discard */
     unsigned char in[8192];      /* what was read and not parsed yet (last: a short

@@ -15,7 +15,7 @@
  * socket), reads whole messages and hands them to the same admission as
  * the ROUTER's, and writes the acknowledgement itself.
  *
- * The wire is exactly what a DEALER sends a ROUTER (docs/PROTOCOL.md §1.5):
+ * The wire is exactly what a DEALER sends a ROUTER (docs/PROTOCOL.md §1.6):
  * [empty delimiter][batch][MUNGE frame], and the reply [empty][ack].  The
  * ingest socket never had CURVE; MUNGE is in the message and checked by
  * the admission as before.  Anything unexpected (not ZMTP 3, not NULL, a

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* zmtp_listen.h -- ftiod's own ZMTP listener beside an ipc:// --listen: the
  * shims' direct way in, read and acknowledged on the ingest thread
- * (zmtp_listen.c says why; docs/PROTOCOL.md §1.5). */
+ * (zmtp_listen.c says why; docs/PROTOCOL.md §1.6). */
 #ifndef FTIOD_ZMTP_LISTEN_H
 #define FTIOD_ZMTP_LISTEN_H
 
