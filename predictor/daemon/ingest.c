@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* ingest.c -- the main thread of ftiod: receive batches on the ROUTER, check
+/* ingest.c -- the main thread of ftiod: receive batches on the ROUTER (and
+ * on ftiod's own ZMTP listener beside an ipc:// one, zmtp_listen.c), check
  * who sent them (auth_verify.c), decode them, admit them (admit.c: whose job
  * by the ownership rules of claims.c, quotas, the journal, the merge into
  * the job) and acknowledge them (common/transport.h): a batch that goes into

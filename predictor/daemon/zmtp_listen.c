@@ -32,6 +32,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 #include "zmtp_listen.h"
@@ -59,6 +60,7 @@ static struct {
     int64_t max_msg;
     struct conn *conns;
     char endpoint[6 + sizeof ((struct sockaddr_un *)0)->sun_path];
+    ino_t ino;                      /* the socket file's, as bound */
     struct ftiod_ratelimit rl;
 } L = { .lfd = -1, .ep = -1 };
 
@@ -92,13 +94,16 @@ const char *ftiod_zmtp_listen_open(struct ftiod *d, const char *endpoint)
     L.lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     L.ep = epoll_create1(EPOLL_CLOEXEC);
     struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
+    struct stat st;
     if (L.lfd < 0 || L.ep < 0 || bind(L.lfd, (struct sockaddr *)&u, sizeof u) != 0 ||
-        listen(L.lfd, 1024) != 0 || epoll_ctl(L.ep, EPOLL_CTL_ADD, L.lfd, &ev) != 0) {
+        listen(L.lfd, 1024) != 0 || epoll_ctl(L.ep, EPOLL_CTL_ADD, L.lfd, &ev) != 0 ||
+        stat(u.sun_path, &st) != 0) {
         ftiod_log_at(FTIOD_WARNING, "%s: %s (the shims use %s only)", L.endpoint, strerror(errno),
                      endpoint);
         ftiod_zmtp_listen_close();
         return NULL;
     }
+    L.ino = st.st_ino;
     return L.endpoint;
 }
 
@@ -303,11 +308,15 @@ void ftiod_zmtp_listen_close(void)
 {
     while (L.conns)
         conn_close(L.conns);
-    if (L.lfd >= 0) {
-        close(L.lfd);
+    /* The file goes unless another ftiod bound the path since (a restart
+     * that overlapped this one's stop). */
+    struct stat st;
+    if (L.lfd >= 0 && L.ino && stat(L.endpoint + 6, &st) == 0 && st.st_ino == L.ino)
         unlink(L.endpoint + 6);
-    }
+    if (L.lfd >= 0)
+        close(L.lfd);
     if (L.ep >= 0)
         close(L.ep);
     L.lfd = L.ep = -1;
+    L.ino = 0;
 }
