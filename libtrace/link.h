@@ -41,6 +41,10 @@ struct ftio_link {
     void (*close)(void);
     /* A fork child: forget the parent's connection without touching it. */
     void (*abandon)(void);
+    /* Has the peer answered the handshake?  A batch can be sent before
+     * (ZMTP to ftiod's own listener, zmtp.h), and is then no sign that
+     * anyone is there (sink.c's exit wait). */
+    int  (*heard)(void);
 };
 
 extern const struct ftio_link ftio_link_zmtp;

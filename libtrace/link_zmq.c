@@ -88,6 +88,12 @@ static void zq_abandon(void)
     zq.sock = zq.ctx = NULL;
 }
 
+/* ZMQ_IMMEDIATE: nothing is sent before the handshake is done. */
+static int zq_heard(void)
+{
+    return 1;
+}
+
 const struct ftio_link ftio_link_zmq = {
-    "ZeroMQ", zq_open, zq_send, zq_recv_ack, zq_wait, zq_close, zq_abandon,
+    "ZeroMQ", zq_open, zq_send, zq_recv_ack, zq_wait, zq_close, zq_abandon, zq_heard,
 };

@@ -26,15 +26,20 @@ static int zt_open(const char *endpoint, char *why, size_t wlen)
     }
     if (ftio_cfg.auth_mode == FTIO_AUTH_MUNGE && ftio_lazy_load(0, why, wlen) != 0)
         return 1;
-    return ftio_zmtp_open(&zt, endpoint, why, wlen) == 0 ? 0 : -1;
+    if (ftio_zmtp_open(&zt, endpoint, why, wlen) != 0)
+        return -1;
+    if (zt.direct)
+        ftio_log("%s: ftiod's own listener (%s)", endpoint, "PATH.zmtp, PROTOCOL.md §1.6");
+    return 0;
 }
 
 static int zt_send(const void *batch, size_t len, const struct ftio_auth_sender *auth,
                    int64_t deadline_ns, char *why, size_t wlen)
 {
-    if (!zt.ready) {
+    if (!zt.ready && !zt.direct) {
         /* The peer's greeting and READY may be there (no acknowledgement
-         * can come before them: nothing was sent). */
+         * can come before them: nothing was sent).  ftiod's own listener
+         * takes a message behind our greeting (zmtp.h). */
         struct ftio_ack a;
         if (ftio_zmtp_recv_ack(&zt, &a, 0, why, wlen) < 0)
             return -1;
@@ -76,6 +81,11 @@ static void zt_abandon(void)
     zt.ready = 0;
 }
 
+static int zt_heard(void)
+{
+    return zt.ready;
+}
+
 const struct ftio_link ftio_link_zmtp = {
-    "ZMTP", zt_open, zt_send, zt_recv_ack, zt_wait, zt_close, zt_abandon,
+    "ZMTP", zt_open, zt_send, zt_recv_ack, zt_wait, zt_close, zt_abandon, zt_heard,
 };

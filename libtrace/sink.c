@@ -828,10 +828,13 @@ int ftio_sink_finish(int exec, int final)
             send_unsent();
             if (!sk.npend)
                 break;
-            /* Unsent: wait to be connected; sent: wait for acknowledgements. */
+            /* Unsent: wait to be connected; sent: wait for acknowledgements
+             * (sent before the peer answered the handshake: as unsent). */
             int unsent = 0, sent = 0;
             for (size_t i = 0; i < sk.npend; i++)
                 *(sk.pend[i].sent_ns ? &sent : &unsent) += 1;
+            if (!sk.link->heard())
+                sent = 0;
             int64_t now = ftio_mono_ns();
             if (now >= deadline || (!sent && now >= connect_deadline)) {
                 /* A daemon that is up, only slow (a loaded node), is worth

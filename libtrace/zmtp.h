@@ -24,6 +24,8 @@ struct ftio_zmtp {
     int           connecting;    /* TCP: connect() in progress, our greeting not sent */
     int           greeted;       /* the peer's greeting was read */
     int           ready;         /* ... and its READY: messages may go */
+    int           direct;        /* ftiod's own listener (PATH.zmtp): messages may go at
+                                    once, behind our greeting (PROTOCOL.md §1.6) */
     size_t        nin;
     size_t        skip;          /* bytes of an oversized frame still to discard */
     unsigned char in[8192];      /* what was read and not parsed yet (last: a short
@@ -33,8 +35,9 @@ struct ftio_zmtp {
 /* Can this endpoint be spoken to directly (ipc://PATH, tcp://IPv4:PORT)? */
 int ftio_zmtp_endpoint_ok(const char *endpoint);
 
-/* Connect and send our greeting and READY (never waits for the peer).
- * 0, or -1 with a one-line reason. */
+/* Connect and send our greeting and READY (never waits for the peer); for
+ * ipc://PATH, to ftiod's own listener at PATH.zmtp when there is one
+ * (z->direct), else to PATH.  0, or -1 with a one-line reason. */
 int ftio_zmtp_open(struct ftio_zmtp *z, const char *endpoint, char *err, size_t errlen);
 
 /* Read what is there (waiting until deadline_ns, CLOCK_MONOTONIC, at most,
@@ -45,7 +48,8 @@ int ftio_zmtp_recv_ack(struct ftio_zmtp *z, struct ftio_ack *ack, int64_t deadli
                        size_t errlen);
 
 /* Send one message of n frames whole: the connection is dead when nothing
- * could be written for idle_ns, or at deadline_ns.  Only when z->ready.
+ * could be written for idle_ns, or at deadline_ns.  Only when z->ready or
+ * z->direct.
  * 0, or -1 with a reason (the connection is then dead). */
 int ftio_zmtp_send(struct ftio_zmtp *z, const void *const *frame, const size_t *len, int n,
                    int64_t idle_ns, int64_t deadline_ns, char *err, size_t errlen);

@@ -38,6 +38,7 @@
 #include "ftio_paths.h"   /* FTIOD_CONFIG_DEFAULT: $(SYSCONFDIR)/ftio/ftiod.conf */
 #include "machine.h"
 #include "timeutil.h"
+#include "zmtp_listen.h"
 
 static struct ftiod *the_daemon;   /* for the signal handler only */
 /* The jobs at exit: their memory goes back with the process (below).
@@ -609,6 +610,12 @@ int main(int argc, char **argv)
     }
     const char *curve = d->cfg.curve_secret ? curve_secret : NULL;
     if (!(d->router = bind_socket(d, ZMQ_ROUTER, d->cfg.listen, "--listen", "ingest", NULL)))
+        goto out;
+    /* ipc://: the shims' direct way in beside it, as private until its mode */
+    mode_t um = umask(0077);
+    const char *direct = ftiod_zmtp_listen_open(d, d->cfg.listen);   /* zmtp_listen.c */
+    umask(um);
+    if (direct && ipc_permissions(&d->cfg, direct, "--listen", um) != 0)
         goto out;
     /* The ZAP handler before any peer can connect to a socket with a domain. */
     sigset_t old;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* ingest.c -- the main thread of ftiod: receive batches on the ROUTER, check
+/* ingest.c -- the main thread of ftiod: receive batches on the ROUTER (and
+ * on ftiod's own ZMTP listener beside an ipc:// one, zmtp_listen.c), check
  * who sent them (auth_verify.c), decode them, admit them (admit.c: whose job
  * by the ownership rules of claims.c, quotas, the journal, the merge into
  * the job) and acknowledge them (common/transport.h): a batch that goes into
@@ -29,6 +30,7 @@
 #include "timeutil.h"
 #include "transport.h"
 #include "wire.h"
+#include "zmtp_listen.h"
 
 /* Drain at most this many messages per poll turn, so status requests and the
  * stop flag are still looked at under a flood. */
@@ -64,13 +66,16 @@ static void reject(struct ingest *in, uint64_t *counter, const char *why)
 }
 
 /* Where an acknowledgement goes: the identities of the message it answers
- * (frames [0, delim)), and whether it went already (ftiod_admit_acking()
- * sends a merged batch's before the merge proper). */
+ * (frames [0, delim)), or a direct connection's reply (zmtp_listen.c), and
+ * whether it went already (ftiod_admit_acking() sends a merged batch's
+ * before the merge proper). */
 struct ack_to {
     struct ingest *in;
     struct ftiod_message *m;
     int delim;
     bool sent;
+    ftiod_zmtp_reply_fn reply;
+    void *rctx;
 };
 
 static void send_ack(void *ctx, int status)
@@ -79,13 +84,17 @@ static void send_ack(void *ctx, int status)
     struct ingest *in = to->in;
     unsigned char ack[FTIO_ACK_LEN];
     ftio_ack_encode(ack, status == FTIO_ACK_RENEW ? FTIO_ACK_SEQ_ANY : in->batch.h.seq, status);
+    to->sent = true;
+    if (to->reply) {
+        to->reply(to->rctx, ack, sizeof ack);
+        return;
+    }
     /* A sender that went away or does not read: ROUTER drops the reply. */
     for (int i = 0; i < to->delim; i++)
         zmq_send(in->d->router, zmq_msg_data(&to->m->f[i]), zmq_msg_size(&to->m->f[i]),
                  ZMQ_SNDMORE | ZMQ_DONTWAIT);
     zmq_send(in->d->router, "", 0, ZMQ_SNDMORE | ZMQ_DONTWAIT);
     zmq_send(in->d->router, ack, sizeof ack, ZMQ_DONTWAIT);
-    to->sent = true;
 }
 
 /* One batch message: the batch frame and, when authenticated, its auth
@@ -95,8 +104,8 @@ static void send_ack(void *ctx, int status)
  * (it restarted) is not decoded either: FTIO_ACK_RENEW tells the sender to
  * make a new session and send again at once, with FTIO_ACK_SEQ_ANY for the
  * sequence number (PROTOCOL.md §1.4). */
-static int handle_message(struct ingest *in, zmq_msg_t *msg, zmq_msg_t *auth, bool extra,
-                          struct ack_to *to)
+static int handle_message(struct ingest *in, const void *msg, size_t len, const void *auth,
+                          size_t alen, bool extra, struct ack_to *to)
 {
     struct ftiod *d = in->d;
     if (extra) {
@@ -105,18 +114,16 @@ static int handle_message(struct ingest *in, zmq_msg_t *msg, zmq_msg_t *auth, bo
     }
     char err[256];
     size_t used = 0;
-    size_t len = zmq_msg_size(msg);
     /* Authenticate before decoding: an unauthenticated sender gets no
      * further than one hash. */
     int64_t uid = -1;
     const char *why = NULL;
-    int ar = ftiod_auth_batch(d->auth, zmq_msg_data(msg), len, auth ? zmq_msg_data(auth) : NULL,
-                              auth ? zmq_msg_size(auth) : 0, &uid, &why);
+    int ar = ftiod_auth_batch(d->auth, msg, len, auth, alen, &uid, &why);
     if (ar != 0) {
         reject(in, &d->stats.unauthenticated, why);
         return ar == FTIOD_AUTH_RENEW ? FTIO_ACK_RENEW : -1;
     }
-    int rc = ftio_wire_decode(zmq_msg_data(msg), len, &in->batch, &used, err, sizeof err);
+    int rc = ftio_wire_decode(msg, len, &in->batch, &used, err, sizeof err);
     if (rc == 1) {
         reject(in, &d->stats.truncated, "truncated batch");
         return -1;
@@ -136,7 +143,7 @@ static int handle_message(struct ingest *in, zmq_msg_t *msg, zmq_msg_t *auth, bo
         return -1;
     }
     struct admission a;
-    ftiod_admit_acking(d, &in->batch, uid, zmq_msg_data(msg), len, &a, send_ack, to);
+    ftiod_admit_acking(d, &in->batch, uid, msg, len, &a, send_ack, to);
     ftiod_admit_log(&in->rl, d, &in->batch, uid, &a);
     return ftiod_admit_ack(a.verdict);
 }
@@ -156,9 +163,26 @@ static void ingest_message(struct ingest *in, struct ftiod_message *m)
         reject(in, &in->d->stats.malformed, "no envelope delimiter or no batch");
         return;
     }
-    struct ack_to to = { in, m, delim, false };
-    int status = handle_message(in, &m->f[delim + 1], payload > 1 ? &m->f[delim + 2] : NULL,
-                                m->extra || payload > 2, &to);
+    struct ack_to to = { in, m, delim, false, NULL, NULL };
+    zmq_msg_t *b = &m->f[delim + 1], *auth = payload > 1 ? &m->f[delim + 2] : NULL;
+    int status = handle_message(in, zmq_msg_data(b), zmq_msg_size(b), auth ? zmq_msg_data(auth) : NULL,
+                                auth ? zmq_msg_size(auth) : 0, m->extra || payload > 2, &to);
+    if (status >= 0 && !to.sent)
+        send_ack(&to, status);
+}
+
+/* One message of a direct connection (zmtp_listen.c): [empty] [batch]
+ * [auth], as a DEALER sends it; acknowledged on that connection. */
+static void ingest_direct(void *ctx, const void *const *f, const size_t *len, int n,
+                          ftiod_zmtp_reply_fn reply, void *rctx)
+{
+    struct ingest *in = ctx;
+    if (n < 2 || len[0] != 0) {
+        reject(in, &in->d->stats.malformed, "no envelope delimiter or no batch");
+        return;
+    }
+    struct ack_to to = { in, NULL, 0, false, reply, rctx };
+    int status = handle_message(in, f[1], len[1], n > 2 ? f[2] : NULL, n > 2 ? len[2] : 0, n > 3, &to);
     if (status >= 0 && !to.sent)
         send_ack(&to, status);
 }
@@ -184,23 +208,29 @@ static void drain(struct ingest *in, double until)
 int ftiod_ingest_loop(struct ftiod *d)
 {
     struct ingest in = {.d = d};
-    zmq_pollitem_t items[3] = {
+    zmq_pollitem_t items[4] = {
         {.socket = d->router, .events = ZMQ_POLLIN},
         {.socket = d->rep, .events = ZMQ_POLLIN},
         {.fd = ftiod_control_late_fd(d), .events = ZMQ_POLLIN},   /* history_glue.h */
+        {.fd = ftiod_zmtp_listen_fd(), .events = ZMQ_POLLIN},     /* zmtp_listen.h */
     };
+    int nitems = items[2].fd >= 0 ? 3 : 2, zi = -1;
+    if (items[3].fd >= 0)
+        items[zi = nitems++] = items[3];
     int rc = 0;
     atomic_store(&d->router_quiet_ns, ftio_real_ns());
     while (!d->stop) {
         /* REP: no next request while the memory of runs owes a reply */
         items[1].events = ftiod_control_waiting(d) ? 0 : ZMQ_POLLIN;
-        if (zmq_poll(items, items[2].fd >= 0 ? 3 : 2, 200) < 0) {
+        if (zmq_poll(items, nitems, 200) < 0) {
             if (errno == EINTR)
                 continue;
             ftiod_log("poll: %s", zmq_strerror(errno));
             rc = -1;
             break;
         }
+        if (zi >= 0 && (items[zi].revents & ZMQ_POLLIN))
+            ftiod_zmtp_listen_serve(ingest_direct, &in);
         if (items[0].revents & ZMQ_POLLIN)
             drain(&in, INFINITY);
         else
@@ -224,6 +254,7 @@ void ftiod_ingest_close(struct ftiod *d, int left_ms)
 {
     if (!d->router)
         return;
+    ftiod_zmtp_listen_close();                     /* unacknowledged: the shims keep them */
     ftio_ack_socket_close(d->router, left_ms);     /* queued acknowledgements leave (transport.h) */
     d->router = NULL;
 }

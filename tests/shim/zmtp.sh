@@ -15,7 +15,12 @@
 #  (e) a process that lives past a second moves to ZeroMQ (and loses nothing);
 #      a tcp:// endpoint is spoken to as well;
 #  (f) with --auth munge: the MUNGE frame rides along, ftiod checks and
-#      accepts it (no batch refused as unauthenticated), still without libzmq.
+#      accepts it (no batch refused as unauthenticated), still without libzmq;
+#  (g) on ipc:// the processes reach ftiod's own listener (PATH.zmtp,
+#      predictor/daemon/zmtp_listen.c), which hostile peers do not disturb:
+#      garbage, a frame larger than --max-msg and an idle connection are
+#      closed or ignored, and a process after them is delivered whole; the
+#      socket file goes with ftiod.
 # On the code before zmtp.c, (c) fails: every process that records loads libzmq.
 . "$(dirname "$0")/../lib.sh"
 need "$B/bin/ftiod" "$SHIM" "$WIRE" "$B/bin/posix_periodic"
@@ -78,6 +83,8 @@ end_is d short $N $total
 no_spool short
 set -- "$T"/cat[0-9]*.log
 no_zmq "$@"
+_n=$(grep -l "ftiod's own listener" "$@" | wc -l)
+[ "$_n" = "$N" ] && ok "all $N reached ftiod's own listener" || bad "only $_n of $N reached ftiod's own listener"
 
 # FTIO_ZMTP=0: ZeroMQ, as before zmtp.c; and a flusher sharing the
 # application's descriptor table (FTIO_PRIVATE_FDS=0, ZeroMQ too: its logs
@@ -144,6 +151,41 @@ traced_cat "tcp://127.0.0.1:$port" overtcp "$T/f4" "$T/tcp.log"
 end_is t overtcp 1 4017
 no_spool overtcp
 no_zmq "$T/tcp.log"
+
+# ---- (g) ftiod's own listener and hostile peers ---------------------------------------
+start_daemon g --max-msg 65536 --settle-end 0.3
+"$PY" - "$T/g.in.zmtp" <<'PYEOF' >"$T/hostile.out" 2>&1
+import socket, sys, time
+def conn():
+    s = socket.socket(socket.AF_UNIX); s.settimeout(10); s.connect(sys.argv[1]); return s
+def closed(s):
+    try:
+        while True:
+            if not s.recv(65536):
+                return True
+    except OSError:
+        return True
+greet = bytes([0xff] + [0] * 7 + [1, 0x7f, 3, 0]) + b"NULL" + bytes(16) + bytes(32)
+ready = bytes([4, 28, 5]) + b"READY" + bytes([11]) + b"Socket-Type" + bytes([0, 0, 0, 6]) + b"DEALER"
+idle = conn()                                   # connects and says nothing
+g = conn(); g.sendall(b"GET / HTTP/1.0\r\n" * 8)  # not ZMTP
+print("garbage closed", closed(g))
+o = conn()                                      # a frame over --max-msg, announced
+o.sendall(greet + ready + bytes([1, 0]) + bytes([2]) + (1 << 20).to_bytes(8, "big"))
+print("oversized closed", closed(o))
+time.sleep(0.2)
+print("idle open", idle.fileno() >= 0)
+PYEOF
+grep -q 'garbage closed True' "$T/hostile.out" && grep -q 'oversized closed True' "$T/hostile.out" &&
+  ok "ftiod's own listener closed a garbage peer and an oversized frame" ||
+  bad "hostile peers: $(cat "$T/hostile.out")"
+traced_cat "ipc://$T/g.in" afterhostile "$T/f2" "$T/hostile.log"
+grep -q "ftiod's own listener" "$T/hostile.log" && ok "after them, a process reached the listener" ||
+  bad "after the hostile peers: $(grep 'ftio\[' "$T/hostile.log")"
+end_is g afterhostile 1 2017
+no_spool afterhostile
+kill -TERM $DPID && wait_gone $DPID 10
+[ ! -e "$T/g.in.zmtp" ] && ok "the listener's socket file went with ftiod" || bad "$T/g.in.zmtp left behind"
 
 # ---- (f) MUNGE ------------------------------------------------------------------------
 start_munged
