@@ -28,21 +28,14 @@
 #include "internal.h"        /* ftio_iov_advance */
 #include "zmtp.h"
 #include "timeutil.h"
+#include "zmtp_wire.h"
 
-#define GREETING_LEN 64
-#define F_MORE    1
-#define F_LONG    2
-#define F_COMMAND 4
 #define MAX_FRAMES 4
 
 /* Our greeting and READY, sent at once after connecting. */
 static const unsigned char hello[] = {
-    0xff, 0, 0, 0, 0, 0, 0, 0, 1, 0x7f,              /* signature */
-    3, 0,                                            /* version 3.0 */
-    'N', 'U', 'L', 'L', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,   /* mechanism */
-    0,                                               /* as-server */
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    F_COMMAND, 1 + 5 + 1 + 11 + 4 + 6 + 1 + 8 + 4,
+    ZMTP_GREETING_NULL,
+    ZMTP_COMMAND, 1 + 5 + 1 + 11 + 4 + 6 + 1 + 8 + 4,
     5, 'R', 'E', 'A', 'D', 'Y',
     11, 'S', 'o', 'c', 'k', 'e', 't', '-', 'T', 'y', 'p', 'e', 0, 0, 0, 6, 'D', 'E', 'A', 'L', 'E', 'R',
     8, 'I', 'd', 'e', 'n', 't', 'i', 't', 'y', 0, 0, 0, 0,
@@ -205,33 +198,25 @@ static int parse(struct ftio_zmtp *z, struct ftio_ack *ack, char *err, size_t er
                 return 0;
         }
         if (!z->greeted) {
-            if (z->nin < GREETING_LEN)
+            if (z->nin < ZMTP_GREETING_LEN)
                 return 0;
-            if (z->in[0] != 0xff || z->in[9] != 0x7f)
-                return fail(z, err, errlen, "the peer does not speak ZMTP 3");
-            if (z->in[10] < 3)
-                return fail(z, err, errlen, "the peer speaks ZMTP older than 3");
-            static const char null_mech[20] = "NULL";
-            if (memcmp(z->in + 12, null_mech, sizeof null_mech) != 0)
-                return fail(z, err, errlen, "the peer's mechanism is not NULL");
-            consume(z, GREETING_LEN);
+            const char *refused = zmtp_greeting_refused(z->in);
+            if (refused)
+                return fail(z, err, errlen, refused);
+            consume(z, ZMTP_GREETING_LEN);
             z->greeted = 1;
             continue;
         }
-        if (z->nin < 2)
-            return 0;
-        unsigned flags = z->in[0];
-        size_t hl = flags & F_LONG ? 9 : 2;
-        if (flags & ~(unsigned)(F_MORE | F_LONG | F_COMMAND))
+        unsigned flags;
+        uint64_t size;
+        int head = zmtp_frame_head(z->in, z->nin, &flags, &size);
+        if (head < 0)
             return fail(z, err, errlen, "a frame with reserved flags");
-        if (z->nin < hl)
+        if (head == 0)
             return 0;
-        uint64_t size = z->in[1];
-        if (flags & F_LONG)
-            for (size_t i = 2; i < 9; i++)
-                size = size << 8 | z->in[i];
+        size_t hl = (size_t)head;
         if (size > sizeof z->in - hl) {
-            if (flags & F_COMMAND)
+            if (flags & ZMTP_COMMAND)
                 return fail(z, err, errlen, "an oversized command");
             if (!z->ready)
                 return fail(z, err, errlen, "a message before READY");
@@ -243,7 +228,7 @@ static int parse(struct ftio_zmtp *z, struct ftio_ack *ack, char *err, size_t er
             return 0;
         const unsigned char *body = z->in + hl;
         int got = 0;
-        if (flags & F_COMMAND) {
+        if (flags & ZMTP_COMMAND) {
             size_t nl = size ? body[0] : 0;
             if (size == 0 || nl + 1 > size)
                 return fail(z, err, errlen, "a malformed command");
@@ -259,7 +244,7 @@ static int parse(struct ftio_zmtp *z, struct ftio_ack *ack, char *err, size_t er
             }                              /* others (PING): nothing asked of us */
         } else if (!z->ready) {
             return fail(z, err, errlen, "a message before READY");
-        } else if (!(flags & F_MORE) && size == FTIO_ACK_LEN &&
+        } else if (!(flags & ZMTP_MORE) && size == FTIO_ACK_LEN &&
                    memcmp(body, FTIO_ACK_MAGIC, 4) == 0) {
             ack->seq = 0;
             for (int i = 0; i < 8; i++)
@@ -310,23 +295,12 @@ int ftio_zmtp_send(struct ftio_zmtp *z, const void *const *frame, const size_t *
 {
     if (z->fd < 0 || !(z->ready || z->direct) || n > MAX_FRAMES)
         return fail(z, err, errlen, "not ready");
-    unsigned char head[MAX_FRAMES][9];
+    unsigned char head[MAX_FRAMES][ZMTP_HEAD_MAX];
     struct iovec iov[2 * MAX_FRAMES];
     int k = 0;
     for (int i = 0; i < n; i++) {
         unsigned char *h = head[i];
-        unsigned more = i + 1 < n ? F_MORE : 0;
-        size_t hl;
-        if (len[i] < 256) {
-            h[0] = (unsigned char)more;
-            h[1] = (unsigned char)len[i];
-            hl = 2;
-        } else {
-            h[0] = (unsigned char)(more | F_LONG);
-            for (int b = 0; b < 8; b++)
-                h[1 + b] = (unsigned char)((uint64_t)len[i] >> (56 - 8 * b));
-            hl = 9;
-        }
+        size_t hl = zmtp_frame_put_head(h, i + 1 < n, len[i]);
         iov[k++] = (struct iovec){ h, hl };
         if (len[i])
             iov[k++] = (struct iovec){ (void *)frame[i], len[i] };

@@ -36,11 +36,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 #include "zmtp_listen.h"
+#include "zmtp_wire.h"
 
-#define GREETING_LEN 64
-#define F_MORE    1
-#define F_LONG    2
-#define F_COMMAND 4
 #define FRAMES    4                 /* delimiter, batch, auth; a 4th says "too many" */
 #define BUF_FIRST (16 * 1024)
 #define READS_PER_TURN 16           /* per connection and serve: others get their turn */
@@ -67,12 +64,8 @@ static struct {
 /* Our greeting (ZMTP 3.0, NULL, as-server 0) and READY (Socket-Type ROUTER),
  * written in one piece at accept. */
 static const unsigned char hello[] = {
-    0xff, 0, 0, 0, 0, 0, 0, 0, 1, 0x7f,
-    3, 0,
-    'N', 'U', 'L', 'L', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    F_COMMAND, 1 + 5 + 1 + 11 + 4 + 6,
+    ZMTP_GREETING_NULL,
+    ZMTP_COMMAND, 1 + 5 + 1 + 11 + 4 + 6,
     5, 'R', 'E', 'A', 'D', 'Y',
     11, 'S', 'o', 'c', 'k', 'e', 't', '-', 'T', 'y', 'p', 'e', 0, 0, 0, 6, 'R', 'O', 'U', 'T', 'E', 'R',
 };
@@ -141,15 +134,13 @@ static bool put(struct conn *c, const void *p, size_t n)
 
 static void reply(void *rctx, const unsigned char *ack, size_t len)
 {
-    unsigned char out[4 + 255];
+    unsigned char out[2 + ZMTP_HEAD_MAX + 255];
     if (len > 255)
         return;
-    out[0] = F_MORE;          /* the empty delimiter */
-    out[1] = 0;
-    out[2] = 0;
-    out[3] = (unsigned char)len;
-    memcpy(out + 4, ack, len);
-    put(rctx, out, 4 + len);
+    size_t n = zmtp_frame_put_head(out, 1, 0);          /* the empty delimiter */
+    n += zmtp_frame_put_head(out + n, 0, len);
+    memcpy(out + n, ack, len);
+    put(rctx, out, n + len);
 }
 
 static void accept_all(void)
@@ -198,13 +189,11 @@ static size_t parse(struct conn *c, ftiod_zmtp_message_fn fn, void *ctx)
         if (c->dead)
             return 0;
         if (!c->greeted) {
-            if (c->len < GREETING_LEN)
-                return GREETING_LEN;
-            static const char null_mech[20] = "NULL";
-            if (c->buf[0] != 0xff || c->buf[9] != 0x7f || c->buf[10] < 3 ||
-                memcmp(c->buf + 12, null_mech, sizeof null_mech) != 0)
+            if (c->len < ZMTP_GREETING_LEN)
+                return ZMTP_GREETING_LEN;
+            if (zmtp_greeting_refused(c->buf))
                 return 0;
-            consume(c, GREETING_LEN);
+            consume(c, ZMTP_GREETING_LEN);
             c->greeted = true;
             continue;
         }
@@ -213,24 +202,20 @@ static size_t parse(struct conn *c, ftiod_zmtp_message_fn fn, void *ctx)
         size_t l[FRAMES], off = 0;
         int n = 0;
         for (;;) {
-            if (c->len < off + 2)
-                return off + 2;
-            unsigned flags = c->buf[off];
-            size_t hl = flags & F_LONG ? 9 : 2;
-            if (flags & ~(unsigned)(F_MORE | F_LONG | F_COMMAND) || ((flags & F_COMMAND) && n))
+            unsigned flags;
+            uint64_t size;
+            int head = zmtp_frame_head(c->buf + off, c->len - off, &flags, &size);
+            if (head < 0 || (head > 0 && (flags & ZMTP_COMMAND) && n))
                 return 0;
-            if (c->len < off + hl)
-                return off + hl;
-            uint64_t size = c->buf[off + 1];
-            if (flags & F_LONG)
-                for (size_t i = 2; i < 9; i++)
-                    size = size << 8 | c->buf[off + i];
+            if (head == 0)
+                return off + (c->len - off < 2 ? 2 : ZMTP_HEAD_MAX);
+            size_t hl = (size_t)head;
             if (size > (uint64_t)L.max_msg || off + hl + size > (uint64_t)L.max_msg + 4096)
                 return 0;
             if (c->len < off + hl + size)
                 return off + hl + (size_t)size;
             const unsigned char *body = c->buf + off + hl;
-            if (flags & F_COMMAND) {
+            if (flags & ZMTP_COMMAND) {
                 size_t nl = size ? body[0] : 0;
                 if (size == 0 || nl + 1 > size || (nl == 5 && !memcmp(body + 1, "ERROR", 5)))
                     return 0;
@@ -247,7 +232,7 @@ static size_t parse(struct conn *c, ftiod_zmtp_message_fn fn, void *ctx)
             }
             n++;
             off += hl + (size_t)size;
-            if (!(flags & F_MORE)) {
+            if (!(flags & ZMTP_MORE)) {
                 fn(ctx, f, l, n < FRAMES ? n : FRAMES, reply, c);
                 consume(c, off);
                 break;
