@@ -80,11 +80,13 @@ static int radix_sort(struct event *ev, struct event *tmp, size_t n)
 /* ---- bucket sort ------------------------------------------------------------ */
 
 /* Buckets per level (the counts fit on the stack and the scatter targets stay
- * few enough for the cache), average bucket fill, the size below which
- * insertion sort wins, and the recursion depth after which a still crowded
- * bucket (pathologically skewed times) goes to the radix sort. */
+ * few enough for the cache), buckets per event (two: most buckets hold no
+ * event or one, and the insertion pass after the scatter moves few), the
+ * size below which insertion sort wins, and the recursion depth after which
+ * a still crowded bucket (pathologically skewed times) goes to the radix
+ * sort. */
 #define BUCKETS_MAX 4096
-#define BUCKET_FILL 4
+#define BUCKETS_PER_EVENT 2
 #define SMALL_SORT 32
 #define BUCKET_DEPTH_MAX 8
 
@@ -123,7 +125,7 @@ static int sort_events(struct event *ev, struct event *tmp, size_t n, int depth)
     }
     if (sorted)
         return 0;
-    size_t nb = n / BUCKET_FILL + 1;
+    size_t nb = BUCKETS_PER_EVENT * n + 1;
     if (nb > BUCKETS_MAX)
         nb = BUCKETS_MAX;
     double scale = isfinite(lo) && isfinite(hi) ? (double)nb / (hi - lo) : 0;
@@ -133,14 +135,18 @@ static int sort_events(struct event *ev, struct event *tmp, size_t n, int depth)
     size_t end[BUCKETS_MAX + 1];
     memset(end, 0, (nb + 1) * sizeof end[0]);
     FTIO_BUCKET_SCATTER(ev, tmp, n, t, lo, scale, nb, end);
-    /* end[b] is now one past bucket b. */
+    /* end[b] is now one past bucket b.  Crowded buckets are sorted by
+     * recursion; the few events of the others by one insertion pass over
+     * the whole (an event never moves past its bucket's start: the buckets
+     * are in order), not a call per bucket. */
     size_t from = 0;
     for (size_t b = 0; b < nb; b++) {
         size_t len = end[b] - from;
-        if (len > 1 && sort_events(tmp + from, ev + from, len, depth + 1) != 0)
+        if (len > SMALL_SORT && sort_events(tmp + from, ev + from, len, depth + 1) != 0)
             return -1;
         from = end[b];
     }
+    insertion_sort(tmp, n);
     memcpy(ev, tmp, n * sizeof *ev);
     return 0;
 }
