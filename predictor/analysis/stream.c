@@ -170,13 +170,15 @@ static size_t log_memory(const struct record_log *l)
 #define LOG_COLS(l) {(void **)&(l)->ts, (void **)&(l)->te, (void **)&(l)->bytes, (void **)&(l)->act}
 static const size_t log_elem[] = {sizeof(double), sizeof(double), sizeof(double), sizeof(int8_t)};
 
-/* Room for one more record: doubled, in a run once that is LOG_RUN_MIN
- * bytes or more, back in malloc past a run's largest size (--summary-records
- * beyond ~40,000) or when the pool has no memory; the records so far are
- * copied over.  0, or -1 out of memory. */
-static int log_grow(struct record_log *l)
+/* Room for `need` records: the capacity doubled until it holds them, in a
+ * run once that is LOG_RUN_MIN bytes or more, back in malloc past a run's
+ * largest size (--summary-records beyond ~40,000) or when the pool has no
+ * memory; the records so far are copied over.  0, or -1 out of memory. */
+static int log_grow(struct record_log *l, size_t need)
 {
-    size_t cap = l->cap ? 2 * l->cap : 128;
+    size_t cap = l->cap ? l->cap : 128;
+    while (cap < need)
+        cap = cap <= SIZE_MAX / 2 ? 2 * cap : SIZE_MAX;
     if (cap > SIZE_MAX / LOG_RECORD) {
         errno = ENOMEM;
         return -1;
@@ -184,7 +186,7 @@ static int log_grow(struct record_log *l)
     char *run = cap * LOG_RECORD >= LOG_RUN_MIN ? ftio_bin_pool_run(cap * LOG_RECORD) : NULL;
     if (!run && !l->run) {          /* small, or past a run's size: malloc */
         void **const cols[] = LOG_COLS(l);
-        return ftio_grow_parallel(&l->cap, l->n + 1, 4, cols, log_elem);
+        return ftio_grow_parallel(&l->cap, need, 4, cols, log_elem);
     }
     /* Into new columns (a run, or from a run back to malloc: empty columns
      * grown to cap), then the records so far copied over. */
@@ -307,7 +309,7 @@ static void log_record(struct ftio_stream *s, int act, double ts, double te, dou
         l->overflow = true;
         return;
     }
-    if (l->n == l->cap && log_grow(l) != 0) {
+    if (l->n == l->cap && log_grow(l, l->n + 1) != 0) {
         log_free(l);
         l->overflow = true;
         return;
@@ -317,6 +319,15 @@ static void log_record(struct ftio_stream *s, int act, double ts, double te, dou
     l->bytes[l->n] = bytes;
     l->act[l->n] = (int8_t)act;
     l->n++;
+}
+
+void ftio_stream_expect(struct ftio_stream *s, size_t n)
+{
+    struct record_log *l = &s->log;
+    /* Past log_records the log is forgotten anyway; a failure leaves it to
+     * log_record. */
+    if (!l->overflow && l->n + n > l->cap && l->n + n <= s->c.log_records)
+        (void)log_grow(l, l->n + n);
 }
 
 double ftio_stream_first_time(const struct ftio_stream *s)
