@@ -205,10 +205,12 @@ static int log_grow(struct record_log *l, size_t need)
             return -1;
         }
     }
-    memcpy(to.ts, l->ts, l->n * sizeof *to.ts);
-    memcpy(to.te, l->te, l->n * sizeof *to.te);
-    memcpy(to.bytes, l->bytes, l->n * sizeof *to.bytes);
-    memcpy(to.act, l->act, l->n * sizeof *to.act);
+    if (l->n > 0) {                 /* an empty log (ftio_stream_expect) has no columns */
+        memcpy(to.ts, l->ts, l->n * sizeof *to.ts);
+        memcpy(to.te, l->te, l->n * sizeof *to.te);
+        memcpy(to.bytes, l->bytes, l->n * sizeof *to.bytes);
+        memcpy(to.act, l->act, l->n * sizeof *to.act);
+    }
     log_columns_free(l);
     *l = to;
     return 0;
