@@ -22,7 +22,13 @@
 # how long ftiod took to stop at SIGTERM 3 s later and the end summaries it
 # says it lost; when the ends came and why (ended_by), and ftiod's own
 # account of a live job's memory (`memory` in its status, issue 27), and ftiod's
-# CPU in all (the same work before and after a change, whatever the load).  The hog line adds its figures: the spool's send time, and
+# CPU in all (the same work before and after a change, whatever the load);
+# the same latency's p99 per 20-s slice of the live part (from its start:
+# the catch-up is the first slices) and how many jobs published a
+# non-stale prediction during the live part (issue 27: every one should),
+# and by its end (a job with no I/O in the live part whose history was
+# analysed before it began has nothing new to say in it).
+# The hog line adds its figures: the spool's send time, and
 # how long after the send began its newest boundary and its .end were
 # published.  Everything comes from ftiod's own --log and /proc.
 B=${B:-build}
@@ -95,6 +101,7 @@ log, info, n, h, s, rss0, rss1, c0, c1, w0, w1, tck, hog0, hog1, status, k0, k1,
 info = json.load(open(info))
 live0 = info["live_start"]
 lat, msgs, stale, ended, ended3, end_delay, by = [], 0, 0, set(), set(), [], {}
+slices, predicted, before = {}, set(), set()   # latencies per 20-s slice of the live part; jobs that predicted in it, before it
 hog = {"first": None, "newest": None, "end": None, "end_t": None}
 for line in open(log):
     d = json.loads(line)
@@ -119,19 +126,30 @@ for line in open(log):
         by[m.get("ended_by")] = by.get(m.get("ended_by"), 0) + 1
         continue
     msgs += 1
-    if not live0 + 10 <= m["published"] <= live0 + float(s) or m["window"]["end"] < live0:
+    in_live = live0 <= m["published"] <= live0 + float(s)
+    if in_live and not m["stale"]:
+        predicted.add(m["job"])
+    elif m["published"] < live0 and not m["stale"]:
+        before.add(m["job"])          # a history analysed while the sender still sent
+    if not in_live or m["window"]["end"] < live0:
         continue
     if m["stale"]:
-        stale += 1
+        if m["published"] >= live0 + 10:
+            stale += 1
         continue
-    lat.append(m["published"] - m["window"]["end"] - 1.5)
+    late = m["published"] - m["window"]["end"] - 1.5
+    slices.setdefault(int((m["published"] - live0) // 20), []).append(late)
+    if m["published"] >= live0 + 10:
+        lat.append(late)
 try:
     drop = json.load(open(status))["dropped"]
 except (OSError, ValueError, KeyError):
     drop = {}
 refused = lambda k: drop.get(k, "?")
+def q(p, v=None):
+    v = lat if v is None else v
+    return v[min(len(v) - 1, int(p * len(v)))] if v else float("nan")
 lat.sort()
-q = lambda p: lat[min(len(lat) - 1, int(p * len(lat)))] if lat else float("nan")
 cpu = (float(c1) - float(c0)) / float(tck) / (float(w1) - float(w0)) * 100
 per_job = (float(rss1) - float(rss0)) / int(n) / 1024
 print("N=%s history=%s h live=%s s: latency p50 %.3f s p99 %.3f s max %.3f s (%d live messages, "
@@ -148,6 +166,11 @@ try:
 except (OSError, ValueError, KeyError):
     mem = []
 print("ftiod's CPU in all (history, live, ends): %.1f s" % (float(ct) / float(tck)))
+print("live part per 20-s slice, p99 (messages): %s; %d of the %s jobs published a prediction "
+      "during the live part, %d by its end (%d before it)" %
+      (", ".join("%d-%d s %.2f s (%d)" % (20 * k, 20 * k + 20, q(0.99, sorted(v)), len(v))
+                 for k, v in sorted(slices.items())), len(predicted), n, len(predicted | before),
+       len(before)))
 print("ends: published after the sender's last batch by p50 %.2f s, max %.2f s; ended_by %s; "
       "ftiod's own account of a live job's memory: %s" %
       (end_delay[len(end_delay) // 2] if end_delay else float("nan"),

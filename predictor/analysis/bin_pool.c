@@ -64,6 +64,14 @@
  * keeps little (a fixed 8 MiB grew a two-job ftiod by 5.5 MB:
  * tests/daemon/memory_bound.sh). */
 #define POOL_SPARE_MIN  64
+/* Past this many bytes mapped, a new mapping comes with its memory
+ * (MAP_POPULATE: one system call instead of 512 page faults).  A page fault
+ * costs 15-20 us of the faulting thread in this VM, a populated page 5-9 us
+ * (bench/README.md, issue 27 eighth round); 10,000 jobs' histories map ~200
+ * chunks in the ingest thread, a third of whose time was page faults, the
+ * pool's a third of those.  A daemon with a few jobs stays below it and
+ * keeps only the pages it touches. */
+#define POOL_POPULATE_AFTER (8u << 20)
 #define POOL_SPARE_MAX  1024
 #define POOL_CLASSES 4              /* block sizes (bins.c has two) */
 /* ftio_bin_pool_trim() gives back at most this many pages a call (64 MiB):
@@ -162,8 +170,9 @@ static struct page *page_new(int c)
         p->zero = !spare;               /* given back: zeroes when touched */
     } else {
         if (pool.chunk_left == 0) {
-            char *m = mmap(NULL, POOL_CHUNK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                           -1, 0);
+            int populate = pool.st.mapped >= POOL_POPULATE_AFTER ? MAP_POPULATE : 0;
+            char *m = mmap(NULL, POOL_CHUNK, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS | populate, -1, 0);
             if (m == MAP_FAILED)
                 return NULL;
             /* Pages aligned to their size: the part before the first is

@@ -166,55 +166,53 @@ static size_t log_memory(const struct record_log *l)
     return l->cap * LOG_RECORD;
 }
 
-/* Room for one more record: doubled, in a run once that is LOG_RUN_MIN
- * bytes or more, back in malloc past a run's largest size (--summary-records
- * beyond ~40,000) or when the pool has no memory; the records so far are
- * copied over.  0, or -1 out of memory. */
-static int log_grow(struct record_log *l)
+/* The four columns of l for ftio_grow_parallel, and their elements' sizes. */
+#define LOG_COLS(l) {(void **)&(l)->ts, (void **)&(l)->te, (void **)&(l)->bytes, (void **)&(l)->act}
+static const size_t log_elem[] = {sizeof(double), sizeof(double), sizeof(double), sizeof(int8_t)};
+
+/* Room for `need` records: the capacity doubled until it holds them, in a
+ * run once that is LOG_RUN_MIN bytes or more, back in malloc past a run's
+ * largest size (--summary-records beyond ~40,000) or when the pool has no
+ * memory; the records so far are copied over.  0, or -1 out of memory. */
+static int log_grow(struct record_log *l, size_t need)
 {
-    size_t cap = l->cap ? 2 * l->cap : 128;
+    size_t cap = l->cap ? l->cap : 128;
+    while (cap < need)
+        cap = cap <= SIZE_MAX / 2 ? 2 * cap : SIZE_MAX;
     if (cap > SIZE_MAX / LOG_RECORD) {
         errno = ENOMEM;
         return -1;
     }
     char *run = cap * LOG_RECORD >= LOG_RUN_MIN ? ftio_bin_pool_run(cap * LOG_RECORD) : NULL;
     if (!run && !l->run) {          /* small, or past a run's size: malloc */
-        void **const cols[] = {(void **)&l->ts, (void **)&l->te, (void **)&l->bytes, (void **)&l->act};
-        const size_t elem[] = {sizeof *l->ts, sizeof *l->te, sizeof *l->bytes, sizeof *l->act};
-        return ftio_grow_parallel(&l->cap, l->n + 1, 4, cols, elem);
+        void **const cols[] = LOG_COLS(l);
+        return ftio_grow_parallel(&l->cap, need, 4, cols, log_elem);
     }
-    double *ts, *te, *bytes;
-    int8_t *act;
+    /* Into new columns (a run, or from a run back to malloc: empty columns
+     * grown to cap), then the records so far copied over. */
+    struct record_log to = {.n = l->n, .overflow = l->overflow};
     if (run) {
-        ts = (double *)run;
-        te = ts + cap;
-        bytes = te + cap;
-        act = (int8_t *)(bytes + cap);
-    } else {                        /* from a run back to malloc */
-        ts = malloc(cap * sizeof *ts);
-        te = malloc(cap * sizeof *te);
-        bytes = malloc(cap * sizeof *bytes);
-        act = malloc(cap * sizeof *act);
-        if (!ts || !te || !bytes || !act) {
-            free(ts);
-            free(te);
-            free(bytes);
-            free(act);
-            errno = ENOMEM;
+        to.ts = (double *)run;
+        to.te = to.ts + cap;
+        to.bytes = to.te + cap;
+        to.act = (int8_t *)(to.bytes + cap);
+        to.run = run;
+        to.cap = cap;
+    } else {
+        void **const cols[] = LOG_COLS(&to);
+        if (ftio_grow_parallel(&to.cap, cap, 4, cols, log_elem) != 0) {
+            log_columns_free(&to);
             return -1;
         }
     }
-    memcpy(ts, l->ts, l->n * sizeof *ts);
-    memcpy(te, l->te, l->n * sizeof *te);
-    memcpy(bytes, l->bytes, l->n * sizeof *bytes);
-    memcpy(act, l->act, l->n * sizeof *act);
+    if (l->n > 0) {                 /* an empty log (ftio_stream_expect) has no columns */
+        memcpy(to.ts, l->ts, l->n * sizeof *to.ts);
+        memcpy(to.te, l->te, l->n * sizeof *to.te);
+        memcpy(to.bytes, l->bytes, l->n * sizeof *to.bytes);
+        memcpy(to.act, l->act, l->n * sizeof *to.act);
+    }
     log_columns_free(l);
-    l->ts = ts;
-    l->te = te;
-    l->bytes = bytes;
-    l->act = act;
-    l->run = run;
-    l->cap = cap;
+    *l = to;
     return 0;
 }
 
@@ -313,7 +311,7 @@ static void log_record(struct ftio_stream *s, int act, double ts, double te, dou
         l->overflow = true;
         return;
     }
-    if (l->n == l->cap && log_grow(l) != 0) {
+    if (l->n == l->cap && log_grow(l, l->n + 1) != 0) {
         log_free(l);
         l->overflow = true;
         return;
@@ -323,6 +321,15 @@ static void log_record(struct ftio_stream *s, int act, double ts, double te, dou
     l->bytes[l->n] = bytes;
     l->act[l->n] = (int8_t)act;
     l->n++;
+}
+
+void ftio_stream_expect(struct ftio_stream *s, size_t n)
+{
+    struct record_log *l = &s->log;
+    /* Past log_records the log is forgotten anyway; a failure leaves it to
+     * log_record. */
+    if (!l->overflow && l->n + n > l->cap && l->n + n <= s->c.log_records)
+        (void)log_grow(l, l->n + n);
 }
 
 double ftio_stream_first_time(const struct ftio_stream *s)

@@ -74,6 +74,10 @@ void ftio_stream_set_files(struct ftio_stream *s, int act, size_t nfiles);
  * grid's first bin (not taken; the caller counts it).  Zero-length requests
  * last 1 us; a part before the horizon is counted as dropped. */
 int  ftio_stream_add(struct ftio_stream *s, int act, double ts, double te, double bytes);
+/* About n more requests are coming (a batch): the record log takes room for
+ * them at once, the size doubling would reach, instead of each size on the
+ * way (a history's 128, 256, 512: fresh memory each).  Nothing else changes. */
+void ftio_stream_expect(struct ftio_stream *s, size_t n);
 /* A request into activity act's bins alone: `ftio --window` feeds the
  * mode's signal with ftio_stream_add(s, -1, ...) and each activity's own
  * signal here (their steps are not the mode's). */

@@ -290,6 +290,16 @@ static void merge_records(struct job *j, const struct ftio_batch *b,
             first[JOB_READ] = ftio_job_seconds(f[0], j->origin_ns);
     }
     job_activities_files(j, b);
+    /* Each mode's record log takes room for this batch's records at once
+     * (a history: one run instead of 128, 256, 512 records in fresh heap,
+     * a third of the ingest's page faults at 10,000 jobs; bench/README.md,
+     * issue 27 eighth round). */
+    size_t expect[JOB_NMODES] = { 0, 0 };
+    for (size_t i = 0; i < b->n; i++) {
+        struct ftio_wall_request q;
+        if (ftio_record_request(&b->rec[i], clk, co, &q) == FTIO_REQ_DATA)
+            expect[q.is_write ? JOB_WRITE : JOB_READ]++;
+    }
     for (size_t i = 0; i < b->n; i++) {
         const struct ftio_record *r = &b->rec[i];
         struct ftio_wall_request q;
@@ -328,6 +338,10 @@ static void merge_records(struct job *j, const struct ftio_batch *b,
         if (ts < ftio_stream_origin(m->stream) &&
             ftio_stream_relay(m->stream, fmin(ts, first[mode])) == 0)
             m->online_init = false;
+        if (expect[mode] > 1) {
+            ftio_stream_expect(m->stream, expect[mode]);
+            expect[mode] = 0;
+        }
         int act = job_activity_of(j, mode, r->file_id, ts, te, (double)q.bytes);
         if (ftio_stream_add(m->stream, act, ts, te, (double)q.bytes) != 0) {
             /* Before the mode's early margin: no bin was ever laid there. */
