@@ -4,7 +4,8 @@
 # keeps the caller's (the unit's UMask=0027) and gives what it creates an
 # explicit mode:
 #  - ipc:// sockets: --socket-mode, else 0777 & ~umask (0750 under 0027,
-#    0755 under 022), never looser;
+#    0755 under 022), never looser; the --listen path's PATH.zmtp (ftiod's
+#    own ZMTP listener, PROTOCOL.md §1.6) like the path itself;
 #  - --log: 0640 (less under a stricter umask), also when the caller's umask
 #    is 0000, and again after the shipped logrotate's move + SIGHUP
 #    (packaging/ftiod.logrotate: nocreate, ftiod creates the new file);
@@ -34,6 +35,7 @@ gen() {   # gen NAME JOB: a short job, its end in the log
 umask 027
 start_daemon u
 [ "$(mode "$T/u.in")" = 750 ] || fail "umask 027: --listen socket $(mode "$T/u.in"), want 750"
+[ "$(mode "$T/u.in.zmtp")" = 750 ] || fail "umask 027: --listen's .zmtp socket $(mode "$T/u.in.zmtp"), want 750"
 [ "$(mode "$T/u.pub")" = 750 ] || fail "umask 027: --pub socket $(mode "$T/u.pub"), want 750"
 [ "$(mode "$T/u.st")" = 750 ] || fail "umask 027: status socket $(mode "$T/u.st"), want 750"
 [ "$(mode "$T/u.log")" = 640 ] || fail "umask 027: --log $(mode "$T/u.log"), want 640"
@@ -53,6 +55,7 @@ grep -q '"topic":"ftio.two.end"' "$T/u.log" || fail "the new --log was not writt
 umask 000
 start_daemon z --socket-mode 0660
 [ "$(mode "$T/z.in")" = 660 ] || fail "--socket-mode 0660: $(mode "$T/z.in")"
+[ "$(mode "$T/z.in.zmtp")" = 660 ] || fail "--socket-mode 0660: .zmtp $(mode "$T/z.in.zmtp")"
 [ "$(mode "$T/z.st")" = 660 ] || fail "--socket-mode 0660: $(mode "$T/z.st")"
 [ "$(mode "$T/z.log")" = 640 ] || fail "umask 000: --log $(mode "$T/z.log"), want 640"
 rotate z
