@@ -9,7 +9,8 @@
 shim_env() {
   SHIM_PRELOAD="$B/lib/libftio.so"
   if ldd "$SHIM_PRELOAD" 2>/dev/null | grep -q libasan; then
-    SHIM_PRELOAD="$(${CC:-cc} -print-file-name=libasan.so):$SHIM_PRELOAD"
+    # ASan started before any other constructor: tests/shim/asan_first.c
+    SHIM_PRELOAD="$(${CC:-cc} -print-file-name=libasan.so):$(cd "$B" && pwd)/tests/asan_first.so:$SHIM_PRELOAD"
   fi
   export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
   MPIRUN="mpirun --allow-run-as-root --oversubscribe -np $NP -x LD_PRELOAD=$SHIM_PRELOAD -x FTIO_ENDPOINT

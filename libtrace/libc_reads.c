@@ -79,38 +79,7 @@
  * that the constructor resolves and whose page its state shares. */
 #define RARE_WRAPPER(ret, name, params)                                       \
     static ret (*real_##name) params;                                         \
-    RARE_EARLY FTIO_WRAP(ret, name, params)
-
-/* Under `make asan`: the constructors of objects that do not depend on each
- * other run in any order, so another library's constructor can make one of
- * these calls before libasan's constructor mapped its shadow memory (LAMMPS:
- * p11-kit's calls newlocale), and an instrumented wrapper faulted in its
- * first instruction.  These wrappers are not instrumented themselves, and
- * until this object's own constructor ran (after libasan's: it is one of our
- * DT_NEEDED) they only pass the call on, with nothing instrumented in
- * between.  Calling __asan_init() instead recurses when ASan's own start
- * makes such a call (sysconf).  Nothing of this is in a normal build. */
-#if defined(__SANITIZE_ADDRESS__)
-static int asan_started;
-__attribute__((constructor)) static void note_asan_started(void) { asan_started = 1; }
-#define RARE_EARLY __attribute__((no_sanitize_address))
-#define BEFORE_ASAN(name, args)                                               \
-    if (ftio_unlikely(!asan_started))                                        \
-        return ((__typeof__(real_##name))dlsym(RTLD_NEXT, #name)) args
-#define BEFORE_ASAN_VOID(name, args)                                          \
-    if (ftio_unlikely(!asan_started)) {                                      \
-        ((__typeof__(real_##name))dlsym(RTLD_NEXT, #name)) args;             \
-        return;                                                               \
-    }
-#else
-#define RARE_EARLY
-#define BEFORE_ASAN(name, args) (void)0
-#define BEFORE_ASAN_VOID(name, args) (void)0
-#endif
-/* The opening of a rare wrapper's body: real_<name> resolved, else fail. */
-#define RARE_REAL_OR(name, failret, args)                                     \
-    BEFORE_ASAN(name, args);                                                  \
-    FTIO_REAL_OR(name, failret)
+    FTIO_WRAP(ret, name, params)
 
 static struct {
     _Atomic uint64_t files;      /* glibc's own files: locales, time zone, CPU list */
@@ -221,14 +190,14 @@ static void window_close(const struct window *w, _Atomic uint64_t *into)
 #define WINDOWED(ret, name, params, args, failret, shape)                     \
     RARE_WRAPPER(ret, name, params)                                           \
     {                                                                         \
-        RARE_REAL_OR(name, failret, args);                                    \
+        FTIO_REAL_OR(name, failret);                                          \
         shape(ret, real_##name args);                                         \
     }
 #define ALWAYS(ret, call) return IN_WINDOW(ret, call)
 
 RARE_WRAPPER(char *, setlocale, (int category, const char *locale))
 {
-    RARE_REAL_OR(setlocale, NULL, (category, locale));
+    FTIO_REAL_OR(setlocale, NULL);
     if (!loads_a_file(locale))
         return real_setlocale(category, locale);
     return IN_WINDOW(char *, real_setlocale(category, locale));
@@ -236,7 +205,7 @@ RARE_WRAPPER(char *, setlocale, (int category, const char *locale))
 
 RARE_WRAPPER(locale_t, newlocale, (int mask, const char *locale, locale_t base))
 {
-    RARE_REAL_OR(newlocale, (locale_t)0, (mask, locale, base));
+    FTIO_REAL_OR(newlocale, (locale_t)0);
     if (!loads_a_file(locale))
         return real_newlocale(mask, locale, base);
     return IN_WINDOW(locale_t, real_newlocale(mask, locale, base));
@@ -268,7 +237,6 @@ TZ(size_t,      strftime,    (char *s, size_t max, const char *f, const struct t
 
 RARE_WRAPPER(void, tzset, (void))
 {
-    BEFORE_ASAN_VOID(tzset, ());
     if (ftio_unlikely(!ftio_real((void **)&real_tzset, "tzset")))
         return;
     IN_WINDOW(int, (real_tzset(), 0));
@@ -315,7 +283,7 @@ static int sysconf_reads(int name)
 
 RARE_WRAPPER(long, sysconf, (int name))
 {
-    RARE_REAL_OR(sysconf, -1, (name));
+    FTIO_REAL_OR(sysconf, -1);
     if (!sysconf_reads(name))
         return real_sysconf(name);
     return IN_WINDOW(long, real_sysconf(name));
@@ -329,18 +297,14 @@ WINDOWED(int, get_nprocs, (void), (), 1, ALWAYS)
  * writes nothing. */
 RARE_WRAPPER(sem_t *, sem_open, (const char *name, int oflag, ...))
 {
-    mode_t mode = 0;
-    unsigned value = 0;
-    if (oflag & O_CREAT) {
-        va_list ap;
-        va_start(ap, oflag);
-        mode = va_arg(ap, mode_t);
-        value = va_arg(ap, unsigned);
-        va_end(ap);
-    }
-    RARE_REAL_OR(sem_open, SEM_FAILED, (name, oflag, mode, value));
+    FTIO_REAL_OR(sem_open, SEM_FAILED);
     if (!(oflag & O_CREAT))
         return real_sem_open(name, oflag);
+    va_list ap;
+    va_start(ap, oflag);
+    mode_t mode = va_arg(ap, mode_t);
+    unsigned value = va_arg(ap, unsigned);
+    va_end(ap);
     return IN_WINDOW(sem_t *, real_sem_open(name, oflag, mode, value));
 }
 
@@ -376,7 +340,6 @@ static int64_t stderr_pending(void)
 #define MESSAGE_WRAPPER(name, params, args)                                   \
     RARE_WRAPPER(void, name, params)                                          \
     {                                                                         \
-        BEFORE_ASAN_VOID(name, args);                                         \
         FTIO_REAL_OR_RETURN(name, );                                          \
         MESSAGE(real_##name args);                                            \
     }
@@ -682,7 +645,7 @@ static void loader_start(void)
 
 RARE_WRAPPER(int, dlclose, (void *handle))
 {
-    RARE_REAL_OR(dlclose, -1, (handle));
+    FTIO_REAL_OR(dlclose, -1);
     if (app_thread())
         loader_look(LOOK_COUNT);                        /* before what it unloads is gone */
     return real_dlclose(handle);
@@ -816,7 +779,7 @@ void ftio_consume_done(FILE *fp, const struct ftio_consume *c)
  * read-ahead dropped at the end as by fclose. */
 RARE_WRAPPER(struct mntent *, getmntent, (FILE *fp))
 {
-    RARE_REAL_OR(getmntent, NULL, (fp));
+    FTIO_REAL_OR(getmntent, NULL);
     struct ftio_consume c;
     ftio_consume_note(fp, &c);
     struct mntent *r = real_getmntent(fp);
@@ -826,7 +789,7 @@ RARE_WRAPPER(struct mntent *, getmntent, (FILE *fp))
 
 RARE_WRAPPER(struct mntent *, getmntent_r, (FILE *fp, struct mntent *m, char *buf, int len))
 {
-    RARE_REAL_OR(getmntent_r, NULL, (fp, m, buf, len));
+    FTIO_REAL_OR(getmntent_r, NULL);
     struct ftio_consume c;
     ftio_consume_note(fp, &c);
     struct mntent *r = real_getmntent_r(fp, m, buf, len);
@@ -836,7 +799,7 @@ RARE_WRAPPER(struct mntent *, getmntent_r, (FILE *fp, struct mntent *m, char *bu
 
 RARE_WRAPPER(int, endmntent, (FILE *fp))
 {
-    RARE_REAL_OR(endmntent, 1, (fp));
+    FTIO_REAL_OR(endmntent, 1);
     ftio_readahead_dropped(fp);
     return real_endmntent(fp);
 }

@@ -51,6 +51,16 @@ $(SHIM_TEST_DIR)/cxx-streams: tests/shim/cxx_streams.cpp $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CXX) -O2 -Wall -Wextra -Werror -o $@ $< $(LDFLAGS)
 
+# Under make asan only: ASan started before every other constructor
+# (tests/shim/asan_first.c says why; tests/lib.sh preloads it).
+ifneq ($(findstring address,$(SAN)),)
+$(SHIM_TEST_DIR)/asan_first.so: tests/shim/asan_first.c $(FLAGS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -std=gnu11 -Wall -Wextra -Werror -shared -fPIC -Wl,-z,initfirst -o $@ $< \
+	  -Wl,--no-as-needed -lasan
+ALL_TARGETS += $(SHIM_TEST_DIR)/asan_first.so
+endif
+
 SHIM_TEST_BINS := $(FTIO_WIRE) $(SHIM_TEST_DIR)/shim_calls $(SHIM_TEST_DIR)/shim_calls_fortify \
                   $(SHIM_TEST_DIR)/shim_calls_lfs $(SHIM_TEST_DIR)/shim_life $(SHIM_TEST_DIR)/shim-burst \
                   $(SHIM_TEST_DIR)/shim-fds $(SHIM_TEST_DIR)/cxx-streams $(SHIM_TEST_DIR)/shim-switch \
