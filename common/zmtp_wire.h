@@ -19,6 +19,9 @@
 #define ZMTP_LONG    2
 #define ZMTP_COMMAND 4
 #define ZMTP_HEAD_MAX 9                 /* a LONG frame's header */
+/* ftiod's own listener beside an ipc://PATH --listen is at PATH and this
+ * (docs/PROTOCOL.md §1.6): the shim connects to it first. */
+#define ZMTP_DIRECT_SUFFIX ".zmtp"
 
 /* The 64-byte greeting of a NULL-mechanism peer (as-server 0), to open an
  * initialiser that goes on with that peer's READY command. */

@@ -41,8 +41,6 @@ static const unsigned char hello[] = {
     8, 'I', 'd', 'e', 'n', 't', 'i', 't', 'y', 0, 0, 0, 0,
 };
 
-#define DIRECT_SUFFIX ".zmtp"   /* predictor/daemon/zmtp_listen.h FTIOD_ZMTP_SUFFIX */
-
 int ftio_zmtp_endpoint_ok(const char *ep)
 {
     if (strncmp(ep, "ipc://", 6) == 0)
@@ -134,8 +132,8 @@ int ftio_zmtp_open(struct ftio_zmtp *z, const char *ep, char *err, size_t errlen
         /* ftiod's own listener first (ftiod before it has none: ENOENT,
          * one system call more); then its ROUTER. */
         struct sockaddr_un d = *(struct sockaddr_un *)&ss;
-        if (strlen(d.sun_path) + sizeof DIRECT_SUFFIX <= sizeof d.sun_path) {
-            strcat(d.sun_path, DIRECT_SUFFIX);
+        if (strlen(d.sun_path) + sizeof ZMTP_DIRECT_SUFFIX <= sizeof d.sun_path) {
+            strcat(d.sun_path, ZMTP_DIRECT_SUFFIX);
             z->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
             if (z->fd >= 0 && connect(z->fd, (struct sockaddr *)&d, sizeof d) == 0) {
                 z->direct = 1;

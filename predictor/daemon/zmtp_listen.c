@@ -74,7 +74,7 @@ const char *ftiod_zmtp_listen_open(struct ftiod *d, const char *endpoint)
 {
     struct sockaddr_un u = { .sun_family = AF_UNIX };
     if (strncmp(endpoint, "ipc://", 6) != 0 ||
-        (size_t)snprintf(u.sun_path, sizeof u.sun_path, "%s%s", endpoint + 6, FTIOD_ZMTP_SUFFIX) >=
+        (size_t)snprintf(u.sun_path, sizeof u.sun_path, "%s%s", endpoint + 6, ZMTP_DIRECT_SUFFIX) >=
             sizeof u.sun_path)
         return NULL;
     L.d = d;

@@ -8,10 +8,6 @@
 #include <stddef.h>
 #include "daemon.h"
 
-/* The listener's socket file: the --listen ipc:// path with this suffix
- * (libtrace/zmtp.c connects to it first). */
-#define FTIOD_ZMTP_SUFFIX ".zmtp"
-
 /* A reply to the message being handled (its acknowledgement). */
 typedef void (*ftiod_zmtp_reply_fn)(void *rctx, const unsigned char *ack, size_t len);
 /* One whole message of n frames (at most 4: n == 4 says "4 or more"). */
