@@ -138,7 +138,7 @@ PYEOF
 # 2. ftio-run (the job id: the one Open MPI gives all ranks, unknown here).
 # Under `make asan` ftio-run keeps an LD_PRELOAD already set in front: ASan's.
 ASAN_PRE=$(ftio_asan_prefix "$B/lib/libftio.so")
-env ${ASAN_PRE:+LD_PRELOAD=$ASAN_PRE} FTIO_ENDPOINT="ipc://$T/d.in" FTIO_SPOOL_DIR="$T" \
+env ${ASAN_PRE:+"LD_PRELOAD=$ASAN_PRE"} FTIO_ENDPOINT="ipc://$T/d.in" FTIO_SPOOL_DIR="$T" \
   ASAN_OPTIONS=$APP_ASAN_OPTIONS timeout 120 "$B/bin/ftio-run" \
   mpirun $ROOTOPT --oversubscribe -np 2 "$B/bin/checkpoint" -n 4 -c 0.5 -b 4M -o "$T" \
   >"$T/run.out" 2>"$T/run.err" || fail "ftio-run mpirun failed: $(cat "$T/run.err")"
