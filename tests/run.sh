@@ -42,7 +42,8 @@ cpu_now() {
                        printf "%.0f", t }' "$LOGS/.times-$LANE")
 }
 # run_one TEST: runs it (in $LOGS/NAME.log; under $LANE_NICE), prints its PASS
-# or FAIL line (a failure with the tail of its log, in one write), appends
+# or FAIL line (a failure with its FAIL lines and the tail of its log, in one
+# write), appends
 # "PASSED FAILED NAME" to $LOGS/results and "SECONDS CPU-SECONDS LANE NAME" to
 # $LOGS/times (where the suite's time goes: tests/README.md).
 LANE=main LANE_NICE=""
@@ -75,7 +76,10 @@ run_one() {
   if [ "$f" = 0 ]; then
     printf 'PASS %-40s %3ss %s\n' "$name" "$secs" "$summary"
   else
+    # The test's own FAIL lines first: a daemon's log printed after them
+    # can push them out of the tail.
     { printf 'FAIL %-40s %3ss (rc=%s) %s\n' "$name" "$secs" "$rc" "$summary"
+      grep -m 5 '^FAIL: ' "$log" | sed 's/^/    ! /'
       sed 's/^/    | /' "$log" | tail -40; } >"$LOGS/$name.fail"
     cat "$LOGS/$name.fail"
   fi
