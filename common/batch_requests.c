@@ -59,24 +59,31 @@ enum ftio_req_kind ftio_record_request(const struct ftio_record *r, struct ftio_
     return FTIO_REQ_DATA;
 }
 
-bool ftio_batch_first_start(const struct ftio_batch *b, const struct ftio_convert_options *o,
-                            int64_t *any, int64_t first[2])
+bool ftio_batch_survey(const struct ftio_batch *b, const struct ftio_convert_options *o,
+                       int64_t *any, int64_t first[2], size_t count[2])
 {
     struct ftio_batch_clock c = ftio_batch_clock_of(&b->h);
     int64_t f[2] = { INT64_MAX, INT64_MAX };
-    bool found = false;
+    count[0] = count[1] = 0;
     for (size_t i = 0; i < b->n; i++) {
         struct ftio_wall_request q;
         if (ftio_record_request(&b->rec[i], c, o, &q) != FTIO_REQ_DATA)
             continue;
         if (q.start_ns < f[q.is_write])
             f[q.is_write] = q.start_ns;
-        found = true;
+        count[q.is_write]++;
     }
-    if (!found)
+    if (count[0] + count[1] == 0)
         return false;
     first[0] = f[0];
     first[1] = f[1];
     *any = f[0] < f[1] ? f[0] : f[1];
     return true;
+}
+
+bool ftio_batch_first_start(const struct ftio_batch *b, const struct ftio_convert_options *o,
+                            int64_t *any, int64_t first[2])
+{
+    size_t count[2];
+    return ftio_batch_survey(b, o, any, first, count);
 }

@@ -106,6 +106,12 @@ enum ftio_req_kind ftio_record_request(const struct ftio_record *r, struct ftio_
 bool ftio_batch_first_start(const struct ftio_batch *b, const struct ftio_convert_options *o,
                             int64_t *any, int64_t first[2]);
 
+/* The same pass, also counting batch b's data requests per direction
+ * (count[0] reads, count[1] writes; always set): ftiod's merge reserves its
+ * record logs from them without classifying every record a second time. */
+bool ftio_batch_survey(const struct ftio_batch *b, const struct ftio_convert_options *o,
+                       int64_t *any, int64_t first[2], size_t count[2]);
+
 /* Rule 7: job seconds of wall ns w for origin o (both from this file, so
  * both >= 0 and the difference cannot overflow). */
 static inline double ftio_job_seconds(int64_t w, int64_t origin)

@@ -276,7 +276,12 @@ static void merge_records(struct job *j, const struct ftio_batch *b,
     struct ftio_batch_clock clk = ftio_batch_clock_of(&b->h);
     double first[JOB_NMODES] = { INFINITY, INFINITY };
     int64_t any, f[2];
-    if (ftio_batch_first_start(b, co, &any, f)) {
+    /* Each mode's record log takes room for this batch's records at once
+     * (a history: one run instead of 128, 256, 512 records in fresh heap,
+     * a third of the ingest's page faults at 10,000 jobs; bench/README.md,
+     * issue 27 eighth round), counted in the pass that finds the first starts. */
+    size_t n[2], expect[JOB_NMODES] = { 0, 0 };
+    if (ftio_batch_survey(b, co, &any, f, n)) {
         /* Each mode's grid is laid on its earliest start in this batch, so
          * that its edges and the online loop's boundaries fall where the
          * offline tool puts them, whatever order the batch lists them in. */
@@ -288,18 +293,10 @@ static void merge_records(struct job *j, const struct ftio_batch *b,
             first[JOB_WRITE] = ftio_job_seconds(f[1], j->origin_ns);
         if (f[0] != INT64_MAX)
             first[JOB_READ] = ftio_job_seconds(f[0], j->origin_ns);
+        expect[JOB_WRITE] = n[1];
+        expect[JOB_READ] = n[0];
     }
     job_activities_files(j, b);
-    /* Each mode's record log takes room for this batch's records at once
-     * (a history: one run instead of 128, 256, 512 records in fresh heap,
-     * a third of the ingest's page faults at 10,000 jobs; bench/README.md,
-     * issue 27 eighth round). */
-    size_t expect[JOB_NMODES] = { 0, 0 };
-    for (size_t i = 0; i < b->n; i++) {
-        struct ftio_wall_request q;
-        if (ftio_record_request(&b->rec[i], clk, co, &q) == FTIO_REQ_DATA)
-            expect[q.is_write ? JOB_WRITE : JOB_READ]++;
-    }
     for (size_t i = 0; i < b->n; i++) {
         const struct ftio_record *r = &b->rec[i];
         struct ftio_wall_request q;

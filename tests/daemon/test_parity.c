@@ -299,9 +299,17 @@ START_TEST(test_rules)
     ck_assert_int_eq(any, EPOCH + 25 * SEC);
     ck_assert_int_eq(f[0], EPOCH + 25 * SEC);
     ck_assert_int_eq(f[1], EPOCH + 30 * SEC);
+    /* the same pass counts the data requests per direction (ftiod's record logs) */
+    size_t count[2] = { 9, 9 };
+    ck_assert(ftio_batch_survey(&b, &o, &any, f, count));
+    ck_assert_int_eq(any, EPOCH + 25 * SEC);
+    ck_assert_uint_eq(count[0], 1);
+    ck_assert_uint_eq(count[1], 1);
     b.n = 3;
     rs[0].op = FTIO_OP_CLOSE;
     ck_assert(!ftio_batch_first_start(&b, &o, &any, f));
+    ck_assert(!ftio_batch_survey(&b, &o, &any, f, count));
+    ck_assert_uint_eq(count[0] + count[1], 0);
     ck_assert(ftio_job_seconds(EPOCH + 1500000000, EPOCH) == 1.5);
 }
 END_TEST

@@ -608,6 +608,18 @@ static void fleet_advance(struct fleet_job *f, int k)
     }
 }
 
+/* A batch's anchor taken when it is sent, as the shim takes it when it
+ * encodes one: record times stay FLEET_MONO0 + (wall - real0).  (A fixed
+ * anchor at the sender's start is more than 5 s old for the history batches
+ * read once ftiod caught up with the sender: job_clock.c holds such a batch
+ * for its clock until the process's next one, the job's `final`.) */
+static void fleet_anchor(struct ftio_batch_header *h, int64_t real0)
+{
+    int64_t now = ftio_real_ns();
+    h->clock_mono = FLEET_MONO0 + (now - real0);
+    h->clock_real = now;
+}
+
 /* Send the requests of f that end by `until` (wall s), in batches. */
 static int fleet_send(struct wire_out *o, struct fleet_job *f, double until, int64_t real0,
                       double start, struct ftio_record *rec)
@@ -629,8 +641,8 @@ static int fleet_send(struct wire_out *o, struct fleet_job *f, double until, int
             return 0;
         struct ftio_batch_header h = {
             .job = f->name, .host = "fleet", .pid = 1, .rank = -1, .seq = f->seq++,
-            .clock_mono = FLEET_MONO0, .clock_real = real0,
         };
+        fleet_anchor(&h, real0);
         if (wire_out_batch(o, &h, rec, n) < 0)
             return -1;
         if (n < FLEET_BATCH)
@@ -710,8 +722,9 @@ int wire_cmd_fleet(int argc, char **argv)
     for (long j = 0; j < njobs && rc == 0; j++) {
         struct ftio_batch_header h = {
             .job = jobs[j].name, .host = "fleet", .pid = 1, .rank = -1, .seq = jobs[j].seq++,
-            .clock_mono = FLEET_MONO0, .clock_real = real0, .final = true,
+            .final = true,
         };
+        fleet_anchor(&h, real0);
         rc = wire_out_batch(&o, &h, NULL, 0);
     }
     if (rc != 0)
