@@ -10,6 +10,14 @@
 # RUNS (default 5) runs of each build per size; OPTIONS go to ftio (default
 # --json).  The traces: `ftio-wire trace -n N -r 1024 -d 3600 -p 60 -b 10`,
 # N = 10^6 and 10^7 (spool msgpack).  Both builds' outputs are compared too.
+#
+# PAUSE=S (default 0) waits S seconds before each run.  On a VM that hands
+# freed memory back to its host (free page reporting, as this project's
+# machine: bench/README.md "offline10, ninth round"), a run's first touch of
+# its fresh pages costs ~50x more when the host has taken them back, which
+# it does within ~1 s of a free: back to back, a run gets some of the pages
+# the run before freed still backed, and the sys column varies with the
+# order of the runs.  PAUSE=2 makes every run start alike (all cold).
 [ $# -ge 2 ] || { echo "usage: $0 BEFORE_FTIO AFTER_FTIO [RUNS] [OPTIONS...]" >&2; exit 2; }
 BEFORE=$1
 AFTER=$2
@@ -30,6 +38,7 @@ for n in 1000000 10000000; do
     for side in before after; do
       bin=$BEFORE
       [ $side = after ] && bin=$AFTER
+      [ "${PAUSE:-0}" = 0 ] || sleep "$PAUSE"
       /usr/bin/time -f '%U %S %M' -o "$T/time" "$bin" "$@" "$T/$n.msgpack" >"$T/out.$side" 2>/dev/null
       read -r u s m <"$T/time"
       echo "$u $s" | awk '{print $1 + $2}' >>"$T/cpu.$n.$side"

@@ -397,22 +397,80 @@ struct state {
     unsigned seen;              /* BIT(key) of keys already decoded */
     size_t   n;                 /* column length, once a column was seen */
 };
+/* A run of values of one encoding, the one the column's next value has, when
+ * it is a positive fixint or a uint 8/16/32/64 (a column mostly holds one:
+ * times in ns are uint 64, op and layer fixints): up to max of them into
+ * u[], stopping at the first value of another encoding or one the buffer
+ * does not hold whole; how many (0: read_uint_fast() and read_num() decide).
+ * The position lives in a register for the run, not in the reader (a store
+ * and a reload per value otherwise); r->item is left at the run's last value,
+ * as reading them one by one would, and *start and *width say where the
+ * others are (an out-of-range value reports its own offset). */
+#define UINT_RUN 64
+static inline size_t read_uint_run(struct reader *r, uint64_t *u, size_t max,
+                                   const uint8_t **start, size_t *width)
+{
+    const uint8_t *p = r->p, *end = r->end;
+    if (p >= end)
+        return 0;
+    uint8_t b = p[0];
+    size_t w = b <= 0x7f ? 1 : b == 0xcc ? 2 : b == 0xcd ? 3 : b == 0xce ? 5 : b == 0xcf ? 9 : 0;
+    if (w == 0)
+        return 0;
+    size_t fit = (size_t)(end - p) / w;
+    if (max > fit)
+        max = fit;
+    size_t k = 0;
+    switch (w) {
+    case 1: for (; k < max && p[k] <= 0x7f; k++) u[k] = p[k]; break;
+    case 2: for (; k < max && p[2 * k] == 0xcc; k++) u[k] = p[2 * k + 1]; break;
+    case 3: for (; k < max && p[3 * k] == 0xcd; k++) u[k] = be16(p + 3 * k + 1); break;
+    case 5: for (; k < max && p[5 * k] == 0xce; k++) u[k] = be32(p + 5 * k + 1); break;
+    default: for (; k < max && p[9 * k] == 0xcf; k++) u[k] = be64(p + 9 * k + 1); break;
+    }
+    if (k) {
+        r->item = p + (k - 1) * w;
+        r->p = p + k * w;
+    }
+    *start = p;
+    *width = w;
+    return k;
+}
 
 /* Decodes one column into the records.  One loop per field so the per-value
- * work is a read_num() and a range check. */
+ * work is a read_num() and a range check; runs of one encoding are read by
+ * read_uint_run() first. */
 static int decode_column(struct reader *r, enum key k, struct ftio_record *rec, size_t n)
 {
     const char *name = key_names[k];
     struct num v;
+    uint64_t u[UINT_RUN];
+    const uint8_t *start;
+    size_t width;
     int rc;
 
 #define COLUMN_LOOP(check, store)                                               \
-    for (size_t i = 0; i < n; i++) {                                            \
+    for (size_t i = 0; i < n;) {                                                \
+        size_t left = n - i;                                                    \
+        size_t run = read_uint_run(r, u, left < UINT_RUN ? left : UINT_RUN,     \
+                                   &start, &width);                             \
+        v.neg = 0;                                                              \
+        for (size_t j = 0; j < run; j++, i++) {                                 \
+            v.u = u[j];                                                         \
+            if (!(check)) {                                                     \
+                r->item = start + j * width;                                    \
+                return fail(r, "'%s'[%zu]: value out of range", name, i);       \
+            }                                                                   \
+            store;                                                              \
+        }                                                                       \
+        if (run)                                                                \
+            continue;                                                           \
         if (!read_uint_fast(r, &v) && (rc = read_num(r, &v)) != OK)             \
             return rc;                                                          \
         if (!(check))                                                           \
             return fail(r, "'%s'[%zu]: value out of range", name, i);           \
         store;                                                                  \
+        i++;                                                                    \
     }                                                                           \
     return OK;
 

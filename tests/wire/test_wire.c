@@ -875,6 +875,76 @@ START_TEST(value_checks)
 }
 END_TEST
 
+/* Columns of 200 values, read by the decoder in runs of one encoding
+ * (wire_decode.c read_uint_run): every width, the widths changing within a
+ * run's reach, and an out-of-range value inside a run, reported at its own
+ * index and offset. */
+#define RUN_N 200
+static void v_ts_runs(msgpack_packer *pk)
+{
+    msgpack_pack_array(pk, RUN_N);
+    for (int i = 0; i < RUN_N; i++) {      /* 70 x uint 64, 70 x uint 32, then alternating */
+        uint64_t v = 1000 * (uint64_t)i;
+        if (i < 70) msgpack_pack_fix_uint64(pk, v);
+        else if (i < 140) msgpack_pack_fix_uint32(pk, (uint32_t)v);
+        else if (i % 3 == 0) msgpack_pack_fix_uint16(pk, (uint16_t)(i - 140));
+        else if (i % 3 == 1) msgpack_pack_fix_uint8(pk, (uint8_t)(i - 140));
+        else msgpack_pack_fix_uint64(pk, v);
+    }
+}
+static uint64_t ts_runs_value(int i)
+{
+    return i < 140 || i % 3 == 2 ? 1000 * (uint64_t)i : (uint64_t)(i - 140);
+}
+static void v_te_runs(msgpack_packer *pk)   /* the standard 1000 i + 500, widths changing */
+{
+    msgpack_pack_array(pk, RUN_N);
+    for (int i = 0; i < RUN_N; i++) {
+        uint64_t v = 1000 * (uint64_t)i + 500;
+        if (i < 100 || i % 2) msgpack_pack_fix_uint64(pk, v);
+        else msgpack_pack_fix_uint32(pk, (uint32_t)v);
+    }
+}
+static void v_op_run_bad(msgpack_packer *pk)
+{
+    msgpack_pack_array(pk, RUN_N);
+    for (int i = 0; i < RUN_N; i++)         /* fixints; index 137 out of range */
+        msgpack_pack_int(pk, i == 137 ? FTIO_OP_COUNT : FTIO_OP_WRITE);
+}
+
+START_TEST(column_runs)
+{
+    struct ftio_batch b = { 0 };
+    char err[256];
+    struct custom cs = { .n = RUN_N, .replace = "ts", .value_fn = v_ts_runs };
+    ck_assert_msg(decode_custom(&cs, err, sizeof err, &b) == 0, "%s", err);
+    ck_assert_uint_eq(b.n, RUN_N);
+    for (int i = 0; i < RUN_N; i++)
+        ck_assert_uint_eq(b.rec[i].t_start, ts_runs_value(i));
+    ftio_batch_free(&b);
+    struct custom ct = { .n = RUN_N, .replace = "te", .value_fn = v_te_runs };
+    ck_assert_msg(decode_custom(&ct, err, sizeof err, &b) == 0, "%s", err);
+    for (int i = 0; i < RUN_N; i++)
+        ck_assert_uint_eq(b.rec[i].t_end, 1000 * (uint64_t)i + 500);
+    ftio_batch_free(&b);
+
+    /* an out-of-range op in the middle of a run of fixints */
+    struct custom co = { .n = RUN_N, .replace = "op", .value_fn = v_op_run_bad };
+    msgpack_sbuffer sb;
+    build_custom(&sb, &co);
+    size_t used;
+    int rc = decode_copy(sb.data, sb.size, &b, &used, err, sizeof err);
+    ck_assert_int_eq(rc, -1);
+    ck_assert_msg(strstr(err, "'op'[137]: value out of range") != NULL, "%s", err);
+    const char *key = memmem(sb.data, sb.size, "\xa2op\xdc", 4);   /* "op", array 16 */
+    ck_assert_ptr_nonnull(key);
+    ck_assert_uint_eq(used, (size_t)(key - sb.data) + 3 + 3 + 137);
+    ck_assert_uint_eq(((const uint8_t *)sb.data)[used], FTIO_OP_COUNT);
+    msgpack_sbuffer_destroy(&sb);
+    ftio_batch_free(&b);
+}
+END_TEST
+
 START_TEST(limits_and_garbage)
 {
     struct ftio_batch b = { 0 };
@@ -1326,7 +1396,7 @@ Suite *ftio_test_suite(void)
                roundtrip_minimal_header, roundtrip_large_and_reuse, back_to_back_batches,
                every_truncation_is_truncation);
     FTIO_TCASE(s, "reject", custom_baseline_and_unknown_keys, wrong_type_for_each_key, missing_keys,
-               duplicate_keys_and_column_mismatch, value_checks, limits_and_garbage,
+               duplicate_keys_and_column_mismatch, value_checks, column_runs, limits_and_garbage,
                encode_rejects_invalid_input);
     TCase *fz = tcase_create("fuzz");
     tcase_set_timeout(fz, 120);
