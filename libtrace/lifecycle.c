@@ -483,7 +483,7 @@ void ftio_lifecycle_init(void)
     /* ... and deliver what it handed over, now rather than at our first
      * record: the flusher starts at once. */
     if (ftio_sink_handoff_accept(getenv(HANDOFF_VAR)))
-        ftio_flusher_start_if_needed();
+        ftio_flusher_start_now();
     pthread_atfork(fork_prepare, fork_parent, fork_child);
     at_quick_exit(quick_exit_hook);
 }

@@ -8,11 +8,14 @@
 #  (b) no spool file is left;
 #  (c) libzmq was never loaded in them (the dynamic loader's own LD_DEBUG=files
 #      log of each process);
+#      each of them without a flusher thread (delivered from its exiting
+#      thread, libtrace/README.md), its kernel cross-check 0/0;
 #  (d) a peer that answers garbage, and a SIGSTOPped ftiod: the process ends
 #      within bounds and its batches are in the spool file (their bytes = the
 #      file's size);
 #      FTIO_ZMTP=0 or a shared descriptor table (FTIO_PRIVATE_FDS=0): ZeroMQ;
-#  (e) a process that lives past a second moves to ZeroMQ (and loses nothing);
+#  (e) a process that lives past a second moves to ZeroMQ (and loses nothing),
+#      its flusher thread started;
 #      a tcp:// endpoint is spoken to as well;
 #  (f) with --auth munge: the MUNGE frame rides along, ftiod checks and
 #      accepts it (no batch refused as unauthenticated), still without libzmq;
@@ -86,6 +89,20 @@ set -- "$T"/cat[0-9]*.log
 no_zmq "$@"
 _n=$(grep -l "ftiod's own listener" "$@" | wc -l)
 [ "$_n" = "$N" ] && ok "all $N reached ftiod's own listener" || bad "only $_n of $N reached ftiod's own listener"
+# No flusher thread for them (libtrace/README.md "A short process's end,
+# without a thread"): each delivered from its exiting thread
+_n=$(grep -l "delivered from its own thread" "$@" | wc -l)
+_t=$(grep -l "flusher runs in a private descriptor table" "$@" | wc -l)
+[ "$_n" = "$N" ] && [ "$_t" = 0 ] && ok "all $N ended without a flusher thread" ||
+  bad "$_n of $N delivered from their own thread, $_t started a flusher thread"
+# and its kernel cross-check, made in that thread, finds nothing unseen
+# (without LD_DEBUG, whose own lines at exit the loader writes unseen)
+env FTIO_ENDPOINT="ipc://$T/d.in" FTIO_JOB=short1 FTIO_DEBUG=1 LD_PRELOAD="$PRELOAD" cat "$T/f1" \
+  >/dev/null 2>"$T/plain.log" || bad "cat failed"
+grep -q "kernel cross-check: .*recorded 1017/0.*unseen 0/0" "$T/plain.log" &&
+  grep -q "delivered from its own thread" "$T/plain.log" && ok "a cat's cross-check in its own thread: unseen 0/0" ||
+  bad "a cat's cross-check: $(grep 'ftio\[' "$T/plain.log")"
+end_is d short1 1 1017
 
 # FTIO_ZMTP=0: ZeroMQ, as before zmtp.c; and a flusher sharing the
 # application's descriptor table (FTIO_PRIVATE_FDS=0, ZeroMQ too: its logs
@@ -141,6 +158,10 @@ FTIO_ENDPOINT="ipc://$T/d.in" FTIO_JOB=long FTIO_DEBUG=1 FTIO_FLUSH_MS=200 \
 grep -q 'ZMTP, without ZeroMQ' "$T/long.log" && grep -q 'alive for 1000 ms: ZeroMQ from now on' "$T/long.log" &&
   ok "a process alive past a second began with ZMTP and went on with ZeroMQ" ||
   bad "no move from ZMTP to ZeroMQ: $(grep 'ftio\[' "$T/long.log")"
+# it lived on past its first record: its flusher thread started
+grep -q 'flusher runs in a private descriptor table' "$T/long.log" &&
+  ! grep -q 'delivered from its own thread' "$T/long.log" && ok "a process that lives on has its flusher thread" ||
+  bad "posix_periodic's flusher: $(grep 'ftio\[' "$T/long.log")"
 # the program's own log says what it wrote
 pp_bytes=$(awk '/wrote [0-9]+ bytes/ { n += $4 } END { print n }' "$T/long.out")
 end_is d long 1 "$pp_bytes"
