@@ -522,10 +522,13 @@ static void create_thread(void)
 
 /* Whether the first records may wait for the process's end (the top of
  * this file): only where the exiting thread can deliver them as the
- * thread would, over ZMTP from a table nobody else uses. */
+ * thread would, over ZMTP from a table nobody else uses, to a peer that
+ * takes a batch at once (sink.c ftio_sink_quick; a ROUTER's handshake
+ * would fall in the exit wait: the thread connects at once, as always). */
 static int may_defer(void)
 {
-    return ftio_cfg.zmtp && ftio_cfg.private_fds && ftio_cfg.spool_mode != FTIO_SPOOL_ALWAYS;
+    return ftio_cfg.zmtp && ftio_cfg.private_fds && ftio_cfg.spool_mode != FTIO_SPOOL_ALWAYS &&
+           ftio_sink_quick();
 }
 
 static int alone(void);
@@ -614,9 +617,11 @@ int ftio_flusher_end_here(void)
         warn_unstarted();
         return 1;
     }
-    int here = atomic_load(&dfr.deferred) && alone();
+    int busy = ftio_busy;
+    ftio_busy = 1;                           /* (a fatal signal's path: our own calls untraced) */
+    int here = atomic_load(&dfr.deferred) && alone() && ftio_sink_quick();
     if (!here && atomic_load(&dfr.deferred))
-        create_thread();                     /* other threads: the usual way */
+        create_thread();                     /* other threads, a ROUTER: the usual way */
     if (here) {
         /* What the thread's start does, less what only a second thread
          * needs (its own table, its signal mask: all blocked here, so no
@@ -624,8 +629,7 @@ int ftio_flusher_end_here(void)
         sigset_t all, old;
         sigfillset(&all);
         pthread_sigmask(SIG_BLOCK, &all, &old);
-        int busy = ftio_busy, table = ftio_thread_table, quiet = ftio_quiet;
-        ftio_busy = 1;
+        int table = ftio_thread_table, quiet = ftio_quiet;
         in_flusher = 1;
         prefault_state();
         ftio_unseen_here();                  /* the cross-check: this thread's counts before ours */
@@ -654,9 +658,9 @@ int ftio_flusher_end_here(void)
         ftio_quiet = quiet;
         ftio_thread_table = table;
         in_flusher = 0;
-        ftio_busy = busy;
         pthread_sigmask(SIG_SETMASK, &old, NULL);
     }
+    ftio_busy = busy;
     pthread_mutex_unlock(&fl.start_mu);
     return here;
 }

@@ -464,6 +464,9 @@ FTIO_HIDDEN uint64_t ftio_sink_take_lost(void);
 FTIO_HIDDEN int ftio_sink_unsent(void);
 /* Acknowledgements, sends that can go now, resends, the silent daemon. */
 FTIO_HIDDEN void ftio_sink_poll(void);
+/* A connection made now takes a batch at once (ftiod down, or its own
+ * listener): the end of a process may be delivered from its own thread. */
+FTIO_HIDDEN int  ftio_sink_quick(void);
 /* End of the image: at most FTIO_EXIT_WAIT_MS for the daemon, the rest to
  * the spool file, the socket closed (final, the process's end: a ZMTP
  * socket is left to exit_group).  handoff (exec into a traced image):
