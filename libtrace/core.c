@@ -23,6 +23,7 @@
 __thread int ftio_busy __attribute__((tls_model("initial-exec")));
 __thread int ftio_mpiio_depth __attribute__((tls_model("initial-exec")));
 __thread int ftio_quiet __attribute__((tls_model("initial-exec")));
+int ftio_log_fd = 2;
 int ftio_active FTIO_HOT;
 unsigned ftio_layer_mask FTIO_HOT;
 int ftio_record_nested FTIO_HOT;
@@ -95,7 +96,7 @@ static void vlog(const char *fmt, va_list ap)
     buf[len++] = '\n';
     int saved = errno, busy = ftio_busy;
     ftio_busy = 1;
-    ssize_t w = write(2, buf, len);
+    ssize_t w = write(ftio_log_fd, buf, len);
     ftio_unseen_own_write(w);              /* the shim's line, not the program's unseen */
     ftio_busy = busy;
     errno = saved;

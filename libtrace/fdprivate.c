@@ -73,11 +73,16 @@ static int fill_std_fds(void)
  * where closing 0 and 1, looking at 0-2 and opening /dev/null twice made
  * eight system calls on a short process's exit path, bench/README.md "exit
  * latency"), else 0. */
-static int close_inherited(void)
+int ftio_fdprivate_stderr_kept(void)
 {
     /* (a pipe or terminal seen by a data call is "not a file": kept) */
-    int keep_stderr = ftio_fdt && ftio_fdt_size > 2 && atomic_load(&ftio_fdt[2].fid) < FTIO_FID_MIN &&
-                      !atomic_load(&ftio_fdt[2].stdio_fid);
+    return ftio_fdt && ftio_fdt_size > 2 && atomic_load(&ftio_fdt[2].fid) < FTIO_FID_MIN &&
+           !atomic_load(&ftio_fdt[2].stdio_fid);
+}
+
+static int close_inherited(void)
+{
+    int keep_stderr = ftio_fdprivate_stderr_kept();
     if (syscall(SYS_close_range, 3u, ~0u, 0) == 0) {
         /* dup2 closes our copy of what 0 and 1 were (the application's
          * stdin and stdout: its close of a pipe must reach the reader) */
@@ -130,6 +135,11 @@ void ftio_fdprivate_enter(void)
     }
     ftio_thread_table = FTIO_TABLE_PRIVATE;
     atomic_store_explicit(&private_tid, self, memory_order_release);
+    /* The application closed its stderr while no thread was there to copy
+     * it (flusher.c): the copy kept meanwhile is ours on 2. */
+    int copy = ftio_flusher_stderr_copy();
+    if (copy >= 0 && syscall(SYS_fcntl, 2, F_GETFD) < 0)
+        syscall(SYS_dup2, copy, 2);
     if (!close_inherited()) {
         /* A short program may have closed its stderr before we copied the
          * table: then ours would be /dev/null, and our warnings (the

@@ -2,9 +2,10 @@
 /* flusher.c -- the background thread: rings -> wire batches -> ftiod
  * (sink.c) or the spool file (spool.c).
  *
- * Started on a process's first record, or at MPI_Init (mpi_life.c: a rank
- * tells ftiod it exists, and at MPI_Finalize that it finished, in header-only
- * batches).  Its first pass sends at once; then it wakes every FTIO_FLUSH_MS, when a
+ * Started when a process lives on past its first records (below), or at
+ * MPI_Init (mpi_life.c: a rank tells ftiod it exists, and at MPI_Finalize
+ * that it finished, in header-only batches), or at an explicit flush.  Its
+ * first pass sends at once; then it wakes every FTIO_FLUSH_MS, when a
  * ring is half full, or on request (ftio_flush_now(), exit paths, fatal
  * signals) through a futex word: the kick is async-signal-safe and needs no
  * descriptor the application could close.  Each wake-up drains the rings
@@ -15,6 +16,20 @@
  * "lost".  "seq" numbers every batch of the process, whichever way it went:
  * the daemon drops a (pid, seq) it already has, so a batch both delivered and
  * spooled counts once.
+ *
+ * A process's first record does not start the thread: the records wait in
+ * the rings (the hot path as always) while the process is young
+ * (DEFER_NS, looked at by the rings' slow path, ring.c, with a clock read
+ * of its own) and its ring is less than half full.  A process that ends in
+ * that time -- `cat`, `cp`, a shell's commands: most traced processes --
+ * delivers them from its exiting thread (ftio_flusher_end_here): no clone,
+ * no second thread's wake-ups, unshare and table copy, no TLB shootdowns
+ * on the application's munmaps (bench/README.md "exit10").  Only when that
+ * thread is the process's only one (then nothing else uses its descriptor
+ * table, so ZMTP's socket is as safe there as in the private table);
+ * otherwise, and for every other reason to send (a record past DEFER_NS, a
+ * half-full ring, exec, an explicit flush, MPI, a hand-off to take), the
+ * thread starts as before.
  *
  * End of an image (exit, _exit, MPI_Abort, fatal signal: FTIO_STOP_FINAL;
  * exec: FTIO_STOP_HANDOFF, the new image continues the stream): handoff.c
@@ -37,7 +52,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <fcntl.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -59,6 +76,12 @@
 #define CONNECT_RETRY_MS 5     /* first second: how soon a batch waiting for the connection goes */
 #define SHORT_COLUMN  1024     /* static encoding buffers: a column of ~110 records, */
 #define SHORT_HEADER  2048     /* ... a header with a few files' paths (bigger: malloc'd) */
+/* How long a process's records may wait for its end before the thread
+ * starts: a short process ends well within it (a traced `cat` lives ~1 ms
+ * after its first record), one that lives on pays the first pass this much
+ * later (less than a flush period, FTIO_FLUSH_MS). */
+#define DEFER_NS      (20 * 1000000ll)
+#define STDERR_COPY_MIN 100    /* (ftio_flusher_stderr_closing) */
 
 atomic_int ftio_flusher_started FTIO_HOT;     /* read by every record (shim.h FTIO_HOT) */
 
@@ -95,6 +118,15 @@ static struct {
  * arena for the thread, ~6 system calls and its pages: bench/README.md
  * "exit latency"); pages of these arrays it does not reach are never
  * touched. */
+/* The first records waiting for the process's end (the top of this file):
+ * read by the rings' slow path while they wait, so on the page every traced
+ * call reads (shim.h FTIO_HOT; FTIO_WARM has no room left). */
+static struct {
+    atomic_int deferred;          /* records go to the rings, the thread is not created yet */
+    int        stderr_copy;       /* 1 + a copy of the stderr the application closed meanwhile */
+    int64_t    until_ns;          /* the records wait until then (monotonic) */
+} dfr FTIO_HOT;
+
 static char mark_set[FTIO_WIRE_MAX_STR];                 /* the pending mark (mark_mu) */
 /* The batch being made (the flusher thread's): its records' columns and its
  * header, and their first buffers. */
@@ -179,9 +211,16 @@ void ftio_flusher_set_seq_base(uint64_t seq)
     fl.seq = seq;
 }
 
+/* The thread exists (started, not waiting for the process's end) and has
+ * not finished. */
+static int thread_up(void)
+{
+    return atomic_load(&ftio_flusher_started) && !atomic_load(&dfr.deferred);
+}
+
 int ftio_flusher_running(void)
 {
-    return atomic_load(&ftio_flusher_started) && !atomic_load(&fl.exited);
+    return thread_up() && !atomic_load(&fl.exited);
 }
 
 /* ---- batches ---------------------------------------------------------- */
@@ -460,33 +499,170 @@ static int table_ready(uint64_t unused)
     return atomic_load(&fl.table_ready);
 }
 
-void ftio_flusher_start_if_needed(void)
+/* Create the thread (start_mu held). */
+static void create_thread(void)
 {
-    if (atomic_load(&ftio_flusher_started) || atomic_load(&fl.shutdown_begun) || ftio_cfg.disable)
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    set_stack(&attr);
+    int rc = pthread_create(&fl.th, &attr, flusher_main, NULL);
+    pthread_attr_destroy(&attr);
+    atomic_store(&dfr.deferred, 0);
+    if (rc == 0) {
+        /* Not waited for: the thread copies the descriptor table on
+         * the other core while the application goes on.  Only a close
+         * of stderr waits for the copy (ftio_flusher_stderr_closing). */
+        atomic_store(&fl.joined, 0);
+        atomic_store(&ftio_flusher_started, 1);
+    } else {
+        atomic_store(&ftio_flusher_started, 0);
+        ftio_warn("cannot start the flusher thread: %s", strerror(rc));
+    }
+}
+
+/* Whether the first records may wait for the process's end (the top of
+ * this file): only where the exiting thread can deliver them as the
+ * thread would, over ZMTP from a table nobody else uses, to a peer that
+ * takes a batch at once (sink.c ftio_sink_quick; a ROUTER's handshake
+ * would fall in the exit wait: the thread connects at once, as always). */
+static int may_defer(void)
+{
+    return ftio_cfg.zmtp && ftio_cfg.private_fds && ftio_cfg.spool_mode != FTIO_SPOOL_ALWAYS &&
+           ftio_sink_quick();
+}
+
+static int alone(void);
+
+/* now: the thread at once (created if it waits).  Else a thread's first
+ * record: the process's first may leave the records waiting for its end
+ * when it has no other thread (the end is delivered from its only thread);
+ * another thread's first record starts the thread. */
+static void start(int now)
+{
+    if ((atomic_load(&ftio_flusher_started) && !atomic_load(&dfr.deferred)) ||
+        atomic_load(&fl.shutdown_begun) || ftio_cfg.disable)
         return;
     int busy = ftio_busy;
     ftio_busy = 1;
     pthread_mutex_lock(&fl.start_mu);
     if (!atomic_load(&ftio_flusher_started)) {
         ftio_clock_start();
-        pthread_attr_t attr;
-        pthread_attr_init(&attr);
-        set_stack(&attr);
-        int rc = pthread_create(&fl.th, &attr, flusher_main, NULL);
-        pthread_attr_destroy(&attr);
-        if (rc == 0) {
-            /* Not waited for: the thread copies the descriptor table on
-             * the other core while the application goes on.  Only a close
-             * of stderr waits for the copy (ftio_flusher_stderr_closing). */
-            atomic_store(&fl.joined, 0);
+        if (!now && may_defer() && alone()) {
+            dfr.until_ns = ftio_mono_ns() + DEFER_NS;
+            atomic_store(&dfr.deferred, 1);
             atomic_store(&ftio_flusher_started, 1);
         } else {
-            ftio_warn("cannot start the flusher thread: %s", strerror(rc));
+            create_thread();
         }
         ftio_lifecycle_signals();            /* while the thread starts on the other core */
+    } else if (atomic_load(&dfr.deferred) && !atomic_load(&fl.shutdown_begun)) {
+        create_thread();
     }
     pthread_mutex_unlock(&fl.start_mu);
     ftio_busy = busy;
+}
+
+void ftio_flusher_start_if_needed(void)
+{
+    start(0);
+}
+
+void ftio_flusher_start_now(void)
+{
+    start(1);
+}
+
+void ftio_flusher_undefer(void)
+{
+    if (atomic_load(&dfr.deferred))
+        start(1);
+}
+
+/* (The rings' slow path, while the thread waits: used is what the calling
+ * thread's ring holds, half its size at kick_at.)  1 when the records
+ * still wait. */
+int ftio_flusher_defer(size_t used, size_t kick_at)
+{
+    if (!atomic_load_explicit(&dfr.deferred, memory_order_relaxed))
+        return 0;
+    if (used < kick_at && ftio_mono_ns() < dfr.until_ns)
+        return 1;
+    start(1);
+    return 0;
+}
+
+/* ---- the end of a short process, in its own thread ------------------------ */
+
+/* Nothing to deliver the records with: they are gone, said always. */
+static void warn_unstarted(void)
+{
+    ftio_warn("this process ends while its flusher was starting: its last records were neither "
+              "sent to ftiod nor spooled");
+}
+
+/* The thread is this process's only one (/proc/self/task's link count is 2
+ * + its tasks): one system call. */
+static int alone(void)
+{
+    struct stat st;
+    return syscall(SYS_newfstatat, AT_FDCWD, "/proc/self/task", &st, 0) == 0 && st.st_nlink == 3;
+}
+
+int ftio_flusher_end_here(void)
+{
+    if (!atomic_load(&dfr.deferred))
+        return 0;
+    /* (Not waited for: a fatal signal may come in the middle of a start.) */
+    if (pthread_mutex_trylock(&fl.start_mu) != 0) {
+        warn_unstarted();
+        return 1;
+    }
+    int busy = ftio_busy;
+    ftio_busy = 1;                           /* (a fatal signal's path: our own calls untraced) */
+    int here = atomic_load(&dfr.deferred) && alone() && ftio_sink_quick();
+    if (!here && atomic_load(&dfr.deferred))
+        create_thread();                     /* other threads, a ROUTER: the usual way */
+    if (here) {
+        /* What the thread's start does, less what only a second thread
+         * needs (its own table, its signal mask: all blocked here, so no
+         * handler of the application runs in the middle of a batch). */
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_BLOCK, &all, &old);
+        int table = ftio_thread_table, quiet = ftio_quiet;
+        in_flusher = 1;
+        prefault_state();
+        ftio_unseen_here();                  /* the cross-check: this thread's counts before ours */
+        ftio_thread_table = FTIO_TABLE_PRIVATE;
+        /* Our lines go to the stderr the application closed (coreutils do
+         * at exit) or to its 2, unless that is a file it traces, or shut. */
+        if (dfr.stderr_copy)
+            ftio_log_fd = dfr.stderr_copy - 1;
+        else if (!ftio_fdprivate_stderr_kept() || syscall(SYS_fcntl, 2, F_GETFD) < 0)
+            ftio_quiet = 1;
+        ftio_log("the process ends before its flusher started: delivered from its own thread");
+        ftio_sink_open();
+        char mark[FTIO_WIRE_MAX_STR];
+        int has_mark = take_mark(mark);
+        flush_all(has_mark ? mark : NULL, 1);
+        ftio_sink_poll();
+        if (!ftio_sink_finish(0, 1) && ftio_cfg.spool_mode != FTIO_SPOOL_TEE)
+            ftio_spool_notice();
+        atomic_store(&dfr.deferred, 0);
+        atomic_store(&fl.exited, 1);
+        atomic_store(&fl.joined, 1);         /* no thread to join */
+        if (dfr.stderr_copy)
+            syscall(SYS_close, dfr.stderr_copy - 1);
+        dfr.stderr_copy = 0;
+        ftio_log_fd = 2;
+        ftio_quiet = quiet;
+        ftio_thread_table = table;
+        in_flusher = 0;
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+    }
+    ftio_busy = busy;
+    pthread_mutex_unlock(&fl.start_mu);
+    return here;
 }
 
 /* Our warnings, the spool notice and FTIO_DEBUG's lines go to the stderr
@@ -498,8 +674,26 @@ void ftio_flusher_start_if_needed(void)
  * (ZeroMQ's threads, in the private table, start after the copy.) */
 void ftio_flusher_stderr_closing(void)
 {
-    if (atomic_load(&ftio_flusher_started) && !atomic_load(&fl.table_ready) && !in_flusher)
+    if (in_flusher)
+        return;
+    /* No thread yet (records waiting for the end): a copy of stderr, kept
+     * for the end (or for the thread's table), at a number well above
+     * those the application uses; never a file it traces on 2. */
+    if (atomic_load(&dfr.deferred)) {
+        pthread_mutex_lock(&fl.start_mu);
+        if (atomic_load(&dfr.deferred) && !dfr.stderr_copy && ftio_fdprivate_stderr_kept()) {
+            long fd = syscall(SYS_fcntl, 2, F_DUPFD_CLOEXEC, STDERR_COPY_MIN);
+            dfr.stderr_copy = fd >= 0 ? (int)fd + 1 : 0;
+        }
+        pthread_mutex_unlock(&fl.start_mu);
+    }
+    if (thread_up() && !atomic_load(&fl.table_ready))
         wait_until(table_ready, 0, ftio_flusher_wait_bound_ms());
+}
+
+int ftio_flusher_stderr_copy(void)
+{
+    return dfr.stderr_copy - 1;
 }
 
 /* Wait (async-signal-safe) until cond() or the deadline. */
@@ -608,8 +802,9 @@ void ftio_flush_now(const char *mark, int wait)
         snprintf(mark_set, sizeof mark_set, "%s", mark);
         fl.have_mark = 1;
         pthread_mutex_unlock(&fl.mark_mu);
-        ftio_flusher_start_if_needed();      /* a mark is sent even without records */
+        ftio_flusher_start_now();            /* a mark is sent even without records */
     }
+    ftio_flusher_undefer();                  /* asked to send: the records wait no more */
     if (ftio_flusher_running())
         ftio_flusher_request(wait || mark);
     if (mark)
@@ -627,7 +822,7 @@ void ftio_flusher_mpi_state(int state)
     atomic_store(&fl.mpi, state);
     /* A rank exists for ftiod whether or not it does I/O: its flusher starts
      * here, and the next pass sends a header-only batch (no wait). */
-    ftio_flusher_start_if_needed();
+    ftio_flusher_start_now();
     if (ftio_flusher_running())
         ftio_flusher_request(0);
     ftio_busy = busy;
@@ -720,6 +915,7 @@ void ftio_flusher_after_fork_child(void)
     atomic_store(&fl.event_waiters, 0);
     atomic_store(&fl.exit_waiters, 0);
     atomic_store(&fl.parked, 0);              /* the parent's thread is not here */
+    atomic_store(&dfr.deferred, 0);
     atomic_store(&fl.table_ready, 0);
     atomic_store(&fl.stop, 0);
     atomic_store(&fl.exited, 0);

@@ -28,15 +28,21 @@ static void warn_unfinished(void)
 
 void ftio_flush_from_signal(int final)
 {
-    if (!ftio_flusher_may_ask() || !ftio_flusher_running())
+    /* (A process whose records wait for its end, flusher.c: at a fatal
+     * signal its thread delivers them; an application's handler does not
+     * make them go sooner.) */
+    if (!ftio_flusher_may_ask() || !atomic_load(&ftio_flusher_started) ||
+        (!final && !ftio_flusher_running()))
         return;
     int saved = errno;
     if (!final)
         ftio_flusher_request(1);
     else if (ftio_flusher_begin_ending()) {
-        ftio_flusher_stop(FTIO_STOP_FINAL);
-        if (!ftio_flusher_wait_exited())
-            warn_unfinished();
+        if (!ftio_flusher_end_here()) {
+            ftio_flusher_stop(FTIO_STOP_FINAL);
+            if (!ftio_flusher_wait_exited())
+                warn_unfinished();
+        }
         ftio_mark_shut_down();
     }
     errno = saved;
@@ -53,7 +59,8 @@ void ftio_shutdown(void)
     if (!atomic_load(&ftio_flusher_started) && ftio_flusher_next_seq() > 0)
         ftio_flusher_start_if_needed();
     if (ftio_flusher_begin_ending()) {
-        if (ftio_flusher_was_started()) {    /* nobody starts it behind our back now */
+        if (ftio_flusher_was_started() &&    /* nobody starts it behind our back now */
+            !ftio_flusher_end_here()) {
             ftio_flusher_stop(FTIO_STOP_FINAL);
             if (ftio_flusher_wait_exited())
                 ftio_flusher_join();
@@ -69,7 +76,10 @@ void ftio_shutdown(void)
 
 int ftio_flusher_handoff(int next_traced)
 {
-    if (!ftio_flusher_may_ask() || ftio_flusher_ending() || !ftio_flusher_running())
+    if (!ftio_flusher_may_ask() || ftio_flusher_ending())
+        return 0;
+    ftio_flusher_undefer();         /* records that waited for the end: the thread hands them off */
+    if (!ftio_flusher_running())
         return 0;
     int saved = errno, busy = ftio_busy;
     ftio_busy = 1;

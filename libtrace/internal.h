@@ -88,6 +88,9 @@ FTIO_HIDDEN void ftio_log(const char *fmt, ...) __attribute__((format(printf, 1,
 FTIO_HIDDEN void ftio_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Set in a thread whose descriptor 2 is not stderr: its diagnostics are dropped. */
 extern __thread int ftio_quiet FTIO_HIDDEN;
+/* Where our lines go: 2, or a copy of the stderr the application closed
+ * (flusher.c, the end of a process whose thread never started). */
+extern int ftio_log_fd FTIO_HIDDEN;
 
 /* Recompute ftio_active from initialised / paused / shut down. */
 FTIO_HIDDEN void ftio_set_paused(int paused);
@@ -137,6 +140,9 @@ FTIO_HIDDEN int ftio_thread_table_classify(void);     /* 1 when private */
  * is in a private table any more. */
 FTIO_HIDDEN void ftio_fdprivate_enter(void);
 FTIO_HIDDEN void ftio_fdprivate_drop(void);
+/* Our diagnostics may go to the calling thread's descriptor 2 (it is not a
+ * file the application traces). */
+FTIO_HIDDEN int  ftio_fdprivate_stderr_kept(void);
 
 FTIO_FAST_DECL(ftio_thread_table);
 static inline int ftio_private_table_thread(void)
@@ -306,6 +312,10 @@ FTIO_HIDDEN void ftio_unseen_count(const struct ftio_record *rec, size_t n);
 FTIO_HIDDEN int  ftio_unseen_final(uint64_t *unseen_read, uint64_t *unseen_write);
 FTIO_HIDDEN void ftio_unseen_after_fork_child(void);
 FTIO_HIDDEN void ftio_unseen_own_write(ssize_t n);   /* the shim's stderr lines */
+/* The image's end is delivered from the calling application thread, the
+ * process's only one (flusher.c ftio_flusher_end_here): its counts now,
+ * before the shim's own reads and writes there, are the application's. */
+FTIO_HIDDEN void ftio_unseen_here(void);
 
 /* ---- rings (ring.c) --------------------------------------------------- */
 /* Segments of records_per_ring records; at most max_records buffered in all
@@ -322,10 +332,20 @@ FTIO_HIDDEN void ftio_rings_after_fork_child(void);
 
 /* ---- flusher (flusher.c) ---------------------------------------------- */
 FTIO_HIDDEN void ftio_flusher_init(void);
-FTIO_HIDDEN void ftio_flusher_start_if_needed(void);   /* lazy, on first record */
+FTIO_HIDDEN void ftio_flusher_start_if_needed(void);   /* lazy, on first record (the thread may wait) */
+FTIO_HIDDEN void ftio_flusher_start_now(void);         /* the thread too, at once */
+FTIO_HIDDEN void ftio_flusher_undefer(void);           /* records waiting for the end: the thread now */
+/* The rings' slow path while the thread waits for the process to live on
+ * (flusher.c): 1 when the records still wait, else the thread starts. */
+FTIO_HIDDEN int  ftio_flusher_defer(size_t used, size_t kick_at);
+/* The image's end while the thread waits: the calling thread delivers the
+ * records itself when it is the process's only one (1), else the thread
+ * starts (0: stop it and wait, as always). */
+FTIO_HIDDEN int  ftio_flusher_end_here(void);
 /* The application closes its descriptor 2: a flusher that has not copied the
  * descriptor table yet (its stderr, fdprivate.c) does so first (bounded). */
 FTIO_HIDDEN void ftio_flusher_stderr_closing(void);
+FTIO_HIDDEN int  ftio_flusher_stderr_copy(void);       /* that copy, -1: none */
 FTIO_HIDDEN void ftio_flusher_kick(void);              /* async-signal-safe */
 FTIO_HIDDEN void ftio_flusher_atfork_prepare(void);
 FTIO_HIDDEN void ftio_flusher_atfork_parent(void);
@@ -444,6 +464,9 @@ FTIO_HIDDEN uint64_t ftio_sink_take_lost(void);
 FTIO_HIDDEN int ftio_sink_unsent(void);
 /* Acknowledgements, sends that can go now, resends, the silent daemon. */
 FTIO_HIDDEN void ftio_sink_poll(void);
+/* A connection made now takes a batch at once (ftiod down, or its own
+ * listener): the end of a process may be delivered from its own thread. */
+FTIO_HIDDEN int  ftio_sink_quick(void);
 /* End of the image: at most FTIO_EXIT_WAIT_MS for the daemon, the rest to
  * the spool file, the socket closed (final, the process's end: a ZMTP
  * socket is left to exit_group).  handoff (exec into a traced image):

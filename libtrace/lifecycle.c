@@ -37,6 +37,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "internal.h"
 
@@ -48,6 +49,10 @@ extern char **environ;
 
 static void fork_prepare(void)
 {
+    /* A process whose records wait for its end (flusher.c) and forks is a
+     * shell or a wrapper that will wait for its child: ftiod hears of it
+     * now, so that its job's end waits for it too. */
+    ftio_flusher_undefer();
     ftio_flusher_atfork_prepare();
 }
 
@@ -71,6 +76,35 @@ static int own_process(void)
 {
     return (long)getpid() == atomic_load(&ftio_id.pid);
 }
+
+/* ---- waiting for a child ---------------------------------------------- */
+
+/* A process whose records wait for its end (flusher.c) and waits for a
+ * child is a shell or a wrapper that lives on (dash makes its children
+ * with vfork, which runs no fork handler): ftiod hears of it now, so that
+ * its job's end waits for it too (tests/daemon/end_truth.sh's wrapper
+ * script).  Nothing else: the call is passed on as it is. */
+static void waits_for_child(void)
+{
+    if (ftio_fdt && own_process()) {
+        int saved = errno;
+        ftio_flusher_undefer();
+        errno = saved;
+    }
+}
+
+#define WAIT_CALL(ret, name, params, args)                                    \
+    FTIO_WRAPPER(ret, name, params)                                           \
+    {                                                                         \
+        FTIO_REAL_OR(name, -1);                                               \
+        waits_for_child();                                                    \
+        return real_##name args;                                              \
+    }
+WAIT_CALL(pid_t, wait, (int *status), (status))
+WAIT_CALL(pid_t, waitpid, (pid_t pid, int *status, int options), (pid, status, options))
+WAIT_CALL(pid_t, wait3, (int *status, int options, struct rusage *ru), (status, options, ru))
+WAIT_CALL(pid_t, wait4, (pid_t pid, int *status, int options, struct rusage *ru), (pid, status, options, ru))
+WAIT_CALL(int, waitid, (idtype_t idtype, id_t id, siginfo_t *info, int options), (idtype, id, info, options))
 
 /* ---- exit ------------------------------------------------------------- */
 
@@ -483,7 +517,7 @@ void ftio_lifecycle_init(void)
     /* ... and deliver what it handed over, now rather than at our first
      * record: the flusher starts at once. */
     if (ftio_sink_handoff_accept(getenv(HANDOFF_VAR)))
-        ftio_flusher_start_if_needed();
+        ftio_flusher_start_now();
     pthread_atfork(fork_prepare, fork_parent, fork_child);
     at_quick_exit(quick_exit_hook);
 }

@@ -336,6 +336,13 @@ static void emit_slow(const struct ftio_record *rec)
     ftio_prod.head = head + 1;
     ftio_slot_publish(slot, head, ftio_prod.tid);
     used++;
+    /* The thread not started yet (flusher.c: a short process's records
+     * wait for its end): the next record looks again, until the ring is
+     * half full or the process old enough. */
+    if (ftio_flusher_defer(used, rings.kick_at)) {
+        ftio_prod.limit = head + 1;
+        return;
+    }
     if (used < rings.kick_at) {
         ftio_prod.limit = tail + rings.kick_at;
     } else {

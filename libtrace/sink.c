@@ -52,9 +52,11 @@
  * ftio_sink_handoff_env() in exec after the flusher exited.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 #include "lazy.h"               /* MUNGE, libsodium: loaded on first use */
@@ -63,6 +65,7 @@
 #include "grow.h"
 #include "hash.h"
 #include "link.h"
+#include "zmtp_wire.h"
 #include "timeutil.h"
 
 #define RESENDS        2                 /* then a silent daemon's batches are spooled */
@@ -218,6 +221,28 @@ static int endpoint_absent(void)
     struct stat st;
     return strncmp(sk.endpoint, "ipc://", 6) == 0 && sk.endpoint[6] == '/' &&
            lstat(sk.endpoint + 6, &st) != 0 && errno == ENOENT;
+}
+
+/* Can a connection made now take a batch at once?  ftiod down (its ipc://
+ * socket absent: the batches go to the spool file), or its own listener
+ * there (PATH.zmtp, which takes a batch behind our greeting).  Not a
+ * ROUTER (a relay, an older ftiod, tcp://): its handshake waits for
+ * libzmq's I/O thread twice, which a connection made at the very end of a
+ * process would mostly spend in the exit wait (flusher.c
+ * ftio_flusher_end_here: the thread, connected early, does it then). */
+int ftio_sink_quick(void)
+{
+    if (sk.link || sk.npend)
+        return 0;                    /* (a connection of this image's already) */
+    if (!sk.endpoint[0])
+        choose_endpoint();
+    if (endpoint_absent())
+        return 1;
+    char path[sizeof sk.endpoint + sizeof ZMTP_DIRECT_SUFFIX];
+    struct stat st;
+    return strncmp(sk.endpoint, "ipc://", 6) == 0 &&
+           ftio_concat(path, sizeof path, sk.endpoint + 6, ZMTP_DIRECT_SUFFIX, "") < sizeof path &&
+           syscall(SYS_newfstatat, AT_FDCWD, path, &st, 0) == 0 && S_ISSOCK(st.st_mode);
 }
 
 /* The way to ftiod is open. */
@@ -826,7 +851,9 @@ int ftio_sink_finish(int exec, int final)
         for (;;) {
             take_acks();
             send_unsent();
-            if (!sk.npend)
+            /* (A ZMTP link that failed just now and a ZeroMQ one that waits
+             * for ftiod's socket to come back: no link, the rest spooled.) */
+            if (!sk.npend || !link_up())
                 break;
             /* Unsent: wait to be connected; sent: wait for acknowledgements
              * (sent before the peer answered the handshake: as unsent). */

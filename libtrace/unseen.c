@@ -52,6 +52,13 @@ static struct {
     int      have_key;
 } us FTIO_WARM;
 
+/* The counts of the thread that delivers the image's end itself
+ * (ftio_unseen_here): with the flusher's state, made present with it. */
+static struct {
+    uint64_t io[2];
+    int      have;
+} here FTIO_FLUSHER_STATE;
+
 __thread int ftio_unseen_thread_known __attribute__((tls_model("initial-exec")));
 
 /* rchar/wchar of a /proc io file; *len: the bytes this read itself moved
@@ -132,6 +139,7 @@ void ftio_unseen_after_fork_child(void)
     us.recorded[0] = us.recorded[1] = 0;
     atomic_store(&us.exited[0], 0);
     atomic_store(&us.exited[1], 0);
+    here.have = 0;
     atomic_store(&ftio_passed_bytes[0], 0);
     atomic_store(&ftio_passed_bytes[1], 0);
     ftio_unseen_thread_known = 1;                      /* the forking thread is the child's only one */
@@ -228,6 +236,14 @@ static void app_threads_io(uint64_t io[2])
     syscall(SYS_close, (int)dfd);
 }
 
+/* (The counts read before the shim's own reads and writes in the thread: a
+ * read's own bytes are added after it, so they are not in them.) */
+void ftio_unseen_here(void)
+{
+    uint64_t len;
+    here.have = us.have_base && read_io("/proc/thread-self/io", here.io, &len) == 0;
+}
+
 int ftio_unseen_final(uint64_t *unseen_read, uint64_t *unseen_write)
 {
     if (!us.have_base)
@@ -235,7 +251,14 @@ int ftio_unseen_final(uint64_t *unseen_read, uint64_t *unseen_write)
     struct ftio_libc_reads lib;
     ftio_libc_reads_final(&lib);
     uint64_t total[2] = { atomic_load(&us.exited[0]), atomic_load(&us.exited[1]) };
-    app_threads_io(total);
+    if (here.have) {
+        /* the process's only thread (ftio_flusher_end_here): its counts
+         * were taken before the shim's work in it began */
+        total[0] += here.io[0];
+        total[1] += here.io[1];
+    } else {
+        app_threads_io(total);
+    }
     uint64_t behalf = lib.files + lib.loader + lib.readahead + lib.own;
     uint64_t out[2];
     for (int d = 0; d < 2; d++) {

@@ -24,7 +24,14 @@
  * the shim goes back to the ROUTER with every unacknowledged batch, and
  * ftiod drops a (pid, seq) it already has, so nothing counts twice.
  * Connections are capped at half of --max-connections (the ROUTER has its
- * own count, zap.c); one over is accepted and closed at once.
+ * own count, zap.c); one over is accepted and closed at once.  A connection
+ * whose peer has not completed the handshake (its greeting and READY)
+ * HANDSHAKE_NS after the accept is closed too: a shim sends both at once,
+ * so one that says nothing is not a shim, and without a bound it would hold
+ * its descriptor (and its place under the cap) for as long as it liked.  A
+ * timer in the listener's epoll set (armed while a handshake is open) makes
+ * the set readable when one is due, so the ingest loop's poll of the set
+ * brings us here even if no peer says anything.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -33,33 +40,42 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/timerfd.h>
 #include <sys/un.h>
 #include <unistd.h>
+#include "timeutil.h"
 #include "zmtp_listen.h"
 #include "zmtp_wire.h"
 
 #define FRAMES    4                 /* delimiter, batch, auth; a 4th says "too many" */
 #define BUF_FIRST (16 * 1024)
 #define READS_PER_TURN 16           /* per connection and serve: others get their turn */
+#define HANDSHAKE_NS (2 * 1000000000ll)   /* greeting and READY within this of the accept, or closed */
 
 struct conn {
     int fd;
     bool greeted, ready, dead;
     unsigned char *buf;
     size_t len, cap;
+    int64_t accepted_ns;            /* (the handshake's bound) */
     struct conn *prev, *next;
 };
 
 static struct {
     struct ftiod *d;
-    int lfd, ep;
+    int lfd, ep, tfd;               /* tfd: the handshakes' timer (in ep) */
+    bool timer_armed;
     size_t open, max_open;
     int64_t max_msg;
     struct conn *conns;
     char endpoint[6 + sizeof ((struct sockaddr_un *)0)->sun_path];
     ino_t ino;                      /* the socket file's, as bound */
     struct ftiod_ratelimit rl;
-} L = { .lfd = -1, .ep = -1 };
+} L = { .lfd = -1, .ep = -1, .tfd = -1 };
+
+/* The timer's mark in the epoll set (the listener's is NULL, a connection's
+ * its struct). */
+static char timer_tag;
 
 /* Our greeting (ZMTP 3.0, NULL, as-server 0) and READY (Socket-Type ROUTER),
  * written in one piece at accept. */
@@ -86,11 +102,13 @@ const char *ftiod_zmtp_listen_open(struct ftiod *d, const char *endpoint)
     unlink(u.sun_path);
     L.lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     L.ep = epoll_create1(EPOLL_CLOEXEC);
+    L.tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
     struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
+    struct epoll_event tev = { .events = EPOLLIN, .data.ptr = &timer_tag };
     struct stat st;
-    if (L.lfd < 0 || L.ep < 0 || bind(L.lfd, (struct sockaddr *)&u, sizeof u) != 0 ||
+    if (L.lfd < 0 || L.ep < 0 || L.tfd < 0 || bind(L.lfd, (struct sockaddr *)&u, sizeof u) != 0 ||
         listen(L.lfd, 1024) != 0 || epoll_ctl(L.ep, EPOLL_CTL_ADD, L.lfd, &ev) != 0 ||
-        stat(u.sun_path, &st) != 0) {
+        epoll_ctl(L.ep, EPOLL_CTL_ADD, L.tfd, &tev) != 0 || stat(u.sun_path, &st) != 0) {
         ftiod_log_at(FTIOD_WARNING, "%s: %s (the shims use %s only)", L.endpoint, strerror(errno),
                      endpoint);
         ftiod_zmtp_listen_close();
@@ -143,6 +161,39 @@ static void reply(void *rctx, const unsigned char *ack, size_t len)
     put(rctx, out, n + len);
 }
 
+/* The timer fires at `at` (monotonic ns), once: when the oldest open
+ * handshake is due. */
+static void arm(int64_t at)
+{
+    struct itimerspec it = { .it_value = { at / 1000000000, at % 1000000000 } };
+    L.timer_armed = timerfd_settime(L.tfd, TFD_TIMER_ABSTIME, &it, NULL) == 0;
+}
+
+/* The timer fired: close every connection whose handshake is past its
+ * bound, and arm the timer again for the oldest one still open. */
+static void sweep(void)
+{
+    uint64_t expirations;
+    if (read(L.tfd, &expirations, sizeof expirations) < 0 && errno != EAGAIN)
+        return;
+    L.timer_armed = false;
+    int64_t now = ftio_mono_ns(), next = 0;
+    for (struct conn *c = L.conns, *after; c; c = after) {
+        after = c->next;
+        if (c->ready)
+            continue;
+        if (now - c->accepted_ns >= HANDSHAKE_NS) {
+            ftiod_log_rl(&L.rl, "closed a direct connection: no handshake within %lld ms",
+                         HANDSHAKE_NS / 1000000);
+            conn_close(c);
+        } else if (!next || c->accepted_ns + HANDSHAKE_NS < next) {
+            next = c->accepted_ns + HANDSHAKE_NS;
+        }
+    }
+    if (next)
+        arm(next);
+}
+
 static void accept_all(void)
 {
     for (;;) {
@@ -165,6 +216,9 @@ static void accept_all(void)
             continue;
         }
         c->fd = fd;
+        c->accepted_ns = ftio_mono_ns();
+        if (!L.timer_armed)
+            arm(c->accepted_ns + HANDSHAKE_NS);
         c->next = L.conns;
         if (L.conns)
             L.conns->prev = c;
@@ -281,12 +335,17 @@ void ftiod_zmtp_listen_serve(ftiod_zmtp_message_fn fn, void *ctx)
         return;
     struct epoll_event ev[64];
     int n = epoll_wait(L.ep, ev, 64, 0);
+    bool due = false;
     for (int i = 0; i < n; i++) {
         if (!ev[i].data.ptr)
             accept_all();
+        else if (ev[i].data.ptr == &timer_tag)
+            due = true;
         else
             serve_conn(ev[i].data.ptr, fn, ctx);
     }
+    if (due)        /* last: it may close a connection listed after it in ev */
+        sweep();
 }
 
 void ftiod_zmtp_listen_close(void)
@@ -302,6 +361,9 @@ void ftiod_zmtp_listen_close(void)
         close(L.lfd);
     if (L.ep >= 0)
         close(L.ep);
-    L.lfd = L.ep = -1;
+    if (L.tfd >= 0)
+        close(L.tfd);
+    L.lfd = L.ep = L.tfd = -1;
+    L.timer_armed = false;
     L.ino = 0;
 }

@@ -17,7 +17,8 @@
  *                                SIGPIPE and execs sh, which exits 0 only if
  *                                SIGPIPE is really ignored (SigIgn)
  *   shim_life DIR _exit N        N pwrites then _exit(3)
- *   shim_life DIR phases N       N pwrites, create DIR/ctl/phase1, wait for DIR/ctl/go
+ *   shim_life DIR phases N       N pwrites (the last 30 ms after the others), create
+ *                                DIR/ctl/phase1, wait for DIR/ctl/go
  *                                (<= 20 s), sleep 0.5 s, N more, exit
  *   shim_life DIR loop N         N pwrites of 1 byte as fast as possible
  *   shim_life DIR churn N        N short-lived threads one after another, each
@@ -222,7 +223,13 @@ int main(int argc, char **argv)
         _exit(3);
     } else if (strcmp(mode, "phases") == 0) {
         int fd = open_file("phases.dat");
-        writes(fd, n, 10);
+        /* The process lives on past the 20 ms its first records may wait
+         * for its end (libtrace/README.md, "A short process's end"): its
+         * flusher sends phase 1 while it waits for go. */
+        writes(fd, n - 1, 10);
+        sleep_ms(30);
+        if (pwrite(fd, "0123456789", 10, (off_t)((n - 1) * 10)) != 10)
+            die("pwrite");
         touch("phase1");
         for (int i = 0; i < 400 && !exists("go"); i++)
             sleep_ms(50);

@@ -8,18 +8,22 @@
 #  (b) no spool file is left;
 #  (c) libzmq was never loaded in them (the dynamic loader's own LD_DEBUG=files
 #      log of each process);
+#      each of them without a flusher thread (delivered from its exiting
+#      thread, libtrace/README.md), its kernel cross-check 0/0;
 #  (d) a peer that answers garbage, and a SIGSTOPped ftiod: the process ends
 #      within bounds and its batches are in the spool file (their bytes = the
 #      file's size);
 #      FTIO_ZMTP=0 or a shared descriptor table (FTIO_PRIVATE_FDS=0): ZeroMQ;
-#  (e) a process that lives past a second moves to ZeroMQ (and loses nothing);
+#  (e) a process that lives past a second moves to ZeroMQ (and loses nothing),
+#      its flusher thread started;
 #      a tcp:// endpoint is spoken to as well;
 #  (f) with --auth munge: the MUNGE frame rides along, ftiod checks and
 #      accepts it (no batch refused as unauthenticated), still without libzmq;
 #  (g) on ipc:// the processes reach ftiod's own listener (PATH.zmtp,
 #      predictor/daemon/zmtp_listen.c), which hostile peers do not disturb:
-#      garbage, a frame larger than --max-msg and an idle connection are
-#      closed or ignored, and a process after them is delivered whole; the
+#      garbage, a frame larger than --max-msg and a connection that never
+#      completes the handshake (within its 2 s) are closed, and a process
+#      after them is delivered whole; the
 #      socket file goes with ftiod.
 # On the code before zmtp.c, (c) fails: every process that records loads libzmq.
 . "$(dirname "$0")/../lib.sh"
@@ -85,6 +89,20 @@ set -- "$T"/cat[0-9]*.log
 no_zmq "$@"
 _n=$(grep -l "ftiod's own listener" "$@" | wc -l)
 [ "$_n" = "$N" ] && ok "all $N reached ftiod's own listener" || bad "only $_n of $N reached ftiod's own listener"
+# No flusher thread for them (libtrace/README.md "A short process's end,
+# without a thread"): each delivered from its exiting thread
+_n=$(grep -l "delivered from its own thread" "$@" | wc -l)
+_t=$(grep -l "flusher runs in a private descriptor table" "$@" | wc -l)
+[ "$_n" = "$N" ] && [ "$_t" = 0 ] && ok "all $N ended without a flusher thread" ||
+  bad "$_n of $N delivered from their own thread, $_t started a flusher thread"
+# and its kernel cross-check, made in that thread, finds nothing unseen
+# (without LD_DEBUG, whose own lines at exit the loader writes unseen)
+env FTIO_ENDPOINT="ipc://$T/d.in" FTIO_JOB=short1 FTIO_DEBUG=1 LD_PRELOAD="$PRELOAD" cat "$T/f1" \
+  >/dev/null 2>"$T/plain.log" || bad "cat failed"
+grep -q "kernel cross-check: .*recorded 1017/0.*unseen 0/0" "$T/plain.log" &&
+  grep -q "delivered from its own thread" "$T/plain.log" && ok "a cat's cross-check in its own thread: unseen 0/0" ||
+  bad "a cat's cross-check: $(grep 'ftio\[' "$T/plain.log")"
+end_is d short1 1 1017
 
 # FTIO_ZMTP=0: ZeroMQ, as before zmtp.c; and a flusher sharing the
 # application's descriptor table (FTIO_PRIVATE_FDS=0, ZeroMQ too: its logs
@@ -140,6 +158,10 @@ FTIO_ENDPOINT="ipc://$T/d.in" FTIO_JOB=long FTIO_DEBUG=1 FTIO_FLUSH_MS=200 \
 grep -q 'ZMTP, without ZeroMQ' "$T/long.log" && grep -q 'alive for 1000 ms: ZeroMQ from now on' "$T/long.log" &&
   ok "a process alive past a second began with ZMTP and went on with ZeroMQ" ||
   bad "no move from ZMTP to ZeroMQ: $(grep 'ftio\[' "$T/long.log")"
+# it lived on past its first record: its flusher thread started
+grep -q 'flusher runs in a private descriptor table' "$T/long.log" &&
+  ! grep -q 'delivered from its own thread' "$T/long.log" && ok "a process that lives on has its flusher thread" ||
+  bad "posix_periodic's flusher: $(grep 'ftio\[' "$T/long.log")"
 # the program's own log says what it wrote
 pp_bytes=$(awk '/wrote [0-9]+ bytes/ { n += $4 } END { print n }' "$T/long.out")
 end_is d long 1 "$pp_bytes"
@@ -173,12 +195,24 @@ print("garbage closed", closed(g))
 o = conn()                                      # a frame over --max-msg, announced
 o.sendall(greet + ready + bytes([1, 0]) + bytes([2]) + (1 << 20).to_bytes(8, "big"))
 print("oversized closed", closed(o))
-time.sleep(0.2)
-print("idle open", idle.fileno() >= 0)
+# ftiod's greeting, then its end of the connection (the handshake's bound,
+# 2 s); a timeout (10 s) is not an end
+def eof(s):
+    t = time.monotonic()
+    try:
+        while s.recv(65536):
+            pass
+        return "eof after %.1f s" % (time.monotonic() - t)
+    except OSError as e:
+        return "no eof (%s)" % e
+print("idle", eof(idle))
 PYEOF
 grep -q 'garbage closed True' "$T/hostile.out" && grep -q 'oversized closed True' "$T/hostile.out" &&
   ok "ftiod's own listener closed a garbage peer and an oversized frame" ||
   bad "hostile peers: $(cat "$T/hostile.out")"
+# (before the handshake's bound: the idle connection stayed open for good)
+grep -q 'idle eof after' "$T/hostile.out" && ok "ftiod closed a connection that never completed the handshake" ||
+  bad "idle peer: $(grep idle "$T/hostile.out")"
 traced_cat "ipc://$T/g.in" afterhostile "$T/f2" "$T/hostile.log"
 grep -q "ftiod's own listener" "$T/hostile.log" && ok "after them, a process reached the listener" ||
   bad "after the hostile peers: $(grep 'ftio\[' "$T/hostile.log")"
