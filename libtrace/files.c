@@ -56,7 +56,7 @@ static _Atomic uint32_t first_ids[FIRST_IDS] FTIO_WARM;
  * makes the heap: system calls and a page). */
 static union {
     struct cwd_node node;
-    char room[sizeof(struct cwd_node) + 160];
+    char room[sizeof(struct cwd_node) + 128];   /* (a longer one: malloc) */
 } first_cwd FTIO_WARM;
 
 void ftio_files_refresh_cwd(void)

@@ -98,7 +98,6 @@ static struct {
     _Atomic uint64_t req_gen, done_gen;
     pthread_mutex_t  start_mu;        /* starting the thread */
     pthread_mutex_t  mark_mu;         /* the pending mark */
-    pthread_mutex_t  api_mu;          /* one named flush at a time */
     int              have_mark;
     atomic_int       mpi;             /* enum ftio_mpi_state, set by mpi_life.c */
     int              mpi_sent;        /* the state the last batch carried (flusher) */
@@ -109,8 +108,12 @@ static struct {
 } fl FTIO_WARM = {
     .start_mu = PTHREAD_MUTEX_INITIALIZER,
     .mark_mu = PTHREAD_MUTEX_INITIALIZER,
-    .api_mu = PTHREAD_MUTEX_INITIALIZER,
 };
+
+/* One named flush at a time (ftio_flush with a mark, and fork): apart
+ * from `fl` (FTIO_WARM has no byte to spare, hot_page.sh), a short process
+ * never takes it. */
+static pthread_mutex_t api_mu = PTHREAD_MUTEX_INITIALIZER;
 
 /* Apart (the state above shares a page with the constructor's, shim.h
  * FTIO_WARM), static rather than malloc'd: a short process's flusher
@@ -797,7 +800,7 @@ void ftio_flush_now(const char *mark, int wait)
     int saved = errno, busy = ftio_busy;
     ftio_busy = 1;
     if (mark) {
-        pthread_mutex_lock(&fl.api_mu);
+        pthread_mutex_lock(&api_mu);
         pthread_mutex_lock(&fl.mark_mu);
         snprintf(mark_set, sizeof mark_set, "%s", mark);
         fl.have_mark = 1;
@@ -808,7 +811,7 @@ void ftio_flush_now(const char *mark, int wait)
     if (ftio_flusher_running())
         ftio_flusher_request(wait || mark);
     if (mark)
-        pthread_mutex_unlock(&fl.api_mu);
+        pthread_mutex_unlock(&api_mu);
     ftio_busy = busy;
     errno = saved;
 }
@@ -885,7 +888,7 @@ int ftio_flusher_rearm(void)
 
 void ftio_flusher_atfork_prepare(void)
 {
-    pthread_mutex_lock(&fl.api_mu);
+    pthread_mutex_lock(&api_mu);
     pthread_mutex_lock(&fl.start_mu);
     pthread_mutex_lock(&fl.mark_mu);
 }
@@ -894,14 +897,14 @@ void ftio_flusher_atfork_parent(void)
 {
     pthread_mutex_unlock(&fl.mark_mu);
     pthread_mutex_unlock(&fl.start_mu);
-    pthread_mutex_unlock(&fl.api_mu);
+    pthread_mutex_unlock(&api_mu);
 }
 
 void ftio_flusher_after_fork_child(void)
 {
     pthread_mutex_init(&fl.mark_mu, NULL);
     pthread_mutex_init(&fl.start_mu, NULL);
-    pthread_mutex_init(&fl.api_mu, NULL);
+    pthread_mutex_init(&api_mu, NULL);
     ftio_sink_after_fork_child();
     ftio_spool_after_fork_child();
     fl.seq = 0;
