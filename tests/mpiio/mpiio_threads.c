@@ -10,10 +10,12 @@
  * iterations) or an MPI_Test loop (odd ones).  The expected records go to
  * DIR/expect.<rank> in the format of mpiio_calls (see check_records.py).
  *
- * Blocking calls run concurrently.  The nonblocking post and its completion
- * are serialised by a mutex: OMPIO's request progress in Open MPI 4.1.4 is
- * not thread-safe (concurrent MPI_Wait on file requests crashes in
- * mca_common_ompio_progress, with or without the shim).  Requests are still
+ * Blocking reads and writes run concurrently.  The nonblocking post and its
+ * completion are serialised by a mutex, and so are a file's open and close:
+ * OMPIO's request progress in Open MPI 4.1.4 is not thread-safe (concurrent
+ * MPI_Wait on file requests crashes in mca_common_ompio_progress, with or
+ * without the shim; and once, in a suite beside stress-ng, an MPI_Test loop
+ * crashed there, other threads opening or closing their files meanwhile).  Requests are still
  * posted and completed by different threads in turn, with other threads'
  * blocking records in between.
  */
@@ -55,7 +57,9 @@ static void *writer(void *arg)
     for (int i = 0; i < 2 * B; i++)
         buf[i] = (char)('a' + (t + i) % 26);
     MPI_File fh;
+    pthread_mutex_lock(&nonblocking_lock);
     check(MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh), "open");
+    pthread_mutex_unlock(&nonblocking_lock);
     want(name, FTIO_OP_OPEN, FTIO_FLAG_COLLECTIVE, 0, -1);
     for (int i = 0; i < iterations; i++) {
         MPI_Request req;
@@ -74,7 +78,9 @@ static void *writer(void *arg)
         want(name, FTIO_OP_WRITE, FTIO_FLAG_ASYNC, B, off);
         want(name, FTIO_OP_WRITE, 0, B, off + B);
     }
+    pthread_mutex_lock(&nonblocking_lock);
     check(MPI_File_close(&fh), "close");
+    pthread_mutex_unlock(&nonblocking_lock);
     want(name, FTIO_OP_CLOSE, FTIO_FLAG_COLLECTIVE, 0, -1);
     return NULL;
 }
