@@ -100,9 +100,8 @@ static void top_consider(struct ftio_pt_proc *P, size_t k)
         *top = (uint8_t)k;
 }
 
-/* The tops anew, after segments moved or went: what top_consider() of
- * each in index order gives, with the ends so far in registers (a full
- * set's new segment and a settle that described come here). */
+/* The tops anew, after a settle freed segments: what top_consider() of
+ * each in index order gives, with the ends so far in registers. */
 static void top_recompute(struct ftio_pt_proc *P)
 {
     uint8_t top[FTIO_PT_NMODES];
@@ -216,8 +215,10 @@ static struct ftio_pt_seg *seg_new(struct ftio_pt *t, struct ftio_pt_proc *P,
         return NULL;                          /* out of memory before the first one */
     /* pos, then the closest pair: each segment and the next of its mode,
      * the first in start order of the closest; the scan also checks the
-     * order the search assumed (once more after a sort when it was not). */
-    size_t nseg = P->nseg, n = nseg + 1, pos, best, pair;
+     * order the search assumed (once more after a sort when it was not),
+     * and finds each mode's first latest end (top, n: none). */
+    size_t nseg = P->nseg, n = nseg + 1, pos, best, pair, top[FTIO_PT_NMODES];
+    double end[FTIO_PT_NMODES];
     for (bool sorted = false;; sorted = true) {
         size_t lo = 0, hi = nseg;
         while (lo < hi) {                     /* after every start <= s's */
@@ -231,13 +232,17 @@ static struct ftio_pt_seg *seg_new(struct ftio_pt *t, struct ftio_pt_proc *P,
         best = pair = n;
         size_t last[FTIO_PT_NMODES];
         for (int m = 0; m < FTIO_PT_NMODES; m++)
-            last[m] = n;
+            last[m] = top[m] = n;
         double best_gap = INFINITY, prev = -INFINITY;
         bool in_order = true;
         for (size_t k = 0; k < n; k++) {
             const struct ftio_pt_seg *c = seg_or_new(P, pos, s, k);
             in_order &= prev <= c->ts;
             prev = c->ts;
+            if (top[c->mode] == n || c->te > end[c->mode]) {
+                top[c->mode] = k;
+                end[c->mode] = c->te;
+            }
             size_t i = last[c->mode];
             if (i != n) {
                 double g = c->ts - seg_or_new(P, pos, s, i)->te;
@@ -275,7 +280,19 @@ static struct ftio_pt_seg *seg_new(struct ftio_pt *t, struct ftio_pt_proc *P,
         }
         *out = *s;
     }
-    top_recompute(P);
+    /* The tops after the merge: the one merged (now at best) ends as the
+     * later of its two, so its mode's latest end is the same; it is the
+     * first such when it has that end and comes no later than the first
+     * before; the others move down past the pair gone. */
+    for (int m = 0; m < FTIO_PT_NMODES; m++) {
+        size_t j = top[m];
+        if (j == n)
+            P->top[m] = FTIO_PT_NOSEG;
+        else if (P->seg[best].mode == m && P->seg[best].te == end[m] && best <= j)
+            P->top[m] = (uint8_t)best;
+        else
+            P->top[m] = (uint8_t)(j - (j > pair));
+    }
     return out;
 }
 
