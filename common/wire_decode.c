@@ -77,6 +77,27 @@ static inline uint16_t be16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); re
 static inline uint32_t be32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return __builtin_bswap32(v); }
 static inline uint64_t be64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return __builtin_bswap64(v); }
 
+/* The bytes a msgpack positive fixint or uint 8/16/32/64 takes, its type
+ * byte included, from that byte: 1, 2, 3, 5 or 9; 0 for any other type.
+ * The one table of them (read_num(), read_uint_fast(), read_uint_run()). */
+static inline size_t uint_width(uint8_t b)
+{
+    return b <= 0x7f ? 1 : b == 0xcc ? 2 : b == 0xcd ? 3 : b == 0xce ? 5 : b == 0xcf ? 9 : 0;
+}
+
+/* The value of the unsigned integer at p of width w = uint_width(p[0]) (> 0),
+ * all of whose bytes are in the buffer. */
+static inline uint64_t uint_at(const uint8_t *p, size_t w)
+{
+    switch (w) {
+    case 1:  return p[0];
+    case 2:  return p[1];
+    case 3:  return be16(p + 1);
+    case 5:  return be32(p + 1);
+    default: return be64(p + 1);
+    }
+}
+
 /* Converts a float to an integer (toward zero) if it is finite and fits. */
 static int num_from_double(struct reader *r, double d, struct num *v)
 {
@@ -111,12 +132,20 @@ static inline int read_num(struct reader *r, struct num *v)
         r->p++;
         return OK;
     }
-    size_t len;
+    size_t len = uint_width(b);
+    if (len) {                              /* uint 8/16/32/64 */
+        if (avail(r) < len)
+            return TRUNC;
+        v->u = uint_at(r->p, len);
+        v->neg = 0;
+        r->p += len;
+        return OK;
+    }
     switch (b) {
-    case 0xcc: case 0xd0: len = 1; break;
-    case 0xcd: case 0xd1: len = 2; break;
-    case 0xce: case 0xd2: case 0xca: len = 4; break;
-    case 0xcf: case 0xd3: case 0xcb: len = 8; break;
+    case 0xd0: len = 1; break;
+    case 0xd1: len = 2; break;
+    case 0xd2: case 0xca: len = 4; break;
+    case 0xd3: case 0xcb: len = 8; break;
     default:
         return fail(r, "expected a number, found type byte 0x%02x", b);
     }
@@ -126,10 +155,6 @@ static inline int read_num(struct reader *r, struct num *v)
     r->p += 1 + len;
     int64_t s;
     switch (b) {
-    case 0xcc: v->u = q[0];     v->neg = 0; return OK;
-    case 0xcd: v->u = be16(q);  v->neg = 0; return OK;
-    case 0xce: v->u = be32(q);  v->neg = 0; return OK;
-    case 0xcf: v->u = be64(q);  v->neg = 0; return OK;
     case 0xd0: s = (int8_t)q[0];           break;
     case 0xd1: s = (int16_t)be16(q);       break;
     case 0xd2: s = (int32_t)be32(q);       break;
@@ -151,28 +176,11 @@ static inline int read_uint_fast(struct reader *r, struct num *v)
     const uint8_t *p = r->p;
     if (p >= r->end)
         return 0;
-    size_t len;
-    uint64_t u;
-    if (p[0] <= 0x7f) {
-        len = 1;
-        u = p[0];
-    } else if (p[0] == 0xcf && r->end - p >= 9) {
-        len = 9;
-        u = be64(p + 1);
-    } else if (p[0] == 0xce && r->end - p >= 5) {
-        len = 5;
-        u = be32(p + 1);
-    } else if (p[0] == 0xcd && r->end - p >= 3) {
-        len = 3;
-        u = be16(p + 1);
-    } else if (p[0] == 0xcc && r->end - p >= 2) {
-        len = 2;
-        u = p[1];
-    } else {
+    size_t len = uint_width(p[0]);
+    if (len == 0 || (size_t)(r->end - p) < len)
         return 0;
-    }
     r->item = p;
-    v->u = u;
+    v->u = uint_at(p, len);
     v->neg = 0;
     r->p = p + len;
     return 1;
@@ -414,7 +422,7 @@ static inline size_t read_uint_run(struct reader *r, uint64_t *u, size_t max,
     if (p >= end)
         return 0;
     uint8_t b = p[0];
-    size_t w = b <= 0x7f ? 1 : b == 0xcc ? 2 : b == 0xcd ? 3 : b == 0xce ? 5 : b == 0xcf ? 9 : 0;
+    size_t w = uint_width(b);
     if (w == 0)
         return 0;
     size_t fit = (size_t)(end - p) / w;

@@ -100,13 +100,24 @@ static void top_consider(struct ftio_pt_proc *P, size_t k)
         *top = (uint8_t)k;
 }
 
-/* The tops anew, after segments moved or went. */
+/* The tops anew, after a settle freed segments: what top_consider() of
+ * each in index order gives, with the ends so far in registers. */
 static void top_recompute(struct ftio_pt_proc *P)
 {
-    for (int m = 0; m < FTIO_PT_NMODES; m++)
-        P->top[m] = FTIO_PT_NOSEG;
-    for (size_t k = 0; k < P->nseg; k++)
-        top_consider(P, k);
+    uint8_t top[FTIO_PT_NMODES];
+    double end[FTIO_PT_NMODES];
+    for (int m = 0; m < FTIO_PT_NMODES; m++) {
+        top[m] = FTIO_PT_NOSEG;
+        end[m] = -INFINITY;
+    }
+    for (size_t k = 0; k < P->nseg; k++) {
+        const struct ftio_pt_seg *c = &P->seg[k];
+        if (top[c->mode] == FTIO_PT_NOSEG || c->te > end[c->mode]) {
+            top[c->mode] = (uint8_t)k;
+            end[c->mode] = c->te;
+        }
+    }
+    memcpy(P->top, top, sizeof top);
 }
 
 static void seg_add_fid(struct ftio_pt_seg *s, uint32_t fid)
@@ -142,8 +153,45 @@ static void seg_merge(struct ftio_pt_seg *a, const struct ftio_pt_seg *b)
 }
 
 /* Room for a new segment: the set grows up to FTIO_PT_SEGS_MAX; a full
- * one merges its two segments of one mode that are closest in time (sorted
- * by start; there are always two of one mode among more than 2). */
+ * one merges its two segments of one mode that are closest in time (in
+ * start order; there are always two of one mode among more than 2), and
+ * is left in start order.
+ *
+ * That order is the stable sort by start of the set with s appended, had in
+ * place: the set is in it already (the last full set's merge left it so)
+ * unless segments were appended since or a record moved a start down; the
+ * scan for the closest pair checks it on the way and, when it was not, a
+ * stable insertion sort restores it (as the sort would) and the scan runs
+ * again; s goes after every start <= its own (a binary search).  So a full
+ * set's new segment (a replay adds every segment of a process's history
+ * beyond FTIO_PT_SEGS_MAX here) costs one pass over the set's one array and
+ * a memmove, not a copy, a sort and a copy back of all of them. */
+
+/* The virtual set: the segments with s at index pos. */
+static inline const struct ftio_pt_seg *seg_or_new(const struct ftio_pt_proc *P, size_t pos,
+                                                   const struct ftio_pt_seg *s, size_t i)
+{
+    return i < pos ? &P->seg[i] : i == pos ? s : &P->seg[i - 1];
+}
+
+/* The segments in the stable order by start. */
+static void seg_sort_by_start(struct ftio_pt_proc *P)
+{
+    struct ftio_pt_seg *a = P->seg;
+    size_t n = P->nseg, up = 1;
+    while (up < n && a[up - 1].ts <= a[up].ts)
+        up++;
+    for (size_t i = up; i < n; i++) {           /* stable: strict comparison */
+        if (!(a[i].ts < a[i - 1].ts))
+            continue;
+        struct ftio_pt_seg x = a[i];
+        size_t k = i;
+        for (; k > 0 && x.ts < a[k - 1].ts; k--)
+            a[k] = a[k - 1];
+        a[k] = x;
+    }
+}
+
 static struct ftio_pt_seg *seg_new(struct ftio_pt *t, struct ftio_pt_proc *P,
                                    const struct ftio_pt_seg *s)
 {
@@ -165,43 +213,87 @@ static struct ftio_pt_seg *seg_new(struct ftio_pt *t, struct ftio_pt_proc *P,
     }
     if (P->nseg == 0)
         return NULL;                          /* out of memory before the first one */
-    struct ftio_pt_seg all[FTIO_PT_SEGS_MAX + 1];
-    size_t n = 0;
-    for (size_t i = 0; i < P->nseg; i++)
-        all[n++] = P->seg[i];
-    all[n++] = *s;
-    for (size_t i = 1; i < n; i++)            /* insertion sort by start */
-        for (size_t k = i; k > 0 && all[k].ts < all[k - 1].ts; k--) {
-            struct ftio_pt_seg x = all[k];
-            all[k] = all[k - 1];
-            all[k - 1] = x;
+    /* pos, then the closest pair: each segment and the next of its mode,
+     * the first in start order of the closest; the scan also checks the
+     * order the search assumed (once more after a sort when it was not),
+     * and finds each mode's first latest end (top, n: none). */
+    size_t nseg = P->nseg, n = nseg + 1, pos, best, pair, top[FTIO_PT_NMODES];
+    double end[FTIO_PT_NMODES];
+    for (bool sorted = false;; sorted = true) {
+        size_t lo = 0, hi = nseg;
+        while (lo < hi) {                     /* after every start <= s's */
+            size_t mid = (lo + hi) / 2;
+            if (s->ts < P->seg[mid].ts)
+                hi = mid;
+            else
+                lo = mid + 1;
         }
-    size_t best = n;
-    double best_gap = INFINITY;
-    for (size_t i = 0; i < n; i++)
-        for (size_t k = i + 1; k < n; k++)
-            if (all[k].mode == all[i].mode) {   /* the next segment of its mode */
-                double g = all[k].ts - all[i].te;
-                if (g < best_gap) {
+        pos = lo;
+        best = pair = n;
+        size_t last[FTIO_PT_NMODES];
+        for (int m = 0; m < FTIO_PT_NMODES; m++)
+            last[m] = top[m] = n;
+        double best_gap = INFINITY, prev = -INFINITY;
+        bool in_order = true;
+        for (size_t k = 0; k < n; k++) {
+            const struct ftio_pt_seg *c = seg_or_new(P, pos, s, k);
+            in_order &= prev <= c->ts;
+            prev = c->ts;
+            if (top[c->mode] == n || c->te > end[c->mode]) {
+                top[c->mode] = k;
+                end[c->mode] = c->te;
+            }
+            size_t i = last[c->mode];
+            if (i != n) {
+                double g = c->ts - seg_or_new(P, pos, s, i)->te;
+                if (g < best_gap || (g == best_gap && i < best)) {
                     best_gap = g;
                     best = i;
+                    pair = k;
                 }
-                break;
             }
-    size_t pair = best + 1;
-    while (all[pair].mode != all[best].mode)
-        pair++;
-    seg_merge(&all[best], &all[pair]);
-    memmove(&all[pair], &all[pair + 1], (n - pair - 1) * sizeof all[0]);
-    n--;
-    struct ftio_pt_seg *out = NULL;
-    for (size_t i = 0; i < n; i++) {
-        P->seg[i] = all[i];
-        if (all[i].ts <= s->ts && all[i].te >= s->te && all[i].mode == s->mode)
-            out = &P->seg[i];
+            last[c->mode] = k;
+        }
+        if (in_order || sorted)
+            break;
+        seg_sort_by_start(P);
     }
-    top_recompute(P);
-    return out ? out : &P->seg[0];
+    struct ftio_pt_seg *out;
+    if (pair == pos) {                        /* s into the one before it */
+        out = &P->seg[best];
+        seg_merge(out, s);
+    } else if (best == pos) {                 /* the next of its mode into s */
+        struct ftio_pt_seg x = *s;
+        seg_merge(&x, &P->seg[pair - 1]);
+        memmove(&P->seg[pos + 1], &P->seg[pos], (pair - 1 - pos) * sizeof x);
+        out = &P->seg[pos];
+        *out = x;
+    } else {                                  /* two others: s takes the freed room */
+        size_t b = best < pos ? best : best - 1, q = pair < pos ? pair : pair - 1;
+        seg_merge(&P->seg[b], &P->seg[q]);
+        if (q < pos) {
+            memmove(&P->seg[q], &P->seg[q + 1], (pos - 1 - q) * sizeof *s);
+            out = &P->seg[pos - 1];
+        } else {
+            memmove(&P->seg[pos + 1], &P->seg[pos], (q - pos) * sizeof *s);
+            out = &P->seg[pos];
+        }
+        *out = *s;
+    }
+    /* The tops after the merge: the one merged (now at best) ends as the
+     * later of its two, so its mode's latest end is the same; it is the
+     * first such when it has that end and comes no later than the first
+     * before; the others move down past the pair gone. */
+    for (int m = 0; m < FTIO_PT_NMODES; m++) {
+        size_t j = top[m];
+        if (j == n)
+            P->top[m] = FTIO_PT_NOSEG;
+        else if (P->seg[best].mode == m && P->seg[best].te == end[m] && best <= j)
+            P->top[m] = (uint8_t)best;
+        else
+            P->top[m] = (uint8_t)(j - (j > pair));
+    }
+    return out;
 }
 
 /* ---- records ---------------------------------------------------------------- */

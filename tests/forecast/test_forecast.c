@@ -186,6 +186,84 @@ START_TEST(phases_bounded)
 }
 END_TEST
 
+/* Its write segment that starts at ts, or NULL. */
+static const struct ftio_pt_seg *write_at(const struct ftio_pt *t, long p, double ts)
+{
+    const struct ftio_pt_proc *P = &t->proc[p];
+    for (size_t k = 0; k < P->nseg; k++)
+        if (P->seg[k].mode == FTIO_PT_WRITE && P->seg[k].ts == ts)
+            return &P->seg[k];
+    return NULL;
+}
+
+/* After a full set's new segment: still full, in start order, holding
+ * `bytes` (1 per record: none lost), and its write from ts to te merged of
+ * `records` records. */
+static const struct ftio_pt_seg *merged(const struct ftio_pt *t, long p, double bytes, double ts,
+                                        double te, uint32_t records)
+{
+    const struct ftio_pt_proc *P = &t->proc[p];
+    ck_assert_uint_eq(P->nseg, FTIO_PT_SEGS_MAX);
+    double sum = 0;
+    for (size_t k = 0; k < P->nseg; k++) {
+        if (k > 0)
+            ck_assert(P->seg[k - 1].ts <= P->seg[k].ts);
+        sum += P->seg[k].bytes;
+    }
+    ck_assert_double_eq(sum, bytes);
+    const struct ftio_pt_seg *s = write_at(t, p, ts);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_double_eq(s->te, te);
+    ck_assert_uint_eq(s->records, records);
+    return s;
+}
+
+/* A full set's new segment merges the two closest of one mode, whichever
+ * they are (two others, the new one into the one before it, the next into
+ * the new one), and leaves the set in start order, also after a record
+ * moved a start below the one before it; no byte is lost. */
+START_TEST(phases_full_set)
+{
+    struct ftio_pt t;
+    ftio_pt_init(&t, 0.2);
+    long p = ftio_pt_proc_add(&t);
+    /* 64 segments of 1 s every 10 s, writes and reads alternating (a gap of
+     * 19 s to the next of one's mode), but the write at 420 s comes at 412. */
+    for (int k = 0; k < FTIO_PT_SEGS_MAX; k++) {
+        double ts = k == 42 ? 412 : 10.0 * k;
+        ftio_pt_data(&t, (size_t)p, k % 2 ? FTIO_PT_READ : FTIO_PT_WRITE, ts, ts + 1, 1,
+                     (uint32_t)(k + 1), 0);
+    }
+    ck_assert_uint_eq(t.proc[p].nseg, FTIO_PT_SEGS_MAX);
+    /* Two others: 400-401 and 412-413 (11 s apart). */
+    ftio_pt_data(&t, (size_t)p, FTIO_PT_WRITE, 1000, 1000.5, 1, 100, 0);
+    ck_assert_uint_eq(merged(&t, p, 65, 400, 413, 2)->nfid, 2);
+    ck_assert_ptr_nonnull(write_at(&t, p, 1000));
+    /* A record that joins the write at 200 s moves its start below the
+     * read at 190 s; the next new segment merges it with the write at 180 s
+     * (now 8 s apart) and the set is in start order again. */
+    ftio_pt_data(&t, (size_t)p, FTIO_PT_WRITE, 189, 199.9, 1, 21, 0);
+    ftio_pt_data(&t, (size_t)p, FTIO_PT_WRITE, 2000, 2001, 1, 101, 0);
+    merged(&t, p, 67, 180, 201, 3);
+    /* The new one into the one before it: 505 s, 4 s after the write at 500. */
+    ftio_pt_data(&t, (size_t)p, FTIO_PT_WRITE, 505, 505.5, 1, 51, 0);
+    ck_assert_uint_eq(merged(&t, p, 68, 500, 505.5, 2)->nfid, 1);
+    /* The next into the new one: 517-518.5, 1.5 s before the write at 520;
+     * a record of it afterwards joins the merged segment. */
+    ftio_pt_data(&t, (size_t)p, FTIO_PT_WRITE, 517, 518.5, 1, 7, 0);
+    const struct ftio_pt_seg *s = merged(&t, p, 69, 517, 521, 2);
+    ck_assert_ptr_null(write_at(&t, p, 520));
+    ftio_pt_data(&t, (size_t)p, FTIO_PT_WRITE, 519, 519.5, 1, 7, 0);
+    ck_assert_uint_eq(s->records, 3);
+    ck_assert_uint_eq(t.proc[p].nseg, FTIO_PT_SEGS_MAX);
+    /* Every one described, every byte in a phase. */
+    ftio_pt_settle(&t, FTIO_PT_WRITE, INFINITY, 1.0);
+    ftio_pt_settle(&t, FTIO_PT_READ, INFINITY, 1.0);
+    ck_assert_uint_eq(t.proc[p].nseg, 0);
+    ftio_pt_free(&t);
+}
+END_TEST
+
 /* ---- forecast ------------------------------------------------------------- */
 
 static double total(const double *v, size_t n)
@@ -386,7 +464,8 @@ END_TEST
 Suite *ftio_test_suite(void)
 {
     Suite *s = suite_create("forecast");
-    FTIO_TCASE(s, "phases", phases_exact, phases_late_sync_and_confirmation, phases_bounded);
+    FTIO_TCASE(s, "phases", phases_exact, phases_late_sync_and_confirmation, phases_bounded,
+               phases_full_set);
     FTIO_TCASE(s, "forecast", forecast_shapes, forecast_collisions, forecast_many);
     FTIO_TCASE(s, "duration", duration_learns);
     return s;
