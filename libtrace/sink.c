@@ -880,8 +880,8 @@ int ftio_sink_finish(int exec, int final)
                  * first process (no marker yet) when ftiod's own listener
                  * is there and its process runs, only not scheduled yet
                  * on a loaded node (link->peer_runs: a stopped daemon is
-                 * not waited for; at load 6-7, 1 such first process in
-                 * 8-16 spooled: bench/README.md "exit11").  A daemon that
+                 * not waited for; at load 6-8, 14 such first processes
+                 * in 221 spooled: bench/README.md "exit11").  A daemon that
                  * stops answering is forgotten by the first process the
                  * longer wait does not serve (below): the others do not
                  * wait for it. */
