@@ -603,12 +603,10 @@ static void warn_unstarted(void)
               "sent to ftiod nor spooled");
 }
 
-/* The thread is this process's only one (/proc/self/task's link count is 2
- * + its tasks): one system call. */
+/* The thread is this process's only one: one system call. */
 static int alone(void)
 {
-    struct stat st;
-    return syscall(SYS_newfstatat, AT_FDCWD, "/proc/self/task", &st, 0) == 0 && st.st_nlink == 3;
+    return ftio_task_count() == 1;
 }
 
 int ftio_flusher_end_here(void)

@@ -316,6 +316,9 @@ FTIO_HIDDEN void ftio_unseen_own_write(ssize_t n);   /* the shim's stderr lines 
  * process's only one (flusher.c ftio_flusher_end_here): its counts now,
  * before the shim's own reads and writes there, are the application's. */
 FTIO_HIDDEN void ftio_unseen_here(void);
+/* How many tasks (threads) this process has now, from /proc/self/task's link
+ * count (2 + its tasks): one system call, no allocation; -1 when unknown. */
+FTIO_HIDDEN long ftio_task_count(void);
 
 /* ---- rings (ring.c) --------------------------------------------------- */
 /* Segments of records_per_ring records; at most max_records buffered in all

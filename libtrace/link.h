@@ -45,6 +45,9 @@ struct ftio_link {
      * (ZMTP to ftiod's own listener, zmtp.h), and is then no sign that
      * anyone is there (sink.c's exit wait). */
     int  (*heard)(void);
+    /* Is the peer a daemon that runs (only not scheduled yet), not one that
+     * is stopped or gone?  0 when not or not known (sink.c's exit wait). */
+    int  (*peer_runs)(void);
 };
 
 extern const struct ftio_link ftio_link_zmtp;

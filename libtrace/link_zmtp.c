@@ -86,6 +86,11 @@ static int zt_heard(void)
     return zt.ready;
 }
 
+static int zt_peer_runs(void)
+{
+    return ftio_zmtp_peer_runs(&zt);
+}
+
 const struct ftio_link ftio_link_zmtp = {
-    "ZMTP", zt_open, zt_send, zt_recv_ack, zt_wait, zt_close, zt_abandon, zt_heard,
+    "ZMTP", zt_open, zt_send, zt_recv_ack, zt_wait, zt_close, zt_abandon, zt_heard, zt_peer_runs,
 };

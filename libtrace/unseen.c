@@ -202,19 +202,25 @@ static void task_io(const char *tid, uint64_t io[2])
     }
 }
 
+/* (/proc/self/task's link count is 2 + its tasks.) */
+long ftio_task_count(void)
+{
+    struct stat st;
+    if (syscall(SYS_newfstatat, AT_FDCWD, "/proc/self/task", &st, 0) != 0 || st.st_nlink < 2)
+        return -1;
+    return (long)st.st_nlink - 2;
+}
+
 /* The application's live threads: every task but ours (the flusher, the
  * caller) and ZeroMQ's (ZMQbg/...).  Adds their counts to io.  (The
  * directory is read with getdents64 into the stack: opendir's 32 KB buffer
  * was pages touched in every short process's exit.)  Two tasks only, the
- * caller and the main thread (the directory's link count is 2 + its
- * tasks): the main thread's file at once, 4 system calls instead of 7 on a
- * short process's exit path. */
+ * caller and the main thread (ftio_task_count): the main thread's file at
+ * once, 4 system calls instead of 7 on a short process's exit path. */
 static void app_threads_io(uint64_t io[2])
 {
     long self = syscall(SYS_gettid), pid = atomic_load(&ftio_id.pid);
-    struct stat st;
-    if (self != pid && syscall(SYS_newfstatat, AT_FDCWD, "/proc/self/task", &st, 0) == 0 &&
-        st.st_nlink == 2 + 2) {
+    if (self != pid && ftio_task_count() == 2) {
         char tid[24];
         snprintf(tid, sizeof tid, "%ld", pid);
         task_io(tid, io);

@@ -14,6 +14,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -314,6 +315,32 @@ void ftio_zmtp_wait(const struct ftio_zmtp *z, int64_t deadline_ns)
     struct pollfd p = { .fd = z->fd, .events = z->connecting ? POLLOUT : POLLIN };
     struct timespec ts = { left / 1000000000, left % 1000000000 };
     ppoll(&p, 1, &ts, NULL);
+}
+
+/* The listener's pid (SO_PEERCRED: who called listen(), in our pid
+ * namespace, 0 when it is not visible there) and its state in
+ * /proc/PID/stat, the letter after the command's closing parenthesis:
+ * T or t (stopped, traced), Z, X are not running. */
+int ftio_zmtp_peer_runs(const struct ftio_zmtp *z)
+{
+    struct ucred cred;
+    socklen_t clen = sizeof cred;
+    if (z->fd < 0 || !z->direct || getsockopt(z->fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) != 0 ||
+        cred.pid <= 0)
+        return 0;
+    char path[40], num[24], buf[512];
+    *ftio_put_ulong(num, num + sizeof num - 1, (unsigned long)cred.pid) = '\0';
+    ftio_concat(path, sizeof path, "/proc/", num, "/stat");
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    const char *paren = strrchr(buf, ')');
+    return paren && paren[1] == ' ' && paren[2] && !strchr("TtZX", paren[2]);
 }
 
 void ftio_zmtp_close(struct ftio_zmtp *z)

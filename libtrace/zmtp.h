@@ -60,4 +60,9 @@ void ftio_zmtp_wait(const struct ftio_zmtp *z, int64_t deadline_ns);
 
 void ftio_zmtp_close(struct ftio_zmtp *z);
 
+/* Is the process behind ftiod's own listener (z->direct: a local socket, its
+ * listener's credentials) running, merely not scheduled yet, rather than
+ * stopped or gone?  1 when known to run, 0 when not (or not known). */
+int ftio_zmtp_peer_runs(const struct ftio_zmtp *z);
+
 #endif

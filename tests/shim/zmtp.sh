@@ -12,7 +12,10 @@
 #      thread, libtrace/README.md), its kernel cross-check 0/0;
 #  (d) a peer that answers garbage, and a SIGSTOPped ftiod: the process ends
 #      within bounds and its batches are in the spool file (their bytes = the
-#      file's size);
+#      file's size); a user's first process (no "up" marker) waits longer
+#      for ftiod's own listener whose process runs (a daemon not scheduled
+#      yet on a loaded node: a listener that never accepts stands for it),
+#      not for a stopped one;
 #      FTIO_ZMTP=0 or a shared descriptor table (FTIO_PRIVATE_FDS=0): ZeroMQ;
 #  (e) a process that lives past a second moves to ZeroMQ (and loses nothing),
 #      its flusher thread started;
@@ -149,6 +152,26 @@ kill -CONT $DPID
   bad "stopped daemon: the process took $ELAPSED ms: $(grep 'ftio\[' "$T/stopped.log")"
 spooled stopped 2017
 no_zmq "$T/stopped.log"
+grep -q 'has not answered yet: waiting' "$T/stopped.log" &&
+  bad "stopped daemon: the exit waited longer for it: $(grep 'ftio\[' "$T/stopped.log")" ||
+  ok "stopped daemon, first process: no longer wait"
+# ftiod's two sockets, bound by a process that runs and never accepts
+"$PY" - "$T/busy.in" "$T/ctl/busy-ready" <<'PYEOF' &
+import socket, sys, time
+socks = []
+for path in (sys.argv[1], sys.argv[1] + ".zmtp"):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.bind(path); s.listen(16); socks.append(s)
+open(sys.argv[2], "w").close()
+time.sleep(60)
+PYEOF
+PIDS="$PIDS $!"
+wait_file "$T/ctl/busy-ready" 5 || fail "the busy listener did not start"
+traced_cat "ipc://$T/busy.in" busy "$T/f2" "$T/busy.log" FTIO_EXIT_WAIT_MS=100
+[ "$ELAPSED" -lt 2000 ] && grep -q 'has not answered yet: waiting up to 300 ms' "$T/busy.log" &&
+  ok "a listener whose process runs: the first process waited longer ($ELAPSED ms)" ||
+  bad "a listener whose process runs: $ELAPSED ms, $(grep 'ftio\[' "$T/busy.log")"
+spooled busy 2017
 
 # ---- (e) a longer process; tcp:// ---------------------------------------------------
 mkdir "$T/pp"
