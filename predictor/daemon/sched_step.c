@@ -189,17 +189,36 @@ bool sched_summarised(const struct job *j)
 
 /* The text of the summary of (j, mode), kept as the latest answer's for
  * the `.end` (end_message.c): made now, not when the end is due or the
- * daemon stops.  Lock held. */
+ * daemon stops.  Dumped straight into the kept text's buffer (json_dumpb),
+ * grown to the size it says when short: 10,000 ends at once made a
+ * growing string, a copy and a second copy of each (issue 27).  Lock
+ * held. */
 static void keep_summary(struct job *j, int mode)
 {
     struct job_mode_state *m = &j->mode[mode];
     if (!job_mode_update(m))
         return;
     json_t *o = ftiod_prediction_json(j, mode);
-    char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    if (!o)
+        return;
+    size_t len = json_dumpb(o, m->said, m->said_cap, JSON_COMPACT);
+    if (len > m->said_cap) {
+        char *p = realloc(m->said, len);
+        if (p) {
+            m->said = p;
+            m->said_cap = len;
+            len = json_dumpb(o, m->said, m->said_cap, JSON_COMPACT);
+        } else {
+            len = 0;
+        }
+    }
     json_decref(o);
-    keep_said(m, m->pub_seq, text, text ? strlen(text) : 0);
-    free(text);
+    if (len == 0 || len > m->said_cap) {
+        job_mode_forget_said(m);      /* what is there may be half written over */
+        return;
+    }
+    m->said_len = len;
+    m->said_seq = m->pub_seq;
 }
 
 /* The summaries of j's modes (stopping: of those without an answer, while
