@@ -187,12 +187,32 @@ bool sched_summarised(const struct job *j)
     return j->summarised && j->summarised_at == j->last_activity;
 }
 
+/* json_dump_callback's sink: the kept text of a mode, grown (doubling)
+ * as the dump goes.  -1 out of memory. */
+static int append_said(const char *buf, size_t size, void *data)
+{
+    struct job_mode_state *m = data;
+    if (m->said_len + size > m->said_cap) {
+        size_t cap = m->said_cap ? 2 * m->said_cap : 1024;
+        while (cap < m->said_len + size)
+            cap *= 2;
+        char *p = realloc(m->said, cap);
+        if (!p)
+            return -1;
+        m->said = p;
+        m->said_cap = cap;
+    }
+    memcpy(m->said + m->said_len, buf, size);
+    m->said_len += size;
+    return 0;
+}
+
 /* The text of the summary of (j, mode), kept as the latest answer's for
  * the `.end` (end_message.c): made now, not when the end is due or the
- * daemon stops.  Dumped straight into the kept text's buffer (json_dumpb),
- * grown to the size it says when short: 10,000 ends at once made a
- * growing string, a copy and a second copy of each (issue 27).  Lock
- * held. */
+ * daemon stops.  Dumped once, straight into the kept text's buffer (it
+ * holds the mode's latest prediction already, and grows where the summary
+ * is longer): 10,000 ends at once made a growing string, a copy and a
+ * second copy of each (issue 27).  Lock held. */
 static void keep_summary(struct job *j, int mode)
 {
     struct job_mode_state *m = &j->mode[mode];
@@ -201,24 +221,18 @@ static void keep_summary(struct job *j, int mode)
     json_t *o = ftiod_prediction_json(j, mode);
     if (!o)
         return;
-    size_t len = json_dumpb(o, m->said, m->said_cap, JSON_COMPACT);
-    if (len > m->said_cap) {
-        char *p = realloc(m->said, len);
-        if (p) {
+    m->said_len = 0;
+    if (json_dump_callback(o, append_said, m, JSON_COMPACT) == 0) {
+        m->said_seq = m->pub_seq;
+        char *p = m->said_cap > m->said_len + m->said_len / 4 ? realloc(m->said, m->said_len) : NULL;
+        if (p) {                      /* kept till the job goes: not twice its size */
             m->said = p;
-            m->said_cap = len;
-            len = json_dumpb(o, m->said, m->said_cap, JSON_COMPACT);
-        } else {
-            len = 0;
+            m->said_cap = m->said_len;
         }
+    } else {
+        job_mode_forget_said(m);      /* half a text; the old one is written over */
     }
     json_decref(o);
-    if (len == 0 || len > m->said_cap) {
-        job_mode_forget_said(m);      /* what is there may be half written over */
-        return;
-    }
-    m->said_len = len;
-    m->said_seq = m->pub_seq;
 }
 
 /* The summaries of j's modes (stopping: of those without an answer, while
