@@ -14,101 +14,77 @@
 #include "sched.h"
 #include "timeutil.h"
 
-/* The "summary" object's parts: the latest answer of each mode that has
- * one, as its text was kept (job.h: said) when it was made -- a summary of
- * the whole job (sched_step.c), or for a stopping daemon the latest
- * prediction as published -- and built again only where none is (a prior
- * of the memory of runs published since, `made`, malloc'd): a stopping
- * daemon does not make the JSON of 10,000 summaries within its bound. */
-struct summary_parts {
-    const char *text[JOB_NMODES];   /* NULL: the mode says nothing */
-    size_t len[JOB_NMODES];
-    char *made[JOB_NMODES];
-};
-
-/* Fills s; false out of memory (free_parts() still to be called).  Lock
- * held. */
-static bool summary_parts(const struct job *j, struct summary_parts *s)
+/* The "summary" object: the latest answer of each mode that has one, as
+ * its text was kept (job.h: said) when it was made -- a summary of the
+ * whole job (sched_step.c), or for a stopping daemon the latest prediction
+ * as published -- and built again only where none is (a prior of the
+ * memory of runs published since): a stopping daemon does not make the JSON
+ * of 10,000 summaries within its bound.  malloc'd, or NULL out of memory.
+ * Lock held. */
+static char *latest_summary_text(const struct job *j)
 {
+    char *parts[JOB_NMODES] = {0};
+    const char *text[JOB_NMODES] = {0};
+    size_t len[JOB_NMODES] = {0}, total = 2;
     bool ok = true;
-    *s = (struct summary_parts){0};
     for (int mode = 0; mode < JOB_NMODES; mode++) {
         const struct job_mode_state *m = &j->mode[mode];
         if (!job_mode_update(m))
             continue;
         if (m->said && m->said_seq == m->pub_seq) {
-            s->text[mode] = m->said;
-            s->len[mode] = m->said_len;
+            text[mode] = m->said;
+            len[mode] = m->said_len;
         } else {
             json_t *p = ftiod_prediction_json(j, mode);
-            s->made[mode] = p ? json_dumps(p, JSON_COMPACT) : NULL;
+            parts[mode] = p ? json_dumps(p, JSON_COMPACT) : NULL;
             json_decref(p);
-            ok &= s->made[mode] != NULL;
-            s->text[mode] = s->made[mode];
-            s->len[mode] = s->made[mode] ? strlen(s->made[mode]) : 0;
+            ok &= parts[mode] != NULL;
+            text[mode] = parts[mode];
+            len[mode] = parts[mode] ? strlen(parts[mode]) : 0;
         }
+        total += len[mode] + strlen(job_mode_name(mode)) + 4;
     }
-    return ok;
-}
-
-static void free_parts(struct summary_parts *s)
-{
+    char *out = ok ? malloc(total + 1) : NULL;
+    if (out) {
+        size_t n = 0;
+        out[n++] = '{';
+        for (int mode = 0; mode < JOB_NMODES; mode++) {
+            if (!text[mode])
+                continue;
+            n += (size_t)sprintf(out + n, "%s\"%s\":", n > 1 ? "," : "", job_mode_name(mode));
+            memcpy(out + n, text[mode], len[mode]);
+            n += len[mode];
+        }
+        out[n++] = '}';
+        out[n] = '\0';
+    }
     for (int mode = 0; mode < JOB_NMODES; mode++)
-        free(s->made[mode]);
+        free(parts[mode]);
+    return out;
 }
 
-/* The summary object {"<mode>":<text>,...} written at out (NULL: only
- * measured); its length. */
-static size_t put_summary(const struct summary_parts *s, char *out)
+/* The text of the end message o, whose "summary" is null, with `summary` in
+ * its place (the first "summary":null is the key's: a string value has its
+ * quotes escaped).  malloc'd, or NULL. */
+static char *with_summary(const json_t *o, const char *summary)
 {
-    size_t n = 0;
-    bool first = true;
-#define PUT(p, k) do { if (out) memcpy(out + n, (p), (k)); n += (k); } while (0)
-    PUT("{", 1);
-    for (int mode = 0; mode < JOB_NMODES; mode++) {
-        if (!s->text[mode])
-            continue;
-        const char *name = job_mode_name(mode);
-        PUT(first ? "\"" : ",\"", first ? 1u : 2u);
-        PUT(name, strlen(name));
-        PUT("\":", 2);
-        PUT(s->text[mode], s->len[mode]);
-        first = false;
+    static const char key[] = "\"summary\":";
+    char *text = json_dumps(o, JSON_COMPACT);
+    char *at = text ? strstr(text, "\"summary\":null") : NULL;
+    if (!at) {
+        free(text);
+        return NULL;
     }
-    PUT("}", 1);
-#undef PUT
-    return n;
-}
-
-/* The text of the end message o, whose "summary" is null, with the summary
- * of s in its place (the first "summary":null is the key's: a string value
- * has its quotes escaped), made in one buffer: o is dumped on the stack
- * when it fits, and the summaries' texts (KBs each) are copied once, into
- * the message.  malloc'd, or NULL. */
-static char *with_summary(const json_t *o, const struct summary_parts *s)
-{
-    static const char key[] = "\"summary\":", null[] = "\"summary\":null";
-    char stack[2048], *head = stack;
-    size_t hlen = json_dumpb(o, stack, sizeof stack - 1, JSON_COMPACT);
-    if (hlen >= sizeof stack - 1 && (head = malloc(hlen + 1)) != NULL)
-        hlen = json_dumpb(o, head, hlen, JSON_COMPACT);
-    char *out = NULL, *at = NULL;
-    if (head && hlen > 0) {
-        head[hlen] = '\0';
-        at = strstr(head, null);
+    size_t head = (size_t)(at - text) + sizeof key - 1, slen = strlen(summary);
+    const char *rest = at + sizeof key - 1 + 4;
+    size_t rlen = strlen(rest);
+    char *out = malloc(head + slen + rlen + 1);
+    if (out) {
+        memcpy(out, text, head);
+        memcpy(out + head, summary, slen);
+        memcpy(out + head + slen, rest, rlen + 1);
     }
-    if (at) {
-        size_t pre = (size_t)(at - head) + sizeof key - 1;
-        const char *rest = at + sizeof null - 1;
-        size_t rlen = hlen - (size_t)(rest - head), slen = put_summary(s, NULL);
-        if ((out = malloc(pre + slen + rlen + 1)) != NULL) {
-            memcpy(out, head, pre);
-            put_summary(s, out + pre);
-            memcpy(out + pre + slen, rest, rlen + 1);
-        }
-    }
-    if (head != stack)
-        free(head);
+    free(text);
     return out;
 }
 
@@ -119,8 +95,7 @@ void ftiod_end_message(struct ftiod *d, struct job *j, const char *why)
     json_t *o = json_object();
     ftiod_set_job_fields(o, j->id);
     /* The summaries' texts (made with them, sched_step.c) go in its place. */
-    struct summary_parts parts;
-    bool summary = summary_parts(j, &parts);
+    char *summary = latest_summary_text(j);
     json_object_set_new(o, "summary", json_null());
     /* What the summary is worth (PROTOCOL.md §2): decided by job.c. */
     struct job_verdict v = job_end_verdict(j, why);
@@ -153,9 +128,8 @@ void ftiod_end_message(struct ftiod *d, struct job *j, const char *why)
                   j->id, why, j->revision ? ", corrected by late batches" : "",
                   (unsigned long long)j->data_records,
                   (unsigned long long)j->lost, (unsigned long long)j->lost_batches);
-    char *text = topic && summary ? with_summary(o, &parts) : NULL;
+    char *text = topic && summary ? with_summary(o, summary) : NULL;
     json_decref(o);
-    free_parts(&parts);
     if (!text)
         ftiod_log_at(FTIOD_ERROR, "job %s: its end message is lost: out of memory", j->id);
     if (text && !d->stop)    /* a stopping daemon answers no more --status */
@@ -171,6 +145,7 @@ void ftiod_end_message(struct ftiod *d, struct job *j, const char *why)
     if (text)
         ftiod_publish_text(d, topic, text, strlen(text), FTIOD_PUB_LOG | FTIOD_PUB_COUNT);
     free(text);
+    free(summary);
     free(topic);
     ftiod_lock_analysis(d);
 }

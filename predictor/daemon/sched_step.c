@@ -187,52 +187,19 @@ bool sched_summarised(const struct job *j)
     return j->summarised && j->summarised_at == j->last_activity;
 }
 
-/* json_dump_callback's sink: the kept text of a mode, grown (doubling)
- * as the dump goes.  -1 out of memory. */
-static int append_said(const char *buf, size_t size, void *data)
-{
-    struct job_mode_state *m = data;
-    if (m->said_len + size > m->said_cap) {
-        size_t cap = m->said_cap ? 2 * m->said_cap : 1024;
-        while (cap < m->said_len + size)
-            cap *= 2;
-        char *p = realloc(m->said, cap);
-        if (!p)
-            return -1;
-        m->said = p;
-        m->said_cap = cap;
-    }
-    memcpy(m->said + m->said_len, buf, size);
-    m->said_len += size;
-    return 0;
-}
-
 /* The text of the summary of (j, mode), kept as the latest answer's for
  * the `.end` (end_message.c): made now, not when the end is due or the
- * daemon stops.  Dumped once, straight into the kept text's buffer (it
- * holds the mode's latest prediction already, and grows where the summary
- * is longer): 10,000 ends at once made a growing string, a copy and a
- * second copy of each (issue 27).  Lock held. */
+ * daemon stops.  Lock held. */
 static void keep_summary(struct job *j, int mode)
 {
     struct job_mode_state *m = &j->mode[mode];
     if (!job_mode_update(m))
         return;
     json_t *o = ftiod_prediction_json(j, mode);
-    if (!o)
-        return;
-    m->said_len = 0;
-    if (json_dump_callback(o, append_said, m, JSON_COMPACT) == 0) {
-        m->said_seq = m->pub_seq;
-        char *p = m->said_cap > m->said_len + m->said_len / 4 ? realloc(m->said, m->said_len) : NULL;
-        if (p) {                      /* kept till the job goes: not twice its size */
-            m->said = p;
-            m->said_cap = m->said_len;
-        }
-    } else {
-        job_mode_forget_said(m);      /* half a text; the old one is written over */
-    }
+    char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
     json_decref(o);
+    keep_said(m, m->pub_seq, text, text ? strlen(text) : 0);
+    free(text);
 }
 
 /* The summaries of j's modes (stopping: of those without an answer, while
