@@ -56,6 +56,12 @@ struct ftio_batch_header {
     const char *job;
     const char *host;
     int64_t     pid;
+    /* `born`: when the process image's stream began (the shim's start,
+     * CLOCK_MONOTONIC ns; an exec'd image keeps its predecessor's): with
+     * host and pid, which process it is, also when another process had the
+     * pid before (pid wrap, a pid namespace per container).  0 when not
+     * sent (older senders): the pid alone then. */
+    int64_t     born;
     int32_t     rank;        /* -1 when not MPI */
     int32_t     nranks;      /*  0 when not MPI */
     uint64_t    seq;
@@ -92,7 +98,7 @@ struct ftio_batch {
  * FTIO_WIRE_MAX_STR, an empty file path, n > FTIO_WIRE_MAX_RECORDS, nfiles >
  * FTIO_WIRE_MAX_FILES); out->len is then unchanged.  h->version is ignored
  * (always FTIO_WIRE_VERSION); host NULL is sent as ""; mark NULL,
- * skew_ns 0 and mpi 0 are omitted, and so are `app` unless has_app (its NULL
+ * born 0, skew_ns 0 and mpi 0 are omitted, and so are `app` unless has_app (its NULL
  * strings and a uid < 0 left out), `unseen` unless has_unseen, and a file's
  * fs when NULL; rec[].tid/reserved are not sent.  Records are not
  * validated here: see the decoder's per-record rules below.
@@ -149,7 +155,7 @@ void ftio_wire_columns_free(struct ftio_wire_columns *c);
  *  - the batch is a map; keys are strings; unknown keys (and non-string keys)
  *    are skipped for forward compatibility; a known key twice is an error.
  *  - required keys: v (== 1), job (non-empty str, valid UTF-8), seq, ts, te, bytes, op.
- *    Optional, with their default when absent: host "" (never NULL), pid 0,
+ *    Optional, with their default when absent: host "" (never NULL), pid 0, born 0,
  *    rank -1, nranks 0, clock [0, 0], lost 0, skew_ns 0, mpi 0 (0..2), files [], mark NULL
  *    (nil accepted as absent), final false, off -1, layer POSIX, fid 0,
  *    flags 0.  Strings: str type, <= FTIO_WIRE_MAX_STR bytes, no NUL byte.
@@ -157,8 +163,8 @@ void ftio_wire_columns_free(struct ftio_wire_columns *c);
  *    (truncated toward zero), range-checked: seq, lost, ts, te >= 0;
  *    rank in [-1, INT32_MAX], nranks in [0, INT32_MAX], rank < nranks when
  *    nranks > 0; op < FTIO_OP_COUNT, layer < FTIO_LAYER_COUNT, fid uint32,
- *    flags uint16 (unknown flag bits are kept); pid, clock, off, bytes,
- *    skew_ns any int64.
+ *    flags uint16 (unknown flag bits are kept); born >= 0; pid, clock, off,
+ *    bytes, skew_ns any int64.
  *  - columns: all present columns have the same length n <= FTIO_WIRE_MAX_RECORDS.
  *  - files: <= FTIO_WIRE_MAX_FILES entries [uint32 id, non-empty path] or
  *    [uint32 id, non-empty path, fs string] (fs NULL when absent).

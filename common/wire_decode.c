@@ -373,14 +373,14 @@ static int read_cstr(struct reader *r, struct wire_storage *st, const char *what
 
 enum key {
     K_V, K_JOB, K_HOST, K_PID, K_RANK, K_NRANKS, K_SEQ, K_CLOCK, K_LOST,
-    K_FILES, K_MARK, K_FINAL, K_SKEW, K_MPI, K_APP, K_UNSEEN,
+    K_FILES, K_MARK, K_FINAL, K_SKEW, K_MPI, K_APP, K_UNSEEN, K_BORN,
     K_TS, K_TE, K_BYTES, K_OFF, K_OP, K_LAYER, K_FID, K_FLAGS,
     K_UNKNOWN
 };
 
 static const char *const key_names[K_UNKNOWN] = {
     "v", "job", "host", "pid", "rank", "nranks", "seq", "clock", "lost",
-    "files", "mark", "final", "skew_ns", "mpi", "app", "unseen",
+    "files", "mark", "final", "skew_ns", "mpi", "app", "unseen", "born",
     "ts", "te", "bytes", "off", "op", "layer", "fid", "flags",
 };
 
@@ -585,6 +585,7 @@ static int decode_value(struct reader *r, struct wire_storage *st, struct state 
     case K_JOB:   return read_cstr(r, st, "job", READ_UTF8, &s->job_off);
     case K_HOST:  return read_cstr(r, st, "host", 1, &s->host_off);
     case K_PID:   return read_i64(r, "pid", INT64_MIN, INT64_MAX, &s->h.pid);
+    case K_BORN:  return read_i64(r, "born", 0, INT64_MAX, &s->h.born);
     case K_RANK:
         if ((rc = read_i64(r, "rank", -1, INT32_MAX, &i)) == OK)
             s->h.rank = (int32_t)i;

@@ -184,14 +184,16 @@ static int pack_app(msgpack_packer *pk, const struct ftio_app_identity *a)
 static int pack_header(msgpack_packer *pk, const struct ftio_batch_header *h)
 {
     int rc = 0;
-    size_t nkeys = 19 + (h->mark != NULL) + (h->skew_ns != 0) + (h->mpi != 0) + h->has_app +
-                   h->has_unseen;
+    size_t nkeys = 19 + (h->born != 0) + (h->mark != NULL) + (h->skew_ns != 0) + (h->mpi != 0) +
+                   h->has_app + h->has_unseen;
 
     rc |= msgpack_pack_map(pk, nkeys);
     rc |= pack_key(pk, "v")      | msgpack_pack_int(pk, FTIO_WIRE_VERSION);
     rc |= pack_key(pk, "job")    | pack_cstr(pk, h->job);
     rc |= pack_key(pk, "host")   | pack_cstr(pk, h->host);
     rc |= pack_key(pk, "pid")    | msgpack_pack_int64(pk, h->pid);
+    if (h->born != 0)
+        rc |= pack_key(pk, "born") | msgpack_pack_int64(pk, h->born);
     rc |= pack_key(pk, "rank")   | msgpack_pack_int32(pk, h->rank);
     rc |= pack_key(pk, "nranks") | msgpack_pack_int32(pk, h->nranks);
     rc |= pack_key(pk, "seq")    | msgpack_pack_uint64(pk, h->seq);

@@ -70,7 +70,7 @@ static const struct ftio_file_entry std_files[] = {
 static struct ftio_batch_header std_header(void)
 {
     struct ftio_batch_header h = {
-        .version = 1, .job = "job-4711", .host = "node017", .pid = 123456,
+        .version = 1, .job = "job-4711", .host = "node017", .pid = 123456, .born = 5123456789012ll,
         .rank = 3, .nranks = 384, .seq = 42, .clock_mono = 987654321012345ll,
         .clock_real = 1763741234520000000ll, .skew_ns = -1234, .lost = 7,
         .mark = "checkpoint 3", .final = true, .mpi = FTIO_MPI_FINALIZED, .nfiles = 3,
@@ -97,6 +97,7 @@ static void assert_header_eq(const struct ftio_batch_header *a, const struct fti
     ck_assert_str_eq(a->job, e->job);
     ck_assert_str_eq(a->host, e->host ? e->host : "");
     ck_assert_int_eq(a->pid, e->pid);
+    ck_assert_int_eq(a->born, e->born);
     ck_assert_int_eq(a->rank, e->rank);
     ck_assert_int_eq(a->nranks, e->nranks);
     ck_assert_uint_eq(a->seq, e->seq);
@@ -189,7 +190,8 @@ static void assert_reencodes(const struct ftio_batch *b)
 
 static const char *const all_keys[] = {
     "v", "job", "host", "pid", "rank", "nranks", "seq", "clock", "lost", "files",
-    "mark", "final", "skew_ns", "mpi", "ts", "te", "bytes", "off", "op", "layer", "fid", "flags",
+    "mark", "final", "skew_ns", "mpi", "born", "ts", "te", "bytes", "off", "op", "layer", "fid",
+    "flags",
 };
 #define NKEYS (sizeof all_keys / sizeof all_keys[0])
 
@@ -237,6 +239,7 @@ static void pack_std_value(msgpack_packer *pk, const char *k, size_t n)
     else if (!strcmp(k, "final")) msgpack_pack_false(pk);
     else if (!strcmp(k, "skew_ns")) msgpack_pack_int(pk, -3);
     else if (!strcmp(k, "mpi")) msgpack_pack_int(pk, 1);
+    else if (!strcmp(k, "born")) msgpack_pack_int64(pk, 123456789012ll);
     else {
         msgpack_pack_array(pk, n);
         for (size_t i = 0; i < n; i++) {
@@ -403,12 +406,13 @@ static void reference_encode(msgpack_sbuffer *sb, const struct ftio_batch_header
     msgpack_sbuffer_init(sb);
     msgpack_packer pk;
     msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
-    msgpack_pack_map(&pk, 19 + (h->mark != NULL) + (h->skew_ns != 0) + (h->mpi != 0) + h->has_app +
-                          h->has_unseen);
+    msgpack_pack_map(&pk, 19 + (h->born != 0) + (h->mark != NULL) + (h->skew_ns != 0) + (h->mpi != 0) +
+                          h->has_app + h->has_unseen);
     pack_key(&pk, "v");      msgpack_pack_int(&pk, 1);
     pack_key(&pk, "job");    pack_key(&pk, h->job);
     pack_key(&pk, "host");   pack_key(&pk, h->host ? h->host : "");
     pack_key(&pk, "pid");    msgpack_pack_int64(&pk, h->pid);
+    if (h->born) { pack_key(&pk, "born"); msgpack_pack_int64(&pk, h->born); }
     pack_key(&pk, "rank");   msgpack_pack_int32(&pk, h->rank);
     pack_key(&pk, "nranks"); msgpack_pack_int32(&pk, h->nranks);
     pack_key(&pk, "seq");    msgpack_pack_uint64(&pk, h->seq);
@@ -517,7 +521,8 @@ START_TEST(encoding_matches_msgpack_c_random)
         }
         struct ftio_batch_header h = {
             .job = strs[1 + rnd() % (NS - 1)], .host = rnd() % 5 ? strs[rnd() % NS] : NULL,
-            .pid = rnd_width(1), .rank = (int32_t)rnd_width(1), .nranks = (int32_t)rnd_width(1),
+            .pid = rnd_width(1), .born = rnd() % 2 ? rnd_width(0) & INT64_MAX : 0,
+            .rank = (int32_t)rnd_width(1), .nranks = (int32_t)rnd_width(1),
             .seq = (uint64_t)rnd_width(0), .clock_mono = rnd_width(1), .clock_real = rnd_width(1),
             .skew_ns = rnd() % 2 ? rnd_width(1) : 0, .lost = (uint64_t)rnd_width(0),
             .mark = rnd() % 2 ? strs[rnd() % NS] : NULL, .final = rnd() % 2,
@@ -693,6 +698,11 @@ START_TEST(custom_baseline_and_unknown_keys)
     ck_assert_uint_eq(b.rec[4].t_end, 4500);
     ck_assert_int_eq(b.rec[4].offset, 4 * 4096);
     ck_assert_uint_eq(b.h.files[0].id, 77);
+    ck_assert_int_eq(b.h.born, 123456789012ll);
+    /* Without `born` (an older sender): 0, the pid alone tells the process. */
+    struct custom o = { .n = 5, .omit = "born" };
+    ck_assert_msg(decode_custom(&o, err, sizeof err, &b) == 0, "%s", err);
+    ck_assert_int_eq(b.h.born, 0);
     struct custom u = { .n = 5, .unknown_keys = 1 };
     ck_assert_msg(decode_custom(&u, err, sizeof err, &b) == 0, "%s", err);
     ck_assert_uint_eq(b.n, 5);
@@ -835,7 +845,7 @@ START_TEST(value_checks)
     struct { const char *key; void (*fn)(msgpack_packer *); int expect; } cases[] = {
         { "v", v_two, -1 }, { "v", v_zero, -1 }, { "v", v_one_float, 0 },
         { "v", v_one_int8, 0 }, { "v", v_one_u64, 0 },
-        { "seq", v_neg, -1 }, { "lost", v_neg, -1 }, { "pid", v_neg, 0 },
+        { "seq", v_neg, -1 }, { "lost", v_neg, -1 }, { "pid", v_neg, 0 }, { "born", v_neg, -1 },
         { "seq", v_nan, -1 }, { "seq", v_huge_float, -1 }, { "pid", v_huge_float, -1 },
         { "job", v_empty_str, -1 }, { "host", v_empty_str, 0 }, { "mark", v_empty_str, 0 },
         { "job", v_nul_str, -1 }, { "host", v_nul_str, -1 }, { "mark", v_nul_str, -1 },
