@@ -15,6 +15,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "identity.h"
 #include "internal.h"
@@ -248,6 +249,18 @@ static void identity_init(void)
     atomic_store(&ftio_id.nranks, r ? nranks : 0);
 }
 
+/* This process's pid, and its stream's start (wire `born`): a process that
+ * gets the pid another one had (pid wrap, a container's pid namespace) is
+ * another process to ftiod.  Monotonic ns: no system call (vDSO), never 0;
+ * an exec'd image takes its predecessor's instead (lifecycle.c). */
+static void identity_pid(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    atomic_store(&ftio_id.born, (long long)t.tv_sec * 1000000000ll + t.tv_nsec + 1);
+    atomic_store(&ftio_id.pid, (long)getpid());
+}
+
 /* The linker's bounds of the ftio_syms section (internal.h, FTIO_WRAPPER). */
 extern const struct ftio_wrapped_sym __start_ftio_syms[] FTIO_HIDDEN;
 extern const struct ftio_wrapped_sym __stop_ftio_syms[] FTIO_HIDDEN;
@@ -275,7 +288,7 @@ __attribute__((constructor(101))) static void ftio_init(int argc, char **argv, c
     /* Resolve every wrapped symbol while single-threaded, even when disabled:
      * wrappers still forward through these pointers. */
     ftio_resolve_wrapped();
-    atomic_store(&ftio_id.pid, (long)getpid());     /* for config warnings */
+    identity_pid();                                 /* pid for config warnings */
     ftio_config_load(&ftio_cfg);
     if (!ftio_cfg.disable) {
         ftio_tls_fast_init();      /* before ftio_active: see FTIO_FAST */
@@ -311,7 +324,7 @@ void ftio_mark_shut_down(void)
 /* Fork child: recording resumes (the child gets its own stream). */
 void ftio_core_after_fork_child(void)
 {
-    atomic_store(&ftio_id.pid, (long)getpid());
+    identity_pid();
     atomic_store(&shut_down, 0);
     ftio_set_paused(atomic_load(&paused));
 }

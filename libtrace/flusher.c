@@ -245,6 +245,7 @@ static int deliver(size_t n, const char *mark, int final)
         .job = ftio_id.job,
         .host = ftio_id.host,
         .pid = atomic_load(&ftio_id.pid),
+        .born = atomic_load(&ftio_id.born),
         .rank = atomic_load(&ftio_id.rank),
         .nranks = atomic_load(&ftio_id.nranks),
         .seq = fl.seq,

@@ -77,6 +77,7 @@ struct ftio_identity {
     char         job[256];
     char         host[256];
     _Atomic long pid;
+    _Atomic long long born;   /* wire `born`: the stream's start, monotonic ns (core.c) */
     atomic_int   rank;        /* -1 when not MPI */
     atomic_int   nranks;      /*  0 when not MPI */
 };

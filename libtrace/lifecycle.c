@@ -13,9 +13,9 @@
  *   don't go through execve's PLT entry): the flusher drains what is
  *   buffered and stops, since ZeroMQ's I/O thread dies with the image.  The
  *   new image is the same process: we pass it the next sequence number in
- *   FTIO_SEQ_BASE=<pid>:<seq> so its batches continue the stream without
- *   restarting at 0 (also when this image only continued the stream and
- *   recorded nothing).  When the new environment preloads the shim, what
+ *   FTIO_SEQ_BASE=<pid>:<seq>:<born> so its batches continue the stream
+ *   without restarting at 0, as the same process to ftiod (wire `born`;
+ *   also when this image only continued the stream and recorded nothing).  When the new environment preloads the shim, what
  *   ftiod has not acknowledged yet is handed over too (FTIO_HANDOFF, through
  *   the spool file, sink.c) with no wait: the new image sends it first,
  *   so a shell that execs its last command loses nothing and waits for
@@ -179,7 +179,8 @@ static int before_exec(char *const *envp, char *buf, size_t len, const char **ha
     int stopped = ftio_flusher_handoff(traced_env(envp));
     uint64_t seq = ftio_flusher_next_seq();
     if (stopped || seq > 0)
-        snprintf(buf, len, SEQ_VAR "=%ld:%llu", atomic_load(&ftio_id.pid), (unsigned long long)seq);
+        snprintf(buf, len, SEQ_VAR "=%ld:%llu:%lld", atomic_load(&ftio_id.pid),
+                 (unsigned long long)seq, atomic_load(&ftio_id.born));
     /* What we just handed off, or what was handed to us and not taken yet
      * (our flusher never ran); nothing from a flusher still busy (its
      * bounded wait ran out): its description may be half written. */
@@ -511,8 +512,12 @@ void ftio_lifecycle_init(void)
     if (base) {
         char *end;
         long pid = strtol(base, &end, 10);
-        if (*end == ':' && pid == (long)getpid())
-            ftio_flusher_set_seq_base(strtoull(end + 1, NULL, 10));
+        if (*end == ':' && pid == (long)getpid()) {
+            ftio_flusher_set_seq_base(strtoull(end + 1, &end, 10));
+            long long born = *end == ':' ? strtoll(end + 1, NULL, 10) : 0;
+            if (born > 0)        /* (an older shim's image sends none: ours then) */
+                atomic_store(&ftio_id.born, born);
+        }
     }
     /* ... and deliver what it handed over, now rather than at our first
      * record: the flusher starts at once. */
