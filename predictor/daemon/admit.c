@@ -22,15 +22,20 @@ static const char *quota_reason(enum quota_verdict v)
     }
 }
 
+/* Forget an ended job (job_forgettable): its `.end` is out; its journal goes. */
+static void forget_job(struct ftiod *d, struct job *old)
+{
+    ftiod_state_forget(d->state, old);
+    job_table_remove(&d->jobs, old);
+}
+
 /* A new job of id for uid, or NULL when the table is full.  A full table
  * makes room by forgetting its oldest ended job. */
 static struct job *new_job(struct ftiod *d, const char *id, int64_t uid)
 {
     struct job *old = d->jobs.n >= d->jobs.max ? job_table_oldest_closed(&d->jobs) : NULL;
-    if (old) {
-        ftiod_state_forget(d->state, old);
-        job_table_remove(&d->jobs, old);
-    }
+    if (old)
+        forget_job(d, old);
     struct job *j = job_table_add(&d->jobs, id, &d->cfg.limits);
     if (j)
         j->uid = uid;    /* its id is the sender's (claims.c) */
@@ -97,6 +102,13 @@ static enum admit_verdict decide(struct ftiod *d, const struct ftio_batch *b, in
     if (id != a->id)
         snprintf(a->id, sizeof a->id, "%s", id);
     struct job *j = job_table_find(&d->jobs, a->id);
+    if (j && j->uid == uid && job_rerun(j, &b->h)) {
+        /* A new run under an ended job's id (a lone process's host-pid
+         * with its pid reused): a job of its own (job.h job_rerun). */
+        forget_job(d, j);
+        j = NULL;
+        a->rerun = true;
+    }
     if (!j) {
         if ((a->quota = ftiod_quota_job(d, uid)) != QUOTA_OK)
             return ADMIT_OVER_QUOTA;
@@ -115,7 +127,7 @@ static enum admit_verdict decide(struct ftiod *d, const struct ftio_batch *b, in
         d->stats.foreign++;
         return ADMIT_FOREIGN;
     }
-    if (!job_find_proc(j, b->h.host ? b->h.host : "", b->h.pid))
+    if (!job_find_proc(j, b->h.host ? b->h.host : "", b->h.pid, b->h.born))
         a->quota = ftiod_quota_proc(d, uid);
     if (a->quota == QUOTA_OK)
         a->quota = ftiod_quota_records(d, uid, b->n, ftiod_now());
@@ -140,6 +152,7 @@ enum admit_verdict ftiod_admit_acking(struct ftiod *d, const struct ftio_batch *
     a->owner = -1;
     a->max_jobs = 0;
     a->new_job = false;
+    a->rerun = false;
     a->id[0] = '\0';
     ftiod_lock_ingest(d);
     a->verdict = decide(d, b, uid, raw, rawlen, a, ack, ack_ctx);
@@ -183,6 +196,10 @@ void ftiod_admit_log(struct admit_limits *rl, const struct ftiod *d, const struc
     case ADMIT_UNJOURNALED:    /* state.c says why */
         break;
     }
+    if (a->rerun)
+        ftiod_log_rl(&rl->jobs, "job %s: %s:%lld started again (another process with the pid): a "
+                     "new run under the id, the ended job is forgotten (its .end stands)", a->id,
+                     host, pid);
     if (a->new_job && d->cfg.verbose)
         ftiod_log("job %s: first batch (from %s:%lld, rank %d of %d, uid %lld)", a->id, host,
                   pid, b->h.rank, b->h.nranks, (long long)uid);

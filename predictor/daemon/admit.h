@@ -36,6 +36,7 @@ struct admission {
     int64_t owner;                 /* ADMIT_FOREIGN: the job's uid */
     size_t  max_jobs;              /* ADMIT_TABLE_FULL: the table's bound */
     bool    new_job;               /* the batch started its job */
+    bool    rerun;                 /* ... in place of an ended one (job_rerun) */
     char    id[FTIOD_ID_MAX + 1];  /* the job's id (claims.c) */
 };
 

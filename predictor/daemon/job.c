@@ -118,17 +118,37 @@ static size_t proc_slot(const char *host, int64_t pid, size_t cap)
     return (size_t)h & (cap - 1);
 }
 
-struct job_proc *job_find_proc(struct job *j, const char *host, int64_t pid)
+/* The process (host, pid, born) in the probe run of (host, pid), or NULL;
+ * *other: the run holds (host, pid) with another born. */
+static struct job_proc *proc_probe(struct job *j, const char *host, int64_t pid, int64_t born,
+                                   bool *other)
 {
+    *other = false;
     if (!j->proc_cap)
         return NULL;
     for (size_t i = proc_slot(host, pid, j->proc_cap);; i = (i + 1) & (j->proc_cap - 1)) {
         struct job_proc *p = &j->procs[i];
         if (!p->host)
             return NULL;
-        if (p->pid == pid && strcmp(p->host, host) == 0)
+        if (p->pid != pid || strcmp(p->host, host) != 0)
+            continue;
+        if (p->born == born || p->born == 0 || born == 0)
             return p;
+        *other = true;
     }
+}
+
+struct job_proc *job_find_proc(struct job *j, const char *host, int64_t pid, int64_t born)
+{
+    bool other;
+    return proc_probe(j, host, pid, born, &other);
+}
+
+bool job_rerun(struct job *j, const struct ftio_batch_header *h)
+{
+    bool other;
+    return job_forgettable(j) && !proc_probe(j, h->host ? h->host : "", h->pid, h->born, &other) &&
+           other;
 }
 
 /* Keep the load factor under 1/2; the table only grows. */
@@ -153,7 +173,7 @@ static int procs_grow(struct job *j)
     return 0;
 }
 
-static struct job_proc *proc_add(struct job *j, const char *host, int64_t pid)
+static struct job_proc *proc_add(struct job *j, const char *host, int64_t pid, int64_t born)
 {
     if ((j->nprocs + 1) * 2 > j->proc_cap && procs_grow(j) < 0)
         return NULL;
@@ -165,6 +185,7 @@ static struct job_proc *proc_add(struct job *j, const char *host, int64_t pid)
     if (!p->host)
         return NULL;
     p->pid = pid;
+    p->born = born;
     p->rank = -1;
     j->nprocs++;
     return p;
@@ -382,7 +403,7 @@ enum job_merge_status job_merge_seq(struct job *j, const struct ftio_batch *b,
 {
     const struct ftio_batch_header *h = &b->h;
     const char *host = h->host ? h->host : "";
-    struct job_proc *p = job_find_proc(j, host, h->pid);
+    struct job_proc *p = job_find_proc(j, host, h->pid, h->born);
     uint64_t seq = h->seq;
     *proc = NULL;
 
@@ -396,7 +417,7 @@ enum job_merge_status job_merge_seq(struct job *j, const struct ftio_batch *b,
         return JOB_BAD_SEQ;
     }
     if (!p) {
-        if (j->nprocs >= lim->max_procs || !(p = proc_add(j, host, h->pid))) {
+        if (j->nprocs >= lim->max_procs || !(p = proc_add(j, host, h->pid, h->born))) {
             j->rejected_batches++;
             return JOB_TOO_MANY_PROCS;
         }
@@ -409,6 +430,8 @@ enum job_merge_status job_merge_seq(struct job *j, const struct ftio_batch *b,
         j->dup_batches++;
         return JOB_DUPLICATE;
     }
+    if (p->born == 0)
+        p->born = h->born;      /* its earlier batches did not say (an older sender) */
     *proc = p;
     return JOB_MERGED;
 }
@@ -640,12 +663,16 @@ struct job *job_table_add(struct job_table *t, const char *id, const struct job_
     return j;
 }
 
+bool job_forgettable(const struct job *j)
+{
+    return j->closed && !j->reopened && !j->held;
+}
+
 struct job *job_table_oldest_closed(struct job_table *t)
 {
     struct job *old = NULL;
     for (size_t i = 0; i < t->n; i++)
-        if (t->job[i]->closed && !t->job[i]->reopened && !t->job[i]->held &&
-            (!old || t->job[i]->closed_at < old->closed_at))
+        if (job_forgettable(t->job[i]) && (!old || t->job[i]->closed_at < old->closed_at))
             old = t->job[i];
     return old;
 }

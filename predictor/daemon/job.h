@@ -112,9 +112,14 @@ enum job_clock { JOB_CLOCK_UNKNOWN = 0, JOB_CLOCK_OK, JOB_CLOCK_FIXED, JOB_CLOCK
 #define JOB_CLOCK_LIVE_WINDOW  30.0
 #define JOB_CLOCK_HOLD_RECORDS (1u << 18)
 
+/* A process is (host, pid, born): `born` (PROTOCOL.md §1) tells apart two
+ * processes that had the same pid one after the other (pid wrap, a pid
+ * namespace per container, thousands of commands of one batch script).  A
+ * born of 0 (a sender older than the key) matches any. */
 struct job_proc {
     char    *host;         /* NULL = empty slot */
     int64_t  pid;
+    int64_t  born;         /* 0 until one of its batches says */
     int32_t  rank;
     uint64_t next_seq;     /* one past the highest seq seen */
     size_t   nmissing;
@@ -171,7 +176,8 @@ struct job {
 
     struct job_mode_state mode[JOB_NMODES];
 
-    /* processes, open addressing on (host, pid) */
+    /* processes, open addressing on (host, pid); those of one (host, pid)
+     * and another born share the probe run */
     struct job_proc *procs;
     size_t   proc_cap, nprocs, nfinal, nmpi;
     size_t   gap_tables;       /* processes with a table of missing ranges */
@@ -266,7 +272,16 @@ enum job_merge_status job_merge_seq(struct job *j, const struct ftio_batch *b,
 void job_merge_rest(struct job *j, struct job_proc *p, const struct ftio_batch *b,
                     const struct job_limits *lim, int64_t now_real_ns);
 
-struct job_proc *job_find_proc(struct job *j, const char *host, int64_t pid);
+/* The process of a batch from (host, pid, born), or NULL when it is new. */
+struct job_proc *job_find_proc(struct job *j, const char *host, int64_t pid, int64_t born);
+
+/* Is the batch h a new run under the id of j, an ended job: j's `.end` is out,
+ * nothing reopened it, no analysis thread holds it (job_forgettable), and a
+ * process of j had h's (host, pid) with another born?  Then j is forgotten
+ * and a new job takes the id (admit.c), rather than the new run being
+ * merged into the old one (its first batches dropped as duplicates, the
+ * rest as late batches of a "corrected" `.end` of two runs). */
+bool job_rerun(struct job *j, const struct ftio_batch_header *h);
 
 /* Has every process seen so far sent `final` (and, when a process said it
  * is an MPI rank, every rank of the declared world been seen)? */
@@ -322,6 +337,8 @@ struct job *job_table_add(struct job_table *t, const char *id, const struct job_
  * analysis threads never use with the lock dropped, so the ingest thread
  * may forget it. */
 struct job *job_table_oldest_closed(struct job_table *t);
+/* That kind of job: closed, not reopened, not held. */
+bool        job_forgettable(const struct job *j);
 /* Remove (and free) job j. */
 void        job_table_remove(struct job_table *t, struct job *j);
 void        job_table_free(struct job_table *t);

@@ -191,6 +191,7 @@ bool job_clock_hold(struct job *j, struct job_proc *p, const struct ftio_batch *
     x->b.h.skew_ns = h->skew_ns;
     x->b.h.host = x->host;
     x->b.h.pid = h->pid;
+    x->b.h.born = p->born;            /* which of the pid's processes (job.h) */
     x->pid = h->pid;
     x->recv_ns = now_real_ns;
     x->off_ns = off;
@@ -211,7 +212,7 @@ void job_clock_release(struct job *j, const struct job_limits *lim, bool all)
     size_t kept = 0;
     for (size_t i = 0; i < q->n; i++) {
         struct job_held *x = &q->h[i];
-        struct job_proc *p = job_find_proc(j, x->host, x->pid);
+        struct job_proc *p = job_find_proc(j, x->host, x->pid, x->b.h.born);
         bool go = all || !p;
         if (p && p->clock == JOB_CLOCK_UNKNOWN && !p->replayed && job_live(j, x->recv_ns))
             decide_behind(j, p, x->off_ns);   /* the other ranks' word */

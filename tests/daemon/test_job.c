@@ -44,7 +44,7 @@ static void add_rec(int op, double ts, double te, int64_t bytes, int flags)
  * pending records (rec[0..nrec)) in one batch of job j with them. */
 struct hdr {
     const char *host;
-    int64_t pid;
+    int64_t pid, born;
     uint64_t seq;
     int32_t rank, nranks;
     int mpi;
@@ -64,7 +64,7 @@ static enum job_merge_status merge(struct job *j, struct hdr h)
 {
     struct ftio_batch b = {0};
     b.h = (struct ftio_batch_header){.version = 1, .job = j->id, .host = h.host, .pid = h.pid,
-                                     .rank = h.rank, .nranks = h.nranks, .seq = h.seq,
+                                     .born = h.born, .rank = h.rank, .nranks = h.nranks, .seq = h.seq,
                                      .clock_mono = h.mono, .clock_real = h.real, .skew_ns = h.skew,
                                      .final = h.final, .mpi = h.mpi, .lost = h.lost,
                                      .has_unseen = h.has_unseen, .unseen_read = h.unseen_read,
@@ -139,6 +139,90 @@ START_TEST(test_sequence_gaps_and_late_fill)
 }
 END_TEST
 
+/* A batch of one written byte per seq from (host "h", pid 7, born), received now. */
+static enum job_merge_status send_born(struct job *j, int64_t born, uint64_t seq, bool final)
+{
+    add_rec(FTIO_OP_WRITE, (double)seq, (double)seq + 0.5, 1, 0);
+    return merge(j, (struct hdr){.host = "h", .pid = 7, .born = born, .seq = seq, .rank = -1,
+                                 .final = final, .mono = MONO, .real = REAL, .recv = NOW_REAL});
+}
+
+/* Two processes with one pid, one after the other (pid wrap, a batch
+ * script's thousandth command): the second is another process, its batches
+ * from seq 0 merged, not dropped as duplicates of the first's. */
+START_TEST(test_reused_pid_is_another_process)
+{
+    struct job *j = job_new("j", &lim);
+    for (uint64_t s = 0; s < 3; s++)
+        ck_assert_int_eq(send_born(j, 1000, s, s == 2), JOB_MERGED);
+    ck_assert_uint_eq(j->nfinal, 1);
+    for (uint64_t s = 0; s < 3; s++)
+        ck_assert_int_eq(send_born(j, 2000, s, false), JOB_MERGED);
+    ck_assert_uint_eq(j->nprocs, 2);
+    ck_assert_uint_eq(j->dup_batches, 0);
+    ck_assert_uint_eq(j->lost_batches, 0);
+    ck_assert_double_eq_tol(tot(j, JOB_WRITE)->bytes, 6, 1e-9);
+    ck_assert(!job_all_final(j));                       /* the second one runs */
+    /* Each process keeps its own sequence: a copy is still a duplicate. */
+    ck_assert_int_eq(send_born(j, 2000, 1, false), JOB_DUPLICATE);
+    ck_assert_int_eq(send_born(j, 1000, 1, false), JOB_DUPLICATE);
+    ck_assert_int_eq(send_born(j, 2000, 3, true), JOB_MERGED);
+    ck_assert(job_all_final(j));
+    ck_assert_ptr_nonnull(job_find_proc(j, "h", 7, 1000));
+    ck_assert_ptr_nonnull(job_find_proc(j, "h", 7, 2000));
+    ck_assert_ptr_null(job_find_proc(j, "h", 7, 3000));
+    ck_assert_ptr_null(job_find_proc(j, "h", 8, 2000));
+    /* A sender without `born` (0): the pid alone, as before. */
+    ck_assert_ptr_nonnull(job_find_proc(j, "h", 7, 0));
+    ck_assert_uint_eq(j->dup_batches, 2);
+    ck_assert_double_eq_tol(tot(j, JOB_WRITE)->bytes, 7, 1e-9);
+    job_free(j);
+}
+END_TEST
+
+/* An older sender's process (born 0) takes the born of its first batch that
+ * has one; a process with another born is new. */
+START_TEST(test_born_from_older_sender)
+{
+    struct job *j = job_new("j", &lim);
+    ck_assert_int_eq(send_born(j, 0, 0, false), JOB_MERGED);
+    ck_assert_int_eq(send_born(j, 500, 1, false), JOB_MERGED);   /* the same stream */
+    ck_assert_uint_eq(j->nprocs, 1);
+    ck_assert_int_eq(send_born(j, 600, 0, false), JOB_MERGED);   /* another process */
+    ck_assert_uint_eq(j->nprocs, 2);
+    ck_assert_uint_eq(j->dup_batches, 0);
+    job_free(j);
+}
+END_TEST
+
+/* job_rerun: an ended job whose (host, pid) comes back with another born is
+ * a new run under its id; the same process's late batch, or one of a job
+ * still being revised or held, is not. */
+START_TEST(test_rerun_of_an_ended_job)
+{
+    struct job *j = job_new("h-7", &lim);
+    ck_assert_int_eq(send_born(j, 1000, 0, true), JOB_MERGED);
+    struct ftio_batch_header again = {.version = 1, .job = "h-7", .host = "h", .pid = 7,
+                                      .born = 2000, .rank = -1};
+    struct ftio_batch_header late = again, other = again, old = again;
+    late.born = 1000;
+    other.pid = 8;
+    old.born = 0;
+    ck_assert(!job_rerun(j, &again));                   /* not ended yet: a new process */
+    j->closed = true;
+    ck_assert(job_rerun(j, &again));
+    ck_assert(!job_rerun(j, &late));                    /* its own late batch */
+    ck_assert(!job_rerun(j, &other));                   /* another pid: a late process */
+    ck_assert(!job_rerun(j, &old));                     /* no born: as before */
+    j->reopened = true;
+    ck_assert(!job_rerun(j, &again));
+    j->reopened = false;
+    j->held = true;
+    ck_assert(!job_rerun(j, &again));
+    job_free(j);
+}
+END_TEST
+
 /* Forged sequence numbers are dropped and counted; they never reach the
  * gap counters (no lost_batches of 10^12, no wrap-around). */
 START_TEST(test_forged_sequence)
@@ -179,7 +263,7 @@ START_TEST(test_many_gaps_bounded)
         send(j, "a", 1, s, false);
     /* 99 gaps of one batch each; only JOB_MAX_MISSING ranges are remembered. */
     ck_assert_uint_eq(j->lost_batches, 99);
-    struct job_proc *p = job_find_proc(j, "a", 1);
+    struct job_proc *p = job_find_proc(j, "a", 1, 0);
     ck_assert_ptr_nonnull(p);
     ck_assert_uint_le(p->nmissing, JOB_MAX_MISSING);
     ck_assert_uint_gt(j->forgotten_ranges, 0);
@@ -838,6 +922,8 @@ Suite *ftio_test_suite(void)
     TCase *tc;
     Suite *s = FTIO_SUITE("daemon_job", "job", &tc,
                           test_sequence_gaps_and_late_fill, test_first_batch_late_is_a_gap,
+                          test_reused_pid_is_another_process, test_born_from_older_sender,
+                          test_rerun_of_an_ended_job,
                           test_forged_sequence, test_many_gaps_bounded, test_nested_counted_once,
                           test_time_base, test_mode_grid_and_record_log,
                           test_bad_records_and_horizon, test_max_procs_and_final,
