@@ -46,15 +46,15 @@ static void teardown(void)
     pthread_mutex_destroy(&d.lock);
 }
 
-/* A batch of job `job` from (host "h", pid) with sequence number seq and n
- * records, sent by uid, through admission; the verdict's acknowledgement
- * must be what the sender would get. */
-static enum admit_verdict admit(const char *job, int64_t pid, uint64_t seq, size_t n,
-                                int64_t uid, struct admission *a)
+/* A batch of job `job` from (host "h", pid, born) with sequence number seq
+ * and n records, sent by uid, through admission; the verdict's
+ * acknowledgement must be what the sender would get. */
+static enum admit_verdict admit_born(const char *job, int64_t pid, int64_t born, uint64_t seq,
+                                     size_t n, int64_t uid, struct admission *a)
 {
     struct ftio_batch b = {0};
     b.h = (struct ftio_batch_header){.version = 1, .job = job, .host = "h", .pid = pid,
-                                     .rank = -1, .seq = seq};
+                                     .born = born, .rank = -1, .seq = seq};
     b.rec = rec;
     b.n = n;
     static const char raw[] = "batch";
@@ -63,6 +63,13 @@ static enum admit_verdict admit(const char *job, int64_t pid, uint64_t seq, size
     ck_assert_int_eq(ftiod_admit_ack(v), v == ADMIT_MERGED || v == ADMIT_DUPLICATE
                                              ? FTIO_ACK_MERGED : FTIO_ACK_REFUSED);
     return v;
+}
+
+/* The same from a sender that does not say `born` (0). */
+static enum admit_verdict admit(const char *job, int64_t pid, uint64_t seq, size_t n,
+                                int64_t uid, struct admission *a)
+{
+    return admit_born(job, pid, 0, seq, n, uid, a);
 }
 
 START_TEST(merged_then_duplicate)
@@ -172,6 +179,48 @@ START_TEST(quotas)
     ck_assert_int_eq(a.quota, QUOTA_MEMORY);
     ck_assert_uint_eq(d.stats.over_memory, 1);
     ck_assert_ptr_null(job_table_find(&d.jobs, "u1002:c"));
+}
+END_TEST
+
+/* A pid another process had: in a live job another process (not a
+ * duplicate; the quota counts it); under an ended job's id a new run, a job
+ * of its own in place of the ended one, whose own late batch still reopens
+ * it. */
+START_TEST(reused_pid)
+{
+    struct admission a;
+    d.cfg.auth = FTIO_AUTH_MUNGE;
+    for (uint64_t s = 0; s < 3; s++)
+        ck_assert_int_eq(admit_born("j", 5, 100, s, 1, 1000, &a), ADMIT_MERGED);
+    ck_assert_int_eq(admit_born("j", 5, 200, 0, 1, 1000, &a), ADMIT_MERGED);
+    ck_assert(!a.new_job && !a.rerun);
+    struct job *j = job_table_find(&d.jobs, "u1000:j");
+    ck_assert_ptr_nonnull(j);
+    ck_assert_uint_eq(j->nprocs, 2);
+    ck_assert_uint_eq(d.stats.duplicates, 0);
+    ck_assert_int_eq(admit_born("j", 5, 200, 0, 1, 1000, &a), ADMIT_DUPLICATE);
+    d.cfg.user_procs = 2;
+    ck_assert_int_eq(admit_born("j", 5, 300, 0, 1, 1000, &a), ADMIT_OVER_QUOTA);
+    ck_assert_int_eq(a.quota, QUOTA_PROCS);
+    d.cfg.user_procs = 0;
+
+    /* Ended: its late batch reopens it (a corrected .end), a rerun replaces it. */
+    j->closed = true;
+    ck_assert_int_eq(admit_born("j", 5, 100, 3, 1, 1000, &a), ADMIT_MERGED);
+    ck_assert(!a.rerun && j->reopened);
+    j->reopened = false;
+    uint64_t batches = d.stats.batches;
+    ck_assert_int_eq(admit_born("j", 5, 400, 0, 1, 1000, &a), ADMIT_MERGED);
+    ck_assert(a.new_job && a.rerun);
+    ck_assert_str_eq(a.id, "u1000:j");
+    j = job_table_find(&d.jobs, "u1000:j");
+    ck_assert_ptr_nonnull(j);
+    ck_assert(!j->closed);
+    ck_assert_uint_eq(j->nprocs, 1);
+    ck_assert_uint_eq(j->batches, 1);
+    ck_assert_uint_eq(d.jobs.n, 1);
+    ck_assert_uint_eq(d.stats.batches, batches + 1);
+    ck_assert_uint_eq(d.stats.duplicates, 1);
 }
 END_TEST
 
@@ -290,7 +339,7 @@ Suite *ftio_test_suite(void)
 {
     const TTest *const verdicts[] = {
         merged_then_duplicate, bad_sequence_and_too_many_procs, table_full_until_a_job_ends,
-        namespace_and_foreign, quotas, unjournaled, acknowledged_before_the_merge,
+        namespace_and_foreign, quotas, reused_pid, unjournaled, acknowledged_before_the_merge,
     };
     Suite *s = suite_create("admit");
     TCase *tc = tcase_create("verdicts");
