@@ -1,0 +1,73 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# pid_reuse.sh -- two traced runs with the same pid, one after the other, are
+# two runs (PROTOCOL.md §1 `born`): each in its own pid namespace (`unshare
+# --pid`, as every container has: pid 1 each, the same host name), no
+# FTIO_JOB, so both are job `host-1`.  The second run starts after the
+# first's `.end` is out.  Truth: the files' sizes.
+#  - the first run's `.end` has its bytes, and no revision of it follows;
+#  - the second run's bytes are all in a job of its own (its `.end` is
+#    revision 0, its bytes the second file's size), nothing counted as a
+#    duplicate (before: its batches below the first run's next seq were
+#    dropped as duplicates, the rest merged as late batches into a
+#    "corrected" `.end` of both runs).
+# Needs root for the pid namespace: without it the test fails and says so.
+. "$(dirname "$0")/../lib.sh"
+need "$B/bin/ftiod" "$B/lib/libftio.so"
+command -v unshare >/dev/null 2>&1 || fail "no unshare(1) (util-linux): cannot make a pid namespace"
+unshare --pid --fork --mount-proc true 2>"$T/unshare.err" ||
+  fail "cannot start unshare --pid --fork --mount-proc (root needed): $(cat "$T/unshare.err")"
+start_daemon d --settle-end 0.3
+
+# run N COUNT: dd writes COUNT x 64 KiB to $T/runN as pid 1 of a new pid
+# namespace (sh, untraced, says its pid, then becomes the traced dd).
+run() {
+  unshare --pid --fork --mount-proc sh -c 'echo $$ >"$1.pid"; shift; exec "$@"' sh "$T/run$1" \
+    env LD_PRELOAD="$PRELOAD" ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}$APP_ASAN_OPTIONS" \
+    FTIO_ENDPOINT="ipc://$T/d.in" FTIO_AUTH=none \
+    dd if=/dev/zero of="$T/run$1" bs=65536 count="$2" status=none 2>"$T/run$1.err" ||
+    fail "run $1: $(cat "$T/run$1.err")"
+  [ "$(cat "$T/run$1.pid")" = 1 ] || fail "run $1 was pid $(cat "$T/run$1.pid"), not 1"
+}
+
+# ends: the .end messages of jobs named *-1, in order, as JSON.
+ends() { jsonl "$T/d.log" "[m for t, m in msgs if t.startswith('ftio.') and t.endswith('-1.end')]"; }
+
+run 1 16
+wait_for 20 log_is "$T/d.log" "len([t for t, m in msgs if t.endswith('-1.end')]) >= 1" ||
+  fail "no .end of the first run"
+run 2 24
+wait_for 20 log_is "$T/d.log" "len([t for t, m in msgs if t.endswith('-1.end')]) >= 2" ||
+  fail "no second .end after the second run: $(ends)"
+"$B/bin/ftiod" --status --json --status-endpoint "ipc://$T/d.st" >"$T/status.json" ||
+  fail "ftiod --status"
+
+ends >"$T/ends.json"
+"$PY" - "$T/ends.json" "$T/status.json" "$(stat -c %s "$T/run1")" "$(stat -c %s "$T/run2")" <<'PYEOF' ||
+import json, sys
+ends = json.load(open(sys.argv[1]))
+status = json.load(open(sys.argv[2]))
+size1, size2 = int(sys.argv[3]), int(sys.argv[4])
+for e in ends:
+    print("job %s rev %d bytes %d processes %d missing %s complete %s" %
+          (e["job"], e["revision"], e["bytes"], e["processes"], e["missing_batches"], e["complete"]))
+bad = 0
+def check(ok, what):
+    global bad
+    if not ok:
+        print("FAIL: " + what)
+        bad += 1
+check(size1 == 16 * 65536 and size2 == 24 * 65536, "dd wrote what was asked")
+check(len(ends) == 2, "two .end messages, one per run (no revision of the first)")
+first, second = ends[0], ends[1]
+check(first["job"] == second["job"] and first["job"].endswith("-1"), "both runs are job host-1")
+check(first["revision"] == 0 and first["bytes"] == size1 and first["processes"] == 1 and first["complete"],
+      "the first run's .end: its bytes, one process, complete")
+check(second["revision"] == 0 and second["bytes"] == size2 and second["processes"] == 1 and
+      second["complete"], "the second run's bytes all in a job of its own (revision 0)")
+dups = status["dropped"]["duplicates"]
+check(dups == 0, "nothing counted as a duplicate (status duplicates %r)" % dups)
+sys.exit(1 if bad else 0)
+PYEOF
+  bad "the second run with the first's pid is not a run of its own: $(cat "$T/ends.json")"
+finish
