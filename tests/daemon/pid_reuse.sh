@@ -10,14 +10,16 @@
 #    revision 0, its bytes the second file's size), nothing counted as a
 #    duplicate (before: its batches below the first run's next seq were
 #    dropped as duplicates, the rest merged as late batches into a
-#    "corrected" `.end` of both runs).
+#    "corrected" `.end` of both runs);
+#  - a daemon restarted on its --state-dir (the journals' batches merged
+#    again) has the same: one job host-1, the second run's.
 # Needs root for the pid namespace: without it the test fails and says so.
 . "$(dirname "$0")/../lib.sh"
 need "$B/bin/ftiod" "$B/lib/libftio.so"
 command -v unshare >/dev/null 2>&1 || fail "no unshare(1) (util-linux): cannot make a pid namespace"
 unshare --pid --fork --mount-proc true 2>"$T/unshare.err" ||
   fail "cannot start unshare --pid --fork --mount-proc (root needed): $(cat "$T/unshare.err")"
-start_daemon d --settle-end 0.3
+start_daemon d --settle-end 0.3 --state-dir "$T/state"
 
 # run N COUNT: dd writes COUNT x 64 KiB to $T/runN as pid 1 of a new pid
 # namespace (sh, untraced, says its pid, then becomes the traced dd).
@@ -70,4 +72,14 @@ check(dups == 0, "nothing counted as a duplicate (status duplicates %r)" % dups)
 sys.exit(1 if bad else 0)
 PYEOF
   bad "the second run with the first's pid is not a run of its own: $(cat "$T/ends.json")"
+
+# The same from the journals: the first run's went with its job, the
+# second's alone is restored (24 records, ended).
+kill -TERM $DPID && wait $DPID 2>/dev/null
+start_daemon d2 --settle-end 0.3 --state-dir "$T/state"
+restored=$(grep -E "job [^ ]*-1 restored" "$T/d2.err")
+echo "$restored"
+[ "$(echo "$restored" | grep -c .)" = 1 ] && echo "$restored" | grep -q "restored: 1 batches, 24 records, ended" ||
+  bad "the journals do not give the same jobs: $restored"
+[ "$(ls "$T/state" | grep -c '\.journal$')" = 1 ] || bad "journals left: $(ls "$T/state")"
 finish
