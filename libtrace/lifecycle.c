@@ -15,7 +15,8 @@
  *   new image is the same process: we pass it the next sequence number in
  *   FTIO_SEQ_BASE=<pid>:<seq>:<born> so its batches continue the stream
  *   without restarting at 0, as the same process to ftiod (wire `born`;
- *   also when this image only continued the stream and recorded nothing).  When the new environment preloads the shim, what
+ *   also when this image only continued the stream and recorded nothing).
+ *   When the new environment preloads the shim, what
  *   ftiod has not acknowledged yet is handed over too (FTIO_HANDOFF, through
  *   the spool file, sink.c) with no wait: the new image sends it first,
  *   so a shell that execs its last command loses nothing and waits for
