@@ -90,18 +90,28 @@ static void move_on(struct ftio_pt *t, struct ftio_pt_proc *P)
 
 /* ---- segments of one process ---------------------------------------------- */
 
-/* Segment k changed or came: is it now its mode's top (the latest end, the
- * first such)? */
+/* A mode's top is the first of its segments that ends last: does segment k,
+ * ending at te, come before the top so far (index top, ending at end)?  The
+ * one rule of the three places that keep tops: a segment that changed or
+ * came (top_consider), a scan in index order (top_recompute, seg_new's pass;
+ * there k never comes first, so a tie keeps the earlier).  Each caller
+ * takes the first segment of a mode without asking (no top yet). */
+static inline bool top_before(size_t k, double te, size_t top, double end)
+{
+    return te > end || (te == end && k < top);
+}
+
+/* Segment k changed or came: is it now its mode's top? */
 static void top_consider(struct ftio_pt_proc *P, size_t k)
 {
     const struct ftio_pt_seg *c = &P->seg[k];
     uint8_t *top = &P->top[c->mode];
-    if (*top == FTIO_PT_NOSEG || c->te > P->seg[*top].te || (c->te == P->seg[*top].te && k < *top))
+    if (*top == FTIO_PT_NOSEG || top_before(k, c->te, *top, P->seg[*top].te))
         *top = (uint8_t)k;
 }
 
-/* The tops anew, after a settle freed segments: what top_consider() of
- * each in index order gives, with the ends so far in registers. */
+/* The tops anew, after a settle freed segments, with the ends so far in
+ * registers. */
 static void top_recompute(struct ftio_pt_proc *P)
 {
     uint8_t top[FTIO_PT_NMODES];
@@ -112,7 +122,7 @@ static void top_recompute(struct ftio_pt_proc *P)
     }
     for (size_t k = 0; k < P->nseg; k++) {
         const struct ftio_pt_seg *c = &P->seg[k];
-        if (top[c->mode] == FTIO_PT_NOSEG || c->te > end[c->mode]) {
+        if (top[c->mode] == FTIO_PT_NOSEG || top_before(k, c->te, top[c->mode], end[c->mode])) {
             top[c->mode] = (uint8_t)k;
             end[c->mode] = c->te;
         }
@@ -239,7 +249,7 @@ static struct ftio_pt_seg *seg_new(struct ftio_pt *t, struct ftio_pt_proc *P,
             const struct ftio_pt_seg *c = seg_or_new(P, pos, s, k);
             in_order &= prev <= c->ts;
             prev = c->ts;
-            if (top[c->mode] == n || c->te > end[c->mode]) {
+            if (top[c->mode] == n || top_before(k, c->te, top[c->mode], end[c->mode])) {
                 top[c->mode] = k;
                 end[c->mode] = c->te;
             }
