@@ -536,10 +536,17 @@ static void merge_sort_items(struct item *it, struct item *tmp, size_t n)
  * each bucket sorted by insertion (strict: stable), a crowded one spread
  * again (the settle's segments bunch at a phase's start); so the result is
  * that of any stable sort by start.  The merge sort for few items, deep
- * levels, a start not finite, or no memory for the counts. */
+ * levels or a start not finite.
+ *
+ * The buckets' counts: at, the caller's (ITEM_AT(n) entries for n items),
+ * this level's first and the deeper levels' after them: a level's n is at
+ * most its caller's, so each of the ITEM_DEPTH levels takes at most
+ * n / ITEM_FILL + 2 (one scratch per settle, not a calloc per call: a walk
+ * makes ~11,500 of these calls). */
 #define ITEM_FILL 4
 #define ITEM_DEPTH 4                 /* levels of buckets, then the merge sort */
-static void sort_items(struct item *it, struct item *tmp, size_t n, int depth)
+#define ITEM_AT(n) (ITEM_DEPTH * ((n) / ITEM_FILL + 2))
+static void sort_items(struct item *it, struct item *tmp, size_t n, int depth, size_t *at)
 {
     double lo = INFINITY, hi = -INFINITY;
     bool finite = true;
@@ -550,12 +557,11 @@ static void sort_items(struct item *it, struct item *tmp, size_t n, int depth)
     }
     size_t nb = n / ITEM_FILL + 1;
     double scale = (double)nb / (hi - lo);
-    size_t *at = n > 2 * ITEM_RUN && depth < ITEM_DEPTH && finite && scale > 0 && isfinite(scale)
-                     ? calloc(nb + 1, sizeof *at) : NULL;
-    if (!at) {
+    if (!(n > 2 * ITEM_RUN && depth < ITEM_DEPTH && finite && scale > 0 && isfinite(scale))) {
         merge_sort_items(it, tmp, n);
         return;
     }
+    memset(at, 0, (nb + 1) * sizeof *at);
     FTIO_BUCKET_SCATTER(it, tmp, n, ts, lo, scale, nb, at);
     for (size_t b = 0, from = 0; b < nb; from = at[b++]) {   /* at[b]: one past bucket b */
         size_t len = at[b] - from, up = 1;
@@ -564,7 +570,7 @@ static void sort_items(struct item *it, struct item *tmp, size_t n, int depth)
         if (up == len)                       /* in order (one start: processes in step) */
             continue;
         if (len > ITEM_RUN) {                /* spread again over its own span */
-            sort_items(tmp + from, it + from, len, depth + 1);   /* it: scratch, copied over */
+            sort_items(tmp + from, it + from, len, depth + 1, at + nb + 1);   /* it: scratch */
             continue;
         }
         for (size_t i = from + 1; i < at[b]; i++) {
@@ -576,7 +582,6 @@ static void sort_items(struct item *it, struct item *tmp, size_t n, int depth)
         }
     }
     memcpy(it, tmp, n * sizeof *it);
-    free(at);
 }
 
 /* A small open-addressing set of file ids (cap a power of two). */
@@ -704,11 +709,13 @@ int ftio_pt_settle(struct ftio_pt *t, int mode, double upto, double gap)
     while (fcap < 2 * FTIO_PT_FIDS * n)
         fcap *= 2;
     uint32_t *fset = malloc(fcap * sizeof *fset);
-    if (!it || !per_proc || !touched || !fset) {
+    size_t *at = malloc(ITEM_AT(n) * sizeof *at);
+    if (!it || !per_proc || !touched || !fset || !at) {
         free(it);
         free(per_proc);
         free(touched);
         free(fset);
+        free(at);
         return -1;
     }
     n = 0;
@@ -717,7 +724,8 @@ int ftio_pt_settle(struct ftio_pt *t, int mode, double upto, double gap)
             if (t->proc[p].seg[k].mode == mode)
                 it[n++] = (struct item){ t->proc[p].seg[k].ts, t->proc[p].seg[k].te,
                                          (uint32_t)p, (uint8_t)k };
-    sort_items(it, it + n, n, 0);
+    sort_items(it, it + n, n, 0, at);
+    free(at);
     int described = 0;
     size_t i = 0;
     m->union_floor = INFINITY;          /* no segment left, unless one is below */
