@@ -101,8 +101,9 @@ static inline bool top_before(size_t k, double te, size_t top, double end)
     return te > end || (te == end && k < top);
 }
 
-/* Segment k changed or came: is it now its mode's top? */
-static void top_consider(struct ftio_pt_proc *P, size_t k)
+/* Segment k changed or came: is it now its mode's top?  (inline: the record
+ * path, ftio_pt_data, asks once per record) */
+static inline void top_consider(struct ftio_pt_proc *P, size_t k)
 {
     const struct ftio_pt_seg *c = &P->seg[k];
     uint8_t *top = &P->top[c->mode];
