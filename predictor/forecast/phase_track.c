@@ -90,18 +90,29 @@ static void move_on(struct ftio_pt *t, struct ftio_pt_proc *P)
 
 /* ---- segments of one process ---------------------------------------------- */
 
-/* Segment k changed or came: is it now its mode's top (the latest end, the
- * first such)? */
-static void top_consider(struct ftio_pt_proc *P, size_t k)
+/* A mode's top is the first of its segments that ends last: does segment k,
+ * ending at te, come before the top so far (index top, ending at end)?  The
+ * one rule of the three places that keep tops: a segment that changed or
+ * came (top_consider), a scan in index order (top_recompute, seg_new's pass;
+ * there k never comes first, so a tie keeps the earlier).  Each caller
+ * takes the first segment of a mode without asking (no top yet). */
+static inline bool top_before(size_t k, double te, size_t top, double end)
+{
+    return te > end || (te == end && k < top);
+}
+
+/* Segment k changed or came: is it now its mode's top?  (inline: the record
+ * path, ftio_pt_data, asks once per record) */
+static inline void top_consider(struct ftio_pt_proc *P, size_t k)
 {
     const struct ftio_pt_seg *c = &P->seg[k];
     uint8_t *top = &P->top[c->mode];
-    if (*top == FTIO_PT_NOSEG || c->te > P->seg[*top].te || (c->te == P->seg[*top].te && k < *top))
+    if (*top == FTIO_PT_NOSEG || top_before(k, c->te, *top, P->seg[*top].te))
         *top = (uint8_t)k;
 }
 
-/* The tops anew, after a settle freed segments: what top_consider() of
- * each in index order gives, with the ends so far in registers. */
+/* The tops anew, after a settle freed segments, with the ends so far in
+ * registers. */
 static void top_recompute(struct ftio_pt_proc *P)
 {
     uint8_t top[FTIO_PT_NMODES];
@@ -112,7 +123,7 @@ static void top_recompute(struct ftio_pt_proc *P)
     }
     for (size_t k = 0; k < P->nseg; k++) {
         const struct ftio_pt_seg *c = &P->seg[k];
-        if (top[c->mode] == FTIO_PT_NOSEG || c->te > end[c->mode]) {
+        if (top[c->mode] == FTIO_PT_NOSEG || top_before(k, c->te, top[c->mode], end[c->mode])) {
             top[c->mode] = (uint8_t)k;
             end[c->mode] = c->te;
         }
@@ -239,7 +250,7 @@ static struct ftio_pt_seg *seg_new(struct ftio_pt *t, struct ftio_pt_proc *P,
             const struct ftio_pt_seg *c = seg_or_new(P, pos, s, k);
             in_order &= prev <= c->ts;
             prev = c->ts;
-            if (top[c->mode] == n || c->te > end[c->mode]) {
+            if (top[c->mode] == n || top_before(k, c->te, top[c->mode], end[c->mode])) {
                 top[c->mode] = k;
                 end[c->mode] = c->te;
             }
@@ -526,10 +537,17 @@ static void merge_sort_items(struct item *it, struct item *tmp, size_t n)
  * each bucket sorted by insertion (strict: stable), a crowded one spread
  * again (the settle's segments bunch at a phase's start); so the result is
  * that of any stable sort by start.  The merge sort for few items, deep
- * levels, a start not finite, or no memory for the counts. */
+ * levels or a start not finite.
+ *
+ * The buckets' counts: at, the caller's (ITEM_AT(n) entries for n items),
+ * this level's first and the deeper levels' after them: a level's n is at
+ * most its caller's, so each of the ITEM_DEPTH levels takes at most
+ * n / ITEM_FILL + 2 (one scratch per settle, not a calloc per call: a walk
+ * makes ~11,500 of these calls). */
 #define ITEM_FILL 4
 #define ITEM_DEPTH 4                 /* levels of buckets, then the merge sort */
-static void sort_items(struct item *it, struct item *tmp, size_t n, int depth)
+#define ITEM_AT(n) (ITEM_DEPTH * ((n) / ITEM_FILL + 2))
+static void sort_items(struct item *it, struct item *tmp, size_t n, int depth, size_t *at)
 {
     double lo = INFINITY, hi = -INFINITY;
     bool finite = true;
@@ -540,12 +558,11 @@ static void sort_items(struct item *it, struct item *tmp, size_t n, int depth)
     }
     size_t nb = n / ITEM_FILL + 1;
     double scale = (double)nb / (hi - lo);
-    size_t *at = n > 2 * ITEM_RUN && depth < ITEM_DEPTH && finite && scale > 0 && isfinite(scale)
-                     ? calloc(nb + 1, sizeof *at) : NULL;
-    if (!at) {
+    if (!(n > 2 * ITEM_RUN && depth < ITEM_DEPTH && finite && scale > 0 && isfinite(scale))) {
         merge_sort_items(it, tmp, n);
         return;
     }
+    memset(at, 0, (nb + 1) * sizeof *at);
     FTIO_BUCKET_SCATTER(it, tmp, n, ts, lo, scale, nb, at);
     for (size_t b = 0, from = 0; b < nb; from = at[b++]) {   /* at[b]: one past bucket b */
         size_t len = at[b] - from, up = 1;
@@ -554,7 +571,7 @@ static void sort_items(struct item *it, struct item *tmp, size_t n, int depth)
         if (up == len)                       /* in order (one start: processes in step) */
             continue;
         if (len > ITEM_RUN) {                /* spread again over its own span */
-            sort_items(tmp + from, it + from, len, depth + 1);   /* it: scratch, copied over */
+            sort_items(tmp + from, it + from, len, depth + 1, at + nb + 1);   /* it: scratch */
             continue;
         }
         for (size_t i = from + 1; i < at[b]; i++) {
@@ -566,7 +583,6 @@ static void sort_items(struct item *it, struct item *tmp, size_t n, int depth)
         }
     }
     memcpy(it, tmp, n * sizeof *it);
-    free(at);
 }
 
 /* A small open-addressing set of file ids (cap a power of two). */
@@ -694,11 +710,13 @@ int ftio_pt_settle(struct ftio_pt *t, int mode, double upto, double gap)
     while (fcap < 2 * FTIO_PT_FIDS * n)
         fcap *= 2;
     uint32_t *fset = malloc(fcap * sizeof *fset);
-    if (!it || !per_proc || !touched || !fset) {
+    size_t *at = malloc(ITEM_AT(n) * sizeof *at);
+    if (!it || !per_proc || !touched || !fset || !at) {
         free(it);
         free(per_proc);
         free(touched);
         free(fset);
+        free(at);
         return -1;
     }
     n = 0;
@@ -707,7 +725,8 @@ int ftio_pt_settle(struct ftio_pt *t, int mode, double upto, double gap)
             if (t->proc[p].seg[k].mode == mode)
                 it[n++] = (struct item){ t->proc[p].seg[k].ts, t->proc[p].seg[k].te,
                                          (uint32_t)p, (uint8_t)k };
-    sort_items(it, it + n, n, 0);
+    sort_items(it, it + n, n, 0, at);
+    free(at);
     int described = 0;
     size_t i = 0;
     m->union_floor = INFINITY;          /* no segment left, unless one is below */

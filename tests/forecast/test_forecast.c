@@ -264,6 +264,51 @@ START_TEST(phases_full_set)
 }
 END_TEST
 
+/* One settle over 20,000 segments (500 processes, 40 phases 3 s apart)
+ * whose starts bunch at each phase's start (0.5 s x u^8): the settle's
+ * sort spreads crowded buckets again down to its deepest level, over one
+ * scratch of counts; every phase comes out whole, as the records say
+ * (the ring keeps the newest FTIO_PT_HISTORY). */
+START_TEST(phases_many_bunched)
+{
+    enum { PROCS = 500, PHASES = 40 };
+    struct ftio_pt t;
+    ftio_pt_init(&t, 0.2);
+    long proc[PROCS];
+    for (int r = 0; r < PROCS; r++)
+        proc[r] = ftio_pt_proc_add(&t);
+    double start[PHASES], end[PHASES];
+    uint64_t rng = 11;
+    for (int k = 0; k < PHASES; k++) {
+        start[k] = INFINITY;
+        end[k] = -INFINITY;
+        for (int r = 0; r < PROCS; r++) {
+            double u = (double)(ftio_xorshift64(&rng) >> 11) / 9007199254740992.0;
+            double ts = 3.0 * k + 0.5 * pow(u, 8), te = ts + 0.25;
+            ftio_pt_data(&t, (size_t)proc[r], FTIO_PT_WRITE, ts, te, 1000 + r, (uint32_t)(r + 1), 0);
+            start[k] = fmin(start[k], ts);
+            end[k] = fmax(end[k], te);
+        }
+    }
+    ck_assert_int_eq(ftio_pt_settle(&t, FTIO_PT_WRITE, INFINITY, 1.0), PHASES);
+    ck_assert_uint_eq(ftio_pt_count(&t, FTIO_PT_WRITE), FTIO_PT_HISTORY);   /* the newest kept */
+    for (int k = PHASES - FTIO_PT_HISTORY; k < PHASES; k++) {
+        const struct ftio_pt_phase *ph =
+            ftio_pt_phase_at(&t, FTIO_PT_WRITE, (size_t)(k - (PHASES - FTIO_PT_HISTORY)));
+        ck_assert_uint_eq(ph->seq, (uint64_t)k + 1);
+        ck_assert_uint_eq(ph->ranks, PROCS);
+        ck_assert_uint_eq(ph->records, PROCS);
+        ck_assert_uint_eq(ph->files, PROCS);
+        ck_assert_double_eq(ph->bytes, 1000.0 * PROCS + PROCS * (PROCS - 1) / 2.0);
+        ck_assert_double_eq(ph->start, start[k]);
+        ck_assert_double_eq(ph->end, end[k]);
+    }
+    for (int r = 0; r < PROCS; r++)
+        ck_assert_uint_eq(t.proc[proc[r]].nseg, 0);
+    ftio_pt_free(&t);
+}
+END_TEST
+
 /* ---- forecast ------------------------------------------------------------- */
 
 static double total(const double *v, size_t n)
@@ -465,7 +510,7 @@ Suite *ftio_test_suite(void)
 {
     Suite *s = suite_create("forecast");
     FTIO_TCASE(s, "phases", phases_exact, phases_late_sync_and_confirmation, phases_bounded,
-               phases_full_set);
+               phases_full_set, phases_many_bunched);
     FTIO_TCASE(s, "forecast", forecast_shapes, forecast_collisions, forecast_many);
     FTIO_TCASE(s, "duration", duration_learns);
     return s;
