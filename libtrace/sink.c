@@ -884,17 +884,19 @@ int ftio_sink_finish(int exec, int final)
                  * in 221 spooled: bench/README.md "exit11").  A daemon that
                  * stops answering is forgotten by the first process the
                  * longer wait does not serve (below): the others do not
-                 * wait for it. */
-                int64_t fresh = UP_FRESH_S * 1000000000ll, more = 0;
-                if ((sk.last_ack_ns && now - sk.last_ack_ns < fresh) ||
-                    ftio_spool_known_up(sk.endpoint, UP_FRESH_S) || sk.link->peer_runs())
-                    more = UP_WAIT_NS;
-                if (extended || ftio_cfg.exit_wait_ms == 0 || start + more <= deadline)
+                 * wait for it.  Whether it is up (a stat of the marker,
+                 * SO_PEERCRED and a read of /proc) is asked only when the
+                 * answer could extend the wait. */
+                int64_t fresh = UP_FRESH_S * 1000000000ll;
+                if (extended || ftio_cfg.exit_wait_ms == 0 || start + UP_WAIT_NS <= deadline)
+                    break;
+                if (!(sk.last_ack_ns && now - sk.last_ack_ns < fresh) &&
+                    !ftio_spool_known_up(sk.endpoint, UP_FRESH_S) && !sk.link->peer_runs())
                     break;
                 extended = 1;
-                deadline = connect_deadline = sk.deadline_ns = start + more;
+                deadline = connect_deadline = sk.deadline_ns = start + UP_WAIT_NS;
                 ftio_log("ftiod is up but has not answered yet: waiting up to %lld ms",
-                         (long long)(more / 1000000));
+                         (long long)(UP_WAIT_NS / 1000000));
                 continue;
             }
             if (!link_up() || sk.link->wait(unsent) < 0)
