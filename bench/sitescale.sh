@@ -27,7 +27,9 @@
 # the catch-up is the first slices) and how many jobs published a
 # non-stale prediction during the live part (issue 27: every one should),
 # and by its end (a job with no I/O in the live part whose history was
-# analysed before it began has nothing new to say in it).
+# analysed before it began has nothing new to say in it); the ingest
+# thread's CPU and minor faults when the history was sent, at the live
+# part's 20th second and at its end (the catch-up's critical path).
 # The hog line adds its figures: the spool's send time, and
 # how long after the send began its newest boundary and its .end were
 # published.  Everything comes from ftiod's own --log and /proc.
@@ -54,6 +56,8 @@ until grep -q "listening on" "$T/err" 2>/dev/null; do
 done
 rss() { awk '/^VmRSS/ { print $2 * 1024 }' "/proc/$DPID/status"; }
 cpu() { awk '{ print $14 + $15 }' "/proc/$DPID/stat"; }
+# The ingest (ftiod's main thread): its CPU (ticks) and minor faults.
+ingest() { awk '{ print $14 + $15 ":" $10 }' "/proc/$DPID/task/$DPID/stat"; }
 RSS0=$(rss)
 if [ "$HOG" = 1 ]; then
   ( sleep 20
@@ -71,9 +75,11 @@ until [ -s "$T/info.json" ]; do
   i=$((i + 1)); [ $i -gt 36000 ] && { echo "no history sent in an hour"; exit 1; }
   sleep 0.1
 done
-C0=$(cpu); W0=$(date +%s.%N)
+C0=$(cpu); W0=$(date +%s.%N); I0=$(ingest)
+# The ingest thread's CPU in the live part's first 20 s: the catch-up.
+if [ "$S" -gt 20 ]; then sleep 20; I20=$(ingest); sleep $((S - 20)); else sleep "$S"; I20=-; fi
 # RSS is read at its peak: just before the jobs' final batches.
-sleep "$S"
+I1=$(ingest)
 RSS1=$(rss)
 # ftiod's own account of each job's memory (`memory` in its status, where it has one).
 FTIO_AUTH=none "$B/bin/ftiod" --config none --status --json --status-endpoint "ipc://$T/st" \
@@ -95,9 +101,9 @@ LOST=$(sed -n 's/.*stopped before \([0-9]*\) of.*/\1/p' "$T/err" | tail -1)
 [ "$OPEN" = 1 ] && echo "SIGTERM with $N open jobs: $(grep -o 'stopping: .*' "$T/err" || echo 'no count of the ends in the log')"
 "$PY" - "$T/log" "$T/info.json" "$N" "$H" "$S" "$RSS0" "$RSS1" "$C0" "$C1" "$W0" "$W1" \
   "$(getconf CLK_TCK)" "$T/hog.t0" "$T/hog.t1" "$T/status.json" "$K0" "$K1" "${LOST:-0}" \
-  "$T/status.live.json" "$CT" <<'PY'
+  "$T/status.live.json" "$CT" "$I0" "$I20" "$I1" <<'PY'
 import json, os, sys
-log, info, n, h, s, rss0, rss1, c0, c1, w0, w1, tck, hog0, hog1, status, k0, k1, lost, live, ct = sys.argv[1:]
+log, info, n, h, s, rss0, rss1, c0, c1, w0, w1, tck, hog0, hog1, status, k0, k1, lost, live, ct, i0, i20, i1 = sys.argv[1:]
 info = json.load(open(info))
 live0 = info["live_start"]
 lat, msgs, stale, ended, ended3, end_delay, by = [], 0, 0, set(), set(), [], {}
@@ -166,6 +172,13 @@ try:
 except (OSError, ValueError, KeyError):
     mem = []
 print("ftiod's CPU in all (history, live, ends): %.1f s" % (float(ct) / float(tck)))
+ing = lambda v: [float(x) for x in v.split(":")] if ":" in v else None
+ing0, ing20, ing1 = ing(i0), ing(i20), ing(i1)
+print("ingest thread: CPU %.1f s and %d minor faults while the history was sent, %sto the "
+      "live part's end %.1f s and %d" %
+      (ing0[0] / float(tck), ing0[1],
+       "to its 20th s %.1f s and %d, " % (ing20[0] / float(tck), ing20[1]) if ing20 else "",
+       ing1[0] / float(tck), ing1[1]))
 print("live part per 20-s slice, p99 (messages): %s; %d of the %s jobs published a prediction "
       "during the live part, %d by its end (%d before it)" %
       (", ".join("%d-%d s %.2f s (%d)" % (20 * k, 20 * k + 20, q(0.99, sorted(v)), len(v))
