@@ -12,7 +12,9 @@
 #    dropped as duplicates, the rest merged as late batches into a
 #    "corrected" `.end` of both runs);
 #  - a daemon restarted on its --state-dir (the journals' batches merged
-#    again) has the same: one job host-1, the second run's.
+#    again) has the same: one job host-1, the second run's;
+#  - offline `ftio` on two such runs spooled into one file counts two
+#    processes and both runs' bytes (predictor/readers/spool_read.c).
 # Needs root for the pid namespace: without it the test fails and says so.
 . "$(dirname "$0")/../lib.sh"
 need "$B/bin/ftiod" "$B/lib/libftio.so"
@@ -21,15 +23,17 @@ unshare --pid --fork --mount-proc true 2>"$T/unshare.err" ||
   fail "cannot start unshare --pid --fork --mount-proc (root needed): $(cat "$T/unshare.err")"
 start_daemon d --settle-end 0.3 --state-dir "$T/state"
 
-# run N COUNT: dd writes COUNT x 64 KiB to $T/runN as pid 1 of a new pid
+# run N COUNT [VAR=VALUE...]: dd writes COUNT x 64 KiB to $T/runN as pid 1 of a new pid
 # namespace (sh, untraced, says its pid, then becomes the traced dd).
 run() {
-  unshare --pid --fork --mount-proc sh -c 'echo $$ >"$1.pid"; shift; exec "$@"' sh "$T/run$1" \
-    env LD_PRELOAD="$PRELOAD" ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}$APP_ASAN_OPTIONS" \
+  _n=$1 _count=$2
+  shift 2
+  unshare --pid --fork --mount-proc sh -c 'echo $$ >"$1.pid"; shift; exec "$@"' sh "$T/run$_n" \
+    env "$@" LD_PRELOAD="$PRELOAD" ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}$APP_ASAN_OPTIONS" \
     FTIO_ENDPOINT="ipc://$T/d.in" FTIO_AUTH=none \
-    dd if=/dev/zero of="$T/run$1" bs=65536 count="$2" status=none 2>"$T/run$1.err" ||
-    fail "run $1: $(cat "$T/run$1.err")"
-  [ "$(cat "$T/run$1.pid")" = 1 ] || fail "run $1 was pid $(cat "$T/run$1.pid"), not 1"
+    dd if=/dev/zero of="$T/run$_n" bs=65536 count="$_count" status=none 2>"$T/run$_n.err" ||
+    fail "run $_n: $(cat "$T/run$_n.err")"
+  [ "$(cat "$T/run$_n.pid")" = 1 ] || fail "run $_n was pid $(cat "$T/run$_n.pid"), not 1"
 }
 
 # ends: the .end messages of jobs named *-1, in order, as JSON.
@@ -82,4 +86,15 @@ echo "$restored"
 [ "$(echo "$restored" | grep -c .)" = 1 ] && echo "$restored" | grep -q "restored: 1 batches, 24 records, ended" ||
   bad "the journals do not give the same jobs: $restored"
 [ "$(ls "$T/state" | grep -c '\.journal$')" = 1 ] || bad "journals left: $(ls "$T/state")"
+
+# Offline: two more runs as pid 1, spooled (one file: job host-1).
+mkdir -m 700 "$T/spool"
+run 3 8 FTIO_SPOOL=always FTIO_SPOOL_DIR="$T/spool"
+run 4 12 FTIO_SPOOL=always FTIO_SPOOL_DIR="$T/spool"
+"$B/bin/ftio" --json "$T"/spool/* >"$T/offline.json" 2>"$T/offline.err" || bad "ftio: $(cat "$T/offline.err")"
+offline=$("$PY" -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["ranks"], int(d["bytes"]))' \
+  "$T/offline.json")
+want="2 $(($(stat -c %s "$T/run3") + $(stat -c %s "$T/run4")))"
+[ "$offline" = "$want" ] && ok "offline: two processes with pid 1 are two ($offline)" ||
+  bad "offline: processes and bytes $offline, expected $want"
 finish
