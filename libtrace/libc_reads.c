@@ -74,8 +74,9 @@
 
 /* ---- the counts ------------------------------------------------------- */
 
-/* The wrappers here are of rare calls: their next definitions' pointers
- * are not on the page of the hot ones (FTIO_HOT). */
+/* The wrappers here are of rare calls: their next definitions are resolved
+ * at their first call (FTIO_REAL_OR), not listed in the ftio_syms table
+ * that the constructor resolves and whose page its state shares. */
 #define RARE_WRAPPER(ret, name, params)                                       \
     static ret (*real_##name) params;                                         \
     FTIO_WRAP(ret, name, params)
