@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 # suite-lane: beside   (tests/run.sh: nothing here depends on time or load)
-# suite-timeout: 900   (a build of the tree at -O0; about 60 s on an idle machine)
+# suite-timeout: 1800  (a build of the tree at -O0; about 60 s on an idle machine, 713 s beside stress-ng --cpu 8)
 # install.sh -- `make install` / `make uninstall` as a site and a user would
 # use them (mk/install.mk):
 #  - `make -n install` on a fresh tree plans no test, Check or bench build;
