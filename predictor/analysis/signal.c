@@ -84,11 +84,12 @@ static int radix_sort(struct event *ev, struct event *tmp, size_t n)
  * event or one, and the insertion pass after the scatter moves few), the
  * size below which insertion sort wins, and the recursion depth after which
  * a still crowded bucket (pathologically skewed times) goes to the radix
- * sort. */
+ * sort, and the buckets the search for crowded ones passes at once. */
 #define BUCKETS_MAX 4096
 #define BUCKETS_PER_EVENT 2
 #define SMALL_SORT 32
 #define BUCKET_DEPTH_MAX 8
+#define SCAN_STRIDE 8
 
 static void insertion_sort(struct event *ev, size_t n)
 {
@@ -141,9 +142,17 @@ static struct event *sort_events(struct event *ev, struct event *tmp, size_t n, 
     /* end[b] is now one past bucket b.  Crowded buckets are sorted by
      * recursion; the few events of the others by one insertion pass over
      * the whole (an event never moves past its bucket's start: the buckets
-     * are in order), not a call per bucket. */
+     * are in order), not a call per bucket.  Buckets average half an event:
+     * SCAN_STRIDE of them that hold no more than SMALL_SORT together hold no
+     * crowded one and are passed at once. */
     size_t from = 0;
     for (size_t b = 0; b < nb; b++) {
+        while (b + SCAN_STRIDE <= nb && end[b + SCAN_STRIDE - 1] - from <= SMALL_SORT) {
+            from = end[b + SCAN_STRIDE - 1];
+            b += SCAN_STRIDE;
+        }
+        if (b == nb)
+            break;
         size_t len = end[b] - from;
         if (len > SMALL_SORT) {
             struct event *in = sort_events(tmp + from, ev + from, len, depth + 1);
