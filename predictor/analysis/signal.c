@@ -242,9 +242,11 @@ struct sweep {
     double *out_t, *out_b;         /* one bucket's merged signal */
 };
 
+/* t >= lo, so the product is in [0, ~nb]: converted as signed, one
+ * instruction (to unsigned, x86-64 adds a compare and a branch). */
 static inline size_t bucket_of(const struct sweep *w, double t)
 {
-    size_t b = (size_t)((t - w->lo) * w->scale);
+    size_t b = (size_t)(int64_t)((t - w->lo) * w->scale);
     return b < w->nb ? b : w->nb - 1;
 }
 
