@@ -79,7 +79,7 @@ static inline uint64_t be64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); re
 
 /* The bytes a msgpack positive fixint or uint 8/16/32/64 takes, its type
  * byte included, from that byte: 1, 2, 3, 5 or 9; 0 for any other type.
- * The one table of them (read_num(), read_uint_fast(), read_uint_run()). */
+ * The one table of them (read_num(), read_uint_fast(), the columns' runs). */
 static inline size_t uint_width(uint8_t b)
 {
     return b <= 0x7f ? 1 : b == 0xcc ? 2 : b == 0xcd ? 3 : b == 0xce ? 5 : b == 0xcf ? 9 : 0;
@@ -405,96 +405,85 @@ struct state {
     unsigned seen;              /* BIT(key) of keys already decoded */
     size_t   n;                 /* column length, once a column was seen */
 };
-/* A run of values of one encoding, the one the column's next value has, when
- * it is a positive fixint or a uint 8/16/32/64 (a column mostly holds one:
- * times in ns are uint 64, op and layer fixints): up to max of them into
- * u[], stopping at the first value of another encoding or one the buffer
- * does not hold whole; how many (0: read_uint_fast() and read_num() decide).
- * The position lives in a register for the run, not in the reader (a store
- * and a reload per value otherwise); r->item is left at the run's last value,
- * as reading them one by one would, and *start and *width say where the
- * others are (an out-of-range value reports its own offset). */
-#define UINT_RUN 64
-static inline size_t read_uint_run(struct reader *r, uint64_t *u, size_t max,
-                                   const uint8_t **start, size_t *width)
-{
-    const uint8_t *p = r->p, *end = r->end;
-    if (p >= end)
-        return 0;
-    uint8_t b = p[0];
-    size_t w = uint_width(b);
-    if (w == 0)
-        return 0;
-    size_t fit = (size_t)(end - p) / w;
-    if (max > fit)
-        max = fit;
-    size_t k = 0;
-    switch (w) {
-    case 1: for (; k < max && p[k] <= 0x7f; k++) u[k] = p[k]; break;
-    case 2: for (; k < max && p[2 * k] == 0xcc; k++) u[k] = p[2 * k + 1]; break;
-    case 3: for (; k < max && p[3 * k] == 0xcd; k++) u[k] = be16(p + 3 * k + 1); break;
-    case 5: for (; k < max && p[5 * k] == 0xce; k++) u[k] = be32(p + 5 * k + 1); break;
-    default: for (; k < max && p[9 * k] == 0xcf; k++) u[k] = be64(p + 9 * k + 1); break;
-    }
-    if (k) {
-        r->item = p + (k - 1) * w;
-        r->p = p + k * w;
-    }
-    *start = p;
-    *width = w;
-    return k;
-}
+/* One function per column, reached through columns[] by its key.  Each reads
+ * the values into its field of the records, range-checked: runs of one
+ * encoding (a column mostly holds one: times in ns are uint 64, op and layer
+ * positive fixints, sizes and offsets uint 8/16/32) in a loop per width, each
+ * value checked and stored as it is read, with the position in a register
+ * (a store and a reload of the reader's per value otherwise); a run stops at
+ * the first value of another encoding or one the buffer does not hold whole,
+ * and that value goes through read_uint_fast() or read_num().  r->item is left
+ * at a run's last value, as reading them one by one would; an out-of-range
+ * value reports its own offset and index.
+ * Not a switch on the key: inlined into decode_batch(), such a switch had
+ * one column's loop (gcc 12: the first, 'ts') left as the default of a jump
+ * table whose range covers every key, and switch lowering gives that default
+ * a probability of 0, so the whole loop went to .text.unlikely
+ * (ftio_wire_decode.cold, 5.5 % of an offline run) as if it never ran.  A
+ * function reached by a pointer is estimated on its own. */
+typedef int column_fn(struct reader *r, struct ftio_record *rec, size_t n);
 
-/* Decodes one column into the records.  One loop per field so the per-value
- * work is a read_num() and a range check; runs of one encoding are read by
- * read_uint_run() first. */
-static int decode_column(struct reader *r, enum key k, struct ftio_record *rec, size_t n)
-{
-    const char *name = key_names[k];
-    struct num v;
-    uint64_t u[UINT_RUN];
-    const uint8_t *start;
-    size_t width;
-    int rc;
-
-#define COLUMN_LOOP(check, store)                                               \
-    for (size_t i = 0; i < n;) {                                                \
-        size_t left = n - i;                                                    \
-        size_t run = read_uint_run(r, u, left < UINT_RUN ? left : UINT_RUN,     \
-                                   &start, &width);                             \
-        v.neg = 0;                                                              \
-        for (size_t j = 0; j < run; j++, i++) {                                 \
-            v.u = u[j];                                                         \
-            if (!(check)) {                                                     \
-                r->item = start + j * width;                                    \
-                return fail(r, "'%s'[%zu]: value out of range", name, i);       \
-            }                                                                   \
-            store;                                                              \
+#define COLUMN_RUN(test, value, key, check, store)                              \
+    for (; k < max && (test); k++, i++) {                                       \
+        v.u = (value);                                                          \
+        if (!(check)) {                                                         \
+            r->item = p + k * w;                                                \
+            return fail(r, "'%s'[%zu]: value out of range", key_names[key], i); \
         }                                                                       \
-        if (run)                                                                \
+        store;                                                                  \
+    }
+
+#define COLUMN(fn, key, check, store)                                           \
+static int fn(struct reader *r, struct ftio_record *rec, size_t n)             \
+{                                                                               \
+    struct num v;                                                               \
+    int rc;                                                                     \
+    for (size_t i = 0; i < n;) {                                                \
+        const uint8_t *p = r->p;                                                \
+        size_t w = p < r->end ? uint_width(p[0]) : 0, k = 0, max = 0;           \
+        if (w)                                                                  \
+            max = (size_t)(r->end - p) / w;                                     \
+        if (max > n - i)                                                        \
+            max = n - i;                                                        \
+        v.neg = 0;                                                              \
+        switch (w) {                                                            \
+        case 0:  break;                                                         \
+        case 1:  COLUMN_RUN(p[k] <= 0x7f, p[k], key, check, store) break;       \
+        case 2:  COLUMN_RUN(p[2 * k] == 0xcc, p[2 * k + 1], key, check, store) break; \
+        case 3:  COLUMN_RUN(p[3 * k] == 0xcd, be16(p + 3 * k + 1), key, check, store) break; \
+        case 5:  COLUMN_RUN(p[5 * k] == 0xce, be32(p + 5 * k + 1), key, check, store) break; \
+        default: COLUMN_RUN(p[9 * k] == 0xcf, be64(p + 9 * k + 1), key, check, store) break; \
+        }                                                                       \
+        if (k) {                                                                \
+            r->item = p + (k - 1) * w;                                          \
+            r->p = p + k * w;                                                   \
             continue;                                                           \
+        }                                                                       \
         if (!read_uint_fast(r, &v) && (rc = read_num(r, &v)) != OK)             \
             return rc;                                                          \
         if (!(check))                                                           \
-            return fail(r, "'%s'[%zu]: value out of range", name, i);           \
+            return fail(r, "'%s'[%zu]: value out of range", key_names[key], i); \
         store;                                                                  \
         i++;                                                                    \
     }                                                                           \
-    return OK;
-
-    switch (k) {
-    case K_TS:    COLUMN_LOOP(!v.neg, rec[i].t_start = v.u)
-    case K_TE:    COLUMN_LOOP(!v.neg, rec[i].t_end = v.u)
-    case K_BYTES: COLUMN_LOOP(v.neg || v.u <= (uint64_t)INT64_MAX, rec[i].bytes = (int64_t)v.u)
-    case K_OFF:   COLUMN_LOOP(v.neg || v.u <= (uint64_t)INT64_MAX, rec[i].offset = (int64_t)v.u)
-    case K_OP:    COLUMN_LOOP(!v.neg && v.u < FTIO_OP_COUNT, rec[i].op = (uint8_t)v.u)
-    case K_LAYER: COLUMN_LOOP(!v.neg && v.u < FTIO_LAYER_COUNT, rec[i].layer = (uint8_t)v.u)
-    case K_FID:   COLUMN_LOOP(!v.neg && v.u <= UINT32_MAX, rec[i].file_id = (uint32_t)v.u)
-    case K_FLAGS: COLUMN_LOOP(!v.neg && v.u <= UINT16_MAX, rec[i].flags = (uint16_t)v.u)
-    default:      return fail(r, "internal: not a column");
-    }
-#undef COLUMN_LOOP
+    return OK;                                                                  \
 }
+
+COLUMN(column_ts,    K_TS,    !v.neg, rec[i].t_start = v.u)
+COLUMN(column_te,    K_TE,    !v.neg, rec[i].t_end = v.u)
+COLUMN(column_bytes, K_BYTES, v.neg || v.u <= (uint64_t)INT64_MAX, rec[i].bytes = (int64_t)v.u)
+COLUMN(column_off,   K_OFF,   v.neg || v.u <= (uint64_t)INT64_MAX, rec[i].offset = (int64_t)v.u)
+COLUMN(column_op,    K_OP,    !v.neg && v.u < FTIO_OP_COUNT, rec[i].op = (uint8_t)v.u)
+COLUMN(column_layer, K_LAYER, !v.neg && v.u < FTIO_LAYER_COUNT, rec[i].layer = (uint8_t)v.u)
+COLUMN(column_fid,   K_FID,   !v.neg && v.u <= UINT32_MAX, rec[i].file_id = (uint32_t)v.u)
+COLUMN(column_flags, K_FLAGS, !v.neg && v.u <= UINT16_MAX, rec[i].flags = (uint16_t)v.u)
+#undef COLUMN
+#undef COLUMN_RUN
+
+/* Indexed by key - K_TS; the keys K_TS..K_FLAGS are the columns. */
+static column_fn *const columns[K_FLAGS - K_TS + 1] = {
+    column_ts, column_te, column_bytes, column_off, column_op, column_layer, column_fid, column_flags,
+};
 
 static int decode_files(struct reader *r, struct wire_storage *st, struct state *s)
 {
@@ -642,8 +631,10 @@ static int decode_value(struct reader *r, struct wire_storage *st, struct state 
         s->h.has_unseen = true;
         return OK;
     }
+    case K_TS: case K_TE: case K_BYTES: case K_OFF: case K_OP: case K_LAYER: case K_FID: case K_FLAGS:
+        break;                                /* a case, not the default: see columns[] */
     default:
-        break;
+        return fail(r, "internal: not a key");
     }
 
     /* A column. */
@@ -664,7 +655,7 @@ static int decode_value(struct reader *r, struct wire_storage *st, struct state 
         return fail(r, "column '%s' has %" PRIu32 " entries, others have %zu",
                     key_names[k], count, s->n);
     }
-    return decode_column(r, k, st->rec, s->n);
+    return columns[k - K_TS](r, st->rec, s->n);
 }
 
 /* Defaults for absent optional columns, and the cross-column checks. */

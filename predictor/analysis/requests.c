@@ -25,18 +25,27 @@ int ftio_requests_reserve(struct ftio_requests *r, size_t want)
     return FTIO_BIG_GROW(r->rec, r->cap, r->cap, want);
 }
 
-int ftio_requests_push_rate(struct ftio_requests *r, double t_start, double t_end, double rate)
+/* Appends a checked request. */
+static inline int push(struct ftio_requests *r, double t_start, double t_end, double rate)
 {
-    if (!isfinite(t_start) || !isfinite(t_end) || !isfinite(rate) || t_end < t_start) {
-        errno = EINVAL;
-        return -1;
-    }
     if (r->n == r->cap && ftio_requests_reserve(r, r->n + 1) != 0)
         return -1;
     r->rec[r->n++] = (struct ftio_request){ t_start, t_end, rate, 0, 0 };
     return 0;
 }
 
+int ftio_requests_push_rate(struct ftio_requests *r, double t_start, double t_end, double rate)
+{
+    if (!isfinite(t_start) || !isfinite(t_end) || !isfinite(rate) || t_end < t_start) {
+        errno = EINVAL;
+        return -1;
+    }
+    return push(r, t_start, t_end, rate);
+}
+
+/* What push_rate() would check again, less what holds already: the start
+ * stays finite and the end after it; a zero length's end (start + 1 us) and
+ * the rate may overflow. */
 int ftio_requests_push_bytes(struct ftio_requests *r, double t_start, double t_end, double bytes)
 {
     if (!isfinite(t_start) || !isfinite(t_end) || !isfinite(bytes) || t_end < t_start) {
@@ -44,7 +53,12 @@ int ftio_requests_push_bytes(struct ftio_requests *r, double t_start, double t_e
         return -1;
     }
     t_end = ftio_request_end(t_start, t_end);
-    return ftio_requests_push_rate(r, t_start, t_end, bytes / (t_end - t_start));
+    double rate = bytes / (t_end - t_start);
+    if (!isfinite(t_end) || !isfinite(rate)) {
+        errno = EINVAL;
+        return -1;
+    }
+    return push(r, t_start, t_end, rate);
 }
 
 void ftio_requests_free(struct ftio_requests *r)

@@ -82,7 +82,10 @@ static void sampler_begin(struct sampler *s, enum ftio_sampling mode, double fs,
         memset(x, 0, n * sizeof *x);
 }
 
-static void sampler_push(struct sampler *s, double t, double v)
+/* Inline, and its callers push a batch into a copy of the sampler on their
+ * stack: its state then stays in registers over the batch (through the
+ * caller's struct, a load and a store per field and point). */
+static inline void sampler_push(struct sampler *s, double t, double v)
 {
     if (s->any) {
         double a = s->pt, b = t, pv = s->pb;
@@ -188,7 +191,7 @@ int ftio_sample(const struct ftio_signal *s, double fs, double ts, double te,
     }
     if (sample_room(fs, s->t[lo], s->t[hi], out, &n, err, errlen) != 0)
         return -1;
-    struct sampler sm;
+    struct sampler sm;                        /* on the stack: see sampler_push */
     sampler_begin(&sm, mode, fs, s->t[lo], out->x, n);
     for (size_t i = lo; i <= hi; i++)
         sampler_push(&sm, s->t[i], s->b[i]);
@@ -211,19 +214,20 @@ struct sample_stream {
 
 static void stream_points(void *ctx, const double *t, const double *b, size_t m)
 {
-    struct sample_stream *w = ctx;
+    struct sample_stream *ws = ctx, w = *ws;  /* in registers for the batch (sampler_push) */
     for (size_t i = 0; i < m; i++) {
-        if (w->any)
-            w->volume += w->pb * (t[i] - w->pt);
-        if (w->sampling && !(t[i] < w->ts) && !(t[i] > w->te)) {
-            if (!w->sm.any)
-                w->quiet_before = !w->any || w->pb == 0;
-            sampler_push(&w->sm, t[i], b[i]);
+        if (w.any)
+            w.volume += w.pb * (t[i] - w.pt);
+        if (w.sampling && !(t[i] < w.ts) && !(t[i] > w.te)) {
+            if (!w.sm.any)
+                w.quiet_before = !w.any || w.pb == 0;
+            sampler_push(&w.sm, t[i], b[i]);
         }
-        w->any = true;
-        w->pt = t[i];
-        w->pb = b[i];
+        w.any = true;
+        w.pt = t[i];
+        w.pb = b[i];
     }
+    *ws = w;
 }
 
 int ftio_sample_requests(const struct ftio_requests *r, double fs, double ts, double te,

@@ -84,11 +84,12 @@ static int radix_sort(struct event *ev, struct event *tmp, size_t n)
  * event or one, and the insertion pass after the scatter moves few), the
  * size below which insertion sort wins, and the recursion depth after which
  * a still crowded bucket (pathologically skewed times) goes to the radix
- * sort. */
+ * sort, and the buckets the search for crowded ones passes at once. */
 #define BUCKETS_MAX 4096
 #define BUCKETS_PER_EVENT 2
 #define SMALL_SORT 32
 #define BUCKET_DEPTH_MAX 8
+#define SCAN_STRIDE 8
 
 static void insertion_sort(struct event *ev, size_t n)
 {
@@ -103,16 +104,19 @@ static void insertion_sort(struct event *ev, size_t n)
     }
 }
 
-/* Stable sort of ev[0..n) by time, tmp (n events) as scratch.  One level
- * spreads the events over up to BUCKETS_MAX buckets by linear interpolation
- * between the smallest and largest time; the bucket index is a monotone
- * function of t (rounding is monotone), so sorting each bucket (recursively,
- * now in cache) sorts the whole. */
-static int sort_events(struct event *ev, struct event *tmp, size_t n, int depth)
+/* Stable sort of ev[0..n) by time, tmp (n events) as scratch; returns the
+ * array that holds the sorted events, ev or tmp (a level's scatter leaves
+ * them in tmp: the caller reads them there rather than this copying them
+ * back, 16 B an event), or NULL (OOM).  One level spreads the events over up
+ * to BUCKETS_MAX buckets by linear interpolation between the smallest and
+ * largest time; the bucket index is a monotone function of t (rounding is
+ * monotone), so sorting each bucket (recursively, now in cache) sorts the
+ * whole.  n <= UINT32_MAX (the sweep's bound): the counts are 4 B. */
+static struct event *sort_events(struct event *ev, struct event *tmp, size_t n, int depth)
 {
     if (n <= SMALL_SORT) {
         insertion_sort(ev, n);
-        return 0;
+        return ev;
     }
     double lo = INFINITY, hi = -INFINITY;
     bool sorted = true;
@@ -124,31 +128,43 @@ static int sort_events(struct event *ev, struct event *tmp, size_t n, int depth)
         hi = t > hi ? t : hi;
     }
     if (sorted)
-        return 0;
+        return ev;
     size_t nb = BUCKETS_PER_EVENT * n + 1;
     if (nb > BUCKETS_MAX)
         nb = BUCKETS_MAX;
     double scale = isfinite(lo) && isfinite(hi) ? (double)nb / (hi - lo) : 0;
     if (depth >= BUCKET_DEPTH_MAX || !(scale > 0) || !isfinite(scale))
-        return radix_sort(ev, tmp, n);
+        return radix_sort(ev, tmp, n) == 0 ? ev : NULL;
 
-    size_t end[BUCKETS_MAX + 1];
+    uint32_t end[BUCKETS_MAX + 1];
     memset(end, 0, (nb + 1) * sizeof end[0]);
     FTIO_BUCKET_SCATTER(ev, tmp, n, t, lo, scale, nb, end);
     /* end[b] is now one past bucket b.  Crowded buckets are sorted by
      * recursion; the few events of the others by one insertion pass over
      * the whole (an event never moves past its bucket's start: the buckets
-     * are in order), not a call per bucket. */
+     * are in order), not a call per bucket.  Buckets average half an event:
+     * SCAN_STRIDE of them that hold no more than SMALL_SORT together hold no
+     * crowded one and are passed at once. */
     size_t from = 0;
     for (size_t b = 0; b < nb; b++) {
+        while (b + SCAN_STRIDE <= nb && end[b + SCAN_STRIDE - 1] - from <= SMALL_SORT) {
+            from = end[b + SCAN_STRIDE - 1];
+            b += SCAN_STRIDE;
+        }
+        if (b == nb)
+            break;
         size_t len = end[b] - from;
-        if (len > SMALL_SORT && sort_events(tmp + from, ev + from, len, depth + 1) != 0)
-            return -1;
+        if (len > SMALL_SORT) {
+            struct event *in = sort_events(tmp + from, ev + from, len, depth + 1);
+            if (!in)
+                return NULL;
+            if (in != tmp + from)
+                memcpy(tmp + from, in, len * sizeof *in);
+        }
         from = end[b];
     }
     insertion_sort(tmp, n);
-    memcpy(ev, tmp, n * sizeof *ev);
-    return 0;
+    return tmp;
 }
 
 /* One column of events: the starts or the ends (`end`) of the requests
@@ -167,17 +183,26 @@ static inline const struct ftio_request *col_rec(const struct column *c, size_t 
     return &c->rec[c->idx ? c->idx[i] : i];
 }
 
-static inline double col_t(const struct column *c, size_t i)
+/* Event i's start and end (a pad's time is both): the starts' and the ends'
+ * columns share their requests, so a pass over both reads each once. */
+static inline void col_span(const struct column *c, size_t i, double *ts, double *te)
 {
-    if (i >= c->n)
-        return c->pad[i - c->n];
+    if (i >= c->n) {
+        *ts = *te = c->pad[i - c->n];
+        return;
+    }
     const struct ftio_request *q = col_rec(c, i);
-    return c->end ? q->t_end : q->t_start;
+    *ts = q->t_start;
+    *te = q->t_end;
 }
 
-static inline double col_rate(const struct column *c, size_t i)
+/* Event i of column c: its time and its rate (a pad's is 0), one line. */
+static inline struct event col_event(const struct column *c, size_t i)
 {
-    return i < c->n ? col_rec(c, i)->rate : 0;
+    if (i >= c->n)
+        return (struct event){ c->pad[i - c->n], 0 };
+    const struct ftio_request *q = col_rec(c, i);
+    return (struct event){ c->end ? q->t_end : q->t_start, q->rate };
 }
 
 /* The positions of a bucket are anywhere in the requests: the load of the
@@ -213,13 +238,15 @@ struct sweep {
     double lo, scale;
     size_t *at[2];                 /* nb + 1 bucket bounds per column */
     uint32_t *pos[2];              /* event positions grouped by bucket */
-    struct event *ev[2], *tmp;     /* one bucket's events, scratch */
+    struct event *ev[2], *tmp[2];  /* one bucket's events and their scratch, per column */
     double *out_t, *out_b;         /* one bucket's merged signal */
 };
 
+/* t >= lo, so the product is in [0, ~nb]: converted as signed, one
+ * instruction (to unsigned, x86-64 adds a compare and a branch). */
 static inline size_t bucket_of(const struct sweep *w, double t)
 {
-    size_t b = (size_t)((t - w->lo) * w->scale);
+    size_t b = (size_t)(int64_t)((t - w->lo) * w->scale);
     return b < w->nb ? b : w->nb - 1;
 }
 
@@ -229,8 +256,8 @@ static void sweep_free(struct sweep *w)
         ftio_big_free(w->at[k], w->nb + 1, sizeof *w->at[k]);
         ftio_big_free(w->pos[k], w->n, sizeof *w->pos[k]);
         free(w->ev[k]);
+        free(w->tmp[k]);
     }
-    free(w->tmp);
     free(w->out_t);
     free(w->out_b);
 }
@@ -241,7 +268,8 @@ static void sweep_span(const struct sweep *w, double *lo_out, double *hi_out)
 {
     double lo = INFINITY, hi = -INFINITY;
     for (size_t i = 0; i < w->n; i++) {
-        double a = col_t(w->c[0], i), b = col_t(w->c[1], i);
+        double a, b;
+        col_span(w->c[0], i, &a, &b);
         lo = a < lo ? a : lo;                 /* finite: no fmin() call */
         hi = b > hi ? b : hi;
     }
@@ -269,12 +297,14 @@ static int sweep_prepare(struct sweep *w, double lo, double hi)
         if (!w->at[k] || !w->pos[k])
             return -1;
     }
-    const struct column *cs = w->c[0], *ce = w->c[1];
+    const struct column *cs = w->c[0];   /* the ends' column shares its requests */
     size_t *as = w->at[0], *ae = w->at[1];
     uint32_t *ps = w->pos[0], *pe = w->pos[1];
     for (size_t i = 0; i < w->n; i++) {
-        as[bucket_of(w, col_t(cs, i)) + 1]++;
-        ae[bucket_of(w, col_t(ce, i)) + 1]++;
+        double ts, te;
+        col_span(cs, i, &ts, &te);
+        as[bucket_of(w, ts) + 1]++;
+        ae[bucket_of(w, te) + 1]++;
     }
     size_t largest = 1;
     for (int k = 0; k < 2; k++) {
@@ -286,8 +316,10 @@ static int sweep_prepare(struct sweep *w, double lo, double hi)
         }
     }
     for (size_t i = 0; i < w->n; i++) {       /* at[b] ends one past bucket b */
-        ps[as[bucket_of(w, col_t(cs, i))]++] = (uint32_t)i;
-        pe[ae[bucket_of(w, col_t(ce, i))]++] = (uint32_t)i;
+        double ts, te;
+        col_span(cs, i, &ts, &te);
+        ps[as[bucket_of(w, ts)]++] = (uint32_t)i;
+        pe[ae[bucket_of(w, te)]++] = (uint32_t)i;
     }
     for (int k = 0; k < 2; k++) {             /* back to the buckets' starts */
         size_t *at = w->at[k];
@@ -295,17 +327,19 @@ static int sweep_prepare(struct sweep *w, double lo, double hi)
             at[b] = at[b - 1];
         at[0] = 0;
     }
-    w->ev[0] = malloc(largest * sizeof *w->ev[0]);
-    w->ev[1] = malloc(largest * sizeof *w->ev[1]);
-    w->tmp = malloc(largest * sizeof *w->tmp);
+    for (int k = 0; k < 2; k++) {
+        w->ev[k] = malloc(largest * sizeof *w->ev[k]);
+        w->tmp[k] = malloc(largest * sizeof *w->tmp[k]);
+    }
     w->out_t = malloc(2 * largest * sizeof *w->out_t);
     w->out_b = malloc(2 * largest * sizeof *w->out_b);
-    return w->ev[0] && w->ev[1] && w->tmp && w->out_t && w->out_b ? 0 : -1;
+    return w->ev[0] && w->ev[1] && w->tmp[0] && w->tmp[1] && w->out_t && w->out_b ? 0 : -1;
 }
 
-/* Bucket b's events of column k into w->ev[k], sorted (stable: the
- * positions are in input order), their number into *m; 0 or -1 (OOM). */
-static int sweep_bucket(struct sweep *w, int k, size_t b, size_t *m)
+/* Bucket b's events of column k, sorted (stable: the positions are in input
+ * order), their number into *m; returns where they are (w->ev[k] or
+ * w->tmp[k]), NULL on OOM. */
+static const struct event *sweep_bucket(struct sweep *w, int k, size_t b, size_t *m)
 {
     const struct column *c = w->c[k];
     size_t from = w->at[k][b];
@@ -316,9 +350,9 @@ static int sweep_bucket(struct sweep *w, int k, size_t b, size_t *m)
     for (size_t i = 0; i < *m; i++) {
         if (i + SWEEP_PREFETCH < ahead)      /* the request SWEEP_PREFETCH positions on */
             col_prefetch(c, pos[i + SWEEP_PREFETCH]);
-        ev[i] = (struct event){ col_t(c, pos[i]), col_rate(c, pos[i]) };   /* one line */
+        ev[i] = col_event(c, pos[i]);
     }
-    return *m > 1 ? sort_events(ev, w->tmp, *m, 0) : 0;
+    return *m > 1 ? sort_events(ev, w->tmp[k], *m, 0) : ev;
 }
 
 static int sweep_run(const struct column *cs, const struct column *ce, size_t n, const double *span,
@@ -392,12 +426,13 @@ static int sweep_run(const struct column *cs, const struct column *ce, size_t n,
     double level = 0;
     for (size_t b = 0; b < w.nb; b++) {
         size_t ns, ne;
-        if (sweep_bucket(&w, 0, b, &ns) != 0 || sweep_bucket(&w, 1, b, &ne) != 0) {
+        const struct event *s = sweep_bucket(&w, 0, b, &ns);
+        const struct event *e = s ? sweep_bucket(&w, 1, b, &ne) : NULL;
+        if (!e) {
             sweep_free(&w);
             errno = ENOMEM;
             return -1;
         }
-        const struct event *s = w.ev[0], *e = w.ev[1];
         size_t i = 0, j = 0, o = 0;
         while (i < ns || j < ne) {
             if (i < ns && (j == ne || s[i].t <= e[j].t)) {
