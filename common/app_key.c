@@ -4,22 +4,21 @@
 #include <stdio.h>
 #include <string.h>
 #include "app_key.h"
+#include "hash.h"
 #include "numfmt.h"
 
-#define FNV_BASIS 0xcbf29ce484222325ull
-#define FNV_PRIME 0x100000001b3ull
 /* Another use of the arguments than ours gets other hashes. */
 static const char domain[] = "ftio-args-1";
 
 static uint64_t fnv(uint64_t h, unsigned char c)
 {
-    return (h ^ c) * FNV_PRIME;
+    return ftio_fnv_step(h, c);
 }
 
 void ftio_args_hash_init(struct ftio_args_hash *h)
 {
     memset(h, 0, sizeof *h);
-    h->exact = h->norm = FNV_BASIS;
+    h->exact = h->norm = FTIO_FNV_BASIS;
     for (size_t i = 0; i < sizeof domain; i++) {     /* with its NUL */
         h->exact = fnv(h->exact, (unsigned char)domain[i]);
         h->norm = fnv(h->norm, (unsigned char)domain[i]);

@@ -9,11 +9,9 @@
 uint64_t ftio_hash64(const void *data, size_t len)
 {
     const unsigned char *p = data;
-    uint64_t h = 0xcbf29ce484222325ull;           /* FNV-1a 64 offset basis */
-    for (size_t i = 0; i < len; i++) {
-        h ^= p[i];
-        h *= 0x100000001b3ull;                    /* FNV-1a 64 prime */
-    }
+    uint64_t h = FTIO_FNV_BASIS;
+    for (size_t i = 0; i < len; i++)
+        h = ftio_fnv_step(h, p[i]);
     return h;
 }
 

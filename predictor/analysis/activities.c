@@ -17,6 +17,7 @@
 #include "activities.h"
 #include "analysis/analysis_internal.h"
 #include "bigarray.h"
+#include "hash.h"
 
 /* Where the digits of a path stop being replaced: the start of the file
  * name's extension when it begins with a letter (".h5", ".mp4" name a format,
@@ -131,10 +132,7 @@ struct grouping {
 
 static uint64_t str_hash(const char *s)
 {
-    uint64_t x = 1469598103934665603ull;
-    for (; *s; s++)
-        x = (x ^ (unsigned char)*s) * 1099511628211ull;
-    return x;
+    return ftio_fnv_str(FTIO_FNV_BASIS_NAMES, s);
 }
 
 static int group_of_key(struct grouping *G, const char *key, enum ftio_activity_rule rule)

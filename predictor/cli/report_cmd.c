@@ -36,6 +36,7 @@
 #include "jobid.h"
 #include "plot/plot.h"
 #include "trace.h"
+#include "hash.h"
 
 static const char report_usage[] =
     "usage: ftio report LOG.jsonl [--job J] [--trace FILE...] [-o FILE.html]\n"
@@ -211,10 +212,7 @@ static int note_activities(struct mode_data *md, json_t *m, double t)
 
 static size_t hash(const char *s)
 {
-    size_t h = 1469598103934665603u;        /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211u;
-    return h;
+    return (size_t)ftio_fnv_str(FTIO_FNV_BASIS_NAMES, s);
 }
 
 /* The stored name of job (added on first sight); NULL when out of memory. */

@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include "readers.h"
 #include "batch_requests.h"
+#include "hash.h"
 
 /* A key for a process without an MPI rank, disjoint from small ranks: its
  * host, pid and `born` (PROTOCOL.md §1), as ftiod tells processes apart, so
@@ -28,12 +29,10 @@
  * two here too.  A sender without `born` (0) keeps the key it always had. */
 static int64_t process_key(const struct ftio_batch_header *h)
 {
-    uint64_t x = 1469598103934665603ull;
-    for (const char *p = h->host ? h->host : ""; *p; p++)
-        x = (x ^ (unsigned char)*p) * 1099511628211ull;
-    x = (x ^ (uint64_t)h->pid) * 1099511628211ull;
+    uint64_t x = ftio_fnv_str(FTIO_FNV_BASIS_NAMES, h->host ? h->host : "");
+    x = ftio_fnv_step(x, (uint64_t)h->pid);
     if (h->born)
-        x = (x ^ (uint64_t)h->born) * 1099511628211ull;
+        x = ftio_fnv_step(x, (uint64_t)h->born);
     return (int64_t)(x | (1ull << 62)) & INT64_MAX;
 }
 
