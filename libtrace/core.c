@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* core.c -- process state of libftio.so: initialisation, identity (job, host,
- * pid, rank), symbol resolution (each at its first use: internal.h
- * ftio_real) and diagnostics.
+ * pid, rank), symbol resolution and diagnostics.
  *
  * The constructor runs while the process is still single-threaded: it
- * reads the environment, sizes the descriptor table and installs the
- * fork/exit/signal hooks.  It does not start the
+ * resolves every real function, reads the environment, sizes the descriptor
+ * table and installs the fork/exit/signal hooks.  It does not start the
  * flusher thread: that happens on the first record (ring.c), so programs that
  * never touch a traced file (shell utilities under LD_PRELOAD) stay untouched.
  * The destructor (and every other exit path, lifecycle.c) calls
@@ -63,16 +62,12 @@ void ftio_set_paused(int p)
     __atomic_store_n(&ftio_active, on, __ATOMIC_RELAXED);
 }
 
-/* First without the loader's lock (next_sym.c).  dlsym for the rest: glibc
- * keeps some names (the __xstat family on newer releases) only as versioned
- * compatibility symbols, which plain dlsym may not return either. */
+/* glibc keeps some names (the __xstat family on newer releases) only as
+ * versioned compatibility symbols, which plain dlsym may not return. */
 void *ftio_resolve(const char *name)
 {
     static const char *const versions[] = { "GLIBC_2.2.5", "GLIBC_2.17", "GLIBC_2.0" };
-    void *p = ftio_next_lookup(name);
-    if (p)
-        return p;
-    p = dlsym(RTLD_NEXT, name);
+    void *p = dlsym(RTLD_NEXT, name);
     for (size_t i = 0; !p && i < sizeof versions / sizeof *versions; i++)
         p = dlvsym(RTLD_NEXT, name, versions[i]);
     return p;
@@ -266,13 +261,38 @@ static void identity_pid(void)
     atomic_store(&ftio_id.pid, (long)getpid());
 }
 
+/* The linker's bounds of the ftio_syms section (internal.h, FTIO_WRAPPER). */
+extern const struct ftio_wrapped_sym __start_ftio_syms[] FTIO_HIDDEN;
+extern const struct ftio_wrapped_sym __stop_ftio_syms[] FTIO_HIDDEN;
+
+/* The table is written by the loader (its pointers are relocated): page-
+ * aligned, its ~2.6 KB are one page written, not the ends of two (bench/
+ * README.md "exit latency").  This entry names nothing; neither do the
+ * zeros the alignment may leave between entries. */
+static const struct ftio_wrapped_sym table_on_a_page
+    __attribute__((used, section("ftio_syms"), aligned(4096))) = { NULL, NULL };
+
+void ftio_resolve_wrapped(void)
+{
+    for (const struct ftio_wrapped_sym *s = __start_ftio_syms; s < __stop_ftio_syms; s++)
+        if (s->real)
+            (void)ftio_real(s->real, s->name);
+}
+
 /* (glibc calls an ELF constructor with the process's argc, argv, envp.) */
 __attribute__((constructor(101))) static void ftio_init(int argc, char **argv, char **envp)
 {
     int saved = errno;
     ftio_busy = 1;
     ftio_identity_note(argc, argv, envp);
-    ftio_next_init();           /* the next definitions: found at each one's first use */
+    /* Resolve every wrapped symbol while single-threaded, even when disabled:
+     * wrappers still forward through these pointers.  Not at each symbol's
+     * first call, though that is 70-240 us less here: dlsym takes the
+     * loader's lock, so a first call made while another thread loads a
+     * library (the flusher's libzmq; an application's dlopen on a slow file
+     * system) would wait for that load (switch_races.sh: an _exit waited 3 s
+     * past its bound; bench/README.md "exit12"). */
+    ftio_resolve_wrapped();
     identity_pid();                                 /* pid for config warnings */
     ftio_config_load(&ftio_cfg);
     if (!ftio_cfg.disable) {

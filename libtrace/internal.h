@@ -498,11 +498,12 @@ FTIO_HIDDEN void ftio_lifecycle_init(void);
  * constructor of every preloaded process (lifecycle.c). */
 FTIO_HIDDEN void ftio_lifecycle_signals(void);
 FTIO_HIDDEN void ftio_lifecycle_inert(void);      /* the shim stays inert here */
+/* Resolve the next definition of every symbol declared with FTIO_WRAPPER or
+ * FTIO_NEXT (core.c, at init, single-threaded). */
+FTIO_HIDDEN void ftio_resolve_wrapped(void);
+
 /* Resolve `name` into *slot once (relaxed atomics: racing threads store the
- * same value).  Returns the pointer, NULL when the symbol does not exist.
- * Every next definition is resolved so, at its first use: a short process
- * calls a dozen of the ~170 wrapped symbols, and one dlsym(RTLD_NEXT) each
- * in the constructor was 70-240 us of its start (bench/README.md "exit12"). */
+ * same value).  Returns the pointer, NULL when the symbol does not exist. */
 static inline void *ftio_real(void **slot, const char *name)
 {
     void *p = __atomic_load_n(slot, __ATOMIC_RELAXED);
@@ -524,12 +525,20 @@ static inline void *ftio_real(void **slot, const char *name)
  *     }
  *
  * declares real_read, the pointer to the next definition with the wrapper's
- * own type (NULL until FTIO_REAL_OR or ftio_real() resolves it: every use
- * of real_<name> is behind one of them), and opens the exported wrapper
- * (FTIO_WRAP).  FTIO_NEXT alone declares a next definition that a file
- * needs before (or without) its wrapper. */
+ * own type, registers it in the ftio_syms section, which
+ * ftio_resolve_wrapped() resolves at init (so no list of the wrapped symbols
+ * exists to keep in step), and opens the exported wrapper (FTIO_WRAP).
+ * FTIO_NEXT alone declares and registers a next definition that a file needs
+ * before (or without) its wrapper. */
+struct ftio_wrapped_sym {
+    void **real;
+    const char *name;
+};
 #define FTIO_NEXT(ret, name, params)                                          \
-    static ret (*real_##name) params FTIO_HOT
+    static ret (*real_##name) params FTIO_HOT;                                \
+    static const struct ftio_wrapped_sym ftio_sym_##name                      \
+        __attribute__((used, section("ftio_syms"), aligned(sizeof(void *)))) = \
+        { (void **)&real_##name, #name }
 #define FTIO_WRAPPER(ret, name, params)                                       \
     FTIO_NEXT(ret, name, params);                                             \
     FTIO_WRAP(ret, name, params)

@@ -67,15 +67,16 @@
 #include <sys/syscall.h>
 #include <sys/sysinfo.h>
 #include <time.h>
-#include "elf_dyn.h"         /* the system's <link.h>: dl_iterate_phdr; dynamic sections */
+#include <system_link.h>   /* the system's <link.h>: dl_iterate_phdr */
 #include <unistd.h>
 #include "internal.h"
 #include "libc_reads.h"
 
 /* ---- the counts ------------------------------------------------------- */
 
-/* The wrappers here are of rare calls: their next definitions' pointers
- * are not on the page of the hot ones (FTIO_HOT). */
+/* The wrappers here are of rare calls: their next definitions are resolved
+ * at their first call (FTIO_REAL_OR), not listed in the ftio_syms table
+ * that the constructor resolves and whose page its state shares. */
 #define RARE_WRAPPER(ret, name, params)                                       \
     static ret (*real_##name) params;                                         \
     FTIO_WRAP(ret, name, params)
@@ -482,10 +483,28 @@ struct look {
 
 /* ---- the shim's own libraries: their names ------------------------------ */
 
+/* An object's dynamic section and string table (glibc relocates DT_STRTAB
+ * in place on most targets; not on some, nor in the vDSO). */
+static const char *dyn_strtab(const ElfW(Dyn) *dyn, uintptr_t addr)
+{
+    for (const ElfW(Dyn) *d = dyn; d && d->d_tag != DT_NULL; d++)
+        if (d->d_tag == DT_STRTAB)
+            return (const char *)(d->d_un.d_ptr < addr ? addr + d->d_un.d_ptr : d->d_un.d_ptr);
+    return NULL;
+}
+
+static const ElfW(Dyn) *object_dyn(const struct dl_phdr_info *info)
+{
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+            return (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+    return NULL;
+}
+
 /* Its soname, else its file's name. */
 static const char *object_name(const ElfW(Dyn) *dyn, uintptr_t addr, const char *path)
 {
-    const char *str = ftio_dyn_ptr(dyn, DT_STRTAB, addr);
+    const char *str = dyn_strtab(dyn, addr);
     for (const ElfW(Dyn) *d = dyn; str && d->d_tag != DT_NULL; d++)
         if (d->d_tag == DT_SONAME)
             return str + d->d_un.d_val;
@@ -514,7 +533,7 @@ static int add_name(const char *name)
 static int add_needs(const ElfW(Dyn) *dyn, uintptr_t addr, const char *path)
 {
     int added = add_name(object_name(dyn, addr, path));
-    const char *str = ftio_dyn_ptr(dyn, DT_STRTAB, addr);
+    const char *str = dyn_strtab(dyn, addr);
     for (const ElfW(Dyn) *d = dyn; str && d->d_tag != DT_NULL; d++)
         if (d->d_tag == DT_NEEDED)
             added |= add_name(str + d->d_un.d_val);
@@ -528,7 +547,7 @@ static int needs_of_named(struct dl_phdr_info *info, size_t size, void *arg)
     struct look *l = arg;
     if (l->index++ < ld_start.initial)
         return 0;
-    const ElfW(Dyn) *dyn = ftio_object_dyn(info);
+    const ElfW(Dyn) *dyn = object_dyn(info);
     if (dyn && shim_name(object_name(dyn, info->dlpi_addr, info->dlpi_name)))
         l->left |= add_needs(dyn, info->dlpi_addr, info->dlpi_name);
     return 0;
@@ -536,7 +555,7 @@ static int needs_of_named(struct dl_phdr_info *info, size_t size, void *arg)
 
 static int shim_object(const struct dl_phdr_info *info)
 {
-    const ElfW(Dyn) *dyn = ftio_object_dyn(info);
+    const ElfW(Dyn) *dyn = object_dyn(info);
     return dyn && shim_name(object_name(dyn, info->dlpi_addr, info->dlpi_name));
 }
 

@@ -13,7 +13,7 @@ include libtrace/libtrace_mpi.mk
 SHIM_SRCS := libtrace/core.c libtrace/config.c libtrace/fdtable.c libtrace/files.c \
              libtrace/ring.c libtrace/flusher.c libtrace/fdprivate.c libtrace/handoff.c libtrace/sink.c libtrace/spool.c libtrace/posix.c \
              libtrace/stdio.c libtrace/aio.c libtrace/lifecycle.c libtrace/api.c libtrace/lazy.c libtrace/zmtp.c libtrace/link_zmtp.c libtrace/link_zmq.c \
-             libtrace/unseen.c libtrace/libc_reads.c libtrace/mounts.c libtrace/clock.c libtrace/identity.c libtrace/envlock.c libtrace/next_sym.c
+             libtrace/unseen.c libtrace/libc_reads.c libtrace/mounts.c libtrace/clock.c libtrace/identity.c libtrace/envlock.c
 SHIM_OBJS := $(patsubst %.c,$(B)/%.o,$(SHIM_SRCS)) $(B)/libtrace/lazy_auth.o $(B)/libtrace/lazy_transport.o
 
 # common/auth.c and common/transport.c with their library calls through lazy.h.

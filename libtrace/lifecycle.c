@@ -254,12 +254,12 @@ EXEC(execvpe, const char *file, file)
 EXEC(fexecve, int fd,           fd)
 
 /* The environ-based forms become their explicit-environment twins. */
-FTIO_WRAP(int, execv, (const char *path, char *const argv[]))
+FTIO_WRAPPER(int, execv, (const char *path, char *const argv[]))
 {
     return ftio_w_execve(path, argv, environ);
 }
 
-FTIO_WRAP(int, execvp, (const char *file, char *const argv[]))
+FTIO_WRAPPER(int, execvp, (const char *file, char *const argv[]))
 {
     return ftio_w_execvpe(file, argv, environ);
 }
@@ -457,7 +457,7 @@ FTIO_WRAPPER(__sighandler_t, signal, (int sig, __sighandler_t handler))
  * place. */
 static void signals_init(void)
 {
-    if (!ftio_cfg.signals || !ftio_real((void **)&real_sigaction, "sigaction"))
+    if (!ftio_cfg.signals || !real_sigaction)
         return;
     sigset_t all, saved;
     sigfillset(&all);                      /* (and no handler of ours runs sigaction meanwhile) */

@@ -605,8 +605,7 @@ static void *raw_mmap(void *a, size_t len, int prot, int flags, int fd, off64_t 
 }
 
 /* mmap and mmap64: the same body, the offset's type apart.  Resolved here,
- * not by FTIO_REAL_OR, and only for a traced file's mapping: an anonymous
- * one (an allocator's, perhaps inside dlsym) must not wait for it. */
+ * not by FTIO_REAL_OR: an anonymous mapping must not wait for it. */
 #define MMAP(name, off_type)                                                  \
     FTIO_WRAPPER(void *, name, (void *a, size_t len, int prot, int flags, int fd, off_type off)) \
     {                                                                         \
@@ -615,7 +614,7 @@ static void *raw_mmap(void *a, size_t len, int prot, int flags, int fd, off64_t 
         if ((flags & MAP_ANONYMOUS) || fd < 0 || !ftio_posix_fd(fd))          \
             return fn ? fn(a, len, prot, flags, fd, off)                      \
                       : raw_mmap(a, len, prot, flags, fd, (off64_t)off);      \
-        if (!fn && !(fn = ftio_real((void **)&real_##name, #name))) {          \
+        if (!fn) {                                                            \
             errno = ENOSYS;                                                   \
             return MAP_FAILED;                                                \
         }                                                                     \
@@ -634,11 +633,11 @@ MMAP(mmap64, off64_t)
 FTIO_WRAPPER(int, munmap, (void *a, size_t len))
 {
     int (*fn)(void *, size_t) = __atomic_load_n(&real_munmap, __ATOMIC_RELAXED);
+    if (ftio_unlikely(!fn))
+        return (int)syscall(SYS_munmap, a, len);
     uint32_t fid = maps_find(a, 1);
     if (!fid || !posix_on())
-        return fn ? fn(a, len) : (int)syscall(SYS_munmap, a, len);
-    if (!fn && !(fn = ftio_real((void **)&real_munmap, "munmap")))
-        return (int)syscall(SYS_munmap, a, len);
+        return fn(a, len);
     FTIO_TIMED(int, fn(a, len));
     if (r_ == 0)
         emit_posix(FTIO_OP_META, fid, t0_, t1_, -1, (int64_t)len);

@@ -125,13 +125,8 @@ FTIO_INLINE uint64_t ftio_stamp(void)
 }
 
 /* Resolve the next definition of `name` (dlsym RTLD_NEXT); NULL if absent.
- * Wrappers cache the result in a static pointer (internal.h ftio_real). */
+ * Wrappers cache the result in a static pointer (see FTIO_REAL in posix.c). */
 FTIO_HIDDEN void *ftio_resolve(const char *name);
-/* The same without the loader's lock, from the objects loaded with the
- * program (next_sym.c); NULL: not there, ask dlsym.  ftio_next_init() notes
- * them, in the constructor. */
-FTIO_HIDDEN void ftio_next_init(void);
-FTIO_HIDDEN void *ftio_next_lookup(const char *name);
 
 
 /* The calling thread's place in its queue: the newest segment's records,

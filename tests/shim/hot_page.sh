@@ -16,18 +16,15 @@ set -- $line           # type address offset size ...
 addr=$((0x$2)) size=$((0x$4))
 [ $((addr % 4096)) = 0 ] && ok "ftio_hot starts on a page ($2)" || bad "ftio_hot starts at $2, not on a page"
 [ "$size" -le 4096 ] && ok "ftio_hot is $size bytes: one page" || bad "ftio_hot is $size bytes: more than a page"
-# The constructor's state (shim.h FTIO_WARM) rides on a page the loader
-# writes anyway (the end of .data, and of .got.plt before it, relocated): all
-# of it on the page of .data's last byte, or a short process faults one more
-# in (bench/README.md "exit latency", "exit12").  (.data is tiny in a normal
-# build and over a MB under ASan: its end, not its start.)
-sec() { readelf -SW "$SHIM" | sed -n "s/.*\] $1  *//p"; }
-set -- $(sec .data)
-[ -n "$1" ] || fail "no .data section in $SHIM"
-data=$(((0x$2 + 0x$4 - 1) / 4096))
+# The constructor's state (shim.h FTIO_WARM) rides on the page the loader
+# writes anyway for the wrapped symbols' table (core.c): all of it on that
+# page, or a short process faults one more in (bench/README.md "exit latency").
+sec() { readelf -SW "$SHIM" | sed -n "s/.*\] $1 *//p"; }
+set -- $(sec ftio_syms)
+syms=$((0x$2 / 4096))
 set -- $(sec ftio_warm)
 [ -n "$1" ] || fail "no ftio_warm section in $SHIM"
 first=$((0x$2 / 4096)) last=$(((0x$2 + 0x$4 - 1) / 4096))
-[ "$first" = "$data" ] && [ "$last" = "$data" ] && ok "ftio_warm ($4 bytes) is on the page of .data's end" ||
-  bad "ftio_warm spans pages $first-$last, .data ends on page $data: move state out of FTIO_WARM"
+[ "$first" = "$syms" ] && [ "$last" = "$syms" ] && ok "ftio_warm ($4 bytes) is on the ftio_syms page" ||
+  bad "ftio_warm spans pages $first-$last, ftio_syms is on page $syms: move state out of FTIO_WARM"
 finish
