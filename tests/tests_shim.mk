@@ -43,6 +43,12 @@ $(SHIM_TEST_DIR)/slow_load.so: tests/shim/slow_load.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -std=gnu11 -Wall -Wextra -Werror -shared -fPIC -o $@ $<
 
+# A second interposer beside libftio.so (tests/shim/interposers.sh); never
+# sanitized, like slow_load.so: a preloaded object of its own.
+$(SHIM_TEST_DIR)/next_interposer.so: tests/shim/next_interposer.c $(FLAGS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -std=gnu11 -Wall -Wextra -Werror -shared -fPIC -o $@ $<
+
 # Descriptors the open wrappers never saw, and C++ streams (tests/shim/every_byte.sh).
 $(SHIM_TEST_DIR)/shim-fds: $(B)/tests/shim/shim_fds.o
 	@mkdir -p $(dir $@)
@@ -64,7 +70,8 @@ endif
 SHIM_TEST_BINS := $(FTIO_WIRE) $(SHIM_TEST_DIR)/shim_calls $(SHIM_TEST_DIR)/shim_calls_fortify \
                   $(SHIM_TEST_DIR)/shim_calls_lfs $(SHIM_TEST_DIR)/shim_life $(SHIM_TEST_DIR)/shim-burst \
                   $(SHIM_TEST_DIR)/shim-fds $(SHIM_TEST_DIR)/cxx-streams $(SHIM_TEST_DIR)/shim-switch \
-                  $(SHIM_TEST_DIR)/slow_load.so $(SHIM_TEST_DIR)/shim-envrace $(SHIM_TEST_DIR)/shim-laps
+                  $(SHIM_TEST_DIR)/slow_load.so $(SHIM_TEST_DIR)/shim-envrace $(SHIM_TEST_DIR)/shim-laps \
+                  $(SHIM_TEST_DIR)/next_interposer.so
 
 ALL_TARGETS += $(SHIM_TEST_BINS)
 SHELL_TESTS += tests/shim/calls.sh tests/shim/lifecycle.sh tests/shim/delivery.sh tests/shim/burst.sh \
@@ -72,7 +79,7 @@ SHELL_TESTS += tests/shim/calls.sh tests/shim/lifecycle.sh tests/shim/delivery.s
                tests/shim/env_doc.sh tests/shim/every_byte.sh tests/shim/torch_save.sh tests/shim/restart_munge.sh \
                tests/shim/bad_peer.sh tests/shim/lost_batch.sh tests/shim/mounts_reread.sh \
                tests/shim/stderr_kept.sh tests/shim/switch_races.sh \
-               tests/shim/env_race.sh tests/shim/ring_laps.sh tests/shim/hot_page.sh
+               tests/shim/env_race.sh tests/shim/ring_laps.sh tests/shim/hot_page.sh tests/shim/interposers.sh
 
 shim-tests: $(SHIM_LIB) $(SHIM_TEST_BINS) $(B)/bin/flush_points $(B)/bin/posix_periodic
 .PHONY: shim-tests
