@@ -13,8 +13,9 @@ head -c 3145728 /dev/urandom >"$T/in.bin"
 size=$(wc -c <"$T/in.bin")
 for order in after before; do
   rm -f "$T"/spool/* "$T/out.bin" "$T/tally"
+  # (under make asan the sanitizer's runtime stays first: ftio_asan_prefix)
   if [ "$order" = after ]; then pre="$PRELOAD:$B/tests/next_interposer.so"
-  else pre="$B/tests/next_interposer.so:$PRELOAD"; fi
+  else pre="$(ftio_asan_prefix "$SHIM")$B/tests/next_interposer.so:$SHIM"; fi
   NEXT_TALLY="$T/tally" FTIO_SPOOL=always LD_PRELOAD="$pre" \
     ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}$APP_ASAN_OPTIONS" \
     dd if="$T/in.bin" of="$T/out.bin" bs=64k 2>"$T/dd.err" || bad "dd ($order) failed: $(cat "$T/dd.err")"
