@@ -10,18 +10,13 @@
 /* Another use of the arguments than ours gets other hashes. */
 static const char domain[] = "ftio-args-1";
 
-static uint64_t fnv(uint64_t h, unsigned char c)
-{
-    return ftio_fnv_step(h, c);
-}
-
 void ftio_args_hash_init(struct ftio_args_hash *h)
 {
     memset(h, 0, sizeof *h);
     h->exact = h->norm = FTIO_FNV_BASIS;
     for (size_t i = 0; i < sizeof domain; i++) {     /* with its NUL */
-        h->exact = fnv(h->exact, (unsigned char)domain[i]);
-        h->norm = fnv(h->norm, (unsigned char)domain[i]);
+        h->exact = ftio_fnv_step(h->exact, (unsigned char)domain[i]);
+        h->norm = ftio_fnv_step(h->norm, (unsigned char)domain[i]);
     }
 }
 
@@ -36,16 +31,16 @@ void ftio_args_hash_add(struct ftio_args_hash *h, const char *p, size_t n)
         }
         /* a separator counts only when an argument follows it */
         for (; h->spaces > 0; h->spaces--) {
-            h->exact = fnv(h->exact, ' ');
-            h->norm = fnv(h->norm, ' ');
+            h->exact = ftio_fnv_step(h->exact, ' ');
+            h->norm = ftio_fnv_step(h->norm, ' ');
         }
-        h->exact = fnv(h->exact, c);
+        h->exact = ftio_fnv_step(h->exact, c);
         if (c >= '0' && c <= '9') {
             if (!h->in_digits)
-                h->norm = fnv(h->norm, '#');
+                h->norm = ftio_fnv_step(h->norm, '#');
             h->in_digits = true;
         } else {
-            h->norm = fnv(h->norm, c);
+            h->norm = ftio_fnv_step(h->norm, c);
             h->in_digits = false;
         }
     }
