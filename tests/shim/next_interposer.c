@@ -2,10 +2,11 @@
 /* next_interposer.c -- a second interposer beside libftio.so in LD_PRELOAD
  * (tests/shim/interposers.sh): its read and write pass each call on to their
  * own next definitions (dlsym RTLD_NEXT) and count the bytes moved on
- * regular files; at exit it writes "read=N" and "write=M" lines to $NEXT_TALLY.  Placed
- * after libftio.so, it is what libftio.so's next definitions must be;
- * placed before, its next definitions are libftio.so's wrappers.  Raw system calls only
- * (fstat, the tally), so that nothing of it is traced. */
+ * regular files; at exit it writes "read=N" and "write=M" lines to
+ * $NEXT_TALLY.  Placed after libftio.so, it is what libftio.so's next
+ * definitions must be; placed before, its next definitions are libftio.so's
+ * wrappers.  Raw system calls only (fstat, the tally), so that nothing of it
+ * is traced. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <fcntl.h>
