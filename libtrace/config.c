@@ -18,7 +18,7 @@
 #include "auth.h"
 #include "defaults.h"
 
-struct ftio_config ftio_cfg;
+struct ftio_config ftio_cfg FTIO_EARLY;
 
 /* The shim's FTIO_* variables, the one list of them: name, kind, default,
  * bounds (integers), one line of help.  man/libftio.7 documents each of them
@@ -92,17 +92,39 @@ static const struct env_var env_vars[V_COUNT] = {
     /* END ftio-env-table */
 };
 
+/* The FTIO_* variables' values, found in one pass over the environment
+ * (env_snapshot) rather than a getenv() each: each getenv scans the whole
+ * environment, and ~30 of them were 6 % of a traced `cat`'s user-space
+ * instructions (bench/README.md "exit14").  NULL: unset.  The first
+ * occurrence of a name wins, as with getenv. */
+static const char *env_val[V_COUNT] FTIO_EARLY;
+
+static void env_snapshot(void)
+{
+    for (char **e = environ; e && *e; e++) {
+        const char *kv = *e, *eq;
+        if (strncmp(kv, "FTIO_", 5) != 0 || !(eq = strchr(kv + 5, '=')))
+            continue;
+        size_t len = (size_t)(eq - kv);
+        for (int v = 0; v < V_COUNT; v++)
+            if (!env_val[v] && strncmp(env_vars[v].name, kv, len) == 0 && env_vars[v].name[len] == '\0') {
+                env_val[v] = eq + 1;
+                break;
+            }
+    }
+}
+
 /* The value of variable v, NULL when unset. */
 static const char *env_get(int v)
 {
-    return getenv(env_vars[v].name);
+    return env_val[v];
 }
 
 /* Integer variable v in [lo, hi]; otherwise warn and use its default. */
 static long env_long(int v)
 {
     const struct env_var *e = &env_vars[v];
-    const char *s = getenv(e->name);
+    const char *s = env_get(v);
     if (!s || !*s)
         return e->def;
     char *end;
@@ -233,6 +255,7 @@ static const char *ignored_program(char *exe, size_t cap)
 /* c is zero (static: not cleared here, which touched both of its pages). */
 void ftio_config_load(struct ftio_config *c)
 {
+    env_snapshot();
     c->disable = env_flag(V_DISABLE);
     c->debug = env_flag(V_DEBUG);
     if (c->disable)

@@ -374,18 +374,10 @@ static int take_mark(char *out)
 #define STACK_SIZE     (256 * 1024)
 #define STACK_GUARD    4096
 #define STACK_PREFAULT (72 * 1024)
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
 /* The flusher's own state (shim.h FTIO_FLUSHER_STATE), present in one call
  * (the sections' bounds come from the linker). */
 extern char __start_ftio_flusher[] FTIO_HIDDEN, __stop_ftio_flusher[] FTIO_HIDDEN;
-static void populate(const void *p, size_t len)
-{
-    uintptr_t from = (uintptr_t)p & ~(uintptr_t)4095;
-    uintptr_t to = ((uintptr_t)p + len + 4095) & ~(uintptr_t)4095;
-    syscall(SYS_madvise, from, to - from, MADV_POPULATE_WRITE);
-}
+#define populate ftio_populate
 
 static void prefault_state(void)
 {
@@ -413,7 +405,7 @@ static void set_stack(pthread_attr_t *attr)
         }
         stack = (char *)m + STACK_GUARD;
     }
-    syscall(SYS_madvise, stack + STACK_SIZE - STACK_PREFAULT, STACK_PREFAULT, MADV_POPULATE_WRITE);
+    ftio_populate(stack + STACK_SIZE - STACK_PREFAULT, STACK_PREFAULT);
     pthread_attr_setstack(attr, stack, STACK_SIZE);
 }
 
@@ -531,8 +523,10 @@ static void create_thread(void)
  * would fall in the exit wait: the thread connects at once, as always). */
 static int may_defer(void)
 {
-    return ftio_cfg.zmtp && ftio_cfg.private_fds && ftio_cfg.spool_mode != FTIO_SPOOL_ALWAYS &&
-           ftio_sink_quick();
+    if (!ftio_cfg.zmtp || !ftio_cfg.private_fds || ftio_cfg.spool_mode == FTIO_SPOOL_ALWAYS)
+        return 0;
+    prefault_state();                /* (the quick check is the first to write to it) */
+    return ftio_sink_quick();
 }
 
 static int alone(void);
@@ -621,6 +615,7 @@ int ftio_flusher_end_here(void)
     }
     int busy = ftio_busy;
     ftio_busy = 1;                           /* (a fatal signal's path: our own calls untraced) */
+    /* (The thread's state is present: may_defer made it so.) */
     int here = atomic_load(&dfr.deferred) && alone() && ftio_sink_quick();
     if (!here && atomic_load(&dfr.deferred))
         create_thread();                     /* other threads, a ROUTER: the usual way */
@@ -633,7 +628,6 @@ int ftio_flusher_end_here(void)
         pthread_sigmask(SIG_BLOCK, &all, &old);
         int table = ftio_thread_table, quiet = ftio_quiet;
         in_flusher = 1;
-        prefault_state();
         ftio_unseen_here();                  /* the cross-check: this thread's counts before ours */
         ftio_thread_table = FTIO_TABLE_PRIVATE;
         /* Our lines go to the stderr the application closed (coreutils do

@@ -501,6 +501,12 @@ FTIO_HIDDEN void ftio_lifecycle_inert(void);      /* the shim stays inert here *
 /* Resolve the next definition of every symbol declared with FTIO_WRAPPER or
  * FTIO_NEXT (core.c, at init, single-threaded). */
 FTIO_HIDDEN void ftio_resolve_wrapped(void);
+/* Make [p, p + len) present and writable in one system call
+ * (MADV_POPULATE_WRITE, Linux >= 5.14; before, a no-op: the pages fault in
+ * one by one as they are touched).  On this VM a page fault is a trap of
+ * tens of microseconds and the populate a few for all of them (bench/
+ * README.md "exit latency"); it never changes what the pages hold. */
+FTIO_HIDDEN void ftio_populate(const void *p, size_t len);
 
 /* Resolve `name` into *slot once (relaxed atomics: racing threads store the
  * same value).  Returns the pointer, NULL when the symbol does not exist. */

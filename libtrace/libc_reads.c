@@ -76,9 +76,12 @@
 
 /* The wrappers here are of rare calls: their next definitions are resolved
  * at their first call (FTIO_REAL_OR), not listed in the ftio_syms table
- * that the constructor resolves and whose page its state shares. */
+ * that the constructor resolves and whose page its state shares.  Their
+ * pointers are on the page every traced call reads (FTIO_HOT): alone in
+ * .bss, setlocale's, which nearly every program calls first, was a page
+ * fault of its own (bench/README.md "exit14"). */
 #define RARE_WRAPPER(ret, name, params)                                       \
-    static ret (*real_##name) params;                                         \
+    static ret (*real_##name) params FTIO_HOT;                                \
     FTIO_WRAP(ret, name, params)
 
 static struct {
@@ -374,14 +377,15 @@ static struct {
     uint32_t gen;
     size_t n;
     int full;                      /* an object could not be noted: not counted */
-    struct loaded slot[2][LOADED_SLOTS];
-    int cur;
+    int cur;                       /* ld_slot[cur]: the table in use */
     int shim_loading;              /* the flusher is loading its libraries */
-    size_t nnames;                 /* theirs: the sonames they need, transitively */
-    char names[64][64];
+    size_t nnames;                 /* ld_names: theirs, the sonames they need, transitively */
     uintptr_t handle_keys[4];      /* the objects it dlopen()ed */
     int nhandles;
-} ld = { .mu = PTHREAD_MUTEX_INITIALIZER };
+} ld FTIO_EARLY;                   /* (zeros: PTHREAD_MUTEX_INITIALIZER) */
+/* (Apart: every process's end takes the lock; few ever fill these.) */
+static struct loaded ld_slot[2][LOADED_SLOTS];
+static char ld_names[64][64];
 /* (noted by the constructor: on its page, not the table's) */
 static struct {
     int started;                   /* the image's objects noted */
@@ -515,17 +519,17 @@ static const char *object_name(const ElfW(Dyn) *dyn, uintptr_t addr, const char 
 static int shim_name(const char *name)
 {
     for (size_t i = 0; i < ld.nnames; i++)
-        if (strcmp(ld.names[i], name) == 0)
+        if (strcmp(ld_names[i], name) == 0)
             return 1;
     return 0;
 }
 
 static int add_name(const char *name)
 {
-    if (!*name || shim_name(name) || ld.nnames == sizeof ld.names / sizeof ld.names[0] ||
-        strlen(name) >= sizeof ld.names[0])
+    if (!*name || shim_name(name) || ld.nnames == sizeof ld_names / sizeof ld_names[0] ||
+        strlen(name) >= sizeof ld_names[0])
         return 0;
-    strcpy(ld.names[ld.nnames++], name);
+    strcpy(ld_names[ld.nnames++], name);
     return 1;
 }
 
@@ -574,7 +578,7 @@ static int look_object(struct dl_phdr_info *info, size_t size, void *arg)
     }
     if (l->index++ < ld_start.initial)
         return 0;                              /* the image's own objects */
-    struct loaded *t = ld.slot[ld.cur];
+    struct loaded *t = ld_slot[ld.cur];
     uintptr_t key = object_key(info->dlpi_addr, info->dlpi_name);
     struct loaded *e = find(t, key);
     if (l->mode == LOOK_SHIM) {
@@ -616,8 +620,8 @@ static void loader_look(int mode)
     if (l.left)
         ld.adds = ~0ull;                       /* the next look lists them again */
     if (l.full && ld.subs != subs) {           /* objects went away: keep the present ones */
-        struct loaded *from = ld.slot[ld.cur], *to = ld.slot[!ld.cur];
-        memset(to, 0, sizeof ld.slot[0]);
+        struct loaded *from = ld_slot[ld.cur], *to = ld_slot[!ld.cur];
+        memset(to, 0, sizeof ld_slot[0]);
         ld.n = 0;
         for (size_t i = 0; i < LOADED_SLOTS; i++)
             if (from[i].key && from[i].gen == ld.gen) {
@@ -845,7 +849,7 @@ void ftio_libc_reads_after_fork_child(void)
     for (const struct link_map *m = _r_debug.r_map; m; m = m->l_next) {
         if (i++ < ld_start.initial)
             continue;
-        struct loaded *e = find(ld.slot[ld.cur], object_key(m->l_addr, m->l_name));
+        struct loaded *e = find(ld_slot[ld.cur], object_key(m->l_addr, m->l_name));
         if (!e->key && ld.n < LOADED_SLOTS / 2) {
             e->key = object_key(m->l_addr, m->l_name);
             e->gen = ld.gen;

@@ -56,6 +56,12 @@
  * mmap/munmap waited for (bench/README.md "seventh round").  So every
  * variable in it starts as zeros: 0 must mean "none" (no -1 initialisers). */
 #define FTIO_FLUSHER_STATE __attribute__((section("ftio_flusher,\"aw\",@nobits#")))
+/* FTIO_EARLY: the larger state the constructor (and a short process's end)
+ * writes beyond FTIO_WARM's page: the configuration, the application's
+ * signal actions, the loader's lock.  Zeros (NOBITS, as above), made present
+ * with one call as the constructor starts (core.c) instead of one fault per
+ * page. */
+#define FTIO_EARLY __attribute__((section("ftio_early,\"aw\",@nobits#")))
 
 /* 1: the POSIX and stdio data calls MPI-IO makes inside its own calls are
  * recorded too (flagged nested, FTIO_NESTED=1); 0 (default): they pass

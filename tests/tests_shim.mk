@@ -79,7 +79,8 @@ SHELL_TESTS += tests/shim/calls.sh tests/shim/lifecycle.sh tests/shim/delivery.s
                tests/shim/env_doc.sh tests/shim/every_byte.sh tests/shim/torch_save.sh tests/shim/restart_munge.sh \
                tests/shim/bad_peer.sh tests/shim/lost_batch.sh tests/shim/mounts_reread.sh \
                tests/shim/stderr_kept.sh tests/shim/switch_races.sh \
-               tests/shim/env_race.sh tests/shim/ring_laps.sh tests/shim/hot_page.sh tests/shim/interposers.sh
+               tests/shim/env_race.sh tests/shim/ring_laps.sh tests/shim/hot_page.sh tests/shim/interposers.sh \
+               tests/shim/short_path.sh
 
 shim-tests: $(SHIM_LIB) $(SHIM_TEST_BINS) $(B)/bin/flush_points $(B)/bin/posix_periodic
 .PHONY: shim-tests
