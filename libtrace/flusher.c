@@ -615,8 +615,12 @@ int ftio_flusher_end_here(void)
     }
     int busy = ftio_busy;
     ftio_busy = 1;                           /* (a fatal signal's path: our own calls untraced) */
-    /* (The thread's state is present: may_defer made it so.) */
-    int here = atomic_load(&dfr.deferred) && alone() && ftio_sink_quick();
+    /* (The thread's state is present: may_defer made it so.)  Its quick
+     * check of ftiod is not made again within the deferral's own bound:
+     * two `stat`s fewer at most exits, and a ftiod gone meanwhile is still
+     * found by the sink's open (its socket absent: the spool). */
+    int here = atomic_load(&dfr.deferred) && alone() &&
+               (ftio_mono_ns() < dfr.until_ns || ftio_sink_quick());
     if (!here && atomic_load(&dfr.deferred))
         create_thread();                     /* other threads, a ROUTER: the usual way */
     if (here) {
