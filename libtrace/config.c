@@ -101,9 +101,10 @@ static const char *env_val[V_COUNT] FTIO_EARLY;
 
 static void env_snapshot(void)
 {
+    const char *prefix = env_vars[0].name;     /* (every row's name begins FTIO_) */
     for (char **e = environ; e && *e; e++) {
         const char *kv = *e, *eq;
-        if (strncmp(kv, "FTIO_", 5) != 0 || !(eq = strchr(kv + 5, '=')))
+        if (strncmp(kv, prefix, 5) != 0 || !(eq = strchr(kv + 5, '=')))
             continue;
         size_t len = (size_t)(eq - kv);
         for (int v = 0; v < V_COUNT; v++)
