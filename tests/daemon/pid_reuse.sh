@@ -78,12 +78,13 @@ PYEOF
   bad "the second run with the first's pid is not a run of its own: $(cat "$T/ends.json")"
 
 # The same from the journals: the first run's went with its job, the
-# second's alone is restored (24 records, ended).
+# second's alone is restored (24 records, ended; in one batch or, when the
+# run outlives the shim's 20-ms deferral on a loaded machine, in more).
 kill -TERM $DPID && wait $DPID 2>/dev/null
 start_daemon d2 --settle-end 0.3 --state-dir "$T/state"
 restored=$(grep -E "job [^ ]*-1 restored" "$T/d2.err")
 echo "$restored"
-[ "$(echo "$restored" | grep -c .)" = 1 ] && echo "$restored" | grep -q "restored: 1 batches, 24 records, ended" ||
+[ "$(echo "$restored" | grep -c .)" = 1 ] && echo "$restored" | grep -qE "restored: [1-9][0-9]* batches, 24 records, ended" ||
   bad "the journals do not give the same jobs: $restored"
 [ "$(ls "$T/state" | grep -c '\.journal$')" = 1 ] || bad "journals left: $(ls "$T/state")"
 
