@@ -27,15 +27,22 @@ mkdir -m 700 "$T/spool"
 head -c 8192 /dev/urandom >"$T/data"
 "$B/bin/ftiod" --auth none --listen "ipc://$T/in" --pub "ipc://$T/pub" --status-endpoint "ipc://$T/st" 2>"$T/ftiod.err" &
 DP=$!
-sleep 0.5
+for i in $(seq 100); do [ -S "$T/in" ] && break; sleep 0.05; done
+[ -S "$T/in" ] || { echo "short_path.sh: ftiod did not start: $(cat "$T/ftiod.err")" >&2; exit 1; }
 export FTIO_AUTH=none FTIO_SPOOL_DIR="$T/spool"
-for endpoint in "ipc://$T/in" "ipc://$T/nobody"; do
-  for cmd in "true" "cat $T/data" "sh -c 'exec cat $T/data'" "dd if=$T/data of=$T/out bs=1k" \
-             "python3 -c 'open(\"$T/data\").read()'"; do
-    FTIO_ENDPOINT=$endpoint valgrind --tool=callgrind --trace-children=yes \
-      --callgrind-out-file="$T/cg.%p" sh -c "LD_PRELOAD=$PLAIN $cmd" >/dev/null 2>&1 || :
+# each_command CMD...: CMD "a short program's command line", for each of them.
+each_command() {
+  for c in "true" "cat $T/data" "sh -c 'exec cat $T/data'" "dd if=$T/data of=$T/out bs=1k" \
+           "python3 -c 'open(\"$T/data\").read()'"; do
+    "$@" "$c"
   done
-done
+}
+callgrind_run() {
+  valgrind --tool=callgrind --trace-children=yes --callgrind-out-file="$T/cg.%p" \
+    sh -c "LD_PRELOAD=$PLAIN $1" >/dev/null 2>&1 || :
+}
+FTIO_ENDPOINT="ipc://$T/in" each_command callgrind_run
+FTIO_ENDPOINT="ipc://$T/nobody" each_command callgrind_run
 # Every function of libftio.so with a cost in any of the profiles.
 for f in "$T"/cg.*; do callgrind_annotate --threshold=100 "$f" 2>/dev/null; done |
   grep -F "[$PLAIN]" | sed -n 's/.*:\([A-Za-z_][A-Za-z_0-9]*\)[^A-Za-z_0-9].*/\1/p' >"$T/names.cg"
@@ -45,15 +52,13 @@ for f in "$T"/cg.*; do callgrind_annotate --threshold=100 "$f" 2>/dev/null; done
 # instruction's) ran too.  Run the script twice: what the first list moved
 # shows the functions behind it.
 : >"$T/names.pf"
+faults_run() {
+  perf record -q -c 1 -e page-faults -d -o "$T/pf.data" -- sh -c "LD_PRELOAD=$LIB $1" >/dev/null 2>&1 || :
+  perf script -i "$T/pf.data" -F ip,sym,dso,addr 2>/dev/null |
+    awk -v lib="($LIB)" '$NF == lib && $1 == $2 { print $3 }' >>"$T/names.pf"
+}
 if command -v perf >/dev/null; then
-  for i in 1 2 3; do
-    for cmd in "true" "cat $T/data" "sh -c 'exec cat $T/data'" "dd if=$T/data of=$T/out bs=1k"; do
-      FTIO_ENDPOINT="ipc://$T/in" perf record -q -c 1 -e page-faults -d -o "$T/pf.data" -- \
-        sh -c "LD_PRELOAD=$LIB $cmd" >/dev/null 2>&1 || :
-      perf script -i "$T/pf.data" -F ip,sym,dso,addr 2>/dev/null |
-        awk -v lib="($LIB)" '$NF == lib && $1 == $2 { print $3 }' >>"$T/names.pf"
-    done
-  done
+  for i in 1 2 3; do FTIO_ENDPOINT="ipc://$T/in" each_command faults_run; done
 else
   echo "short_path.sh: perf not found: callgrind's list alone" >&2
 fi

@@ -377,18 +377,16 @@ static int take_mark(char *out)
 /* The flusher's own state (shim.h FTIO_FLUSHER_STATE), present in one call
  * (the sections' bounds come from the linker). */
 extern char __start_ftio_flusher[] FTIO_HIDDEN, __stop_ftio_flusher[] FTIO_HIDDEN;
-#define populate ftio_populate
-
 static void prefault_state(void)
 {
-    populate(__start_ftio_flusher, (size_t)(__stop_ftio_flusher - __start_ftio_flusher));
+    ftio_populate(__start_ftio_flusher, (size_t)(__stop_ftio_flusher - __start_ftio_flusher));
     /* The first page of the stage and of the file entries (a short
      * process's first batch uses a few records and files of them; the
      * rest of the 120 KB only a burst reaches): two faults, 30-150 us each
      * on this VM, on the first pass, which a short process's exit waits for
      * (bench/README.md "seventh round"). */
-    populate(stage, sizeof stage[0]);
-    populate(fentries, sizeof fentries[0]);
+    ftio_populate(stage, sizeof stage[0]);
+    ftio_populate(fentries, sizeof fentries[0]);
 }
 
 static void set_stack(pthread_attr_t *attr)
@@ -545,7 +543,9 @@ static void start(int now)
     pthread_mutex_lock(&fl.start_mu);
     if (!atomic_load(&ftio_flusher_started)) {
         ftio_clock_start();
-        if (!now && may_defer() && alone()) {
+        /* (alone first: a process with other threads never defers, and its
+         * thread, not the caller, makes the thread's state present) */
+        if (!now && alone() && may_defer()) {
             dfr.until_ns = ftio_mono_ns() + DEFER_NS;
             atomic_store(&dfr.deferred, 1);
             atomic_store(&ftio_flusher_started, 1);
