@@ -11,9 +11,16 @@
 . "$(dirname "$0")/../lib.sh"
 need "$B/bin/ftiod" "$WIRE"
 start_daemon d --threads 2 --catch-up every
+# The two backlogs are sent at the same time: sent one after the other, the
+# first could be analysed before the second arrives (a fast turn), and the
+# two threads would never have two jobs to take at once.
 for j in r1 r2; do
   wire periodic --endpoint "ipc://$T/d.in" --job "$j" --ranks 2 --period 1 --duration 0.2 \
-    --phases 400 --read || fail "generator $j"
+    --phases 400 --read > "$T/gen.$j.out" 2>&1 &
+  echo $! > "$T/gen.$j.pid"
+done
+for j in r1 r2; do
+  wait "$(cat "$T/gen.$j.pid")" || fail "generator $j: $(cat "$T/gen.$j.out")"
 done
 wire periodic --endpoint "ipc://$T/d.in" --job live --ranks 2 --period 2 --duration 0.3 \
   --phases 6 --speed 1 --read || fail "live generator"
