@@ -41,7 +41,7 @@ FTIO_FAST_DEF(ftio_unseen_thread_known);
  * page boundary by chance.  (Defined after them: gcc emits this file's
  * variables in the reverse order, so it comes first; tests/shim/hot_page.sh
  * checks that the section is one page.) */
-static char hot_page_start[1] FTIO_HOT __attribute__((aligned(4096), used));
+static char hot_page_start[1] FTIO_HOT __attribute__((aligned(FTIO_PAGE), used));
 
 void ftio_tls_fast_init(void)
 {
@@ -273,7 +273,7 @@ extern const struct ftio_wrapped_sym __stop_ftio_syms[] FTIO_HIDDEN;
  * README.md "exit latency").  This entry names nothing; neither do the
  * zeros the alignment may leave between entries. */
 static const struct ftio_wrapped_sym table_on_a_page
-    __attribute__((used, section("ftio_syms"), aligned(4096))) = { NULL, NULL };
+    __attribute__((used, section("ftio_syms"), aligned(FTIO_PAGE))) = { NULL, NULL };
 
 void ftio_resolve_wrapped(void)
 {
@@ -287,8 +287,9 @@ void ftio_resolve_wrapped(void)
 #endif
 void ftio_populate(const void *p, size_t len)
 {
-    uintptr_t from = (uintptr_t)p & ~(uintptr_t)4095;
-    uintptr_t to = ((uintptr_t)p + len + 4095) & ~(uintptr_t)4095;
+    uintptr_t mask = (uintptr_t)FTIO_PAGE - 1;
+    uintptr_t from = (uintptr_t)p & ~mask;
+    uintptr_t to = ((uintptr_t)p + len + mask) & ~mask;
     syscall(SYS_madvise, from, to - from, MADV_POPULATE_WRITE);
 }
 
@@ -302,11 +303,16 @@ void ftio_populate(const void *p, size_t len)
  * whose neighbours are not ours to touch.  Below the stack's mapping the
  * call fails, and nothing is done. */
 #define CONSTRUCTOR_STACK (28 * 1024)
+/* How far above our frame argv may lie for us to be on the main thread's
+ * stack near its top: the loader's and libc's frames before a constructor
+ * (a few KB) and the argument and environment strings between them. */
+#define ARGV_NEAR (64 * 1024)
 static void prefault_stack(char **argv)
 {
     uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
-    if ((uintptr_t)argv > sp && (uintptr_t)argv - sp < 64 * 1024)
-        ftio_populate((const void *)((sp & ~(uintptr_t)4095) - CONSTRUCTOR_STACK), CONSTRUCTOR_STACK);
+    if ((uintptr_t)argv > sp && (uintptr_t)argv - sp < ARGV_NEAR)
+        ftio_populate((const void *)((sp & ~((uintptr_t)FTIO_PAGE - 1)) - CONSTRUCTOR_STACK),
+                      CONSTRUCTOR_STACK);
 }
 
 extern char __start_ftio_early[] FTIO_HIDDEN, __stop_ftio_early[] FTIO_HIDDEN;

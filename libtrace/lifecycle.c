@@ -312,8 +312,8 @@ static const int fatal_signals[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGABRT, 
 struct signal_state {
     struct sigaction app[NSIG];       /* what the application asked for */
 };
-static struct signal_state sigs FTIO_EARLY __attribute__((aligned(4096)));
-_Static_assert((SIGXFSZ + 1) * sizeof(struct sigaction) <= 4096, "the fatal signals' actions are one page");
+static struct signal_state sigs FTIO_EARLY __attribute__((aligned(FTIO_PAGE)));
+_Static_assert((SIGXFSZ + 1) * sizeof(struct sigaction) <= FTIO_PAGE, "the fatal signals' actions are one page");
 static atomic_ullong sig_eligible FTIO_WARM;   /* bit sig - 1: we flush on it when it kills */
 static atomic_ullong sig_managed FTIO_WARM;    /* bit sig - 1: our handler is installed */
 /* Installing ours (ftio_lifecycle_signals): two bits of sig_eligible no

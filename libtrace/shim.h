@@ -56,6 +56,10 @@
  * mmap/munmap waited for (bench/README.md "seventh round").  So every
  * variable in it starts as zeros: 0 must mean "none" (no -1 initialisers). */
 #define FTIO_FLUSHER_STATE __attribute__((section("ftio_flusher,\"aw\",@nobits#")))
+/* The page the layout above is made of: x86-64's and aarch64's base page
+ * (a larger page only wastes some of the sections' padding). */
+#define FTIO_PAGE 4096u
+
 /* FTIO_EARLY: the larger state the constructor (and a short process's end)
  * writes beyond FTIO_WARM's page: the configuration, the application's
  * signal actions, the loader's lock.  Zeros (NOBITS, as above), made present
