@@ -82,10 +82,11 @@ static void sampler_begin(struct sampler *s, enum ftio_sampling mode, double fs,
         memset(x, 0, n * sizeof *x);
 }
 
-/* Inline, and its callers push a batch into a copy of the sampler on their
- * stack: its state then stays in registers over the batch (through the
- * caller's struct, a load and a store per field and point). */
-static inline void sampler_push(struct sampler *s, double t, double v)
+/* Inline (forced: gcc's estimate leaves it a call per point), and its
+ * callers push a batch into a copy of the sampler on their stack: its state
+ * then stays in registers over the batch (through the caller's struct, a
+ * load and a store per field and point). */
+static inline __attribute__((always_inline)) void sampler_push(struct sampler *s, double t, double v)
 {
     if (s->any) {
         double a = s->pt, b = t, pv = s->pb;
@@ -96,22 +97,28 @@ static inline void sampler_push(struct sampler *s, double t, double v)
                 s->t_step = s->t_step + 1.0 / s->fs;
             }
         } else if (b > a && pv != 0) {
-            while (s->k < s->n && s->e1 <= a) {       /* bin k ends before the segment */
-                s->k++;
-                s->e0 = s->e1;
-                s->e1 = bin_edge(s->t0, s->fs, s->k + 1);
-            }
-            /* bins j = k, k + 1, ... from e0 = edge(j) to e1 = edge(j + 1), while
-             * they start before b (finite times: no fmin()/fmax() calls) */
-            double e0 = s->e0, e1 = s->e1;
-            for (size_t j = s->k; j < s->n && e0 < b; j++) {
-                double overlap = (e1 < b ? e1 : b) - (e0 > a ? e0 : a);
-                if (overlap > 0)
-                    s->x[j] += pv * overlap;
-                e0 = e1;
-                if (e0 >= b)
-                    break;
-                e1 = bin_edge(s->t0, s->fs, j + 2);
+            if (s->k < s->n && a >= s->e0 && b <= s->e1) {
+                /* inside bin k (most segments): what the loops below add, the
+                 * overlap being b - a exactly, with nothing to advance */
+                s->x[s->k] += pv * (b - a);
+            } else {
+                while (s->k < s->n && s->e1 <= a) {       /* bin k ends before the segment */
+                    s->k++;
+                    s->e0 = s->e1;
+                    s->e1 = bin_edge(s->t0, s->fs, s->k + 1);
+                }
+                /* bins j = k, k + 1, ... from e0 = edge(j) to e1 = edge(j + 1), while
+                 * they start before b (finite times: no fmin()/fmax() calls) */
+                double e0 = s->e0, e1 = s->e1;
+                for (size_t j = s->k; j < s->n && e0 < b; j++) {
+                    double overlap = (e1 < b ? e1 : b) - (e0 > a ? e0 : a);
+                    if (overlap > 0)
+                        s->x[j] += pv * overlap;
+                    e0 = e1;
+                    if (e0 >= b)
+                        break;
+                    e1 = bin_edge(s->t0, s->fs, j + 2);
+                }
             }
         }
     }
