@@ -219,20 +219,40 @@ struct sample_stream {
     double volume;             /* ftio_signal_volume of the whole signal */
 };
 
+static inline void stream_point(struct sample_stream *w, double t, double b)
+{
+    if (w->any)
+        w->volume += w->pb * (t - w->pt);
+    if (w->sampling && !(t < w->ts) && !(t > w->te)) {
+        if (!w->sm.any)
+            w->quiet_before = !w->any || w->pb == 0;
+        sampler_push(&w->sm, t, b);
+    }
+    w->any = true;
+    w->pt = t;
+    w->pb = b;
+}
+
 static void stream_points(void *ctx, const double *t, const double *b, size_t m)
 {
     struct sample_stream *ws = ctx, w = *ws;  /* in registers for the batch (sampler_push) */
-    for (size_t i = 0; i < m; i++) {
-        if (w.any)
+    if (m == 0)
+        return;
+    stream_point(&w, t[0], b[0]);
+    /* The points come in time order: when the second and the last are in
+     * the window, so is every one between, and after the first the
+     * previous point and the sampler's are there (the same sums as
+     * stream_point's, without its tests per point). */
+    if (w.sampling && w.sm.any && m > 1 && !(t[1] < w.ts) && !(t[m - 1] > w.te)) {
+        for (size_t i = 1; i < m; i++) {
             w.volume += w.pb * (t[i] - w.pt);
-        if (w.sampling && !(t[i] < w.ts) && !(t[i] > w.te)) {
-            if (!w.sm.any)
-                w.quiet_before = !w.any || w.pb == 0;
             sampler_push(&w.sm, t[i], b[i]);
+            w.pt = t[i];
+            w.pb = b[i];
         }
-        w.any = true;
-        w.pt = t[i];
-        w.pb = b[i];
+    } else {
+        for (size_t i = 1; i < m; i++)
+            stream_point(&w, t[i], b[i]);
     }
     *ws = w;
 }
