@@ -434,8 +434,8 @@ static int sweep_run(const struct column *cs, const struct column *ce, size_t n,
             return -1;
         }
         size_t i = 0, j = 0, o = 0;
-        while (i < ns || j < ne) {
-            if (i < ns && (j == ne || s[i].t <= e[j].t)) {
+        while (i < ns && j < ne) {               /* both left: one test of the times */
+            if (s[i].t <= e[j].t) {
                 level += s[i].rate;
                 w.out_t[o] = s[i++].t;
             } else {
@@ -443,6 +443,16 @@ static int sweep_run(const struct column *cs, const struct column *ce, size_t n,
                 w.out_t[o] = e[j++].t;
             }
             w.out_b[o++] = level;
+        }
+        for (; i < ns; o++) {                    /* then what one column has left */
+            level += s[i].rate;
+            w.out_t[o] = s[i++].t;
+            w.out_b[o] = level;
+        }
+        for (; j < ne; o++) {
+            level -= e[j].rate;
+            w.out_t[o] = e[j++].t;
+            w.out_b[o] = level;
         }
         if (o)
             emit(ctx, w.out_t, w.out_b, o);
