@@ -104,20 +104,10 @@ static void insertion_sort(struct event *ev, size_t n)
     }
 }
 
-/* Stable sort of ev[0..n) by time, tmp (n events) as scratch; returns the
- * array that holds the sorted events, ev or tmp (a level's scatter leaves
- * them in tmp: the caller reads them there rather than this copying them
- * back, 16 B an event), or NULL (OOM).  One level spreads the events over up
- * to BUCKETS_MAX buckets by linear interpolation between the smallest and
- * largest time; the bucket index is a monotone function of t (rounding is
- * monotone), so sorting each bucket (recursively, now in cache) sorts the
- * whole.  n <= UINT32_MAX (the sweep's bound): the counts are 4 B. */
-static struct event *sort_events(struct event *ev, struct event *tmp, size_t n, int depth)
+/* The earliest and the latest time of ev[0..n) into *lo, *hi; whether they
+ * are in order already.  (The sweep's gather takes the same on its way.) */
+static bool event_span(const struct event *ev, size_t n, double *lo_out, double *hi_out)
 {
-    if (n <= SMALL_SORT) {
-        insertion_sort(ev, n);
-        return ev;
-    }
     double lo = INFINITY, hi = -INFINITY;
     bool sorted = true;
     for (size_t i = 0; i < n; i++) {
@@ -126,6 +116,27 @@ static struct event *sort_events(struct event *ev, struct event *tmp, size_t n, 
             sorted = false;
         lo = t < lo ? t : lo;        /* times are finite: no fmin() call */
         hi = t > hi ? t : hi;
+    }
+    *lo_out = lo;
+    *hi_out = hi;
+    return sorted;
+}
+
+/* Stable sort of ev[0..n) by time, tmp (n events) as scratch, given their
+ * span [lo, hi] and whether they are in order (event_span); returns the
+ * array that holds the sorted events, ev or tmp (a level's scatter leaves
+ * them in tmp: the caller reads them there rather than this copying them
+ * back, 16 B an event), or NULL (OOM).  One level spreads the events over up
+ * to BUCKETS_MAX buckets by linear interpolation between the smallest and
+ * largest time; the bucket index is a monotone function of t (rounding is
+ * monotone), so sorting each bucket (recursively, now in cache) sorts the
+ * whole.  n <= UINT32_MAX (the sweep's bound): the counts are 4 B. */
+static struct event *sort_events(struct event *ev, struct event *tmp, size_t n, int depth,
+                                 double lo, double hi, bool sorted)
+{
+    if (n <= SMALL_SORT) {
+        insertion_sort(ev, n);
+        return ev;
     }
     if (sorted)
         return ev;
@@ -155,7 +166,9 @@ static struct event *sort_events(struct event *ev, struct event *tmp, size_t n, 
             break;
         size_t len = end[b] - from;
         if (len > SMALL_SORT) {
-            struct event *in = sort_events(tmp + from, ev + from, len, depth + 1);
+            double l, h;
+            bool in_order = event_span(tmp + from, len, &l, &h);
+            struct event *in = sort_events(tmp + from, ev + from, len, depth + 1, l, h, in_order);
             if (!in)
                 return NULL;
             if (in != tmp + from)
@@ -347,12 +360,19 @@ static const struct event *sweep_bucket(struct sweep *w, int k, size_t b, size_t
     const uint32_t *pos = w->pos[k] + from;
     *m = w->at[k][b + 1] - from;
     size_t ahead = w->n - from;              /* positions left, this bucket's and later ones */
+    double lo = INFINITY, hi = -INFINITY, prev = -INFINITY;
+    bool sorted = true;
     for (size_t i = 0; i < *m; i++) {
         if (i + SWEEP_PREFETCH < ahead)      /* the request SWEEP_PREFETCH positions on */
             col_prefetch(c, pos[i + SWEEP_PREFETCH]);
         ev[i] = col_event(c, pos[i]);
+        double t = ev[i].t;                  /* event_span's, on the way: no pass of its own */
+        sorted &= !(t < prev);
+        prev = t;
+        lo = t < lo ? t : lo;
+        hi = t > hi ? t : hi;
     }
-    return *m > 1 ? sort_events(ev, w->tmp[k], *m, 0) : ev;
+    return *m > 1 ? sort_events(ev, w->tmp[k], *m, 0, lo, hi, sorted) : ev;
 }
 
 static int sweep_run(const struct column *cs, const struct column *ce, size_t n, const double *span,
