@@ -145,16 +145,24 @@ struct span {
     bool fit;
 };
 
+static inline void span_add(struct span *s, bool *finite, double x)
+{
+    *finite &= isfinite(x);
+    s->lo = x < s->lo ? x : s->lo;           /* no fmin() call: not finite fails below */
+    s->hi = x > s->hi ? x : s->hi;
+}
+
+/* The passes over every record's start go over the requests, then the
+ * metadata calls: two loops, not start_at()'s test per record. */
 static struct span ticks_fit(const struct ftio_trace_dir *dir, const struct ftio_trace *t, size_t ne)
 {
     bool finite = true;
     struct span s = { INFINITY, -INFINITY, false };
-    for (size_t i = 0; i < ne; i++) {
-        double x = start_at(dir, t, i);
-        finite &= isfinite(x);
-        s.lo = x < s.lo ? x : s.lo;          /* no fmin() call: not finite fails below */
-        s.hi = x > s.hi ? x : s.hi;
-    }
+    size_t nreq = ne < dir->req.n ? ne : dir->req.n;
+    for (size_t i = 0; i < nreq; i++)
+        span_add(&s, &finite, dir->req.rec[i].t_start);
+    for (size_t i = nreq; i < ne; i++)
+        span_add(&s, &finite, t->meta[i - dir->req.n].ts);
     s.fit = ne > 0 && finite && ne < (1u << ORDER_INDEX_BITS) &&
             (s.hi - s.lo) * ORDER_TICKS < (double)(1ull << (64 - ORDER_INDEX_BITS));
     return s;
@@ -191,6 +199,27 @@ static void order_free(struct order *o)
     free(o->ev);
 }
 
+/* Record i, starting at x, counted in its bucket (at[b + 1]), or placed
+ * (at[b]: where its bucket's next goes). */
+static inline void order_step(struct order *o, size_t i, double x, bool place)
+{
+    size_t b = (size_t)(tick_of(x, o->lo) >> o->bits);
+    if (place)
+        o->ord[o->at[b]++] = (uint32_t)i;
+    else
+        o->at[b + 1]++;
+}
+
+/* One pass over the records in index order (as ticks_fit's). */
+static inline __attribute__((always_inline)) void order_pass(struct order *o, bool place)
+{
+    size_t nreq = o->ne < o->dir->req.n ? o->ne : o->dir->req.n;
+    for (size_t i = 0; i < nreq; i++)
+        order_step(o, i, o->dir->req.rec[i].t_start, place);
+    for (size_t i = nreq; i < o->ne; i++)
+        order_step(o, i, o->t->meta[i - o->dir->req.n].ts, place);
+}
+
 /* The order of the ne records into o (the buckets placed, none sorted
  * yet); 0, or -1 out of memory. */
 static int order_init(struct order *o, const struct ftio_trace_dir *dir, const struct ftio_trace *t,
@@ -221,19 +250,14 @@ static int order_init(struct order *o, const struct ftio_trace_dir *dir, const s
     uint32_t *at = o->at = ftio_big_calloc(nb + 1, sizeof *at);
     if (!at)
         return -1;
-    double lo = sp.lo;
-#define TICK(i) tick_of(start_at(dir, t, (i)), lo)
-    for (size_t i = 0; i < ne; i++)
-        at[(TICK(i) >> bits) + 1]++;
+    order_pass(o, false);
     size_t largest = 1;
     for (size_t b = 0; b < nb; b++) {
         if (at[b + 1] > largest)
             largest = at[b + 1];
         at[b + 1] += at[b];
     }
-    for (size_t i = 0; i < ne; i++)          /* at[b] ends one past bucket b */
-        o->ord[at[TICK(i) >> bits]++] = (uint32_t)i;
-#undef TICK
+    order_pass(o, true);                     /* at[b] ends one past bucket b */
     o->largest = largest;
     o->key = malloc(2 * largest * sizeof *o->key);
     o->ev = malloc(largest * sizeof *o->ev);
