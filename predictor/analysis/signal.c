@@ -91,9 +91,13 @@ static int radix_sort(struct event *ev, struct event *tmp, size_t n)
 #define BUCKET_DEPTH_MAX 8
 #define SCAN_STRIDE 8
 
+/* (An event already after its predecessor, most of them after a scatter,
+ * is left where it is: no store.) */
 static void insertion_sort(struct event *ev, size_t n)
 {
     for (size_t i = 1; i < n; i++) {
+        if (!(ev[i - 1].t > ev[i].t))
+            continue;
         struct event e = ev[i];
         size_t j = i;
         while (j > 0 && ev[j - 1].t > e.t) {     /* strict: stable */
