@@ -257,6 +257,37 @@ static void stream_points(void *ctx, const double *t, const double *b, size_t m)
     *ws = w;
 }
 
+/* One pass: every end at or after its start (else the first request that
+ * is not: its index, else r->n); the window's first and last points
+ * (window_range on the signal): the earliest start or end at or after ts,
+ * the latest at or before te; and the whole signal's span for the sweep
+ * (the earliest start, the latest end).  Without a window (windowed false:
+ * ts and te NaN) the first two are the span, as the tests would find. */
+static inline __attribute__((always_inline)) size_t
+requests_span(const struct ftio_requests *r, double ts, double te, double *t0_out,
+              double *t_last_out, double *lo_out, double *hi_out, bool windowed)
+{
+    double t0 = INFINITY, t_last = -INFINITY, lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < r->n; i++) {
+        double a = r->rec[i].t_start, b = r->rec[i].t_end;
+        if (!(b >= a))
+            return i;
+        if (windowed) {
+            double first = !(a < ts) ? a : !(b < ts) ? b : INFINITY;
+            double end = !(b > te) ? b : !(a > te) ? a : -INFINITY;
+            t0 = first < t0 ? first : t0;     /* finite: no fmin() call */
+            t_last = end > t_last ? end : t_last;
+        }
+        lo = a < lo ? a : lo;
+        hi = b > hi ? b : hi;
+    }
+    *t0_out = windowed ? t0 : lo;
+    *t_last_out = windowed ? t_last : hi;
+    *lo_out = lo;
+    *hi_out = hi;
+    return r->n;
+}
+
 int ftio_sample_requests(const struct ftio_requests *r, double fs, double ts, double te,
                          enum ftio_sampling mode, struct ftio_samples *out, double *volume,
                          char *err, size_t errlen)
@@ -264,24 +295,13 @@ int ftio_sample_requests(const struct ftio_requests *r, double fs, double ts, do
     struct sample_stream w = { .ts = ts, .te = te };
     if (volume)
         *volume = 0;
-    /* One pass: every end at or after its start; the window's first and
-     * last points (window_range on the signal): the earliest start or end
-     * at or after ts, the latest at or before te; and the whole signal's
-     * span for the sweep (the earliest start, the latest end). */
-    double t0 = INFINITY, t_last = -INFINITY, lo = INFINITY, hi = -INFINITY;
-    for (size_t i = 0; i < r->n; i++) {
-        double a = r->rec[i].t_start, b = r->rec[i].t_end;
-        if (!(b >= a)) {
-            snprintf(err, errlen, "request %zu ends before it starts", i);
-            errno = EINVAL;
-            return -1;
-        }
-        double first = !(a < ts) ? a : !(b < ts) ? b : INFINITY;
-        double end = !(b > te) ? b : !(a > te) ? a : -INFINITY;
-        t0 = first < t0 ? first : t0;         /* finite: no fmin() call */
-        t_last = end > t_last ? end : t_last;
-        lo = a < lo ? a : lo;
-        hi = b > hi ? b : hi;
+    double t0 = NAN, t_last = NAN, lo = NAN, hi = NAN;      /* set by requests_span */
+    size_t bad = isnan(ts) && isnan(te) ? requests_span(r, ts, te, &t0, &t_last, &lo, &hi, false)
+                                        : requests_span(r, ts, te, &t0, &t_last, &lo, &hi, true);
+    if (bad < r->n) {
+        snprintf(err, errlen, "request %zu ends before it starts", bad);
+        errno = EINVAL;
+        return -1;
     }
     if (check_fs(fs, err, errlen) != 0)
         return -1;
