@@ -242,14 +242,16 @@ static void stream_points(void *ctx, const double *t, const double *b, size_t m)
     /* The points come in time order: when the second and the last are in
      * the window, so is every one between, and after the first the
      * previous point and the sampler's are there (the same sums as
-     * stream_point's, without its tests per point). */
+     * stream_point's, without its tests per point).  The previous point is
+     * then the sampler's (t[0] in the window, or none pushed yet): the
+     * volume's product is the sampler's, computed once. */
     if (w.sampling && w.sm.any && m > 1 && !(t[1] < w.ts) && !(t[m - 1] > w.te)) {
         for (size_t i = 1; i < m; i++) {
-            w.volume += w.pb * (t[i] - w.pt);
+            w.volume += w.sm.pb * (t[i] - w.sm.pt);
             sampler_push(&w.sm, t[i], b[i]);
-            w.pt = t[i];
-            w.pb = b[i];
         }
+        w.pt = w.sm.pt;
+        w.pb = w.sm.pb;
     } else {
         for (size_t i = 1; i < m; i++)
             stream_point(&w, t[i], b[i]);
