@@ -14,10 +14,15 @@
 #define FTIO_BUCKET_H
 
 #include <stddef.h>
+#include <stdint.h>
 
+/* Through a signed integer: (x - lo) * scale is in [0, nb] (x >= lo, scale =
+ * buckets / span), where both conversions give the same, and x86-64 converts
+ * to a signed integer in one instruction (to unsigned: a compare, a branch
+ * and a second conversion, twice per key in a scatter). */
 static inline size_t ftio_bucket_of(double x, double lo, double scale, size_t nb)
 {
-    size_t b = (size_t)((x - lo) * scale);
+    size_t b = (size_t)(int64_t)((x - lo) * scale);
     return b < nb ? b : nb - 1;
 }
 

@@ -82,10 +82,11 @@ static void sampler_begin(struct sampler *s, enum ftio_sampling mode, double fs,
         memset(x, 0, n * sizeof *x);
 }
 
-/* Inline, and its callers push a batch into a copy of the sampler on their
- * stack: its state then stays in registers over the batch (through the
- * caller's struct, a load and a store per field and point). */
-static inline void sampler_push(struct sampler *s, double t, double v)
+/* Inline (forced: gcc's estimate leaves it a call per point), and its
+ * callers push a batch into a copy of the sampler on their stack: its state
+ * then stays in registers over the batch (through the caller's struct, a
+ * load and a store per field and point). */
+static inline __attribute__((always_inline)) void sampler_push(struct sampler *s, double t, double v)
 {
     if (s->any) {
         double a = s->pt, b = t, pv = s->pb;
@@ -96,22 +97,28 @@ static inline void sampler_push(struct sampler *s, double t, double v)
                 s->t_step = s->t_step + 1.0 / s->fs;
             }
         } else if (b > a && pv != 0) {
-            while (s->k < s->n && s->e1 <= a) {       /* bin k ends before the segment */
-                s->k++;
-                s->e0 = s->e1;
-                s->e1 = bin_edge(s->t0, s->fs, s->k + 1);
-            }
-            /* bins j = k, k + 1, ... from e0 = edge(j) to e1 = edge(j + 1), while
-             * they start before b (finite times: no fmin()/fmax() calls) */
-            double e0 = s->e0, e1 = s->e1;
-            for (size_t j = s->k; j < s->n && e0 < b; j++) {
-                double overlap = (e1 < b ? e1 : b) - (e0 > a ? e0 : a);
-                if (overlap > 0)
-                    s->x[j] += pv * overlap;
-                e0 = e1;
-                if (e0 >= b)
-                    break;
-                e1 = bin_edge(s->t0, s->fs, j + 2);
+            if (s->k < s->n && a >= s->e0 && b <= s->e1) {
+                /* inside bin k (most segments): what the loops below add, the
+                 * overlap being b - a exactly, with nothing to advance */
+                s->x[s->k] += pv * (b - a);
+            } else {
+                while (s->k < s->n && s->e1 <= a) {       /* bin k ends before the segment */
+                    s->k++;
+                    s->e0 = s->e1;
+                    s->e1 = bin_edge(s->t0, s->fs, s->k + 1);
+                }
+                /* bins j = k, k + 1, ... from e0 = edge(j) to e1 = edge(j + 1), while
+                 * they start before b (finite times: no fmin()/fmax() calls) */
+                double e0 = s->e0, e1 = s->e1;
+                for (size_t j = s->k; j < s->n && e0 < b; j++) {
+                    double overlap = (e1 < b ? e1 : b) - (e0 > a ? e0 : a);
+                    if (overlap > 0)
+                        s->x[j] += pv * overlap;
+                    e0 = e1;
+                    if (e0 >= b)
+                        break;
+                    e1 = bin_edge(s->t0, s->fs, j + 2);
+                }
             }
         }
     }
@@ -212,22 +219,75 @@ struct sample_stream {
     double volume;             /* ftio_signal_volume of the whole signal */
 };
 
+static inline void stream_point(struct sample_stream *w, double t, double b)
+{
+    if (w->any)
+        w->volume += w->pb * (t - w->pt);
+    if (w->sampling && !(t < w->ts) && !(t > w->te)) {
+        if (!w->sm.any)
+            w->quiet_before = !w->any || w->pb == 0;
+        sampler_push(&w->sm, t, b);
+    }
+    w->any = true;
+    w->pt = t;
+    w->pb = b;
+}
+
 static void stream_points(void *ctx, const double *t, const double *b, size_t m)
 {
     struct sample_stream *ws = ctx, w = *ws;  /* in registers for the batch (sampler_push) */
-    for (size_t i = 0; i < m; i++) {
-        if (w.any)
-            w.volume += w.pb * (t[i] - w.pt);
-        if (w.sampling && !(t[i] < w.ts) && !(t[i] > w.te)) {
-            if (!w.sm.any)
-                w.quiet_before = !w.any || w.pb == 0;
+    if (m == 0)
+        return;
+    stream_point(&w, t[0], b[0]);
+    /* The points come in time order: when the second and the last are in
+     * the window, so is every one between, and after the first the
+     * previous point and the sampler's are there (the same sums as
+     * stream_point's, without its tests per point).  The previous point is
+     * then the sampler's (t[0] in the window, or none pushed yet): the
+     * volume's product is the sampler's, computed once. */
+    if (w.sampling && w.sm.any && m > 1 && !(t[1] < w.ts) && !(t[m - 1] > w.te)) {
+        for (size_t i = 1; i < m; i++) {
+            w.volume += w.sm.pb * (t[i] - w.sm.pt);
             sampler_push(&w.sm, t[i], b[i]);
         }
-        w.any = true;
-        w.pt = t[i];
-        w.pb = b[i];
+        w.pt = w.sm.pt;
+        w.pb = w.sm.pb;
+    } else {
+        for (size_t i = 1; i < m; i++)
+            stream_point(&w, t[i], b[i]);
     }
     *ws = w;
+}
+
+/* One pass: every end at or after its start (else the first request that
+ * is not: its index, else r->n); the window's first and last points
+ * (window_range on the signal): the earliest start or end at or after ts,
+ * the latest at or before te; and the whole signal's span for the sweep
+ * (the earliest start, the latest end).  Without a window (windowed false:
+ * ts and te NaN) the first two are the span, as the tests would find. */
+static inline __attribute__((always_inline)) size_t
+requests_span(const struct ftio_requests *r, double ts, double te, double *t0_out,
+              double *t_last_out, double *lo_out, double *hi_out, bool windowed)
+{
+    double t0 = INFINITY, t_last = -INFINITY, lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < r->n; i++) {
+        double a = r->rec[i].t_start, b = r->rec[i].t_end;
+        if (!(b >= a))
+            return i;
+        if (windowed) {
+            double first = !(a < ts) ? a : !(b < ts) ? b : INFINITY;
+            double end = !(b > te) ? b : !(a > te) ? a : -INFINITY;
+            t0 = first < t0 ? first : t0;     /* finite: no fmin() call */
+            t_last = end > t_last ? end : t_last;
+        }
+        lo = a < lo ? a : lo;
+        hi = b > hi ? b : hi;
+    }
+    *t0_out = windowed ? t0 : lo;
+    *t_last_out = windowed ? t_last : hi;
+    *lo_out = lo;
+    *hi_out = hi;
+    return r->n;
 }
 
 int ftio_sample_requests(const struct ftio_requests *r, double fs, double ts, double te,
@@ -237,24 +297,13 @@ int ftio_sample_requests(const struct ftio_requests *r, double fs, double ts, do
     struct sample_stream w = { .ts = ts, .te = te };
     if (volume)
         *volume = 0;
-    /* One pass: every end at or after its start; the window's first and
-     * last points (window_range on the signal): the earliest start or end
-     * at or after ts, the latest at or before te; and the whole signal's
-     * span for the sweep (the earliest start, the latest end). */
-    double t0 = INFINITY, t_last = -INFINITY, lo = INFINITY, hi = -INFINITY;
-    for (size_t i = 0; i < r->n; i++) {
-        double a = r->rec[i].t_start, b = r->rec[i].t_end;
-        if (!(b >= a)) {
-            snprintf(err, errlen, "request %zu ends before it starts", i);
-            errno = EINVAL;
-            return -1;
-        }
-        double first = !(a < ts) ? a : !(b < ts) ? b : INFINITY;
-        double end = !(b > te) ? b : !(a > te) ? a : -INFINITY;
-        t0 = first < t0 ? first : t0;         /* finite: no fmin() call */
-        t_last = end > t_last ? end : t_last;
-        lo = a < lo ? a : lo;
-        hi = b > hi ? b : hi;
+    double t0 = NAN, t_last = NAN, lo = NAN, hi = NAN;      /* set by requests_span */
+    size_t bad = isnan(ts) && isnan(te) ? requests_span(r, ts, te, &t0, &t_last, &lo, &hi, false)
+                                        : requests_span(r, ts, te, &t0, &t_last, &lo, &hi, true);
+    if (bad < r->n) {
+        snprintf(err, errlen, "request %zu ends before it starts", bad);
+        errno = EINVAL;
+        return -1;
     }
     if (check_fs(fs, err, errlen) != 0)
         return -1;

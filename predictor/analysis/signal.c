@@ -91,9 +91,13 @@ static int radix_sort(struct event *ev, struct event *tmp, size_t n)
 #define BUCKET_DEPTH_MAX 8
 #define SCAN_STRIDE 8
 
+/* (An event already after its predecessor, most of them after a scatter,
+ * is left where it is: no store.) */
 static void insertion_sort(struct event *ev, size_t n)
 {
     for (size_t i = 1; i < n; i++) {
+        if (!(ev[i - 1].t > ev[i].t))
+            continue;
         struct event e = ev[i];
         size_t j = i;
         while (j > 0 && ev[j - 1].t > e.t) {     /* strict: stable */
@@ -104,20 +108,10 @@ static void insertion_sort(struct event *ev, size_t n)
     }
 }
 
-/* Stable sort of ev[0..n) by time, tmp (n events) as scratch; returns the
- * array that holds the sorted events, ev or tmp (a level's scatter leaves
- * them in tmp: the caller reads them there rather than this copying them
- * back, 16 B an event), or NULL (OOM).  One level spreads the events over up
- * to BUCKETS_MAX buckets by linear interpolation between the smallest and
- * largest time; the bucket index is a monotone function of t (rounding is
- * monotone), so sorting each bucket (recursively, now in cache) sorts the
- * whole.  n <= UINT32_MAX (the sweep's bound): the counts are 4 B. */
-static struct event *sort_events(struct event *ev, struct event *tmp, size_t n, int depth)
+/* The earliest and the latest time of ev[0..n) into *lo, *hi; whether they
+ * are in order already.  (The sweep's gather takes the same on its way.) */
+static bool event_span(const struct event *ev, size_t n, double *lo_out, double *hi_out)
 {
-    if (n <= SMALL_SORT) {
-        insertion_sort(ev, n);
-        return ev;
-    }
     double lo = INFINITY, hi = -INFINITY;
     bool sorted = true;
     for (size_t i = 0; i < n; i++) {
@@ -126,6 +120,27 @@ static struct event *sort_events(struct event *ev, struct event *tmp, size_t n, 
             sorted = false;
         lo = t < lo ? t : lo;        /* times are finite: no fmin() call */
         hi = t > hi ? t : hi;
+    }
+    *lo_out = lo;
+    *hi_out = hi;
+    return sorted;
+}
+
+/* Stable sort of ev[0..n) by time, tmp (n events) as scratch, given their
+ * span [lo, hi] and whether they are in order (event_span); returns the
+ * array that holds the sorted events, ev or tmp (a level's scatter leaves
+ * them in tmp: the caller reads them there rather than this copying them
+ * back, 16 B an event), or NULL (OOM).  One level spreads the events over up
+ * to BUCKETS_MAX buckets by linear interpolation between the smallest and
+ * largest time; the bucket index is a monotone function of t (rounding is
+ * monotone), so sorting each bucket (recursively, now in cache) sorts the
+ * whole.  n <= UINT32_MAX (the sweep's bound): the counts are 4 B. */
+static struct event *sort_events(struct event *ev, struct event *tmp, size_t n, int depth,
+                                 double lo, double hi, bool sorted)
+{
+    if (n <= SMALL_SORT) {
+        insertion_sort(ev, n);
+        return ev;
     }
     if (sorted)
         return ev;
@@ -155,7 +170,9 @@ static struct event *sort_events(struct event *ev, struct event *tmp, size_t n, 
             break;
         size_t len = end[b] - from;
         if (len > SMALL_SORT) {
-            struct event *in = sort_events(tmp + from, ev + from, len, depth + 1);
+            double l, h;
+            bool in_order = event_span(tmp + from, len, &l, &h);
+            struct event *in = sort_events(tmp + from, ev + from, len, depth + 1, l, h, in_order);
             if (!in)
                 return NULL;
             if (in != tmp + from)
@@ -277,6 +294,41 @@ static void sweep_span(const struct sweep *w, double *lo_out, double *hi_out)
     *hi_out = hi;
 }
 
+/* A column without an index or pads (every offline sweep of a whole
+ * trace): its event i is request i's, and the tests col_span, col_event
+ * and col_prefetch make per event are known.  The loops below take it as
+ * a constant (plain), so the compiler makes two of each. */
+static inline bool col_plain(const struct column *c)
+{
+    return !c->idx && c->npad == 0;
+}
+
+/* One pass over the requests (the ends' column shares them with the
+ * starts'): the buckets' counts, or (place) the positions placed. */
+static inline __attribute__((always_inline)) void positions_pass(struct sweep *w, bool place,
+                                                                bool plain)
+{
+    const struct column *cs = w->c[0];
+    size_t *as = w->at[0], *ae = w->at[1];
+    uint32_t *ps = w->pos[0], *pe = w->pos[1];
+    for (size_t i = 0; i < w->n; i++) {
+        double ts, te;
+        if (plain) {
+            ts = cs->rec[i].t_start;
+            te = cs->rec[i].t_end;
+        } else {
+            col_span(cs, i, &ts, &te);
+        }
+        if (place) {
+            ps[as[bucket_of(w, ts)]++] = (uint32_t)i;
+            pe[ae[bucket_of(w, te)]++] = (uint32_t)i;
+        } else {
+            as[bucket_of(w, ts) + 1]++;
+            ae[bucket_of(w, te) + 1]++;
+        }
+    }
+}
+
 /* Buckets, their bounds and the positions grouped by them, between the
  * events' span [lo, hi]; 0 or -1 (OOM).  The starts and the ends come
  * from the same requests: each pass reads a request once for both. */
@@ -297,15 +349,10 @@ static int sweep_prepare(struct sweep *w, double lo, double hi)
         if (!w->at[k] || !w->pos[k])
             return -1;
     }
-    const struct column *cs = w->c[0];   /* the ends' column shares its requests */
-    size_t *as = w->at[0], *ae = w->at[1];
-    uint32_t *ps = w->pos[0], *pe = w->pos[1];
-    for (size_t i = 0; i < w->n; i++) {
-        double ts, te;
-        col_span(cs, i, &ts, &te);
-        as[bucket_of(w, ts) + 1]++;
-        ae[bucket_of(w, te) + 1]++;
-    }
+    if (col_plain(w->c[0]))
+        positions_pass(w, false, true);
+    else
+        positions_pass(w, false, false);
     size_t largest = 1;
     for (int k = 0; k < 2; k++) {
         size_t *at = w->at[k];
@@ -315,12 +362,10 @@ static int sweep_prepare(struct sweep *w, double lo, double hi)
             at[b + 1] += at[b];
         }
     }
-    for (size_t i = 0; i < w->n; i++) {       /* at[b] ends one past bucket b */
-        double ts, te;
-        col_span(cs, i, &ts, &te);
-        ps[as[bucket_of(w, ts)]++] = (uint32_t)i;
-        pe[ae[bucket_of(w, te)]++] = (uint32_t)i;
-    }
+    if (col_plain(w->c[0]))                   /* at[b] ends one past bucket b */
+        positions_pass(w, true, true);
+    else
+        positions_pass(w, true, false);
     for (int k = 0; k < 2; k++) {             /* back to the buckets' starts */
         size_t *at = w->at[k];
         for (size_t b = w->nb; b > 0; b--)
@@ -336,6 +381,38 @@ static int sweep_prepare(struct sweep *w, double lo, double hi)
     return w->ev[0] && w->ev[1] && w->tmp[0] && w->tmp[1] && w->out_t && w->out_b ? 0 : -1;
 }
 
+/* The events at pos[0..m) of column c into ev, their span and order
+ * (event_span's, on the way: no pass of their own); plain: col_plain(c). */
+static inline __attribute__((always_inline)) bool
+gather(const struct column *c, const uint32_t *pos, size_t m, size_t ahead, struct event *ev,
+       double *lo_out, double *hi_out, bool plain)
+{
+    double lo = INFINITY, hi = -INFINITY, prev = -INFINITY;
+    bool sorted = true;
+    for (size_t i = 0; i < m; i++) {
+        if (i + SWEEP_PREFETCH < ahead) {    /* the request SWEEP_PREFETCH positions on */
+            if (plain)
+                __builtin_prefetch(&c->rec[pos[i + SWEEP_PREFETCH]]);
+            else
+                col_prefetch(c, pos[i + SWEEP_PREFETCH]);
+        }
+        if (plain) {
+            const struct ftio_request *q = &c->rec[pos[i]];
+            ev[i] = (struct event){ c->end ? q->t_end : q->t_start, q->rate };
+        } else {
+            ev[i] = col_event(c, pos[i]);
+        }
+        double t = ev[i].t;
+        sorted &= !(t < prev);
+        prev = t;
+        lo = t < lo ? t : lo;
+        hi = t > hi ? t : hi;
+    }
+    *lo_out = lo;
+    *hi_out = hi;
+    return sorted;
+}
+
 /* Bucket b's events of column k, sorted (stable: the positions are in input
  * order), their number into *m; returns where they are (w->ev[k] or
  * w->tmp[k]), NULL on OOM. */
@@ -347,12 +424,10 @@ static const struct event *sweep_bucket(struct sweep *w, int k, size_t b, size_t
     const uint32_t *pos = w->pos[k] + from;
     *m = w->at[k][b + 1] - from;
     size_t ahead = w->n - from;              /* positions left, this bucket's and later ones */
-    for (size_t i = 0; i < *m; i++) {
-        if (i + SWEEP_PREFETCH < ahead)      /* the request SWEEP_PREFETCH positions on */
-            col_prefetch(c, pos[i + SWEEP_PREFETCH]);
-        ev[i] = col_event(c, pos[i]);
-    }
-    return *m > 1 ? sort_events(ev, w->tmp[k], *m, 0) : ev;
+    double lo, hi;
+    bool sorted = col_plain(c) ? gather(c, pos, *m, ahead, ev, &lo, &hi, true)
+                               : gather(c, pos, *m, ahead, ev, &lo, &hi, false);
+    return *m > 1 ? sort_events(ev, w->tmp[k], *m, 0, lo, hi, sorted) : ev;
 }
 
 static int sweep_run(const struct column *cs, const struct column *ce, size_t n, const double *span,
@@ -434,8 +509,8 @@ static int sweep_run(const struct column *cs, const struct column *ce, size_t n,
             return -1;
         }
         size_t i = 0, j = 0, o = 0;
-        while (i < ns || j < ne) {
-            if (i < ns && (j == ne || s[i].t <= e[j].t)) {
+        while (i < ns && j < ne) {               /* both left: one test of the times */
+            if (s[i].t <= e[j].t) {
                 level += s[i].rate;
                 w.out_t[o] = s[i++].t;
             } else {
@@ -443,6 +518,16 @@ static int sweep_run(const struct column *cs, const struct column *ce, size_t n,
                 w.out_t[o] = e[j++].t;
             }
             w.out_b[o++] = level;
+        }
+        for (; i < ns; o++) {                    /* then what one column has left */
+            level += s[i].rate;
+            w.out_t[o] = s[i++].t;
+            w.out_b[o] = level;
+        }
+        for (; j < ne; o++) {
+            level -= e[j].rate;
+            w.out_t[o] = e[j++].t;
+            w.out_b[o] = level;
         }
         if (o)
             emit(ctx, w.out_t, w.out_b, o);

@@ -24,14 +24,16 @@
 #define MAX_FS 64
 
 /* Record k of the walk: a data request (k < the requests) or a metadata
- * call, read where it is (no copy of the trace). */
+ * call, read where it is (no copy of the trace).  Inline (forced: gcc made
+ * it a call per record, its 40 B returned through memory). */
 struct event {
     double ts, te, bytes;
     uint32_t proc, fid;
     int8_t op;           /* -1: data */
 };
 
-static struct event event_at(const struct ftio_trace_dir *dir, const struct ftio_trace *t, size_t k)
+static inline __attribute__((always_inline)) struct event
+event_at(const struct ftio_trace_dir *dir, const struct ftio_trace *t, size_t k)
 {
     if (k < dir->req.n) {
         const struct ftio_request *q = &dir->req.rec[k];    /* one cache line */
@@ -143,19 +145,36 @@ struct span {
     bool fit;
 };
 
+static inline void span_add(struct span *s, bool *finite, double x)
+{
+    *finite &= isfinite(x);
+    s->lo = x < s->lo ? x : s->lo;           /* no fmin() call: not finite fails below */
+    s->hi = x > s->hi ? x : s->hi;
+}
+
+/* The passes over every record's start go over the requests, then the
+ * metadata calls: two loops, not start_at()'s test per record. */
 static struct span ticks_fit(const struct ftio_trace_dir *dir, const struct ftio_trace *t, size_t ne)
 {
     bool finite = true;
     struct span s = { INFINITY, -INFINITY, false };
-    for (size_t i = 0; i < ne; i++) {
-        double x = start_at(dir, t, i);
-        finite &= isfinite(x);
-        s.lo = x < s.lo ? x : s.lo;          /* no fmin() call: not finite fails below */
-        s.hi = x > s.hi ? x : s.hi;
-    }
+    size_t nreq = ne < dir->req.n ? ne : dir->req.n;
+    for (size_t i = 0; i < nreq; i++)
+        span_add(&s, &finite, dir->req.rec[i].t_start);
+    for (size_t i = nreq; i < ne; i++)
+        span_add(&s, &finite, t->meta[i - dir->req.n].ts);
     s.fit = ne > 0 && finite && ne < (1u << ORDER_INDEX_BITS) &&
             (s.hi - s.lo) * ORDER_TICKS < (double)(1ull << (64 - ORDER_INDEX_BITS));
     return s;
+}
+
+/* A start's tick: microseconds from the earliest, which fit leaves in
+ * [0, 2^40), so through a signed integer (one instruction on x86-64; to
+ * unsigned a compare, a branch and a second conversion, at three passes
+ * over every record). */
+static inline uint64_t tick_of(double x, double lo)
+{
+    return (uint64_t)(int64_t)((x - lo) * ORDER_TICKS);
 }
 
 struct order {
@@ -180,6 +199,27 @@ static void order_free(struct order *o)
     free(o->ev);
 }
 
+/* Record i, starting at x, counted in its bucket (at[b + 1]), or placed
+ * (at[b]: where its bucket's next goes). */
+static inline void order_step(struct order *o, size_t i, double x, bool place)
+{
+    size_t b = (size_t)(tick_of(x, o->lo) >> o->bits);
+    if (place)
+        o->ord[o->at[b]++] = (uint32_t)i;
+    else
+        o->at[b + 1]++;
+}
+
+/* One pass over the records in index order (as ticks_fit's). */
+static inline __attribute__((always_inline)) void order_pass(struct order *o, bool place)
+{
+    size_t nreq = o->ne < o->dir->req.n ? o->ne : o->dir->req.n;
+    for (size_t i = 0; i < nreq; i++)
+        order_step(o, i, o->dir->req.rec[i].t_start, place);
+    for (size_t i = nreq; i < o->ne; i++)
+        order_step(o, i, o->t->meta[i - o->dir->req.n].ts, place);
+}
+
 /* The order of the ne records into o (the buckets placed, none sorted
  * yet); 0, or -1 out of memory. */
 static int order_init(struct order *o, const struct ftio_trace_dir *dir, const struct ftio_trace *t,
@@ -199,7 +239,7 @@ static int order_init(struct order *o, const struct ftio_trace_dir *dir, const s
         free(ts);
         return rc;
     }
-    uint64_t last = (uint64_t)((sp.hi - sp.lo) * ORDER_TICKS);
+    uint64_t last = tick_of(sp.hi, sp.lo);
     size_t nb = ne / ORDER_FILL + 1;
     unsigned bits = 0;                       /* ticks per bucket: 2^bits (a shift, not a
                                                 division per record); whole ticks */
@@ -210,19 +250,14 @@ static int order_init(struct order *o, const struct ftio_trace_dir *dir, const s
     uint32_t *at = o->at = ftio_big_calloc(nb + 1, sizeof *at);
     if (!at)
         return -1;
-    double lo = sp.lo;
-#define TICK(i) ((uint64_t)((start_at(dir, t, (i)) - lo) * ORDER_TICKS))
-    for (size_t i = 0; i < ne; i++)
-        at[(TICK(i) >> bits) + 1]++;
+    order_pass(o, false);
     size_t largest = 1;
     for (size_t b = 0; b < nb; b++) {
         if (at[b + 1] > largest)
             largest = at[b + 1];
         at[b + 1] += at[b];
     }
-    for (size_t i = 0; i < ne; i++)          /* at[b] ends one past bucket b */
-        o->ord[at[TICK(i) >> bits]++] = (uint32_t)i;
-#undef TICK
+    order_pass(o, true);                     /* at[b] ends one past bucket b */
     o->largest = largest;
     o->key = malloc(2 * largest * sizeof *o->key);
     o->ev = malloc(largest * sizeof *o->ev);
@@ -248,7 +283,7 @@ static size_t order_bucket(struct order *o, struct event *chunk)
         if (from + i + PREFETCH < o->ne)     /* the records are anywhere in the trace */
             prefetch_event(o->dir, ord[from + i + PREFETCH]);
         o->ev[i] = event_at(o->dir, o->t, ord[from + i]);
-        uint64_t tick = (uint64_t)((o->ev[i].ts - o->lo) * ORDER_TICKS);
+        uint64_t tick = tick_of(o->ev[i].ts, o->lo);
         key[i] = (tick - base) << ORDER_INDEX_BITS | i;   /* i: index order within the bucket */
     }
     /* in order already (one tick, or a run of one process), else an
@@ -314,7 +349,7 @@ struct merge {
 
 static inline uint64_t merge_tick(const struct merge *m, size_t k)
 {
-    return (uint64_t)((start_at(m->dir, m->t, k) - m->lo) * ORDER_TICKS);
+    return tick_of(start_at(m->dir, m->t, k), m->lo);
 }
 
 static void merge_free(struct merge *m)

@@ -543,11 +543,13 @@ static void merge_sort_items(struct item *it, struct item *tmp, size_t n)
  * this level's first and the deeper levels' after them: a level's n is at
  * most its caller's, so each of the ITEM_DEPTH levels takes at most
  * n / ITEM_FILL + 2 (one scratch per settle, not a calloc per call: a walk
- * makes ~11,500 of these calls). */
+ * makes ~11,500 of these calls).  Returns the array that holds the sorted
+ * items, it or tmp (the scatter leaves them in tmp: the caller reads them
+ * there rather than this copying them back). */
 #define ITEM_FILL 4
 #define ITEM_DEPTH 4                 /* levels of buckets, then the merge sort */
 #define ITEM_AT(n) (ITEM_DEPTH * ((n) / ITEM_FILL + 2))
-static void sort_items(struct item *it, struct item *tmp, size_t n, int depth, size_t *at)
+static struct item *sort_items(struct item *it, struct item *tmp, size_t n, int depth, size_t *at)
 {
     double lo = INFINITY, hi = -INFINITY;
     bool finite = true;
@@ -560,7 +562,7 @@ static void sort_items(struct item *it, struct item *tmp, size_t n, int depth, s
     double scale = (double)nb / (hi - lo);
     if (!(n > 2 * ITEM_RUN && depth < ITEM_DEPTH && finite && scale > 0 && isfinite(scale))) {
         merge_sort_items(it, tmp, n);
-        return;
+        return it;
     }
     memset(at, 0, (nb + 1) * sizeof *at);
     FTIO_BUCKET_SCATTER(it, tmp, n, ts, lo, scale, nb, at);
@@ -571,7 +573,10 @@ static void sort_items(struct item *it, struct item *tmp, size_t n, int depth, s
         if (up == len)                       /* in order (one start: processes in step) */
             continue;
         if (len > ITEM_RUN) {                /* spread again over its own span */
-            sort_items(tmp + from, it + from, len, depth + 1, at + nb + 1);   /* it: scratch */
+            struct item *in = sort_items(tmp + from, it + from, len, depth + 1,
+                                         at + nb + 1);                  /* it: scratch */
+            if (in != tmp + from)
+                memcpy(tmp + from, in, len * sizeof *in);
             continue;
         }
         for (size_t i = from + 1; i < at[b]; i++) {
@@ -582,7 +587,7 @@ static void sort_items(struct item *it, struct item *tmp, size_t n, int depth, s
             tmp[j] = x;
         }
     }
-    memcpy(it, tmp, n * sizeof *it);
+    return tmp;
 }
 
 /* A small open-addressing set of file ids (cap a power of two). */
@@ -725,25 +730,25 @@ int ftio_pt_settle(struct ftio_pt *t, int mode, double upto, double gap)
             if (t->proc[p].seg[k].mode == mode)
                 it[n++] = (struct item){ t->proc[p].seg[k].ts, t->proc[p].seg[k].te,
                                          (uint32_t)p, (uint8_t)k };
-    sort_items(it, it + n, n, 0, at);
+    const struct item *in = sort_items(it, it + n, n, 0, at);   /* it or it + n */
     free(at);
     int described = 0;
     size_t i = 0;
     m->union_floor = INFINITY;          /* no segment left, unless one is below */
     m->union_gap = -INFINITY;
     while (i < n) {
-        double end = it[i].te;
+        double end = in[i].te;
         size_t j = i + 1;
-        while (j < n && it[j].ts <= end + gap)
-            end = max_of(end, it[j++].te);
+        while (j < n && in[j].ts <= end + gap)
+            end = max_of(end, in[j++].te);
         if (!(end + gap < upto)) {
             m->union_floor = end;       /* the first union left, exactly */
             m->union_gap = gap;
             break;
         }
-        describe(t, mode, it + i, j - i, per_proc, touched, fset, fcap);
+        describe(t, mode, in + i, j - i, per_proc, touched, fset, fcap);
         for (size_t k = i; k < j; k++)
-            t->proc[it[k].proc].seg[it[k].seg].te = NAN;   /* described: freed below */
+            t->proc[in[k].proc].seg[in[k].seg].te = NAN;   /* described: freed below */
         m->settled = max_of(m->settled, end + min_of(gap, t->join));
         described++;
         i = j;
