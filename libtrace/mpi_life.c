@@ -22,8 +22,11 @@
 #include "mpiio.h"
 #include "wire.h"
 
-struct ftio_mpi_consts  ftio_mpi_c;
-struct ftio_mpi_helpers ftio_mpi_h;
+/* Read by every MPI-IO record, written once at setup: on the hot page
+ * (libtrace/README.md "The hot path, page by page"); in .bss they were one
+ * more page walk per call after the call's system calls. */
+struct ftio_mpi_consts  ftio_mpi_c FTIO_HOT;
+struct ftio_mpi_helpers ftio_mpi_h FTIO_HOT;
 atomic_int ftio_mpi_ready FTIO_HOT;
 __thread int ftio_mpi_in __attribute__((tls_model("initial-exec")));
 FTIO_FAST_DEF(ftio_mpi_in);
