@@ -195,30 +195,42 @@ struct column {
     double pad[2];
 };
 
-static inline const struct ftio_request *col_rec(const struct column *c, size_t i)
+/* A column without an index or pads (every offline sweep of a whole
+ * trace): its event i is request i's.  The accessors below take that as a
+ * `plain` the caller knows (col_plain), a constant in the loops that pass
+ * it, so the compiler makes a copy of each loop without the per-event
+ * index and pad tests. */
+static inline bool col_plain(const struct column *c)
 {
-    return &c->rec[c->idx ? c->idx[i] : i];
+    return !c->idx && c->npad == 0;
+}
+
+static inline const struct ftio_request *col_rec(const struct column *c, size_t i, bool plain)
+{
+    return &c->rec[!plain && c->idx ? c->idx[i] : i];
 }
 
 /* Event i's start and end (a pad's time is both): the starts' and the ends'
  * columns share their requests, so a pass over both reads each once. */
-static inline void col_span(const struct column *c, size_t i, double *ts, double *te)
+static inline __attribute__((always_inline)) void col_span(const struct column *c, size_t i,
+                                                          double *ts, double *te, bool plain)
 {
-    if (i >= c->n) {
+    if (!plain && i >= c->n) {
         *ts = *te = c->pad[i - c->n];
         return;
     }
-    const struct ftio_request *q = col_rec(c, i);
+    const struct ftio_request *q = col_rec(c, i, plain);
     *ts = q->t_start;
     *te = q->t_end;
 }
 
 /* Event i of column c: its time and its rate (a pad's is 0), one line. */
-static inline struct event col_event(const struct column *c, size_t i)
+static inline __attribute__((always_inline)) struct event col_event(const struct column *c,
+                                                                   size_t i, bool plain)
 {
-    if (i >= c->n)
+    if (!plain && i >= c->n)
         return (struct event){ c->pad[i - c->n], 0 };
-    const struct ftio_request *q = col_rec(c, i);
+    const struct ftio_request *q = col_rec(c, i, plain);
     return (struct event){ c->end ? q->t_end : q->t_start, q->rate };
 }
 
@@ -226,9 +238,10 @@ static inline struct event col_event(const struct column *c, size_t i)
  * one SWEEP_PREFETCH on is started early (a cache miss each otherwise; its
  * time and rate share a line). */
 #define SWEEP_PREFETCH 32
-static inline void col_prefetch(const struct column *c, size_t i)
+static inline __attribute__((always_inline)) void col_prefetch(const struct column *c, size_t i,
+                                                              bool plain)
 {
-    if (i < c->n && !c->idx)
+    if (plain || (i < c->n && !c->idx))
         __builtin_prefetch(&c->rec[i]);
 }
 
@@ -286,21 +299,12 @@ static void sweep_span(const struct sweep *w, double *lo_out, double *hi_out)
     double lo = INFINITY, hi = -INFINITY;
     for (size_t i = 0; i < w->n; i++) {
         double a, b;
-        col_span(w->c[0], i, &a, &b);
+        col_span(w->c[0], i, &a, &b, false);
         lo = a < lo ? a : lo;                 /* finite: no fmin() call */
         hi = b > hi ? b : hi;
     }
     *lo_out = lo;
     *hi_out = hi;
-}
-
-/* A column without an index or pads (every offline sweep of a whole
- * trace): its event i is request i's, and the tests col_span, col_event
- * and col_prefetch make per event are known.  The loops below take it as
- * a constant (plain), so the compiler makes two of each. */
-static inline bool col_plain(const struct column *c)
-{
-    return !c->idx && c->npad == 0;
 }
 
 /* One pass over the requests (the ends' column shares them with the
@@ -313,12 +317,7 @@ static inline __attribute__((always_inline)) void positions_pass(struct sweep *w
     uint32_t *ps = w->pos[0], *pe = w->pos[1];
     for (size_t i = 0; i < w->n; i++) {
         double ts, te;
-        if (plain) {
-            ts = cs->rec[i].t_start;
-            te = cs->rec[i].t_end;
-        } else {
-            col_span(cs, i, &ts, &te);
-        }
+        col_span(cs, i, &ts, &te, plain);
         if (place) {
             ps[as[bucket_of(w, ts)]++] = (uint32_t)i;
             pe[ae[bucket_of(w, te)]++] = (uint32_t)i;
@@ -390,18 +389,9 @@ gather(const struct column *c, const uint32_t *pos, size_t m, size_t ahead, stru
     double lo = INFINITY, hi = -INFINITY, prev = -INFINITY;
     bool sorted = true;
     for (size_t i = 0; i < m; i++) {
-        if (i + SWEEP_PREFETCH < ahead) {    /* the request SWEEP_PREFETCH positions on */
-            if (plain)
-                __builtin_prefetch(&c->rec[pos[i + SWEEP_PREFETCH]]);
-            else
-                col_prefetch(c, pos[i + SWEEP_PREFETCH]);
-        }
-        if (plain) {
-            const struct ftio_request *q = &c->rec[pos[i]];
-            ev[i] = (struct event){ c->end ? q->t_end : q->t_start, q->rate };
-        } else {
-            ev[i] = col_event(c, pos[i]);
-        }
+        if (i + SWEEP_PREFETCH < ahead)      /* the request SWEEP_PREFETCH positions on */
+            col_prefetch(c, pos[i + SWEEP_PREFETCH], plain);
+        ev[i] = col_event(c, pos[i], plain);
         double t = ev[i].t;
         sorted &= !(t < prev);
         prev = t;
