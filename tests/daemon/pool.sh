@@ -14,13 +14,17 @@ start_daemon d --threads 2 --catch-up every
 # The two backlogs are sent at the same time: sent one after the other, the
 # first could be analysed before the second arrives (a fast turn), and the
 # two threads would never have two jobs to take at once.
+# (Their pids in PIDS until they are waited for: a failure stops the other.)
 for j in r1 r2; do
   wire periodic --endpoint "ipc://$T/d.in" --job "$j" --ranks 2 --period 1 --duration 0.2 \
     --phases 400 --read > "$T/gen.$j.out" 2>&1 &
   echo $! > "$T/gen.$j.pid"
+  PIDS="$PIDS $!"
 done
 for j in r1 r2; do
-  wait "$(cat "$T/gen.$j.pid")" || fail "generator $j: $(cat "$T/gen.$j.out")"
+  gen=$(cat "$T/gen.$j.pid")
+  wait "$gen" || fail "generator $j: $(cat "$T/gen.$j.out")"
+  PIDS=$(echo " $PIDS " | sed "s/ $gen / /")   # gone: its pid may be another's soon
 done
 wire periodic --endpoint "ipc://$T/d.in" --job live --ranks 2 --period 2 --duration 0.3 \
   --phases 6 --speed 1 --read || fail "live generator"
