@@ -27,4 +27,15 @@ Suite *ftio_suite(const char *suite, const char *tcase, TCase **tc, const TTest 
 TCase *ftio_tcase(Suite *s, const char *tcase, const TTest *const tests[]);
 #define FTIO_TCASE(s, tcase, ...) ftio_tcase((s), (tcase), (const TTest *const[]){ __VA_ARGS__, NULL })
 
+/* Assertions for loops over many elements.  Every ck_assert that holds
+ * writes its place to Check's log (a system call), and a test that asserts
+ * on each of 10^5-10^6 elements spent most of its time there, past its
+ * timeout on a loaded machine (the suite beside stress-ng).  These write
+ * only when they fail, with Check's file and line:
+ *     FTIO_CHECK(o[i] < n);
+ *     FTIO_CHECK_MSG(a <= b, "n %zu: %g before %g", n, a, b);          */
+#define FTIO_CHECK_MSG(cond, ...) \
+    do { if (!(cond)) ck_abort_msg(__VA_ARGS__); } while (0)
+#define FTIO_CHECK(cond) FTIO_CHECK_MSG(cond, "Assertion '%s' failed", #cond)
+
 #endif

@@ -33,9 +33,9 @@ START_TEST(pages_go_back_whole)
     struct ftio_bin_pool_stats s0, s;
     ftio_bin_pool_stats(&s0);
     for (size_t i = 0; i < N; i++) {
-        ck_assert_ptr_nonnull(b[i] = ftio_bin_pool_alloc(SMALL));
+        FTIO_CHECK((b[i] = ftio_bin_pool_alloc(SMALL)) != NULL);
         const unsigned char *u = b[i];
-        ck_assert(u[0] == 0 && u[SMALL / 2] == 0 && u[SMALL - 1] == 0);
+        FTIO_CHECK(u[0] == 0 && u[SMALL / 2] == 0 && u[SMALL - 1] == 0);
         memset(b[i], 0xa5, SMALL);
     }
     ftio_bin_pool_stats(&s);
@@ -131,7 +131,7 @@ START_TEST(trim_gives_back_what_stayed_unused)
     ftio_bin_pool_trim();
     ftio_bin_pool_stats(&s0);
     for (size_t i = 0; i < N; i++) {
-        ck_assert_ptr_nonnull(b[i] = ftio_bin_pool_alloc(SMALL));
+        FTIO_CHECK((b[i] = ftio_bin_pool_alloc(SMALL)) != NULL);
         memset(b[i], 0x5a, SMALL);
     }
     long full = resident_bytes();

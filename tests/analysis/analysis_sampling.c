@@ -14,7 +14,7 @@ static void random_requests(struct ftio_requests *r, size_t n, double span, unsi
     for (size_t i = 1; i + 1 < n; i++) {
         double ts = (double)rand_r(&seed) / RAND_MAX * (span - 5);
         double len = (double)rand_r(&seed) / RAND_MAX * 4;
-        ck_assert_int_eq(ftio_requests_push_bytes(r, ts, ts + len, 1 + rand_r(&seed) % 5000), 0);
+        FTIO_CHECK(ftio_requests_push_bytes(r, ts, ts + len, 1 + rand_r(&seed) % 5000) == 0);
     }
     ftio_requests_push_bytes(r, span - 1, span, 100);
 }
@@ -29,7 +29,7 @@ START_TEST(sweep_large_threaded)
     ck_assert_int_eq(ftio_signal_build(&r, &s), 0);
     ck_assert_uint_eq(s.n, 2 * N);
     for (size_t i = 1; i < s.n; i++)
-        ck_assert(s.t[i - 1] <= s.t[i]);
+        FTIO_CHECK(s.t[i - 1] <= s.t[i]);
     double total = 0;
     for (size_t i = 0; i < r.n; i++)
         total += r.rec[i].rate * (r.rec[i].t_end - r.rec[i].t_start);
@@ -77,9 +77,9 @@ START_TEST(sweep_back_to_back_shuffled)
     ck_assert_int_eq(ftio_signal_build(&r, &s), 0);
     ck_assert_uint_eq(s.n, 2 * r.n);
     for (size_t i = 0; i + 1 < s.n; i++) {
-        ck_assert(s.t[i] <= s.t[i + 1]);
+        FTIO_CHECK(s.t[i] <= s.t[i + 1]);
         if (s.t[i] < s.t[i + 1])                     /* every segment of width > 0 */
-            ck_assert_msg(s.b[i] == (s.t[i] < N ? 2 : 0), "B(%g) = %g", s.t[i], s.b[i]);
+            FTIO_CHECK_MSG(s.b[i] == (s.t[i] < N ? 2 : 0), "B(%g) = %g", s.t[i], s.b[i]);
     }
     ck_assert_double_eq(s.b[s.n - 1], 0);
     ftio_signal_free(&s);

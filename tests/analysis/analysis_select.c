@@ -181,14 +181,14 @@ START_TEST(time_order)
                 t[i] = k == NKINDS ? uniform() * 86400 * 31 : 1.7e9 + uniform() * 86400;
             ck_assert_int_eq(ftio_time_order(t, n, o), 0);
             for (size_t i = 0; i < n; i++) {
-                ck_assert_uint_lt(o[i], n);
-                ck_assert(!seen[o[i]]);
+                FTIO_CHECK_MSG(o[i] < n && !seen[o[i]], "n %zu kind %d: index %u at %zu out of range or twice",
+                               n, k, o[i], i);
                 seen[o[i]] = 1;
                 if (i > 0) {
                     double a = t[o[i - 1]], b = t[o[i]];
-                    ck_assert_msg(a <= b + 1e-6, "n %zu kind %d: %.9f before %.9f", n, k, a, b);
-                    if (a == b)
-                        ck_assert_uint_lt(o[i - 1], o[i]);
+                    FTIO_CHECK_MSG(a <= b + 1e-6, "n %zu kind %d: %.9f before %.9f", n, k, a, b);
+                    FTIO_CHECK_MSG(a != b || o[i - 1] < o[i], "n %zu kind %d: equal times out of index order",
+                                   n, k);
                 }
             }
             free(t);

@@ -305,12 +305,12 @@ START_TEST(grid_relaid)
      * malloc, every record kept. */
     s = stream_new(7200, 100000);
     for (int i = 0; i < 50000; i++)
-        ck_assert_int_eq(ftio_stream_add(s, -1, 0.1 * i, 0.1 * i + 0.05, i), 0);
+        FTIO_CHECK(ftio_stream_add(s, -1, 0.1 * i, 0.1 * i + 0.05, i) == 0);
     ck_assert_int_eq(ftio_stream_logged(s), 50000);
     for (int i = 0; i < 50000; i++) {
         double ts, te, bytes;
-        ck_assert_int_eq(ftio_stream_logged_record(s, (size_t)i, &ts, &te, &bytes), 0);
-        ck_assert(ts == 0.1 * i && te == 0.1 * i + 0.05 && bytes == i);
+        FTIO_CHECK(ftio_stream_logged_record(s, (size_t)i, &ts, &te, &bytes) == 0);
+        FTIO_CHECK(ts == 0.1 * i && te == 0.1 * i + 0.05 && bytes == i);
     }
     ftio_stream_work_free(w);
     ftio_analyzer_free(a);

@@ -77,7 +77,7 @@ static void make_requests(struct ftio_requests *r, size_t n, int kind, unsigned 
             ts = (double)rand_r(&seed) / RAND_MAX * 100;
             te = ts + (double)rand_r(&seed) / RAND_MAX * 3;
         }
-        ck_assert_int_eq(ftio_requests_push_bytes(r, ts, te, 1 + rand_r(&seed) % 100000), 0);
+        FTIO_CHECK(ftio_requests_push_bytes(r, ts, te, 1 + rand_r(&seed) % 100000) == 0);
     }
 }
 

@@ -25,7 +25,12 @@ The times come from the program itself (examples/checkpoint.c, run with
 The app reads both clocks back to back at a checkpoint's start, so S - M is
 the epoch of that iteration's monotonic times; a read is [R, R + D] plus it.
 
-As a module: phases(out, kind), local_period(phases, start, end),
+examples/posix_periodic.c (the Slurm tests) says, each rank a line per phase:
+  "iteration I: wrote B bytes to PATH from S to E"   CLOCK_REALTIME [start, end]
+periodic_phases(out) gives its phases, the ranks' lines of one iteration
+as one phase (the first start, the last end).
+
+As a module: phases(out, kind), periodic_phases(out), local_period(phases, start, end),
 off(period, phases, start, end) (how far an answer is from the truth), and
 messages(log, job, mode), what ftiod published of the job.
 As a command: phase_truth.py OUT KIND prints the phases, "start end" (epoch s)
@@ -55,6 +60,20 @@ def phases(out, kind):
     if len(p) < 3:
         sys.exit("phase_truth: %d %s phases in %s" % (len(p), kind, out))
     return p
+
+
+def periodic_phases(out):
+    """posix_periodic's phases in OUT (every rank's lines): (start, end),
+    epoch s, one per iteration, from its first rank's start to its last
+    rank's end."""
+    it = {}
+    for i, s, e in re.findall(r"^iteration (\d+): wrote \d+ bytes to \S+ from ([0-9.]+) to ([0-9.]+)$",
+                              open(out).read(), re.M):
+        s0, e0 = it.get(int(i), (float(s), float(e)))
+        it[int(i)] = (min(s0, float(s)), max(e0, float(e)))
+    if len(it) < 3:
+        sys.exit("phase_truth: %d posix_periodic phases in %s" % (len(it), out))
+    return [it[i] for i in sorted(it)]
 
 
 def local_intervals(p, start, end):

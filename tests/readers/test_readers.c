@@ -432,8 +432,8 @@ START_TEST(test_numscan_matches_strtod)
             k += sprintf(b + k, "e%d", (int)((x >> 40) % 60) - 30);
         b[k] = 0;
         double v, w = strtod(b, NULL);
-        ck_assert_ptr_eq(ftio_scan_number(b, b + k, true, &v), b + k);
-        ck_assert_msg(memcmp(&v, &w, sizeof v) == 0, "%s: %.17g, strtod %.17g", b, v, w);
+        FTIO_CHECK(ftio_scan_number(b, b + k, true, &v) == b + k);
+        FTIO_CHECK_MSG(memcmp(&v, &w, sizeof v) == 0, "%s: %.17g, strtod %.17g", b, v, w);
     }
 }
 END_TEST
@@ -468,9 +468,9 @@ START_TEST(test_json_long_arrays)
     const struct ftio_requests *q = &set.job[0].write.req;
     ck_assert_uint_eq(q->n, N);
     for (size_t i = 0; i < N; i++)
-        ck_assert_msg(q->rec[i].rate == 1 + i % 7 && q->rec[i].t_start == 2.0 * i &&
-                      q->rec[i].t_end == 2.0 * i + 1 && q->rec[i].proc == 0 && q->rec[i].fid == 0,
-                      "request %zu: %g %g %g", i, q->rec[i].rate, q->rec[i].t_start, q->rec[i].t_end);
+        FTIO_CHECK_MSG(q->rec[i].rate == 1 + i % 7 && q->rec[i].t_start == 2.0 * i &&
+                       q->rec[i].t_end == 2.0 * i + 1 && q->rec[i].proc == 0 && q->rec[i].fid == 0,
+                       "request %zu: %g %g %g", i, q->rec[i].rate, q->rec[i].t_start, q->rec[i].t_end);
     ftio_trace_set_free(&set);
     free(doc);
 }
