@@ -16,6 +16,7 @@
 #include <string.h>
 #include "commands.h"
 #include "bigarray.h"
+#include "bucket.h"
 #include "grow.h"
 #include "units.h"
 #include "forecast/phase_track.h"
@@ -161,9 +162,8 @@ starts_each(const struct ftio_trace_dir *dir, const struct ftio_trace *t, size_t
         visit(ctx, i, t->meta[i - dir->req.n].ts);
 }
 
-/* The span's pass: lo, hi, and in nan the sum of every x - x, which is 0
- * while every start is finite and NaN from the first that is not (two
- * instructions, not isfinite()'s four). */
+/* The span's pass: lo, hi, and whether every start is finite (nan == 0:
+ * ftio_finite_acc). */
 struct span_acc {
     double lo, hi, nan;
 };
@@ -172,7 +172,7 @@ static inline void span_visit(void *ctx, size_t i, double x)
 {
     (void)i;
     struct span_acc *a = ctx;
-    a->nan += x - x;
+    a->nan = ftio_finite_acc(a->nan, x);
     a->lo = x < a->lo ? x : a->lo;           /* no fmin() call: not finite fails below */
     a->hi = x > a->hi ? x : a->hi;
 }
