@@ -502,7 +502,9 @@ int ftio_cli_phases(const struct ftio_trace *t, enum ftio_io_mode mode, const st
     int ordered = merging ? 0 : order_init(&ord, dir, t, ne, sp);
     size_t room = WALK_CHUNK + ord.largest;
     struct event *chunk = malloc(room * sizeof *chunk);
-    long *pidx = malloc(room * sizeof *pidx);     /* each record's process, its index */
+    /* each record's process, its index; PT_AHEAD more, copies of the
+     * chunk's last, so the prefetches ahead need no test of the chunk's end */
+    long *pidx = malloc((room + PT_AHEAD) * sizeof *pidx);
     struct procmap pm = { 0 };
     pm.cap = 64;
     pm.key = calloc(pm.cap, sizeof *pm.key);
@@ -518,15 +520,16 @@ int ftio_cli_phases(const struct ftio_trace *t, enum ftio_io_mode mode, const st
     double gap = ftio_pt_gap(&pt, r->has_period ? r->dominant.period : NAN,
                              r->metrics.valid ? r->metrics.phase_duration : NAN);
     double next_settle = 0;
-    uint32_t last_fid = 0;
+    uint64_t last_fid = UINT64_MAX;         /* none yet: no file id equals it */
     uint16_t last_fs = FTIO_PT_FS_UNKNOWN;
-    bool have_fid = false;
     long last_p = -1;               /* the latest record's process, its index */
     uint32_t last_proc = 0;
     for (size_t i = 0, j = 0, m = 0; i < ne; i++, j++) {
         if (j == m) {              /* the next chunk of records, gathered */
             j = 0;
             m = gather(merging ? &mg : NULL, merging ? NULL : &ord, i, chunk);
+            if (i == 0)
+                next_settle = chunk[0].ts + 1;
             /* their processes' indices, given in the walk's order as before */
             for (size_t k = 0; k < m; k++) {
                 long p = last_p >= 0 && chunk[k].proc == last_proc
@@ -536,15 +539,13 @@ int ftio_cli_phases(const struct ftio_trace *t, enum ftio_io_mode mode, const st
                 pidx[k] = last_p = p;
                 last_proc = chunk[k].proc;
             }
+            for (size_t k = m; k < m + PT_AHEAD; k++)
+                pidx[k] = last_p;
         }
         /* the tracker's state of the records ahead: anywhere in memory */
-        if (j + PT_AHEAD < m)
-            ftio_pt_prefetch_proc(&pt, (size_t)pidx[j + PT_AHEAD]);
-        if (j + PT_AHEAD / 2 < m)
-            ftio_pt_prefetch_seg(&pt, (size_t)pidx[j + PT_AHEAD / 2], ptmode);
+        ftio_pt_prefetch_proc(&pt, (size_t)pidx[j + PT_AHEAD]);
+        ftio_pt_prefetch_seg(&pt, (size_t)pidx[j + PT_AHEAD / 2], ptmode);
         const struct event *e = &chunk[j];
-        if (i == 0)
-            next_settle = e->ts + 1;
         if (e->ts >= next_settle) {   /* ftiod settles every second of data */
             if (ftio_pt_settle(&pt, ptmode, e->ts, gap) < 0 || collect(&pt, ptmode, &d) != 0)
                 goto out;
@@ -556,7 +557,7 @@ int ftio_cli_phases(const struct ftio_trace *t, enum ftio_io_mode mode, const st
             continue;
         }
         /* runs of one file: its file system looked up once */
-        bool known = have_fid && e->fid == last_fid;
+        bool known = e->fid == last_fid;
         const char *name = known ? NULL : ftio_trace_file_fs(t, e->fid);
         uint16_t fs = known ? last_fs : FTIO_PT_FS_UNKNOWN;
         if (name) {
@@ -568,7 +569,6 @@ int ftio_cli_phases(const struct ftio_trace *t, enum ftio_io_mode mode, const st
             if (k < nfs)
                 fs = (uint16_t)k;
         }
-        have_fid = true;
         last_fid = e->fid;
         last_fs = fs;
         ftio_pt_data(&pt, (size_t)p, ptmode, e->ts, e->te, e->bytes, e->fid, fs);
