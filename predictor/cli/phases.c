@@ -523,7 +523,7 @@ int ftio_cli_phases(const struct ftio_trace *t, enum ftio_io_mode mode, const st
     uint64_t last_fid = UINT64_MAX;         /* none yet: no file id equals it */
     uint16_t last_fs = FTIO_PT_FS_UNKNOWN;
     long last_p = -1;               /* the latest record's process, its index */
-    uint32_t last_proc = 0;
+    uint64_t last_proc = UINT64_MAX;        /* none yet: no process key equals it */
     for (size_t i = 0, j = 0, m = 0; i < ne; i++, j++) {
         if (j == m) {              /* the next chunk of records, gathered */
             j = 0;
@@ -532,8 +532,7 @@ int ftio_cli_phases(const struct ftio_trace *t, enum ftio_io_mode mode, const st
                 next_settle = chunk[0].ts + 1;
             /* their processes' indices, given in the walk's order as before */
             for (size_t k = 0; k < m; k++) {
-                long p = last_p >= 0 && chunk[k].proc == last_proc
-                             ? last_p : proc_index(&pm, &pt, chunk[k].proc);
+                long p = chunk[k].proc == last_proc ? last_p : proc_index(&pm, &pt, chunk[k].proc);
                 if (p < 0)
                     goto out;
                 pidx[k] = last_p = p;
