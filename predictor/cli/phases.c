@@ -177,6 +177,7 @@ static inline void span_visit(void *ctx, size_t i, double x)
     a->hi = x > a->hi ? x : a->hi;
 }
 
+/* The starts' span, and whether ticks serve (struct span). */
 static struct span ticks_fit(const struct ftio_trace_dir *dir, const struct ftio_trace *t, size_t ne)
 {
     struct span_acc a = { INFINITY, -INFINITY, 0 };
@@ -218,14 +219,15 @@ static void order_free(struct order *o)
     free(o->ev);
 }
 
-/* Record i, starting at x, counted in its bucket (at[b + 1]), or placed
- * (at[b]: where its bucket's next goes): the order's two passes over the
- * starts (starts_each). */
+/* The bucket of a record starting at x. */
 static inline size_t order_bucket_of(const struct order *o, double x)
 {
     return (size_t)(tick_of(x, o->lo) >> o->bits);
 }
 
+/* The order's two passes over the starts (starts_each): record i, starting
+ * at x, counted in its bucket (at[b + 1]), then placed (at[b]: where its
+ * bucket's next goes). */
 static inline void order_count(void *ctx, size_t i, double x)
 {
     (void)i;
