@@ -295,7 +295,7 @@ static void sweep_free(struct sweep *w)
 {
     for (int k = 0; k < 2; k++) {
         ftio_big_free(w->at[k], w->nb + 1, sizeof *w->at[k]);
-        ftio_big_free(w->pos[k], w->n, sizeof *w->pos[k]);
+        ftio_big_free(w->pos[k], w->n + SWEEP_PREFETCH, sizeof *w->pos[k]);
         free(w->ev[k]);
         free(w->tmp[k]);
     }
@@ -355,9 +355,12 @@ static int sweep_prepare(struct sweep *w, double lo, double hi)
     }
     for (int k = 0; k < 2; k++) {
         w->at[k] = ftio_big_calloc(w->nb + 1, sizeof *w->at[k]);
-        w->pos[k] = ftio_big_alloc(w->n, sizeof *w->pos[k]);   /* written whole */
+        /* written whole; SWEEP_PREFETCH more, request 0's, so that the
+         * gather's prefetch ahead needs no test of the end */
+        w->pos[k] = ftio_big_alloc(w->n + SWEEP_PREFETCH, sizeof *w->pos[k]);
         if (!w->at[k] || !w->pos[k])
             return -1;
+        memset(w->pos[k] + w->n, 0, SWEEP_PREFETCH * sizeof *w->pos[k]);
     }
     if (col_plain(w->c[0]))
         positions_pass(w, false, true);
@@ -394,13 +397,12 @@ static int sweep_prepare(struct sweep *w, double lo, double hi)
 /* The events at pos[0..m) of column c into ev, their span and order
  * (tspan_add, on the way: no pass of their own); plain: col_plain(c). */
 static inline __attribute__((always_inline)) bool
-gather(const struct column *c, const uint32_t *pos, size_t m, size_t ahead, struct event *ev,
-       double *lo_out, double *hi_out, bool plain)
+gather(const struct column *c, const uint32_t *pos, size_t m, struct event *ev, double *lo_out,
+       double *hi_out, bool plain)
 {
     struct tspan s = TSPAN_EMPTY;
     for (size_t i = 0; i < m; i++) {
-        if (i + SWEEP_PREFETCH < ahead)      /* the request SWEEP_PREFETCH positions on */
-            col_prefetch(c, pos[i + SWEEP_PREFETCH], plain);
+        col_prefetch(c, pos[i + SWEEP_PREFETCH], plain);   /* past the last: request 0 */
         ev[i] = col_event(c, pos[i], plain);
         tspan_add(&s, ev[i].t);
     }
@@ -419,10 +421,9 @@ static const struct event *sweep_bucket(struct sweep *w, int k, size_t b, size_t
     struct event *ev = w->ev[k];
     const uint32_t *pos = w->pos[k] + from;
     *m = w->at[k][b + 1] - from;
-    size_t ahead = w->n - from;              /* positions left, this bucket's and later ones */
     double lo, hi;
-    bool sorted = col_plain(c) ? gather(c, pos, *m, ahead, ev, &lo, &hi, true)
-                               : gather(c, pos, *m, ahead, ev, &lo, &hi, false);
+    bool sorted = col_plain(c) ? gather(c, pos, *m, ev, &lo, &hi, true)
+                               : gather(c, pos, *m, ev, &lo, &hi, false);
     return *m > 1 ? sort_events(ev, w->tmp[k], *m, 0, lo, hi, sorted) : ev;
 }
 
