@@ -56,8 +56,12 @@ static inline void prefetch_event(const struct ftio_trace_dir *dir, size_t k)
 
 /* process key -> tracker index (open addressing, keys + 1), grown with
  * the processes (a trace has thousands, not one per record: the table
- * stays in cache). */
-struct procmap { uint64_t *key; long *val; size_t cap, n; };
+ * stays in cache).  Keys below PROC_SMALL (ranks: the walk meets a
+ * different one nearly every record) index small[] directly instead
+ * (index + 1, 0: none yet; calloc'd, only the pages of the keys seen are
+ * touched). */
+#define PROC_SMALL 65536
+struct procmap { uint64_t *key; long *val; size_t cap, n; uint32_t *small; };
 
 static size_t proc_slot(const struct procmap *m, uint32_t key)
 {
@@ -67,14 +71,14 @@ static size_t proc_slot(const struct procmap *m, uint32_t key)
     return i;
 }
 
-static long proc_index(struct procmap *m, struct ftio_pt *pt, uint32_t key)
+static long proc_index_hashed(struct procmap *m, struct ftio_pt *pt, uint32_t key)
 {
     size_t i = proc_slot(m, key);
     if (m->key[i])
         return m->val[i];
     if (2 * (m->n + 1) > m->cap) {
         struct procmap g = { calloc(2 * m->cap, sizeof *g.key), calloc(2 * m->cap, sizeof *g.val),
-                             2 * m->cap, m->n };
+                             2 * m->cap, m->n, m->small };
         if (!g.key || !g.val) {
             free(g.key);
             free(g.val);
@@ -95,6 +99,15 @@ static long proc_index(struct procmap *m, struct ftio_pt *pt, uint32_t key)
     m->val[i] = ftio_pt_proc_add(pt);
     m->n++;
     return m->val[i];
+}
+
+static inline long proc_index(struct procmap *m, struct ftio_pt *pt, uint32_t key)
+{
+    if (key >= PROC_SMALL)
+        return proc_index_hashed(m, pt, key);
+    if (!m->small[key])
+        m->small[key] = (uint32_t)ftio_pt_proc_add(pt) + 1;
+    return (long)m->small[key] - 1;
 }
 
 struct described {
@@ -511,13 +524,14 @@ int ftio_cli_phases(const struct ftio_trace *t, enum ftio_io_mode mode, const st
     pm.cap = 64;
     pm.key = calloc(pm.cap, sizeof *pm.key);
     pm.val = calloc(pm.cap, sizeof *pm.val);
+    pm.small = calloc(PROC_SMALL, sizeof *pm.small);
     const char *fsname[MAX_FS];
     size_t nfs = 0;
     struct ftio_pt pt;
     ftio_pt_init(&pt, 2.0 / (fs_rate > 0 ? fs_rate : 10));
     struct described d = { 0 };
     int rc = -1;
-    if (merging < 0 || ordered != 0 || !chunk || !pidx || !pm.key || !pm.val)
+    if (merging < 0 || ordered != 0 || !chunk || !pidx || !pm.key || !pm.val || !pm.small)
         goto out;
     double gap = ftio_pt_gap(&pt, r->has_period ? r->dominant.period : NAN,
                              r->metrics.valid ? r->metrics.phase_duration : NAN);
@@ -611,6 +625,7 @@ out:
     merge_free(&mg);
     free(pm.key);
     free(pm.val);
+    free(pm.small);
     free(d.ph);
     ftio_pt_free(&pt);
     return rc;
