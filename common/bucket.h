@@ -26,6 +26,16 @@ static inline size_t ftio_bucket_of(double x, double lo, double scale, size_t nb
     return b < nb ? b : nb - 1;
 }
 
+/* The callers' check that every key of a pass is finite, folded into the
+ * pass: acc starts at 0 and takes each key's x - x, which is 0 for a finite
+ * x and NaN for an infinite or NaN one (and NaN stays), so acc == 0 at the
+ * end when every key was finite; two instructions a key, not isfinite()'s
+ * test and flag. */
+static inline double ftio_finite_acc(double acc, double x)
+{
+    return acc + (x - x);
+}
+
 #define FTIO_BUCKET_SCATTER(src, dst, n, field, lo, scale, nb, at)                    \
     do {                                                                              \
         for (size_t i_ = 0; i_ < (n); i_++)                                           \

@@ -108,22 +108,33 @@ static void insertion_sort(struct event *ev, size_t n)
     }
 }
 
+/* A run of times' span (the earliest, the latest) and whether they came in
+ * order: the one place both event_span and the sweep's gather take them.
+ * In order means no time below one before it, i.e. below the latest so far
+ * (no previous time to carry). */
+struct tspan {
+    double lo, hi;
+    bool sorted;
+};
+#define TSPAN_EMPTY ((struct tspan){ INFINITY, -INFINITY, true })
+
+static inline void tspan_add(struct tspan *s, double t)
+{
+    s->sorted &= !(t < s->hi);
+    s->lo = t < s->lo ? t : s->lo;   /* times are finite: no fmin() call */
+    s->hi = t > s->hi ? t : s->hi;
+}
+
 /* The earliest and the latest time of ev[0..n) into *lo, *hi; whether they
- * are in order already.  (The sweep's gather takes the same on its way.) */
+ * are in order already. */
 static bool event_span(const struct event *ev, size_t n, double *lo_out, double *hi_out)
 {
-    double lo = INFINITY, hi = -INFINITY;
-    bool sorted = true;
-    for (size_t i = 0; i < n; i++) {
-        double t = ev[i].t;
-        if (i && t < ev[i - 1].t)
-            sorted = false;
-        lo = t < lo ? t : lo;        /* times are finite: no fmin() call */
-        hi = t > hi ? t : hi;
-    }
-    *lo_out = lo;
-    *hi_out = hi;
-    return sorted;
+    struct tspan s = TSPAN_EMPTY;
+    for (size_t i = 0; i < n; i++)
+        tspan_add(&s, ev[i].t);
+    *lo_out = s.lo;
+    *hi_out = s.hi;
+    return s.sorted;
 }
 
 /* Stable sort of ev[0..n) by time, tmp (n events) as scratch, given their
@@ -284,7 +295,7 @@ static void sweep_free(struct sweep *w)
 {
     for (int k = 0; k < 2; k++) {
         ftio_big_free(w->at[k], w->nb + 1, sizeof *w->at[k]);
-        ftio_big_free(w->pos[k], w->n, sizeof *w->pos[k]);
+        ftio_big_free(w->pos[k], w->n + SWEEP_PREFETCH, sizeof *w->pos[k]);
         free(w->ev[k]);
         free(w->tmp[k]);
     }
@@ -344,9 +355,12 @@ static int sweep_prepare(struct sweep *w, double lo, double hi)
     }
     for (int k = 0; k < 2; k++) {
         w->at[k] = ftio_big_calloc(w->nb + 1, sizeof *w->at[k]);
-        w->pos[k] = ftio_big_alloc(w->n, sizeof *w->pos[k]);   /* written whole */
+        /* written whole; SWEEP_PREFETCH more, request 0's, so that the
+         * gather's prefetch ahead needs no test of the end */
+        w->pos[k] = ftio_big_alloc(w->n + SWEEP_PREFETCH, sizeof *w->pos[k]);
         if (!w->at[k] || !w->pos[k])
             return -1;
+        memset(w->pos[k] + w->n, 0, SWEEP_PREFETCH * sizeof *w->pos[k]);
     }
     if (col_plain(w->c[0]))
         positions_pass(w, false, true);
@@ -381,26 +395,20 @@ static int sweep_prepare(struct sweep *w, double lo, double hi)
 }
 
 /* The events at pos[0..m) of column c into ev, their span and order
- * (event_span's, on the way: no pass of their own); plain: col_plain(c). */
+ * (tspan_add, on the way: no pass of their own); plain: col_plain(c). */
 static inline __attribute__((always_inline)) bool
-gather(const struct column *c, const uint32_t *pos, size_t m, size_t ahead, struct event *ev,
-       double *lo_out, double *hi_out, bool plain)
+gather(const struct column *c, const uint32_t *pos, size_t m, struct event *ev, double *lo_out,
+       double *hi_out, bool plain)
 {
-    double lo = INFINITY, hi = -INFINITY, prev = -INFINITY;
-    bool sorted = true;
+    struct tspan s = TSPAN_EMPTY;
     for (size_t i = 0; i < m; i++) {
-        if (i + SWEEP_PREFETCH < ahead)      /* the request SWEEP_PREFETCH positions on */
-            col_prefetch(c, pos[i + SWEEP_PREFETCH], plain);
+        col_prefetch(c, pos[i + SWEEP_PREFETCH], plain);   /* past the last: request 0 */
         ev[i] = col_event(c, pos[i], plain);
-        double t = ev[i].t;
-        sorted &= !(t < prev);
-        prev = t;
-        lo = t < lo ? t : lo;
-        hi = t > hi ? t : hi;
+        tspan_add(&s, ev[i].t);
     }
-    *lo_out = lo;
-    *hi_out = hi;
-    return sorted;
+    *lo_out = s.lo;
+    *hi_out = s.hi;
+    return s.sorted;
 }
 
 /* Bucket b's events of column k, sorted (stable: the positions are in input
@@ -413,10 +421,9 @@ static const struct event *sweep_bucket(struct sweep *w, int k, size_t b, size_t
     struct event *ev = w->ev[k];
     const uint32_t *pos = w->pos[k] + from;
     *m = w->at[k][b + 1] - from;
-    size_t ahead = w->n - from;              /* positions left, this bucket's and later ones */
     double lo, hi;
-    bool sorted = col_plain(c) ? gather(c, pos, *m, ahead, ev, &lo, &hi, true)
-                               : gather(c, pos, *m, ahead, ev, &lo, &hi, false);
+    bool sorted = col_plain(c) ? gather(c, pos, *m, ev, &lo, &hi, true)
+                               : gather(c, pos, *m, ev, &lo, &hi, false);
     return *m > 1 ? sort_events(ev, w->tmp[k], *m, 0, lo, hi, sorted) : ev;
 }
 

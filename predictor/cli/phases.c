@@ -16,6 +16,7 @@
 #include <string.h>
 #include "commands.h"
 #include "bigarray.h"
+#include "bucket.h"
 #include "grow.h"
 #include "units.h"
 #include "forecast/phase_track.h"
@@ -55,8 +56,12 @@ static inline void prefetch_event(const struct ftio_trace_dir *dir, size_t k)
 
 /* process key -> tracker index (open addressing, keys + 1), grown with
  * the processes (a trace has thousands, not one per record: the table
- * stays in cache). */
-struct procmap { uint64_t *key; long *val; size_t cap, n; };
+ * stays in cache).  Keys below PROC_SMALL (ranks: the walk meets a
+ * different one nearly every record) index small[] directly instead
+ * (index + 1, 0: none yet; calloc'd, only the pages of the keys seen are
+ * touched). */
+#define PROC_SMALL 65536
+struct procmap { uint64_t *key; long *val; size_t cap, n; uint32_t *small; };
 
 static size_t proc_slot(const struct procmap *m, uint32_t key)
 {
@@ -66,14 +71,14 @@ static size_t proc_slot(const struct procmap *m, uint32_t key)
     return i;
 }
 
-static long proc_index(struct procmap *m, struct ftio_pt *pt, uint32_t key)
+static long proc_index_hashed(struct procmap *m, struct ftio_pt *pt, uint32_t key)
 {
     size_t i = proc_slot(m, key);
     if (m->key[i])
         return m->val[i];
     if (2 * (m->n + 1) > m->cap) {
         struct procmap g = { calloc(2 * m->cap, sizeof *g.key), calloc(2 * m->cap, sizeof *g.val),
-                             2 * m->cap, m->n };
+                             2 * m->cap, m->n, m->small };
         if (!g.key || !g.val) {
             free(g.key);
             free(g.val);
@@ -94,6 +99,15 @@ static long proc_index(struct procmap *m, struct ftio_pt *pt, uint32_t key)
     m->val[i] = ftio_pt_proc_add(pt);
     m->n++;
     return m->val[i];
+}
+
+static inline long proc_index(struct procmap *m, struct ftio_pt *pt, uint32_t key)
+{
+    if (key >= PROC_SMALL)
+        return proc_index_hashed(m, pt, key);
+    if (!m->small[key])
+        m->small[key] = (uint32_t)ftio_pt_proc_add(pt) + 1;
+    return (long)m->small[key] - 1;
 }
 
 struct described {
@@ -145,25 +159,44 @@ struct span {
     bool fit;
 };
 
-static inline void span_add(struct span *s, bool *finite, double x)
+/* Every record's start in index order, to visit(ctx, i, x): the requests,
+ * then the metadata calls -- two loops, not start_at()'s test per record.
+ * The one place the passes over the starts (the span, the order's count and
+ * placement) take them; forced inline with a constant visit, so each pass is
+ * its own loop with visit inlined. */
+static inline __attribute__((always_inline)) void
+starts_each(const struct ftio_trace_dir *dir, const struct ftio_trace *t, size_t ne,
+            void (*visit)(void *ctx, size_t i, double x), void *ctx)
 {
-    *finite &= isfinite(x);
-    s->lo = x < s->lo ? x : s->lo;           /* no fmin() call: not finite fails below */
-    s->hi = x > s->hi ? x : s->hi;
-}
-
-/* The passes over every record's start go over the requests, then the
- * metadata calls: two loops, not start_at()'s test per record. */
-static struct span ticks_fit(const struct ftio_trace_dir *dir, const struct ftio_trace *t, size_t ne)
-{
-    bool finite = true;
-    struct span s = { INFINITY, -INFINITY, false };
     size_t nreq = ne < dir->req.n ? ne : dir->req.n;
     for (size_t i = 0; i < nreq; i++)
-        span_add(&s, &finite, dir->req.rec[i].t_start);
+        visit(ctx, i, dir->req.rec[i].t_start);
     for (size_t i = nreq; i < ne; i++)
-        span_add(&s, &finite, t->meta[i - dir->req.n].ts);
-    s.fit = ne > 0 && finite && ne < (1u << ORDER_INDEX_BITS) &&
+        visit(ctx, i, t->meta[i - dir->req.n].ts);
+}
+
+/* The span's pass: lo, hi, and whether every start is finite (nan == 0:
+ * ftio_finite_acc). */
+struct span_acc {
+    double lo, hi, nan;
+};
+
+static inline void span_visit(void *ctx, size_t i, double x)
+{
+    (void)i;
+    struct span_acc *a = ctx;
+    a->nan = ftio_finite_acc(a->nan, x);
+    a->lo = x < a->lo ? x : a->lo;           /* no fmin() call: not finite fails below */
+    a->hi = x > a->hi ? x : a->hi;
+}
+
+/* The starts' span, and whether ticks serve (struct span). */
+static struct span ticks_fit(const struct ftio_trace_dir *dir, const struct ftio_trace *t, size_t ne)
+{
+    struct span_acc a = { INFINITY, -INFINITY, 0 };
+    starts_each(dir, t, ne, span_visit, &a);
+    struct span s = { a.lo, a.hi, false };
+    s.fit = ne > 0 && a.nan == 0 && ne < (1u << ORDER_INDEX_BITS) &&
             (s.hi - s.lo) * ORDER_TICKS < (double)(1ull << (64 - ORDER_INDEX_BITS));
     return s;
 }
@@ -199,25 +232,26 @@ static void order_free(struct order *o)
     free(o->ev);
 }
 
-/* Record i, starting at x, counted in its bucket (at[b + 1]), or placed
- * (at[b]: where its bucket's next goes). */
-static inline void order_step(struct order *o, size_t i, double x, bool place)
+/* The bucket of a record starting at x. */
+static inline size_t order_bucket_of(const struct order *o, double x)
 {
-    size_t b = (size_t)(tick_of(x, o->lo) >> o->bits);
-    if (place)
-        o->ord[o->at[b]++] = (uint32_t)i;
-    else
-        o->at[b + 1]++;
+    return (size_t)(tick_of(x, o->lo) >> o->bits);
 }
 
-/* One pass over the records in index order (as ticks_fit's). */
-static inline __attribute__((always_inline)) void order_pass(struct order *o, bool place)
+/* The order's two passes over the starts (starts_each): record i, starting
+ * at x, counted in its bucket (at[b + 1]), then placed (at[b]: where its
+ * bucket's next goes). */
+static inline void order_count(void *ctx, size_t i, double x)
 {
-    size_t nreq = o->ne < o->dir->req.n ? o->ne : o->dir->req.n;
-    for (size_t i = 0; i < nreq; i++)
-        order_step(o, i, o->dir->req.rec[i].t_start, place);
-    for (size_t i = nreq; i < o->ne; i++)
-        order_step(o, i, o->t->meta[i - o->dir->req.n].ts, place);
+    (void)i;
+    struct order *o = ctx;
+    o->at[order_bucket_of(o, x) + 1]++;
+}
+
+static inline void order_place(void *ctx, size_t i, double x)
+{
+    struct order *o = ctx;
+    o->ord[o->at[order_bucket_of(o, x)]++] = (uint32_t)i;
 }
 
 /* The order of the ne records into o (the buckets placed, none sorted
@@ -250,14 +284,14 @@ static int order_init(struct order *o, const struct ftio_trace_dir *dir, const s
     uint32_t *at = o->at = ftio_big_calloc(nb + 1, sizeof *at);
     if (!at)
         return -1;
-    order_pass(o, false);
+    starts_each(dir, t, ne, order_count, o);
     size_t largest = 1;
     for (size_t b = 0; b < nb; b++) {
         if (at[b + 1] > largest)
             largest = at[b + 1];
         at[b + 1] += at[b];
     }
-    order_pass(o, true);                     /* at[b] ends one past bucket b */
+    starts_each(dir, t, ne, order_place, o); /* at[b] ends one past bucket b */
     o->largest = largest;
     o->key = malloc(2 * largest * sizeof *o->key);
     o->ev = malloc(largest * sizeof *o->ev);
@@ -483,49 +517,50 @@ int ftio_cli_phases(const struct ftio_trace *t, enum ftio_io_mode mode, const st
     int ordered = merging ? 0 : order_init(&ord, dir, t, ne, sp);
     size_t room = WALK_CHUNK + ord.largest;
     struct event *chunk = malloc(room * sizeof *chunk);
-    long *pidx = malloc(room * sizeof *pidx);     /* each record's process, its index */
+    /* each record's process, its index; PT_AHEAD more, copies of the
+     * chunk's last, so the prefetches ahead need no test of the chunk's end */
+    long *pidx = malloc((room + PT_AHEAD) * sizeof *pidx);
     struct procmap pm = { 0 };
     pm.cap = 64;
     pm.key = calloc(pm.cap, sizeof *pm.key);
     pm.val = calloc(pm.cap, sizeof *pm.val);
+    pm.small = calloc(PROC_SMALL, sizeof *pm.small);
     const char *fsname[MAX_FS];
     size_t nfs = 0;
     struct ftio_pt pt;
     ftio_pt_init(&pt, 2.0 / (fs_rate > 0 ? fs_rate : 10));
     struct described d = { 0 };
     int rc = -1;
-    if (merging < 0 || ordered != 0 || !chunk || !pidx || !pm.key || !pm.val)
+    if (merging < 0 || ordered != 0 || !chunk || !pidx || !pm.key || !pm.val || !pm.small)
         goto out;
     double gap = ftio_pt_gap(&pt, r->has_period ? r->dominant.period : NAN,
                              r->metrics.valid ? r->metrics.phase_duration : NAN);
     double next_settle = 0;
-    uint32_t last_fid = 0;
+    uint64_t last_fid = UINT64_MAX;         /* none yet: no file id equals it */
     uint16_t last_fs = FTIO_PT_FS_UNKNOWN;
-    bool have_fid = false;
     long last_p = -1;               /* the latest record's process, its index */
-    uint32_t last_proc = 0;
+    uint64_t last_proc = UINT64_MAX;        /* none yet: no process key equals it */
     for (size_t i = 0, j = 0, m = 0; i < ne; i++, j++) {
         if (j == m) {              /* the next chunk of records, gathered */
             j = 0;
             m = gather(merging ? &mg : NULL, merging ? NULL : &ord, i, chunk);
+            if (i == 0)
+                next_settle = chunk[0].ts + 1;
             /* their processes' indices, given in the walk's order as before */
             for (size_t k = 0; k < m; k++) {
-                long p = last_p >= 0 && chunk[k].proc == last_proc
-                             ? last_p : proc_index(&pm, &pt, chunk[k].proc);
+                long p = chunk[k].proc == last_proc ? last_p : proc_index(&pm, &pt, chunk[k].proc);
                 if (p < 0)
                     goto out;
                 pidx[k] = last_p = p;
                 last_proc = chunk[k].proc;
             }
+            for (size_t k = m; k < m + PT_AHEAD; k++)
+                pidx[k] = last_p;
         }
         /* the tracker's state of the records ahead: anywhere in memory */
-        if (j + PT_AHEAD < m)
-            ftio_pt_prefetch_proc(&pt, (size_t)pidx[j + PT_AHEAD]);
-        if (j + PT_AHEAD / 2 < m)
-            ftio_pt_prefetch_seg(&pt, (size_t)pidx[j + PT_AHEAD / 2], ptmode);
+        ftio_pt_prefetch_proc(&pt, (size_t)pidx[j + PT_AHEAD]);
+        ftio_pt_prefetch_seg(&pt, (size_t)pidx[j + PT_AHEAD / 2], ptmode);
         const struct event *e = &chunk[j];
-        if (i == 0)
-            next_settle = e->ts + 1;
         if (e->ts >= next_settle) {   /* ftiod settles every second of data */
             if (ftio_pt_settle(&pt, ptmode, e->ts, gap) < 0 || collect(&pt, ptmode, &d) != 0)
                 goto out;
@@ -537,7 +572,7 @@ int ftio_cli_phases(const struct ftio_trace *t, enum ftio_io_mode mode, const st
             continue;
         }
         /* runs of one file: its file system looked up once */
-        bool known = have_fid && e->fid == last_fid;
+        bool known = e->fid == last_fid;
         const char *name = known ? NULL : ftio_trace_file_fs(t, e->fid);
         uint16_t fs = known ? last_fs : FTIO_PT_FS_UNKNOWN;
         if (name) {
@@ -549,7 +584,6 @@ int ftio_cli_phases(const struct ftio_trace *t, enum ftio_io_mode mode, const st
             if (k < nfs)
                 fs = (uint16_t)k;
         }
-        have_fid = true;
         last_fid = e->fid;
         last_fs = fs;
         ftio_pt_data(&pt, (size_t)p, ptmode, e->ts, e->te, e->bytes, e->fid, fs);
@@ -591,6 +625,7 @@ out:
     merge_free(&mg);
     free(pm.key);
     free(pm.val);
+    free(pm.small);
     free(d.ph);
     ftio_pt_free(&pt);
     return rc;

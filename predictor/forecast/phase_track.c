@@ -551,16 +551,15 @@ static void merge_sort_items(struct item *it, struct item *tmp, size_t n)
 #define ITEM_AT(n) (ITEM_DEPTH * ((n) / ITEM_FILL + 2))
 static struct item *sort_items(struct item *it, struct item *tmp, size_t n, int depth, size_t *at)
 {
-    double lo = INFINITY, hi = -INFINITY;
-    bool finite = true;
+    double lo = INFINITY, hi = -INFINITY, nan = 0;
     for (size_t i = 0; i < n; i++) {
-        finite &= isfinite(it[i].ts);
+        nan = ftio_finite_acc(nan, it[i].ts);
         lo = it[i].ts < lo ? it[i].ts : lo;
         hi = it[i].ts > hi ? it[i].ts : hi;
     }
     size_t nb = n / ITEM_FILL + 1;
     double scale = (double)nb / (hi - lo);
-    if (!(n > 2 * ITEM_RUN && depth < ITEM_DEPTH && finite && scale > 0 && isfinite(scale))) {
+    if (!(n > 2 * ITEM_RUN && depth < ITEM_DEPTH && nan == 0 && scale > 0 && isfinite(scale))) {
         merge_sort_items(it, tmp, n);
         return it;
     }
