@@ -146,7 +146,7 @@ static void observe(struct job_machine *m, int mode, uint16_t fs, int64_t start_
         a = (double)s0;
     }
     for (int64_t s = s0; s <= s1; s++) {
-        double part = bytes * (fmin(b, (double)(s + 1)) - fmax(a, (double)s)) / (b - a);
+        double part = bytes * (ftio_fmin(b, (double)(s + 1)) - ftio_fmax(a, (double)s)) / (b - a);
         struct jm_obs *o = &m->obs[(uint64_t)s % JM_OBS];
         if (o->sec != s) {
             if (o->sec > s) {          /* older than what the ring holds */
