@@ -230,16 +230,26 @@ void ftio_bins_add(struct ftio_bins *b, double t_start, double t_end, double byt
     if (k0 < b->first)
         k0 = b->first;
     struct ftio_bin_block *blk = NULL;
-    for (int64_t j = j0; j <= j1; j++) {
-        if (!blk || slot_of(j) == 0) {
+    /* Per bin the least work (a record spans ~8 bins at 10 Hz, and this loop
+     * was a third of ftiod's merge instructions: callgrind, bench/README.md
+     * "ingest16"): each edge computed once (a bin's end is the next one's
+     * start, the same expression, so the same double), the slot counted on
+     * instead of divided out, and fmin/fmax written out as the library's
+     * minsd/maxsd give them for operands that are not NaN (t_start and t_end
+     * were checked above, an edge is a finite origin plus j / fs). */
+    double e0 = edge(b, j0);
+    size_t s = slot_of(j0);
+    for (int64_t j = j0; j <= j1; j++, s = (s + 1) % FTIO_BIN_BLOCK) {
+        double e1 = edge(b, j + 1);
+        if (!blk || s == 0) {
             if (!(blk = reach(b, j))) {
                 /* Out of memory: the rest of the request is lost, counted. */
-                b->dropped_bytes += rate * (t_end - fmax(t_start, edge(b, j)));
+                b->dropped_bytes += rate * (t_end - fmax(t_start, e0));
                 break;
             }
         }
-        size_t s = slot_of(j);
-        double overlap = fmin(t_end, edge(b, j + 1)) - fmax(t_start, edge(b, j));
+        double overlap = (t_end < e1 ? t_end : e1) - (t_start > e0 ? t_start : e0);
+        e0 = e1;
         if (overlap > 0)
             blk->v[s] += rate * overlap;
         if (b->hold) {

@@ -356,8 +356,8 @@ int ftio_stream_add(struct ftio_stream *s, int act, double ts, double te, double
     }
     if (s->c.log_records)
         log_record(s, a ? act : -1, ts, te, bytes);
-    s->tot.t_min = fmin(s->tot.t_min, ts);
-    s->tot.t_max = fmax(s->tot.t_max, te);
+    s->tot.t_min = ftio_fmin(s->tot.t_min, ts);
+    s->tot.t_max = ftio_fmax(s->tot.t_max, te);
     s->tot.records++;
     s->tot.bytes += bytes;
     return 0;

@@ -290,8 +290,11 @@ const struct ftio_online_update *job_mode_update(const struct job_mode_state *m)
 
 /* The batch's records through the shared conversion (common/batch_requests.h:
  * nested, bytes, clock, order, plausibility, origin), then the daemon's own
- * limits: a request longer than the horizon or before a mode's first bin. */
-static void merge_records(struct job *j, const struct ftio_batch *b,
+ * limits: a request longer than the horizon or before a mode's first bin.
+ * The machine view takes each record from the same conversion
+ * (job_machine.h): it was converted a second time in a pass of its own,
+ * 4 % of a history's merge instructions (bench/README.md "ingest16"). */
+static void merge_records(struct job *j, struct job_proc *p, const struct ftio_batch *b,
                           const struct ftio_convert_options *co, const struct job_limits *lim)
 {
     struct ftio_batch_clock clk = ftio_batch_clock_of(&b->h);
@@ -318,11 +321,15 @@ static void merge_records(struct job *j, const struct ftio_batch *b,
         expect[JOB_READ] = n[0];
     }
     job_activities_files(j, b);
+    struct job_machine_batch mb;
+    bool mach = job_machine_begin(j, p, b, lim, &mb);   /* phases described, the machine view */
     for (size_t i = 0; i < b->n; i++) {
         const struct ftio_record *r = &b->rec[i];
         struct ftio_wall_request q;
         switch (ftio_record_request(r, clk, co, &q)) {
         case FTIO_REQ_OTHER:
+            if (mach)
+                job_machine_other(&mb, r, co);
             continue;
         case FTIO_REQ_NESTED:
             j->nested_records++;
@@ -339,6 +346,8 @@ static void merge_records(struct job *j, const struct ftio_batch *b,
         int mode = q.is_write ? JOB_WRITE : JOB_READ;
         double ts = ftio_job_seconds(q.start_ns, j->origin_ns);
         double te = ftio_job_seconds(q.end_ns, j->origin_ns);
+        if (mach)
+            job_machine_data(&mb, r, &q, ts, te);
         if (te - ts > lim->horizon || ts < -JOB_EARLY_MARGIN) {
             /* Longer than the horizon would smear over all of it (and cost as
              * much); earlier than the margin has no bin. */
@@ -371,6 +380,8 @@ static void merge_records(struct job *j, const struct ftio_batch *b,
         j->bytes += (double)q.bytes;
     }
     job_activities_count(j);
+    if (mach)
+        job_machine_end(&mb, b);
 }
 
 void job_merge_data(struct job *j, struct job_proc *p, const struct ftio_batch *b,
@@ -387,8 +398,7 @@ void job_merge_data(struct job *j, struct job_proc *p, const struct ftio_batch *
         if (__builtin_add_overflow(fixed.h.skew_ns, p->clock_fix_ns, &fixed.h.skew_ns))
             fixed.h.skew_ns = b->h.skew_ns;
     }
-    merge_records(j, &fixed, &co, lim);
-    job_machine_merge(j, p, &fixed, &co, lim);   /* phases described, the machine view */
+    merge_records(j, p, &fixed, &co, lim);
 }
 
 /* Every rank of the declared world called MPI_Finalize. */

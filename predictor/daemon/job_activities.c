@@ -169,8 +169,8 @@ int job_activity_of(struct job *j, int mode, uint32_t file_id, double ts, double
     if (p != OTHER_ID) {
         struct job_pattern *q = &s->pat[p];
         q->bytes += bytes;
-        q->first = fmin(q->first, ts);
-        q->last = fmax(q->last, te);
+        q->first = ftio_fmin(q->first, ts);
+        q->last = ftio_fmax(q->last, te);
     }
     int a = s->slot[mode][p] - 1;
     if (a < 0) {
@@ -199,7 +199,7 @@ int job_activity_of(struct job *j, int mode, uint32_t file_id, double ts, double
         s->changed = true;
     }
     if (a < JOB_MAX_ACTIVITIES)
-        s->t_last[mode][a] = fmax(s->t_last[mode][a], te);
+        s->t_last[mode][a] = ftio_fmax(s->t_last[mode][a], te);
     return a;
 }
 

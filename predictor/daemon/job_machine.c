@@ -146,7 +146,7 @@ static void observe(struct job_machine *m, int mode, uint16_t fs, int64_t start_
         a = (double)s0;
     }
     for (int64_t s = s0; s <= s1; s++) {
-        double part = bytes * (fmin(b, (double)(s + 1)) - fmax(a, (double)s)) / (b - a);
+        double part = bytes * (ftio_fmin(b, (double)(s + 1)) - ftio_fmax(a, (double)s)) / (b - a);
         struct jm_obs *o = &m->obs[(uint64_t)s % JM_OBS];
         if (o->sec != s) {
             if (o->sec > s) {          /* older than what the ring holds */
@@ -206,48 +206,55 @@ struct job_machine *job_machine_files(struct job *j, const struct ftio_batch *b,
     return m;
 }
 
-void job_machine_merge(struct job *j, struct job_proc *p, const struct ftio_batch *b,
-                       const struct ftio_convert_options *co, const struct job_limits *lim)
+bool job_machine_begin(struct job *j, struct job_proc *p, const struct ftio_batch *b,
+                       const struct job_limits *lim, struct job_machine_batch *mb)
 {
     struct job_machine *m = job_machine_files(j, b, lim);
-    const struct ftio_batch_header *h = &b->h;
     if (!m || !j->has_origin)
-        return;                        /* no record to place in time before its first data */
+        return false;                  /* no record to place in time before its first data */
     if (!p->mach) {
         long k = ftio_pt_proc_add(&m->pt);
         if (k < 0)
-            return;
+            return false;
         p->mach = (uint32_t)k + 1;
     }
-    size_t pi = p->mach - 1;
-    struct ftio_batch_clock clk = ftio_batch_clock_of(h);
-    for (size_t i = 0; i < b->n; i++) {
-        const struct ftio_record *r = &b->rec[i];
-        struct ftio_wall_request q;
-        enum ftio_req_kind kind = ftio_record_request(r, clk, co, &q);
-        if (kind == FTIO_REQ_DATA) {
-            double ts = ftio_job_seconds(q.start_ns, j->origin_ns);
-            double te = ftio_job_seconds(q.end_ns, j->origin_ns);
-            if (te - ts > lim->horizon)
-                continue;              /* job.c drops it too (too_long) */
-            int mode = q.is_write ? JOB_WRITE : JOB_READ;
-            uint16_t fs = fs_of_file(m, r->file_id);
-            ftio_pt_data(&m->pt, pi, mode, ts, te, (double)q.bytes, r->file_id, fs);
-            observe(m, mode, fs, q.start_ns, q.end_ns, (double)q.bytes);
-        } else if (kind == FTIO_REQ_OTHER) {
-            /* Metadata counted once, as data is (rule 2): nested POSIX
-             * calls inside an MPI-IO call are the MPI call's. */
-            bool nested = r->flags & FTIO_FLAG_NESTED;
-            if (co->keep_nested ? r->layer == FTIO_LAYER_MPIIO : nested)
-                continue;
-            int64_t s, e;
-            if (meta_times(r, clk, &s, &e))
-                ftio_pt_meta(&m->pt, pi, r->op, ftio_job_seconds(s, j->origin_ns),
-                             ftio_job_seconds(e, j->origin_ns));
-        }
-    }
-    if (h->final)
-        ftio_pt_final(&m->pt, pi);
+    *mb = (struct job_machine_batch){
+        .m = m, .proc = p->mach - 1, .clk = ftio_batch_clock_of(&b->h), .horizon = lim->horizon,
+        .origin_ns = j->origin_ns,
+    };
+    return true;
+}
+
+void job_machine_data(struct job_machine_batch *mb, const struct ftio_record *r,
+                      const struct ftio_wall_request *q, double ts, double te)
+{
+    if (te - ts > mb->horizon)
+        return;                        /* job.c drops it too (too_long) */
+    struct job_machine *m = mb->m;
+    int mode = q->is_write ? JOB_WRITE : JOB_READ;
+    uint16_t fs = fs_of_file(m, r->file_id);
+    ftio_pt_data(&m->pt, mb->proc, mode, ts, te, (double)q->bytes, r->file_id, fs);
+    observe(m, mode, fs, q->start_ns, q->end_ns, (double)q->bytes);
+}
+
+void job_machine_other(struct job_machine_batch *mb, const struct ftio_record *r,
+                       const struct ftio_convert_options *co)
+{
+    /* Metadata counted once, as data is (rule 2): nested POSIX calls inside
+     * an MPI-IO call are the MPI call's. */
+    bool nested = r->flags & FTIO_FLAG_NESTED;
+    if (co->keep_nested ? r->layer == FTIO_LAYER_MPIIO : nested)
+        return;
+    int64_t s, e;
+    if (meta_times(r, mb->clk, &s, &e))
+        ftio_pt_meta(&mb->m->pt, mb->proc, r->op, ftio_job_seconds(s, mb->origin_ns),
+                     ftio_job_seconds(e, mb->origin_ns));
+}
+
+void job_machine_end(struct job_machine_batch *mb, const struct ftio_batch *b)
+{
+    if (b->h.final)
+        ftio_pt_final(&mb->m->pt, mb->proc);
 }
 
 /* ---- the prediction's fields ------------------------------------------------- */

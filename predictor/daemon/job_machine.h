@@ -7,8 +7,8 @@
  * of it and its predicted next phase.
  *
  * Kept apart from job.c, sched_step.c and prediction_json.c, which call it
- * in one place each: job_merge() hands every merged batch to
- * job_machine_merge() (per process, per record: O(1), no allocation after
+ * in one place each: job_merge() hands every merged batch's records to
+ * job_machine_data() (per process, per record: O(1), no allocation after
  * the process's first batch); the analysis thread calls
  * job_machine_step() after each analysis of (job, mode), with the lock
  * held (the phases the data has passed are described, those confirmed
@@ -72,12 +72,30 @@ void   job_machine_free(struct job_machine *m);
 size_t job_machine_memory(const struct job *j);
 
 /* A batch's application identity and file entries alone (its records are
- * held: job_clock.c; they come through job_machine_merge() later). */
+ * held: job_clock.c; they come through job_machine_begin() later). */
 struct job_machine *job_machine_files(struct job *j, const struct ftio_batch *b,
                                       const struct job_limits *lim);
-/* job.c: batch b (anchor corrected) of process p was merged. */
-void job_machine_merge(struct job *j, struct job_proc *p, const struct ftio_batch *b,
-                       const struct ftio_convert_options *co, const struct job_limits *lim);
+/* job.c's merge of batch b (anchor corrected) of process p hands the
+ * machine view each record as it converts it (one conversion for both):
+ * job_machine_begin() (false: nothing of this batch goes there, no record
+ * placed in time before the job's first data), then per record in the
+ * batch's order job_machine_data() for a data request (ts, te: job
+ * seconds) or job_machine_other() for one that is not (metadata), then
+ * job_machine_end(). */
+struct job_machine_batch {
+    struct job_machine *m;
+    size_t proc;                       /* the process's index in the phase tracker */
+    struct ftio_batch_clock clk;
+    double horizon;
+    int64_t origin_ns;
+};
+bool job_machine_begin(struct job *j, struct job_proc *p, const struct ftio_batch *b,
+                       const struct job_limits *lim, struct job_machine_batch *mb);
+void job_machine_data(struct job_machine_batch *mb, const struct ftio_record *r,
+                      const struct ftio_wall_request *q, double ts, double te);
+void job_machine_other(struct job_machine_batch *mb, const struct ftio_record *r,
+                       const struct ftio_convert_options *co);
+void job_machine_end(struct job_machine_batch *mb, const struct ftio_batch *b);
 
 /* sched_step.c, lock held: (j, mode) was analysed at boundary b (its
  * update is in j->mode[mode]); b INFINITY at the job's end. */
