@@ -115,13 +115,16 @@ static inline uint8_t *put_u64(uint8_t *p, uint64_t v)
     return put_uint(p, v);
 }
 
-/* An 8-bit field (op, layer): fixint, else uint8, without a branch (two
- * stores, PUT_SLACK). */
+/* An 8-bit field (op, layer): fixint, else uint8. */
 static inline uint8_t *put_u8(uint8_t *p, uint8_t v)
 {
-    p[0] = v < 0x80 ? v : 0xcc;
+    if (__builtin_expect(v < 0x80, 1)) {
+        *p = v;
+        return p + 1;
+    }
+    p[0] = 0xcc;
     p[1] = v;
-    return p + 1 + (v >= 0x80);
+    return p + 2;
 }
 
 /* A file id: a hash of the path, past 16 bits nearly always (else 0,
@@ -187,6 +190,7 @@ static inline __attribute__((always_inline)) uint8_t *put_column(uint8_t *p, int
     switch (k) {
 #define COLUMN(i, key, put, field, get)          \
     case i:                                      \
+        _Pragma("GCC unroll 4")                  \
         for (size_t r = 0; r < n; r++)           \
             p = put(p, get(line, rec[r].field)); \
         break;
