@@ -311,10 +311,13 @@ static size_t stage_batch(void)
     while (drained < BATCH_MAX) {
         size_t want = BATCH_MAX - drained < STAGE_MAX ? BATCH_MAX - drained : STAGE_MAX;
         const struct ftio_record *run = ftio_rings_peek(want, &n, &fl.lost);
+        /* The records' clock -> monotonic ns: one line per batch, taken
+         * after its first records were found (and by a pass that finds
+         * none: the anchors move on as the process ages, clock.c). */
+        if (!drained)
+            line = ftio_clock_line(&at);
         if (!n)
             break;
-        if (!drained)
-            line = ftio_clock_line(&at);      /* the records' clock -> monotonic ns */
         ftio_unseen_count(run, n);
         if (ftio_wire_columns_add(&cols, run, n, line) != 0) {
             fl.lost += n;
