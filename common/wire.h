@@ -117,10 +117,11 @@ void ftio_wbuf_free(struct ftio_wbuf *b);
  * nothing). */
 void ftio_wbuf_use(struct ftio_wbuf *b, void *buf, size_t cap);
 
-/* A batch gathered in pieces (the shim's flusher: records drained, their
- * clock mapped and encoded a cache-sized piece at a time, the header made
- * last).  ftio_wire_columns_add() encodes n more records into the staged
- * columns (0, or -1 with errno ENOMEM/EINVAL and c unchanged).
+/* A batch gathered in pieces (the shim's flusher: records encoded a
+ * cache-sized piece at a time straight from its rings, their clock mapped
+ * on the way, the header made last).  ftio_wire_columns_add() encodes n
+ * more records into the staged columns (0, or -1 with errno ENOMEM/EINVAL
+ * and c unchanged).
  * ftio_wire_encode_columns() appends the header h and each column's key and
  * array header to `head` and fills iov[] with the whole batch in order:
  * pieces of head and the staged columns themselves (written out with
@@ -132,7 +133,19 @@ void ftio_wbuf_use(struct ftio_wbuf *b, void *buf, size_t cap);
 #define FTIO_WIRE_COLUMNS 8
 #define FTIO_WIRE_IOV     (2 * FTIO_WIRE_COLUMNS)
 struct ftio_wire_columns { size_t n; struct ftio_wbuf col[FTIO_WIRE_COLUMNS]; };
-int  ftio_wire_columns_add(struct ftio_wire_columns *c, const struct ftio_record *rec, size_t n);
+/* The line ftio_wire_columns_add() maps both timestamps of every record
+ * along on the way out, when given (the shim's flusher encodes straight
+ * from its rings, whose stamps are time-stamp-counter ticks: libtrace/
+ * clock.c): t -> ns - ((tick - t) * mult >> 32), mult being ns per tick in
+ * 32.32 fixed point, the product exact (128 bits); 0 stays 0 ("no time").
+ * NULL: the stamps are written as they are. */
+struct ftio_wire_timeline {
+    uint64_t tick;
+    int64_t  ns;
+    int64_t  mult;
+};
+int  ftio_wire_columns_add(struct ftio_wire_columns *c, const struct ftio_record *rec, size_t n,
+                           const struct ftio_wire_timeline *line);
 int  ftio_wire_encode_columns(struct ftio_wbuf *head, const struct ftio_batch_header *h,
                               const struct ftio_wire_columns *c, struct iovec iov[FTIO_WIRE_IOV]);
 void ftio_wire_columns_clear(struct ftio_wire_columns *c);

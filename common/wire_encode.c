@@ -9,12 +9,13 @@
  * by hand (put_*: msgpack-c's smallest encodings, byte for byte).
  * Capacity is reserved once from a size bound so a batch costs at most one
  * reallocation, never one per record.  The shim's flusher stages the
- * columns record by record while its drained records are in the cache
- * (ftio_wire_columns_add) and, at the end, writes the header and them out
- * as pieces, never copied into one buffer (ftio_wire_encode_columns);
- * tools encode an array of records column after column (ftio_wire_encode).
- * Both write the same bytes: one table, RECORD_COLUMNS, says which field
- * goes in which column with which writer.
+ * columns a piece of records at a time, read in its rings while they are in
+ * the cache, their stamps mapped to ns on the way (ftio_wire_columns_add),
+ * and, at the end, writes the header and them out as pieces, never copied
+ * into one buffer (ftio_wire_encode_columns); tools encode a whole array of
+ * records (ftio_wire_encode).  Both write the same bytes with the same
+ * loops: one table, RECORD_COLUMNS, says which field goes in which column
+ * with which writer.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -114,6 +115,27 @@ static inline uint8_t *put_u64(uint8_t *p, uint64_t v)
     return put_uint(p, v);
 }
 
+/* An 8-bit field (op, layer): fixint, else uint8. */
+static inline uint8_t *put_u8(uint8_t *p, uint8_t v)
+{
+    if (__builtin_expect(v < 0x80, 1)) {
+        *p = v;
+        return p + 1;
+    }
+    p[0] = 0xcc;
+    p[1] = v;
+    return p + 2;
+}
+
+/* A file id: a hash of the path, past 16 bits nearly always (else 0,
+ * unknown). */
+static inline uint8_t *put_u32(uint8_t *p, uint32_t v)
+{
+    if (__builtin_expect(v > 0xffff, 1))
+        return put_tagged(p, 0xce, v, 4);
+    return put_uint(p, v);
+}
+
 /* Smallest encoding of a signed integer: as unsigned when >= 0, negative
  * fixint down to -32, else int8/16/32/64 (msgpack-c's choice for int64). */
 static inline uint8_t *put_int(uint8_t *p, int64_t v)
@@ -129,19 +151,54 @@ static inline uint8_t *put_int(uint8_t *p, int64_t v)
     return put_tagged(p, stag[bits], (uint64_t)v, slen[bits]);
 }
 
+/* A stamp along the line (wire.h): one widening multiply (64 x 64 ->
+ * 128 bits), the difference taken modulo 2^64 (never undefined). */
+static inline uint64_t time_map(const struct ftio_wire_timeline *l, uint64_t t)
+{
+    int64_t back = (int64_t)(l->tick - t);
+    uint64_t ns = (uint64_t)l->ns - (uint64_t)(int64_t)(((__int128)back * l->mult) >> 32);
+    return t ? ns : 0;
+}
+#define AS_IS(line, v) (v)
+#define STAMP(line, v) ((line) ? time_map(line, v) : (v))
+
 /* The record columns of PROTOCOL.md §1, in their order on the wire: key,
- * writer, field.  Both encoders below (column after column for a whole
- * array of records, record after record into staged columns) expand it. */
-#define RECORD_COLUMNS(X)                 \
-    X(0, "ts",    put_u64,  t_start)      \
-    X(1, "te",    put_u64,  t_end)        \
-    X(2, "bytes", put_int,  bytes)        \
-    X(3, "off",   put_int,  offset)       \
-    X(4, "op",    put_uint, op)           \
-    X(5, "layer", put_uint, layer)        \
-    X(6, "fid",   put_uint, file_id)      \
-    X(7, "flags", put_uint, flags)
+ * writer, field, and what the value goes through first (the stamps: the
+ * line, when one is given).  Both encoders below (a whole array of records,
+ * and records added to staged columns piece by piece) expand it. */
+#define RECORD_COLUMNS(X)                        \
+    X(0, "ts",    put_u64,  t_start, STAMP)      \
+    X(1, "te",    put_u64,  t_end,   STAMP)      \
+    X(2, "bytes", put_int,  bytes,   AS_IS)      \
+    X(3, "off",   put_int,  offset,  AS_IS)      \
+    X(4, "op",    put_u8,   op,      AS_IS)      \
+    X(5, "layer", put_u8,   layer,   AS_IS)      \
+    X(6, "fid",   put_u32,  file_id, AS_IS)      \
+    X(7, "flags", put_uint, flags,   AS_IS)
 _Static_assert(FTIO_WIRE_COLUMNS == 8, "RECORD_COLUMNS lists every column");
+
+/* Column k's values of n records, written at p (room for n * 9 +
+ * PUT_SLACK bytes); returns the end.  Column after column, one tight loop
+ * each: one cursor and few registers, where one pass with eight cursors
+ * kept half of them on the stack (the shim's pieces of records are in the
+ * L1 cache: reading them eight times costs less).  Inlined where k and
+ * whether there is a line are known. */
+static inline __attribute__((always_inline)) uint8_t *put_column(uint8_t *p, int k,
+                                                                  const struct ftio_record *rec, size_t n,
+                                                                  const struct ftio_wire_timeline *line)
+{
+    switch (k) {
+#define COLUMN(i, key, put, field, get)          \
+    case i:                                      \
+        _Pragma("GCC unroll 4")                  \
+        for (size_t r = 0; r < n; r++)           \
+            p = put(p, get(line, rec[r].field)); \
+        break;
+    RECORD_COLUMNS(COLUMN)
+#undef COLUMN
+    }
+    return p;
+}
 
 static int pack_key(msgpack_packer *pk, const char *key)
 {
@@ -230,18 +287,20 @@ static int pack_columns(msgpack_packer *pk, struct ftio_wbuf *out,
                         const struct ftio_record *rec, size_t n)
 {
     int rc = 0;
-#define COLUMN(i, key, put, field)                               \
-    rc |= pack_key(pk, key) | msgpack_pack_array(pk, n);         \
-    if (rc == 0 && wbuf_reserve(out, n * 9 + PUT_SLACK) == 0) {  \
-        uint8_t *p = (uint8_t *)out->data + out->len;            \
-        for (size_t r = 0; r < n; r++)                           \
-            p = put(p, rec[r].field);                            \
-        out->len = (size_t)((char *)p - out->data);              \
-    } else {                                                     \
-        rc = -1;                                                 \
-    }
-    RECORD_COLUMNS(COLUMN)
+    for (int k = 0; k < FTIO_WIRE_COLUMNS && rc == 0; k++) {
+        static const char *const key[] = {
+#define COLUMN(i, name, put, field, get) [i] = name,
+            RECORD_COLUMNS(COLUMN)
 #undef COLUMN
+        };
+        rc = pack_key(pk, key[k]) | msgpack_pack_array(pk, n);
+        if (rc == 0 && wbuf_reserve(out, n * 9 + PUT_SLACK) == 0) {
+            uint8_t *p = put_column((uint8_t *)out->data + out->len, k, rec, n, NULL);
+            out->len = (size_t)((char *)p - out->data);
+        } else {
+            rc = -1;
+        }
+    }
     return rc;
 }
 
@@ -302,7 +361,8 @@ int ftio_wire_encode(struct ftio_wbuf *out, const struct ftio_batch_header *h,
     return 0;
 }
 
-int ftio_wire_columns_add(struct ftio_wire_columns *c, const struct ftio_record *rec, size_t n)
+int ftio_wire_columns_add(struct ftio_wire_columns *c, const struct ftio_record *rec, size_t n,
+                          const struct ftio_wire_timeline *line)
 {
     if (!c || (n && !rec) || n > FTIO_WIRE_MAX_RECORDS - c->n) {
         errno = EINVAL;
@@ -316,18 +376,14 @@ int ftio_wire_columns_add(struct ftio_wire_columns *c, const struct ftio_record 
             return -1;
         }
     }
-    /* One pass over the records, eight cursors: each record is read once,
-     * while it is in the cache. */
-    uint8_t *p[FTIO_WIRE_COLUMNS];
-    for (size_t k = 0; k < FTIO_WIRE_COLUMNS; k++)
-        p[k] = (uint8_t *)c->col[k].data + c->col[k].len;
-    for (size_t r = 0; r < n; r++) {
-#define COLUMN(i, key, put, field) p[i] = put(p[i], rec[r].field);
-        RECORD_COLUMNS(COLUMN)
-#undef COLUMN
+    /* (A copy: the column's stores could alias the caller's line, which
+     * the loops would then read again at every stamp.) */
+    struct ftio_wire_timeline at = line ? *line : (struct ftio_wire_timeline){ 0, 0, 0 };
+    for (int k = 0; k < FTIO_WIRE_COLUMNS; k++) {
+        uint8_t *p = (uint8_t *)c->col[k].data + c->col[k].len;
+        p = line ? put_column(p, k, rec, n, &at) : put_column(p, k, rec, n, NULL);
+        c->col[k].len = (size_t)((char *)p - c->col[k].data);
     }
-    for (size_t k = 0; k < FTIO_WIRE_COLUMNS; k++)
-        c->col[k].len = (size_t)((char *)p[k] - c->col[k].data);
     c->n += n;
     return 0;
 }
@@ -351,7 +407,7 @@ int ftio_wire_encode_columns(struct ftio_wbuf *head, const struct ftio_batch_hea
     msgpack_packer_init(&pk, head, wbuf_write);
     int rc = pack_header(&pk, h);
     size_t cut[FTIO_WIRE_COLUMNS];     /* where each column's key and array header end */
-#define COLUMN(i, key, put, field) \
+#define COLUMN(i, key, put, field, get) \
     rc |= pack_key(&pk, key) | msgpack_pack_array(&pk, c->n); \
     cut[i] = head->len;
     RECORD_COLUMNS(COLUMN)

@@ -9,17 +9,20 @@
  * counting in every C-state, the same on every core; what Linux itself
  * relies on) and FTIO_TSC is not 0, the wrappers record raw TSC values
  * (shim.h, ftio_stamp) and the flusher maps them to CLOCK_MONOTONIC ns
- * before a batch is encoded: a line through two anchors, (tsc, mono) pairs
- * taken back to back, the one of the previous drain (or of the image's
- * start) and one after each drain, so every record of the drain lies
- * between them (interpolation: its error is the anchors' jitter, tens of
- * ns, whatever NTP does to CLOCK_MONOTONIC's rate meanwhile).  Elsewhere
+ * as it encodes a batch (the encoder applies the line, common/wire.h
+ * ftio_wire_timeline): a line through two anchors, (tsc, mono) pairs taken
+ * back to back, one 10-20 s old (or the image's start) and one as each
+ * batch's first records are taken from the rings, so every record lies
+ * between them or microseconds past the second (its error is the anchors'
+ * jitter, tens of ns, whatever NTP does to CLOCK_MONOTONIC's rate
+ * meanwhile).  Elsewhere
  * (not x86-64, no invariant TSC, FTIO_TSC=0) the stamps are monotonic ns and
  * the mapping is the identity.
  */
 #include <stdint.h>
 #include "internal.h"
 #include "timeutil.h"
+#include "wire.h"
 
 int ftio_stamp_tsc FTIO_HOT;
 
@@ -106,28 +109,23 @@ void ftio_clock_start(void)
         ck.base = ck.mid = take();
 }
 
-void ftio_stamps_to_ns(struct ftio_record *rec, size_t n)
+const struct ftio_wire_timeline *ftio_clock_line(struct ftio_wire_timeline *line)
 {
     if (!ftio_stamp_tsc)
-        return;
-    /* Taken after the drain: the records were stamped before it (or, on a
-     * core whose counter is a little ahead, just after: the same line). */
+        return NULL;
+    /* Taken after the first records of the batch were found published:
+     * they were stamped before it (or, on a core whose counter is a little
+     * ahead, just after: the same line), and those the batch takes after
+     * them, microseconds later, lie on the same line a little past it. */
     struct anchor now = take();
     int64_t dt = (int64_t)(now.tsc - ck.base.tsc), dm = now.mono - ck.base.mono;
     /* ns per tick as a 32.32 fixed-point factor: a multiply and a shift per
-     * stamp, no division. */
+     * stamp (common/wire_encode.c), no division. */
     __int128 mult = dt > 0 && dm > 0 ? ((__int128)dm << 32) / dt : 0;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t *t[2] = { &rec[i].t_start, &rec[i].t_end };
-        for (int k = 0; k < 2; k++) {
-            if (!*t[k])
-                continue;                 /* 0 stays 0: "no time" (a cancelled request) */
-            int64_t back = (int64_t)(now.tsc - *t[k]);
-            *t[k] = (uint64_t)(now.mono - (int64_t)(((__int128)back * mult) >> 32));
-        }
-    }
+    *line = (struct ftio_wire_timeline){ now.tsc, now.mono, mult <= INT64_MAX ? (int64_t)mult : 0 };
     if (now.mono - ck.mid.mono > RATE_SPAN_NS) {
         ck.base = ck.mid;
         ck.mid = now;
     }
+    return line;
 }

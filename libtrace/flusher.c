@@ -70,7 +70,7 @@
  * 30-40 ns (bench/README.md "delivery").  Smaller batches only add headers
  * and acknowledgements. */
 #define BATCH_MAX   4096
-#define STAGE_MAX   512        /* records drained, mapped and encoded at a time: 24 KiB, in the L1 cache */
+#define STAGE_MAX   512        /* records counted and encoded at a time: 24 KiB of a ring, in the L1 cache */
 #define PASS_MAX    (1u << 22) /* records one pass takes at most (producers may keep filling) */
 #define FILES_MAX   4096       /* file entries per message */
 #define CONNECT_RETRY_MS 5     /* first second: how soon a batch waiting for the connection goes */
@@ -137,7 +137,6 @@ static struct ftio_wire_columns cols FTIO_FLUSHER_STATE;
 static struct ftio_wbuf wbuf FTIO_FLUSHER_STATE;
 static char enc_head[SHORT_HEADER] FTIO_FLUSHER_STATE;
 static char enc_cols[FTIO_WIRE_COLUMNS][SHORT_COLUMN] FTIO_FLUSHER_STATE;
-static struct ftio_record     stage[STAGE_MAX];          /* records just drained */
 static struct ftio_file_entry fentries[FILES_MAX];
 
 static __thread int in_flusher __attribute__((tls_model("initial-exec")));
@@ -296,28 +295,36 @@ static int deliver(size_t n, const char *mark, int final)
     return 1;
 }
 
-/* Drain up to BATCH_MAX records into cols, STAGE_MAX at a time: each
- * piece is copied out of the rings, its clock mapped, counted for the
- * kernel cross-check and encoded while it is in the L1 cache.  (A whole
- * batch drained first, 16,384 records of 48 bytes at the default ring size,
- * left the cache before the next of those steps read it.)  Returns the
- * records drained. */
+/* Take up to BATCH_MAX records out of the rings into cols, at most
+ * STAGE_MAX at a time, read where the producers wrote them: each piece is
+ * counted for the kernel cross-check and encoded, its clock mapped on the
+ * way (common/wire_encode.c), in one pass over the ring's slots, then given
+ * back to the producer.  (Drained into an array first, a batch's records
+ * were copied, mapped, counted and encoded in four passes.)  Returns the
+ * records taken. */
 static size_t stage_batch(void)
 {
-    size_t drained = 0;
+    size_t drained = 0, n;
+    struct ftio_wire_timeline at;
+    const struct ftio_wire_timeline *line = NULL;
     ftio_wire_columns_clear(&cols);
     while (drained < BATCH_MAX) {
         size_t want = BATCH_MAX - drained < STAGE_MAX ? BATCH_MAX - drained : STAGE_MAX;
-        size_t n = ftio_rings_drain(stage, want, &fl.lost);
-        ftio_stamps_to_ns(stage, n);          /* the records' clock -> monotonic ns */
-        ftio_unseen_count(stage, n);
-        if (n && ftio_wire_columns_add(&cols, stage, n) != 0) {
+        const struct ftio_record *run = ftio_rings_peek(want, &n, &fl.lost);
+        /* The records' clock -> monotonic ns: one line per batch, taken
+         * after its first records were found (and by a pass that finds
+         * none: the anchors move on as the process ages, clock.c). */
+        if (!drained)
+            line = ftio_clock_line(&at);
+        if (!n)
+            break;
+        ftio_unseen_count(run, n);
+        if (ftio_wire_columns_add(&cols, run, n, line) != 0) {
             fl.lost += n;
             ftio_log("encode failed (out of memory): %zu records lost", n);
         }
+        ftio_rings_consumed();
         drained += n;
-        if (n < want)
-            break;
     }
     return drained;
 }
@@ -380,12 +387,10 @@ extern char __start_ftio_flusher[] FTIO_HIDDEN, __stop_ftio_flusher[] FTIO_HIDDE
 static void prefault_state(void)
 {
     ftio_populate(__start_ftio_flusher, (size_t)(__stop_ftio_flusher - __start_ftio_flusher));
-    /* The first page of the stage and of the file entries (a short
-     * process's first batch uses a few records and files of them; the
-     * rest of the 120 KB only a burst reaches): two faults, 30-150 us each
-     * on this VM, on the first pass, which a short process's exit waits for
-     * (bench/README.md "seventh round"). */
-    ftio_populate(stage, sizeof stage[0]);
+    /* The first page of the file entries (a short process's first batch
+     * uses a few of them; the rest of the 96 KB only a burst reaches): a
+     * fault, 30-150 us on this VM, on the first pass, which a short
+     * process's exit waits for (bench/README.md "seventh round"). */
     ftio_populate(fentries, sizeof fentries[0]);
 }
 

@@ -297,12 +297,13 @@ FTIO_HIDDEN void ftio_files_after_fork_child(void);
 
 /* ---- the records' clock (clock.c) --------------------------------------
  * init: the TSC or CLOCK_MONOTONIC for ftio_stamp() (constructor, after the
- * configuration); start: the first anchor (the flusher's start);
- * stamps_to_ns: the flusher maps a drain's records to monotonic ns before
- * they are encoded. */
+ * configuration); start: the first anchor (the flusher's start); line: the
+ * line along which the encoder maps a batch's stamps to monotonic ns, taken
+ * once its first records are found (NULL: they are ns already). */
+struct ftio_wire_timeline;
 FTIO_HIDDEN void ftio_clock_init(void);
 FTIO_HIDDEN void ftio_clock_start(void);
-FTIO_HIDDEN void ftio_stamps_to_ns(struct ftio_record *rec, size_t n);
+FTIO_HIDDEN const struct ftio_wire_timeline *ftio_clock_line(struct ftio_wire_timeline *line);
 
 /* ---- the kernel cross-check (unseen.c) --------------------------------
  * init: the kernel's counts at the image's start (constructor); count: the
@@ -329,9 +330,13 @@ FTIO_HIDDEN void ftio_rings_init(size_t records_per_ring, size_t max_records);
 FTIO_HIDDEN void ftio_rings_refill(void);
 /* Segments producers linked because theirs was full (diagnostics). */
 FTIO_HIDDEN uint64_t ftio_rings_overflows(void);
-/* Flusher: move up to max records out of all rings into out[]; adds the
- * records dropped since the last call to *lost.  Returns the count. */
-FTIO_HIDDEN size_t ftio_rings_drain(struct ftio_record *out, size_t max, uint64_t *lost);
+/* Flusher: the oldest records published in the rings, read in place (no
+ * copy): up to max of them, one after the other in one segment, in *n (0:
+ * every ring is empty); adds the records dropped since the last call to
+ * *lost.  They stay the flusher's (no producer writes over them) until
+ * ftio_rings_consumed(), which it calls before the next peek. */
+FTIO_HIDDEN const struct ftio_record *ftio_rings_peek(size_t max, size_t *n, uint64_t *lost);
+FTIO_HIDDEN void ftio_rings_consumed(void);
 FTIO_HIDDEN void ftio_rings_after_fork_child(void);
 
 /* ---- flusher (flusher.c) ---------------------------------------------- */

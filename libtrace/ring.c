@@ -356,9 +356,15 @@ static void emit_slow(const struct ftio_record *rec)
     }
 }
 
-size_t ftio_rings_drain(struct ftio_record *out, size_t max, uint64_t *lost)
+/* The run ftio_rings_peek() handed out, released by ftio_rings_consumed()
+ * (the flusher's alone: one peek at a time). */
+static struct {
+    struct seg *s;
+    uint64_t    tail;           /* where the segment's tail goes then */
+} peeked FTIO_FLUSHER_STATE;
+
+const struct ftio_record *ftio_rings_peek(size_t max, size_t *n, uint64_t *lost)
 {
-    size_t n = 0;
     *lost += atomic_exchange_explicit(&rings.lost, 0, memory_order_relaxed);
     for (struct ring *r = atomic_load_explicit(&rings.list, memory_order_acquire); r; r = r->next) {
         int state = atomic_load_explicit(&r->state, memory_order_acquire);
@@ -372,19 +378,20 @@ size_t ftio_rings_drain(struct ftio_record *out, size_t max, uint64_t *lost)
              * written then is the end of this one. */
             struct seg *next = atomic_load_explicit(&s->next, memory_order_acquire);
             uint64_t tail = atomic_load_explicit(&s->tail, memory_order_relaxed);
-            bool ended = false;
-            while (n < max) {
-                const struct ftio_record *slot = &s->rec[tail & (rings.cap - 1)];
-                if (slot_seq(slot) != (uint32_t)(tail + 1)) {
-                    ended = true;
-                    break;
-                }
-                out[n] = *slot;
-                out[n++].reserved = 0;
-                tail++;
+            size_t at = tail & (rings.cap - 1), k = 0;
+            /* Up to the end of the segment's array (a run is contiguous):
+             * the next peek goes on from its start. */
+            size_t want = rings.cap - at < max ? rings.cap - at : max;
+            const struct ftio_record *run = &s->rec[at];
+            while (k < want && slot_seq(&run[k]) == (uint32_t)(tail + k + 1))
+                k++;
+            if (k) {
+                peeked.s = s;
+                peeked.tail = tail + k;
+                *n = k;
+                return run;
             }
-            atomic_store_explicit(&s->tail, tail, memory_order_release);
-            if (!ended || !next)
+            if (!next)
                 break;
             atomic_store_explicit(&r->oldest, next, memory_order_release);
             seg_give_back(s);
@@ -395,10 +402,18 @@ size_t ftio_rings_drain(struct ftio_record *out, size_t max, uint64_t *lost)
             int expect = RING_RETIRED;
             atomic_compare_exchange_strong(&r->state, &expect, RING_FREE);
         }
-        if (n == max)
-            break;
     }
-    return n;
+    *n = 0;
+    return NULL;
+}
+
+void ftio_rings_consumed(void)
+{
+    /* (Release: the records were read before their slots are the
+     * producer's again.) */
+    if (peeked.s)
+        atomic_store_explicit(&peeked.s->tail, peeked.tail, memory_order_release);
+    peeked.s = NULL;
 }
 
 uint64_t ftio_rings_overflows(void)
@@ -408,6 +423,7 @@ uint64_t ftio_rings_overflows(void)
 
 void ftio_rings_after_fork_child(void)
 {
+    peeked.s = NULL;           /* (a run the parent's flusher was reading) */
     atomic_store(&rings.lost, 0);
     for (struct ring *r = atomic_load(&rings.list); r; r = r->next) {
         /* The parent sends these records: keep only the newest segment,

@@ -76,7 +76,7 @@ int main(int argc, char **argv)
     do {
         ftio_wire_columns_clear(&cols);
         for (size_t i = 0; i < n; i += 512)
-            if (ftio_wire_columns_add(&cols, rec + i, n - i < 512 ? n - i : 512) < 0) {
+            if (ftio_wire_columns_add(&cols, rec + i, n - i < 512 ? n - i : 512, NULL) < 0) {
                 fprintf(stderr, "bench_wire: staging failed\n");
                 return 1;
             }
