@@ -23,9 +23,16 @@ daemon() {   # daemon N: ftiod on the one state directory, its log and stderr N
 daemon 0
 N=10 BLOCK=1048576
 command -v mpirun >/dev/null || fail "mpirun not found (Debian package openmpi-bin)"
+# Only "renew" may bring the batches a killed daemon never answered: the
+# shims' own resend after FTIO_ACK_TIMEOUT_MS is put past the job's end.  And
+# the exit waits as long as a loaded machine needs for the last daemon's
+# round trips through munged (the suite's 3 s were short once beside
+# stress-ng and a build: every byte live, the ranks' last batches spooled
+# as well); a shim that did not renew would wait it out and spool.
 timeout 120 $MPIRUN -np 4 -x ASAN_OPTIONS="$APP_ASAN_OPTIONS" -x LD_PRELOAD="$PRELOAD" \
   -x FTIO_ENDPOINT="ipc://$T/d.in" -x FTIO_JOB=mrestart -x FTIO_AUTH=munge \
   -x FTIO_MUNGE_SOCKET="$T/munge.sock" -x FTIO_SPOOL_DIR="$T/spool" \
+  -x FTIO_ACK_TIMEOUT_MS=600000 -x FTIO_EXIT_WAIT_MS=20000 \
   stdbuf -oL "$B/bin/checkpoint" -n $N -b 1M -c 0.8 -v -o "$T/out" >"$T/app.out" 2>"$T/app.err" &
 APP=$!
 PIDS="$PIDS $APP"
